@@ -1,0 +1,81 @@
+/* nsdyn integrator ABI: how time advances.
+ *
+ * The host hands an integrator a first-order problem y' = f(t, y) of size n
+ * (the system's q and v, then the friction laws' internal states) with
+ * optional event functions g(t, y). The host drives it one internal step at
+ * a time: step() advances by one accepted step, never past t_stop, and stops
+ * early at a located event. Output between steps comes from dense() when
+ * the integrator has NSDYN_CAP_DENSE_OUTPUT. After the host changes the
+ * state (an impact, a mode switch) it calls restart().
+ *
+ * Status of f: NSDYN_REJECT_STEP asks the integrator to retry a smaller
+ * step; NSDYN_ERROR stops the run.
+ */
+#ifndef NSDYN_INTEGRATOR_H
+#define NSDYN_INTEGRATOR_H
+
+#include "nsdyn/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nsdyn_ode {
+    uint32_t struct_size;
+    size_t n;         /* state size */
+    size_t n_events;  /* event functions (0 allowed) */
+    void *ctx;        /* passed back to rhs and events */
+    nsdyn_status (*rhs)(void *ctx, double t, const double *y, double *ydot);
+    nsdyn_status (*events)(void *ctx, double t, const double *y, double *g);
+    /* Per event: -1 only falling crossings count, +1 only rising, 0 both. */
+    const int *event_direction;
+    /* Absolute tolerance scale per component, or NULL for the integrator's
+     * scalar atol (states of very different magnitude). */
+    const double *atol_scale;
+} nsdyn_ode;
+
+typedef struct nsdyn_step_report {
+    double t;         /* time reached [s] */
+    const double *y;  /* state at t, integrator-owned, valid until next call */
+    int event;        /* index of the event located at t, or -1 */
+    double h;         /* size of the step just taken [s] */
+} nsdyn_step_report;
+
+typedef struct nsdyn_integrator_stats {
+    uint32_t struct_size;
+    uint64_t steps;          /* accepted steps */
+    uint64_t rhs_evals;      /* right-hand-side evaluations */
+    uint64_t rejected_steps; /* error-test and convergence failures */
+    uint64_t jacobian_evals; /* Jacobian evaluations (implicit methods) */
+    uint64_t event_evals;    /* event-function evaluations */
+    uint64_t events;         /* events located */
+} nsdyn_integrator_stats;
+
+typedef struct nsdyn_integrator {
+    nsdyn_plugin_info info;
+
+    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err,
+                    size_t err_len);
+    void (*destroy)(void *inst);
+    /* Forget the problem and the statistics; setup() must follow. */
+    void (*reset)(void *inst);
+
+    /* Bind a problem and its initial value; allocates everything the steps
+     * need. `ode` stays valid until reset/destroy. */
+    nsdyn_status (*setup)(void *inst, const nsdyn_ode *ode, double t0, const double *y0,
+                          double t_end);
+    /* Hot path: one accepted step (or up to an event), not past t_stop. */
+    nsdyn_status (*step)(void *inst, double t_stop, nsdyn_step_report *out);
+    /* y(t) for t inside the last step; NULL without dense output. */
+    nsdyn_status (*dense)(void *inst, double t, double *y);
+    /* Continue from a new state (after an impact or a mode switch). */
+    nsdyn_status (*restart)(void *inst, double t, const double *y);
+    void (*stats)(void *inst, nsdyn_integrator_stats *out);
+    /* Text describing the last failure ("step size 1e-14 below minimum"). */
+    const char *(*message)(void *inst);
+} nsdyn_integrator;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,146 @@
+/* nsdyn system ABI: a mechanical model.
+ *
+ * State. Generalized coordinates q (nq) and velocities or pseudo-velocities
+ * v (nv, may differ from nq): q' = N(q) v + n0(t, q), computed by
+ * kinematics(). The velocity dynamics M(q) v' = f(t, q, v) + W(q)^T lambda
+ * are computed by dynamics(), which returns v' directly, so a system may
+ * use a mass matrix, its inverse, or closed-form equations (the towed wheel
+ * uses the paper's equations (1)). dynamics() MUST be affine in the contact
+ * forces lambda: the host obtains M^-1 W^T (the response to a unit contact
+ * force) by evaluating it, exactly, and uses it for stick constraints,
+ * limit directions, impacts and Delassus operators.
+ *
+ * Contacts. A system exposes a fixed list of contact candidates. For each,
+ * contacts() reports the gap g(q) (>= 0 when open), the local contact
+ * velocity u = W v + w in the contact frame (normal, tangent 1, tangent 2),
+ * for persistent contacts the prescribed normal load, and a point and
+ * normal for drawing. When the host passes a buffer in W it also wants the
+ * 3 x nv Jacobian rows and the drift (W' v + w', the gamma_n, gamma_t of the
+ * curb-wheel paper) that make the local acceleration u' = W v' + drift.
+ *
+ * Contact forces are passed to dynamics() and outputs() in local
+ * coordinates, 3 per candidate: (normal, tangent 1, tangent 2) [N]. A
+ * planar contact has tangent_dim 1 and ignores tangent 2.
+ */
+#ifndef NSDYN_SYSTEM_H
+#define NSDYN_SYSTEM_H
+
+#include "nsdyn/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A named quantity with a unit: a state, an output channel. */
+typedef struct nsdyn_channel {
+    const char *name;  /* short id, [A-Za-z0-9_.]+ e.g. "psi" */
+    const char *unit;  /* "rad", "m/s", "1" */
+    const char *label; /* words for graph axes, e.g. "bar angle psi" */
+} nsdyn_channel;
+
+typedef enum nsdyn_contact_type {
+    NSDYN_CONTACT_UNILATERAL = 1, /* can open and close; normal force from the contact law */
+    NSDYN_CONTACT_PERSISTENT = 2  /* never opens; normal load given by the system */
+} nsdyn_contact_type;
+
+typedef struct nsdyn_contact_decl {
+    const char *name;         /* e.g. "wheel", "foot1", "corner_A" */
+    nsdyn_contact_type type;
+    uint32_t tangent_dim;     /* 1 (planar) or 2 (spatial slip) */
+} nsdyn_contact_decl;
+
+/* Instance layout, filled by layout(); pointers stay valid until destroy(). */
+typedef struct nsdyn_system_layout {
+    uint32_t struct_size;
+    size_t nq, nv;
+    const nsdyn_channel *q;       /* nq entries */
+    const nsdyn_channel *v;       /* nv entries */
+    size_t n_contacts;
+    const nsdyn_contact_decl *contacts;
+    size_t n_outputs;
+    const nsdyn_channel *outputs; /* system-computed output channels */
+    size_t n_stops;
+    const char *const *stops;     /* names of stop conditions */
+    /* Mode switches: event functions of the system's own discrete mode
+     * (the walker's stepping-stone rule: heel strike, end of double
+     * support). At a located crossing the host calls on_switch(). */
+    size_t n_switches;
+    const char *const *switches;  /* names */
+    const int *switch_direction;  /* per switch: -1 falling, +1 rising, 0 both */
+    /* Suggested graphs: channel names (states or outputs). */
+    const char *const *plot_series;   /* NULL-terminated */
+    const char *const *phase_pairs;   /* NULL-terminated, "x:y" */
+    const char *draw_x_label;         /* axis labels of the drawing plane */
+    const char *draw_y_label;
+} nsdyn_system_layout;
+
+typedef struct nsdyn_contact_eval {
+    double gap;         /* [m], >= 0 open; 0 for persistent contacts */
+    double u[3];        /* local velocity (normal, t1, t2) [m/s]; u[0] = g' */
+    double normal_load; /* persistent contacts: normal force [N] */
+    double point[3];    /* contact point, world frame, for drawing [m] */
+    double normal[3];   /* unit normal, world frame */
+    double *W;          /* host buffer 3 x nv row-major or NULL: if set, fill
+                           the Jacobian rows of u with respect to v */
+    double drift[3];    /* filled when W != NULL: u' - W v' [m/s^2] */
+    int active;         /* set to 1 by the host; a system clears it to switch
+                           a candidate off in its current mode (no force) */
+} nsdyn_contact_eval;
+
+/* Drawing services the host hands to draw(); coordinates in the drawing
+ * plane [m]. */
+typedef struct nsdyn_canvas {
+    uint32_t struct_size;
+    void *ctx;
+    void (*line)(void *ctx, double x0, double y0, double x1, double y1);
+    void (*circle)(void *ctx, double x, double y, double r);
+    void (*polygon)(void *ctx, size_t n, const double *x, const double *y, int filled);
+    /* 0 = structure, 1 = ground/terrain, 2 = highlight, 3 = force/trace */
+    void (*pen)(void *ctx, int style);
+} nsdyn_canvas;
+
+typedef struct nsdyn_system {
+    nsdyn_plugin_info info;
+
+    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err,
+                    size_t err_len);
+    void (*destroy)(void *inst);
+    /* Return the instance to its state right after create (caches, counters);
+     * may be NULL when the instance holds nothing but parameters. */
+    void (*reset)(void *inst);
+    nsdyn_status (*layout)(void *inst, nsdyn_system_layout *out);
+    /* Default initial state; the config overrides entries by name. */
+    nsdyn_status (*initial_state)(void *inst, double *q, double *v);
+
+    /* Hot path. */
+    nsdyn_status (*kinematics)(void *inst, double t, const double *q, const double *v,
+                               double *qdot);
+    nsdyn_status (*dynamics)(void *inst, double t, const double *q, const double *v,
+                             const double *contact_force, double *vdot);
+    nsdyn_status (*contacts)(void *inst, double t, const double *q, const double *v,
+                             nsdyn_contact_eval *out);
+
+    /* Output channels (n_outputs), optional when n_outputs == 0. */
+    nsdyn_status (*outputs)(void *inst, double t, const double *q, const double *v,
+                            const double *contact_force, double *out);
+    /* Stop conditions (n_stops): the run ends where one falls through zero. */
+    nsdyn_status (*stops)(void *inst, double t, const double *q, const double *v,
+                          double *g);
+    /* Picture of the system at (t, q); optional (NULL when it cannot draw). */
+    void (*draw)(void *inst, double t, const double *q, const nsdyn_canvas *canvas);
+
+    /* Mode switches (n_switches), optional when n_switches == 0. The event
+     * functions may depend on the contact forces. */
+    nsdyn_status (*switches)(void *inst, double t, const double *q, const double *v,
+                             const double *contact_force, double *g);
+    /* Switch `index` fired at t: update the instance's discrete mode; may
+     * change q and v in place (a reset map). The host restarts the
+     * integrator afterwards. This is the one run-class callback that may
+     * change instance state, and the host calls it only between steps. */
+    nsdyn_status (*on_switch)(void *inst, size_t index, double t, double *q, double *v);
+} nsdyn_system;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,29 @@
+/* Loading a config the way every command does: read and override, build
+ * the plugin search path, scan it, resolve and check the composition. */
+#ifndef NSD_APP_H
+#define NSD_APP_H
+
+#include "compose.h"
+#include "config.h"
+#include "model.h"
+#include "registry.h"
+
+typedef struct nsd_app {
+    nsd_registry reg;
+    nsd_config cfg;
+    nsdyn_host host;
+} nsd_app;
+
+/* Returns the number of errors (reported in diag). */
+size_t nsd_app_load(nsd_app *app, const char *path, const char *const *sets, size_t n_sets,
+                    nsd_diag *diag);
+void nsd_app_free(nsd_app *app);
+
+/* Scan only (for `nsdyn plugins` / `describe`): NSDYN_PLUGIN_PATH and the
+ * host's own directory. */
+size_t nsd_app_scan_default(nsd_registry *reg, nsd_diag *diag);
+
+/* The host services table handed to plugins: logs to stderr. */
+void nsd_host_services(nsdyn_host *host);
+
+#endif

@@ -1,0 +1,28 @@
+/* The nsdyn command's subcommands. Exit status: 0 success, 2 usage or
+ * config error, 3 the simulation failed (data kept, marked incomplete). */
+#ifndef NSD_CLI_H
+#define NSD_CLI_H
+
+#include <stddef.h>
+
+enum { NSD_EXIT_OK = 0, NSD_EXIT_USAGE = 2, NSD_EXIT_FAILED = 3 };
+
+typedef struct nsd_cli {
+    const char *config;    /* CONFIG argument */
+    const char *out_dir;   /* -o DIR, or NULL for out/<config stem> */
+    const char **sets;     /* --set k=v */
+    size_t n_sets;
+    int quiet;
+    const char *command_line;
+} nsd_cli;
+
+int nsd_cmd_run(const nsd_cli *cli);
+int nsd_cmd_compare(const nsd_cli *cli);
+int nsd_cmd_limits(const nsd_cli *cli);
+int nsd_cmd_plugins(void);
+int nsd_cmd_describe(const char *id);
+
+/* out/<stem of config> unless -o was given. */
+void nsd_cli_out_dir(const nsd_cli *cli, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,306 @@
+/* nsdyn compare CONFIG: a base scenario and variants that swap plugins or
+ * parameters; run each, overlay their graphs, tabulate cost and the
+ * largest deviation of each channel from the reference variant. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cli.h"
+#include "figures.h"
+#include "output.h"
+#include "run_output.h"
+
+typedef struct variant {
+    const char *name;
+    nsd_config cfg;
+    nsd_model model;
+    nsd_run_result res;
+    int resolved;
+} variant;
+
+/* Largest |x_v(t) - x_ref(t)| over the reference samples inside the
+ * variant's time range, x_v linearly interpolated. NaN if no overlap. */
+static double max_deviation(const nsd_series *ref, size_t c_ref, const nsd_series *var, size_t c_var) {
+    if (!var->rows || !ref->rows) return NAN;
+    double worst = -1.0;
+    size_t j = 0;
+    double t_last = nsd_series_at(var, var->rows - 1, 0);
+    for (size_t r = 0; r < ref->rows; ++r) {
+        double t = nsd_series_at(ref, r, 0);
+        if (t < nsd_series_at(var, 0, 0) - 1e-12 || t > t_last + 1e-12) continue;
+        while (j + 1 < var->rows && nsd_series_at(var, j + 1, 0) < t) j++;
+        double x;
+        if (j + 1 < var->rows) {
+            double t0 = nsd_series_at(var, j, 0), t1 = nsd_series_at(var, j + 1, 0);
+            double x0 = nsd_series_at(var, j, c_var), x1 = nsd_series_at(var, j + 1, c_var);
+            double s = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
+            if (s < 0) s = 0;
+            if (s > 1) s = 1;
+            x = x0 + s * (x1 - x0);
+        } else x = nsd_series_at(var, j, c_var);
+        double d = fabs(x - nsd_series_at(ref, r, c_ref));
+        if (d > worst || isnan(d)) worst = d;
+    }
+    return worst < 0 ? NAN : worst;
+}
+
+static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node **variants,
+                                    const char **reference, const nsd_toml_node **channels,
+                                    nsd_diag *diag) {
+    size_t errors = 0;
+    const nsd_toml_node *cmp = nsd_toml_get(&cfg->root, "compare");
+    *reference = NULL;
+    *channels = NULL;
+    if (cmp) {
+        if (cmp->type != NSD_TOML_TABLE) {
+            nsd_diag_at(diag, cmp, "'compare' must be a table, found %s", nsd_toml_type_name(cmp->type));
+            return 1;
+        }
+        static const char *const keys[] = {"reference", "channels"};
+        for (size_t i = 0; i < cmp->n_items; ++i) {
+            const nsd_toml_node *e = &cmp->items[i];
+            if (strcmp(e->key, "reference") == 0) {
+                if (e->type != NSD_TOML_STRING) {
+                    nsd_diag_at(diag, e, "[compare] key 'reference': expected a string (a variant name), found %s",
+                                nsd_toml_type_name(e->type));
+                    errors++;
+                } else *reference = e->str;
+            } else if (strcmp(e->key, "channels") == 0) {
+                int ok = e->type == NSD_TOML_ARRAY;
+                for (size_t k = 0; ok && k < e->n_items; ++k) ok = e->items[k].type == NSD_TOML_STRING;
+                if (!ok) {
+                    nsd_diag_at(diag, e, "[compare] key 'channels': expected an array of channel names");
+                    errors++;
+                } else *channels = e;
+            } else {
+                const char *near = nsd_did_you_mean(e->key, keys, 2);
+                nsd_diag_at(diag, e, "[compare]: unknown key '%s'%s%s%s", e->key,
+                            near ? " (did you mean '" : " (known keys: reference, channels)",
+                            near ? near : "", near ? "'?)" : "");
+                errors++;
+            }
+        }
+    }
+    const nsd_toml_node *v = nsd_toml_get(&cfg->root, "variant");
+    if (!v) {
+        nsd_diag_at(diag, &cfg->root, "nsdyn compare needs at least one [[variant]] table (each with a name and the sections or keys it changes)");
+        return errors + 1;
+    }
+    if (v->type != NSD_TOML_ARRAY) {
+        nsd_diag_at(diag, v, "'variant' must be an array of tables ([[variant]]), found %s",
+                    nsd_toml_type_name(v->type));
+        return errors + 1;
+    }
+    for (size_t i = 0; i < v->n_items; ++i) {
+        const nsd_toml_node *t = &v->items[i];
+        const nsd_toml_node *name = t->type == NSD_TOML_TABLE ? nsd_toml_get(t, "name") : NULL;
+        if (t->type != NSD_TOML_TABLE) {
+            nsd_diag_at(diag, t, "variant %zu: expected a table, found %s", i + 1, nsd_toml_type_name(t->type));
+            errors++;
+        } else if (!name || name->type != NSD_TOML_STRING || !name->str[0]) {
+            nsd_diag_at(diag, t, "variant %zu: missing key 'name' (a non-empty string)", i + 1);
+            errors++;
+        } else
+            for (size_t k = 0; k < i; ++k) {
+                const nsd_toml_node *other = nsd_toml_get(&v->items[k], "name");
+                if (other && other->type == NSD_TOML_STRING && strcmp(other->str, name->str) == 0) {
+                    nsd_diag_at(diag, name, "variant name \"%s\" is used twice", name->str);
+                    errors++;
+                }
+            }
+    }
+    *variants = v;
+    return errors;
+}
+
+int nsd_cmd_compare(const nsd_cli *cli) {
+    nsd_diag diag = {0};
+    nsd_app app;
+    int status = NSD_EXIT_OK;
+    variant *vars = NULL;
+    size_t nv = 0;
+    size_t errors = nsd_app_load(&app, cli->config, cli->sets, cli->n_sets, &diag);
+    const nsd_toml_node *vt = NULL, *channels_node = NULL;
+    const char *reference = NULL;
+    if (!errors) errors = check_compare_section(&app.cfg, &vt, &reference, &channels_node, &diag);
+    if (!errors) {
+        nv = vt->n_items;
+        vars = calloc(nv, sizeof *vars);
+        if (!vars) abort();
+        /* Resolve and instantiate every variant before running any. */
+        for (size_t i = 0; i < nv; ++i) {
+            variant *v = &vars[i];
+            v->name = nsd_toml_get(&vt->items[i], "name")->str;
+            nsd_config_derive(&v->cfg, &app.cfg, &vt->items[i]);
+            size_t e = nsd_config_resolve(&v->cfg, &app.reg, &diag);
+            if (!e) e = nsd_compose_check(&v->cfg, &app.reg, &diag);
+            if (!e) e = nsd_model_create(&v->model, &v->cfg, &app.host, &diag);
+            v->resolved = 1;
+            if (e) {
+                nsd_diag_add(&diag, "(in variant \"%s\")", v->name);
+                errors += e;
+            }
+        }
+    }
+    size_t ref = 0;
+    if (!errors && reference) {
+        ref = nv;
+        for (size_t i = 0; i < nv; ++i)
+            if (strcmp(vars[i].name, reference) == 0) ref = i;
+        if (ref == nv) {
+            const char **names = calloc(nv, sizeof *names);
+            for (size_t i = 0; i < nv; ++i) names[i] = vars[i].name;
+            const char *near = nsd_did_you_mean(reference, names, nv);
+            nsd_diag_at(&diag, nsd_toml_get(nsd_toml_get(&app.cfg.root, "compare"), "reference"),
+                        "[compare] key 'reference': no variant named \"%s\"%s%s%s", reference,
+                        near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+            free(names);
+            errors++;
+        }
+    }
+    if (errors) {
+        nsd_diag_print(&diag, stderr);
+        status = NSD_EXIT_USAGE;
+        goto out;
+    }
+    char dir[PATH_MAX], err[1024], path[PATH_MAX + 64];
+    nsd_cli_out_dir(cli, dir, sizeof dir);
+    if (nsd_make_dirs(dir, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_FAILED;
+        goto out;
+    }
+    char **written = NULL;
+    size_t n_written = 0;
+    int any_failed = 0;
+    for (size_t i = 0; i < nv; ++i) {
+        variant *v = &vars[i];
+        char label[200];
+        snprintf(label, sizeof label, "[%zu/%zu] %s", i + 1, nv, v->name);
+        if (nsd_run_simulation(&v->model, &v->cfg, &app.host, label, &v->res, &diag) != 0) {
+            nsd_diag_print(&diag, stderr);
+            status = NSD_EXIT_USAGE;
+            goto out;
+        }
+        if (!cli->quiet) nsd_print_run_summary(stdout, label, &v->res);
+        if (v->res.outcome == NSD_RUN_FAILED) {
+            fprintf(stderr, "warning: variant \"%s\": %s\n", v->name, v->res.message);
+            any_failed = 1;
+        }
+        /* Each variant's own data and record, in a subfolder named by index. */
+        char sub[PATH_MAX + 32];
+        snprintf(sub, sizeof sub, "%s/variant-%02zu", dir, i + 1);
+        if (nsd_write_run_outputs(sub, &v->cfg, &v->model, &v->res, cli->command_line, 0,
+                                  &written, &n_written, err, sizeof err) != 0) {
+            fprintf(stderr, "error: %s\n", err);
+            status = NSD_EXIT_FAILED;
+            goto out;
+        }
+    }
+    /* Channels to compare: [compare].channels, else the plot series. */
+    const char **names = NULL;
+    size_t n_names = 0;
+    if (channels_node) {
+        names = calloc(channels_node->n_items ? channels_node->n_items : 1, sizeof *names);
+        for (size_t k = 0; k < channels_node->n_items; ++k) names[n_names++] = channels_node->items[k].str;
+    } else {
+        const char **series;
+        size_t ns = nsd_figures_series(&vars[ref].cfg, &vars[ref].model, &series);
+        names = calloc(ns ? ns : 1, sizeof *names);
+        for (size_t k = 0; k < ns; ++k) names[n_names++] = series[k];
+    }
+    for (size_t k = 0; k < n_names; ++k)
+        if (nsd_model_channel(&vars[ref].model, names[k]) < 0)
+            fprintf(stderr, "warning: [compare] channel '%s' is not a channel of the reference variant\n", names[k]);
+
+    /* Metrics table. */
+    snprintf(path, sizeof path, "%s/metrics.csv", dir);
+    FILE *csv = nsd_open_tmp(path, err, sizeof err);
+    if (!csv) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_FAILED;
+        free(names);
+        goto out;
+    }
+    fprintf(csv, "variant,outcome,t_reached [s],wall_time [s],steps,rhs_evals,rejected_steps,events");
+    printf("\nreference: %s\n%-28s %-9s %10s %9s %10s %9s %7s", vars[ref].name, "variant", "outcome",
+           "wall [s]", "steps", "rhs evals", "rejected", "events");
+    for (size_t k = 0; k < n_names; ++k) {
+        int c = nsd_model_channel(&vars[ref].model, names[k]);
+        const char *unit = c >= 0 ? vars[ref].model.channels[c].unit : "?";
+        fprintf(csv, ",max_dev_%s [%s]", names[k], unit);
+        char head[96];
+        snprintf(head, sizeof head, "max|d %s| [%s]", names[k], unit);
+        printf(" %16s", head);
+    }
+    fputc('\n', csv);
+    printf("\n");
+    for (size_t i = 0; i < nv; ++i) {
+        const variant *v = &vars[i];
+        const char *outcome = v->res.outcome == NSD_RUN_FAILED ? "FAILED" : v->res.outcome == NSD_RUN_STOPPED ? "stopped" : "complete";
+        fprintf(csv, "\"%s\",%s,%.9g,%.6g,%llu,%llu,%llu,%zu", v->name, outcome, v->res.t_reached,
+                v->res.wall_seconds, (unsigned long long)v->res.stats.steps,
+                (unsigned long long)v->res.stats.rhs_evals,
+                (unsigned long long)v->res.stats.rejected_steps, v->res.n_events);
+        printf("%-28.28s %-9s %10.4f %9llu %10llu %9llu %7zu", v->name, outcome, v->res.wall_seconds,
+               (unsigned long long)v->res.stats.steps, (unsigned long long)v->res.stats.rhs_evals,
+               (unsigned long long)v->res.stats.rejected_steps, v->res.n_events);
+        for (size_t k = 0; k < n_names; ++k) {
+            int cr = nsd_model_channel(&vars[ref].model, names[k]);
+            int cv = nsd_model_channel(&v->model, names[k]);
+            double d = cr >= 0 && cv >= 0 ? max_deviation(&vars[ref].res.series, (size_t)cr, &v->res.series, (size_t)cv) : NAN;
+            fprintf(csv, ",%.6g", d);
+            printf(" %16.4g", d);
+        }
+        fputc('\n', csv);
+        printf("\n");
+    }
+    if (nsd_commit_file(csv, path, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_FAILED;
+    } else {
+        written = realloc(written, (n_written + 1) * sizeof *written);
+        written[n_written++] = strdup(path);
+    }
+    free(names);
+
+    /* Overlaid graphs. */
+    if (nsd_plot_num(&app.cfg, "enabled") != 0) {
+        nsd_figure_run *runs = calloc(nv, sizeof *runs);
+        size_t nr = 0;
+        for (size_t i = 0; i < nv; ++i)
+            if (vars[i].res.series.rows >= 2) runs[nr++] = (nsd_figure_run){vars[i].name, &vars[i].model, &vars[i].res};
+        if (nr && nsd_figures_write(dir, &vars[ref].cfg, NULL, runs, nr, &written, &n_written, err, sizeof err) != 0) {
+            fprintf(stderr, "error: %s\n", err);
+            status = NSD_EXIT_FAILED;
+        }
+        free(runs);
+    }
+    if (!cli->quiet)
+        for (size_t i = 0; i < n_written; ++i)
+            if (!strstr(written[i], "/variant-")) printf("wrote %s\n", written[i]);
+    if (!cli->quiet) printf("per-variant data and records: %s/variant-NN/\n", dir);
+    for (size_t i = 0; i < n_written; ++i) free(written[i]);
+    free(written);
+    /* A variant that fails is a result of the comparison (shown in the
+     * table); a failed reference leaves nothing to compare against. */
+    (void)any_failed;
+    if (vars[ref].res.outcome == NSD_RUN_FAILED && status == NSD_EXIT_OK) {
+        fprintf(stderr, "error: the reference variant \"%s\" failed: deviations are over its incomplete data only\n", vars[ref].name);
+        status = NSD_EXIT_FAILED;
+    }
+out:
+    for (size_t i = 0; i < nv; ++i) {
+        nsd_run_result_free(&vars[i].res);
+        nsd_model_destroy(&vars[i].model);
+        nsd_config_free(&vars[i].cfg);
+    }
+    free(vars);
+    nsd_app_free(&app);
+    nsd_diag_free(&diag);
+    return status;
+}

@@ -1,0 +1,258 @@
+/* nsdyn limits CONFIG: limit directions R(phi), V(phi) of a 2-D Coulomb
+ * contact at the config's initial state on Sigma, the stick-force test, and
+ * the u1-u2 phase portrait of the slipping flow around the point (the
+ * analogue of Figure 2 of the towed-wheel paper). */
+#define _DEFAULT_SOURCE
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cli.h"
+#include "limit_directions.h"
+#include "output.h"
+#include "plot.h"
+
+enum { N_START = 24, MAX_POINTS = 4000 };
+
+typedef struct portrait {
+    nsd_model *m;
+    size_t contact;
+    double sign;        /* +1 forward in time, -1 backward */
+    double r_in, r_out; /* stop radii in the u_t plane [m/s] */
+    int events_dir[2];
+} portrait;
+
+static void slip_of(portrait *p, double t, const double *y, double *u1, double *u2) {
+    nsd_model *m = p->m;
+    for (size_t c = 0; c < m->nc; ++c) {
+        m->ce[c].W = NULL;
+        m->ce[c].active = 1;
+    }
+    m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
+    *u1 = m->ce[p->contact].u[1];
+    *u2 = m->ce[p->contact].u[2];
+}
+
+static nsdyn_status portrait_rhs(void *ctx, double t, const double *y, double *ydot) {
+    portrait *p = ctx;
+    nsdyn_status st = nsd_model_rhs(p->m, p->sign * t, y, ydot);
+    for (size_t i = 0; i < p->m->n; ++i) ydot[i] *= p->sign;
+    return st;
+}
+
+static nsdyn_status portrait_events(void *ctx, double t, const double *y, double *g) {
+    portrait *p = ctx;
+    double u1, u2;
+    slip_of(p, p->sign * t, y, &u1, &u2);
+    double r = hypot(u1, u2);
+    g[0] = r - p->r_in;  /* reached Sigma */
+    g[1] = p->r_out - r; /* left the picture */
+    return NSDYN_OK;
+}
+
+/* Integrate one trajectory and append its u-plane points to xs/ys. */
+static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, const double *y0,
+                    double t_span, double *xs, double *ys) {
+    const nsdyn_integrator *ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
+    char err[256];
+    void *inst = ig->create(cfg->integrator.params.values, host, err, sizeof err);
+    if (!inst) return 0;
+    nsdyn_ode ode = {sizeof ode, p->m->n, 2, p, portrait_rhs, portrait_events, p->events_dir, NULL};
+    size_t n = 0;
+    double *y = malloc(p->m->n * sizeof *y);
+    if (ig->setup(inst, &ode, 0.0, y0, t_span) <= NSDYN_WARNING) {
+        slip_of(p, 0.0, y0, &xs[n], &ys[n]);
+        n++;
+        double t = 0.0;
+        int dense = ig->dense && (ig->info.provides & NSDYN_CAP_DENSE_OUTPUT);
+        while (t < t_span && n + 12 < MAX_POINTS) {
+            nsdyn_step_report rep = {0};
+            rep.event = -1;
+            double t_prev = t;
+            if (ig->step(inst, t_span, &rep) > NSDYN_WARNING) break;
+            if (dense)
+                for (int k = 1; k < 8; ++k)
+                    if (ig->dense(inst, t_prev + (rep.t - t_prev) * k / 8.0, y) <= NSDYN_WARNING) {
+                        slip_of(p, p->sign * (t_prev + (rep.t - t_prev) * k / 8.0), y, &xs[n], &ys[n]);
+                        n++;
+                    }
+            slip_of(p, p->sign * rep.t, rep.y, &xs[n], &ys[n]);
+            n++;
+            t = rep.t;
+            if (rep.event >= 0) break;
+        }
+    }
+    free(y);
+    ig->destroy(inst);
+    return n;
+}
+
+int nsd_cmd_limits(const nsd_cli *cli) {
+    nsd_diag diag = {0};
+    nsd_app app;
+    nsd_model m = {0};
+    int status = NSD_EXIT_OK;
+    size_t errors = nsd_app_load(&app, cli->config, cli->sets, cli->n_sets, &diag);
+    if (!errors) errors = nsd_model_create(&m, &app.cfg, &app.host, &diag);
+    if (errors) {
+        nsd_diag_print(&diag, stderr);
+        nsd_diag_free(&diag);
+        if (m.sys) nsd_model_destroy(&m);
+        nsd_app_free(&app);
+        return NSD_EXIT_USAGE;
+    }
+    nsd_limit_analysis la;
+    char err[1024];
+    double t0 = nsd_run_num(&app.cfg, "t_start");
+    if (nsd_limit_analyse(&m, t0, m.y0, &la, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_USAGE;
+        goto out;
+    }
+    const char *cname = m.layout.contacts[la.contact].name;
+    printf("limit directions at the initial state (contact '%s', Sigma: u_t = 0)\n", cname);
+    printf("  free tangential acceleration a = (%.6g, %.6g) m/s^2\n", la.a[0], la.a[1]);
+    printf("  G = [[%.6g, %.6g], [%.6g, %.6g]] 1/kg, kinetic bound %.6g N, static bound %.6g N\n",
+           la.G[0], la.G[1], la.G[2], la.G[3], la.F_kinetic, la.F_static);
+    printf("  %-12s %-12s %-14s %s\n", "phi [rad]", "phi [deg]", "R [m/s^2]", "type");
+    for (size_t i = 0; i < la.n_dirs; ++i)
+        printf("  %-12.6f %-12.3f %-14.6g %s\n", la.dirs[i].phi, la.dirs[i].phi * 180.0 / M_PI,
+               la.dirs[i].R, la.dirs[i].attracting ? "attracting" : "repelling");
+    printf("  stick force (%.6g, %.6g) N, |F|/static bound = %.6g\n", la.stick_force[0],
+           la.stick_force[1], la.stick_ratio);
+    printf("  force test: %s; limit-direction test: %s; %s\n",
+           la.rolling_by_force ? "stick holds (rolling persists)" : "stick fails (slipping starts)",
+           la.rolling_by_directions ? "all attracting (rolling persists)" : "a repelling direction (slipping starts)",
+           la.rolling_by_force == la.rolling_by_directions ? "the tests agree" : "THE TESTS DISAGREE");
+
+    char dir[PATH_MAX], path[PATH_MAX + 64];
+    nsd_cli_out_dir(cli, dir, sizeof dir);
+    if (nsd_make_dirs(dir, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_FAILED;
+        goto out;
+    }
+    enum { NPHI = 721 };
+    double phi_deg[NPHI], Rv[NPHI], Vv[NPHI];
+    snprintf(path, sizeof path, "%s/limit_functions.csv", dir);
+    FILE *f = nsd_open_tmp(path, err, sizeof err);
+    if (!f) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_FAILED;
+        goto out;
+    }
+    fprintf(f, "phi [rad],R [m/s^2],V [m/s^2]\n");
+    for (int i = 0; i < NPHI; ++i) {
+        double phi = 2.0 * M_PI * i / (NPHI - 1);
+        phi_deg[i] = phi * 180.0 / M_PI;
+        Rv[i] = nsd_limit_R(&la, phi);
+        Vv[i] = nsd_limit_V(&la, phi);
+        fprintf(f, "%.9g,%.9g,%.9g\n", phi, Rv[i], Vv[i]);
+    }
+    if (nsd_commit_file(f, path, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_FAILED;
+        goto out;
+    }
+    printf("wrote %s\n", path);
+    snprintf(path, sizeof path, "%s/limit_directions.csv", dir);
+    f = nsd_open_tmp(path, err, sizeof err);
+    if (f) {
+        fprintf(f, "phi [rad],R [m/s^2],attracting\n");
+        for (size_t i = 0; i < la.n_dirs; ++i)
+            fprintf(f, "%.12g,%.9g,%d\n", la.dirs[i].phi, la.dirs[i].R, la.dirs[i].attracting);
+        if (nsd_commit_file(f, path, err, sizeof err) == 0) printf("wrote %s\n", path);
+    }
+
+    /* Phase portrait: trajectories of the slipping flow from a circle
+     * around the point, forward and backward in time. They stop short of
+     * Sigma (r_in), so the friction law is evaluated off its set-valued
+     * point only, whatever run.hold_stick says. */
+    m.hold_stick = 0;
+    double gnorm = fmax(fmax(fabs(la.G[0]), fabs(la.G[1])), fmax(fabs(la.G[2]), fabs(la.G[3])));
+    double speed = la.F_kinetic * gnorm + hypot(la.a[0], la.a[1]); /* [m/s^2] */
+    double r = 1e-3;                                               /* [m/s] */
+    double t_span = 4.0 * r / (speed > 0 ? speed : 1.0);
+    portrait pf = {&m, la.contact, 1.0, r / 200.0, 1.6 * r, {-1, -1}};
+    portrait pb = pf;
+    pb.sign = -1.0;
+    /* v changes that move u_t to r (cos th, sin th): dv = W_t^T (W_t W_t^T)^-1 du. */
+    nsd_model_tangent_response(&m, t0, m.y0);
+    const double *W1 = m.W + la.contact * 3 * m.nv + m.nv, *W2 = W1 + m.nv;
+    double A[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < m.nv; ++i) {
+        A[0] += W1[i] * W1[i];
+        A[1] += W1[i] * W2[i];
+        A[3] += W2[i] * W2[i];
+    }
+    A[2] = A[1];
+    nsd_curve *curves = calloc(2 * N_START + NSD_MAX_LIMIT_DIRS + 2, sizeof *curves);
+    double *xs = malloc((2 * N_START) * MAX_POINTS * sizeof *xs);
+    double *ys = malloc((2 * N_START) * MAX_POINTS * sizeof *ys);
+    double *y0 = malloc(m.n * sizeof *y0);
+    double ray_x[NSD_MAX_LIMIT_DIRS][2], ray_y[NSD_MAX_LIMIT_DIRS][2];
+    size_t nc = 0;
+    int legend_traj = 0;
+    for (int k = 0; k < N_START; ++k) {
+        double th = 2.0 * M_PI * (k + 0.5) / N_START;
+        double AA[4] = {A[0], A[1], A[2], A[3]}, b[2] = {r * cos(th), r * sin(th)};
+        if (nsd_solve_small(AA, b, 2) != 0) break;
+        memcpy(y0, m.y0, m.n * sizeof *y0);
+        for (size_t i = 0; i < m.nv; ++i) y0[m.nq + i] += W1[i] * b[0] + W2[i] * b[1];
+        for (int dir = 0; dir < 2; ++dir) {
+            double *X = xs + (2 * k + dir) * MAX_POINTS, *Y = ys + (2 * k + dir) * MAX_POINTS;
+            size_t n = trace(&app.cfg, &app.host, dir ? &pb : &pf, y0, t_span, X, Y);
+            if (n < 2) continue;
+            curves[nc++] = (nsd_curve){X, Y, n, legend_traj++ ? NULL : "slipping trajectories (1)", 7, 0, 0.8, 0};
+        }
+    }
+    int legend_att = 0, legend_rep = 0;
+    for (size_t i = 0; i < la.n_dirs; ++i) {
+        ray_x[i][0] = ray_y[i][0] = 0.0;
+        ray_x[i][1] = 1.5 * r * cos(la.dirs[i].phi);
+        ray_y[i][1] = 1.5 * r * sin(la.dirs[i].phi);
+        int att = la.dirs[i].attracting;
+        const char *legend = att ? (legend_att++ ? NULL : "attracting limit direction")
+                                 : (legend_rep++ ? NULL : "repelling limit direction");
+        curves[nc++] = (nsd_curve){ray_x[i], ray_y[i], 2, legend, att ? 1 : 2, 0, 4.0, 0};
+    }
+    char xl[160], yl[160], title[400], title2[200];
+    snprintf(xl, sizeof xl, "%s tangential velocity 1 [m/s]", cname);
+    snprintf(yl, sizeof yl, "%s tangential velocity 2 [m/s]", cname);
+    snprintf(title, sizeof title, "%s: %s (|stick force| = %.3g x static bound)", app.cfg.title,
+             la.rolling_by_directions ? "rolling persists" : "slipping starts", la.stick_ratio);
+    double root_x[NSD_MAX_LIMIT_DIRS], root_y[NSD_MAX_LIMIT_DIRS];
+    for (size_t i = 0; i < la.n_dirs; ++i) {
+        root_x[i] = la.dirs[i].phi * 180.0 / M_PI;
+        root_y[i] = 0.0;
+    }
+    nsd_curve fcurves[3] = {
+        {phi_deg, Rv, NPHI, "R(phi), radial", 1, 0, 2.0, 0},
+        {phi_deg, Vv, NPHI, "V(phi), angular", 2, 1, 2.0, 0},
+        {root_x, root_y, la.n_dirs, "limit directions: V = 0", 0, 0, 1.0, 1},
+    };
+    snprintf(title2, sizeof title2, "limit-direction functions (3)");
+    nsd_panel panels[2] = {
+        {title2, "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL, 0, 0, 360, NAN, NAN, 0, 0, 0, NULL, NULL, 0},
+        {"u1-u2 projection of the phase portrait", xl, yl, curves, nc, NULL, 0, -1.6 * r, 1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 0},
+    };
+    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&app.cfg, "format");
+    snprintf(path, sizeof path, "%s/limit_directions.%s", dir, nsd_plot_format_ext(fmt));
+    nsd_figure fig = {title, panels, 2, 2, 1600, 700};
+    if (nsd_plot_write(path, fmt, &fig, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_FAILED;
+    } else printf("wrote %s\n", path);
+    free(curves);
+    free(xs);
+    free(ys);
+    free(y0);
+out:
+    nsd_model_destroy(&m);
+    nsd_app_free(&app);
+    nsd_diag_free(&diag);
+    return status;
+}

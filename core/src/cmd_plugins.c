@@ -1,0 +1,84 @@
+/* nsdyn plugins / nsdyn describe ID */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cli.h"
+#include "params.h"
+
+static void caps_text(uint32_t caps, char *buf, size_t len) {
+    static const struct { uint32_t bit; const char *name; } names[] = {
+        {NSDYN_CAP_FIXED_STEP, "fixed-step"}, {NSDYN_CAP_ADAPTIVE_STEP, "adaptive"},
+        {NSDYN_CAP_DENSE_OUTPUT, "dense-output"}, {NSDYN_CAP_EVENT_LOCATION, "event-location"},
+        {NSDYN_CAP_STIFF, "stiff"}, {NSDYN_CAP_TIME_STEPPING, "time-stepping"},
+        {NSDYN_CAP_COMPLIANT_NORMAL, "compliant"}, {NSDYN_CAP_RIGID_IMPACT, "rigid-impact"},
+        {NSDYN_CAP_FRICTION_SMOOTH, "smooth"}, {NSDYN_CAP_FRICTION_SET_VALUED, "set-valued"},
+        {NSDYN_CAP_FRICTION_STATEFUL, "internal-state"}, {NSDYN_CAP_FRICTION_2D, "2-D slip"},
+        {NSDYN_CAP_UNILATERAL_CONTACTS, "unilateral contacts"},
+        {NSDYN_CAP_PERSISTENT_CONTACTS, "persistent contacts"}, {NSDYN_CAP_TANGENT_2D, "2-D slip"},
+        {NSDYN_CAP_DRAWS, "draws itself"},
+    };
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        if (caps & names[i].bit) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%s", used ? ", " : "", names[i].name);
+        }
+    if (!buf[0]) snprintf(buf, len, "-");
+}
+
+int nsd_cmd_plugins(void) {
+    nsd_registry reg = {0};
+    nsd_diag diag = {0};
+    size_t problems = nsd_app_scan_default(&reg, &diag);
+    printf("search path:\n");
+    for (size_t i = 0; i < reg.n_dirs; ++i) printf("  %s\n", reg.dirs[i]);
+    const nsdyn_kind kinds[] = {NSDYN_KIND_SYSTEM, NSDYN_KIND_CONTACT, NSDYN_KIND_FRICTION, NSDYN_KIND_INTEGRATOR};
+    for (size_t k = 0; k < 4; ++k) {
+        printf("\n%ss:\n", nsd_kind_name(kinds[k]));
+        size_t shown = 0;
+        for (size_t i = 0; i < reg.n; ++i) {
+            const nsdyn_plugin_info *p = reg.plugins[i].info;
+            if (p->kind != kinds[k]) continue;
+            printf("  %-22s %-8s %s\n", p->id, p->version, p->summary);
+            shown++;
+        }
+        if (!shown) printf("  (none)\n");
+    }
+    nsd_diag_print(&diag, stderr);
+    nsd_diag_free(&diag);
+    nsd_registry_close(&reg);
+    return problems ? NSD_EXIT_USAGE : NSD_EXIT_OK;
+}
+
+int nsd_cmd_describe(const char *id) {
+    nsd_registry reg = {0};
+    nsd_diag diag = {0};
+    nsd_app_scan_default(&reg, &diag);
+    const nsd_plugin *p = nsd_registry_find(&reg, id);
+    int status = NSD_EXIT_OK;
+    if (!p) {
+        const char **ids = calloc(reg.n ? reg.n : 1, sizeof *ids);
+        for (size_t i = 0; i < reg.n; ++i) ids[i] = reg.plugins[i].info->id;
+        const char *near = nsd_did_you_mean(id, ids, reg.n);
+        fprintf(stderr, "error: no plugin '%s' in the search path%s%s%s (nsdyn plugins lists them)\n", id,
+                near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+        free(ids);
+        status = NSD_EXIT_USAGE;
+    } else {
+        const nsdyn_plugin_info *i = p->info;
+        char provides[512], needs[512];
+        caps_text(i->provides, provides, sizeof provides);
+        caps_text(i->needs, needs, sizeof needs);
+        printf("%s %s (%s)\n  %s\n  file: %s\n  ABI %u.%u; provides: %s; needs: %s\n\nparameters ([%s] section):\n",
+               i->id, i->version, nsd_kind_name(i->kind), i->summary, p->path, i->abi_major,
+               i->abi_minor, provides, needs, nsd_kind_section(i->kind));
+        nsd_params_print_help(stdout, i->params, i->n_params);
+    }
+    nsd_diag_print(&diag, stderr);
+    nsd_diag_free(&diag);
+    nsd_registry_close(&reg);
+    return status;
+}

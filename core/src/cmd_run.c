@@ -1,0 +1,104 @@
+/* nsdyn run CONFIG: one simulation, its data, record and graphs. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cli.h"
+#include "figures.h"
+#include "output.h"
+#include "run.h"
+#include "run_output.h"
+
+void nsd_cli_out_dir(const nsd_cli *cli, char *buf, size_t len) {
+    if (cli->out_dir) {
+        snprintf(buf, len, "%s", cli->out_dir);
+        return;
+    }
+    const char *base = strrchr(cli->config, '/');
+    base = base ? base + 1 : cli->config;
+    snprintf(buf, len, "out/%s", base);
+    char *dot = strrchr(buf, '.');
+    if (dot && dot > buf + 4) *dot = '\0';
+}
+
+int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
+                          const nsd_run_result *res, const char *command_line, int plots,
+                          char ***written, size_t *n_written, char *err, size_t err_len) {
+    if (nsd_make_dirs(dir, err, err_len) != 0) return -1;
+    char path[PATH_MAX];
+    /* Incomplete data carry it in their name, so no one takes them for a
+     * finished run. */
+    snprintf(path, sizeof path, "%s/%s", dir,
+             res->outcome == NSD_RUN_FAILED ? "timeseries.INCOMPLETE.csv" : "timeseries.csv");
+    char stale[PATH_MAX];
+    snprintf(stale, sizeof stale, "%s/%s", dir,
+             res->outcome == NSD_RUN_FAILED ? "timeseries.csv" : "timeseries.INCOMPLETE.csv");
+    remove(stale);
+    if (nsd_write_csv(path, m->channels, &res->series, err, err_len) != 0) return -1;
+    *written = realloc(*written, (*n_written + 2) * sizeof **written);
+    if (!*written) abort();
+    (*written)[(*n_written)++] = strdup(path);
+    snprintf(path, sizeof path, "%s/run.toml", dir);
+    if (nsd_write_run_record(path, cfg, m, res, command_line, err, err_len) != 0) return -1;
+    (*written)[(*n_written)++] = strdup(path);
+    if (plots && nsd_plot_num(cfg, "enabled") != 0 && res->series.rows >= 2) {
+        nsd_figure_run one = {cfg->title, m, res};
+        if (nsd_figures_write(dir, cfg, m, &one, 1, written, n_written, err, err_len) != 0) return -1;
+    }
+    return 0;
+}
+
+void nsd_print_run_summary(FILE *out, const char *label, const nsd_run_result *res) {
+    fprintf(out, "%s%s%s: t = %.6g s, %llu steps, %llu rhs evaluations, %llu rejected, %zu events, %.3f s wall\n",
+            label ? label : "", label ? " " : "", nsd_outcome_text(res->outcome), res->t_reached,
+            (unsigned long long)res->stats.steps, (unsigned long long)res->stats.rhs_evals,
+            (unsigned long long)res->stats.rejected_steps, res->n_events, res->wall_seconds);
+}
+
+int nsd_cmd_run(const nsd_cli *cli) {
+    nsd_diag diag = {0};
+    nsd_app app;
+    nsd_model model = {0};
+    nsd_run_result res = {0};
+    int status = NSD_EXIT_OK;
+    size_t errors = nsd_app_load(&app, cli->config, cli->sets, cli->n_sets, &diag);
+    if (!errors) errors = nsd_model_create(&model, &app.cfg, &app.host, &diag);
+    if (!errors) errors = nsd_run_simulation(&model, &app.cfg, &app.host, app.cfg.title, &res, &diag);
+    if (errors) {
+        nsd_diag_print(&diag, stderr);
+        status = NSD_EXIT_USAGE;
+        goto out;
+    }
+    char dir[PATH_MAX], err[1024];
+    nsd_cli_out_dir(cli, dir, sizeof dir);
+    char **written = NULL;
+    size_t n_written = 0;
+    if (nsd_write_run_outputs(dir, &app.cfg, &model, &res, cli->command_line, 1, &written,
+                              &n_written, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_FAILED;
+    }
+    if (res.outcome == NSD_RUN_FAILED) {
+        fprintf(stderr, "error: %s\n", res.message);
+        fprintf(stderr, "error: the data computed up to t = %.9g s are kept in %s/timeseries.INCOMPLETE.csv\n",
+                res.t_reached, dir);
+        status = NSD_EXIT_FAILED;
+    } else if (res.outcome == NSD_RUN_STOPPED && !cli->quiet) {
+        printf("%s\n", res.message);
+    }
+    if (!cli->quiet) {
+        nsd_print_run_summary(stdout, app.cfg.title, &res);
+        for (size_t i = 0; i < n_written; ++i) printf("wrote %s\n", written[i]);
+    }
+    for (size_t i = 0; i < n_written; ++i) free(written[i]);
+    free(written);
+out:
+    nsd_run_result_free(&res);
+    nsd_model_destroy(&model);
+    nsd_app_free(&app);
+    nsd_diag_free(&diag);
+    return status;
+}

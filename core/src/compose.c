@@ -1,0 +1,111 @@
+#include "compose.h"
+
+#include <string.h>
+
+/* "a, b, c" of the registry's plugins of `kind` having all bits of `caps`
+ * and none of `without`. */
+static void list_ids(const nsd_registry *reg, nsdyn_kind kind, uint32_t caps, uint32_t without,
+                     char *buf, size_t len) {
+    buf[0] = '\0';
+    size_t k = 0;
+    for (size_t i = 0; i < reg->n; ++i) {
+        const nsdyn_plugin_info *p = reg->plugins[i].info;
+        if (p->kind != kind || (p->provides & caps) != caps || (p->provides & without)) continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", k++ ? ", " : "", p->id);
+    }
+    if (!k) snprintf(buf, len, "none installed");
+}
+
+static const nsd_toml_node *where(const nsd_section *s, const nsd_config *cfg) {
+    if (s->table) {
+        const nsd_toml_node *id = nsd_toml_get(s->table, "id");
+        return id ? id : s->table;
+    }
+    return &cfg->root;
+}
+
+size_t nsd_compose_check(const nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag) {
+    if (!cfg->system.plugin || !cfg->integrator.plugin) return 0; /* reported already */
+    const nsdyn_plugin_info *sys = cfg->system.plugin->info;
+    const nsdyn_plugin_info *ig = cfg->integrator.plugin->info;
+    const nsdyn_plugin_info *ct = cfg->contact.plugin ? cfg->contact.plugin->info : NULL;
+    const nsdyn_plugin_info *fr = cfg->friction.plugin ? cfg->friction.plugin->info : NULL;
+    int hold_stick = nsd_run_num(cfg, "hold_stick") != 0;
+    size_t errors = 0;
+    char list[1024];
+
+    if ((sys->provides & NSDYN_CAP_UNILATERAL_CONTACTS) && !ct) {
+        list_ids(reg, NSDYN_KIND_CONTACT, 0, 0, list, sizeof list);
+        nsd_diag_at(diag, &cfg->root,
+                    "system '%s' has unilateral contacts and needs a [contact] section with a contact law (available: %s)",
+                    sys->id, list);
+        errors++;
+    }
+    if (ct && !(sys->provides & NSDYN_CAP_UNILATERAL_CONTACTS)) {
+        nsd_diag_at(diag, where(&cfg->contact, cfg),
+                    "[contact] (%s): system '%s' has no unilateral contacts for a contact law to act on; remove the [contact] section",
+                    ct->id, sys->id);
+        errors++;
+    }
+    if ((sys->provides & NSDYN_CAP_PERSISTENT_CONTACTS) && !fr) {
+        list_ids(reg, NSDYN_KIND_FRICTION, 0, 0, list, sizeof list);
+        nsd_diag_at(diag, &cfg->root,
+                    "system '%s' has a persistent frictional contact and needs a [friction] section (available: %s)",
+                    sys->id, list);
+        errors++;
+    }
+    if (fr && (sys->provides & NSDYN_CAP_TANGENT_2D) && !(fr->provides & NSDYN_CAP_FRICTION_2D)) {
+        list_ids(reg, NSDYN_KIND_FRICTION, NSDYN_CAP_FRICTION_2D, 0, list, sizeof list);
+        nsd_diag_at(diag, where(&cfg->friction, cfg),
+                    "[friction] (%s) handles 1-D slip only, but system '%s' slips in 2-D; friction laws for spatial slip: %s",
+                    fr->id, sys->id, list);
+        errors++;
+    }
+    /* Set-valued friction needs something that resolves stick. */
+    if (fr && (fr->provides & NSDYN_CAP_FRICTION_SET_VALUED) &&
+        !(ig->provides & NSDYN_CAP_TIME_STEPPING) &&
+        !(hold_stick && !(sys->provides & NSDYN_CAP_UNILATERAL_CONTACTS))) {
+        list_ids(reg, NSDYN_KIND_FRICTION, 0, NSDYN_CAP_FRICTION_SET_VALUED, list, sizeof list);
+        nsd_diag_at(diag, where(&cfg->friction, cfg),
+                    "[friction] (%s) is set-valued: at zero slip its force is only defined by a stick constraint, which integrator '%s' cannot impose; use a single-valued law (%s), or set run.hold_stick = true to hold the contact in stick",
+                    fr->id, ig->id, list);
+        errors++;
+    }
+    /* Rigid laws need velocity jumps: time-stepping here. */
+    if (ct && (ct->provides & NSDYN_CAP_RIGID_IMPACT) && !(ct->provides & NSDYN_CAP_COMPLIANT_NORMAL) &&
+        !(ig->provides & NSDYN_CAP_TIME_STEPPING)) {
+        list_ids(reg, NSDYN_KIND_INTEGRATOR, NSDYN_CAP_TIME_STEPPING, 0, list, sizeof list);
+        char compliant[1024];
+        list_ids(reg, NSDYN_KIND_CONTACT, NSDYN_CAP_COMPLIANT_NORMAL, 0, compliant, sizeof compliant);
+        nsd_diag_at(diag, where(&cfg->contact, cfg),
+                    "[contact] (%s) is a rigid impact law and needs a time-stepping integrator (%s); with '%s' use a compliant law (%s)",
+                    ct->id, list, ig->id, compliant);
+        errors++;
+    }
+    /* Generic declared needs: each plugin's needs must be provided by the
+     * others. */
+    const nsdyn_plugin_info *all[4] = {sys, ct, fr, ig};
+    for (int i = 0; i < 4; ++i) {
+        if (!all[i] || !all[i]->needs) continue;
+        uint32_t have = 0;
+        for (int j = 0; j < 4; ++j)
+            if (j != i && all[j]) have |= all[j]->provides;
+        uint32_t missing = all[i]->needs & ~have;
+        /* 2-D friction is needed only if a friction law is present. */
+        if (!fr) missing &= ~(uint32_t)NSDYN_CAP_FRICTION_2D;
+        if (missing && !(missing == NSDYN_CAP_FRICTION_2D)) {
+            nsd_diag_at(diag, &cfg->root,
+                        "%s '%s' needs capabilities (0x%x) that no other plugin of this config provides",
+                        nsd_kind_name(all[i]->kind), all[i]->id, missing);
+            errors++;
+        }
+    }
+    if (hold_stick && !(sys->provides & NSDYN_CAP_PERSISTENT_CONTACTS)) {
+        nsd_diag_at(diag, &cfg->root,
+                    "run.hold_stick = true needs a system with persistent contacts; '%s' has none",
+                    sys->id);
+        errors++;
+    }
+    return errors;
+}

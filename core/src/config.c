@@ -1,0 +1,428 @@
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- host-declared sections ------------------------------------------- */
+
+const nsdyn_param_decl nsd_run_decls[] = {
+    {"t_end", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL, NSDYN_PARAM_REQUIRED | NSDYN_PARAM_MIN_EXCLUSIVE,
+     "end time of the simulation", NULL, NULL, 0},
+    {"t_start", NSDYN_PARAM_REAL, "s", 0, -HUGE_VAL, HUGE_VAL, 0, "start time", NULL, NULL, 0},
+    {"output_dt", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL, 0,
+     "sampling interval of the written data; 0 = (t_end - t_start)/2000", NULL, NULL, 0},
+    {"hold_stick", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
+     "hold every persistent contact in stick (rolling) and report the force that does it",
+     NULL, NULL, 0},
+    {"progress", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0,
+     "show progress on a terminal", NULL, NULL, 0},
+};
+const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
+
+static const char *const formats[] = {"png", "svg", "pdf", NULL};
+const nsdyn_param_decl nsd_plot_decls[] = {
+    {"enabled", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0, "write graphs", NULL, NULL, 0},
+    {"format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0, "graph file format", formats,
+     NULL, 0},
+    {"snapshots", NSDYN_PARAM_INT, "1", 12, 0, 200, 0,
+     "number of pictures of the system in the strobe graph (0 = none)", NULL, NULL, 0},
+};
+const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
+
+static const char *const top_keys[] = {"title",   "plugin_path", "system", "contact",
+                                       "friction", "integrator", "initial", "run",
+                                       "plot",    "compare",     "variant", "provenance", "status"};
+
+double nsd_run_num(const nsd_config *cfg, const char *key) { return nsd_params_num(&cfg->run, key); }
+double nsd_plot_num(const nsd_config *cfg, const char *key) { return nsd_params_num(&cfg->plot, key); }
+
+/* ---- reading and overrides -------------------------------------------- */
+
+static char *dup_str(const char *s) {
+    char *p = strdup(s);
+    if (!p) abort();
+    return p;
+}
+
+static nsd_toml_node *table_child(nsd_toml_node *table, const char *key) {
+    for (size_t i = 0; i < table->n_items; ++i)
+        if (strcmp(table->items[i].key, key) == 0) return &table->items[i];
+    return NULL;
+}
+
+static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
+    const char *eq = strchr(set, '=');
+    char label[600];
+    snprintf(label, sizeof label, "--set %s", set);
+    if (!eq || eq == set) {
+        nsd_diag_add(diag, "%s: expected section.key=value", label);
+        return 1;
+    }
+    size_t klen = (size_t)(eq - set);
+    char path[256];
+    if (klen >= sizeof path) {
+        nsd_diag_add(diag, "%s: key too long", label);
+        return 1;
+    }
+    memcpy(path, set, klen);
+    path[klen] = '\0';
+    const char *value = eq + 1;
+    char text[1200], err[1024];
+    snprintf(text, sizeof text, "v = %s\n", value);
+    nsd_toml_doc *doc = nsd_toml_parse_string(text, label, err, sizeof err);
+    if (!doc) {
+        /* A bare word (integrator.id=bdf) is taken as a string. */
+        int word = *value != '\0';
+        for (const char *c = value; *c; ++c)
+            if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.' || *c == '/'))
+                word = 0;
+        if (word) {
+            snprintf(text, sizeof text, "v = \"%s\"\n", value);
+            doc = nsd_toml_parse_string(text, label, err, sizeof err);
+        }
+        if (!doc) {
+            nsd_diag_add(diag, "%s: the value is not valid TOML (quote strings: key='\"text\"')",
+                         label);
+            return 1;
+        }
+    }
+    cfg->set_docs = realloc(cfg->set_docs, (cfg->n_set_docs + 1) * sizeof *cfg->set_docs);
+    if (!cfg->set_docs) abort();
+    cfg->set_docs[cfg->n_set_docs++] = doc;
+    nsd_toml_node *v = nsd_toml_root(doc)->items; /* the single entry "v" */
+    v->line = v->column = 0;                      /* report as "--set ..." */
+    char *dot = strchr(path, '.');
+    nsd_toml_node *table = &cfg->root;
+    const char *key = path;
+    if (dot) {
+        *dot = '\0';
+        key = dot + 1;
+        nsd_toml_node *sec = table_child(table, path);
+        if (!sec) {
+            nsd_toml_node empty = {0};
+            empty.type = NSD_TOML_TABLE;
+            empty.source = nsd_toml_root(doc)->source;
+            nsd_toml_table_set(table, path, &empty);
+            sec = table_child(table, path);
+        }
+        if (sec->type != NSD_TOML_TABLE) {
+            nsd_diag_add(diag, "%s: '%s' is not a table", label, path);
+            return 1;
+        }
+        table = sec;
+        if (strchr(key, '.')) {
+            nsd_diag_add(diag, "%s: nested keys are not supported; use section.key=value", label);
+            return 1;
+        }
+    }
+    if (!*key) {
+        nsd_diag_add(diag, "%s: empty key", label);
+        return 1;
+    }
+    nsd_toml_table_set(table, key, v);
+    return 0;
+}
+
+
+int nsd_config_read(nsd_config *cfg, const char *path, const char *const *sets, size_t n_sets,
+                    nsd_diag *diag) {
+    memset(cfg, 0, sizeof *cfg);
+    char err[1024];
+    cfg->doc = nsd_toml_parse_file(path, err, sizeof err);
+    if (!cfg->doc) {
+        nsd_diag_add(diag, "%s", err);
+        return 1;
+    }
+    cfg->path = dup_str(path);
+    nsd_toml_node_copy(&cfg->root, nsd_toml_root(cfg->doc));
+    size_t errors = 0;
+    for (size_t i = 0; i < n_sets; ++i) errors += (size_t)apply_set(cfg, sets[i], diag);
+    return errors ? 1 : 0;
+}
+
+size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag *diag) {
+    char **dirs = NULL;
+    size_t n = 0;
+#define PUSH(s)                                                   \
+    do {                                                          \
+        dirs = realloc(dirs, (n + 1) * sizeof *dirs);             \
+        if (!dirs) abort();                                       \
+        dirs[n++] = dup_str(s);                                   \
+    } while (0)
+    const nsd_toml_node *pp = nsd_toml_get(&cfg->root, "plugin_path");
+    if (pp) {
+        char base[PATH_MAX];
+        snprintf(base, sizeof base, "%s", cfg->path ? cfg->path : ".");
+        char *slash = strrchr(base, '/');
+        if (slash) *slash = '\0';
+        else snprintf(base, sizeof base, ".");
+        const nsd_toml_node *items = pp->type == NSD_TOML_ARRAY ? pp->items : pp;
+        size_t count = pp->type == NSD_TOML_ARRAY ? pp->n_items : 1;
+        for (size_t i = 0; i < count; ++i) {
+            const nsd_toml_node *e = &items[i];
+            if (e->type != NSD_TOML_STRING) {
+                nsd_diag_at(diag, e, "plugin_path: expected a string or an array of strings, found %s",
+                            nsd_toml_type_name(e->type));
+                continue;
+            }
+            char dir[2 * PATH_MAX];
+            if (e->str[0] == '/') snprintf(dir, sizeof dir, "%s", e->str);
+            else snprintf(dir, sizeof dir, "%s/%s", base, e->str);
+            char real[PATH_MAX];
+            if (!realpath(dir, real)) {
+                nsd_diag_at(diag, e, "plugin_path: directory '%s' does not exist", e->str);
+                continue;
+            }
+            PUSH(real);
+        }
+    }
+    const char *env = getenv("NSDYN_PLUGIN_PATH");
+    if (env && *env) {
+        char *copy = dup_str(env), *save = NULL;
+        for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+            if (*tok) PUSH(tok);
+        free(copy);
+    }
+    PUSH(nsd_builtin_plugin_dir());
+#undef PUSH
+    *dirs_out = dirs;
+    return n;
+}
+
+/* Resolve one plugin section: id, kind, parameters. */
+static size_t resolve_section(nsd_section *sec, nsdyn_kind kind, const nsd_toml_node *root,
+                              const nsd_registry *reg, int required, nsd_diag *diag) {
+    memset(sec, 0, sizeof *sec);
+    sec->kind = kind;
+    const char *name = nsd_kind_section(kind);
+    const nsd_toml_node *t = nsd_toml_get(root, name);
+    if (!t) {
+        if (!required) return 0;
+        nsd_diag_at(diag, root, "missing section [%s]: every run needs %s %s", name,
+                    kind == NSDYN_KIND_INTEGRATOR ? "an" : "a", nsd_kind_name(kind));
+        return 1;
+    }
+    if (t->type != NSD_TOML_TABLE) {
+        nsd_diag_at(diag, t, "'%s' must be a table ([%s]), found %s", name, name,
+                    nsd_toml_type_name(t->type));
+        return 1;
+    }
+    sec->table = t;
+    const nsd_toml_node *id = nsd_toml_get(t, "id");
+    if (!id) {
+        nsd_diag_at(diag, t, "[%s]: missing required key 'id' (which %s to use; `nsdyn plugins` lists them)",
+                    name, nsd_kind_name(kind));
+        return 1;
+    }
+    if (id->type != NSD_TOML_STRING) {
+        nsd_diag_at(diag, id, "[%s] key 'id': expected a string, found %s", name,
+                    nsd_toml_type_name(id->type));
+        return 1;
+    }
+    const nsd_plugin *p = nsd_registry_find(reg, id->str);
+    if (!p) {
+        const char **ids = calloc(reg->n ? reg->n : 1, sizeof *ids);
+        size_t k = 0;
+        char list[1024] = "";
+        for (size_t i = 0; i < reg->n; ++i)
+            if (reg->plugins[i].info->kind == kind) {
+                ids[k++] = reg->plugins[i].info->id;
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", k > 1 ? ", " : "",
+                         reg->plugins[i].info->id);
+            }
+        const char *near = nsd_did_you_mean(id->str, ids, k);
+        if (near)
+            nsd_diag_at(diag, id, "[%s]: no %s '%s' in the plugin search path (did you mean '%s'?)",
+                        name, nsd_kind_name(kind), id->str, near);
+        else
+            nsd_diag_at(diag, id, "[%s]: no %s '%s' in the plugin search path (available: %s)",
+                        name, nsd_kind_name(kind), id->str, k ? list : "none");
+        free(ids);
+        return 1;
+    }
+    if (p->info->kind != kind) {
+        nsd_diag_at(diag, id, "[%s]: '%s' is a %s, not a %s", name, id->str,
+                    nsd_kind_name(p->info->kind), nsd_kind_name(kind));
+        return 1;
+    }
+    sec->plugin = p;
+    char label[160];
+    snprintf(label, sizeof label, "[%s] (%s)", name, p->info->id);
+    static const char *const skip[] = {"id", NULL};
+    return nsd_params_resolve(&sec->params, p->info->params, p->info->n_params, t, label, skip,
+                              diag);
+}
+
+static size_t string_list(const nsd_toml_node *table, const char *key, char ***out, size_t *n,
+                          int *present, nsd_diag *diag) {
+    const nsd_toml_node *v = nsd_toml_get(table, key);
+    *present = v != NULL;
+    if (!v) return 0;
+    if (v->type != NSD_TOML_ARRAY) {
+        nsd_diag_at(diag, v, "[plot] key '%s': expected an array of strings, found %s", key,
+                    nsd_toml_type_name(v->type));
+        return 1;
+    }
+    *out = calloc(v->n_items ? v->n_items : 1, sizeof **out);
+    if (!*out) abort();
+    for (size_t i = 0; i < v->n_items; ++i) {
+        if (v->items[i].type != NSD_TOML_STRING) {
+            nsd_diag_at(diag, &v->items[i], "[plot] key '%s' element %zu: expected a string, found %s",
+                        key, i + 1, nsd_toml_type_name(v->items[i].type));
+            return 1;
+        }
+        (*out)[(*n)++] = dup_str(v->items[i].str);
+    }
+    return 0;
+}
+
+size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag) {
+    size_t errors = 0;
+    const nsd_toml_node *root = &cfg->root;
+    for (size_t i = 0; i < root->n_items; ++i) {
+        const nsd_toml_node *e = &root->items[i];
+        int known = 0;
+        for (size_t k = 0; k < NSDYN_COUNT(top_keys); ++k)
+            if (strcmp(e->key, top_keys[k]) == 0) known = 1;
+        if (!known) {
+            const char *near = nsd_did_you_mean(e->key, top_keys, NSDYN_COUNT(top_keys));
+            if (near)
+                nsd_diag_at(diag, e, "unknown top-level key '%s' (did you mean '%s'?)", e->key, near);
+            else
+                nsd_diag_at(diag, e, "unknown top-level key '%s' (known: title, plugin_path, system, contact, friction, integrator, initial, run, plot, compare, variant)",
+                            e->key);
+            errors++;
+        }
+    }
+    const nsd_toml_node *title = nsd_toml_get(root, "title");
+    if (title && title->type != NSD_TOML_STRING) {
+        nsd_diag_at(diag, title, "'title': expected a string, found %s", nsd_toml_type_name(title->type));
+        errors++;
+    }
+    free(cfg->title);
+    cfg->title = NULL;
+    if (title && title->type == NSD_TOML_STRING) cfg->title = dup_str(title->str);
+    else {
+        const char *base = cfg->path ? strrchr(cfg->path, '/') : NULL;
+        cfg->title = dup_str(base ? base + 1 : cfg->path ? cfg->path : "nsdyn run");
+        char *dot = strrchr(cfg->title, '.');
+        if (dot) *dot = '\0';
+    }
+    errors += resolve_section(&cfg->system, NSDYN_KIND_SYSTEM, root, reg, 1, diag);
+    errors += resolve_section(&cfg->contact, NSDYN_KIND_CONTACT, root, reg, 0, diag);
+    errors += resolve_section(&cfg->friction, NSDYN_KIND_FRICTION, root, reg, 0, diag);
+    errors += resolve_section(&cfg->integrator, NSDYN_KIND_INTEGRATOR, root, reg, 1, diag);
+
+    const nsd_toml_node *run = nsd_toml_get(root, "run");
+    if (!run) {
+        nsd_diag_at(diag, root, "missing section [run] (it sets at least t_end, the end time in s)");
+        errors++;
+    } else if (run->type != NSD_TOML_TABLE) {
+        nsd_diag_at(diag, run, "'run' must be a table, found %s", nsd_toml_type_name(run->type));
+        errors++;
+    } else {
+        errors += nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, run, "[run]",
+                                     NULL, diag);
+        double t0 = nsd_run_num(cfg, "t_start"), t1 = nsd_run_num(cfg, "t_end");
+        if (cfg->run.from[0] && !(t1 > t0)) {
+            nsd_diag_at(diag, cfg->run.from[0], "[run] key 't_end' = %g must be later than t_start = %g",
+                        t1, t0);
+            errors++;
+        }
+        double dt = nsd_run_num(cfg, "output_dt");
+        if (dt > 0 && dt > t1 - t0) {
+            nsd_diag_at(diag, cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "output_dt")],
+                        "[run] key 'output_dt' = %g is longer than the run (%g s)", dt, t1 - t0);
+            errors++;
+        }
+    }
+    if (!cfg->run.values) /* keep accessors safe after errors */
+        nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, NULL, "[run]", NULL, diag);
+
+    const nsd_toml_node *plot = nsd_toml_get(root, "plot");
+    static const char *const plot_skip[] = {"series", "phase", NULL};
+    if (plot && plot->type != NSD_TOML_TABLE) {
+        nsd_diag_at(diag, plot, "'plot' must be a table, found %s", nsd_toml_type_name(plot->type));
+        errors++;
+        plot = NULL;
+    }
+    errors += nsd_params_resolve(&cfg->plot, nsd_plot_decls, nsd_n_plot_decls, plot, "[plot]",
+                                 plot_skip, diag);
+    if (plot) {
+        errors += string_list(plot, "series", &cfg->series, &cfg->n_series, &cfg->have_series, diag);
+        errors += string_list(plot, "phase", &cfg->phase, &cfg->n_phase, &cfg->have_phase, diag);
+        for (size_t i = 0; i < cfg->n_phase; ++i)
+            if (!strchr(cfg->phase[i], ':')) {
+                nsd_diag_at(diag, nsd_toml_get(plot, "phase"),
+                            "[plot] key 'phase': \"%s\" is not a pair \"x:y\" of channel names",
+                            cfg->phase[i]);
+                errors++;
+            }
+    }
+    const nsd_toml_node *initial = nsd_toml_get(root, "initial");
+    if (initial && initial->type != NSD_TOML_TABLE) {
+        nsd_diag_at(diag, initial, "'initial' must be a table, found %s", nsd_toml_type_name(initial->type));
+        errors++;
+    }
+    return errors;
+}
+
+static void free_section(nsd_section *s) { nsd_params_free(&s->params); }
+
+void nsd_config_free(nsd_config *cfg) {
+    free_section(&cfg->system);
+    free_section(&cfg->contact);
+    free_section(&cfg->friction);
+    free_section(&cfg->integrator);
+    nsd_params_free(&cfg->run);
+    nsd_params_free(&cfg->plot);
+    for (size_t i = 0; i < cfg->n_series; ++i) free(cfg->series[i]);
+    for (size_t i = 0; i < cfg->n_phase; ++i) free(cfg->phase[i]);
+    free(cfg->series);
+    free(cfg->phase);
+    nsd_toml_node_clear(&cfg->root);
+    if (!cfg->derived) {
+        for (size_t i = 0; i < cfg->n_set_docs; ++i) nsd_toml_free(cfg->set_docs[i]);
+        free(cfg->set_docs);
+        nsd_toml_free(cfg->doc);
+    }
+    free(cfg->path);
+    free(cfg->title);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+static const char *section_id(const nsd_toml_node *t) {
+    const nsd_toml_node *id = t && t->type == NSD_TOML_TABLE ? nsd_toml_get(t, "id") : NULL;
+    return id && id->type == NSD_TOML_STRING ? id->str : NULL;
+}
+
+void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_node *variant) {
+    memset(out, 0, sizeof *out);
+    out->derived = 1;
+    out->doc = base->doc;
+    out->path = dup_str(base->path);
+    nsd_toml_node_copy(&out->root, &base->root);
+    nsd_toml_table_remove(&out->root, "compare");
+    nsd_toml_table_remove(&out->root, "variant");
+    for (size_t i = 0; i < variant->n_items; ++i) {
+        const nsd_toml_node *e = &variant->items[i];
+        if (strcmp(e->key, "name") == 0) continue;
+        nsd_toml_node *dst = table_child(&out->root, e->key);
+        if (e->type != NSD_TOML_TABLE || !dst || dst->type != NSD_TOML_TABLE) {
+            nsd_toml_table_set(&out->root, e->key, e);
+            continue;
+        }
+        const char *new_id = section_id(e), *old_id = section_id(dst);
+        if (new_id && old_id && strcmp(new_id, old_id) != 0) {
+            /* Another plugin: start from its defaults plus the variant's keys. */
+            nsd_toml_table_set(&out->root, e->key, e);
+            continue;
+        }
+        for (size_t k = 0; k < e->n_items; ++k) nsd_toml_table_set(dst, e->items[k].key, &e->items[k]);
+    }
+}

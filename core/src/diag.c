@@ -1,0 +1,94 @@
+#include "diag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void push(nsd_diag *d, char *line) {
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 8;
+        char **lines = realloc(d->lines, d->cap * sizeof *lines);
+        if (!lines) abort();
+        d->lines = lines;
+    }
+    d->lines[d->n++] = line;
+}
+
+static char *vformat(const char *prefix, const char *fmt, va_list ap) {
+    char body[1024];
+    vsnprintf(body, sizeof body, fmt, ap);
+    size_t len = strlen(prefix) + strlen(body) + 1;
+    char *line = malloc(len);
+    if (!line) abort();
+    snprintf(line, len, "%s%s", prefix, body);
+    return line;
+}
+
+const char *nsd_node_where(const nsd_toml_node *node, char *buf, size_t len) {
+    if (!node || !node->source) snprintf(buf, len, "config");
+    else if (node->line > 0) snprintf(buf, len, "%s:%d:%d", node->source, node->line, node->column);
+    else snprintf(buf, len, "%s", node->source);
+    return buf;
+}
+
+void nsd_diag_at(nsd_diag *d, const nsd_toml_node *where, const char *fmt, ...) {
+    char prefix[512], pos[480];
+    snprintf(prefix, sizeof prefix, "%s: ", nsd_node_where(where, pos, sizeof pos));
+    va_list ap;
+    va_start(ap, fmt);
+    push(d, vformat(prefix, fmt, ap));
+    va_end(ap);
+}
+
+void nsd_diag_add(nsd_diag *d, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    push(d, vformat("", fmt, ap));
+    va_end(ap);
+}
+
+void nsd_diag_print(const nsd_diag *d, FILE *out) {
+    for (size_t i = 0; i < d->n; ++i) fprintf(out, "error: %s\n", d->lines[i]);
+}
+
+void nsd_diag_free(nsd_diag *d) {
+    for (size_t i = 0; i < d->n; ++i) free(d->lines[i]);
+    free(d->lines);
+    memset(d, 0, sizeof *d);
+}
+
+/* Levenshtein distance, bounded to short identifiers. */
+static size_t edit_distance(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63) return (size_t)-1;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; ++j) row[j] = j;
+    for (size_t i = 1; i <= la; ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; ++j) {
+            size_t up = row[j];
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = diag + cost;
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *nsd_did_you_mean(const char *word, const char *const *candidates, size_t n) {
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    size_t limit = strlen(word) / 3 + 1;
+    if (limit < 2) limit = 2;
+    for (size_t i = 0; i < n; ++i) {
+        size_t dist = edit_distance(word, candidates[i]);
+        if (dist < best_d) {
+            best_d = dist;
+            best = candidates[i];
+        }
+    }
+    return best_d <= limit ? best : NULL;
+}

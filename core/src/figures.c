@@ -1,0 +1,215 @@
+#define _GNU_SOURCE
+#include "figures.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+
+static void push_written(char ***written, size_t *n, const char *path) {
+    *written = realloc(*written, (*n + 1) * sizeof **written);
+    if (!*written) abort();
+    (*written)[(*n)++] = strdup(path);
+}
+
+size_t nsd_figures_series(const nsd_config *cfg, const nsd_model *m, const char ***names) {
+    if (cfg->have_series) {
+        *names = (const char **)cfg->series;
+        return cfg->n_series;
+    }
+    size_t n = 0;
+    if (m->layout.plot_series)
+        while (m->layout.plot_series[n]) n++;
+    *names = (const char **)m->layout.plot_series;
+    return n;
+}
+
+static void axis_label(const nsd_channel *c, char *buf, size_t len) {
+    if (strcmp(c->unit, "1") == 0) snprintf(buf, len, "%s", c->label);
+    else snprintf(buf, len, "%s [%s]", c->label, c->unit);
+}
+
+/* Column c of a series, copied out (curves take plain arrays). */
+static double *column(const nsd_series *s, size_t c) {
+    double *x = malloc((s->rows ? s->rows : 1) * sizeof *x);
+    if (!x) abort();
+    for (size_t r = 0; r < s->rows; ++r) x[r] = nsd_series_at(s, r, c);
+    return x;
+}
+
+typedef struct strobe {
+    nsd_model *model;
+    const nsd_series *s;
+    size_t n_snapshots;
+    double *q;
+} strobe;
+
+static void draw_strobe(void *ctx, const nsdyn_canvas *canvas) {
+    strobe *st = ctx;
+    const nsd_series *s = st->s;
+    if (!s->rows || !st->model->sys->draw) return;
+    size_t n = st->n_snapshots < s->rows ? st->n_snapshots : s->rows;
+    for (size_t k = 0; k < n; ++k) {
+        size_t r = n > 1 ? k * (s->rows - 1) / (n - 1) : 0;
+        const double *row = s->data + r * s->n_channels;
+        st->model->sys->draw(st->model->sys_inst, row[0], row + 1, canvas);
+    }
+}
+
+static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
+                      const nsd_figure_run *runs, size_t n_runs, const char **names,
+                      size_t n_names, char *err, size_t err_len) {
+    nsd_panel *panels = calloc(n_names ? n_names : 1, sizeof *panels);
+    nsd_curve *curves = calloc((n_names ? n_names : 1) * n_runs, sizeof *curves);
+    double **cols = calloc((n_names ? n_names : 1) * n_runs * 2, sizeof *cols);
+    char (*labels)[160] = calloc(n_names ? n_names : 1, sizeof *labels);
+    if (!panels || !curves || !cols || !labels) abort();
+    size_t np = 0, nc = 0, ncol = 0;
+    for (size_t i = 0; i < n_names; ++i) {
+        int c0 = nsd_model_channel(runs[0].model, names[i]);
+        if (c0 < 0) continue;
+        nsd_panel *p = &panels[np];
+        axis_label(&runs[0].model->channels[c0], labels[np], sizeof labels[np]);
+        p->xlabel = "time t [s]";
+        p->ylabel = labels[np];
+        p->xmin = p->xmax = p->ymin = p->ymax = NAN;
+        p->curves = &curves[nc];
+        p->vlines = n_runs == 1 ? runs[0].result->event_times : NULL;
+        p->n_vlines = n_runs == 1 ? runs[0].result->n_events : 0;
+        p->legend_position = 4;
+        for (size_t k = 0; k < n_runs; ++k) {
+            int c = nsd_model_channel(runs[k].model, names[i]);
+            if (c < 0) continue;
+            nsd_curve *cv = &curves[nc++];
+            cols[ncol] = column(&runs[k].result->series, 0);
+            cols[ncol + 1] = column(&runs[k].result->series, (size_t)c);
+            cv->x = cols[ncol];
+            cv->y = cols[ncol + 1];
+            ncol += 2;
+            cv->n = runs[k].result->series.rows;
+            cv->legend = n_runs > 1 && np == 0 ? runs[k].name : NULL;
+            cv->color = (int)k;
+            cv->dashed = n_runs > 1 && k > 0 ? (int)(k % 3) : 0;
+            p->n_curves++;
+        }
+        if (n_runs == 1) p->legend_position = 0;
+        np++;
+    }
+    int rc = 0;
+    if (np) {
+        nsd_figure fig = {cfg->title, panels, np, 1, 0, 0};
+        rc = nsd_plot_write(path, fmt, &fig, err, err_len);
+    }
+    for (size_t i = 0; i < ncol; ++i) free(cols[i]);
+    free(cols);
+    free(curves);
+    free(panels);
+    free(labels);
+    return np ? rc : 1;
+}
+
+static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
+                 const nsd_figure_run *runs, size_t n_runs, char *err, size_t err_len) {
+    const char *const *pairs = cfg->have_phase ? (const char *const *)cfg->phase
+                                               : runs[0].model->layout.phase_pairs;
+    size_t n_pairs = 0;
+    if (cfg->have_phase) n_pairs = cfg->n_phase;
+    else if (pairs)
+        while (pairs[n_pairs]) n_pairs++;
+    if (!n_pairs) return 1;
+    nsd_panel *panels = calloc(n_pairs, sizeof *panels);
+    nsd_curve *curves = calloc(n_pairs * n_runs, sizeof *curves);
+    double **cols = calloc(n_pairs * n_runs * 2, sizeof *cols);
+    char (*labels)[2][160] = calloc(n_pairs, sizeof *labels);
+    if (!panels || !curves || !cols || !labels) abort();
+    size_t np = 0, nc = 0, ncol = 0;
+    for (size_t i = 0; i < n_pairs; ++i) {
+        char xname[64], yname[64];
+        const char *colon = strchr(pairs[i], ':');
+        if (!colon) continue;
+        snprintf(xname, sizeof xname, "%.*s", (int)(colon - pairs[i]), pairs[i]);
+        snprintf(yname, sizeof yname, "%s", colon + 1);
+        int cx = nsd_model_channel(runs[0].model, xname), cy = nsd_model_channel(runs[0].model, yname);
+        if (cx < 0 || cy < 0) continue;
+        nsd_panel *p = &panels[np];
+        axis_label(&runs[0].model->channels[cx], labels[np][0], sizeof labels[np][0]);
+        axis_label(&runs[0].model->channels[cy], labels[np][1], sizeof labels[np][1]);
+        p->xlabel = labels[np][0];
+        p->ylabel = labels[np][1];
+        p->xmin = p->xmax = p->ymin = p->ymax = NAN;
+        p->curves = &curves[nc];
+        p->legend_position = 0;
+        for (size_t k = 0; k < n_runs; ++k) {
+            int kx = nsd_model_channel(runs[k].model, xname), ky = nsd_model_channel(runs[k].model, yname);
+            if (kx < 0 || ky < 0) continue;
+            nsd_curve *cv = &curves[nc++];
+            cols[ncol] = column(&runs[k].result->series, (size_t)kx);
+            cols[ncol + 1] = column(&runs[k].result->series, (size_t)ky);
+            cv->x = cols[ncol];
+            cv->y = cols[ncol + 1];
+            ncol += 2;
+            cv->n = runs[k].result->series.rows;
+            cv->legend = n_runs > 1 && np == 0 ? runs[k].name : NULL;
+            cv->color = (int)k;
+            cv->width = n_runs > 1 ? 1.2 : 1.5;
+            p->n_curves++;
+        }
+        np++;
+    }
+    int rc = 1;
+    if (np) {
+        char title[300];
+        snprintf(title, sizeof title, "%s: phase portraits", cfg->title);
+        nsd_figure fig = {title, panels, np, np > 1 ? 2 : 1, 0, 0};
+        rc = nsd_plot_write(path, fmt, &fig, err, err_len);
+    }
+    for (size_t i = 0; i < ncol; ++i) free(cols[i]);
+    free(cols);
+    free(curves);
+    free(panels);
+    free(labels);
+    return rc;
+}
+
+int nsd_figures_write(const char *dir, const nsd_config *cfg, nsd_model *draw_model,
+                      const nsd_figure_run *runs, size_t n_runs, char ***written,
+                      size_t *n_written, char *err, size_t err_len) {
+    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
+    const char *ext = nsd_plot_format_ext(fmt);
+    char path[PATH_MAX];
+    const char **names;
+    size_t n_names = nsd_figures_series(cfg, runs[0].model, &names);
+    snprintf(path, sizeof path, "%s/timeseries.%s", dir, ext);
+    int rc = timeseries(path, fmt, cfg, runs, n_runs, names, n_names, err, err_len);
+    if (rc < 0) return -1;
+    if (rc == 0) push_written(written, n_written, path);
+    snprintf(path, sizeof path, "%s/phase.%s", dir, ext);
+    rc = phase(path, fmt, cfg, runs, n_runs, err, err_len);
+    if (rc < 0) return -1;
+    if (rc == 0) push_written(written, n_written, path);
+
+    size_t snaps = (size_t)nsd_plot_num(cfg, "snapshots");
+    if (n_runs == 1 && snaps && draw_model && draw_model->sys->draw && runs[0].result->series.rows) {
+        strobe st = {draw_model, &runs[0].result->series, snaps, NULL};
+        /* Trace of the contact point under the pictures when there is one. */
+        nsd_panel panel = {0};
+        char title[300];
+        snprintf(title, sizeof title, "%s: %zu snapshots, t = %.3g to %.3g s", cfg->title, snaps,
+                 runs[0].result->series.data[0],
+                 nsd_series_at(&runs[0].result->series, runs[0].result->series.rows - 1, 0));
+        panel.title = title;
+        panel.xlabel = draw_model->layout.draw_x_label ? draw_model->layout.draw_x_label : "x [m]";
+        panel.ylabel = draw_model->layout.draw_y_label ? draw_model->layout.draw_y_label : "y [m]";
+        panel.xmin = panel.xmax = panel.ymin = panel.ymax = NAN;
+        panel.equal_aspect = 1;
+        panel.draw = draw_strobe;
+        panel.draw_ctx = &st;
+        nsd_figure fig = {NULL, &panel, 1, 1, 1600, 600};
+        snprintf(path, sizeof path, "%s/snapshots.%s", dir, ext);
+        if (nsd_plot_write(path, fmt, &fig, err, err_len) != 0) return -1;
+        push_written(written, n_written, path);
+    }
+    return 0;
+}

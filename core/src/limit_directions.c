@@ -1,0 +1,110 @@
+#define _DEFAULT_SOURCE
+#include "limit_directions.h"
+
+#include <math.h>
+#include <string.h>
+
+static void flow(const nsd_limit_analysis *la, double phi, double *ux, double *uy) {
+    double dx = cos(phi), dy = sin(phi), F = la->F_kinetic;
+    *ux = la->a[0] - F * (la->G[0] * dx + la->G[1] * dy);
+    *uy = la->a[1] - F * (la->G[2] * dx + la->G[3] * dy);
+}
+
+double nsd_limit_R(const nsd_limit_analysis *la, double phi) {
+    double ux, uy;
+    flow(la, phi, &ux, &uy);
+    return ux * cos(phi) + uy * sin(phi);
+}
+
+double nsd_limit_V(const nsd_limit_analysis *la, double phi) {
+    double ux, uy;
+    flow(la, phi, &ux, &uy);
+    return -ux * sin(phi) + uy * cos(phi);
+}
+
+int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out,
+                      char *err, size_t err_len) {
+    memset(out, 0, sizeof *out);
+    size_t c = m->nc, first = 0;
+    for (size_t i = 0, k = 0; i < m->nc; ++i) {
+        const nsdyn_contact_decl *d = &m->layout.contacts[i];
+        if (d->type == NSDYN_CONTACT_PERSISTENT && d->tangent_dim == 2 && c == m->nc) {
+            c = i;
+            first = k;
+        }
+        if (d->type == NSDYN_CONTACT_PERSISTENT) k += d->tangent_dim;
+    }
+    if (c == m->nc) {
+        snprintf(err, err_len, "system '%s' has no persistent contact with 2-D slip", m->sys->info.id);
+        return -1;
+    }
+    if (!m->friction) {
+        snprintf(err, err_len, "limit directions need a friction law");
+        return -1;
+    }
+    if (nsd_model_tangent_response(m, t, y) > NSDYN_WARNING) {
+        snprintf(err, err_len, "%s", m->failure);
+        return -1;
+    }
+    const nsdyn_contact_eval *e = &m->ce[c];
+    if (hypot(e->u[1], e->u[2]) > 1e-12) {
+        snprintf(err, err_len, "the state is not on Sigma: contact '%s' slips at (%g, %g) m/s; set its tangential velocities to zero",
+                 m->layout.contacts[c].name, e->u[1], e->u[2]);
+        return -1;
+    }
+    out->contact = c;
+    size_t ms = m->m_stick;
+    out->a[0] = m->rhs_m[first];
+    out->a[1] = m->rhs_m[first + 1];
+    out->G[0] = m->G[first * ms + first];
+    out->G[1] = m->G[first * ms + first + 1];
+    out->G[2] = m->G[(first + 1) * ms + first];
+    out->G[3] = m->G[(first + 1) * ms + first + 1];
+    m->friction->bounds(m->friction_inst, e->normal_load, &out->F_static, &out->F_kinetic);
+
+    /* Stick force: G F = -a. */
+    double A[4] = {out->G[0], out->G[1], out->G[2], out->G[3]}, b[2] = {-out->a[0], -out->a[1]};
+    if (nsd_solve_small(A, b, 2) == 0) {
+        out->stick_force[0] = b[0];
+        out->stick_force[1] = b[1];
+        double mag = hypot(b[0], b[1]);
+        out->stick_ratio = out->F_static > 0 ? mag / out->F_static : INFINITY;
+        out->rolling_by_force = mag <= out->F_static;
+    }
+    /* Roots of V on a fine grid, refined by bisection to machine level. */
+    const size_t N = 7200;
+    double prev_phi = 0.0, prev_v = nsd_limit_V(out, 0.0);
+    for (size_t i = 1; i <= N && out->n_dirs < NSD_MAX_LIMIT_DIRS; ++i) {
+        double phi = 2.0 * M_PI * (double)i / (double)N, v = nsd_limit_V(out, phi);
+        if (prev_v == 0.0 || (prev_v < 0) != (v < 0)) {
+            double lo = prev_phi, hi = phi, vlo = prev_v;
+            if (prev_v != 0.0)
+                for (int it = 0; it < 80; ++it) {
+                    double mid = 0.5 * (lo + hi), vm = nsd_limit_V(out, mid);
+                    if ((vm < 0) == (vlo < 0)) {
+                        lo = mid;
+                        vlo = vm;
+                    } else hi = mid;
+                }
+            double root = fmod(prev_v == 0.0 ? prev_phi : 0.5 * (lo + hi), 2.0 * M_PI);
+            int dup = 0;
+            for (size_t k = 0; k < out->n_dirs; ++k) {
+                double gap = fabs(out->dirs[k].phi - root);
+                if (gap < 1e-9 || 2.0 * M_PI - gap < 1e-9) dup = 1;
+            }
+            prev_phi = phi;
+            prev_v = v;
+            if (dup) continue;
+            nsd_limit_dir *d = &out->dirs[out->n_dirs++];
+            d->phi = root;
+            d->R = nsd_limit_R(out, d->phi);
+            d->attracting = d->R < 0;
+        }
+        prev_phi = phi;
+        prev_v = v;
+    }
+    out->rolling_by_directions = out->n_dirs > 0;
+    for (size_t i = 0; i < out->n_dirs; ++i)
+        if (!out->dirs[i].attracting) out->rolling_by_directions = 0;
+    return 0;
+}

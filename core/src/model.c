@@ -1,0 +1,436 @@
+#define _GNU_SOURCE
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size);
+    if (!p) abort();
+    return p;
+}
+
+static void add_channel(nsd_model *m, const char *name, const char *unit, const char *label) {
+    nsd_channel *c = &m->channels[m->n_channels++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(c->unit, sizeof c->unit, "%s", unit && *unit ? unit : "1");
+    snprintf(c->label, sizeof c->label, "%s", label && *label ? label : name);
+}
+
+int nsd_model_channel(const nsd_model *m, const char *name) {
+    for (size_t i = 0; i < m->n_channels; ++i)
+        if (strcmp(m->channels[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+static void *create_plugin(const nsd_section *s, const nsdyn_host *host, nsd_diag *diag,
+                           size_t *errors) {
+    char err[512] = "";
+    void *(*create)(const nsdyn_value *, const nsdyn_host *, char *, size_t) = NULL;
+    switch (s->kind) {
+    case NSDYN_KIND_SYSTEM: create = ((const nsdyn_system *)s->plugin->info)->create; break;
+    case NSDYN_KIND_CONTACT: create = ((const nsdyn_contact_law *)s->plugin->info)->create; break;
+    case NSDYN_KIND_FRICTION: create = ((const nsdyn_friction_law *)s->plugin->info)->create; break;
+    case NSDYN_KIND_INTEGRATOR: create = ((const nsdyn_integrator *)s->plugin->info)->create; break;
+    }
+    void *inst = create(s->params.values, host, err, sizeof err);
+    if (!inst) {
+        nsd_diag_at(diag, s->table, "[%s] (%s): %s", nsd_kind_section(s->kind), s->plugin->info->id,
+                    err[0] ? err : "the plugin refused these parameters");
+        (*errors)++;
+    }
+    return inst;
+}
+
+static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+    const nsd_toml_node *init = nsd_toml_get(&cfg->root, "initial");
+    if (!init || init->type != NSD_TOML_TABLE) return 0;
+    size_t errors = 0, ns = m->nq + m->nv;
+    const char **names = xcalloc(ns, sizeof *names);
+    for (size_t i = 0; i < m->nq; ++i) names[i] = m->layout.q[i].name;
+    for (size_t i = 0; i < m->nv; ++i) names[m->nq + i] = m->layout.v[i].name;
+    for (size_t k = 0; k < init->n_items; ++k) {
+        const nsd_toml_node *e = &init->items[k];
+        size_t i = 0;
+        while (i < ns && strcmp(names[i], e->key) != 0) i++;
+        if (i == ns) {
+            const char *near = nsd_did_you_mean(e->key, names, ns);
+            char list[512] = "";
+            for (size_t j = 0; j < ns; ++j) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", names[j]);
+            }
+            if (near)
+                nsd_diag_at(diag, e, "[initial]: '%s' is not a state of system '%s' (did you mean '%s'?)",
+                            e->key, cfg->system.plugin->info->id, near);
+            else
+                nsd_diag_at(diag, e, "[initial]: '%s' is not a state of system '%s' (states: %s)",
+                            e->key, cfg->system.plugin->info->id, list);
+            errors++;
+            continue;
+        }
+        if (e->type != NSD_TOML_FLOAT && e->type != NSD_TOML_INTEGER) {
+            nsd_diag_at(diag, e, "[initial] key '%s': expected a real number, found %s", e->key,
+                        nsd_toml_type_name(e->type));
+            errors++;
+            continue;
+        }
+        if (!isfinite(e->real)) {
+            nsd_diag_at(diag, e, "[initial] key '%s': expected a finite number, found %g", e->key, e->real);
+            errors++;
+            continue;
+        }
+        m->y0[i] = e->real;
+    }
+    free(names);
+    return errors;
+}
+
+size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
+                        nsd_diag *diag) {
+    memset(m, 0, sizeof *m);
+    size_t errors = 0;
+    m->sys = (const nsdyn_system *)cfg->system.plugin->info;
+    m->sys_inst = create_plugin(&cfg->system, host, diag, &errors);
+    if (cfg->contact.plugin) {
+        m->contact = (const nsdyn_contact_law *)cfg->contact.plugin->info;
+        m->contact_inst = create_plugin(&cfg->contact, host, diag, &errors);
+    }
+    if (cfg->friction.plugin) {
+        m->friction = (const nsdyn_friction_law *)cfg->friction.plugin->info;
+        m->friction_inst = create_plugin(&cfg->friction, host, diag, &errors);
+    }
+    if (errors) return errors;
+
+    m->layout.struct_size = sizeof m->layout;
+    if (m->sys->layout(m->sys_inst, &m->layout) > NSDYN_WARNING || m->layout.nq + m->layout.nv == 0 ||
+        !m->layout.q || !m->layout.v || (m->layout.n_contacts && !m->layout.contacts)) {
+        nsd_diag_at(diag, cfg->system.table, "[system] (%s): the plugin reported an invalid layout",
+                    m->sys->info.id);
+        return errors + 1;
+    }
+    m->nq = m->layout.nq;
+    m->nv = m->layout.nv;
+    m->nc = m->layout.n_contacts;
+    m->hold_stick = nsd_run_num(cfg, "hold_stick") != 0;
+
+    m->z_offset = xcalloc(m->nc, sizeof *m->z_offset);
+    m->z_count = xcalloc(m->nc, sizeof *m->z_count);
+    size_t nz = 0, n_persistent = 0;
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_decl *d = &m->layout.contacts[c];
+        m->z_offset[c] = m->nq + m->nv + nz;
+        int stick = m->hold_stick && d->type == NSDYN_CONTACT_PERSISTENT;
+        if (m->friction && !stick) m->z_count[c] = m->friction->n_states(m->friction_inst, d->tangent_dim);
+        nz += m->z_count[c];
+        if (d->type == NSDYN_CONTACT_PERSISTENT) {
+            n_persistent++;
+            if (m->hold_stick) m->m_stick += d->tangent_dim;
+        }
+    }
+    if (m->hold_stick && n_persistent == 0) {
+        nsd_diag_at(diag, cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "hold_stick")],
+                    "[run] key 'hold_stick' = true, but system '%s' has no persistent contact to hold in stick",
+                    m->sys->info.id);
+        errors++;
+    }
+    m->nz = nz;
+    m->n = m->nq + m->nv + nz;
+
+    m->ce = xcalloc(m->nc, sizeof *m->ce);
+    m->lambda = xcalloc(3 * m->nc, sizeof *m->lambda);
+    m->W = xcalloc(3 * m->nv * (m->nc ? m->nc : 1), sizeof *m->W);
+    m->a0 = xcalloc(m->nv, sizeof *m->a0);
+    m->vdot_unit = xcalloc(m->nv, sizeof *m->vdot_unit);
+    m->vdot_sample = xcalloc(m->nv, sizeof *m->vdot_sample);
+    /* Tangential response buffers serve stick and limit directions: size
+     * them for every tangential direction of every persistent contact. */
+    size_t m_all = 0;
+    for (size_t c = 0; c < m->nc; ++c)
+        if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT) m_all += m->layout.contacts[c].tangent_dim;
+    m->m_stick = m_all;
+    m->B = xcalloc(m_all * m->nv, sizeof *m->B);
+    m->G = xcalloc(m_all * m_all, sizeof *m->G);
+    m->rhs_m = xcalloc(m_all, sizeof *m->rhs_m);
+    m->stick_contact = xcalloc(m_all, sizeof *m->stick_contact);
+    m->stick_dir = xcalloc(m_all, sizeof *m->stick_dir);
+    size_t k = 0;
+    for (size_t c = 0; c < m->nc; ++c)
+        if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT)
+            for (size_t d = 0; d < m->layout.contacts[c].tangent_dim; ++d) {
+                m->stick_contact[k] = c;
+                m->stick_dir[k] = d;
+                k++;
+            }
+    /* Event functions: the system's stop conditions, then its switches. */
+    size_t n_stops = m->sys->stops ? m->layout.n_stops : 0;
+    size_t n_switches = m->sys->switches && m->sys->on_switch ? m->layout.n_switches : 0;
+    if (n_stops < m->layout.n_stops) m->layout.n_stops = 0;
+    if (n_switches < m->layout.n_switches) m->layout.n_switches = 0;
+    m->n_events = n_stops + n_switches;
+    m->stop_direction = xcalloc(m->n_events, sizeof *m->stop_direction);
+    for (size_t i = 0; i < n_stops; ++i) m->stop_direction[i] = -1;
+    for (size_t i = 0; i < n_switches; ++i)
+        m->stop_direction[n_stops + i] = m->layout.switch_direction ? m->layout.switch_direction[i] : 0;
+
+    /* Channels. */
+    size_t nch = 1 + m->n + 3 * m->nc + m->layout.n_outputs;
+    m->channels = xcalloc(nch, sizeof *m->channels);
+    add_channel(m, "t", "s", "time t");
+    for (size_t i = 0; i < m->nq; ++i) add_channel(m, m->layout.q[i].name, m->layout.q[i].unit, m->layout.q[i].label);
+    for (size_t i = 0; i < m->nv; ++i) add_channel(m, m->layout.v[i].name, m->layout.v[i].unit, m->layout.v[i].label);
+    for (size_t c = 0; c < m->nc; ++c)
+        for (size_t i = 0; i < m->z_count[c]; ++i) {
+            char name[64], label[112];
+            snprintf(name, sizeof name, "%s.z%zu", m->layout.contacts[c].name, i + 1);
+            snprintf(label, sizeof label, "friction state %zu at %s", i + 1, m->layout.contacts[c].name);
+            add_channel(m, name, "m", label);
+        }
+    for (size_t c = 0; c < m->nc; ++c) {
+        const char *cn = m->layout.contacts[c].name;
+        char name[64], label[112];
+        snprintf(name, sizeof name, "%s.N", cn);
+        snprintf(label, sizeof label, "normal force at %s", cn);
+        add_channel(m, name, "N", label);
+        for (size_t d = 0; d < m->layout.contacts[c].tangent_dim && d < 2; ++d) {
+            snprintf(name, sizeof name, "%s.Ft%zu", cn, d + 1);
+            snprintf(label, sizeof label, "friction force %zu at %s", d + 1, cn);
+            add_channel(m, name, "N", label);
+        }
+    }
+    for (size_t i = 0; i < m->layout.n_outputs; ++i)
+        add_channel(m, m->layout.outputs[i].name, m->layout.outputs[i].unit, m->layout.outputs[i].label);
+
+    m->y0 = xcalloc(m->n, sizeof *m->y0);
+    if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
+    errors += read_initial(m, cfg, diag);
+    return errors;
+}
+
+void nsd_model_destroy(nsd_model *m) {
+    if (m->sys && m->sys_inst) m->sys->destroy(m->sys_inst);
+    if (m->contact && m->contact_inst) m->contact->destroy(m->contact_inst);
+    if (m->friction && m->friction_inst) m->friction->destroy(m->friction_inst);
+    free(m->z_offset);
+    free(m->z_count);
+    free(m->channels);
+    free(m->y0);
+    free(m->ce);
+    free(m->lambda);
+    free(m->W);
+    free(m->a0);
+    free(m->vdot_unit);
+    free(m->vdot_sample);
+    free(m->B);
+    free(m->G);
+    free(m->rhs_m);
+    free(m->stick_contact);
+    free(m->stick_dir);
+    free(m->stop_direction);
+    memset(m, 0, sizeof *m);
+}
+
+static nsdyn_status fail(nsd_model *m, nsdyn_status st, double t, const char *what) {
+    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st, t);
+    return st;
+}
+
+int nsd_solve_small(double *A, double *b, size_t n) {
+    for (size_t col = 0; col < n; ++col) {
+        size_t piv = col;
+        for (size_t r = col + 1; r < n; ++r)
+            if (fabs(A[r * n + col]) > fabs(A[piv * n + col])) piv = r;
+        if (!(fabs(A[piv * n + col]) > 1e-300)) return -1;
+        if (piv != col) {
+            for (size_t c = 0; c < n; ++c) {
+                double tmp = A[col * n + c];
+                A[col * n + c] = A[piv * n + c];
+                A[piv * n + c] = tmp;
+            }
+            double tmp = b[col];
+            b[col] = b[piv];
+            b[piv] = tmp;
+        }
+        for (size_t r = col + 1; r < n; ++r) {
+            double f = A[r * n + col] / A[col * n + col];
+            for (size_t c = col; c < n; ++c) A[r * n + c] -= f * A[col * n + c];
+            b[r] -= f * b[col];
+        }
+    }
+    for (size_t r = n; r-- > 0;) {
+        double s = b[r];
+        for (size_t c = r + 1; c < n; ++c) s -= A[r * n + c] * b[c];
+        b[r] = s / A[r * n + r];
+    }
+    return 0;
+}
+
+/* Contact evaluation plus normal and friction forces of contacts that are
+ * not held in stick. Stick components of lambda are left at zero. */
+static nsdyn_status contact_forces(nsd_model *m, double t, const double *y, double *zdot,
+                                   int want_jacobians) {
+    const double *q = y, *v = y + m->nq;
+    for (size_t c = 0; c < m->nc; ++c) m->ce[c].active = 1;
+    for (size_t c = 0; c < m->nc; ++c)
+        m->ce[c].W = want_jacobians && m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT
+                         ? m->W + c * 3 * m->nv
+                         : NULL;
+    if (m->nc) {
+        nsdyn_status st = m->sys->contacts(m->sys_inst, t, q, v, m->ce);
+        if (st > NSDYN_WARNING) return fail(m, st, t, "system contacts()");
+    }
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_decl *d = &m->layout.contacts[c];
+        const nsdyn_contact_eval *e = &m->ce[c];
+        double *lam = m->lambda + 3 * c;
+        double N = 0.0;
+        if (!e->active) N = 0.0; /* switched off in the system's current mode */
+        else if (d->type == NSDYN_CONTACT_PERSISTENT) N = e->normal_load;
+        else if (m->contact && m->contact->normal_force) {
+            nsdyn_status st = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &N);
+            if (st > NSDYN_WARNING) return fail(m, st, t, "contact law normal_force()");
+        }
+        lam[0] = N;
+        lam[1] = lam[2] = 0.0;
+        int stick = m->hold_stick && d->type == NSDYN_CONTACT_PERSISTENT;
+        if (stick || !m->friction || N <= 0.0) {
+            if (zdot)
+                for (size_t i = 0; i < m->z_count[c]; ++i) zdot[m->z_offset[c] - m->nq - m->nv + i] = 0.0;
+            continue;
+        }
+        nsdyn_friction_input in = {d->tangent_dim, {e->u[1], e->u[2]}, N,
+                                   m->z_count[c] ? y + m->z_offset[c] : NULL};
+        double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
+        double scratch[8];
+        nsdyn_status st = m->friction->force(m->friction_inst, &in, lam + 1, rate ? rate : scratch);
+        if (st > NSDYN_WARNING) return fail(m, st, t, "friction law force()");
+    }
+    return NSDYN_OK;
+}
+
+nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y) {
+    const double *q = y, *v = y + m->nq;
+    nsdyn_status st = contact_forces(m, t, y, NULL, 1);
+    if (st > NSDYN_WARNING) return st;
+    size_t ms = m->m_stick, nv = m->nv;
+    for (size_t k = 0; k < ms; ++k) m->lambda[3 * m->stick_contact[k] + 1 + m->stick_dir[k]] = 0.0;
+    st = m->sys->dynamics(m->sys_inst, t, q, v, m->lambda, m->a0);
+    if (st > NSDYN_WARNING) return fail(m, st, t, "system dynamics()");
+    /* Columns of M^-1 W_t^T: response to a unit force on each component
+     * (exact, since dynamics() is affine in the contact forces). */
+    for (size_t j = 0; j < ms; ++j) {
+        double *slot = &m->lambda[3 * m->stick_contact[j] + 1 + m->stick_dir[j]];
+        *slot = 1.0;
+        st = m->sys->dynamics(m->sys_inst, t, q, v, m->lambda, m->vdot_unit);
+        *slot = 0.0;
+        if (st > NSDYN_WARNING) return fail(m, st, t, "system dynamics()");
+        for (size_t i = 0; i < nv; ++i) m->B[j * nv + i] = m->vdot_unit[i] - m->a0[i];
+    }
+    for (size_t k = 0; k < ms; ++k) {
+        const double *Wrow = m->W + m->stick_contact[k] * 3 * nv + (1 + m->stick_dir[k]) * nv;
+        double acc = m->ce[m->stick_contact[k]].drift[1 + m->stick_dir[k]];
+        for (size_t i = 0; i < nv; ++i) acc += Wrow[i] * m->a0[i];
+        m->rhs_m[k] = acc;
+        for (size_t j = 0; j < ms; ++j) {
+            double g = 0.0;
+            for (size_t i = 0; i < nv; ++i) g += Wrow[i] * m->B[j * nv + i];
+            m->G[k * ms + j] = g;
+        }
+    }
+    return NSDYN_OK;
+}
+
+/* Stick: choose the tangential forces x with G x = -a_t, so the tangential
+ * accelerations vanish; then v' = a0 + B x. */
+static nsdyn_status solve_stick(nsd_model *m, double t, const double *y, double *vdot) {
+    nsdyn_status st = nsd_model_tangent_response(m, t, y);
+    if (st > NSDYN_WARNING) return st;
+    size_t ms = m->m_stick, nv = m->nv;
+    for (size_t k = 0; k < ms; ++k) m->rhs_m[k] = -m->rhs_m[k];
+    if (nsd_solve_small(m->G, m->rhs_m, ms) != 0) {
+        snprintf(m->failure, sizeof m->failure,
+                 "stick constraint is singular at t = %.9g s (the friction force cannot hold the contact)", t);
+        return NSDYN_ERROR;
+    }
+    for (size_t i = 0; i < nv; ++i) vdot[i] = m->a0[i];
+    for (size_t j = 0; j < ms; ++j) {
+        m->lambda[3 * m->stick_contact[j] + 1 + m->stick_dir[j]] = m->rhs_m[j];
+        for (size_t i = 0; i < nv; ++i) vdot[i] += m->B[j * nv + i] * m->rhs_m[j];
+    }
+    return NSDYN_OK;
+}
+
+/* Forces and accelerations at (t, y): fills lambda, vdot and zdot. */
+static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *vdot, double *zdot) {
+    if (m->hold_stick && m->m_stick) return solve_stick(m, t, y, vdot);
+    nsdyn_status st = contact_forces(m, t, y, zdot, 0);
+    if (st > NSDYN_WARNING) return st;
+    st = m->sys->dynamics(m->sys_inst, t, y, y + m->nq, m->lambda, vdot);
+    if (st > NSDYN_WARNING) return fail(m, st, t, "system dynamics()");
+    return NSDYN_OK;
+}
+
+nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot) {
+    nsd_model *m = ctx;
+    m->rhs_evals++;
+    double *zdot = ydot + m->nq + m->nv;
+    for (size_t i = 0; i < m->nz; ++i) zdot[i] = 0.0;
+    nsdyn_status st = evaluate(m, t, y, ydot + m->nq, zdot);
+    if (st > NSDYN_WARNING) return st;
+    st = m->sys->kinematics(m->sys_inst, t, y, y + m->nq, ydot);
+    if (st > NSDYN_WARNING) return fail(m, st, t, "system kinematics()");
+    for (size_t i = 0; i < m->n; ++i)
+        if (!isfinite(ydot[i])) {
+            snprintf(m->failure, sizeof m->failure, "non-finite derivative of '%s' at t = %.9g s",
+                     m->channels[1 + i].name, t);
+            return NSDYN_REJECT_STEP;
+        }
+    return NSDYN_OK;
+}
+
+nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
+    nsd_model *m = ctx;
+    if (m->layout.n_stops && m->sys->stops) {
+        nsdyn_status st = m->sys->stops(m->sys_inst, t, y, y + m->nq, g);
+        if (st > NSDYN_WARNING) return fail(m, st, t, "system stops()");
+    }
+    if (m->layout.n_switches && m->sys->switches) {
+        nsdyn_status st = evaluate(m, t, y, m->vdot_sample, NULL);
+        if (st > NSDYN_WARNING) return st;
+        st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda, g + m->layout.n_stops);
+        if (st > NSDYN_WARNING) return fail(m, st, t, "system switches()");
+    }
+    return NSDYN_OK;
+}
+
+void nsd_model_ode(nsd_model *m, nsdyn_ode *ode) {
+    *ode = (nsdyn_ode){
+        .struct_size = sizeof *ode,
+        .n = m->n,
+        .n_events = m->n_events,
+        .ctx = m,
+        .rhs = nsd_model_rhs,
+        .events = nsd_model_stops,
+        .event_direction = m->stop_direction,
+        .atol_scale = NULL,
+    };
+}
+
+nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *row) {
+    nsdyn_status st = evaluate(m, t, y, m->vdot_sample, NULL);
+    if (st > NSDYN_WARNING) return st;
+    size_t k = 0;
+    row[k++] = t;
+    for (size_t i = 0; i < m->n; ++i) row[k++] = y[i];
+    for (size_t c = 0; c < m->nc; ++c) {
+        row[k++] = m->lambda[3 * c];
+        for (size_t d = 0; d < m->layout.contacts[c].tangent_dim && d < 2; ++d)
+            row[k++] = m->lambda[3 * c + 1 + d];
+    }
+    if (m->layout.n_outputs && m->sys->outputs) {
+        st = m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, row + k);
+        if (st > NSDYN_WARNING) return fail(m, st, t, "system outputs()");
+    }
+    return NSDYN_OK;
+}

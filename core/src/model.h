@@ -1,0 +1,92 @@
+/* The composed model: one system with its contact and friction laws,
+ * assembled into the first-order problem y' = f(t, y) the integrators see.
+ *
+ * y = [ q (nq) | v (nv) | friction internal states (per contact) ].
+ *
+ * For each right-hand side: the system reports its contacts; the normal
+ * force of each comes from its persistent load or from the compliant
+ * contact law; the tangential force from the friction law (or, for a
+ * contact held in stick, from the stick constraint solved through the
+ * system's affine response to contact forces); then the system's
+ * kinematics and dynamics give q' and v'. Nothing here allocates after
+ * nsd_model_create. */
+#ifndef NSD_MODEL_H
+#define NSD_MODEL_H
+
+#include "config.h"
+#include "diag.h"
+#include "nsdyn/nsdyn.h"
+
+typedef struct nsd_channel {
+    char name[64];
+    char unit[24];
+    char label[112];
+} nsd_channel;
+
+typedef struct nsd_model {
+    const nsdyn_system *sys;
+    void *sys_inst;
+    const nsdyn_contact_law *contact;
+    void *contact_inst;
+    const nsdyn_friction_law *friction;
+    void *friction_inst;
+    nsdyn_system_layout layout;
+
+    size_t nq, nv, nz, n, nc;
+    size_t *z_offset;           /* per contact: first internal state in y */
+    size_t *z_count;
+    int hold_stick;             /* persistent contacts held in stick */
+
+    /* Channels of a sample: t, q, v, z, contact forces, system outputs. */
+    size_t n_channels;
+    nsd_channel *channels;
+
+    double *y0;                 /* initial state */
+
+    /* Work buffers (sized at creation). */
+    nsdyn_contact_eval *ce;
+    double *lambda;             /* 3 nc local contact forces */
+    double *W;                  /* 3 nv per contact */
+    double *a0, *vdot_unit;     /* nv */
+    double *vdot_sample;        /* nv, accelerations while sampling */
+    double *B;                  /* M^-1 W^T columns of stick components: m x nv */
+    double *G, *rhs_m;          /* m x m, m */
+    size_t m_stick;             /* number of stick force components */
+    size_t *stick_contact, *stick_dir;
+    size_t n_events;            /* stop conditions, then mode switches */
+    int *stop_direction;
+
+    uint64_t rhs_evals;
+    char failure[512];          /* last failure of an evaluation */
+} nsd_model;
+
+/* Instantiate the plugins of a resolved config, read [initial]. */
+size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
+                        nsd_diag *diag);
+void nsd_model_destroy(nsd_model *m);
+
+/* nsdyn_ode callbacks (ctx = nsd_model). */
+nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot);
+/* Event functions: g[0 .. n_stops) stop conditions (terminal), then
+ * g[n_stops ..) the system's mode switches. */
+nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g);
+void nsd_model_ode(nsd_model *m, nsdyn_ode *ode);
+
+/* One sample of every channel at (t, y). */
+nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *row);
+
+/* Tangential response of the persistent contacts at (t, y): the free
+ * tangential acceleration a_t (m) with zero tangential forces, and the
+ * matrix G (m x m) mapping tangential forces to tangential accelerations
+ * (G = W_t M^-1 W_t^T). Valid for any system, since dynamics() is affine in
+ * the contact forces. Fills m->G and m->rhs_m (= a_t). */
+nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y);
+
+/* Index of a channel by name, or -1. */
+int nsd_model_channel(const nsd_model *m, const char *name);
+
+/* Solve A x = b in place (n small, partial pivoting); returns 0 or -1 if
+ * singular. A is overwritten, b becomes x. */
+int nsd_solve_small(double *A, double *b, size_t n);
+
+#endif

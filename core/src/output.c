@@ -1,0 +1,176 @@
+#define _POSIX_C_SOURCE 200809L
+#include "output.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "nsdyn_build_config.h"
+
+const char *nsd_outcome_text(nsd_run_outcome o) {
+    switch (o) {
+    case NSD_RUN_COMPLETE: return "complete";
+    case NSD_RUN_STOPPED: return "stopped";
+    case NSD_RUN_FAILED: return "failed (data incomplete)";
+    }
+    return "?";
+}
+
+int nsd_make_dirs(const char *path, char *err, size_t err_len) {
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; ++p) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            snprintf(err, err_len, "cannot create directory %s: %s", buf, strerror(errno));
+            return -1;
+        }
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, err_len, "cannot create directory %s: %s", buf, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+FILE *nsd_open_tmp(const char *path, char *err, size_t err_len) {
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
+    return f;
+}
+
+int nsd_commit_file(FILE *f, const char *path, char *err, size_t err_len) {
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, err_len, "cannot write %s", tmp);
+        remove(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, err_len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int nsd_write_csv(const char *path, const nsd_channel *channels, const nsd_series *s, char *err,
+                  size_t err_len) {
+    FILE *f = nsd_open_tmp(path, err, err_len);
+    if (!f) return -1;
+    for (size_t c = 0; c < s->n_channels; ++c)
+        fprintf(f, "%s%s [%s]", c ? "," : "", channels[c].name, channels[c].unit);
+    fputc('\n', f);
+    for (size_t r = 0; r < s->rows; ++r) {
+        const double *row = s->data + r * s->n_channels;
+        for (size_t c = 0; c < s->n_channels; ++c) fprintf(f, "%s%.12g", c ? "," : "", row[c]);
+        fputc('\n', f);
+    }
+    return nsd_commit_file(f, path, err, err_len);
+}
+
+void nsd_toml_write_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; s && *s; ++s) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
+        else if (ch == '\n') fputs("\\n", out);
+        else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
+        else fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+static void write_section(FILE *f, const nsd_section *s) {
+    if (!s->plugin) return;
+    fprintf(f, "\n[%s]\nid = ", nsd_kind_section(s->kind));
+    nsd_toml_write_string(f, s->plugin->info->id);
+    fputc('\n', f);
+    nsd_params_write_toml(f, &s->params);
+}
+
+static void write_plugin_provenance(FILE *f, const nsd_section *s) {
+    if (!s->plugin) return;
+    fprintf(f, "%s = { id = ", nsd_kind_section(s->kind));
+    nsd_toml_write_string(f, s->plugin->info->id);
+    fprintf(f, ", version = ");
+    nsd_toml_write_string(f, s->plugin->info->version);
+    fprintf(f, ", abi = \"%u.%u\", file = ", s->plugin->info->abi_major, s->plugin->info->abi_minor);
+    nsd_toml_write_string(f, s->plugin->path);
+    fprintf(f, " }\n");
+}
+
+int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_model *m,
+                         const nsd_run_result *r, const char *command_line, char *err,
+                         size_t err_len) {
+    FILE *f = nsd_open_tmp(path, err, err_len);
+    if (!f) return -1;
+    char when[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(f, "# Record of an nsdyn run: the configuration as resolved (every value, defaults\n"
+               "# included) and how the run was made. Run it again with: nsdyn run run.toml\n\n");
+    fprintf(f, "title = ");
+    nsd_toml_write_string(f, cfg->title);
+    fprintf(f, "\n\n[provenance]\nhost = \"nsdyn %s\"\nabi = \"%u.%u\"\nconfig = ", NSDYN_VERSION,
+            NSDYN_ABI_MAJOR, NSDYN_ABI_MINOR);
+    nsd_toml_write_string(f, cfg->path);
+    fprintf(f, "\ncommand = ");
+    nsd_toml_write_string(f, command_line ? command_line : "");
+    fprintf(f, "\ndate = \"%s\"\n", when);
+    write_plugin_provenance(f, &cfg->system);
+    write_plugin_provenance(f, &cfg->contact);
+    write_plugin_provenance(f, &cfg->friction);
+    write_plugin_provenance(f, &cfg->integrator);
+    if (r) {
+        fprintf(f, "\n[status]\noutcome = ");
+        nsd_toml_write_string(f, nsd_outcome_text(r->outcome));
+        fprintf(f, "\nmessage = ");
+        nsd_toml_write_string(f, r->message);
+        fprintf(f, "\nt_reached = %.12g  # [s]\nwall_time = %.6g  # [s]\nsamples = %zu\n", r->t_reached,
+                r->wall_seconds, r->series.rows);
+        fprintf(f, "steps = %llu\nrhs_evals = %llu\nrejected_steps = %llu\njacobian_evals = %llu\nevents = %llu\n",
+                (unsigned long long)r->stats.steps, (unsigned long long)r->stats.rhs_evals,
+                (unsigned long long)r->stats.rejected_steps,
+                (unsigned long long)r->stats.jacobian_evals, (unsigned long long)r->n_events);
+    }
+    write_section(f, &cfg->system);
+    write_section(f, &cfg->contact);
+    write_section(f, &cfg->friction);
+    write_section(f, &cfg->integrator);
+    fprintf(f, "\n[initial]\n");
+    for (size_t i = 0; i < m->nq + m->nv; ++i)
+        fprintf(f, "%s = %.17g  # [%s]\n", m->channels[1 + i].name, m->y0[i], m->channels[1 + i].unit);
+    fprintf(f, "\n[run]\n");
+    nsd_params_write_toml(f, &cfg->run);
+    fprintf(f, "\n[plot]\n");
+    nsd_params_write_toml(f, &cfg->plot);
+    if (cfg->have_series) {
+        fprintf(f, "series = [");
+        for (size_t i = 0; i < cfg->n_series; ++i) {
+            fprintf(f, "%s", i ? ", " : "");
+            nsd_toml_write_string(f, cfg->series[i]);
+        }
+        fprintf(f, "]\n");
+    }
+    if (cfg->have_phase) {
+        fprintf(f, "phase = [");
+        for (size_t i = 0; i < cfg->n_phase; ++i) {
+            fprintf(f, "%s", i ? ", " : "");
+            nsd_toml_write_string(f, cfg->phase[i]);
+        }
+        fprintf(f, "]\n");
+    }
+    return nsd_commit_file(f, path, err, err_len);
+}

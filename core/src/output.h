@@ -1,0 +1,26 @@
+/* Output writers, one of each used by every command: CSV data with units
+ * in the header, and the run record (resolved config plus provenance). */
+#ifndef NSD_OUTPUT_H
+#define NSD_OUTPUT_H
+
+#include "config.h"
+#include "model.h"
+#include "run.h"
+
+/* Write to path via path.tmp and rename, so a reader never sees half a
+ * file. Return 0, or -1 with a reason in err. */
+int nsd_write_csv(const char *path, const nsd_channel *channels, const nsd_series *s, char *err,
+                  size_t err_len);
+int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_model *m,
+                         const nsd_run_result *r, const char *command_line, char *err,
+                         size_t err_len);
+/* mkdir -p */
+int nsd_make_dirs(const char *path, char *err, size_t err_len);
+/* Write a TOML basic string with escapes. */
+void nsd_toml_write_string(FILE *out, const char *s);
+/* Open path.tmp for writing; nsd_commit_file renames it into place. */
+FILE *nsd_open_tmp(const char *path, char *err, size_t err_len);
+int nsd_commit_file(FILE *f, const char *path, char *err, size_t err_len);
+const char *nsd_outcome_text(nsd_run_outcome o);
+
+#endif

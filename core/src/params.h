@@ -1,0 +1,44 @@
+/* Parameter parsing, one mechanism for every table of a config: plugin
+ * sections are checked against the plugin's declarations, the host's own
+ * [run] and [plot] sections against the host's. */
+#ifndef NSD_PARAMS_H
+#define NSD_PARAMS_H
+
+#include <stdio.h>
+
+#include "diag.h"
+#include "nsdyn/plugin.h"
+#include "toml_adapter.h"
+
+typedef struct nsd_params {
+    const nsdyn_param_decl *decls;
+    size_t n;
+    nsdyn_value *values;            /* n, in declaration order */
+    double **arrays;                /* storage for REAL_ARRAY values */
+    const nsd_toml_node **from;     /* node each value came from; NULL = default */
+} nsd_params;
+
+/* Check `table` (may be NULL: all defaults) against `decls`. Keys listed in
+ * `skip` (NULL-terminated, may be NULL) are left to the caller. `section`
+ * names the table in messages, e.g. "[integrator] (dopri5)". Returns the
+ * number of errors added to diag. */
+size_t nsd_params_resolve(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
+                          const nsd_toml_node *table, const char *section,
+                          const char *const *skip, nsd_diag *diag);
+void nsd_params_free(nsd_params *p);
+
+/* Index of a declared name, or -1. */
+int nsd_params_index(const nsdyn_param_decl *decls, size_t n, const char *name);
+double nsd_params_num(const nsd_params *p, const char *name);
+
+/* "(0, 1]", "> 0", "any" */
+void nsd_params_range_text(const nsdyn_param_decl *d, char *buf, size_t len);
+/* Human-readable help table (nsdyn describe). */
+void nsd_params_print_help(FILE *out, const nsdyn_param_decl *decls, size_t n);
+/* Resolved values as TOML key = value lines, with unit comments. */
+void nsd_params_write_toml(FILE *out, const nsd_params *p);
+/* Check the declarations themselves (conformance): returns problems. */
+size_t nsd_params_check_decls(const nsdyn_param_decl *decls, size_t n, const char *owner,
+                              nsd_diag *diag);
+
+#endif

@@ -1,0 +1,115 @@
+/* nsdyn plotting module: publication-quality figures through PLplot.
+ *
+ * A figure is a grid of panels (row-major); a panel holds curves, thin grey
+ * vertical event lines, an optional legend and an optional picture drawn by
+ * a callback through an nsdyn_canvas (the same drawing services a system
+ * uses in nsdyn_system.draw). Output formats: PNG, SVG and PDF through
+ * PLplot's cairo drivers (Debian package plplot-driver-cairo).
+ *
+ * Threading. PLplot keeps process-wide state (its stream table and its
+ * error handlers) and is not thread-safe: call every function of this module
+ * from one thread only, and do not use PLplot elsewhere in the process while
+ * nsd_plot_write runs. nsd_plot_write is not re-entrant (it refuses to run
+ * from inside a draw callback of another nsd_plot_write).
+ *
+ * PLplot state. nsd_plot_write draws on a fresh PLplot stream of its own and
+ * restores the caller's current stream afterwards. During the call it
+ * installs its own PLplot exit and abort handlers (plsexit, plsabort) so that
+ * PLplot's fatal errors become an error return instead of exit(); on return
+ * both handlers are reset to NULL (PLplot's default), so a handler installed
+ * earlier by other code is not preserved.
+ *
+ * Text. Titles, axis labels and legend entries are literal UTF-8 (use "ψ"
+ * for Greek): PLplot's escape character '#' is escaped, control characters
+ * are shown as blanks and invalid UTF-8 bytes as '?'. Tick labels use a true
+ * minus sign and, for very large or small values, a common "×10^k" factor.
+ *
+ * Colours. curve.color indexes a fixed Okabe–Ito palette (safe for the
+ * common colour-vision deficiencies), in this order:
+ *   0 blue #0072B2, 1 vermilion #D55E00, 2 bluish green #009E73,
+ *   3 orange #E69F00, 4 reddish purple #CC79A7, 5 sky blue #56B4E9,
+ *   6 black #000000, 7 yellow #F0E442;
+ * larger indices wrap around. color = -1 picks the first palette colour not
+ * yet used by another curve of the same panel.
+ *
+ * Canvas pens (nsdyn_canvas.pen): 0 structure (black, width 2, filled
+ * polygons light grey with a black outline), 1 ground/terrain (thick dark
+ * grey, filled polygons hatched), 2 highlight (vermilion), 3 force/trace
+ * (thin blue, filled polygons solid blue, e.g. arrow heads).
+ */
+#ifndef NSD_PLOT_H
+#define NSD_PLOT_H
+
+#include <stddef.h>
+
+#include "nsdyn/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { NSD_PLOT_PNG, NSD_PLOT_SVG, NSD_PLOT_PDF } nsd_plot_format;
+
+/* "png" | "svg" | "pdf" (ASCII case-insensitive); 0 ok, -1 unknown or NULL. */
+int nsd_plot_format_parse(const char *name, nsd_plot_format *out);
+/* "png", "svg", "pdf"; "" for a value outside the enum. */
+const char *nsd_plot_format_ext(nsd_plot_format f);
+
+/* Number of colours in the curve palette (see above). */
+#define NSD_PLOT_PALETTE_SIZE 8
+
+typedef struct nsd_curve {
+    const double *x, *y; size_t n;   /* NaN values split the curve into pieces (gaps) */
+    const char *legend;              /* NULL (or ""): not in the legend */
+    int color;                       /* 0.. : palette index; -1 = auto (next colour) */
+    int dashed;                      /* 0 solid, 1 dashed, 2 dotted */
+    double width;                    /* line width in points-ish units, 0 = default 1.5 */
+    int marker;                      /* 0 none, 1 circle markers at each point (no line), 2 line + markers */
+} nsd_curve;
+
+typedef struct nsd_panel {
+    const char *title;               /* panel title, may be NULL */
+    const char *xlabel, *ylabel;     /* axis labels with units, e.g. "time t [s]"; may be NULL */
+    const nsd_curve *curves; size_t n_curves;
+    const double *vlines; size_t n_vlines;   /* thin grey vertical lines (event times) */
+    double xmin, xmax, ymin, ymax;   /* NaN = automatic from data (5% margin; a constant range
+                                        is widened); each limit may be set on its own */
+    int equal_aspect;                /* 1: same scale on both axes (the ranges are widened) */
+    int log_y;                       /* 1: log10 y axis; nonpositive values are skipped (gaps) */
+    int log_x;
+    /* Optional picture drawn in data coordinates after the curves, through a canvas whose
+       operations map to PLplot. With automatic limits, draw is first called with a
+       bounding-box canvas to find its extents (united with the curves' extents), then
+       called again to draw for real. It must draw the same picture both times. */
+    void (*draw)(void *ctx, const nsdyn_canvas *canvas);
+    void *draw_ctx;
+    int legend_position;             /* 0 top-right inside, 1 top-left, 2 bottom-right,
+                                        3 bottom-left, 4 outside right */
+} nsd_panel;
+
+typedef struct nsd_figure {
+    const char *title;               /* overall title, may be NULL */
+    const nsd_panel *panels; size_t n_panels;
+    size_t columns;                  /* panels laid out in a grid, row-major; 0 = 1 column */
+    int width_px, height_px;         /* 0 = default (1200 x 400*rows, capped at 2400 high);
+                                        otherwise 100..16000. For SVG and PDF the unit is the
+                                        point (1/72 in). */
+} nsd_figure;
+
+/* Write `fig` to `path` in `format`. Returns 0 on success; on failure returns -1 and writes
+   a one-line reason into err (when err_len > 0); never prints to stdout/stderr itself
+   (PLplot itself may still print a warning in situations this module does not foresee).
+   The figure is drawn into path + ".tmp", which is renamed to `path` at the end, so a
+   failure leaves no half-written file at `path` (an existing file there stays intact). */
+int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
+                   size_t err_len);
+
+/* Internal, exposed for tests: copy `in` to `out` as literal PLplot text ('#' doubled,
+   control characters as ' ', invalid UTF-8 bytes as '?'), truncated to out_len - 1 bytes
+   without splitting a character. Returns the number of bytes written (without the NUL). */
+size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

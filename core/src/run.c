@@ -1,0 +1,227 @@
+#define _POSIX_C_SOURCE 200809L
+#include "run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Sample storage grows by doubling: recording happens at output times, not
+ * inside right-hand sides, and is reserved up front for the expected rows. */
+static double *append_row(nsd_series *s) {
+    if (s->rows == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        double *d = realloc(s->data, s->cap * s->n_channels * sizeof *d);
+        if (!d) abort();
+        s->data = d;
+    }
+    return s->data + (s->rows++) * s->n_channels;
+}
+
+static int record(nsd_model *m, nsd_series *s, double t, const double *y, char *msg, size_t len) {
+    double *row = append_row(s);
+    nsdyn_status st = nsd_model_sample(m, t, y, row);
+    if (st > NSDYN_WARNING) {
+        s->rows--;
+        snprintf(msg, len, "%s", m->failure);
+        return -1;
+    }
+    return 0;
+}
+
+static void describe_state(const nsd_model *m, const double *y, char *buf, size_t len) {
+    size_t used = 0;
+    for (size_t i = 0; i < m->n && used + 40 < len; ++i)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s = %.6g %s", i ? ", " : "",
+                                 m->channels[1 + i].name, y[i], m->channels[1 + i].unit);
+}
+
+static int all_finite(const double *y, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (!isfinite(y[i])) return 0;
+    return 1;
+}
+
+size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
+                          const char *label, nsd_run_result *res, nsd_diag *diag) {
+    memset(res, 0, sizeof *res);
+    const nsdyn_integrator *ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
+    char err[512] = "";
+    void *inst = ig->create(cfg->integrator.params.values, host, err, sizeof err);
+    if (!inst) {
+        nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", ig->info.id,
+                    err[0] ? err : "the plugin refused these parameters");
+        return 1;
+    }
+    double t0 = nsd_run_num(cfg, "t_start"), t_end = nsd_run_num(cfg, "t_end");
+    double dt_out = nsd_run_num(cfg, "output_dt");
+    if (!(dt_out > 0)) dt_out = (t_end - t0) / 2000.0;
+    int dense = ig->dense != NULL && (ig->info.provides & NSDYN_CAP_DENSE_OUTPUT);
+    int locates = (ig->info.provides & NSDYN_CAP_EVENT_LOCATION) != 0;
+    int show_progress = nsd_run_num(cfg, "progress") != 0 && isatty(STDERR_FILENO);
+
+    nsdyn_ode ode;
+    nsd_model_ode(m, &ode);
+    res->series.n_channels = m->n_channels;
+    res->series.cap = (size_t)((t_end - t0) / dt_out) + 4;
+    res->series.data = malloc(res->series.cap * m->n_channels * sizeof(double));
+    double *ybuf = malloc(m->n * sizeof *ybuf);
+    double *g = calloc(ode.n_events ? ode.n_events : 1, sizeof *g);
+    double *g_prev = calloc(ode.n_events ? ode.n_events : 1, sizeof *g_prev);
+    if (!res->series.data || !ybuf || !g || !g_prev) abort();
+
+    double wall0 = now_seconds(), last_progress = wall0;
+    res->outcome = NSD_RUN_COMPLETE;
+    char state[600];  /* describe_state output, bounded */
+    double *y_good = malloc(m->n * sizeof *y_good);
+    if (!y_good) abort();
+    memcpy(y_good, m->y0, m->n * sizeof *y_good);
+    const double *y_last = y_good;
+    double t = t0;
+
+    nsdyn_status st = ig->setup(inst, &ode, t0, m->y0, t_end);
+    if (st > NSDYN_WARNING) {
+        res->outcome = NSD_RUN_FAILED;
+        snprintf(res->message, sizeof res->message, "integrator %s could not start: %s", ig->info.id,
+                 ig->message ? ig->message(inst) : "");
+        goto done;
+    }
+    if (record(m, &res->series, t0, m->y0, res->message, sizeof res->message) != 0) {
+        res->outcome = NSD_RUN_FAILED;
+        goto done;
+    }
+    if (ode.n_events) nsd_model_stops(m, t0, m->y0, g_prev);
+    size_t k_out = 1;
+    while (t < t_end) {
+        nsdyn_step_report rep = {0};
+        rep.event = -1;
+        st = ig->step(inst, t_end, &rep);
+        if (st > NSDYN_WARNING) {
+            describe_state(m, y_last, state, sizeof state);
+            res->outcome = NSD_RUN_FAILED;
+            snprintf(res->message, sizeof res->message,
+                     "the simulation failed at t = %.9g s: %s%s%s; last good state: %s", t,
+                     ig->message ? ig->message(inst) : "integrator error",
+                     m->failure[0] ? "; model: " : "", m->failure, state);
+            break;
+        }
+        if (!all_finite(rep.y, m->n)) {
+            describe_state(m, rep.y, state, sizeof state);
+            res->outcome = NSD_RUN_FAILED;
+            snprintf(res->message, sizeof res->message,
+                     "the simulation failed at t = %.9g s: the state became NaN or infinite (%s)",
+                     rep.t, state);
+            break;
+        }
+        /* Samples on the output grid inside this step: interpolated with
+         * dense output, else the step end stands for the grid points it
+         * passed (fixed-step integrators: choose output_dt = k h). */
+        double tol = 1e-9 * dt_out;
+        if (dense) {
+            for (double ts = t0 + (double)k_out * dt_out; ts <= rep.t + tol && ts <= t_end + tol;
+                 ts = t0 + (double)(++k_out) * dt_out) {
+                const double *ys = rep.y;
+                if (ts < rep.t - tol) {
+                    if (ig->dense(inst, ts, ybuf) > NSDYN_WARNING) break;
+                    ys = ybuf;
+                }
+                if (record(m, &res->series, ts < rep.t ? ts : rep.t, ys, res->message,
+                           sizeof res->message) != 0) {
+                    res->outcome = NSD_RUN_FAILED;
+                    break;
+                }
+            }
+        } else if (t0 + (double)k_out * dt_out <= rep.t + tol) {
+            if (record(m, &res->series, rep.t, rep.y, res->message, sizeof res->message) != 0)
+                res->outcome = NSD_RUN_FAILED;
+            while (t0 + (double)k_out * dt_out <= rep.t + tol) k_out++;
+        }
+        if (res->outcome == NSD_RUN_FAILED) break;
+        t = rep.t;
+        memcpy(y_good, rep.y, m->n * sizeof *y_good);
+        int fired = rep.event;
+        if (fired < 0 && !locates && ode.n_events) {
+            /* Without event location a crossing is seen at the end of the
+             * step where it happened. */
+            if (nsd_model_stops(m, t, rep.y, g) <= NSDYN_WARNING)
+                for (size_t i = 0; i < ode.n_events && fired < 0; ++i) {
+                    int dir = ode.event_direction[i];
+                    int down = g_prev[i] > 0 && g[i] <= 0, up = g_prev[i] < 0 && g[i] >= 0;
+                    if ((dir <= 0 && down) || (dir >= 0 && up)) fired = (int)i;
+                }
+            memcpy(g_prev, g, ode.n_events * sizeof *g);
+        }
+        if (fired >= 0) {
+            res->event_times = realloc(res->event_times, (res->n_events + 1) * sizeof(double));
+            if (!res->event_times) abort();
+            res->event_times[res->n_events++] = t;
+        }
+        if (fired >= (int)m->layout.n_stops) {
+            /* A mode switch of the system: update its mode (and maybe the
+             * state), then restart the integrator from there. */
+            memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
+            size_t which = (size_t)fired - m->layout.n_stops;
+            nsdyn_status sw = m->sys->on_switch(m->sys_inst, which, t, ybuf, ybuf + m->nq);
+            if (sw <= NSDYN_WARNING) sw = ig->restart(inst, t, ybuf);
+            if (sw > NSDYN_WARNING) {
+                describe_state(m, rep.y, state, sizeof state);
+                res->outcome = NSD_RUN_FAILED;
+                snprintf(res->message, sizeof res->message,
+                         "the simulation failed at t = %.9g s: switch '%s' could not be applied (%s); state: %s",
+                         t, m->layout.switches[which], ig->message ? ig->message(inst) : "", state);
+                break;
+            }
+            memcpy(y_good, ybuf, m->n * sizeof *ybuf);
+            if (!locates) nsd_model_stops(m, t, ybuf, g_prev);
+            continue;
+        }
+        if (fired >= 0) {
+            const double *last = res->series.rows ? res->series.data + (res->series.rows - 1) * res->series.n_channels : NULL;
+            if (!last || last[0] < t) record(m, &res->series, t, rep.y, res->message, sizeof res->message);
+            describe_state(m, rep.y, state, sizeof state);
+            res->outcome = NSD_RUN_STOPPED;
+            snprintf(res->message, sizeof res->message,
+                     "stop condition '%s' of system '%s' reached at t = %.9g s%s: %s",
+                     m->layout.stops[fired], m->sys->info.id, t,
+                     locates ? "" : " (end of the step where it fired)", state);
+            break;
+        }
+        if (show_progress) {
+            double w = now_seconds();
+            if (w - last_progress > 0.25) {
+                fprintf(stderr, "\r%s t = %.4g / %.4g s (%3.0f%%)   ", label ? label : "", t, t_end,
+                        100.0 * (t - t0) / (t_end - t0));
+                last_progress = w;
+            }
+        }
+    }
+    if (res->outcome == NSD_RUN_COMPLETE && res->series.rows &&
+        res->series.data[(res->series.rows - 1) * res->series.n_channels] < t_end - 1e-9 * dt_out)
+        record(m, &res->series, t, y_last, res->message, sizeof res->message);
+done:
+    if (show_progress) fprintf(stderr, "\r%70s\r", "");
+    res->t_reached = t;
+    res->wall_seconds = now_seconds() - wall0;
+    res->stats.struct_size = sizeof res->stats;
+    if (ig->stats) ig->stats(inst, &res->stats);
+    ig->destroy(inst);
+    free(ybuf);
+    free(g);
+    free(g_prev);
+    free(y_good);
+    return 0;
+}
+
+void nsd_run_result_free(nsd_run_result *res) {
+    free(res->series.data);
+    free(res->event_times);
+    memset(res, 0, sizeof *res);
+}

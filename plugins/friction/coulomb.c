@@ -1,0 +1,167 @@
+/* Coulomb friction, set-valued and regularized, in 1-D and 2-D (spatial) slip.
+ *
+ * Set-valued law (coulomb): with slip u_t != 0 the force is
+ *   F = -mu_k N u_t / |u_t|,
+ * at u_t = 0 any force with |F| <= mu_s N (the friction disc, or the
+ * interval [-mu_s N, mu_s N] in 1-D). The rigid schemes use its projection
+ *   Proj(tau) = tau                     if |tau| <= mu_s N
+ *             = mu_s N tau / |tau|      otherwise,
+ * the operator of tau = Proj(tau + rho u_t) (curb-wheel paper, (31)-(35)).
+ *
+ * Regularized law (coulomb_regularized): a single-valued force of slip that
+ * tends to the set-valued law as the width eps -> 0:
+ *   sqrt:  F = -mu_k N u_t / sqrt(|u_t|^2 + eps^2)          (C-infinity)
+ *   tanh:  F = -mu_k N tanh(|u_t| / eps) u_t / |u_t|
+ *   linear:F = -mu_k N u_t / max(|u_t|, eps)  (viscous below eps, saturated above)
+ * All three satisfy |F| <= mu_k N and F . u_t <= 0 (they never do positive
+ * work), and |F| reaches 99 % of mu_k N at |u_t| = 7.0 eps (sqrt), 2.65 eps
+ * (tanh) and 1.0 eps (linear). Near zero slip each is a viscous law with
+ * damping mu_k N / eps, which makes the ODE stiff as eps shrinks.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsdyn/nsdyn.h"
+
+typedef struct coulomb {
+    double mu_s, mu_k;
+    double eps;  /* regularization width [m/s]; 0 for the set-valued law */
+    int shape;   /* 0 sqrt, 1 tanh, 2 linear */
+} coulomb;
+
+enum { P_MU_S, P_MU_K, P_EPS, P_SHAPE };
+
+static const char *const shapes[] = {"sqrt", "tanh", "linear", NULL};
+
+#define MU_DECLS                                                                          \
+    {"mu_s", NSDYN_PARAM_REAL, "1", 0.5, 0.0, HUGE_VAL, 0,                                \
+     "static friction coefficient: stick holds while |F| <= mu_s N", NULL, NULL, 0},      \
+    {"mu_k", NSDYN_PARAM_REAL, "1", 0.5, 0.0, HUGE_VAL, 0,                                \
+     "kinetic friction coefficient: slip force mu_k N", NULL, NULL, 0}
+
+static const nsdyn_param_decl coulomb_params[] = {MU_DECLS};
+
+static const nsdyn_param_decl regularized_params[] = {
+    MU_DECLS,
+    {"eps", NSDYN_PARAM_REAL, "m/s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+     "regularization width: slip speed over which the force builds up", NULL, NULL, 0},
+    {"shape", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "regularizing function: sqrt (u/sqrt(u^2+eps^2)), tanh, or linear (saturated)", shapes,
+     NULL, 0},
+};
+
+static void *create_common(const nsdyn_value *p, int regularized, char *err, size_t len) {
+    if (p[P_MU_K].num > p[P_MU_S].num) {
+        snprintf(err, len, "mu_k = %g exceeds mu_s = %g: kinetic friction cannot exceed static",
+                 p[P_MU_K].num, p[P_MU_S].num);
+        return NULL;
+    }
+    coulomb *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    c->mu_s = p[P_MU_S].num;
+    c->mu_k = p[P_MU_K].num;
+    if (regularized) {
+        c->eps = p[P_EPS].num;
+        c->shape = (int)p[P_SHAPE].num;
+    }
+    return c;
+}
+
+static void *create_set_valued(const nsdyn_value *p, const nsdyn_host *host, char *err,
+                               size_t len) {
+    (void)host;
+    return create_common(p, 0, err, len);
+}
+
+static void *create_regularized(const nsdyn_value *p, const nsdyn_host *host, char *err,
+                                size_t len) {
+    (void)host;
+    return create_common(p, 1, err, len);
+}
+
+static void destroy(void *inst) { free(inst); }
+
+static size_t no_states(void *inst, uint32_t dim) {
+    (void)inst;
+    (void)dim;
+    return 0;
+}
+
+static double slip_speed(const nsdyn_friction_input *in) {
+    return in->dim == 2 ? hypot(in->slip[0], in->slip[1]) : fabs(in->slip[0]);
+}
+
+/* F = -s(|u|) u/|u| written as F = -g u with g = s(|u|)/|u| finite at 0. */
+static nsdyn_status apply(const nsdyn_friction_input *in, double gain, double *force) {
+    force[0] = -gain * in->slip[0];
+    if (in->dim == 2) force[1] = -gain * in->slip[1];
+    return NSDYN_OK;
+}
+
+static nsdyn_status force_set_valued(void *inst, const nsdyn_friction_input *in, double *force,
+                                     double *rate) {
+    (void)rate;
+    const coulomb *c = inst;
+    double s = slip_speed(in);
+    /* At exact stick the force is set-valued; the host resolves it. */
+    return apply(in, s > 0 ? c->mu_k * in->normal_force / s : 0.0, force);
+}
+
+static nsdyn_status force_regularized(void *inst, const nsdyn_friction_input *in, double *force,
+                                      double *rate) {
+    (void)rate;
+    const coulomb *c = inst;
+    double s = slip_speed(in), F = c->mu_k * in->normal_force, gain;
+    switch (c->shape) {
+    case 1: gain = s > 1e-8 * c->eps ? F * tanh(s / c->eps) / s : F / c->eps; break;
+    case 2: gain = F / fmax(s, c->eps); break;
+    default: gain = F / sqrt(s * s + c->eps * c->eps); break;
+    }
+    return apply(in, gain, force);
+}
+
+static void bounds(void *inst, double normal_force, double *static_bound, double *kinetic_bound) {
+    const coulomb *c = inst;
+    *static_bound = c->mu_s * normal_force;
+    *kinetic_bound = c->mu_k * normal_force;
+}
+
+static void project(void *inst, double normal_force, uint32_t dim, const double *tau,
+                    double *out) {
+    const coulomb *c = inst;
+    double r = c->mu_s * normal_force;
+    double m = dim == 2 ? hypot(tau[0], tau[1]) : fabs(tau[0]);
+    double scale = m > r ? r / m : 1.0;
+    out[0] = scale * tau[0];
+    if (dim == 2) out[1] = scale * tau[1];
+}
+
+static const nsdyn_friction_law coulomb_law = {
+    NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "coulomb", "1.0.0",
+               "set-valued Coulomb friction (static/kinetic), 1-D and 2-D slip, with projection",
+               coulomb_params, NSDYN_COUNT(coulomb_params),
+               NSDYN_CAP_FRICTION_SET_VALUED | NSDYN_CAP_FRICTION_2D, 0),
+    create_set_valued, destroy, NULL, no_states, force_set_valued, bounds, project,
+};
+
+static const nsdyn_friction_law regularized_law = {
+    NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "coulomb_regularized", "1.0.0",
+               "smooth Coulomb friction mu_k N u/sqrt(u^2+eps^2) (or tanh, linear), 1-D and 2-D",
+               regularized_params, NSDYN_COUNT(regularized_params),
+               NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
+    create_regularized, destroy, NULL, no_states, force_regularized, bounds, NULL,
+};
+
+NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
+    if (host_abi_major != NSDYN_ABI_MAJOR) return NULL;
+    switch (index) {
+    case 0: return &coulomb_law.info;
+    case 1: return &regularized_law.info;
+    default: return NULL;
+    }
+}
