@@ -411,6 +411,36 @@ START_TEST(test_rk4_stop_and_event_detection)
 }
 END_TEST
 
+/* NSDYN_REJECT_STEP makes rk4 halve the step of this call: with h = 5 on
+ * y' = -y (domain y > 0) the stage y + h/2 k1 = 1 - 2.5 is rejected, so is
+ * 1 - 1.25 after one halving; h = 1.25 keeps every stage positive
+ * (k2 at 0.375, k3 at 0.77, k4 at 0.04). The next call starts again from
+ * the nominal h. */
+START_TEST(test_rk4_reject_step)
+{
+    plugin p = load(EXPLICIT_SO, "rk4");
+    log_sink sink = {0};
+    nsdyn_host h;
+    override ov[] = {{"h", 5.0}};
+    void *inst = create(&p, &sink, &h, ov, 1);
+    int rejections = 0;
+    nsdyn_ode ode = make_ode(1, decay_domain_rhs, &rejections);
+    const double y0[1] = {1.0};
+    ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 10.0), NSDYN_OK);
+    nsdyn_step_report out;
+    ck_assert_int_eq(p.d->step(inst, 10.0, &out), NSDYN_OK);
+    ck_assert_double_eq(out.h, 1.25);
+    ck_assert_double_eq(out.t, 1.25);
+    ck_assert(out.y[0] > 0.0);
+    ck_assert_int_eq(rejections, 2);
+    nsdyn_integrator_stats st = get_stats(&p, inst);
+    ck_assert_uint_eq(st.rejected_steps, 2);
+    ck_assert_uint_eq(st.steps, 1);
+    p.d->destroy(inst);
+    unload(&p);
+}
+END_TEST
+
 /* ---- dopri5 -------------------------------------------------------------- */
 
 typedef struct tol_result {
@@ -582,6 +612,83 @@ START_TEST(test_dopri5_reject_step)
     ck_assert_uint_ge(st.rejected_steps, 1);
     p.d->destroy(inst);
     unload(&p);
+}
+END_TEST
+
+/* max_step bounds every step; max_steps bounds the accepted steps of a run
+ * and is reported as an error with a message. */
+START_TEST(test_dopri5_limits)
+{
+    plugin p = load(EXPLICIT_SO, "dopri5");
+    log_sink sink = {0};
+    nsdyn_host h;
+    override ov[] = {{"max_step", 0.05}, {"max_steps", 7}};
+    void *inst = create(&p, &sink, &h, ov, 2);
+    nsdyn_ode ode = make_ode(2, osc_rhs, NULL);
+    const double y0[2] = {1.0, 0.0};
+    ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 1.0), NSDYN_OK);
+    nsdyn_step_report out;
+    for (int i = 0; i < 7; ++i) {
+        ck_assert_int_eq(p.d->step(inst, 1.0, &out), NSDYN_OK);
+        ck_assert(out.h <= 0.05);
+    }
+    ck_assert_int_eq(p.d->step(inst, 1.0, &out), NSDYN_ERROR);
+    printf("dopri5: max_steps -> \"%s\"\n", p.d->message(inst));
+    ck_assert_ptr_nonnull(strstr(p.d->message(inst), "max_steps"));
+    /* dense() outside the last step is refused */
+    double y[2];
+    ck_assert_int_eq(p.d->dense(inst, 0.0, y), NSDYN_ERROR);
+    ck_assert_int_eq(p.d->dense(inst, out.t, y), NSDYN_OK);
+    p.d->destroy(inst);
+    unload(&p);
+}
+END_TEST
+
+/* atol_scale of all ones must reproduce the scalar-atol run exactly (same
+ * arithmetic: atol * 1.0 == atol), for dopri5 (own norm) and bdf
+ * (CVodeSVtolerances instead of CVodeSStolerances); a larger scale on one
+ * component loosens the control, so the run takes no more steps. */
+START_TEST(test_atol_scale)
+{
+    const char *ids[2] = {"dopri5", "bdf"};
+    for (int k = 0; k < 2; ++k) {
+        plugin p = load(k == 0 ? EXPLICIT_SO : BDF_SO, ids[k]);
+        log_sink sink = {0};
+        nsdyn_host h;
+        override ov[] = {{"rtol", 1e-6}, {"atol", 1e-6}};
+        const double ones[2] = {1.0, 1.0}, loose[2] = {1.0, 1e3};
+        const double *scales[3] = {NULL, ones, loose};
+        double yend[3][2];
+        uint64_t steps[3];
+        for (int m = 0; m < 3; ++m) {
+            void *inst = create(&p, &sink, &h, ov, 2);
+            nsdyn_ode ode = make_ode(2, osc_rhs, NULL);
+            ode.atol_scale = scales[m];
+            const double y0[2] = {1.0, 0.0};
+            ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 5.0), NSDYN_OK);
+            run_result r = run(&p, inst, 5.0, 2, NULL, 0);
+            ck_assert_int_eq(r.status, NSDYN_OK);
+            ck_assert_int_eq(p.d->dense(inst, 5.0, yend[m]), NSDYN_OK);
+            steps[m] = get_stats(&p, inst).steps;
+            p.d->destroy(inst);
+        }
+        printf("%s: atol_scale none/ones/loose: %llu/%llu/%llu steps\n", ids[k],
+               (unsigned long long)steps[0], (unsigned long long)steps[1],
+               (unsigned long long)steps[2]);
+        ck_assert(yend[0][0] == yend[1][0] && yend[0][1] == yend[1][1]);
+        ck_assert_uint_eq(steps[0], steps[1]);
+        ck_assert_uint_le(steps[2], steps[0]);
+        /* a non-positive scale is refused by setup */
+        void *inst = create(&p, &sink, &h, ov, 2);
+        const double bad[2] = {1.0, 0.0};
+        nsdyn_ode ode = make_ode(2, osc_rhs, NULL);
+        ode.atol_scale = bad;
+        const double y0[2] = {1.0, 0.0};
+        ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 5.0), NSDYN_ERROR);
+        ck_assert_ptr_nonnull(strstr(p.d->message(inst), "atol_scale"));
+        p.d->destroy(inst);
+        unload(&p);
+    }
 }
 END_TEST
 
@@ -772,11 +879,24 @@ START_TEST(test_bdf_events)
     }
     ck_assert(got);
     ck_assert_double_eq_tol(out.t, t_bounce + 2.0 * v_up / G_ACC, 1e-8);
-    /* t_stop before CVODE's internal time (it may have stepped past the
-     * root): the step must still stop exactly at t_stop. */
+    /* t_stop before CVODE's internal time (after a root return CVODE has
+     * usually stepped past the root; on this quadratic solution its steps
+     * are long): the step must stop exactly at t_stop and the run must go
+     * on correctly (the plugin interpolates and re-initialises CVODE). */
+    const double t2 = out.t, v2 = -v_up; /* no bounce this time */
     const double t_short = out.t + 1e-6;
     ck_assert_int_eq(p.d->step(inst, t_short, &out), NSDYN_OK);
-    ck_assert(out.t <= t_short);
+    ck_assert(out.t == t_short);
+    ck_assert_int_eq(out.event, -1);
+    for (int i = 0; i < 100000 && out.t < 2.0; ++i) {
+        ck_assert_int_eq(p.d->step(inst, 2.0, &out), NSDYN_OK);
+        ck_assert_int_eq(out.event, -1); /* below all thresholds, falling */
+    }
+    ck_assert(out.t == 2.0);
+    /* exact continuation of the free fall from the second contact; y ~ -8 m,
+     * errors: ~1e-8 s root timing times |v| ~ 1e1 m/s plus rtol |y|. */
+    const double dt = 2.0 - t2;
+    ck_assert_double_eq_tol(out.y[0], v2 * dt - 0.5 * G_ACC * dt * dt, 1e-6);
     nsdyn_integrator_stats st = get_stats(&p, inst);
     ck_assert_uint_eq(st.events, 3);
     ck_assert_uint_gt(st.event_evals, 0);
@@ -916,9 +1036,12 @@ static Suite *integrators_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_rk4_order);
     tcase_add_test(tc, test_rk4_stop_and_event_detection);
+    tcase_add_test(tc, test_rk4_reject_step);
     tcase_add_test(tc, test_dopri5_tolerance);
     tcase_add_test(tc, test_dopri5_events);
     tcase_add_test(tc, test_dopri5_reject_step);
+    tcase_add_test(tc, test_dopri5_limits);
+    tcase_add_test(tc, test_atol_scale);
     tcase_add_test(tc, test_stats_struct_size);
     tcase_add_test(tc, test_bdf_stiff);
     tcase_add_test(tc, test_bdf_tolerance);

@@ -206,7 +206,7 @@ int nsd_cmd_limits(const nsd_cli *cli) {
             double *X = xs + (2 * k + dir) * MAX_POINTS, *Y = ys + (2 * k + dir) * MAX_POINTS;
             size_t n = trace(&app.cfg, &app.host, dir ? &pb : &pf, y0, t_span, X, Y);
             if (n < 2) continue;
-            curves[nc++] = (nsd_curve){X, Y, n, legend_traj++ ? NULL : "slipping trajectories (1)", 7, 0, 0.8, 0};
+            curves[nc++] = (nsd_curve){X, Y, n, legend_traj++ ? NULL : "slipping trajectories of (1)", 5, 0, 0.9, 0};
         }
     }
     int legend_att = 0, legend_rep = 0;
@@ -217,12 +217,12 @@ int nsd_cmd_limits(const nsd_cli *cli) {
         int att = la.dirs[i].attracting;
         const char *legend = att ? (legend_att++ ? NULL : "attracting limit direction")
                                  : (legend_rep++ ? NULL : "repelling limit direction");
-        curves[nc++] = (nsd_curve){ray_x[i], ray_y[i], 2, legend, att ? 1 : 2, 0, 4.0, 0};
+        curves[nc++] = (nsd_curve){ray_x[i], ray_y[i], 2, legend, att ? 0 : 1, 0, 4.0, 0};
     }
     char xl[160], yl[160], title[400], title2[200];
     snprintf(xl, sizeof xl, "%s tangential velocity 1 [m/s]", cname);
     snprintf(yl, sizeof yl, "%s tangential velocity 2 [m/s]", cname);
-    snprintf(title, sizeof title, "%s: %s (|stick force| = %.3g x static bound)", app.cfg.title,
+    snprintf(title, sizeof title, "%s: %s, |stick force| = %.3g x bound", app.cfg.title,
              la.rolling_by_directions ? "rolling persists" : "slipping starts", la.stick_ratio);
     double root_x[NSD_MAX_LIMIT_DIRS], root_y[NSD_MAX_LIMIT_DIRS];
     for (size_t i = 0; i < la.n_dirs; ++i) {
@@ -230,9 +230,9 @@ int nsd_cmd_limits(const nsd_cli *cli) {
         root_y[i] = 0.0;
     }
     nsd_curve fcurves[3] = {
-        {phi_deg, Rv, NPHI, "R(phi), radial", 1, 0, 2.0, 0},
+        {phi_deg, Rv, NPHI, "R(phi), radial", 0, 0, 2.0, 0},
         {phi_deg, Vv, NPHI, "V(phi), angular", 2, 1, 2.0, 0},
-        {root_x, root_y, la.n_dirs, "limit directions: V = 0", 0, 0, 1.0, 1},
+        {root_x, root_y, la.n_dirs, "limit directions: V = 0", 1, 0, 1.0, 1},
     };
     snprintf(title2, sizeof title2, "limit-direction functions (3)");
     nsd_panel panels[2] = {

@@ -492,17 +492,48 @@ static void linear_ticks(axis_info *a, double len_mm, double ch, int vertical)
     }
 }
 
-static void log_ticks(axis_info *a)
+/* Log axes: labels 10^k at every `step` decades. With step 1, PLplot's own
+ * log ticks are used (minor ticks at 2..9); otherwise the axis is linear in
+ * log10 space with a minor tick per decade. */
+static void log_ticks(axis_info *a, double len_mm, double ch, int vertical)
 {
-    a->step = 0.0; /* PLplot chooses: decades */
-    a->nsub = 0;
-    a->decimals = 0;
+    static const int steps[] = {1, 2, 3, 5, 10, 20, 25, 50, 100};
     a->expo = 0;
-    /* labels look like 10^-12 with a smaller superscript */
+    a->decimals = 0;
     double emax = fmax(fabs(floor(a->lo)), fabs(ceil(a->hi)));
     double digits = emax >= 100 ? 3 : (emax >= 10 ? 2 : 1);
     a->label_w = 2 * DIGIT_W + 0.8 * (digits * DIGIT_W + MINUS_W);
-    a->n_labels = (int)(floor(a->hi) - ceil(a->lo) + 1);
+    double per = vertical ? 2.6 * ch : (a->label_w + 1.5) * ch;
+    double first = ceil(a->lo - 1e-9), last = floor(a->hi + 1e-9);
+    double fit = fmax(2.0, floor(len_mm / per));
+    size_t i = 0;
+    while (i + 1 < sizeof steps / sizeof steps[0] &&
+           floor((last - first) / steps[i]) + 1.0 > fit)
+        i++;
+    a->step = steps[i];
+    a->nsub = steps[i] <= 10 ? steps[i] : (steps[i] == 20 ? 10 : 5);
+    a->n_labels = (int)fmax(0.0, floor((last - first) / steps[i]) + 1.0);
+}
+
+/* Tick label of value v (the exponent on log axes). */
+static void format_label(const axis_info *a, double v, char *buf, size_t len)
+{
+    if (!a->log) {
+        format_tick(a, v, buf, len);
+        return;
+    }
+    double e = nearbyint(v);
+    if (fabs(v - e) > 1e-6 || fabs(e) > 9999) {
+        snprintf(buf, len, "10#u%.2g#d", v);
+        return;
+    }
+    int k = (int)e;
+    if (k == 0)
+        snprintf(buf, len, "1");
+    else if (k == 1)
+        snprintf(buf, len, "10");
+    else
+        snprintf(buf, len, "10#u%s%d#d", k < 0 ? "\xE2\x88\x92" : "", k < 0 ? -k : k);
 }
 
 /* ---- clipping ------------------------------------------------------------ */
@@ -617,6 +648,11 @@ static int draw_polyline(const box *clip, size_t n, const double *xs, const doub
             bx = qx;
             by = qy;
         }
+        /* cancellation with huge coordinates can push clipped points out */
+        ax = clampd(ax, pl.clip.x0, pl.clip.x1);
+        ay = clampd(ay, pl.clip.y0, pl.clip.y1);
+        bx = clampd(bx, pl.clip.x0, pl.clip.x1);
+        by = clampd(by, pl.clip.y0, pl.clip.y1);
         if (pl.n == 0 || t0 > 0.0) {
             pl_flush(&pl);
             pl_push(&pl, ax, ay);
@@ -654,8 +690,15 @@ static size_t clip_poly_edge(size_t n, const double *x, const double *y, double 
         }
         if (ina != inb) {
             double t = da / (da - db);
-            ox[m] = ax + t * (bx - ax);
-            oy[m] = ay + t * (by - ay);
+            /* the clipped coordinate is exact; the other one may lose
+               precision for huge coordinates and is clamped later */
+            if (edge < 2) {
+                ox[m] = v;
+                oy[m] = ay + t * (by - ay);
+            } else {
+                ox[m] = ax + t * (bx - ax);
+                oy[m] = v;
+            }
             m++;
         }
     }
@@ -788,6 +831,10 @@ static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, in
                 double *t;
                 t = ax, ax = bx, bx = t;
                 t = ay, ay = by, by = t;
+            }
+            for (size_t i = 0; i < m; ++i) {
+                ax[i] = clampd(ax[i], pc->clip.x0, pc->clip.x1);
+                ay[i] = clampd(ay[i], pc->clip.y0, pc->clip.y1);
             }
             if (m >= 3) {
                 PLINT col = COL_FILL;
@@ -1015,11 +1062,11 @@ static void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, d
     if (p->equal_aspect)
         apply_equal_aspect(&pl->ax, &pl->ay, vw_mm, vh_mm);
     if (pl->ax.log)
-        log_ticks(&pl->ax);
+        log_ticks(&pl->ax, vw_mm, m->ch, 0);
     else
         linear_ticks(&pl->ax, vw_mm, m->ch, 0);
     if (pl->ay.log)
-        log_ticks(&pl->ay);
+        log_ticks(&pl->ay, vh_mm, m->ch, 1);
     else
         linear_ticks(&pl->ay, vh_mm, m->ch, 1);
 
@@ -1057,13 +1104,19 @@ static void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, d
 
 /* ---- drawing ------------------------------------------------------------- */
 
+/* Log axis drawn with PLplot's own log ticks (one label per decade). */
+static int log1(const axis_info *a)
+{
+    return a->log && a->step == 1.0;
+}
+
 static void label_cb(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data)
 {
     const panel_ctx *pc = data;
     const axis_info *a = (axis == PL_X_AXIS) ? &pc->ax : &pc->ay;
     if (length <= 0)
         return;
-    format_tick(a, value, label, (size_t)length);
+    format_label(a, value, label, (size_t)length);
 }
 
 static void mtex(const char *side, double disp, double pos, double just, const char *text)
@@ -1275,7 +1328,7 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
     plcol0(COL_GRID);
     plwidth(lw(m, 0.7));
     pllsty(1);
-    plbox(pl->ax.log ? "gl" : "g", pl->ax.step, pl->ax.nsub, pl->ay.log ? "gl" : "g",
+    plbox(log1(&pl->ax) ? "gl" : "g", pl->ax.step, pl->ax.nsub, log1(&pl->ay) ? "gl" : "g",
           pl->ay.step, pl->ay.nsub);
 
     /* event lines */
@@ -1325,8 +1378,8 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
     plcol0(COL_FG);
     plwidth(lw(m, 1.0));
     plslabelfunc(label_cb, &pc);
-    plbox(pl->ax.log ? "bcnstl" : "bcnsto", pl->ax.step, pl->ax.nsub,
-          pl->ay.log ? "bcnstvl" : "bcnstvo", pl->ay.step, pl->ay.nsub);
+    plbox(log1(&pl->ax) ? "bcnstlo" : "bcnsto", pl->ax.step, pl->ax.nsub,
+          log1(&pl->ay) ? "bcnstvlo" : "bcnstvo", pl->ay.step, pl->ay.nsub);
     plslabelfunc(NULL, NULL);
 
     /* common factors */

@@ -534,7 +534,6 @@ static nsdyn_status bdf_step(void *inst, double t_stop, nsdyn_step_report *out)
     int event = -1;
     if (behind && tret > t_stop) {
         /* No root before t_stop: interpolate there and restart CVODE. */
-        fprintf(stderr, "DEBUG behind path tn=%.17g t_stop=%.17g\n", (double)tn, t_stop);
         flag = CVodeGetDky(s->cv, t_stop, 0, s->y);
         if (flag != CV_SUCCESS)
             return bdf_fail(s, flag);

@@ -785,7 +785,7 @@ static nsdyn_status dp5_step(void *inst, double t_stop, nsdyn_step_report *out)
     out->t = s->t;
     out->y = s->y;
     out->event = event;
-    out->h = s->t - t;
+    out->h = (s->t == t_land) ? hh : s->t - t; /* hh exactly, unless cut at a root */
     return NSDYN_OK;
 }
 
