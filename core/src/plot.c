@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <locale.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -445,6 +446,16 @@ static void format_tick(const axis_info *a, double v, char *buf, size_t len)
         scaled = scaled / pow10i(a->expo);
     char num[64];
     snprintf(num, sizeof num, "%.*f", a->decimals, fabs(scaled));
+    /* always a decimal point, whatever LC_NUMERIC says */
+    const char *dp = localeconv()->decimal_point;
+    if (dp != NULL && strcmp(dp, ".") != 0 && dp[0] != '\0') {
+        char *hit = strstr(num, dp);
+        if (hit != NULL) {
+            size_t k = strlen(dp);
+            *hit = '.';
+            memmove(hit + 1, hit + k, strlen(hit + k) + 1);
+        }
+    }
     int nonzero = 0;
     for (const char *p = num; *p; ++p)
         if (*p >= '1' && *p <= '9')
@@ -1097,7 +1108,7 @@ static void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, d
     pl->legend_w_mm = 0.0;
     if (pl->n_legend > 0 && p->legend_position == 4) {
         /* sample 2.6 ch, offsets, text at scale 0.85, borders */
-        pl->legend_w_mm = (1.0 + 2.6 + 1.0 + 0.85 * maxw + 1.2) * ch;
+        pl->legend_w_mm = (1.0 + 2.6 + 0.6 + 0.85 * maxw + 1.2) * ch;
         pl->R += pl->legend_w_mm;
     }
 }
@@ -1252,7 +1263,7 @@ static void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors
     plwidth(lw(m, 0.8));
     pllsty(1);
     pllegend(&lw_ac, &lh_ac, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, position, x, y,
-             plot_width, COL_LEGEND_BG, COL_LEGEND_FRAME, 1, 0, 0, (PLINT)n, opt_array, 1.0,
+             plot_width, COL_LEGEND_BG, COL_LEGEND_FRAME, 1, 0, 0, (PLINT)n, opt_array, 0.6,
              0.85, 2.0, 0.0, text_colors, text_ptrs, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
              NULL, NULL, NULL, NULL);
     if (!(lw_ac > 0.0) || !(lh_ac > 0.0))
@@ -1410,12 +1421,16 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
 
 /* ---- the figure ---------------------------------------------------------- */
 
+/* Lives on the heap (not an automatic object of nsd_plot_write), so what the
+ * handlers and PLplot write into it is well defined after a longjmp. */
 typedef struct plot_guard {
     jmp_buf jb;
     char fatal_msg[256];
     int fatal;
     char abort_msg[256];
     int aborted;
+    PLINT pl_errcode;     /* plsError: set by plabort */
+    char pl_errmsg[4096]; /* plsError: plabort sprintf()s here, unbounded: keep it large */
 } plot_guard;
 
 /* The only module state: see the implementation notes at the top. */
@@ -1434,7 +1449,8 @@ static int on_plplot_exit(const char *msg)
     plot_guard *g = active_guard;
     if (g == NULL)
         return 1; /* not ours: PLplot exits as usual */
-    copy_msg(g->fatal_msg, sizeof g->fatal_msg, msg);
+    if (!g->fatal)
+        copy_msg(g->fatal_msg, sizeof g->fatal_msg, msg); /* keep the first reason */
     g->fatal = 1;
     longjmp(g->jb, 1);
 }
@@ -1694,6 +1710,47 @@ static long file_size(const char *path)
     return sz;
 }
 
+/* PLplot ignores write errors of its drivers (a full disk gives a truncated
+ * file): check that the file ends the way a complete one does. */
+static int output_complete(const char *path, nsd_plot_format format)
+{
+    static const unsigned char png_end[8] = {'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    unsigned char tail[256];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    long sz = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        sz = ftell(f);
+    size_t n = 0;
+    if (sz > 0) {
+        long from = sz > (long)sizeof tail ? sz - (long)sizeof tail : 0;
+        if (fseek(f, from, SEEK_SET) == 0)
+            n = fread(tail, 1, sizeof tail, f);
+    }
+    fclose(f);
+    if (n < 8)
+        return 0;
+    const char *needle = NULL;
+    switch (format) {
+    case NSD_PLOT_PNG: return memcmp(tail + n - 8, png_end, 8) == 0;
+    case NSD_PLOT_SVG: needle = "</svg>"; break;
+    case NSD_PLOT_PDF: needle = "%%EOF"; break;
+    }
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; ++i)
+        if (memcmp(tail + i, needle, k) == 0)
+            return 1;
+    return 0;
+}
+
+static void release_handlers(void)
+{
+    plsexit(NULL);
+    plsabort(NULL);
+    active_guard = NULL;
+}
+
 int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
                    size_t err_len)
 {
@@ -1720,114 +1777,107 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
 
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 5);
-    if (tmp == NULL) {
+    plot_guard *guard = calloc(1, sizeof *guard);
+    if (tmp == NULL || guard == NULL) {
+        free(tmp);
+        free(guard);
         set_err(err, err_len, "plot: out of memory");
         return -1;
     }
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp", 5);
 
-    plot_guard guard;
-    memset(&guard, 0, sizeof guard);
-    char pl_errmsg[4096]; /* plabort writes here (unbounded sprintf: keep it large) */
-    PLINT pl_errcode = 0;
-    pl_errmsg[0] = '\0';
-
-    /* State read after a longjmp must be volatile. */
+    /* Automatic variables changed after setjmp and read after a longjmp must
+       be volatile. */
     FILE *volatile fp = NULL;
     volatile PLINT old_strm = -1;
     volatile int stream_made = 0;
     volatile int file_owned_by_plplot = 0;
     volatile int draw_rc = 0;
 
-    active_guard = &guard;
+    active_guard = guard;
     plsexit(on_plplot_exit);
     plsabort(on_plplot_abort);
 
-    if (setjmp(guard.jb) != 0) {
-        /* PLplot called plexit: clean up what we can. A second fatal error
-           during cleanup lands here again with stream_made cleared. */
-        if (stream_made) {
-            stream_made = 0;
+    if (setjmp(guard->jb) != 0) {
+        /* PLplot called plexit. Clean up what can be cleaned up; a second
+           fatal error during the cleanup (in plend1) lands here again with
+           stream_made == 2 and gives up on the stream, which stays allocated. */
+        if (stream_made == 1) {
+            stream_made = 2; /* cleaning up */
             PLINT level = 0;
             plglevel(&level);
             if (level == 0 && fp != NULL && !file_owned_by_plplot) {
                 plsfile(NULL);
                 fclose(fp);
-                fp = NULL;
             }
-            plend1();
             fp = NULL;
+            plend1();
+        } else if (stream_made == 2) {
+            /* plend1 failed: the stream stays allocated; detach our buffers */
+            plsError(NULL, NULL);
         } else if (fp != NULL && !file_owned_by_plplot) {
             fclose(fp);
             fp = NULL;
         }
         if (old_strm >= 0)
             plsstrm(old_strm);
-        plsexit(NULL);
-        plsabort(NULL);
-        active_guard = NULL;
+        release_handlers();
         remove(tmp);
-        set_err(err, err_len, "plot: PLplot fatal error: %s", guard.fatal_msg);
+        set_err(err, err_len, "plot: PLplot fatal error: %s", guard->fatal_msg);
         free(tmp);
+        free(guard);
         return -1;
     }
 
     if (!device_available(dev)) {
-        plsexit(NULL);
-        plsabort(NULL);
-        active_guard = NULL;
+        release_handlers();
         set_err(err, err_len,
                 "plot: PLplot device '%s' is not available (is plplot-driver-cairo installed?)",
                 dev);
         free(tmp);
+        free(guard);
         return -1;
     }
 
     fp = fopen(tmp, "wb");
     if (fp == NULL) {
         int e = errno;
-        plsexit(NULL);
-        plsabort(NULL);
-        active_guard = NULL;
+        release_handlers();
         set_err(err, err_len, "plot: cannot create '%s': %s", tmp, strerror(e));
         free(tmp);
+        free(guard);
         return -1;
     }
 
-    {
-        PLINT cur = 0;
-        plgstrm(&cur);
-        old_strm = cur;
-    }
+    PLINT cur = 0;
+    plgstrm(&cur);
+    old_strm = cur;
     PLINT strm = -1;
-    plmkstrm(&strm);
+    plmkstrm(&strm); /* makes the new stream current */
     if (strm < 0) {
         fclose(fp);
         fp = NULL;
         remove(tmp);
         plsstrm(old_strm);
-        plsexit(NULL);
-        plsabort(NULL);
-        active_guard = NULL;
+        release_handlers();
         set_err(err, err_len, "plot: PLplot cannot create another stream");
         free(tmp);
+        free(guard);
         return -1;
     }
     stream_made = 1;
-    plsError(&pl_errcode, pl_errmsg);
+    plsError(&guard->pl_errcode, guard->pl_errmsg);
     plsdev(dev);
-    plsfile(fp);
+    plsfile(fp); /* PLplot closes it in plend1 once plinit succeeded */
     plspage(0.0, 0.0, width_px, height_px, 0, 0);
     set_colors();
     plinit();
-    {
-        PLINT level = 0;
-        plglevel(&level);
-        if (level > 0)
-            file_owned_by_plplot = 1;
-    }
-    if (file_owned_by_plplot && pl_errcode == 0)
+    PLINT level = 0;
+    plglevel(&level);
+    if (level > 0)
+        file_owned_by_plplot = 1;
+    if (file_owned_by_plplot && guard->pl_errcode == 0)
         draw_rc = draw_figure(fig, cols, rows, width_px, height_px);
     if (!file_owned_by_plplot) {
         plsfile(NULL);
@@ -1837,24 +1887,22 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
     plend1();
     stream_made = 0;
     plsstrm(old_strm);
-    plsexit(NULL);
-    plsabort(NULL);
-    active_guard = NULL;
+    release_handlers();
 
     int rc = 0;
     if (!file_owned_by_plplot) {
         set_err(err, err_len, "plot: PLplot could not initialise device '%s'%s%s", dev,
-                guard.aborted ? ": " : "", guard.aborted ? guard.abort_msg : "");
+                guard->aborted ? ": " : "", guard->aborted ? guard->abort_msg : "");
         rc = -1;
     } else if (draw_rc != 0) {
         set_err(err, err_len, "plot: out of memory while drawing");
         rc = -1;
-    } else if (pl_errcode != 0 || guard.aborted) {
+    } else if (guard->pl_errcode != 0 || guard->aborted) {
         set_err(err, err_len, "plot: PLplot error: %s",
-                guard.aborted ? guard.abort_msg : pl_errmsg);
+                guard->aborted ? guard->abort_msg : guard->pl_errmsg);
         rc = -1;
-    } else if (file_size(tmp) <= 0) {
-        set_err(err, err_len, "plot: PLplot wrote nothing to '%s'", tmp);
+    } else if (file_size(tmp) <= 0 || !output_complete(tmp, format)) {
+        set_err(err, err_len, "plot: incomplete output in '%s' (disk full?)", tmp);
         rc = -1;
     } else if (rename(tmp, path) != 0) {
         int e = errno;
@@ -1864,5 +1912,6 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
     if (rc != 0)
         remove(tmp);
     free(tmp);
+    free(guard);
     return rc;
 }
