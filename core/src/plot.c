@@ -23,12 +23,10 @@
 #include "plot.h"
 
 #include <errno.h>
-#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +39,8 @@
 #define DEFAULT_ROW_PX 400
 #define DEFAULT_MAX_HEIGHT_PX 2400
 #define MIN_SIZE_PX 100
-#define MAX_SIZE_PX 16000
+#define MAX_SIZE_PX 10000
+#define MAX_PNG_PIXELS 50000000.0 /* cairo keeps a 4-byte-per-pixel image */
 #define MAX_PANELS 256
 
 /* Coordinates are clamped to this magnitude (PLplot converts world to integer
@@ -57,7 +56,7 @@
 #define LETTER_W 0.78
 
 /* Reference text height: 13 px of PLplot character height for a
- * 1200 x 400 px panel row; scaled with the figure (see figure_scale). */
+ * 1200 x 400 px panel row; scaled with the figure (see draw_figure). */
 #define REF_CHAR_PX 13.0
 
 /* cmap0 layout */
@@ -539,12 +538,7 @@ static void format_label(const axis_info *a, double v, char *buf, size_t len)
         return;
     }
     int k = (int)e;
-    if (k == 0)
-        snprintf(buf, len, "1");
-    else if (k == 1)
-        snprintf(buf, len, "10");
-    else
-        snprintf(buf, len, "10#u%s%d#d", k < 0 ? "\xE2\x88\x92" : "", k < 0 ? -k : k);
+    snprintf(buf, len, "10#u%s%d#d", k < 0 ? "\xE2\x88\x92" : "", k < 0 ? -k : k);
 }
 
 /* ---- clipping ------------------------------------------------------------ */
@@ -823,9 +817,9 @@ static void cv_line(void *ctx, double x0, double y0, double x1, double y1)
 /* Polygon in transformed coordinates: optional fill (clipped), then outline. */
 static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, int filled)
 {
-    if (filled && n >= 3) {
-        size_t cap = 2 * n + 8;
-        /* each clip edge can add at most one vertex per crossing: 2n bounds it */
+    if (filled && n >= 3 && n <= ((size_t)1 << 20)) {
+        /* each of the 4 clip stages at most doubles the vertex count */
+        size_t cap = 16 * n + 16;
         double *buf = malloc(4 * cap * sizeof *buf);
         if (buf == NULL) {
             pc->oom = 1;
@@ -836,8 +830,6 @@ static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, in
             size_t m = n;
             const double lim[4] = {pc->clip.x0, pc->clip.x1, pc->clip.y0, pc->clip.y1};
             for (int e = 0; e < 4 && m >= 3; ++e) {
-                if (m * 2 > cap)
-                    break;
                 m = clip_poly_edge(m, ax, ay, bx, by, e, lim[e]);
                 double *t;
                 t = ax, ax = bx, bx = t;
@@ -924,27 +916,37 @@ static void cv_circle(void *ctx, double x, double y, double r)
     panel_ctx *pc = ctx;
     if (!isfinite(x) || !isfinite(y) || !isfinite(r) || r <= 0.0)
         return;
+    int nseg = 288;
     if (!pc->ax.log && !pc->ay.log) {
-        double cx = tr(x, 0), cy = tr(y, 0);
-        if (cx - r >= pc->clip.x0 && cx + r <= pc->clip.x1 && cy - r >= pc->clip.y0 &&
-            cy + r <= pc->clip.y1) {
-            plarc(cx, cy, r, r, 0.0, 360.0, 0.0, 0);
+        double cx = tr(x, 0), cy = tr(y, 0), rr = fmin(r, COORD_MAX);
+        const box *b = &pc->clip;
+        if (cx + rr < b->x0 || cx - rr > b->x1 || cy + rr < b->y0 || cy - rr > b->y1)
+            return; /* entirely outside */
+        double sx = b->x1 - b->x0, sy = b->y1 - b->y0;
+        /* PLplot clips native arcs to the viewport but converts them to
+           integer device coordinates first: keep them within reach */
+        if (fabs(cx - 0.5 * (b->x0 + b->x1)) + rr <= 1e3 * sx &&
+            fabs(cy - 0.5 * (b->y0 + b->y1)) + rr <= 1e3 * sy) {
+            plarc(cx, cy, rr, rr, 0.0, 360.0, 0.0, 0);
             return;
         }
-        if (cx + r < pc->clip.x0 || cx - r > pc->clip.x1 || cy + r < pc->clip.y0 ||
-            cy - r > pc->clip.y1)
-            return;
+        /* huge circle crossing the window: a fine polygon, clipped */
+        nseg = (int)clampd(rr / fmin(sx, sy) * 64.0, 288.0, 65536.0);
     }
-    /* partly visible or on log axes: a clipped polygon */
-    enum { NSEG = 144 };
-    double xs[NSEG + 1], ys[NSEG + 1];
-    for (int i = 0; i <= NSEG; ++i) {
-        double a = 2.0 * 3.14159265358979323846 * (double)i / NSEG;
+    double *xs = malloc(((size_t)nseg + 1) * 2 * sizeof *xs);
+    if (xs == NULL) {
+        pc->oom = 1;
+        return;
+    }
+    double *ys = xs + nseg + 1;
+    for (int i = 0; i <= nseg; ++i) {
+        double a = 2.0 * 3.14159265358979323846 * (double)i / nseg;
         xs[i] = tr(x + r * cos(a), pc->ax.log);
         ys[i] = tr(y + r * sin(a), pc->ay.log);
     }
-    if (draw_polyline(&pc->clip, NSEG + 1, xs, ys) != 0)
+    if (draw_polyline(&pc->clip, (size_t)nseg + 1, xs, ys) != 0)
         pc->oom = 1;
+    free(xs);
 }
 
 /* ---- curve styling -------------------------------------------------------- */
@@ -1116,7 +1118,7 @@ static void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, d
 /* ---- drawing ------------------------------------------------------------- */
 
 /* Log axis drawn with PLplot's own log ticks (one label per decade). */
-static int log1(const axis_info *a)
+static int uses_pl_log(const axis_info *a)
 {
     return a->log && a->step == 1.0;
 }
@@ -1339,8 +1341,8 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
     plcol0(COL_GRID);
     plwidth(lw(m, 0.7));
     pllsty(1);
-    plbox(log1(&pl->ax) ? "gl" : "g", pl->ax.step, pl->ax.nsub, log1(&pl->ay) ? "gl" : "g",
-          pl->ay.step, pl->ay.nsub);
+    plbox(uses_pl_log(&pl->ax) ? "gl" : "g", pl->ax.step, pl->ax.nsub,
+          uses_pl_log(&pl->ay) ? "gl" : "g", pl->ay.step, pl->ay.nsub);
 
     /* event lines */
     if (p->vlines != NULL) {
@@ -1389,8 +1391,8 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
     plcol0(COL_FG);
     plwidth(lw(m, 1.0));
     plslabelfunc(label_cb, &pc);
-    plbox(log1(&pl->ax) ? "bcnstlo" : "bcnsto", pl->ax.step, pl->ax.nsub,
-          log1(&pl->ay) ? "bcnstvlo" : "bcnstvo", pl->ay.step, pl->ay.nsub);
+    plbox(uses_pl_log(&pl->ax) ? "bcnstlo" : "bcnsto", pl->ax.step, pl->ax.nsub,
+          uses_pl_log(&pl->ay) ? "bcnstvlo" : "bcnstvo", pl->ay.step, pl->ay.nsub);
     plslabelfunc(NULL, NULL);
 
     /* common factors */
@@ -1508,6 +1510,12 @@ static int validate(const char *path, nsd_plot_format format, const nsd_figure *
                 fig->width_px, fig->height_px, MIN_SIZE_PX, MAX_SIZE_PX);
         return -1;
     }
+    if (format == NSD_PLOT_PNG && fig->width_px != 0 && fig->height_px != 0 &&
+        (double)fig->width_px * (double)fig->height_px > MAX_PNG_PIXELS) {
+        set_err(err, err_len, "plot: PNG of %d x %d pixels is too large (at most %.0f Mpx)",
+                fig->width_px, fig->height_px, MAX_PNG_PIXELS / 1e6);
+        return -1;
+    }
     for (size_t i = 0; i < fig->n_panels; ++i) {
         const nsd_panel *p = &fig->panels[i];
         if (p->n_curves > 0 && p->curves == NULL) {
@@ -1559,10 +1567,9 @@ static int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int widt
     if (!(m.page_w_mm > 0.0) || !(m.page_h_mm > 0.0))
         return -1;
     m.mm_per_px = m.page_w_mm / width_px;
-    double row_px = (double)height_px / (double)rows, col_px = (double)width_px / (double)cols;
+    double row_px = (double)height_px / (double)rows;
     /* 1 for 1200 x 400 px per row; follow the panel size, mildly */
     double s = sqrt(((double)width_px / DEFAULT_WIDTH_PX) * (row_px / DEFAULT_ROW_PX));
-    s = fmin(s, 1.3 * sqrt(col_px / 600.0 * row_px / 400.0) + 0.35);
     m.s = clampd(s, 0.55, 4.0);
     m.ch = REF_CHAR_PX * m.s * m.mm_per_px;
 

@@ -64,7 +64,9 @@ typedef struct nsd_curve {
     int color;                       /* 0.. : palette index; -1 = auto (next colour) */
     int dashed;                      /* 0 solid, 1 dashed, 2 dotted */
     double width;                    /* line width in points-ish units, 0 = default 1.5 */
-    int marker;                      /* 0 none, 1 circle markers at each point (no line), 2 line + markers */
+    int marker;                      /* 0 none, 1 circle markers at each point (no line),
+                                        2 line + markers. With 0, isolated points (a single
+                                        point, or one between NaNs) are shown as small dots. */
 } nsd_curve;
 
 typedef struct nsd_panel {
@@ -92,8 +94,9 @@ typedef struct nsd_figure {
     const nsd_panel *panels; size_t n_panels;
     size_t columns;                  /* panels laid out in a grid, row-major; 0 = 1 column */
     int width_px, height_px;         /* 0 = default (1200 x 400*rows, capped at 2400 high);
-                                        otherwise 100..16000. For SVG and PDF the unit is the
-                                        point (1/72 in). */
+                                        otherwise 100..10000 (PNG: at most 50 Mpx). For SVG and
+                                        PDF the unit is the point (1/72 in). Text, lines and
+                                        markers scale with the size of a panel row. */
 } nsd_figure;
 
 /* Write `fig` to `path` in `format`. Returns 0 on success; on failure returns -1 and writes
