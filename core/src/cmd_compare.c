@@ -274,7 +274,7 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         size_t nr = 0;
         for (size_t i = 0; i < nv; ++i)
             if (vars[i].res.series.rows >= 2) runs[nr++] = (nsd_figure_run){vars[i].name, &vars[i].model, &vars[i].res};
-        if (nr && nsd_figures_write(dir, &vars[ref].cfg, NULL, runs, nr, &written, &n_written, err, sizeof err) != 0) {
+        if (nr && nsd_figures_write(dir, &vars[ref].cfg, app.cfg.title, NULL, runs, nr, &written, &n_written, err, sizeof err) != 0) {
             fprintf(stderr, "error: %s\n", err);
             status = NSD_EXIT_FAILED;
         }

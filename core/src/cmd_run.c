@@ -28,15 +28,25 @@ int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
                           const nsd_run_result *res, const char *command_line, int plots,
                           char ***written, size_t *n_written, char *err, size_t err_len) {
     if (nsd_make_dirs(dir, err, err_len) != 0) return -1;
-    char path[PATH_MAX];
+    char path[PATH_MAX + 32];
+    /* Outputs of an earlier run in the same folder would sit beside these
+     * as if they belonged to them: remove every file a run writes. */
+    static const char *const names[] = {"timeseries.csv", "timeseries.INCOMPLETE.csv", "run.toml",
+                                        "timeseries", "phase", "snapshots"};
+    static const char *const exts[] = {"png", "svg", "pdf"};
+    for (size_t i = 0; i < 3; ++i) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        remove(path);
+    }
+    for (size_t i = 3; i < 6; ++i)
+        for (size_t k = 0; k < 3; ++k) {
+            snprintf(path, sizeof path, "%s/%s.%s", dir, names[i], exts[k]);
+            remove(path);
+        }
     /* Incomplete data carry it in their name, so no one takes them for a
      * finished run. */
     snprintf(path, sizeof path, "%s/%s", dir,
              res->outcome == NSD_RUN_FAILED ? "timeseries.INCOMPLETE.csv" : "timeseries.csv");
-    char stale[PATH_MAX];
-    snprintf(stale, sizeof stale, "%s/%s", dir,
-             res->outcome == NSD_RUN_FAILED ? "timeseries.csv" : "timeseries.INCOMPLETE.csv");
-    remove(stale);
     if (nsd_write_csv(path, m->channels, &res->series, err, err_len) != 0) return -1;
     *written = realloc(*written, (*n_written + 2) * sizeof **written);
     if (!*written) abort();
@@ -46,7 +56,12 @@ int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
     (*written)[(*n_written)++] = strdup(path);
     if (plots && nsd_plot_num(cfg, "enabled") != 0 && res->series.rows >= 2) {
         nsd_figure_run one = {cfg->title, m, res};
-        if (nsd_figures_write(dir, cfg, m, &one, 1, written, n_written, err, err_len) != 0) return -1;
+        char title[600];
+        if (res->outcome == NSD_RUN_FAILED)
+            snprintf(title, sizeof title, "INCOMPLETE, failed at t = %.6g s: %s", res->t_reached, cfg->title);
+        else snprintf(title, sizeof title, "%s", cfg->title);
+        if (nsd_figures_write(dir, cfg, title, m, &one, 1, written, n_written, err, err_len) != 0)
+            return -1;
     }
     return 0;
 }

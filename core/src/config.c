@@ -123,6 +123,11 @@ static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
         nsd_diag_add(diag, "%s: empty key", label);
         return 1;
     }
+    /* Another plugin for a section: the file's keys belonged to the old one. */
+    const nsd_toml_node *old_id = nsd_toml_get(table, "id");
+    if (dot && strcmp(key, "id") == 0 && old_id && v->type == NSD_TOML_STRING &&
+        old_id->type == NSD_TOML_STRING && strcmp(old_id->str, v->str) != 0)
+        while (table->n_items) nsd_toml_table_remove(table, table->items[0].key);
     nsd_toml_table_set(table, key, v);
     return 0;
 }

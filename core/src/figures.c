@@ -58,7 +58,7 @@ static void draw_strobe(void *ctx, const nsdyn_canvas *canvas) {
     }
 }
 
-static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
+static int timeseries(const char *path, nsd_plot_format fmt, const char *fig_title,
                       const nsd_figure_run *runs, size_t n_runs, const char **names,
                       size_t n_names, char *err, size_t err_len) {
     nsd_panel *panels = calloc(n_names ? n_names : 1, sizeof *panels);
@@ -99,7 +99,7 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
     }
     int rc = 0;
     if (np) {
-        nsd_figure fig = {cfg->title, panels, np, 1, 0, 0};
+        nsd_figure fig = {fig_title, panels, np, 1, 0, 0};
         rc = nsd_plot_write(path, fmt, &fig, err, err_len);
     }
     for (size_t i = 0; i < ncol; ++i) free(cols[i]);
@@ -110,7 +110,7 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
     return np ? rc : 1;
 }
 
-static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
+static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg, const char *fig_title,
                  const nsd_figure_run *runs, size_t n_runs, char *err, size_t err_len) {
     const char *const *pairs = cfg->have_phase ? (const char *const *)cfg->phase
                                                : runs[0].model->layout.phase_pairs;
@@ -161,7 +161,7 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
     int rc = 1;
     if (np) {
         char title[300];
-        snprintf(title, sizeof title, "%s: phase portraits", cfg->title);
+        snprintf(title, sizeof title, "%s: phase portraits", fig_title);
         nsd_figure fig = {title, panels, np, np > 1 ? 2 : 1, 0, 0};
         rc = nsd_plot_write(path, fmt, &fig, err, err_len);
     }
@@ -173,7 +173,7 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
     return rc;
 }
 
-int nsd_figures_write(const char *dir, const nsd_config *cfg, nsd_model *draw_model,
+int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title, nsd_model *draw_model,
                       const nsd_figure_run *runs, size_t n_runs, char ***written,
                       size_t *n_written, char *err, size_t err_len) {
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
@@ -182,11 +182,11 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, nsd_model *draw_mo
     const char **names;
     size_t n_names = nsd_figures_series(cfg, runs[0].model, &names);
     snprintf(path, sizeof path, "%s/timeseries.%s", dir, ext);
-    int rc = timeseries(path, fmt, cfg, runs, n_runs, names, n_names, err, err_len);
+    int rc = timeseries(path, fmt, title, runs, n_runs, names, n_names, err, err_len);
     if (rc < 0) return -1;
     if (rc == 0) push_written(written, n_written, path);
     snprintf(path, sizeof path, "%s/phase.%s", dir, ext);
-    rc = phase(path, fmt, cfg, runs, n_runs, err, err_len);
+    rc = phase(path, fmt, cfg, title, runs, n_runs, err, err_len);
     if (rc < 0) return -1;
     if (rc == 0) push_written(written, n_written, path);
 
@@ -195,11 +195,11 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, nsd_model *draw_mo
         strobe st = {draw_model, &runs[0].result->series, snaps, NULL};
         /* Trace of the contact point under the pictures when there is one. */
         nsd_panel panel = {0};
-        char title[300];
-        snprintf(title, sizeof title, "%s: %zu snapshots, t = %.3g to %.3g s", cfg->title, snaps,
+        char snap_title[700];
+        snprintf(snap_title, sizeof snap_title, "%s: %zu snapshots, t = %.3g to %.3g s", title, snaps,
                  runs[0].result->series.data[0],
                  nsd_series_at(&runs[0].result->series, runs[0].result->series.rows - 1, 0));
-        panel.title = title;
+        panel.title = snap_title;
         panel.xlabel = draw_model->layout.draw_x_label ? draw_model->layout.draw_x_label : "x [m]";
         panel.ylabel = draw_model->layout.draw_y_label ? draw_model->layout.draw_y_label : "y [m]";
         panel.xmin = panel.xmax = panel.ymin = panel.ymax = NAN;

@@ -17,8 +17,8 @@ typedef struct nsd_figure_run {
 /* Write the graphs of one or several runs of the same scenario into dir:
  * timeseries.<ext>, phase.<ext>, and (one run only) snapshots.<ext>.
  * The paths written are appended to *written (caller frees). Returns 0 or
- * -1 with err. */
-int nsd_figures_write(const char *dir, const nsd_config *cfg, nsd_model *draw_model,
+ * -1 with err. `title` heads every graph. */
+int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title, nsd_model *draw_model,
                       const nsd_figure_run *runs, size_t n_runs, char ***written,
                       size_t *n_written, char *err, size_t err_len);
 

@@ -543,8 +543,12 @@ static void format_label(const axis_info *a, double v, char *buf, size_t len)
 
 /* ---- clipping ------------------------------------------------------------ */
 
+/* Clip region, plus the decimation tolerance of polylines: consecutive points
+ * closer than (tol_x, tol_y) to the last point drawn are skipped (a fraction
+ * of a pixel: keeps SVG/PDF files of long simulations small). */
 typedef struct box {
     double x0, x1, y0, y1;
+    double tol_x, tol_y;
 } box;
 
 /* Liang-Barsky: visible parameter interval [t0, t1] of p->q inside b. */
@@ -584,15 +588,35 @@ static int clip_segment(const box *b, double px, double py, double qx, double qy
     return 1;
 }
 
-/* Polyline builder that clips against a box and emits pieces to PLplot. */
+/* Polyline builder that emits pieces to PLplot. */
 typedef struct polyline {
     PLFLT *x, *y;
     size_t n, cap;
-    box clip;
+    double tol_x, tol_y;
+    int pending;         /* a skipped point that must end the piece */
+    double px, py;
 } polyline;
+
+static void pl_append(polyline *pl, double x, double y)
+{
+    if (pl->n == pl->cap) {
+        /* buffer full: draw it and continue from its last point */
+        plline((PLINT)pl->n, pl->x, pl->y);
+        pl->x[0] = pl->x[pl->n - 1];
+        pl->y[0] = pl->y[pl->n - 1];
+        pl->n = 1;
+    }
+    pl->x[pl->n] = x;
+    pl->y[pl->n] = y;
+    pl->n++;
+}
 
 static void pl_flush(polyline *pl)
 {
+    if (pl->pending) {
+        pl_append(pl, pl->px, pl->py);
+        pl->pending = 0;
+    }
     if (pl->n >= 2)
         plline((PLINT)pl->n, pl->x, pl->y);
     pl->n = 0;
@@ -600,18 +624,15 @@ static void pl_flush(polyline *pl)
 
 static void pl_push(polyline *pl, double x, double y)
 {
-    if (pl->n == pl->cap) {
-        pl_flush(pl);
-        /* continue from the last point */
-        if (pl->cap == 0)
-            return;
-        pl->x[0] = pl->x[pl->cap - 1];
-        pl->y[0] = pl->y[pl->cap - 1];
-        pl->n = 1;
+    if (pl->n > 0 && fabs(x - pl->x[pl->n - 1]) < pl->tol_x &&
+        fabs(y - pl->y[pl->n - 1]) < pl->tol_y) {
+        pl->pending = 1; /* too close to the last point drawn */
+        pl->px = x;
+        pl->py = y;
+        return;
     }
-    pl->x[pl->n] = x;
-    pl->y[pl->n] = y;
-    pl->n++;
+    pl->pending = 0;
+    pl_append(pl, x, y);
 }
 
 /* Draw the polyline (xs, ys) in transformed coordinates; non-finite points
@@ -622,9 +643,10 @@ static int draw_polyline(const box *clip, size_t n, const double *xs, const doub
         return 0;
     enum { CHUNK = 4096 };
     polyline pl;
+    memset(&pl, 0, sizeof pl);
     pl.cap = n < CHUNK ? n + 1 : CHUNK;
-    pl.n = 0;
-    pl.clip = *clip;
+    pl.tol_x = clip->tol_x;
+    pl.tol_y = clip->tol_y;
     pl.x = malloc(pl.cap * sizeof *pl.x);
     pl.y = malloc(pl.cap * sizeof *pl.y);
     if (!pl.x || !pl.y) {
@@ -639,7 +661,7 @@ static int draw_polyline(const box *clip, size_t n, const double *xs, const doub
             continue;
         }
         double t0, t1;
-        if (!clip_segment(&pl.clip, px, py, qx, qy, &t0, &t1)) {
+        if (!clip_segment(clip, px, py, qx, qy, &t0, &t1)) {
             pl_flush(&pl);
             continue;
         }
@@ -654,10 +676,10 @@ static int draw_polyline(const box *clip, size_t n, const double *xs, const doub
             by = qy;
         }
         /* cancellation with huge coordinates can push clipped points out */
-        ax = clampd(ax, pl.clip.x0, pl.clip.x1);
-        ay = clampd(ay, pl.clip.y0, pl.clip.y1);
-        bx = clampd(bx, pl.clip.x0, pl.clip.x1);
-        by = clampd(by, pl.clip.y0, pl.clip.y1);
+        ax = clampd(ax, clip->x0, clip->x1);
+        ay = clampd(ay, clip->y0, clip->y1);
+        bx = clampd(bx, clip->x0, clip->x1);
+        by = clampd(by, clip->y0, clip->y1);
         if (pl.n == 0 || t0 > 0.0) {
             pl_flush(&pl);
             pl_push(&pl, ax, ay);
@@ -1329,6 +1351,9 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
     pc.clip.y1 = pl->ay.hi + 0.02 * sy;
     double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm;
     double vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
+    /* a quarter of a pixel */
+    pc.clip.tol_x = 0.25 * m->mm_per_px * sx / vw_mm;
+    pc.clip.tol_y = 0.25 * m->mm_per_px * sy / vh_mm;
     double wpm_x = sx / vw_mm, wpm_y = sy / vh_mm;
 
     plvpor(pl->vx0, pl->vx1, pl->vy0, pl->vy1);
