@@ -5,7 +5,7 @@
  * stderr, and write nothing (the output directory must not be created).
  *
  * Header lines of a corpus file (leading comment lines):
- *   # expect: <error line without "error: ">   one or more; {file} stands for
+ *   # expect: <error line without "error: ">   one or more; {file} ({dir}) stands for
  *                                              the config path as passed
  *   # args: --set a.b=c ...                    extra arguments (split on spaces)
  *   # command: compare                         run `nsdyn compare` instead of run */
@@ -105,18 +105,29 @@ static void strs_free(strs *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* `text` with every "{file}" replaced by `path`. */
-static char *subst_file(const char *text, const char *path) {
+/* `text` with every `key` replaced by `value`. */
+static char *subst(const char *text, const char *key, const char *value) {
     buf b = {0};
     buf_add(&b, "", 0);
     const char *p = text, *hit;
-    while ((hit = strstr(p, "{file}"))) {
+    while ((hit = strstr(p, key))) {
         buf_add(&b, p, (size_t)(hit - p));
-        buf_add(&b, path, strlen(path));
-        p = hit + strlen("{file}");
+        buf_add(&b, value, strlen(value));
+        p = hit + strlen(key);
     }
     buf_add(&b, p, strlen(p));
     return b.data;
+}
+
+/* {file}: the config's path as passed; {dir}: the folder it is in. */
+static char *subst_file(const char *text, const char *path) {
+    char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else strcpy(dir, ".");
+    char *a = subst(text, "{file}", path), *b = subst(a, "{dir}", dir);
+    free(a);
+    free(dir);
+    return b;
 }
 
 /* ---- header of a corpus file -------------------------------------------- */

@@ -93,7 +93,7 @@ static int file_exists(const char *path)
 
 static int tmp_exists(const char *path)
 {
-    char t[600];
+    char t[700];
     snprintf(t, sizeof t, "%s.tmp", path);
     return file_exists(t);
 }
@@ -115,6 +115,10 @@ static int file_contains(const char *path, const char *needle)
         return 0;
     size_t cap = 1 << 20, n;
     char *buf = malloc(cap + 1);
+    if (buf == NULL) {
+        fclose(f);
+        return 0;
+    }
     n = fread(buf, 1, cap, f);
     fclose(f);
     buf[n] = '\0';
@@ -127,7 +131,8 @@ static int file_contains(const char *path, const char *needle)
     return found;
 }
 
-/* Run fn with stderr redirected to a file; return 1 if PLplot printed. */
+/* stderr redirected to a file between capture_begin and capture_end, to check
+ * that PLplot printed nothing (nsd_plot_write must report through err only). */
 typedef struct stderr_capture {
     int saved;
     char path[600];

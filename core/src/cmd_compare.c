@@ -73,7 +73,8 @@ static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node *
                 int ok = e->type == NSD_TOML_ARRAY;
                 for (size_t k = 0; ok && k < e->n_items; ++k) ok = e->items[k].type == NSD_TOML_STRING;
                 if (!ok) {
-                    nsd_diag_at(diag, e, "[compare] key 'channels': expected an array of channel names");
+                    nsd_diag_at(diag, e, "[compare] key 'channels': expected an array of channel names, found %s",
+                                e->type == NSD_TOML_ARRAY ? "an array with a non-string element" : nsd_toml_type_name(e->type));
                     errors++;
                 } else *channels = e;
             } else {
@@ -136,14 +137,15 @@ int nsd_cmd_compare(const nsd_cli *cli) {
             variant *v = &vars[i];
             v->name = nsd_toml_get(&vt->items[i], "name")->str;
             nsd_config_derive(&v->cfg, &app.cfg, &vt->items[i]);
+            size_t first = diag.n;
             size_t e = nsd_config_resolve(&v->cfg, &app.reg, &diag);
             if (!e) e = nsd_compose_check(&v->cfg, &app.reg, &diag);
             if (!e) e = nsd_model_create(&v->model, &v->cfg, &app.host, &diag);
             v->resolved = 1;
-            if (e) {
-                nsd_diag_add(&diag, "(in variant \"%s\")", v->name);
-                errors += e;
-            }
+            char suffix[160];
+            snprintf(suffix, sizeof suffix, " (in variant \"%s\")", v->name);
+            nsd_diag_suffix(&diag, first, suffix);
+            errors += e;
         }
     }
     size_t ref = 0;

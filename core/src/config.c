@@ -179,7 +179,8 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
             else snprintf(dir, sizeof dir, "%s/%s", base, e->str);
             char real[PATH_MAX];
             if (!realpath(dir, real)) {
-                nsd_diag_at(diag, e, "plugin_path: directory '%s' does not exist", e->str);
+                nsd_diag_at(diag, e, "plugin_path: directory '%s' does not exist (looked for %s; relative paths start at the config's folder)",
+                            e->str, dir);
                 continue;
             }
             PUSH(real);
@@ -251,8 +252,16 @@ static size_t resolve_section(nsd_section *sec, nsdyn_kind kind, const nsd_toml_
         return 1;
     }
     if (p->info->kind != kind) {
-        nsd_diag_at(diag, id, "[%s]: '%s' is a %s, not a %s", name, id->str,
-                    nsd_kind_name(p->info->kind), nsd_kind_name(kind));
+        char list[1024] = "";
+        for (size_t i = 0, k = 0; i < reg->n; ++i)
+            if (reg->plugins[i].info->kind == kind) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", k++ ? ", " : "", reg->plugins[i].info->id);
+            }
+        nsd_diag_at(diag, id, "[%s]: '%s' is %s %s, not %s %s (%ss: %s)", name, id->str,
+                    nsd_kind_article(p->info->kind), nsd_kind_name(p->info->kind),
+                    nsd_kind_article(kind), nsd_kind_name(kind), nsd_kind_name(kind),
+                    list[0] ? list : "none installed");
         return 1;
     }
     sec->plugin = p;
@@ -331,23 +340,27 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
         nsd_diag_at(diag, run, "'run' must be a table, found %s", nsd_toml_type_name(run->type));
         errors++;
     } else {
-        errors += nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, run, "[run]",
-                                     NULL, diag);
+        size_t run_errors = nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, run,
+                                               "[run]", NULL, diag);
+        errors += run_errors;
         double t0 = nsd_run_num(cfg, "t_start"), t1 = nsd_run_num(cfg, "t_end");
-        if (cfg->run.from[0] && !(t1 > t0)) {
+        if (!run_errors && !(t1 > t0)) {
             nsd_diag_at(diag, cfg->run.from[0], "[run] key 't_end' = %g must be later than t_start = %g",
                         t1, t0);
             errors++;
         }
         double dt = nsd_run_num(cfg, "output_dt");
-        if (dt > 0 && dt > t1 - t0) {
+        if (!run_errors && t1 > t0 && dt > 0 && dt > t1 - t0) {
             nsd_diag_at(diag, cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "output_dt")],
                         "[run] key 'output_dt' = %g is longer than the run (%g s)", dt, t1 - t0);
             errors++;
         }
     }
-    if (!cfg->run.values) /* keep accessors safe after errors */
-        nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, NULL, "[run]", NULL, diag);
+    if (!cfg->run.values) { /* keep accessors safe after errors; already reported */
+        nsd_diag quiet = {0};
+        nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, NULL, "[run]", NULL, &quiet);
+        nsd_diag_free(&quiet);
+    }
 
     const nsd_toml_node *plot = nsd_toml_get(root, "plot");
     static const char *const plot_skip[] = {"series", "phase", NULL};

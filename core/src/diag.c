@@ -46,6 +46,16 @@ void nsd_diag_add(nsd_diag *d, const char *fmt, ...) {
     va_end(ap);
 }
 
+void nsd_diag_suffix(nsd_diag *d, size_t first, const char *suffix) {
+    for (size_t i = first; i < d->n; ++i) {
+        size_t len = strlen(d->lines[i]) + strlen(suffix) + 1;
+        char *line = realloc(d->lines[i], len);
+        if (!line) abort();
+        strcat(line, suffix);
+        d->lines[i] = line;
+    }
+}
+
 void nsd_diag_print(const nsd_diag *d, FILE *out) {
     for (size_t i = 0; i < d->n; ++i) fprintf(out, "error: %s\n", d->lines[i]);
 }

@@ -19,6 +19,8 @@ void nsd_diag_at(nsd_diag *d, const nsd_toml_node *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A message with no config position. */
 void nsd_diag_add(nsd_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append `suffix` to every message from index `first` on. */
+void nsd_diag_suffix(nsd_diag *d, size_t first, const char *suffix);
 void nsd_diag_print(const nsd_diag *d, FILE *out);
 void nsd_diag_free(nsd_diag *d);
 

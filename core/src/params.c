@@ -5,6 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Shortest of %.15g / %.17g that reads back as exactly x. */
+static void fmt_real(char *buf, size_t len, double x) {
+    snprintf(buf, len, "%.15g", x);
+    if (strtod(buf, NULL) != x) snprintf(buf, len, "%.17g", x);
+}
+
+/* "a float (2.5)", "a string (\"abc\")", "a table" */
+static const char *found_text(const nsd_toml_node *v, char *buf, size_t len) {
+    char num[40];
+    switch (v->type) {
+    case NSD_TOML_FLOAT:
+    case NSD_TOML_INTEGER:
+        fmt_real(num, sizeof num, v->real);
+        snprintf(buf, len, "%s (%s)", nsd_toml_type_name(v->type), num);
+        break;
+    case NSD_TOML_STRING: snprintf(buf, len, "a string (\"%.60s\")", v->str); break;
+    case NSD_TOML_BOOLEAN: snprintf(buf, len, "a boolean (%s)", v->boolean ? "true" : "false"); break;
+    default: snprintf(buf, len, "%s", nsd_toml_type_name(v->type)); break;
+    }
+    return buf;
+}
+
 static const char *type_text(nsdyn_param_type t) {
     switch (t) {
     case NSDYN_PARAM_REAL: return "a real number";
@@ -31,10 +53,12 @@ void nsd_params_range_text(const nsdyn_param_decl *d, char *buf, size_t len) {
     int lo = isfinite(d->min), hi = isfinite(d->max);
     int lo_x = (d->flags & NSDYN_PARAM_MIN_EXCLUSIVE) != 0;
     int hi_x = (d->flags & NSDYN_PARAM_MAX_EXCLUSIVE) != 0;
-    if (lo && hi)
-        snprintf(buf, len, "%c%g, %g%c", lo_x ? '(' : '[', d->min, d->max, hi_x ? ')' : ']');
-    else if (lo) snprintf(buf, len, "%s %g", lo_x ? ">" : ">=", d->min);
-    else if (hi) snprintf(buf, len, "%s %g", hi_x ? "<" : "<=", d->max);
+    char a[40], b[40];
+    fmt_real(a, sizeof a, d->min);
+    fmt_real(b, sizeof b, d->max);
+    if (lo && hi) snprintf(buf, len, "%c%s, %s%c", lo_x ? '(' : '[', a, b, hi_x ? ')' : ']');
+    else if (lo) snprintf(buf, len, "%s %s", lo_x ? ">" : ">=", a);
+    else if (hi) snprintf(buf, len, "%s %s", hi_x ? "<" : "<=", b);
     else snprintf(buf, len, "any");
 }
 
@@ -61,19 +85,20 @@ static int is_number(const nsd_toml_node *v) {
 static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const char *section,
                       nsd_diag *diag) {
     const nsdyn_param_decl *d = &p->decls[i];
-    char range[96];
+    char range[96], found[128], num[40];
     nsd_params_range_text(d, range, sizeof range);
     switch (d->type) {
     case NSDYN_PARAM_REAL:
     case NSDYN_PARAM_INT:
         if (!is_number(v) || (d->type == NSDYN_PARAM_INT && v->type != NSD_TOML_INTEGER)) {
             nsd_diag_at(diag, v, "%s key '%s': expected %s, found %s", section, d->name,
-                        type_text(d->type), nsd_toml_type_name(v->type));
+                        type_text(d->type), found_text(v, found, sizeof found));
             return 1;
         }
         if (!in_range(d, v->real)) {
-            nsd_diag_at(diag, v, "%s key '%s' = %g is out of range: expected %s%s%s", section,
-                        d->name, v->real, range, *d->unit && strcmp(d->unit, "1") ? " " : "",
+            fmt_real(num, sizeof num, v->real);
+            nsd_diag_at(diag, v, "%s key '%s' = %s is out of range: expected %s%s%s", section,
+                        d->name, num, range, *d->unit && strcmp(d->unit, "1") ? " " : "",
                         strcmp(d->unit, "1") ? d->unit : "");
             return 1;
         }
@@ -82,7 +107,7 @@ static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const cha
     case NSDYN_PARAM_BOOL:
         if (v->type != NSD_TOML_BOOLEAN) {
             nsd_diag_at(diag, v, "%s key '%s': expected a boolean (true or false), found %s",
-                        section, d->name, nsd_toml_type_name(v->type));
+                        section, d->name, found_text(v, found, sizeof found));
             return 1;
         }
         p->values[i].num = v->boolean;
@@ -96,7 +121,7 @@ static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const cha
         }
         if (v->type != NSD_TOML_STRING) {
             nsd_diag_at(diag, v, "%s key '%s': expected one of %s, found %s", section, d->name,
-                        list, nsd_toml_type_name(v->type));
+                        list, found_text(v, found, sizeof found));
             return 1;
         }
         for (size_t c = 0; c < k; ++c)
@@ -216,13 +241,22 @@ void nsd_params_free(nsd_params *p) {
 
 static void write_value(FILE *out, const nsdyn_param_decl *d, const nsdyn_value *v) {
     switch (d->type) {
-    case NSDYN_PARAM_REAL: fprintf(out, "%.17g", v->num); break;
+    case NSDYN_PARAM_REAL: {
+        char num[40];
+        fmt_real(num, sizeof num, v->num);
+        fprintf(out, "%s", num);
+        break;
+    }
     case NSDYN_PARAM_INT: fprintf(out, "%lld", (long long)v->num); break;
     case NSDYN_PARAM_BOOL: fprintf(out, "%s", v->num != 0 ? "true" : "false"); break;
     case NSDYN_PARAM_CHOICE: fprintf(out, "\"%s\"", d->choices[(size_t)v->num]); break;
     case NSDYN_PARAM_REAL_ARRAY:
         fputc('[', out);
-        for (size_t k = 0; k < v->len; ++k) fprintf(out, "%s%.17g", k ? ", " : "", v->arr[k]);
+        for (size_t k = 0; k < v->len; ++k) {
+            char num[40];
+            fmt_real(num, sizeof num, v->arr[k]);
+            fprintf(out, "%s%s", k ? ", " : "", num);
+        }
         fputc(']', out);
         break;
     }

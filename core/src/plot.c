@@ -1336,6 +1336,12 @@ static void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors
     plwind(pl->ax.lo, pl->ax.hi, pl->ay.lo, pl->ay.hi);
 }
 
+/* "×10^e" for the common factor of an axis. */
+static void format_factor(int e, char *buf, size_t len)
+{
+    snprintf(buf, len, "\xC3\x97" "10#u%s%d#d", e < 0 ? "\xE2\x88\x92" : "", e < 0 ? -e : e);
+}
+
 static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
 {
     panel_ctx pc;
@@ -1424,11 +1430,11 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
     double ch = m->ch;
     char fac[64];
     if (!pl->ax.log && pl->ax.expo != 0) {
-        snprintf(fac, sizeof fac, "\xC3\x97" "10#u%d#d", pl->ax.expo);
+        format_factor(pl->ax.expo, fac, sizeof fac);
         plmtex("b", 3.2, 1.0, 1.0, fac);
     }
     if (!pl->ay.log && pl->ay.expo != 0) {
-        snprintf(fac, sizeof fac, "\xC3\x97" "10#u%d#d", pl->ay.expo);
+        format_factor(pl->ay.expo, fac, sizeof fac);
         plmtex("lv", 0.5, 1.0 + 1.5 * ch / vh_mm, 1.0, fac);
     }
 

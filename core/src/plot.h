@@ -32,6 +32,10 @@
  * larger indices wrap around. color = -1 picks the first palette colour not
  * yet used by another curve of the same panel.
  *
+ * Drawing order in a panel: grid, event lines, curves (in order), picture,
+ * frame with ticks and labels, legend. Data arrays are only read during the
+ * call; values beyond +-1e300 are clamped, non-finite values are gaps.
+ *
  * Canvas pens (nsdyn_canvas.pen): 0 structure (black, width 2, filled
  * polygons light grey with a black outline), 1 ground/terrain (thick dark
  * grey, filled polygons hatched), 2 highlight (vermilion), 3 force/trace
@@ -86,7 +90,10 @@ typedef struct nsd_panel {
     void (*draw)(void *ctx, const nsdyn_canvas *canvas);
     void *draw_ctx;
     int legend_position;             /* 0 top-right inside, 1 top-left, 2 bottom-right,
-                                        3 bottom-left, 4 outside right */
+                                        3 bottom-left, 4 outside right (vertically centred;
+                                        the right margin of the column grows to fit it).
+                                        The legend lists the curves with a legend text (at
+                                        most 64), with their line style and markers. */
 } nsd_panel;
 
 typedef struct nsd_figure {

@@ -21,6 +21,8 @@ const char *nsd_kind_name(nsdyn_kind kind) {
     return "unknown kind";
 }
 
+const char *nsd_kind_article(nsdyn_kind kind) { return kind == NSDYN_KIND_INTEGRATOR ? "an" : "a"; }
+
 const char *nsd_kind_section(nsdyn_kind kind) {
     switch (kind) {
     case NSDYN_KIND_SYSTEM: return "system";
@@ -208,7 +210,7 @@ void nsd_registry_close(nsd_registry *r) {
 
 const char *nsd_builtin_plugin_dir(void) {
     /* Decide by where this host library lives. */
-    static char dir[PATH_MAX]; /* written once per process, read-only after */
+    static char dir[PATH_MAX + 32]; /* written once per process, read-only after */
     if (dir[0]) return dir;
     Dl_info info;
     char self[PATH_MAX] = "";

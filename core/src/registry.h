@@ -31,6 +31,7 @@ const nsd_plugin *nsd_registry_find(const nsd_registry *r, const char *id);
 void nsd_registry_close(nsd_registry *r);
 
 const char *nsd_kind_name(nsdyn_kind kind);   /* "friction law" */
+const char *nsd_kind_article(nsdyn_kind kind);/* "a" or "an" */
 const char *nsd_kind_section(nsdyn_kind kind);/* "friction" */
 
 /* The host's own plugin directory: the build tree's when this binary runs

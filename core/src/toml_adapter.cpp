@@ -98,8 +98,8 @@ nsd_toml_doc *finish(const toml::table &table, const char *source_name) {
     doc->source = dup_string(source_name);
     convert_table(doc->root, table, doc->source);
     doc->root.source = doc->source;
-    doc->root.line = 1;
-    doc->root.column = 1;
+    doc->root.line = 0; // the whole file: messages name the file only
+    doc->root.column = 0;
     return doc;
 }
 

@@ -26,8 +26,16 @@ typedef struct nsdyn_impact_problem {
      * impulse [1/kg]; rows/cols ordered (n, t1, t2) per contact. */
     const double *delassus;
     const double *u_minus;   /* 3n local velocities before impact [m/s] */
-    const double *mu_static; /* n static friction coefficients [1] */
-    const double *mu_kinetic;/* n kinetic friction coefficients [1] */
+    const double *mu_static; /* n static friction coefficients [1] (no-slip test) */
+    const double *mu_kinetic;/* n kinetic friction coefficients [1] (slip impulse) */
+    /* n gaps [m]: every contact near closure takes part, including those
+     * not yet approaching (a Percussion-Centre law watches them for a
+     * single- to double-point transition). */
+    const double *gaps;
+    /* Optional buffer for the law's phase log ("SP slide; stick; DP"),
+     * NUL-terminated, or NULL. */
+    char *phase_log;
+    size_t phase_log_len;
 } nsdyn_impact_problem;
 
 typedef struct nsdyn_contact_law {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Set up, build, and run the main demo: the towed wheel's unstable rolling,
+# the comparison of integrators and regularization widths, and the limit
+# directions at a rolling and a slipping point. Prints where the graphs are.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/setup-debian.sh"
+bash "$root/scripts/build.sh" > /dev/null
+nsdyn="$root/build/core/nsdyn"
+out="$root/out"
+cd "$root"
+"$nsdyn" run configs/towed_wheel_unstable.toml -o "$out/towed_wheel_unstable"
+"$nsdyn" run configs/towed_wheel_stable.toml -o "$out/towed_wheel_stable" -q
+"$nsdyn" run configs/towed_wheel_rolling.toml -o "$out/towed_wheel_rolling" -q
+"$nsdyn" compare configs/towed_wheel_compare.toml -o "$out/towed_wheel_compare"
+"$nsdyn" limits configs/towed_wheel_limits_rolling.toml -o "$out/limits_rolling" -q > /dev/null
+"$nsdyn" limits configs/towed_wheel_limits_slipping.toml -o "$out/limits_slipping"
+echo
+echo "graphs:"
+find "$out" -maxdepth 2 -name '*.png' | sort | sed 's/^/  /'
