@@ -1023,6 +1023,7 @@ typedef struct panel_layout {
     double vx0, vx1, vy0, vy1; /* viewport, normalized page coordinates */
     size_t n_legend;
     double legend_w_mm;    /* estimate for the outside-right legend */
+    double title_disp;     /* panel title line: the same for a whole row */
 } panel_layout;
 
 static int panel_auto_limits(const nsd_panel *p)
@@ -1086,6 +1087,19 @@ static int curve_in_legend(const nsd_curve *c)
     return c->legend != NULL && c->legend[0] != '\0';
 }
 
+/* The x axis' x10^k factor sits on the tick label line, right of the axis
+ * end, `factor_offset` character heights away from it. */
+static double factor_offset(const axis_info *ax)
+{
+    return 0.5 * ax->label_w + 0.6;
+}
+
+static double factor_width(int e)
+{
+    int digits = abs(e) >= 100 ? 3 : (abs(e) >= 10 ? 2 : 1);
+    return LETTER_W + 2 * DIGIT_W + 0.8 * (digits * DIGIT_W + (e < 0 ? MINUS_W : 0.0));
+}
+
 /* Axes, ticks and margins of a panel for a given viewport size. */
 static void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double vw_mm,
                        double vh_mm)
@@ -1108,14 +1122,17 @@ static void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, d
     double ch = m->ch;
     /* left: tick labels (disp 0.5 + width), gap, rotated y label, pad */
     pl->L = (0.5 + pl->ay.label_w + (p->ylabel && p->ylabel[0] ? 1.9 : 0.0) + 0.9) * ch;
-    /* bottom: tick labels centred at 1.5, x label at 3.2 (or the x10^k factor) */
-    int xlab = (p->xlabel && p->xlabel[0]) || pl->ax.expo != 0;
+    /* bottom: tick labels centred at 1.5, x label at 3.2 */
+    int xlab = p->xlabel && p->xlabel[0];
     pl->B = (xlab ? 4.5 : 2.7) * ch;
     /* top: half a tick label, the panel title, the y x10^k factor */
     int title = p->title && p->title[0];
-    pl->T = (title ? 2.6 : (pl->ay.expo != 0 ? 2.4 : 1.0)) * ch;
-    /* right: half of the last x tick label */
+    int yfac = !pl->ay.log && pl->ay.expo != 0;
+    pl->T = (title ? (yfac ? 3.9 : 2.6) : (yfac ? 2.1 : 1.0)) * ch;
+    /* right: half of the last x tick label, then the x10^k factor if any */
     pl->R = fmax(1.2, 0.5 * pl->ax.label_w + 0.4) * ch;
+    if (!pl->ax.log && pl->ax.expo != 0)
+        pl->R = fmax(pl->R, (factor_offset(&pl->ax) + factor_width(pl->ax.expo) + 0.4) * ch);
 
     pl->n_legend = 0;
     double maxw = 0.0;
@@ -1431,11 +1448,11 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
     char fac[64];
     if (!pl->ax.log && pl->ax.expo != 0) {
         format_factor(pl->ax.expo, fac, sizeof fac);
-        plmtex("b", 3.2, 1.0, 1.0, fac);
+        plmtex("b", 1.5, 1.0 + factor_offset(&pl->ax) * ch / vw_mm, 0.0, fac);
     }
     if (!pl->ay.log && pl->ay.expo != 0) {
         format_factor(pl->ay.expo, fac, sizeof fac);
-        plmtex("lv", 0.5, 1.0 + 1.5 * ch / vh_mm, 1.0, fac);
+        plmtex("lv", 0.5, 1.0 + 1.15 * ch / vh_mm, 1.0, fac);
     }
 
     /* axis labels and title */
@@ -1443,7 +1460,7 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
     mtex("l", 0.5 + pl->ay.label_w + 1.2, 0.5, 0.5, p->ylabel);
     if (p->title && p->title[0]) {
         plschr(m->ch, 1.1);
-        mtex("t", 1.35, 0.5, 0.5, p->title);
+        mtex("t", pl->title_disp, 0.5, 0.5, p->title);
         plschr(m->ch, 1.0);
     }
 
@@ -1684,6 +1701,9 @@ static int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int widt
         pl[i].vx1 = vx1;
         pl[i].vy0 = vy0;
         pl[i].vy1 = vy1;
+        /* titles of a row on one line, at the top of the row's margin (above
+           any x10^k factor of a y axis) */
+        pl[i].title_disp = fmax(1.0, (rowT[r] / m.ch - 1.25) / 1.1);
         /* final axes for the final viewport (equal aspect) */
         panel_axes(&fig->panels[i], &pl[i], &m, (vx1 - vx0) * m.page_w_mm,
                    (vy1 - vy0) * m.page_h_mm);
