@@ -19,17 +19,24 @@
  * bare      Only `ig->step()` in a loop (no runner work): splits the cost of
  *           the runner from the cost of the integrator plus the model.
  * fused     One C function: the same equations (paper (1) with
- *           F = -mu_k C u / sqrt(|u|^2 + eps^2)), the same arithmetic as the
- *           plugins (so the results agree to the bit), classic RK4 with the
- *           same step and last-step rule as plugins/integrators/rk4.c, and
- *           the jackknife stop condition checked once per step. Everything
- *           inline, no function pointers, no finite checks. The parameters
- *           are read at run time from the loaded config, so nothing is
- *           constant-folded that the plugins cannot fold.
+ *           F = -mu_k C u / sqrt(u1^2 + u2^2 + eps^2)) written as a person
+ *           would by hand, classic RK4 with the same step and last-step rule
+ *           as plugins/integrators/rk4.c, and the jackknife stop condition
+ *           checked once per step. Everything inline, no function pointers,
+ *           no finite checks. The parameters are read at run time from the
+ *           loaded config, so nothing is constant-folded that the plugins
+ *           cannot fold. This is the reference of the 1.15 target.
+ * fused as plugin
+ *           The same loop with |u| formed exactly as coulomb.c forms it
+ *           (s = hypot(u1, u2), then sqrt(s^2 + eps^2)): bit-identical to
+ *           the composed run, so composed / (fused as plugin) is the cost of
+ *           composition alone, and (fused as plugin) / fused the cost of
+ *           the plugin's hypot().
  *
  * Checks (exit status 1 when one fails):
  *  - the composed loop reproduces nsd_run_simulation's final state exactly;
- *  - composed and fused final states agree (max abs difference <= 1e-9);
+ *  - composed and both fused final states agree (max abs difference
+ *    <= 1e-9) after the same number of steps;
  *  - the hot path allocates nothing: malloc/calloc/realloc/aligned
  *    allocations are counted by interposers defined in this executable
  *    (linked with ENABLE_EXPORTS, so they also replace libc's for
@@ -41,6 +48,11 @@
  * on the machine).
  *
  * Usage: bench_towed_wheel_rk4 [repetitions]   (default 7, best of)
+ *        bench_towed_wheel_rk4 N composed|bare|fused|fused_as_plugin
+ *            runs only that variant N times, no checks (for perf record).
+ *
+ * When core/src/run.c's stepping loop or rk4.c's step rule changes,
+ * composed_run() and fused_loop() must follow, or the checks fail.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -596,6 +608,8 @@ int main(int argc, char **argv) {
         failures++;
     }
 #else
+    (void)setup_allocs;
+    (void)loop_allocs;
     printf("\nallocation counting: not available in a sanitizer build\n");
 #endif
 

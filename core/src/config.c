@@ -30,6 +30,8 @@ const nsdyn_param_decl nsd_plot_decls[] = {
      NULL, 0},
     {"snapshots", NSDYN_PARAM_INT, "1", 12, 0, 200, 0,
      "number of pictures of the system in the strobe graph (0 = none)", NULL, NULL, 0},
+    {"snapshot_window", NSDYN_PARAM_REAL_ARRAY, "s", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "[t0, t1]: time window of the strobe graph (default: the whole run)", NULL, NULL, 0},
 };
 const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
 
@@ -369,8 +371,17 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
         errors++;
         plot = NULL;
     }
-    errors += nsd_params_resolve(&cfg->plot, nsd_plot_decls, nsd_n_plot_decls, plot, "[plot]",
-                                 plot_skip, diag);
+    size_t plot_errors = nsd_params_resolve(&cfg->plot, nsd_plot_decls, nsd_n_plot_decls, plot,
+                                            "[plot]", plot_skip, diag);
+    errors += plot_errors;
+    int iw = nsd_params_index(nsd_plot_decls, nsd_n_plot_decls, "snapshot_window");
+    const nsdyn_value *win = &cfg->plot.values[iw];
+    if (!plot_errors && cfg->plot.from[iw] && (win->len != 2 || !(win->arr[1] > win->arr[0]))) {
+        nsd_diag_at(diag, cfg->plot.from[iw],
+                    "[plot] key 'snapshot_window': expected [t0, t1] with t1 > t0 (s), found %zu value%s",
+                    win->len, win->len == 1 ? "" : "s");
+        errors++;
+    }
     if (plot) {
         errors += string_list(plot, "series", &cfg->series, &cfg->n_series, &cfg->have_series, diag);
         errors += string_list(plot, "phase", &cfg->phase, &cfg->n_phase, &cfg->have_phase, diag);

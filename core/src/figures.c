@@ -43,16 +43,17 @@ typedef struct strobe {
     nsd_model *model;
     const nsd_series *s;
     size_t n_snapshots;
-    double *q;
+    size_t first, last; /* rows of the time window */
 } strobe;
 
 static void draw_strobe(void *ctx, const nsdyn_canvas *canvas) {
     strobe *st = ctx;
     const nsd_series *s = st->s;
-    if (!s->rows || !st->model->sys->draw) return;
-    size_t n = st->n_snapshots < s->rows ? st->n_snapshots : s->rows;
+    if (!s->rows || !st->model->sys->draw || st->last < st->first) return;
+    size_t span = st->last - st->first;
+    size_t n = st->n_snapshots < span + 1 ? st->n_snapshots : span + 1;
     for (size_t k = 0; k < n; ++k) {
-        size_t r = n > 1 ? k * (s->rows - 1) / (n - 1) : 0;
+        size_t r = st->first + (n > 1 ? k * span / (n - 1) : 0);
         const double *row = s->data + r * s->n_channels;
         st->model->sys->draw(st->model->sys_inst, row[0], row + 1, canvas);
     }
@@ -192,13 +193,19 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
 
     size_t snaps = (size_t)nsd_plot_num(cfg, "snapshots");
     if (n_runs == 1 && snaps && draw_model && draw_model->sys->draw && runs[0].result->series.rows) {
-        strobe st = {draw_model, &runs[0].result->series, snaps, NULL};
+        const nsd_series *ser = &runs[0].result->series;
+        strobe st = {draw_model, ser, snaps, 0, ser->rows - 1};
+        const nsdyn_value *win = &cfg->plot.values[nsd_params_index(nsd_plot_decls, nsd_n_plot_decls, "snapshot_window")];
+        if (win->len == 2) {
+            while (st.first < ser->rows && nsd_series_at(ser, st.first, 0) < win->arr[0]) st.first++;
+            while (st.last > st.first && nsd_series_at(ser, st.last, 0) > win->arr[1]) st.last--;
+        }
         /* Trace of the contact point under the pictures when there is one. */
         nsd_panel panel = {0};
         char snap_title[700];
-        snprintf(snap_title, sizeof snap_title, "%s: %zu snapshots, t = %.3g to %.3g s", title, snaps,
-                 runs[0].result->series.data[0],
-                 nsd_series_at(&runs[0].result->series, runs[0].result->series.rows - 1, 0));
+        snprintf(snap_title, sizeof snap_title, "%s: %zu snapshots, t = %.4g to %.4g s", title, snaps,
+                 st.first < ser->rows ? nsd_series_at(ser, st.first, 0) : NAN,
+                 nsd_series_at(ser, st.last, 0));
         panel.title = snap_title;
         panel.xlabel = draw_model->layout.draw_x_label ? draw_model->layout.draw_x_label : "x [m]";
         panel.ylabel = draw_model->layout.draw_y_label ? draw_model->layout.draw_y_label : "y [m]";

@@ -409,13 +409,14 @@ static double nice_step(double span, double target, int *nsub)
         *nsub = 5;
         return raw;
     }
-    if (f < 1.5)
+    /* the smallest nice step not below raw: at most target + 1 ticks */
+    if (f <= 1.0 + 1e-9)
         m = 1.0, *nsub = 5;
-    else if (f < 2.2)
+    else if (f <= 2.0 + 1e-9)
         m = 2.0, *nsub = 4;
-    else if (f < 3.5)
+    else if (f <= 2.5 + 1e-9)
         m = 2.5, *nsub = 5;
-    else if (f < 7.5)
+    else if (f <= 5.0 + 1e-9)
         m = 5.0, *nsub = 5;
     else
         m = 10.0, *nsub = 5;
@@ -473,7 +474,7 @@ static void linear_ticks(axis_info *a, double len_mm, double ch, int vertical)
         if (e >= 5 || e <= -3)
             a->expo = e;
     }
-    double spacing = vertical ? 3.2 * ch : 7.0 * ch;
+    double spacing = vertical ? 2.6 * ch : 5.5 * ch;
     double target = clampd(len_mm / spacing, 2.0, vertical ? 7.0 : 8.0);
     for (int iter = 0; iter < 4; ++iter) {
         a->step = nice_step(span, target, &a->nsub);

@@ -55,7 +55,7 @@ static const nsdyn_param_decl params[] = {
      "dimensionless coefficient B5 (lateral friction on u2)", NULL, NULL, 0},
     {"psi_max", NSDYN_PARAM_REAL, "rad", 1.2, 0, 3.14159, NSDYN_PARAM_MIN_EXCLUSIVE,
      "stop the run when |psi| reaches this (jackknifing)", NULL, NULL, 0},
-    {"R", NSDYN_PARAM_REAL, "m", 0.15, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+    {"R", NSDYN_PARAM_REAL, "m", 0.1, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
      "wheel radius, for drawing only", NULL, NULL, 0},
 };
 
@@ -103,7 +103,7 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
         .n_outputs = NSDYN_COUNT(outputs), .outputs = outputs,
         .n_stops = 1, .stops = stops,
         .plot_series = series, .phase_pairs = phases,
-        .draw_x_label = "longitudinal position behind the vehicle, x - v t [m]",
+        .draw_x_label = "longitudinal position x [m]",
         .draw_y_label = "lateral position y [m]",
     };
     return NSDYN_OK;
@@ -184,13 +184,11 @@ static nsdyn_status stops_eval(void *inst, double t, const double *q, const doub
     return NSDYN_OK;
 }
 
-/* Top view in the frame moving with the vehicle (the pin's longitudinal
- * position is 0), so a strobe shows the bar's swing: the vehicle's path
- * (y = 0), the pin spring, the bar and the wheel seen from above. */
+/* Top view on the ground: the vehicle's path (y = 0), the pin spring, the
+ * bar and the wheel seen from above; the pin moves at x = v t. */
 static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
-    (void)t;
     const double *p = ((towed_wheel *)inst)->p;
-    double x_pin = 0.0, y_pin = q[1], psi = q[0];
+    double x_pin = p[P_V] * t, y_pin = q[1], psi = q[0];
     double c = cos(psi), s = sin(psi);
     double xw = x_pin - p[P_L] * c, yw = y_pin - p[P_L] * s;
     cv->pen(cv->ctx, 1);
@@ -204,8 +202,8 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     cv->pen(cv->ctx, 0);
     cv->line(cv->ctx, x_pin, y_pin, xw, yw);
     cv->circle(cv->ctx, x_pin, y_pin, 0.03 * p[P_L]);
-    cv->pen(cv->ctx, 2); /* the wheel from above: a slim rectangle along the bar */
-    double R = p[P_R], hw = 0.15 * R;
+    cv->pen(cv->ctx, 0); /* the wheel from above: a slim rectangle along the bar */
+    double R = p[P_R], hw = 0.12 * R;
     double xs[4] = {xw - R * c - hw * s, xw + R * c - hw * s, xw + R * c + hw * s,
                     xw - R * c + hw * s};
     double ys[4] = {yw - R * s + hw * c, yw + R * s + hw * c, yw + R * s - hw * c,
