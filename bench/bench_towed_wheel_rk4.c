@@ -159,7 +159,7 @@ typedef struct composed {
     nsd_model m;
     const nsdyn_integrator *ig;
     void *inst;
-    nsdyn_ode ode;
+    nsdyn_ode ode, ode_ig;
     double t0, t_end;
     double *y_good, *g, *g_prev;
 } composed;
@@ -204,6 +204,8 @@ static int composed_load(composed *c) {
         return -1;
     }
     nsd_model_ode(&c->m, &c->ode);
+    c->ode_ig = c->ode; /* as run.c: a non-locating integrator gets no events */
+    if (!(c->ig->info.provides & NSDYN_CAP_EVENT_LOCATION)) c->ode_ig.n_events = 0;
     c->t0 = nsd_run_num(&c->app.cfg, "t_start");
     c->t_end = nsd_run_num(&c->app.cfg, "t_end");
     c->y_good = malloc(c->m.n * sizeof *c->y_good);
@@ -233,7 +235,7 @@ static int all_finite(const double *y, size_t n) {
 static int composed_setup(composed *c, uint64_t *setup_allocs) {
     uint64_t before = g_allocs;
     g_counting = 1;
-    nsdyn_status st = c->ig->setup(c->inst, &c->ode, c->t0, c->m.y0, c->t_end);
+    nsdyn_status st = c->ig->setup(c->inst, &c->ode_ig, c->t0, c->m.y0, c->t_end);
     g_counting = 0;
     if (setup_allocs) *setup_allocs = g_allocs - before;
     if (st > NSDYN_WARNING) {
@@ -365,8 +367,9 @@ static inline __attribute__((always_inline)) void fused_rhs(const fused_params *
     yd[4] = -V * Omega * cs - p->B4 * k * w / m + p->B5 * F2 / m;
 }
 
-/* Classic RK4 from t0 to t_end with rk4.c's step rule (the last step lands
- * on t_end; a remainder below 1e-9 h is merged), stopping when the
+/* Classic RK4 from t0 to t_end with rk4.c's step rule (steps land on the
+ * grid t0 + k h computed from the step count; the last lands on t_end, a
+ * remainder below 1e-9 h is merged), stopping when the
  * jackknife condition psi_max - |psi| falls through zero. */
 static inline __attribute__((always_inline)) void fused_loop(const fused_params *p, double t0,
                                                               double t_end, const double *y0,
@@ -380,12 +383,14 @@ static inline __attribute__((always_inline)) void fused_loop(const fused_params 
 
     double t_start = now_ns();
     while (t < t_end) {
-        double h = H, t_land;
-        if (t + h >= t_end || t_end - (t + h) < 1e-9 * H) {
+        /* rk4.c's rule: the next grid point t0 + k H, or t_end. */
+        double t_grid = t0 + (double)(steps + 1) * H, h, t_land;
+        if (t_grid >= t_end || t_end - t_grid < 1e-9 * H) {
             h = t_end - t;
             t_land = t_end;
         } else {
-            t_land = t + h;
+            h = t_grid - t;
+            t_land = t_grid;
         }
         const double h2 = 0.5 * h;
         fused_rhs(p, y, k1, as_plugin);

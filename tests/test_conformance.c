@@ -56,7 +56,7 @@ START_TEST(every_builtin_plugin_conforms) {
         switch (p->kind) {
         case NSDYN_KIND_SYSTEM: {
             const nsdyn_system *s = (const nsdyn_system *)p;
-            ck_assert(s->create && s->destroy && s->layout && s->kinematics && s->dynamics);
+            ck_assert(s->create && s->destroy && s->layout && s->derivatives && s->contacts);
             if (required) break;
             void *inst = s->create(v, &host, err, sizeof err);
             ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
@@ -76,7 +76,7 @@ START_TEST(every_builtin_plugin_conforms) {
             }
             ck_assert(!(p->provides & NSDYN_CAP_DRAWS) || s->draw);
             ck_assert(L.n_stops == 0 || s->stops);
-            /* dynamics() must be affine in the contact forces: check on a
+            /* derivatives() must be affine in the contact forces: check on a
              * random state with two force vectors and their mean. */
             double q[64] = {0}, vv[64] = {0}, f0[48] = {0}, f1[48], fm[48], a0[64], a1[64], am[64];
             ck_assert(L.nq <= 64 && L.nv <= 64 && 3 * L.n_contacts <= 48);
@@ -86,11 +86,17 @@ START_TEST(every_builtin_plugin_conforms) {
                 f1[k] = 10.0 + 3.0 * (double)k;
                 fm[k] = 0.5 * f1[k];
             }
-            ck_assert_int_le(s->dynamics(inst, 0.1, q, vv, f0, a0), NSDYN_WARNING);
-            ck_assert_int_le(s->dynamics(inst, 0.1, q, vv, f1, a1), NSDYN_WARNING);
-            ck_assert_int_le(s->dynamics(inst, 0.1, q, vv, fm, am), NSDYN_WARNING);
+            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f0, NULL, a0), NSDYN_WARNING);
+            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f1, NULL, a1), NSDYN_WARNING);
+            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, fm, NULL, am), NSDYN_WARNING);
             for (size_t k = 0; k < L.nv; ++k)
                 ck_assert_double_eq_tol(am[k], 0.5 * (a0[k] + a1[k]), 1e-9 * (1 + fabs(a1[k])));
+            /* Asking for both halves gives what asking for each gives. */
+            double qd[64], qd_only[64], ab[64];
+            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f1, qd, ab), NSDYN_WARNING);
+            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f1, qd_only, NULL), NSDYN_WARNING);
+            for (size_t k = 0; k < L.nq; ++k) ck_assert_double_eq(qd[k], qd_only[k]);
+            for (size_t k = 0; k < L.nv; ++k) ck_assert_double_eq(ab[k], a1[k]);
             s->destroy(inst);
             break;
         }

@@ -271,11 +271,13 @@ int nsd_solve_small(double *A, double *b, size_t n) {
 static nsdyn_status contact_forces(nsd_model *m, double t, const double *y, double *zdot,
                                    int want_jacobians) {
     const double *q = y, *v = y + m->nq;
-    for (size_t c = 0; c < m->nc; ++c) m->ce[c].active = 1;
-    for (size_t c = 0; c < m->nc; ++c)
+    for (size_t c = 0; c < m->nc; ++c) {
+        m->ce[c].active = 1;
+        m->ce[c].want_geometry = 0;
         m->ce[c].W = want_jacobians && m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT
                          ? m->W + c * 3 * m->nv
                          : NULL;
+    }
     if (m->nc) {
         nsdyn_status st = m->sys->contacts(m->sys_inst, t, q, v, m->ce);
         if (st > NSDYN_WARNING) return fail(m, st, t, "system contacts()");
@@ -299,8 +301,12 @@ static nsdyn_status contact_forces(nsd_model *m, double t, const double *y, doub
                 for (size_t i = 0; i < m->z_count[c]; ++i) zdot[m->z_offset[c] - m->nq - m->nv + i] = 0.0;
             continue;
         }
-        nsdyn_friction_input in = {d->tangent_dim, {e->u[1], e->u[2]}, N,
-                                   m->z_count[c] ? y + m->z_offset[c] : NULL};
+        nsdyn_friction_input in;
+        in.dim = d->tangent_dim;
+        in.slip[0] = e->u[1];
+        in.slip[1] = d->tangent_dim == 2 ? e->u[2] : 0.0;
+        in.normal_force = N;
+        in.state = m->z_count[c] ? y + m->z_offset[c] : NULL;
         double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
         double scratch[8];
         nsdyn_status st = m->friction->force(m->friction_inst, &in, lam + 1, rate ? rate : scratch);
@@ -315,16 +321,16 @@ nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y)
     if (st > NSDYN_WARNING) return st;
     size_t ms = m->m_stick, nv = m->nv;
     for (size_t k = 0; k < ms; ++k) m->lambda[3 * m->stick_contact[k] + 1 + m->stick_dir[k]] = 0.0;
-    st = m->sys->dynamics(m->sys_inst, t, q, v, m->lambda, m->a0);
-    if (st > NSDYN_WARNING) return fail(m, st, t, "system dynamics()");
+    st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->a0);
+    if (st > NSDYN_WARNING) return fail(m, st, t, "system derivatives()");
     /* Columns of M^-1 W_t^T: response to a unit force on each component
-     * (exact, since dynamics() is affine in the contact forces). */
+     * (exact, since derivatives() is affine in the contact forces). */
     for (size_t j = 0; j < ms; ++j) {
         double *slot = &m->lambda[3 * m->stick_contact[j] + 1 + m->stick_dir[j]];
         *slot = 1.0;
-        st = m->sys->dynamics(m->sys_inst, t, q, v, m->lambda, m->vdot_unit);
+        st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
         *slot = 0.0;
-        if (st > NSDYN_WARNING) return fail(m, st, t, "system dynamics()");
+        if (st > NSDYN_WARNING) return fail(m, st, t, "system derivatives()");
         for (size_t i = 0; i < nv; ++i) m->B[j * nv + i] = m->vdot_unit[i] - m->a0[i];
     }
     for (size_t k = 0; k < ms; ++k) {
@@ -361,13 +367,22 @@ static nsdyn_status solve_stick(nsd_model *m, double t, const double *y, double 
     return NSDYN_OK;
 }
 
-/* Forces and accelerations at (t, y): fills lambda, vdot and zdot. */
-static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *vdot, double *zdot) {
-    if (m->hold_stick && m->m_stick) return solve_stick(m, t, y, vdot);
-    nsdyn_status st = contact_forces(m, t, y, zdot, 0);
-    if (st > NSDYN_WARNING) return st;
-    st = m->sys->dynamics(m->sys_inst, t, y, y + m->nq, m->lambda, vdot);
-    if (st > NSDYN_WARNING) return fail(m, st, t, "system dynamics()");
+/* Forces and derivatives at (t, y): fills lambda, qdot (if not NULL), vdot
+ * and zdot (if not NULL). */
+static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *qdot, double *vdot,
+                             double *zdot) {
+    const double *q = y, *v = y + m->nq;
+    nsdyn_status st;
+    if (m->hold_stick && m->m_stick) {
+        st = solve_stick(m, t, y, vdot);
+        if (st > NSDYN_WARNING || !qdot) return st;
+        vdot = NULL; /* already known: only q' is left */
+    } else {
+        st = contact_forces(m, t, y, zdot, 0);
+        if (st > NSDYN_WARNING) return st;
+    }
+    st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, qdot, vdot);
+    if (st > NSDYN_WARNING) return fail(m, st, t, "system derivatives()");
     return NSDYN_OK;
 }
 
@@ -376,17 +391,20 @@ nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot) {
     m->rhs_evals++;
     double *zdot = ydot + m->nq + m->nv;
     for (size_t i = 0; i < m->nz; ++i) zdot[i] = 0.0;
-    nsdyn_status st = evaluate(m, t, y, ydot + m->nq, zdot);
+    nsdyn_status st = evaluate(m, t, y, ydot, ydot + m->nq, zdot);
     if (st > NSDYN_WARNING) return st;
-    st = m->sys->kinematics(m->sys_inst, t, y, y + m->nq, ydot);
-    if (st > NSDYN_WARNING) return fail(m, st, t, "system kinematics()");
+    /* A NaN or infinity anywhere makes the sum non-finite: one test on the
+     * hot path, the search only on failure. */
+    double sum = 0.0;
+    for (size_t i = 0; i < m->n; ++i) sum += ydot[i];
+    if (isfinite(sum)) return NSDYN_OK;
     for (size_t i = 0; i < m->n; ++i)
         if (!isfinite(ydot[i])) {
             snprintf(m->failure, sizeof m->failure, "non-finite derivative of '%s' at t = %.9g s",
                      m->channels[1 + i].name, t);
             return NSDYN_REJECT_STEP;
         }
-    return NSDYN_OK;
+    return NSDYN_OK; /* finite terms whose sum overflowed */
 }
 
 nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
@@ -396,7 +414,7 @@ nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
         if (st > NSDYN_WARNING) return fail(m, st, t, "system stops()");
     }
     if (m->layout.n_switches && m->sys->switches) {
-        nsdyn_status st = evaluate(m, t, y, m->vdot_sample, NULL);
+        nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
         if (st > NSDYN_WARNING) return st;
         st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda, g + m->layout.n_stops);
         if (st > NSDYN_WARNING) return fail(m, st, t, "system switches()");
@@ -418,7 +436,7 @@ void nsd_model_ode(nsd_model *m, nsdyn_ode *ode) {
 }
 
 nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *row) {
-    nsdyn_status st = evaluate(m, t, y, m->vdot_sample, NULL);
+    nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
     if (st > NSDYN_WARNING) return st;
     size_t k = 0;
     row[k++] = t;

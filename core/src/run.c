@@ -70,6 +70,10 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
 
     nsdyn_ode ode;
     nsd_model_ode(m, &ode);
+    /* An integrator that does not locate events gets none: the runner
+     * checks the stop conditions at step ends itself (below). */
+    nsdyn_ode ode_ig = ode;
+    if (!locates) ode_ig.n_events = 0;
     res->series.n_channels = m->n_channels;
     res->series.cap = (size_t)((t_end - t0) / dt_out) + 4;
     res->series.data = malloc(res->series.cap * m->n_channels * sizeof(double));
@@ -87,7 +91,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     const double *y_last = y_good;
     double t = t0;
 
-    nsdyn_status st = ig->setup(inst, &ode, t0, m->y0, t_end);
+    nsdyn_status st = ig->setup(inst, &ode_ig, t0, m->y0, t_end);
     if (st > NSDYN_WARNING) {
         res->outcome = NSD_RUN_FAILED;
         snprintf(res->message, sizeof res->message, "integrator %s could not start: %s", ig->info.id,

@@ -92,8 +92,14 @@ static size_t no_states(void *inst, uint32_t dim) {
     return 0;
 }
 
+/* |u_t|^2: plain squares (|u_t| < 1e150 m/s), no hypot() on the hot path. */
+static double slip_speed2(const nsdyn_friction_input *in) {
+    double s2 = in->slip[0] * in->slip[0];
+    if (in->dim == 2) s2 += in->slip[1] * in->slip[1];
+    return s2;
+}
 static double slip_speed(const nsdyn_friction_input *in) {
-    return in->dim == 2 ? hypot(in->slip[0], in->slip[1]) : fabs(in->slip[0]);
+    return in->dim == 2 ? sqrt(slip_speed2(in)) : fabs(in->slip[0]);
 }
 
 /* F = -s(|u|) u/|u| written as F = -g u with g = s(|u|)/|u| finite at 0. */
@@ -116,11 +122,14 @@ static nsdyn_status force_regularized(void *inst, const nsdyn_friction_input *in
                                       double *rate) {
     (void)rate;
     const coulomb *c = inst;
-    double s = slip_speed(in), F = c->mu_k * in->normal_force, gain;
+    double F = c->mu_k * in->normal_force, gain, s;
     switch (c->shape) {
-    case 1: gain = s > 1e-8 * c->eps ? F * tanh(s / c->eps) / s : F / c->eps; break;
-    case 2: gain = F / fmax(s, c->eps); break;
-    default: gain = F / sqrt(s * s + c->eps * c->eps); break;
+    case 1:
+        s = slip_speed(in);
+        gain = s > 1e-8 * c->eps ? F * tanh(s / c->eps) / s : F / c->eps;
+        break;
+    case 2: gain = F / fmax(slip_speed(in), c->eps); break;
+    default: gain = F / sqrt(slip_speed2(in) + c->eps * c->eps); break;
     }
     return apply(in, gain, force);
 }

@@ -6,7 +6,8 @@
  *   k4 = f(t + h,   y + h   k3)
  *   y+ = y + h/6 (k1 + 2 k2 + 2 k3 + k4)
  *
- * step(t_stop) takes min(h, t_stop - t) and never passes t_stop. When a
+ * step(t_stop) steps to the next point of the grid t0 + k h (times are
+ * computed from the step count, not accumulated) and never passes t_stop. When a
  * full step would leave a remainder below 1e-9 h before t_stop (rounding
  * of accumulated t), the step takes the whole remainder instead, so no
  * sliver step follows.
@@ -41,6 +42,8 @@ typedef struct rk4 {
     nsdyn_ode ode;
     size_t n, ne;
     double t;
+    double t_base;    /* time of setup/restart or of the last off-grid step */
+    uint64_t k_grid;  /* full steps since t_base: t = t_base + k_grid h, no drift */
     double *y, *ynew, *ytmp, *k1, *k2, *k3, *k4; /* n each */
     double *g, *gnew;                            /* ne each */
     double *block;                               /* the single allocation */
@@ -151,6 +154,8 @@ static nsdyn_status rk4_setup(void *inst, const nsdyn_ode *ode, double t0, const
     s->gnew = p;
     memcpy(s->y, y0, n * sizeof(double));
     s->t = t0;
+    s->t_base = t0;
+    s->k_grid = 0;
     if (ne > 0 && rk4_events(s, s->t, s->y, s->g) != NSDYN_OK)
         return NSDYN_ERROR;
     s->ready = 1;
@@ -190,13 +195,18 @@ static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out)
     const size_t n = s->n;
     double *y = s->y, *yt = s->ytmp, *k1 = s->k1, *k2 = s->k2, *k3 = s->k3, *k4 = s->k4;
 
-    /* Step size of this call and the time it lands on. */
-    double h = s->h, t_land;
-    if (t + h >= t_stop || t_stop - (t + h) < RK4_SLIVER * s->h) {
+    /* Step size of this call and the time it lands on: the next point of
+     * the grid t_base + k h (computed, not accumulated, so 2e5 steps of
+     * 1e-4 s end on 20 s without a rounding sliver), or t_stop. */
+    double t_grid = s->t_base + (double)(s->k_grid + 1) * s->h, h, t_land;
+    int on_grid = 0;
+    if (t_grid >= t_stop || t_stop - t_grid < RK4_SLIVER * s->h) {
         h = t_stop - t;
         t_land = t_stop;
     } else {
-        t_land = t + h;
+        h = t_grid - t;
+        t_land = t_grid;
+        on_grid = 1;
     }
 
     nsdyn_status st = rk4_f(s, t, y, k1);
@@ -240,6 +250,7 @@ static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out)
         }
         h *= 0.5;
         t_land = t + h;
+        on_grid = 0;
     }
 
     const double h6 = h / 6.0;
@@ -260,6 +271,12 @@ static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out)
     s->y = yn;
     s->t = t_land;
     s->st.steps++;
+    if (on_grid) {
+        s->k_grid++;
+    } else { /* a shortened step starts a new grid */
+        s->t_base = t_land;
+        s->k_grid = 0;
+    }
 
     out->event = -1;
     if (s->ne > 0) {
@@ -298,6 +315,8 @@ static nsdyn_status rk4_restart(void *inst, double t, const double *y)
     if (y != s->y)
         memmove(s->y, y, s->n * sizeof(double));
     s->t = t;
+    s->t_base = t;
+    s->k_grid = 0;
     if (s->ne > 0 && rk4_events(s, s->t, s->y, s->g) != NSDYN_OK)
         return NSDYN_ERROR;
     return NSDYN_OK;

@@ -15,7 +15,7 @@
  * where slipping gives F = -C u/|u|. The sign of the B2 term is the one for
  * which the rolling constraint u = 0 gives the paper's rolling dynamics (2)
  * with A1 = B1 + B4 B2/B5 and A2 = B2/B5 (the extracted text lost it; see
- * docs/towed-wheel.md). The dynamics are affine in F, as the ABI requires,
+ * docs/towed-wheel.md). derivatives() is affine in F, as the ABI requires,
  * so the host derives rolling (stick), the rolling force and the limit
  * directions R(phi), V(phi) of (3) from this one function.
  *
@@ -117,27 +117,24 @@ static nsdyn_status initial_state(void *inst, double *q, double *v) {
     return NSDYN_OK;
 }
 
-/* psi' = Omega, w' = v sin(psi) + L Omega + u2   (paper (1), rows 1 and 3) */
-static nsdyn_status kinematics(void *inst, double t, const double *q, const double *v,
-                               double *qdot) {
-    (void)t;
-    const double *p = ((towed_wheel *)inst)->p;
-    qdot[0] = v[0];
-    qdot[1] = p[P_V] * sin(q[0]) + p[P_L] * v[0] + v[2];
-    return NSDYN_OK;
-}
-
-/* Paper (1), rows 2, 4, 5, with the friction force F = (F1, F2) =
- * (contact_force[1], contact_force[2]) [N]. */
-static nsdyn_status dynamics(void *inst, double t, const double *q, const double *v,
-                             const double *f, double *vdot) {
+/* Paper (1): psi' = Omega, w' = v sin(psi) + L Omega + u2 (rows 1 and 3),
+ * and rows 2, 4, 5 with the friction force F = (F1, F2) =
+ * (f[1], f[2]) [N] on the wheel. */
+static nsdyn_status derivatives(void *inst, double t, const double *q, const double *v,
+                                const double *f, double *qdot, double *vdot) {
     (void)t;
     const double *p = ((towed_wheel *)inst)->p;
     double m = p[P_M], L = p[P_L], k = p[P_K], V = p[P_V];
-    double psi = q[0], w = q[1], Omega = v[0];
-    vdot[0] = -p[P_B1] * k * w / (m * L) - p[P_B2] * f[2] / (m * L);
-    vdot[1] = -V * Omega * sin(psi) + p[P_B3] * f[1] / m;
-    vdot[2] = -V * Omega * cos(psi) - p[P_B4] * k * w / m + p[P_B5] * f[2] / m;
+    double psi = q[0], w = q[1], Omega = v[0], sn = sin(psi), cs = cos(psi);
+    if (qdot) {
+        qdot[0] = Omega;
+        qdot[1] = V * sn + L * Omega + v[2];
+    }
+    if (vdot) {
+        vdot[0] = -p[P_B1] * k * w / (m * L) - p[P_B2] * f[2] / (m * L);
+        vdot[1] = -V * Omega * sn + p[P_B3] * f[1] / m;
+        vdot[2] = -V * Omega * cs - p[P_B4] * k * w / m + p[P_B5] * f[2] / m;
+    }
     return NSDYN_OK;
 }
 
@@ -146,17 +143,18 @@ static nsdyn_status dynamics(void *inst, double t, const double *q, const double
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
                                   nsdyn_contact_eval *c) {
     const double *p = ((towed_wheel *)inst)->p;
-    double psi = q[0];
     c->gap = 0.0;
     c->u[0] = 0.0;
     c->u[1] = v[1];
     c->u[2] = v[2];
     c->normal_load = p[P_C];
-    c->point[0] = p[P_V] * t - p[P_L] * cos(psi);
-    c->point[1] = q[1] - p[P_L] * sin(psi);
-    c->point[2] = 0.0;
-    c->normal[0] = c->normal[1] = 0.0;
-    c->normal[2] = 1.0;
+    if (c->want_geometry) { /* drawing only: spares a sincos per right-hand side */
+        c->point[0] = p[P_V] * t - p[P_L] * cos(q[0]);
+        c->point[1] = q[1] - p[P_L] * sin(q[0]);
+        c->point[2] = 0.0;
+        c->normal[0] = c->normal[1] = 0.0;
+        c->normal[2] = 1.0;
+    }
     if (c->W) {
         for (int i = 0; i < 9; ++i) c->W[i] = 0.0;
         c->W[3 + 1] = 1.0;
@@ -217,8 +215,8 @@ static const nsdyn_system towed_wheel_system = {
                params, NSDYN_COUNT(params),
                NSDYN_CAP_PERSISTENT_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS,
                NSDYN_CAP_FRICTION_2D),
-    create, destroy, NULL, layout, initial_state, kinematics, dynamics, contacts_eval,
-    outputs_eval, stops_eval, draw, NULL, NULL,
+    create, destroy, NULL, layout, initial_state, derivatives, contacts_eval, outputs_eval,
+    stops_eval, draw, NULL, NULL,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

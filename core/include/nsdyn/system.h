@@ -1,14 +1,16 @@
 /* nsdyn system ABI: a mechanical model.
  *
  * State. Generalized coordinates q (nq) and velocities or pseudo-velocities
- * v (nv, may differ from nq): q' = N(q) v + n0(t, q), computed by
- * kinematics(). The velocity dynamics M(q) v' = f(t, q, v) + W(q)^T lambda
- * are computed by dynamics(), which returns v' directly, so a system may
- * use a mass matrix, its inverse, or closed-form equations (the towed wheel
- * uses the paper's equations (1)). dynamics() MUST be affine in the contact
- * forces lambda: the host obtains M^-1 W^T (the response to a unit contact
- * force) by evaluating it, exactly, and uses it for stick constraints,
- * limit directions, impacts and Delassus operators.
+ * v (nv, may differ from nq). derivatives() gives both halves of the
+ * motion: q' = N(q) v + n0(t, q) and v' from M(q) v' = f(t, q, v) +
+ * W(q)^T lambda, returned directly, so a system may use a mass matrix, its
+ * inverse, or closed-form equations (the towed wheel uses the paper's
+ * equations (1)). One call computes both because they share work (the
+ * sines and cosines of the same angles); the host passes NULL for a half it
+ * does not need. v' MUST be affine in the contact forces lambda: the host
+ * obtains M^-1 W^T (the response to a unit contact force) by evaluating it,
+ * exactly, and uses it for stick constraints, limit directions, impacts and
+ * Delassus operators.
  *
  * Contacts. A system exposes a fixed list of contact candidates. For each,
  * contacts() reports the gap g(q) (>= 0 when open), the local contact
@@ -80,6 +82,8 @@ typedef struct nsdyn_contact_eval {
     double normal_load; /* persistent contacts: normal force [N] */
     double point[3];    /* contact point, world frame, for drawing [m] */
     double normal[3];   /* unit normal, world frame */
+    int want_geometry;  /* set by the host when it needs point and normal
+                           (drawing, event logs); skip them otherwise */
     double *W;          /* host buffer 3 x nv row-major or NULL: if set, fill
                            the Jacobian rows of u with respect to v */
     double drift[3];    /* filled when W != NULL: u' - W v' [m/s^2] */
@@ -112,11 +116,11 @@ typedef struct nsdyn_system {
     /* Default initial state; the config overrides entries by name. */
     nsdyn_status (*initial_state)(void *inst, double *q, double *v);
 
-    /* Hot path. */
-    nsdyn_status (*kinematics)(void *inst, double t, const double *q, const double *v,
-                               double *qdot);
-    nsdyn_status (*dynamics)(void *inst, double t, const double *q, const double *v,
-                             const double *contact_force, double *vdot);
+    /* Hot path. q' into qdot (nq) and v' into vdot (nv) for the local contact
+     * forces contact_force (3 per contact); either output may be NULL, and
+     * then only the other is wanted. */
+    nsdyn_status (*derivatives)(void *inst, double t, const double *q, const double *v,
+                                const double *contact_force, double *qdot, double *vdot);
     nsdyn_status (*contacts)(void *inst, double t, const double *q, const double *v,
                              nsdyn_contact_eval *out);
 
