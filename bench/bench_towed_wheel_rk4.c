@@ -26,17 +26,11 @@
  *           no finite checks. The parameters are read at run time from the
  *           loaded config, so nothing is constant-folded that the plugins
  *           cannot fold. This is the reference of the 1.15 target.
- * fused as plugin
- *           The same loop with |u| formed exactly as coulomb.c forms it
- *           (s = hypot(u1, u2), then sqrt(s^2 + eps^2)): bit-identical to
- *           the composed run, so composed / (fused as plugin) is the cost of
- *           composition alone, and (fused as plugin) / fused the cost of
- *           the plugin's hypot().
  *
  * Checks (exit status 1 when one fails):
  *  - the composed loop reproduces nsd_run_simulation's final state exactly;
- *  - composed and both fused final states agree (max abs difference
- *    <= 1e-9) after the same number of steps;
+ *  - composed and fused final states agree (max abs difference <= 1e-9)
+ *    after the same number of steps;
  *  - the hot path allocates nothing: malloc/calloc/realloc/aligned
  *    allocations are counted by interposers defined in this executable
  *    (linked with ENABLE_EXPORTS, so they also replace libc's for
@@ -48,11 +42,11 @@
  * on the machine).
  *
  * Usage: bench_towed_wheel_rk4 [repetitions]   (default 7, best of)
- *        bench_towed_wheel_rk4 N composed|bare|fused|fused_as_plugin
+ *        bench_towed_wheel_rk4 N composed|bare|fused
  *            runs only that variant N times, no checks (for perf record).
  *
  * When core/src/run.c's stepping loop or rk4.c's step rule changes,
- * composed_run() and fused_loop() must follow, or the checks fail.
+ * composed_run() and fused_run() must follow, or the checks fail.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -341,23 +335,14 @@ typedef struct fused_params {
 
 /* Paper (1) with the sqrt-regularized Coulomb force, y = (psi, w, Omega,
  * u1, u2). The equations are written as towed_wheel.c and coulomb.c write
- * them (same operations, same order). |u| is formed either as a hand-written
- * loop would, F = -mu_k C u / sqrt(u1^2 + u2^2 + eps^2) (as_plugin = 0),
- * or exactly as coulomb.c forms it, s = hypot(u1, u2) and
- * sqrt(s^2 + eps^2) (as_plugin = 1), which makes the run agree with the
- * composed one to the bit and isolates the cost of composition. */
+ * them (same operations, same order), so the run agrees with the composed
+ * one to the bit and the comparison measures composition alone. */
 static inline __attribute__((always_inline)) void fused_rhs(const fused_params *p, const double *y,
-                                                             double *yd, const int as_plugin) {
+                                                             double *yd) {
     const double psi = y[0], w = y[1], Omega = y[2], u1 = y[3], u2 = y[4];
     const double m = p->m, L = p->L, k = p->k, V = p->v;
     const double F = p->mu_k * p->C;
-    double gain;
-    if (as_plugin) {
-        const double s = hypot(u1, u2);
-        gain = F / sqrt(s * s + p->eps * p->eps);
-    } else {
-        gain = F / sqrt(u1 * u1 + u2 * u2 + p->eps * p->eps);
-    }
+    const double gain = F / sqrt(u1 * u1 + u2 * u2 + p->eps * p->eps);
     const double F1 = -gain * u1, F2 = -gain * u2;
     const double sn = sin(psi), cs = cos(psi);
     yd[0] = Omega;
@@ -370,10 +355,10 @@ static inline __attribute__((always_inline)) void fused_rhs(const fused_params *
 /* Classic RK4 from t0 to t_end with rk4.c's step rule (steps land on the
  * grid t0 + k h computed from the step count; the last lands on t_end, a
  * remainder below 1e-9 h is merged), stopping when the
- * jackknife condition psi_max - |psi| falls through zero. */
-static inline __attribute__((always_inline)) void fused_loop(const fused_params *p, double t0,
-                                                              double t_end, const double *y0,
-                                                              run_out *o, const int as_plugin) {
+ * jackknife condition psi_max - |psi| falls through zero. Not inlined into
+ * main, so its code does not depend on the caller and perf shows it apart. */
+__attribute__((noinline)) static void fused_run(const fused_params *p, double t0, double t_end,
+                                                const double *y0, run_out *o) {
     double y[5], yt[5], k1[5], k2[5], k3[5], k4[5];
     for (int i = 0; i < 5; ++i) y[i] = y0[i];
     double t = t0, g_prev = p->psi_max - fabs(y[0]);
@@ -393,13 +378,13 @@ static inline __attribute__((always_inline)) void fused_loop(const fused_params 
             t_land = t_grid;
         }
         const double h2 = 0.5 * h;
-        fused_rhs(p, y, k1, as_plugin);
+        fused_rhs(p, y, k1);
         for (int i = 0; i < 5; ++i) yt[i] = y[i] + h2 * k1[i];
-        fused_rhs(p, yt, k2, as_plugin);
+        fused_rhs(p, yt, k2);
         for (int i = 0; i < 5; ++i) yt[i] = y[i] + h2 * k2[i];
-        fused_rhs(p, yt, k3, as_plugin);
+        fused_rhs(p, yt, k3);
         for (int i = 0; i < 5; ++i) yt[i] = y[i] + h * k3[i];
-        fused_rhs(p, yt, k4, as_plugin);
+        fused_rhs(p, yt, k4);
         const double h6 = h / 6.0;
         for (int i = 0; i < 5; ++i) y[i] = y[i] + h6 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i]);
         t = t_land;
@@ -418,17 +403,6 @@ static inline __attribute__((always_inline)) void fused_loop(const fused_params 
     o->t = t;
     o->stopped = stopped;
     for (int i = 0; i < 5; ++i) o->y[i] = y[i];
-}
-
-__attribute__((noinline)) static void fused_run(const fused_params *p, double t0, double t_end,
-                                                const double *y0, run_out *o) {
-    fused_loop(p, t0, t_end, y0, o, 0);
-}
-
-__attribute__((noinline)) static void fused_run_as_plugin(const fused_params *p, double t0,
-                                                          double t_end, const double *y0,
-                                                          run_out *o) {
-    fused_loop(p, t0, t_end, y0, o, 1);
 }
 
 /* A parameter of a loaded section by name. */
@@ -505,11 +479,8 @@ int main(int argc, char **argv) {
                 if ((only[0] == 'c' ? composed_run(&c, &o) : bare_run(&c, &o)) != 0) return 2;
             } else if (strcmp(only, "fused") == 0) {
                 fused_run(&fp, c.t0, c.t_end, m->y0, &o);
-            } else if (strcmp(only, "fused_as_plugin") == 0) {
-                fused_run_as_plugin(&fp, c.t0, c.t_end, m->y0, &o);
             } else {
-                fprintf(stderr, "usage: %s [repetitions] [composed|bare|fused|fused_as_plugin]\n",
-                        argv[0]);
+                fprintf(stderr, "usage: %s [repetitions] [composed|bare|fused]\n", argv[0]);
                 return 2;
             }
             printf("%s: %.1f ns/step\n", only, o.ns / (double)o.steps);
@@ -539,13 +510,12 @@ int main(int argc, char **argv) {
     uint64_t runner_steps = res.stats.steps;
     nsd_run_result_free(&res);
 
-    timing tc = {0}, tb = {0}, tf = {0}, tp = {0};
+    timing tc = {0}, tb = {0}, tf = {0};
     tc.ns_per_step = calloc((size_t)reps, sizeof(double));
     tb.ns_per_step = calloc((size_t)reps, sizeof(double));
     tf.ns_per_step = calloc((size_t)reps, sizeof(double));
-    tp.ns_per_step = calloc((size_t)reps, sizeof(double));
-    if (!tc.ns_per_step || !tb.ns_per_step || !tf.ns_per_step || !tp.ns_per_step) abort();
-    run_out oc = {0}, ob = {0}, of = {0}, op = {0};
+    if (!tc.ns_per_step || !tb.ns_per_step || !tf.ns_per_step) abort();
+    run_out oc = {0}, ob = {0}, of = {0};
     uint64_t setup_allocs = 0, loop_allocs = 0;
 
     /* One warm-up of each, then alternate so that drift hits all alike. */
@@ -560,19 +530,16 @@ int main(int argc, char **argv) {
         a = g_allocs;
         if (bare_run(&c, &ob) != 0) return 2;
         loop_allocs += g_allocs - a;
-        fused_run_as_plugin(&fp, c.t0, c.t_end, m->y0, &op);
         if (r >= 0) {
             tc.ns_per_step[r] = oc.ns / (double)oc.steps;
             tb.ns_per_step[r] = ob.ns / (double)ob.steps;
             tf.ns_per_step[r] = of.ns / (double)of.steps;
-            tp.ns_per_step[r] = op.ns / (double)op.steps;
         }
     }
 
     /* Agreement. */
     double d_runner = max_abs_diff(oc.y, y_runner, n);
     double d_fused = max_abs_diff(oc.y, of.y, n);
-    double d_plugin = max_abs_diff(oc.y, op.y, n);
     double d_bare = max_abs_diff(oc.y, ob.y, n);
     printf("\nfinal state at t = %.17g s (%llu steps): psi = %.15g, w = %.15g, Omega = %.15g, "
            "u1 = %.15g, u2 = %.15g\n",
@@ -589,10 +556,8 @@ int main(int argc, char **argv) {
     }
     printf("composed vs fused:              max |dy| = %.3g (steps %llu vs %llu)\n", d_fused,
            (unsigned long long)oc.steps, (unsigned long long)of.steps);
-    printf("composed vs fused as plugin:    max |dy| = %.3g (steps %llu vs %llu)\n", d_plugin,
-           (unsigned long long)oc.steps, (unsigned long long)op.steps);
-    if (!(d_fused <= agree_tol) || !(d_plugin <= agree_tol) || oc.t != of.t || oc.t != op.t ||
-        oc.steps != of.steps || oc.steps != op.steps || oc.stopped != of.stopped) {
+    if (!(d_fused <= agree_tol) || oc.t != of.t || oc.steps != of.steps ||
+        oc.stopped != of.stopped) {
         printf("  FAIL: composed and fused runs disagree (tolerance %g)\n", agree_tol);
         failures++;
     }
@@ -622,7 +587,6 @@ int main(int argc, char **argv) {
     timing_finish(&tc, reps);
     timing_finish(&tb, reps);
     timing_finish(&tf, reps);
-    timing_finish(&tp, reps);
     printf("\n%-52s %8s %8s %12s\n", "ns per step (4 right-hand sides each)", "best", "median",
            "best/fused");
     printf("%-52s %8.1f %8.1f %12.3f\n", "composed: plugin ABI, run.c loop without sampling", tc.best,
@@ -630,19 +594,14 @@ int main(int argc, char **argv) {
     printf("%-52s %8.1f %8.1f %12.3f\n", "bare: ig->step() only", tb.best, tb.median,
            tb.best / tf.best);
     printf("%-52s %8.1f %8.1f %12.3f\n", "fused: one C loop", tf.best, tf.median, 1.0);
-    printf("%-52s %8.1f %8.1f %12.3f\n", "fused as plugin: one C loop, |u| by hypot", tp.best,
-           tp.median, tp.best / tf.best);
     double ratio = tc.best / tf.best;
     printf("\nratio composed/fused = %.3f (medians: %.3f): %s (target <= %.2f)\n", ratio,
            tc.median / tf.median, ratio <= target ? "PASS" : "OVER TARGET", target);
-    printf("composition alone, composed/fused as plugin = %.3f; runner share (composed - bare) = "
-           "%.1f ns/step\n",
-           tc.best / tp.best, tc.best - tb.best);
+    printf("runner share (composed - bare) = %.1f ns/step\n", tc.best - tb.best);
 
     free(tc.ns_per_step);
     free(tb.ns_per_step);
     free(tf.ns_per_step);
-    free(tp.ns_per_step);
     composed_free(&c);
     if (failures) printf("\n%d check(s) FAILED\n", failures);
     return failures ? 1 : 0;

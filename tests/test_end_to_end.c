@@ -206,6 +206,7 @@ START_TEST(compare_tabulates_and_overlays) {
     ck_assert_double_lt(fabs(dev[2] - dev[3]), 1e-4);
     assert_png(out, "timeseries.png");
     assert_png(out, "phase.png");
+    assert_png(out, "deviation.png");
     for (int i = 1; i <= 8; ++i) {
         char sub[64];
         snprintf(sub, sizeof sub, "variant-%02d/timeseries.csv", i);

@@ -22,16 +22,19 @@ typedef struct variant {
     int resolved;
 } variant;
 
-/* Largest |x_v(t) - x_ref(t)| over the reference samples inside the
- * variant's time range, x_v linearly interpolated. NaN if no overlap. */
-static double max_deviation(const nsd_series *ref, size_t c_ref, const nsd_series *var, size_t c_var) {
-    if (!var->rows || !ref->rows) return NAN;
+/* |x_v(t) - x_ref(t)| at every reference sample, x_v linearly
+ * interpolated; NaN where t lies outside the variant's time range.
+ * Returns the largest (NaN if there is no overlap). */
+static double deviations(const nsd_series *ref, size_t c_ref, const nsd_series *var, size_t c_var,
+                         double *out) {
     double worst = -1.0;
     size_t j = 0;
-    double t_last = nsd_series_at(var, var->rows - 1, 0);
     for (size_t r = 0; r < ref->rows; ++r) {
         double t = nsd_series_at(ref, r, 0);
-        if (t < nsd_series_at(var, 0, 0) - 1e-12 || t > t_last + 1e-12) continue;
+        out[r] = NAN;
+        if (!var->rows || t < nsd_series_at(var, 0, 0) - 1e-12 ||
+            t > nsd_series_at(var, var->rows - 1, 0) + 1e-12)
+            continue;
         while (j + 1 < var->rows && nsd_series_at(var, j + 1, 0) < t) j++;
         double x;
         if (j + 1 < var->rows) {
@@ -42,10 +45,58 @@ static double max_deviation(const nsd_series *ref, size_t c_ref, const nsd_serie
             if (s > 1) s = 1;
             x = x0 + s * (x1 - x0);
         } else x = nsd_series_at(var, j, c_var);
-        double d = fabs(x - nsd_series_at(ref, r, c_ref));
-        if (d > worst || isnan(d)) worst = d;
+        out[r] = fabs(x - nsd_series_at(ref, r, c_ref));
+        if (out[r] > worst || isnan(out[r])) worst = out[r];
     }
     return worst < 0 ? NAN : worst;
+}
+
+/* Graphs only a comparison has: the deviation of the first compared
+ * channel from the reference against time (log scale), and accuracy
+ * against cost (largest deviation vs right-hand-side evaluations). */
+static int write_deviation_figures(const char *dir, const nsd_config *cfg, const variant *vars,
+                                   size_t nv, size_t ref, const char *channel, double **dev,
+                                   const double *max_dev, char ***written, size_t *n_written,
+                                   char *err, size_t err_len) {
+    int c_ref = nsd_model_channel(&vars[ref].model, channel);
+    if (c_ref < 0) return 0;
+    const nsd_series *rs = &vars[ref].res.series;
+    double *t = malloc((rs->rows ? rs->rows : 1) * sizeof *t);
+    nsd_curve *curves = calloc(nv, sizeof *curves);
+    nsd_curve *points = calloc(nv, sizeof *points);
+    double *cost = calloc(nv, sizeof *cost);
+    if (!t || !curves || !points || !cost) abort();
+    for (size_t r = 0; r < rs->rows; ++r) t[r] = nsd_series_at(rs, r, 0);
+    size_t nc = 0, np = 0;
+    for (size_t i = 0; i < nv; ++i) {
+        if (i == ref || !dev[i]) continue;
+        curves[nc++] = (nsd_curve){t, dev[i], rs->rows, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 1.2, 0};
+        cost[i] = (double)vars[i].res.stats.rhs_evals;
+        if (max_dev[i] > 0 && cost[i] > 0)
+            points[np++] = (nsd_curve){&cost[i], &max_dev[i], 1, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 1};
+    }
+    const nsd_channel *ch = &vars[ref].model.channels[c_ref];
+    char ylabel[200], sub[400], ylabel2[200], path[PATH_MAX + 32];
+    snprintf(ylabel, sizeof ylabel, "|%s - reference| [%s]", ch->name, ch->unit);
+    snprintf(ylabel2, sizeof ylabel2, "largest |%s - reference| [%s]", ch->name, ch->unit);
+    snprintf(sub, sizeof sub, "deviation from the reference \"%s\"", vars[ref].name);
+    nsd_panel panels[2] = {
+        {sub, "time t [s]", ylabel, curves, nc, NULL, 0, NAN, NAN, NAN, NAN, 0, 1, 0, NULL, NULL, 4},
+        {"accuracy against cost", "right-hand-side evaluations", ylabel2, points, np, NULL, 0, NAN, NAN, NAN, NAN, 0, 1, 1, NULL, NULL, 4},
+    };
+    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
+    nsd_figure fig = {cfg->title, panels, 2, 1, 1400, 1100};
+    snprintf(path, sizeof path, "%s/deviation.%s", dir, nsd_plot_format_ext(fmt));
+    int rc = nc ? nsd_plot_write(path, fmt, &fig, err, err_len) : 0;
+    if (nc && rc == 0) {
+        *written = realloc(*written, (*n_written + 1) * sizeof **written);
+        (*written)[(*n_written)++] = strdup(path);
+    }
+    free(t);
+    free(curves);
+    free(points);
+    free(cost);
+    return rc;
 }
 
 static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node **variants,
@@ -241,6 +292,8 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     }
     fputc('\n', csv);
     printf("\n");
+    double **dev = calloc(nv, sizeof *dev), *max_dev0 = calloc(nv, sizeof *max_dev0);
+    if (!dev || !max_dev0) abort();
     for (size_t i = 0; i < nv; ++i) {
         const variant *v = &vars[i];
         const char *outcome = v->res.outcome == NSD_RUN_FAILED ? "FAILED" : v->res.outcome == NSD_RUN_STOPPED ? "stopped" : "complete";
@@ -254,7 +307,13 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         for (size_t k = 0; k < n_names; ++k) {
             int cr = nsd_model_channel(&vars[ref].model, names[k]);
             int cv = nsd_model_channel(&v->model, names[k]);
-            double d = cr >= 0 && cv >= 0 ? max_deviation(&vars[ref].res.series, (size_t)cr, &v->res.series, (size_t)cv) : NAN;
+            double *dv = malloc((vars[ref].res.series.rows ? vars[ref].res.series.rows : 1) * sizeof *dv);
+            if (!dv) abort();
+            double d = cr >= 0 && cv >= 0 ? deviations(&vars[ref].res.series, (size_t)cr, &v->res.series, (size_t)cv, dv) : NAN;
+            if (k == 0 && cr >= 0 && cv >= 0) {
+                dev[i] = dv; /* the first channel's deviations go on a graph */
+                max_dev0[i] = d;
+            } else free(dv);
             fprintf(csv, ",%.6g", d);
             printf(" %16.4g", d);
         }
@@ -268,9 +327,18 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         written = realloc(written, (n_written + 1) * sizeof *written);
         written[n_written++] = strdup(path);
     }
-    free(names);
 
-    /* Overlaid graphs. */
+    /* Graphs: deviations, then the overlays. */
+    if (nsd_plot_num(&app.cfg, "enabled") != 0 && n_names &&
+        write_deviation_figures(dir, &app.cfg, vars, nv, ref, names[0], dev, max_dev0, &written,
+                                &n_written, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_FAILED;
+    }
+    for (size_t i = 0; i < nv; ++i) free(dev[i]);
+    free(dev);
+    free(max_dev0);
+    free(names);
     if (nsd_plot_num(&app.cfg, "enabled") != 0) {
         nsd_figure_run *runs = calloc(nv, sizeof *runs);
         size_t nr = 0;
