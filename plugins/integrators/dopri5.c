@@ -247,29 +247,14 @@ static void dp5_destroy(void *inst)
 
 /* ---- evaluations with status mapping ---------------------------------- */
 
-/* OK/WARNING -> OK, REJECT_STEP -> REJECT_STEP, else ERROR with message. */
 static nsdyn_status dp5_f(dp5 *s, double t, const double *y, double *ydot)
 {
-    s->st.rhs_evals++;
-    nsdyn_status st = s->ode.rhs(s->ode.ctx, t, y, ydot);
-    if (st == NSDYN_OK || st == NSDYN_WARNING)
-        return NSDYN_OK;
-    if (st == NSDYN_REJECT_STEP)
-        return NSDYN_REJECT_STEP;
-    nsi_set_msg(s->msg, sizeof s->msg, "dopri5: right-hand side returned %s at t = %.10g s",
-                nsi_status_name(st), t);
-    return NSDYN_ERROR;
+    return nsi_rhs(&s->ode, &s->st, s->msg, sizeof s->msg, "dopri5", t, y, ydot);
 }
 
 static nsdyn_status dp5_g(dp5 *s, double t, const double *y, double *g)
 {
-    s->st.event_evals++;
-    nsdyn_status st = s->ode.events(s->ode.ctx, t, y, g);
-    if (st == NSDYN_OK || st == NSDYN_WARNING)
-        return NSDYN_OK;
-    nsi_set_msg(s->msg, sizeof s->msg, "dopri5: event function returned %s at t = %.10g s",
-                nsi_status_name(st), t);
-    return NSDYN_ERROR;
+    return nsi_events(&s->ode, &s->st, s->msg, sizeof s->msg, "dopri5", t, y, g);
 }
 
 static inline double dp5_scale(const dp5 *s, size_t i)

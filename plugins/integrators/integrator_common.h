@@ -177,4 +177,37 @@ static inline const char *nsi_status_name(nsdyn_status s)
     return "unknown status";
 }
 
+/* The problem's right-hand side, counted in st: OK/WARNING -> OK,
+ * REJECT_STEP -> REJECT_STEP (retry smaller), anything else -> ERROR with a
+ * message naming the integrator `who`. */
+static inline nsdyn_status nsi_rhs(const nsdyn_ode *ode, nsdyn_integrator_stats *st, char *msg,
+                                   size_t msg_len, const char *who, double t, const double *y,
+                                   double *ydot)
+{
+    st->rhs_evals++;
+    nsdyn_status r = ode->rhs(ode->ctx, t, y, ydot);
+    if (r == NSDYN_OK || r == NSDYN_WARNING)
+        return NSDYN_OK;
+    if (r == NSDYN_REJECT_STEP)
+        return NSDYN_REJECT_STEP;
+    nsi_set_msg(msg, msg_len, "%s: right-hand side returned %s at t = %.10g s", who,
+                nsi_status_name(r), t);
+    return NSDYN_ERROR;
+}
+
+/* The problem's event functions, counted in st: OK/WARNING -> OK, anything
+ * else -> ERROR with a message. */
+static inline nsdyn_status nsi_events(const nsdyn_ode *ode, nsdyn_integrator_stats *st, char *msg,
+                                      size_t msg_len, const char *who, double t, const double *y,
+                                      double *g)
+{
+    st->event_evals++;
+    nsdyn_status r = ode->events(ode->ctx, t, y, g);
+    if (r == NSDYN_OK || r == NSDYN_WARNING)
+        return NSDYN_OK;
+    nsi_set_msg(msg, msg_len, "%s: event function returned %s at t = %.10g s", who,
+                nsi_status_name(r), t);
+    return NSDYN_ERROR;
+}
+
 #endif

@@ -106,14 +106,7 @@ static void rk4_destroy(void *inst)
 /* Evaluate the events at (t, y) into g. */
 static nsdyn_status rk4_events(rk4 *s, double t, const double *y, double *g)
 {
-    s->st.event_evals++;
-    nsdyn_status st = s->ode.events(s->ode.ctx, t, y, g);
-    if (st != NSDYN_OK && st != NSDYN_WARNING) {
-        nsi_set_msg(s->msg, sizeof s->msg, "rk4: event function returned %s at t = %.10g s",
-                    nsi_status_name(st), t);
-        return NSDYN_ERROR;
-    }
-    return NSDYN_OK;
+    return nsi_events(&s->ode, &s->st, s->msg, sizeof s->msg, "rk4", t, y, g);
 }
 
 static nsdyn_status rk4_setup(void *inst, const nsdyn_ode *ode, double t0, const double *y0,
@@ -162,19 +155,9 @@ static nsdyn_status rk4_setup(void *inst, const nsdyn_ode *ode, double t0, const
     return NSDYN_OK;
 }
 
-/* Right-hand side with status mapping: OK/WARNING -> OK, REJECT -> REJECT,
- * anything else -> ERROR with a message. */
 static nsdyn_status rk4_f(rk4 *s, double t, const double *y, double *ydot)
 {
-    s->st.rhs_evals++;
-    nsdyn_status st = s->ode.rhs(s->ode.ctx, t, y, ydot);
-    if (st == NSDYN_OK || st == NSDYN_WARNING)
-        return NSDYN_OK;
-    if (st == NSDYN_REJECT_STEP)
-        return NSDYN_REJECT_STEP;
-    nsi_set_msg(s->msg, sizeof s->msg, "rk4: right-hand side returned %s at t = %.10g s",
-                nsi_status_name(st), t);
-    return NSDYN_ERROR;
+    return nsi_rhs(&s->ode, &s->st, s->msg, sizeof s->msg, "rk4", t, y, ydot);
 }
 
 static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out)
