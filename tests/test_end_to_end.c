@@ -52,6 +52,15 @@ static int exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
+/* The whole of a small text file (run records). */
+static void read_text(const char *path, char *buf, size_t len) {
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f, "missing %s", path);
+    size_t k = fread(buf, 1, len - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+}
+
 /* A PNG graph: the signature and enough bytes to hold a real plot. */
 static void assert_png(const char *dir, const char *name) {
     char path[512];
@@ -136,11 +145,8 @@ START_TEST(run_writes_data_record_and_graphs) {
     ck_assert_double_le(max_ratio, 1.0 + 1e-12);
     free(c.v);
     path_in(path, sizeof path, out, "run.toml");
-    FILE *f = fopen(path, "r");
     char rec[16384];
-    size_t k = fread(rec, 1, sizeof rec - 1, f);
-    rec[k] = '\0';
-    fclose(f);
+    read_text(path, rec, sizeof rec);
     ck_assert_ptr_nonnull(strstr(rec, "[provenance]\nhost = \"nsdyn "));
     ck_assert_ptr_nonnull(strstr(rec, "system = { id = \"towed_wheel\", version = \"1.0.0\""));
     ck_assert_ptr_nonnull(strstr(rec, "outcome = \"complete\""));
@@ -236,11 +242,8 @@ START_TEST(failed_run_keeps_incomplete_data) {
     ck_assert_double_lt(t_last, 20.0);
     free(c.v);
     path_in(path, sizeof path, out, "run.toml");
-    FILE *f = fopen(path, "r");
     char rec[16384];
-    size_t k = fread(rec, 1, sizeof rec - 1, f);
-    rec[k] = '\0';
-    fclose(f);
+    read_text(path, rec, sizeof rec);
     ck_assert_ptr_nonnull(strstr(rec, "outcome = \"failed (data incomplete)\""));
 }
 END_TEST
@@ -298,12 +301,9 @@ int main(void) {
     tcase_add_test(tc, informational_commands);
     tcase_add_test(tc, svg_graphs_on_request);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = test_run_suite(s);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
     if (!failed && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_root);
-    return failed ? 1 : 0;
+    return failed;
 }

@@ -133,11 +133,8 @@ int main(void) {
     tcase_add_test(tc, regularizations_closed_forms);
     tcase_add_test(tc, kinetic_above_static_is_refused);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = test_run_suite(s);
     nsd_registry_close(&reg);
     nsd_diag_free(&diag);
-    return failed ? 1 : 0;
+    return failed;
 }

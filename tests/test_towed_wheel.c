@@ -253,9 +253,6 @@ int main(void) {
     tcase_add_test(tc, limit_directions_at_rest);
     tcase_add_test(tc, force_test_agrees_with_limit_directions);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    int failed = test_run_suite(s);
+    return failed;
 }

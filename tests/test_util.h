@@ -36,4 +36,13 @@ static inline void test_unload(nsd_app *app, nsd_model *m) {
     nsd_app_free(app);
 }
 
+/* Run a suite; the exit status for ctest. */
+static inline int test_run_suite(Suite *s) {
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
 #endif
