@@ -18,6 +18,8 @@ function(nsdyn_add_plugin target)
   if(ARG_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY})
   elseif(DEFINED NSDYN_BUILD_PLUGIN_DIR)
+    # In the nsdyn tree: the host's own plugins, which the tests depend on.
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${NSDYN_BUILD_PLUGIN_DIR})
+    set_property(GLOBAL APPEND PROPERTY NSDYN_PLUGIN_TARGETS ${target})
   endif()
 endfunction()

@@ -35,10 +35,14 @@ static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
 
 START_TEST(every_builtin_plugin_conforms) {
     load_builtin();
-    /* The foundation's plugins: 1 system, 2 friction laws, 3 integrators. */
-    ck_assert_uint_ge(reg.n, 6);
-    const char *expected[] = {"towed_wheel", "coulomb", "coulomb_regularized", "rk4", "dopri5", "bdf"};
-    for (size_t i = 0; i < 6; ++i) ck_assert_msg(nsd_registry_find(&reg, expected[i]), "missing %s", expected[i]);
+    const char *expected[] = {"towed_wheel",   "point_mass", "coulomb",       "coulomb_regularized",
+                              "lugre",         "stribeck",   "hunt_crossley", "hertz",
+                              "spring_damper", "bistiffness", "rk4",          "dopri5",
+                              "bdf"};
+    size_t n_expected = sizeof expected / sizeof expected[0];
+    ck_assert_uint_ge(reg.n, n_expected);
+    for (size_t i = 0; i < n_expected; ++i)
+        ck_assert_msg(nsd_registry_find(&reg, expected[i]), "missing %s", expected[i]);
     for (size_t i = 0; i < reg.n; ++i) {
         const nsdyn_plugin_info *p = reg.plugins[i].info;
         printf("checking %-22s %s\n", p->id, nsd_kind_name(p->kind));
@@ -149,6 +153,20 @@ START_TEST(every_builtin_plugin_conforms) {
             ck_assert(c->create && c->destroy);
             ck_assert(!(p->provides & NSDYN_CAP_COMPLIANT_NORMAL) || c->normal_force);
             ck_assert(!(p->provides & NSDYN_CAP_RIGID_IMPACT) || c->impact);
+            void *inst = c->create(v, &host, err, sizeof err);
+            ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
+            if (c->normal_force) {
+                /* Never pulls; nothing while separated; finite while penetrating. */
+                const double gaps[] = {1e-3, 0.0, -1e-5, -1e-3}, rates[] = {-1.0, 0.0, 1.0};
+                for (size_t a = 0; a < 4; ++a)
+                    for (size_t b = 0; b < 3; ++b) {
+                        double N = -1.0;
+                        ck_assert_int_le(c->normal_force(inst, gaps[a], rates[b], &N), NSDYN_WARNING);
+                        ck_assert_msg(isfinite(N) && N >= 0.0, "%s: N = %g", p->id, N);
+                        if (gaps[a] >= 0.0) ck_assert_double_eq(N, 0.0);
+                    }
+            }
+            c->destroy(inst);
             break;
         }
         }

@@ -1,0 +1,132 @@
+/* Stribeck friction: static friction decaying to Coulomb friction with slip
+ * speed, regularized at zero slip, in 1-D and 2-D (spatial) slip. Stateless.
+ *
+ * With slip u_t [m/s] (|u_t| its magnitude) and normal force N [N]:
+ *   g(|u|) = mu_c + (mu_s - mu_c) exp(-(|u| / v_s)^delta)
+ *   F = -[g(|u|) / sqrt(|u|^2 + eps^2) + sigma2] N u_t
+ * g is the steady-state friction curve of the LuGre law (walker paper,
+ * ../shared/papers/passive-walker-hunt-crossley-lugre.txt, eq. (16), there
+ * with delta = 2), without the bristle state; the exponent delta is the
+ * usual generalization of the Stribeck curve (B. Armstrong-Helouvry,
+ * P. Dupont, C. Canudas de Wit, "A survey of models, analysis tools and
+ * compensation methods for the control of machines with friction",
+ * Automatica 30 (1994) 1083-1138): delta = 2 Gaussian, delta = 1
+ * exponential (Tustin). The factor u/sqrt(u^2 + eps^2) is the sqrt
+ * regularization of coulomb_regularized (plugins/friction/coulomb.c): the
+ * force is single-valued, continuous for any delta > 0 (C-infinity for
+ * delta = 2), zero at zero slip, and a viscous law of damping mu_s N / eps
+ * near it (stiff as eps shrinks). For
+ * the Stribeck peak to show, eps must be well below v_s: at |u| = v_s the
+ * factor is v_s / sqrt(v_s^2 + eps^2) (0.995 with the defaults).
+ * The viscous term is per unit normal load, like LuGre's sigma2 in
+ * plugins/friction/lugre.c, so the whole force scales with N.
+ *
+ * Properties (tests/test_friction_dynamic.c):
+ *  - F is antiparallel to u_t, so F.u_t <= 0: it never does positive work;
+ *  - |F| <= (mu_s + sigma2 |u|) N, and |F| <= mu_c N + sigma2 N |u| +
+ *    (mu_s - mu_c) N exp(-(|u|/v_s)^delta): it tends to (mu_c + sigma2 |u|) N
+ *    well above v_s;
+ *  - at |u| = v_s: |F| = [mu_c + (mu_s - mu_c)/e] N v_s/sqrt(v_s^2 + eps^2)
+ *    + sigma2 N v_s, for every delta.
+ * bounds(): static mu_s N, kinetic mu_c N. create() refuses mu_c > mu_s.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nsdyn/nsdyn.h"
+
+typedef struct stribeck {
+    double mu_s, mu_c;
+    double v_s;    /* Stribeck velocity [m/s] */
+    double delta;  /* Stribeck exponent */
+    double eps;    /* regularization width [m/s] */
+    double sigma2; /* viscous coefficient per unit normal load [s/m] */
+} stribeck;
+
+enum { P_MU_S, P_MU_C, P_V_S, P_DELTA, P_EPS, P_SIGMA2 };
+
+/* Defaults: mu_s, mu_c, v_s of the walker paper's Table 7; delta = 2 as in
+ * its (16); eps = v_s / 10. */
+static const nsdyn_param_decl stribeck_params[] = {
+    {"mu_s", NSDYN_PARAM_REAL, "1", 0.38, 0.0, HUGE_VAL, 0,
+     "static friction coefficient: the force at zero slip speed (before regularization)", NULL,
+     NULL, 0},
+    {"mu_c", NSDYN_PARAM_REAL, "1", 0.30, 0.0, HUGE_VAL, 0,
+     "Coulomb (kinetic) friction coefficient: the force well above v_s", NULL, NULL, 0},
+    {"v_s", NSDYN_PARAM_REAL, "m/s", 1e-4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+     "Stribeck velocity: mu = mu_c + (mu_s - mu_c) exp(-(|u|/v_s)^delta)", NULL, NULL, 0},
+    {"delta", NSDYN_PARAM_REAL, "1", 2.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+     "Stribeck exponent: 2 Gaussian (walker paper (16)), 1 exponential (Tustin)", NULL, NULL,
+     0},
+    {"eps", NSDYN_PARAM_REAL, "m/s", 1e-5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+     "regularization width at zero slip (factor u/sqrt(u^2+eps^2)); keep it well below v_s",
+     NULL, NULL, 0},
+    {"sigma2", NSDYN_PARAM_REAL, "s/m", 0.0, 0.0, HUGE_VAL, 0,
+     "viscous friction per unit normal load: adds -sigma2 N u", NULL, NULL, 0},
+};
+
+static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t len) {
+    (void)host;
+    if (p[P_MU_C].num > p[P_MU_S].num) {
+        snprintf(err, len,
+                 "mu_c = %g exceeds mu_s = %g: Coulomb friction cannot exceed static friction",
+                 p[P_MU_C].num, p[P_MU_S].num);
+        return NULL;
+    }
+    stribeck *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    s->mu_s = p[P_MU_S].num;
+    s->mu_c = p[P_MU_C].num;
+    s->v_s = p[P_V_S].num;
+    s->delta = p[P_DELTA].num;
+    s->eps = p[P_EPS].num;
+    s->sigma2 = p[P_SIGMA2].num;
+    return s;
+}
+
+static void destroy(void *inst) { free(inst); }
+
+static size_t no_states(void *inst, uint32_t dim) {
+    (void)inst;
+    (void)dim;
+    return 0;
+}
+
+static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F, double *rate) {
+    (void)rate;
+    const stribeck *c = inst;
+    double N = in->normal_force > 0.0 ? in->normal_force : 0.0;
+    double s2 = in->slip[0] * in->slip[0];
+    if (in->dim == 2) s2 += in->slip[1] * in->slip[1];
+    double r = sqrt(s2) / c->v_s;
+    /* exp(-r^2) without pow() for the default exponent. */
+    double decay = c->delta == 2.0 ? exp(-r * r) : exp(-pow(r, c->delta));
+    double g = c->mu_c + (c->mu_s - c->mu_c) * decay;
+    double gain = (g / sqrt(s2 + c->eps * c->eps) + c->sigma2) * N;
+    F[0] = -gain * in->slip[0];
+    if (in->dim == 2) F[1] = -gain * in->slip[1];
+    return NSDYN_OK;
+}
+
+static void bounds(void *inst, double normal_force, double *static_bound, double *kinetic_bound) {
+    const stribeck *c = inst;
+    *static_bound = c->mu_s * normal_force;
+    *kinetic_bound = c->mu_c * normal_force;
+}
+
+static const nsdyn_friction_law stribeck_law = {
+    NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "stribeck", "1.0.0",
+               "Stribeck friction: static decaying to Coulomb with slip speed, regularized, 1-D and 2-D",
+               stribeck_params, NSDYN_COUNT(stribeck_params),
+               NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
+    create, destroy, NULL, no_states, force, bounds, NULL,
+};
+
+NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
+    if (host_abi_major != NSDYN_ABI_MAJOR) return NULL;
+    return index == 0 ? &stribeck_law.info : NULL;
+}
