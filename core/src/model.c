@@ -290,8 +290,10 @@ static nsdyn_status contact_forces(nsd_model *m, double t, const double *y, doub
         if (!e->active) N = 0.0; /* switched off in the system's current mode */
         else if (d->type == NSDYN_CONTACT_PERSISTENT) N = e->normal_load;
         else if (m->contact && m->contact->normal_force) {
-            nsdyn_status st = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &N);
+            double Nc = 0.0; /* not &N, which would keep N in memory on every path */
+            nsdyn_status st = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &Nc);
             if (st > NSDYN_WARNING) return fail(m, st, t, "contact law normal_force()");
+            N = Nc;
         }
         lam[0] = N;
         lam[1] = lam[2] = 0.0;
@@ -302,10 +304,12 @@ static nsdyn_status contact_forces(nsd_model *m, double t, const double *y, doub
             continue;
         }
         nsdyn_friction_input in;
+        /* normal_force first: stored last, next to slip[1], GCC packs the
+         * two into one 16-byte store and the slip waits for N. */
+        in.normal_force = N;
         in.dim = d->tangent_dim;
         in.slip[0] = e->u[1];
         in.slip[1] = d->tangent_dim == 2 ? e->u[2] : 0.0;
-        in.normal_force = N;
         in.state = m->z_count[c] ? y + m->z_offset[c] : NULL;
         double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
         double scratch[8];
@@ -386,7 +390,11 @@ static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *qd
     return NSDYN_OK;
 }
 
-nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot) {
+/* flatten: evaluate() and contact_forces() are inlined here (two call
+ * levels less per right-hand side) but stay out of line for the other
+ * callers, whose registers and frame would otherwise grow. */
+__attribute__((flatten)) nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y,
+                                                    double *ydot) {
     nsd_model *m = ctx;
     m->rhs_evals++;
     double *zdot = ydot + m->nq + m->nv;

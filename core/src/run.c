@@ -85,10 +85,12 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     double wall0 = now_seconds(), last_progress = wall0;
     res->outcome = NSD_RUN_COMPLETE;
     char state[600];  /* describe_state output, bounded */
-    double *y_good = malloc(m->n * sizeof *y_good);
-    if (!y_good) abort();
-    memcpy(y_good, m->y0, m->n * sizeof *y_good);
-    const double *y_last = y_good;
+    /* The last accepted state: the integrator's own report, which stays
+     * valid through a failed step (integrator.h), or our copy after a
+     * switch restarted it. */
+    double *y_switch = malloc(m->n * sizeof *y_switch);
+    if (!y_switch) abort();
+    const double *y_last = m->y0;
     double t = t0;
 
     nsdyn_status st = ig->setup(inst, &ode_ig, t0, m->y0, t_end);
@@ -150,7 +152,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         }
         if (res->outcome == NSD_RUN_FAILED) break;
         t = rep.t;
-        memcpy(y_good, rep.y, m->n * sizeof *y_good);
+        y_last = rep.y;
         int fired = rep.event;
         if (fired < 0 && !locates && ode.n_events) {
             /* Without event location a crossing is seen at the end of the
@@ -183,7 +185,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                          t, m->layout.switches[which], ig->message ? ig->message(inst) : "", state);
                 break;
             }
-            memcpy(y_good, ybuf, m->n * sizeof *ybuf);
+            memcpy(y_switch, ybuf, m->n * sizeof *ybuf);
+            y_last = y_switch;
             if (!locates) nsd_model_stops(m, t, ybuf, g_prev);
             continue;
         }
@@ -220,7 +223,7 @@ done:
     free(ybuf);
     free(g);
     free(g_prev);
-    free(y_good);
+    free(y_switch);
     return 0;
 }
 

@@ -118,20 +118,27 @@ static nsdyn_status force_set_valued(void *inst, const nsdyn_friction_input *in,
     return apply(in, s > 0 ? c->mu_k * in->normal_force / s : 0.0, force);
 }
 
+/* The tanh and linear shapes, out of line: force_regularized() is then
+ * short for the sqrt shape (no switch, one saved register instead of
+ * three for the tanh() call). */
+static __attribute__((noinline)) nsdyn_status force_shaped(const coulomb *c,
+                                                            const nsdyn_friction_input *in,
+                                                            double F, double *force) {
+    double s = slip_speed(in), gain;
+    if (c->shape == 1)
+        gain = s > 1e-8 * c->eps ? F * tanh(s / c->eps) / s : F / c->eps;
+    else
+        gain = F / fmax(s, c->eps);
+    return apply(in, gain, force);
+}
+
 static nsdyn_status force_regularized(void *inst, const nsdyn_friction_input *in, double *force,
                                       double *rate) {
     (void)rate;
     const coulomb *c = inst;
-    double F = c->mu_k * in->normal_force, gain, s;
-    switch (c->shape) {
-    case 1:
-        s = slip_speed(in);
-        gain = s > 1e-8 * c->eps ? F * tanh(s / c->eps) / s : F / c->eps;
-        break;
-    case 2: gain = F / fmax(slip_speed(in), c->eps); break;
-    default: gain = F / sqrt(slip_speed2(in) + c->eps * c->eps); break;
-    }
-    return apply(in, gain, force);
+    double F = c->mu_k * in->normal_force;
+    if (c->shape != 0) return force_shaped(c, in, F, force);
+    return apply(in, F / sqrt(slip_speed2(in) + c->eps * c->eps), force);
 }
 
 static void bounds(void *inst, double normal_force, double *static_bound, double *kinetic_bound) {

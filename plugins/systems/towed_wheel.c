@@ -124,8 +124,11 @@ static nsdyn_status derivatives(void *inst, double t, const double *q, const dou
                                 const double *f, double *qdot, double *vdot) {
     (void)t;
     const double *p = ((towed_wheel *)inst)->p;
+    /* sin and cos first: parameters read before the call would be spilled
+     * around it. */
+    double psi = q[0], sn = sin(psi), cs = cos(psi);
     double m = p[P_M], L = p[P_L], k = p[P_K], V = p[P_V];
-    double psi = q[0], w = q[1], Omega = v[0], sn = sin(psi), cs = cos(psi);
+    double w = q[1], Omega = v[0];
     if (qdot) {
         qdot[0] = Omega;
         qdot[1] = V * sn + L * Omega + v[2];

@@ -36,7 +36,10 @@ typedef struct nsdyn_ode {
 
 typedef struct nsdyn_step_report {
     double t;         /* time reached [s] */
-    const double *y;  /* state at t, integrator-owned, valid until next call */
+    const double *y;  /* state at t, integrator-owned, valid until the next
+                         step() that succeeds (a failed step leaves it, so
+                         the host can report the last accepted state) or
+                         restart()/reset() */
     int event;        /* index of the event located at t, or -1 */
     double h;         /* size of the step just taken [s] */
 } nsdyn_step_report;
