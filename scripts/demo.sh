@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up, build, and run the main demo: the towed wheel's unstable rolling,
 # the comparison of integrators and regularization widths, and the limit
-# directions at a rolling and a slipping point. Prints where the graphs are.
+# directions at a rolling and a slipping point, and the passive walker's gait.
+# Prints where the graphs are.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/setup-debian.sh"
@@ -15,6 +16,7 @@ cd "$root"
 "$nsdyn" compare configs/towed_wheel_compare.toml -o "$out/towed_wheel_compare"
 "$nsdyn" limits configs/towed_wheel_limits_rolling.toml -o "$out/limits_rolling" -q > /dev/null
 "$nsdyn" limits configs/towed_wheel_limits_slipping.toml -o "$out/limits_slipping"
+"$nsdyn" run configs/walker2_gait.toml -o "$out/walker2_gait" -q
 echo
 echo "graphs:"
 find "$out" -maxdepth 2 -name '*.png' | sort | sed 's/^/  /'
