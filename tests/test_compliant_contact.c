@@ -56,12 +56,6 @@ typedef struct ball {
     double y0, vy0;     /* initial height [m] and vertical velocity [m/s] */
 } ball;
 
-typedef struct run {
-    nsd_app app;
-    nsd_model model;
-    nsd_run_result res;
-} run;
-
 static void run_ball(run *R, const ball *b, const char *contact, const char *integrator,
                      double t_end, double output_dt) {
     char cfg[2048];
@@ -71,29 +65,8 @@ static void run_ball(run *R, const ball *b, const char *contact, const char *int
              "[initial]\ny = %.17g\nvy = %.17g\n"
              "[run]\nt_end = %.17g\noutput_dt = %.17g\nprogress = false\n",
              b->m, b->r, b->g, contact, integrator, b->y0, b->vy0, t_end, output_dt);
-    test_load(cfg, &R->app, &R->model);
-    nsd_diag diag = {0};
-    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag), 0);
-    ck_assert_msg(R->res.outcome == NSD_RUN_COMPLETE, "run did not complete: %s", R->res.message);
-    nsd_diag_free(&diag);
+    run_config(R, cfg, NSD_RUN_COMPLETE);
 }
-
-static void run_free(run *R) {
-    nsd_run_result_free(&R->res);
-    test_unload(&R->app, &R->model);
-}
-
-static size_t chan(const run *R, const char *name) {
-    int c = nsd_model_channel(&R->model, name);
-    ck_assert_msg(c >= 0, "no channel %s", name);
-    return (size_t)c;
-}
-
-static double at(const run *R, size_t row, const char *name) {
-    return nsd_series_at(&R->res.series, row, chan(R, name));
-}
-
-static double last(const run *R, const char *name) { return at(R, R->res.series.rows - 1, name); }
 
 static double column_max(const run *R, const char *name) {
     double mx = -HUGE_VAL;
@@ -542,13 +515,7 @@ START_TEST(config_refuses_nonsense) {
 END_TEST
 
 int main(void) {
-    unsetenv("NSDYN_PLUGIN_PATH");
-    nsd_diag diag = {0};
-    const char *dir = nsd_builtin_plugin_dir();
-    if (nsd_registry_scan(&reg, &dir, 1, &diag) != 0) {
-        nsd_diag_print(&diag, stderr);
-        return 1;
-    }
+    if (test_scan_builtin(&reg)) return 1;
     setvbuf(stdout, NULL, _IOLBF, 0); /* keep the measured numbers of a failing case */
     Suite *s = suite_create("compliant_contact");
     TCase *tc = tcase_create("laws");
@@ -565,6 +532,5 @@ int main(void) {
     suite_add_tcase(s, tc);
     int failed = test_run_suite(s);
     nsd_registry_close(&reg);
-    nsd_diag_free(&diag);
     return failed;
 }

@@ -119,13 +119,7 @@ START_TEST(kinetic_above_static_is_refused) {
 END_TEST
 
 int main(void) {
-    unsetenv("NSDYN_PLUGIN_PATH");
-    nsd_diag diag = {0};
-    const char *dir = nsd_builtin_plugin_dir();
-    if (nsd_registry_scan(&reg, &dir, 1, &diag) != 0) {
-        nsd_diag_print(&diag, stderr);
-        return 1;
-    }
+    if (test_scan_builtin(&reg)) return 1;
     Suite *s = suite_create("friction");
     TCase *tc = tcase_create("coulomb");
     tcase_add_test(tc, set_valued_slip_force);
@@ -135,6 +129,5 @@ int main(void) {
     suite_add_tcase(s, tc);
     int failed = test_run_suite(s);
     nsd_registry_close(&reg);
-    nsd_diag_free(&diag);
     return failed;
 }

@@ -680,13 +680,7 @@ START_TEST(declared_ranges_exclude_zero) {
 END_TEST
 
 int main(void) {
-    unsetenv("NSDYN_PLUGIN_PATH");
-    nsd_diag diag = {0};
-    const char *dir = nsd_builtin_plugin_dir();
-    if (nsd_registry_scan(&reg, &dir, 1, &diag) != 0) {
-        nsd_diag_print(&diag, stderr);
-        return 1;
-    }
+    if (test_scan_builtin(&reg)) return 1;
     setvbuf(stdout, NULL, _IOLBF, 0); /* keep the tables of a failing (forked) test */
     Suite *s = suite_create("friction_dynamic");
     TCase *tl = tcase_create("lugre");
@@ -710,6 +704,5 @@ int main(void) {
     suite_add_tcase(s, tb);
     int failed = test_run_suite(s);
     nsd_registry_close(&reg);
-    nsd_diag_free(&diag);
     return failed;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "registry.h"
 #include "model.h"
 #include "run.h"
 
@@ -34,6 +35,54 @@ static inline void test_load(const char *toml, nsd_app *app, nsd_model *m) {
 static inline void test_unload(nsd_app *app, nsd_model *m) {
     nsd_model_destroy(m);
     nsd_app_free(app);
+}
+
+/* A simulation run through the host, as `nsdyn run` makes it. */
+typedef struct run {
+    nsd_app app;
+    nsd_model model;
+    nsd_run_result res;
+} run;
+
+/* Load config text, run it, and require the given outcome. */
+static inline void run_config(run *R, const char *toml, nsd_run_outcome want) {
+    test_load(toml, &R->app, &R->model);
+    nsd_diag diag = {0};
+    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag), 0);
+    ck_assert_msg(R->res.outcome == want, "run outcome %d: %s", (int)R->res.outcome, R->res.message);
+    nsd_diag_free(&diag);
+}
+
+static inline void run_free(run *R) {
+    nsd_run_result_free(&R->res);
+    test_unload(&R->app, &R->model);
+}
+
+static inline size_t chan(const run *R, const char *name) {
+    int c = nsd_model_channel(&R->model, name);
+    ck_assert_msg(c >= 0, "no channel %s", name);
+    return (size_t)c;
+}
+
+/* Channel `name` at sample `row`, and at the last sample. */
+static inline double at(const run *R, size_t row, const char *name) {
+    return nsd_series_at(&R->res.series, row, chan(R, name));
+}
+
+static inline double last(const run *R, const char *name) {
+    return at(R, R->res.series.rows - 1, name);
+}
+
+/* Scan the host's own plugin folder into reg (NSDYN_PLUGIN_PATH ignored);
+ * prints the problems and returns non-zero if there are any. */
+static inline int test_scan_builtin(nsd_registry *reg) {
+    unsetenv("NSDYN_PLUGIN_PATH");
+    nsd_diag diag = {0};
+    const char *dir = nsd_builtin_plugin_dir();
+    size_t problems = nsd_registry_scan(reg, &dir, 1, &diag);
+    nsd_diag_print(&diag, stderr);
+    nsd_diag_free(&diag);
+    return problems != 0;
 }
 
 /* Run a suite; the exit status for ctest. */

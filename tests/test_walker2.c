@@ -42,37 +42,6 @@ static const double L_ = 0.4143, RHO = 0.0860, MLEG = 5.1587, MHIP = 1.2826, B_ 
 #define CONTACT_HC                                                                          \
     "[contact]\nid = \"hunt_crossley\"\nk = 9.3920e5\nc = 1.6879e7\nn = 1.5\np = 1.5\nq = 1.0\n"
 
-typedef struct run {
-    nsd_app app;
-    nsd_model model;
-    nsd_run_result res;
-} run;
-
-static void run_config(run *R, const char *toml, nsd_run_outcome want) {
-    test_load(toml, &R->app, &R->model);
-    nsd_diag diag = {0};
-    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag), 0);
-    ck_assert_msg(R->res.outcome == want, "run outcome %d: %s", (int)R->res.outcome, R->res.message);
-    nsd_diag_free(&diag);
-}
-
-static void run_free(run *R) {
-    nsd_run_result_free(&R->res);
-    test_unload(&R->app, &R->model);
-}
-
-static size_t chan(const run *R, const char *name) {
-    int c = nsd_model_channel(&R->model, name);
-    ck_assert_msg(c >= 0, "no channel %s", name);
-    return (size_t)c;
-}
-
-static double at(const run *R, size_t row, const char *name) {
-    return nsd_series_at(&R->res.series, row, chan(R, name));
-}
-
-static double last(const run *R, const char *name) { return at(R, R->res.series.rows - 1, name); }
-
 /* ---- (a) energy ------------------------------------------------------------ */
 
 START_TEST(energy_conserved_in_flight) {
@@ -602,13 +571,7 @@ START_TEST(bad_input_refused) {
 END_TEST
 
 int main(void) {
-    unsetenv("NSDYN_PLUGIN_PATH");
-    nsd_diag diag = {0};
-    const char *dir = nsd_builtin_plugin_dir();
-    if (nsd_registry_scan(&reg, &dir, 1, &diag) != 0) {
-        nsd_diag_print(&diag, stderr);
-        return 1;
-    }
+    if (test_scan_builtin(&reg)) return 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
     Suite *s = suite_create("walker2");
     TCase *tc = tcase_create("walker2");
