@@ -222,6 +222,74 @@ START_TEST(compare_tabulates_and_overlays) {
 }
 END_TEST
 
+START_TEST(compare_summary_against_parameter) {
+    /* The CoM sweep (Table 8): the gait metrics at the end of each run
+     * against b, with L#6 falling (a result, not an error). */
+    char out[256], path[512];
+    path_in(out, sizeof out, tmp_root, "com_sweep");
+    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/walker2_com_sweep.toml", "-o", out, NULL};
+    ck_assert_int_eq(nsdyn(args), 0);
+    ck_assert_ptr_nonnull(strstr(out_text, "summary: value at the end of each run, against system.b [m]"));
+    path_in(path, sizeof path, out, "summary.csv");
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[2048];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "variant,system.b [m],outcome,step_length [m],step_period [s],hip_velocity [m/s]\n");
+    /* Table 8's six CoM positions from a common start, then L#6 again from
+     * a start on its own (weakly stable) gait. */
+    static const char *const names[7] = {"L#1", "L#2", "L#3", "L#4", "L#5", "L#6", "L#6 on its gait"};
+    static const double b[7] = {0.1356, 0.1547, 0.1739, 0.1930, 0.2122, 0.2313, 0.2313};
+    double L[7], T[7], V[7];
+    for (int i = 0; i < 7; ++i) {
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+        char name[32], outcome[16];
+        snprintf(name, sizeof name, "\"%s\",", names[i]);
+        ck_assert_msg(strncmp(line, name, strlen(name)) == 0, "row %d: %s", i + 1, line);
+        char *p = line + strlen(name);
+        ck_assert_double_eq_tol(strtod(p, &p), b[i], 1e-12);
+        ck_assert_int_eq(*p++, ',');
+        size_t k = strcspn(p, ",");
+        snprintf(outcome, sizeof outcome, "%.*s", (int)k, p);
+        p += k + 1;
+        L[i] = strtod(p, &p);
+        T[i] = strtod(p + 1, &p);
+        V[i] = strtod(p + 1, &p);
+        /* All walk on but L#6 from the common start, which falls. */
+        ck_assert_str_eq(outcome, i == 5 ? "stopped" : "complete");
+        if (i != 5) {
+            ck_assert_double_gt(L[i], 0.15);
+            ck_assert_double_lt(L[i], 0.20);
+            ck_assert_double_gt(T[i], 0.45);
+            ck_assert_double_lt(T[i], 0.55);
+            ck_assert_double_gt(V[i], 0.35);
+            ck_assert_double_lt(V[i], 0.48);
+        }
+    }
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    fclose(f);
+    /* The trends of the paper's Figure 13: the step shortens and the walker
+     * slows as the CoM moves down the leg; L#4 as in docs/walker.md. */
+    L[5] = L[6], V[5] = V[6];
+    for (int i = 1; i < 6; ++i) {
+        ck_assert_double_lt(L[i], L[i - 1]);
+        ck_assert_double_lt(V[i], V[i - 1] + 1e-3);
+    }
+    ck_assert_double_eq_tol(L[3], 0.1661, 1e-4);
+    ck_assert_double_eq_tol(T[3], 0.4907, 1e-4);
+    ck_assert_double_eq_tol(V[3], 0.4282, 1e-4);
+    assert_png(out, "summary.png");
+    assert_png(out, "timeseries.png");
+    path_in(path, sizeof path, out, "metrics.csv");
+    ck_assert_msg(exists(path), "missing %s", path);
+    path_in(path, sizeof path, out, "variant-06/run.toml");
+    char rec[16384];
+    read_text(path, rec, sizeof rec);
+    ck_assert_ptr_nonnull(strstr(rec, "outcome = \"stopped\""));
+    ck_assert_ptr_nonnull(strstr(rec, "stop condition 'fall'"));
+}
+END_TEST
+
 START_TEST(failed_run_keeps_incomplete_data) {
     char out[256], path[512];
     path_in(out, sizeof out, tmp_root, "failed");
@@ -297,6 +365,7 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, run_writes_data_record_and_graphs);
     tcase_add_test(tc, compare_tabulates_and_overlays);
+    tcase_add_test(tc, compare_summary_against_parameter);
     tcase_add_test(tc, failed_run_keeps_incomplete_data);
     tcase_add_test(tc, informational_commands);
     tcase_add_test(tc, svg_graphs_on_request);

@@ -143,6 +143,13 @@
  *     until there are two);
  *   hip_velocity (23): [c_x^hip(th_ld^0) - c_x^hip(th_tr^1) + rho(th_ld^0 - th_tr^1)]/T_step,
  *     th_ld^0 from the previous strike, th_tr^1 from this one (0 until two).
+ * and the state at the last heel strike, held until the next (0 before the
+ * first): hs_t, hs_x_hip, hs_y_hip, hs_theta_trail, hs_theta_lead,
+ * hs_vx_hip, hs_vy_hip, hs_omega_trail, hs_omega_lead, the (q, v) on_switch()
+ * receives at the located event, with the legs named by their role (trail =
+ * the old stance leg, lead = the striking leg). A period-1 gait is a fixed
+ * point of the step-to-step map on these (x_hip aside); docs/walker.md and
+ * tests/test_walker2_gait.c find it.
  * Stops: "fall" when the hip sinks below fall_height * l above the ramp;
  * "leg_angle" when a leg's |theta| reaches 90 degrees.
  *
@@ -231,6 +238,7 @@ typedef struct walker {
     unsigned steps;
     double t_hs, th_ld_hs;            /* time and lead angle (20) of the last strike */
     double step_length, step_period, hip_velocity;
+    double hs[9];                     /* state at the last strike, in O_HS_T.. order */
 } walker;
 
 static const nsdyn_channel q_channels[] = {
@@ -247,8 +255,11 @@ static const nsdyn_channel v_channels[] = {
 };
 enum {
     O_ALPHA, O_HIP_HEIGHT, O_SLIP1, O_SLIP2, O_ENERGY, O_STANCE, O_DOUBLE, O_STEPS,
-    O_STEP_LENGTH, O_STEP_PERIOD, O_HIP_VELOCITY, N_O
+    O_STEP_LENGTH, O_STEP_PERIOD, O_HIP_VELOCITY,
+    O_HS_T, O_HS_X, O_HS_Y, O_HS_TH_TR, O_HS_TH_LD, O_HS_VX, O_HS_VY, O_HS_W_TR, O_HS_W_LD,
+    N_O
 };
+_Static_assert(N_O - O_HS_T == sizeof ((walker *)0)->hs / sizeof(double), "walker.hs holds the hs_* outputs");
 static const nsdyn_channel outputs[] = {
     [O_ALPHA] = {"alpha", "rad", "inner leg angle alpha = theta1 - theta2"},
     [O_HIP_HEIGHT] = {"hip_height", "m", "hip height above the ramp"},
@@ -261,6 +272,18 @@ static const nsdyn_channel outputs[] = {
     [O_STEP_LENGTH] = {"step_length", "m", "last step length (22)"},
     [O_STEP_PERIOD] = {"step_period", "s", "last step period"},
     [O_HIP_VELOCITY] = {"hip_velocity", "m/s", "last average hip velocity (23)"},
+    /* The state (q, v) at the last heel strike, the step-to-step map's
+     * section, with the legs named by their role there: trail = the old
+     * stance leg, lead = the leg that strikes. */
+    [O_HS_T] = {"hs_t", "s", "time of the last heel strike"},
+    [O_HS_X] = {"hs_x_hip", "m", "x_hip at the last heel strike"},
+    [O_HS_Y] = {"hs_y_hip", "m", "y_hip at the last heel strike"},
+    [O_HS_TH_TR] = {"hs_theta_trail", "rad", "trailing (stance) leg angle at the last heel strike"},
+    [O_HS_TH_LD] = {"hs_theta_lead", "rad", "leading (striking) leg angle at the last heel strike"},
+    [O_HS_VX] = {"hs_vx_hip", "m/s", "hip velocity along the ramp at the last heel strike"},
+    [O_HS_VY] = {"hs_vy_hip", "m/s", "hip velocity normal to the ramp at the last heel strike"},
+    [O_HS_W_TR] = {"hs_omega_trail", "rad/s", "trailing leg angular velocity at the last heel strike"},
+    [O_HS_W_LD] = {"hs_omega_lead", "rad/s", "leading leg angular velocity at the last heel strike"},
 };
 static const nsdyn_contact_decl contacts[] = {
     {"foot1", NSDYN_CONTACT_UNILATERAL, 1},
@@ -318,6 +341,7 @@ static void set_initial_mode(walker *w) {
     w->t_hs = 0.0;
     w->th_ld_hs = 0.0;
     w->step_length = w->step_period = w->hip_velocity = 0.0;
+    for (int i = 0; i < N_O - O_HS_T; ++i) w->hs[i] = 0.0;
 }
 
 static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err, size_t len) {
@@ -537,6 +561,7 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
     out[O_STEP_LENGTH] = w->step_length;
     out[O_STEP_PERIOD] = w->step_period;
     out[O_HIP_VELOCITY] = w->hip_velocity;
+    for (int i = 0; i < N_O - O_HS_T; ++i) out[O_HS_T + i] = w->hs[i];
     return NSDYN_OK;
 }
 
@@ -589,6 +614,10 @@ static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, dou
                 w->hip_velocity = (cx_hip(w, w->th_ld_hs) - cx_hip(w, th_tr) +
                                    w->rho * (w->th_ld_hs - th_tr)) / T;
         }
+        /* The state at the strike, in the outputs' order (O_HS_T..). */
+        const double hs[] = {t, q[0], q[1], q[2 + w->stance], q[2 + sw],
+                             v[0], v[1], v[2 + w->stance], v[2 + sw]};
+        for (int i = 0; i < N_O - O_HS_T; ++i) w->hs[i] = hs[i];
         w->steps++;
         w->t_hs = t;
         w->th_ld_hs = th_ld;
