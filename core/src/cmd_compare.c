@@ -575,6 +575,7 @@ int nsd_cmd_compare(const nsd_cli *cli) {
             size_t e = nsd_config_resolve(&v->cfg, &app.reg, &diag);
             if (!e) e = nsd_compose_check(&v->cfg, &app.reg, &diag);
             if (!e) e = nsd_model_create(&v->model, &v->cfg, &app.host, &diag);
+            if (!e) e = nsd_figures_check(&v->cfg, &v->model, &diag);
             v->resolved = 1;
             char suffix[160];
             snprintf(suffix, sizeof suffix, " (in variant \"%s\")", v->name);

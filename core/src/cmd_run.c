@@ -81,6 +81,7 @@ int nsd_cmd_run(const nsd_cli *cli) {
     int status = NSD_EXIT_OK;
     size_t errors = nsd_app_load(&app, cli->config, cli->sets, cli->n_sets, &diag);
     if (!errors) errors = nsd_model_create(&model, &app.cfg, &app.host, &diag);
+    if (!errors) errors = nsd_figures_check(&app.cfg, &model, &diag);
     if (!errors) errors = nsd_run_simulation(&model, &app.cfg, &app.host, app.cfg.title, &res, &diag);
     if (errors) {
         nsd_diag_print(&diag, stderr);

@@ -365,7 +365,7 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
     }
 
     const nsd_toml_node *plot = nsd_toml_get(root, "plot");
-    static const char *const plot_skip[] = {"series", "phase", NULL};
+    static const char *const plot_skip[] = {"series", "phase", "highlight", NULL};
     if (plot && plot->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, plot, "'plot' must be a table, found %s", nsd_toml_type_name(plot->type));
         errors++;
@@ -385,6 +385,8 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
     if (plot) {
         errors += string_list(plot, "series", &cfg->series, &cfg->n_series, &cfg->have_series, diag);
         errors += string_list(plot, "phase", &cfg->phase, &cfg->n_phase, &cfg->have_phase, diag);
+        errors += string_list(plot, "highlight", &cfg->highlight, &cfg->n_highlight,
+                              &cfg->have_highlight, diag);
         for (size_t i = 0; i < cfg->n_phase; ++i)
             if (!strchr(cfg->phase[i], ':')) {
                 nsd_diag_at(diag, nsd_toml_get(plot, "phase"),
@@ -412,8 +414,10 @@ void nsd_config_free(nsd_config *cfg) {
     nsd_params_free(&cfg->plot);
     for (size_t i = 0; i < cfg->n_series; ++i) free(cfg->series[i]);
     for (size_t i = 0; i < cfg->n_phase; ++i) free(cfg->phase[i]);
+    for (size_t i = 0; i < cfg->n_highlight; ++i) free(cfg->highlight[i]);
     free(cfg->series);
     free(cfg->phase);
+    free(cfg->highlight);
     nsd_toml_node_clear(&cfg->root);
     if (!cfg->derived) {
         for (size_t i = 0; i < cfg->n_set_docs; ++i) nsd_toml_free(cfg->set_docs[i]);

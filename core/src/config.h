@@ -31,7 +31,9 @@ typedef struct nsd_config {
     size_t n_series;
     char **phase;         /* plot.phase "x:y" pairs */
     size_t n_phase;
-    int have_series, have_phase;
+    char **highlight;     /* plot.highlight: channels whose nonzero stretches are drawn thick */
+    size_t n_highlight;
+    int have_series, have_phase, have_highlight;
 } nsd_config;
 
 /* Host-declared keys of [run] and [plot]: the same declaration type the

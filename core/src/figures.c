@@ -14,6 +14,49 @@ static void push_written(char ***written, size_t *n, const char *path) {
     (*written)[(*n)++] = strdup(path);
 }
 
+static size_t check_name(const nsd_model *m, const char *name, const nsd_toml_node *where,
+                         const char *key, nsd_diag *diag) {
+    if (nsd_model_channel(m, name) >= 0) return 0;
+    const char **names = malloc(m->n_channels * sizeof *names);
+    if (!names) abort();
+    for (size_t i = 0; i < m->n_channels; ++i) names[i] = m->channels[i].name;
+    const char *near = nsd_did_you_mean(name, names, m->n_channels);
+    nsd_diag_at(diag, where, "[plot] key '%s': '%s' is not a channel of system '%s'%s%s%s", key,
+                name, m->sys->info.id, near ? " (did you mean '" : "", near ? near : "",
+                near ? "'?)" : "");
+    free(names);
+    return 1;
+}
+
+size_t nsd_figures_check(const nsd_config *cfg, const nsd_model *m, nsd_diag *diag) {
+    const nsd_toml_node *plot = nsd_toml_get(&cfg->root, "plot");
+    size_t errors = 0;
+    for (size_t i = 0; i < cfg->n_series; ++i)
+        errors += check_name(m, cfg->series[i], nsd_toml_get(plot, "series"), "series", diag);
+    for (size_t i = 0; i < cfg->n_highlight; ++i)
+        errors += check_name(m, cfg->highlight[i], nsd_toml_get(plot, "highlight"), "highlight", diag);
+    for (size_t i = 0; i < cfg->n_phase; ++i) {
+        char pair[160];
+        snprintf(pair, sizeof pair, "%s", cfg->phase[i]);
+        char *colon = strchr(pair, ':');
+        if (!colon) continue; /* reported by the config check */
+        *colon = '\0';
+        errors += check_name(m, pair, nsd_toml_get(plot, "phase"), "phase", diag);
+        errors += check_name(m, colon + 1, nsd_toml_get(plot, "phase"), "phase", diag);
+    }
+    return errors;
+}
+
+/* A copy of y with NaN (a gap) wherever channel `mark` is zero, so the
+ * curve shows only the marked stretches; NULL without a mark. */
+static double *marked(const nsd_series *s, const double *y, int mark) {
+    if (mark < 0) return NULL;
+    double *out = malloc((s->rows ? s->rows : 1) * sizeof *out);
+    if (!out) abort();
+    for (size_t r = 0; r < s->rows; ++r) out[r] = nsd_series_at(s, r, (size_t)mark) != 0.0 ? y[r] : NAN;
+    return out;
+}
+
 size_t nsd_figures_series(const nsd_config *cfg, const nsd_model *m, const char ***names) {
     if (cfg->have_series) {
         *names = (const char **)cfg->series;
@@ -120,9 +163,11 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg, c
     else if (pairs)
         while (pairs[n_pairs]) n_pairs++;
     if (!n_pairs) return 1;
+    /* Highlights (single runs): each marked channel's stretches drawn thick. */
+    size_t n_marks = n_runs == 1 ? cfg->n_highlight : 0;
     nsd_panel *panels = calloc(n_pairs, sizeof *panels);
-    nsd_curve *curves = calloc(n_pairs * n_runs, sizeof *curves);
-    double **cols = calloc(n_pairs * n_runs * 2, sizeof *cols);
+    nsd_curve *curves = calloc(n_pairs * (n_runs + n_marks), sizeof *curves);
+    double **cols = calloc(n_pairs * (n_runs + n_marks) * 2, sizeof *cols);
     char (*labels)[2][160] = calloc(n_pairs, sizeof *labels);
     if (!panels || !curves || !cols || !labels) abort();
     size_t np = 0, nc = 0, ncol = 0;
@@ -155,6 +200,19 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg, c
             cv->legend = n_runs > 1 && np == 0 ? runs[k].name : NULL;
             cv->color = (int)k;
             cv->width = n_runs > 1 ? 1.2 : 1.5;
+            p->n_curves++;
+        }
+        const double *run_x = cols[ncol - 2], *run_y = cols[ncol - 1];
+        for (size_t h = 0; h < n_marks; ++h) {
+            const nsd_series *ser = &runs[0].result->series;
+            int mark = nsd_model_channel(runs[0].model, cfg->highlight[h]);
+            if (mark < 0) continue;
+            nsd_curve *cv = &curves[nc++];
+            cols[ncol] = marked(ser, run_x, mark);
+            cols[ncol + 1] = marked(ser, run_y, mark);
+            *cv = (nsd_curve){cols[ncol], cols[ncol + 1], ser->rows,
+                              runs[0].model->channels[mark].label, (int)(1 + h), 0, 4.0, 0};
+            ncol += 2;
             p->n_curves++;
         }
         np++;

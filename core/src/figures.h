@@ -22,6 +22,10 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
                       const nsd_figure_run *runs, size_t n_runs, char ***written,
                       size_t *n_written, char *err, size_t err_len);
 
+/* Check the channel names of [plot] (series, phase, highlight) against the
+ * model's channels; errors at the key, with a did-you-mean. */
+size_t nsd_figures_check(const nsd_config *cfg, const nsd_model *m, nsd_diag *diag);
+
 /* The channel names a config asks to plot (plot.series), or the system's
  * suggestion. */
 size_t nsd_figures_series(const nsd_config *cfg, const nsd_model *m, const char ***names);
