@@ -60,7 +60,7 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
     char err[256];
     void *inst = ig->create(cfg->integrator.params.values, host, err, sizeof err);
     if (!inst) return 0;
-    nsdyn_ode ode = {sizeof ode, p->m->n, 2, p, portrait_rhs, portrait_events, p->events_dir, NULL};
+    nsdyn_ode ode = {sizeof ode, p->m->n, 2, p, portrait_rhs, portrait_events, p->events_dir, NULL, NULL};
     size_t n = 0;
     double *y = malloc(p->m->n * sizeof *y);
     if (ig->setup(inst, &ode, 0.0, y0, t_span) <= NSDYN_WARNING) {

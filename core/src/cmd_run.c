@@ -32,13 +32,13 @@ int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
     /* Outputs of an earlier run in the same folder would sit beside these
      * as if they belonged to them: remove every file a run writes. */
     static const char *const names[] = {"timeseries.csv", "timeseries.INCOMPLETE.csv", "run.toml",
-                                        "timeseries", "phase", "snapshots"};
+                                        "events.csv", "timeseries", "phase", "snapshots", "events"};
     static const char *const exts[] = {"png", "svg", "pdf"};
-    for (size_t i = 0; i < 3; ++i) {
+    for (size_t i = 0; i < 4; ++i) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         remove(path);
     }
-    for (size_t i = 3; i < 6; ++i)
+    for (size_t i = 4; i < 8; ++i)
         for (size_t k = 0; k < 3; ++k) {
             snprintf(path, sizeof path, "%s/%s.%s", dir, names[i], exts[k]);
             remove(path);
@@ -51,6 +51,13 @@ int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
     *written = realloc(*written, (*n_written + 2) * sizeof **written);
     if (!*written) abort();
     (*written)[(*n_written)++] = strdup(path);
+    if (m->event_driven) {
+        *written = realloc(*written, (*n_written + 3) * sizeof **written);
+        if (!*written) abort();
+        snprintf(path, sizeof path, "%s/events.csv", dir);
+        if (nsd_write_event_log(path, m, &res->contact_log, err, err_len) != 0) return -1;
+        (*written)[(*n_written)++] = strdup(path);
+    }
     snprintf(path, sizeof path, "%s/run.toml", dir);
     if (nsd_write_run_record(path, cfg, m, res, command_line, err, err_len) != 0) return -1;
     (*written)[(*n_written)++] = strdup(path);

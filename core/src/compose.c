@@ -62,26 +62,62 @@ size_t nsd_compose_check(const nsd_config *cfg, const nsd_registry *reg, nsd_dia
                     fr->id, sys->id, list);
         errors++;
     }
-    /* Set-valued friction needs something that resolves stick. */
-    if (fr && (fr->provides & NSDYN_CAP_FRICTION_SET_VALUED) &&
-        !(ig->provides & NSDYN_CAP_TIME_STEPPING) &&
+    uint32_t locates = ig->provides & NSDYN_CAP_EVENT_LOCATION;
+    uint32_t steps = ig->provides & NSDYN_CAP_TIME_STEPPING;
+    int rigid = ct && (ct->provides & NSDYN_CAP_RIGID_IMPACT) && !(ct->provides & NSDYN_CAP_COMPLIANT_NORMAL);
+    int set_valued = fr && (fr->provides & NSDYN_CAP_FRICTION_SET_VALUED);
+    char locating[512];
+    list_ids(reg, NSDYN_KIND_INTEGRATOR, NSDYN_CAP_EVENT_LOCATION, 0, locating, sizeof locating);
+    /* Set-valued friction needs something that resolves stick: the
+     * event-driven runner (an integrator that locates events), a
+     * time-stepping integrator, or a contact held in stick. */
+    if (set_valued && !locates && !steps &&
         !(hold_stick && !(sys->provides & NSDYN_CAP_UNILATERAL_CONTACTS))) {
         list_ids(reg, NSDYN_KIND_FRICTION, 0, NSDYN_CAP_FRICTION_SET_VALUED, list, sizeof list);
         nsd_diag_at(diag, where(&cfg->friction, cfg),
-                    "[friction] (%s) is set-valued: at zero slip its force is only defined by a stick constraint, which integrator '%s' cannot impose; use a single-valued law (%s), or set run.hold_stick = true to hold the contact in stick",
-                    fr->id, ig->id, list);
+                    "[friction] (%s) is set-valued: its stick-slip switches must be located, which integrator '%s' cannot do; use an integrator that locates events (%s), a single-valued law (%s), or set run.hold_stick = true to hold the contact in stick",
+                    fr->id, ig->id, locating, list);
         errors++;
     }
-    /* Rigid laws need velocity jumps: time-stepping here. */
-    if (ct && (ct->provides & NSDYN_CAP_RIGID_IMPACT) && !(ct->provides & NSDYN_CAP_COMPLIANT_NORMAL) &&
-        !(ig->provides & NSDYN_CAP_TIME_STEPPING)) {
+    /* The event-driven runner holds stick at rigid and persistent contacts;
+     * under a compliant law the normal force is not a constraint force. */
+    if (set_valued && ct && !rigid && !steps) {
+        list_ids(reg, NSDYN_KIND_FRICTION, 0, NSDYN_CAP_FRICTION_SET_VALUED, list, sizeof list);
+        nsd_diag_at(diag, where(&cfg->friction, cfg),
+                    "[friction] (%s) is set-valued, which the runner supports with rigid contact laws and persistent contacts; with the compliant law '%s' use a single-valued law (%s)",
+                    fr->id, ct->id, list);
+        errors++;
+    }
+    /* Rigid laws need velocity jumps: event location or time-stepping. */
+    if (rigid && !locates && !steps) {
         list_ids(reg, NSDYN_KIND_INTEGRATOR, NSDYN_CAP_TIME_STEPPING, 0, list, sizeof list);
         char compliant[1024];
         list_ids(reg, NSDYN_KIND_CONTACT, NSDYN_CAP_COMPLIANT_NORMAL, 0, compliant, sizeof compliant);
         nsd_diag_at(diag, where(&cfg->contact, cfg),
-                    "[contact] (%s) is a rigid impact law and needs a time-stepping integrator (%s); with '%s' use a compliant law (%s)",
-                    ct->id, list, ig->id, compliant);
+                    "[contact] (%s) is a rigid impact law and needs an integrator that locates events (%s) or a time-stepping integrator (%s); with '%s' use a compliant law (%s)",
+                    ct->id, locating, list, ig->id, compliant);
         errors++;
+    }
+    if (rigid && fr && !set_valued) {
+        list_ids(reg, NSDYN_KIND_FRICTION, NSDYN_CAP_FRICTION_SET_VALUED, 0, list, sizeof list);
+        nsd_diag_at(diag, where(&cfg->friction, cfg),
+                    "[friction] (%s) is single-valued; rigid contact takes Coulomb friction in its set-valued form (%s)",
+                    fr->id, list);
+        errors++;
+    }
+    /* Time-stepping solves Newton's law at the velocity level: it needs a
+     * rigid law with a restitution coefficient e. */
+    if (steps) {
+        int has_e = 0;
+        for (size_t i = 0; rigid && i < ct->n_params; ++i)
+            if (strcmp(ct->params[i].name, "e") == 0) has_e = 1;
+        if (!has_e) {
+            list_ids(reg, NSDYN_KIND_CONTACT, NSDYN_CAP_RIGID_IMPACT, NSDYN_CAP_COMPLIANT_NORMAL, list, sizeof list);
+            nsd_diag_at(diag, ct ? where(&cfg->contact, cfg) : where(&cfg->integrator, cfg),
+                        "integrator '%s' is time-stepping: it needs a rigid contact law with a restitution coefficient 'e' (Newton's law at the velocity level) (%s)%s%s%s",
+                        ig->id, list, ct ? "; found '" : "", ct ? ct->id : "", ct ? "'" : "");
+            errors++;
+        }
     }
     /* Generic declared needs: each plugin's needs must be provided by the
      * others. */

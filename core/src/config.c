@@ -20,6 +20,15 @@ const nsdyn_param_decl nsd_run_decls[] = {
      NULL, NULL, 0},
     {"progress", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0,
      "show progress on a terminal", NULL, NULL, 0},
+    /* Event-driven contact (core/src/modes.c). */
+    {"rest_velocity", NSDYN_PARAM_REAL, "m/s", 1e-5, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
+     "event-driven contact: an approach slower than this closes a contact plastically (the "
+     "accumulation rule: a bouncing ball comes to rest instead of stalling) and a slip slower "
+     "than this counts as zero", NULL, NULL, 0},
+    {"contact_tolerance", NSDYN_PARAM_REAL, "m", 1e-9, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
+     "event-driven contact: a gap at most this small counts as touching", NULL, NULL, 0},
+    {"max_events", NSDYN_PARAM_INT, "1", 1000000, 1, 1e9, 0,
+     "event-driven contact: the run fails after this many contact events", NULL, NULL, 0},
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 

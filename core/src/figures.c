@@ -111,6 +111,18 @@ static int timeseries(const char *path, nsd_plot_format fmt, const char *fig_tit
     char (*labels)[160] = calloc(n_names ? n_names : 1, sizeof *labels);
     if (!panels || !curves || !cols || !labels) abort();
     size_t np = 0, nc = 0, ncol = 0;
+    /* Contact events as thin lines, while they stay few enough to read
+     * (the full list is events.csv and the event chart). */
+    const nsd_event_log *log = &runs[0].result->contact_log;
+    double *event_lines = NULL;
+    size_t n_event_lines = 0;
+    if (n_runs == 1 && log->n && log->n <= 60) {
+        event_lines = malloc((log->n + runs[0].result->n_events) * sizeof *event_lines);
+        if (!event_lines) abort();
+        for (size_t i = 0; i < log->n; ++i) event_lines[n_event_lines++] = log->rec[i].t;
+        for (size_t i = 0; i < runs[0].result->n_events; ++i)
+            event_lines[n_event_lines++] = runs[0].result->event_times[i];
+    }
     for (size_t i = 0; i < n_names; ++i) {
         int c0 = nsd_model_channel(runs[0].model, names[i]);
         if (c0 < 0) continue;
@@ -122,6 +134,10 @@ static int timeseries(const char *path, nsd_plot_format fmt, const char *fig_tit
         p->curves = &curves[nc];
         p->vlines = n_runs == 1 ? runs[0].result->event_times : NULL;
         p->n_vlines = n_runs == 1 ? runs[0].result->n_events : 0;
+        if (n_runs == 1 && event_lines) {
+            p->vlines = event_lines;
+            p->n_vlines = n_event_lines;
+        }
         p->legend_position = 4;
         for (size_t k = 0; k < n_runs; ++k) {
             int c = nsd_model_channel(runs[k].model, names[i]);
@@ -147,6 +163,7 @@ static int timeseries(const char *path, nsd_plot_format fmt, const char *fig_tit
         rc = nsd_plot_write(path, fmt, &fig, err, err_len);
     }
     for (size_t i = 0; i < ncol; ++i) free(cols[i]);
+    free(event_lines);
     free(cols);
     free(curves);
     free(panels);
@@ -232,6 +249,50 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg, c
     return rc;
 }
 
+/* The contact events of one event-driven run: time against contact, one
+ * marker series per kind of event (modes.h). */
+static int event_chart(const char *path, nsd_plot_format fmt, const char *fig_title,
+                       const nsd_model *m, const nsd_event_log *log, char *err, size_t err_len) {
+    nsd_curve curves[NSD_EVENT_KIND_COUNT];
+    double *xs = malloc((log->n + 1) * NSD_EVENT_KIND_COUNT * sizeof *xs);
+    double *ys = malloc((log->n + 1) * NSD_EVENT_KIND_COUNT * sizeof *ys);
+    if (!xs || !ys) abort();
+    size_t nc = 0;
+    for (int k = 0; k < NSD_EVENT_KIND_COUNT; ++k) {
+        double *x = xs + (size_t)k * (log->n + 1), *y = ys + (size_t)k * (log->n + 1);
+        size_t n = 0;
+        for (size_t i = 0; i < log->n; ++i)
+            if (log->rec[i].kind == (nsd_event_kind)k) {
+                x[n] = log->rec[i].t;
+                y[n++] = (double)log->rec[i].contact + 1.0 + 0.1 * (k - 2.5) / 2.5;
+            }
+        if (!n) continue;
+        curves[nc++] = (nsd_curve){x, y, n, nsd_event_kind_name((nsd_event_kind)k), k, 0, 0, 1};
+    }
+    char ylabel[400] = "contact:";
+    for (size_t c = 0; c < m->nc; ++c) {
+        size_t used = strlen(ylabel);
+        snprintf(ylabel + used, sizeof ylabel - used, " %zu %s", c + 1, m->layout.contacts[c].name);
+    }
+    nsd_panel panel = {0};
+    char title[700];
+    snprintf(title, sizeof title, "%s: %zu contact events", fig_title, log->n);
+    panel.title = title;
+    panel.xlabel = "time t [s]";
+    panel.ylabel = ylabel;
+    panel.curves = curves;
+    panel.n_curves = nc;
+    panel.xmin = panel.xmax = NAN;
+    panel.ymin = 0.5;
+    panel.ymax = (double)m->nc + 0.5;
+    panel.legend_position = 4;
+    nsd_figure fig = {NULL, &panel, 1, 1, 1400, 400 + 40 * (int)(m->nc > 4 ? m->nc - 4 : 0)};
+    int rc = nsd_plot_write(path, fmt, &fig, err, err_len);
+    free(xs);
+    free(ys);
+    return rc;
+}
+
 int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title, nsd_model *draw_model,
                       const nsd_figure_run *runs, size_t n_runs, char ***written,
                       size_t *n_written, char *err, size_t err_len) {
@@ -248,6 +309,13 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
     rc = phase(path, fmt, cfg, title, runs, n_runs, err, err_len);
     if (rc < 0) return -1;
     if (rc == 0) push_written(written, n_written, path);
+
+    const nsd_event_log *log = &runs[0].result->contact_log;
+    if (n_runs == 1 && runs[0].model->event_driven && log->n) {
+        snprintf(path, sizeof path, "%s/events.%s", dir, ext);
+        if (event_chart(path, fmt, title, runs[0].model, log, err, err_len) != 0) return -1;
+        push_written(written, n_written, path);
+    }
 
     size_t snaps = (size_t)nsd_plot_num(cfg, "snapshots");
     if (n_runs == 1 && snaps && draw_model && draw_model->sys->draw && runs[0].result->series.rows) {

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "model.h"
 
+#include "modes.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +116,15 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     m->nv = m->layout.nv;
     m->nc = m->layout.n_contacts;
     m->hold_stick = nsd_run_num(cfg, "hold_stick") != 0;
+    /* Event-driven contact: a rigid law, or set-valued friction left free
+     * to switch, over an integrator that locates events (compose.c has
+     * refused the combinations that nothing can run). */
+    uint32_t ig_caps = cfg->integrator.plugin ? cfg->integrator.plugin->info->provides : 0;
+    int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT) &&
+                !(m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
+    int set_valued = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_SET_VALUED);
+    m->event_driven = (rigid || (set_valued && !m->hold_stick)) &&
+                      (ig_caps & NSDYN_CAP_EVENT_LOCATION) && !(ig_caps & NSDYN_CAP_TIME_STEPPING);
 
     m->z_offset = xcalloc(m->nc, sizeof *m->z_offset);
     m->z_count = xcalloc(m->nc, sizeof *m->z_count);
@@ -168,8 +179,10 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     size_t n_switches = m->sys->switches && m->sys->on_switch ? m->layout.n_switches : 0;
     if (n_stops < m->layout.n_stops) m->layout.n_stops = 0;
     if (n_switches < m->layout.n_switches) m->layout.n_switches = 0;
-    m->n_events = n_stops + n_switches;
+    m->n_model_events = n_stops + n_switches;
+    m->n_events = m->n_model_events + (m->event_driven ? 2 * m->nc : 0);
     m->stop_direction = xcalloc(m->n_events, sizeof *m->stop_direction);
+    for (size_t i = m->n_model_events; i < m->n_events; ++i) m->stop_direction[i] = -1;
     for (size_t i = 0; i < n_stops; ++i) m->stop_direction[i] = -1;
     for (size_t i = 0; i < n_switches; ++i)
         m->stop_direction[n_stops + i] = m->layout.switch_direction ? m->layout.switch_direction[i] : 0;
@@ -202,6 +215,8 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     for (size_t i = 0; i < m->layout.n_outputs; ++i)
         add_channel(m, m->layout.outputs[i].name, m->layout.outputs[i].unit, m->layout.outputs[i].label);
 
+    if (m->event_driven)
+        nsd_modes_init(m, nsd_run_num(cfg, "rest_velocity"), nsd_run_num(cfg, "contact_tolerance"));
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
@@ -228,6 +243,13 @@ void nsd_model_destroy(nsd_model *m) {
     free(m->stick_contact);
     free(m->stick_dir);
     free(m->stop_direction);
+    nsd_modes_free(m);
+    free(m->mech_contact);
+    free(m->mech_tangent_dim);
+    free(m->mech_name);
+    free(m->mech_e);
+    free(m->mech_mu);
+    free(m->mech_y);
     memset(m, 0, sizeof *m);
 }
 
@@ -377,7 +399,11 @@ static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *qd
                              double *zdot) {
     const double *q = y, *v = y + m->nq;
     nsdyn_status st;
-    if (m->hold_stick && m->m_stick) {
+    if (m->event_driven) {
+        st = nsd_modes_forces(m, t, y, vdot);
+        if (st > NSDYN_WARNING || !qdot) return st;
+        vdot = NULL;
+    } else if (m->hold_stick && m->m_stick) {
         st = solve_stick(m, t, y, vdot);
         if (st > NSDYN_WARNING || !qdot) return st;
         vdot = NULL; /* already known: only q' is left */
@@ -427,6 +453,7 @@ nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
         st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda, g + m->layout.n_stops);
         if (st > NSDYN_WARNING) return fail(m, st, t, "system switches()");
     }
+    if (m->event_driven) return nsd_modes_events(m, t, y, g + m->n_model_events);
     return NSDYN_OK;
 }
 
@@ -440,6 +467,7 @@ void nsd_model_ode(nsd_model *m, nsdyn_ode *ode) {
         .events = nsd_model_stops,
         .event_direction = m->stop_direction,
         .atol_scale = NULL,
+        .mech = NULL,
     };
 }
 
@@ -459,4 +487,108 @@ nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *r
         if (st > NSDYN_WARNING) return fail(m, st, t, "system outputs()");
     }
     return NSDYN_OK;
+}
+
+/* ---- the mechanics view for time-stepping integrators ------------------- */
+
+/* Unilateral contacts only; persistent contacts and compliant forces stay
+ * in the free acceleration. ctx = nsd_model. */
+static nsdyn_status mech_qdot(void *ctx, double t, const double *q, const double *v, double *qdot) {
+    nsd_model *m = ctx;
+    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, qdot, NULL);
+    return st > NSDYN_WARNING ? fail(m, st, t, "system derivatives()") : NSDYN_OK;
+}
+
+/* v' with the unilateral forces zero: persistent loads (and their smooth
+ * friction) as in the ODE right-hand side. */
+static nsdyn_status mech_free_acceleration(void *ctx, double t, const double *q, const double *v,
+                                           double *vdot) {
+    nsd_model *m = ctx;
+    m->rhs_evals++;
+    for (size_t i = 0; i < m->nq; ++i) m->mech_y[i] = q[i];
+    for (size_t i = 0; i < m->nv; ++i) m->mech_y[m->nq + i] = v[i];
+    nsdyn_status st = contact_forces(m, t, m->mech_y, NULL, 0);
+    if (st > NSDYN_WARNING) return st;
+    for (size_t c = 0; c < m->nc; ++c)
+        if (m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL)
+            m->lambda[3 * c] = m->lambda[3 * c + 1] = m->lambda[3 * c + 2] = 0.0;
+    st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, vdot);
+    return st > NSDYN_WARNING ? fail(m, st, t, "system derivatives()") : NSDYN_OK;
+}
+
+static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const double *v, double *gap,
+                                  double *u, double *W, double *MinvWt) {
+    nsd_model *m = ctx;
+    size_t nv = m->nv;
+    for (size_t c = 0; c < m->nc; ++c) {
+        m->ce[c].active = 1;
+        m->ce[c].want_geometry = 0;
+        m->ce[c].W = m->W + c * 3 * nv;
+    }
+    nsdyn_status st = m->sys->contacts(m->sys_inst, t, q, v, m->ce);
+    if (st > NSDYN_WARNING) return fail(m, st, t, "system contacts()");
+    if (W) {
+        memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+        st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->a0);
+        if (st > NSDYN_WARNING) return fail(m, st, t, "system derivatives()");
+    }
+    for (size_t k = 0; k < m->n_mech; ++k) {
+        size_t c = m->mech_contact[k];
+        /* A contact switched off by the system's mode is reported open. */
+        gap[k] = m->ce[c].active ? m->ce[c].gap : INFINITY;
+        for (size_t a = 0; a < 3; ++a) u[3 * k + a] = m->ce[c].u[a];
+        if (!W) continue;
+        memcpy(W + k * 3 * nv, m->W + c * 3 * nv, 3 * nv * sizeof *W);
+        for (size_t a = 0; a < 3; ++a) {
+            m->lambda[3 * c + a] = 1.0;
+            st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
+            m->lambda[3 * c + a] = 0.0;
+            if (st > NSDYN_WARNING) return fail(m, st, t, "system derivatives()");
+            for (size_t i = 0; i < nv; ++i) MinvWt[(k * 3 + a) * nv + i] = m->vdot_unit[i] - m->a0[i];
+        }
+    }
+    return NSDYN_OK;
+}
+
+void nsd_model_mechanics(nsd_model *m, const nsd_config *cfg, nsdyn_mechanics *mech) {
+    if (!m->mech_contact) {
+        m->mech_contact = xcalloc(m->nc, sizeof *m->mech_contact);
+        m->mech_tangent_dim = xcalloc(m->nc, sizeof *m->mech_tangent_dim);
+        m->mech_name = xcalloc(m->nc, sizeof *m->mech_name);
+        m->mech_e = xcalloc(m->nc, sizeof *m->mech_e);
+        m->mech_mu = xcalloc(m->nc, sizeof *m->mech_mu);
+        m->mech_y = xcalloc(m->n, sizeof *m->mech_y);
+    }
+    /* Newton's e from the rigid law's parameter (compose.c checks it
+     * exists); one Coulomb coefficient, the kinetic one (Moreau's
+     * formulation has a single mu). */
+    double e = 0.0, mu_s = 0.0, mu_k = 0.0;
+    for (size_t i = 0; cfg->contact.plugin && i < cfg->contact.plugin->info->n_params; ++i)
+        if (strcmp(cfg->contact.plugin->info->params[i].name, "e") == 0) e = cfg->contact.params.values[i].num;
+    if (m->friction && m->friction->bounds) m->friction->bounds(m->friction_inst, 1.0, &mu_s, &mu_k);
+    m->n_mech = 0;
+    for (size_t c = 0; c < m->nc; ++c) {
+        if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL) continue;
+        size_t k = m->n_mech++;
+        m->mech_contact[k] = c;
+        m->mech_tangent_dim[k] = m->layout.contacts[c].tangent_dim;
+        m->mech_name[k] = m->layout.contacts[c].name;
+        m->mech_e[k] = e;
+        m->mech_mu[k] = mu_k;
+    }
+    *mech = (nsdyn_mechanics){
+        .struct_size = sizeof *mech,
+        .nq = m->nq,
+        .nv = m->nv,
+        .n_contacts = m->n_mech,
+        .tangent_dim = m->mech_tangent_dim,
+        .contact_name = m->mech_name,
+        .restitution = m->mech_e,
+        .mu = m->mech_mu,
+        .ctx = m,
+        .qdot = mech_qdot,
+        .free_acceleration = mech_free_acceleration,
+        .contacts = mech_contacts,
+    };
 }

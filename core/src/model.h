@@ -56,6 +56,23 @@ typedef struct nsd_model {
     size_t n_events;            /* stop conditions, then mode switches */
     int *stop_direction;
 
+    /* Event-driven contact (modes.c): set when the contact law is rigid
+     * or the friction law set-valued without hold_stick, and the
+     * integrator locates events. */
+    int event_driven;
+    struct nsd_contact_mode *mode;  /* per contact */
+    struct nsd_modes_work *mw;      /* buffers of modes.c */
+    double mu_static, mu_kinetic;   /* friction law's bounds per unit normal force [1] */
+    double rest_velocity;           /* [m/s] run.rest_velocity */
+    double contact_tolerance;       /* [m] run.contact_tolerance */
+    size_t n_model_events;          /* stops + switches; contact events follow */
+    /* Time-stepping view (nsd_model_mechanics): unilateral contacts. */
+    size_t n_mech;
+    size_t *mech_contact;
+    uint32_t *mech_tangent_dim;
+    const char **mech_name;
+    double *mech_e, *mech_mu, *mech_y;
+
     uint64_t rhs_evals;
     char failure[512];          /* last failure of an evaluation */
 } nsd_model;
@@ -81,6 +98,10 @@ nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *r
  * (G = W_t M^-1 W_t^T). Valid for any system, since dynamics() is affine in
  * the contact forces. Fills m->G and m->rhs_m (= a_t). */
 nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y);
+
+/* Time-stepping integrators: the mechanics view of the model (unilateral
+ * contacts, free accelerations, Jacobians, M^-1 W^T). */
+void nsd_model_mechanics(nsd_model *m, const nsd_config *cfg, nsdyn_mechanics *mech);
 
 /* Index of a channel by name, or -1. */
 int nsd_model_channel(const nsd_model *m, const char *name);

@@ -78,6 +78,27 @@ int nsd_write_csv(const char *path, const nsd_channel *channels, const nsd_serie
     return nsd_commit_file(f, path, err, err_len);
 }
 
+int nsd_write_event_log(const char *path, const nsd_model *m, const nsd_event_log *log, char *err,
+                        size_t err_len) {
+    FILE *f = nsd_open_tmp(path, err, err_len);
+    if (!f) return -1;
+    fputs("t [s],contact,kind,u_n_before [m/s],u_t1_before [m/s],u_t2_before [m/s],"
+          "u_n_after [m/s],u_t1_after [m/s],u_t2_after [m/s],P_n [N s],P_t1 [N s],P_t2 [N s],"
+          "slip_dir1 [1],slip_dir2 [1],limit_directions_agree\n",
+          f);
+    for (size_t i = 0; i < log->n; ++i) {
+        const nsd_event_record *r = &log->rec[i];
+        fprintf(f, "%.15g,%s,%s", r->t, m->layout.contacts[r->contact].name, nsd_event_kind_name(r->kind));
+        for (int a = 0; a < 3; ++a) fprintf(f, ",%.12g", r->u_before[a]);
+        for (int a = 0; a < 3; ++a) fprintf(f, ",%.12g", r->u_after[a]);
+        for (int a = 0; a < 3; ++a) fprintf(f, ",%.12g", r->impulse[a] + 0.0); /* no "-0" */
+        int slip = r->kind == NSD_EVENT_SLIP;
+        fprintf(f, ",%.12g,%.12g,%s\n", slip ? r->slip_dir[0] : 0.0, slip ? r->slip_dir[1] : 0.0,
+                r->limit_check < 0 ? "" : r->limit_check ? "yes" : "no");
+    }
+    return nsd_commit_file(f, path, err, err_len);
+}
+
 void nsd_toml_write_string(FILE *out, const char *s) {
     fputc('"', out);
     for (; s && *s; ++s) {

@@ -6,11 +6,17 @@
 #include "config.h"
 #include "model.h"
 #include "run.h"
+#include "modes.h"
 
 /* Write to path via path.tmp and rename, so a reader never sees half a
  * file. Return 0, or -1 with a reason in err. */
 int nsd_write_csv(const char *path, const nsd_channel *channels, const nsd_series *s, char *err,
                   size_t err_len);
+/* The contact event log of an event-driven run (modes.h), one row per
+ * event: time, contact, kind, local velocities before and after, impulse,
+ * slip direction, limit-direction check. */
+int nsd_write_event_log(const char *path, const nsd_model *m, const nsd_event_log *log, char *err,
+                        size_t err_len);
 int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_model *m,
                          const nsd_run_result *r, const char *command_line, char *err,
                          size_t err_len);

@@ -70,6 +70,11 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
 
     nsdyn_ode ode;
     nsd_model_ode(m, &ode);
+    nsdyn_mechanics mech;
+    if (ig->info.provides & NSDYN_CAP_TIME_STEPPING) {
+        nsd_model_mechanics(m, cfg, &mech);
+        ode.mech = &mech;
+    }
     /* An integrator that does not locate events gets none: the runner
      * checks the stop conditions at step ends itself (below). */
     nsdyn_ode ode_ig = ode;
@@ -93,18 +98,35 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     const double *y_last = m->y0;
     double t = t0;
 
-    nsdyn_status st = ig->setup(inst, &ode_ig, t0, m->y0, t_end);
+    /* Event-driven contact: the modes of the initial state (an initial
+     * approach at zero gap is an impact at t0). */
+    const double *y_start = m->y0;
+    if (m->event_driven) {
+        memcpy(y_switch, m->y0, m->n * sizeof *y_switch);
+        if (nsd_modes_resolve(m, t0, y_switch, &res->contact_log) > NSDYN_WARNING) {
+            describe_state(m, m->y0, state, sizeof state);
+            res->outcome = NSD_RUN_FAILED;
+            snprintf(res->message, sizeof res->message,
+                     "the initial contact modes could not be determined: %s; state: %s", m->failure, state);
+            goto done;
+        }
+        y_start = y_last = y_switch;
+    }
+    size_t max_events = (size_t)nsd_run_num(cfg, "max_events"), same_time = 0;
+    double t_last_event = -INFINITY;
+
+    nsdyn_status st = ig->setup(inst, &ode_ig, t0, y_start, t_end);
     if (st > NSDYN_WARNING) {
         res->outcome = NSD_RUN_FAILED;
         snprintf(res->message, sizeof res->message, "integrator %s could not start: %s", ig->info.id,
                  ig->message ? ig->message(inst) : "");
         goto done;
     }
-    if (record(m, &res->series, t0, m->y0, res->message, sizeof res->message) != 0) {
+    if (record(m, &res->series, t0, y_start, res->message, sizeof res->message) != 0) {
         res->outcome = NSD_RUN_FAILED;
         goto done;
     }
-    if (ode.n_events) nsd_model_stops(m, t0, m->y0, g_prev);
+    if (ode.n_events) nsd_model_stops(m, t0, y_start, g_prev);
     size_t k_out = 1;
     while (t < t_end) {
         nsdyn_step_report rep = {0};
@@ -165,6 +187,31 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                 }
             memcpy(g_prev, g, ode.n_events * sizeof *g);
         }
+        if (fired >= (int)m->n_model_events) {
+            /* A contact event: impact, accumulation rule, new modes. Many
+             * events at one instant mean the modes do not settle. */
+            same_time = t - t_last_event <= 1e-12 * (1.0 + fabs(t)) ? same_time + 1 : 0;
+            t_last_event = t;
+            memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
+            nsdyn_status rs = nsd_modes_resolve(m, t, ybuf, &res->contact_log);
+            const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
+            if (!why && same_time > 100)
+                why = "more than 100 contact events at the same instant: the contact modes chatter (an accumulation the rest_velocity rule does not catch)";
+            if (!why && res->contact_log.n > max_events)
+                why = "run.max_events contact events reached";
+            if (!why) rs = ig->restart(inst, t, ybuf);
+            if (!why && rs > NSDYN_WARNING) why = ig->message ? ig->message(inst) : "the integrator could not restart";
+            if (why) {
+                describe_state(m, rep.y, state, sizeof state);
+                res->outcome = NSD_RUN_FAILED;
+                snprintf(res->message, sizeof res->message,
+                         "the simulation failed at t = %.9g s: %s; state: %s", t, why, state);
+                break;
+            }
+            memcpy(y_switch, ybuf, m->n * sizeof *ybuf);
+            y_last = y_switch;
+            continue;
+        }
         if (fired >= 0) {
             res->event_times = realloc(res->event_times, (res->n_events + 1) * sizeof(double));
             if (!res->event_times) abort();
@@ -176,6 +223,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
             size_t which = (size_t)fired - m->layout.n_stops;
             nsdyn_status sw = m->sys->on_switch(m->sys_inst, which, t, ybuf, ybuf + m->nq);
+            if (sw <= NSDYN_WARNING && m->event_driven) sw = nsd_modes_resolve(m, t, ybuf, &res->contact_log);
             if (sw <= NSDYN_WARNING) sw = ig->restart(inst, t, ybuf);
             if (sw > NSDYN_WARNING) {
                 describe_state(m, rep.y, state, sizeof state);
@@ -230,5 +278,6 @@ done:
 void nsd_run_result_free(nsd_run_result *res) {
     free(res->series.data);
     free(res->event_times);
+    nsd_event_log_free(&res->contact_log);
     memset(res, 0, sizeof *res);
 }

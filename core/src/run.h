@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "model.h"
+#include "modes.h"
 
 typedef struct nsd_series {
     size_t n_channels;
@@ -27,6 +28,7 @@ typedef struct nsd_run_result {
     double wall_seconds;
     double *event_times;      /* located stop events */
     size_t n_events;
+    nsd_event_log contact_log;  /* event-driven contact: impacts and mode changes */
 } nsd_run_result;
 
 /* Create the integrator of cfg and run the model from its initial state.

@@ -20,6 +20,35 @@
 extern "C" {
 #endif
 
+/* The mechanics behind the ODE, for time-stepping integrators
+ * (NSDYN_CAP_TIME_STEPPING): the host hands it over when the config's
+ * contact law is rigid (ABI 1.1). State layout y = [q (nq) | v (nv) | rest];
+ * a time-stepping integrator advances q and v itself and solves the
+ * velocity-level contact problem of the unilateral contacts listed here.
+ * Persistent contacts and compliant forces are part of free_acceleration. */
+typedef struct nsdyn_mechanics {
+    uint32_t struct_size;
+    size_t nq, nv;
+    size_t n_contacts;               /* unilateral contact candidates */
+    const uint32_t *tangent_dim;     /* per contact: 1 (planar) or 2 */
+    const char *const *contact_name; /* per contact, for messages */
+    const double *restitution;       /* per contact: Newton's e in [0, 1] */
+    const double *mu;                /* per contact: Coulomb coefficient [1], 0 = frictionless */
+    void *ctx;                       /* passed back to the callbacks */
+    /* q' = N(q) v + n0(t, q) for the given v. */
+    nsdyn_status (*qdot)(void *ctx, double t, const double *q, const double *v, double *qdot);
+    /* v' with every unilateral contact force zero [units of v / s]. */
+    nsdyn_status (*free_acceleration)(void *ctx, double t, const double *q, const double *v,
+                                      double *vdot);
+    /* Per contact c: gap[c] [m] (>= 0 open), local velocity u[3c .. 3c+2]
+     * (normal, t1, t2) [m/s]. If W is not NULL: W[c * 3 nv ..] the 3 x nv
+     * Jacobian rows (row-major) and MinvWt[c * 3 nv ..] the 3 x nv rows of
+     * (M^-1 W^T)^T, the velocity change per unit local impulse of each
+     * component, so that the Delassus block (c, d) is W_c MinvWt_d^T. */
+    nsdyn_status (*contacts)(void *ctx, double t, const double *q, const double *v, double *gap,
+                             double *u, double *W, double *MinvWt);
+} nsdyn_mechanics;
+
 typedef struct nsdyn_ode {
     uint32_t struct_size;
     size_t n;         /* state size */
@@ -32,6 +61,9 @@ typedef struct nsdyn_ode {
     /* Absolute tolerance scale per component, or NULL for the integrator's
      * scalar atol (states of very different magnitude). */
     const double *atol_scale;
+    /* ABI 1.1: the mechanics, for time-stepping integrators; NULL when the
+     * problem is a plain ODE. Read it only if struct_size covers it. */
+    const nsdyn_mechanics *mech;
 } nsdyn_ode;
 
 typedef struct nsdyn_step_report {

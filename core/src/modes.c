@@ -1,0 +1,726 @@
+/* Event-driven rigid contact: modes, forces, events and their resolution
+ * (modes.h; the method and its rules are in docs/event-driven.md).
+ *
+ * Notation. Local contact velocity u = W v + w per contact (normal, t1, t2)
+ * [m/s]; local acceleration u' = W v' + drift. The system's v' is affine
+ * in the local contact forces lambda (system.h), so
+ *   v' = a0 + sum_k C_k x_k
+ * for the unknown force components x_k, with C_k = v'(unit x_k) - a0, exact.
+ * Sustained contact (Pfeiffer & Glocker, "Multibody Dynamics with
+ * Unilateral Contacts" (1996), Ch. 7; the curb-wheel paper's staged
+ * method): closed contacts impose u_n' = 0, sticking contacts u_t' = 0,
+ * slipping contacts carry F_t = -mu_k N d; one linear solve per
+ * right-hand side. The mode of each contact changes only at events. */
+#define _DEFAULT_SOURCE
+#include "modes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "limit_directions.h"
+
+/* Largest touching set whose closed subsets are enumerated (2^12 trials). */
+#define NSD_MAX_TOUCHING 12
+
+typedef struct nsd_modes_work {
+    size_t n_unknown;
+    size_t *unk_contact, *unk_comp; /* 3 nc */
+    double *C;                      /* 3 nc x nv: response to each unknown */
+    double *A, *x;                  /* (3 nc)^2, 3 nc */
+    double *slip_dir;               /* 2 nc: slip direction used in the last solve */
+    double *B;                      /* 3 nc x nv: M^-1 W^T rows, every component */
+    double *D, *u_minus, *impulse, *u_plus, *mu_s, *mu_k, *gaps; /* impact problem */
+    size_t *set;                    /* nc: contacts of an impact or touching set */
+    nsd_contact_mode *prev;         /* modes before a resolution */
+    double *u_prev;                 /* 3 nc velocities before a resolution */
+    double *ytmp;                   /* n */
+    double *acc;                    /* nv */
+    char law_log[256];
+} nsd_modes_work;
+
+static const char *const kind_names[NSD_EVENT_KIND_COUNT] = {
+    [NSD_EVENT_IMPACT] = "impact", [NSD_EVENT_REST] = "rest",  [NSD_EVENT_CLOSE] = "close",
+    [NSD_EVENT_OPEN] = "open",     [NSD_EVENT_STICK] = "stick", [NSD_EVENT_SLIP] = "slip",
+};
+
+const char *nsd_event_kind_name(nsd_event_kind kind) {
+    return kind < NSD_EVENT_KIND_COUNT ? kind_names[kind] : "?";
+}
+
+void nsd_event_log_free(nsd_event_log *log) {
+    free(log->rec);
+    memset(log, 0, sizeof *log);
+}
+
+static nsd_event_record *log_add(nsd_event_log *log, double t, size_t c, nsd_event_kind kind) {
+    if (!log) return NULL;
+    if (log->n == log->cap) {
+        log->cap = log->cap ? 2 * log->cap : 64;
+        nsd_event_record *r = realloc(log->rec, log->cap * sizeof *r);
+        if (!r) abort();
+        log->rec = r;
+    }
+    nsd_event_record *r = &log->rec[log->n++];
+    memset(r, 0, sizeof *r);
+    r->t = t;
+    r->contact = c;
+    r->kind = kind;
+    r->limit_check = -1;
+    return r;
+}
+
+static void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size);
+    if (!p) abort();
+    return p;
+}
+
+void nsd_modes_init(nsd_model *m, double rest_velocity, double contact_tolerance) {
+    size_t nc = m->nc, nv = m->nv, n3 = 3 * (nc ? nc : 1);
+    nsd_modes_work *w = xcalloc(1, sizeof *w);
+    w->unk_contact = xcalloc(n3, sizeof *w->unk_contact);
+    w->unk_comp = xcalloc(n3, sizeof *w->unk_comp);
+    w->C = xcalloc(n3 * nv, sizeof *w->C);
+    w->A = xcalloc(n3 * n3, sizeof *w->A);
+    w->x = xcalloc(n3, sizeof *w->x);
+    w->slip_dir = xcalloc(2 * nc, sizeof *w->slip_dir);
+    w->B = xcalloc(n3 * nv, sizeof *w->B);
+    w->D = xcalloc(n3 * n3, sizeof *w->D);
+    w->u_minus = xcalloc(n3, sizeof *w->u_minus);
+    w->impulse = xcalloc(n3, sizeof *w->impulse);
+    w->u_plus = xcalloc(n3, sizeof *w->u_plus);
+    w->mu_s = xcalloc(nc, sizeof *w->mu_s);
+    w->mu_k = xcalloc(nc, sizeof *w->mu_k);
+    w->gaps = xcalloc(nc, sizeof *w->gaps);
+    w->set = xcalloc(nc, sizeof *w->set);
+    w->prev = xcalloc(nc, sizeof *w->prev);
+    w->u_prev = xcalloc(n3, sizeof *w->u_prev);
+    w->ytmp = xcalloc(m->n, sizeof *w->ytmp);
+    w->acc = xcalloc(nv, sizeof *w->acc);
+    m->mw = w;
+    m->mode = xcalloc(nc, sizeof *m->mode);
+    for (size_t c = 0; c < nc; ++c) {
+        m->mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
+        m->mode[c].dir[0] = 1.0;
+        m->mode[c].g_ref[0] = m->mode[c].g_ref[1] = -INFINITY;
+    }
+    m->rest_velocity = rest_velocity;
+    m->contact_tolerance = contact_tolerance;
+    m->mu_static = m->mu_kinetic = 0.0;
+    if (m->friction && m->friction->bounds)
+        m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
+}
+
+void nsd_modes_free(nsd_model *m) {
+    nsd_modes_work *w = m->mw;
+    if (w) {
+        free(w->unk_contact);
+        free(w->unk_comp);
+        free(w->C);
+        free(w->A);
+        free(w->x);
+        free(w->slip_dir);
+        free(w->B);
+        free(w->D);
+        free(w->u_minus);
+        free(w->impulse);
+        free(w->u_plus);
+        free(w->mu_s);
+        free(w->mu_k);
+        free(w->gaps);
+        free(w->set);
+        free(w->prev);
+        free(w->u_prev);
+        free(w->ytmp);
+        free(w->acc);
+        free(w);
+    }
+    free(m->mode);
+    m->mw = NULL;
+    m->mode = NULL;
+}
+
+static nsdyn_status failed(nsd_model *m, nsdyn_status st, double t, const char *what) {
+    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st, t);
+    return st;
+}
+
+static int is_unilateral(const nsd_model *m, size_t c) {
+    return m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL;
+}
+
+/* Contact carries a tangential force of its own mode (closed or persistent,
+ * with a friction law). */
+static int tangent_held(const nsd_model *m, size_t c) {
+    return m->friction && m->ce[c].active && (m->mode[c].closed || !is_unilateral(m, c));
+}
+
+static double dot(const double *a, const double *b, size_t n) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
+/* contacts() with Jacobian rows for the contacts that need them (closed,
+ * persistent) or for all (all_rows). */
+static nsdyn_status eval_contacts(nsd_model *m, double t, const double *y, int all_rows) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        m->ce[c].active = 1;
+        m->ce[c].want_geometry = 0;
+        m->ce[c].W = all_rows || m->mode[c].closed ? m->W + c * 3 * m->nv : NULL;
+    }
+    nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
+    return st > NSDYN_WARNING ? failed(m, st, t, "system contacts()") : NSDYN_OK;
+}
+
+/* Slip direction of contact c now: the slip velocity's, or the mode's when
+ * the slip is below rest_velocity (it is about to stop or just started). */
+static void slip_direction(const nsd_model *m, size_t c, double *d) {
+    const nsdyn_contact_eval *e = &m->ce[c];
+    if (m->layout.contacts[c].tangent_dim == 2) {
+        double s = hypot(e->u[1], e->u[2]);
+        if (s > m->rest_velocity) {
+            d[0] = e->u[1] / s;
+            d[1] = e->u[2] / s;
+        } else {
+            d[0] = m->mode[c].dir[0];
+            d[1] = m->mode[c].dir[1];
+        }
+    } else {
+        d[0] = fabs(e->u[1]) > m->rest_velocity ? (e->u[1] > 0 ? 1.0 : -1.0) : m->mode[c].dir[0];
+        d[1] = 0.0;
+    }
+}
+
+/* Unit pattern of unknown k added (sign +1) or removed (-1) in lambda. */
+static void apply_unknown(nsd_model *m, size_t k, double amount) {
+    nsd_modes_work *w = m->mw;
+    size_t c = w->unk_contact[k], comp = w->unk_comp[k];
+    double *lam = m->lambda + 3 * c;
+    lam[comp] += amount;
+    if (comp == 0 && m->friction && !m->mode[c].stick) {
+        /* a slipping closed contact: its friction follows its normal force */
+        lam[1] -= m->mu_kinetic * amount * w->slip_dir[2 * c];
+        lam[2] -= m->mu_kinetic * amount * w->slip_dir[2 * c + 1];
+    }
+}
+
+/* Forces of the current modes and v' at (t, y): contacts must have been
+ * evaluated (eval_contacts) at (t, y) with rows for the closed ones. */
+static nsdyn_status solve_current(nsd_model *m, double t, const double *y, double *vdot) {
+    nsd_modes_work *w = m->mw;
+    const double *q = y, *v = y + m->nq;
+    size_t nv = m->nv, nu = 0;
+    for (size_t c = 0; c < m->nc; ++c) {
+        double *lam = m->lambda + 3 * c;
+        lam[0] = lam[1] = lam[2] = 0.0;
+        const nsdyn_contact_eval *e = &m->ce[c];
+        if (!e->active || !m->mode[c].closed) continue;
+        int persistent = !is_unilateral(m, c);
+        double N = persistent ? e->normal_load : 0.0;
+        lam[0] = N;
+        if (!persistent) {
+            w->unk_contact[nu] = c;
+            w->unk_comp[nu++] = 0;
+        }
+        if (!m->friction) continue;
+        if (m->mode[c].stick) {
+            for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
+                w->unk_contact[nu] = c;
+                w->unk_comp[nu++] = 1 + j;
+            }
+        } else {
+            slip_direction(m, c, w->slip_dir + 2 * c);
+            lam[1] = -m->mu_kinetic * N * w->slip_dir[2 * c];
+            lam[2] = -m->mu_kinetic * N * w->slip_dir[2 * c + 1];
+        }
+    }
+    w->n_unknown = nu;
+    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->a0);
+    if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
+    if (nu == 0) {
+        memcpy(vdot, m->a0, nv * sizeof *vdot);
+        return NSDYN_OK;
+    }
+    for (size_t k = 0; k < nu; ++k) {
+        apply_unknown(m, k, 1.0);
+        st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
+        apply_unknown(m, k, -1.0);
+        if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
+        for (size_t i = 0; i < nv; ++i) w->C[k * nv + i] = m->vdot_unit[i] - m->a0[i];
+    }
+    for (size_t r = 0; r < nu; ++r) {
+        size_t c = w->unk_contact[r], comp = w->unk_comp[r];
+        const double *row = m->W + c * 3 * nv + comp * nv;
+        for (size_t k = 0; k < nu; ++k) w->A[r * nu + k] = dot(row, w->C + k * nv, nv);
+        w->x[r] = -(dot(row, m->a0, nv) + m->ce[c].drift[comp]);
+    }
+    if (nsd_solve_small(w->A, w->x, nu) != 0) {
+        snprintf(m->failure, sizeof m->failure,
+                 "the contact constraints of the current modes are singular at t = %.9g s (redundant contacts: the forces are not determined)",
+                 t);
+        return NSDYN_ERROR;
+    }
+    memcpy(vdot, m->a0, nv * sizeof *vdot);
+    for (size_t k = 0; k < nu; ++k) {
+        apply_unknown(m, k, w->x[k]);
+        for (size_t i = 0; i < nv; ++i) vdot[i] += w->C[k * nv + i] * w->x[k];
+    }
+    return NSDYN_OK;
+}
+
+nsdyn_status nsd_modes_forces(nsd_model *m, double t, const double *y, double *vdot) {
+    nsdyn_status st = eval_contacts(m, t, y, 0);
+    if (st > NSDYN_WARNING) return st;
+    return solve_current(m, t, y, vdot);
+}
+
+/* Raw event values (before the offsets) of contact c, from the last solve. */
+static void raw_events(const nsd_model *m, size_t c, double *g) {
+    const nsdyn_contact_eval *e = &m->ce[c];
+    const nsd_contact_mode *md = &m->mode[c];
+    const double *lam = m->lambda + 3 * c;
+    g[0] = g[1] = 1.0;
+    if (!e->active) return;
+    if (is_unilateral(m, c)) g[0] = md->closed ? lam[0] : e->gap;
+    if (!tangent_held(m, c)) return;
+    if (md->stick) {
+        double bound = 0.0, kinetic = 0.0;
+        m->friction->bounds(m->friction_inst, lam[0], &bound, &kinetic);
+        g[1] = bound - hypot(lam[1], lam[2]);
+    } else {
+        g[1] = e->u[1] * md->dir[0] + (m->layout.contacts[c].tangent_dim == 2 ? e->u[2] * md->dir[1] : 0.0);
+    }
+}
+
+nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g) {
+    nsdyn_status st = nsd_modes_forces(m, t, y, m->mw->acc);
+    if (st > NSDYN_WARNING) return st;
+    for (size_t c = 0; c < m->nc; ++c) {
+        double raw[2];
+        raw_events(m, c, raw);
+        g[2 * c] = raw[0] - m->mode[c].g_ref[0];
+        g[2 * c + 1] = raw[1] - m->mode[c].g_ref[1];
+    }
+    return NSDYN_OK;
+}
+
+/* ---- resolution at events ------------------------------------------- */
+
+/* M^-1 W^T rows of every component of every contact at (t, y), into w->B
+ * (exact: v' is affine in the contact forces). Needs all Jacobian rows. */
+static nsdyn_status contact_response(nsd_model *m, double t, const double *y) {
+    nsd_modes_work *w = m->mw;
+    const double *q = y, *v = y + m->nq;
+    size_t nv = m->nv;
+    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->a0);
+    if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
+    for (size_t k = 0; k < 3 * m->nc; ++k) {
+        m->lambda[k] = 1.0;
+        st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
+        m->lambda[k] = 0.0;
+        if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
+        for (size_t i = 0; i < nv; ++i) w->B[k * nv + i] = m->vdot_unit[i] - m->a0[i];
+    }
+    return NSDYN_OK;
+}
+
+/* Delassus entry between component a of contact c and component b of d. */
+static double delassus(const nsd_model *m, size_t c, size_t a, size_t d, size_t b) {
+    size_t nv = m->nv;
+    return dot(m->W + c * 3 * nv + a * nv, m->mw->B + (3 * d + b) * nv, nv);
+}
+
+/* v += M^-1 W^T P for impulse P (3 per contact of the set). */
+static void apply_impulse(nsd_model *m, double *v, const size_t *set, size_t k, const double *P) {
+    for (size_t j = 0; j < k; ++j)
+        for (size_t b = 0; b < 3; ++b) {
+            double p = P[3 * j + b];
+            if (p == 0.0) continue;
+            const double *col = m->mw->B + (3 * set[j] + b) * m->nv;
+            for (size_t i = 0; i < m->nv; ++i) v[i] += col[i] * p;
+        }
+}
+
+static int touching(const nsd_model *m, size_t c) {
+    return is_unilateral(m, c) && m->ce[c].active &&
+           (m->mode[c].closed || m->ce[c].gap <= m->contact_tolerance);
+}
+
+/* The impact of the touching contacts when one approaches faster than
+ * rest_velocity: one multi-contact problem on the coupled Delassus
+ * operator (contact.h). Returns 1 if an impact was applied. */
+static int impact(nsd_model *m, double t, double *y, nsd_event_log *log, nsdyn_status *st) {
+    nsd_modes_work *w = m->mw;
+    size_t k = 0;
+    int approaching = 0;
+    for (size_t c = 0; c < m->nc; ++c) {
+        if (!touching(m, c)) continue;
+        w->set[k++] = c;
+        if (m->ce[c].u[0] < -m->rest_velocity) approaching = 1;
+    }
+    *st = NSDYN_OK;
+    if (!approaching || !m->contact || !m->contact->impact) return 0;
+    uint32_t tdim = 1;
+    for (size_t j = 0; j < k; ++j)
+        if (m->layout.contacts[w->set[j]].tangent_dim == 2) tdim = 2;
+    size_t n3 = 3 * k;
+    for (size_t i = 0; i < k; ++i)
+        for (size_t a = 0; a < 3; ++a) {
+            w->u_minus[3 * i + a] = m->ce[w->set[i]].u[a];
+            for (size_t j = 0; j < k; ++j)
+                for (size_t b = 0; b < 3; ++b)
+                    w->D[(3 * i + a) * n3 + 3 * j + b] = delassus(m, w->set[i], a, w->set[j], b);
+        }
+    for (size_t i = 0; i < k; ++i) {
+        w->mu_s[i] = m->mu_static;
+        w->mu_k[i] = m->mu_kinetic;
+        w->gaps[i] = m->ce[w->set[i]].gap;
+    }
+    w->law_log[0] = '\0';
+    nsdyn_impact_problem p = {
+        .struct_size = sizeof p,
+        .n_contacts = k,
+        .tangent_dim = tdim,
+        .delassus = w->D,
+        .u_minus = w->u_minus,
+        .mu_static = w->mu_s,
+        .mu_kinetic = w->mu_k,
+        .gaps = w->gaps,
+        .phase_log = w->law_log,
+        .phase_log_len = sizeof w->law_log,
+    };
+    memset(w->impulse, 0, n3 * sizeof *w->impulse);
+    nsdyn_status ls = m->contact->impact(m->contact_inst, &p, w->impulse, w->u_plus);
+    if (ls > NSDYN_WARNING) {
+        char which[160] = "";
+        for (size_t j = 0; j < k; ++j) {
+            size_t used = strlen(which);
+            snprintf(which + used, sizeof which - used, "%s%s (u = %.6g, %.6g m/s)", j ? ", " : "",
+                     m->layout.contacts[w->set[j]].name, w->u_minus[3 * j], w->u_minus[3 * j + 1]);
+        }
+        snprintf(m->failure, sizeof m->failure,
+                 "impact law '%s' failed at t = %.9g s on contact(s) %s%s%s", m->contact->info.id, t,
+                 which, w->law_log[0] ? ": " : "", w->law_log);
+        *st = NSDYN_ERROR;
+        return 0;
+    }
+    apply_impulse(m, y + m->nq, w->set, k, w->impulse);
+    for (size_t j = 0; j < k; ++j) {
+        const double *P = w->impulse + 3 * j;
+        if (P[0] == 0.0 && P[1] == 0.0 && P[2] == 0.0) continue;
+        nsd_event_record *r = log_add(log, t, w->set[j], NSD_EVENT_IMPACT);
+        if (!r) continue;
+        for (size_t a = 0; a < 3; ++a) {
+            r->u_before[a] = w->u_minus[3 * j + a];
+            r->u_after[a] = w->u_plus[3 * j + a];
+            r->impulse[a] = P[a];
+        }
+    }
+    return 1;
+}
+
+/* Tangential 2x2 (or 1x1) Delassus block of contact c into G[4]. */
+static void tangent_block(const nsd_model *m, size_t c, double *G) {
+    G[0] = delassus(m, c, 1, c, 1);
+    G[1] = delassus(m, c, 1, c, 2);
+    G[2] = delassus(m, c, 2, c, 1);
+    G[3] = delassus(m, c, 2, c, 2);
+}
+
+/* Direction a sticking contact starts to slip in when its stick force F
+ * leaves the cone. 1-D: against F. 2-D: a root of V of the limit-direction
+ * functions (limit_directions.h) with R > 0 (the slip grows), built from
+ * the contact's own tangential Delassus block G with the other forces held
+ * (so the free tangential acceleration is -G F); the root nearest -F/|F|,
+ * which is exact for an isotropic block. */
+static void start_direction(const nsd_model *m, size_t c, const double *F, double F_kinetic,
+                            double *d) {
+    double mag = hypot(F[0], F[1]);
+    d[0] = mag > 0 ? -F[0] / mag : 1.0;
+    d[1] = mag > 0 ? -F[1] / mag : 0.0;
+    if (m->layout.contacts[c].tangent_dim == 1) {
+        d[0] = F[0] > 0 ? -1.0 : 1.0;
+        d[1] = 0.0;
+        return;
+    }
+    nsd_limit_analysis la;
+    memset(&la, 0, sizeof la);
+    tangent_block(m, c, la.G);
+    la.a[0] = -(la.G[0] * F[0] + la.G[1] * F[1]);
+    la.a[1] = -(la.G[2] * F[0] + la.G[3] * F[1]);
+    la.F_kinetic = F_kinetic;
+    const size_t N = 720;
+    double best = -2.0, phi0 = atan2(d[1], d[0]);
+    double prev = nsd_limit_V(&la, 0.0);
+    for (size_t i = 1; i <= N; ++i) {
+        double lo = 2.0 * M_PI * (double)(i - 1) / (double)N, hi = 2.0 * M_PI * (double)i / (double)N;
+        double v = nsd_limit_V(&la, hi);
+        if ((prev < 0) != (v < 0)) {
+            double vlo = prev;
+            for (int it = 0; it < 60; ++it) {
+                double mid = 0.5 * (lo + hi), vm = nsd_limit_V(&la, mid);
+                if ((vm < 0) == (vlo < 0)) {
+                    lo = mid;
+                    vlo = vm;
+                } else hi = mid;
+            }
+            double root = 0.5 * (lo + hi);
+            double closeness = cos(root - phi0);
+            if (nsd_limit_R(&la, root) > 0 && closeness > best) {
+                best = closeness;
+                d[0] = cos(root);
+                d[1] = sin(root);
+            }
+        }
+        prev = v;
+    }
+}
+
+/* Forces for the trial modes with friction resolved: sticking contacts
+ * whose force leaves the cone start to slip, one at a time (the largest
+ * violation first). Returns 1 with consistent friction, 0 if the modes are
+ * singular or do not settle. */
+static int resolve_friction(nsd_model *m, double t, const double *y) {
+    nsd_modes_work *w = m->mw;
+    for (size_t it = 0; it <= 2 * m->nc + 2; ++it) {
+        if (solve_current(m, t, y, w->acc) > NSDYN_WARNING) return 0;
+        size_t worst = m->nc;
+        double worst_ratio = 1.0;
+        for (size_t c = 0; c < m->nc; ++c) {
+            if (!tangent_held(m, c) || !m->mode[c].stick) continue;
+            const double *lam = m->lambda + 3 * c;
+            double bound = 0.0, kinetic = 0.0;
+            m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+            double F = hypot(lam[1], lam[2]);
+            double ratio = F / (bound + 1e-300);
+            if (F > bound * (1.0 + 1e-9) + 1e-12 && ratio > worst_ratio) {
+                worst = c;
+                worst_ratio = ratio;
+            }
+        }
+        if (worst == m->nc) return 1;
+        const double *lam = m->lambda + 3 * worst;
+        double bound = 0.0, kinetic = 0.0;
+        m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+        m->mode[worst].stick = 0;
+        start_direction(m, worst, lam + 1, kinetic, m->mode[worst].dir);
+    }
+    return 0;
+}
+
+/* Acceptance of trial modes: closed normal forces >= 0 and, for touching
+ * contacts left open, normal accelerations >= 0 (the complementarity
+ * 0 <= N _|_ u_n' >= 0), to a tolerance relative to the problem's scale. */
+static int modes_consistent(nsd_model *m, size_t n_set) {
+    nsd_modes_work *w = m->mw;
+    double fscale = 1.0, ascale = 1.0;
+    for (size_t k = 0; k < 3 * m->nc; ++k) fscale = fmax(fscale, fabs(m->lambda[k]));
+    for (size_t i = 0; i < m->nv; ++i) ascale = fmax(ascale, fabs(w->acc[i]));
+    for (size_t c = 0; c < m->nc; ++c)
+        if (is_unilateral(m, c) && m->mode[c].closed && m->lambda[3 * c] < -1e-9 * fscale) return 0;
+    for (size_t j = 0; j < n_set; ++j) {
+        size_t c = w->set[j];
+        if (m->mode[c].closed) continue;
+        const double *row = m->W + c * 3 * m->nv;
+        if (dot(row, w->acc, m->nv) + m->ce[c].drift[0] < -1e-9 * ascale) return 0;
+    }
+    return 1;
+}
+
+/* Initial friction mode of a held contact: stick when it does not slip. */
+static void init_friction_mode(nsd_model *m, size_t c) {
+    const nsdyn_contact_eval *e = &m->ce[c];
+    nsd_contact_mode *md = &m->mode[c];
+    double s = m->layout.contacts[c].tangent_dim == 2 ? hypot(e->u[1], e->u[2]) : fabs(e->u[1]);
+    md->stick = s <= m->rest_velocity;
+    if (!md->stick) slip_direction(m, c, md->dir);
+}
+
+/* Project the velocities onto the constraints of the chosen modes (closed
+ * normals, sticking tangents): v+ = v - M^-1 W^T (W M^-1 W^T)^-1 u, the
+ * M-orthogonal projection, which never adds kinetic energy. The velocities
+ * it removes are below rest_velocity by construction. */
+static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
+    nsd_modes_work *w = m->mw;
+    size_t nr = 0;
+    for (size_t c = 0; c < m->nc; ++c) {
+        if (!m->ce[c].active) continue;
+        if (is_unilateral(m, c) && m->mode[c].closed) {
+            w->unk_contact[nr] = c;
+            w->unk_comp[nr++] = 0;
+        }
+        if (tangent_held(m, c) && m->mode[c].stick)
+            for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
+                w->unk_contact[nr] = c;
+                w->unk_comp[nr++] = 1 + j;
+            }
+    }
+    if (!nr) return NSDYN_OK;
+    for (size_t r = 0; r < nr; ++r) {
+        for (size_t k = 0; k < nr; ++k)
+            w->A[r * nr + k] = delassus(m, w->unk_contact[r], w->unk_comp[r], w->unk_contact[k], w->unk_comp[k]);
+        w->x[r] = -m->ce[w->unk_contact[r]].u[w->unk_comp[r]];
+    }
+    if (nsd_solve_small(w->A, w->x, nr) != 0) {
+        snprintf(m->failure, sizeof m->failure,
+                 "the contact constraints chosen at t = %.9g s are singular (redundant contacts)", t);
+        return NSDYN_ERROR;
+    }
+    double *v = y + m->nq;
+    for (size_t k = 0; k < nr; ++k) {
+        const double *col = w->B + (3 * w->unk_contact[k] + w->unk_comp[k]) * m->nv;
+        for (size_t i = 0; i < m->nv; ++i) v[i] += col[i] * w->x[k];
+    }
+    return NSDYN_OK;
+}
+
+static void describe_touching(const nsd_model *m, char *buf, size_t len) {
+    buf[0] = '\0';
+    for (size_t c = 0, k = 0; c < m->nc; ++c) {
+        if (!touching(m, c)) continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s (gap %.3g m, u_n %.3g m/s)", k++ ? ", " : "",
+                 m->layout.contacts[c].name, m->ce[c].gap, m->ce[c].u[0]);
+    }
+}
+
+/* The limit-direction test of the towed-wheel paper's (3) at a switch of a
+ * persistent 2-D contact, on the state with that contact's slip projected
+ * to zero: 1 if it agrees with the force test, 0 if not. */
+static int limit_check(nsd_model *m, double t, const double *y, size_t c) {
+    nsd_modes_work *w = m->mw;
+    if (is_unilateral(m, c) || m->layout.contacts[c].tangent_dim != 2) return -1;
+    memcpy(w->ytmp, y, m->n * sizeof *w->ytmp);
+    double G[4], u[2] = {-m->ce[c].u[1], -m->ce[c].u[2]};
+    tangent_block(m, c, G);
+    if (nsd_solve_small(G, u, 2) != 0) return -1;
+    size_t idx[1] = {c};
+    double P[3] = {0.0, u[0], u[1]};
+    apply_impulse(m, w->ytmp + m->nq, idx, 1, P);
+    nsd_limit_analysis la;
+    char err[256];
+    if (nsd_limit_analyse(m, t, w->ytmp, &la, err, sizeof err) != 0) return -1;
+    return la.rolling_by_force == la.rolling_by_directions;
+}
+
+nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log) {
+    nsd_modes_work *w = m->mw;
+    nsdyn_status st;
+    memcpy(w->prev, m->mode, m->nc * sizeof *w->prev);
+    size_t first_record = log ? log->n : 0;
+    /* 1. Impacts, until no touching contact approaches (a multi-contact law
+     *    leaves none approaching; the bound guards against one that does). */
+    int impacted = 0;
+    for (int pass = 0;; ++pass) {
+        st = eval_contacts(m, t, y, 1);
+        if (st > NSDYN_WARNING) return st;
+        if (pass == 0) {
+            for (size_t c = 0; c < m->nc; ++c) memcpy(w->u_prev + 3 * c, m->ce[c].u, sizeof m->ce[c].u);
+            st = contact_response(m, t, y);
+            if (st > NSDYN_WARNING) return st;
+        }
+        if (pass == 4) {
+            snprintf(m->failure, sizeof m->failure,
+                     "impact law '%s' left a contact approaching after 4 impacts at t = %.9g s",
+                     m->contact ? m->contact->info.id : "", t);
+            return NSDYN_ERROR;
+        }
+        if (!impact(m, t, y, log, &st)) break;
+        impacted = 1;
+    }
+    if (st > NSDYN_WARNING) return st;
+    (void)impacted;
+
+    /* 2. The touching set: contacts at zero gap not separating faster than
+     *    rest_velocity. A slower approach lands here too and is closed
+     *    plastically by the projection below: the accumulation rule. */
+    size_t k = 0;
+    for (size_t c = 0; c < m->nc; ++c)
+        if (touching(m, c) && m->ce[c].u[0] <= m->rest_velocity) w->set[k++] = c;
+    if (k > NSD_MAX_TOUCHING) {
+        snprintf(m->failure, sizeof m->failure,
+                 "%zu contacts touch at once at t = %.9g s; the event-driven runner enumerates at most %d",
+                 k, t, NSD_MAX_TOUCHING);
+        return NSDYN_ERROR;
+    }
+    /* 3. Closed subsets of the touching set, largest first; friction
+     *    resolved inside each trial. */
+    int accepted = 0;
+    for (size_t size = k + 1; size-- > 0 && !accepted;) {
+        for (unsigned long mask = 0; mask < (1ul << k) && !accepted; ++mask) {
+            if ((size_t)__builtin_popcountl(mask) != size) continue;
+            for (size_t c = 0; c < m->nc; ++c)
+                if (is_unilateral(m, c)) m->mode[c].closed = 0;
+            for (size_t j = 0; j < k; ++j)
+                if (mask & (1ul << j)) m->mode[w->set[j]].closed = 1;
+            for (size_t c = 0; c < m->nc; ++c)
+                if (tangent_held(m, c)) init_friction_mode(m, c);
+            /* rows for every contact: open touching ones are tested too */
+            for (size_t c = 0; c < m->nc; ++c) m->ce[c].W = m->W + c * 3 * m->nv;
+            accepted = resolve_friction(m, t, y) && modes_consistent(m, k);
+        }
+    }
+    if (!accepted) {
+        char which[400];
+        describe_touching(m, which, sizeof which);
+        snprintf(m->failure, sizeof m->failure,
+                 "no consistent contact mode at t = %.9g s for the touching contacts %s (the acceleration-level problem with Coulomb friction has no solution here: a Painleve-type inconsistency, or redundant contacts)",
+                 t, which);
+        return NSDYN_ERROR;
+    }
+    /* 4. Velocities onto the constraints of the new modes. */
+    st = project_velocity(m, t, y);
+    if (st > NSDYN_WARNING) return st;
+
+    /* 5. The log: what changed, with the velocities before and after. */
+    st = eval_contacts(m, t, y, 1);
+    if (st > NSDYN_WARNING) return st;
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsd_contact_mode *was = &w->prev[c], *now = &m->mode[c];
+        nsd_event_kind kinds[2];
+        size_t nk = 0;
+        if (is_unilateral(m, c) && !was->closed && now->closed)
+            kinds[nk++] = w->u_prev[3 * c] < 0 && !impacted ? NSD_EVENT_REST : NSD_EVENT_CLOSE;
+        if (is_unilateral(m, c) && was->closed && !now->closed) kinds[nk++] = NSD_EVENT_OPEN;
+        if (tangent_held(m, c)) {
+            int was_held = was->closed || !is_unilateral(m, c);
+            if (now->stick && (!was_held || !was->stick)) kinds[nk++] = NSD_EVENT_STICK;
+            else if (!now->stick && was_held && was->stick) kinds[nk++] = NSD_EVENT_SLIP;
+        }
+        for (size_t i = 0; i < nk; ++i) {
+            nsd_event_record *r = log_add(log, t, c, kinds[i]);
+            if (!r) continue;
+            memcpy(r->u_before, w->u_prev + 3 * c, sizeof r->u_before);
+            memcpy(r->u_after, m->ce[c].u, sizeof r->u_after);
+            r->slip_dir[0] = now->dir[0];
+            r->slip_dir[1] = now->dir[1];
+        }
+    }
+    /* The limit-direction checks evaluate the model elsewhere: after the
+     * log of this resolution is complete. */
+    for (size_t i = first_record; log && i < log->n; ++i) {
+        nsd_event_record *r = &log->rec[i];
+        if (r->kind == NSD_EVENT_STICK || r->kind == NSD_EVENT_SLIP) {
+            st = eval_contacts(m, t, y, 1);
+            if (st > NSDYN_WARNING) return st;
+            r->limit_check = limit_check(m, t, y, r->contact);
+        }
+    }
+    /* 6. Event offsets: each function starts strictly above its trigger. */
+    st = nsd_modes_forces(m, t, y, w->acc);
+    if (st > NSDYN_WARNING) return st;
+    for (size_t c = 0; c < m->nc; ++c) {
+        double raw[2];
+        raw_events(m, c, raw);
+        double fscale = 1.0 + fabs(m->lambda[3 * c]);
+        double delta[2] = {1e-3 * m->contact_tolerance,
+                           tangent_held(m, c) && m->mode[c].stick ? 1e-12 * fscale : 1e-3 * m->rest_velocity};
+        if (is_unilateral(m, c) && m->mode[c].closed) delta[0] = 1e-12 * fscale;
+        for (int i = 0; i < 2; ++i) m->mode[c].g_ref[i] = fmin(raw[i], 0.0) - delta[i];
+    }
+    return NSDYN_OK;
+}

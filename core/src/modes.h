@@ -1,0 +1,86 @@
+/* Event-driven rigid contact: the contact modes of the composed model.
+ *
+ * Used when the config's contact law is rigid (impacts) or its friction law
+ * is set-valued (Coulomb) without run.hold_stick, with an integrator that
+ * locates events. The motion is a sequence of smooth phases, each with a
+ * fixed mode per contact:
+ *   unilateral contacts  OPEN (no force) or CLOSED (sustained: normal force
+ *                        from the constraint u_n' = 0);
+ *   closed or persistent STICK (tangential force from u_t' = 0) or SLIP
+ *   contacts with        (force -mu_k N d along the slip direction d).
+ *   friction
+ * Inside a phase every right-hand side solves one small linear system for
+ * the unknown forces, through the system's affine response to contact
+ * forces (system.h). Each contact has two event functions (falling zero
+ * crossings): open: the gap; closed: the normal force; slip: u_t . d;
+ * stick: mu_s N - |F_t|. At a located event nsd_modes_resolve() applies
+ * the impact law, chooses the new modes (acceleration-level complementarity
+ * with Coulomb friction) and the integrator restarts.
+ *
+ * The accumulation rule (Zeno): an approach slower than run.rest_velocity
+ * closes the contact plastically instead of bouncing; docs/event-driven.md
+ * derives the resulting error of the time to rest. */
+#ifndef NSD_MODES_H
+#define NSD_MODES_H
+
+#include "model.h"
+
+typedef enum nsd_event_kind {
+    NSD_EVENT_IMPACT = 0,  /* velocity jump by the impact law */
+    NSD_EVENT_REST,        /* slow approach closed plastically (accumulation rule) */
+    NSD_EVENT_CLOSE,       /* touching contact enters sustained contact */
+    NSD_EVENT_OPEN,        /* sustained contact separates (normal force reached 0) */
+    NSD_EVENT_STICK,       /* slip velocity reached 0 and the force stays in the cone */
+    NSD_EVENT_SLIP,        /* stick force left the cone, or slip restarted */
+    NSD_EVENT_KIND_COUNT
+} nsd_event_kind;
+
+const char *nsd_event_kind_name(nsd_event_kind kind);
+
+typedef struct nsd_event_record {
+    double t;              /* [s] */
+    size_t contact;        /* index in the system's contact list */
+    nsd_event_kind kind;
+    double u_before[3];    /* local velocity (n, t1, t2) [m/s] */
+    double u_after[3];
+    double impulse[3];     /* local impulse [N s] (impacts and velocity projections) */
+    double slip_dir[2];    /* SLIP: the direction slip starts in (unit) */
+    int limit_check;       /* SLIP/STICK of a 2-D persistent contact: 1 if the limit
+                              directions of (3) agree with the force test, 0 if not,
+                              -1 not checked */
+} nsd_event_record;
+
+typedef struct nsd_event_log {
+    size_t n, cap;
+    nsd_event_record *rec;
+} nsd_event_log;
+
+void nsd_event_log_free(nsd_event_log *log);
+
+/* Mode of one contact. */
+typedef struct nsd_contact_mode {
+    int closed;       /* unilateral: sustained contact; persistent: always 1 */
+    int stick;        /* tangential motion held at zero */
+    double dir[2];    /* slip direction (unit; 1-D: dir[0] = +-1) */
+    double g_ref[2];  /* event offsets: an event fires where g falls through
+                         g_ref, set just below the value at the restart so a
+                         phase never starts on its own event */
+} nsd_contact_mode;
+
+/* Allocate the mode buffers (model create); mu from the friction law. */
+void nsd_modes_init(nsd_model *m, double rest_velocity, double contact_tolerance);
+void nsd_modes_free(nsd_model *m);
+
+/* Forces of the current modes at (t, y): fills m->lambda and vdot (nv). */
+nsdyn_status nsd_modes_forces(nsd_model *m, double t, const double *y, double *vdot);
+
+/* The 2 nc contact event functions at (t, y). */
+nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g);
+
+/* At an event (or the start): impacts, accumulation rule, new modes and the
+ * velocity projection onto them. May change the velocities in y. Appends
+ * the contact events to log. Returns NSDYN_OK, or an error with
+ * m->failure set (no consistent mode, impact law failure). */
+nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log);
+
+#endif
