@@ -176,12 +176,15 @@ static nsdyn_status eval_contacts(nsd_model *m, double t, const double *y, int a
 }
 
 /* Slip direction of contact c now: the slip velocity's, or the mode's when
- * the slip is below rest_velocity (it is about to stop or just started). */
+ * the slip is too small for its direction to mean anything (it has just
+ * started from stick). The threshold is far below the stick event's
+ * (rest_velocity), so it never puts a kink where a phase ends. */
 static void slip_direction(const nsd_model *m, size_t c, double *d) {
     const nsdyn_contact_eval *e = &m->ce[c];
+    double tiny = 1e-3 * m->rest_velocity;
     if (m->layout.contacts[c].tangent_dim == 2) {
         double s = hypot(e->u[1], e->u[2]);
-        if (s > m->rest_velocity) {
+        if (s > tiny) {
             d[0] = e->u[1] / s;
             d[1] = e->u[2] / s;
         } else {
@@ -189,7 +192,7 @@ static void slip_direction(const nsd_model *m, size_t c, double *d) {
             d[1] = m->mode[c].dir[1];
         }
     } else {
-        d[0] = fabs(e->u[1]) > m->rest_velocity ? (e->u[1] > 0 ? 1.0 : -1.0) : m->mode[c].dir[0];
+        d[0] = fabs(e->u[1]) > tiny ? (e->u[1] > 0 ? 1.0 : -1.0) : m->mode[c].dir[0];
         d[1] = 0.0;
     }
 }
@@ -290,8 +293,16 @@ static void raw_events(const nsd_model *m, size_t c, double *g) {
         double bound = 0.0, kinetic = 0.0;
         m->friction->bounds(m->friction_inst, lam[0], &bound, &kinetic);
         g[1] = bound - hypot(lam[1], lam[2]);
+    } else if (m->layout.contacts[c].tangent_dim == 1) {
+        g[1] = e->u[1] * md->dir[0]; /* 1-D slip stops by changing sign */
     } else {
-        g[1] = e->u[1] * md->dir[0] + (m->layout.contacts[c].tangent_dim == 2 ? e->u[2] * md->dir[1] : 0.0);
+        /* 2-D slip reaches zero without a sign change (Sigma has
+         * codimension 2, and near it the slip direction turns fast, which
+         * stalls an error-controlled integrator): the event is the slip
+         * speed falling through the rest velocity; the projection removes
+         * the rest. A slip that starts from stick starts below it, and the
+         * rising crossing does not count (falling events only). */
+        g[1] = hypot(e->u[1], e->u[2]) - m->rest_velocity;
     }
 }
 
@@ -484,12 +495,17 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
  * whose force leaves the cone start to slip, one at a time (the largest
  * violation first). Returns 1 with consistent friction, 0 if the modes are
  * singular or do not settle. */
-static int resolve_friction(nsd_model *m, double t, const double *y) {
+static int resolve_friction(nsd_model *m, double t, const double *y, size_t leaving) {
     nsd_modes_work *w = m->mw;
     for (size_t it = 0; it <= 2 * m->nc + 2; ++it) {
         if (solve_current(m, t, y, w->acc) > NSDYN_WARNING) return 0;
         size_t worst = m->nc;
         double worst_ratio = 1.0;
+        /* the contact whose stick event fired: its force is on the cone */
+        if (leaving < m->nc && m->mode[leaving].stick && tangent_held(m, leaving)) {
+            worst = leaving;
+            worst_ratio = INFINITY;
+        }
         for (size_t c = 0; c < m->nc; ++c) {
             if (!tangent_held(m, c) || !m->mode[c].stick) continue;
             const double *lam = m->lambda + 3 * c;
@@ -607,7 +623,7 @@ static int limit_check(nsd_model *m, double t, const double *y, size_t c) {
     return la.rolling_by_force == la.rolling_by_directions;
 }
 
-nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log) {
+nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired) {
     nsd_modes_work *w = m->mw;
     nsdyn_status st;
     memcpy(w->prev, m->mode, m->nc * sizeof *w->prev);
@@ -649,21 +665,36 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
     }
     /* 3. Closed subsets of the touching set, largest first; friction
      *    resolved inside each trial. */
+    /* The contact whose event fired sits on the boundary of its mode (zero
+     * normal force, stick force on the cone): the first round makes it
+     * leave the mode it is leaving, so the phase after the event is not
+     * the one before it; the second round lets it stay if nothing else is
+     * consistent. */
+    size_t fc = fired >= 0 ? (size_t)fired / 2 : m->nc;
+    int force_open = fired >= 0 && fired % 2 == 0 && w->prev[fc].closed && is_unilateral(m, fc);
+    int force_slip = fired >= 0 && fired % 2 == 1 && w->prev[fc].stick;
     int accepted = 0;
-    for (size_t size = k + 1; size-- > 0 && !accepted;) {
-        for (unsigned long mask = 0; mask < (1ul << k) && !accepted; ++mask) {
-            if ((size_t)__builtin_popcountl(mask) != size) continue;
-            for (size_t c = 0; c < m->nc; ++c)
-                if (is_unilateral(m, c)) m->mode[c].closed = 0;
-            for (size_t j = 0; j < k; ++j)
-                if (mask & (1ul << j)) m->mode[w->set[j]].closed = 1;
-            for (size_t c = 0; c < m->nc; ++c)
-                if (tangent_held(m, c)) init_friction_mode(m, c);
-            /* rows for every contact: open touching ones are tested too */
-            for (size_t c = 0; c < m->nc; ++c) m->ce[c].W = m->W + c * 3 * m->nv;
-            accepted = resolve_friction(m, t, y) && modes_consistent(m, k);
+    for (int round = force_open || force_slip ? 0 : 1; round < 2 && !accepted; ++round)
+        for (size_t size = k + 1; size-- > 0 && !accepted;) {
+            for (unsigned long mask = 0; mask < (1ul << k) && !accepted; ++mask) {
+                if ((size_t)__builtin_popcountl(mask) != size) continue;
+                for (size_t c = 0; c < m->nc; ++c)
+                    if (is_unilateral(m, c)) m->mode[c].closed = 0;
+                int skip = 0;
+                for (size_t j = 0; j < k; ++j)
+                    if (mask & (1ul << j)) {
+                        m->mode[w->set[j]].closed = 1;
+                        if (round == 0 && force_open && w->set[j] == fc) skip = 1;
+                    }
+                if (skip) continue;
+                for (size_t c = 0; c < m->nc; ++c)
+                    if (tangent_held(m, c)) init_friction_mode(m, c);
+                /* rows for every contact: open touching ones are tested too */
+                for (size_t c = 0; c < m->nc; ++c) m->ce[c].W = m->W + c * 3 * m->nv;
+                accepted = resolve_friction(m, t, y, round == 0 && force_slip ? fc : m->nc) &&
+                           modes_consistent(m, k);
+            }
         }
-    }
     if (!accepted) {
         char which[400];
         describe_touching(m, which, sizeof which);
@@ -721,6 +752,9 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
                            tangent_held(m, c) && m->mode[c].stick ? 1e-12 * fscale : 1e-3 * m->rest_velocity};
         if (is_unilateral(m, c) && m->mode[c].closed) delta[0] = 1e-12 * fscale;
         for (int i = 0; i < 2; ++i) m->mode[c].g_ref[i] = fmin(raw[i], 0.0) - delta[i];
+        /* 2-D slip speed: its own threshold, no offset (see raw_events) */
+        if (tangent_held(m, c) && !m->mode[c].stick && m->layout.contacts[c].tangent_dim == 2)
+            m->mode[c].g_ref[1] = 0.0;
     }
     return NSDYN_OK;
 }

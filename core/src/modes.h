@@ -79,8 +79,9 @@ nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g
 
 /* At an event (or the start): impacts, accumulation rule, new modes and the
  * velocity projection onto them. May change the velocities in y. Appends
- * the contact events to log. Returns NSDYN_OK, or an error with
+ * the contact events to log. `fired`: the contact event function that
+ * fired (0 .. 2 nc - 1, as in nsd_modes_events), or -1. Returns NSDYN_OK, or an error with
  * m->failure set (no consistent mode, impact law failure). */
-nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log);
+nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired);
 
 #endif

@@ -103,7 +103,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     const double *y_start = m->y0;
     if (m->event_driven) {
         memcpy(y_switch, m->y0, m->n * sizeof *y_switch);
-        if (nsd_modes_resolve(m, t0, y_switch, &res->contact_log) > NSDYN_WARNING) {
+        if (nsd_modes_resolve(m, t0, y_switch, &res->contact_log, -1) > NSDYN_WARNING) {
             describe_state(m, m->y0, state, sizeof state);
             res->outcome = NSD_RUN_FAILED;
             snprintf(res->message, sizeof res->message,
@@ -193,7 +193,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             same_time = t - t_last_event <= 1e-12 * (1.0 + fabs(t)) ? same_time + 1 : 0;
             t_last_event = t;
             memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
-            nsdyn_status rs = nsd_modes_resolve(m, t, ybuf, &res->contact_log);
+            if (getenv("NSD_DEBUG")) fprintf(stderr, "event %d at %.12g\n", fired, t);
+            nsdyn_status rs = nsd_modes_resolve(m, t, ybuf, &res->contact_log, fired - (int)m->n_model_events);
             const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
             if (!why && same_time > 100)
                 why = "more than 100 contact events at the same instant: the contact modes chatter (an accumulation the rest_velocity rule does not catch)";
@@ -223,7 +224,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
             size_t which = (size_t)fired - m->layout.n_stops;
             nsdyn_status sw = m->sys->on_switch(m->sys_inst, which, t, ybuf, ybuf + m->nq);
-            if (sw <= NSDYN_WARNING && m->event_driven) sw = nsd_modes_resolve(m, t, ybuf, &res->contact_log);
+            if (sw <= NSDYN_WARNING && m->event_driven) sw = nsd_modes_resolve(m, t, ybuf, &res->contact_log, -1);
             if (sw <= NSDYN_WARNING) sw = ig->restart(inst, t, ybuf);
             if (sw > NSDYN_WARNING) {
                 describe_state(m, rep.y, state, sizeof state);
