@@ -103,6 +103,7 @@ void nsd_modes_init(nsd_model *m, double rest_velocity, double contact_tolerance
     m->mode = xcalloc(nc, sizeof *m->mode);
     for (size_t c = 0; c < nc; ++c) {
         m->mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
+        m->mode[c].stick = -1; /* not known before the first resolution */
         m->mode[c].dir[0] = 1.0;
         m->mode[c].g_ref[0] = m->mode[c].g_ref[1] = -INFINITY;
     }
@@ -719,7 +720,8 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
         if (is_unilateral(m, c) && was->closed && !now->closed) kinds[nk++] = NSD_EVENT_OPEN;
         if (tangent_held(m, c)) {
             int was_held = was->closed || !is_unilateral(m, c);
-            if (now->stick && (!was_held || !was->stick)) kinds[nk++] = NSD_EVENT_STICK;
+            if (was->stick < 0) kinds[nk++] = now->stick ? NSD_EVENT_STICK : NSD_EVENT_SLIP;
+            else if (now->stick && (!was_held || !was->stick)) kinds[nk++] = NSD_EVENT_STICK;
             else if (!now->stick && was_held && was->stick) kinds[nk++] = NSD_EVENT_SLIP;
         }
         for (size_t i = 0; i < nk; ++i) {
@@ -751,7 +753,7 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
         double delta[2] = {1e-3 * m->contact_tolerance,
                            tangent_held(m, c) && m->mode[c].stick ? 1e-12 * fscale : 1e-3 * m->rest_velocity};
         if (is_unilateral(m, c) && m->mode[c].closed) delta[0] = 1e-12 * fscale;
-        for (int i = 0; i < 2; ++i) m->mode[c].g_ref[i] = fmin(raw[i], 0.0) - delta[i];
+        for (int i = 0; i < 2; ++i) m->mode[c].g_ref[i] = raw[i] > 0.0 ? 0.0 : raw[i] - delta[i];
         /* 2-D slip speed: its own threshold, no offset (see raw_events) */
         if (tangent_held(m, c) && !m->mode[c].stick && m->layout.contacts[c].tangent_dim == 2)
             m->mode[c].g_ref[1] = 0.0;

@@ -60,11 +60,12 @@ void nsd_event_log_free(nsd_event_log *log);
 /* Mode of one contact. */
 typedef struct nsd_contact_mode {
     int closed;       /* unilateral: sustained contact; persistent: always 1 */
-    int stick;        /* tangential motion held at zero */
+    int stick;        /* tangential motion held at zero (-1: not yet known) */
     double dir[2];    /* slip direction (unit; 1-D: dir[0] = +-1) */
-    double g_ref[2];  /* event offsets: an event fires where g falls through
-                         g_ref, set just below the value at the restart so a
-                         phase never starts on its own event */
+    double g_ref[2];  /* event thresholds: an event fires where g falls
+                         through g_ref; 0, or just below g's value at the
+                         restart when that is not positive, so a phase never
+                         starts on its own event */
 } nsd_contact_mode;
 
 /* Allocate the mode buffers (model create); mu from the friction law. */

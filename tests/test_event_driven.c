@@ -1,0 +1,253 @@
+/* The event-driven contact runner (core/src/modes.c) against closed forms:
+ * the bouncing ball (validation-targets.md), a block sliding to rest under
+ * Coulomb friction, and towed-wheel stick-slip switches derived by hand,
+ * each under dopri5 and bdf.
+ *
+ * Tolerances. dopri5 integrates free flight (a quadratic in t) exactly up
+ * to rounding, and locates events to 1e-12 relative in time, so bounce
+ * speeds and times are compared to 1e-9 relative. bdf (CVODE, rtol 1e-10)
+ * carries a global error of order rtol times the number of steps: 1e-6
+ * relative. The accumulation rule (run.rest_velocity = v_r) ends the
+ * bounces early: the flights it skips last at most 2 e v_r / (g (1 - e))
+ * in all (a geometric series from an arrival speed below v_r / e ... ), so
+ * the time to rest may be early by that bound, which the test uses. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static const char *integrator_of(int bdf) {
+    return bdf ? "[integrator]\nid = \"bdf\"\nrtol = 1e-10\natol = 1e-12\nmax_step = 0.01\n"
+               : "[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n";
+}
+
+static size_t count_kind(const run *R, nsd_event_kind kind) {
+    size_t n = 0;
+    for (size_t i = 0; i < R->res.contact_log.n; ++i) n += R->res.contact_log.rec[i].kind == kind;
+    return n;
+}
+
+/* ---- bouncing ball: speeds e^k sqrt(2 g h), rest at sqrt(2h/g)(1+e)/(1-e) ---- */
+
+static void bouncing_ball(int bdf) {
+    const double g = 9.81, h = 1.0, e = 0.5, r = 0.05, m = 0.1, v_rest = 1e-5;
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "[system]\nid = \"point_mass\"\nm = %g\nr = %g\ng = %g\n"
+             "[contact]\nid = \"newton\"\ne = %g\n%s"
+             "[initial]\ny = %.17g\nvy = 0.0\nvx = 0.0\n"
+             "[run]\nt_end = 2.0\noutput_dt = 1e-3\nrest_velocity = %g\nprogress = false\n",
+             m, r, g, e, integrator_of(bdf), h + r, v_rest);
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_COMPLETE);
+    const nsd_event_log *log = &R.res.contact_log;
+    double v0 = sqrt(2.0 * g * h), tol = bdf ? 1e-6 : 1e-9;
+    size_t k = 0;
+    double t_expect = sqrt(2.0 * h / g);
+    for (size_t i = 0; i < log->n && k < 8; ++i) {
+        const nsd_event_record *ev = &log->rec[i];
+        if (ev->kind != NSD_EVENT_IMPACT) continue;
+        double v_in = v0 * pow(e, (double)k);
+        ck_assert_msg(fabs(-ev->u_before[0] - v_in) <= tol * v0, "impact %zu: speed %.12g, expected %.12g",
+                      k, -ev->u_before[0], v_in);
+        ck_assert_msg(fabs(ev->u_after[0] - e * v_in) <= tol * v0, "impact %zu: rebound %.12g", k,
+                      ev->u_after[0]);
+        ck_assert_msg(fabs(ev->t - t_expect) <= tol * 2.0, "impact %zu at %.12g s, expected %.12g s", k,
+                      ev->t, t_expect);
+        t_expect += 2.0 * e * v_in / g;
+        k++;
+    }
+    ck_assert_uint_eq(k, 8);
+    /* Rest: the last event closes the contact; no event afterwards. */
+    const nsd_event_record *end = &log->rec[log->n - 1];
+    ck_assert_msg(end->kind == NSD_EVENT_CLOSE || end->kind == NSD_EVENT_REST, "last event: %s",
+                  nsd_event_kind_name(end->kind));
+    double T = sqrt(2.0 * h / g) * (1.0 + e) / (1.0 - e);
+    double skipped = 2.0 * e * v_rest / (g * (1.0 - e)) + 2.0 * v_rest / g;
+    /* Sensitivity of the accumulation: a gap error eps at an impact of
+     * speed v delays every later impact by about eps / (e v), so the
+     * slowest bounces (v ~ v_rest) dominate; eps is the integrator's
+     * position error at a located event: about 10 atol for bdf, rounding
+     * for dopri5 (exact on free flight). */
+    double eps = bdf ? 1e-11 : 1e-14;
+    double sensitivity = 4.0 * eps / (e * v_rest);
+    ck_assert_msg(end->t <= T + sensitivity && end->t >= T - skipped - sensitivity,
+                  "rest at %.12g s, closed form %.12g s (rule bound %.3g s)", end->t, T, skipped);
+    /* ... and it carries on resting: on the ground, at rest, N = m g. */
+    ck_assert_double_eq_tol(last(&R, "t"), 2.0, 1e-12);
+    ck_assert_double_eq_tol(last(&R, "y"), r, 1e-9);
+    ck_assert_double_eq_tol(last(&R, "vy"), 0.0, 1e-12);
+    ck_assert_double_eq_tol(last(&R, "ground.N"), m * g, 1e-9 * m * g);
+    ck_assert_uint_ge(count_kind(&R, NSD_EVENT_IMPACT), 15);
+    run_free(&R);
+}
+
+START_TEST(ball_dopri5) { bouncing_ball(0); }
+END_TEST
+START_TEST(ball_bdf) { bouncing_ball(1); }
+END_TEST
+
+/* e = 1, no friction: free flight and impacts conserve energy. */
+START_TEST(elastic_ball_conserves_energy) {
+    run R = {0};
+    run_config(&R,
+               "[system]\nid = \"point_mass\"\nm = 0.2\nr = 0.05\ng = 9.81\n"
+               "[contact]\nid = \"newton\"\ne = 1.0\n"
+               "[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n"
+               "[initial]\ny = 0.55\nvx = 0.3\n[run]\nt_end = 3.0\nprogress = false\n",
+               NSD_RUN_COMPLETE);
+    double E0 = at(&R, 0, "energy");
+    for (size_t i = 0; i < R.res.series.rows; ++i)
+        ck_assert_double_eq_tol(at(&R, i, "energy"), E0, 1e-9 * E0);
+    ck_assert_uint_ge(count_kind(&R, NSD_EVENT_IMPACT), 4);
+    run_free(&R);
+}
+END_TEST
+
+/* ---- block sliding on the floor: decelerates at mu g, sticks at v0/(mu g) ---- */
+
+static void sliding_block(int bdf) {
+    const double g = 9.81, mu = 0.3, v0 = 2.0, r = 0.05;
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "[system]\nid = \"point_mass\"\nm = 1.0\nr = %g\ng = %g\n"
+             "[contact]\nid = \"newton\"\ne = 0.0\n"
+             "[friction]\nid = \"coulomb\"\nmu_s = %g\nmu_k = %g\n%s"
+             "[initial]\ny = %g\nvx = %g\n[run]\nt_end = 1.0\noutput_dt = 1e-3\nprogress = false\n",
+             r, g, mu, mu, integrator_of(bdf), r, v0);
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_COMPLETE);
+    double t_stop = v0 / (mu * g), x_stop = v0 * v0 / (2.0 * mu * g), tol = bdf ? 1e-6 : 1e-9;
+    const nsd_event_log *log = &R.res.contact_log;
+    /* At t0: the contact closes (touching, not approaching) and slips. */
+    ck_assert_uint_ge(log->n, 2);
+    ck_assert_int_eq(log->rec[0].kind, NSD_EVENT_CLOSE);
+    const nsd_event_record *stick = &log->rec[log->n - 1];
+    ck_assert_int_eq(stick->kind, NSD_EVENT_STICK);
+    ck_assert_msg(fabs(stick->t - t_stop) <= tol * t_stop, "stick at %.12g s, expected %.12g s",
+                  stick->t, t_stop);
+    ck_assert_double_eq_tol(last(&R, "x"), x_stop, tol * x_stop);
+    ck_assert_double_eq_tol(last(&R, "vx"), 0.0, 1e-12);
+    /* while sliding the friction force is -mu N, while sticking zero */
+    ck_assert_double_eq_tol(at(&R, 100, "ground.Ft1"), -mu * g, 1e-9);
+    ck_assert_double_eq_tol(last(&R, "ground.Ft1"), 0.0, 1e-9);
+    run_free(&R);
+}
+
+START_TEST(sliding_block_dopri5) { sliding_block(0); }
+END_TEST
+START_TEST(sliding_block_bdf) { sliding_block(1); }
+END_TEST
+
+/* ---- towed wheel: switches by hand ----------------------------------------
+ * With k = 0 and v = 0, equations (1) (towed_wheel.c) reduce to
+ *   u1' = B3 F1/m,  u2' = B5 F2/m,  Omega' = -B2 F2/(m L),
+ * and with B3 = B5 = 1 slipping (F = -C u/|u|) keeps the slip direction
+ * and decays |u| at C/m: stick at t* = m |u0| / C, with
+ * Omega(t*) = B2 u20 / L. The event fires where |u| = v_rest, early by
+ * m v_rest / C; the velocity projection then removes the last v_rest of
+ * slip by an impulse, which moves Omega just as the friction force would
+ * have (both act through F2), so Omega ends at B2 u20 / L exactly. */
+static void wheel_slip_to_stick(int bdf) {
+    const double m = 10.0, C = 100.0, L = 0.5, B2 = 0.8, u10 = 0.3, u20 = -0.4, v_rest = 1e-5;
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "[system]\nid = \"towed_wheel\"\nm = %g\nC = %g\nL = %g\nB2 = %g\nk = 0.0\nv = 0.0\n"
+             "[friction]\nid = \"coulomb\"\nmu_s = 1.0\nmu_k = 1.0\n%s"
+             "[initial]\nu1 = %g\nu2 = %g\n[run]\nt_end = 0.1\nprogress = false\nrest_velocity = %g\n",
+             m, C, L, B2, integrator_of(bdf), u10, u20, v_rest);
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_COMPLETE);
+    double u0 = hypot(u10, u20), t_star = m * (u0 - v_rest) / C, tol = bdf ? 1e-6 : 1e-9;
+    const nsd_event_log *log = &R.res.contact_log;
+    ck_assert_uint_eq(log->n, 2); /* the initial mode, then the stick */
+    ck_assert_int_eq(log->rec[0].kind, NSD_EVENT_SLIP);
+    ck_assert_int_eq(log->rec[1].kind, NSD_EVENT_STICK);
+    ck_assert_msg(fabs(log->rec[1].t - t_star) <= tol * t_star, "stick at %.12g s, expected %.12g s",
+                  log->rec[1].t, t_star);
+    ck_assert_int_eq(log->rec[1].limit_check, 1);
+    double Omega = B2 * u20 / L;
+    ck_assert_double_eq_tol(last(&R, "Omega"), Omega, tol * fabs(Omega) + 1e-12);
+    ck_assert_double_eq_tol(last(&R, "u1"), 0.0, 1e-12);
+    ck_assert_double_eq_tol(last(&R, "u2"), 0.0, 1e-12);
+    run_free(&R);
+}
+
+START_TEST(wheel_slip_to_stick_dopri5) { wheel_slip_to_stick(0); }
+END_TEST
+START_TEST(wheel_slip_to_stick_bdf) { wheel_slip_to_stick(1); }
+END_TEST
+
+/* Rolling at rest with v = 0, psi = Omega = 0 and the pin displaced by w0:
+ * holding u' = 0 needs F = (0, B4 k w0 / B5). Above the disc radius C the
+ * wheel leaves rolling at t = 0, laterally against the spring: the limit
+ * direction of (3) is d = (0, -sign w0) (there a = (0, -B4 k w0/m) and
+ * G = diag(B3, B5)/m, so a - C G d is parallel to d when B4 k |w0| > C B5),
+ * and the force test agrees. Below C it keeps rolling. */
+static void wheel_stick_to_slip(double w0, int expect_slip) {
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "[system]\nid = \"towed_wheel\"\nk = 2000.0\nC = 100.0\nv = 0.0\n"
+             "[friction]\nid = \"coulomb\"\nmu_s = 1.0\nmu_k = 1.0\n%s"
+             "[initial]\nw = %g\n[run]\nt_end = 0.002\nprogress = false\n",
+             integrator_of(0), w0);
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_COMPLETE);
+    const nsd_event_log *log = &R.res.contact_log;
+    ck_assert_uint_ge(log->n, 1);
+    const nsd_event_record *ev = &log->rec[0];
+    ck_assert_double_eq(ev->t, 0.0);
+    ck_assert_int_eq(ev->limit_check, 1);
+    if (expect_slip) {
+        ck_assert_int_eq(ev->kind, NSD_EVENT_SLIP);
+        ck_assert_double_eq_tol(ev->slip_dir[0], 0.0, 1e-9);
+        ck_assert_double_eq_tol(ev->slip_dir[1], w0 > 0 ? -1.0 : 1.0, 1e-9);
+        ck_assert_double_lt(last(&R, "u2") * w0, 0.0);
+    } else {
+        ck_assert_int_eq(ev->kind, NSD_EVENT_STICK);
+        ck_assert_double_eq_tol(at(&R, 0, "wheel.Ft2"), 2000.0 * w0, 1e-9);
+    }
+    run_free(&R);
+}
+
+START_TEST(wheel_leaves_rolling) { wheel_stick_to_slip(0.06, 1); wheel_stick_to_slip(-0.06, 1); }
+END_TEST
+START_TEST(wheel_keeps_rolling) { wheel_stick_to_slip(0.04, 0); }
+END_TEST
+
+/* ---- numerical trouble: reported with time and state, data kept ---- */
+
+START_TEST(max_events_reported) {
+    run R = {0};
+    run_config(&R,
+               "[system]\nid = \"point_mass\"\n[contact]\nid = \"newton\"\ne = 0.9\n"
+               "[integrator]\nid = \"dopri5\"\n[initial]\ny = 1.0\n"
+               "[run]\nt_end = 5.0\nmax_events = 3\nprogress = false\n",
+               NSD_RUN_FAILED);
+    ck_assert_ptr_nonnull(strstr(R.res.message, "max_events"));
+    ck_assert_ptr_nonnull(strstr(R.res.message, "t = "));
+    ck_assert_uint_gt(R.res.series.rows, 10);
+    run_free(&R);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("event_driven");
+    TCase *tc = tcase_create("closed_forms");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, ball_dopri5);
+    tcase_add_test(tc, ball_bdf);
+    tcase_add_test(tc, elastic_ball_conserves_energy);
+    tcase_add_test(tc, sliding_block_dopri5);
+    tcase_add_test(tc, sliding_block_bdf);
+    tcase_add_test(tc, wheel_slip_to_stick_dopri5);
+    tcase_add_test(tc, wheel_slip_to_stick_bdf);
+    tcase_add_test(tc, wheel_leaves_rolling);
+    tcase_add_test(tc, wheel_keeps_rolling);
+    tcase_add_test(tc, max_events_reported);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s);
+}
