@@ -1,0 +1,796 @@
+/* A sphere rolling, sliding and bouncing on a terrain of planes: the
+ * tumbleweed rover crossing a valley.
+ * Source: J. Hartl, "Bouncing, Sliding and Rolling Dynamics of a Spherical
+ * Rover Crossing a Ravine", M.S. thesis, NC State (2006)
+ * (../shared/papers/tumbleweed-rover-valley-crossing.txt), Chapters 2-4, and
+ * ../shared/design/validation-targets.md (section
+ * tumbleweed-rover-valley-crossing and the sphere closed forms at the top).
+ * docs/sphere-planes.md has the derivations and the notation map.
+ *
+ * Body. A sphere of radius b [m], mass m [kg] and central moment of inertia
+ * J = m (J/m) [kg m^2] (the same about every axis through the centre: the
+ * thesis's (2.29), J = L11 = L22 = L33). Gravity g [m/s^2] along -z. No drag
+ * and no Magnus force (thesis Sec. 1.1).
+ *
+ * Frame. World axes x along the valley (the direction of travel), y across
+ * it, z up; right-handed. The thesis's horizontal frame (n1, n2, n3) of
+ * Sec. 2.1 has n1 along the travel, n2 up and n3 = n1 x n2, so
+ *     n1 = x,  n2 = z,  n3 = -y.
+ *
+ * Coordinates q (nq = 4): x, y, z of the centre [m] and phi [rad], the
+ * rotation angle about +y, integrated only for the spoke of the drawing (a
+ * sphere's dynamics do not depend on its attitude, since J is isotropic;
+ * phi is exact for planar motion, wx = wz = 0, and a drawing aid otherwise).
+ *
+ * Speeds v (nv = 6), the thesis's generalized speeds (2.1)-(2.2) in its
+ * order (angular velocity first, then the centre's velocity), expressed on
+ * the world axes:
+ *     v = (wx, wy, wz, vx, vy, vz)  [rad/s, rad/s, rad/s, m/s, m/s, m/s]
+ * and the map to the thesis (n3 = -y):
+ *     u1 = wx, u2 = wz, u3 = -wy, u4 = vx, u5 = vz, u6 = -vy,
+ *     q1 = x, q2 = z, q3 = -y.
+ * q' = N(q) v: x' = vx, y' = vy, z' = vz, phi' = wy.
+ *
+ * Equations of motion (Kane's equations with the thesis's generalized
+ * momenta (2.31)-(2.36), p = M v): M = diag(J, J, J, m, m, m) and
+ *     M v' = (0, 0, 0, 0, 0, -m g) + sum_i W_i^T lambda_i,
+ * the free flight (2.82)-(2.84) plus the contact forces; lambda_i = (N, F1,
+ * F2) [N] is contact i's force in its local frame (normal, t1, t2), applied
+ * at the contact point P = centre - b nu. W_i^T lambda_i is the generalized
+ * active force of the contact: the partial velocities of P (2.13)-(2.18)
+ * dotted with the force, as in (2.19)-(2.25). derivatives() adds it in closed
+ * form: affine in lambda, no allocation.
+ *
+ * Terrain. A 2.5-D profile in the x-z plane extruded along y: a chain of
+ * planar segments i = 0..n-1, segment i from vertex P_i to P_{i+1}, slope
+ * angle alpha_i (positive rising with x), unit tangent t_i = (cos a, 0,
+ * sin a) and unit normal n_i = (-sin a, 0, cos a) (out of the ground). The
+ * first segment extends to x -> -inf and the last to +inf (the terrain does
+ * not end; their lengths only place the vertices and the drawing). Two ways
+ * to give it (parameter `terrain`):
+ *   valley   the thesis's [beta, theta, dh, pl] (Sec. 4.2, Fig. 4.1): a level
+ *            near rim (z = 0, ending at x = 0), a decline at beta down to
+ *            z = dh < 0, a level floor of length pl, an incline at theta back
+ *            up to z = 0 and a level far rim. Contacts rim_near, decline,
+ *            floor, incline, rim_far. The decline and incline frames are the
+ *            thesis's a- and c-frames, (2.256) and (2.170).
+ *   profile  angles[] [deg] and along-slope lengths[] [m] of each segment
+ *            from the start vertex (x_start, z_start); contacts seg1..segN.
+ *
+ * Contacts. One unilateral candidate per segment, tangent_dim 2. The gap is
+ * the distance from the centre c to the nearest point of the CLOSED segment
+ * (the foot point clamped to the segment) minus b:
+ *   face     foot point inside the segment: gap = n_i.(c - P_i) - b, normal
+ *            nu = n_i, the foot point is the contact point;
+ *   end      foot point beyond an end vertex E (a line along y): gap =
+ *            sg |c - E| - b, nu = sg (c - E)/|c - E| (in the x-z plane),
+ *            contact point E, with sg = +1 for a centre above the terrain
+ *            and -1 below it (sunk by more than b: never in a valid run). The
+ *            gap is C1 across the switch (there c - E = h n_i and
+ *            sg |c - E| = h, the face's value), so the normal
+ *            velocity is continuous; and a centre that an overlong
+ *            integration step carried through the terrain past a segment's
+ *            end still has a negative gap for it (with +|c - E| the gap
+ *            would be positive again once the centre is b past the end, and
+ *            the crossing would go unseen). sg flips only where the centre
+ *            itself crosses the terrain surface.
+ * The contact point and normal for drawing are in world coordinates (x, y,
+ * z); the drawing plane is (x, z) = (point[0], point[2]).
+ * Concave corners (the terrain turns up: decline -> floor, floor -> incline)
+ * need nothing more: each plane's foot point is inside its face whenever the
+ * centre is in the air, so a sphere in the corner has two contacts with zero
+ * gap and distinct normals. Convex edges (the rims; the terrain turns down or
+ * goes straight on) are shared: in the wedge between the two face normals
+ * BOTH segments clamp to the same edge and would report the same contact
+ * twice (twice the force with a compliant law, a singular Delassus with a
+ * rigid one). So a convex edge E between segments A (before it) and B
+ * (after it) is carried by ONE of them, its owner, a discrete mode of the
+ * instance: the other clears `active` while its foot point is clamped to E
+ * (there its gap is |c - E| - b, never less than the owner's, so no contact
+ * is lost). The owner changes at located events (system switches, both
+ * rising):
+ *   edge<k>_to_<B>:  s_B = t_B.(c - E) rises through 0: the centre crosses
+ *                    the line of B's normal at E, onto B's face side;
+ *   edge<k>_to_<A>:  -t_A.(c - E) rises through 0: back onto A's face side.
+ * On a face the owner is therefore that face's segment; in the wedge between
+ * the two face normals, whichever was last. Where the owner changes, c - E
+ * is along the new owner's face normal, so both candidates give the same
+ * gap, normal and local velocity: the total force is continuous, no force is
+ * ever counted twice (a compliant contact that also kept the edge just past
+ * the handover would push twice over the ~sqrt(2 b delta) where both
+ * penetrate), and the rigid runner re-resolves the contact modes at the
+ * switch (core/src/run.c) with one closed candidate in place of the other.
+ * The initial owners follow the start position (x0 resting on the terrain);
+ * reset() restores them. [initial] overrides of x, z are not seen by the
+ * system: a start in a face region whose edge is owned by the other
+ * segment counts that edge twice only within ~sqrt(2 b delta) of the
+ * handover line, until the first switch there. A straight vertex (equal
+ * slopes) is treated as convex; its wedge is a ray.
+ *
+ * Local velocity (thesis (2.3), (2.12)): the contact point's velocity v_P =
+ * v + w x (-b nu), in the local frame nu (normal), t1 = (nu_z, 0, -nu_x) (in
+ * the x-z plane, along the slope with a positive x component: the thesis's
+ * n1, c1 (2.170) and a1 (2.256) on a face) and t2 = y (so t1 x t2 = nu):
+ *   u_n  = nu.v_P = nu_x vx + nu_z vz        (= d gap/dt)
+ *   u_t1 = t1.v_P = t1.v - b wy              (thesis: u4 + b u3 on the floor)
+ *   u_t2 = t2.v_P = vy + b (t1_x wx + t1_z wz)  (thesis: -(u6 - b u1))
+ * so the Jacobian rows, columns (wx, wy, wz, vx, vy, vz), are
+ *   n:  [0, 0, 0, nu_x, 0, nu_z]
+ *   t1: [0, -b, 0, t1_x, 0, t1_z]
+ *   t2: [b t1_x, 0, b t1_z, 0, 1, 0]
+ * and the Delassus of any one contact is W M^-1 W^T = diag(1/m, 1/m + b^2/J,
+ * 1/m + b^2/J): the thesis's k1 (2.76) in the tangential entries.
+ * Drift u' - W v': zero on a face (nu, t1 fixed). At an end, with kappa =
+ * sg/|c - E| and sigma = t1.v (the centre's speed across the edge normal),
+ * nu' = kappa sigma t1 and t1' = -kappa sigma nu, so
+ *   drift = (kappa sigma^2, -kappa sigma u_n, -b kappa sigma (wx nu_x + wz nu_z)),
+ * the first entry the centripetal term of pivoting about the edge.
+ *
+ * Closed forms this reproduces (validation-targets.md): sliding without spin
+ * on a level floor at v0 with kinetic coefficient mu' (thesis (3.2)-(3.3)):
+ * u_t1' = -mu' g (1 + m b^2/J), rolling from t* = v0/(mu' g (1 + m b^2/J))
+ * at v0/(1 + J/(m b^2)) (5/7 v0 for J/m = 0.4 b^2); rolling on an incline at
+ * theta: acceleration -g sin(theta)/(1 + J/(m b^2)) (3.15)-(3.16), friction
+ * (3.18).
+ *
+ * Initial state (thesis Sec. 4.1-4.2). The centre starts at x = x0 resting
+ * on the terrain (lowered from above until it touches), moving at v0 along
+ * the supporting contact's t1, rolling (u_t1 = 0, wy = v0/b; Sec. 4.1's
+ * "u3 = -u4/b") or, with rolling0 = false, sliding without spin. No side
+ * spin or side speed (u1 = u2 = u6 = 0, Sec. 4.1). Defaults: the Sec. 4.2
+ * example, x0 = 0 (q1 = 0, the near rim's edge), z = b = 1 m (q2 = 1 m),
+ * vx = 5 m/s (u4), wy = 5 rad/s. The example prints "u3 = 5 rad/s", which
+ * contradicts Sec. 4.1's u3 = -u4/b and the no-slip condition (2.51) (it
+ * would spin backwards at 10 m/s slip); we take it as a lost minus sign,
+ * u3 = -5 rad/s, i.e. wy = +5 rad/s. Override single states in [initial]
+ * only together with the ones that keep the start consistent.
+ *
+ * Outputs: kinetic = 1/2 J |w|^2 + 1/2 m |v|^2 (2.30), potential = m g z,
+ * energy = their sum [J] (energy stored in a compliant contact not included);
+ * height = z - b - z_low [m], the centre's rise above its height resting on
+ * the lowest interior vertex (the valley floor; the thesis's "meters up
+ * from the valley's floor", Sec. 4.2); gap [m], slip = |(u_t1, u_t2)| [m/s]
+ * and nearest (1-based index) of the active candidate with the smallest gap
+ * (in flight, slip is the slip that contact would have).
+ *
+ * Stops (thesis Sec. 4.1: "stopped once the rover rebounds or begins to roll
+ * or slide down the incline plane"; validation-targets.md: "crossed" means
+ * it reached the far rim):
+ *   crossed      x_cross - x: the centre passes the last vertex x_cross (the
+ *                far rim's edge, the top of the incline); the constant +1
+ *                when the profile has one segment.
+ *   rolled_back  vx falls through zero while the centre is beyond
+ *                x_low - b, x_low the last lowest vertex (the foot of the
+ *                incline): a rebound off the incline or the start of rolling
+ *                or sliding back down it. Elsewhere the function is the
+ *                constant +1 [m/s]; entering the region needs vx > 0, so the
+ *                jump is never a falling crossing. With a compliant law a
+ *                rebound stops the run inside the impact, where the normal
+ *                force has just reversed vx. +1 when the profile has one
+ *                segment.
+ * Switches: the edge handovers above (two per convex vertex, rising).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsdyn/nsdyn.h"
+
+#define DEG (3.14159265358979323846 / 180.0)
+#define MAX_SEG 64
+
+enum {
+    P_TERRAIN, P_BETA, P_THETA, P_DEPTH, P_FLOOR, P_RIM, P_ANGLES, P_LENGTHS, P_XS, P_ZS,
+    P_B, P_M, P_JM, P_G, P_X0, P_V0, P_ROLL0, N_P
+};
+
+static const char *const terrain_choices[] = {"valley", "profile", NULL};
+/* The profile default is the thesis's Sec. 4.2 valley written out: rim,
+ * decline 10 m / sin 30 deg = 20 m, floor 30 m, incline 20 m, rim. */
+static const double default_angles[] = {0.0, -30.0, 0.0, 30.0, 0.0};
+static const double default_lengths[] = {20.0, 20.0, 30.0, 20.0, 20.0};
+
+static const nsdyn_param_decl params[] = {
+    [P_TERRAIN] = {"terrain", NSDYN_PARAM_CHOICE, "1", 0.0, 0.0, 0.0, 0,
+                   "terrain: valley = the thesis's [beta, theta, depth, floor_length]; "
+                   "profile = angles[] and lengths[] from (x_start, z_start)",
+                   terrain_choices, NULL, 0},
+    [P_BETA] = {"beta", NSDYN_PARAM_REAL, "deg", 30.0, 0.0, 90.0,
+                NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
+                "valley: decline angle beta (thesis Sec. 4.2: 30)", NULL, NULL, 0},
+    [P_THETA] = {"theta", NSDYN_PARAM_REAL, "deg", 30.0, 0.0, 90.0,
+                 NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
+                 "valley: incline angle theta (thesis Sec. 4.2: 30)", NULL, NULL, 0},
+    [P_DEPTH] = {"depth", NSDYN_PARAM_REAL, "m", -10.0, -HUGE_VAL, 0.0, NSDYN_PARAM_MAX_EXCLUSIVE,
+                 "valley: height dh of the floor relative to the rims, negative (thesis: -10)",
+                 NULL, NULL, 0},
+    [P_FLOOR] = {"floor_length", NSDYN_PARAM_REAL, "m", 30.0, 0.0, HUGE_VAL,
+                 NSDYN_PARAM_MIN_EXCLUSIVE, "valley: length pl of the level floor (thesis: 30)",
+                 NULL, NULL, 0},
+    [P_RIM] = {"rim_length", NSDYN_PARAM_REAL, "m", 20.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+               "valley: drawn length of each level rim (the rims extend indefinitely)", NULL,
+               NULL, 0},
+    [P_ANGLES] = {"angles", NSDYN_PARAM_REAL_ARRAY, "deg", 0.0, -90.0, 90.0, 0,
+                  "profile: slope angle of each segment, positive rising along +x",
+                  NULL, default_angles, NSDYN_COUNT(default_angles)},
+    [P_LENGTHS] = {"lengths", NSDYN_PARAM_REAL_ARRAY, "m", 0.0, 0.0, HUGE_VAL,
+                   NSDYN_PARAM_MIN_EXCLUSIVE,
+                   "profile: along-slope length of each segment (first and last extend "
+                   "indefinitely; their lengths place the vertices and the drawing)",
+                   NULL, default_lengths, NSDYN_COUNT(default_lengths)},
+    [P_XS] = {"x_start", NSDYN_PARAM_REAL, "m", -20.0, -HUGE_VAL, HUGE_VAL, 0,
+              "profile: x of the first vertex", NULL, NULL, 0},
+    [P_ZS] = {"z_start", NSDYN_PARAM_REAL, "m", 0.0, -HUGE_VAL, HUGE_VAL, 0,
+              "profile: z of the first vertex", NULL, NULL, 0},
+    [P_B] = {"b", NSDYN_PARAM_REAL, "m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+             "radius b of the sphere (thesis Sec. 4.2: 1 m)", NULL, NULL, 0},
+    [P_M] = {"m", NSDYN_PARAM_REAL, "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+             "mass m (the thesis gives only J/m; rigid-contact motion does not depend on m)",
+             NULL, NULL, 0},
+    [P_JM] = {"j_over_m", NSDYN_PARAM_REAL, "m^2", 0.4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+              "central moment of inertia over mass J/m (0.4 b^2 solid, 0.67 b^2 shell; "
+              "thesis Sec. 4.2: 0.4)", NULL, NULL, 0},
+    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 3.71, 0.0, HUGE_VAL, 0,
+             "gravitational acceleration along -z (Mars 3.71, Earth 9.81, Moon 1.60)", NULL,
+             NULL, 0},
+    [P_X0] = {"x0", NSDYN_PARAM_REAL, "m", 0.0, -HUGE_VAL, HUGE_VAL, 0,
+              "initial x of the centre, resting on the terrain (thesis q1 = 0: the near rim's edge)",
+              NULL, NULL, 0},
+    [P_V0] = {"v0", NSDYN_PARAM_REAL, "m/s", 5.0, -HUGE_VAL, HUGE_VAL, 0,
+              "initial speed of the centre along the supporting surface (thesis u4 = 5)", NULL,
+              NULL, 0},
+    [P_ROLL0] = {"rolling0", NSDYN_PARAM_BOOL, "1", 1.0, 0.0, 1.0, 0,
+                 "start rolling without slip (wy = v0/b, thesis Sec. 4.1); false: no spin",
+                 NULL, NULL, 0},
+};
+
+typedef struct segment {
+    double x, z;      /* start vertex P_i [m] */
+    double c, s;      /* cos, sin of the slope angle: t = (c, s), n = (-s, c) in (x, z) */
+    double lo, hi;    /* extent of the along-slope coordinate [m]: [0, length], open at the ends */
+    int convex_start; /* the start vertex is a convex (or straight) edge */
+} segment;
+
+typedef struct sphere {
+    double b, m, J, g;
+    double x0, v0;
+    int rolling0;
+    size_t n;                     /* segments */
+    segment seg[MAX_SEG];
+    double xv[MAX_SEG + 1], zv[MAX_SEG + 1]; /* vertices P_0..P_n [m] */
+    double x_cross;               /* last vertex x (far rim edge) [m] */
+    double x_low, z_low;          /* last lowest interior vertex [m] */
+    int has_cross, has_low;
+    char names[MAX_SEG][16];
+    nsdyn_contact_decl decl[MAX_SEG];
+    const char *series[12];
+    /* Mode: owner of the convex edge at vertex k (1..n-1): 1 if segment k
+     * (after it) carries it, 0 if segment k-1 (before it) does. */
+    int owner_next[MAX_SEG];
+    int owner0[MAX_SEG]; /* the initial modes, from the start position */
+    /* Switches: two per convex vertex (see the header). */
+    size_t n_sw;
+    size_t sw_vertex[2 * MAX_SEG];
+    int sw_to_next[2 * MAX_SEG];
+    int sw_dir[2 * MAX_SEG];
+    char sw_names[2 * MAX_SEG][40];
+    const char *sw_ptr[2 * MAX_SEG];
+} sphere;
+
+static const nsdyn_channel q_channels[] = {
+    {"x", "m", "centre position along the valley x"},
+    {"y", "m", "centre position across the valley y"},
+    {"z", "m", "centre height z"},
+    {"phi", "rad", "rotation angle about y phi (drawing)"},
+};
+static const nsdyn_channel v_channels[] = {
+    {"wx", "rad/s", "angular velocity wx (thesis u1)"},
+    {"wy", "rad/s", "angular velocity wy (thesis -u3)"},
+    {"wz", "rad/s", "angular velocity wz (thesis u2)"},
+    {"vx", "m/s", "centre velocity vx (thesis u4)"},
+    {"vy", "m/s", "centre velocity vy (thesis -u6)"},
+    {"vz", "m/s", "centre velocity vz (thesis u5)"},
+};
+enum { O_KIN, O_POT, O_ENERGY, O_HEIGHT, O_GAP, O_SLIP, O_NEAREST, N_O };
+static const nsdyn_channel outputs[] = {
+    [O_KIN] = {"kinetic", "J", "kinetic energy (2.30)"},
+    [O_POT] = {"potential", "J", "potential energy m g z"},
+    [O_ENERGY] = {"energy", "J", "kinetic + potential energy"},
+    [O_HEIGHT] = {"height", "m", "centre rise above resting on the valley floor z - b - z_low"},
+    [O_GAP] = {"gap", "m", "smallest gap of the active contacts"},
+    [O_SLIP] = {"slip", "m/s", "slip speed at the nearest contact"},
+    [O_NEAREST] = {"nearest", "1", "index of the nearest contact (1-based)"},
+};
+static const char *const stops[] = {"crossed", "rolled_back"};
+static const char *const phases[] = {"x:z", "vx:wy", NULL};
+
+/* ---- geometry ------------------------------------------------------------ */
+
+/* Is (x, z) below the terrain? The profile is a graph over x (angles in
+ * [-90, 90], so the vertices' x never decrease; the first and last segments
+ * extend indefinitely): compare with the height of the non-vertical segment
+ * spanning x. O(n), used only for centres beyond a segment's end. */
+static int in_ground(const sphere *S, double x, double z) {
+    size_t i = 0;
+    while (i + 1 < S->n && !(S->seg[i].c > 0.0 && x <= S->xv[i + 1])) ++i;
+    const segment *g = &S->seg[i];
+    if (!(g->c > 0.0)) return 0; /* only vertical walls there: call it air */
+    return z < g->z + (x - g->x) * g->s / g->c;
+}
+
+/* Contact candidate i at the centre (x, z): gap, unit normal nu in the x-z
+ * plane, terrain point, and the signed curvature of the gap's level sets (0
+ * on a face; +-1/|c - E| at an end). *ground caches in_ground() over the
+ * candidates of one evaluation (-1: not computed yet). */
+typedef struct feature {
+    double gap;      /* [m] */
+    double nx, nz;   /* nu */
+    double px, pz;   /* contact point on the terrain [m] */
+    double kappa;    /* curvature of the gap's level sets [1/m] */
+    int active;
+} feature;
+
+static feature nearest(const sphere *S, size_t i, double x, double z, int *ground) {
+    const segment *g = &S->seg[i];
+    double dx = x - g->x, dz = z - g->z;
+    double sa = g->c * dx + g->s * dz; /* along-slope coordinate of the foot point */
+    feature f;
+    f.active = 1;
+    if (sa >= g->lo && sa <= g->hi) { /* face */
+        f.nx = -g->s;
+        f.nz = g->c;
+        f.gap = f.nx * dx + f.nz * dz - S->b;
+        f.px = g->x + sa * g->c;
+        f.pz = g->z + sa * g->s;
+        f.kappa = 0.0;
+        return f;
+    }
+    /* End vertex E (a line along y). The distance |c - E| carries the sign
+     * of the side of the terrain the centre is on: -|c - E| below it, which
+     * continues the face's h - b < -b where the foot point leaves the face,
+     * and keeps the gap negative for a centre that has sunk past the end (a
+     * long step through the terrain then still shows a sign change). */
+    double ex = sa < g->lo ? g->x : g->x + g->hi * g->c;
+    double ez = sa < g->lo ? g->z : g->z + g->hi * g->s;
+    double rx = x - ex, rz = z - ez, rho = hypot(rx, rz);
+    if (*ground < 0) *ground = in_ground(S, x, z);
+    double sg = *ground ? -1.0 : 1.0;
+    f.px = ex;
+    f.pz = ez;
+    f.gap = sg * rho - S->b;
+    if (rho > 1e-12 * S->b) {
+        f.nx = sg * rx / rho;
+        f.nz = sg * rz / rho;
+        f.kappa = sg / rho;
+    } else { /* centre on the edge line: penetration b, no direction; use the face normal */
+        f.nx = -g->s;
+        f.nz = g->c;
+        f.kappa = 0.0;
+    }
+    /* Clamped to a convex edge that the neighbour owns: off. */
+    if (sa < g->lo ? g->convex_start && !S->owner_next[i]
+                   : i + 1 < S->n && S->seg[i + 1].convex_start && S->owner_next[i + 1])
+        f.active = 0;
+    return f;
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+static int add_segment(sphere *S, double angle_deg, double length, const char *name) {
+    size_t i = S->n;
+    if (i >= MAX_SEG) return -1;
+    segment *g = &S->seg[i];
+    g->x = S->xv[i];
+    g->z = S->zv[i];
+    g->c = cos(angle_deg * DEG);
+    g->s = sin(angle_deg * DEG);
+    if (fabs(angle_deg) == 90.0) g->c = 0.0; /* exact vertical walls */
+    g->lo = 0.0;
+    g->hi = length;
+    g->convex_start = 0;
+    S->xv[i + 1] = g->x + length * g->c;
+    S->zv[i + 1] = g->z + length * g->s;
+    snprintf(S->names[i], sizeof S->names[i], "%s", name);
+    S->n++;
+    return 0;
+}
+
+static void init_modes(sphere *S);
+
+static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err, size_t len) {
+    (void)host;
+    for (int i = 0; i < N_P; ++i)
+        if (params[i].type != NSDYN_PARAM_REAL_ARRAY && !isfinite(values[i].num)) {
+            snprintf(err, len, "parameter '%s' = %g: expected a finite number", params[i].name,
+                     values[i].num);
+            return NULL;
+        }
+    double b = values[P_B].num, m = values[P_M].num, jm = values[P_JM].num, g = values[P_G].num;
+    if (!(b > 0) || !(m > 0) || !(jm > 0) || !(g >= 0)) {
+        snprintf(err, len, "b = %g m, m = %g kg, j_over_m = %g m^2, g = %g m/s^2: the radius, mass "
+                           "and J/m must be positive and g zero or positive", b, m, jm, g);
+        return NULL;
+    }
+    int profile = (int)values[P_TERRAIN].num == 1;
+    if (profile) {
+        const nsdyn_value *a = &values[P_ANGLES], *l = &values[P_LENGTHS];
+        if (a->len == 0 || a->len != l->len || a->len > MAX_SEG) {
+            snprintf(err, len, "angles has %zu entries and lengths %zu: the profile needs one angle "
+                               "and one length per segment, 1 to %d segments", a->len, l->len, MAX_SEG);
+            return NULL;
+        }
+        for (size_t k = 0; k < a->len; ++k)
+            if (!(fabs(a->arr[k]) <= 90.0) || !(l->arr[k] > 0) || !isfinite(l->arr[k])) {
+                snprintf(err, len, "segment %zu: angle %g deg, length %g m: angles must lie in "
+                                   "[-90, 90] degrees and lengths be positive and finite",
+                         k + 1, a->arr[k], l->arr[k]);
+                return NULL;
+            }
+    } else {
+        double be = values[P_BETA].num, th = values[P_THETA].num, dh = values[P_DEPTH].num;
+        double pl = values[P_FLOOR].num, rim = values[P_RIM].num;
+        if (!(be > 0 && be < 90) || !(th > 0 && th < 90) || !(dh < 0) || !(pl > 0) || !(rim > 0)) {
+            snprintf(err, len, "valley [beta = %g deg, theta = %g deg, depth = %g m, floor_length = "
+                               "%g m], rim_length = %g m: the angles must lie strictly between 0 and "
+                               "90 degrees, the depth be negative (the floor below the rims) and the "
+                               "lengths positive", be, th, dh, pl, rim);
+            return NULL;
+        }
+    }
+    sphere *S = calloc(1, sizeof *S);
+    if (!S) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    S->b = b;
+    S->m = m;
+    S->J = m * jm;
+    S->g = g;
+    S->x0 = values[P_X0].num;
+    S->v0 = values[P_V0].num;
+    S->rolling0 = values[P_ROLL0].num != 0;
+    if (profile) {
+        S->xv[0] = values[P_XS].num;
+        S->zv[0] = values[P_ZS].num;
+        for (size_t k = 0; k < values[P_ANGLES].len; ++k) {
+            char name[16];
+            snprintf(name, sizeof name, "seg%u", (unsigned)(k + 1));
+            add_segment(S, values[P_ANGLES].arr[k], values[P_LENGTHS].arr[k], name);
+        }
+    } else {
+        /* Thesis Sec. 4.2, Fig. 4.1: the near rim ends at x = 0, z = 0. */
+        double be = values[P_BETA].num, th = values[P_THETA].num, dh = values[P_DEPTH].num;
+        double pl = values[P_FLOOR].num, rim = values[P_RIM].num;
+        S->xv[0] = -rim;
+        S->zv[0] = 0.0;
+        add_segment(S, 0.0, rim, "rim_near");
+        add_segment(S, -be, -dh / sin(be * DEG), "decline");
+        add_segment(S, 0.0, pl, "floor");
+        add_segment(S, th, -dh / sin(th * DEG), "incline");
+        add_segment(S, 0.0, rim, "rim_far");
+        /* Heights exactly 0 and dh (L sin(beta) rounds). */
+        const double zs[] = {0.0, 0.0, dh, dh, 0.0, 0.0};
+        for (size_t k = 0; k < 6; ++k) {
+            S->zv[k] = zs[k];
+            if (k < 5) S->seg[k].z = zs[k];
+        }
+    }
+    size_t n = S->n;
+    S->seg[0].lo = -HUGE_VAL;
+    S->seg[n - 1].hi = HUGE_VAL;
+    for (size_t i = 1; i < n; ++i) {
+        /* Turning down (or straight on) along +x: a convex edge. With angles
+         * in [-90, 90] the turn is alpha_i - alpha_{i-1} exactly. */
+        double turn = atan2(S->seg[i].s, S->seg[i].c) - atan2(S->seg[i - 1].s, S->seg[i - 1].c);
+        S->seg[i].convex_start = turn <= 0.0;
+    }
+    for (size_t i = 0; i < n; ++i)
+        S->decl[i] = (nsdyn_contact_decl){S->names[i], NSDYN_CONTACT_UNILATERAL, 2};
+    S->has_cross = n >= 2;
+    S->x_cross = n >= 2 ? S->xv[n - 1] : 0.0;
+    S->has_low = n >= 2;
+    S->z_low = n >= 2 ? HUGE_VAL : S->zv[0];
+    for (size_t k = 1; k < n; ++k)
+        if (S->zv[k] <= S->z_low + 1e-12 * (1.0 + fabs(S->z_low))) {
+            S->z_low = fmin(S->z_low, S->zv[k]);
+            S->x_low = S->xv[k];
+        }
+    for (size_t v = 1; v < n; ++v) {
+        if (!S->seg[v].convex_start) continue;
+        for (int to_next = 1; to_next >= 0; --to_next) {
+            size_t j = S->n_sw++;
+            S->sw_vertex[j] = v;
+            S->sw_to_next[j] = to_next;
+            S->sw_dir[j] = +1;
+            snprintf(S->sw_names[j], sizeof S->sw_names[j], "edge%u_to_%.15s", (unsigned)v,
+                     S->names[to_next ? v : v - 1]);
+            S->sw_ptr[j] = S->sw_names[j];
+        }
+    }
+    init_modes(S);
+    size_t k = 0;
+    S->series[k++] = "z";
+    S->series[k++] = "vx";
+    S->series[k++] = "wy";
+    S->series[k++] = "slip";
+    S->series[k++] = "energy";
+    if (!profile) {
+        S->series[k++] = "floor.N";
+        S->series[k++] = "incline.N";
+    } else {
+        S->series[k++] = "gap";
+    }
+    S->series[k] = NULL;
+    return S;
+}
+
+static void destroy(void *inst) { free(inst); }
+
+static void reset(void *inst) {
+    sphere *S = inst;
+    memcpy(S->owner_next, S->owner0, sizeof S->owner_next);
+}
+
+static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
+    const sphere *S = inst;
+    *out = (nsdyn_system_layout){
+        .struct_size = sizeof *out,
+        .nq = 4, .nv = 6, .q = q_channels, .v = v_channels,
+        .n_contacts = S->n, .contacts = S->decl,
+        .n_outputs = N_O, .outputs = outputs,
+        .n_stops = NSDYN_COUNT(stops), .stops = stops,
+        .n_switches = S->n_sw, .switches = S->sw_ptr, .switch_direction = S->sw_dir,
+        .plot_series = S->series, .phase_pairs = phases,
+        .draw_x_label = "position along the valley x [m]",
+        .draw_y_label = "height z [m]",
+    };
+    return NSDYN_OK;
+}
+
+/* Height at which a sphere centred above x first touches segment i when
+ * lowered from above (-HUGE_VAL if it cannot touch it there). */
+static double touch_height(const sphere *S, size_t i, double x) {
+    const segment *g = &S->seg[i];
+    double zt = -HUGE_VAL, b = S->b;
+    if (g->c > 0.0) { /* face: the centre b above the plane along its normal */
+        double z = g->z + (x - g->x) * g->s / g->c + b / g->c;
+        double sa = g->c * (x - g->x) + g->s * (z - g->z);
+        if (sa >= g->lo && sa <= g->hi) zt = z;
+    }
+    for (int end = 0; end < 2; ++end) {
+        double t = end ? g->hi : g->lo;
+        if (!isfinite(t)) continue;
+        double ex = g->x + t * g->c, ez = g->z + t * g->s, dx = x - ex;
+        if (fabs(dx) <= b) zt = fmax(zt, ez + sqrt(b * b - dx * dx));
+    }
+    return zt;
+}
+
+/* Height of the centre at x resting on the terrain (lowered from above). */
+static double rest_height(const sphere *S, double x) {
+    double z = -HUGE_VAL;
+    for (size_t i = 0; i < S->n; ++i) z = fmax(z, touch_height(S, i, x));
+    return z;
+}
+
+/* Edge owners at the start position: the segment after a convex vertex
+ * owns it when the centre is on its side of the line of its normal there. */
+static void init_modes(sphere *S) {
+    double x = S->x0, z = rest_height(S, x);
+    for (size_t v = 0; v < MAX_SEG; ++v) S->owner0[v] = 0;
+    for (size_t v = 1; v < S->n && isfinite(z); ++v) {
+        const segment *h = &S->seg[v];
+        S->owner0[v] = h->convex_start && h->c * (x - h->x) + h->s * (z - h->z) > 0.0;
+    }
+    memcpy(S->owner_next, S->owner0, sizeof S->owner_next);
+}
+
+static nsdyn_status initial_state(void *inst, double *q, double *v) {
+    const sphere *S = inst;
+    double z = rest_height(S, S->x0);
+    if (!isfinite(z)) return NSDYN_ERROR; /* only vertical walls under x0 */
+    /* The supporting contact: the active candidate with the smallest gap. */
+    int ground = -1;
+    feature best = nearest(S, 0, S->x0, z, &ground);
+    for (size_t i = 1; i < S->n; ++i) {
+        feature f = nearest(S, i, S->x0, z, &ground);
+        if (f.active && (!best.active || f.gap < best.gap)) best = f;
+    }
+    double t1x = best.nz, t1z = -best.nx;
+    q[0] = S->x0;
+    q[1] = 0.0;
+    q[2] = z;
+    q[3] = 0.0;
+    v[0] = v[2] = 0.0;
+    v[1] = S->rolling0 ? S->v0 / S->b : 0.0; /* u_t1 = v0 - b wy = 0 */
+    v[3] = S->v0 * t1x;
+    v[4] = 0.0;
+    v[5] = S->v0 * t1z;
+    return NSDYN_OK;
+}
+
+/* ---- dynamics ------------------------------------------------------------ */
+
+/* M v' = f + sum W_i^T lambda_i with M = diag(J, J, J, m, m, m): the force
+ * N nu + F1 t1 + F2 t2 at the contact point -b nu from the centre, whose
+ * moment is -b nu x (F1 t1 + F2 t2) = -b F1 t2 + b F2 t1 (t1 x t2 = nu). */
+static nsdyn_status derivatives(void *inst, double t, const double *q, const double *v,
+                                const double *f, double *qdot, double *vdot) {
+    (void)t;
+    const sphere *S = inst;
+    if (qdot) {
+        qdot[0] = v[3];
+        qdot[1] = v[4];
+        qdot[2] = v[5];
+        qdot[3] = v[1];
+    }
+    if (!vdot) return NSDYN_OK;
+    double tau[3] = {0.0, 0.0, 0.0}, F[3] = {0.0, 0.0, -S->m * S->g};
+    int ground = -1;
+    for (size_t i = 0; i < S->n; ++i) {
+        const double *l = f + 3 * i;
+        if (l[0] == 0.0 && l[1] == 0.0 && l[2] == 0.0) continue;
+        feature c = nearest(S, i, q[0], q[2], &ground);
+        double t1x = c.nz, t1z = -c.nx;
+        F[0] += l[0] * c.nx + l[1] * t1x;
+        F[1] += l[2];
+        F[2] += l[0] * c.nz + l[1] * t1z;
+        tau[0] += S->b * l[2] * t1x;
+        tau[1] -= S->b * l[1];
+        tau[2] += S->b * l[2] * t1z;
+    }
+    for (int k = 0; k < 3; ++k) {
+        vdot[k] = tau[k] / S->J;
+        vdot[3 + k] = F[k] / S->m;
+    }
+    return NSDYN_OK;
+}
+
+/* Local velocity (2.3)/(2.12) of candidate i's contact point. */
+static void local_velocity(const sphere *S, const feature *c, const double *v, double u[3]) {
+    double t1x = c->nz, t1z = -c->nx;
+    u[0] = c->nx * v[3] + c->nz * v[5];
+    u[1] = t1x * v[3] + t1z * v[5] - S->b * v[1];
+    u[2] = v[4] + S->b * (t1x * v[0] + t1z * v[2]);
+}
+
+static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
+                                  nsdyn_contact_eval *out) {
+    (void)t;
+    const sphere *S = inst;
+    const double b = S->b;
+    int ground = -1;
+    for (size_t i = 0; i < S->n; ++i) {
+        nsdyn_contact_eval *e = &out[i];
+        feature c = nearest(S, i, q[0], q[2], &ground);
+        double t1x = c.nz, t1z = -c.nx;
+        e->gap = c.gap;
+        local_velocity(S, &c, v, e->u);
+        e->normal_load = 0.0;
+        if (!c.active) e->active = 0;
+        if (e->want_geometry) {
+            e->point[0] = c.px;
+            e->point[1] = q[1];
+            e->point[2] = c.pz;
+            e->normal[0] = c.nx;
+            e->normal[1] = 0.0;
+            e->normal[2] = c.nz;
+        }
+        if (e->W) {
+            double *W = e->W; /* 3 x 6, columns (wx, wy, wz, vx, vy, vz) */
+            for (int k = 0; k < 18; ++k) W[k] = 0.0;
+            W[0 * 6 + 3] = c.nx;
+            W[0 * 6 + 5] = c.nz;
+            W[1 * 6 + 1] = -b;
+            W[1 * 6 + 3] = t1x;
+            W[1 * 6 + 5] = t1z;
+            W[2 * 6 + 0] = b * t1x;
+            W[2 * 6 + 2] = b * t1z;
+            W[2 * 6 + 4] = 1.0;
+            /* Faces: nu, t1 fixed, no drift. Ends: nu' = (sigma/rho) t1,
+             * t1' = -(sigma/rho) nu with sigma = t1.v (see the header). */
+            double sk = (t1x * v[3] + t1z * v[5]) * c.kappa;
+            e->drift[0] = sk * (t1x * v[3] + t1z * v[5]);
+            e->drift[1] = -sk * e->u[0];
+            e->drift[2] = -b * sk * (v[0] * c.nx + v[2] * c.nz);
+        }
+    }
+    return NSDYN_OK;
+}
+
+/* ---- outputs, stops, drawing ---------------------------------------------- */
+
+static nsdyn_status outputs_eval(void *inst, double t, const double *q, const double *v,
+                                 const double *f, double *out) {
+    (void)t;
+    (void)f;
+    const sphere *S = inst;
+    double kin = 0.5 * S->J * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                 0.5 * S->m * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+    double pot = S->m * S->g * q[2];
+    size_t best = 0;
+    feature fb = {0};
+    int found = 0, ground = -1;
+    for (size_t i = 0; i < S->n; ++i) {
+        feature c = nearest(S, i, q[0], q[2], &ground);
+        if (c.active && (!found || c.gap < fb.gap)) {
+            fb = c;
+            best = i;
+            found = 1;
+        }
+    }
+    double u[3];
+    local_velocity(S, &fb, v, u);
+    out[O_KIN] = kin;
+    out[O_POT] = pot;
+    out[O_ENERGY] = kin + pot;
+    out[O_HEIGHT] = q[2] - S->b - S->z_low;
+    out[O_GAP] = fb.gap;
+    out[O_SLIP] = hypot(u[1], u[2]);
+    out[O_NEAREST] = (double)(best + 1);
+    return NSDYN_OK;
+}
+
+static nsdyn_status stops_eval(void *inst, double t, const double *q, const double *v, double *g) {
+    (void)t;
+    const sphere *S = inst;
+    g[0] = S->has_cross ? S->x_cross - q[0] : 1.0;
+    g[1] = S->has_low && q[0] > S->x_low - S->b ? v[3] : 1.0;
+    return NSDYN_OK;
+}
+
+/* Edge handovers (see the header): rising through zero when the centre
+ * crosses the line of the new owner's face normal at the edge. */
+static nsdyn_status switches_eval(void *inst, double t, const double *q, const double *v,
+                                  const double *f, double *g) {
+    (void)t;
+    (void)v;
+    (void)f;
+    const sphere *S = inst;
+    for (size_t j = 0; j < S->n_sw; ++j) {
+        size_t k = S->sw_vertex[j];
+        const segment *b = &S->seg[k], *a = &S->seg[k - 1];
+        double dx = q[0] - b->x, dz = q[2] - b->z; /* c - P_k */
+        g[j] = S->sw_to_next[j] ? b->c * dx + b->s * dz : -(a->c * dx + a->s * dz);
+    }
+    return NSDYN_OK;
+}
+
+static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, double *v) {
+    (void)t;
+    (void)q;
+    (void)v;
+    sphere *S = inst;
+    if (index >= S->n_sw) return NSDYN_ERROR;
+    S->owner_next[S->sw_vertex[index]] = S->sw_to_next[index];
+    return NSDYN_OK;
+}
+
+/* Side view in the x-z plane: the terrain polyline (pen 1), the sphere and a
+ * spoke at phi from the upward vertical, clockwise for wy > 0 (pen 0). */
+static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+    (void)t;
+    const sphere *S = inst;
+    cv->pen(cv->ctx, 1);
+    for (size_t i = 0; i < S->n; ++i) cv->line(cv->ctx, S->xv[i], S->zv[i], S->xv[i + 1], S->zv[i + 1]);
+    cv->pen(cv->ctx, 0);
+    cv->circle(cv->ctx, q[0], q[2], S->b);
+    cv->line(cv->ctx, q[0], q[2], q[0] + S->b * sin(q[3]), q[2] + S->b * cos(q[3]));
+    cv->pen(cv->ctx, 2);
+    cv->circle(cv->ctx, q[0], q[2], 0.06 * S->b);
+}
+
+static const nsdyn_system sphere_planes_system = {
+    NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "sphere_planes", "1.0.0",
+               "sphere (6 speeds) rolling, sliding, bouncing on planes: tumbleweed valley crossing (Hartl 2006)",
+               params, NSDYN_COUNT(params),
+               NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS, 0),
+    create, destroy, reset, layout, initial_state, derivatives, contacts_eval, outputs_eval,
+    stops_eval, draw, switches_eval, on_switch,
+};
+
+NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
+    if (host_abi_major != NSDYN_ABI_MAJOR || index > 0) return NULL;
+    return &sphere_planes_system.info;
+}

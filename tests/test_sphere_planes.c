@@ -1,0 +1,955 @@
+/* The sphere on a terrain of planes (plugins/systems/sphere_planes.c, the
+ * tumbleweed rover of Hartl 2006), called directly and run through the host.
+ *
+ *  (a) geometry: the valley's vertices from the thesis's [beta, theta, dh,
+ *      pl]; gaps at known positions: resting on the near rim and on the
+ *      floor (gap 0, normal +z), touching both planes in each concave corner
+ *      (two zero gaps, both active), pivoting on each convex rim edge (the
+ *      edge reported once, by its owner; the other segment inactive with the
+ *      same gap), the handover switches (rising where the centre crosses
+ *      the line of the next face's normal; after on_switch the other
+ *      segment owns the edge), reset() restores the owners; the gap
+ *      and normal are continuous where a candidate's foot point leaves its
+ *      face; the default start (thesis Sec. 4.2) rests rolling on the rim.
+ *  (b) kinematics: u = W v exactly; the gap rate is u_n and u' = W v' +
+ *      drift, by central differences along trajectories through random
+ *      states on every face and around every vertex (faces and clamped
+ *      ends), for the valley and for a general profile with a vertical wall;
+ *      no convex edge is reported by two active candidates.
+ *  (c) dynamics: derivatives() is affine in the contact forces and its
+ *      response to a unit local force is M^-1 W^T with M = diag(J, J, J, m,
+ *      m, m); on the floor a unit normal force gives vz' = 1/m, a unit t1
+ *      force vx' = 1/m and wy' = -b/J, a unit t2 force vy' = 1/m and wx' =
+ *      b/J; without forces v' = (0, 0, 0, 0, 0, -g) and q' = N v.
+ *  (d) Delassus W M^-1 W^T, with M^-1 W^T from differencing derivatives()
+ *      as the host does: diag(1/m, 1/m + b^2/J, 1/m + b^2/J) for the floor,
+ *      a slope and an edge contact (Kane's k1 (2.76)); the pair in a concave
+ *      corner is symmetric positive definite.
+ *  (e) outputs and stops at known states; terrain = "profile" with its
+ *      default arrays is the same valley; bad parameters are refused.
+ *  (f) closed forms of validation-targets.md through the host (compliant
+ *      Hunt-Crossley contact, regularized Coulomb friction, BDF): sliding
+ *      without spin on a level floor rolls from t* = v0/(mu' g (1 + m b^2/J))
+ *      at 5/7 v0; rolling down a 30 degree plane accelerates at
+ *      g sin(theta)/(1 + J/(m b^2)).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+
+#include "registry.h"
+#include "test_util.h"
+
+static nsd_registry reg;
+static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
+
+#define DEG (M_PI / 180.0)
+#define MAXC 16
+
+/* ---- direct access to an instance ---------------------------------------- */
+
+typedef struct kv {
+    const char *key;
+    double val;
+} kv;
+
+typedef struct sys {
+    const nsdyn_system *S;
+    void *p;
+    nsdyn_system_layout L;
+    double b, m, J, g;
+} sys;
+
+static void sys_open(sys *X, const kv *over, size_t n_over, const double *angles,
+                     const double *lengths, size_t n_seg) {
+    const nsd_plugin *pl = nsd_registry_find(&reg, "sphere_planes");
+    ck_assert_ptr_nonnull(pl);
+    X->S = (const nsdyn_system *)pl->info;
+    const nsdyn_param_decl *d = pl->info->params;
+    size_t np = pl->info->n_params;
+    nsdyn_value v[32];
+    ck_assert_uint_le(np, 32);
+    for (size_t i = 0; i < np; ++i) {
+        v[i] = (nsdyn_value){d[i].default_value, d[i].default_array, d[i].default_array_len};
+        if (angles && !strcmp(d[i].name, "angles")) v[i] = (nsdyn_value){0, angles, n_seg};
+        if (lengths && !strcmp(d[i].name, "lengths")) v[i] = (nsdyn_value){0, lengths, n_seg};
+        for (size_t k = 0; k < n_over; ++k)
+            if (!strcmp(d[i].name, over[k].key)) v[i].num = over[k].val;
+    }
+    for (size_t k = 0; k < n_over; ++k) {
+        int found = 0;
+        for (size_t i = 0; i < np; ++i) found |= !strcmp(d[i].name, over[k].key);
+        ck_assert_msg(found, "no parameter %s", over[k].key);
+    }
+    char err[512] = "";
+    X->p = X->S->create(v, &host, err, sizeof err);
+    ck_assert_msg(X->p != NULL, "create failed: %s", err);
+    ck_assert_int_eq(X->S->layout(X->p, &X->L), NSDYN_OK);
+    ck_assert_uint_eq(X->L.nq, 4);
+    ck_assert_uint_eq(X->L.nv, 6);
+    ck_assert_uint_le(X->L.n_contacts, MAXC);
+    double get[4] = {0};
+    const char *names[4] = {"b", "m", "j_over_m", "g"};
+    for (int k = 0; k < 4; ++k)
+        for (size_t i = 0; i < np; ++i)
+            if (!strcmp(d[i].name, names[k])) get[k] = v[i].num;
+    X->b = get[0];
+    X->m = get[1];
+    X->J = get[1] * get[2];
+    X->g = get[3];
+}
+
+static void sys_close(sys *X) { X->S->destroy(X->p); }
+
+static int contact_index(const sys *X, const char *name) {
+    for (size_t c = 0; c < X->L.n_contacts; ++c)
+        if (!strcmp(X->L.contacts[c].name, name)) return (int)c;
+    ck_abort_msg("no contact %s", name);
+    return -1;
+}
+
+/* All candidates at (q, v), with Jacobians (W[c], 3 x 6) and geometry. */
+static void eval(const sys *X, const double *q, const double *v, nsdyn_contact_eval *ce,
+                 double W[][18]) {
+    memset(ce, 0, MAXC * sizeof *ce);
+    for (size_t c = 0; c < X->L.n_contacts; ++c) {
+        ce[c].active = 1;
+        ce[c].want_geometry = 1;
+        ce[c].W = W ? W[c] : NULL;
+    }
+    ck_assert_int_eq(X->S->contacts(X->p, 0.0, q, v, ce), NSDYN_OK);
+}
+
+static void vdot(const sys *X, const double *q, const double *v, const double *f, double *a) {
+    ck_assert_int_eq(X->S->derivatives(X->p, 0.0, q, v, f, NULL, a), NSDYN_OK);
+}
+
+/* Centre (x, z) at rest, other states zero. */
+static void place(double *q, double *v, double x, double z) {
+    q[0] = x;
+    q[1] = 0.3; /* y does not matter (extruded terrain) */
+    q[2] = z;
+    q[3] = 0.0;
+    for (int i = 0; i < 6; ++i) v[i] = 0.0;
+}
+
+/* Tiny deterministic generator (xorshift64*), uniform in [lo, hi). */
+static double uni(uint64_t *s, double lo, double hi) {
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    uint64_t r = *s * 2685821657736338717ull;
+    return lo + (hi - lo) * ((double)(r >> 11) / 9007199254740992.0);
+}
+
+/* ---- the thesis's valley, independently ------------------------------------ */
+
+/* [beta, theta, dh, pl] = [30 deg, 30 deg, -10 m, 30 m] (Sec. 4.2), near rim
+ * edge at the origin: vertices P1..P4 (P0, P5 lie on the unbounded rims). */
+static const double VX[] = {-20.0, 0.0, 10.0 / 0.57735026918962573, 30.0 + 10.0 / 0.57735026918962573,
+                            30.0 + 20.0 / 0.57735026918962573, 50.0 + 20.0 / 0.57735026918962573};
+static const double VZ[] = {0.0, 0.0, -10.0, -10.0, 0.0, 0.0};
+
+/* Centre touching both planes with unit normals n1, n2 at a corner V:
+ * n_k.(c - V) = b for both, c - V = b (n1 + n2)/(1 + n1.n2). */
+static void corner(double vx, double vz, double a1, double a2, double b, double *x, double *z) {
+    double n1x = -sin(a1), n1z = cos(a1), n2x = -sin(a2), n2z = cos(a2);
+    double k = b / (1.0 + n1x * n2x + n1z * n2z);
+    *x = vx + k * (n1x + n2x);
+    *z = vz + k * (n1z + n2z);
+}
+
+/* ---- (a) geometry ----------------------------------------------------------- */
+
+START_TEST(valley_geometry) {
+    sys X;
+    sys_open(&X, NULL, 0, NULL, NULL, 0);
+    ck_assert_uint_eq(X.L.n_contacts, 5);
+    const char *names[] = {"rim_near", "decline", "floor", "incline", "rim_far"};
+    for (int c = 0; c < 5; ++c) {
+        ck_assert_str_eq(X.L.contacts[c].name, names[c]);
+        ck_assert_int_eq(X.L.contacts[c].type, NSDYN_CONTACT_UNILATERAL);
+        ck_assert_uint_eq(X.L.contacts[c].tangent_dim, 2);
+    }
+    const int RIM = 0, DEC = 1, FLO = 2, INC = 3, FAR = 4;
+    const double b = 1.0, E = 1e-12; /* geometry is exact to rounding of O(10 m) lengths */
+    nsdyn_contact_eval ce[MAXC];
+    double q[4], v[6];
+
+    /* Resting on the floor and on the near rim: gap 0, normal +z, point below. */
+    place(q, v, 32.0, -10.0 + b);
+    eval(&X, q, v, ce, NULL);
+    ck_assert_double_eq_tol(ce[FLO].gap, 0.0, E);
+    ck_assert_double_eq_tol(ce[FLO].normal[2], 1.0, E);
+    ck_assert_double_eq_tol(ce[FLO].point[0], 32.0, E);
+    ck_assert_double_eq_tol(ce[FLO].point[2], -10.0, E);
+    ck_assert_int_eq(ce[FLO].active, 1);
+    for (int c = 0; c < 5; ++c)
+        if (c != FLO) ck_assert_double_gt(ce[c].gap, 1.0);
+    /* rim_far's foot point lies before its start, the far rim edge, which
+     * the incline owns: inactive (and far) */
+    ck_assert_int_eq(ce[FAR].active, 0);
+    place(q, v, -5.0, b);
+    eval(&X, q, v, ce, NULL);
+    ck_assert_double_eq_tol(ce[RIM].gap, 0.0, E);
+    ck_assert_double_gt(ce[DEC].gap, 1.0); /* the clamped decline: distance to the edge */
+    ck_assert_double_eq_tol(ce[DEC].gap, hypot(5.0, b) - b, E);
+
+    /* Concave corners: two zero gaps, both active, distinct normals. */
+    const int pairs[2][2] = {{DEC, FLO}, {FLO, INC}};
+    const double ang[2][2] = {{-30 * DEG, 0.0}, {0.0, 30 * DEG}};
+    const int vert[2] = {2, 3};
+    for (int k = 0; k < 2; ++k) {
+        double x, z;
+        corner(VX[vert[k]], VZ[vert[k]], ang[k][0], ang[k][1], b, &x, &z);
+        place(q, v, x, z);
+        eval(&X, q, v, ce, NULL);
+        int i = pairs[k][0], j = pairs[k][1];
+        ck_assert_int_eq(ce[i].active, 1); /* concave: nothing is shared */
+        ck_assert_int_eq(ce[j].active, 1);
+        ck_assert_double_eq_tol(ce[i].gap, 0.0, E);
+        ck_assert_double_eq_tol(ce[j].gap, 0.0, E);
+        ck_assert_double_eq_tol(ce[i].normal[0], -sin(ang[k][0]), E);
+        ck_assert_double_eq_tol(ce[j].normal[0], -sin(ang[k][1]), E);
+        for (int c = 0; c < 5; ++c)
+            if (c != i && c != j) ck_assert_double_gt(ce[c].gap, 1.0);
+        printf("concave corner %s/%s: centre (%.6f, %.6f) m, gaps %.1e %.1e m\n", names[i],
+               names[j], x, z, ce[i].gap, ce[j].gap);
+    }
+
+    /* Convex edges. The switches: two per convex edge, both rising. */
+    ck_assert_uint_eq(X.L.n_switches, 4);
+    const char *swn[4] = {"edge1_to_decline", "edge1_to_rim_near", "edge4_to_rim_far",
+                          "edge4_to_incline"};
+    for (int j = 0; j < 4; ++j) {
+        ck_assert_str_eq(X.L.switches[j], swn[j]);
+        ck_assert_int_eq(X.L.switch_direction[j], 1);
+    }
+    /* Pivoting on the edge E in the wedge between the two face normals, the
+     * edge is carried by its owner, at the start the segment before it
+     * (active, gap |c - E| - b); the one after it reports the same gap but
+     * is off: exactly one active candidate. */
+    const int own[2] = {RIM, INC}, next[2] = {DEC, FAR}, edge[2] = {1, 4};
+    const double a_own[2] = {0.0, 30 * DEG}, a_next[2] = {-30 * DEG, 0.0};
+    double sw[4];
+    for (int k = 0; k < 2; ++k) {
+        double ex = VX[edge[k]], ez = VZ[edge[k]];
+        int i = own[k], j = next[k];
+        for (int s = 0; s <= 4; ++s) {
+            /* direction from the owner's normal (s = 0) to the next's (s = 4) */
+            double a = a_own[k] + (a_next[k] - a_own[k]) * s / 4.0;
+            double rho = 0.97 * b; /* slightly penetrating: a compliant contact */
+            place(q, v, ex - rho * sin(a), ez + rho * cos(a));
+            eval(&X, q, v, ce, NULL);
+            ck_assert_double_eq_tol(ce[i].gap, rho - b, E);
+            ck_assert_double_eq_tol(ce[j].gap, rho - b, E);
+            ck_assert_int_eq(ce[i].active, 1);
+            /* s = 4 is the handover line: the next one's foot point is its
+             * start, on its face or not by rounding, with the same gap and
+             * normal either way. */
+            if (s < 4) ck_assert_int_eq(ce[j].active, 0);
+            for (int c = i; c <= j; c += j - i) {
+                ck_assert_double_eq_tol(ce[c].normal[0], -sin(a), E);
+                ck_assert_double_eq_tol(ce[c].normal[2], cos(a), E);
+                ck_assert_double_eq_tol(ce[c].point[0], ex, E);
+                ck_assert_double_eq_tol(ce[c].point[2], ez, E);
+            }
+            /* the handover functions: to the next negative inside the wedge
+             * (zero on the line), to the owner negative too */
+            X.S->switches(X.p, 0.0, q, v, NULL, sw);
+            ck_assert_double_lt(sw[2 * k], s < 4 ? -1e-3 : 1e-12);
+            ck_assert_double_le(sw[2 * k + 1], s > 0 ? -1e-3 : 1e-12);
+        }
+        /* Past the handover line, on the next face: the switch function has
+         * risen through zero; the host calls on_switch and the next segment
+         * owns the edge: it alone is active, the edge's old owner (gap = the
+         * distance to the edge) is off. */
+        double a = a_next[k], s = 0.05;
+        place(q, v, ex - b * sin(a) + s * cos(a), ez + b * cos(a) + s * sin(a));
+        X.S->switches(X.p, 0.0, q, v, NULL, sw);
+        ck_assert_double_eq_tol(sw[2 * k], s, E);
+        ck_assert_int_eq(X.S->on_switch(X.p, (size_t)(2 * k), 1.0, q, v), NSDYN_OK);
+        eval(&X, q, v, ce, NULL);
+        ck_assert_int_eq(ce[j].active, 1);
+        ck_assert_int_eq(ce[i].active, 0);
+        ck_assert_double_eq_tol(ce[j].gap, 0.0, E);
+        ck_assert_double_eq_tol(ce[i].gap, hypot(b, s) - b, E);
+        /* Back in the wedge the new owner carries the edge. */
+        a = 0.5 * (a_own[k] + a_next[k]);
+        place(q, v, ex - b * sin(a), ez + b * cos(a));
+        eval(&X, q, v, ce, NULL);
+        ck_assert_int_eq(ce[j].active, 1);
+        ck_assert_int_eq(ce[i].active, 0);
+        ck_assert_double_eq_tol(ce[j].gap, 0.0, E);
+        /* Onto the old owner's face: its switch rises, it owns the edge again. */
+        a = a_own[k];
+        place(q, v, ex - b * sin(a) - s * cos(a), ez + b * cos(a) - s * sin(a));
+        X.S->switches(X.p, 0.0, q, v, NULL, sw);
+        ck_assert_double_eq_tol(sw[2 * k + 1], s, E);
+        ck_assert_int_eq(X.S->on_switch(X.p, (size_t)(2 * k + 1), 2.0, q, v), NSDYN_OK);
+        eval(&X, q, v, ce, NULL);
+        ck_assert_int_eq(ce[i].active, 1);
+        ck_assert_int_eq(ce[j].active, 0);
+        ck_assert_double_eq_tol(ce[i].gap, 0.0, E);
+    }
+    /* reset() restores the owners of the start: after a handover to the
+     * decline, the rim owns the near edge again. */
+    place(q, v, b * sin(10 * DEG), b * cos(10 * DEG)); /* in the near edge's wedge */
+    X.S->on_switch(X.p, 0, 3.0, q, v);
+    eval(&X, q, v, ce, NULL);
+    ck_assert(ce[DEC].active && !ce[RIM].active);
+    X.S->reset(X.p);
+    eval(&X, q, v, ce, NULL);
+    ck_assert(!ce[DEC].active && ce[RIM].active);
+
+    /* Continuity where a foot point leaves its face (C1: at the switch c - E
+     * is along the face normal), above and below the face: the gaps on both
+     * sides within 1e-9 m (a C1 function over 2e-9 m of travel), the normals
+     * within 1e-8. */
+    for (int c = 0; c < 5; ++c)
+        for (int end = 0; end < 2; ++end) {
+            int vtx = c + end; /* the vertex at this end */
+            if (vtx == 0 || vtx == 5) continue; /* unbounded ends */
+            double a = c == 1 ? -30 * DEG : c == 3 ? 30 * DEG : 0.0;
+            double tx = cos(a), tz = sin(a), nx = -sin(a), nz = cos(a);
+            /* above the face (1.3 m) and sunk below it (0.4 m) */
+            for (int below = 0; below < 2; ++below) {
+                double hh = below ? -0.4 : 1.3, gg[2], nn[2];
+                for (int side = 0; side < 2; ++side) {
+                    double ds = (side ? 1e-9 : -1e-9);
+                    place(q, v, VX[vtx] + hh * nx + ds * tx, VZ[vtx] + hh * nz + ds * tz);
+                    eval(&X, q, v, ce, NULL);
+                    gg[side] = ce[c].gap;
+                    nn[side] = ce[c].normal[0];
+                }
+                ck_assert_double_eq_tol(gg[0], hh - b, 1e-9);
+                ck_assert_double_eq_tol(gg[0], gg[1], 1e-9);
+                /* the clamped side's normal turns at 1/|h| rad/m: 5e-9 here */
+                ck_assert_double_eq_tol(nn[0], nn[1], 1e-8);
+            }
+        }
+    /* A centre that has sunk below the terrain past a segment's end keeps a
+     * negative gap for that segment (-|c - E| - b), so a long integration
+     * step through the terrain still shows a sign change: below the floor
+     * beyond the decline's lower end. */
+    place(q, v, VX[2] + 3.0, VZ[2] - 4.0);
+    eval(&X, q, v, ce, NULL);
+    ck_assert_double_eq_tol(ce[DEC].gap, -5.0 - b, E);
+    ck_assert_double_eq_tol(ce[DEC].normal[0], -0.6, E); /* towards the edge, out of the ground */
+    ck_assert_double_eq_tol(ce[FLO].gap, -4.0 - b, E);
+
+    /* The thesis's start (Sec. 4.2): q1 = 0, q2 = 1 m, u4 = 5 m/s rolling
+     * (u3 = -u4/b, Sec. 4.1): x = 0, z = b, vx = 5, wy = 5. */
+    X.S->initial_state(X.p, q, v);
+    const double q0[4] = {0, 0, 1, 0}, v0[6] = {0, 5, 0, 5, 0, 0};
+    for (int i = 0; i < 4; ++i) ck_assert_double_eq_tol(q[i], q0[i], E);
+    for (int i = 0; i < 6; ++i) ck_assert_double_eq_tol(v[i], v0[i], E);
+    eval(&X, q, v, ce, NULL);
+    ck_assert_double_eq_tol(ce[RIM].gap, 0.0, E);
+    for (int k = 0; k < 3; ++k) ck_assert_double_eq_tol(ce[RIM].u[k], 0.0, E); /* rolling */
+    ck_assert_int_eq(ce[DEC].active, 0); /* directly above the edge: the rim's */
+    sys_close(&X);
+}
+END_TEST
+
+static double b_sin10(void) { return sin(10 * DEG); } /* b = 1 m */
+
+START_TEST(initial_state_on_slopes) {
+    /* Starting on the decline: resting on it, velocity along it, rolling. */
+    sys X;
+    const kv o[] = {{"x0", 8.0}, {"v0", 2.0}};
+    sys_open(&X, o, 2, NULL, NULL, 0);
+    double q[4], v[6];
+    nsdyn_contact_eval ce[MAXC];
+    X.S->initial_state(X.p, q, v);
+    eval(&X, q, v, ce, NULL);
+    ck_assert_double_eq_tol(q[0], 8.0, 1e-12);
+    ck_assert_double_eq_tol(ce[1].gap, 0.0, 1e-12);
+    for (int k = 0; k < 3; ++k) ck_assert_double_eq_tol(ce[1].u[k], 0.0, 1e-12);
+    ck_assert_double_eq_tol(hypot(v[3], v[5]), 2.0, 1e-12);
+    ck_assert_double_eq_tol(v[5] / v[3], -tan(30 * DEG), 1e-12);
+    /* starting on the decline's face: the decline owns the near edge */
+    place(q, v, b_sin10(), cos(10 * DEG));
+    eval(&X, q, v, ce, NULL);
+    ck_assert(ce[1].active && !ce[0].active);
+    sys_close(&X);
+    /* Sliding start: no spin, slip = v0. */
+    const kv o2[] = {{"rolling0", 0.0}};
+    sys_open(&X, o2, 1, NULL, NULL, 0);
+    X.S->initial_state(X.p, q, v);
+    eval(&X, q, v, ce, NULL);
+    ck_assert_double_eq(v[1], 0.0);
+    ck_assert_double_eq_tol(ce[0].u[1], 5.0, 1e-12);
+    sys_close(&X);
+}
+END_TEST
+
+/* ---- (b) kinematics by finite differences ------------------------------------ */
+
+/* Central differences along q(t) = q + h N v + h^2/2 N a, v(t) = v + h a
+ * (N: x' = vx, y' = vy, z' = vz, phi' = wy), h = 3e-6 s, with every
+ * component of v and a in [-5, 5] (|v| <= 8.7 m/s). Centres in the air and
+ * in the ground (the sign of the clamped distance); samples within 0.5 b of
+ * a vertex are skipped (b >= 0.7 m, so rho >= 0.35 m). Gap rate: truncation h^2/6 |g'''| with |g'''| <~ |v|^3/rho^2 +
+ * 3 |v| |a| / rho <~ 5.5e3 gives 8e-9; rounding 2 ulp(|g| <= 100 m) / 2h ~
+ * 5e-9. Tolerance 1e-7 (1 + |u_n|). u': truncation h^2/6 |u'''| with
+ * |u'''| <~ |v|^4/rho^3 <~ 1.3e5 (and b |w| times that for the t2 row) gives
+ * ~2e-7 (1 + |u'|) at worst; rounding ~1e-9. Tolerance 1e-6 (1 + |u'|). The
+ * trajectory moves < 3e-5 m, well inside the 1e-3 m margins of
+ * skip_sample(). */
+typedef struct profile {
+    size_t n;
+    double x[MAXC + 1], z[MAXC + 1], a[MAXC]; /* vertices, angles [rad] */
+} profile;
+
+/* Samples to skip: a foot point within 1e-3 m of a face/end switch (the
+ * gap's second derivative jumps there), the centre within 1e-3 m of the
+ * terrain (where the sign of the clamped distances flips), or within 0.5 b
+ * of a vertex (curvature > 2/b inflates the truncation error). */
+static int skip_sample(const profile *P, double b, double x, double z) {
+    double dmin = HUGE_VAL;
+    for (size_t i = 0; i < P->n; ++i) {
+        double c = cos(P->a[i]), s = sin(P->a[i]);
+        double sa = c * (x - P->x[i]) + s * (z - P->z[i]);
+        double L = c * (P->x[i + 1] - P->x[i]) + s * (P->z[i + 1] - P->z[i]);
+        if (i > 0 && fabs(sa) < 1e-3) return 1;
+        if (i + 1 < P->n && fabs(sa - L) < 1e-3) return 1;
+        double h = fabs(-s * (x - P->x[i]) + c * (z - P->z[i]));
+        if (i > 0 && sa < 0) h = hypot(x - P->x[i], z - P->z[i]);
+        if (i + 1 < P->n && sa > L) h = hypot(x - P->x[i + 1], z - P->z[i + 1]);
+        dmin = fmin(dmin, h);
+        if (i > 0 && hypot(x - P->x[i], z - P->z[i]) < 0.5 * b) return 1;
+    }
+    return dmin < 1e-3;
+}
+
+static void traj(const double *q, const double *v, const double *a, double h, double *qh,
+                 double *vh) {
+    const int map[4] = {3, 4, 5, 1}; /* q' = N v */
+    for (int i = 0; i < 4; ++i) qh[i] = q[i] + h * v[map[i]] + 0.5 * h * h * a[map[i]];
+    for (int i = 0; i < 6; ++i) vh[i] = v[i] + h * a[i];
+}
+
+static size_t fd_check(const sys *X, const profile *P, uint64_t *seed, size_t samples,
+                       size_t visited[][3]) {
+    size_t used = 0, nc = X->L.n_contacts;
+    for (size_t k = 0; k < samples; ++k) {
+        /* around a vertex (ends and the faces next to it) or over a face */
+        double x, z;
+        size_t vtx = 1 + (size_t)uni(seed, 0, (double)(P->n - 1));
+        if (k % 3 == 0) {
+            size_t i = (size_t)uni(seed, 0, (double)P->n);
+            double s = uni(seed, 0.0, 1.0), h = uni(seed, 0.9, 1.6) * X->b;
+            x = P->x[i] + s * (P->x[i + 1] - P->x[i]) - h * sin(P->a[i]);
+            z = P->z[i] + s * (P->z[i + 1] - P->z[i]) + h * cos(P->a[i]);
+        } else {
+            double phi = uni(seed, -M_PI, M_PI), rho = uni(seed, 0.5, 2.0) * X->b;
+            x = P->x[vtx] + rho * cos(phi);
+            z = P->z[vtx] + rho * sin(phi);
+        }
+        if (skip_sample(P, X->b, x, z)) continue;
+        double q[4] = {x, uni(seed, -1, 1), z, uni(seed, -3, 3)}, v[6], a[6];
+        for (int i = 0; i < 6; ++i) {
+            v[i] = uni(seed, -5, 5);
+            a[i] = uni(seed, -5, 5);
+        }
+        nsdyn_contact_eval ce[MAXC], cp[MAXC], cm[MAXC];
+        double W[MAXC][18], Wp[MAXC][18], Wm[MAXC][18];
+        eval(X, q, v, ce, W);
+        const double h = 3e-6;
+        double qp[4], vp[6], qm[4], vm[6];
+        traj(q, v, a, h, qp, vp);
+        traj(q, v, a, -h, qm, vm);
+        eval(X, qp, vp, cp, Wp);
+        eval(X, qm, vm, cm, Wm);
+        /* No convex edge is reported twice: two active candidates share a
+         * contact point only at a concave vertex, which happens only with the
+         * centre inside the ground (below both planes: both foot points past
+         * the corner). */
+        for (size_t c = 0; c < nc; ++c)
+            for (size_t d = c + 1; d < nc; ++d) {
+                if (!ce[c].active || !ce[d].active ||
+                    hypot(ce[c].point[0] - ce[d].point[0], ce[c].point[2] - ce[d].point[2]) > 1e-9)
+                    continue;
+                ck_assert_uint_eq(d, c + 1); /* neighbours, sharing vertex d */
+                ck_assert_msg(P->a[d] > P->a[c], "convex vertex %zu reported by %zu and %zu", d, c, d);
+                double nz_c = cos(P->a[c]) * (z - P->z[d]) - sin(P->a[c]) * (x - P->x[d]);
+                double nz_d = cos(P->a[d]) * (z - P->z[d]) - sin(P->a[d]) * (x - P->x[d]);
+                ck_assert(nz_c < 0.0 && nz_d < 0.0);
+            }
+        for (size_t c = 0; c < nc; ++c) {
+            /* u = W v exactly (no explicit time dependence, fixed terrain) */
+            for (int r = 0; r < 3; ++r) {
+                double s = 0.0;
+                for (int i = 0; i < 6; ++i) s += W[c][6 * r + i] * v[i];
+                ck_assert_double_eq_tol(ce[c].u[r], s, 1e-13 * (1 + fabs(s)));
+            }
+            double rate = (cp[c].gap - cm[c].gap) / (2 * h);
+            ck_assert_msg(fabs(rate - ce[c].u[0]) < 1e-7 * (1 + fabs(ce[c].u[0])),
+                          "contact %zu: gap rate %.12g, u_n %.12g", c, rate, ce[c].u[0]);
+            for (int r = 0; r < 3; ++r) {
+                double s = ce[c].drift[r];
+                for (int i = 0; i < 6; ++i) s += W[c][6 * r + i] * a[i];
+                double fd = (cp[c].u[r] - cm[c].u[r]) / (2 * h);
+                ck_assert_msg(fabs(fd - s) < 1e-6 * (1 + fabs(s)),
+                              "contact %zu row %d at (%g, %g): u' %.10g, W a + drift %.10g", c, r,
+                              x, z, fd, s);
+            }
+            /* which region: a clamped end has curvature, hence drift for a
+             * generic velocity; a face has none */
+            int end = fabs(ce[c].drift[0]) > 0.0;
+            visited[c][end]++;
+            if (end && ce[c].gap < -X->b) visited[c][2]++; /* clamped, centre in the ground */
+        }
+        used++;
+    }
+    return used;
+}
+
+START_TEST(kinematics_valley) {
+    sys X;
+    sys_open(&X, NULL, 0, NULL, NULL, 0);
+    profile P = {5, {0}, {0}, {0, -30 * DEG, 0, 30 * DEG, 0}};
+    for (int i = 0; i < 6; ++i) {
+        P.x[i] = VX[i];
+        P.z[i] = VZ[i];
+    }
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    size_t visited[MAXC][3] = {{0}};
+    size_t used = fd_check(&X, &P, &seed, 1200, visited);
+    printf("valley kinematics: %zu states; (face, end, end below the terrain) samples per "
+           "contact:", used);
+    for (int c = 0; c < 5; ++c) printf(" (%zu, %zu, %zu)", visited[c][0], visited[c][1], visited[c][2]);
+    printf("\n");
+    ck_assert_uint_ge(used, 500);
+    for (int c = 0; c < 5; ++c) {
+        ck_assert_uint_ge(visited[c][0], 20);
+        ck_assert_uint_ge(visited[c][1], 20);
+        ck_assert_uint_ge(visited[c][2], 5);
+    }
+    sys_close(&X);
+}
+END_TEST
+
+/* A general profile: a rise, a drop, a 45 degree slope up to a vertical wall,
+ * a plateau, a steep drop and a level run out. */
+static const double PA[] = {10.0, -20.0, 45.0, 90.0, 0.0, -60.0, 0.0};
+static const double PL[] = {5.0, 6.0, 3.0, 2.0, 4.0, 3.0, 5.0};
+
+START_TEST(kinematics_profile) {
+    sys X;
+    const kv o[] = {{"terrain", 1.0}, {"x_start", -3.0}, {"z_start", 0.5}, {"b", 0.7},
+                    {"m", 2.5}, {"j_over_m", 0.3}};
+    sys_open(&X, o, 6, PA, PL, 7);
+    ck_assert_uint_eq(X.L.n_contacts, 7);
+    ck_assert_str_eq(X.L.contacts[6].name, "seg7");
+    profile P = {7, {-3.0}, {0.5}, {0}};
+    for (int i = 0; i < 7; ++i) {
+        P.a[i] = PA[i] * DEG;
+        P.x[i + 1] = P.x[i] + PL[i] * (PA[i] == 90.0 ? 0.0 : cos(P.a[i]));
+        P.z[i + 1] = P.z[i] + PL[i] * sin(P.a[i]);
+    }
+    uint64_t seed = 12345;
+    size_t visited[MAXC][3] = {{0}};
+    size_t used = fd_check(&X, &P, &seed, 1500, visited);
+    printf("profile kinematics: %zu states; (face, end, end below the terrain) samples per "
+           "contact:", used);
+    for (int c = 0; c < 7; ++c) printf(" (%zu, %zu, %zu)", visited[c][0], visited[c][1], visited[c][2]);
+    printf("\n");
+    ck_assert_uint_ge(used, 500);
+    for (int c = 0; c < 7; ++c) ck_assert_uint_ge(visited[c][0] + visited[c][1], 50);
+    /* the wall's normal is -x */
+    double q[4], v[6];
+    nsdyn_contact_eval ce[MAXC];
+    place(q, v, P.x[3] - 0.7, P.z[3] + 1.0);
+    eval(&X, q, v, ce, NULL);
+    ck_assert_double_eq_tol(ce[3].gap, 0.0, 1e-12);
+    ck_assert_double_eq_tol(ce[3].normal[0], -1.0, 1e-15);
+    sys_close(&X);
+}
+END_TEST
+
+/* ---- (c), (d) dynamics and Delassus --------------------------------------------- */
+
+/* b, m, J all different from 1 and from each other, so a wrong factor shows. */
+static const kv BODY[] = {{"b", 0.7}, {"m", 2.5}, {"j_over_m", 0.3}, {"g", 9.81}};
+
+START_TEST(dynamics_affine_and_mass) {
+    sys X;
+    sys_open(&X, BODY, 4, NULL, NULL, 0);
+    const double b = X.b, m = X.m, J = X.J, g = X.g;
+    const size_t nc = X.L.n_contacts;
+    double f[3 * MAXC] = {0}, a0[6], a[6];
+    uint64_t seed = 777;
+    /* Free flight: v' = (0, 0, 0, 0, 0, -g) and q' = N v (2.82)-(2.84). */
+    double q[4] = {5.0, 0.2, 3.0, 0.4}, v[6] = {0.3, -1.2, 0.7, 4.0, -0.5, 1.5}, qd[4];
+    ck_assert_int_eq(X.S->derivatives(X.p, 0.0, q, v, f, qd, a0), NSDYN_OK);
+    const double want[6] = {0, 0, 0, 0, 0, -g}, qwant[4] = {4.0, -0.5, 1.5, -1.2};
+    for (int i = 0; i < 6; ++i) ck_assert_double_eq(a0[i], want[i]);
+    for (int i = 0; i < 4; ++i) ck_assert_double_eq(qd[i], qwant[i]);
+
+    /* On the floor: unit local forces (Kane's partial velocities (2.13)-(2.18)). */
+    const int FLO = contact_index(&X, "floor");
+    place(q, v, 30.0, -10.0 + b);
+    const double tol = 1e-14;
+    f[3 * FLO] = 1.0;
+    vdot(&X, q, v, f, a);
+    ck_assert_double_eq_tol(a[5] - (-g), 1.0 / m, tol);
+    for (int i = 0; i < 5; ++i) ck_assert_double_eq_tol(a[i], 0.0, tol);
+    f[3 * FLO] = 0.0;
+    f[3 * FLO + 1] = 1.0; /* along t1 = +x: pushes forward, spins backwards */
+    vdot(&X, q, v, f, a);
+    ck_assert_double_eq_tol(a[3], 1.0 / m, tol);
+    ck_assert_double_eq_tol(a[1], -b / J, tol);
+    ck_assert_double_eq_tol(a[0] + a[2] + a[4], 0.0, tol);
+    f[3 * FLO + 1] = 0.0;
+    f[3 * FLO + 2] = 1.0; /* along t2 = +y */
+    vdot(&X, q, v, f, a);
+    ck_assert_double_eq_tol(a[4], 1.0 / m, tol);
+    ck_assert_double_eq_tol(a[0], b / J, tol);
+    ck_assert_double_eq_tol(a[1] + a[2] + a[3], 0.0, tol);
+    f[3 * FLO + 2] = 0.0;
+
+    /* Random states: affine in the forces, and M (v'(e_k) - v'(0)) = W^T e_k. */
+    for (int k = 0; k < 200; ++k) {
+        q[0] = uni(&seed, -5, 70);
+        q[1] = uni(&seed, -2, 2);
+        q[2] = uni(&seed, -10, 3);
+        q[3] = uni(&seed, -3, 3);
+        for (int i = 0; i < 6; ++i) v[i] = uni(&seed, -5, 5);
+        double f1[3 * MAXC], f2[3 * MAXC], fc[3 * MAXC], a1[6], a2[6], ac[6];
+        for (size_t i = 0; i < 3 * nc; ++i) {
+            f1[i] = uni(&seed, -50, 50);
+            f2[i] = uni(&seed, -50, 50);
+            fc[i] = 0.3 * f1[i] + 0.7 * f2[i];
+        }
+        vdot(&X, q, v, f1, a1);
+        vdot(&X, q, v, f2, a2);
+        vdot(&X, q, v, fc, ac);
+        for (int i = 0; i < 6; ++i)
+            ck_assert_double_eq_tol(ac[i], 0.3 * a1[i] + 0.7 * a2[i], 1e-12 * (1 + fabs(ac[i])));
+        nsdyn_contact_eval ce[MAXC];
+        double W[MAXC][18];
+        eval(&X, q, v, ce, W);
+        for (int i = 0; i < 3 * MAXC; ++i) f[i] = 0.0;
+        vdot(&X, q, v, f, a0);
+        const double Mdiag[6] = {J, J, J, m, m, m};
+        for (size_t c = 0; c < nc; ++c)
+            for (int r = 0; r < 3; ++r) {
+                f[3 * c + r] = 1.0;
+                vdot(&X, q, v, f, a);
+                f[3 * c + r] = 0.0;
+                for (int i = 0; i < 6; ++i)
+                    ck_assert_double_eq_tol(Mdiag[i] * (a[i] - a0[i]), W[c][6 * r + i], 1e-13);
+            }
+    }
+    sys_close(&X);
+}
+END_TEST
+
+/* D = W M^-1 W^T for contacts cs (3 each), M^-1 W^T from differencing
+ * derivatives() as the host does (exact: affine). */
+static void delassus(const sys *X, const double *q, const int *cs, int n, double *D) {
+    double v[6] = {0}, f[3 * MAXC] = {0}, a0[6], B[6][6], W[MAXC][18];
+    nsdyn_contact_eval ce[MAXC];
+    eval(X, q, v, ce, W);
+    vdot(X, q, v, f, a0);
+    for (int j = 0; j < 3 * n; ++j) {
+        f[3 * cs[j / 3] + j % 3] = 1.0;
+        vdot(X, q, v, f, B[j]);
+        f[3 * cs[j / 3] + j % 3] = 0.0;
+        for (int i = 0; i < 6; ++i) B[j][i] -= a0[i];
+    }
+    for (int r = 0; r < 3 * n; ++r)
+        for (int j = 0; j < 3 * n; ++j) {
+            double s = 0.0;
+            for (int i = 0; i < 6; ++i) s += W[cs[r / 3]][6 * (r % 3) + i] * B[j][i];
+            D[r * 3 * n + j] = s;
+        }
+}
+
+START_TEST(delassus_operator) {
+    sys X;
+    sys_open(&X, BODY, 4, NULL, NULL, 0);
+    const double b = X.b, m = X.m, J = X.J;
+    const double k1 = 1.0 / m + b * b / J; /* Kane's k1 (2.76) */
+    const double want[9] = {1.0 / m, 0, 0, 0, k1, 0, 0, 0, k1};
+    double q[4], v[6], D[36];
+    /* On the floor, on the decline's face, and pivoting on the near rim's edge
+     * (a clamped end, normal 20 degrees from vertical). Tolerance 1e-14 / kg:
+     * a few roundings of entries of size ~2. */
+    const char *which[3] = {"floor", "decline", "rim_near"};
+    double pos[3][2] = {{30.0, -10.0 + b},
+                        {8.0 + b * sin(30 * DEG), -8.0 * tan(30 * DEG) + b * cos(30 * DEG)},
+                        {b * sin(20 * DEG), b * cos(20 * DEG)}};
+    for (int k = 0; k < 3; ++k) {
+        int c = contact_index(&X, which[k]);
+        place(q, v, pos[k][0], pos[k][1]);
+        delassus(&X, q, &c, 1, D);
+        for (int i = 0; i < 9; ++i)
+            ck_assert_msg(fabs(D[i] - want[i]) < 1e-14, "%s: D[%d] = %.17g, want %.17g", which[k],
+                          i, D[i], want[i]);
+    }
+    printf("Delassus of one contact: diag(%.6f, %.6f, %.6f) 1/kg = diag(1/m, 1/m + b^2/J, "
+           "1/m + b^2/J)\n", D[0], D[4], D[8]);
+    /* Concave corner (floor and incline): the 6 x 6 operator is symmetric
+     * with the coupling n_floor.n_incline / m in the normal-normal entry, and
+     * positive semidefinite of rank 5, not definite: the in-plane rows (n, t1
+     * of both contacts) act on the three in-plane speeds (wy, vx, vz) only,
+     * so one of the four is redundant (a sphere wedged in a corner cannot
+     * roll on one plane without slipping on the other). Checked: the 5 x 5
+     * principal block without the incline's t1 row is positive definite
+     * (Cholesky) and the Schur complement of that row vanishes (to 1e-14). */
+    int cs[2] = {contact_index(&X, "floor"), contact_index(&X, "incline")};
+    double x, z;
+    corner(VX[3], VZ[3], 0.0, 30 * DEG, b, &x, &z);
+    place(q, v, x, z);
+    delassus(&X, q, cs, 2, D);
+    ck_assert_double_eq_tol(D[0 * 6 + 3], cos(30 * DEG) / m, 1e-14);
+    for (int r = 0; r < 6; ++r)
+        for (int j = 0; j < 6; ++j) ck_assert_double_eq_tol(D[r * 6 + j], D[j * 6 + r], 1e-14);
+    const int keep[6] = {0, 1, 2, 3, 5, 4}; /* the incline's t1 row last */
+    double Lc[6][6] = {{0}};
+    for (int r = 0; r < 6; ++r)
+        for (int j = 0; j <= r; ++j) {
+            double s = D[keep[r] * 6 + keep[j]];
+            for (int i = 0; i < j; ++i) s -= Lc[r][i] * Lc[j][i];
+            if (r == j && r < 5) {
+                ck_assert_msg(s > 1e-3, "corner Delassus: pivot %d = %g not positive", r, s);
+                Lc[r][r] = sqrt(s);
+            } else if (r == j) {
+                printf("corner Delassus: last Schur pivot %.2e 1/kg (rank 5)\n", s);
+                ck_assert_double_eq_tol(s, 0.0, 1e-14);
+            } else Lc[r][j] = s / Lc[j][j];
+        }
+    sys_close(&X);
+}
+END_TEST
+
+/* ---- (e) outputs, stops, the profile form, bad input ------------------------------ */
+
+static int out_index(const sys *X, const char *name) {
+    for (size_t i = 0; i < X->L.n_outputs; ++i)
+        if (!strcmp(X->L.outputs[i].name, name)) return (int)i;
+    ck_abort_msg("no output %s", name);
+    return -1;
+}
+
+START_TEST(outputs_and_stops) {
+    sys X;
+    sys_open(&X, NULL, 0, NULL, NULL, 0);
+    ck_assert_uint_eq(X.L.n_stops, 2);
+    ck_assert_str_eq(X.L.stops[0], "crossed");
+    ck_assert_str_eq(X.L.stops[1], "rolled_back");
+    double q[4], v[6], f[3 * MAXC] = {0}, out[16], g[2];
+    ck_assert_uint_le(X.L.n_outputs, 16);
+    X.S->initial_state(X.p, q, v);
+    X.S->outputs(X.p, 0.0, q, v, f, out);
+    /* T = 1/2 J wy^2 + 1/2 m vx^2 = 0.5 * 0.4 * 25 + 0.5 * 25 (m = 1 kg,
+     * J = 0.4 kg m^2); V = m g z = 3.71 J; height above resting on the
+     * floor at z = dh + b: 10 m. */
+    ck_assert_double_eq_tol(out[out_index(&X, "kinetic")], 17.5, 1e-12);
+    ck_assert_double_eq_tol(out[out_index(&X, "potential")], 3.71, 1e-12);
+    ck_assert_double_eq_tol(out[out_index(&X, "energy")], 21.21, 1e-12);
+    ck_assert_double_eq_tol(out[out_index(&X, "height")], 10.0, 1e-12);
+    ck_assert_double_eq_tol(out[out_index(&X, "gap")], 0.0, 1e-12);
+    ck_assert_double_eq_tol(out[out_index(&X, "slip")], 0.0, 1e-12);
+    ck_assert_double_eq(out[out_index(&X, "nearest")], 1.0);
+    /* Stops at the start: both positive. */
+    X.S->stops(X.p, 0.0, q, v, g);
+    ck_assert_double_eq_tol(g[0], VX[4], 1e-12); /* the far rim edge is 64.64 m ahead */
+    ck_assert_double_eq(g[1], 1.0);
+    /* Sliding on the floor: slip output = |u_t|, nearest = floor. */
+    place(q, v, 30.0, -9.0);
+    v[3] = 3.0;
+    v[4] = 4.0;
+    X.S->outputs(X.p, 0.0, q, v, f, out);
+    ck_assert_double_eq_tol(out[out_index(&X, "slip")], 5.0, 1e-12);
+    ck_assert_double_eq(out[out_index(&X, "nearest")], 3.0);
+    /* Climbing the incline (past x_low - b = VX[3] - 1): rolled_back = vx. */
+    place(q, v, VX[3] + 2.0, -8.0);
+    v[3] = 0.5;
+    X.S->stops(X.p, 0.0, q, v, g);
+    ck_assert_double_eq(g[1], 0.5);
+    v[3] = -0.1;
+    X.S->stops(X.p, 0.0, q, v, g);
+    ck_assert_double_lt(g[1], 0.0);
+    /* On the floor short of the corner, moving back: not a stop. */
+    place(q, v, VX[3] - 3.0, -9.0);
+    v[3] = -1.0;
+    X.S->stops(X.p, 0.0, q, v, g);
+    ck_assert_double_gt(g[1], 0.0);
+    /* Past the far rim edge: crossed < 0. */
+    place(q, v, VX[4] + 0.1, 1.0);
+    X.S->stops(X.p, 0.0, q, v, g);
+    ck_assert_double_lt(g[0], 0.0);
+    sys_close(&X);
+}
+END_TEST
+
+START_TEST(profile_equals_valley) {
+    sys A, B;
+    sys_open(&A, NULL, 0, NULL, NULL, 0);
+    const kv o[] = {{"terrain", 1.0}};
+    sys_open(&B, o, 1, NULL, NULL, 0);
+    ck_assert_uint_eq(B.L.n_contacts, 5);
+    ck_assert_str_eq(B.L.contacts[0].name, "seg1");
+    uint64_t seed = 99;
+    for (int k = 0; k < 300; ++k) {
+        double q[4] = {uni(&seed, -25, 90), 0.0, uni(&seed, -10, 5), 0.0}, v[6];
+        for (int i = 0; i < 6; ++i) v[i] = uni(&seed, -5, 5);
+        nsdyn_contact_eval ca[MAXC], cb[MAXC];
+        double Wa[MAXC][18], Wb[MAXC][18];
+        eval(&A, q, v, ca, Wa);
+        eval(&B, q, v, cb, Wb);
+        /* Same vertices up to rounding of 20 sin(30 deg) etc. (~1e-14 m). */
+        for (int c = 0; c < 5; ++c) {
+            ck_assert_double_eq_tol(ca[c].gap, cb[c].gap, 1e-12);
+            ck_assert_int_eq(ca[c].active, cb[c].active);
+            for (int r = 0; r < 3; ++r) ck_assert_double_eq_tol(ca[c].u[r], cb[c].u[r], 1e-11);
+        }
+    }
+    double qa[4], va[6], qb[4], vb[6];
+    A.S->initial_state(A.p, qa, va);
+    B.S->initial_state(B.p, qb, vb);
+    for (int i = 0; i < 4; ++i) ck_assert_double_eq_tol(qa[i], qb[i], 1e-12);
+    for (int i = 0; i < 6; ++i) ck_assert_double_eq_tol(va[i], vb[i], 1e-12);
+    sys_close(&A);
+    sys_close(&B);
+}
+END_TEST
+
+static void refused(const kv *o, size_t n, const double *angles, size_t na,
+                    const double *lengths, size_t nl, const char *want) {
+    const nsd_plugin *pl = nsd_registry_find(&reg, "sphere_planes");
+    const nsdyn_system *S = (const nsdyn_system *)pl->info;
+    const nsdyn_param_decl *d = pl->info->params;
+    nsdyn_value v[32];
+    for (size_t i = 0; i < pl->info->n_params; ++i) {
+        v[i] = (nsdyn_value){d[i].default_value, d[i].default_array, d[i].default_array_len};
+        if (angles && !strcmp(d[i].name, "angles")) v[i] = (nsdyn_value){0, angles, na};
+        if (lengths && !strcmp(d[i].name, "lengths")) v[i] = (nsdyn_value){0, lengths, nl};
+        for (size_t k = 0; k < n; ++k)
+            if (!strcmp(d[i].name, o[k].key)) v[i].num = o[k].val;
+    }
+    char err[512] = "";
+    void *p = S->create(v, &host, err, sizeof err);
+    ck_assert_msg(p == NULL, "accepted; expected '%s'", want);
+    printf("sphere_planes refuses: %s\n", err);
+    ck_assert_msg(strstr(err, want) != NULL, "message '%s' lacks '%s'", err, want);
+}
+
+START_TEST(bad_input_refused) {
+    const kv depth[] = {{"depth", 2.0}};
+    refused(depth, 1, NULL, 0, NULL, 0, "the depth be negative");
+    const kv jm[] = {{"j_over_m", 0.0}};
+    refused(jm, 1, NULL, 0, NULL, 0, "J/m must be positive");
+    const kv prof[] = {{"terrain", 1.0}};
+    const double a2[] = {0.0, 10.0}, l1[] = {5.0};
+    refused(prof, 1, a2, 2, l1, 1, "angles has 2 entries and lengths 1: the profile needs one "
+                                   "angle and one length per segment");
+    refused(prof, 1, a2, 0, l1, 0, "angles has 0 entries");
+    const double l2[] = {5.0, -1.0};
+    refused(prof, 1, a2, 2, l2, 2, "segment 2: angle 10 deg, length -1 m");
+}
+END_TEST
+
+/* ---- (f) closed forms through the host --------------------------------------------- */
+
+#define HOST_COMMON                                                                         \
+    "[contact]\nid = \"hunt_crossley\"\nk = 1e7\nc = 1e8\n"                               \
+    "[friction]\nid = \"coulomb_regularized\"\nmu_s = 1.0\nmu_k = 0.8\neps = 1e-3\n"      \
+    "[integrator]\nid = \"bdf\"\nrtol = 1e-9\natol = 1e-11\n"
+
+START_TEST(sliding_to_rolling) {
+    /* Level floor (one segment, unbounded both ways), sliding at v0 = 5 m/s
+     * without spin, mu' = 0.8, g = 3.71, J/m = 0.4 b^2:
+     * u_t1' = -mu' g (1 + m b^2/J) while sliding (thesis (3.2)-(3.3)), so
+     * t* = 5 / (0.8 * 3.71 * 3.5) = 0.48133 s, then rolling at 5/7 v0.
+     * The final speed is exact whatever the normal force did: with F1 the
+     * only horizontal force, m vx + (J/b) wy is conserved (the normal force
+     * passes through the centre), so at u_t1 = vx - b wy = 0, vx = v0 /
+     * (1 + J/(m b^2)) - (J/(m b^2))/(1 + J/(m b^2)) u_t1; the remaining slip
+     * of the regularized law decays at rate mu' g (1 + m b^2/J)/eps ~ 1e4/s,
+     * so vx is 5/7 v0 to the integration tolerance: 1e-6 m/s. t* is read
+     * where the slip falls through 1 % of v0 (expected 0.99 t*), interpolated
+     * on the 1 ms output grid where the slip is linear in t; the contact
+     * starts unloaded and settles within ~0.05 s, changing the friction
+     * impulse by m times the vertical speed it leaves (< 1e-4 m/s after
+     * settling): tolerance 1e-3 s. */
+    run R;
+    run_config(&R,
+               "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [0.0]\n"
+               "lengths = [10.0]\nx_start = -5.0\nz_start = 0.0\nx0 = 0.0\nv0 = 5.0\n"
+               "rolling0 = false\n" HOST_COMMON
+               "[run]\nt_end = 1.0\noutput_dt = 1e-3\nprogress = false\n",
+               NSD_RUN_COMPLETE);
+    double ts = 0.0;
+    for (size_t r = 1; r < R.res.series.rows; ++r) {
+        double s0 = at(&R, r - 1, "slip"), s1 = at(&R, r, "slip");
+        if (s0 > 0.05 && s1 <= 0.05) {
+            double t0 = at(&R, r - 1, "t"), t1 = at(&R, r, "t");
+            ts = t0 + (t1 - t0) * (s0 - 0.05) / (s0 - s1);
+            break;
+        }
+    }
+    double want_t = 0.99 * 5.0 / (0.8 * 3.71 * 3.5), vx = last(&R, "vx"), wy = last(&R, "wy");
+    printf("sliding to rolling: slip 1 %% of v0 at t = %.5f s (closed form %.5f s); final vx = "
+           "%.8f m/s (5/7 v0 = %.8f), wy = %.8f rad/s, slip %.2e m/s\n",
+           ts, want_t, vx, 25.0 / 7.0, wy, last(&R, "slip"));
+    ck_assert_double_eq_tol(ts, want_t, 1e-3);
+    ck_assert_double_eq_tol(vx, 25.0 / 7.0, 1e-6);
+    ck_assert_double_eq_tol(wy, 25.0 / 7.0, 1e-6);
+    run_free(&R);
+}
+END_TEST
+
+START_TEST(rolling_down_incline) {
+    /* A 30 degree plane (one segment going down along +x), released at rest
+     * rolling: a = g sin(theta)/(1 + J/(m b^2)) = 3.71 * 0.5 / 1.4 = 1.325
+     * m/s^2 (thesis (3.25)-(3.26)); mu_s = 1 exceeds the (2/7) tan(theta) =
+     * 0.165 needed (Sec. 3.3). With the speed along the slope V = t.v and L
+     * = m V + (J/b) wy, L' = m g sin(theta) exactly (friction cancels, the
+     * normal force passes through the centre), so V(T) = (g sin(theta) T +
+     * (J/(m b^2)) u_t1)/(1 + J/(m b^2)): the regularized law (force
+     * mu_k N u/sqrt(u^2 + eps^2)) holds the needed friction (2/7) m g
+     * sin(theta) = 0.206 mu_k N at the creep slip u_t1 = eps 0.206/sqrt(1 -
+     * 0.206^2) = 2.1e-4 m/s, which offsets V by (2/7) u_t1 = 6.0e-5 m/s.
+     * Tolerance 1e-4 m/s. */
+    run R;
+    run_config(&R,
+               "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [-30.0]\n"
+               "lengths = [10.0]\nx_start = 0.0\nz_start = 0.0\nx0 = 0.0\nv0 = 0.0\n" HOST_COMMON
+               "[run]\nt_end = 2.0\noutput_dt = 1e-2\nprogress = false\n",
+               NSD_RUN_COMPLETE);
+    double V = cos(30 * DEG) * last(&R, "vx") - sin(30 * DEG) * last(&R, "vz");
+    double want = 3.71 * 0.5 / 1.4 * 2.0;
+    printf("rolling down 30 deg: speed along the slope after 2 s %.7f m/s (closed form %.7f), "
+           "slip %.2e m/s\n", V, want, last(&R, "slip"));
+    ck_assert_double_eq_tol(V, want, 1e-4);
+    ck_assert_double_lt(last(&R, "slip"), 1e-3);
+    run_free(&R);
+}
+END_TEST
+
+int main(void) {
+    if (test_scan_builtin(&reg)) return 1;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    Suite *s = suite_create("sphere_planes");
+    TCase *tc = tcase_create("sphere_planes");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, valley_geometry);
+    tcase_add_test(tc, initial_state_on_slopes);
+    tcase_add_test(tc, kinematics_valley);
+    tcase_add_test(tc, kinematics_profile);
+    tcase_add_test(tc, dynamics_affine_and_mass);
+    tcase_add_test(tc, delassus_operator);
+    tcase_add_test(tc, outputs_and_stops);
+    tcase_add_test(tc, profile_equals_valley);
+    tcase_add_test(tc, bad_input_refused);
+    tcase_add_test(tc, sliding_to_rolling);
+    tcase_add_test(tc, rolling_down_incline);
+    suite_add_tcase(s, tc);
+    int rc = test_run_suite(s);
+    nsd_registry_close(&reg);
+    return rc;
+}
