@@ -218,6 +218,79 @@ END_TEST
 START_TEST(wheel_keeps_rolling) { wheel_stick_to_slip(0.04, 0); }
 END_TEST
 
+/* ---- sphere on planes (sphere_planes): sliding to rolling, incline ------
+ * Solid sphere, J = 0.4 m b^2 (j_over_m = 0.4 with b = 1 m), 2-D slip.
+ * Sliding without spin at v0 on a level plane: friction -mu m g decelerates
+ * the centre and spins the sphere up until pure rolling at
+ *   t* = v0 / (mu g (1 + m b^2/J)),  speed v0 / (1 + J/(m b^2)) = 5/7 v0
+ * (validation-targets.md). The 2-D slip phase ends where the slip speed
+ * reaches v_rest (early by v_rest / (mu g (1 + m b^2/J))); the projection
+ * removes the rest by an impulse at the contact point, which conserves the
+ * angular momentum about it, so the final speed is exact. */
+static void sphere_slides_to_rolling(int bdf) {
+    const double g = 9.81, mu = 0.3, v0 = 5.0, v_rest = 1e-5, ratio = 1.0 + 1.0 / 0.4;
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [0.0]\nlengths = [1000.0]\n"
+             "x_start = -10.0\nz_start = 0.0\nb = 1.0\nm = 1.0\nj_over_m = 0.4\ng = %g\n"
+             "x0 = 0.0\nv0 = %g\nrolling0 = false\n"
+             "[contact]\nid = \"newton\"\ne = 0.0\n[friction]\nid = \"coulomb\"\nmu_s = %g\nmu_k = %g\n%s"
+             "[run]\nt_end = 1.0\noutput_dt = 1e-3\nrest_velocity = %g\nprogress = false\n",
+             g, v0, mu, mu, integrator_of(bdf), v_rest);
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_COMPLETE);
+    double t_star = v0 / (mu * g * ratio), early = v_rest / (mu * g * ratio), tol = bdf ? 1e-6 : 1e-9;
+    const nsd_event_log *log = &R.res.contact_log;
+    const nsd_event_record *stick = NULL;
+    for (size_t i = 0; i < log->n; ++i)
+        if (log->rec[i].kind == NSD_EVENT_STICK) stick = &log->rec[i];
+    ck_assert_ptr_nonnull(stick);
+    ck_assert_msg(fabs(stick->t - (t_star - early)) <= tol * t_star, "rolling from %.12g s, expected %.12g s",
+                  stick->t, t_star - early);
+    ck_assert_double_eq_tol(last(&R, "vx"), v0 / 1.4, tol * v0);
+    ck_assert_double_eq_tol(last(&R, "wy"), v0 / 1.4, tol * v0); /* rolling: vx = b wy */
+    ck_assert_double_eq_tol(last(&R, "z"), 1.0, 1e-9);
+    run_free(&R);
+}
+
+START_TEST(sphere_rolling_dopri5) { sphere_slides_to_rolling(0); }
+END_TEST
+START_TEST(sphere_rolling_bdf) { sphere_slides_to_rolling(1); }
+END_TEST
+
+/* Released at rest on a 30 degree decline. Rolling without slip needs
+ * mu_s >= tan(theta) / (1 + m b^2/J) = 0.16496; then the centre
+ * accelerates at g sin(theta) / (1 + J/(m b^2)) along the slope. Below it
+ * the sphere slides: g (sin(theta) - mu_k cos(theta)). */
+static void sphere_on_incline(double mu, int expect_roll) {
+    const double g = 9.81, th = 30.0 * M_PI / 180.0;
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [-30.0]\nlengths = [1000.0]\n"
+             "x_start = -10.0\nz_start = 0.0\nb = 1.0\nm = 1.0\nj_over_m = 0.4\ng = %g\n"
+             "x0 = 0.0\nv0 = 0.0\nrolling0 = true\n"
+             "[contact]\nid = \"newton\"\ne = 0.0\n[friction]\nid = \"coulomb\"\nmu_s = %g\nmu_k = %g\n%s"
+             "[run]\nt_end = 1.0\noutput_dt = 1e-3\nprogress = false\n",
+             g, mu, mu, integrator_of(0));
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_COMPLETE);
+    double a = expect_roll ? g * sin(th) / 1.4 : g * (sin(th) - mu * cos(th));
+    double speed = hypot(last(&R, "vx"), last(&R, "vz"));
+    ck_assert_msg(fabs(speed - a * 1.0) <= 1e-9 * a, "speed after 1 s: %.12g m/s, expected %.12g", speed, a);
+    const nsd_event_log *log = &R.res.contact_log;
+    ck_assert_uint_ge(log->n, 1);
+    size_t n_stick = count_kind(&R, NSD_EVENT_STICK), n_slip = count_kind(&R, NSD_EVENT_SLIP);
+    if (expect_roll) ck_assert_uint_eq(n_slip, 0);
+    else ck_assert_uint_eq(n_stick, 0);
+    ck_assert_uint_eq(n_stick + n_slip, 1);
+    run_free(&R);
+}
+
+START_TEST(sphere_incline_rolls) { sphere_on_incline(0.3, 1); sphere_on_incline(0.17, 1); }
+END_TEST
+START_TEST(sphere_incline_slides) { sphere_on_incline(0.16, 0); sphere_on_incline(0.1, 0); }
+END_TEST
+
 /* ---- numerical trouble: reported with time and state, data kept ---- */
 
 START_TEST(max_events_reported) {
@@ -247,6 +320,10 @@ int main(void) {
     tcase_add_test(tc, wheel_slip_to_stick_bdf);
     tcase_add_test(tc, wheel_leaves_rolling);
     tcase_add_test(tc, wheel_keeps_rolling);
+    tcase_add_test(tc, sphere_rolling_dopri5);
+    tcase_add_test(tc, sphere_rolling_bdf);
+    tcase_add_test(tc, sphere_incline_rolls);
+    tcase_add_test(tc, sphere_incline_slides);
     tcase_add_test(tc, max_events_reported);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
