@@ -7,6 +7,7 @@ packages=(
   libtomlplusplus-dev                  # TOML 1.0 configs (behind a C adapter)
   libplplot-dev plplot-driver-cairo    # graphs: pngcairo, svgcairo, pdfcairo
   libsundials-dev                      # CVODE: BDF integrator, root finding
+  libsiconos-numerics-dev              # Siconos: optional contact solver of moreau
   check libsubunit-dev                 # unit tests
 )
 bash "$(dirname "$0")/apt-install-missing.sh" setup "${packages[@]}"
