@@ -112,7 +112,17 @@ size_t nsd_compose_check(const nsd_config *cfg, const nsd_registry *reg, nsd_dia
         for (size_t i = 0; rigid && i < ct->n_params; ++i)
             if (strcmp(ct->params[i].name, "e") == 0) has_e = 1;
         if (!has_e) {
-            list_ids(reg, NSDYN_KIND_CONTACT, NSDYN_CAP_RIGID_IMPACT, NSDYN_CAP_COMPLIANT_NORMAL, list, sizeof list);
+            /* the rigid laws that have an 'e' */
+            list[0] = '\0';
+            for (size_t i = 0, k = 0; i < reg->n; ++i) {
+                const nsdyn_plugin_info *p = reg->plugins[i].info;
+                if (p->kind != NSDYN_KIND_CONTACT || !(p->provides & NSDYN_CAP_RIGID_IMPACT)) continue;
+                for (size_t j = 0; j < p->n_params; ++j)
+                    if (strcmp(p->params[j].name, "e") == 0) {
+                        size_t used = strlen(list);
+                        snprintf(list + used, sizeof list - used, "%s%s", k++ ? ", " : "", p->id);
+                    }
+            }
             nsd_diag_at(diag, ct ? where(&cfg->contact, cfg) : where(&cfg->integrator, cfg),
                         "integrator '%s' is time-stepping: it needs a rigid contact law with a restitution coefficient 'e' (Newton's law at the velocity level) (%s)%s%s%s",
                         ig->id, list, ct ? "; found '" : "", ct ? ct->id : "", ct ? "'" : "");
