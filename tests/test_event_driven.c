@@ -307,6 +307,33 @@ START_TEST(max_events_reported) {
 }
 END_TEST
 
+/* Every shipped config loads, composes and names real channels. */
+START_TEST(shipped_configs_load) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls %s/configs/*.toml", NSDYN_TEST_SOURCE_DIR);
+    FILE *ls = popen(cmd, "r");
+    ck_assert_ptr_nonnull(ls);
+    char path[512];
+    size_t n = 0;
+    while (fgets(path, sizeof path, ls)) {
+        path[strcspn(path, "\n")] = '\0';
+        nsd_app app;
+        nsd_model model = {0};
+        nsd_diag diag = {0};
+        size_t errors = nsd_app_load(&app, path, NULL, 0, &diag);
+        if (!errors) errors = nsd_model_create(&model, &app.cfg, &app.host, &diag);
+        for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
+        ck_assert_msg(errors == 0, "%s does not load", path);
+        nsd_model_destroy(&model);
+        nsd_app_free(&app);
+        nsd_diag_free(&diag);
+        n++;
+    }
+    pclose(ls);
+    ck_assert_uint_ge(n, 20);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("event_driven");
     TCase *tc = tcase_create("closed_forms");
@@ -325,6 +352,7 @@ int main(void) {
     tcase_add_test(tc, sphere_incline_rolls);
     tcase_add_test(tc, sphere_incline_slides);
     tcase_add_test(tc, max_events_reported);
+    tcase_add_test(tc, shipped_configs_load);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
