@@ -206,7 +206,7 @@ END_TEST
 
 START_TEST(loader_abi_mismatch) {
     expect_line("abi", "nsdyn_fixture_abi.so",
-                "ABI mismatch: plugin 'fixture_friction' was built for nsdyn ABI 99.0, this host speaks 1.0");
+                "ABI mismatch: plugin 'fixture_friction' was built for nsdyn ABI 99.0, this host speaks 1.1");
 }
 END_TEST
 

@@ -533,7 +533,7 @@ typedef struct mmech {
 
 static void mmech_setup(mmech *s) {
     const int nv = s->nv, m = (int)(3 * s->n);
-    double Wt[NVM * RM];
+    double Wt[NVM * RM] = {0};
     for (int i = 0; i < nv; ++i)
         for (int r = 0; r < m; ++r) Wt[i * m + r] = s->W[r * nv + i];
     spd_solve(s->M, nv, Wt, m, s->MinvWt);
