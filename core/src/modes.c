@@ -650,7 +650,6 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
         impacted = 1;
     }
     if (st > NSDYN_WARNING) return st;
-    (void)impacted;
 
     /* 2. The touching set: contacts at zero gap not separating faster than
      *    rest_velocity. A slower approach lands here too and is closed

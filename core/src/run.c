@@ -193,7 +193,6 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             same_time = t - t_last_event <= 1e-12 * (1.0 + fabs(t)) ? same_time + 1 : 0;
             t_last_event = t;
             memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
-            if (getenv("NSD_DEBUG")) fprintf(stderr, "event %d at %.12g\n", fired, t);
             nsdyn_status rs = nsd_modes_resolve(m, t, ybuf, &res->contact_log, fired - (int)m->n_model_events);
             const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
             if (!why && same_time > 100)
