@@ -98,11 +98,14 @@ size_t nsd_compose_check(const nsd_config *cfg, const nsd_registry *reg, nsd_dia
                     ct->id, locating, list, ig->id, compliant);
         errors++;
     }
-    if (rigid && fr && !set_valued) {
-        list_ids(reg, NSDYN_KIND_FRICTION, NSDYN_CAP_FRICTION_SET_VALUED, 0, list, sizeof list);
+    /* Rigid contact uses a friction law's force() while a contact slips and
+     * its bounds() at stick; internal states (LuGre's bristles) have no
+     * meaning there. */
+    if (rigid && fr && (fr->provides & NSDYN_CAP_FRICTION_STATEFUL)) {
+        list_ids(reg, NSDYN_KIND_FRICTION, 0, NSDYN_CAP_FRICTION_STATEFUL, list, sizeof list);
         nsd_diag_at(diag, where(&cfg->friction, cfg),
-                    "[friction] (%s) is single-valued; rigid contact takes Coulomb friction in its set-valued form (%s)",
-                    fr->id, list);
+                    "[friction] (%s) carries internal states, which rigid contact (%s) does not integrate; use a stateless law (%s)",
+                    fr->id, ct->id, list);
         errors++;
     }
     /* Time-stepping solves Newton's law at the velocity level: it needs a

@@ -21,10 +21,14 @@ const nsdyn_param_decl nsd_run_decls[] = {
     {"progress", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0,
      "show progress on a terminal", NULL, NULL, 0},
     /* Event-driven contact (core/src/modes.c). */
+    {"rest_ratio", NSDYN_PARAM_REAL, "1", 1e-6, 0, 0.1, NSDYN_PARAM_MIN_EXCLUSIVE,
+     "event-driven contact, the accumulation rule: an approach or rebound slower than this "
+     "fraction of the contact's largest impact speed closes it plastically (a bouncing ball "
+     "comes to rest; the time to rest is off by at most this fraction of the accumulation's "
+     "duration, divided by e)", NULL, NULL, 0},
     {"rest_velocity", NSDYN_PARAM_REAL, "m/s", 1e-5, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "event-driven contact: an approach slower than this closes a contact plastically (the "
-     "accumulation rule: a bouncing ball comes to rest instead of stalling) and a slip slower "
-     "than this counts as zero", NULL, NULL, 0},
+     "event-driven contact: a slip slower than this counts as zero (stick at the start, the "
+     "end of 2-D slip)", NULL, NULL, 0},
     {"contact_tolerance", NSDYN_PARAM_REAL, "m", 1e-9, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
      "event-driven contact: a gap at most this small counts as touching", NULL, NULL, 0},
     {"max_events", NSDYN_PARAM_INT, "1", 1000000, 1, 1e9, 0,

@@ -216,7 +216,8 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         add_channel(m, m->layout.outputs[i].name, m->layout.outputs[i].unit, m->layout.outputs[i].label);
 
     if (m->event_driven)
-        nsd_modes_init(m, nsd_run_num(cfg, "rest_velocity"), nsd_run_num(cfg, "contact_tolerance"));
+        nsd_modes_init(m, nsd_run_num(cfg, "rest_ratio"), nsd_run_num(cfg, "rest_velocity"),
+                       nsd_run_num(cfg, "contact_tolerance"));
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);

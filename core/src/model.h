@@ -63,7 +63,8 @@ typedef struct nsd_model {
     struct nsd_contact_mode *mode;  /* per contact */
     struct nsd_modes_work *mw;      /* buffers of modes.c */
     double mu_static, mu_kinetic;   /* friction law's bounds per unit normal force [1] */
-    double rest_velocity;           /* [m/s] run.rest_velocity */
+    double rest_velocity;           /* [m/s] run.rest_velocity: zero slip speed */
+    double rest_ratio;              /* [1] run.rest_ratio: accumulation rule */
     double contact_tolerance;       /* [m] run.contact_tolerance */
     size_t n_model_events;          /* stops + switches; contact events follow */
     /* Time-stepping view (nsd_model_mechanics): unilateral contacts. */

@@ -30,6 +30,8 @@ typedef struct nsd_modes_work {
     double *C;                      /* 3 nc x nv: response to each unknown */
     double *A, *x;                  /* (3 nc)^2, 3 nc */
     double *slip_dir;               /* 2 nc: slip direction used in the last solve */
+    double *fric;                   /* 2 nc: friction force per unit normal force of a
+                                       slipping contact, from the friction law [1] */
     double *B;                      /* 3 nc x nv: M^-1 W^T rows, every component */
     double *D, *u_minus, *impulse, *u_plus, *mu_s, *mu_k, *gaps; /* impact problem */
     size_t *set;                    /* nc: contacts of an impact or touching set */
@@ -37,6 +39,7 @@ typedef struct nsd_modes_work {
     double *u_prev;                 /* 3 nc velocities before a resolution */
     double *ytmp;                   /* n */
     double *acc;                    /* nv */
+    double *an;                     /* nc: free normal accelerations at a resolution */
     char law_log[256];
 } nsd_modes_work;
 
@@ -77,7 +80,7 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
-void nsd_modes_init(nsd_model *m, double rest_velocity, double contact_tolerance) {
+void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity, double contact_tolerance) {
     size_t nc = m->nc, nv = m->nv, n3 = 3 * (nc ? nc : 1);
     nsd_modes_work *w = xcalloc(1, sizeof *w);
     w->unk_contact = xcalloc(n3, sizeof *w->unk_contact);
@@ -86,6 +89,7 @@ void nsd_modes_init(nsd_model *m, double rest_velocity, double contact_tolerance
     w->A = xcalloc(n3 * n3, sizeof *w->A);
     w->x = xcalloc(n3, sizeof *w->x);
     w->slip_dir = xcalloc(2 * nc, sizeof *w->slip_dir);
+    w->fric = xcalloc(2 * nc, sizeof *w->fric);
     w->B = xcalloc(n3 * nv, sizeof *w->B);
     w->D = xcalloc(n3 * n3, sizeof *w->D);
     w->u_minus = xcalloc(n3, sizeof *w->u_minus);
@@ -99,6 +103,7 @@ void nsd_modes_init(nsd_model *m, double rest_velocity, double contact_tolerance
     w->u_prev = xcalloc(n3, sizeof *w->u_prev);
     w->ytmp = xcalloc(m->n, sizeof *w->ytmp);
     w->acc = xcalloc(nv, sizeof *w->acc);
+    w->an = xcalloc(nc, sizeof *w->an);
     m->mw = w;
     m->mode = xcalloc(nc, sizeof *m->mode);
     for (size_t c = 0; c < nc; ++c) {
@@ -108,6 +113,7 @@ void nsd_modes_init(nsd_model *m, double rest_velocity, double contact_tolerance
         m->mode[c].g_ref[0] = m->mode[c].g_ref[1] = -INFINITY;
     }
     m->rest_velocity = rest_velocity;
+    m->rest_ratio = rest_ratio;
     m->contact_tolerance = contact_tolerance;
     m->mu_static = m->mu_kinetic = 0.0;
     if (m->friction && m->friction->bounds)
@@ -123,6 +129,7 @@ void nsd_modes_free(nsd_model *m) {
         free(w->A);
         free(w->x);
         free(w->slip_dir);
+        free(w->fric);
         free(w->B);
         free(w->D);
         free(w->u_minus);
@@ -136,6 +143,7 @@ void nsd_modes_free(nsd_model *m) {
         free(w->u_prev);
         free(w->ytmp);
         free(w->acc);
+        free(w->an);
         free(w);
     }
     free(m->mode);
@@ -198,6 +206,25 @@ static void slip_direction(const nsd_model *m, size_t c, double *d) {
     }
 }
 
+/* Friction force per unit normal force of slipping contact c, from the
+ * friction law's force() (velocity-dependent laws such as stribeck change
+ * the motion): at the slip velocity, or along the slip direction d at the
+ * zero-slip threshold when the slip has just started. The laws' force is
+ * proportional to N (friction.h), so the unknown N carries it. */
+static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, double t) {
+    const nsdyn_contact_eval *e = &m->ce[c];
+    uint32_t dim = m->layout.contacts[c].tangent_dim;
+    double s = dim == 2 ? hypot(e->u[1], e->u[2]) : fabs(e->u[1]);
+    double floor_speed = 1e-3 * m->rest_velocity;
+    nsdyn_friction_input in = {.dim = dim, .normal_force = 1.0, .state = NULL};
+    in.slip[0] = s > floor_speed ? e->u[1] : floor_speed * d[0];
+    in.slip[1] = dim == 2 ? (s > floor_speed ? e->u[2] : floor_speed * d[1]) : 0.0;
+    double *f = m->mw->fric + 2 * c;
+    f[0] = f[1] = 0.0;
+    nsdyn_status st = m->friction->force(m->friction_inst, &in, f, NULL);
+    return st > NSDYN_WARNING ? failed(m, st, t, "friction force()") : NSDYN_OK;
+}
+
 /* Unit pattern of unknown k added (sign +1) or removed (-1) in lambda. */
 static void apply_unknown(nsd_model *m, size_t k, double amount) {
     nsd_modes_work *w = m->mw;
@@ -206,8 +233,8 @@ static void apply_unknown(nsd_model *m, size_t k, double amount) {
     lam[comp] += amount;
     if (comp == 0 && m->friction && !m->mode[c].stick) {
         /* a slipping closed contact: its friction follows its normal force */
-        lam[1] -= m->mu_kinetic * amount * w->slip_dir[2 * c];
-        lam[2] -= m->mu_kinetic * amount * w->slip_dir[2 * c + 1];
+        lam[1] += amount * w->fric[2 * c];
+        lam[2] += amount * w->fric[2 * c + 1];
     }
 }
 
@@ -237,8 +264,10 @@ static nsdyn_status solve_current(nsd_model *m, double t, const double *y, doubl
             }
         } else {
             slip_direction(m, c, w->slip_dir + 2 * c);
-            lam[1] = -m->mu_kinetic * N * w->slip_dir[2 * c];
-            lam[2] = -m->mu_kinetic * N * w->slip_dir[2 * c + 1];
+            nsdyn_status fs = slip_friction(m, c, w->slip_dir + 2 * c, t);
+            if (fs > NSDYN_WARNING) return fs;
+            lam[1] = N * w->fric[2 * c];
+            lam[2] = N * w->fric[2 * c + 1];
         }
     }
     w->n_unknown = nu;
@@ -288,7 +317,8 @@ static void raw_events(const nsd_model *m, size_t c, double *g) {
     const double *lam = m->lambda + 3 * c;
     g[0] = g[1] = 1.0;
     if (!e->active) return;
-    if (is_unilateral(m, c)) g[0] = md->closed ? lam[0] : e->gap;
+    /* an open contact's gap is the step guard's (step_guard.h) */
+    if (is_unilateral(m, c) && md->closed) g[0] = lam[0];
     if (!tangent_held(m, c)) return;
     if (md->stick) {
         double bound = 0.0, kinetic = 0.0;
@@ -319,6 +349,37 @@ nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g
     return NSDYN_OK;
 }
 
+nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, double *df) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        m->ce[c].active = 1;
+        m->ce[c].want_geometry = 0;
+        m->ce[c].W = NULL;
+    }
+    nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
+    if (st > NSDYN_WARNING) return failed(m, st, t, "system contacts()");
+    for (size_t c = 0; c < m->nc; ++c) {
+        int open = is_unilateral(m, c) && m->ce[c].active && !m->mode[c].closed;
+        f[c] = open ? m->ce[c].gap - m->mode[c].g_ref[0] : INFINITY;
+        df[c] = m->ce[c].u[0];
+    }
+    return NSDYN_OK;
+}
+
+/* A rebound of speed v under a normal acceleration a rises v^2 / (2 |a|);
+ * one that stays inside the touching band (contact_tolerance), or inside
+ * the error of the integrator's own solution near this contact (the step
+ * guard's estimate), never leaves contact resolvably: it counts as rest. */
+double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double normal_acc) {
+    (void)t;
+    double band = fmax(m->contact_tolerance, m->mode[c].gap_error);
+    double band_speed = sqrt(2.0 * fabs(normal_acc) * band);
+    return fmax(m->rest_ratio * m->mode[c].v_scale, band_speed);
+}
+
+static double rest_speed(const nsd_model *m, size_t c, double t) {
+    return nsd_modes_rest_speed(m, c, t, m->mw->an[c]);
+}
+
 /* ---- resolution at events ------------------------------------------- */
 
 /* M^-1 W^T rows of every component of every contact at (t, y), into w->B
@@ -337,6 +398,8 @@ static nsdyn_status contact_response(nsd_model *m, double t, const double *y) {
         if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
         for (size_t i = 0; i < nv; ++i) w->B[k * nv + i] = m->vdot_unit[i] - m->a0[i];
     }
+    for (size_t c = 0; c < m->nc; ++c)
+        w->an[c] = dot(m->W + c * 3 * nv, m->a0, nv) + m->ce[c].drift[0];
     return NSDYN_OK;
 }
 
@@ -372,7 +435,7 @@ static int impact(nsd_model *m, double t, double *y, nsd_event_log *log, nsdyn_s
     for (size_t c = 0; c < m->nc; ++c) {
         if (!touching(m, c)) continue;
         w->set[k++] = c;
-        if (m->ce[c].u[0] < -m->rest_velocity) approaching = 1;
+        if (m->ce[c].u[0] < -rest_speed(m, c, t)) approaching = 1;
     }
     *st = NSDYN_OK;
     if (!approaching || !m->contact || !m->contact->impact) return 0;
@@ -422,6 +485,8 @@ static int impact(nsd_model *m, double t, double *y, nsd_event_log *log, nsdyn_s
     }
     apply_impulse(m, y + m->nq, w->set, k, w->impulse);
     for (size_t j = 0; j < k; ++j) {
+        nsd_contact_mode *md = &m->mode[w->set[j]];
+        md->v_scale = fmax(md->v_scale, -w->u_minus[3 * j]);
         const double *P = w->impulse + 3 * j;
         if (P[0] == 0.0 && P[1] == 0.0 && P[2] == 0.0) continue;
         nsd_event_record *r = log_add(log, t, w->set[j], NSD_EVENT_IMPACT);
@@ -656,7 +721,7 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
      *    plastically by the projection below: the accumulation rule. */
     size_t k = 0;
     for (size_t c = 0; c < m->nc; ++c)
-        if (touching(m, c) && m->ce[c].u[0] <= m->rest_velocity) w->set[k++] = c;
+        if (touching(m, c) && m->ce[c].u[0] <= rest_speed(m, c, t)) w->set[k++] = c;
     if (k > NSD_MAX_TOUCHING) {
         snprintf(m->failure, sizeof m->failure,
                  "%zu contacts touch at once at t = %.9g s; the event-driven runner enumerates at most %d",
@@ -753,6 +818,11 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
                            tangent_held(m, c) && m->mode[c].stick ? 1e-12 * fscale : 1e-3 * m->rest_velocity};
         if (is_unilateral(m, c) && m->mode[c].closed) delta[0] = 1e-12 * fscale;
         for (int i = 0; i < 2; ++i) m->mode[c].g_ref[i] = raw[i] > 0.0 ? 0.0 : raw[i] - delta[i];
+        /* an open gap's threshold is fixed: impacts where the gap falls
+         * through 0, or through -contact_tolerance for a contact that
+         * starts the phase touching (it has just bounced or lifted off) */
+        if (is_unilateral(m, c) && !m->mode[c].closed)
+            m->mode[c].g_ref[0] = m->ce[c].gap > 0.0 ? 0.0 : -m->contact_tolerance;
         /* 2-D slip speed: its own threshold, no offset (see raw_events) */
         if (tangent_held(m, c) && !m->mode[c].stick && m->layout.contacts[c].tangent_dim == 2)
             m->mode[c].g_ref[1] = 0.0;

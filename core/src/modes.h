@@ -63,19 +63,34 @@ typedef struct nsd_contact_mode {
     int stick;        /* tangential motion held at zero (-1: not yet known) */
     double dir[2];    /* slip direction (unit; 1-D: dir[0] = +-1) */
     double g_ref[2];  /* event thresholds: an event fires where g falls
-                         through g_ref; 0, or just below g's value at the
-                         restart when that is not positive, so a phase never
-                         starts on its own event */
+                         through g_ref. Gap: fixed, 0 or -contact_tolerance
+                         (never relative to the gap's own value, which
+                         would let a bouncing body sink a little more at
+                         every impact). Forces and slip: 0, or just below
+                         g's value at the restart when that is not
+                         positive, so a phase never starts on its own
+                         event */
+    double v_scale;   /* largest approach speed of an impact at this
+                         contact so far [m/s]: the velocity scale of the
+                         accumulation rule */
+    double gap_error; /* the step guard's estimate of how well the last
+                         step resolves this contact's gap [m]: the dense
+                         output against its own rate (step_guard.h) */
 } nsd_contact_mode;
 
-/* Allocate the mode buffers (model create); mu from the friction law. */
-void nsd_modes_init(nsd_model *m, double rest_velocity, double contact_tolerance);
+/* Allocate the mode buffers (model create); mu from the friction law.
+ * rest_ratio: the accumulation rule's threshold relative to the contact's
+ * velocity scale; rest_velocity: zero slip speed [m/s]; contact_tolerance:
+ * touching gap and the gap threshold of impacts [m]. */
+void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity, double contact_tolerance);
 void nsd_modes_free(nsd_model *m);
 
 /* Forces of the current modes at (t, y): fills m->lambda and vdot (nv). */
 nsdyn_status nsd_modes_forces(nsd_model *m, double t, const double *y, double *vdot);
 
-/* The 2 nc contact event functions at (t, y). */
+/* The 2 nc contact event functions at (t, y). The gap of an open contact
+ * reads +1 here: impacts are located by the step guard (step_guard.h) on
+ * the integrator's dense output, for every integrator alike. */
 nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g);
 
 /* At an event (or the start): impacts, accumulation rule, new modes and the
@@ -83,6 +98,17 @@ nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g
  * the contact events to log. `fired`: the contact event function that
  * fired (0 .. 2 nc - 1, as in nsd_modes_events), or -1. Returns NSDYN_OK, or an error with
  * m->failure set (no consistent mode, impact law failure). */
+/* Open-contact gaps at (t, y) for the step guard: f[c] = gap - threshold
+ * [m] (an impact where f falls through 0) and its rate df[c] = u_n [m/s];
+ * f[c] = +inf for contacts that are closed, persistent or inactive. */
+nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, double *df);
+
+/* The accumulation rule's speed at contact c [m/s]: an approach slower
+ * than this closes the contact plastically; a rebound slower than this
+ * closes it too. rest_ratio times the contact's velocity scale, and never
+ * below a bounce too short to resolve in time (docs/event-driven.md). */
+double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double normal_acc);
+
 nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired);
 
 #endif

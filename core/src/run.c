@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 
+#include "step_guard.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,25 @@ static int all_finite(const double *y, size_t n) {
     return 1;
 }
 
+/* A stop condition that the jump of an event (an impact, a switch's reset)
+ * crosses in its direction fires at the event: a rebound reverses the
+ * forward speed inside an impact, where no integrator sees a crossing.
+ * gb, ga: n_stops scratch. Returns the stop's index, or -1. */
+static int stop_across_jump(nsd_model *m, double t, const double *before, const double *after,
+                            double *gb, double *ga) {
+    size_t ns = m->layout.n_stops;
+    if (!ns || !m->sys->stops) return -1;
+    if (m->sys->stops(m->sys_inst, t, before, before + m->nq, gb) > NSDYN_WARNING ||
+        m->sys->stops(m->sys_inst, t, after, after + m->nq, ga) > NSDYN_WARNING)
+        return -1;
+    for (size_t i = 0; i < ns; ++i) {
+        int dir = m->stop_direction[i];
+        int down = gb[i] > 0 && ga[i] <= 0, up = gb[i] < 0 && ga[i] >= 0;
+        if ((dir <= 0 && down) || (dir >= 0 && up)) return (int)i;
+    }
+    return -1;
+}
+
 size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                           const char *label, nsd_run_result *res, nsd_diag *diag) {
     memset(res, 0, sizeof *res);
@@ -85,7 +106,10 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     double *ybuf = malloc(m->n * sizeof *ybuf);
     double *g = calloc(ode.n_events ? ode.n_events : 1, sizeof *g);
     double *g_prev = calloc(ode.n_events ? ode.n_events : 1, sizeof *g_prev);
-    if (!res->series.data || !ybuf || !g || !g_prev) abort();
+    double *g_jump = calloc(2 * (m->layout.n_stops + 1), sizeof *g_jump);
+    if (!res->series.data || !ybuf || !g || !g_prev || !g_jump) abort();
+    nsd_step_guard guard;
+    nsd_step_guard_init(&guard, m);
 
     double wall0 = now_seconds(), last_progress = wall0;
     res->outcome = NSD_RUN_COMPLETE;
@@ -127,7 +151,13 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         goto done;
     }
     if (ode.n_events) nsd_model_stops(m, t0, y_start, g_prev);
+    if (m->event_driven && nsd_step_guard_start(&guard, m, t0, y_start) > NSDYN_WARNING) {
+        res->outcome = NSD_RUN_FAILED;
+        snprintf(res->message, sizeof res->message, "the simulation failed at t = %.9g s: %s", t0, m->failure);
+        goto done;
+    }
     size_t k_out = 1;
+    int stop_at_jump = -1;
     while (t < t_end) {
         nsdyn_step_report rep = {0};
         rep.event = -1;
@@ -148,6 +178,24 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                      "the simulation failed at t = %.9g s: the state became NaN or infinite (%s)",
                      rep.t, state);
             break;
+        }
+        if (m->event_driven) {
+            /* An impact inside the step comes first: the step ends there. */
+            double t_hit = rep.t;
+            size_t hit = 0;
+            int gr = nsd_step_guard_check(&guard, m, ig, inst, rep.t, rep.y, &t_hit, &hit);
+            if (gr < 0) {
+                describe_state(m, rep.y, state, sizeof state);
+                res->outcome = NSD_RUN_FAILED;
+                snprintf(res->message, sizeof res->message, "the simulation failed at t = %.9g s: %s; state: %s",
+                         rep.t, m->failure, state);
+                break;
+            }
+            if (gr == 1) {
+                rep.t = t_hit;
+                rep.y = guard.y;
+                rep.event = (int)(m->n_model_events + 2 * hit);
+            }
         }
         /* Samples on the output grid inside this step: interpolated with
          * dense output, else the step end stands for the grid points it
@@ -193,14 +241,19 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             same_time = t - t_last_event <= 1e-12 * (1.0 + fabs(t)) ? same_time + 1 : 0;
             t_last_event = t;
             memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
+            size_t logged = res->contact_log.n;
+            res->root_returns++;
             nsdyn_status rs = nsd_modes_resolve(m, t, ybuf, &res->contact_log, fired - (int)m->n_model_events);
+            if (res->contact_log.n == logged) res->unlogged_roots++;
             const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
+            if (!why) stop_at_jump = stop_across_jump(m, t, rep.y, ybuf, g_jump, g_jump + m->layout.n_stops + 1);
             if (!why && same_time > 100)
                 why = "more than 100 contact events at the same instant: the contact modes chatter (an accumulation the rest_velocity rule does not catch)";
             if (!why && res->contact_log.n > max_events)
                 why = "run.max_events contact events reached";
-            if (!why) rs = ig->restart(inst, t, ybuf);
+            if (!why && stop_at_jump < 0) rs = ig->restart(inst, t, ybuf);
             if (!why && rs > NSDYN_WARNING) why = ig->message ? ig->message(inst) : "the integrator could not restart";
+            if (!why && stop_at_jump < 0 && nsd_step_guard_start(&guard, m, t, ybuf) > NSDYN_WARNING) why = m->failure;
             if (why) {
                 describe_state(m, rep.y, state, sizeof state);
                 res->outcome = NSD_RUN_FAILED;
@@ -210,7 +263,10 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             }
             memcpy(y_switch, ybuf, m->n * sizeof *ybuf);
             y_last = y_switch;
-            continue;
+            if (stop_at_jump >= 0) {
+                fired = stop_at_jump;
+                rep.y = y_switch;
+            } else continue;
         }
         if (fired >= 0) {
             res->event_times = realloc(res->event_times, (res->n_events + 1) * sizeof(double));
@@ -222,9 +278,14 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
              * state), then restart the integrator from there. */
             memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
             size_t which = (size_t)fired - m->layout.n_stops;
+            res->root_returns++;
+            res->n_switches++;
             nsdyn_status sw = m->sys->on_switch(m->sys_inst, which, t, ybuf, ybuf + m->nq);
             if (sw <= NSDYN_WARNING && m->event_driven) sw = nsd_modes_resolve(m, t, ybuf, &res->contact_log, -1);
-            if (sw <= NSDYN_WARNING) sw = ig->restart(inst, t, ybuf);
+            if (sw <= NSDYN_WARNING) stop_at_jump = stop_across_jump(m, t, rep.y, ybuf, g_jump, g_jump + m->layout.n_stops + 1);
+            if (sw <= NSDYN_WARNING && stop_at_jump < 0) sw = ig->restart(inst, t, ybuf);
+            if (sw <= NSDYN_WARNING && stop_at_jump < 0 && m->event_driven)
+                sw = nsd_step_guard_start(&guard, m, t, ybuf);
             if (sw > NSDYN_WARNING) {
                 describe_state(m, rep.y, state, sizeof state);
                 res->outcome = NSD_RUN_FAILED;
@@ -235,10 +296,16 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             }
             memcpy(y_switch, ybuf, m->n * sizeof *ybuf);
             y_last = y_switch;
-            if (!locates) nsd_model_stops(m, t, ybuf, g_prev);
-            continue;
+            if (stop_at_jump < 0) {
+                if (!locates) nsd_model_stops(m, t, ybuf, g_prev);
+                continue;
+            }
+            fired = stop_at_jump;
+            rep.y = y_switch;
         }
         if (fired >= 0) {
+            if (stop_at_jump < 0) res->root_returns++;
+            res->n_stops++;
             const double *last = res->series.rows ? res->series.data + (res->series.rows - 1) * res->series.n_channels : NULL;
             if (!last || last[0] < t) record(m, &res->series, t, rep.y, res->message, sizeof res->message);
             describe_state(m, rep.y, state, sizeof state);
@@ -246,7 +313,9 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             snprintf(res->message, sizeof res->message,
                      "stop condition '%s' of system '%s' reached at t = %.9g s%s: %s",
                      m->layout.stops[fired], m->sys->info.id, t,
-                     locates ? "" : " (end of the step where it fired)", state);
+                     stop_at_jump >= 0 ? " (crossed by the jump of an event)"
+                                       : locates ? "" : " (end of the step where it fired)",
+                     state);
             break;
         }
         if (show_progress) {
@@ -271,8 +340,21 @@ done:
     free(ybuf);
     free(g);
     free(g_prev);
+    free(g_jump);
     free(y_switch);
+    nsd_step_guard_free(&guard);
     return 0;
+}
+
+void nsd_run_count_events(const nsd_run_result *res, nsd_event_counts *out) {
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < res->contact_log.n; ++i) {
+        nsd_event_kind k = res->contact_log.rec[i].kind;
+        if (k < NSD_EVENT_KIND_COUNT) out->contact[k]++;
+    }
+    out->switches = res->n_switches;
+    out->stops = res->n_stops;
+    out->total = res->contact_log.n + out->switches + out->stops;
 }
 
 void nsd_run_result_free(nsd_run_result *res) {

@@ -29,7 +29,23 @@ typedef struct nsd_run_result {
     double *event_times;      /* located stop events */
     size_t n_events;
     nsd_event_log contact_log;  /* event-driven contact: impacts and mode changes */
+    size_t n_switches, n_stops; /* system mode switches applied, stop conditions fired */
+    /* Event-function returns of the integrator (located roots, and
+     * crossings the runner found inside a step) and, of those, the ones
+     * that changed nothing (no contact event logged, no switch, no stop):
+     * restarts the log does not show. */
+    uint64_t root_returns, unlogged_roots;
 } nsd_run_result;
+
+/* Events of a run by kind: the contact log's kinds (impact, rest, close,
+ * open, stick, slip), system switches and stops. */
+typedef struct nsd_event_counts {
+    size_t contact[NSD_EVENT_KIND_COUNT];
+    size_t switches, stops;
+    size_t total;
+} nsd_event_counts;
+
+void nsd_run_count_events(const nsd_run_result *res, nsd_event_counts *out);
 
 /* Create the integrator of cfg and run the model from its initial state.
  * Returns 0 if the run could start (then see res->outcome), or the number

@@ -1,0 +1,56 @@
+/* The step guard: no impact is missed, whatever the integrator's step.
+ *
+ * An integrator compares event signs at the ends of its steps, so a gap
+ * that dips below zero and comes back within one step is never seen (a
+ * wheel flying over a curb edge in one free-flight step). The guard looks
+ * inside every accepted step on the integrator's dense output instead: it
+ * is the one mechanism that locates impacts of open contacts, for every
+ * integrator (modes.c hands the integrator no gap events).
+ *
+ * Per step [a, b] and open contact, f = gap - threshold [m] and its rate
+ * f' = u_n [m/s] are known at both ends. The guard evaluates f, f' at the
+ * midpoint and compares them with the cubic Hermite interpolant of the
+ * ends: the difference estimates the interpolant's error. Each half is
+ * safe when its own Hermite interpolant (built from the half's ends, more
+ * accurate than the whole step's) cannot fall from above -err to below
+ * +err; otherwise the half is bisected (depth at most NSD_GUARD_DEPTH).
+ * A falling sign change between samples is a bracket; the crossing is
+ * located by bisection on the dense output to 1e-12 s per second of t and
+ * reported at its post-crossing end (f <= 0). docs/event-driven.md has the
+ * argument and the measured cost. */
+#ifndef NSD_STEP_GUARD_H
+#define NSD_STEP_GUARD_H
+
+#include <stdint.h>
+
+#include "model.h"
+#include "nsdyn/integrator.h"
+
+#define NSD_GUARD_DEPTH 10
+
+typedef struct nsd_step_guard {
+    size_t nc, n;
+    double t_a;
+    double *f, *df;          /* (NSD_GUARD_DEPTH + 3) levels x nc */
+    double *y;               /* n: state at the located impact */
+    double *ytmp;            /* n */
+    uint64_t evaluations;    /* dense-output evaluations of the gaps */
+    uint64_t unresolved;     /* intervals accepted at the depth limit */
+} nsd_step_guard;
+
+void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m);
+void nsd_step_guard_free(nsd_step_guard *g);
+
+/* (Re)start at (t, y): after setup, a restart, a switch. */
+nsdyn_status nsd_step_guard_start(nsd_step_guard *g, nsd_model *m, double t, const double *y);
+
+/* After an accepted step ending at (t_b, y_b): 1 if an open contact's gap
+ * falls through its threshold inside the step (then *t_hit, *contact and
+ * g->y hold the earliest), 0 if not (the guard moves on to t_b), -1 on
+ * failure with m->failure set (a dense-output failure, or an open contact
+ * found penetrating and approaching: an impact missed by a previous
+ * phase). */
+int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator *ig, void *inst,
+                         double t_b, const double *y_b, double *t_hit, size_t *contact);
+
+#endif
