@@ -113,6 +113,55 @@ static int column(const csv *c, const char *name) {
     return -1;
 }
 
+/* Event kinds as run.toml's [status] names them (events_<kind>), with the
+ * number of rows of each kind in events.csv (third field). */
+enum { N_KINDS = 6 };
+static const char *const kinds[N_KINDS] = {"impact", "rest", "close", "open", "stick", "slip"};
+
+static size_t count_event_rows(const char *path, size_t counts[N_KINDS]) {
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f, "missing %s", path);
+    char line[4096];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* header */
+    size_t rows = 0;
+    for (size_t k = 0; k < N_KINDS; ++k) counts[k] = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *p = strchr(line, ',');
+        ck_assert_ptr_nonnull(p);
+        p = strchr(p + 1, ',');
+        ck_assert_ptr_nonnull(p);
+        size_t len = strcspn(p + 1, ",\n"), k = 0;
+        while (k < N_KINDS && !(strlen(kinds[k]) == len && strncmp(p + 1, kinds[k], len) == 0)) k++;
+        ck_assert_msg(k < N_KINDS, "unknown event kind in %s: %s", path, line);
+        counts[k]++;
+        rows++;
+    }
+    fclose(f);
+    return rows;
+}
+
+/* The integer value of "key = N" in a run record. */
+static unsigned long long record_count(const char *rec, const char *key) {
+    char pat[96];
+    snprintf(pat, sizeof pat, "\n%s = ", key);
+    const char *p = strstr(rec, pat);
+    ck_assert_msg(p, "run.toml has no %s", key);
+    return strtoull(p + strlen(pat), NULL, 10);
+}
+
+/* Index of the field named exactly `name` in a CSV header line. */
+static int field_index(const char *header, const char *name) {
+    int k = 0;
+    for (const char *p = header; *p; ++k) {
+        size_t len = strcspn(p, ",\n");
+        if (len == strlen(name) && strncmp(p, name, len) == 0) return k;
+        p += len;
+        if (*p == ',') p++;
+        else break;
+    }
+    return -1;
+}
+
 START_TEST(run_writes_data_record_and_graphs) {
     char out[256], path[512];
     path_in(out, sizeof out, tmp_root, "unstable");
@@ -183,7 +232,9 @@ START_TEST(compare_tabulates_and_overlays) {
     ck_assert_ptr_nonnull(f);
     char line[2048];
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_ptr_nonnull(strstr(line, "variant,outcome,t_reached [s],wall_time [s],steps,rhs_evals,rejected_steps,events,max_dev_psi [rad]"));
+    ck_assert_ptr_nonnull(strstr(line, "variant,outcome,t_reached [s],wall_time [s],steps,rhs_evals,rejected_steps,"
+                                       "impacts,rests,closes,opens,sticks,slips,switches,stops,unlogged_roots,"
+                                       "max_dev_psi [rad]"));
     /* dev_psi per variant name. */
     double dev[16];
     char names[16][64];
@@ -194,7 +245,7 @@ START_TEST(compare_tabulates_and_overlays) {
         snprintf(names[n], sizeof names[n], "%.*s", (int)(q - line - 1), line + 1);
         ck_assert_ptr_nonnull(strstr(q, ",complete,"));
         char *p = q;
-        for (int comma = 0; comma < 8; ++comma) p = strchr(p + 1, ',');
+        for (int comma = 0; comma < 16; ++comma) p = strchr(p + 1, ',');
         dev[n++] = strtod(p + 1, NULL);
     }
     fclose(f);
@@ -290,6 +341,75 @@ START_TEST(compare_summary_against_parameter) {
 }
 END_TEST
 
+START_TEST(run_counts_events_by_kind) {
+    /* The bouncing ball: every impact and mode change is counted by kind in
+     * run.toml and the summary line, as many as events.csv lists. */
+    char out[256], path[512];
+    path_in(out, sizeof out, tmp_root, "ball");
+    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/bouncing_ball_newton.toml", "-o", out,
+                          "--set", "plot.enabled=false", NULL};
+    ck_assert_int_eq(nsdyn(args), 0);
+    size_t counts[N_KINDS];
+    path_in(path, sizeof path, out, "events.csv");
+    size_t rows = count_event_rows(path, counts);
+    ck_assert_uint_gt(counts[0], 0); /* impacts */
+    path_in(path, sizeof path, out, "run.toml");
+    char rec[16384];
+    read_text(path, rec, sizeof rec);
+    for (size_t k = 0; k < N_KINDS; ++k) {
+        char key[64];
+        snprintf(key, sizeof key, "events_%s", kinds[k]);
+        ck_assert_msg(record_count(rec, key) == counts[k], "%s: run.toml %llu, events.csv %zu", key,
+                      record_count(rec, key), counts[k]);
+    }
+    unsigned long long switches = record_count(rec, "events_switch"), stops = record_count(rec, "events_stop");
+    ck_assert_uint_eq(record_count(rec, "events"), rows + switches + stops);
+    ck_assert_uint_le(record_count(rec, "unlogged_roots"), record_count(rec, "root_returns"));
+    char expect[64];
+    snprintf(expect, sizeof expect, "; events: %zu impacts", counts[0]);
+    ck_assert_msg(strstr(out_text, expect), "summary line without \"%s\": %s", expect, out_text);
+    /* The counts do not stop the record from being a config. */
+    char again[256];
+    path_in(again, sizeof again, tmp_root, "ball-again");
+    const char *args2[] = {"run", path, "-o", again, "-q", NULL};
+    ck_assert_int_eq(nsdyn(args2), 0);
+}
+END_TEST
+
+START_TEST(compare_counts_events_by_kind) {
+    /* Event-driven against Moreau-Jean: the impacts column of metrics.csv
+     * is the event-driven variant's impacts in its events.csv, and 0 for
+     * time-stepping, which logs none. */
+    char out[256], path[512];
+    path_in(out, sizeof out, tmp_root, "ball_compare");
+    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/bouncing_ball_moreau_vs_event.toml", "-o", out,
+                          "--set", "plot.enabled=false", NULL};
+    ck_assert_int_eq(nsdyn(args), 0);
+    size_t counts[N_KINDS];
+    path_in(path, sizeof path, out, "variant-01/events.csv");
+    count_event_rows(path, counts);
+    ck_assert_uint_gt(counts[0], 0);
+    path_in(path, sizeof path, out, "metrics.csv");
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[2048];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    int col = field_index(line, "impacts");
+    ck_assert_int_eq(col, 7);
+    ck_assert_int_eq(field_index(line, "unlogged_roots"), 15);
+    for (int i = 0; fgets(line, sizeof line, f); ++i) {
+        char *p = strchr(line + 1, '"'); /* past the quoted name */
+        ck_assert_ptr_nonnull(p);
+        for (int c = 0; c < col; ++c) p = strchr(p + 1, ',');
+        ck_assert_ptr_nonnull(p);
+        unsigned long long impacts = strtoull(p + 1, NULL, 10);
+        ck_assert_uint_eq(impacts, i == 0 ? counts[0] : 0);
+    }
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(out_text, " rejected impacts ")); /* the printed table */
+}
+END_TEST
+
 START_TEST(failed_run_keeps_incomplete_data) {
     char out[256], path[512];
     path_in(out, sizeof out, tmp_root, "failed");
@@ -366,6 +486,8 @@ int main(void) {
     tcase_add_test(tc, run_writes_data_record_and_graphs);
     tcase_add_test(tc, compare_tabulates_and_overlays);
     tcase_add_test(tc, compare_summary_against_parameter);
+    tcase_add_test(tc, run_counts_events_by_kind);
+    tcase_add_test(tc, compare_counts_events_by_kind);
     tcase_add_test(tc, failed_run_keeps_incomplete_data);
     tcase_add_test(tc, informational_commands);
     tcase_add_test(tc, svg_graphs_on_request);

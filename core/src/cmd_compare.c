@@ -46,6 +46,59 @@ static double deviations(const nsd_series *ref, size_t c_ref, const nsd_series *
     return worst < 0 ? NAN : worst;
 }
 
+/* The event columns of the metrics: one per contact-event kind (plural of
+ * the kind's name), then switches, stops and unlogged_roots. */
+enum { N_EVENT_COLS = NSD_EVENT_KIND_COUNT + 3 };
+
+static void event_col_name(int k, char *buf, size_t len) {
+    static const char *const tail[] = {"switches", "stops", "unlogged_roots"};
+    if (k < NSD_EVENT_KIND_COUNT) snprintf(buf, len, "%ss", nsd_event_kind_name((nsd_event_kind)k));
+    else snprintf(buf, len, "%s", tail[k - NSD_EVENT_KIND_COUNT]);
+}
+
+static void event_col_values(const nsd_run_result *res, unsigned long long out[N_EVENT_COLS]) {
+    nsd_event_counts c;
+    nsd_run_count_events(res, &c);
+    for (int k = 0; k < NSD_EVENT_KIND_COUNT; ++k) out[k] = c.contact[k];
+    out[NSD_EVENT_KIND_COUNT] = c.switches;
+    out[NSD_EVENT_KIND_COUNT + 1] = c.stops;
+    out[NSD_EVENT_KIND_COUNT + 2] = res->unlogged_roots;
+}
+
+/* The printed table shows the event columns that are not 0 everywhere. */
+static void event_cols_used(const variant *vars, size_t nv, int used[N_EVENT_COLS]) {
+    for (int k = 0; k < N_EVENT_COLS; ++k) used[k] = 0;
+    for (size_t i = 0; i < nv; ++i) {
+        unsigned long long v[N_EVENT_COLS];
+        event_col_values(&vars[i].res, v);
+        for (int k = 0; k < N_EVENT_COLS; ++k) used[k] |= v[k] != 0;
+    }
+}
+
+static int event_col_width(int k) {
+    char name[64];
+    event_col_name(k, name, sizeof name);
+    return strlen(name) > 7 ? (int)strlen(name) : 7;
+}
+
+static void event_cols_header(FILE *csv, const int used[N_EVENT_COLS]) {
+    for (int k = 0; k < N_EVENT_COLS; ++k) {
+        char name[64];
+        event_col_name(k, name, sizeof name);
+        fprintf(csv, ",%s", name);
+        if (used[k]) printf(" %*s", event_col_width(k), name);
+    }
+}
+
+static void event_cols_row(FILE *csv, const nsd_run_result *res, const int used[N_EVENT_COLS]) {
+    unsigned long long v[N_EVENT_COLS];
+    event_col_values(res, v);
+    for (int k = 0; k < N_EVENT_COLS; ++k) {
+        fprintf(csv, ",%llu", v[k]);
+        if (used[k]) printf(" %*llu", event_col_width(k), v[k]);
+    }
+}
+
 /* Graphs only a comparison has: the deviation of the first compared
  * channel from the reference against time (log scale), and accuracy
  * against cost (largest deviation vs right-hand-side evaluations). */
@@ -336,9 +389,12 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         free(names);
         goto out;
     }
-    fprintf(csv, "variant,outcome,t_reached [s],wall_time [s],steps,rhs_evals,rejected_steps,events");
-    printf("\nreference: %s\n%-28s %-9s %10s %9s %10s %9s %7s", vars[ref].name, "variant", "outcome",
-           "wall [s]", "steps", "rhs evals", "rejected", "events");
+    int used[N_EVENT_COLS];
+    event_cols_used(vars, nv, used);
+    fprintf(csv, "variant,outcome,t_reached [s],wall_time [s],steps,rhs_evals,rejected_steps");
+    printf("\nreference: %s\n%-28s %-9s %10s %9s %10s %9s", vars[ref].name, "variant", "outcome",
+           "wall [s]", "steps", "rhs evals", "rejected");
+    event_cols_header(csv, used);
     for (size_t k = 0; k < n_names; ++k) {
         int c = nsd_model_channel(&vars[ref].model, names[k]);
         const char *unit = c >= 0 ? vars[ref].model.channels[c].unit : "?";
@@ -354,13 +410,14 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     for (size_t i = 0; i < nv; ++i) {
         const variant *v = &vars[i];
         const char *outcome = v->res.outcome == NSD_RUN_FAILED ? "FAILED" : v->res.outcome == NSD_RUN_STOPPED ? "stopped" : "complete";
-        fprintf(csv, "\"%s\",%s,%.9g,%.6g,%llu,%llu,%llu,%zu", v->name, outcome, v->res.t_reached,
+        fprintf(csv, "\"%s\",%s,%.9g,%.6g,%llu,%llu,%llu", v->name, outcome, v->res.t_reached,
                 v->res.wall_seconds, (unsigned long long)v->res.stats.steps,
                 (unsigned long long)v->res.stats.rhs_evals,
-                (unsigned long long)v->res.stats.rejected_steps, v->res.n_events);
-        printf("%-28.28s %-9s %10.4f %9llu %10llu %9llu %7zu", v->name, outcome, v->res.wall_seconds,
+                (unsigned long long)v->res.stats.rejected_steps);
+        printf("%-28.28s %-9s %10.4f %9llu %10llu %9llu", v->name, outcome, v->res.wall_seconds,
                (unsigned long long)v->res.stats.steps, (unsigned long long)v->res.stats.rhs_evals,
-               (unsigned long long)v->res.stats.rejected_steps, v->res.n_events);
+               (unsigned long long)v->res.stats.rejected_steps);
+        event_cols_row(csv, &v->res, used);
         for (size_t k = 0; k < n_names; ++k) {
             int cr = nsd_model_channel(&vars[ref].model, names[k]);
             int cv = nsd_model_channel(&v->model, names[k]);

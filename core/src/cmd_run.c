@@ -73,11 +73,39 @@ int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
     return 0;
 }
 
+/* Append ", N name(s)" to buf when n > 0; `plural` NULL adds an "s". */
+static void append_count(char *buf, size_t len, size_t n, const char *name, const char *plural) {
+    if (!n) return;
+    size_t at = strlen(buf);
+    if (at >= len) return;
+    if (n == 1) snprintf(buf + at, len - at, "%s1 %s", at ? ", " : "", name);
+    else if (plural) snprintf(buf + at, len - at, "%s%zu %s", at ? ", " : "", n, plural);
+    else snprintf(buf + at, len - at, "%s%zu %ss", at ? ", " : "", n, name);
+}
+
+/* "19 impacts, 1 rest, 2 switches": the kinds that occurred, or "none". */
+static void format_event_counts(const nsd_event_counts *c, char *buf, size_t len) {
+    buf[0] = '\0';
+    for (int k = 0; k < NSD_EVENT_KIND_COUNT; ++k)
+        append_count(buf, len, c->contact[k], nsd_event_kind_name((nsd_event_kind)k), NULL);
+    append_count(buf, len, c->switches, "switch", "switches");
+    append_count(buf, len, c->stops, "stop", NULL);
+    if (!buf[0]) snprintf(buf, len, "none");
+}
+
 void nsd_print_run_summary(FILE *out, const char *label, const nsd_run_result *res) {
-    fprintf(out, "%s%s%s: t = %.6g s, %llu steps, %llu rhs evaluations, %llu rejected, %zu events, %.3f s wall\n",
+    nsd_event_counts counts;
+    nsd_run_count_events(res, &counts);
+    char events[512];
+    format_event_counts(&counts, events, sizeof events);
+    fprintf(out, "%s%s%s: t = %.6g s, %llu steps, %llu rhs evaluations, %llu rejected, %.3f s wall; events: %s",
             label ? label : "", label ? " " : "", nsd_outcome_text(res->outcome), res->t_reached,
             (unsigned long long)res->stats.steps, (unsigned long long)res->stats.rhs_evals,
-            (unsigned long long)res->stats.rejected_steps, res->n_events, res->wall_seconds);
+            (unsigned long long)res->stats.rejected_steps, res->wall_seconds, events);
+    if (res->unlogged_roots)
+        fprintf(out, "; %llu integrator root return%s changed nothing",
+                (unsigned long long)res->unlogged_roots, res->unlogged_roots == 1 ? "" : "s");
+    fputc('\n', out);
 }
 
 int nsd_cmd_run(const nsd_cli *cli) {

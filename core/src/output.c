@@ -130,6 +130,34 @@ static void write_plugin_provenance(FILE *f, const nsd_section *s) {
     fprintf(f, " }\n");
 }
 
+/* The events of a run by kind: `events` is their total; every kind is
+ * written, zero or not, so readers find the same keys in every record. */
+static void write_event_counts(FILE *f, const nsd_run_result *r) {
+    nsd_event_counts c;
+    nsd_run_count_events(r, &c);
+    fprintf(f, "events = %zu  # the sum of the events_* counts\n", c.total);
+    for (int k = 0; k < NSD_EVENT_KIND_COUNT; ++k)
+        fprintf(f, "events_%s = %zu\n", nsd_event_kind_name((nsd_event_kind)k), c.contact[k]);
+    fprintf(f, "events_switch = %zu\nevents_stop = %zu\n", c.switches, c.stops);
+    fprintf(f, "root_returns = %llu  # event-function returns of the integrator\n"
+               "unlogged_roots = %llu  # of those, the ones that changed nothing\n",
+            (unsigned long long)r->root_returns, (unsigned long long)r->unlogged_roots);
+}
+
+/* [status]: how the run ended and what it cost. */
+static void write_status(FILE *f, const nsd_run_result *r) {
+    fprintf(f, "\n[status]\noutcome = ");
+    nsd_toml_write_string(f, nsd_outcome_text(r->outcome));
+    fprintf(f, "\nmessage = ");
+    nsd_toml_write_string(f, r->message);
+    fprintf(f, "\nt_reached = %.12g  # [s]\nwall_time = %.6g  # [s]\nsamples = %zu\n", r->t_reached,
+            r->wall_seconds, r->series.rows);
+    fprintf(f, "steps = %llu\nrhs_evals = %llu\nrejected_steps = %llu\njacobian_evals = %llu\n",
+            (unsigned long long)r->stats.steps, (unsigned long long)r->stats.rhs_evals,
+            (unsigned long long)r->stats.rejected_steps, (unsigned long long)r->stats.jacobian_evals);
+    write_event_counts(f, r);
+}
+
 int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_model *m,
                          const nsd_run_result *r, const char *command_line, char *err,
                          size_t err_len) {
@@ -154,18 +182,7 @@ int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_mode
     write_plugin_provenance(f, &cfg->contact);
     write_plugin_provenance(f, &cfg->friction);
     write_plugin_provenance(f, &cfg->integrator);
-    if (r) {
-        fprintf(f, "\n[status]\noutcome = ");
-        nsd_toml_write_string(f, nsd_outcome_text(r->outcome));
-        fprintf(f, "\nmessage = ");
-        nsd_toml_write_string(f, r->message);
-        fprintf(f, "\nt_reached = %.12g  # [s]\nwall_time = %.6g  # [s]\nsamples = %zu\n", r->t_reached,
-                r->wall_seconds, r->series.rows);
-        fprintf(f, "steps = %llu\nrhs_evals = %llu\nrejected_steps = %llu\njacobian_evals = %llu\nevents = %llu\n",
-                (unsigned long long)r->stats.steps, (unsigned long long)r->stats.rhs_evals,
-                (unsigned long long)r->stats.rejected_steps,
-                (unsigned long long)r->stats.jacobian_evals, (unsigned long long)r->n_events);
-    }
+    if (r) write_status(f, r);
     write_section(f, &cfg->system);
     write_section(f, &cfg->contact);
     write_section(f, &cfg->friction);
