@@ -25,13 +25,22 @@
  *      as the host does: diag(1/m, 1/m + b^2/J, 1/m + b^2/J) for the floor,
  *      a slope and an edge contact (Kane's k1 (2.76)); the pair in a concave
  *      corner is symmetric positive definite.
- *  (e) outputs and stops at known states; terrain = "profile" with its
- *      default arrays is the same valley; bad parameters are refused.
+ *  (e) outputs and stops at known states (crossed stays positive where the
+ *      far edge's handover has fired: the two never share a root);
+ *      terrain = "profile" with its default arrays is the same valley; bad
+ *      parameters are refused.
  *  (f) closed forms of validation-targets.md through the host (compliant
  *      Hunt-Crossley contact, regularized Coulomb friction, BDF): sliding
  *      without spin on a level floor rolls from t* = v0/(mu' g (1 + m b^2/J))
  *      at 5/7 v0; rolling down a 30 degree plane accelerates at
  *      g sin(theta)/(1 + J/(m b^2)).
+ *  (g) the stop rules through the host with rigid contact (kane_impulse
+ *      and newton, dopri5 and bdf): rolling up the thesis's incline and
+ *      over the far rim's edge stops with `crossed` at the closed-form time
+ *      (rolling deceleration, then pivoting on the edge by energy), after
+ *      the edge handover; a sphere thrown onto a 30 degree incline, whose
+ *      forward speed reverses in the impact, stops with `rolled_back` at
+ *      the impact time.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -756,7 +765,8 @@ START_TEST(outputs_and_stops) {
     ck_assert_double_eq(out[out_index(&X, "nearest")], 1.0);
     /* Stops at the start: both positive. */
     X.S->stops(X.p, 0.0, q, v, g);
-    ck_assert_double_eq_tol(g[0], VX[4], 1e-12); /* the far rim edge is 64.64 m ahead */
+    /* the far rim edge is 64.64 m ahead; crossed fires 1e-6 b past it */
+    ck_assert_double_eq_tol(g[0], VX[4] + 1e-6, 1e-12);
     ck_assert_double_eq(g[1], 1.0);
     /* Sliding on the floor: slip output = |u_t|, nearest = floor. */
     place(q, v, 30.0, -9.0);
@@ -782,6 +792,22 @@ START_TEST(outputs_and_stops) {
     place(q, v, VX[4] + 0.1, 1.0);
     X.S->stops(X.p, 0.0, q, v, g);
     ck_assert_double_lt(g[0], 0.0);
+    /* crossed is not the handover's root: centred over the far edge (and
+     * 1e-7 m past it, far beyond the location error of a root) the switch
+     * edge4_to_rim_far (index 2) is at or above 0 (it has fired) while
+     * crossed is still positive, so the switch always comes first and the stop after
+     * it, for any height of the centre (flight over the rim). */
+    double sw[4];
+    ck_assert_uint_eq(X.L.n_switches, 4);
+    ck_assert_str_eq(X.L.switches[2], "edge4_to_rim_far");
+    for (int k = 0; k < 2; ++k)
+        for (double h = 1.0; h < 5.0; h += 1.5) {
+            place(q, v, VX[4] + 1e-7 * k, h);
+            X.S->stops(X.p, 0.0, q, v, g);
+            X.S->switches(X.p, 0.0, q, v, NULL, sw);
+            ck_assert_double_ge(sw[2], k ? 0.9e-7 : -1e-12); /* VX[4] rounds */
+            ck_assert_double_gt(g[0], 0.8e-6);
+        }
     sys_close(&X);
 }
 END_TEST
@@ -931,6 +957,169 @@ START_TEST(rolling_down_incline) {
 }
 END_TEST
 
+/* ---- (g) the stop rules through the host, rigid contact ------------------------------ */
+
+#define RIGID_FMT                                                                           \
+    "[contact]\nid = \"%s\"\ne = 0.5\n"                                                   \
+    "[friction]\nid = \"coulomb\"\nmu_s = 1.0\nmu_k = 0.8\n"                              \
+    "[integrator]\nid = \"%s\"\nrtol = 1e-10\natol = 1e-12\n"
+
+static const char *const RIGID_LAWS[2] = {"kane_impulse", "newton"};
+static const char *const EVENT_INTEGRATORS[2] = {"dopri5", "bdf"};
+
+static size_t count_kind(const run *R, nsd_event_kind kind) {
+    size_t n = 0;
+    for (size_t i = 0; i < R->res.contact_log.n; ++i) n += R->res.contact_log.rec[i].kind == kind;
+    return n;
+}
+
+/* Time for a sphere rolling without slip to pivot over a convex edge, from
+ * the angle th0 of (c - E) from the vertical (its contact has just reached
+ * the edge, rolling at v_e) to 0 (centre above the edge): the rotation
+ * about the edge line has moment J + m b^2 = m b^2 k, so by energy
+ * w^2 = (v_e/b)^2 - 2 g (cos(phi) - cos(th0))/(k b) and t = int dphi/w
+ * (Simpson, 2000 intervals: the integrand is smooth while w > 0).
+ * *v_top: the centre's speed over the edge, b w(0). */
+static double pivot_time(double v_e, double th0, double b, double g, double k, double *v_top) {
+    const int n = 2000;
+    double sum = 0.0, w0 = v_e / b;
+    for (int i = 0; i <= n; ++i) {
+        double phi = th0 * i / n;
+        double w = sqrt(w0 * w0 - 2.0 * g * (cos(phi) - cos(th0)) / (k * b));
+        sum += (i == 0 || i == n ? 1.0 : (i % 2 ? 4.0 : 2.0)) / w;
+        if (i == 0) *v_top = b * w;
+    }
+    return sum * th0 / (3.0 * n);
+}
+
+START_TEST(roll_over_rim_stops_crossed) {
+    /* The thesis's valley (defaults, Mars g = 3.71, b = 1 m, J/m = 0.4 b^2),
+     * the sphere rolling up the 30 deg incline from x0 = 60 m at v0 = 3.9
+     * m/s. Rolling decelerates it at a = g sin(30)/k, k = 1 + J/(m b^2) =
+     * 1.4 ((3.15)-(3.16)); its contact reaches the far rim's edge E after d =
+     * L - s0 along the slope (L = 20 m, s0 the start's along-slope distance
+     * from the incline's foot) at v_e^2 = v0^2 - 2 a d = 2.54 (m/s)^2. Then it
+     * pivots on E (v_e^2 < g b cos(30) = 3.21: it does not leave the edge)
+     * from 30 deg to the vertical, where v_top = 1.35 m/s: pivot_time().
+     * mu_s = 1 holds the rolling (no slip event). No impacts, so kane_impulse
+     * and newton give the same motion. At the vertical the handover switch
+     * edge4_to_rim_far fires; crossed fires d = 1e-6 b later (x = x_cross +
+     * 1e-6 m), at t1 + t2 + 1e-6/v_top. Before the fix (crossed = x_cross -
+     * x, the switch's own root) the dopri5 runs went on to t_end. Tolerance
+     * 1e-7 s: rtol 1e-10 over 2 s, and the stop's location to 1e-12 s. */
+    const double b = 1.0, g = 3.71, k = 1.4, th = 30 * DEG, x0 = 60.0, v0 = 3.9;
+    const double s0 = (x0 - VX[3] + b * sin(th)) / cos(th), d = 20.0 - s0;
+    const double a = g * sin(th) / k, v_e = sqrt(v0 * v0 - 2.0 * a * d);
+    double v_top;
+    const double t2 = pivot_time(v_e, th, b, g, k, &v_top);
+    const double want = (v0 - v_e) / a + t2 + 1e-6 * b / v_top;
+    ck_assert_double_lt(v_e * v_e, g * b * cos(th)); /* stays on the edge */
+    for (int law = 0; law < 2; ++law)
+        for (int ig = 0; ig < 2; ++ig) {
+            char cfg[1024];
+            snprintf(cfg, sizeof cfg,
+                     "[system]\nid = \"sphere_planes\"\nx0 = 60.0\nv0 = 3.9\n" RIGID_FMT
+                     "[run]\nt_end = 10.0\noutput_dt = 1e-2\nprogress = false\n",
+                     RIGID_LAWS[law], EVENT_INTEGRATORS[ig]);
+            run R;
+            run_config(&R, cfg, NSD_RUN_STOPPED);
+            double t = R.res.t_reached;
+            printf("roll over the far rim (%s, %s): %s\n  stop at %.9f s, closed form %.9f s "
+                   "(edge at %.6f s, pivot %.6f s), vx %.7f m/s (v_top %.7f)\n",
+                   RIGID_LAWS[law], EVENT_INTEGRATORS[ig], R.res.message, t, want,
+                   (v0 - v_e) / a, t2, last(&R, "vx"), v_top);
+            ck_assert_msg(strstr(R.res.message, "'crossed'") != NULL, "%s", R.res.message);
+            ck_assert_double_eq_tol(t, want, 1e-7);
+            ck_assert_double_eq_tol(last(&R, "x"), VX[4] + 1e-6 * b, 1e-9);
+            ck_assert_double_eq_tol(last(&R, "z"), b, 1e-7);
+            ck_assert_double_eq_tol(last(&R, "vx"), v_top, 1e-6);
+            ck_assert_uint_eq(count_kind(&R, NSD_EVENT_IMPACT), 0);
+            ck_assert_uint_eq(count_kind(&R, NSD_EVENT_SLIP), 0);
+            /* The handover came first: the far rim took the edge (a contact
+             * event on rim_far, index 4) just before the stop. */
+            int handed = 0;
+            for (size_t i = 0; i < R.res.contact_log.n; ++i) {
+                const nsd_event_record *e = &R.res.contact_log.rec[i];
+                handed |= e->contact == 4 && e->t < t && e->t > t - 1e-5;
+            }
+            ck_assert_msg(handed, "no handover to rim_far just before the stop");
+            run_free(&R);
+        }
+}
+END_TEST
+
+START_TEST(rebound_off_incline_stops_rolled_back) {
+    /* A floor, a 30 deg incline from the origin up to (17.3, 10) m and a
+     * rim. The sphere (b = 1 m, J/m = 0.4 b^2, Mars g = 3.71) is thrown
+     * without spin at vx = 1 m/s from (5, 6) m, above the incline, and
+     * lands on its face when -sin(30) x + cos(30) z = b, at t_imp from
+     * A t^2 + B t + C = 0 (the flight is a parabola). Before it: vz = -g
+     * t_imp = -3.28 m/s, the contact velocities u_n- = n.v = -3.34 m/s and
+     * u_t- = t.v = -0.77 m/s (sliding down-slope). Newton/Kane restitution
+     * e = 0.5 on u_n and stick (the no-slip impulse m |u_t-|/3.5 = 0.22 m
+     * N s is well inside mu_s = 1 times the normal impulse 5.0 m N s; the
+     * tangential Delassus is 3.5/m): u_n+ = -e u_n-, u_t+ = 0, so the
+     * centre leaves at n.v+ = -e u_n-, t.v+ = u_t- (1 - 1/3.5), vx+ =
+     * -1.31 m/s. The forward speed reverses in the impact's jump: the run
+     * must stop there with rolled_back, at t_imp, after exactly that one
+     * impact. This needs the host to evaluate the stops across a contact
+     * event's velocity jump (core/src/run.c); without it the stop function
+     * jumps from vx- = +1 to -1.31 unseen and the run goes on to t_end. The
+     * impact checks below hold either way: they pin the scenario. */
+    const double b = 1.0, g = 3.71, th = 30 * DEG, e = 0.5, x0 = 5.0, z0 = 6.0, vx0 = 1.0;
+    const double A = 0.5 * g * cos(th), B = sin(th) * vx0, C = b + sin(th) * x0 - cos(th) * z0;
+    const double t_imp = (-B + sqrt(B * B - 4.0 * A * C)) / (2.0 * A);
+    const double vz = -g * t_imp;
+    const double un = -sin(th) * vx0 + cos(th) * vz, ut = cos(th) * vx0 + sin(th) * vz;
+    const double vx_after = cos(th) * ut * (1.0 - 1.0 / 3.5) - sin(th) * (-e * un);
+    ck_assert_double_lt(un, 0.0);
+    ck_assert_double_lt(fabs(ut) / 3.5, 1.0 * (1.0 + e) * fabs(un)); /* stick */
+    ck_assert_double_lt(vx_after, -1.0);                            /* it reverses */
+    for (int law = 0; law < 2; ++law)
+        for (int ig = 0; ig < 2; ++ig) {
+            char cfg[1024];
+            snprintf(cfg, sizeof cfg,
+                     "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\n"
+                     "angles = [0.0, 30.0, 0.0]\nlengths = [10.0, 20.0, 10.0]\n"
+                     "x_start = -10.0\nz_start = 0.0\nx0 = 5.0\nv0 = 0.0\n" RIGID_FMT
+                     "[initial]\nz = 6.0\nvx = 1.0\n"
+                     "[run]\nt_end = 1.5\noutput_dt = 1e-2\nprogress = false\n",
+                     RIGID_LAWS[law], EVENT_INTEGRATORS[ig]);
+            run R;
+            test_load(cfg, &R.app, &R.model);
+            nsd_diag diag = {0};
+            ck_assert_int_eq(nsd_run_simulation(&R.model, &R.app.cfg, &R.app.host, NULL, &R.res,
+                                                &diag), 0);
+            nsd_diag_free(&diag);
+            double t = R.res.t_reached;
+            printf("rebound off the incline (%s, %s): outcome %d: %s\n  t %.9f s, impact "
+                   "(closed form) at %.9f s, vx after %.6f m/s\n", RIGID_LAWS[law],
+                   EVENT_INTEGRATORS[ig], (int)R.res.outcome, R.res.message, t, t_imp, vx_after);
+            /* The one impact, on the incline (seg2, index 1), as the closed
+             * form says: this is the scenario, with or without the stop. */
+            const nsd_event_log *log = &R.res.contact_log;
+            ck_assert_uint_ge(log->n, 1);
+            const nsd_event_record *imp = &log->rec[0];
+            ck_assert_int_eq(imp->kind, NSD_EVENT_IMPACT);
+            ck_assert_uint_eq(imp->contact, 1);
+            ck_assert_double_eq_tol(imp->t, t_imp, 1e-7);
+            ck_assert_double_eq_tol(imp->u_before[0], un, 1e-6);
+            ck_assert_double_eq_tol(imp->u_after[0], -e * un, 1e-6);
+            ck_assert_double_eq_tol(imp->u_after[1], 0.0, 1e-9);
+            /* The stop: at the impact, reason rolled_back, nothing after. */
+            ck_assert_msg(R.res.outcome == NSD_RUN_STOPPED &&
+                              strstr(R.res.message, "'rolled_back'") != NULL,
+                          "expected the stop rolled_back at the impact, t = %.9f s; got outcome "
+                          "%d at t = %.9f s: %s", t_imp, (int)R.res.outcome, t, R.res.message);
+            ck_assert_double_eq_tol(t, imp->t, 1e-12 * (1.0 + t));
+            ck_assert_double_eq_tol(t, t_imp, 1e-7);
+            ck_assert_uint_eq(count_kind(&R, NSD_EVENT_IMPACT), 1);
+            for (size_t i = 0; i < log->n; ++i) ck_assert_double_le(log->rec[i].t, t);
+            run_free(&R);
+        }
+}
+END_TEST
+
 int main(void) {
     if (test_scan_builtin(&reg)) return 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -948,6 +1137,8 @@ int main(void) {
     tcase_add_test(tc, bad_input_refused);
     tcase_add_test(tc, sliding_to_rolling);
     tcase_add_test(tc, rolling_down_incline);
+    tcase_add_test(tc, roll_over_rim_stops_crossed);
+    tcase_add_test(tc, rebound_off_incline_stops_rolled_back);
     suite_add_tcase(s, tc);
     int rc = test_run_suite(s);
     nsd_registry_close(&reg);

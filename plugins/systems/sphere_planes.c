@@ -156,18 +156,56 @@
  * Stops (thesis Sec. 4.1: "stopped once the rover rebounds or begins to roll
  * or slide down the incline plane"; validation-targets.md: "crossed" means
  * it reached the far rim):
- *   crossed      x_cross - x: the centre passes the last vertex x_cross (the
- *                far rim's edge, the top of the incline); the constant +1
- *                when the profile has one segment.
- *   rolled_back  vx falls through zero while the centre is beyond
- *                x_low - b, x_low the last lowest vertex (the foot of the
- *                incline): a rebound off the incline or the start of rolling
- *                or sliding back down it. Elsewhere the function is the
- *                constant +1 [m/s]; entering the region needs vx > 0, so the
- *                jump is never a falling crossing. With a compliant law a
- *                rebound stops the run inside the impact, where the normal
- *                force has just reversed vx. +1 when the profile has one
- *                segment.
+ *   crossed      x_cross + d - x, d = CROSS_MARGIN b = 1e-6 b: the centre
+ *                passes the last vertex x_cross (the far rim's edge, the top
+ *                of the incline) by d; the constant +1 when the profile has
+ *                one segment. Why d: on a level last segment (the valley's
+ *                far rim) the handover switch edge<k>_to_<last> is the
+ *                function x - x_cross, the same root as x_cross - x. The
+ *                integrator locates each root on its own (dopri5: regula
+ *                falsi to 1e-12 s), so rounding may put the switch's root
+ *                first; the host then restarts from the switch with the stop
+ *                function already <= 0, which is no crossing, and the stop
+ *                was lost: the run went on to t_end (valley, x0 = 60 m, v0 =
+ *                3.9 m/s, dopri5). Lowest-index-first on ties does not help
+ *                when the two roots come out a rounding apart. With d the
+ *                switch always fires first and the stop d/vx later (1e-6 s
+ *                at 1 m/s, b = 1 m): d is far above the switch's location
+ *                error in x (vx times 1e-12 max(1, t) s, ~1e-10 m) and far
+ *                below anything physical. Past, not short of, the edge: a
+ *                centre beyond the vertical through the edge is over the far
+ *                rim (pivoting on the edge, gravity's moment now turns it
+ *                forward; the stop state is already in the far rim's edge
+ *                mode), while one d short of it could still stall and roll
+ *                back. On a sloped last segment the handover line (along its
+ *                normal at the edge) is tilted and meets the stop line only
+ *                ~d/|sin(alpha)| from the edge, where the centre (>= b from
+ *                it) never is unless |alpha| < ~d/b.
+ *   rolled_back  vx [m/s] while the centre is beyond x_low - b, x_low the
+ *                last lowest vertex (the foot of the incline); the constant
+ *                +1 elsewhere and when the profile has one segment. Stops
+ *                fall (model.c gives every stop direction -1): the stop is
+ *                vx falling through zero there, a rebound off the incline or
+ *                the start of rolling or sliding back down it. Why x_low - b:
+ *                it is the smallest such bound for any incline angle up to
+ *                90 deg, since every contact with the incline (its face: x
+ *                >= x_low - b sin(theta); its foot vertex: |c - E| = b) has
+ *                the centre there. Entering the region needs vx > 0 and
+ *                leaving it vx < 0, so neither jump of the function is a
+ *                falling crossing. With a compliant law a rebound stops the
+ *                run inside the impact, where the normal force has just
+ *                reversed vx (a continuous crossing). With a rigid law every
+ *                rebound reverses vx in the impact's velocity jump: q does
+ *                not jump, so the region is the same on both sides and the
+ *                function jumps from vx- > 0 to vx+ <= 0, falling. The
+ *                integrator sees no crossing there; the host evaluates the
+ *                stops before and after a contact event's jump and fires
+ *                one the jump takes down through zero (core/src/run.c). A
+ *                stop across an impact means: the impact itself sent the
+ *                sphere back, so the run ends at the impact time and the
+ *                flight after it is not integrated. A start inside the
+ *                region with vx <= 0 (say at rest on the incline) never
+ *                fires: the function starts at or below zero.
  * Switches: the edge handovers above (two per convex vertex, rising).
  */
 #include <math.h>
@@ -179,6 +217,9 @@
 
 #define DEG (3.14159265358979323846 / 180.0)
 #define MAX_SEG 64
+/* crossed fires this far past the last vertex, in units of b (the header's
+ * Stops: keeps the stop off the root of the edge handover there). */
+#define CROSS_MARGIN 1e-6
 
 enum {
     P_TERRAIN, P_BETA, P_THETA, P_DEPTH, P_FLOOR, P_RIM, P_ANGLES, P_LENGTHS, P_XS, P_ZS,
@@ -260,6 +301,7 @@ typedef struct sphere {
     segment seg[MAX_SEG];
     double xv[MAX_SEG + 1], zv[MAX_SEG + 1]; /* vertices P_0..P_n [m] */
     double x_cross;               /* last vertex x (far rim edge) [m] */
+    double x_stop;                /* crossed fires where x rises through it: x_cross + CROSS_MARGIN b [m] */
     double x_low, z_low;          /* last lowest interior vertex [m] */
     int has_cross, has_low;
     char names[MAX_SEG][16];
@@ -489,6 +531,7 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
         S->decl[i] = (nsdyn_contact_decl){S->names[i], NSDYN_CONTACT_UNILATERAL, 2};
     S->has_cross = n >= 2;
     S->x_cross = n >= 2 ? S->xv[n - 1] : 0.0;
+    S->x_stop = S->x_cross + CROSS_MARGIN * b;
     S->has_low = n >= 2;
     S->z_low = n >= 2 ? HUGE_VAL : S->zv[0];
     for (size_t k = 1; k < n; ++k)
@@ -503,8 +546,12 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
             S->sw_vertex[j] = v;
             S->sw_to_next[j] = to_next;
             S->sw_dir[j] = +1;
+            /* a local copy: GCC (-Wrestrict, sanitizer builds) cannot tell
+             * that two arrays of S do not overlap */
+            char seg_name[sizeof S->names[0]];
+            memcpy(seg_name, S->names[to_next ? v : v - 1], sizeof seg_name);
             snprintf(S->sw_names[j], sizeof S->sw_names[j], "edge%u_to_%.15s", (unsigned)v,
-                     S->names[to_next ? v : v - 1]);
+                     seg_name);
             S->sw_ptr[j] = S->sw_names[j];
         }
     }
@@ -735,7 +782,7 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
 static nsdyn_status stops_eval(void *inst, double t, const double *q, const double *v, double *g) {
     (void)t;
     const sphere *S = inst;
-    g[0] = S->has_cross ? S->x_cross - q[0] : 1.0;
+    g[0] = S->has_cross ? S->x_stop - q[0] : 1.0; /* d past the edge, not on the handover */
     g[1] = S->has_low && q[0] > S->x_low - S->b ? v[3] : 1.0;
     return NSDYN_OK;
 }
