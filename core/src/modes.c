@@ -366,14 +366,13 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
 }
 
 /* A rebound of speed v under a normal acceleration a rises v^2 / (2 |a|);
- * one that stays inside the touching band (contact_tolerance), or inside
- * the error of the integrator's own solution near this contact (the step
- * guard's estimate), never leaves contact resolvably: it counts as rest. */
+ * one that stays inside the touching band (contact_tolerance) never leaves
+ * contact in the runner's own terms: it counts as rest. So does one no
+ * faster than a rebound the integrator was seen not to resolve. */
 double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double normal_acc) {
     (void)t;
-    double band = fmax(m->contact_tolerance, m->mode[c].gap_error);
-    double band_speed = sqrt(2.0 * fabs(normal_acc) * band);
-    return fmax(m->rest_ratio * m->mode[c].v_scale, band_speed);
+    double band_speed = sqrt(2.0 * fabs(normal_acc) * m->contact_tolerance);
+    return fmax(fmax(m->rest_ratio * m->mode[c].v_scale, band_speed), m->mode[c].v_unresolved);
 }
 
 static double rest_speed(const nsd_model *m, size_t c, double t) {

@@ -73,9 +73,11 @@ typedef struct nsd_contact_mode {
     double v_scale;   /* largest approach speed of an impact at this
                          contact so far [m/s]: the velocity scale of the
                          accumulation rule */
-    double gap_error; /* the step guard's estimate of how well the last
-                         step resolves this contact's gap [m]: the dense
-                         output against its own rate (step_guard.h) */
+    double v_unresolved; /* [m/s] the largest separating speed at which the
+                         step guard found this gap falling through its
+                         threshold: position and velocity of the
+                         integrator's solution disagree by more than such
+                         a rebound's flight, which it cannot resolve */
 } nsd_contact_mode;
 
 /* Allocate the mode buffers (model create); mu from the friction law.

@@ -200,9 +200,7 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
         if (!isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
         double hm = hermite(fl[c], dl[c], fr[c], dr[c], h, s);
         double hdm = hermite_rate(fl[c], dl[c], fr[c], dr[c], h, s);
-        double err_c = fabs(fm[c] - hm) + fmin(s, 1.0 - s) * h * fabs(dm[c] - hdm);
-        if (d == 0) k->m->mode[c].gap_error = err_c;
-        err = fmax(err, err_c);
+        err = fmax(err, fabs(fm[c] - hm) + fmin(s, 1.0 - s) * h * fabs(dm[c] - hdm));
     }
     int unsafe_left = 0, unsafe_right = 0;
     for (size_t c = 0; c < g->nc; ++c) {
@@ -222,6 +220,20 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
     r = bracket(k, im, ir, ts, tr, t_hit, contact);
     if (r != 0 || !unsafe_right) return r;
     return search(k, ts, tr, im, ir, d + 1, err, t_hit, contact);
+}
+
+/* The state at a located crossing into g->y. A crossing where the gap's
+ * own rate says it separates means the integrator's position and velocity
+ * disagree by more than that rebound's flight: the contact remembers the
+ * speed (modes.h v_unresolved), and the accumulation rule treats rebounds
+ * that slow as rest. */
+static int located(guard_call *k, double t_hit, size_t c) {
+    size_t scratch = NSD_GUARD_DEPTH + 2;
+    if (state_at(k, t_hit, k->g->y) != 0 || gaps_at(k, t_hit, scratch) != 0) return -1;
+    double rate = ldf(k->g, scratch)[c];
+    nsd_contact_mode *md = &k->m->mode[c];
+    if (rate > 0.0) md->v_unresolved = fmax(md->v_unresolved, rate * (1.0 + 1e-9));
+    return 1;
 }
 
 /* An open contact that is penetrating beyond twice the tolerance and still
@@ -246,7 +258,7 @@ int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator
     int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, t_hit, contact);
     if (r == 0) r = bracket(&k, 0, 1, g->t_a, t_b, t_hit, contact); /* a step too short to halve */
     if (r < 0) return -1;
-    if (r == 1) return state_at(&k, *t_hit, g->y) != 0 ? -1 : 1;
+    if (r == 1) return located(&k, *t_hit, *contact);
     if (penetrating(m, lf(g, 1), ldf(g, 1), t_b)) return -1;
     memcpy(lf(g, 0), lf(g, 1), g->nc * sizeof *g->f);
     memcpy(ldf(g, 0), ldf(g, 1), g->nc * sizeof *g->df);
