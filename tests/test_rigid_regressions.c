@@ -183,6 +183,25 @@ START_TEST(stribeck_slip_follows_its_curve) {
 }
 END_TEST
 
+/* moreau wrote 0 into every contact-force channel, even at rest. Now a
+ * sample reports the step's impulse / h: at rest the impulse of a step is
+ * m g h exactly (it cancels the free velocity -g h), so N = m g to
+ * rounding; and the impulses of the whole run, integrated, balance the
+ * weight and the momentum: sum N h = m g T + m (v(T) - v(0)). */
+START_TEST(moreau_reports_contact_forces) {
+    run R = {0};
+    const double m = 0.1, g = 9.81, h = 1e-3;
+    const char *sets[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=1e-3", "run.output_dt=1e-3"};
+    run_file(&R, "bouncing_ball_moreau_vs_event.toml", sets, 4, NSD_RUN_COMPLETE);
+    ck_assert_double_eq_tol(last(&R, "ground.N"), m * g, 1e-12 * m * g);
+    double impulse = 0.0;
+    for (size_t i = 1; i < R.res.series.rows; ++i) impulse += at(&R, i, "ground.N") * h;
+    double T = last(&R, "t"), dv = last(&R, "vy") - at(&R, 0, "vy");
+    ck_assert_double_eq_tol(impulse, m * g * T + m * dv, 1e-9);
+    run_free(&R);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("rigid_regressions");
     TCase *tc = tcase_create("issue9");
@@ -191,6 +210,7 @@ int main(void) {
     tcase_add_test(tc, accumulation_ends_e095);
     tcase_add_test(tc, bdf_root_returns_are_events);
     tcase_add_test(tc, stribeck_slip_follows_its_curve);
+    tcase_add_test(tc, moreau_reports_contact_forces);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

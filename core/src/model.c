@@ -478,6 +478,9 @@ nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *r
     size_t k = 0;
     row[k++] = t;
     for (size_t i = 0; i < m->n; ++i) row[k++] = y[i];
+    for (size_t j = 0; m->step_impulse && m->step_h > 0.0 && j < m->n_mech; ++j)
+        for (size_t a = 0; a < 3; ++a)
+            m->lambda[3 * m->mech_contact[j] + a] = m->step_impulse[3 * j + a] / m->step_h;
     for (size_t c = 0; c < m->nc; ++c) {
         row[k++] = m->lambda[3 * c];
         for (size_t d = 0; d < m->layout.contacts[c].tangent_dim && d < 2; ++d)

@@ -73,6 +73,11 @@ typedef struct nsd_model {
     uint32_t *mech_tangent_dim;
     const char **mech_name;
     double *mech_e, *mech_mu, *mech_y;
+    /* Time-stepping: the contact impulses of the last step (3 per mechanics
+     * contact, integrator-owned) and its size; a sample reports impulse / h
+     * as the force of each unilateral contact (NULL: none). */
+    const double *step_impulse;
+    double step_h;
 
     uint64_t rhs_evals;
     char failure[512];          /* last failure of an evaluation */

@@ -197,6 +197,9 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                 rep.event = (int)(m->n_model_events + 2 * hit);
             }
         }
+        /* Time-stepping: the step's contact forces are its impulses / h. */
+        m->step_impulse = rep.contact_impulse;
+        m->step_h = rep.h;
         /* Samples on the output grid inside this step: interpolated with
          * dense output, else the step end stands for the grid points it
          * passed (fixed-step integrators: choose output_dt = k h). */
@@ -331,6 +334,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         res->series.data[(res->series.rows - 1) * res->series.n_channels] < t_end - 1e-9 * dt_out)
         record(m, &res->series, t, y_last, res->message, sizeof res->message);
 done:
+    m->step_impulse = NULL; /* the integrator's, about to be destroyed */
     if (show_progress) fprintf(stderr, "\r%70s\r", "");
     res->t_reached = t;
     res->wall_seconds = now_seconds() - wall0;

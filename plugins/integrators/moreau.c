@@ -147,6 +147,7 @@ typedef struct moreau {
     double *gap, *u, *W, *MW;        /* nc, 3 nc, 3 nc nv, 3 nc nv */
     double *D, *qv, *P, *w, *cres;   /* (3 nc)^2, 3 nc, 3 nc, 3 nc, nc */
     double *mu_act, *P_last;         /* nc, 3 nc */
+    double *P_report;                /* 3 nc: impulses of the last step, every contact */
     size_t *act;                     /* nc: closed contacts of the step */
     uint32_t *tdim_act;              /* nc */
     unsigned char *was_active;       /* nc */
@@ -239,7 +240,7 @@ static void mj_reset(void *inst)
     s->block = NULL;
     s->y = s->ynew = s->qth = s->qd = s->vfree = s->acc = NULL;
     s->gap = s->u = s->W = s->MW = s->D = s->qv = s->P = s->w = s->cres = NULL;
-    s->mu_act = s->P_last = NULL;
+    s->mu_act = s->P_last = s->P_report = NULL;
     s->act = NULL;
     s->tdim_act = NULL;
     s->was_active = NULL;
@@ -374,7 +375,7 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
     }
     const size_t n = s->n, nq = s->nq, nv = s->nv, nc = s->nc, n3 = 3 * nc;
     const size_t n_dbl = 2 * n + 2 * nq + 2 * nv + nc + 3 * nc + 2 * n3 * nv + n3 * n3 +
-                         3 * n3 + nc + nc + n3;
+                         3 * n3 + nc + nc + n3 + n3;
     const size_t bytes = n_dbl * sizeof(double) + nc * sizeof(size_t) + nc * sizeof(uint32_t) +
                          nc + 16;
     s->block = calloc(1, bytes);
@@ -401,6 +402,7 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
     s->cres = p; p += nc;
     s->mu_act = p; p += nc;
     s->P_last = p; p += n3;
+    s->P_report = p; p += n3;
     s->act = (size_t *)(void *)p; /* doubles then size_t: alignment kept */
     s->tdim_act = (uint32_t *)(void *)(s->act + nc);
     s->was_active = (unsigned char *)(s->tdim_act + nc);
@@ -694,10 +696,15 @@ static nsdyn_status mj_step(void *inst, double t_stop, nsdyn_step_report *out)
         s->t_base = t_land;
         s->k_grid = 0;
     }
+    /* impulses of the step, every contact (zero where open) */
+    for (size_t c = 0; c < s->nc; ++c)
+        for (int i = 0; i < 3; ++i)
+            s->P_report[3 * c + i] = s->was_active[c] ? s->P_last[3 * c + i] : 0.0;
     out->t = s->t;
     out->y = s->y;
     out->event = -1;
     out->h = h;
+    out->contact_impulse = s->P_report;
     return st;
 }
 

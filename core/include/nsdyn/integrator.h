@@ -74,6 +74,11 @@ typedef struct nsdyn_step_report {
                          restart()/reset() */
     int event;        /* index of the event located at t, or -1 */
     double h;         /* size of the step just taken [s] */
+    /* Time-stepping integrators: the contact impulses of the step just
+     * taken, 3 per mechanics contact (normal, t1, t2) [N s], valid like y;
+     * the host reports impulse / h as the contact force of the step. NULL
+     * otherwise (the host zeroes the report before each step). */
+    const double *contact_impulse;
 } nsdyn_step_report;
 
 typedef struct nsdyn_integrator_stats {
