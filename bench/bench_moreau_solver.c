@@ -297,7 +297,7 @@ typedef struct result {
 } result;
 
 static mfc_problem as_problem(const instance *in, size_t m) {
-    mfc_problem p = {m, in->D, in->q, in->mu, in->tdim};
+    mfc_problem p = {m, in->D, in->q, in->mu, in->tdim, NULL, NULL};
     return p;
 }
 

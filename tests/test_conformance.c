@@ -33,6 +33,39 @@ static nsdyn_value *defaults(const nsdyn_plugin_info *p) {
 
 static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
 
+/* A rigid law's local_impulse() with u_free = u_start = u- is its impact()
+ * for that one contact (contact.h): the event-driven runner and
+ * time-stepping run the same law. Random positive definite blocks and
+ * velocities, approaching and not; both must give the same impulse. */
+static void rigid_paths_agree(const char *id, const nsdyn_contact_law *c, void *inst) {
+    ck_assert_msg(c->coefficients != NULL, "%s: local_impulse() without coefficients()", id);
+    nsdyn_rigid_coefficients co = {sizeof co, 0, -1.0};
+    c->coefficients(inst, &co);
+    ck_assert(co.kind >= NSDYN_RESTITUTION_NEWTON && co.kind <= NSDYN_RESTITUTION_OTHER);
+    ck_assert(co.restitution >= 0.0);
+    unsigned seed = 12345u;
+    for (int trial = 0; trial < 200; ++trial) {
+        double L[9] = {0}, G[9], u[3];
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j <= i; ++j) L[3 * i + j] = (i == j ? 1.0 : 0.0) + 0.5 * ((rand_r(&seed) % 2001) / 1000.0 - 1.0);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                G[3 * i + j] = 0.0;
+                for (int k = 0; k < 3; ++k) G[3 * i + j] += L[3 * i + k] * L[3 * j + k];
+            }
+        for (int i = 0; i < 3; ++i) u[i] = 2.0 * ((rand_r(&seed) % 2001) / 1000.0 - 1.0);
+        uint32_t dim = 1 + (uint32_t)(trial % 2);
+        double mu_s = 0.5, mu_k = 0.4, gap = 0.0, P_imp[3] = {0}, up[3], P_loc[3] = {0};
+        nsdyn_impact_problem pr = {sizeof pr, 1, dim, G, u, &mu_s, &mu_k, &gap, NULL, 0};
+        nsdyn_local_impact lp = {sizeof lp, dim, G, u, u, mu_s, mu_k};
+        nsdyn_status a = c->impact(inst, &pr, P_imp, up), b = c->local_impulse(inst, &lp, P_loc);
+        ck_assert_msg((a > NSDYN_WARNING) == (b > NSDYN_WARNING), "%s: trial %d: impact %d, local %d", id, trial, (int)a, (int)b);
+        if (a > NSDYN_WARNING) continue;
+        for (int i = 0; i < 3; ++i)
+            ck_assert_msg(P_imp[i] == P_loc[i], "%s: trial %d: impulse %d: impact %.17g, local %.17g", id, trial, i, P_imp[i], P_loc[i]);
+    }
+}
+
 START_TEST(every_builtin_plugin_conforms) {
     load_builtin();
     const char *expected[] = {"towed_wheel",   "point_mass", "coulomb",       "coulomb_regularized",
@@ -107,8 +140,6 @@ START_TEST(every_builtin_plugin_conforms) {
         case NSDYN_KIND_FRICTION: {
             const nsdyn_friction_law *f = (const nsdyn_friction_law *)p;
             ck_assert(f->create && f->destroy && f->n_states && f->force && f->bounds);
-            ck_assert_msg(!(p->provides & NSDYN_CAP_FRICTION_SET_VALUED) || f->project,
-                          "%s: set-valued law without project()", p->id);
             void *inst = f->create(v, &host, err, sizeof err);
             ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
             double Fs, Fk;
@@ -125,13 +156,15 @@ START_TEST(every_builtin_plugin_conforms) {
                     ck_assert_double_le(hypot(F[0], F[1]), Fk * (1 + 1e-12));
                 }
             }
-            if (f->project) {
-                double tau[2] = {3 * Fs + 1, -2 * Fs - 1}, out[2], twice[2];
-                f->project(inst, 100.0, 2, tau, out);
-                ck_assert_double_le(hypot(out[0], out[1]), Fs * (1 + 1e-12));
-                f->project(inst, 100.0, 2, out, twice); /* idempotent */
-                ck_assert_double_eq_tol(twice[0], out[0], 1e-12 * (1 + Fs));
-                ck_assert_double_eq_tol(twice[1], out[1], 1e-12 * (1 + Fs));
+            if (f->n_states(inst, 2) == 0) {
+                /* Proportional to N (friction.h): rigid contact evaluates
+                 * force() at N = 1 and scales it by the unknown N. */
+                nsdyn_friction_input one = {2, {0.3, -0.4}, 1.0, NULL}, big = one;
+                big.normal_force = 250.0;
+                double F1[2], Fb[2];
+                ck_assert_int_le(f->force(inst, &one, F1, NULL), NSDYN_WARNING);
+                ck_assert_int_le(f->force(inst, &big, Fb, NULL), NSDYN_WARNING);
+                for (int k = 0; k < 2; ++k) ck_assert_double_eq_tol(Fb[k], 250.0 * F1[k], 1e-12 * (1 + fabs(Fb[k])));
             }
             f->destroy(inst);
             break;
@@ -155,6 +188,7 @@ START_TEST(every_builtin_plugin_conforms) {
             ck_assert(!(p->provides & NSDYN_CAP_RIGID_IMPACT) || c->impact);
             void *inst = c->create(v, &host, err, sizeof err);
             ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
+            if (c->local_impulse) rigid_paths_agree(p->id, c, inst);
             if (c->normal_force) {
                 /* Never pulls; nothing while separated; finite while penetrating. */
                 const double gaps[] = {1e-3, 0.0, -1e-5, -1e-3}, rates[] = {-1.0, 0.0, 1.0};
@@ -206,7 +240,7 @@ END_TEST
 
 START_TEST(loader_abi_mismatch) {
     expect_line("abi", "nsdyn_fixture_abi.so",
-                "ABI mismatch: plugin 'fixture_friction' was built for nsdyn ABI 99.0, this host speaks 1.1");
+                "ABI mismatch: plugin 'fixture_friction' was built for nsdyn ABI 99.0, this host speaks 2.0");
 }
 END_TEST
 
@@ -217,8 +251,8 @@ END_TEST
 
 START_TEST(loader_descriptor_too_small) {
     char msg[256];
-    snprintf(msg, sizeof msg, "plugin 'fixture_friction': friction law descriptor is 40 bytes, ABI 1.0 needs at least %zu",
-             offsetof(nsdyn_friction_law, project) + sizeof(void *));
+    snprintf(msg, sizeof msg, "plugin 'fixture_friction': friction law descriptor is 40 bytes, ABI 2.0 needs at least %zu",
+             offsetof(nsdyn_friction_law, bounds) + sizeof(void *));
     expect_line("size", "nsdyn_fixture_size.so", msg);
 }
 END_TEST

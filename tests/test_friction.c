@@ -54,33 +54,6 @@ START_TEST(set_valued_slip_force) {
 }
 END_TEST
 
-START_TEST(projection_onto_the_friction_cone) {
-    const nsdyn_friction_law *law;
-    char err[256];
-    void *c = make("coulomb", &law, 0.5, 0.5, 0, 0, err);
-    double out[2];
-    /* Inside the disc of radius mu_s N = 10: unchanged. */
-    double in_disc[2] = {6.0, -7.0};
-    law->project(c, 20.0, 2, in_disc, out);
-    ck_assert_double_eq(out[0], 6.0);
-    ck_assert_double_eq(out[1], -7.0);
-    /* Outside: radial projection onto the circle. */
-    double outside[2] = {30.0, 40.0};
-    law->project(c, 20.0, 2, outside, out);
-    ck_assert_double_eq_tol(out[0], 6.0, 1e-12);
-    ck_assert_double_eq_tol(out[1], 8.0, 1e-12);
-    /* 1-D: the interval [-10, 10]. */
-    double t1 = -25.0;
-    law->project(c, 20.0, 1, &t1, out);
-    ck_assert_double_eq_tol(out[0], -10.0, 1e-12);
-    /* Zero normal force: the cone's apex. */
-    law->project(c, 0.0, 2, outside, out);
-    ck_assert_double_eq(out[0], 0.0);
-    ck_assert_double_eq(out[1], 0.0);
-    law->destroy(c);
-}
-END_TEST
-
 /* Regularized law at |u| = eps: sqrt gives 1/sqrt(2), tanh gives tanh(1),
  * linear gives exactly 1 (of mu_k N); far from zero all approach mu_k N. */
 START_TEST(regularizations_closed_forms) {
@@ -123,7 +96,6 @@ int main(void) {
     Suite *s = suite_create("friction");
     TCase *tc = tcase_create("coulomb");
     tcase_add_test(tc, set_valued_slip_force);
-    tcase_add_test(tc, projection_onto_the_friction_cone);
     tcase_add_test(tc, regularizations_closed_forms);
     tcase_add_test(tc, kinetic_above_static_is_refused);
     suite_add_tcase(s, tc);

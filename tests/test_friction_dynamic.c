@@ -372,7 +372,6 @@ START_TEST(lugre_steady_sliding_closed_form) {
     ck_assert_double_eq_tol(Fk, MU_C * N, 1e-12);
     ck_assert_uint_eq(L.f->n_states(L.inst, 1), 1);
     ck_assert_uint_eq(L.f->n_states(L.inst, 2), 2);
-    ck_assert_ptr_null(L.f->project);
     drop(&L);
 }
 END_TEST

@@ -25,6 +25,35 @@ static const nsd_toml_node *where(const nsd_section *s, const nsd_config *cfg) {
     return &cfg->root;
 }
 
+/* The rigid laws that give the impulse at one contact alone. */
+static int has_local_impulse(const nsdyn_plugin_info *p) {
+    const nsdyn_contact_law *law = (const nsdyn_contact_law *)p;
+    return p->kind == NSDYN_KIND_CONTACT && (p->provides & NSDYN_CAP_RIGID_IMPACT) &&
+           law->local_impulse && law->coefficients;
+}
+
+/* A time-stepping integrator needs a rigid law with local_impulse and
+ * coefficients: the message names both plugins and the laws that work. */
+static size_t check_local_impulse(const nsd_registry *reg, const nsdyn_plugin_info *ct,
+                                  const nsdyn_plugin_info *ig, const nsd_config *cfg, nsd_diag *diag) {
+    if (ct && has_local_impulse(ct)) return 0;
+    char list[1024] = "";
+    for (size_t i = 0, k = 0; i < reg->n; ++i) {
+        if (!has_local_impulse(reg->plugins[i].info)) continue;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", k++ ? ", " : "", reg->plugins[i].info->id);
+    }
+    if (ct)
+        nsd_diag_at(diag, where(&cfg->contact, cfg),
+                    "contact law '%s' cannot run under the time-stepping integrator '%s': it gives no impulse at one contact alone (local_impulse, coefficients; contact.h); rigid laws that do: %s",
+                    ct->id, ig->id, list[0] ? list : "none installed");
+    else
+        nsd_diag_at(diag, where(&cfg->integrator, cfg),
+                    "integrator '%s' is time-stepping: it needs a rigid contact law that gives the impulse at one contact alone (%s)",
+                    ig->id, list[0] ? list : "none installed");
+    return 1;
+}
+
 size_t nsd_compose_check(const nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag) {
     if (!cfg->system.plugin || !cfg->integrator.plugin) return 0; /* reported already */
     const nsdyn_plugin_info *sys = cfg->system.plugin->info;
@@ -108,30 +137,9 @@ size_t nsd_compose_check(const nsd_config *cfg, const nsd_registry *reg, nsd_dia
                     fr->id, ct->id, list);
         errors++;
     }
-    /* Time-stepping solves Newton's law at the velocity level: it needs a
-     * rigid law with a restitution coefficient e. */
-    if (steps) {
-        int has_e = 0;
-        for (size_t i = 0; rigid && i < ct->n_params; ++i)
-            if (strcmp(ct->params[i].name, "e") == 0) has_e = 1;
-        if (!has_e) {
-            /* the rigid laws that have an 'e' */
-            list[0] = '\0';
-            for (size_t i = 0, k = 0; i < reg->n; ++i) {
-                const nsdyn_plugin_info *p = reg->plugins[i].info;
-                if (p->kind != NSDYN_KIND_CONTACT || !(p->provides & NSDYN_CAP_RIGID_IMPACT)) continue;
-                for (size_t j = 0; j < p->n_params; ++j)
-                    if (strcmp(p->params[j].name, "e") == 0) {
-                        size_t used = strlen(list);
-                        snprintf(list + used, sizeof list - used, "%s%s", k++ ? ", " : "", p->id);
-                    }
-            }
-            nsd_diag_at(diag, ct ? where(&cfg->contact, cfg) : where(&cfg->integrator, cfg),
-                        "integrator '%s' is time-stepping: it needs a rigid contact law with a restitution coefficient 'e' (Newton's law at the velocity level) (%s)%s%s%s",
-                        ig->id, list, ct ? "; found '" : "", ct ? ct->id : "", ct ? "'" : "");
-            errors++;
-        }
-    }
+    /* Time-stepping asks the contact law for the impulse at each contact
+     * alone (contact.h local_impulse, ABI 2.0). */
+    if (steps) errors += check_local_impulse(reg, ct, ig, cfg, diag);
     /* Generic declared needs: each plugin's needs must be provided by the
      * others. */
     const nsdyn_plugin_info *all[4] = {sys, ct, fr, ig};

@@ -248,7 +248,6 @@ void nsd_model_destroy(nsd_model *m) {
     free(m->mech_contact);
     free(m->mech_tangent_dim);
     free(m->mech_name);
-    free(m->mech_e);
     free(m->mech_mu);
     free(m->mech_y);
     memset(m, 0, sizeof *m);
@@ -555,22 +554,39 @@ static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const do
     return NSDYN_OK;
 }
 
-void nsd_model_mechanics(nsd_model *m, const nsd_config *cfg, nsdyn_mechanics *mech) {
+/* The contact law's impulse at mechanics contact k alone (contact.h), with
+ * the friction law's coefficients per unit normal force. */
+static nsdyn_status mech_local_impulse(void *ctx, size_t k, const double *G, const double *u_free,
+                                       const double *u_start, double *P) {
+    nsd_model *m = ctx;
+    nsdyn_local_impact p = {.struct_size = sizeof p,
+                            .tangent_dim = m->mech_tangent_dim[k],
+                            .G = G,
+                            .u_free = u_free,
+                            .u_start = u_start,
+                            .mu_static = m->mu_static,
+                            .mu_kinetic = m->mu_kinetic};
+    nsdyn_status st = m->contact->local_impulse(m->contact_inst, &p, P);
+    if (st > NSDYN_WARNING)
+        snprintf(m->failure, sizeof m->failure, "contact law '%s' found no impulse at contact '%s'",
+                 m->contact->info.id, m->mech_name[k]);
+    return st;
+}
+
+void nsd_model_mechanics(nsd_model *m, nsdyn_mechanics *mech) {
     if (!m->mech_contact) {
         m->mech_contact = xcalloc(m->nc, sizeof *m->mech_contact);
         m->mech_tangent_dim = xcalloc(m->nc, sizeof *m->mech_tangent_dim);
         m->mech_name = xcalloc(m->nc, sizeof *m->mech_name);
-        m->mech_e = xcalloc(m->nc, sizeof *m->mech_e);
         m->mech_mu = xcalloc(m->nc, sizeof *m->mech_mu);
         m->mech_y = xcalloc(m->n, sizeof *m->mech_y);
     }
-    /* Newton's e from the rigid law's parameter (compose.c checks it
-     * exists); one Coulomb coefficient, the kinetic one (Moreau's
-     * formulation has a single mu). */
-    double e = 0.0, mu_s = 0.0, mu_k = 0.0;
-    for (size_t i = 0; cfg->contact.plugin && i < cfg->contact.plugin->info->n_params; ++i)
-        if (strcmp(cfg->contact.plugin->info->params[i].name, "e") == 0) e = cfg->contact.params.values[i].num;
-    if (m->friction && m->friction->bounds) m->friction->bounds(m->friction_inst, 1.0, &mu_s, &mu_k);
+    /* The law's coefficients and local impulses (compose.c checks it has
+     * them); the friction law's bounds per unit normal force. */
+    m->law_coefficients = (nsdyn_rigid_coefficients){.struct_size = sizeof m->law_coefficients};
+    m->contact->coefficients(m->contact_inst, &m->law_coefficients);
+    m->mu_static = m->mu_kinetic = 0.0;
+    if (m->friction) m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
     m->n_mech = 0;
     for (size_t c = 0; c < m->nc; ++c) {
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL) continue;
@@ -578,8 +594,7 @@ void nsd_model_mechanics(nsd_model *m, const nsd_config *cfg, nsdyn_mechanics *m
         m->mech_contact[k] = c;
         m->mech_tangent_dim[k] = m->layout.contacts[c].tangent_dim;
         m->mech_name[k] = m->layout.contacts[c].name;
-        m->mech_e[k] = e;
-        m->mech_mu[k] = mu_k;
+        m->mech_mu[k] = m->mu_kinetic;
     }
     *mech = (nsdyn_mechanics){
         .struct_size = sizeof *mech,
@@ -588,11 +603,12 @@ void nsd_model_mechanics(nsd_model *m, const nsd_config *cfg, nsdyn_mechanics *m
         .n_contacts = m->n_mech,
         .tangent_dim = m->mech_tangent_dim,
         .contact_name = m->mech_name,
-        .restitution = m->mech_e,
         .mu = m->mech_mu,
+        .law = &m->law_coefficients,
         .ctx = m,
         .qdot = mech_qdot,
         .free_acceleration = mech_free_acceleration,
         .contacts = mech_contacts,
+        .local_impulse = mech_local_impulse,
     };
 }

@@ -72,7 +72,8 @@ typedef struct nsd_model {
     size_t *mech_contact;
     uint32_t *mech_tangent_dim;
     const char **mech_name;
-    double *mech_e, *mech_mu, *mech_y;
+    double *mech_mu, *mech_y;
+    nsdyn_rigid_coefficients law_coefficients;
     /* Time-stepping: the contact impulses of the last step (3 per mechanics
      * contact, integrator-owned) and its size; a sample reports impulse / h
      * as the force of each unilateral contact (NULL: none). */
@@ -107,7 +108,7 @@ nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y)
 
 /* Time-stepping integrators: the mechanics view of the model (unilateral
  * contacts, free accelerations, Jacobians, M^-1 W^T). */
-void nsd_model_mechanics(nsd_model *m, const nsd_config *cfg, nsdyn_mechanics *mech);
+void nsd_model_mechanics(nsd_model *m, nsdyn_mechanics *mech);
 
 /* Index of a channel by name, or -1. */
 int nsd_model_channel(const nsd_model *m, const char *name);

@@ -33,12 +33,12 @@ const char *nsd_kind_section(nsdyn_kind kind) {
     return "?";
 }
 
-/* Smallest descriptor size of each kind that ABI 1.0 requires. */
+/* Smallest descriptor size of each kind that ABI 2.0 requires. */
 static size_t min_descriptor_size(nsdyn_kind kind) {
     switch (kind) {
     case NSDYN_KIND_SYSTEM: return offsetof(nsdyn_system, on_switch) + sizeof(void *);
-    case NSDYN_KIND_CONTACT: return offsetof(nsdyn_contact_law, impact) + sizeof(void *);
-    case NSDYN_KIND_FRICTION: return offsetof(nsdyn_friction_law, project) + sizeof(void *);
+    case NSDYN_KIND_CONTACT: return offsetof(nsdyn_contact_law, coefficients) + sizeof(void *);
+    case NSDYN_KIND_FRICTION: return offsetof(nsdyn_friction_law, bounds) + sizeof(void *);
     case NSDYN_KIND_INTEGRATOR: return offsetof(nsdyn_integrator, message) + sizeof(void *);
     }
     return 0;

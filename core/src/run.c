@@ -93,7 +93,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     nsd_model_ode(m, &ode);
     nsdyn_mechanics mech;
     if (ig->info.provides & NSDYN_CAP_TIME_STEPPING) {
-        nsd_model_mechanics(m, cfg, &mech);
+        nsd_model_mechanics(m, &mech);
         ode.mech = &mech;
     }
     /* An integrator that does not locate events gets none: the runner

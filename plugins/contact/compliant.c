@@ -278,14 +278,14 @@ static const nsdyn_contact_law hunt_crossley_law = {
                "Hunt-Crossley k d^n + c d^p d'^q (general exponents), clamped at zero (walker (12)-(13))",
                hunt_crossley_params, NSDYN_COUNT(hunt_crossley_params),
                NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_hunt_crossley, destroy, NULL, normal_force, NULL,
+    create_hunt_crossley, destroy, NULL, normal_force, NULL, NULL, NULL,
 };
 
 static const nsdyn_contact_law hertz_law = {
     NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "hertz", "1.0.0",
                "Hertz k d^(3/2) with Hunt-Crossley damping (1 + 3/2 alpha d'), e ~ 1 - alpha v_in",
                hertz_params, NSDYN_COUNT(hertz_params), NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_hertz, destroy, NULL, normal_force, NULL,
+    create_hertz, destroy, NULL, normal_force, NULL, NULL, NULL,
 };
 
 static const nsdyn_contact_law spring_damper_law = {
@@ -293,7 +293,7 @@ static const nsdyn_contact_law spring_damper_law = {
                "linear spring-damper k d + c d', clamped at zero (Kelvin-Voigt contact)",
                spring_damper_params, NSDYN_COUNT(spring_damper_params),
                NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_spring_damper, destroy, NULL, normal_force, NULL,
+    create_spring_damper, destroy, NULL, normal_force, NULL, NULL, NULL,
 };
 
 static const nsdyn_contact_law bistiffness_law = {
@@ -301,7 +301,7 @@ static const nsdyn_contact_law bistiffness_law = {
                "linear bi-stiffness k(1 +- mu_n) d, compression/expansion (Barjau & Batlle (5.1))",
                bistiffness_params, NSDYN_COUNT(bistiffness_params),
                NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_bistiffness, destroy, NULL, normal_force, NULL,
+    create_bistiffness, destroy, NULL, normal_force, NULL, NULL, NULL,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

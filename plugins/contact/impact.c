@@ -1279,7 +1279,14 @@ static int kane_single(const double *G, const double *um, int dim, double e, dou
         d0[1] = dim == 2 ? -x[2] : 0.0;
         s = Pt_stick;
     }
-    if (!(s > 0.0)) return 0;
+    if (!(s > 0.0)) {
+        /* No slip and no strict stick: frictionless (mu = 0, where the
+         * strict no-slip test (2.53) cannot hold), any direction slides
+         * without friction; else no consistent impulse. */
+        if (mu_k > 0.0) return 0;
+        d0[0] = s = 1.0;
+        d0[1] = 0.0;
+    }
     d0[0] /= s;
     d0[1] /= s;
     return slide_kane(G, um, e, mu_k, d0, P, up);
@@ -1551,27 +1558,63 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
     return NSDYN_OK;
 }
 
+/* ---- one contact alone, at the velocity level (ABI 2.0) ------------------
+ * The law's own impact() for that one contact, with u_free as the velocity
+ * before it and the restitution scaled to the approach at the start:
+ *   e_eff = e min(u_start,n, 0) / u_free,n   (at most 1).
+ * Event-driven (u_start = u_free): exactly impact() for one contact.
+ * Time-stepping: Moreau's rule; for newton it is his shifted law
+ * 0 <= P_n _|_ u_n+ + e min(u_start,n, 0) >= 0 (Acary & Brogliato 2008,
+ * Ch. 10); a contact at rest (u_start,n = 0) takes a plastic impulse and
+ * never bounces on the velocity the smooth forces give it within a step;
+ * poisson's beta and kane_impulse's e scale the same way. A contact that
+ * does not approach (u_free,n >= 0) takes no impulse. */
+static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, double *P) {
+    const impact_law *law = inst;
+    P[0] = P[1] = P[2] = 0.0;
+    const double un = p->u_free[0];
+    if (un >= 0.0) return NSDYN_OK;
+    impact_law scaled = *law;
+    scaled.e = fmin(law->e * (fmin(p->u_start[0], 0.0) / un), 1.0); /* exactly e when u_start = u_free */
+    double mu_s = p->mu_static, mu_k = p->mu_kinetic, gap = 0.0, up[3];
+    nsdyn_impact_problem pr = {.struct_size = sizeof pr,
+                               .n_contacts = 1,
+                               .tangent_dim = p->tangent_dim,
+                               .delassus = p->G,
+                               .u_minus = p->u_free,
+                               .mu_static = &mu_s,
+                               .mu_kinetic = &mu_k,
+                               .gaps = &gap};
+    return impact(&scaled, &pr, P, up);
+}
+
+static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
+    const impact_law *law = inst;
+    out->kind = law->kind == LAW_POISSON ? NSDYN_RESTITUTION_POISSON : NSDYN_RESTITUTION_NEWTON;
+    out->restitution = law->e;
+}
+
 /* ---- descriptors ------------------------------------------------------- */
 
 static const nsdyn_contact_law newton_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "newton", "1.1.0",
+    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "newton", "2.0.0",
                "Newton restitution u_n+ = -e u_n- with Coulomb friction, post-impact slip, several contacts",
                newton_params, NSDYN_COUNT(newton_params), NSDYN_CAP_RIGID_IMPACT, 0),
-    create_newton, destroy, NULL, NULL, impact,
+    create_newton, destroy, NULL, NULL, impact, local_impulse, coefficients,
 };
 
 static const nsdyn_contact_law kane_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "kane_impulse", "1.0.0",
+    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "kane_impulse", "2.0.0",
                "Kane's collision model: Newton restitution, no-slip test (mu_s, strict), slip along the initial slip (mu_k)",
                kane_params, NSDYN_COUNT(kane_params), NSDYN_CAP_RIGID_IMPACT, 0),
-    create_kane, destroy, NULL, NULL, impact,
+    create_kane, destroy, NULL, NULL, impact, local_impulse, coefficients,
 };
 
 static const nsdyn_contact_law poisson_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "poisson", "1.0.0",
+    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "poisson", "2.0.0",
                "Poisson two-phase restitution (impulse ratio beta) with Coulomb friction, wheel-curb paper (31)-(35)",
                poisson_params, NSDYN_COUNT(poisson_params), NSDYN_CAP_RIGID_IMPACT, 0),
-    create_poisson, destroy, NULL, NULL, impact,
+    create_poisson, destroy, NULL, NULL, impact, local_impulse, coefficients,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

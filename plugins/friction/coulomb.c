@@ -147,22 +147,12 @@ static void bounds(void *inst, double normal_force, double *static_bound, double
     *kinetic_bound = c->mu_k * normal_force;
 }
 
-static void project(void *inst, double normal_force, uint32_t dim, const double *tau,
-                    double *out) {
-    const coulomb *c = inst;
-    double r = c->mu_s * normal_force;
-    double m = dim == 2 ? hypot(tau[0], tau[1]) : fabs(tau[0]);
-    double scale = m > r ? r / m : 1.0;
-    out[0] = scale * tau[0];
-    if (dim == 2) out[1] = scale * tau[1];
-}
-
 static const nsdyn_friction_law coulomb_law = {
     NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "coulomb", "1.0.0",
                "set-valued Coulomb friction (static/kinetic), 1-D and 2-D slip, with projection",
                coulomb_params, NSDYN_COUNT(coulomb_params),
                NSDYN_CAP_FRICTION_SET_VALUED | NSDYN_CAP_FRICTION_2D, 0),
-    create_set_valued, destroy, NULL, no_states, force_set_valued, bounds, project,
+    create_set_valued, destroy, NULL, no_states, force_set_valued, bounds,
 };
 
 static const nsdyn_friction_law regularized_law = {
@@ -170,7 +160,7 @@ static const nsdyn_friction_law regularized_law = {
                "smooth Coulomb friction mu_k N u/sqrt(u^2+eps^2) (or tanh, linear), 1-D and 2-D",
                regularized_params, NSDYN_COUNT(regularized_params),
                NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
-    create_regularized, destroy, NULL, no_states, force_regularized, bounds, NULL,
+    create_regularized, destroy, NULL, no_states, force_regularized, bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -167,7 +167,7 @@ static const nsdyn_friction_law lugre_law = {
                lugre_params, NSDYN_COUNT(lugre_params),
                NSDYN_CAP_FRICTION_STATEFUL | NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D,
                0),
-    create, destroy, NULL, n_states, force, bounds, NULL,
+    create, destroy, NULL, n_states, force, bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -123,7 +123,7 @@ static const nsdyn_friction_law stribeck_law = {
                "Stribeck friction: static decaying to Coulomb with slip speed, regularized, 1-D and 2-D",
                stribeck_params, NSDYN_COUNT(stribeck_params),
                NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
-    create, destroy, NULL, no_states, force, bounds, NULL,
+    create, destroy, NULL, no_states, force, bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -1,6 +1,8 @@
 /* moreau: Moreau-Jean time-stepping (theta-method) at the velocity level,
  * for mechanical systems with rigid unilateral contacts and Coulomb
- * friction (NSDYN_CAP_TIME_STEPPING; needs nsdyn_ode.mech, ABI 1.1).
+ * friction (NSDYN_CAP_TIME_STEPPING; needs nsdyn_ode.mech). The impulse at
+ * each contact is the config's contact law's (nsdyn_mechanics.local_impulse,
+ * ABI 2.0): newton, poisson and kane_impulse all run here.
  *
  * Sources: Moreau 1988, "Unilateral contact and dry friction in finite
  * freedom dynamics" (CISM 302); Jean 1999, "The non-smooth contact dynamics
@@ -30,7 +32,10 @@
  *          0 <= P_n  ⊥  u_n+ + e_c min(u_n,k, 0) >= 0
  *      (the restitution applies to approaching velocities only; a closed
  *      contact that already separates only keeps u_n+ >= 0, so a contact
- *      found closed after a bounce does not pull the body in), and
+ *      found closed after a bounce does not pull the body in) for the
+ *      newton law; the contact law decides (its local_impulse, with u_k as
+ *      the velocity restitution refers to: poisson scales beta and
+ *      kane_impulse e to the approach at the step start the same way), and
  *      Coulomb's law in Moreau's velocity form, P_T in the disc of radius
  *      mu_c P_n, maximal dissipation; written with De Saxce's modified
  *      velocity this is the friction-contact problem of moreau_fc.h,
@@ -51,11 +56,12 @@
  * Velocity-dependent forces are explicit, hence first order and subject to
  * the usual explicit step limit (h < 2 / damping rate).
  *
- * Contact solver (`solver`): "nsgs", the own non-smooth Gauss-Seidel with
- * exact one-contact solves (moreau_fc.h), or "siconos_nsgs", Siconos
- * numerics' fc2d_nsgs / fc3d_nsgs (when built with Siconos). Both are
- * judged by the same error (moreau_fc.h: natural-map residual relative to
- * ||q||) against `tol`; impulses of the previous step warm-start the
+ * Contact solver (`solver`): "nsgs", the own non-smooth Gauss-Seidel whose
+ * one-contact solves are the contact law's local_impulse (moreau_fc.h;
+ * error: how much a sweep still changes the local velocities, relative to
+ * ||q||), or "siconos_nsgs", Siconos numerics' fc2d_nsgs / fc3d_nsgs (when
+ * built with Siconos; Newton-type laws only, the cross-check; error: the
+ * natural-map residual relative to ||q||), against `tol`; impulses of the previous step warm-start the
  * contacts that stay closed. bench/README.md has the comparison behind the
  * default. A solve whose error stays above tol is never ignored: with
  * on_failure = "error" step() returns NSDYN_ERROR and message() names the
@@ -321,11 +327,11 @@ static int mj_take_problem(moreau *s, const nsdyn_ode *ode)
         return -1;
     }
     if (s->nc > 0) {
-        if (m->contacts == NULL || m->tangent_dim == NULL || m->restitution == NULL ||
-            m->mu == NULL) {
+        if (m->contacts == NULL || m->tangent_dim == NULL || m->mu == NULL ||
+            m->local_impulse == NULL || m->law == NULL) {
             nsi_set_msg(s->msg, sizeof s->msg,
-                        "moreau: setup: %zu contacts but contacts, tangent_dim, restitution or "
-                        "mu is NULL",
+                        "moreau: setup: %zu contacts but contacts, tangent_dim, mu, "
+                        "local_impulse or law is NULL",
                         s->nc);
             return -1;
         }
@@ -341,12 +347,6 @@ static int mj_take_problem(moreau *s, const nsdyn_ode *ode)
             nsi_set_msg(s->msg, sizeof s->msg,
                         "moreau: setup: contact '%s' has tangent_dim %u (must be 1 or 2)", name,
                         (unsigned)m->tangent_dim[c]);
-            return -1;
-        }
-        if (!(m->restitution[c] >= 0.0 && m->restitution[c] <= 1.0)) {
-            nsi_set_msg(s->msg, sizeof s->msg,
-                        "moreau: setup: contact '%s' has restitution %g (must lie in [0, 1])",
-                        name, m->restitution[c]);
             return -1;
         }
         if (!(m->mu[c] >= 0.0) || !isfinite(m->mu[c])) {
@@ -427,6 +427,16 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
                         mj_name(s, (size_t)fric1, nb, sizeof nb));
             return NSDYN_ERROR;
         }
+        /* Siconos poses Newton's law with Moreau's shift itself: the
+         * cross-check exists for Newton-type laws only. */
+        if (nc > 0 && s->mech.law->kind != NSDYN_RESTITUTION_NEWTON) {
+            nsi_set_msg(s->msg, sizeof s->msg,
+                        "moreau: setup: solver = \"siconos_nsgs\" solves Newton's restitution "
+                        "law only; the contact law reports another kind (%d); use solver = "
+                        "\"nsgs\", which asks the contact law itself",
+                        (int)s->mech.law->kind);
+            return NSDYN_ERROR;
+        }
         const int dim = any2 ? 3 : 2;
         char why[NSI_MSG_LEN - 64];
         if (mfc_siconos_init(&s->sic, dim, nc,
@@ -500,6 +510,16 @@ static void mj_describe_failure(moreau *s, double t, double h, size_t m, const m
                   mj_name(s, s->act[info->local_fail - 1], nb, sizeof nb));
 }
 
+/* The contact law's impulse at closed contact a (of s->act) alone, for
+ * mfc_nsgs: b is its local velocity without its own impulse; restitution
+ * refers to the velocity at the step start (contact.h). */
+static int mj_local(void *ctx, size_t a, const double A[9], const double b[3], double r[3])
+{
+    moreau *s = ctx;
+    const size_t c = s->act[a];
+    return s->mech.local_impulse(s->mech.ctx, c, A, b, s->u + 3 * c, r) > NSDYN_WARNING ? -1 : 0;
+}
+
 /* Try one step of size h from (s->t, s->y) into s->ynew. Returns OK,
  * WARNING (a failed solve under on_failure = warn), REJECT_STEP or ERROR. */
 static nsdyn_status mj_try(moreau *s, double h)
@@ -553,7 +573,10 @@ static nsdyn_status mj_try(moreau *s, double h)
                 s->qv[3 * a + i] = s->u[3 * c + i] + h * du;
                 s->P[3 * a + i] = s->was_active[c] ? s->P_last[3 * c + i] : 0.0;
             }
-            s->qv[3 * a] += s->mech.restitution[c] * fmin(s->u[3 * c], 0.0);
+            /* Siconos poses the Newton problem with Moreau's shift; nsgs
+             * asks the contact law (mj_local), which applies its own. */
+            if (s->solver == SOLVER_SICONOS_NSGS)
+                s->qv[3 * a] += s->mech.law->restitution * fmin(s->u[3 * c], 0.0);
             s->mu_act[a] = s->mech.mu[c];
             s->tdim_act[a] = s->mech.tangent_dim[c];
             for (size_t b = 0; b < m; ++b) {
@@ -570,7 +593,8 @@ static nsdyn_status mj_try(moreau *s, double h)
                 }
             }
         }
-        const mfc_problem prob = {m, s->D, s->qv, s->mu_act, s->tdim_act};
+        const mfc_problem prob = {m,        s->D,     s->qv, s->mu_act,
+                                  s->tdim_act, s->solver == SOLVER_NSGS ? mj_local : NULL, s};
         mfc_info info = {0, 0.0, 0, 0};
         int siconos_info = 0, ok;
         if (s->solver == SOLVER_NSGS) {

@@ -73,12 +73,25 @@
 /* max without a libm call (fmax is not inlined without -ffast-math) */
 #define MFC_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* A one-contact solver of the caller's: r (3) such that w = A r + b obeys
+ * the contact's law (the moreau integrator hands over the contact law
+ * plugin's local_impulse). Returns 0, or -1 when it has no solution. */
+typedef int (*mfc_local_fn)(void *ctx, size_t c, const double A[9], const double b[3], double r[3]);
+
 typedef struct mfc_problem {
     size_t m;             /* contacts */
     const double *D;      /* (3m) x (3m), row-major */
     const double *q;      /* 3m */
     const double *mu;     /* m, >= 0 */
     const uint32_t *tdim; /* m, 1 or 2 */
+    /* NULL: the problem above (Coulomb with Moreau's Signorini condition),
+     * solved contact by contact by mfc_local_solve and measured by
+     * mfc_error. Set: each contact's law is local's (q then carries no
+     * restitution shift), and mfc_nsgs measures a sweep by how much it
+     * changes the local velocities, ||A dP|| / ||q|| (a fixed point of the
+     * sweep solves every contact's law). */
+    mfc_local_fn local;
+    void *local_ctx;
 } mfc_problem;
 
 typedef struct mfc_info {
@@ -459,6 +472,33 @@ static inline int mfc_local_solve(const double A[9], const double b[3], double m
 
 /* ---- non-smooth Gauss-Seidel --------------------------------------------- */
 
+/* |A (r - old)|^2: how much a contact's update changed its local velocity
+ * [m^2/s^2]; keeps the contact with the largest change in *worst. */
+static inline double mfc_sweep_change(const double A[9], const double old[3], const double r[3],
+                                      double *worst2, size_t c, size_t *worst)
+{
+    double d2 = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        const double dv = A[3 * i] * (r[0] - old[0]) + A[3 * i + 1] * (r[1] - old[1]) +
+                          A[3 * i + 2] * (r[2] - old[2]);
+        d2 += dv * dv;
+    }
+    if (d2 > *worst2) {
+        *worst2 = d2;
+        *worst = c;
+    }
+    return d2;
+}
+
+/* A velocity [m/s] relative to ||q|| (itself when q = 0), as mfc_error. */
+static inline double mfc_scaled(const mfc_problem *p, double v)
+{
+    double q2 = 0.0;
+    for (size_t i = 0; i < 3 * p->m; ++i)
+        q2 += p->q[i] * p->q[i];
+    return q2 > 0.0 ? v / sqrt(q2) : v;
+}
+
 /* Solve p to error <= tol in at most max_iter sweeps, starting from P (warm
  * start; zeros are fine). w (3m) receives D P + q. Returns 0 when
  * converged, -1 otherwise (P: the last iterate; mfc_error with cres gives
@@ -478,6 +518,7 @@ static inline int mfc_nsgs(const mfc_problem *p, double *P, double *w, double to
     }
     for (int it = 1; it <= max_iter; ++it) {
         int moved = 0;
+        double change2 = 0.0, worst2 = -1.0;
         info->local_fail = 0;
         for (size_t c = 0; c < m; ++c) {
             double A[9], b[3];
@@ -496,12 +537,23 @@ static inline int mfc_nsgs(const mfc_problem *p, double *P, double *w, double to
                 A[3 * i + 2] = row[3 * c + 2];
             }
             const double old[3] = {P[3 * c], P[3 * c + 1], P[3 * c + 2]};
-            if (mfc_local_solve(A, b, p->mu[c], mfc_nt(p, c), P + 3 * c) != 0)
+            int bad = p->local ? p->local(p->local_ctx, c, A, b, P + 3 * c)
+                               : mfc_local_solve(A, b, p->mu[c], mfc_nt(p, c), P + 3 * c);
+            if (bad != 0)
                 info->local_fail = (int)c + 1;
             moved |= old[0] != P[3 * c] || old[1] != P[3 * c + 1] || old[2] != P[3 * c + 2];
+            change2 += mfc_sweep_change(A, old, P + 3 * c, &worst2, c, &info->worst);
         }
         info->iterations = it;
-        info->error = mfc_error(p, P, w, NULL, &info->worst);
+        if (p->local) {
+            /* the contact law found no impulse: no sweep can repair that */
+            if (info->local_fail)
+                return -1;
+            mfc_velocity(p, P, w);
+            info->error = mfc_scaled(p, sqrt(change2));
+        } else {
+            info->error = mfc_error(p, P, w, NULL, &info->worst);
+        }
         if (info->error <= tol)
             return 0;
         /* a sweep that changed nothing is a fixed point of the sweep: more

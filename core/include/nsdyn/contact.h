@@ -7,6 +7,10 @@
  *  - rigid (NSDYN_CAP_RIGID_IMPACT): impact() maps the local velocities
  *    before an impact to an impulse and the velocities after it, given the
  *    Delassus operator; it needs the event-driven runner or time-stepping.
+ *    A rigid law also gives the impulse at one contact alone,
+ *    local_impulse(): the kernel time-stepping calls for each contact of
+ *    its Gauss-Seidel sweeps, and the same code as impact() for one
+ *    contact, so both paths run the law's own physics (ABI 2.0).
  */
 #ifndef NSDYN_CONTACT_H
 #define NSDYN_CONTACT_H
@@ -38,6 +42,36 @@ typedef struct nsdyn_impact_problem {
     size_t phase_log_len;
 } nsdyn_impact_problem;
 
+/* ABI 2.0: the impulse at one contact alone, at the velocity level. */
+typedef struct nsdyn_local_impact {
+    uint32_t struct_size;
+    uint32_t tangent_dim;   /* 1 or 2 */
+    const double *G;        /* 3 x 3 row-major local Delassus block [1/kg] */
+    /* The local velocity this contact would have without an impulse of its
+     * own [m/s]: before the impact (event-driven), or at the end of a time
+     * step with the smooth forces and the other contacts' impulses. */
+    const double *u_free;
+    /* The local velocity at the start of the impact or of the time step
+     * [m/s]: restitution refers to the approach it shows, so a contact at
+     * rest (u_start,n = 0) never bounces on the velocity the smooth forces
+     * give it within a step (Moreau's rule). Event-driven: u_start = u_free. */
+    const double *u_start;
+    double mu_static, mu_kinetic; /* [1] */
+} nsdyn_local_impact;
+
+/* The kind of restitution a rigid law applies, and its coefficient. */
+typedef enum nsdyn_restitution_kind {
+    NSDYN_RESTITUTION_NEWTON = 1,  /* velocity ratio: u_n+ = -e u_n- */
+    NSDYN_RESTITUTION_POISSON = 2, /* impulse ratio: P_restitution = beta P_compression */
+    NSDYN_RESTITUTION_OTHER = 3    /* none of the two (a law of its own) */
+} nsdyn_restitution_kind;
+
+typedef struct nsdyn_rigid_coefficients {
+    uint32_t struct_size;
+    nsdyn_restitution_kind kind;
+    double restitution;     /* e or beta [1] */
+} nsdyn_rigid_coefficients;
+
 typedef struct nsdyn_contact_law {
     nsdyn_plugin_info info;
 
@@ -53,6 +87,14 @@ typedef struct nsdyn_contact_law {
     /* Rigid: impulse (3n) [N s] and post-impact velocities u_plus (3n) [m/s]. */
     nsdyn_status (*impact)(void *inst, const nsdyn_impact_problem *problem, double *impulse,
                            double *u_plus);
+
+    /* Rigid (ABI 2.0): the impulse P (3) [N s] at one contact alone, so
+     * that u = u_free + G P obeys the law. Hot path: no allocation. */
+    nsdyn_status (*local_impulse)(void *inst, const nsdyn_local_impact *problem, double *P);
+    /* Rigid (ABI 2.0): what the law does at a single frictionless impact,
+     * for reports and for solvers that pose the whole problem themselves
+     * (a Newton law is what Siconos' friction-contact solvers take). */
+    void (*coefficients)(void *inst, nsdyn_rigid_coefficients *out);
 } nsdyn_contact_law;
 
 #ifdef __cplusplus

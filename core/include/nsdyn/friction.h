@@ -8,8 +8,13 @@
  * Set-valued laws (Coulomb) give, at zero slip, any force inside the disc of
  * radius static_bound; force() then returns the zero force, and the host
  * must hold stick by a constraint (the event-driven runner, time-stepping),
- * using bounds() and project(). The composition check refuses a set-valued
- * law where nothing can resolve stick.
+ * using bounds(). The composition check refuses a set-valued law where
+ * nothing can resolve stick.
+ *
+ * Rigid contact (the event-driven runner) uses force() while a contact
+ * slips, evaluated at N = 1 and scaled by the normal force: a law's force
+ * must be proportional to N. At zero slip it holds stick within bounds()'s
+ * static bound. ABI 2.0 removed project(), which no host used.
  */
 #ifndef NSDYN_FRICTION_H
 #define NSDYN_FRICTION_H
@@ -47,12 +52,6 @@ typedef struct nsdyn_friction_law {
      * (static_bound) and the force of steady slip (kinetic_bound). */
     void (*bounds)(void *inst, double normal_force, double *static_bound,
                    double *kinetic_bound);
-
-    /* Set-valued laws: out = projection of tau onto the static friction disc
-     * (interval for dim 1), the operator of tau = Proj(tau + rho u_t) used by
-     * the rigid schemes. NULL for smooth laws. */
-    void (*project)(void *inst, double normal_force, uint32_t dim, const double *tau,
-                    double *out);
 } nsdyn_friction_law;
 
 #ifdef __cplusplus

@@ -14,6 +14,7 @@
 #ifndef NSDYN_INTEGRATOR_H
 #define NSDYN_INTEGRATOR_H
 
+#include "nsdyn/contact.h"
 #include "nsdyn/plugin.h"
 
 #ifdef __cplusplus
@@ -22,18 +23,22 @@ extern "C" {
 
 /* The mechanics behind the ODE, for time-stepping integrators
  * (NSDYN_CAP_TIME_STEPPING): the host hands it over when the config's
- * contact law is rigid (ABI 1.1). State layout y = [q (nq) | v (nv) | rest];
- * a time-stepping integrator advances q and v itself and solves the
- * velocity-level contact problem of the unilateral contacts listed here.
- * Persistent contacts and compliant forces are part of free_acceleration. */
+ * contact law is rigid. State layout y = [q (nq) | v (nv) | rest]; a
+ * time-stepping integrator advances q and v itself and solves the
+ * velocity-level contact problem of the unilateral contacts listed here,
+ * contact by contact through local_impulse(): the config's contact law
+ * decides the impulse (ABI 2.0). Persistent contacts and compliant forces
+ * are part of free_acceleration. */
 typedef struct nsdyn_mechanics {
     uint32_t struct_size;
     size_t nq, nv;
     size_t n_contacts;               /* unilateral contact candidates */
     const uint32_t *tangent_dim;     /* per contact: 1 (planar) or 2 */
     const char *const *contact_name; /* per contact, for messages */
-    const double *restitution;       /* per contact: Newton's e in [0, 1] */
-    const double *mu;                /* per contact: Coulomb coefficient [1], 0 = frictionless */
+    const double *mu;                /* per contact: kinetic Coulomb coefficient [1], 0 =
+                                        frictionless (for solvers that pose the whole problem) */
+    /* The contact law's coefficients (contact.h), the same at every contact. */
+    const nsdyn_rigid_coefficients *law;
     void *ctx;                       /* passed back to the callbacks */
     /* q' = N(q) v + n0(t, q) for the given v. */
     nsdyn_status (*qdot)(void *ctx, double t, const double *q, const double *v, double *qdot);
@@ -47,6 +52,13 @@ typedef struct nsdyn_mechanics {
      * component, so that the Delassus block (c, d) is W_c MinvWt_d^T. */
     nsdyn_status (*contacts)(void *ctx, double t, const double *q, const double *v, double *gap,
                              double *u, double *W, double *MinvWt);
+    /* The contact law's impulse P (3) [N s] at contact c alone, given its
+     * 3 x 3 Delassus block G (row-major), the local velocity u_free (3)
+     * without an impulse of its own and u_start (3) at the step start
+     * (contact.h nsdyn_local_impact); the host adds the friction law's
+     * coefficients. Hot path. */
+    nsdyn_status (*local_impulse)(void *ctx, size_t c, const double *G, const double *u_free,
+                                  const double *u_start, double *P);
 } nsdyn_mechanics;
 
 typedef struct nsdyn_ode {
@@ -61,8 +73,8 @@ typedef struct nsdyn_ode {
     /* Absolute tolerance scale per component, or NULL for the integrator's
      * scalar atol (states of very different magnitude). */
     const double *atol_scale;
-    /* ABI 1.1: the mechanics, for time-stepping integrators; NULL when the
-     * problem is a plain ODE. Read it only if struct_size covers it. */
+    /* The mechanics, for time-stepping integrators; NULL when the problem
+     * is a plain ODE. */
     const nsdyn_mechanics *mech;
 } nsdyn_ode;
 

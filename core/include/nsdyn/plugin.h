@@ -34,8 +34,8 @@
 extern "C" {
 #endif
 
-#define NSDYN_ABI_MAJOR 1u
-#define NSDYN_ABI_MINOR 1u
+#define NSDYN_ABI_MAJOR 2u
+#define NSDYN_ABI_MINOR 0u
 
 /* Name of the single exported entry point. */
 #define NSDYN_PLUGIN_ENTRY nsdyn_plugin_entry
