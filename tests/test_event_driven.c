@@ -22,7 +22,7 @@
 #include "test_util.h"
 
 static const char *integrator_of(int bdf) {
-    return bdf ? "[integrator]\nid = \"bdf\"\nrtol = 1e-10\natol = 1e-12\nmax_step = 0.01\n"
+    return bdf ? "[integrator]\nid = \"bdf\"\nrtol = 1e-10\natol = 1e-12\n"
                : "[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n";
 }
 
