@@ -26,12 +26,6 @@ static const char *integrator_of(int bdf) {
                : "[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n";
 }
 
-static size_t count_kind(const run *R, nsd_event_kind kind) {
-    size_t n = 0;
-    for (size_t i = 0; i < R->res.contact_log.n; ++i) n += R->res.contact_log.rec[i].kind == kind;
-    return n;
-}
-
 /* ---- bouncing ball: speeds e^k sqrt(2 g h), rest at sqrt(2h/g)(1+e)/(1-e) ---- */
 
 static void bouncing_ball(int bdf) {
@@ -84,7 +78,7 @@ static void bouncing_ball(int bdf) {
     ck_assert_double_eq_tol(last(&R, "y"), r, 1e-9 + 1e-12); /* within contact_tolerance */
     ck_assert_double_eq_tol(last(&R, "vy"), 0.0, 1e-12);
     ck_assert_double_eq_tol(last(&R, "ground.N"), m * g, 1e-9 * m * g);
-    ck_assert_uint_ge(count_kind(&R, NSD_EVENT_IMPACT), 15);
+    ck_assert_uint_ge(test_count_kind(&R, NSD_EVENT_IMPACT), 15);
     run_free(&R);
 }
 
@@ -105,7 +99,7 @@ START_TEST(elastic_ball_conserves_energy) {
     double E0 = at(&R, 0, "energy");
     for (size_t i = 0; i < R.res.series.rows; ++i)
         ck_assert_double_eq_tol(at(&R, i, "energy"), E0, 1e-9 * E0);
-    ck_assert_uint_ge(count_kind(&R, NSD_EVENT_IMPACT), 4);
+    ck_assert_uint_ge(test_count_kind(&R, NSD_EVENT_IMPACT), 4);
     run_free(&R);
 }
 END_TEST
@@ -282,7 +276,7 @@ static void sphere_on_incline(double mu, int expect_roll) {
     ck_assert_msg(fabs(speed - a * 1.0) <= 1e-9 * a, "speed after 1 s: %.12g m/s, expected %.12g", speed, a);
     const nsd_event_log *log = &R.res.contact_log;
     ck_assert_uint_ge(log->n, 1);
-    size_t n_stick = count_kind(&R, NSD_EVENT_STICK), n_slip = count_kind(&R, NSD_EVENT_SLIP);
+    size_t n_stick = test_count_kind(&R, NSD_EVENT_STICK), n_slip = test_count_kind(&R, NSD_EVENT_SLIP);
     if (expect_roll) ck_assert_uint_eq(n_slip, 0);
     else ck_assert_uint_eq(n_stick, 0);
     ck_assert_uint_eq(n_stick + n_slip, 1);

@@ -38,12 +38,6 @@ static void run_file(run *R, const char *name, const char *const *sets, size_t n
     nsd_diag_free(&diag);
 }
 
-static size_t count_kind(const run *R, nsd_event_kind kind) {
-    size_t n = 0;
-    for (size_t i = 0; i < R->res.contact_log.n; ++i) n += R->res.contact_log.rec[i].kind == kind;
-    return n;
-}
-
 /* Smallest value of every channel whose name starts with "gap". */
 static double min_gap(const run *R) {
     double lo = INFINITY;
@@ -99,7 +93,7 @@ START_TEST(accumulation_ends_e095) {
                   end->t, T, bound);
     /* log(v_r / v0) / log(e) impacts, and one more for the last rebound */
     size_t n_max = (size_t)ceil(log(v_r / v0) / log(e)) + 1;
-    ck_assert_uint_le(count_kind(&R, NSD_EVENT_IMPACT), n_max);
+    ck_assert_uint_le(test_count_kind(&R, NSD_EVENT_IMPACT), n_max);
     ck_assert_double_eq_tol(last(&R, "vy"), 0.0, 1e-12);
     run_free(&R);
 }

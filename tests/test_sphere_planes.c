@@ -967,12 +967,6 @@ END_TEST
 static const char *const RIGID_LAWS[2] = {"kane_impulse", "newton"};
 static const char *const EVENT_INTEGRATORS[2] = {"dopri5", "bdf"};
 
-static size_t count_kind(const run *R, nsd_event_kind kind) {
-    size_t n = 0;
-    for (size_t i = 0; i < R->res.contact_log.n; ++i) n += R->res.contact_log.rec[i].kind == kind;
-    return n;
-}
-
 /* Time for a sphere rolling without slip to pivot over a convex edge, from
  * the angle th0 of (c - E) from the vertical (its contact has just reached
  * the edge, rolling at v_e) to 0 (centre above the edge): the rotation
@@ -1033,8 +1027,8 @@ START_TEST(roll_over_rim_stops_crossed) {
             ck_assert_double_eq_tol(last(&R, "x"), VX[4] + 1e-6 * b, 1e-9);
             ck_assert_double_eq_tol(last(&R, "z"), b, 1e-7);
             ck_assert_double_eq_tol(last(&R, "vx"), v_top, 1e-6);
-            ck_assert_uint_eq(count_kind(&R, NSD_EVENT_IMPACT), 0);
-            ck_assert_uint_eq(count_kind(&R, NSD_EVENT_SLIP), 0);
+            ck_assert_uint_eq(test_count_kind(&R, NSD_EVENT_IMPACT), 0);
+            ck_assert_uint_eq(test_count_kind(&R, NSD_EVENT_SLIP), 0);
             /* The handover came first: the far rim took the edge (a contact
              * event on rim_far, index 4) just before the stop. */
             int handed = 0;
@@ -1113,7 +1107,7 @@ START_TEST(rebound_off_incline_stops_rolled_back) {
                           "%d at t = %.9f s: %s", t_imp, (int)R.res.outcome, t, R.res.message);
             ck_assert_double_eq_tol(t, imp->t, 1e-12 * (1.0 + t));
             ck_assert_double_eq_tol(t, t_imp, 1e-7);
-            ck_assert_uint_eq(count_kind(&R, NSD_EVENT_IMPACT), 1);
+            ck_assert_uint_eq(test_count_kind(&R, NSD_EVENT_IMPACT), 1);
             for (size_t i = 0; i < log->n; ++i) ck_assert_double_le(log->rec[i].t, t);
             run_free(&R);
         }

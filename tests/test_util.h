@@ -53,6 +53,13 @@ static inline void run_config(run *R, const char *toml, nsd_run_outcome want) {
     nsd_diag_free(&diag);
 }
 
+/* Contact events of one kind in a run's log. */
+static inline size_t test_count_kind(const run *R, nsd_event_kind kind) {
+    size_t n = 0;
+    for (size_t i = 0; i < R->res.contact_log.n; ++i) n += R->res.contact_log.rec[i].kind == kind;
+    return n;
+}
+
 static inline void run_free(run *R) {
     nsd_run_result_free(&R->res);
     test_unload(&R->app, &R->model);
