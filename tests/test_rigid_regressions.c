@@ -23,7 +23,9 @@
 #error "NSDYN_TEST_SOURCE_DIR must be defined"
 #endif
 
-/* Run a shipped config with --set overrides. */
+/* Run a shipped config with --set overrides; want: the outcome, or
+ * ANY_OUTCOME for complete or stopped. */
+#define ANY_OUTCOME 99
 static void run_file(run *R, const char *name, const char *const *sets, size_t n_sets,
                      nsd_run_outcome want) {
     char path[1024];
@@ -34,7 +36,8 @@ static void run_file(run *R, const char *name, const char *const *sets, size_t n
     for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
     ck_assert_msg(errors == 0, "%s does not load", path);
     ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag), 0);
-    ck_assert_msg(R->res.outcome == want, "%s: outcome %d: %s", name, (int)R->res.outcome, R->res.message);
+    int ok = (int)want == ANY_OUTCOME ? R->res.outcome != NSD_RUN_FAILED : R->res.outcome == want;
+    ck_assert_msg(ok, "%s: outcome %d: %s", name, (int)R->res.outcome, R->res.message);
     nsd_diag_free(&diag);
 }
 
@@ -262,6 +265,69 @@ START_TEST(valley_runs_through_corners) {
 }
 END_TEST
 
+/* The deepest penetration of a run: gap channels below zero, or a
+ * system's own "penetration" output (positive when penetrating) [m]. */
+static double deepest(const run *R) {
+    double worst = 0.0;
+    for (size_t c = 0; c < R->res.series.n_channels; ++c) {
+        const char *name = R->model.channels[c].name;
+        int gap = strncmp(name, "gap", 3) == 0, pen = strcmp(name, "penetration") == 0;
+        if (!gap && !pen) continue;
+        for (size_t r = 0; r < R->res.series.rows; ++r) {
+            double v = nsd_series_at(&R->res.series, r, c);
+            worst = fmax(worst, gap ? -v : v);
+        }
+    }
+    return worst;
+}
+
+/* Every shipped single-run config with a rigid law, run event-driven as
+ * shipped (no max_step): no penetration deeper than the contact tolerance
+ * (+1e-10 m, the location tolerance), and the same impacts per contact as
+ * a run with max_step = 1e-4. */
+START_TEST(shipped_rigid_configs_never_penetrate) {
+    char cmd[600], path[512];
+    snprintf(cmd, sizeof cmd, "cd %s/configs && grep -L '^\\[\\[variant' *.toml", NSDYN_TEST_SOURCE_DIR);
+    FILE *ls = popen(cmd, "r");
+    ck_assert_ptr_nonnull(ls);
+    size_t checked = 0;
+    while (fgets(path, sizeof path, ls)) {
+        path[strcspn(path, "\n")] = '\0';
+        run R = {0}, ref = {0};
+        const char *sets[] = {"plot.enabled=false", "run.progress=false", "integrator.max_step=1e-4"};
+        nsd_diag diag = {0};
+        char full[1024];
+        snprintf(full, sizeof full, "%s/configs/%s", NSDYN_TEST_SOURCE_DIR, path);
+        size_t errors = nsd_app_load(&R.app, full, sets, 2, &diag);
+        ck_assert_uint_eq(errors, 0);
+        int rigid = R.app.cfg.contact.plugin && (R.app.cfg.contact.plugin->info->provides & NSDYN_CAP_RIGID_IMPACT);
+        const char *ig = R.app.cfg.integrator.plugin->info->id;
+        int located = strcmp(ig, "dopri5") == 0 || strcmp(ig, "bdf") == 0;
+        nsd_app_free(&R.app);
+        nsd_diag_free(&diag);
+        memset(&R, 0, sizeof R);
+        if (!rigid || !located) continue;
+        run_file(&R, path, sets, 2, (nsd_run_outcome)ANY_OUTCOME);
+        ck_assert_msg(deepest(&R) <= 1e-9 + 1e-10, "%s: penetration %.3g m", path, deepest(&R));
+        run_file(&ref, path, sets, 3, R.res.outcome);
+        for (size_t c = 0; c < R.model.nc; ++c) {
+            size_t a = 0, b = 0;
+            for (size_t i = 0; i < R.res.contact_log.n; ++i)
+                a += R.res.contact_log.rec[i].contact == c && R.res.contact_log.rec[i].kind == NSD_EVENT_IMPACT;
+            for (size_t i = 0; i < ref.res.contact_log.n; ++i)
+                b += ref.res.contact_log.rec[i].contact == c && ref.res.contact_log.rec[i].kind == NSD_EVENT_IMPACT;
+            ck_assert_msg(a == b, "%s: contact %s: %zu impacts, %zu with max_step = 1e-4", path,
+                          R.model.layout.contacts[c].name, a, b);
+        }
+        run_free(&R);
+        run_free(&ref);
+        checked++;
+    }
+    pclose(ls);
+    ck_assert_uint_ge(checked, 6);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("rigid_regressions");
     TCase *tc = tcase_create("issue9");
@@ -273,6 +339,7 @@ int main(void) {
     tcase_add_test(tc, moreau_reports_contact_forces);
     tcase_add_test(tc, moreau_runs_every_rigid_law);
     tcase_add_test(tc, valley_runs_through_corners);
+    tcase_add_test(tc, shipped_rigid_configs_never_penetrate);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

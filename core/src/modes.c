@@ -101,7 +101,7 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity, doubl
     w->set = xcalloc(nc, sizeof *w->set);
     w->prev = xcalloc(nc, sizeof *w->prev);
     w->u_prev = xcalloc(n3, sizeof *w->u_prev);
-    w->ytmp = xcalloc(m->n, sizeof *w->ytmp);
+    w->ytmp = xcalloc(m->n + m->nq, sizeof *w->ytmp); /* n, or 2 nq in drift_step */
     w->acc = xcalloc(nv, sizeof *w->acc);
     w->an = xcalloc(nc, sizeof *w->an);
     m->mw = w;
@@ -657,6 +657,63 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
         for (size_t i = 0; i < m->nv; ++i) v[i] += col[i] * w->x[k];
     }
     return NSDYN_OK;
+}
+
+/* ---- drift of sustained contacts ------------------------------------ */
+
+/* A closed contact's gap is held at the acceleration level (u_n' = 0), so
+ * it drifts by the integration error (a sphere pivoting over an edge:
+ * ~5e-9 m/s at rtol 1e-10). Once a closed gap leaves half the touching
+ * band, the positions are projected back: Gauss-Newton steps on the
+ * closed gaps in the metric of M (dq = N(q) M^-1 W^T x, W M^-1 W^T x = -g,
+ * the position analogue of project_velocity), then the velocities onto
+ * the constraints. Returns 1 if y changed, 0 if not, -1 on failure. */
+#define NSD_DRIFT_ITER 4
+
+static int closed_gaps_drifted(const nsd_model *m, double band) {
+    for (size_t c = 0; c < m->nc; ++c)
+        if (is_unilateral(m, c) && m->ce[c].active && m->mode[c].closed && fabs(m->ce[c].gap) > band)
+            return 1;
+    return 0;
+}
+
+static nsdyn_status drift_step(nsd_model *m, double t, double *y) {
+    nsd_modes_work *w = m->mw;
+    size_t nr = 0, nv = m->nv;
+    for (size_t c = 0; c < m->nc; ++c)
+        if (is_unilateral(m, c) && m->ce[c].active && m->mode[c].closed) w->set[nr++] = c;
+    for (size_t r = 0; r < nr; ++r) {
+        for (size_t k = 0; k < nr; ++k) w->A[r * nr + k] = delassus(m, w->set[r], 0, w->set[k], 0);
+        w->x[r] = -m->ce[w->set[r]].gap;
+    }
+    if (nsd_solve_small(w->A, w->x, nr) != 0) return NSDYN_OK; /* redundant: leave it */
+    memset(w->acc, 0, nv * sizeof *w->acc);
+    for (size_t k = 0; k < nr; ++k)
+        for (size_t i = 0; i < nv; ++i) w->acc[i] += w->B[3 * w->set[k] * nv + i] * w->x[k];
+    /* dq = N(q) dv = qdot(q, dv) - qdot(q, 0) (q' is affine in v) */
+    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+    double *dq = w->ytmp, *q0dot = w->ytmp + m->nq;
+    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, y, w->acc, m->lambda, dq, NULL);
+    if (st <= NSDYN_WARNING) {
+        memset(w->acc, 0, nv * sizeof *w->acc);
+        st = m->sys->derivatives(m->sys_inst, t, y, w->acc, m->lambda, q0dot, NULL);
+    }
+    if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
+    for (size_t i = 0; i < m->nq; ++i) y[i] += dq[i] - q0dot[i];
+    return NSDYN_OK;
+}
+
+int nsd_modes_correct_drift(nsd_model *m, double t, double *y) {
+    double band = 0.5 * m->contact_tolerance;
+    if (eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
+    if (!closed_gaps_drifted(m, band)) return 0;
+    for (int it = 0; it < NSD_DRIFT_ITER; ++it) {
+        if (contact_response(m, t, y) > NSDYN_WARNING || drift_step(m, t, y) > NSDYN_WARNING) return -1;
+        if (eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
+        if (!closed_gaps_drifted(m, 0.01 * band)) break;
+    }
+    if (contact_response(m, t, y) > NSDYN_WARNING || project_velocity(m, t, y) > NSDYN_WARNING) return -1;
+    return 1;
 }
 
 static void describe_touching(const nsd_model *m, char *buf, size_t len) {

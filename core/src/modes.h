@@ -111,6 +111,12 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
  * below a bounce too short to resolve in time (docs/event-driven.md). */
 double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double normal_acc);
 
+/* Sustained contacts whose gap drifted out of half the touching band:
+ * positions projected back onto the closed constraints (and velocities
+ * onto their tangent). Returns 1 if y changed (the integrator must
+ * restart), 0 if nothing drifted, -1 on failure with m->failure set. */
+int nsd_modes_correct_drift(nsd_model *m, double t, double *y);
+
 nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired);
 
 #endif

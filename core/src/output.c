@@ -140,8 +140,10 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
         fprintf(f, "events_%s = %zu\n", nsd_event_kind_name((nsd_event_kind)k), c.contact[k]);
     fprintf(f, "events_switch = %zu\nevents_stop = %zu\n", c.switches, c.stops);
     fprintf(f, "root_returns = %llu  # event-function returns of the integrator\n"
-               "unlogged_roots = %llu  # of those, the ones that changed nothing\n",
-            (unsigned long long)r->root_returns, (unsigned long long)r->unlogged_roots);
+               "unlogged_roots = %llu  # of those, the ones that changed nothing\n"
+               "drift_corrections = %llu  # sustained contacts projected back into the touching band\n",
+            (unsigned long long)r->root_returns, (unsigned long long)r->unlogged_roots,
+            (unsigned long long)r->drift_corrections);
 }
 
 /* [status]: how the run ended and what it cost. */

@@ -52,6 +52,24 @@ static int all_finite(const double *y, size_t n) {
     return 1;
 }
 
+/* Sustained contacts drifted out of half the touching band at the end of
+ * a step: positions projected back (modes.c), the integrator restarted
+ * there; rep->y then points at the corrected copy in ybuf. 0 or -1. */
+static int correct_drift(nsd_model *m, const nsdyn_integrator *ig, void *inst, nsd_step_guard *guard,
+                         nsdyn_step_report *rep, double *ybuf, nsd_run_result *res) {
+    memcpy(ybuf, rep->y, m->n * sizeof *ybuf);
+    int r = nsd_modes_correct_drift(m, rep->t, ybuf);
+    if (r <= 0) return r;
+    res->drift_corrections++;
+    if (ig->restart(inst, rep->t, ybuf) > NSDYN_WARNING) {
+        snprintf(m->failure, sizeof m->failure, "the integrator could not restart after a drift correction: %s",
+                 ig->message ? ig->message(inst) : "");
+        return -1;
+    }
+    rep->y = ybuf;
+    return nsd_step_guard_start(guard, m, rep->t, ybuf) > NSDYN_WARNING ? -1 : 0;
+}
+
 /* A stop condition that the jump of an event (an impact, a switch's reset)
  * crosses in its direction fires at the event: a rebound reverses the
  * forward speed inside an impact, where no integrator sees a crossing.
@@ -227,6 +245,15 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         t = rep.t;
         y_last = rep.y;
         int fired = rep.event;
+        /* after the step's samples: a restart ends its dense output */
+        if (m->event_driven && fired < 0 && correct_drift(m, ig, inst, &guard, &rep, y_switch, res) != 0) {
+            describe_state(m, rep.y, state, sizeof state);
+            res->outcome = NSD_RUN_FAILED;
+            snprintf(res->message, sizeof res->message, "the simulation failed at t = %.9g s: %s; state: %s", t,
+                     m->failure, state);
+            break;
+        }
+        y_last = rep.y;
         if (fired < 0 && !locates && ode.n_events) {
             /* Without event location a crossing is seen at the end of the
              * step where it happened. */

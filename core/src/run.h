@@ -35,6 +35,9 @@ typedef struct nsd_run_result {
      * that changed nothing (no contact event logged, no switch, no stop):
      * restarts the log does not show. */
     uint64_t root_returns, unlogged_roots;
+    /* Sustained contacts projected back into the touching band after
+     * their gaps drifted (modes.h nsd_modes_correct_drift). */
+    uint64_t drift_corrections;
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,
