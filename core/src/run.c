@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 
+#include "interrupt.h"
 #include "step_guard.h"
 
 #include <math.h>
@@ -119,7 +120,9 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     nsdyn_ode ode_ig = ode;
     if (!locates) ode_ig.n_events = 0;
     res->series.n_channels = m->n_channels;
-    res->series.cap = (size_t)((t_end - t0) / dt_out) + 4;
+    /* the expected rows, up to a first block; append_row grows it */
+    double rows = (t_end - t0) / dt_out + 4.0;
+    res->series.cap = rows < 65536.0 ? (size_t)rows : 65536;
     res->series.data = malloc(res->series.cap * m->n_channels * sizeof(double));
     double *ybuf = malloc(m->n * sizeof *ybuf);
     double *g = calloc(ode.n_events ? ode.n_events : 1, sizeof *g);
@@ -177,6 +180,13 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     size_t k_out = 1;
     int stop_at_jump = -1;
     while (t < t_end) {
+        if (nsd_interrupt_signal()) {
+            describe_state(m, y_last, state, sizeof state);
+            res->outcome = NSD_RUN_FAILED;
+            snprintf(res->message, sizeof res->message, "interrupted by signal %d at t = %.9g s; last state: %s",
+                     nsd_interrupt_signal(), t, state);
+            break;
+        }
         nsdyn_step_report rep = {0};
         rep.event = -1;
         st = ig->step(inst, t_end, &rep);
