@@ -9,5 +9,6 @@ packages=(
   libsundials-dev                      # CVODE: BDF integrator, root finding
   libsiconos-numerics-dev              # Siconos: optional contact solver of moreau
   check libsubunit-dev                 # unit tests
+  clang libclang-rt-14-dev             # fuzz targets: clang 14 and libFuzzer (fuzz/, docs/fuzzing.md)
 )
 bash "$(dirname "$0")/apt-install-missing.sh" setup "${packages[@]}"

@@ -1,47 +1,87 @@
 /* End to end through the nsdyn command: a run, a comparison, a failed run,
  * and the informational commands; checks the files and graphs exist and
- * hold sane numbers. */
+ * hold sane numbers. Then the outputs (issue 10): every shipped config
+ * re-runs from its run.toml byte for byte; output-folder problems are
+ * found before the simulation (exit 2); a planted link is not followed; a
+ * full disk, SIGINT and SIGTERM leave the earlier result untouched and
+ * keep what was computed in <out>.INCOMPLETE. */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <math.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
+#include "sha256.h"
 #include "test_util.h"
 
 extern char **environ;
 static char tmp_root[] = "/tmp/nsdyn-e2e-XXXXXX";
 static char out_text[1 << 16], err_text[1 << 16];
 
-/* Run the CLI with args; capture stdout and stderr; return exit status. */
-static int nsdyn(const char *const *args) {
-    const char *argv[32] = {NSDYN_TEST_BINARY};
+/* How the child runs: as is; with files limited to 64 kB (a full disk:
+ * writes fail with EFBIG); as the user nobody (when the tests run as root,
+ * for whom every folder is writable). */
+enum { CHILD_PLAIN, CHILD_SMALL_FILES, CHILD_NOBODY };
+
+/* Start the CLI with args, stdout and stderr to files. */
+static pid_t nsdyn_start(const char *const *args, int how) {
+    const char *argv[48] = {NSDYN_TEST_BINARY};
     size_t n = 1;
     for (; args[n - 1]; ++n) argv[n] = args[n - 1];
     argv[n] = NULL;
     char out_path[256], err_path[256];
     snprintf(out_path, sizeof out_path, "%s/stdout", tmp_root);
     snprintf(err_path, sizeof err_path, "%s/stderr", tmp_root);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
+    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    ck_assert(out >= 0 && err >= 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(out, 1);
+        dup2(err, 2);
+        if (how == CHILD_SMALL_FILES) {
+            struct rlimit rl = {64 << 10, 64 << 10};
+            signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails instead */
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+        }
+        if (how == CHILD_NOBODY && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(126);
+        execve(argv[0], (char *const *)argv, environ);
+        _exit(127);
+    }
+    close(out);
+    close(err);
+    return pid;
+}
+
+/* Wait for it; capture stdout and stderr; return the exit status (-1 if
+ * a signal ended it). */
+static int nsdyn_finish(pid_t pid) {
     int status;
-    waitpid(pid, &status, 0);
-    FILE *f = fopen(out_path, "r");
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    char path[256];
+    snprintf(path, sizeof path, "%s/stdout", tmp_root);
+    FILE *f = fopen(path, "r");
     size_t k = fread(out_text, 1, sizeof out_text - 1, f);
     out_text[k] = '\0';
     fclose(f);
-    f = fopen(err_path, "r");
+    snprintf(path, sizeof path, "%s/stderr", tmp_root);
+    f = fopen(path, "r");
     k = fread(err_text, 1, sizeof err_text - 1, f);
     err_text[k] = '\0';
     fclose(f);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+/* Run the CLI with args; capture stdout and stderr; return exit status. */
+static int nsdyn(const char *const *args) { return nsdyn_finish(nsdyn_start(args, CHILD_PLAIN)); }
 
 static void path_in(char *buf, size_t len, const char *dir, const char *name) {
     snprintf(buf, len, "%s/%s", dir, name);
@@ -411,17 +451,21 @@ START_TEST(compare_counts_events_by_kind) {
 END_TEST
 
 START_TEST(failed_run_keeps_incomplete_data) {
-    char out[256], path[512];
+    /* The data of a failed run go to <out>.INCOMPLETE; <out> is not made. */
+    char out[256], path[512], incomplete[256];
     path_in(out, sizeof out, tmp_root, "failed");
+    path_in(incomplete, sizeof incomplete, tmp_root, "failed.INCOMPLETE");
     const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o", out,
                           "--set", "integrator.max_steps=5000", NULL};
     ck_assert_int_eq(nsdyn(args), 3);
     ck_assert_ptr_nonnull(strstr(err_text, "error: the simulation failed at t = "));
     ck_assert_ptr_nonnull(strstr(err_text, "max_steps = 5000"));
     ck_assert_ptr_nonnull(strstr(err_text, "last good state: psi = "));
-    path_in(path, sizeof path, out, "timeseries.csv");
+    ck_assert_ptr_nonnull(strstr(err_text, "failed.INCOMPLETE/timeseries.INCOMPLETE.csv"));
+    ck_assert(!exists(out));
+    path_in(path, sizeof path, incomplete, "timeseries.csv");
     ck_assert(!exists(path));
-    path_in(path, sizeof path, out, "timeseries.INCOMPLETE.csv");
+    path_in(path, sizeof path, incomplete, "timeseries.INCOMPLETE.csv");
     csv c;
     read_csv(path, &c);
     ck_assert_uint_gt(c.rows, 100);
@@ -429,10 +473,11 @@ START_TEST(failed_run_keeps_incomplete_data) {
     ck_assert_double_gt(t_last, 1.0);
     ck_assert_double_lt(t_last, 20.0);
     free(c.v);
-    path_in(path, sizeof path, out, "run.toml");
+    path_in(path, sizeof path, incomplete, "run.toml");
     char rec[16384];
     read_text(path, rec, sizeof rec);
     ck_assert_ptr_nonnull(strstr(rec, "outcome = \"failed (data incomplete)\""));
+    assert_png(incomplete, "timeseries.png"); /* titled INCOMPLETE */
 }
 END_TEST
 
@@ -477,6 +522,437 @@ START_TEST(svg_graphs_on_request) {
 }
 END_TEST
 
+/* ---- outputs that never destroy a good result (issue 10) ---------------- */
+
+/* The whole of a file; *len its size (caller frees). NULL if unreadable. */
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0, k;
+    char *buf = malloc(cap + 1);
+    while ((k = fread(buf + n, 1, cap - n, f)) > 0)
+        if ((n += k) == cap) buf = realloc(buf, (cap *= 2) + 1);
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static void assert_same_file(const char *a, const char *b) {
+    size_t na, nb;
+    char *x = slurp(a, &na), *y = slurp(b, &nb);
+    ck_assert_msg(x && y, "missing %s or %s", a, b);
+    ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s and %s differ (%zu and %zu bytes)", a, b, na, nb);
+    free(x);
+    free(y);
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void shell(const char *fmt, const char *a, const char *b) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+}
+
+/* Entries of `parent` named .<name>.* (this run's temporary folders). */
+static size_t hidden_entries(const char *parent, const char *name) {
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, ".%s.", name);
+    DIR *d = opendir(parent);
+    ck_assert_ptr_nonnull(d);
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* A complete earlier result in <dir>/<name>, copied to <dir>/<name>.golden. */
+static void earlier_result(const char *dir, const char *name, char *out, size_t len) {
+    snprintf(out, len, "%s/%s", dir, name);
+    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o", out, "-q",
+                          "--set", "run.t_end=1", NULL};
+    ck_assert_int_eq(nsdyn(args), 0);
+    shell("cp -a '%s' '%s.golden'", out, out);
+}
+
+/* The earlier result is untouched: the same files, byte for byte. */
+static void assert_untouched(const char *out) {
+    char golden[600];
+    snprintf(golden, sizeof golden, "%s.golden", out);
+    shell("diff -r '%s' '%s' > /dev/null", golden, out);
+}
+
+START_TEST(sha256_matches_the_standard) {
+    /* FIPS 180-4's examples (and the usual long one), whole and in pieces
+     * across the 64-byte blocks; a plugin's file against sha256sum(1). */
+    char hex[65];
+    nsd_sha256_hex("abc", 3, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    nsd_sha256_hex("", 0, hex);
+    ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    nsd_sha256_hex(two, strlen(two), hex);
+    ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    char *million = malloc(1000000);
+    memset(million, 'a', 1000000);
+    nsd_sha256_hex(million, 1000000, hex);
+    ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    nsd_sha256 c;
+    unsigned char digest[32];
+    nsd_sha256_init(&c);
+    for (size_t at = 0, step = 1; at < 1000000; at += step, step = step % 127 + 1)
+        nsd_sha256_update(&c, million + at, at + step <= 1000000 ? step : 1000000 - at);
+    nsd_sha256_final(&c, digest);
+    ck_assert_uint_eq(digest[0], 0xcd);
+    ck_assert_uint_eq(digest[31], 0xd0);
+    free(million);
+    const char *so = NSDYN_TEST_BINARY; /* any file will do */
+    ck_assert_int_eq(nsd_sha256_file(so, hex), 0);
+    char cmd[600], line[200];
+    snprintf(cmd, sizeof cmd, "sha256sum '%s'", so);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, p));
+    pclose(p);
+    ck_assert_int_eq(strncmp(line, hex, 64), 0);
+}
+END_TEST
+
+START_TEST(every_config_reruns_from_its_record) {
+    /* Each shipped single-run config (not the [[variant]] ones: those are
+     * compare configs) and the run of its run.toml give the same CSV, byte
+     * for byte: the record is runnable and faithful. */
+    char dir[256];
+    path_in(dir, sizeof dir, tmp_root, "records");
+    mkdir(dir, 0777);
+    DIR *d = opendir(NSDYN_TEST_SOURCE_DIR "/configs");
+    ck_assert_ptr_nonnull(d);
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".toml") != 0) continue;
+        char cfg[512], first[512], again[600], a[700], b[700], text[1 << 16];
+        snprintf(cfg, sizeof cfg, "%s/configs/%s", NSDYN_TEST_SOURCE_DIR, e->d_name);
+        read_text(cfg, text, sizeof text);
+        if (strstr(text, "\n[[variant]]")) continue;
+        snprintf(first, sizeof first, "%s/%.*s", dir, (int)(len - 5), e->d_name);
+        snprintf(again, sizeof again, "%s-again", first);
+        const char *args[] = {"run", cfg, "-o", first, "-q", "--set", "plot.enabled=false", NULL};
+        ck_assert_msg(nsdyn(args) == 0, "%s: %s", e->d_name, err_text);
+        path_in(a, sizeof a, first, "run.toml");
+        read_text(a, text, sizeof text);
+        ck_assert_msg(!strstr(text, "= []"), "%s: run.toml writes an empty array", e->d_name);
+        const char *args2[] = {"run", a, "-o", again, "-q", NULL};
+        ck_assert_msg(nsdyn(args2) == 0, "%s: its run.toml does not run: %s", e->d_name, err_text);
+        path_in(a, sizeof a, first, "timeseries.csv");
+        path_in(b, sizeof b, again, "timeseries.csv");
+        assert_same_file(a, b);
+        path_in(a, sizeof a, first, "events.csv");
+        path_in(b, sizeof b, again, "events.csv");
+        if (exists(a)) assert_same_file(a, b);
+        n++;
+    }
+    closedir(d);
+    ck_assert_uint_ge(n, 13);
+}
+END_TEST
+
+START_TEST(record_keeps_plugin_path_and_hashes) {
+    /* A config with a relative plugin_path: the record names the folder
+     * absolutely, so it runs from anywhere, and gives each plugin's file
+     * with its SHA-256 (as sha256sum computes it). */
+    char dir[256], cfg[512], link[512], out[512], elsewhere[512], rec_path[600], again[600];
+    path_in(dir, sizeof dir, tmp_root, "pp");
+    mkdir(dir, 0777);
+    char plugins[PATH_MAX + 16], bin[PATH_MAX];
+    ck_assert_ptr_nonnull(realpath(NSDYN_TEST_BINARY, bin));
+    *strrchr(bin, '/') = '\0'; /* <build>/core */
+    *strrchr(bin, '/') = '\0'; /* <build> */
+    snprintf(plugins, sizeof plugins, "%s/nsdyn-plugins", bin);
+    path_in(link, sizeof link, dir, "plugins");
+    ck_assert_int_eq(symlink(plugins, link), 0);
+    char text[(1 << 16) + 64], body[1 << 16];
+    read_text(NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_stable.toml", body, sizeof body);
+    snprintf(text, sizeof text, "plugin_path = [\"plugins\"]\n%s", body);
+    path_in(cfg, sizeof cfg, dir, "with_path.toml");
+    write_text(cfg, text);
+    path_in(out, sizeof out, dir, "out");
+    const char *args[] = {"run", cfg, "-o", out, "-q", "--set", "plot.enabled=false", NULL};
+    ck_assert_msg(nsdyn(args) == 0, "%s", err_text);
+    path_in(rec_path, sizeof rec_path, out, "run.toml");
+    read_text(rec_path, text, sizeof text);
+    char real[PATH_MAX], want[PATH_MAX + 32];
+    ck_assert_ptr_nonnull(realpath(plugins, real));
+    snprintf(want, sizeof want, "\nplugin_path = [\"%s\"]", real);
+    ck_assert_msg(strstr(text, want), "run.toml lacks %s:\n%s", want, text);
+    size_t hashes = 0;
+    for (const char *p = strstr(text, ", file = \""); p; p = strstr(p + 1, ", file = \"")) {
+        char file[PATH_MAX], hex[65];
+        const char *q = p + strlen(", file = \"");
+        size_t len = strcspn(q, "\"");
+        snprintf(file, sizeof file, "%.*s", (int)len, q);
+        ck_assert_msg(file[0] == '/', "not absolute: %s", file);
+        const char *h = strstr(q, "\", sha256 = \"");
+        ck_assert_ptr_nonnull(h);
+        snprintf(hex, sizeof hex, "%.64s", h + strlen("\", sha256 = \""));
+        char cmd[PATH_MAX + 32], line[200];
+        snprintf(cmd, sizeof cmd, "sha256sum '%s'", file);
+        FILE *sp = popen(cmd, "r");
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, sp));
+        pclose(sp);
+        ck_assert_msg(strncmp(line, hex, 64) == 0, "%s: recorded %s, sha256sum %s", file, hex, line);
+        hashes++;
+    }
+    ck_assert_uint_eq(hashes, 3); /* system, friction, integrator */
+    /* The record, moved to another folder, still runs, with the same data. */
+    path_in(elsewhere, sizeof elsewhere, tmp_root, "pp-elsewhere");
+    mkdir(elsewhere, 0777);
+    char moved[600];
+    path_in(moved, sizeof moved, elsewhere, "run.toml");
+    shell("cp '%s' '%s'", rec_path, moved);
+    path_in(again, sizeof again, elsewhere, "out");
+    const char *args2[] = {"run", moved, "-o", again, "-q", NULL};
+    ck_assert_msg(nsdyn(args2) == 0, "%s", err_text);
+    char a[700], b[700];
+    path_in(a, sizeof a, out, "timeseries.csv");
+    path_in(b, sizeof b, again, "timeseries.csv");
+    assert_same_file(a, b);
+}
+END_TEST
+
+/* A long run (20 000 s of the unstable wheel, some 10^8 steps): had it
+ * started, it would not end within the test's time. */
+#define LONG_RUN NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "--set", "run.t_end=20000", \
+                 "--set", "run.output_dt=0.5", "--set", "integrator.max_steps=1000000000", "--set", \
+                 "plot.enabled=false"
+
+/* Exit 2 with `message` in stderr, and no simulation (no summary line). */
+static void assert_refused(const char *out, const char *message) {
+    const char *args[] = {"run", LONG_RUN, "-o", out, NULL};
+    ck_assert_msg(nsdyn(args) == 2, "-o '%s': exit status not 2; stderr: %s", out, err_text);
+    ck_assert_msg(strstr(err_text, message), "-o '%s': no \"%s\" in stderr: %s", out, message, err_text);
+    ck_assert_msg(!out_text[0], "-o '%s': something ran: %s", out, out_text);
+}
+
+START_TEST(output_folder_problems_exit_2_before_the_run) {
+    char dir[256], path[600], file[512], sub[600];
+    path_in(dir, sizeof dir, tmp_root, "problems");
+    mkdir(dir, 0777);
+    /* -o "": once read uninitialised memory. */
+    assert_refused("", "error: the output folder is an empty path");
+    /* An existing file: kept as it was. */
+    path_in(file, sizeof file, dir, "a_file");
+    write_text(file, "keep me\n");
+    assert_refused(file, "is an existing file, not a folder");
+    snprintf(sub, sizeof sub, "%s/below", file);
+    assert_refused(sub, "a part of the path is a file, not a folder");
+    char text[64];
+    read_text(file, text, sizeof text);
+    ck_assert_str_eq(text, "keep me\n");
+    /* A symbolic link to a folder (planted, or not): not followed. */
+    char target[512], link[512];
+    path_in(target, sizeof target, dir, "target");
+    mkdir(target, 0777);
+    path_in(path, sizeof path, target, "timeseries.csv");
+    write_text(path, "t [s]\n0\n");
+    path_in(link, sizeof link, dir, "link");
+    ck_assert_int_eq(symlink(target, link), 0);
+    assert_refused(link, "is a symbolic link");
+    read_text(path, text, sizeof text);
+    ck_assert_str_eq(text, "t [s]\n0\n");
+    /* <out>.INCOMPLETE as a link: refused too. */
+    char out[512], inc[600];
+    path_in(out, sizeof out, dir, "out");
+    snprintf(inc, sizeof inc, "%s.INCOMPLETE", out);
+    ck_assert_int_eq(symlink(target, inc), 0);
+    assert_refused(out, "is a symbolic link");
+    unlink(inc);
+    /* A folder with files nsdyn did not write: it would replace them all. */
+    char mine[512];
+    path_in(mine, sizeof mine, dir, "mine");
+    mkdir(mine, 0777);
+    path_in(path, sizeof path, mine, "notes.txt");
+    write_text(path, "my notes\n");
+    assert_refused(mine, "holds 1 file that nsdyn did not write (notes.txt)");
+    read_text(path, text, sizeof text);
+    ck_assert_str_eq(text, "my notes\n");
+    /* "." names no folder of its own. */
+    assert_refused(".", "nsdyn writes its outputs to a folder of their own");
+    /* compare checks the same, before any variant runs. */
+    const char *cmp[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_compare.toml", "-o", file, NULL};
+    ck_assert_int_eq(nsdyn(cmp), 2);
+    ck_assert_ptr_nonnull(strstr(err_text, "is an existing file, not a folder"));
+    ck_assert_ptr_null(strstr(out_text, "[1/"));
+    /* Nothing was left behind. */
+    ck_assert_uint_eq(hidden_entries(dir, "out"), 0);
+    ck_assert_uint_eq(hidden_entries(dir, "a_file"), 0);
+    ck_assert(!exists(out));
+}
+END_TEST
+
+START_TEST(output_folder_without_permission_exits_2) {
+    /* A parent folder nsdyn may not write in. Root may write anywhere, so
+     * as root the command runs as the user nobody. */
+    char parent[] = "/tmp/nsdyn-e2e-ro-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(parent));
+    int root = geteuid() == 0;
+    ck_assert_int_eq(chmod(parent, root ? 0755 : 0555), 0);
+    char out[128];
+    snprintf(out, sizeof out, "%s/out", parent);
+    const char *args[] = {"run", LONG_RUN, "-o", out, NULL};
+    int status = nsdyn_finish(nsdyn_start(args, root ? CHILD_NOBODY : CHILD_PLAIN));
+    chmod(parent, 0755);
+    int left = exists(out);
+    shell("rm -rf '%s'%s", parent, "");
+    ck_assert_msg(status == 2, "exit status %d; stderr: %s", status, err_text);
+    ck_assert_msg(strstr(err_text, "no permission to create a folder in"), "%s", err_text);
+    ck_assert(!out_text[0]);
+    ck_assert(!left);
+}
+END_TEST
+
+START_TEST(planted_tmp_link_is_not_followed) {
+    /* A link planted where a writer once put its temporary file: the run
+     * replaces the folder and the link's target keeps its content. */
+    char out[512], path[600], victim[512], text[64];
+    earlier_result(tmp_root, "planted", out, sizeof out);
+    path_in(victim, sizeof victim, tmp_root, "victim");
+    write_text(victim, "victim\n");
+    path_in(path, sizeof path, out, "timeseries.csv.tmp");
+    ck_assert_int_eq(symlink(victim, path), 0);
+    path_in(path, sizeof path, out, "run.toml.tmp");
+    ck_assert_int_eq(symlink(victim, path), 0);
+    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_stable.toml", "-o", out, "-q",
+                          "--set", "plot.enabled=false", NULL};
+    ck_assert_msg(nsdyn(args) == 0, "%s", err_text);
+    read_text(victim, text, sizeof text);
+    ck_assert_str_eq(text, "victim\n");
+    path_in(path, sizeof path, out, "timeseries.csv.tmp");
+    ck_assert(!exists(path));
+    path_in(path, sizeof path, out, "run.toml");
+    char rec[16384];
+    read_text(path, rec, sizeof rec);
+    ck_assert_ptr_nonnull(strstr(rec, "towed wheel, stable"));
+    path_in(path, sizeof path, out, "timeseries.png"); /* the earlier run's graphs went with its folder */
+    ck_assert(!exists(path));
+    ck_assert_uint_eq(hidden_entries(tmp_root, "planted"), 0);
+}
+END_TEST
+
+START_TEST(full_disk_keeps_the_earlier_result) {
+    /* Writes fail (files limited to 64 kB, as on a full disk) once the
+     * simulation is done: exit 4, nothing replaced, nothing left over. */
+    char out[512], inc[600];
+    earlier_result(tmp_root, "fulldisk", out, sizeof out);
+    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o", out,
+                          "--set", "run.t_end=3", NULL};
+    int status = nsdyn_finish(nsdyn_start(args, CHILD_SMALL_FILES));
+    ck_assert_msg(status == 4, "exit status %d; stderr: %s", status, err_text);
+    ck_assert_msg(strstr(err_text, "cannot write "), "%s", err_text);
+    ck_assert_msg(strstr(err_text, "nothing was replaced"), "%s", err_text);
+    assert_untouched(out);
+    snprintf(inc, sizeof inc, "%s.INCOMPLETE", out);
+    ck_assert(!exists(inc));
+    ck_assert_uint_eq(hidden_entries(tmp_root, "fulldisk"), 0);
+    /* The data fit, a graph does not: once a run.toml said "complete"
+     * beside missing graphs; now nothing is replaced. */
+    const char *args2[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o", out,
+                           "--set", "run.t_end=0.5", NULL};
+    status = nsdyn_finish(nsdyn_start(args2, CHILD_SMALL_FILES));
+    ck_assert_msg(status == 4, "exit status %d; stderr: %s", status, err_text);
+    ck_assert_msg(strstr(err_text, "timeseries.png"), "%s", err_text);
+    assert_untouched(out);
+    ck_assert(!exists(inc));
+    ck_assert_uint_eq(hidden_entries(tmp_root, "fulldisk"), 0);
+}
+END_TEST
+
+/* Start `args` (writing to <parent>/<name>), wait until its own folder
+ * exists (the simulation is about to start), let it run `ms`, then send
+ * `sig`; return the exit status. */
+static int interrupt_after(const char *const *args, const char *parent, const char *name, int sig, long ms) {
+    pid_t pid = nsdyn_start(args, CHILD_PLAIN);
+    for (int i = 0; i < 3000 && hidden_entries(parent, name) == 0; ++i) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) ck_abort_msg("nsdyn ended before it started writing");
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000}, NULL);
+    ck_assert_int_eq(kill(pid, sig), 0);
+    return nsdyn_finish(pid);
+}
+
+START_TEST(sigint_keeps_incomplete_data_and_the_earlier_result) {
+    /* Ctrl-C during a long run: exit 130; the data computed so far and the
+     * record, in <out>.INCOMPLETE; the earlier result untouched. Then a
+     * complete run replaces <out> and removes <out>.INCOMPLETE. */
+    char out[512], inc[600], path[700];
+    earlier_result(tmp_root, "sigint", out, sizeof out);
+    const char *args[] = {"run", LONG_RUN, "-o", out, NULL};
+    int status = interrupt_after(args, tmp_root, "sigint", SIGINT, 300);
+    ck_assert_msg(status == 130, "exit status %d; stderr: %s", status, err_text);
+    ck_assert_ptr_nonnull(strstr(err_text, "error: interrupted by signal 2 at t = "));
+    ck_assert_ptr_nonnull(strstr(err_text, "sigint.INCOMPLETE/timeseries.INCOMPLETE.csv"));
+    assert_untouched(out);
+    snprintf(inc, sizeof inc, "%s.INCOMPLETE", out);
+    path_in(path, sizeof path, inc, "timeseries.INCOMPLETE.csv");
+    csv c;
+    read_csv(path, &c);
+    ck_assert_uint_ge(c.rows, 1);
+    ck_assert_double_lt(c.v[(c.rows - 1) * c.cols], 20000);
+    free(c.v);
+    path_in(path, sizeof path, inc, "timeseries.csv");
+    ck_assert(!exists(path));
+    path_in(path, sizeof path, inc, "run.toml");
+    char rec[16384];
+    read_text(path, rec, sizeof rec);
+    ck_assert_ptr_nonnull(strstr(rec, "outcome = \"failed (data incomplete)\""));
+    ck_assert_ptr_nonnull(strstr(rec, "message = \"interrupted by signal 2 at t = "));
+    ck_assert_uint_eq(hidden_entries(tmp_root, "sigint"), 0);
+    /* A complete run: <out> replaced, the stale INCOMPLETE removed. */
+    const char *args2[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_stable.toml", "-o", out, "-q",
+                           "--set", "plot.enabled=false", NULL};
+    ck_assert_int_eq(nsdyn(args2), 0);
+    ck_assert(!exists(inc));
+    path_in(path, sizeof path, out, "run.toml");
+    read_text(path, rec, sizeof rec);
+    ck_assert_ptr_nonnull(strstr(rec, "towed wheel, stable"));
+    ck_assert_uint_eq(hidden_entries(tmp_root, "sigint"), 0);
+}
+END_TEST
+
+START_TEST(sigterm_stops_a_comparison) {
+    /* SIGTERM during a comparison: exit 143; the variant that ran, with its
+     * incomplete data and record, in <out>.INCOMPLETE/variant-01; the
+     * earlier result untouched. */
+    char out[512], path[700];
+    earlier_result(tmp_root, "sigterm", out, sizeof out);
+    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_compare.toml", "-o", out,
+                          "--set", "run.t_end=20000", "--set", "run.output_dt=0.5", "--set",
+                          "integrator.max_steps=1000000000", "--set", "plot.enabled=false", NULL};
+    int status = interrupt_after(args, tmp_root, "sigterm", SIGTERM, 300);
+    ck_assert_msg(status == 143, "exit status %d; stderr: %s", status, err_text);
+    ck_assert_ptr_nonnull(strstr(err_text, "error: interrupted by signal 15 after 1 of 8 variants"));
+    assert_untouched(out);
+    snprintf(path, sizeof path, "%s.INCOMPLETE/variant-01/timeseries.INCOMPLETE.csv", out);
+    ck_assert_msg(exists(path), "missing %s", path);
+    snprintf(path, sizeof path, "%s.INCOMPLETE/variant-01/run.toml", out);
+    char rec[16384];
+    read_text(path, rec, sizeof rec);
+    ck_assert_ptr_nonnull(strstr(rec, "message = \"interrupted by signal 15 at t = "));
+    snprintf(path, sizeof path, "%s.INCOMPLETE/variant-02", out);
+    ck_assert(!exists(path));
+    snprintf(path, sizeof path, "%s.INCOMPLETE/metrics.csv", out);
+    ck_assert(!exists(path));
+    ck_assert_uint_eq(hidden_entries(tmp_root, "sigterm"), 0);
+}
+END_TEST
+
 int main(void) {
     if (!mkdtemp(tmp_root)) return 1;
     unsetenv("NSDYN_PLUGIN_PATH");
@@ -491,6 +967,15 @@ int main(void) {
     tcase_add_test(tc, failed_run_keeps_incomplete_data);
     tcase_add_test(tc, informational_commands);
     tcase_add_test(tc, svg_graphs_on_request);
+    tcase_add_test(tc, sha256_matches_the_standard);
+    tcase_add_test(tc, every_config_reruns_from_its_record);
+    tcase_add_test(tc, record_keeps_plugin_path_and_hashes);
+    tcase_add_test(tc, output_folder_problems_exit_2_before_the_run);
+    tcase_add_test(tc, output_folder_without_permission_exits_2);
+    tcase_add_test(tc, planted_tmp_link_is_not_followed);
+    tcase_add_test(tc, full_disk_keeps_the_earlier_result);
+    tcase_add_test(tc, sigint_keeps_incomplete_data_and_the_earlier_result);
+    tcase_add_test(tc, sigterm_stops_a_comparison);
     suite_add_tcase(s, tc);
     int failed = test_run_suite(s);
     char cmd[300];

@@ -23,24 +23,6 @@
 #error "NSDYN_TEST_SOURCE_DIR must be defined"
 #endif
 
-/* Run a shipped config with --set overrides; want: the outcome, or
- * ANY_OUTCOME for complete or stopped. */
-#define ANY_OUTCOME 99
-static void run_file(run *R, const char *name, const char *const *sets, size_t n_sets,
-                     nsd_run_outcome want) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/configs/%s", NSDYN_TEST_SOURCE_DIR, name);
-    nsd_diag diag = {0};
-    size_t errors = nsd_app_load(&R->app, path, sets, n_sets, &diag);
-    if (!errors) errors = nsd_model_create(&R->model, &R->app.cfg, &R->app.host, &diag);
-    for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
-    ck_assert_msg(errors == 0, "%s does not load", path);
-    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag), 0);
-    int ok = (int)want == ANY_OUTCOME ? R->res.outcome != NSD_RUN_FAILED : R->res.outcome == want;
-    ck_assert_msg(ok, "%s: outcome %d: %s", name, (int)R->res.outcome, R->res.message);
-    nsd_diag_free(&diag);
-}
-
 /* Smallest value of every channel whose name starts with "gap". */
 static double min_gap(const run *R) {
     double lo = INFINITY;
@@ -59,8 +41,8 @@ START_TEST(curb_wheel_misses_no_impact) {
     run R = {0}, ref = {0};
     const char *no_plot[] = {"plot.enabled=false"};
     const char *fine[] = {"plot.enabled=false", "integrator.max_step=1e-4"};
-    run_file(&R, "curb_wheel_poisson_down.toml", no_plot, 1, NSD_RUN_COMPLETE);
-    run_file(&ref, "curb_wheel_poisson_down.toml", fine, 2, NSD_RUN_COMPLETE);
+    test_run_file(&R, "curb_wheel_poisson_down.toml", no_plot, 1, NSD_RUN_COMPLETE);
+    test_run_file(&ref, "curb_wheel_poisson_down.toml", fine, 2, NSD_RUN_COMPLETE);
     ck_assert_msg(min_gap(&R) >= -1e-9 - 1e-10, "penetration %.3g m", -min_gap(&R));
     const nsd_event_log *a = &R.res.contact_log, *b = &ref.res.contact_log;
     ck_assert_uint_eq(a->n, b->n);
@@ -85,7 +67,7 @@ END_TEST
 START_TEST(accumulation_ends_e095) {
     run R = {0};
     const char *sets[] = {"plot.enabled=false", "contact.e=0.95", "run.t_end=20"};
-    run_file(&R, "bouncing_ball_newton.toml", sets, 3, NSD_RUN_COMPLETE);
+    test_run_file(&R, "bouncing_ball_newton.toml", sets, 3, NSD_RUN_COMPLETE);
     const double g = 9.81, h = 1.0, e = 0.95;
     double v0 = sqrt(2 * g * h), v_r = fmax(1e-6 * v0, sqrt(2 * g * 1e-9));
     double T = sqrt(2 * h / g) * (1 + e) / (1 - e), bound = 2 * v_r / (g * (1 - e));
@@ -109,7 +91,7 @@ END_TEST
 START_TEST(bdf_root_returns_are_events) {
     run R = {0};
     const char *sets[] = {"plot.enabled=false", "contact.e=0.9", "run.t_end=10", "integrator.id=bdf"};
-    run_file(&R, "bouncing_ball_newton.toml", sets, 4, NSD_RUN_COMPLETE);
+    test_run_file(&R, "bouncing_ball_newton.toml", sets, 4, NSD_RUN_COMPLETE);
     ck_assert_uint_eq(R.res.unlogged_roots, 0);
     ck_assert_uint_le(R.res.root_returns, R.res.contact_log.n);
     double v0 = sqrt(2 * 9.81 * 1.0);
@@ -189,7 +171,7 @@ START_TEST(moreau_reports_contact_forces) {
     run R = {0};
     const double m = 0.1, g = 9.81, h = 1e-3;
     const char *sets[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=1e-3", "run.output_dt=1e-3"};
-    run_file(&R, "bouncing_ball_moreau_vs_event.toml", sets, 4, NSD_RUN_COMPLETE);
+    test_run_file(&R, "bouncing_ball_moreau_vs_event.toml", sets, 4, NSD_RUN_COMPLETE);
     ck_assert_double_eq_tol(last(&R, "ground.N"), m * g, 1e-12 * m * g);
     double impulse = 0.0;
     for (size_t i = 1; i < R.res.series.rows; ++i) impulse += at(&R, i, "ground.N") * h;
@@ -214,7 +196,7 @@ START_TEST(moreau_runs_every_rigid_law) {
     for (int k = 0; k < 3; ++k) {
         run R = {0};
         const char *sets[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=1e-3", laws[k], coef[k]};
-        run_file(&R, "bouncing_ball_moreau_vs_event.toml", sets, 5, NSD_RUN_COMPLETE);
+        test_run_file(&R, "bouncing_ball_moreau_vs_event.toml", sets, 5, NSD_RUN_COMPLETE);
         /* the highest point between 0.6 s and 1.2 s: the first rebound's apex */
         apex[k] = 0.0;
         for (size_t i = 0; i < R.res.series.rows; ++i) {
@@ -241,7 +223,7 @@ START_TEST(valley_runs_through_corners) {
     for (int k = 0; k < 3; ++k) {
         run R = {0};
         const char *sets[] = {"plot.enabled=false", "system.x0=0", "system.v0=0.5", "run.t_end=40", es[k]};
-        run_file(&R, "sphere_roll_over_rim.toml", sets, 5, NSD_RUN_STOPPED);
+        test_run_file(&R, "sphere_roll_over_rim.toml", sets, 5, NSD_RUN_STOPPED);
         ck_assert_msg(min_gap(&R) >= -1e-9 - 1e-10, "%s: penetration %.3g m", es[k], -min_gap(&R));
         const nsd_event_log *ev = &R.res.contact_log;
         int floor_hit = 0;
@@ -307,9 +289,9 @@ START_TEST(shipped_rigid_configs_never_penetrate) {
         nsd_diag_free(&diag);
         memset(&R, 0, sizeof R);
         if (!rigid || !located) continue;
-        run_file(&R, path, sets, 2, (nsd_run_outcome)ANY_OUTCOME);
+        test_run_file(&R, path, sets, 2, (nsd_run_outcome)TEST_ANY_OUTCOME);
         ck_assert_msg(deepest(&R) <= 1e-9 + 1e-10, "%s: penetration %.3g m", path, deepest(&R));
-        run_file(&ref, path, sets, 3, R.res.outcome);
+        test_run_file(&ref, path, sets, 3, R.res.outcome);
         for (size_t c = 0; c < R.model.nc; ++c) {
             size_t a = 0, b = 0;
             for (size_t i = 0; i < R.res.contact_log.n; ++i)

@@ -53,6 +53,26 @@ static inline void run_config(run *R, const char *toml, nsd_run_outcome want) {
     nsd_diag_free(&diag);
 }
 
+#ifdef NSDYN_TEST_SOURCE_DIR
+/* Run a shipped config (configs/NAME) with --set overrides; want: the
+ * outcome, or TEST_ANY_OUTCOME for complete or stopped. */
+#define TEST_ANY_OUTCOME 99
+static inline void test_run_file(run *R, const char *name, const char *const *sets, size_t n_sets,
+                                 nsd_run_outcome want) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/%s", NSDYN_TEST_SOURCE_DIR, name);
+    nsd_diag diag = {0};
+    size_t errors = nsd_app_load(&R->app, path, sets, n_sets, &diag);
+    if (!errors) errors = nsd_model_create(&R->model, &R->app.cfg, &R->app.host, &diag);
+    for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
+    ck_assert_msg(errors == 0, "%s does not load", path);
+    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag), 0);
+    int ok = (int)want == TEST_ANY_OUTCOME ? R->res.outcome != NSD_RUN_FAILED : R->res.outcome == want;
+    ck_assert_msg(ok, "%s: outcome %d: %s", name, (int)R->res.outcome, R->res.message);
+    nsd_diag_free(&diag);
+}
+#endif
+
 /* Contact events of one kind in a run's log. */
 static inline size_t test_count_kind(const run *R, nsd_event_kind kind) {
     size_t n = 0;

@@ -1,5 +1,7 @@
 /* Loading a config the way every command does: read and override, build
- * the plugin search path, scan it, resolve and check the composition. */
+ * the plugin search path, index it (no plugin code runs), open and check
+ * only the plugins the config and its variants name, resolve and check
+ * the composition. */
 #ifndef NSD_APP_H
 #define NSD_APP_H
 
@@ -19,9 +21,15 @@ size_t nsd_app_load(nsd_app *app, const char *path, const char *const *sets, siz
                     nsd_diag *diag);
 void nsd_app_free(nsd_app *app);
 
-/* Scan only (for `nsdyn plugins` / `describe`): NSDYN_PLUGIN_PATH and the
- * host's own directory. */
+/* NSDYN_PLUGIN_PATH and the host's own directory, with every shared
+ * object opened and checked (`nsdyn plugins`). Returns the problems. */
 size_t nsd_app_scan_default(nsd_registry *reg, nsd_diag *diag);
+/* The same path, indexed only (`nsdyn describe`: find() then opens just
+ * the file of the id asked for). */
+void nsd_app_index_default(nsd_registry *reg, nsd_diag *diag);
+
+/* nsdyn index FILE.so...: check each plugin and write its index. */
+int nsd_cmd_index(int n_files, char **files);
 
 /* The host services table handed to plugins: logs to stderr. */
 void nsd_host_services(nsdyn_host *host);

@@ -13,6 +13,8 @@
 #include "cli.h"
 #include "compare.h"
 #include "figures.h"
+#include "interrupt.h"
+#include "outdir.h"
 #include "output.h"
 #include "run_output.h"
 
@@ -254,11 +256,17 @@ static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node *
 }
 
 int nsd_cmd_compare(const nsd_cli *cli) {
+    /* SIGINT/SIGTERM end the running variant between steps; the variants
+     * run so far are kept in <out>.INCOMPLETE. */
+    nsd_interrupt_install();
     nsd_diag diag = {0};
     nsd_app app;
     int status = NSD_EXIT_OK;
     variant *vars = NULL;
     size_t nv = 0;
+    nsd_outdir od = {0};
+    char **written = NULL;
+    size_t n_written = 0;
     size_t errors = nsd_app_load(&app, cli->config, cli->sets, cli->n_sets, &diag);
     const nsd_toml_node *vt = NULL;
     compare_keys ck;
@@ -330,17 +338,20 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         status = NSD_EXIT_USAGE;
         goto out;
     }
-    char dir[PATH_MAX], err[1024], path[PATH_MAX + 64];
-    nsd_cli_out_dir(cli, dir, sizeof dir);
-    if (nsd_make_dirs(dir, err, sizeof err) != 0) {
+    char target[PATH_MAX], err[PATH_MAX + 1024], path[PATH_MAX + 64];
+    nsd_cli_out_dir(cli, target, sizeof target);
+    /* The output folder is checked, and this comparison's own folder made,
+     * before any variant runs (outdir.h); everything is written there. */
+    if (nsd_outdir_open(&od, target, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_FAILED;
+        status = NSD_EXIT_USAGE;
         goto out;
     }
-    char **written = NULL;
-    size_t n_written = 0;
-    int any_failed = 0;
-    for (size_t i = 0; i < nv; ++i) {
+    const char *dir = od.tmp;
+    int outputs_ok = 1; /* every output written */
+    int ref_failed = 0;
+    size_t n_run = 0;   /* variants run (all, unless a signal stopped them) */
+    for (size_t i = 0; i < nv && !nsd_interrupt_signal(); ++i) {
         variant *v = &vars[i];
         char label[200];
         snprintf(label, sizeof label, "[%zu/%zu] %s", i + 1, nv, v->name);
@@ -349,21 +360,41 @@ int nsd_cmd_compare(const nsd_cli *cli) {
             status = NSD_EXIT_USAGE;
             goto out;
         }
+        n_run = i + 1;
         if (!cli->quiet) nsd_print_run_summary(stdout, label, &v->res);
-        if (v->res.outcome == NSD_RUN_FAILED) {
+        if (v->res.outcome == NSD_RUN_FAILED && !nsd_interrupt_signal())
             fprintf(stderr, "warning: variant \"%s\": %s\n", v->name, v->res.message);
-            any_failed = 1;
-        }
         /* Each variant's own data and record, in a subfolder named by index. */
         char sub[PATH_MAX + 32];
         snprintf(sub, sizeof sub, "%s/variant-%02zu", dir, i + 1);
         if (nsd_write_run_outputs(sub, &v->cfg, &v->model, &v->res, cli->command_line, 0,
-                                  &written, &n_written, err, sizeof err) != 0) {
+                                  &written, &n_written, err, sizeof err) < 0) {
             fprintf(stderr, "error: %s\n", err);
-            status = NSD_EXIT_FAILED;
-            goto out;
+            outputs_ok = 0;
+            break;
         }
     }
+    if (outputs_ok && nsd_interrupt_signal()) {
+        /* Stopped by a signal: the variants run so far, each with its data
+         * and record; no table or graphs, which would compare a part. */
+        fprintf(stderr, "error: interrupted by signal %d after %zu of %zu variants%s%s\n",
+                nsd_interrupt_signal(), n_run, nv, n_run ? ": " : "",
+                n_run ? vars[n_run - 1].res.message : "");
+        if (!n_run) {
+            nsd_outdir_discard(&od); /* nothing ran: nothing to keep */
+        } else if (nsd_outdir_commit(&od, 0, err, sizeof err) != 0) {
+            fprintf(stderr, "error: %s\n", err);
+            od.open = 0; /* kept where the message says */
+            outputs_ok = 0;
+        } else {
+            nsd_outdir_relocate(&od, 0, written, n_written);
+            fprintf(stderr, "error: their data and records are kept in %s/variant-NN/; the earlier result in %s, if any, is untouched\n",
+                    od.incomplete, od.target);
+        }
+        status = nsd_exit_status(outputs_ok, 1);
+        goto out;
+    }
+    if (!outputs_ok) goto written;
     /* Channels to compare: [compare].channels, else the plot series. */
     const char **names = NULL;
     size_t n_names = 0;
@@ -385,9 +416,9 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     FILE *csv = nsd_open_tmp(path, err, sizeof err);
     if (!csv) {
         fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_FAILED;
+        outputs_ok = 0;
         free(names);
-        goto out;
+        goto written;
     }
     int used[N_EVENT_COLS];
     event_cols_used(vars, nv, used);
@@ -436,7 +467,7 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     }
     if (nsd_commit_file(csv, path, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_FAILED;
+        outputs_ok = 0;
     } else {
         written = realloc(written, (n_written + 1) * sizeof *written);
         written[n_written++] = strdup(path);
@@ -446,7 +477,7 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     if (ck.x && nsd_compare_write_summary(dir, &app.cfg, vars, nv, ref, &ck, xs, nsd_plot_num(&app.cfg, "enabled") != 0,
                               &written, &n_written, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_FAILED;
+        outputs_ok = 0;
     }
 
     /* Graphs: deviations, then the overlays. */
@@ -454,7 +485,7 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         write_deviation_figures(dir, &app.cfg, vars, nv, ref, names[0], dev, max_dev0, &written,
                                 &n_written, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_FAILED;
+        outputs_ok = 0;
     }
     for (size_t i = 0; i < nv; ++i) free(dev[i]);
     free(dev);
@@ -467,24 +498,48 @@ int nsd_cmd_compare(const nsd_cli *cli) {
             if (vars[i].res.series.rows >= 2) runs[nr++] = (nsd_figure_run){vars[i].name, &vars[i].model, &vars[i].res};
         if (nr && nsd_figures_write(dir, &vars[ref].cfg, app.cfg.title, NULL, runs, nr, &written, &n_written, err, sizeof err) != 0) {
             fprintf(stderr, "error: %s\n", err);
-            status = NSD_EXIT_FAILED;
+            outputs_ok = 0;
         }
         free(runs);
     }
-    if (!cli->quiet)
-        for (size_t i = 0; i < n_written; ++i)
-            if (!strstr(written[i], "/variant-")) printf("wrote %s\n", written[i]);
-    if (!cli->quiet) printf("per-variant data and records: %s/variant-NN/\n", dir);
-    for (size_t i = 0; i < n_written; ++i) free(written[i]);
-    free(written);
     /* A variant that fails is a result of the comparison (shown in the
      * table); a failed reference leaves nothing to compare against. */
-    (void)any_failed;
-    if (vars[ref].res.outcome == NSD_RUN_FAILED && status == NSD_EXIT_OK) {
+    ref_failed = vars[ref].res.outcome == NSD_RUN_FAILED;
+    if (ref_failed)
         fprintf(stderr, "error: the reference variant \"%s\" failed: deviations are over its incomplete data only\n", vars[ref].name);
-        status = NSD_EXIT_FAILED;
+written:
+    /* The comparison replaces <out> only if it is whole: every output
+     * written, the reference complete, no signal. Otherwise what was
+     * written goes to <out>.INCOMPLETE (a failed reference, a signal
+     * during the graphs), or nowhere (a write error). */
+    if (!outputs_ok) {
+        fprintf(stderr, "error: the outputs could not be written; nothing was replaced (%s, if it exists, is untouched)\n",
+                od.target);
+        nsd_outdir_discard(&od);
+    } else {
+        int complete = !ref_failed && !nsd_interrupt_signal();
+        if (nsd_outdir_commit(&od, complete, err, sizeof err) != 0) {
+            fprintf(stderr, "error: %s\n", err);
+            od.open = 0; /* kept where the message says */
+            outputs_ok = 0;
+        } else {
+            nsd_outdir_relocate(&od, complete, written, n_written);
+            const char *where = complete ? od.target : od.incomplete;
+            if (!complete)
+                fprintf(stderr, "error: the comparison is incomplete: it is kept in %s; the earlier result in %s, if any, is untouched\n",
+                        od.incomplete, od.target);
+            if (!cli->quiet) {
+                for (size_t i = 0; i < n_written; ++i)
+                    if (!strstr(written[i], "/variant-")) printf("wrote %s\n", written[i]);
+                printf("per-variant data and records: %s/variant-NN/\n", where);
+            }
+        }
     }
+    status = nsd_exit_status(outputs_ok, ref_failed);
 out:
+    nsd_outdir_discard(&od); /* if still open: nothing to keep */
+    for (size_t i = 0; i < n_written; ++i) free(written[i]);
+    free(written);
     for (size_t i = 0; i < nv; ++i) {
         nsd_run_result_free(&vars[i].res);
         nsd_model_destroy(&vars[i].model);

@@ -15,7 +15,7 @@
 #include "output.h"
 #include "plot.h"
 
-enum { N_START = 24, MAX_POINTS = 4000 };
+enum { N_START = 24, MAX_POINTS = 4000, NSD_WHY_LEN = 512 };
 
 typedef struct portrait {
     nsd_model *m;
@@ -55,15 +55,20 @@ static nsdyn_status portrait_events(void *ctx, double t, const double *y, double
 
 /* Integrate one trajectory and append its u-plane points to xs/ys. */
 static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, const double *y0,
-                    double t_span, double *xs, double *ys) {
+                    double t_span, double *xs, double *ys, char *why, size_t why_len) {
     const nsdyn_integrator *ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
-    char err[256];
+    char err[256] = "";
     void *inst = ig->create(cfg->integrator.params.values, host, err, sizeof err);
-    if (!inst) return 0;
+    if (!inst) {
+        snprintf(why, why_len, "%s", err);
+        return 0;
+    }
     nsdyn_ode ode = {sizeof ode, p->m->n, 2, p, portrait_rhs, portrait_events, p->events_dir, NULL, NULL};
     size_t n = 0;
     double *y = malloc(p->m->n * sizeof *y);
-    if (ig->setup(inst, &ode, 0.0, y0, t_span) <= NSDYN_WARNING) {
+    if (ig->setup(inst, &ode, 0.0, y0, t_span) > NSDYN_WARNING)
+        snprintf(why, why_len, "%s", ig->message ? ig->message(inst) : "the integrator did not start");
+    else {
         slip_of(p, 0.0, y0, &xs[n], &ys[n]);
         n++;
         double t = 0.0;
@@ -90,6 +95,55 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
     return n;
 }
 
+/* The analysis refused the config (nsd_limit_analyse's `err`): report it
+ * at the place in the config it is about, as file:line:col like every
+ * config error. It needs a system with a persistent contact with 2-D slip
+ * ([system]), a friction law, and an initial state on Sigma ([initial]:
+ * the key of a speed that makes the contact slip). */
+static void report_refusal(nsd_diag *diag, const nsd_config *cfg, nsd_model *m, double t0,
+                           const char *err) {
+    const nsd_toml_node *sys = cfg->system.table, *sys_id = nsd_toml_get(sys, "id");
+    const char *id = m->sys->info.id;
+    size_t c = m->nc;
+    for (size_t i = 0; i < m->nc && c == m->nc; ++i)
+        if (m->layout.contacts[i].type == NSDYN_CONTACT_PERSISTENT && m->layout.contacts[i].tangent_dim == 2)
+            c = i;
+    if (c == m->nc) {
+        nsd_diag_at(diag, sys_id ? sys_id : sys,
+                    "[system] (%s): nsdyn limits needs a persistent contact with 2-D slip (a rolling contact, like towed_wheel's); this system has none",
+                    id);
+        return;
+    }
+    const char *cname = m->layout.contacts[c].name;
+    if (!m->friction) {
+        nsd_diag_at(diag, sys, "[system] (%s): contact '%s' has no friction law: nsdyn limits needs a [friction] section",
+                    id, cname);
+        return;
+    }
+    if (nsd_model_tangent_response(m, t0, m->y0) > NSDYN_WARNING) {
+        nsd_diag_at(diag, sys, "[system] (%s): at the initial state: %s", id, err);
+        return;
+    }
+    const nsdyn_contact_eval *e = &m->ce[c];
+    const nsd_toml_node *initial = nsd_toml_get(&cfg->root, "initial");
+    if (hypot(e->u[1], e->u[2]) > 1e-12 && initial && initial->type == NSD_TOML_TABLE) {
+        /* The [initial] entry of a speed that enters the contact's slip. */
+        const double *W1 = m->W + c * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
+        for (size_t k = 0; k < initial->n_items; ++k) {
+            const nsd_toml_node *v = &initial->items[k];
+            for (size_t i = m->nq; i < m->nq + m->nv; ++i)
+                if (strcmp(m->channels[1 + i].name, v->key) == 0 && m->y0[i] != 0.0 &&
+                    (W1[i - m->nq] != 0.0 || W2[i - m->nq] != 0.0)) {
+                    nsd_diag_at(diag, v, "[initial] key '%s': %s", v->key, err);
+                    return;
+                }
+        }
+        nsd_diag_at(diag, initial, "[initial]: %s", err);
+        return;
+    }
+    nsd_diag_at(diag, sys, "[system] (%s): at the initial state: %s", id, err);
+}
+
 int nsd_cmd_limits(const nsd_cli *cli) {
     nsd_diag diag = {0};
     nsd_app app;
@@ -108,7 +162,8 @@ int nsd_cmd_limits(const nsd_cli *cli) {
     char err[1024];
     double t0 = nsd_run_num(&app.cfg, "t_start");
     if (nsd_limit_analyse(&m, t0, m.y0, &la, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
+        report_refusal(&diag, &app.cfg, &m, t0, err);
+        nsd_diag_print(&diag, stderr);
         status = NSD_EXIT_USAGE;
         goto out;
     }
@@ -196,6 +251,7 @@ int nsd_cmd_limits(const nsd_cli *cli) {
     double ray_x[NSD_MAX_LIMIT_DIRS][2], ray_y[NSD_MAX_LIMIT_DIRS][2];
     size_t nc = 0;
     int legend_traj = 0;
+    char why[NSD_WHY_LEN] = "";
     for (int k = 0; k < N_START; ++k) {
         double th = 2.0 * M_PI * (k + 0.5) / N_START;
         double AA[4] = {A[0], A[1], A[2], A[3]}, b[2] = {r * cos(th), r * sin(th)};
@@ -204,11 +260,16 @@ int nsd_cmd_limits(const nsd_cli *cli) {
         for (size_t i = 0; i < m.nv; ++i) y0[m.nq + i] += W1[i] * b[0] + W2[i] * b[1];
         for (int dir = 0; dir < 2; ++dir) {
             double *X = xs + (2 * k + dir) * MAX_POINTS, *Y = ys + (2 * k + dir) * MAX_POINTS;
-            size_t n = trace(&app.cfg, &app.host, dir ? &pb : &pf, y0, t_span, X, Y);
+            size_t n = trace(&app.cfg, &app.host, dir ? &pb : &pf, y0, t_span, X, Y, why, sizeof why);
             if (n < 2) continue;
             curves[nc++] = (nsd_curve){X, Y, n, legend_traj++ ? NULL : "slipping trajectories of (1)", 5, 0, 0.9, 0};
         }
     }
+    /* A trajectory the integrator refused to start (rk4 with h longer than
+     * the span of a trajectory) is missing from the picture: say why. */
+    if (!legend_traj && why[0])
+        fprintf(stderr, "warning: the phase portrait has no trajectories: %s (the trajectories span %.3g s)\n",
+                why, t_span);
     int legend_att = 0, legend_rep = 0;
     for (size_t i = 0; i < la.n_dirs; ++i) {
         ray_x[i][0] = ray_y[i][0] = 0.0;

@@ -29,10 +29,14 @@ static void caps_text(uint32_t caps, char *buf, size_t len) {
     if (!buf[0]) snprintf(buf, len, "-");
 }
 
+/* Lists everything: unlike a run, it opens every shared object on the path
+ * (their code runs) and checks all of them, and it reports what a run
+ * would meet (nsd_registry_audit). Any problem: exit 2. */
 int nsd_cmd_plugins(void) {
     nsd_registry reg = {0};
     nsd_diag diag = {0};
     size_t problems = nsd_app_scan_default(&reg, &diag);
+    problems += nsd_registry_audit(&reg, &diag);
     printf("search path:\n");
     for (size_t i = 0; i < reg.n_dirs; ++i) printf("  %s\n", reg.dirs[i]);
     const nsdyn_kind kinds[] = {NSDYN_KIND_SYSTEM, NSDYN_KIND_CONTACT, NSDYN_KIND_FRICTION, NSDYN_KIND_INTEGRATOR};
@@ -53,18 +57,24 @@ int nsd_cmd_plugins(void) {
     return problems ? NSD_EXIT_USAGE : NSD_EXIT_OK;
 }
 
+/* Opens only the shared object that holds `id`, as a run would. */
 int nsd_cmd_describe(const char *id) {
     nsd_registry reg = {0};
     nsd_diag diag = {0};
-    nsd_app_scan_default(&reg, &diag);
+    nsd_app_index_default(&reg, &diag);
     const nsd_plugin *p = nsd_registry_find(&reg, id);
+    const char *why = p ? NULL : nsd_registry_problem(&reg, id);
     int status = NSD_EXIT_OK;
-    if (!p) {
+    if (why) {
+        fprintf(stderr, "error: cannot use '%s': %s\n", id, why);
+        status = NSD_EXIT_USAGE;
+    } else if (!p) {
         const char **ids = calloc(reg.n ? reg.n : 1, sizeof *ids);
         for (size_t i = 0; i < reg.n; ++i) ids[i] = reg.plugins[i].info->id;
         const char *near = nsd_did_you_mean(id, ids, reg.n);
         fprintf(stderr, "error: no plugin '%s' in the search path%s%s%s (nsdyn plugins lists them)\n", id,
                 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+        for (size_t k = 0; k < reg.n_skipped && k < 3; ++k) fprintf(stderr, "note: %s\n", reg.skipped[k]);
         free(ids);
         status = NSD_EXIT_USAGE;
     } else {
@@ -81,4 +91,15 @@ int nsd_cmd_describe(const char *id) {
     nsd_diag_free(&diag);
     nsd_registry_close(&reg);
     return status;
+}
+
+int nsd_cmd_index(int n_files, char **files) {
+    size_t problems = 0;
+    for (int i = 0; i < n_files; ++i) {
+        nsd_diag diag = {0};
+        problems += nsd_registry_write_index(files[i], &diag);
+        nsd_diag_print(&diag, stderr);
+        nsd_diag_free(&diag);
+    }
+    return problems ? NSD_EXIT_USAGE : NSD_EXIT_OK;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,12 +10,16 @@
 
 /* ---- host-declared sections ------------------------------------------- */
 
+static const char *const audit_choices[] = {"error", "warn", "off", NULL};
 const nsdyn_param_decl nsd_run_decls[] = {
     {"t_end", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL, NSDYN_PARAM_REQUIRED | NSDYN_PARAM_MIN_EXCLUSIVE,
      "end time of the simulation", NULL, NULL, 0},
     {"t_start", NSDYN_PARAM_REAL, "s", 0, -HUGE_VAL, HUGE_VAL, 0, "start time", NULL, NULL, 0},
     {"output_dt", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL, 0,
      "sampling interval of the written data; 0 = (t_end - t_start)/2000", NULL, NULL, 0},
+    {"max_samples", NSDYN_PARAM_INT, "1", 1e7, 1, 1e9, 0,
+     "most samples of the output grid, (t_end - t_start)/output_dt: a larger grid is refused "
+     "before the run (each sample holds every channel, 8 bytes each, in memory)", NULL, NULL, 0},
     {"hold_stick", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
      "hold every persistent contact in stick (rolling) and report the force that does it",
      NULL, NULL, 0},
@@ -29,10 +34,22 @@ const nsdyn_param_decl nsd_run_decls[] = {
     {"rest_velocity", NSDYN_PARAM_REAL, "m/s", 1e-5, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
      "event-driven contact: a slip slower than this counts as zero (stick at the start, the "
      "end of 2-D slip)", NULL, NULL, 0},
-    {"contact_tolerance", NSDYN_PARAM_REAL, "m", 1e-9, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "event-driven contact: a gap at most this small counts as touching", NULL, NULL, 0},
+    {"contact_tolerance", NSDYN_PARAM_REAL, "m", 1e-9, 0, 1e-3, NSDYN_PARAM_MIN_EXCLUSIVE,
+     "event-driven contact: a gap at most this small counts as touching. It is an error in "
+     "every contact position: a body comes to rest anywhere in this band above the surface "
+     "(1 m let a ball rest 1 m up in the air), so at most 1 mm, and far below the model's "
+     "own lengths", NULL, NULL, 0},
     {"max_events", NSDYN_PARAM_INT, "1", 1000000, 1, 1e9, 0,
      "event-driven contact: the run fails after this many contact events", NULL, NULL, 0},
+    /* The energy audit (core/src/run.c). */
+    {"energy_audit", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "a conservative system with dissipative contact and friction laws must never gain energy: "
+     "\"error\" ends the run when it does, \"warn\" counts it in run.toml, \"off\"",
+     audit_choices, NULL, 0},
+    {"energy_tolerance", NSDYN_PARAM_REAL, "1", 1e-4, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
+     "energy audit: the rise allowed, relative to the largest |energy| seen (at least 1e-9 J); "
+     "the default is 100 times the integrators' default rtol",
+     NULL, NULL, 0},
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
@@ -69,10 +86,48 @@ static nsd_toml_node *table_child(nsd_toml_node *table, const char *key) {
     return NULL;
 }
 
+/* Does a --set value start like a number: [+-]?(digit | .digit)? */
+static int looks_numeric(const char *v) {
+    if (*v == '+' || *v == '-') v++;
+    if (*v == '.') v++;
+    return isdigit((unsigned char)*v);
+}
+
+/* A --set value that C reads as one number but TOML refused: say why
+ * (beyond the range of a double, too small for one, or not TOML's way
+ * of writing it). 0 when it is not such a number. */
+static int number_trouble(const char *value, const char *label, nsd_diag *diag) {
+    if (!looks_numeric(value)) return 0;
+    char *end;
+    errno = 0;
+    double x = strtod(value, &end);
+    if (end == value || *end != '\0') return 0;
+    if (errno == ERANGE && isinf(x))
+        nsd_diag_add(diag, "%s: the number %s is out of the range of a double (largest magnitude about 1.8e308)",
+                     label, value);
+    else if (errno == ERANGE && x == 0)
+        nsd_diag_add(diag, "%s: the number %s is too small for a double: it would be read as 0 (smallest magnitude about 4.9e-324)",
+                     label, value);
+    else
+        nsd_diag_add(diag, "%s: %s is not a TOML number (TOML writes 0.5, not .5 or 5.; 1e3 or 1.0e3; no leading zeros)",
+                     label, value);
+    return 1;
+}
+
+/* A --set value and its elements are reported as "--set ...", without the
+ * line and column of the one-line document it was parsed from. */
+static void clear_positions(nsd_toml_node *v) {
+    v->line = v->column = 0;
+    for (size_t i = 0; i < v->n_items; ++i) clear_positions(&v->items[i]);
+}
+
 static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
     const char *eq = strchr(set, '=');
-    char label[600];
-    snprintf(label, sizeof label, "--set %s", set);
+    /* Names the value in messages; a long one is shortened there (only). */
+    char label[200];
+    size_t set_len = strlen(set);
+    if (set_len <= 160) snprintf(label, sizeof label, "--set %s", set);
+    else snprintf(label, sizeof label, "--set %.120s... (%zu characters)", set, set_len);
     if (!eq || eq == set) {
         nsd_diag_add(diag, "%s: expected section.key=value", label);
         return 1;
@@ -86,9 +141,16 @@ static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
     memcpy(path, set, klen);
     path[klen] = '\0';
     const char *value = eq + 1;
-    char text[1200], err[1024];
-    snprintf(text, sizeof text, "v = %s\n", value);
+    /* The value is parsed as the TOML document "v = <value>": any length. */
+    size_t text_len = strlen(value) + 16;
+    char *text = malloc(text_len), err[1024];
+    if (!text) abort();
+    snprintf(text, text_len, "v = %s\n", value);
     nsd_toml_doc *doc = nsd_toml_parse_string(text, label, err, sizeof err);
+    if (!doc && number_trouble(value, label, diag)) {
+        free(text);
+        return 1;
+    }
     if (!doc) {
         /* A bare word (integrator.id=bdf) is taken as a string. */
         int word = *value != '\0';
@@ -96,20 +158,27 @@ static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
             if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.' || *c == '/'))
                 word = 0;
         if (word) {
-            snprintf(text, sizeof text, "v = \"%s\"\n", value);
+            snprintf(text, text_len, "v = \"%s\"\n", value);
             doc = nsd_toml_parse_string(text, label, err, sizeof err);
         }
         if (!doc) {
             nsd_diag_add(diag, "%s: the value is not valid TOML (quote strings: key='\"text\"')",
                          label);
+            free(text);
             return 1;
         }
+    }
+    free(text);
+    if (nsd_toml_root(doc)->n_items != 1) {
+        nsd_diag_add(diag, "%s: the value is not one TOML value", label);
+        nsd_toml_free(doc);
+        return 1;
     }
     cfg->set_docs = realloc(cfg->set_docs, (cfg->n_set_docs + 1) * sizeof *cfg->set_docs);
     if (!cfg->set_docs) abort();
     cfg->set_docs[cfg->n_set_docs++] = doc;
     nsd_toml_node *v = nsd_toml_root(doc)->items; /* the single entry "v" */
-    v->line = v->column = 0;                      /* report as "--set ..." */
+    clear_positions(v);                           /* report as "--set ..." */
     char *dot = strchr(path, '.');
     nsd_toml_node *table = &cfg->root;
     const char *key = path;
@@ -174,6 +243,14 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
         dirs[n++] = dup_str(s);                                   \
     } while (0)
     const nsd_toml_node *pp = nsd_toml_get(&cfg->root, "plugin_path");
+    /* A config's plugin_path is code that runs: --no-config-plugins (which
+     * sets NSDYN_NO_CONFIG_PLUGINS=1) refuses it. */
+    const char *refuse = getenv("NSDYN_NO_CONFIG_PLUGINS");
+    if (pp && refuse && *refuse && strcmp(refuse, "0") != 0) {
+        nsd_diag_at(diag, pp,
+                    "plugin_path: refused (--no-config-plugins or NSDYN_NO_CONFIG_PLUGINS is set): a config's plugin_path loads and runs the shared objects it names; if you trust them, put the folder in NSDYN_PLUGIN_PATH instead");
+        pp = NULL;
+    }
     if (pp) {
         char base[PATH_MAX];
         snprintf(base, sizeof base, "%s", cfg->path ? cfg->path : ".");
@@ -310,6 +387,46 @@ static size_t string_list(const nsd_toml_node *table, const char *key, char ***o
     return 0;
 }
 
+/* The output grid of [run], checked before anything runs (t_end > t_start
+ * already holds): a span a double can hold, at most run.max_samples samples
+ * (the rows are kept in memory), and an interval the doubles near t_start
+ * and t_end can resolve. Returns the errors added. */
+static size_t check_output_grid(const nsd_config *cfg, nsd_diag *diag) {
+    double t0 = nsd_run_num(cfg, "t_start"), t1 = nsd_run_num(cfg, "t_end");
+    double dt = nsd_run_num(cfg, "output_dt"), max = nsd_run_num(cfg, "max_samples");
+    const nsd_toml_node *at_end = cfg->run.from[0]; /* t_end: required, so set */
+    const nsd_toml_node *at_dt =
+        cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "output_dt")];
+    double span = t1 - t0;
+    if (!isfinite(span)) {
+        nsd_diag_at(diag, at_end,
+                    "[run] the run t_end - t_start = %.9g s - (%.9g s) is beyond the range of a double",
+                    t1, t0);
+        return 1;
+    }
+    double step = dt > 0 ? dt : span / 2000.0;
+    double samples = span / step;
+    if (!(samples <= max)) {
+        nsd_diag_at(diag, at_dt ? at_dt : at_end,
+                    "[run] the output grid (t_end - t_start)/output_dt = (%.9g s - %.9g s)/%g s has "
+                    "%.4g samples, more than run.max_samples = %.0f: raise output_dt (or "
+                    "run.max_samples), or shorten the run",
+                    t1, t0, step, samples, max);
+        return 1;
+    }
+    /* Samples t_start + k output_dt must be distinct doubles, with room to
+     * spare for the runner's comparisons (1e-9 output_dt). */
+    double scale = fmax(fabs(t0), fabs(t1));
+    if (step < 1e-12 * scale) {
+        nsd_diag_at(diag, at_dt ? at_dt : at_end,
+                    "[run] output_dt = %g s is below the time resolution near t = %.9g s (doubles "
+                    "there are %g s apart): choose output_dt >= %g s, or times nearer 0",
+                    step, scale, nextafter(scale, HUGE_VAL) - scale, 1e-12 * scale);
+        return 1;
+    }
+    return 0;
+}
+
 size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag) {
     size_t errors = 0;
     const nsd_toml_node *root = &cfg->root;
@@ -369,6 +486,8 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
             nsd_diag_at(diag, cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "output_dt")],
                         "[run] key 'output_dt' = %g is longer than the run (%g s)", dt, t1 - t0);
             errors++;
+        } else if (!run_errors && t1 > t0) {
+            errors += check_output_grid(cfg, diag);
         }
     }
     if (!cfg->run.values) { /* keep accessors safe after errors; already reported */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "cli.h"
 #include "nsdyn/plugin.h"
 #include "nsdyn_build_config.h"
@@ -22,12 +23,20 @@ static void usage(FILE *out) {
             "  limits CONFIG [-o DIR] [--set ...]\n"
             "        limit directions R(phi), V(phi) of a 2-D Coulomb contact at the initial\n"
             "        state, the stick-force test, and the u1-u2 phase portrait\n"
-            "  plugins            list every plugin found (kind, id, version, summary)\n"
+            "  plugins            list every plugin found (kind, id, version, summary); opens and\n"
+            "        checks every shared object on the search path; exit 2 if one is broken\n"
             "  describe ID        a plugin's parameters: units, defaults, ranges, help\n"
+            "  index PLUGIN.so... check plugins and write their index (PLUGIN.so.nsdyn-index);\n"
+            "        nsdyn_add_plugin runs it when it builds a plugin\n"
             "  --help, --version\n"
             "\n"
+            "options of run, compare, limits:\n"
+            "  --no-config-plugins  refuse the config's plugin_path (as NSDYN_NO_CONFIG_PLUGINS=1 does)\n"
+            "\n"
             "plugin search path: the config's plugin_path, then NSDYN_PLUGIN_PATH (colon-separated),\n"
-            "then the host's own plugin directory.\n"
+            "then the host's own plugin directory. A run opens only the shared objects that hold\n"
+            "the plugins its config names, found by their index or their name nsdyn_<kind>_<id>.so;\n"
+            "a config's plugin_path is code that runs.\n"
             "exit status: 0 success, 2 usage or config error, 3 the simulation failed\n"
             "(the data computed so far are kept as timeseries.INCOMPLETE.csv).\n");
 }
@@ -52,6 +61,13 @@ int main(int argc, char **argv) {
             return NSD_EXIT_USAGE;
         }
         return nsd_cmd_plugins();
+    }
+    if (!strcmp(cmd, "index")) {
+        if (argc < 3) {
+            fprintf(stderr, "error: usage: nsdyn index PLUGIN.so...\n");
+            return NSD_EXIT_USAGE;
+        }
+        return nsd_cmd_index(argc - 2, argv + 2);
     }
     if (!strcmp(cmd, "describe")) {
         if (argc != 3) {
@@ -101,6 +117,9 @@ int main(int argc, char **argv) {
             cli.sets[cli.n_sets++] = a + 6;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             cli.quiet = 1;
+        } else if (!strcmp(a, "--no-config-plugins")) {
+            /* Read where the search path is built (config.c). */
+            setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1);
         } else if (a[0] == '-') {
             fprintf(stderr, "error: unknown option '%s' (nsdyn --help)\n", a);
             status = NSD_EXIT_USAGE;

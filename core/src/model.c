@@ -4,6 +4,7 @@
 #include "modes.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,190 @@ static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) 
     return errors;
 }
 
+static int all_finite_n(const double *a, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (!isfinite(a[i])) return 0;
+    return 1;
+}
+
+nsdyn_status nsd_model_check_contacts(nsd_model *m, double t) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_eval *e = &m->ce[c];
+        if (!e->active) continue;
+        int ok = isfinite(e->gap) && all_finite_n(e->u, 3) && isfinite(e->normal_load);
+        if (ok && e->W) ok = all_finite_n(e->W, 3 * m->nv) && all_finite_n(e->drift, 3);
+        if (ok) continue;
+        snprintf(m->failure, sizeof m->failure,
+                 "system '%s' returned a non-finite gap, velocity, load or Jacobian at contact '%s' at t = %.9g s (gap %g m, u_n %g m/s)",
+                 m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
+        return NSDYN_ERROR;
+    }
+    return NSDYN_OK;
+}
+
+nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *y, double tol) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        m->ce[c].active = 1;
+        m->ce[c].want_geometry = 0;
+        m->ce[c].W = NULL;
+    }
+    nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
+    if (st > NSDYN_WARNING) {
+        snprintf(m->failure, sizeof m->failure, "system contacts() returned status %d at t = %.9g s", (int)st, t);
+        return st;
+    }
+    if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_eval *e = &m->ce[c];
+        if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active || e->gap >= -tol) continue;
+        snprintf(m->failure, sizeof m->failure,
+                 "contact '%s' starts penetrated by %.6g m, deeper than run.contact_tolerance = %g m: a rigid contact cannot push the body out (it would rest under the surface); start it on or above the surface",
+                 m->layout.contacts[c].name, -e->gap, tol);
+        return NSDYN_ERROR;
+    }
+    return NSDYN_OK;
+}
+
+/* The energy audit applies to a conservative system with an energy output
+ * whose friction law keeps no internal states (LuGre's bristles store
+ * energy the output does not count). */
+static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
+    m->energy_output = -1;
+    m->energy_audit = (int)nsd_run_num(cfg, "energy_audit");
+    m->energy_tolerance = nsd_run_num(cfg, "energy_tolerance");
+    m->contact_compliant = m->contact && (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
+    m->contact_tolerance = nsd_run_num(cfg, "contact_tolerance");
+    int stateful = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_STATEFUL);
+    size_t has = offsetof(nsdyn_system_layout, energy_output) + sizeof m->layout.energy_output;
+    if (!(m->sys->info.provides & NSDYN_CAP_CONSERVATIVE) || stateful || m->layout.struct_size < has ||
+        !m->layout.energy_output)
+        return;
+    for (size_t i = 0; i < m->layout.n_outputs; ++i)
+        if (strcmp(m->layout.outputs[i].name, m->layout.energy_output) == 0) m->energy_output = (int)i;
+    if (m->energy_output >= 0) m->audit_outputs = xcalloc(m->layout.n_outputs, sizeof *m->audit_outputs);
+}
+
+/* ---- the system's layout, checked before the host sizes anything by it -- */
+
+/* What a system may report (plugins are checked, not trusted): the host
+ * allocates state, Jacobian, channel and event buffers by these counts. */
+enum {
+    NSD_LAYOUT_MAX_STATES = 100000,       /* nq and nv, each */
+    NSD_LAYOUT_MAX_CONTACTS = 1000,
+    NSD_LAYOUT_MAX_OUTPUTS = 100000,
+    NSD_LAYOUT_MAX_EVENTS = 1000,         /* stops, switches */
+    NSD_LAYOUT_MAX_FRICTION_STATES = 64,  /* per contact, from the friction law */
+    NSD_LAYOUT_MAX_JACOBIAN = 1 << 24,    /* 3 nv n_contacts entries */
+    NSD_LAYOUT_MAX_LIST = 1000            /* plot_series, phase_pairs */
+};
+#define NSD_CHANNEL_NAME_MAX sizeof(((nsd_channel *)0)->name)
+#define NSD_CHANNEL_UNIT_MAX sizeof(((nsd_channel *)0)->unit)
+
+/* A channel or contact name: [A-Za-z0-9_.]+ (system.h), shorter than max. */
+static int layout_name_ok(const char *s, size_t max) {
+    if (!s || !*s) return 0;
+    for (size_t n = 0; s[n]; ++n) {
+        char c = s[n];
+        if (n + 1 >= max) return 0;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
+            return 0;
+    }
+    return 1;
+}
+
+/* A unit or a label: no control characters, shorter than max. */
+static int layout_text_ok(const char *s, size_t max) {
+    if (!s) return 0;
+    for (size_t n = 0; s[n]; ++n)
+        if (n + 1 >= max || (unsigned char)s[n] < 0x20) return 0;
+    return 1;
+}
+
+static int layout_channels_ok(const nsdyn_channel *ch, size_t n, const char *what, char *why, size_t len) {
+    for (size_t i = 0; i < n; ++i) {
+        if (!layout_name_ok(ch[i].name, NSD_CHANNEL_NAME_MAX))
+            return snprintf(why, len, "%s channel %zu has %s name (expected [A-Za-z0-9_.]+, under %zu characters)",
+                            what, i + 1, ch[i].name ? "an invalid" : "a NULL", NSD_CHANNEL_NAME_MAX), 0;
+        if (!layout_text_ok(ch[i].unit, NSD_CHANNEL_UNIT_MAX))
+            return snprintf(why, len, "%s channel '%s' has %s unit", what, ch[i].name,
+                            ch[i].unit ? "an over-long or invalid" : "a NULL"), 0;
+        if (ch[i].label && !layout_text_ok(ch[i].label, 1000))
+            return snprintf(why, len, "%s channel '%s' has an invalid label", what, ch[i].name), 0;
+    }
+    return 1;
+}
+
+static int layout_names_ok(const char *const *names, size_t n, const char *what, char *why, size_t len) {
+    if (n && !names) return snprintf(why, len, "%zu %s but no names", n, what), 0;
+    for (size_t i = 0; i < n; ++i)
+        if (!layout_text_ok(names[i], 200) || !names[i][0])
+            return snprintf(why, len, "%s %zu has %s name", what, i + 1, names[i] ? "an invalid" : "a NULL"), 0;
+    return 1;
+}
+
+static int layout_list_ok(const char *const *list, const char *what, char *why, size_t len) {
+    if (!list) return 1;
+    for (size_t i = 0; i < NSD_LAYOUT_MAX_LIST; ++i) {
+        if (!list[i]) return 1;
+        if (!layout_text_ok(list[i], 200))
+            return snprintf(why, len, "%s entry %zu is not a short text", what, i + 1), 0;
+    }
+    return snprintf(why, len, "%s is not NULL-terminated within %d entries", what, NSD_LAYOUT_MAX_LIST), 0;
+}
+
+/* Called right after the system's layout() returns: non-zero, with the
+ * reason in `why`, if anything the host would size or read by is wrong
+ * (counts out of bounds, a table missing, a NULL name or unit); 2 when it
+ * is the friction law's states per contact. */
+static int check_layout(const nsd_model *m, char *why, size_t len) {
+    const nsdyn_system_layout *L = &m->layout;
+    if (L->nq + L->nv == 0) return snprintf(why, len, "no states (nq = nv = 0)"), 1;
+    if (L->nq > NSD_LAYOUT_MAX_STATES || L->nv > NSD_LAYOUT_MAX_STATES)
+        return snprintf(why, len, "nq = %zu, nv = %zu (at most %d each)", L->nq, L->nv, NSD_LAYOUT_MAX_STATES), 1;
+    if (L->n_contacts > NSD_LAYOUT_MAX_CONTACTS)
+        return snprintf(why, len, "%zu contacts (at most %d)", L->n_contacts, NSD_LAYOUT_MAX_CONTACTS), 1;
+    if (3 * L->nv * (L->n_contacts ? L->n_contacts : 1) > NSD_LAYOUT_MAX_JACOBIAN)
+        return snprintf(why, len, "%zu contacts over %zu velocities: a contact Jacobian of more than %d entries",
+                        L->n_contacts, L->nv, NSD_LAYOUT_MAX_JACOBIAN), 1;
+    if (L->n_outputs > NSD_LAYOUT_MAX_OUTPUTS)
+        return snprintf(why, len, "%zu outputs (at most %d)", L->n_outputs, NSD_LAYOUT_MAX_OUTPUTS), 1;
+    if (L->n_stops > NSD_LAYOUT_MAX_EVENTS || L->n_switches > NSD_LAYOUT_MAX_EVENTS)
+        return snprintf(why, len, "%zu stops, %zu switches (at most %d each)", L->n_stops, L->n_switches,
+                        NSD_LAYOUT_MAX_EVENTS), 1;
+    if ((L->nq && !L->q) || (L->nv && !L->v) || (L->n_contacts && !L->contacts) || (L->n_outputs && !L->outputs))
+        return snprintf(why, len, "a count is set but its table (q, v, contacts or outputs) is NULL"), 1;
+    if (L->n_outputs && !m->sys->outputs)
+        return snprintf(why, len, "%zu outputs but outputs() is NULL", L->n_outputs), 1;
+    if (!layout_channels_ok(L->q, L->nq, "q", why, len) || !layout_channels_ok(L->v, L->nv, "v", why, len) ||
+        !layout_channels_ok(L->outputs, L->n_outputs, "output", why, len))
+        return 1;
+    for (size_t c = 0; c < L->n_contacts; ++c) {
+        const nsdyn_contact_decl *d = &L->contacts[c];
+        /* Room for the host's channels "<contact>.Ft1", "<contact>.z12". */
+        if (!layout_name_ok(d->name, NSD_CHANNEL_NAME_MAX - 8))
+            return snprintf(why, len, "contact %zu has %s name", c + 1, d->name ? "an invalid or over-long" : "a NULL"), 1;
+        if (d->type != NSDYN_CONTACT_UNILATERAL && d->type != NSDYN_CONTACT_PERSISTENT)
+            return snprintf(why, len, "contact '%s' has unknown type %d", d->name, (int)d->type), 1;
+        if (d->tangent_dim != 1 && d->tangent_dim != 2)
+            return snprintf(why, len, "contact '%s' has tangent_dim %u (1 or 2)", d->name, d->tangent_dim), 1;
+        size_t z = m->friction ? m->friction->n_states(m->friction_inst, d->tangent_dim) : 0;
+        if (z > NSD_LAYOUT_MAX_FRICTION_STATES)
+            return snprintf(why, len, "n_states(%u) = %zu internal states per contact (at most %d)",
+                            d->tangent_dim, z, NSD_LAYOUT_MAX_FRICTION_STATES), 2;
+    }
+    if (m->sys->stops && !layout_names_ok(L->stops, L->n_stops, "stops", why, len)) return 1;
+    if (m->sys->switches && !layout_names_ok(L->switches, L->n_switches, "switches", why, len)) return 1;
+    if (m->sys->switches && L->switch_direction)
+        for (size_t i = 0; i < L->n_switches; ++i)
+            if (L->switch_direction[i] < -1 || L->switch_direction[i] > 1)
+                return snprintf(why, len, "switch %zu has direction %d (-1, 0 or +1)", i + 1, L->switch_direction[i]), 1;
+    if (!layout_list_ok(L->plot_series, "plot_series", why, len) || !layout_list_ok(L->phase_pairs, "phase_pairs", why, len))
+        return 1;
+    if ((L->draw_x_label && !layout_text_ok(L->draw_x_label, 200)) || (L->draw_y_label && !layout_text_ok(L->draw_y_label, 200)))
+        return snprintf(why, len, "a drawing axis label is not a short text"), 1;
+    return 0;
+}
+
 size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                         nsd_diag *diag) {
     memset(m, 0, sizeof *m);
@@ -106,10 +291,13 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     if (errors) return errors;
 
     m->layout.struct_size = sizeof m->layout;
-    if (m->sys->layout(m->sys_inst, &m->layout) > NSDYN_WARNING || m->layout.nq + m->layout.nv == 0 ||
-        !m->layout.q || !m->layout.v || (m->layout.n_contacts && !m->layout.contacts)) {
-        nsd_diag_at(diag, cfg->system.table, "[system] (%s): the plugin reported an invalid layout",
-                    m->sys->info.id);
+    char bad_layout[320] = "it returned an error status";
+    int bad = m->sys->layout(m->sys_inst, &m->layout) > NSDYN_WARNING ? 1 : check_layout(m, bad_layout, sizeof bad_layout);
+    if (bad) {
+        const nsd_section *sec = bad == 2 ? &cfg->friction : &cfg->system;
+        nsd_diag_at(diag, sec->table, "[%s] (%s): the plugin reported an invalid %s: %s (%s)",
+                    nsd_kind_section(sec->kind), sec->plugin->info->id, bad == 2 ? "state count" : "layout",
+                    bad_layout, sec->plugin->path);
         return errors + 1;
     }
     m->nq = m->layout.nq;
@@ -221,10 +409,12 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
+    setup_energy_audit(m, cfg);
     return errors;
 }
 
 void nsd_model_destroy(nsd_model *m) {
+    free(m->audit_outputs);
     if (m->sys && m->sys_inst) m->sys->destroy(m->sys_inst);
     if (m->contact && m->contact_inst) m->contact->destroy(m->contact_inst);
     if (m->friction && m->friction_inst) m->friction->destroy(m->friction_inst);
@@ -489,6 +679,12 @@ nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *r
         st = m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, row + k);
         if (st > NSDYN_WARNING) return fail(m, st, t, "system outputs()");
     }
+    for (size_t i = 1; i < m->n_channels; ++i) {
+        if (isfinite(row[i])) continue;
+        snprintf(m->failure, sizeof m->failure, "channel '%s' is %g at t = %.9g s (a plugin returned a non-finite value)",
+                 m->channels[i].name, row[i], t);
+        return NSDYN_ERROR;
+    }
     return NSDYN_OK;
 }
 
@@ -555,7 +751,10 @@ static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const do
 }
 
 /* The contact law's impulse at mechanics contact k alone (contact.h), with
- * the friction law's coefficients per unit normal force. */
+ * the friction law's kinetic coefficient for stick and slip alike: the
+ * Moreau-Jean problem has a single mu, and a static mu above it makes the
+ * Gauss-Seidel sweeps cycle between stick and slip at a wedge (two
+ * contacts pressing against each other) instead of converging. */
 static nsdyn_status mech_local_impulse(void *ctx, size_t k, const double *G, const double *u_free,
                                        const double *u_start, double *P) {
     nsd_model *m = ctx;
@@ -564,7 +763,7 @@ static nsdyn_status mech_local_impulse(void *ctx, size_t k, const double *G, con
                             .G = G,
                             .u_free = u_free,
                             .u_start = u_start,
-                            .mu_static = m->mu_static,
+                            .mu_static = m->mu_kinetic,
                             .mu_kinetic = m->mu_kinetic};
     nsdyn_status st = m->contact->local_impulse(m->contact_inst, &p, P);
     if (st > NSDYN_WARNING)

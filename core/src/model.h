@@ -80,6 +80,17 @@ typedef struct nsd_model {
     const double *step_impulse;
     double step_h;
 
+    /* The energy audit (run.c): the index of the system's energy output
+     * (-1: no audit: the system is not conservative, has no energy output,
+     * or a friction law stores energy in internal states), the mode and
+     * the relative tolerance; compliant contacts hold spring energy while
+     * compressed. audit_outputs: n_outputs scratch. */
+    int energy_output;
+    double *audit_outputs;
+    enum { NSD_AUDIT_ERROR = 0, NSD_AUDIT_WARN = 1, NSD_AUDIT_OFF = 2 } energy_audit;
+    double energy_tolerance;
+    int contact_compliant;
+
     uint64_t rhs_evals;
     char failure[512];          /* last failure of an evaluation */
 } nsd_model;
@@ -109,6 +120,16 @@ nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y)
 /* Time-stepping integrators: the mechanics view of the model (unilateral
  * contacts, free accelerations, Jacobians, M^-1 W^T). */
 void nsd_model_mechanics(nsd_model *m, nsdyn_mechanics *mech);
+
+/* After the system's contacts(): every active contact's gap and local
+ * velocity finite (and its Jacobian rows and drift, when asked for);
+ * otherwise NSDYN_ERROR with m->failure naming the contact and time. */
+nsdyn_status nsd_model_check_contacts(nsd_model *m, double t);
+
+/* Rigid contact at the start: a unilateral contact penetrating deeper
+ * than tol [m] is an error (m->failure names it): the body would rest
+ * there, under the surface. */
+nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *y, double tol);
 
 /* Index of a channel by name, or -1. */
 int nsd_model_channel(const nsd_model *m, const char *name);

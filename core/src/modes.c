@@ -181,7 +181,8 @@ static nsdyn_status eval_contacts(nsd_model *m, double t, const double *y, int a
         m->ce[c].W = all_rows || m->mode[c].closed ? m->W + c * 3 * m->nv : NULL;
     }
     nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
-    return st > NSDYN_WARNING ? failed(m, st, t, "system contacts()") : NSDYN_OK;
+    if (st > NSDYN_WARNING) return failed(m, st, t, "system contacts()");
+    return nsd_model_check_contacts(m, t);
 }
 
 /* Slip direction of contact c now: the slip velocity's, or the mode's when
@@ -357,6 +358,7 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
     }
     nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
     if (st > NSDYN_WARNING) return failed(m, st, t, "system contacts()");
+    if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
         int open = is_unilateral(m, c) && m->ce[c].active && !m->mode[c].closed;
         f[c] = open ? m->ce[c].gap - m->mode[c].g_ref[0] : INFINITY;
@@ -621,6 +623,21 @@ static void init_friction_mode(nsd_model *m, size_t c) {
     if (!md->stick) slip_direction(m, c, md->dir);
 }
 
+/* Solve w->A x = w->x (nr rows) in place; a wedge (two contacts that press the body against
+ * each other with fewer freedoms than rows) makes it singular: then the
+ * least-squares solution of the Tikhonov-regularised system (1e-12 of its
+ * scale) moves the body least. */
+static int solve_regularized(nsd_modes_work *w, size_t nr) {
+    double scale = 0.0;
+    for (size_t r = 0; r < nr; ++r) scale = fmax(scale, w->A[r * nr + r]);
+    memcpy(w->D, w->A, nr * nr * sizeof *w->A);
+    memcpy(w->u_minus, w->x, nr * sizeof *w->x);
+    if (nsd_solve_small(w->A, w->x, nr) == 0) return 0;
+    for (size_t r = 0; r < nr; ++r) w->D[r * nr + r] += 1e-12 * scale + 1e-300;
+    memcpy(w->x, w->u_minus, nr * sizeof *w->x);
+    return nsd_solve_small(w->D, w->x, nr);
+}
+
 /* Project the velocities onto the constraints of the chosen modes (closed
  * normals, sticking tangents): v+ = v - M^-1 W^T (W M^-1 W^T)^-1 u, the
  * M-orthogonal projection, which never adds kinetic energy. The velocities
@@ -630,7 +647,10 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
     size_t nr = 0;
     for (size_t c = 0; c < m->nc; ++c) {
         if (!m->ce[c].active) continue;
-        if (is_unilateral(m, c) && m->mode[c].closed) {
+        /* closed contacts, and touching ones left open that still creep
+         * in (slower than the rest speed, or the impact would have taken
+         * them): their approach stops too, plastically */
+        if (is_unilateral(m, c) && (m->mode[c].closed || (touching(m, c) && m->ce[c].u[0] < 0.0))) {
             w->unk_contact[nr] = c;
             w->unk_comp[nr++] = 0;
         }
@@ -646,7 +666,7 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
             w->A[r * nr + k] = delassus(m, w->unk_contact[r], w->unk_comp[r], w->unk_contact[k], w->unk_comp[k]);
         w->x[r] = -m->ce[w->unk_contact[r]].u[w->unk_comp[r]];
     }
-    if (nsd_solve_small(w->A, w->x, nr) != 0) {
+    if (solve_regularized(w, nr) != 0) {
         snprintf(m->failure, sizeof m->failure,
                  "the contact constraints chosen at t = %.9g s are singular (redundant contacts)", t);
         return NSDYN_ERROR;
@@ -670,10 +690,19 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
  * the constraints. Returns 1 if y changed, 0 if not, -1 on failure. */
 #define NSD_DRIFT_ITER 4
 
-static int closed_gaps_drifted(const nsd_model *m, double band) {
+/* A contact out of place: closed and off the surface by more than band,
+ * or open and penetrating deeper than twice the tolerance (an impact is
+ * located where the gap falls through -tolerance, a hair beyond; a contact
+ * that ends an impact or a lift-off deeper could never be seen approaching
+ * again). */
+static int out_of_band(const nsd_model *m, size_t c, double band) {
+    if (!is_unilateral(m, c) || !m->ce[c].active) return 0;
+    return m->mode[c].closed ? fabs(m->ce[c].gap) > band : m->ce[c].gap < -2.0 * m->contact_tolerance;
+}
+
+static int gaps_drifted(const nsd_model *m, double band) {
     for (size_t c = 0; c < m->nc; ++c)
-        if (is_unilateral(m, c) && m->ce[c].active && m->mode[c].closed && fabs(m->ce[c].gap) > band)
-            return 1;
+        if (out_of_band(m, c, band)) return 1;
     return 0;
 }
 
@@ -681,12 +710,13 @@ static nsdyn_status drift_step(nsd_model *m, double t, double *y) {
     nsd_modes_work *w = m->mw;
     size_t nr = 0, nv = m->nv;
     for (size_t c = 0; c < m->nc; ++c)
-        if (is_unilateral(m, c) && m->ce[c].active && m->mode[c].closed) w->set[nr++] = c;
+        if (is_unilateral(m, c) && m->ce[c].active && (m->mode[c].closed || out_of_band(m, c, 0.0)))
+            w->set[nr++] = c;
     for (size_t r = 0; r < nr; ++r) {
         for (size_t k = 0; k < nr; ++k) w->A[r * nr + k] = delassus(m, w->set[r], 0, w->set[k], 0);
         w->x[r] = -m->ce[w->set[r]].gap;
     }
-    if (nsd_solve_small(w->A, w->x, nr) != 0) return NSDYN_OK; /* redundant: leave it */
+    if (solve_regularized(w, nr) != 0) return NSDYN_OK; /* nothing to move */
     memset(w->acc, 0, nv * sizeof *w->acc);
     for (size_t k = 0; k < nr; ++k)
         for (size_t i = 0; i < nv; ++i) w->acc[i] += w->B[3 * w->set[k] * nv + i] * w->x[k];
@@ -706,11 +736,11 @@ static nsdyn_status drift_step(nsd_model *m, double t, double *y) {
 int nsd_modes_correct_drift(nsd_model *m, double t, double *y) {
     double band = 0.5 * m->contact_tolerance;
     if (eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
-    if (!closed_gaps_drifted(m, band)) return 0;
+    if (!gaps_drifted(m, band)) return 0;
     for (int it = 0; it < NSD_DRIFT_ITER; ++it) {
         if (contact_response(m, t, y) > NSDYN_WARNING || drift_step(m, t, y) > NSDYN_WARNING) return -1;
         if (eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
-        if (!closed_gaps_drifted(m, 0.01 * band)) break;
+        if (!gaps_drifted(m, 0.01 * band)) break;
     }
     if (contact_response(m, t, y) > NSDYN_WARNING || project_velocity(m, t, y) > NSDYN_WARNING) return -1;
     return 1;

@@ -1,14 +1,18 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nsdyn_build_config.h"
+#include "sha256.h"
 
 const char *nsd_outcome_text(nsd_run_outcome o) {
     switch (o) {
@@ -21,6 +25,10 @@ const char *nsd_outcome_text(nsd_run_outcome o) {
 
 int nsd_make_dirs(const char *path, char *err, size_t err_len) {
     char buf[PATH_MAX];
+    if (!path[0]) {
+        snprintf(err, err_len, "cannot create a directory with an empty name");
+        return -1;
+    }
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; ++p) {
         if (*p != '/') continue;
@@ -40,24 +48,51 @@ int nsd_make_dirs(const char *path, char *err, size_t err_len) {
 
 FILE *nsd_open_tmp(const char *path, char *err, size_t err_len) {
     char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        snprintf(err, err_len, "cannot write %s: the path is too long", path);
+        return NULL;
+    }
+    /* A leftover or planted path.tmp, a symbolic link included, is removed
+     * (unlink never follows a link); the new file is created exclusively and
+     * without following links, so nothing is written through a link. */
+    if (unlink(tmp) != 0 && errno != ENOENT) {
+        snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
+        return NULL;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+    }
     return f;
 }
 
 int nsd_commit_file(FILE *f, const char *path, char *err, size_t err_len) {
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, err_len, "cannot write %s", tmp);
-        remove(tmp);
+    /* Every write error counts, a full disk's included: the ones stdio
+     * kept, the last buffer's, and the ones the file system reports only
+     * when the data reach the disk (fsync). */
+    int bad = ferror(f), e = 0;
+    if (bad) /* errno still says why, if it is one of the write errors */
+        e = errno == ENOSPC || errno == EFBIG || errno == EDQUOT || errno == EIO ? errno : EIO;
+    if (!bad && fflush(f) != 0) bad = 1, e = errno;
+    if (!bad && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) bad = 1, e = errno;
+    if (fclose(f) != 0 && !bad) bad = 1, e = errno;
+    if (bad) {
+        snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(e));
+        unlink(tmp);
         return -1;
     }
     if (rename(tmp, path) != 0) {
         snprintf(err, err_len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        remove(tmp);
+        unlink(tmp);
         return -1;
     }
     return 0;
@@ -105,10 +140,47 @@ void nsd_toml_write_string(FILE *out, const char *s) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
         else if (ch == '\n') fputs("\\n", out);
-        else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
+        else if (ch < 0x20 || ch == 0x7f) fprintf(out, "\\u%04x", ch);
         else fputc(ch, out);
     }
     fputc('"', out);
+}
+
+/* Resolved values as `key = value` lines. An array left at an empty
+ * default (plot.snapshot_window: the whole run) has no value the loader
+ * would take back, so it is named in a comment instead: the record stays
+ * a config that runs. */
+static void write_params(FILE *f, const nsd_params *p) {
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; ++i)
+        n += !(p->decls[i].type == NSDYN_PARAM_REAL_ARRAY && p->values[i].len == 0 && !p->from[i]);
+    if (n == p->n) {
+        nsd_params_write_toml(f, p);
+        return;
+    }
+    nsdyn_param_decl *decls = calloc(n ? n : 1, sizeof *decls);
+    nsdyn_value *values = calloc(n ? n : 1, sizeof *values);
+    const nsd_toml_node **from = calloc(n ? n : 1, sizeof *from);
+    if (!decls || !values || !from) abort();
+    nsd_params kept = *p;
+    size_t k = 0;
+    for (size_t i = 0; i < p->n; ++i) {
+        if (p->decls[i].type == NSDYN_PARAM_REAL_ARRAY && p->values[i].len == 0 && !p->from[i]) continue;
+        decls[k] = p->decls[i];
+        values[k] = p->values[i];
+        from[k++] = p->from[i];
+    }
+    kept.decls = decls;
+    kept.values = values;
+    kept.from = from;
+    kept.n = n;
+    nsd_params_write_toml(f, &kept);
+    for (size_t i = 0; i < p->n; ++i)
+        if (p->decls[i].type == NSDYN_PARAM_REAL_ARRAY && p->values[i].len == 0 && !p->from[i])
+            fprintf(f, "# %s: not set (default)\n", p->decls[i].name);
+    free(decls);
+    free(values);
+    free(from);
 }
 
 static void write_section(FILE *f, const nsd_section *s) {
@@ -116,9 +188,11 @@ static void write_section(FILE *f, const nsd_section *s) {
     fprintf(f, "\n[%s]\nid = ", nsd_kind_section(s->kind));
     nsd_toml_write_string(f, s->plugin->info->id);
     fputc('\n', f);
-    nsd_params_write_toml(f, &s->params);
+    write_params(f, &s->params);
 }
 
+/* Each plugin: id, version, ABI, its shared object (absolute) and that
+ * file's SHA-256, so a record says which build made the run. */
 static void write_plugin_provenance(FILE *f, const nsd_section *s) {
     if (!s->plugin) return;
     fprintf(f, "%s = { id = ", nsd_kind_section(s->kind));
@@ -126,8 +200,36 @@ static void write_plugin_provenance(FILE *f, const nsd_section *s) {
     fprintf(f, ", version = ");
     nsd_toml_write_string(f, s->plugin->info->version);
     fprintf(f, ", abi = \"%u.%u\", file = ", s->plugin->info->abi_major, s->plugin->info->abi_minor);
-    nsd_toml_write_string(f, s->plugin->path);
+    char real[PATH_MAX], hash[65];
+    nsd_toml_write_string(f, s->plugin->path && realpath(s->plugin->path, real) ? real : s->plugin->path);
+    fprintf(f, ", sha256 = ");
+    nsd_toml_write_string(f, s->plugin->path && nsd_sha256_file(s->plugin->path, hash) == 0 ? hash : "unreadable");
     fprintf(f, " }\n");
+}
+
+/* The config's plugin_path, each folder made absolute (relative ones start
+ * at the config's folder, as the loader reads them), so the record runs
+ * from anywhere. */
+static void write_plugin_path(FILE *f, const nsd_config *cfg) {
+    const nsd_toml_node *pp = nsd_toml_get(&cfg->root, "plugin_path");
+    if (!pp) return;
+    char base[PATH_MAX];
+    snprintf(base, sizeof base, "%s", cfg->path ? cfg->path : ".");
+    char *slash = strrchr(base, '/');
+    if (slash) *slash = '\0';
+    else snprintf(base, sizeof base, ".");
+    const nsd_toml_node *items = pp->type == NSD_TOML_ARRAY ? pp->items : pp;
+    size_t count = pp->type == NSD_TOML_ARRAY ? pp->n_items : 1, k = 0;
+    fprintf(f, "plugin_path = [");
+    for (size_t i = 0; i < count; ++i) {
+        if (items[i].type != NSD_TOML_STRING) continue;
+        char dir[2 * PATH_MAX + 2], real[PATH_MAX];
+        if (items[i].str[0] == '/') snprintf(dir, sizeof dir, "%s", items[i].str);
+        else snprintf(dir, sizeof dir, "%s/%s", base, items[i].str);
+        fprintf(f, "%s", k++ ? ", " : "");
+        nsd_toml_write_string(f, realpath(dir, real) ? real : dir);
+    }
+    fprintf(f, "]  # the config's, made absolute\n");
 }
 
 /* The events of a run by kind: `events` is their total; every kind is
@@ -144,6 +246,10 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
                "drift_corrections = %llu  # sustained contacts projected back into the touching band\n",
             (unsigned long long)r->root_returns, (unsigned long long)r->unlogged_roots,
             (unsigned long long)r->drift_corrections);
+    fprintf(f, "energy_checked = %llu  # step ends the energy audit judged (docs/checks.md)\n"
+               "energy_rises = %llu  # of those, above the allowed rise (run.energy_audit = \"warn\")\n"
+               "energy_worst = %.9g  # [J] the largest rise above the lowest energy before it\n",
+            (unsigned long long)r->energy_checked, (unsigned long long)r->energy_rises, r->energy_worst);
 }
 
 /* [status]: how the run ended and what it cost. */
@@ -160,6 +266,15 @@ static void write_status(FILE *f, const nsd_run_result *r) {
     write_event_counts(f, r);
 }
 
+static void write_string_list(FILE *f, const char *key, char *const *items, size_t n) {
+    fprintf(f, "%s = [", key);
+    for (size_t i = 0; i < n; ++i) {
+        fprintf(f, "%s", i ? ", " : "");
+        nsd_toml_write_string(f, items[i]);
+    }
+    fprintf(f, "]\n");
+}
+
 int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_model *m,
                          const nsd_run_result *r, const char *command_line, char *err,
                          size_t err_len) {
@@ -174,7 +289,9 @@ int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_mode
                "# included) and how the run was made. Run it again with: nsdyn run run.toml\n\n");
     fprintf(f, "title = ");
     nsd_toml_write_string(f, cfg->title);
-    fprintf(f, "\n\n[provenance]\nhost = \"nsdyn %s\"\nabi = \"%u.%u\"\nconfig = ", NSDYN_VERSION,
+    fputc('\n', f);
+    write_plugin_path(f, cfg);
+    fprintf(f, "\n[provenance]\nhost = \"nsdyn %s\"\nabi = \"%u.%u\"\nconfig = ", NSDYN_VERSION,
             NSDYN_ABI_MAJOR, NSDYN_ABI_MINOR);
     nsd_toml_write_string(f, cfg->path);
     fprintf(f, "\ncommand = ");
@@ -190,27 +307,20 @@ int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_mode
     write_section(f, &cfg->friction);
     write_section(f, &cfg->integrator);
     fprintf(f, "\n[initial]\n");
-    for (size_t i = 0; i < m->nq + m->nv; ++i)
-        fprintf(f, "%s = %.17g  # [%s]\n", m->channels[1 + i].name, m->y0[i], m->channels[1 + i].unit);
+    for (size_t i = 0; i < m->nq + m->nv; ++i) {
+        /* %.17g reads back as the same double; -0 would read as the TOML
+         * integer 0, so a negative zero is written as a float. */
+        double y = m->y0[i];
+        if (y == 0 && signbit(y)) fprintf(f, "%s = -0.0", m->channels[1 + i].name);
+        else fprintf(f, "%s = %.17g", m->channels[1 + i].name, y);
+        fprintf(f, "  # [%s]\n", m->channels[1 + i].unit);
+    }
     fprintf(f, "\n[run]\n");
-    nsd_params_write_toml(f, &cfg->run);
+    write_params(f, &cfg->run);
     fprintf(f, "\n[plot]\n");
-    nsd_params_write_toml(f, &cfg->plot);
-    if (cfg->have_series) {
-        fprintf(f, "series = [");
-        for (size_t i = 0; i < cfg->n_series; ++i) {
-            fprintf(f, "%s", i ? ", " : "");
-            nsd_toml_write_string(f, cfg->series[i]);
-        }
-        fprintf(f, "]\n");
-    }
-    if (cfg->have_phase) {
-        fprintf(f, "phase = [");
-        for (size_t i = 0; i < cfg->n_phase; ++i) {
-            fprintf(f, "%s", i ? ", " : "");
-            nsd_toml_write_string(f, cfg->phase[i]);
-        }
-        fprintf(f, "]\n");
-    }
+    write_params(f, &cfg->plot);
+    if (cfg->have_series) write_string_list(f, "series", cfg->series, cfg->n_series);
+    if (cfg->have_phase) write_string_list(f, "phase", cfg->phase, cfg->n_phase);
+    if (cfg->have_highlight) write_string_list(f, "highlight", cfg->highlight, cfg->n_highlight);
     return nsd_commit_file(f, path, err, err_len);
 }

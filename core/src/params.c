@@ -71,6 +71,13 @@ static int in_range(const nsdyn_param_decl *d, double x) {
     return 1;
 }
 
+/* A value the declaration admits as a number at all: finite, or +-inf
+ * where the declaration says so (NSDYN_PARAM_NONFINITE); NaN never. */
+static int finite_ok(const nsdyn_param_decl *d, double x) {
+    if (isnan(x)) return 0;
+    return isfinite(x) || (d->flags & NSDYN_PARAM_NONFINITE);
+}
+
 static size_t n_choices(const nsdyn_param_decl *d) {
     size_t k = 0;
     while (d->choices && d->choices[k]) k++;
@@ -93,6 +100,12 @@ static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const cha
         if (!is_number(v) || (d->type == NSDYN_PARAM_INT && v->type != NSD_TOML_INTEGER)) {
             nsd_diag_at(diag, v, "%s key '%s': expected %s, found %s", section, d->name,
                         type_text(d->type), found_text(v, found, sizeof found));
+            return 1;
+        }
+        if (!finite_ok(d, v->real)) {
+            fmt_real(num, sizeof num, v->real);
+            nsd_diag_at(diag, v, "%s key '%s': expected a finite number, found %s", section,
+                        d->name, num);
             return 1;
         }
         if (!in_range(d, v->real)) {
@@ -148,6 +161,13 @@ static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const cha
             if (!is_number(e)) {
                 nsd_diag_at(diag, e, "%s key '%s' element %zu: expected a real number, found %s",
                             section, d->name, k + 1, nsd_toml_type_name(e->type));
+                free(arr);
+                return 1;
+            }
+            if (!finite_ok(d, e->real)) {
+                fmt_real(num, sizeof num, e->real);
+                nsd_diag_at(diag, e, "%s key '%s' element %zu: expected a finite number, found %s",
+                            section, d->name, k + 1, num);
                 free(arr);
                 return 1;
             }
@@ -327,7 +347,10 @@ size_t nsd_params_check_decls(const nsdyn_param_decl *decls, size_t n, const cha
         if (d->type < NSDYN_PARAM_REAL || d->type > NSDYN_PARAM_REAL_ARRAY) { nsd_diag_add(diag, "%s: parameter '%s' has unknown type", owner, name); problems++; continue; }
         if (!(d->min <= d->max)) { nsd_diag_add(diag, "%s: parameter '%s' has min > max", owner, name); problems++; }
         if (!(d->flags & NSDYN_PARAM_REQUIRED)) {
-            if ((d->type == NSDYN_PARAM_REAL || d->type == NSDYN_PARAM_INT) && !in_range(d, d->default_value)) {
+            if ((d->type == NSDYN_PARAM_REAL || d->type == NSDYN_PARAM_INT) && !finite_ok(d, d->default_value)) {
+                nsd_diag_add(diag, "%s: parameter '%s' default %g is not finite (flag NSDYN_PARAM_NONFINITE admits +-inf)", owner, name, d->default_value);
+                problems++;
+            } else if ((d->type == NSDYN_PARAM_REAL || d->type == NSDYN_PARAM_INT) && !in_range(d, d->default_value)) {
                 nsd_diag_add(diag, "%s: parameter '%s' default %g is outside its range", owner, name, d->default_value);
                 problems++;
             }
@@ -336,7 +359,7 @@ size_t nsd_params_check_decls(const nsdyn_param_decl *decls, size_t n, const cha
             if (d->type == NSDYN_PARAM_CHOICE && (d->default_value < 0 || (size_t)d->default_value >= n_choices(d))) { nsd_diag_add(diag, "%s: choice parameter '%s' default index is out of its list", owner, name); problems++; }
             if (d->type == NSDYN_PARAM_REAL_ARRAY)
                 for (size_t k = 0; k < d->default_array_len; ++k)
-                    if (!d->default_array || !in_range(d, d->default_array[k])) { nsd_diag_add(diag, "%s: parameter '%s' default element %zu is outside its range", owner, name, k); problems++; break; }
+                    if (!d->default_array || !finite_ok(d, d->default_array[k]) || !in_range(d, d->default_array[k])) { nsd_diag_add(diag, "%s: parameter '%s' default element %zu is outside its range", owner, name, k); problems++; break; }
         }
         if (d->type == NSDYN_PARAM_CHOICE && n_choices(d) == 0) { nsd_diag_add(diag, "%s: choice parameter '%s' lists no choices", owner, name); problems++; }
     }

@@ -29,12 +29,60 @@ static double *append_row(nsd_series *s) {
     return s->data + (s->rows++) * s->n_channels;
 }
 
-static int record(nsd_model *m, nsd_series *s, double t, const double *y, char *msg, size_t len) {
-    double *row = append_row(s);
+/* A state whose energy the audit can judge: no compliant contact
+ * compressed (its spring holds energy the system's output does not count)
+ * and no rigid contact penetrating beyond the tolerance (time-stepping's
+ * O(h v) penetration lowers the potential energy the output reports). */
+static int energy_judgeable(nsd_model *m, double t, const double *y) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        m->ce[c].active = 1;
+        m->ce[c].want_geometry = 0;
+        m->ce[c].W = NULL;
+    }
+    if (m->nc && m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce) > NSDYN_WARNING) return 0;
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_eval *e = &m->ce[c];
+        if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
+        if (m->contact_compliant ? e->gap <= 0.0 : e->gap < -m->contact_tolerance) return 0;
+    }
+    return 1;
+}
+
+/* The energy audit (docs/checks.md): a conservative system with
+ * dissipative contact and friction laws never gains mechanical energy. At
+ * every accepted step's end (the integrator's error-controlled state, not
+ * an interpolated sample) that is judgeable, the energy must not exceed
+ * the lowest judgeable value so far by more than run.energy_tolerance
+ * times the largest |E| seen (at least 1e-9 J). "warn" counts it in
+ * run.toml, "error" ends the run. Costs one contacts() and one outputs()
+ * call per step. Returns 0, or -1 with res->message set. */
+static int energy_audit(nsd_model *m, nsd_run_result *res, double t, const double *y) {
+    if (m->energy_output < 0 || m->energy_audit == NSD_AUDIT_OFF || !energy_judgeable(m, t, y)) return 0;
+    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit_outputs) > NSDYN_WARNING) return 0;
+    double E = m->audit_outputs[m->energy_output];
+    if (!res->energy_checked) res->energy_min = E;
+    res->energy_checked++;
+    res->energy_scale = fmax(fmax(res->energy_scale, fabs(E)), 1e-9);
+    double allowed = res->energy_min + m->energy_tolerance * res->energy_scale;
+    if (E > allowed) {
+        res->energy_rises++;
+        if (E - res->energy_min > res->energy_worst) res->energy_worst = E - res->energy_min;
+        snprintf(res->message, sizeof res->message,
+                 "energy audit: the mechanical energy rose to %.9g J at t = %.9g s, above the lowest %.9g J reached before (by %.3g J, allowed %.3g J): the system is conservative and the contact and friction laws dissipate, so the numerical solution is wrong (a step too large, a tolerance too loose)",
+                 E, t, res->energy_min, E - res->energy_min, allowed - res->energy_min);
+        if (m->energy_audit == NSD_AUDIT_ERROR) return -1;
+        res->message[0] = '\0';
+    }
+    res->energy_min = fmin(res->energy_min, E);
+    return 0;
+}
+
+static int record(nsd_model *m, nsd_run_result *res, double t, const double *y) {
+    double *row = append_row(&res->series);
     nsdyn_status st = nsd_model_sample(m, t, y, row);
     if (st > NSDYN_WARNING) {
-        s->rows--;
-        snprintf(msg, len, "%s", m->failure);
+        res->series.rows--;
+        snprintf(res->message, sizeof res->message, "%s", m->failure);
         return -1;
     }
     return 0;
@@ -146,6 +194,14 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     /* Event-driven contact: the modes of the initial state (an initial
      * approach at zero gap is an impact at t0). */
     const double *y_start = m->y0;
+    int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT);
+    if (rigid && nsd_model_check_initial_gaps(m, t0, m->y0, nsd_run_num(cfg, "contact_tolerance")) > NSDYN_WARNING) {
+        describe_state(m, m->y0, state, sizeof state);
+        res->outcome = NSD_RUN_FAILED;
+        snprintf(res->message, sizeof res->message, "the run cannot start at t = %.9g s: %s; state: %s", t0,
+                 m->failure, state);
+        goto done;
+    }
     if (m->event_driven) {
         memcpy(y_switch, m->y0, m->n * sizeof *y_switch);
         if (nsd_modes_resolve(m, t0, y_switch, &res->contact_log, -1) > NSDYN_WARNING) {
@@ -162,12 +218,26 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
 
     nsdyn_status st = ig->setup(inst, &ode_ig, t0, y_start, t_end);
     if (st > NSDYN_WARNING) {
-        res->outcome = NSD_RUN_FAILED;
-        snprintf(res->message, sizeof res->message, "integrator %s could not start: %s", ig->info.id,
-                 ig->message ? ig->message(inst) : "");
-        goto done;
+        /* setup() refused before any step (h against the run, the problem):
+         * a config error at [integrator], like create()'s above; nothing ran. */
+        const char *why = ig->message ? ig->message(inst) : NULL;
+        size_t id_len = strlen(ig->info.id);
+        if (!why) why = "";
+        if (strncmp(why, ig->info.id, id_len) == 0 && why[id_len] == ':')
+            why += id_len + (why[id_len + 1] == ' ' ? 2 : 1);
+        nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", ig->info.id,
+                    *why ? why : "the integrator refused to start this run");
+        m->step_impulse = NULL;
+        ig->destroy(inst);
+        free(ybuf);
+        free(g);
+        free(g_prev);
+        free(g_jump);
+        free(y_switch);
+        nsd_step_guard_free(&guard);
+        return 1;
     }
-    if (record(m, &res->series, t0, y_start, res->message, sizeof res->message) != 0) {
+    if (record(m, res, t0, y_start) != 0 || energy_audit(m, res, t0, y_start) != 0) {
         res->outcome = NSD_RUN_FAILED;
         goto done;
     }
@@ -240,14 +310,13 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                     if (ig->dense(inst, ts, ybuf) > NSDYN_WARNING) break;
                     ys = ybuf;
                 }
-                if (record(m, &res->series, ts < rep.t ? ts : rep.t, ys, res->message,
-                           sizeof res->message) != 0) {
+                if (record(m, res, ts < rep.t ? ts : rep.t, ys) != 0) {
                     res->outcome = NSD_RUN_FAILED;
                     break;
                 }
             }
         } else if (t0 + (double)k_out * dt_out <= rep.t + tol) {
-            if (record(m, &res->series, rep.t, rep.y, res->message, sizeof res->message) != 0)
+            if (record(m, res, rep.t, rep.y) != 0)
                 res->outcome = NSD_RUN_FAILED;
             while (t0 + (double)k_out * dt_out <= rep.t + tol) k_out++;
         }
@@ -264,6 +333,10 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             break;
         }
         y_last = rep.y;
+        if (energy_audit(m, res, t, rep.y) != 0) {
+            res->outcome = NSD_RUN_FAILED;
+            break;
+        }
         if (fired < 0 && !locates && ode.n_events) {
             /* Without event location a crossing is seen at the end of the
              * step where it happened. */
@@ -286,6 +359,11 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             nsdyn_status rs = nsd_modes_resolve(m, t, ybuf, &res->contact_log, fired - (int)m->n_model_events);
             if (res->contact_log.n == logged) res->unlogged_roots++;
             const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
+            if (!why) { /* a contact the impact left out of place */
+                int dc = nsd_modes_correct_drift(m, t, ybuf);
+                if (dc < 0) why = m->failure;
+                else res->drift_corrections += (uint64_t)dc;
+            }
             if (!why) stop_at_jump = stop_across_jump(m, t, rep.y, ybuf, g_jump, g_jump + m->layout.n_stops + 1);
             if (!why && same_time > 100)
                 why = "more than 100 contact events at the same instant: the contact modes chatter (an accumulation the rest_velocity rule does not catch)";
@@ -347,7 +425,10 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             if (stop_at_jump < 0) res->root_returns++;
             res->n_stops++;
             const double *last = res->series.rows ? res->series.data + (res->series.rows - 1) * res->series.n_channels : NULL;
-            if (!last || last[0] < t) record(m, &res->series, t, rep.y, res->message, sizeof res->message);
+            if ((!last || last[0] < t) && record(m, res, t, rep.y) != 0) {
+                res->outcome = NSD_RUN_FAILED;
+                break;
+            }
             describe_state(m, rep.y, state, sizeof state);
             res->outcome = NSD_RUN_STOPPED;
             snprintf(res->message, sizeof res->message,
@@ -368,8 +449,9 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         }
     }
     if (res->outcome == NSD_RUN_COMPLETE && res->series.rows &&
-        res->series.data[(res->series.rows - 1) * res->series.n_channels] < t_end - 1e-9 * dt_out)
-        record(m, &res->series, t, y_last, res->message, sizeof res->message);
+        res->series.data[(res->series.rows - 1) * res->series.n_channels] < t_end - 1e-9 * dt_out &&
+        record(m, res, t, y_last) != 0)
+        res->outcome = NSD_RUN_FAILED;
 done:
     m->step_impulse = NULL; /* the integrator's, about to be destroyed */
     if (show_progress) fprintf(stderr, "\r%70s\r", "");

@@ -38,6 +38,11 @@ typedef struct nsd_run_result {
     /* Sustained contacts projected back into the touching band after
      * their gaps drifted (modes.h nsd_modes_correct_drift). */
     uint64_t drift_corrections;
+    /* The energy audit (run.energy_audit): samples checked, the lowest
+     * energy so far and the energy scale [J], samples above the allowed
+     * bound and the largest rise [J]. */
+    uint64_t energy_checked, energy_rises;
+    double energy_min, energy_scale, energy_worst;
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,

@@ -9,7 +9,12 @@
 #include "run.h"
 
 /* Data (timeseries.csv, or timeseries.INCOMPLETE.csv after a failure),
- * the run record run.toml and, if `plots`, the graphs, in dir. */
+ * the graphs if `plots`, and the run record run.toml, into dir: a fresh
+ * folder of the command's own (outdir.h), put in place once all is written.
+ * Returns 0; 1 when a SIGINT/SIGTERM arrived while the outputs of a run
+ * that had not failed were written (the record then says so, the data are
+ * named INCOMPLETE: the outputs belong in <out>.INCOMPLETE); -1 with err
+ * when a write failed. */
 int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
                           const nsd_run_result *res, const char *command_line, int plots,
                           char ***written, size_t *n_written, char *err, size_t err_len);

@@ -183,16 +183,19 @@ static double split_point(guard_call *k, double tl, double tr, size_t il, size_t
 
 /* Search [tl, tr] (samples at levels il, ir) at depth d, with the error
  * estimate of the interpolants known so far (margin): 1 found, 0 none,
- * -1 failure. */
+ * -1 failure. A half is searched again when any contact's interpolant may
+ * fall through its threshold there, a sign change included: one contact's
+ * crossing in a half does not rule out another contact's earlier dip and
+ * return inside it (a wheel's corner gap passing through zero and back
+ * while its floor gap crosses later). At the depth limit, or where a half
+ * cannot be split, the sign changes at its samples are located. */
 static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, size_t d,
                   double margin, double *t_hit, size_t *contact) {
     nsd_step_guard *g = k->g;
     double ts = split_point(k, tl, tr, il, ir, margin), h = tr - tl, s = (ts - tl) / h;
     size_t im = 2 + d;
-    if (!(ts > tl && ts < tr)) return 0;
+    if (!(ts > tl && ts < tr)) return bracket(k, il, ir, tl, tr, t_hit, contact);
     if (gaps_at(k, ts, im) != 0) return -1;
-    int r = bracket(k, il, im, tl, ts, t_hit, contact);
-    if (r != 0) return r;
     const double *fl = lf(g, il), *dl = ldf(g, il), *fm = lf(g, im), *dm = ldf(g, im);
     const double *fr = lf(g, ir), *dr = ldf(g, ir);
     double err = 0.0;
@@ -209,17 +212,16 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
         unsafe_left |= may_fall(fl[c], dl[c], fm[c], dm[c], ts - tl, err, &sc);
         unsafe_right |= may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc);
     }
-    if (d + 1 >= NSD_GUARD_DEPTH) {
-        g->unresolved += (size_t)unsafe_left + (size_t)unsafe_right;
-        unsafe_left = unsafe_right = 0;
+    int leaf = d + 1 >= NSD_GUARD_DEPTH, r = 0;
+    if (unsafe_left) r = leaf ? bracket(k, il, im, tl, ts, t_hit, contact)
+                              : search(k, tl, ts, il, im, d + 1, err, t_hit, contact);
+    if (r != 0 || !unsafe_right) {
+        g->unresolved += leaf && unsafe_left && r == 0;
+        return r;
     }
-    if (unsafe_left) {
-        r = search(k, tl, ts, il, im, d + 1, err, t_hit, contact);
-        if (r != 0) return r;
-    }
-    r = bracket(k, im, ir, ts, tr, t_hit, contact);
-    if (r != 0 || !unsafe_right) return r;
-    return search(k, ts, tr, im, ir, d + 1, err, t_hit, contact);
+    r = leaf ? bracket(k, im, ir, ts, tr, t_hit, contact) : search(k, ts, tr, im, ir, d + 1, err, t_hit, contact);
+    g->unresolved += leaf && r == 0;
+    return r;
 }
 
 /* The state at a located crossing into g->y. A crossing where the gap's
@@ -256,7 +258,6 @@ int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator
     if (g->nc == 0 || !(t_b > g->t_a)) return 0;
     if (gaps_at(&k, t_b, 1) != 0) return -1;
     int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, t_hit, contact);
-    if (r == 0) r = bracket(&k, 0, 1, g->t_a, t_b, t_hit, contact); /* a step too short to halve */
     if (r < 0) return -1;
     if (r == 1) return located(&k, *t_hit, *contact);
     if (penetrating(m, lf(g, 1), ldf(g, 1), t_b)) return -1;

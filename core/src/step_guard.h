@@ -8,15 +8,17 @@
  * integrator (modes.c hands the integrator no gap events).
  *
  * Per step [a, b] and open contact, f = gap - threshold [m] and its rate
- * f' = u_n [m/s] are known at both ends. The guard evaluates f, f' at the
- * midpoint and compares them with the cubic Hermite interpolant of the
+ * f' = u_n [m/s] are known at both ends. The guard evaluates f, f' at a
+ * split point and compares them with the cubic Hermite interpolant of the
  * ends: the difference estimates the interpolant's error. Each half is
  * safe when its own Hermite interpolant (built from the half's ends, more
  * accurate than the whole step's) cannot fall from above -err to below
- * +err; otherwise the half is bisected (depth at most NSD_GUARD_DEPTH).
- * A falling sign change between samples is a bracket; the crossing is
- * located by bisection on the dense output to 1e-12 s per second of t and
- * reported at its post-crossing end (f <= 0). docs/event-driven.md has the
+ * +err for any contact; otherwise the half is split again, down to depth
+ * NSD_GUARD_DEPTH, where a falling sign change between samples is a
+ * bracket, located by bisection on the dense output to 1e-12 s per second
+ * of t and reported at its post-crossing end (f <= 0); the earliest over
+ * the contacts wins. A crossing is followed to the depth limit, so another
+ * contact's dip inside its bracket is found too. docs/event-driven.md has the
  * argument and the measured cost. */
 #ifndef NSD_STEP_GUARD_H
 #define NSD_STEP_GUARD_H

@@ -4,6 +4,8 @@
 #include "toml_adapter.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,22 +30,56 @@ char *dup_string(std::string_view s) {
     return p;
 }
 
+// The source text, to read a number's literal where toml++ rounded it.
+struct source_text {
+    std::string_view text;
+    std::vector<size_t> line_start; // offset of each line (line 1 at [0])
+    explicit source_text(std::string_view t) : text(t) {
+        line_start.push_back(0);
+        for (size_t i = 0; i < t.size(); ++i)
+            if (t[i] == '\n') line_start.push_back(i + 1);
+    }
+    // The number literal written at (line, column), 1-based.
+    std::string literal(size_t line, size_t column) const {
+        if (line == 0 || column == 0 || line > line_start.size()) return {};
+        size_t at = line_start[line - 1] + column - 1, end = at;
+        while (end < text.size() && std::strchr("0123456789eE+-._", text[end]) && text[end]) ++end;
+        return std::string(text.substr(std::min(at, text.size()), end - std::min(at, end)));
+    }
+};
+
+// A float literal with a nonzero digit that toml++ read as 0: the number is
+// below the smallest double. Reported at its position.
+struct underflow {
+    int line, column;
+    std::string literal;
+};
+
+bool nonzero_mantissa(const std::string &lit) {
+    for (char c : lit) {
+        if (c == 'e' || c == 'E') break;
+        if (c >= '1' && c <= '9') return true;
+    }
+    return false;
+}
+
 void set_position(nsd_toml_node &out, const toml::node &in, const char *source) {
     out.source = source;
     out.line = static_cast<int>(in.source().begin.line);
     out.column = static_cast<int>(in.source().begin.column);
 }
 
-void convert(nsd_toml_node &out, const toml::node &in, const char *source);
+void convert(nsd_toml_node &out, const toml::node &in, const char *source, const source_text &src);
 
-void convert_table(nsd_toml_node &out, const toml::table &t, const char *source) {
+void convert_table(nsd_toml_node &out, const toml::table &t, const char *source,
+                   const source_text &src) {
     out.type = NSD_TOML_TABLE;
     out.n_items = t.size();
     out.items = static_cast<nsd_toml_node *>(std::calloc(t.size() ? t.size() : 1, sizeof(nsd_toml_node)));
     size_t i = 0;
     for (auto &&[k, v] : t) {
         nsd_toml_node &child = out.items[i++];
-        convert(child, v, source);
+        convert(child, v, source, src);
         child.key = dup_string(k.str());
         // Position of a table entry: where its key is written.
         if (k.source().begin.line) {
@@ -58,17 +94,17 @@ void convert_table(nsd_toml_node &out, const toml::table &t, const char *source)
                      });
 }
 
-void convert(nsd_toml_node &out, const toml::node &in, const char *source) {
+void convert(nsd_toml_node &out, const toml::node &in, const char *source, const source_text &src) {
     std::memset(&out, 0, sizeof out);
     set_position(out, in, source);
     if (auto t = in.as_table()) {
-        convert_table(out, *t, source);
+        convert_table(out, *t, source, src);
         set_position(out, in, source);
     } else if (auto a = in.as_array()) {
         out.type = NSD_TOML_ARRAY;
         out.n_items = a->size();
         out.items = static_cast<nsd_toml_node *>(std::calloc(a->size() ? a->size() : 1, sizeof(nsd_toml_node)));
-        for (size_t i = 0; i < a->size(); ++i) convert(out.items[i], *a->get(i), source);
+        for (size_t i = 0; i < a->size(); ++i) convert(out.items[i], *a->get(i), source, src);
     } else if (auto s = in.as_string()) {
         out.type = NSD_TOML_STRING;
         out.str = dup_string(s->get());
@@ -79,6 +115,14 @@ void convert(nsd_toml_node &out, const toml::node &in, const char *source) {
     } else if (auto f = in.as_floating_point()) {
         out.type = NSD_TOML_FLOAT;
         out.real = f->get();
+        if (out.real == 0.0) {
+            std::string lit = src.literal(in.source().begin.line, in.source().begin.column);
+            if (nonzero_mantissa(lit)) {
+                nsd_toml_node_clear(&out);
+                throw underflow{static_cast<int>(in.source().begin.line),
+                                static_cast<int>(in.source().begin.column), lit};
+            }
+        }
     } else if (auto b = in.as_boolean()) {
         out.type = NSD_TOML_BOOLEAN;
         out.boolean = b->get() ? 1 : 0;
@@ -92,19 +136,61 @@ void convert(nsd_toml_node &out, const toml::node &in, const char *source) {
     }
 }
 
-nsd_toml_doc *finish(const toml::table &table, const char *source_name) {
+nsd_toml_doc *finish(const toml::table &table, const char *source_name, std::string_view text) {
     auto *doc = static_cast<nsd_toml_doc *>(std::calloc(1, sizeof(nsd_toml_doc)));
     if (!doc) std::abort();
     doc->source = dup_string(source_name);
-    convert_table(doc->root, table, doc->source);
+    source_text src(text);
+    try {
+        convert_table(doc->root, table, doc->source, src);
+    } catch (...) {
+        nsd_toml_node_clear(&doc->root);
+        std::free(doc->source);
+        std::free(doc);
+        throw;
+    }
     doc->root.source = doc->source;
     doc->root.line = 0; // the whole file: messages name the file only
     doc->root.column = 0;
     return doc;
 }
 
-void report(char *err, size_t err_len, const char *source, const toml::parse_error &e) {
+void report(char *err, size_t err_len, const char *source, const toml::parse_error &e,
+            std::string_view text) {
     std::string what(e.description());
+    // toml++ refuses a float beyond the range of a double with "'1e1000'
+    // could not be interpreted as a value": not a syntax error, say what it is.
+    size_t q1 = what.find('\''), q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
+    if (what.find("floating-point") != std::string::npos && q2 != std::string::npos) {
+        std::string token = what.substr(q1 + 1, q2 - q1 - 1);
+        char *end = nullptr;
+        errno = 0;
+        double x = std::strtod(token.c_str(), &end);
+        if (!token.empty() && end && *end == '\0' && errno == ERANGE && std::isinf(x)) {
+            // toml++ quotes the digits without their sign: take it from the source.
+            source_text src(text);
+            std::string line_text;
+            if (e.source().begin.line >= 1 && e.source().begin.line <= src.line_start.size()) {
+                size_t from = src.line_start[e.source().begin.line - 1];
+                size_t to = text.find('\n', from);
+                line_text = std::string(text.substr(from, to == std::string_view::npos ? text.size() - from : to - from));
+            }
+            // Point at the number, sign included.
+            unsigned column = static_cast<unsigned>(e.source().begin.column);
+            size_t pos = line_text.find(token);
+            if (pos != std::string::npos) {
+                if (pos > 0 && (line_text[pos - 1] == '-' || line_text[pos - 1] == '+'))
+                    token.insert(token.begin(), line_text[--pos]);
+                column = static_cast<unsigned>(pos + 1);
+            }
+            std::snprintf(err, err_len,
+                          "%s:%u:%u: the number %s is out of the range of a double (largest "
+                          "magnitude about 1.8e308)",
+                          source, static_cast<unsigned>(e.source().begin.line), column,
+                          token.c_str());
+            return;
+        }
+    }
     std::snprintf(err, err_len, "%s:%u:%u: TOML syntax error: %s", source,
                   static_cast<unsigned>(e.source().begin.line),
                   static_cast<unsigned>(e.source().begin.column), what.c_str());
@@ -132,9 +218,15 @@ nsd_toml_doc *nsd_toml_parse_string(const char *text, const char *source_name, c
                                     size_t err_len) {
     try {
         toml::table t = toml::parse(std::string_view(text), std::string_view(source_name));
-        return finish(t, source_name);
+        return finish(t, source_name, std::string_view(text));
     } catch (const toml::parse_error &e) {
-        report(err, err_len, source_name, e);
+        report(err, err_len, source_name, e, std::string_view(text));
+        return nullptr;
+    } catch (const underflow &u) {
+        std::snprintf(err, err_len,
+                      "%s:%d:%d: the number %s is too small for a double: it would be read as 0 "
+                      "(smallest magnitude about 4.9e-324)",
+                      source_name, u.line, u.column, u.literal.c_str());
         return nullptr;
     } catch (const std::exception &e) {
         std::snprintf(err, err_len, "%s: cannot parse config: %s", source_name, e.what());

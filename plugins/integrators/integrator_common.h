@@ -139,6 +139,60 @@ static inline int nsi_crossed(double g0, double g1, int dir)
     return 0;
 }
 
+/* Most steps a fixed-step method (rk4, moreau) accepts for one run, its
+ * (t_end - t0)/h: 1e9 steps take hours even for a small system; beyond it
+ * an h is a typo (1e-12 for 1e-2) that would run for years. */
+#define NSI_MAX_FIXED_STEPS 1e9
+
+/* A fixed-step method's step h against the run [t0, t_end] it is set up
+ * for, before the first step: the run must be finite and ahead, h no
+ * longer than the run (a longer step is never taken whole: the first
+ * step would be cut to the run, so h would mean nothing), the steps
+ * (t_end - t0)/h at most NSI_MAX_FIXED_STEPS, and h above the spacing of
+ * doubles near t0 and t_end (a shorter step does not advance the time at
+ * all). Returns 0, or -1 with a message naming h and the run. */
+static inline int nsi_check_fixed_step(const char *who, double h, double t0, double t_end,
+                                       char *msg, size_t msg_len)
+{
+    if (!isfinite(t_end) || !(t_end > t0)) {
+        nsi_set_msg(msg, msg_len,
+                    "%s: setup: the run must end at a finite time after t0 = %.17g s, "
+                    "not at t_end = %g s",
+                    who, t0, t_end);
+        return -1;
+    }
+    const double span = t_end - t0;
+    if (!isfinite(span)) {
+        nsi_set_msg(msg, msg_len, "%s: setup: the run t_end - t0 = %g s - (%g s) overflows", who,
+                    t_end, t0);
+        return -1;
+    }
+    if (h > span) {
+        nsi_set_msg(msg, msg_len,
+                    "%s: h = %g s is longer than the run (t_end - t_start = %g s): a fixed step "
+                    "must fit into the run; choose h <= %g s",
+                    who, h, span, span);
+        return -1;
+    }
+    const double steps = span / h;
+    if (!(steps <= NSI_MAX_FIXED_STEPS)) {
+        nsi_set_msg(msg, msg_len,
+                    "%s: h = %g s needs (t_end - t_start)/h = %g s / %g s = %.3g steps, more "
+                    "than the %.0e a fixed-step run may take: choose a larger h or a shorter run",
+                    who, h, span, h, steps, NSI_MAX_FIXED_STEPS);
+        return -1;
+    }
+    const double scale = fmax(fabs(t0), fabs(t_end));
+    if (h < 1e-12 * scale) {
+        nsi_set_msg(msg, msg_len,
+                    "%s: h = %g s is below the time resolution near t = %g s (doubles there "
+                    "are %g s apart): choose h >= %g s",
+                    who, h, scale, nextafter(scale, HUGE_VAL) - scale, 1e-12 * scale);
+        return -1;
+    }
+    return 0;
+}
+
 /* Is the parameter value an integer (INT parameters arrive as doubles)? */
 static inline int nsi_is_integer(double v)
 {

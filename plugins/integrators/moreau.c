@@ -74,6 +74,10 @@
  * last step of a call is shortened to land on t_stop exactly. A callback
  * returning NSDYN_REJECT_STEP halves the step of this call (up to 30
  * times). No event location and no dense output: out->event is always -1.
+ * setup() checks h against the run [t0, t_end] before any step
+ * (nsi_check_fixed_step): h no longer than the run, at most
+ * NSI_MAX_FIXED_STEPS = 1e9 steps (t_end - t0)/h, h above the spacing of
+ * doubles near t0 and t_end.
  *
  * Statistics: steps; rhs_evals = free_acceleration calls; jacobian_evals =
  * contacts() calls (each evaluates W and M^-1 W^T); rejected_steps = step
@@ -366,13 +370,16 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
     if (s == NULL)
         return NSDYN_ERROR;
     mj_reset(s);
-    (void)t_end; /* a fixed-step method needs no horizon */
     if (mj_take_problem(s, ode) != 0)
         return NSDYN_ERROR;
     if (y0 == NULL || !isfinite(t0)) {
         nsi_set_msg(s->msg, sizeof s->msg, "moreau: setup needs a finite t0 and y0");
         return NSDYN_ERROR;
     }
+    /* The horizon bounds the work before the first step: h fits the run,
+     * the step count stays within NSI_MAX_FIXED_STEPS, the time advances. */
+    if (nsi_check_fixed_step("moreau", s->h, t0, t_end, s->msg, sizeof s->msg) != 0)
+        return NSDYN_ERROR;
     const size_t n = s->n, nq = s->nq, nv = s->nv, nc = s->nc, n3 = 3 * nc;
     const size_t n_dbl = 2 * n + 2 * nq + 2 * nv + nc + 3 * nc + 2 * n3 * nv + n3 * n3 +
                          3 * n3 + nc + nc + n3 + n3;

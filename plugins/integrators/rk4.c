@@ -22,6 +22,11 @@
  * NSDYN_REJECT_STEP from the right-hand side at a trial stage halves the
  * step of this call (up to RK4_MAX_HALVINGS times); the next call returns
  * to the nominal h.
+ *
+ * setup() checks h against the run [t0, t_end] before any step
+ * (nsi_check_fixed_step): h no longer than the run, at most
+ * NSI_MAX_FIXED_STEPS = 1e9 steps (t_end - t0)/h, h above the spacing of
+ * doubles near t0 and t_end.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -116,13 +121,16 @@ static nsdyn_status rk4_setup(void *inst, const nsdyn_ode *ode, double t0, const
     if (s == NULL)
         return NSDYN_ERROR;
     rk4_reset(s);
-    (void)t_end; /* a fixed-step method needs no horizon */
     if (nsi_ode_copy(&s->ode, ode, s->msg, sizeof s->msg) != 0)
         return NSDYN_ERROR;
     if (y0 == NULL || !isfinite(t0)) {
         nsi_set_msg(s->msg, sizeof s->msg, "rk4: setup needs a finite t0 and y0");
         return NSDYN_ERROR;
     }
+    /* The horizon bounds the work before the first step: h fits the run,
+     * the step count stays within NSI_MAX_FIXED_STEPS, the time advances. */
+    if (nsi_check_fixed_step("rk4", s->h, t0, t_end, s->msg, sizeof s->msg) != 0)
+        return NSDYN_ERROR;
     s->n = s->ode.n;
     s->ne = s->ode.n_events;
     size_t n = s->n, ne = s->ne;

@@ -296,6 +296,7 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
         .plot_series = series, .phase_pairs = phases,
         .draw_x_label = "horizontal position x [m]",
         .draw_y_label = "height y [m]",
+        .energy_output = "energy",
     };
     return NSDYN_OK;
 }
@@ -450,7 +451,7 @@ static const nsdyn_system curb_wheel_system = {
     NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "curb_wheel", "1.0.0",
                "rigid wheel against a wall, a curb and the floor, unilateral contacts "
                "(Grzesikiewicz & Zbiciak 2020)",
-               params, NSDYN_COUNT(params), NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS, 0),
+               params, NSDYN_COUNT(params), NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
     create, destroy, NULL, layout, initial_state, derivatives, contacts_eval, outputs_eval,
     NULL, draw, NULL, NULL,
 };

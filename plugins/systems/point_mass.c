@@ -93,6 +93,7 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
         .plot_series = series, .phase_pairs = phases,
         .draw_x_label = "horizontal position x [m]",
         .draw_y_label = "height y [m]",
+        .energy_output = "energy",
     };
     return NSDYN_OK;
 }
@@ -176,7 +177,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
 static const nsdyn_system point_mass_system = {
     NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "point_mass", "1.0.0",
                "ball of mass m and radius r under gravity above level ground (contact-law test bed)",
-               params, NSDYN_COUNT(params), NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS, 0),
+               params, NSDYN_COUNT(params), NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
     create, destroy, NULL, layout, initial_state, derivatives, contacts_eval, outputs_eval,
     NULL, draw, NULL, NULL,
 };

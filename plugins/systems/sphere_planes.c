@@ -60,8 +60,22 @@
  * Contacts. One unilateral candidate per segment, tangent_dim 2. The gap is
  * the distance from the centre c to the nearest point of the CLOSED segment
  * (the foot point clamped to the segment) minus b:
- *   face     foot point inside the segment: gap = n_i.(c - P_i) - b, normal
- *            nu = n_i, the foot point is the contact point;
+ *   face     foot point inside the segment, h = n_i.(c - P_i): gap = h - b,
+ *            normal nu = n_i, the foot point is the contact point; except
+ *            for a centre behind the plane (h < 0) but in the air: gap =
+ *            -h - b = |h| - b, nu = -n_i (from the foot point to the centre).
+ *            That happens past a rise followed by a steep drop (a convex
+ *            turn of more than 90 degrees, over one vertex or several): the
+ *            face's perpendicular strip reaches behind the terrain into the
+ *            air beyond. The line from such a centre to the foot point
+ *            crosses the ground, so another feature is strictly nearer and
+ *            this one never carries the contact; its gap, the distance to
+ *            the face, is larger than the sphere's clearance and positive
+ *            in any valid state. (h - b there, the plane's distance, was a
+ *            gap of metres below zero for a sphere in the air: bogus
+ *            impacts, projections and failed starts.) A centre behind the
+ *            plane in the ground (sunk through this face, or elsewhere)
+ *            keeps h - b. In all: gap = sg |c - foot| - b, sg as for ends;
  *   end      foot point beyond an end vertex E (a line along y): gap =
  *            sg |c - E| - b, nu = sg (c - E)/|c - E| (in the x-z plane),
  *            contact point E, with sg = +1 for a centre above the terrain
@@ -73,7 +87,12 @@
  *            end still has a negative gap for it (with +|c - E| the gap
  *            would be positive again once the centre is b past the end, and
  *            the crossing would go unseen). sg flips only where the centre
- *            itself crosses the terrain surface.
+ *            itself crosses the terrain surface. On a face a change of sg
+ *            moves the gap only where h != 0, that is, where the centre
+ *            crosses the terrain elsewhere, sunk by more than b. So within a
+ *            candidate's ownership (its `active` flag, below) the gap is
+ *            continuous (C1 off the segment) in the air, and u_n = d gap/dt
+ *            everywhere.
  * The contact point and normal for drawing are in world coordinates (x, y,
  * z); the drawing plane is (x, z) = (point[0], point[2]).
  * Concave corners (the terrain turns up: decline -> floor, floor -> incline)
@@ -291,6 +310,7 @@ typedef struct segment {
     double c, s;      /* cos, sin of the slope angle: t = (c, s), n = (-s, c) in (x, z) */
     double lo, hi;    /* extent of the along-slope coordinate [m]: [0, length], open at the ends */
     int convex_start; /* the start vertex is a convex (or straight) edge */
+    double mx, mz;    /* there: unit bisector of the two slopes (handover()) */
 } segment;
 
 typedef struct sphere {
@@ -361,6 +381,34 @@ static int in_ground(const sphere *S, double x, double z) {
     return z < g->z + (x - g->x) * g->s / g->c;
 }
 
+/* Handover function of convex vertex k (E = P_k, between A = segment k - 1
+ * and B = segment k) towards B (to_next) or A, at the centre (x, z), with
+ * d = c - E and m = (cos, sin) of the mean slope angle (alpha_A +
+ * alpha_B)/2, the unit bisector of t_A and t_B:
+ *   to B:  min( t_B.d,  m.d),      to A:  min(-t_A.d, -m.d).
+ * To B it is zero on the ray of B's normal at E (into the air) and on the
+ * ray of -n_m (n_m = (-m_z, m_x)), the bisector of the ground's wedge under
+ * E, and positive between them on B's side: B's quadrant (between B's
+ * normal and B's face) and the half of the ground's wedge under B; to A
+ * likewise on A's side. Both are negative in the wedge between the two
+ * face normals. Continuous, piecewise linear. For a straight vertex m = t_B
+ * = t_A and they are the plain along-slope coordinates +-t.d, zero on the
+ * whole normal line, as for any edge whose terrain turns down by less than
+ * 90 degrees as far as the air near E goes (the other half of the normal
+ * line lies in the ground). Past 90 degrees that other half is in the air,
+ * above the other segment's face: firing there gave the edge to B while
+ * the centre rolled on A towards E (both candidates then carried E at the
+ * pivot, a duplicated contact and a bogus impulse). The second zero is kept
+ * inside the ground's wedge rather than dropped (say -|d| behind B's
+ * plane): an overlong step carried through the ground would see the
+ * function rise and fall again across B's face, and lose the handover. */
+static double handover(const sphere *S, size_t k, int to_next, double x, double z) {
+    const segment *a = &S->seg[k - 1], *b = &S->seg[k];
+    double dx = x - b->x, dz = z - b->z, md = b->mx * dx + b->mz * dz;
+    if (to_next) return fmin(b->c * dx + b->s * dz, md);
+    return fmin(-(a->c * dx + a->s * dz), -md);
+}
+
 /* Contact candidate i at the centre (x, z): gap, unit normal nu in the x-z
  * plane, terrain point, and the signed curvature of the gap's level sets (0
  * on a face; +-1/|c - E| at an end). *ground caches in_ground() over the
@@ -373,6 +421,15 @@ typedef struct feature {
     int active;
 } feature;
 
+/* Has segment i handed its start (end) vertex, a convex edge, to the
+ * neighbour? */
+static int own_start_lost(const sphere *S, size_t i) {
+    return i > 0 && S->seg[i].convex_start && !S->owner_next[i];
+}
+static int own_end_lost(const sphere *S, size_t i) {
+    return i + 1 < S->n && S->seg[i + 1].convex_start && S->owner_next[i + 1];
+}
+
 static feature nearest(const sphere *S, size_t i, double x, double z, int *ground) {
     const segment *g = &S->seg[i];
     double dx = x - g->x, dz = z - g->z;
@@ -380,9 +437,31 @@ static feature nearest(const sphere *S, size_t i, double x, double z, int *groun
     feature f;
     f.active = 1;
     if (sa >= g->lo && sa <= g->hi) { /* face */
-        f.nx = -g->s;
-        f.nz = g->c;
-        f.gap = f.nx * dx + f.nz * dz - S->b;
+        /* The foot point is the segment's nearest point, at |h| from the
+         * centre. On the air side (h >= 0) the gap is h - b. Behind the
+         * plane (h < 0) the centre is either in the ground (it sank through
+         * this face, or through the terrain elsewhere): h - b, continuing the
+         * air side; or in the air beyond another part of the terrain (a rise
+         * and then a steep drop: the line from the centre to the foot point
+         * crosses the ground, so some other feature is nearer): then the gap
+         * is the distance to the segment, -h - b, and the normal points from
+         * the foot point to the centre, -n_i. With this the gap is sg |c -
+         * foot| - b, sg = -1 only in the ground, as at the ends: continuous
+         * (C1) across the face/end switch on both sides of the plane. */
+        double h = -g->s * dx + g->c * dz, sg = 1.0;
+        if (h < 0.0) {
+            if (*ground < 0) *ground = in_ground(S, x, z);
+            if (!*ground) sg = -1.0;
+        }
+        f.nx = -sg * g->s;
+        f.nz = sg * g->c;
+        f.gap = sg * h - S->b;
+        /* The back of the face, seen through the ground from the air beyond
+         * a convex edge at either end that the neighbour owns: the
+         * neighbour's face or that edge is the sphere's feature there, and
+         * this candidate is off, as where it clamps to that edge (so its
+         * flag does not change across its normal line at that edge). */
+        if (sg < 0.0 && (own_start_lost(S, i) || own_end_lost(S, i))) f.active = 0;
         f.px = g->x + sa * g->c;
         f.pz = g->z + sa * g->s;
         f.kappa = 0.0;
@@ -411,9 +490,7 @@ static feature nearest(const sphere *S, size_t i, double x, double z, int *groun
         f.kappa = 0.0;
     }
     /* Clamped to a convex edge that the neighbour owns: off. */
-    if (sa < g->lo ? g->convex_start && !S->owner_next[i]
-                   : i + 1 < S->n && S->seg[i + 1].convex_start && S->owner_next[i + 1])
-        f.active = 0;
+    if (sa < g->lo ? own_start_lost(S, i) : own_end_lost(S, i)) f.active = 0;
     return f;
 }
 
@@ -526,6 +603,9 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
          * in [-90, 90] the turn is alpha_i - alpha_{i-1} exactly. */
         double turn = atan2(S->seg[i].s, S->seg[i].c) - atan2(S->seg[i - 1].s, S->seg[i - 1].c);
         S->seg[i].convex_start = turn <= 0.0;
+        double mean = 0.5 * (atan2(S->seg[i].s, S->seg[i].c) + atan2(S->seg[i - 1].s, S->seg[i - 1].c));
+        S->seg[i].mx = cos(mean);
+        S->seg[i].mz = sin(mean);
     }
     for (size_t i = 0; i < n; ++i)
         S->decl[i] = (nsdyn_contact_decl){S->names[i], NSDYN_CONTACT_UNILATERAL, 2};
@@ -591,6 +671,7 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
         .plot_series = S->series, .phase_pairs = phases,
         .draw_x_label = "position along the valley x [m]",
         .draw_y_label = "height z [m]",
+        .energy_output = "energy",
     };
     return NSDYN_OK;
 }
@@ -622,14 +703,14 @@ static double rest_height(const sphere *S, double x) {
 }
 
 /* Edge owners at the start position: the segment after a convex vertex
- * owns it when the centre is on its side of the line of its normal there. */
+ * owns it when the centre is in its quadrant there (its handover function
+ * is positive: past the ray of its normal at the edge, on the air side of
+ * its plane), else the segment before it. */
 static void init_modes(sphere *S) {
     double x = S->x0, z = rest_height(S, x);
     for (size_t v = 0; v < MAX_SEG; ++v) S->owner0[v] = 0;
-    for (size_t v = 1; v < S->n && isfinite(z); ++v) {
-        const segment *h = &S->seg[v];
-        S->owner0[v] = h->convex_start && h->c * (x - h->x) + h->s * (z - h->z) > 0.0;
-    }
+    for (size_t v = 1; v < S->n && isfinite(z); ++v)
+        S->owner0[v] = S->seg[v].convex_start && handover(S, v, 1, x, z) > 0.0;
     memcpy(S->owner_next, S->owner0, sizeof S->owner_next);
 }
 
@@ -787,8 +868,9 @@ static nsdyn_status stops_eval(void *inst, double t, const double *q, const doub
     return NSDYN_OK;
 }
 
-/* Edge handovers (see the header): rising through zero when the centre
- * crosses the line of the new owner's face normal at the edge. */
+/* Edge handovers (see the header and handover()): rising through zero
+ * when the centre crosses the ray of the new owner's face normal at the
+ * edge, from the wedge into the new owner's quadrant. */
 static nsdyn_status switches_eval(void *inst, double t, const double *q, const double *v,
                                   const double *f, double *g) {
     (void)t;
@@ -796,10 +878,7 @@ static nsdyn_status switches_eval(void *inst, double t, const double *q, const d
     (void)f;
     const sphere *S = inst;
     for (size_t j = 0; j < S->n_sw; ++j) {
-        size_t k = S->sw_vertex[j];
-        const segment *b = &S->seg[k], *a = &S->seg[k - 1];
-        double dx = q[0] - b->x, dz = q[2] - b->z; /* c - P_k */
-        g[j] = S->sw_to_next[j] ? b->c * dx + b->s * dz : -(a->c * dx + a->s * dz);
+        g[j] = handover(S, S->sw_vertex[j], S->sw_to_next[j], q[0], q[2]);
     }
     return NSDYN_OK;
 }
@@ -832,7 +911,7 @@ static const nsdyn_system sphere_planes_system = {
     NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "sphere_planes", "1.0.0",
                "sphere (6 speeds) rolling, sliding, bouncing on planes: tumbleweed valley crossing (Hartl 2006)",
                params, NSDYN_COUNT(params),
-               NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS, 0),
+               NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
     create, destroy, reset, layout, initial_state, derivatives, contacts_eval, outputs_eval,
     stops_eval, draw, switches_eval, on_switch,
 };

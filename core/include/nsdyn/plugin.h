@@ -80,13 +80,19 @@ typedef enum nsdyn_param_type {
 enum {
     NSDYN_PARAM_REQUIRED = 1u << 0,      /* no default: the config must set it */
     NSDYN_PARAM_MIN_EXCLUSIVE = 1u << 1, /* value must be > min, not >= min */
-    NSDYN_PARAM_MAX_EXCLUSIVE = 1u << 2  /* value must be < max, not <= max */
+    NSDYN_PARAM_MAX_EXCLUSIVE = 1u << 2, /* value must be < max, not <= max */
+    /* REAL and REAL_ARRAY: the value may be +inf or -inf (say, "no limit"),
+     * still subject to the range. Without this flag the host refuses a
+     * non-finite value even where a side of the range is open (HUGE_VAL).
+     * NaN is refused always. (Appended; older hosts checked no finiteness.) */
+    NSDYN_PARAM_NONFINITE = 1u << 3
 };
 
 /* One parameter, declared in C inside the plugin. The host validates config
  * values against it (type, range, required) and prints help from it.
  * Ranges apply to REAL, INT and to every element of REAL_ARRAY. Use
- * -HUGE_VAL / HUGE_VAL for an open side. */
+ * -HUGE_VAL / HUGE_VAL for an open side; an open side does not admit
+ * +-inf itself (see NSDYN_PARAM_NONFINITE). */
 typedef struct nsdyn_param_decl {
     const char *name;              /* TOML key, [a-z0-9_]+ */
     nsdyn_param_type type;
@@ -149,7 +155,10 @@ enum {
     NSDYN_CAP_UNILATERAL_CONTACTS = 1u << 20, /* candidates that can open */
     NSDYN_CAP_PERSISTENT_CONTACTS = 1u << 21, /* candidates with given normal load */
     NSDYN_CAP_TANGENT_2D = 1u << 22,          /* some contact slips in 2-D */
-    NSDYN_CAP_DRAWS = 1u << 23                /* draw() is provided */
+    NSDYN_CAP_DRAWS = 1u << 23,               /* draw() is provided */
+    /* With every contact force zero, the layout's energy_output stays
+     * constant (no external work, no damping): the host audits it. */
+    NSDYN_CAP_CONSERVATIVE = 1u << 24
 };
 
 /* Common head of every descriptor. */

@@ -74,6 +74,11 @@ typedef struct nsdyn_system_layout {
     const char *const *phase_pairs;   /* NULL-terminated, "x:y" */
     const char *draw_x_label;         /* axis labels of the drawing plane */
     const char *draw_y_label;
+    /* The output channel that is the mechanical energy (kinetic +
+     * potential) [J], or NULL. With NSDYN_CAP_CONSERVATIVE the host checks
+     * that it never rises where the contact and friction laws dissipate
+     * (ABI 2.0). */
+    const char *energy_output;
 } nsdyn_system_layout;
 
 typedef struct nsdyn_contact_eval {

@@ -1,0 +1,100 @@
+/* Runs that cannot lie (issue 10): what used to end with exit 0 and a
+ * wrong answer now ends the run with the time, the state and the
+ * offending contact or channel, keeping what was computed. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_util.h"
+
+/* A rigid contact that starts penetrated (initial.y = -10) rested 10 m
+ * under the ground. Now the run refuses to start and names the contact;
+ * within the tolerance it starts (a contact at its surface, to rounding). */
+START_TEST(initial_penetration_refused) {
+    run R = {0}, ok = {0};
+    const char *deep[] = {"plot.enabled=false", "initial.y=-10"};
+    test_run_file(&R, "bouncing_ball_newton.toml", deep, 2, NSD_RUN_FAILED);
+    ck_assert_ptr_nonnull(strstr(R.res.message, "contact 'ground' starts penetrated by 10.05 m"));
+    ck_assert_uint_eq(R.res.series.rows, 0);
+    run_free(&R);
+    const char *touching[] = {"plot.enabled=false", "initial.y=0.0499999999995", "run.t_end=0.1"};
+    test_run_file(&ok, "bouncing_ball_newton.toml", touching, 3, NSD_RUN_COMPLETE);
+    run_free(&ok);
+}
+END_TEST
+
+/* rk4 at too large a step multiplied the energy of the Hunt-Crossley ball
+ * by 1e4 and reported "complete". The energy audit (the ball is
+ * conservative, the contact law dissipates) now ends the run at the first
+ * judgeable sample above the lowest energy before it; with "warn" the run
+ * completes and counts the rises; a right step passes the audit. */
+START_TEST(energy_audit_catches_a_blow_up) {
+    run R = {0}, W = {0}, ok = {0};
+    const char *big[] = {"plot.enabled=false", "integrator.id=rk4", "integrator.h=1e-2"};
+    test_run_file(&R, "bouncing_ball_hunt_crossley.toml", big, 3, NSD_RUN_FAILED);
+    ck_assert_ptr_nonnull(strstr(R.res.message, "energy audit: the mechanical energy rose"));
+    ck_assert_uint_ge(R.res.series.rows, 10); /* what was computed is kept */
+    run_free(&R);
+    const char *warn[] = {"plot.enabled=false", "integrator.id=rk4", "integrator.h=1e-2", "run.energy_audit=\"warn\""};
+    test_run_file(&W, "bouncing_ball_hunt_crossley.toml", warn, 4, NSD_RUN_COMPLETE);
+    ck_assert_uint_ge(W.res.energy_rises, 1);
+    ck_assert_double_gt(W.res.energy_worst, 1e3);
+    run_free(&W);
+    const char *fine[] = {"plot.enabled=false", "integrator.id=rk4", "integrator.h=1e-5"};
+    test_run_file(&ok, "bouncing_ball_hunt_crossley.toml", fine, 3, NSD_RUN_COMPLETE);
+    ck_assert_uint_eq(ok.res.energy_rises, 0);
+    ck_assert_uint_ge(ok.res.energy_checked, 100);
+    run_free(&ok);
+}
+END_TEST
+
+/* moreau with h = 1e300 took one step past t_end and reported complete;
+ * a time-stepping run's energy must pass the audit at a sane step. */
+START_TEST(moreau_passes_the_energy_audit) {
+    run R = {0};
+    const char *sets[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=1e-3"};
+    test_run_file(&R, "bouncing_ball_moreau_vs_event.toml", sets, 3, NSD_RUN_COMPLETE);
+    ck_assert_uint_eq(R.res.energy_rises, 0);
+    ck_assert_uint_ge(R.res.energy_checked, 100);
+    run_free(&R);
+}
+END_TEST
+
+/* A plugin returning a NaN gap let the body fall through the ground, and
+ * NaN outputs filled the CSV, both with exit 0. Now the run ends where it
+ * happens, naming the contact or the channel, and keeps the samples
+ * before it. */
+static void faulty_run(const char *id, const char *want) {
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "plugin_path = [\"%s/faulty\"]\n[system]\nid = \"%s\"\n[contact]\nid = \"newton\"\ne = 0.5\n"
+             "[integrator]\nid = \"dopri5\"\n[run]\nt_end = 0.2\noutput_dt = 1e-3\nprogress = false\n",
+             NSDYN_TEST_FIXTURE_DIR, id);
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_FAILED);
+    ck_assert_msg(strstr(R.res.message, want) != NULL, "%s: message: %s", id, R.res.message);
+    ck_assert_double_lt(R.res.t_reached, 0.0501);
+    ck_assert_uint_ge(R.res.series.rows, 2); /* up to the step where it happened */
+    for (size_t i = 0; i < R.res.series.rows; ++i) ck_assert(isfinite(at(&R, i, "level")));
+    run_free(&R);
+}
+
+START_TEST(nan_gap_stops_the_run) { faulty_run("faulty_nan_gap", "non-finite gap, velocity, load or Jacobian at contact 'ground'"); }
+END_TEST
+START_TEST(nan_output_stops_the_run) { faulty_run("faulty_nan_output", "channel 'level' is nan"); }
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("honest_runs");
+    TCase *tc = tcase_create("issue10");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, initial_penetration_refused);
+    tcase_add_test(tc, energy_audit_catches_a_blow_up);
+    tcase_add_test(tc, moreau_passes_the_energy_audit);
+    tcase_add_test(tc, nan_gap_stops_the_run);
+    tcase_add_test(tc, nan_output_stops_the_run);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s);
+}
