@@ -796,6 +796,34 @@ START_TEST(output_folder_problems_exit_2_before_the_run) {
 }
 END_TEST
 
+/* limits wrote in place and returned exit 3 for output-folder problems;
+ * now it takes the same path as run: problems exit 2 before anything is
+ * computed, a result replaces the folder whole, an earlier one survives. */
+START_TEST(limits_uses_the_output_folder_rules) {
+    char dir[256], file[512], out[512];
+    path_in(dir, sizeof dir, tmp_root, "limits");
+    mkdir(dir, 0777);
+    const char *cfg = NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_limits_rolling.toml";
+    const char *empty[] = {"limits", cfg, "-o", "", NULL};
+    ck_assert_int_eq(nsdyn(empty), 2);
+    ck_assert_ptr_nonnull(strstr(err_text, "the output folder is an empty path"));
+    path_in(file, sizeof file, dir, "a_file");
+    write_text(file, "keep me\n");
+    const char *onfile[] = {"limits", cfg, "-o", file, NULL};
+    ck_assert_int_eq(nsdyn(onfile), 2);
+    ck_assert_ptr_nonnull(strstr(err_text, "is an existing file, not a folder"));
+    ck_assert_ptr_null(strstr(out_text, "limit directions at"));
+    path_in(out, sizeof out, dir, "ok");
+    const char *good[] = {"limits", cfg, "-o", out, NULL};
+    ck_assert_int_eq(nsdyn(good), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/limit_functions.csv", out);
+    ck_assert(exists(path));
+    assert_png(out, "limit_directions.png");
+    ck_assert_uint_eq(hidden_entries(dir, "ok"), 0); /* no temporary folder left */
+}
+END_TEST
+
 START_TEST(output_folder_without_permission_exits_2) {
     /* A parent folder nsdyn may not write in. Root may write anywhere, so
      * as root the command runs as the user nobody. */
@@ -971,6 +999,7 @@ int main(void) {
     tcase_add_test(tc, every_config_reruns_from_its_record);
     tcase_add_test(tc, record_keeps_plugin_path_and_hashes);
     tcase_add_test(tc, output_folder_problems_exit_2_before_the_run);
+    tcase_add_test(tc, limits_uses_the_output_folder_rules);
     tcase_add_test(tc, output_folder_without_permission_exits_2);
     tcase_add_test(tc, planted_tmp_link_is_not_followed);
     tcase_add_test(tc, full_disk_keeps_the_earlier_result);

@@ -12,6 +12,7 @@
 #include "app.h"
 #include "cli.h"
 #include "limit_directions.h"
+#include "outdir.h"
 #include "output.h"
 #include "plot.h"
 
@@ -159,11 +160,20 @@ int nsd_cmd_limits(const nsd_cli *cli) {
         return NSD_EXIT_USAGE;
     }
     nsd_limit_analysis la;
-    char err[1024];
+    nsd_outdir od = {0};
+    char err[1024], dir[PATH_MAX], path[PATH_MAX + 64];
     double t0 = nsd_run_num(&app.cfg, "t_start");
     if (nsd_limit_analyse(&m, t0, m.y0, &la, err, sizeof err) != 0) {
         report_refusal(&diag, &app.cfg, &m, t0, err);
         nsd_diag_print(&diag, stderr);
+        status = NSD_EXIT_USAGE;
+        goto out;
+    }
+    /* the output folder is checked, and this command's own folder made,
+     * before anything is computed (outdir.h) */
+    nsd_cli_out_dir(cli, dir, sizeof dir);
+    if (nsd_outdir_open(&od, dir, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
         status = NSD_EXIT_USAGE;
         goto out;
     }
@@ -183,20 +193,13 @@ int nsd_cmd_limits(const nsd_cli *cli) {
            la.rolling_by_directions ? "all attracting (rolling persists)" : "a repelling direction (slipping starts)",
            la.rolling_by_force == la.rolling_by_directions ? "the tests agree" : "THE TESTS DISAGREE");
 
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    nsd_cli_out_dir(cli, dir, sizeof dir);
-    if (nsd_make_dirs(dir, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_FAILED;
-        goto out;
-    }
     enum { NPHI = 721 };
     double phi_deg[NPHI], Rv[NPHI], Vv[NPHI];
-    snprintf(path, sizeof path, "%s/limit_functions.csv", dir);
+    snprintf(path, sizeof path, "%s/limit_functions.csv", od.tmp);
     FILE *f = nsd_open_tmp(path, err, sizeof err);
     if (!f) {
         fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_FAILED;
+        status = NSD_EXIT_OUTPUT;
         goto out;
     }
     fprintf(f, "phi [rad],R [m/s^2],V [m/s^2]\n");
@@ -209,17 +212,20 @@ int nsd_cmd_limits(const nsd_cli *cli) {
     }
     if (nsd_commit_file(f, path, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_FAILED;
+        status = NSD_EXIT_OUTPUT;
         goto out;
     }
-    printf("wrote %s\n", path);
-    snprintf(path, sizeof path, "%s/limit_directions.csv", dir);
+    snprintf(path, sizeof path, "%s/limit_directions.csv", od.tmp);
     f = nsd_open_tmp(path, err, sizeof err);
     if (f) {
         fprintf(f, "phi [rad],R [m/s^2],attracting\n");
         for (size_t i = 0; i < la.n_dirs; ++i)
             fprintf(f, "%.12g,%.9g,%d\n", la.dirs[i].phi, la.dirs[i].R, la.dirs[i].attracting);
-        if (nsd_commit_file(f, path, err, sizeof err) == 0) printf("wrote %s\n", path);
+    }
+    if (!f || nsd_commit_file(f, path, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        status = NSD_EXIT_OUTPUT;
+        goto out;
     }
 
     /* Phase portrait: trajectories of the slipping flow from a circle
@@ -301,17 +307,25 @@ int nsd_cmd_limits(const nsd_cli *cli) {
         {"u1-u2 projection of the phase portrait", xl, yl, curves, nc, NULL, 0, -1.6 * r, 1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 0},
     };
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&app.cfg, "format");
-    snprintf(path, sizeof path, "%s/limit_directions.%s", dir, nsd_plot_format_ext(fmt));
+    snprintf(path, sizeof path, "%s/limit_directions.%s", od.tmp, nsd_plot_format_ext(fmt));
     nsd_figure fig = {title, panels, 2, 2, 1600, 700};
     if (nsd_plot_write(path, fmt, &fig, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_FAILED;
-    } else printf("wrote %s\n", path);
+        status = NSD_EXIT_OUTPUT;
+    } else if (nsd_outdir_commit(&od, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        od.open = 0; /* kept where the message says */
+        status = NSD_EXIT_OUTPUT;
+    } else {
+        printf("wrote %s/limit_functions.csv, limit_directions.csv, limit_directions.%s\n", od.target,
+               nsd_plot_format_ext(fmt));
+    }
     free(curves);
     free(xs);
     free(ys);
     free(y0);
 out:
+    nsd_outdir_discard(&od); /* if still open: nothing complete to keep */
     nsd_model_destroy(&m);
     nsd_app_free(&app);
     nsd_diag_free(&diag);

@@ -37,8 +37,9 @@ static void usage(FILE *out) {
             "then the host's own plugin directory. A run opens only the shared objects that hold\n"
             "the plugins its config names, found by their index or their name nsdyn_<kind>_<id>.so;\n"
             "a config's plugin_path is code that runs.\n"
-            "exit status: 0 success, 2 usage or config error, 3 the simulation failed\n"
-            "(the data computed so far are kept as timeseries.INCOMPLETE.csv).\n");
+            "exit status: 0 success, 2 usage or config error, 3 the simulation failed,\n"
+            "4 the outputs could not be written, 128+N stopped by signal N (130 Ctrl-C); after 3\n"
+            "or 128+N the data computed so far are in DIR.INCOMPLETE/, DIR untouched.\n");
 }
 
 int main(int argc, char **argv) {
