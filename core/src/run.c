@@ -182,6 +182,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
 
     double wall0 = now_seconds(), last_progress = wall0;
     res->outcome = NSD_RUN_COMPLETE;
+    size_t refused = 0; /* 1: the integrator refused this run (a config error) */
     char state[600];  /* describe_state output, bounded */
     /* The last accepted state: the integrator's own report, which stays
      * valid through a failed step (integrator.h), or our copy after a
@@ -227,15 +228,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             why += id_len + (why[id_len + 1] == ' ' ? 2 : 1);
         nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", ig->info.id,
                     *why ? why : "the integrator refused to start this run");
-        m->step_impulse = NULL;
-        ig->destroy(inst);
-        free(ybuf);
-        free(g);
-        free(g_prev);
-        free(g_jump);
-        free(y_switch);
-        nsd_step_guard_free(&guard);
-        return 1;
+        refused = 1;
+        goto done;
     }
     if (record(m, res, t0, y_start) != 0 || energy_audit(m, res, t0, y_start) != 0) {
         res->outcome = NSD_RUN_FAILED;
@@ -466,7 +460,7 @@ done:
     free(g_jump);
     free(y_switch);
     nsd_step_guard_free(&guard);
-    return 0;
+    return refused;
 }
 
 void nsd_run_count_events(const nsd_run_result *res, nsd_event_counts *out) {
