@@ -302,8 +302,10 @@ def run(binary, cfg, out, extra, timeout):
     except subprocess.TimeoutExpired:
         status, message = 'timeout', ['timed out after %g s' % timeout]
     res = {'status': status, 'message': message[0] if message else '', 'rows': [], 'cols': {}, 'events': []}
-    for name in ('timeseries.csv', 'timeseries.INCOMPLETE.csv'):
-        path = os.path.join(out, name)
+    # a failed run's data are in OUT.INCOMPLETE/ (older builds: in OUT itself)
+    folders = (out, out + '.INCOMPLETE')
+    for name, folder in [(n, d) for d in folders for n in ('timeseries.csv', 'timeseries.INCOMPLETE.csv')]:
+        path = os.path.join(folder, name)
         if os.path.exists(path):
             with open(path) as f:
                 rd = csv.reader(f)
@@ -312,6 +314,8 @@ def run(binary, cfg, out, extra, timeout):
                 res['rows'] = [[float(v) for v in row] for row in rd if row]
             break
     path = os.path.join(out, 'events.csv')
+    if not os.path.exists(path):
+        path = os.path.join(out + '.INCOMPLETE', 'events.csv')
     if os.path.exists(path):
         with open(path) as f:
             for row in csv.DictReader(f):
@@ -323,6 +327,8 @@ def run(binary, cfg, out, extra, timeout):
 
 def analyse(kind, scn, res):
     rows, cols = res['rows'], res['cols']
+    if not rows or any(n not in cols for n in kind.pos + kind.vel):
+        return {'pen_gap': -math.inf, 'pen_geo': -math.inf, 'impacts': []}
     gap_cols = [i for n, i in cols.items() if n.startswith('gap')]
     ip = [cols[n] for n in kind.pos]
     iv = [cols[n] for n in kind.vel]
