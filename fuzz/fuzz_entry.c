@@ -91,8 +91,12 @@ int nsd_fuzz_init(void) {
     return status;
 }
 
+static FILE *report_out;
+void nsd_fuzz_report_to(FILE *out) { report_out = out; }
+
 static void report(nsd_diag *diag) {
-    if (devnull) nsd_diag_print(diag, devnull);
+    FILE *out = report_out ? report_out : devnull;
+    if (out) nsd_diag_print(diag, out);
 }
 
 static int string_array(const nsd_toml_node *e, int nonempty) {
@@ -212,23 +216,29 @@ size_t nsd_fuzz_config(const uint8_t *data, size_t size) {
 
 size_t nsd_fuzz_set(const uint8_t *data, size_t size) {
     if (!ready) nsd_fuzz_init();
-    /* Split into lines, each a NUL-terminated --set argument. */
+    /* Split into arguments: a newline ends one, a backslash-newline is a
+     * newline inside one (a value over several lines), and a NUL ends one
+     * too (an argv string cannot hold it). */
     char *text = malloc(size + 1);
     if (!text) abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
+    size_t len = 0;
+    for (size_t i = 0; i < size; ++i) {
+        if (data[i] == '\\' && i + 1 < size && data[i + 1] == '\n') {
+            text[len++] = '\n';
+            i++;
+        } else text[len++] = data[i] == '\n' ? '\0' : (char)data[i];
+    }
+    text[len] = '\0';
     const char *sets[MAX_SETS];
     size_t n_sets = 0, base = 0;
-    char *line = text;
     int first = 1;
-    while (line && n_sets < MAX_SETS) {
-        char *nl = memchr(line, '\n', (size_t)(text + size - line));
-        if (nl) *nl = '\0';
-        if (strlen(line) > MAX_SET_LEN) line[MAX_SET_LEN] = '\0';
-        if (first && line[0] == '@') base = strtoul(line + 1, NULL, 10) % nsd_fuzz_n_bases;
-        else if (!(nl == NULL && line[0] == '\0')) sets[n_sets++] = line; /* no trailing empty */
-        first = 0;
-        line = nl ? nl + 1 : NULL;
+    for (char *p = text; p <= text + len && n_sets < MAX_SETS; first = 0) {
+        size_t n = strlen(p);
+        char *next = p + n + 1;
+        if (n > MAX_SET_LEN) p[MAX_SET_LEN] = '\0';
+        if (first && p[0] == '@') base = strtoul(p + 1, NULL, 10) % nsd_fuzz_n_bases;
+        else if (!(n == 0 && next > text + len)) sets[n_sets++] = p; /* no empty last one */
+        p = next;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", NSDYN_FUZZ_CONFIG_DIR, bases[base]);

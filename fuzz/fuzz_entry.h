@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Once per process: scan the host's plugin directory (and NSDYN_PLUGIN_PATH)
  * into a registry that every input reuses. Returns 0, or -1 when no plugin
@@ -19,10 +20,14 @@ int nsd_fuzz_init(void);
  * reported (never crashes on purpose). */
 size_t nsd_fuzz_config(const uint8_t *data, size_t size);
 
-/* The bytes are --set arguments, one per line, applied to a shipped config
- * (configs/, see fuzz_entry.c); a first line "@N" picks the config (N = 0..
- * nsd_fuzz_n_bases - 1, default 0). Then the same checks. */
+/* The bytes are --set arguments, one per line (backslash-newline: a newline
+ * inside a value), applied to a shipped config (configs/, see bases[] in
+ * fuzz_entry.c); a first line "@N" picks the config (N modulo
+ * nsd_fuzz_n_bases, default 0). Then the same checks. */
 size_t nsd_fuzz_set(const uint8_t *data, size_t size);
+
+/* Where the checks' messages go (default /dev/null; replay -v: stdout). */
+void nsd_fuzz_report_to(FILE *out);
 
 extern const size_t nsd_fuzz_n_bases;
 const char *nsd_fuzz_base_name(size_t i);

@@ -18,5 +18,6 @@ set_tests_properties(fuzz_replay PROPERTIES TIMEOUT 900)
 if(NOT NSDYN_SANITIZE AND NOT NSDYN_FUZZ)
   add_test(NAME fuzz_short COMMAND bash ${PROJECT_SOURCE_DIR}/fuzz/run-short.sh
     ${PROJECT_BINARY_DIR}/fuzz-build)
-  set_tests_properties(fuzz_short PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77)
+  # Alone: its clang build would slow the timed tests beside it.
+  set_tests_properties(fuzz_short PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endif()

@@ -4,10 +4,11 @@
  * a time limit, so a crash, a sanitizer report (in the ASan build), a leak
  * or a hang names the input that caused it.
  *
- * usage: fuzz_replay [--min N] --config PATH... --set PATH...
+ * usage: fuzz_replay [--min N] [-v] --config PATH... --set PATH...
  *   --config  the following files/folders are config inputs (nsd_fuzz_config)
  *   --set     the following are --set inputs (nsd_fuzz_set)
- *   --min N   fail if fewer than N inputs were found (a lost corpus) */
+ *   --min N   fail if fewer than N inputs were found (a lost corpus)
+ *   -v        print each input, the checks' messages and the number of errors */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 typedef size_t (*entry_fn)(const uint8_t *, size_t);
 
 static size_t n_inputs, n_failed;
+static int verbose;
 
 static int by_name(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -65,7 +67,8 @@ static void replay_file(const char *path, entry_fn fn, const char *what) {
     }
     if (pid == 0) {
         alarm(TIME_LIMIT);
-        fn(data, size);
+        size_t errors = fn(data, size);
+        if (verbose) printf("== %s: %zu error%s\n", path, errors, errors == 1 ? "" : "s");
         free(data);
         exit(0); /* LeakSanitizer checks here in the ASan build */
     }
@@ -135,10 +138,13 @@ int main(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--set")) {
             fn = nsd_fuzz_set;
             what = "--set";
+        } else if (!strcmp(argv[i], "-v")) {
+            verbose = 1;
+            nsd_fuzz_report_to(stdout);
         } else if (!strcmp(argv[i], "--min") && i + 1 < argc) {
             min = strtoul(argv[++i], NULL, 10);
         } else if (!fn) {
-            fprintf(stderr, "usage: fuzz_replay [--min N] --config PATH... --set PATH...\n");
+            fprintf(stderr, "usage: fuzz_replay [--min N] [-v] --config PATH... --set PATH...\n");
             return 2;
         } else {
             replay_path(argv[i], fn, what);

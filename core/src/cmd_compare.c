@@ -233,6 +233,10 @@ static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node *
                     nsd_toml_type_name(v->type));
         return errors + 1;
     }
+    if (v->n_items == 0) { /* found by fuzzing: the comparison then read vars[0] of none */
+        nsd_diag_at(diag, v, "'variant' is an empty array: nsdyn compare needs at least one [[variant]] table");
+        return errors + 1;
+    }
     for (size_t i = 0; i < v->n_items; ++i) {
         const nsd_toml_node *t = &v->items[i];
         const nsd_toml_node *name = t->type == NSD_TOML_TABLE ? nsd_toml_get(t, "name") : NULL;
