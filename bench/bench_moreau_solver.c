@@ -121,10 +121,10 @@ static double now_ns(void) {
 
 typedef struct geom {
     const char *name;
-    int three_d;          /* 6 speeds (vx vy vz wx wy wz) or 3 (vx vy w) */
-    double m, J[3];       /* mass, principal inertia (world-aligned) */
+    int three_d;    /* 6 speeds (vx vy vz wx wy wz) or 3 (vx vy w) */
+    double m, J[3]; /* mass, principal inertia (world-aligned) */
     size_t nc;
-    double r[MAXC][3];    /* arm from the centre of mass to the contact point */
+    double r[MAXC][3]; /* arm from the centre of mass to the contact point */
     double n[MAXC][3], t1[MAXC][3], t2[MAXC][3];
 } geom;
 
@@ -281,11 +281,11 @@ static int solver_applies(int s, int three_d) {
 
 static int siconos_id(int s, int three_d) {
     switch (s) {
-    case S_SIC_NSGS: return three_d ? SICONOS_FRICTION_3D_NSGS : SICONOS_FRICTION_2D_NSGS;
-    case S_SIC_LEMKE: return SICONOS_FRICTION_2D_LEMKE;
-    case S_SIC_ENUM: return SICONOS_FRICTION_2D_ENUM;
-    case S_SIC_NSN_AC: return SICONOS_FRICTION_3D_NSN_AC;
-    default: return -1;
+        case S_SIC_NSGS: return three_d ? SICONOS_FRICTION_3D_NSGS : SICONOS_FRICTION_2D_NSGS;
+        case S_SIC_LEMKE: return SICONOS_FRICTION_2D_LEMKE;
+        case S_SIC_ENUM: return SICONOS_FRICTION_2D_ENUM;
+        case S_SIC_NSN_AC: return SICONOS_FRICTION_3D_NSN_AC;
+        default: return -1;
     }
 }
 
@@ -330,8 +330,8 @@ int main(int argc, char **argv) {
     int fail = 0;
     printf("moreau contact solvers: tol %g, %d instances per problem, best of %d repetitions\n",
            tol, N, R);
-    printf("%-12s %-15s %9s %7s %5s %10s %6s %6s %9s %9s %7s\n", "problem", "solver",
-           "ns/solve", "iters", "max", "max err", ">tol", "info!0", "max dP", "max du", "allocs");
+    printf("%-12s %-15s %9s %7s %5s %10s %6s %6s %9s %9s %7s\n", "problem", "solver", "ns/solve",
+           "iters", "max", "max err", ">tol", "info!0", "max dP", "max du", "allocs");
     for (int gi = 0; gi < ng; ++gi) {
         const geom *g = &gs[gi];
         uint64_t seed = 0x9E3779B97F4A7C15ull + (uint64_t)gi;
@@ -342,9 +342,9 @@ int main(int argc, char **argv) {
             mfc_siconos sic;
             memset(&sic, 0, sizeof sic);
             char why[256];
-            if (s != S_OWN && mfc_siconos_init(&sic, g->three_d ? 3 : 2, m,
-                                               siconos_id(s, g->three_d), tol, 10000, why,
-                                               sizeof why) != 0) {
+            if (s != S_OWN &&
+                mfc_siconos_init(&sic, g->three_d ? 3 : 2, m, siconos_id(s, g->three_d), tol, 10000,
+                                 why, sizeof why) != 0) {
                 fprintf(stderr, "%s\n", why);
                 return 2;
             }

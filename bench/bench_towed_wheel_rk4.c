@@ -75,8 +75,8 @@
 #define BENCH_COUNT_ALLOCS 1
 #endif
 
-static volatile int g_counting;      /* count only while set */
-static volatile uint64_t g_allocs;   /* allocating calls seen while counting */
+static volatile int g_counting;    /* count only while set */
+static volatile uint64_t g_allocs; /* allocating calls seen while counting */
 
 #if BENCH_COUNT_ALLOCS
 /* glibc's own entry points (exported, GLIBC_2.2.5). Defining malloc & co.
@@ -88,8 +88,8 @@ extern void *__libc_realloc(void *p, size_t size);
 extern void __libc_free(void *p);
 extern void *__libc_memalign(size_t alignment, size_t size);
 
-#define COUNT() \
-    do {                    \
+#define COUNT()                                  \
+    do {                                         \
         if (g_counting) g_allocs = g_allocs + 1; \
     } while (0)
 
@@ -143,7 +143,8 @@ static const char *const config_text =
     "title = \"bench: towed wheel, rk4\"\n"
     "[system]\nid = \"towed_wheel\"\nm = 10.0\nL = 0.5\nk = 2000.0\nC = 100.0\nv = 2.0\n"
     "B1 = 1.0\nB2 = 0.8\nB3 = 1.0\nB4 = 1.0\nB5 = 1.0\n"
-    "[friction]\nid = \"coulomb_regularized\"\nmu_s = 1.0\nmu_k = 1.0\neps = 1e-3\nshape = \"sqrt\"\n"
+    "[friction]\nid = \"coulomb_regularized\"\nmu_s = 1.0\nmu_k = 1.0\neps = 1e-3\nshape = "
+    "\"sqrt\"\n"
     "[integrator]\nid = \"rk4\"\nh = 1e-4\n"
     "[initial]\npsi = 0.01\n"
     "[run]\nt_end = 20.0\noutput_dt = 0.01\nprogress = false\n";
@@ -159,11 +160,11 @@ typedef struct composed {
 } composed;
 
 typedef struct run_out {
-    double ns;       /* wall time of the stepping loop */
+    double ns; /* wall time of the stepping loop */
     uint64_t steps;
-    double t;        /* time reached */
-    double y[8];     /* final state */
-    int stopped;     /* a stop condition fired */
+    double t;    /* time reached */
+    double y[8]; /* final state */
+    int stopped; /* a stop condition fired */
 } run_out;
 
 static int composed_load(composed *c) {
@@ -269,7 +270,8 @@ static int composed_run(composed *c, run_out *o) {
             if (nsd_model_stops(m, t, rep.y, c->g) <= NSDYN_WARNING)
                 for (size_t i = 0; i < ne && fired < 0; ++i) {
                     int dir = c->ode.event_direction[i];
-                    int down = c->g_prev[i] > 0 && c->g[i] <= 0, up = c->g_prev[i] < 0 && c->g[i] >= 0;
+                    int down = c->g_prev[i] > 0 && c->g[i] <= 0,
+                        up = c->g_prev[i] < 0 && c->g[i] >= 0;
                     if ((dir <= 0 && down) || (dir >= 0 && up)) fired = (int)i;
                 }
             memcpy(c->g_prev, c->g, ne * sizeof *c->g);
@@ -327,8 +329,8 @@ static int bare_run(composed *c, run_out *o) {
 
 typedef struct fused_params {
     double m, L, k, C, v, B1, B2, B3, B4, B5, psi_max; /* towed wheel */
-    double mu_k, eps;                                   /* friction, shape sqrt */
-    double h;                                           /* rk4 step */
+    double mu_k, eps;                                  /* friction, shape sqrt */
+    double h;                                          /* rk4 step */
 } fused_params;
 
 /* Paper (1) with the sqrt-regularized Coulomb force, y = (psi, w, Omega,
@@ -336,7 +338,7 @@ typedef struct fused_params {
  * them (same operations, same order), so the run agrees with the composed
  * one to the bit and the comparison measures composition alone. */
 static inline __attribute__((always_inline)) void fused_rhs(const fused_params *p, const double *y,
-                                                             double *yd) {
+                                                            double *yd) {
     const double psi = y[0], w = y[1], Omega = y[2], u1 = y[3], u2 = y[4];
     const double m = p->m, L = p->L, k = p->k, V = p->v;
     const double F = p->mu_k * p->C;
@@ -564,11 +566,13 @@ int main(int argc, char **argv) {
 #if BENCH_COUNT_ALLOCS
     printf("\nallocations inside rk4 setup() (interposer check, must be > 0): %llu\n",
            (unsigned long long)setup_allocs);
-    printf("allocations during the composed stepping loops (%d runs, %llu steps; must be 0): %llu\n",
-           2 * (reps + 1), (unsigned long long)(2 * (uint64_t)(reps + 1) * oc.steps),
-           (unsigned long long)loop_allocs);
+    printf(
+        "allocations during the composed stepping loops (%d runs, %llu steps; must be 0): %llu\n",
+        2 * (reps + 1), (unsigned long long)(2 * (uint64_t)(reps + 1) * oc.steps),
+        (unsigned long long)loop_allocs);
     if (setup_allocs == 0) {
-        printf("  FAIL: the interposer did not see the plugin's malloc; the count is meaningless\n");
+        printf(
+            "  FAIL: the interposer did not see the plugin's malloc; the count is meaningless\n");
         failures++;
     }
     if (loop_allocs != 0) {
@@ -587,8 +591,8 @@ int main(int argc, char **argv) {
     timing_finish(&tf, reps);
     printf("\n%-52s %8s %8s %12s\n", "ns per step (4 right-hand sides each)", "best", "median",
            "best/fused");
-    printf("%-52s %8.1f %8.1f %12.3f\n", "composed: plugin ABI, run.c loop without sampling", tc.best,
-           tc.median, tc.best / tf.best);
+    printf("%-52s %8.1f %8.1f %12.3f\n", "composed: plugin ABI, run.c loop without sampling",
+           tc.best, tc.median, tc.best / tf.best);
     printf("%-52s %8.1f %8.1f %12.3f\n", "bare: ig->step() only", tb.best, tb.median,
            tb.best / tf.best);
     printf("%-52s %8.1f %8.1f %12.3f\n", "fused: one C loop", tf.best, tf.median, 1.0);

@@ -68,16 +68,16 @@ typedef struct switch_rec {
 } switch_rec;
 
 typedef struct run_out {
-    double wall;       /* s: setup + stepping loop */
-    double t;          /* time reached */
-    double *y;         /* final state (m->n) */
-    int outcome;       /* NSD_RUN_COMPLETE / STOPPED / FAILED */
+    double wall; /* s: setup + stepping loop */
+    double t;    /* time reached */
+    double *y;   /* final state (m->n) */
+    int outcome; /* NSD_RUN_COMPLETE / STOPPED / FAILED */
     char message[600];
     nsdyn_integrator_stats stats;
     size_t n_sw;
     switch_rec sw[MAX_SWITCHES];
-    size_t n_grid;     /* recording run: q on the grid t_k = t0 + k grid_dt */
-    double *grid_q;    /* n_grid x nq */
+    size_t n_grid;  /* recording run: q on the grid t_k = t0 + k grid_dt */
+    double *grid_q; /* n_grid x nq */
 } run_out;
 
 typedef struct bench {
@@ -177,9 +177,9 @@ static void timed_run(bench *b, int record, run_out *o) {
             if (record) {
                 nsd_model_sample(m, t, b->ybuf, b->row_after);
                 int s = b->o_stance, d = b->o_double;
-                r->applied = s >= 0 && d >= 0 &&
-                             (b->row_before[s] != b->row_after[s] ||
-                              b->row_before[d] != b->row_after[d]);
+                r->applied =
+                    s >= 0 && d >= 0 &&
+                    (b->row_before[s] != b->row_after[s] || b->row_before[d] != b->row_after[d]);
             }
         }
     }
@@ -192,8 +192,10 @@ done:
 }
 
 static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s CONFIG [--set section.key=value]... [--reps N] [--json FILE] "
-                    "[--grid-dt S]\n", argv0);
+    fprintf(stderr,
+            "usage: %s CONFIG [--set section.key=value]... [--reps N] [--json FILE] "
+            "[--grid-dt S]\n",
+            argv0);
     return 2;
 }
 
@@ -234,11 +236,16 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--set") == 0 && i + 1 < argc && n_sets < MAX_SETS)
             sets[n_sets++] = argv[++i];
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
-        else if (strcmp(argv[i], "--grid-dt") == 0 && i + 1 < argc) grid_dt = atof(argv[++i]);
-        else if (argv[i][0] != '-' && !config) config = argv[i];
-        else return usage(argv[0]);
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+            json = argv[++i];
+        else if (strcmp(argv[i], "--grid-dt") == 0 && i + 1 < argc)
+            grid_dt = atof(argv[++i]);
+        else if (argv[i][0] != '-' && !config)
+            config = argv[i];
+        else
+            return usage(argv[0]);
     }
     if (!config || reps < 1 || !(grid_dt > 0)) return usage(argv[0]);
 
@@ -255,8 +262,10 @@ int main(int argc, char **argv) {
     nsd_model *m = &b.m;
     b.ig = (const nsdyn_integrator *)b.app.cfg.integrator.plugin->info;
     if (!(b.ig->info.provides & NSDYN_CAP_EVENT_LOCATION)) {
-        fprintf(stderr, "bench_walker_bdf: integrator '%s' does not locate events; the replayed "
-                        "loop handles only integrators that do (bdf, dopri5)\n", b.ig->info.id);
+        fprintf(stderr,
+                "bench_walker_bdf: integrator '%s' does not locate events; the replayed "
+                "loop handles only integrators that do (bdf, dopri5)\n",
+                b.ig->info.id);
         return 2;
     }
     char err[512] = "";
@@ -329,8 +338,9 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < m->n; ++i) d = fmax(d, fabs(last[1 + i] - rec->y[i]));
         if (d != 0.0 || last[0] != rec->t || res.stats.steps != rec->stats.steps ||
             res.n_events != rec->n_sw) {
-            fprintf(stderr, "FAIL: the replayed loop differs from nsd_run_simulation: max |dy| = %.3g, "
-                            "steps %llu vs %llu, events %zu vs %zu\n",
+            fprintf(stderr,
+                    "FAIL: the replayed loop differs from nsd_run_simulation: max |dy| = %.3g, "
+                    "steps %llu vs %llu, events %zu vs %zu\n",
                     d, (unsigned long long)rec->stats.steps, (unsigned long long)res.stats.steps,
                     rec->n_sw, res.n_events);
             failures++;
@@ -353,13 +363,15 @@ int main(int argc, char **argv) {
     if (max_step > 0) snprintf(ms, sizeof ms, "%g s", max_step);
     printf("nsdyn %s (%s): rtol %g, atol %g, max_step %s, t = %g .. %g s\n", b.ig->info.id,
            b.app.cfg.path, rtol, atol, ms, b.t0, b.t_end);
-    printf("  wall time best %.2f ms, median %.2f ms (%d runs; setup + stepping loop, no sampling)\n",
-           1e3 * best, 1e3 * median, reps);
+    printf(
+        "  wall time best %.2f ms, median %.2f ms (%d runs; setup + stepping loop, no sampling)\n",
+        1e3 * best, 1e3 * median, reps);
     printf("  steps %llu, rhs evaluations %llu (difference-quotient Jacobians included), Jacobians "
            "%llu, rejected %llu, event-function evaluations %llu\n",
            (unsigned long long)rec->stats.steps, (unsigned long long)rec->stats.rhs_evals,
            (unsigned long long)rec->stats.jacobian_evals,
-           (unsigned long long)rec->stats.rejected_steps, (unsigned long long)rec->stats.event_evals);
+           (unsigned long long)rec->stats.rejected_steps,
+           (unsigned long long)rec->stats.event_evals);
     printf("  heel strikes %zu at t =", n_hs);
     for (size_t k = 0, j = 0; k < rec->n_sw; ++k)
         if (is_heel_strike(m, &rec->sw[k])) printf("%s %.6f", j++ ? "," : "", rec->sw[k].t);
@@ -374,14 +386,15 @@ int main(int argc, char **argv) {
             return 2;
         }
         fprintf(f, "{\n \"solver\": \"nsdyn %s\",\n \"outcome\": \"complete\",\n", b.ig->info.id);
-        fprintf(f, " \"rtol\": %.17g, \"atol\": %.17g, \"max_step\": %.17g, \"t_end\": %.17g,\n", rtol,
-                atol, max_step, b.t_end);
+        fprintf(f, " \"rtol\": %.17g, \"atol\": %.17g, \"max_step\": %.17g, \"t_end\": %.17g,\n",
+                rtol, atol, max_step, b.t_end);
         fprintf(f, " \"wall_best\": %.9g, \"wall_median\": %.9g,\n", best, median);
         fprintf(f, " \"walls\": [");
         for (int r = 0; r < reps; ++r) fprintf(f, "%s%.9g", r ? ", " : "", walls[r]);
         fprintf(f, "],\n");
-        fprintf(f, " \"steps\": %llu, \"rhs_evals\": %llu, \"jacobian_evals\": %llu, "
-                   "\"rejected_steps\": %llu, \"event_evals\": %llu,\n",
+        fprintf(f,
+                " \"steps\": %llu, \"rhs_evals\": %llu, \"jacobian_evals\": %llu, "
+                "\"rejected_steps\": %llu, \"event_evals\": %llu,\n",
                 (unsigned long long)rec->stats.steps, (unsigned long long)rec->stats.rhs_evals,
                 (unsigned long long)rec->stats.jacobian_evals,
                 (unsigned long long)rec->stats.rejected_steps,

@@ -34,8 +34,8 @@
 #error "NSDYN_FUZZ_CONFIG_DIR (the source tree's configs/) must be defined"
 #endif
 
-#define MAX_SETS 32       /* --set lines taken from one input */
-#define MAX_SET_LEN 4096  /* longer lines are cut (the CLI has no limit) */
+#define MAX_SETS 32      /* --set lines taken from one input */
+#define MAX_SET_LEN 4096 /* longer lines are cut (the CLI has no limit) */
 
 static nsd_registry reg;
 static nsdyn_host host;
@@ -46,13 +46,13 @@ static char mem_path[64];
 
 /* The configs --set inputs are applied to ("@N" picks one). */
 static const char *const bases[] = {
-    "towed_wheel_unstable.toml",  /* 0: towed wheel, regularized Coulomb, bdf, plot keys */
-    "bouncing_ball_newton.toml",  /* 1: rigid contact, event-driven */
-    "walker2_gait.toml",          /* 2: compliant contact, LuGre, [initial] */
-    "curb_wheel_poisson_up.toml", /* 3: two-contact corners, Poisson */
-    "sphere_rebound_incline.toml",/* 4: 2-D slip */
-    "towed_wheel_compare.toml",   /* 5: [[variant]]s */
-    "walker2_com_sweep.toml",     /* 6: [compare] x / summary */
+    "towed_wheel_unstable.toml",          /* 0: towed wheel, regularized Coulomb, bdf, plot keys */
+    "bouncing_ball_newton.toml",          /* 1: rigid contact, event-driven */
+    "walker2_gait.toml",                  /* 2: compliant contact, LuGre, [initial] */
+    "curb_wheel_poisson_up.toml",         /* 3: two-contact corners, Poisson */
+    "sphere_rebound_incline.toml",        /* 4: 2-D slip */
+    "towed_wheel_compare.toml",           /* 5: [[variant]]s */
+    "walker2_com_sweep.toml",             /* 6: [compare] x / summary */
     "bouncing_ball_moreau_vs_event.toml", /* 7: moreau time-stepping */
 };
 const size_t nsd_fuzz_n_bases = sizeof bases / sizeof bases[0];
@@ -83,7 +83,9 @@ int nsd_fuzz_init(void) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", NSDYN_FUZZ_CONFIG_DIR, bases[i]);
         if (access(path, R_OK) != 0) {
-            fprintf(stderr, "nsd_fuzz_init: base config %s is gone (update bases[] in fuzz_entry.c)\n", path);
+            fprintf(stderr,
+                    "nsd_fuzz_init: base config %s is gone (update bases[] in fuzz_entry.c)\n",
+                    path);
             bases_ok = 0;
         }
     }
@@ -144,7 +146,8 @@ static size_t check_variants(nsd_config *base, nsd_diag *diag) {
             errors += nsd_compare_resolve_x(x, &vars[i].cfg, &p, &index, diag);
             if (!errors) (void)p->values[index].num;
         }
-        if (!errors) errors += nsd_compare_check_summary(summary, &vars[0].model, vars[0].name, diag);
+        if (!errors)
+            errors += nsd_compare_check_summary(summary, &vars[0].model, vars[0].name, diag);
     }
     for (size_t i = 0; i < nv; ++i) {
         nsd_model_destroy(&vars[i].model);
@@ -226,7 +229,8 @@ size_t nsd_fuzz_set(const uint8_t *data, size_t size) {
         if (data[i] == '\\' && i + 1 < size && data[i + 1] == '\n') {
             text[len++] = '\n';
             i++;
-        } else text[len++] = data[i] == '\n' ? '\0' : (char)data[i];
+        } else
+            text[len++] = data[i] == '\n' ? '\0' : (char)data[i];
     }
     text[len] = '\0';
     const char *sets[MAX_SETS];
@@ -236,8 +240,10 @@ size_t nsd_fuzz_set(const uint8_t *data, size_t size) {
         size_t n = strlen(p);
         char *next = p + n + 1;
         if (n > MAX_SET_LEN) p[MAX_SET_LEN] = '\0';
-        if (first && p[0] == '@') base = strtoul(p + 1, NULL, 10) % nsd_fuzz_n_bases;
-        else if (!(n == 0 && next > text + len)) sets[n_sets++] = p; /* no empty last one */
+        if (first && p[0] == '@')
+            base = strtoul(p + 1, NULL, 10) % nsd_fuzz_n_bases;
+        else if (!(n == 0 && next > text + len))
+            sets[n_sets++] = p; /* no empty last one */
         p = next;
     }
     char path[4096];

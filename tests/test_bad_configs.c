@@ -36,7 +36,7 @@
 
 extern char **environ;
 
-static char **corpus;     /* sorted file names (not paths) */
+static char **corpus; /* sorted file names (not paths) */
 static size_t n_corpus;
 
 static char *xstrdup(const char *s) {
@@ -122,8 +122,10 @@ static char *subst(const char *text, const char *key, const char *value) {
 /* {file}: the config's path as passed; {dir}: the folder it is in. */
 static char *subst_file(const char *text, const char *path) {
     char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    else strcpy(dir, ".");
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(dir, ".");
     char *a = subst(text, "{file}", path), *b = subst(a, "{dir}", dir);
     free(a);
     free(dir);
@@ -221,7 +223,8 @@ static int run_captured(char *const argv[], buf *out, buf *err, const char *name
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             char chunk[4096];
             ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
-            if (n > 0) buf_add(dst[i], chunk, (size_t)n);
+            if (n > 0)
+                buf_add(dst[i], chunk, (size_t)n);
             else if (n == 0 || errno != EINTR) {
                 close(fds[i].fd);
                 fds[i].fd = -1;
@@ -285,18 +288,20 @@ START_TEST(bad_config) {
     int created = stat(out_dir, &st) == 0;
     nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 
-    ck_assert_msg(WIFEXITED(status), "%s: nsdyn did not exit normally (wait status 0x%x)\nstderr:\n%s",
-                  name, (unsigned)status, err.data);
-    ck_assert_msg(WEXITSTATUS(status) == 2,
-                  "%s: nsdyn %s exited with status %d, expected 2 (config error)\nstdout:\n%s\nstderr:\n%s",
-                  name, h.command, WEXITSTATUS(status), out.data, err.data);
+    ck_assert_msg(WIFEXITED(status),
+                  "%s: nsdyn did not exit normally (wait status 0x%x)\nstderr:\n%s", name,
+                  (unsigned)status, err.data);
+    ck_assert_msg(
+        WEXITSTATUS(status) == 2,
+        "%s: nsdyn %s exited with status %d, expected 2 (config error)\nstdout:\n%s\nstderr:\n%s",
+        name, h.command, WEXITSTATUS(status), out.data, err.data);
     for (size_t i = 0; i < h.expect.n; ++i) {
         buf want = {0};
         buf_add(&want, "error: ", 7);
         buf_add(&want, h.expect.v[i], strlen(h.expect.v[i]));
         int found = has_line(err.data, want.data);
-        ck_assert_msg(found, "%s: expected the line\n%s\nin stderr, which was:\n%s", name, want.data,
-                      err.data);
+        ck_assert_msg(found, "%s: expected the line\n%s\nin stderr, which was:\n%s", name,
+                      want.data, err.data);
         free(want.data);
     }
     ck_assert_msg(!created, "%s: the output directory %s was created for a config error", name,

@@ -53,7 +53,7 @@ static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
 
 typedef struct ball {
     double m, r, g;
-    double y0, vy0;     /* initial height [m] and vertical velocity [m/s] */
+    double y0, vy0; /* initial height [m] and vertical velocity [m/s] */
 } ball;
 
 static void run_ball(run *R, const ball *b, const char *contact, const char *integrator,
@@ -82,8 +82,10 @@ static double hc_restitution(double z) {
     double target = z - log1p(z), lo = 0.0, hi = fmin(z, 1.0);
     for (int i = 0; i < 200; ++i) {
         double w = 0.5 * (lo + hi);
-        if (-w - log1p(-w) < target) lo = w;
-        else hi = w;
+        if (-w - log1p(-w) < target)
+            lo = w;
+        else
+            hi = w;
     }
     return 0.5 * (lo + hi) / z;
 }
@@ -111,8 +113,10 @@ static double ref_force(const law1d *L, double d, double dd) {
 static void ref_rk4(const law1d *L, double m, double g, double h, double *d, double *dd) {
     double x = *d, v = *dd;
     double k1x = v, k1v = g - ref_force(L, x, v) / m;
-    double k2x = v + 0.5 * h * k1v, k2v = g - ref_force(L, x + 0.5 * h * k1x, v + 0.5 * h * k1v) / m;
-    double k3x = v + 0.5 * h * k2v, k3v = g - ref_force(L, x + 0.5 * h * k2x, v + 0.5 * h * k2v) / m;
+    double k2x = v + 0.5 * h * k1v,
+           k2v = g - ref_force(L, x + 0.5 * h * k1x, v + 0.5 * h * k1v) / m;
+    double k3x = v + 0.5 * h * k2v,
+           k3v = g - ref_force(L, x + 0.5 * h * k2x, v + 0.5 * h * k2v) / m;
     double k4x = v + h * k3v, k4v = g - ref_force(L, x + h * k3x, v + h * k3v) / m;
     *d = x + h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x);
     *dd = v + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
@@ -130,8 +134,10 @@ static double ref_rebound_speed(const law1d *L, double m, double g, double v_in,
             for (int j = 0; j < 100; ++j) {
                 double s = 0.5 * (lo + hi), ds = d, dds = dd;
                 ref_rk4(L, m, g, s, &ds, &dds);
-                if (ds > 0) lo = s;
-                else hi = s;
+                if (ds > 0)
+                    lo = s;
+                else
+                    hi = s;
             }
             double ds = d, dds = dd;
             ref_rk4(L, m, g, 0.5 * (lo + hi), &ds, &dds);
@@ -174,12 +180,14 @@ START_TEST(force_formulas) {
     /* hunt_crossley k d^n + c d^p sign(d') |d'|^q with unusual exponents. */
     void *hc = make("hunt_crossley", (double[]){1e5, 3e3, 1.3, 0.7, 0.5}, 5);
     double el = 1e5 * pow(d, 1.3), dm = 3e3 * pow(d, 0.7);
-    ck_assert_double_eq_tol(force("hunt_crossley", hc, -d, -0.4), el + dm * pow(0.4, 0.5), tol * el);
-    ck_assert_double_eq_tol(force("hunt_crossley", hc, -d, 0.01), el - dm * pow(0.01, 0.5), tol * el);
+    ck_assert_double_eq_tol(force("hunt_crossley", hc, -d, -0.4), el + dm * pow(0.4, 0.5),
+                            tol * el);
+    ck_assert_double_eq_tol(force("hunt_crossley", hc, -d, 0.01), el - dm * pow(0.01, 0.5),
+                            tol * el);
     ck_assert_double_eq(force("hunt_crossley", hc, -d, 0.0), el);
-    ck_assert_double_eq(force("hunt_crossley", hc, -d, 5.0), 0.0);     /* (13): clamped */
-    ck_assert_double_eq(force("hunt_crossley", hc, 1e-3, -0.4), 0.0);  /* open */
-    ck_assert_double_eq(force("hunt_crossley", hc, 0.0, -0.4), 0.0);   /* touching */
+    ck_assert_double_eq(force("hunt_crossley", hc, -d, 5.0), 0.0);    /* (13): clamped */
+    ck_assert_double_eq(force("hunt_crossley", hc, 1e-3, -0.4), 0.0); /* open */
+    ck_assert_double_eq(force("hunt_crossley", hc, 0.0, -0.4), 0.0);  /* touching */
     destroy_law("hunt_crossley", hc);
     /* hertz k d^{3/2} (1 + (3/2) alpha d') */
     void *hz = make("hertz", (double[]){2e6, 0.2}, 2);
@@ -190,14 +198,17 @@ START_TEST(force_formulas) {
     /* spring_damper k d + c d' */
     void *sd = make("spring_damper", (double[]){1e4, 40}, 2);
     ck_assert_double_eq_tol(force("spring_damper", sd, -d, -0.5), 1e4 * d + 40 * 0.5, 1e-12);
-    ck_assert_double_eq_tol(force("spring_damper", sd, -1e-9, -0.5), 20.0, 1e-4); /* step at impact */
+    ck_assert_double_eq_tol(force("spring_damper", sd, -1e-9, -0.5), 20.0,
+                            1e-4); /* step at impact */
     ck_assert_double_eq(force("spring_damper", sd, -d, 1.0), 0.0);
     destroy_law("spring_damper", sd);
     /* bistiffness (5.1) */
     void *bs = make("bistiffness", (double[]){1e3, 0.2}, 2);
-    ck_assert_double_eq_tol(force("bistiffness", bs, -d, -1e-6), 1.2e3 * d, 1e-12); /* compressing */
-    ck_assert_double_eq_tol(force("bistiffness", bs, -d, 0.0), 1.2e3 * d, 1e-12);   /* turning point */
-    ck_assert_double_eq_tol(force("bistiffness", bs, -d, 1e-6), 0.8e3 * d, 1e-12);  /* expanding */
+    ck_assert_double_eq_tol(force("bistiffness", bs, -d, -1e-6), 1.2e3 * d,
+                            1e-12); /* compressing */
+    ck_assert_double_eq_tol(force("bistiffness", bs, -d, 0.0), 1.2e3 * d,
+                            1e-12); /* turning point */
+    ck_assert_double_eq_tol(force("bistiffness", bs, -d, 1e-6), 0.8e3 * d, 1e-12); /* expanding */
     ck_assert_double_eq(force("bistiffness", bs, d, -1.0), 0.0);
     destroy_law("bistiffness", bs);
 }
@@ -238,18 +249,20 @@ START_TEST(hunt_crossley_restitution_without_gravity) {
     /* k = 1e5 N/m^1.5, c = 1e4 N s/m^2.5: a = c/k = 0.1 s/m, m = 1 kg. */
     const double v_in[] = {0.5, 2.0, 5.0};
     for (int i = 0; i < 3; ++i) {
-        double e = impact_restitution("id = \"hunt_crossley\"\nk = 1e5\nc = 1e4\nn = 1.5\np = 1.5\nq = 1",
-                                      BDF_TIGHT, 1.0, v_in[i], 0.2);
+        double e =
+            impact_restitution("id = \"hunt_crossley\"\nk = 1e5\nc = 1e4\nn = 1.5\np = 1.5\nq = 1",
+                               BDF_TIGHT, 1.0, v_in[i], 0.2);
         double e_exact = hc_restitution(0.1 * v_in[i]);
-        printf("hunt_crossley, v_in = %.1f m/s: e = %.10f, closed form (HC) %.10f, diff %.2e\n", v_in[i], e,
-               e_exact, e - e_exact);
+        printf("hunt_crossley, v_in = %.1f m/s: e = %.10f, closed form (HC) %.10f, diff %.2e\n",
+               v_in[i], e, e_exact, e - e_exact);
         ck_assert_double_eq_tol(e, e_exact, 1e-7);
     }
     /* The hertz id: the same law with c = (3/2) alpha k. */
-    double e = impact_restitution("id = \"hertz\"\nk = 1e5\nalpha = 0.08", BDF_TIGHT, 1.0, 2.0, 0.2);
+    double e =
+        impact_restitution("id = \"hertz\"\nk = 1e5\nalpha = 0.08", BDF_TIGHT, 1.0, 2.0, 0.2);
     double e_exact = hc_restitution(1.5 * 0.08 * 2.0);
-    printf("hertz, alpha v_in = 0.16: e = %.10f, closed form (HC) %.10f, 1 - alpha v_in = %.4f\n", e,
-           e_exact, 1 - 0.16);
+    printf("hertz, alpha v_in = 0.16: e = %.10f, closed form (HC) %.10f, 1 - alpha v_in = %.4f\n",
+           e, e_exact, 1 - 0.16);
     ck_assert_double_eq_tol(e, e_exact, 1e-7);
     /* Hunt & Crossley's small-damping reading e ~ 1 - alpha v_in: the next
      * term of (HC) is O((alpha v_in)^2) ~ 0.03 here. */
@@ -259,7 +272,8 @@ END_TEST
 
 START_TEST(spring_damper_restitution_with_clamp) {
     /* m = 1 kg, k = 1e4 N/m (w0 = 100 1/s), c = 40 N s/m (zeta = 0.2). */
-    double e = impact_restitution("id = \"spring_damper\"\nk = 1e4\nc = 40", BDF_TIGHT, 1.0, 1.0, 0.2);
+    double e =
+        impact_restitution("id = \"spring_damper\"\nk = 1e4\nc = 40", BDF_TIGHT, 1.0, 1.0, 0.2);
     double e_exact = lsd_restitution(1.0, 1e4, 40.0);
     double beta = 20.0, w = sqrt(1e4 - beta * beta), e_unclamped = exp(-beta * M_PI / w);
     printf("spring_damper, zeta = 0.2: e = %.10f, closed form (LSD) %.10f, diff %.2e; unclamped "
@@ -269,8 +283,8 @@ START_TEST(spring_damper_restitution_with_clamp) {
     /* The clamp matters: the test tells the two apart. */
     ck_assert_double_gt(fabs(e_exact - e_unclamped), 1e-2);
     /* The same law through hunt_crossley's general form (n = 1, p = 0, q = 1). */
-    double e_hc = impact_restitution("id = \"hunt_crossley\"\nk = 1e4\nc = 40\nn = 1\np = 0\nq = 1", BDF_TIGHT,
-                                     1.0, 1.0, 0.2);
+    double e_hc = impact_restitution("id = \"hunt_crossley\"\nk = 1e4\nc = 40\nn = 1\np = 0\nq = 1",
+                                     BDF_TIGHT, 1.0, 1.0, 0.2);
     ck_assert_double_eq_tol(e_hc, e_exact, 1e-7);
 }
 END_TEST
@@ -295,7 +309,8 @@ START_TEST(hunt_crossley_drop_with_gravity) {
     double e_ref = ref_rebound_speed(&L, b.m, b.g, v_in, 1e-7) / v_in;
     double e_ref2 = ref_rebound_speed(&L, b.m, b.g, v_in, 2e-7) / v_in;
     double e_nograv = hc_restitution(L.c / L.k * v_in);
-    printf("drop from 0.95 m: e = %.10f, reference RK4 %.10f (step 2h: %.10f), no-gravity closed form %.10f\n",
+    printf("drop from 0.95 m: e = %.10f, reference RK4 %.10f (step 2h: %.10f), no-gravity closed "
+           "form %.10f\n",
            e, e_ref, e_ref2, e_nograv);
     /* The reference is converged: halving its step changes e by < 1e-11. */
     ck_assert_double_eq_tol(e_ref, e_ref2, 1e-11);
@@ -324,7 +339,8 @@ static void settle(double n, const char *contact_fmt, double k) {
     run R;
     run_ball(&R, &b, contact, BDF_TIGHT, 60.0 / w, 0.1 / w);
     double d = last(&R, "penetration"), N = last(&R, "ground.N");
-    printf("n = %g: settled at delta = %.12g m, k delta^n = m g gives %.12g m; N = %.12g N\n", n, d, d_star, N);
+    printf("n = %g: settled at delta = %.12g m, k delta^n = m g gives %.12g m; N = %.12g N\n", n, d,
+           d_star, N);
     ck_assert_double_eq_tol(d, d_star, 1e-9 * d_star);
     ck_assert_double_eq_tol(N, b.m * b.g, 1e-9 * b.m * b.g);
     run_free(&R);
@@ -338,7 +354,8 @@ END_TEST
 
 /* ---- (c) bi-stiffness ------------------------------------------------------ */
 
-static void bistiffness_cycle(const char *label, const char *integrator, const char *contact, double tol) {
+static void bistiffness_cycle(const char *label, const char *integrator, const char *contact,
+                              double tol) {
     /* m = 1 kg, k = 1 kN/m, mu_n = 0.2 (the paper's Section 5 values),
      * v0 = 1 m/s, no gravity, starting at the ground (delta = 0). */
     const double m = 1.0, k = 1e3, mu = 0.2, v0 = 1.0;
@@ -351,7 +368,8 @@ static void bistiffness_cycle(const char *label, const char *integrator, const c
     double d_max = column_max(&R, "penetration");
     double e_exact = sqrt((1 - mu) / (1 + mu)), lost_exact = 0.5 * m * v0 * v0 * 2 * mu / (1 + mu);
     double d_exact = v0 * sqrt(m / (k * (1 + mu)));
-    printf("%s: e = %.10f (BS %.10f), energy lost %.10f J (BS %.10f J), delta_max %.10f m (BS %.10f m)\n",
+    printf("%s: e = %.10f (BS %.10f), energy lost %.10f J (BS %.10f J), delta_max %.10f m (BS "
+           "%.10f m)\n",
            label, e, e_exact, lost, lost_exact, d_max, d_exact);
     ck_assert_double_eq_tol(e, e_exact, tol);
     ck_assert_double_eq_tol(lost, lost_exact, tol);
@@ -375,13 +393,16 @@ static void bistiffness_cycle(const char *label, const char *integrator, const c
  * h = 1e-5 s, and that bound (relative to v0) is its tolerance. */
 START_TEST(bistiffness_energy_loss) {
     const char *law = "id = \"bistiffness\"\nk = 1e3\nmu_n = 0.2";
-    bistiffness_cycle("bistiffness, dopri5", "id = \"dopri5\"\nrtol = 1e-10\natol = 1e-13", law, 1e-7);
+    bistiffness_cycle("bistiffness, dopri5", "id = \"dopri5\"\nrtol = 1e-10\natol = 1e-13", law,
+                      1e-7);
     bistiffness_cycle("bistiffness, bdf", BDF_TIGHT, law, 1e-7);
     double jump = 2 * 0.2 * 1e3 * (1.0 * sqrt(1.0 / (1e3 * 1.2)));
-    bistiffness_cycle("bistiffness, rk4 h = 1e-5", "id = \"rk4\"\nh = 1e-5", law, jump * 1e-5 / 1.0);
+    bistiffness_cycle("bistiffness, rk4 h = 1e-5", "id = \"rk4\"\nh = 1e-5", law,
+                      jump * 1e-5 / 1.0);
     /* The same law written as hunt_crossley with n = p = 1, q = 0 and
      * c = mu_n k: k delta + mu_n k delta sign(delta'). */
-    bistiffness_cycle("hunt_crossley n = p = 1, q = 0", "id = \"dopri5\"\nrtol = 1e-10\natol = 1e-13",
+    bistiffness_cycle("hunt_crossley n = p = 1, q = 0",
+                      "id = \"dopri5\"\nrtol = 1e-10\natol = 1e-13",
                       "id = \"hunt_crossley\"\nk = 1e3\nc = 200\nn = 1\np = 1\nq = 0", 1e-7);
 }
 END_TEST
@@ -416,13 +437,14 @@ START_TEST(every_integrator_gives_the_restitution) {
         {"id = \"bdf\"", 1e-3},
     };
     for (size_t i = 0; i < NSDYN_COUNT(cases); ++i) {
-        double steps, e = impact_restitution_steps(law, cases[i].integrator, 1.0, v_in, 0.1, &steps);
+        double steps,
+            e = impact_restitution_steps(law, cases[i].integrator, 1.0, v_in, 0.1, &steps);
         char label[128];
         snprintf(label, sizeof label, "%s", cases[i].integrator);
         for (char *c = label; *c; ++c)
             if (*c == '\n') *c = ' ';
-        printf("%-40s e = %.10f, closed form (HC) %.10f, diff %+.2e, %.0f steps\n", label, e, e_exact,
-               e - e_exact, steps);
+        printf("%-40s e = %.10f, closed form (HC) %.10f, diff %+.2e, %.0f steps\n", label, e,
+               e_exact, e - e_exact, steps);
         ck_assert_double_eq_tol(e, e_exact, cases[i].tol);
     }
 }
@@ -451,10 +473,14 @@ static void refused(const char *id, const double *values, size_t n, const char *
 
 START_TEST(create_refuses_nonsense) {
     /* hunt_crossley: k, c, n, p, q */
-    refused("hunt_crossley", (double[]){-1e5, 1e4, 1.5, 1.5, 1}, 5, "k = -100000 N/m^n: the stiffness must be positive");
-    refused("hunt_crossley", (double[]){1e5, 1e4, 0, 1.5, 1}, 5, "n = 0: the elastic exponent must be positive");
-    refused("hunt_crossley", (double[]){1e5, 1e4, -1, 1.5, 1}, 5, "n = -1: the elastic exponent must be positive");
-    refused("hunt_crossley", (double[]){1e5, -3, 1.5, 1.5, 1}, 5, "c = -3: the damping coefficient must be zero or positive");
+    refused("hunt_crossley", (double[]){-1e5, 1e4, 1.5, 1.5, 1}, 5,
+            "k = -100000 N/m^n: the stiffness must be positive");
+    refused("hunt_crossley", (double[]){1e5, 1e4, 0, 1.5, 1}, 5,
+            "n = 0: the elastic exponent must be positive");
+    refused("hunt_crossley", (double[]){1e5, 1e4, -1, 1.5, 1}, 5,
+            "n = -1: the elastic exponent must be positive");
+    refused("hunt_crossley", (double[]){1e5, -3, 1.5, 1.5, 1}, 5,
+            "c = -3: the damping coefficient must be zero or positive");
     refused("hunt_crossley", (double[]){1e5, 1e4, 1.5, 1.5, -1}, 5, "q = -1");
     refused("hunt_crossley", (double[]){1e5, 1e4, 1.5, 0, 0}, 5, "p = 0 and q = 0 with c = 10000");
     /* hertz: k, alpha */
@@ -466,7 +492,8 @@ START_TEST(create_refuses_nonsense) {
     refused("bistiffness", (double[]){1e3, 1.0}, 2, "mu_n = 1 is outside [0, 1)");
     refused("bistiffness", (double[]){1e3, 1.5}, 2, "mu_n = 1.5 is outside [0, 1)");
     refused("bistiffness", (double[]){1e3, -0.1}, 2, "mu_n = -0.1 is outside [0, 1)");
-    refused("bistiffness", (double[]){-1e3, 0.2}, 2, "k = -1000 N/m: the stiffness must be positive");
+    refused("bistiffness", (double[]){-1e3, 0.2}, 2,
+            "k = -1000 N/m: the stiffness must be positive");
 }
 END_TEST
 
@@ -475,7 +502,8 @@ END_TEST
 static void config_refused(const char *contact, const char *want) {
     char toml[1024], path[] = "/tmp/nsdyn-test-XXXXXX.toml";
     snprintf(toml, sizeof toml,
-             "[system]\nid = \"point_mass\"\n[contact]\n%s\n[integrator]\nid = \"bdf\"\n[run]\nt_end = 1\n",
+             "[system]\nid = \"point_mass\"\n[contact]\n%s\n[integrator]\nid = "
+             "\"bdf\"\n[run]\nt_end = 1\n",
              contact);
     int fd = mkstemps(path, 5);
     ck_assert_int_ge(fd, 0);
@@ -504,13 +532,17 @@ static void config_refused(const char *contact, const char *want) {
 
 START_TEST(config_refuses_nonsense) {
     /* Ranges, checked by the host from the declarations. */
-    config_refused("id = \"hunt_crossley\"\nk = -1e5",
-                   "[contact] (hunt_crossley) key 'k' = -100000 is out of range: expected > 0 N/m^n");
-    config_refused("id = \"hunt_crossley\"\nn = 0", "[contact] (hunt_crossley) key 'n' = 0 is out of range: expected > 0");
-    config_refused("id = \"bistiffness\"\nmu_n = 1", "[contact] (bistiffness) key 'mu_n' = 1 is out of range: expected [0, 1)");
+    config_refused(
+        "id = \"hunt_crossley\"\nk = -1e5",
+        "[contact] (hunt_crossley) key 'k' = -100000 is out of range: expected > 0 N/m^n");
+    config_refused("id = \"hunt_crossley\"\nn = 0",
+                   "[contact] (hunt_crossley) key 'n' = 0 is out of range: expected > 0");
+    config_refused("id = \"bistiffness\"\nmu_n = 1",
+                   "[contact] (bistiffness) key 'mu_n' = 1 is out of range: expected [0, 1)");
     /* A combination, refused by create() and reported at the section. */
     config_refused("id = \"hunt_crossley\"\np = 0\nq = 0",
-                   "[contact] (hunt_crossley): p = 0 and q = 0 with c = 1.6879e+07: the damping term c sign(delta')");
+                   "[contact] (hunt_crossley): p = 0 and q = 0 with c = 1.6879e+07: the damping "
+                   "term c sign(delta')");
 }
 END_TEST
 

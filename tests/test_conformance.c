@@ -49,7 +49,8 @@ static void rigid_paths_agree(const char *id, const nsdyn_contact_law *c, void *
     for (int trial = 0; trial < 200; ++trial) {
         double L[9] = {0}, G[9], u[3];
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j <= i; ++j) L[3 * i + j] = (i == j ? 1.0 : 0.0) + 0.5 * ((rand_r(&seed) % 2001) / 1000.0 - 1.0);
+            for (int j = 0; j <= i; ++j)
+                L[3 * i + j] = (i == j ? 1.0 : 0.0) + 0.5 * ((rand_r(&seed) % 2001) / 1000.0 - 1.0);
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) {
                 G[3 * i + j] = 0.0;
@@ -61,19 +62,22 @@ static void rigid_paths_agree(const char *id, const nsdyn_contact_law *c, void *
         nsdyn_impact_problem pr = {sizeof pr, 1, dim, G, u, &mu_s, &mu_k, &gap, NULL, 0};
         nsdyn_local_impact lp = {sizeof lp, dim, G, u, u, mu_s, mu_k};
         nsdyn_status a = c->impact(inst, &pr, P_imp, up), b = c->local_impulse(inst, &lp, P_loc);
-        ck_assert_msg((a > NSDYN_WARNING) == (b > NSDYN_WARNING), "%s: trial %d: impact %d, local %d", id, trial, (int)a, (int)b);
+        ck_assert_msg((a > NSDYN_WARNING) == (b > NSDYN_WARNING),
+                      "%s: trial %d: impact %d, local %d", id, trial, (int)a, (int)b);
         if (a > NSDYN_WARNING) continue;
         for (int i = 0; i < 3; ++i)
-            ck_assert_msg(P_imp[i] == P_loc[i], "%s: trial %d: impulse %d: impact %.17g, local %.17g", id, trial, i, P_imp[i], P_loc[i]);
+            ck_assert_msg(P_imp[i] == P_loc[i],
+                          "%s: trial %d: impulse %d: impact %.17g, local %.17g", id, trial, i,
+                          P_imp[i], P_loc[i]);
     }
 }
 
 START_TEST(every_builtin_plugin_conforms) {
     load_builtin();
-    const char *expected[] = {"towed_wheel",   "point_mass", "coulomb",       "coulomb_regularized",
-                              "lugre",         "stribeck",   "hunt_crossley", "hertz",
-                              "spring_damper", "bistiffness", "rk4",          "dopri5",
-                              "bdf"};
+    const char *expected[] = {
+        "towed_wheel", "point_mass",    "coulomb", "coulomb_regularized", "lugre",
+        "stribeck",    "hunt_crossley", "hertz",   "spring_damper",       "bistiffness",
+        "rk4",         "dopri5",        "bdf"};
     size_t n_expected = sizeof expected / sizeof expected[0];
     ck_assert_uint_ge(reg.n, n_expected);
     for (size_t i = 0; i < n_expected; ++i)
@@ -83,128 +87,141 @@ START_TEST(every_builtin_plugin_conforms) {
         printf("checking %-22s %s\n", p->id, nsd_kind_name(p->kind));
         ck_assert_uint_eq(p->abi_major, NSDYN_ABI_MAJOR);
         ck_assert_msg(p->version && *p->version, "%s: no version", p->id);
-        ck_assert_msg(p->summary && *p->summary && strlen(p->summary) < 110, "%s: summary missing or not one line", p->id);
+        ck_assert_msg(p->summary && *p->summary && strlen(p->summary) < 110,
+                      "%s: summary missing or not one line", p->id);
         nsd_diag diag = {0};
-        ck_assert_msg(nsd_params_check_decls(p->params, p->n_params, p->id, &diag) == 0, "%s: %s", p->id,
-                      diag.n ? diag.lines[0] : "");
+        ck_assert_msg(nsd_params_check_decls(p->params, p->n_params, p->id, &diag) == 0, "%s: %s",
+                      p->id, diag.n ? diag.lines[0] : "");
         nsd_diag_free(&diag);
         nsdyn_value *v = defaults(p);
         char err[256] = "";
         int required = 0;
-        for (size_t k = 0; k < p->n_params; ++k) required |= (p->params[k].flags & NSDYN_PARAM_REQUIRED) != 0;
+        for (size_t k = 0; k < p->n_params; ++k)
+            required |= (p->params[k].flags & NSDYN_PARAM_REQUIRED) != 0;
         switch (p->kind) {
-        case NSDYN_KIND_SYSTEM: {
-            const nsdyn_system *s = (const nsdyn_system *)p;
-            ck_assert(s->create && s->destroy && s->layout && s->derivatives && s->contacts);
-            if (required) break;
-            void *inst = s->create(v, &host, err, sizeof err);
-            ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
-            nsdyn_system_layout L = {.struct_size = sizeof L};
-            ck_assert_int_le(s->layout(inst, &L), NSDYN_WARNING);
-            ck_assert_uint_gt(L.nq + L.nv, 0);
-            for (size_t k = 0; k < L.nq; ++k) ck_assert(L.q[k].name && L.q[k].unit && *L.q[k].unit);
-            for (size_t k = 0; k < L.nv; ++k) ck_assert(L.v[k].name && L.v[k].unit && *L.v[k].unit);
-            for (size_t k = 0; k < L.n_outputs; ++k) ck_assert(L.outputs[k].name && L.outputs[k].unit);
-            for (size_t k = 0; k < L.n_contacts; ++k) {
-                ck_assert(L.contacts[k].name);
-                ck_assert(L.contacts[k].tangent_dim == 1 || L.contacts[k].tangent_dim == 2);
-                /* Declared capabilities match the layout. */
-                if (L.contacts[k].type == NSDYN_CONTACT_PERSISTENT) ck_assert(p->provides & NSDYN_CAP_PERSISTENT_CONTACTS);
-                if (L.contacts[k].type == NSDYN_CONTACT_UNILATERAL) ck_assert(p->provides & NSDYN_CAP_UNILATERAL_CONTACTS);
-                if (L.contacts[k].tangent_dim == 2) ck_assert(p->provides & NSDYN_CAP_TANGENT_2D);
-            }
-            ck_assert(!(p->provides & NSDYN_CAP_DRAWS) || s->draw);
-            ck_assert(L.n_stops == 0 || s->stops);
-            /* derivatives() must be affine in the contact forces: check on a
-             * random state with two force vectors and their mean. */
-            double q[64] = {0}, vv[64] = {0}, f0[48] = {0}, f1[48], fm[48], a0[64], a1[64], am[64];
-            ck_assert(L.nq <= 64 && L.nv <= 64 && 3 * L.n_contacts <= 48);
-            s->initial_state(inst, q, vv);
-            for (size_t k = 0; k < L.nv; ++k) vv[k] += 0.1 * (double)(k + 1);
-            for (size_t k = 0; k < 3 * L.n_contacts; ++k) {
-                f1[k] = 10.0 + 3.0 * (double)k;
-                fm[k] = 0.5 * f1[k];
-            }
-            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f0, NULL, a0), NSDYN_WARNING);
-            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f1, NULL, a1), NSDYN_WARNING);
-            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, fm, NULL, am), NSDYN_WARNING);
-            for (size_t k = 0; k < L.nv; ++k)
-                ck_assert_double_eq_tol(am[k], 0.5 * (a0[k] + a1[k]), 1e-9 * (1 + fabs(a1[k])));
-            /* Asking for both halves gives what asking for each gives. */
-            double qd[64], qd_only[64], ab[64];
-            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f1, qd, ab), NSDYN_WARNING);
-            ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f1, qd_only, NULL), NSDYN_WARNING);
-            for (size_t k = 0; k < L.nq; ++k) ck_assert_double_eq(qd[k], qd_only[k]);
-            for (size_t k = 0; k < L.nv; ++k) ck_assert_double_eq(ab[k], a1[k]);
-            s->destroy(inst);
-            break;
-        }
-        case NSDYN_KIND_FRICTION: {
-            const nsdyn_friction_law *f = (const nsdyn_friction_law *)p;
-            ck_assert(f->create && f->destroy && f->n_states && f->force && f->bounds);
-            void *inst = f->create(v, &host, err, sizeof err);
-            ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
-            double Fs, Fk;
-            f->bounds(inst, 100.0, &Fs, &Fk);
-            ck_assert(Fs >= 0 && Fk >= 0);
-            if (f->n_states(inst, 2) == 0) {
-                /* Dissipative and bounded on a ring of slip directions. */
-                for (int k = 0; k < 36; ++k) {
-                    double a = k * M_PI / 18, s = 0.2 * (1 + k % 4);
-                    nsdyn_friction_input in = {2, {s * cos(a), s * sin(a)}, 100.0, NULL};
-                    double F[2];
-                    ck_assert_int_le(f->force(inst, &in, F, NULL), NSDYN_WARNING);
-                    ck_assert_double_le(F[0] * in.slip[0] + F[1] * in.slip[1], 0.0);
-                    ck_assert_double_le(hypot(F[0], F[1]), Fk * (1 + 1e-12));
+            case NSDYN_KIND_SYSTEM: {
+                const nsdyn_system *s = (const nsdyn_system *)p;
+                ck_assert(s->create && s->destroy && s->layout && s->derivatives && s->contacts);
+                if (required) break;
+                void *inst = s->create(v, &host, err, sizeof err);
+                ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
+                nsdyn_system_layout L = {.struct_size = sizeof L};
+                ck_assert_int_le(s->layout(inst, &L), NSDYN_WARNING);
+                ck_assert_uint_gt(L.nq + L.nv, 0);
+                for (size_t k = 0; k < L.nq; ++k)
+                    ck_assert(L.q[k].name && L.q[k].unit && *L.q[k].unit);
+                for (size_t k = 0; k < L.nv; ++k)
+                    ck_assert(L.v[k].name && L.v[k].unit && *L.v[k].unit);
+                for (size_t k = 0; k < L.n_outputs; ++k)
+                    ck_assert(L.outputs[k].name && L.outputs[k].unit);
+                for (size_t k = 0; k < L.n_contacts; ++k) {
+                    ck_assert(L.contacts[k].name);
+                    ck_assert(L.contacts[k].tangent_dim == 1 || L.contacts[k].tangent_dim == 2);
+                    /* Declared capabilities match the layout. */
+                    if (L.contacts[k].type == NSDYN_CONTACT_PERSISTENT)
+                        ck_assert(p->provides & NSDYN_CAP_PERSISTENT_CONTACTS);
+                    if (L.contacts[k].type == NSDYN_CONTACT_UNILATERAL)
+                        ck_assert(p->provides & NSDYN_CAP_UNILATERAL_CONTACTS);
+                    if (L.contacts[k].tangent_dim == 2)
+                        ck_assert(p->provides & NSDYN_CAP_TANGENT_2D);
                 }
+                ck_assert(!(p->provides & NSDYN_CAP_DRAWS) || s->draw);
+                ck_assert(L.n_stops == 0 || s->stops);
+                /* derivatives() must be affine in the contact forces: check on a
+             * random state with two force vectors and their mean. */
+                double q[64] = {0}, vv[64] = {0}, f0[48] = {0}, f1[48], fm[48], a0[64], a1[64],
+                       am[64];
+                ck_assert(L.nq <= 64 && L.nv <= 64 && 3 * L.n_contacts <= 48);
+                s->initial_state(inst, q, vv);
+                for (size_t k = 0; k < L.nv; ++k) vv[k] += 0.1 * (double)(k + 1);
+                for (size_t k = 0; k < 3 * L.n_contacts; ++k) {
+                    f1[k] = 10.0 + 3.0 * (double)k;
+                    fm[k] = 0.5 * f1[k];
+                }
+                ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f0, NULL, a0), NSDYN_WARNING);
+                ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f1, NULL, a1), NSDYN_WARNING);
+                ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, fm, NULL, am), NSDYN_WARNING);
+                for (size_t k = 0; k < L.nv; ++k)
+                    ck_assert_double_eq_tol(am[k], 0.5 * (a0[k] + a1[k]), 1e-9 * (1 + fabs(a1[k])));
+                /* Asking for both halves gives what asking for each gives. */
+                double qd[64], qd_only[64], ab[64];
+                ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f1, qd, ab), NSDYN_WARNING);
+                ck_assert_int_le(s->derivatives(inst, 0.1, q, vv, f1, qd_only, NULL),
+                                 NSDYN_WARNING);
+                for (size_t k = 0; k < L.nq; ++k) ck_assert_double_eq(qd[k], qd_only[k]);
+                for (size_t k = 0; k < L.nv; ++k) ck_assert_double_eq(ab[k], a1[k]);
+                s->destroy(inst);
+                break;
             }
-            if (f->n_states(inst, 2) == 0) {
-                /* Proportional to N (friction.h): rigid contact evaluates
-                 * force() at N = 1 and scales it by the unknown N. */
-                nsdyn_friction_input one = {2, {0.3, -0.4}, 1.0, NULL}, big = one;
-                big.normal_force = 250.0;
-                double F1[2], Fb[2];
-                ck_assert_int_le(f->force(inst, &one, F1, NULL), NSDYN_WARNING);
-                ck_assert_int_le(f->force(inst, &big, Fb, NULL), NSDYN_WARNING);
-                for (int k = 0; k < 2; ++k) ck_assert_double_eq_tol(Fb[k], 250.0 * F1[k], 1e-12 * (1 + fabs(Fb[k])));
-            }
-            f->destroy(inst);
-            break;
-        }
-        case NSDYN_KIND_INTEGRATOR: {
-            const nsdyn_integrator *g = (const nsdyn_integrator *)p;
-            ck_assert(g->create && g->destroy && g->setup && g->step && g->restart && g->stats && g->message);
-            ck_assert(!(p->provides & NSDYN_CAP_DENSE_OUTPUT) || g->dense);
-            void *inst = g->create(v, &host, err, sizeof err);
-            ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
-            nsdyn_integrator_stats st = {.struct_size = sizeof st};
-            g->stats(inst, &st);
-            ck_assert_uint_eq(st.steps, 0);
-            g->destroy(inst);
-            break;
-        }
-        case NSDYN_KIND_CONTACT: {
-            const nsdyn_contact_law *c = (const nsdyn_contact_law *)p;
-            ck_assert(c->create && c->destroy);
-            ck_assert(!(p->provides & NSDYN_CAP_COMPLIANT_NORMAL) || c->normal_force);
-            ck_assert(!(p->provides & NSDYN_CAP_RIGID_IMPACT) || c->impact);
-            void *inst = c->create(v, &host, err, sizeof err);
-            ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
-            if (c->local_impulse) rigid_paths_agree(p->id, c, inst);
-            if (c->normal_force) {
-                /* Never pulls; nothing while separated; finite while penetrating. */
-                const double gaps[] = {1e-3, 0.0, -1e-5, -1e-3}, rates[] = {-1.0, 0.0, 1.0};
-                for (size_t a = 0; a < 4; ++a)
-                    for (size_t b = 0; b < 3; ++b) {
-                        double N = -1.0;
-                        ck_assert_int_le(c->normal_force(inst, gaps[a], rates[b], &N), NSDYN_WARNING);
-                        ck_assert_msg(isfinite(N) && N >= 0.0, "%s: N = %g", p->id, N);
-                        if (gaps[a] >= 0.0) ck_assert_double_eq(N, 0.0);
+            case NSDYN_KIND_FRICTION: {
+                const nsdyn_friction_law *f = (const nsdyn_friction_law *)p;
+                ck_assert(f->create && f->destroy && f->n_states && f->force && f->bounds);
+                void *inst = f->create(v, &host, err, sizeof err);
+                ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
+                double Fs, Fk;
+                f->bounds(inst, 100.0, &Fs, &Fk);
+                ck_assert(Fs >= 0 && Fk >= 0);
+                if (f->n_states(inst, 2) == 0) {
+                    /* Dissipative and bounded on a ring of slip directions. */
+                    for (int k = 0; k < 36; ++k) {
+                        double a = k * M_PI / 18, s = 0.2 * (1 + k % 4);
+                        nsdyn_friction_input in = {2, {s * cos(a), s * sin(a)}, 100.0, NULL};
+                        double F[2];
+                        ck_assert_int_le(f->force(inst, &in, F, NULL), NSDYN_WARNING);
+                        ck_assert_double_le(F[0] * in.slip[0] + F[1] * in.slip[1], 0.0);
+                        ck_assert_double_le(hypot(F[0], F[1]), Fk * (1 + 1e-12));
                     }
+                }
+                if (f->n_states(inst, 2) == 0) {
+                    /* Proportional to N (friction.h): rigid contact evaluates
+                 * force() at N = 1 and scales it by the unknown N. */
+                    nsdyn_friction_input one = {2, {0.3, -0.4}, 1.0, NULL}, big = one;
+                    big.normal_force = 250.0;
+                    double F1[2], Fb[2];
+                    ck_assert_int_le(f->force(inst, &one, F1, NULL), NSDYN_WARNING);
+                    ck_assert_int_le(f->force(inst, &big, Fb, NULL), NSDYN_WARNING);
+                    for (int k = 0; k < 2; ++k)
+                        ck_assert_double_eq_tol(Fb[k], 250.0 * F1[k], 1e-12 * (1 + fabs(Fb[k])));
+                }
+                f->destroy(inst);
+                break;
             }
-            c->destroy(inst);
-            break;
-        }
+            case NSDYN_KIND_INTEGRATOR: {
+                const nsdyn_integrator *g = (const nsdyn_integrator *)p;
+                ck_assert(g->create && g->destroy && g->setup && g->step && g->restart &&
+                          g->stats && g->message);
+                ck_assert(!(p->provides & NSDYN_CAP_DENSE_OUTPUT) || g->dense);
+                void *inst = g->create(v, &host, err, sizeof err);
+                ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
+                nsdyn_integrator_stats st = {.struct_size = sizeof st};
+                g->stats(inst, &st);
+                ck_assert_uint_eq(st.steps, 0);
+                g->destroy(inst);
+                break;
+            }
+            case NSDYN_KIND_CONTACT: {
+                const nsdyn_contact_law *c = (const nsdyn_contact_law *)p;
+                ck_assert(c->create && c->destroy);
+                ck_assert(!(p->provides & NSDYN_CAP_COMPLIANT_NORMAL) || c->normal_force);
+                ck_assert(!(p->provides & NSDYN_CAP_RIGID_IMPACT) || c->impact);
+                void *inst = c->create(v, &host, err, sizeof err);
+                ck_assert_msg(inst, "%s: create with defaults failed: %s", p->id, err);
+                if (c->local_impulse) rigid_paths_agree(p->id, c, inst);
+                if (c->normal_force) {
+                    /* Never pulls; nothing while separated; finite while penetrating. */
+                    const double gaps[] = {1e-3, 0.0, -1e-5, -1e-3}, rates[] = {-1.0, 0.0, 1.0};
+                    for (size_t a = 0; a < 4; ++a)
+                        for (size_t b = 0; b < 3; ++b) {
+                            double N = -1.0;
+                            ck_assert_int_le(c->normal_force(inst, gaps[a], rates[b], &N),
+                                             NSDYN_WARNING);
+                            ck_assert_msg(isfinite(N) && N >= 0.0, "%s: N = %g", p->id, N);
+                            if (gaps[a] >= 0.0) ck_assert_double_eq(N, 0.0);
+                        }
+                }
+                c->destroy(inst);
+                break;
+            }
         }
         free(v);
     }
@@ -236,24 +253,29 @@ static void expect_line(const char *fixture, const char *file, const char *messa
 }
 
 START_TEST(loader_missing_entry_point) {
-    expect_line("no_entry", "nsdyn_fixture_no_entry.so", "no entry point 'nsdyn_plugin_entry' (not an nsdyn plugin?)");
+    expect_line("no_entry", "nsdyn_fixture_no_entry.so",
+                "no entry point 'nsdyn_plugin_entry' (not an nsdyn plugin?)");
 }
 END_TEST
 
 START_TEST(loader_abi_mismatch) {
     expect_line("abi", "nsdyn_fixture_abi.so",
-                "ABI mismatch: plugin 'fixture_friction' was built for nsdyn ABI 99.0, this host speaks 2.0");
+                "ABI mismatch: plugin 'fixture_friction' was built for nsdyn ABI 99.0, this host "
+                "speaks 2.0");
 }
 END_TEST
 
 START_TEST(loader_unknown_kind) {
-    expect_line("kind", "nsdyn_fixture_kind.so", "plugin 'fixture_friction' declares unknown kind 9");
+    expect_line("kind", "nsdyn_fixture_kind.so",
+                "plugin 'fixture_friction' declares unknown kind 9");
 }
 END_TEST
 
 START_TEST(loader_descriptor_too_small) {
     char msg[256];
-    snprintf(msg, sizeof msg, "plugin 'fixture_friction': friction law descriptor is 40 bytes, ABI 2.0 needs at least %zu",
+    snprintf(msg, sizeof msg,
+             "plugin 'fixture_friction': friction law descriptor is 40 bytes, ABI 2.0 needs at "
+             "least %zu",
              offsetof(nsdyn_friction_law, bounds) + sizeof(void *));
     expect_line("size", "nsdyn_fixture_size.so", msg);
 }
@@ -261,7 +283,9 @@ END_TEST
 
 START_TEST(loader_duplicate_id) {
     char *line = scan_fixture("duplicate"), want[1024];
-    snprintf(want, sizeof want, "duplicate plugin id 'twin_friction': %s/duplicate/nsdyn_fixture_dup_a.so and %s/duplicate/nsdyn_fixture_dup_b.so",
+    snprintf(want, sizeof want,
+             "duplicate plugin id 'twin_friction': %s/duplicate/nsdyn_fixture_dup_a.so and "
+             "%s/duplicate/nsdyn_fixture_dup_b.so",
              NSDYN_TEST_FIXTURE_DIR, NSDYN_TEST_FIXTURE_DIR);
     ck_assert_str_eq(line, want);
     free(line);
@@ -290,7 +314,6 @@ START_TEST(loader_unreadable_file) {
     rmdir(dir);
 }
 END_TEST
-
 
 /* ---- plugins are checked, not trusted (issue 10) -------------------------
  * Each faulty descriptor below crashed the old loader or the host (a NULL
@@ -341,8 +364,9 @@ static char err_text[1 << 15];
 static int nsdyn_sh(const char *env, const char *args) {
     char cmd[4096], err_path[300];
     snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
-    snprintf(cmd, sizeof cmd, "env -u NSDYN_NO_CONFIG_PLUGINS -u NSDYN_PLUGIN_PATH %s '%s' %s >/dev/null 2>'%s'", env,
-             NSDYN_TEST_BINARY, args, err_path);
+    snprintf(cmd, sizeof cmd,
+             "env -u NSDYN_NO_CONFIG_PLUGINS -u NSDYN_PLUGIN_PATH %s '%s' %s >/dev/null 2>'%s'",
+             env, NSDYN_TEST_BINARY, args, err_path);
     int st = system(cmd);
     err_text[0] = '\0';
     FILE *f = fopen(err_path, "r");
@@ -366,20 +390,23 @@ static const char *config_for(const char *section) {
         return "[system]\nid = \"fixture_system\"\n[integrator]\nid = \"rk4\"\nh = 0.01\n"
                "[run]\nt_end = 0.1\nprogress = false\n[plot]\nenabled = false\n";
     if (!strcmp(section, "contact"))
-        return "[system]\nid = \"point_mass\"\n[contact]\nid = \"fixture_contact\"\n[integrator]\nid = \"rk4\"\n"
+        return "[system]\nid = \"point_mass\"\n[contact]\nid = "
+               "\"fixture_contact\"\n[integrator]\nid = \"rk4\"\n"
                "[run]\nt_end = 0.1\nprogress = false\n[plot]\nenabled = false\n";
     if (!strcmp(section, "integrator"))
         return "[system]\nid = \"towed_wheel\"\n[friction]\nid = \"coulomb_regularized\"\n"
-               "[integrator]\nid = \"fixture_integrator\"\n[run]\nt_end = 0.1\nprogress = false\n[plot]\nenabled = false\n";
-    return "[system]\nid = \"towed_wheel\"\n[friction]\nid = \"fixture_friction\"\n[integrator]\nid = \"rk4\"\n"
+               "[integrator]\nid = \"fixture_integrator\"\n[run]\nt_end = 0.1\nprogress = "
+               "false\n[plot]\nenabled = false\n";
+    return "[system]\nid = \"towed_wheel\"\n[friction]\nid = "
+           "\"fixture_friction\"\n[integrator]\nid = \"rk4\"\n"
            "h = 0.01\n[run]\nt_end = 0.1\nprogress = false\n[plot]\nenabled = false\n";
 }
 
 /* Run a config that uses fixture `name`, found on NSDYN_PLUGIN_PATH under
  * the name nsdyn_<section>_<id>.so: the CLI must exit 2 with `want` in
  * its errors, in one line per error, and write nothing. */
-static void run_expect_refusal(const char *name, const char *section, const char *id, const char *want,
-                               const char *want2) {
+static void run_expect_refusal(const char *name, const char *section, const char *id,
+                               const char *want, const char *want2) {
     tmp_make();
     char as[128], cfg[256], args[1024], env[512], out[256];
     snprintf(as, sizeof as, "nsdyn_%s_%s.so", section, id);
@@ -392,7 +419,8 @@ static void run_expect_refusal(const char *name, const char *section, const char
     int status = nsdyn_sh(env, args);
     ck_assert_msg(status == 2, "%s: exit %d (want 2): %s", name, status, err_text);
     ck_assert_msg(strstr(err_text, want), "%s: stderr lacks \"%s\":\n%s", name, want, err_text);
-    ck_assert_msg(!want2 || strstr(err_text, want2), "%s: stderr lacks \"%s\":\n%s", name, want2, err_text);
+    ck_assert_msg(!want2 || strstr(err_text, want2), "%s: stderr lacks \"%s\":\n%s", name, want2,
+                  err_text);
     ck_assert_uint_eq(lines_of(err_text), 1);
     ck_assert(!exists(out));
     tmp_remove();
@@ -400,7 +428,8 @@ static void run_expect_refusal(const char *name, const char *section, const char
 
 /* A descriptor defect: `nsdyn plugins`' scan gives one line naming the
  * file, and a run that uses the plugin stops with it (no crash). */
-static void descriptor_refused(const char *name, const char *section, const char *id, const char *what) {
+static void descriptor_refused(const char *name, const char *section, const char *id,
+                               const char *what) {
     char file[128], msg[512], want[256], want2[1024];
     snprintf(file, sizeof file, "nsdyn_fixture_%s.so", name);
     snprintf(msg, sizeof msg, "plugin '%s': %s", id, what);
@@ -412,22 +441,26 @@ static void descriptor_refused(const char *name, const char *section, const char
 }
 
 START_TEST(null_create_refused) {
-    descriptor_refused("null_create", "friction", "fixture_friction", "required callback create() is NULL");
+    descriptor_refused("null_create", "friction", "fixture_friction",
+                       "required callback create() is NULL");
 }
 END_TEST
 
 START_TEST(null_force_refused) {
-    descriptor_refused("null_force", "friction", "fixture_friction", "required callback force() is NULL");
+    descriptor_refused("null_force", "friction", "fixture_friction",
+                       "required callback force() is NULL");
 }
 END_TEST
 
 START_TEST(null_layout_refused) {
-    descriptor_refused("null_layout", "system", "fixture_system", "required callback layout() is NULL");
+    descriptor_refused("null_layout", "system", "fixture_system",
+                       "required callback layout() is NULL");
 }
 END_TEST
 
 START_TEST(null_derivatives_refused) {
-    descriptor_refused("null_derivatives", "system", "fixture_system", "required callback derivatives() is NULL");
+    descriptor_refused("null_derivatives", "system", "fixture_system",
+                       "required callback derivatives() is NULL");
 }
 END_TEST
 
@@ -450,8 +483,9 @@ START_TEST(null_param_unit_refused) {
 END_TEST
 
 START_TEST(bad_param_name_refused) {
-    descriptor_refused("param_name", "friction", "fixture_friction",
-                       "parameter 1 has an invalid name (expected [A-Za-z0-9_]+, at most 63 characters)");
+    descriptor_refused(
+        "param_name", "friction", "fixture_friction",
+        "parameter 1 has an invalid name (expected [A-Za-z0-9_]+, at most 63 characters)");
 }
 END_TEST
 
@@ -474,7 +508,8 @@ START_TEST(compliant_law_without_normal_force_refused) {
 END_TEST
 
 START_TEST(integrator_without_step_refused) {
-    descriptor_refused("null_step", "integrator", "fixture_integrator", "required callback step() is NULL");
+    descriptor_refused("null_step", "integrator", "fixture_integrator",
+                       "required callback step() is NULL");
 }
 END_TEST
 
@@ -497,30 +532,40 @@ END_TEST
 
 START_TEST(null_channel_name_refused) {
     run_expect_refusal("channel_name", "system", "fixture_system",
-                       "[system] (fixture_system): the plugin reported an invalid layout: q channel 1 has a NULL name", NULL);
+                       "[system] (fixture_system): the plugin reported an invalid layout: q "
+                       "channel 1 has a NULL name",
+                       NULL);
 }
 END_TEST
 
 START_TEST(null_channel_unit_refused) {
     run_expect_refusal("channel_unit", "system", "fixture_system",
-                       "[system] (fixture_system): the plugin reported an invalid layout: output channel 'x2' has a NULL unit", NULL);
+                       "[system] (fixture_system): the plugin reported an invalid layout: output "
+                       "channel 'x2' has a NULL unit",
+                       NULL);
 }
 END_TEST
 
 START_TEST(huge_nq_refused) {
     run_expect_refusal("huge_nq", "system", "fixture_system",
-                       "[system] (fixture_system): the plugin reported an invalid layout: nq = 1099511627776, nv = 1 (at most 100000 each)", NULL);
+                       "[system] (fixture_system): the plugin reported an invalid layout: nq = "
+                       "1099511627776, nv = 1 (at most 100000 each)",
+                       NULL);
 }
 END_TEST
 
 START_TEST(wrapping_state_count_refused) {
-    run_expect_refusal("n_states", "friction", "fixture_friction",
-                       "[friction] (fixture_friction): the plugin reported an invalid state count: n_states(2) = 18446744073709551615 internal states per contact (at most 64)", NULL);
+    run_expect_refusal(
+        "n_states", "friction", "fixture_friction",
+        "[friction] (fixture_friction): the plugin reported an invalid state count: n_states(2) = "
+        "18446744073709551615 internal states per contact (at most 64)",
+        NULL);
 }
 END_TEST
 
 static const char builtin_config[] =
-    "[system]\nid = \"towed_wheel\"\n[friction]\nid = \"coulomb_regularized\"\n[integrator]\nid = \"rk4\"\n"
+    "[system]\nid = \"towed_wheel\"\n[friction]\nid = \"coulomb_regularized\"\n[integrator]\nid = "
+    "\"rk4\"\n"
     "h = 0.01\n[run]\nt_end = 0.1\nprogress = false\n[plot]\nenabled = false\n";
 
 /* A non-plugin .so, a wrong-ABI plugin and faulty descriptors on the path,
@@ -542,19 +587,27 @@ START_TEST(broken_files_do_not_stop_other_runs) {
     snprintf(cfg, sizeof cfg, "%s/c.toml", tmp);
     write_file(cfg, builtin_config);
     const char *F = NSDYN_TEST_FIXTURE_DIR;
-    snprintf(env, sizeof env, "NSDYN_PLUGIN_PATH='%s/no_entry:%s/abi:%s/kind:%s/size:%s/many_params:%s/p:%s/q'", F, F, F,
-             F, F, tmp, tmp);
+    snprintf(env, sizeof env,
+             "NSDYN_PLUGIN_PATH='%s/no_entry:%s/abi:%s/kind:%s/size:%s/many_params:%s/p:%s/q'", F,
+             F, F, F, F, tmp, tmp);
     snprintf(args, sizeof args, "run '%s' -o '%s/out' -q", cfg, tmp);
     ck_assert_msg(nsdyn_sh(env, args) == 0, "%s", err_text);
     ck_assert_msg(nsdyn_sh(env, "describe coulomb_regularized") == 0, "%s", err_text);
     ck_assert_int_eq(nsdyn_sh(env, "plugins"), 2);
     /* One line per broken file: 5 fixtures, 2 links, the indexed one, 2 non-ELF files. */
     ck_assert_msg(lines_of(err_text) == 10, "%s", err_text);
-    const char *named[] = {"nsdyn_fixture_no_entry.so", "nsdyn_fixture_abi.so", "nsdyn_fixture_kind.so",
-                           "nsdyn_fixture_size.so", "nsdyn_fixture_many_params.so",
-                           "p/nsdyn_friction_fixture_friction.so", "p/nsdyn_system_fixture_system.so",
-                           "q/listed.so", "p/garbage.so", "p/nsdyn_friction_junk.so"};
-    for (size_t i = 0; i < NSDYN_COUNT(named); ++i) ck_assert_msg(strstr(err_text, named[i]), "%s:\n%s", named[i], err_text);
+    const char *named[] = {"nsdyn_fixture_no_entry.so",
+                           "nsdyn_fixture_abi.so",
+                           "nsdyn_fixture_kind.so",
+                           "nsdyn_fixture_size.so",
+                           "nsdyn_fixture_many_params.so",
+                           "p/nsdyn_friction_fixture_friction.so",
+                           "p/nsdyn_system_fixture_system.so",
+                           "q/listed.so",
+                           "p/garbage.so",
+                           "p/nsdyn_friction_junk.so"};
+    for (size_t i = 0; i < NSDYN_COUNT(named); ++i)
+        ck_assert_msg(strstr(err_text, named[i]), "%s:\n%s", named[i], err_text);
     tmp_remove();
 }
 END_TEST
@@ -566,7 +619,8 @@ START_TEST(plugins_command_fails_on_a_broken_file) {
     snprintf(env, sizeof env, "NSDYN_PLUGIN_PATH='%s/null_create'", NSDYN_TEST_FIXTURE_DIR);
     ck_assert_int_eq(nsdyn_sh(env, "plugins"), 2);
     snprintf(want, sizeof want,
-             "error: %s/null_create/nsdyn_fixture_null_create.so: plugin 'fixture_friction': required callback create() is NULL\n",
+             "error: %s/null_create/nsdyn_fixture_null_create.so: plugin 'fixture_friction': "
+             "required callback create() is NULL\n",
              NSDYN_TEST_FIXTURE_DIR);
     ck_assert_str_eq(err_text, want);
     tmp_remove();
@@ -587,7 +641,8 @@ START_TEST(unused_plugins_are_never_opened) {
     snprintf(cfg, sizeof cfg, "%s/c.toml", tmp);
     snprintf(text, sizeof text, "plugin_path = [\"c\"]\n%s", builtin_config);
     write_file(cfg, text);
-    snprintf(env, sizeof env, "NSDYN_FIXTURE_MARKER='%s' NSDYN_PLUGIN_PATH='%s/p:%s/r'", marker, tmp, tmp);
+    snprintf(env, sizeof env, "NSDYN_FIXTURE_MARKER='%s' NSDYN_PLUGIN_PATH='%s/p:%s/r'", marker,
+             tmp, tmp);
     snprintf(args, sizeof args, "run '%s' -o '%s/out' -q", cfg, tmp);
     ck_assert_msg(nsdyn_sh(env, args) == 0, "%s", err_text);
     ck_assert_msg(!exists(marker), "a run that does not use marker_friction opened it");
@@ -605,7 +660,8 @@ START_TEST(unused_plugins_are_never_opened) {
     ck_assert_msg(nsdyn_sh(env, args) == 0, "%s", err_text);
     ck_assert(!exists(marker));
     /* Used: opened (q, p and c hold the same file, found once). */
-    snprintf(args, sizeof args, "run '%s' -o '%s/out2' -q --set friction.id=marker_friction", cfg, tmp);
+    snprintf(args, sizeof args, "run '%s' -o '%s/out2' -q --set friction.id=marker_friction", cfg,
+             tmp);
     ck_assert_msg(nsdyn_sh(env, args) == 0, "%s", err_text);
     ck_assert(exists(marker));
     tmp_remove();
@@ -623,15 +679,18 @@ START_TEST(config_plugin_path_can_be_refused) {
     snprintf(text, sizeof text, "plugin_path = [\"c\"]\n%s", builtin_config);
     write_file(cfg, text);
     snprintf(out, sizeof out, "%s/out", tmp);
-    const char *want = "c.toml:1:1: plugin_path: refused (--no-config-plugins or NSDYN_NO_CONFIG_PLUGINS is set)";
+    const char *want =
+        "c.toml:1:1: plugin_path: refused (--no-config-plugins or NSDYN_NO_CONFIG_PLUGINS is set)";
     snprintf(env, sizeof env, "NSDYN_FIXTURE_MARKER='%s'", marker);
-    snprintf(args, sizeof args, "run '%s' -o '%s' -q --set friction.id=marker_friction --no-config-plugins", cfg, out);
+    snprintf(args, sizeof args,
+             "run '%s' -o '%s' -q --set friction.id=marker_friction --no-config-plugins", cfg, out);
     ck_assert_int_eq(nsdyn_sh(env, args), 2);
     ck_assert_msg(strstr(err_text, want), "%s", err_text);
     ck_assert_uint_eq(lines_of(err_text), 1);
     ck_assert(!exists(marker) && !exists(out));
     snprintf(env, sizeof env, "NSDYN_FIXTURE_MARKER='%s' NSDYN_NO_CONFIG_PLUGINS=1", marker);
-    snprintf(args, sizeof args, "compare '%s' -o '%s' -q --set friction.id=marker_friction", cfg, out);
+    snprintf(args, sizeof args, "compare '%s' -o '%s' -q --set friction.id=marker_friction", cfg,
+             out);
     ck_assert_int_eq(nsdyn_sh(env, args), 2);
     ck_assert_msg(strstr(err_text, want), "%s", err_text);
     ck_assert(!exists(marker) && !exists(out));
@@ -652,17 +711,22 @@ START_TEST(stale_index_and_duplicates_stop_only_their_users) {
     char path[512], cfg[256], args[1024], env[512];
     place("marker", "p", "nsdyn_x.so");
     snprintf(path, sizeof path, "%s/p/nsdyn_x.so" NSD_INDEX_SUFFIX, tmp);
-    write_file(path, "# hand-written\nnsdyn-index 1\nfriction ghost_friction 0x00009000 0x00000000 0x0\n");
+    write_file(
+        path, "# hand-written\nnsdyn-index 1\nfriction ghost_friction 0x00009000 0x00000000 0x0\n");
     snprintf(cfg, sizeof cfg, "%s/c.toml", tmp);
     write_file(cfg, builtin_config);
     snprintf(env, sizeof env, "NSDYN_PLUGIN_PATH='%s/p:%s/duplicate'", tmp, NSDYN_TEST_FIXTURE_DIR);
     snprintf(args, sizeof args, "run '%s' -o '%s/out' -q", cfg, tmp);
     ck_assert_msg(nsdyn_sh(env, args) == 0, "%s", err_text);
-    snprintf(args, sizeof args, "run '%s' -o '%s/out' -q --set friction.id=ghost_friction", cfg, tmp);
+    snprintf(args, sizeof args, "run '%s' -o '%s/out' -q --set friction.id=ghost_friction", cfg,
+             tmp);
     ck_assert_int_eq(nsdyn_sh(env, args), 2);
-    ck_assert_msg(strstr(err_text, "/p/nsdyn_x.so: its index lists a friction law 'ghost_friction', but the file holds no plugin with that id (stale index"),
-                  "%s", err_text);
-    snprintf(args, sizeof args, "run '%s' -o '%s/out' -q --set friction.id=twin_friction", cfg, tmp);
+    ck_assert_msg(
+        strstr(err_text, "/p/nsdyn_x.so: its index lists a friction law 'ghost_friction', but the "
+                         "file holds no plugin with that id (stale index"),
+        "%s", err_text);
+    snprintf(args, sizeof args, "run '%s' -o '%s/out' -q --set friction.id=twin_friction", cfg,
+             tmp);
     ck_assert_int_eq(nsdyn_sh(env, args), 2);
     ck_assert_msg(strstr(err_text, "duplicate plugin id 'twin_friction': " NSDYN_TEST_FIXTURE_DIR
                                    "/duplicate/nsdyn_fixture_dup_a.so and " NSDYN_TEST_FIXTURE_DIR
@@ -670,7 +734,8 @@ START_TEST(stale_index_and_duplicates_stop_only_their_users) {
                   "%s", err_text);
     /* nsdyn plugins sees the stale index (and the duplicate). */
     ck_assert_int_eq(nsdyn_sh(env, "plugins"), 2);
-    ck_assert_msg(strstr(err_text, "nsdyn_x.so: its index") && strstr(err_text, "is stale"), "%s", err_text);
+    ck_assert_msg(strstr(err_text, "nsdyn_x.so: its index") && strstr(err_text, "is stale"), "%s",
+                  err_text);
     /* nsdyn index: a broken plugin gets no index, and loses a stale one. */
     place("null_force", "p", "nsdyn_y.so");
     snprintf(path, sizeof path, "%s/p/nsdyn_y.so" NSD_INDEX_SUFFIX, tmp);

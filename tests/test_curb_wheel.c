@@ -34,7 +34,7 @@ static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
 
 /* Sec. 6.3 values, the plugin's defaults. */
 static const double M_ = 10.0, J_ = 0.05, R_ = 0.1, H_ = 0.05, L_ = 0.5, G_ = 9.81;
-#define L1 (L_ - R_)                                /* (4b) */
+#define L1 (L_ - R_)                               /* (4b) */
 #define A_ (sqrt(R_ * R_ - (R_ - H_) * (R_ - H_))) /* (4b) */
 
 enum { I, II, III, IV, NC };
@@ -226,14 +226,19 @@ START_TEST(boundary_walk) {
     for (int seg = 0; seg < 4; ++seg)
         for (int k = 0; k <= n; ++k) {
             double s = (double)k / n, x, y;
-            if (seg == 0) x = R_, y = 0.5 - s * (0.5 - R_ - H_);
-            else if (seg == 1) x = R_ + s * (L1 - R_), y = R_ + H_;
-            else if (seg == 2) x = L1 + s * A_, y = k == n ? R_ : f_arc(L1 + s * A_);
-            else x = L1 + A_ + s * (1.0 - L1 - A_), y = R_;
+            if (seg == 0)
+                x = R_, y = 0.5 - s * (0.5 - R_ - H_);
+            else if (seg == 1)
+                x = R_ + s * (L1 - R_), y = R_ + H_;
+            else if (seg == 2)
+                x = L1 + s * A_, y = k == n ? R_ : f_arc(L1 + s * A_);
+            else
+                x = L1 + A_ + s * (1.0 - L1 - A_), y = R_;
             double g[NC];
             gaps_at(&w, x, y, g);
             /* 2e-16 m: the arc's points come from f (4c), one rounding off. */
-            ck_assert_msg(fabs(g[seg]) < 2e-16, "segment %d at (%g, %g): gap %g", seg + 1, x, y, g[seg]);
+            ck_assert_msg(fabs(g[seg]) < 2e-16, "segment %d at (%g, %g): gap %g", seg + 1, x, y,
+                          g[seg]);
             int endA = (seg == 0 && k == n) || (seg == 1 && k == 0);
             int endB = (seg == 2 && k == n) || (seg == 3 && k == 0);
             int edge = (seg == 1 && k == n) || (seg == 2 && k == 0);
@@ -242,8 +247,8 @@ START_TEST(boundary_walk) {
                 if (endA && (c == I || c == II)) continue;
                 if (endB && (c == III || c == IV)) continue;
                 if (edge && (c == II || c == III)) continue;
-                ck_assert_msg(g[c] > 0.0, "segment %d at (%g, %g): candidate %d has gap %g", seg + 1,
-                              x, y, c + 1, g[c]);
+                ck_assert_msg(g[c] > 0.0, "segment %d at (%g, %g): candidate %d has gap %g",
+                              seg + 1, x, y, c + 1, g[c]);
                 if (!(edge || endA || endB)) min_other = fmin(min_other, g[c]);
             }
             if (seg == 1) { /* over the step top: III is the true corner distance, IV >= h */
@@ -255,8 +260,9 @@ START_TEST(boundary_walk) {
             if (seg == 3) /* on the floor: II at least a^2/(2 r) away */
                 ck_assert_double_ge(g[II], A_ * A_ / (2 * R_) - 1e-15);
         }
-    printf("boundary walk: smallest gap of an untouched candidate %.3e m (next to A, B or the edge)\n",
-           min_other);
+    printf(
+        "boundary walk: smallest gap of an untouched candidate %.3e m (next to A, B or the edge)\n",
+        min_other);
     close_wheel(&w);
 }
 END_TEST
@@ -344,9 +350,9 @@ START_TEST(slip_is_material_point_velocity) {
         for (int c = 0; c < NC; ++c) {
             double nx = ce[c].normal[0], ny = ce[c].normal[1];
             ck_assert_double_eq_tol(hypot(nx, ny), 1.0, 1e-15);
-            double rx = -R_ * nx, ry = -R_ * ny;                     /* S -> contact point */
-            double px = v[0] - v[2] * ry, py = v[1] + v[2] * rx;      /* v_S + omega x r */
-            double slip = ny * px - nx * py;                          /* along t = (n_y, -n_x) */
+            double rx = -R_ * nx, ry = -R_ * ny;                 /* S -> contact point */
+            double px = v[0] - v[2] * ry, py = v[1] + v[2] * rx; /* v_S + omega x r */
+            double slip = ny * px - nx * py;                     /* along t = (n_y, -n_x) */
             ck_assert_double_eq_tol(ce[c].u[1], slip, 1e-13);
             ck_assert_double_eq(ce[c].u[2], 0.0);
         }
@@ -363,7 +369,8 @@ START_TEST(gap_rate_and_drift_by_differences) {
     int checked = 0;
     double err_un = 0.0, err_acc = 0.0;
     while (checked < 2000) {
-        double q[3] = {uniform(&seed, -0.05, 0.95), uniform(&seed, 0.0, 0.6), uniform(&seed, -3, 3)};
+        double q[3] = {uniform(&seed, -0.05, 0.95), uniform(&seed, 0.0, 0.6),
+                       uniform(&seed, -3, 3)};
         /* Keep 2 mm away from the region boundaries (x = l1, y = h), where
          * the gaps are C^1 but their second derivatives jump, and 3 cm from
          * the feature points (corner K, the floor's end F, the wall's foot)
@@ -401,21 +408,23 @@ START_TEST(gap_rate_and_drift_by_differences) {
             }
             double rate = (cp[c].gap - cm[c].gap) / (2 * h);
             err_un = fmax(err_un, fabs(rate - c0[c].u[0]));
-            ck_assert_msg(fabs(rate - c0[c].u[0]) < 1e-6, "candidate %d at (%g, %g): gap rate %.9g vs u_n %.9g",
-                          c + 1, q[0], q[1], rate, c0[c].u[0]);
+            ck_assert_msg(fabs(rate - c0[c].u[0]) < 1e-6,
+                          "candidate %d at (%g, %g): gap rate %.9g vs u_n %.9g", c + 1, q[0], q[1],
+                          rate, c0[c].u[0]);
             for (int r = 0; r < 2; ++r) {
                 double s = c0[c].drift[r];
                 for (int i = 0; i < 3; ++i) s += W0[c][3 * r + i] * a[i];
                 double du = (cp[c].u[r] - cm[c].u[r]) / (2 * h);
                 err_acc = fmax(err_acc, fabs(du - s) / (1 + fabs(s)));
                 ck_assert_msg(fabs(du - s) < 1e-5 * (1 + fabs(s)),
-                              "candidate %d row %d at (%g, %g): u' %.9g vs W a + drift %.9g", c + 1, r,
-                              q[0], q[1], du, s);
+                              "candidate %d row %d at (%g, %g): u' %.9g vs W a + drift %.9g", c + 1,
+                              r, q[0], q[1], du, s);
             }
             ck_assert_double_eq(c0[c].drift[2], 0.0);
         }
     }
-    printf("finite differences over %d states: max |dg/dt - u_n| = %.2e m/s, max |u' - (W a + drift)|/(1 + |.|) = %.2e\n",
+    printf("finite differences over %d states: max |dg/dt - u_n| = %.2e m/s, max |u' - (W a + "
+           "drift)|/(1 + |.|) = %.2e\n",
            checked, err_un, err_acc);
     close_wheel(&w);
 }
@@ -426,8 +435,11 @@ END_TEST
 START_TEST(dynamics_affine_with_diagonal_mass) {
     wheel w = open_wheel(NULL, 0);
     /* On the floor, at A, at B, on the arc, in the air. */
-    const double states[][3] = {{0.7, R_, 0.3}, {R_, R_ + H_, -1.0}, {L1 + A_, R_, 2.0},
-                                {L1 + 0.3 * A_, 0.0, 0.0}, {0.55, 0.35, 4.0}};
+    const double states[][3] = {{0.7, R_, 0.3},
+                                {R_, R_ + H_, -1.0},
+                                {L1 + A_, R_, 2.0},
+                                {L1 + 0.3 * A_, 0.0, 0.0},
+                                {0.55, 0.35, 4.0}};
     for (size_t k = 0; k < sizeof states / sizeof states[0]; ++k) {
         double q[3] = {states[k][0], states[k][1], states[k][2]};
         if (k == 3) q[1] = f_arc(q[0]);
@@ -500,7 +512,8 @@ START_TEST(dynamics_affine_with_diagonal_mass) {
             }
         double det = D[0][0] * D[1][1] - D[0][1] * D[1][0];
         ck_assert_double_gt(D[0][0], 0.0);
-        ck_assert_double_gt(det, 1e-3 / (M_ * M_)); /* sin^2 of the angle between the normals >= 0.25 */
+        ck_assert_double_gt(det,
+                            1e-3 / (M_ * M_)); /* sin^2 of the angle between the normals >= 0.25 */
     }
     close_wheel(&w);
 }
@@ -581,14 +594,15 @@ START_TEST(sliding_wheel_starts_rolling) {
     /* Static Hunt-Crossley penetration (m g / k)^(2/3) under m g = 98.1 N. */
     double k = 9.392e5, pen = pow(M_ * G_ / k, 2.0 / 3.0);
     char toml[1024];
-    snprintf(toml, sizeof toml,
-             "[system]\nid = \"curb_wheel\"\n"
-             "[contact]\nid = \"hunt_crossley\"\nk = 9.392e5\nc = 2.0e6\nn = 1.5\np = 1.5\nq = 1.0\n"
-             "[friction]\nid = \"coulomb_regularized\"\nmu_s = 0.4\nmu_k = 0.4\neps = 1e-4\n"
-             "[integrator]\nid = \"bdf\"\nrtol = 1e-8\natol = 1e-10\n"
-             "[initial]\nx = 0.75\ny = %.17g\nphi = 0.0\nxdot = -1.0\nydot = 0.0\nphidot = 0.0\n"
-             "[run]\nt_end = 0.2\noutput_dt = 1e-3\nprogress = false\n",
-             R_ - pen);
+    snprintf(
+        toml, sizeof toml,
+        "[system]\nid = \"curb_wheel\"\n"
+        "[contact]\nid = \"hunt_crossley\"\nk = 9.392e5\nc = 2.0e6\nn = 1.5\np = 1.5\nq = 1.0\n"
+        "[friction]\nid = \"coulomb_regularized\"\nmu_s = 0.4\nmu_k = 0.4\neps = 1e-4\n"
+        "[integrator]\nid = \"bdf\"\nrtol = 1e-8\natol = 1e-10\n"
+        "[initial]\nx = 0.75\ny = %.17g\nphi = 0.0\nxdot = -1.0\nydot = 0.0\nphidot = 0.0\n"
+        "[run]\nt_end = 0.2\noutput_dt = 1e-3\nprogress = false\n",
+        R_ - pen);
     run R;
     run_config(&R, toml, NSD_RUN_COMPLETE);
     double xd = last(&R, "xdot"), wd = last(&R, "phidot");
@@ -624,8 +638,8 @@ static void rec_line(void *ctx, double x0, double y0, double x1, double y1) {
     r->lines[r->pen]++;
     if (r->pen == 1 && x0 == 0.0 && x1 == 0.0 && fmin(y0, y1) == H_) r->wall = 1;
     if (r->pen == 1 && y0 == 0.0 && y1 == 0.0 && fmin(x0, x1) == L1) r->floor = 1;
-    if (r->pen == 0 && x0 == r->x && y0 == r->y &&
-        fabs(x1 - (r->x + R_ * cos(r->phi))) < 1e-15 && fabs(y1 - (r->y + R_ * sin(r->phi))) < 1e-15)
+    if (r->pen == 0 && x0 == r->x && y0 == r->y && fabs(x1 - (r->x + R_ * cos(r->phi))) < 1e-15 &&
+        fabs(y1 - (r->y + R_ * sin(r->phi))) < 1e-15)
         r->spoke = 1;
 }
 static void rec_circle(void *ctx, double x, double y, double rad) {
@@ -665,7 +679,9 @@ static void refused(const char *key, double value, const char *want) {
 }
 
 START_TEST(bad_input_refused) {
-    refused("h", 0.1, "r = 0.1 m, h = 0.1 m: the step height must be positive and smaller than the wheel radius");
+    refused(
+        "h", 0.1,
+        "r = 0.1 m, h = 0.1 m: the step height must be positive and smaller than the wheel radius");
     refused("h", 0.0, "the step height must be positive");
     refused("r", 0.04, "smaller than the wheel radius");
     refused("l", 0.2, "l = 0.2 m with r = 0.1 m: l must exceed 2 r");

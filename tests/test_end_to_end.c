@@ -51,7 +51,8 @@ static pid_t nsdyn_start(const char *const *args, int how) {
             signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails instead */
             if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
         }
-        if (how == CHILD_NOBODY && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+        if (how == CHILD_NOBODY &&
+            (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
             _exit(126);
         execve(argv[0], (char *const *)argv, environ);
         _exit(127);
@@ -196,8 +197,10 @@ static int field_index(const char *header, const char *name) {
         size_t len = strcspn(p, ",\n");
         if (len == strlen(name) && strncmp(p, name, len) == 0) return k;
         p += len;
-        if (*p == ',') p++;
-        else break;
+        if (*p == ',')
+            p++;
+        else
+            break;
     }
     return -1;
 }
@@ -205,15 +208,17 @@ static int field_index(const char *header, const char *name) {
 START_TEST(run_writes_data_record_and_graphs) {
     char out[256], path[512];
     path_in(out, sizeof out, tmp_root, "unstable");
-    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o", out, NULL};
+    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o",
+                          out, NULL};
     ck_assert_int_eq(nsdyn(args), 0);
     path_in(path, sizeof path, out, "timeseries.csv");
     csv c;
     read_csv(path, &c);
-    ck_assert_str_eq(strtok(c.header, "\n"), "t [s],psi [rad],w [m],Omega [rad/s],u1 [m/s],u2 [m/s],wheel.N [N],"
-                                             "wheel.Ft1 [N],wheel.Ft2 [N],slip [m/s],F_ratio [1]");
+    ck_assert_str_eq(strtok(c.header, "\n"),
+                     "t [s],psi [rad],w [m],Omega [rad/s],u1 [m/s],u2 [m/s],wheel.N [N],"
+                     "wheel.Ft1 [N],wheel.Ft2 [N],slip [m/s],F_ratio [1]");
     free(c.v);
-    read_csv(path, &c); /* strtok mangled the header copy: read again */
+    read_csv(path, &c);               /* strtok mangled the header copy: read again */
     ck_assert_uint_eq(c.rows, 10001); /* 20 s at output_dt = 2 ms, both ends */
     int psi = column(&c, "psi"), slip = column(&c, "slip"), ratio = column(&c, "F_ratio");
     double late_amp = 0, early_slip = 0, late_slip = 0, max_ratio = 0;
@@ -265,16 +270,18 @@ END_TEST
 START_TEST(compare_tabulates_and_overlays) {
     char out[256], path[512];
     path_in(out, sizeof out, tmp_root, "compare");
-    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_compare.toml", "-o", out, NULL};
+    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_compare.toml",
+                          "-o", out, NULL};
     ck_assert_int_eq(nsdyn(args), 0);
     path_in(path, sizeof path, out, "metrics.csv");
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
     char line[2048];
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_ptr_nonnull(strstr(line, "variant,outcome,t_reached [s],wall_time [s],steps,rhs_evals,rejected_steps,"
-                                       "impacts,rests,closes,opens,sticks,slips,switches,stops,unlogged_roots,"
-                                       "max_dev_psi [rad]"));
+    ck_assert_ptr_nonnull(
+        strstr(line, "variant,outcome,t_reached [s],wall_time [s],steps,rhs_evals,rejected_steps,"
+                     "impacts,rests,closes,opens,sticks,slips,switches,stops,unlogged_roots,"
+                     "max_dev_psi [rad]"));
     /* dev_psi per variant name. */
     double dev[16];
     char names[16][64];
@@ -318,18 +325,22 @@ START_TEST(compare_summary_against_parameter) {
      * against b, with L#6 falling (a result, not an error). */
     char out[256], path[512];
     path_in(out, sizeof out, tmp_root, "com_sweep");
-    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/walker2_com_sweep.toml", "-o", out, NULL};
+    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/walker2_com_sweep.toml", "-o",
+                          out, NULL};
     ck_assert_int_eq(nsdyn(args), 0);
-    ck_assert_ptr_nonnull(strstr(out_text, "summary: value at the end of each run, against system.b [m]"));
+    ck_assert_ptr_nonnull(
+        strstr(out_text, "summary: value at the end of each run, against system.b [m]"));
     path_in(path, sizeof path, out, "summary.csv");
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
     char line[2048];
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_str_eq(line, "variant,system.b [m],outcome,step_length [m],step_period [s],hip_velocity [m/s]\n");
+    ck_assert_str_eq(
+        line, "variant,system.b [m],outcome,step_length [m],step_period [s],hip_velocity [m/s]\n");
     /* Table 8's six CoM positions from a common start, then L#6 again from
      * a start on its own (weakly stable) gait. */
-    static const char *const names[7] = {"L#1", "L#2", "L#3", "L#4", "L#5", "L#6", "L#6 on its gait"};
+    static const char *const names[7] = {
+        "L#1", "L#2", "L#3", "L#4", "L#5", "L#6", "L#6 on its gait"};
     static const double b[7] = {0.1356, 0.1547, 0.1739, 0.1930, 0.2122, 0.2313, 0.2313};
     double L[7], T[7], V[7];
     for (int i = 0; i < 7; ++i) {
@@ -386,8 +397,10 @@ START_TEST(run_counts_events_by_kind) {
      * run.toml and the summary line, as many as events.csv lists. */
     char out[256], path[512];
     path_in(out, sizeof out, tmp_root, "ball");
-    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/bouncing_ball_newton.toml", "-o", out,
-                          "--set", "plot.enabled=false", NULL};
+    const char *args[] = {"run",   NSDYN_TEST_SOURCE_DIR "/configs/bouncing_ball_newton.toml",
+                          "-o",    out,
+                          "--set", "plot.enabled=false",
+                          NULL};
     ck_assert_int_eq(nsdyn(args), 0);
     size_t counts[N_KINDS];
     path_in(path, sizeof path, out, "events.csv");
@@ -402,7 +415,8 @@ START_TEST(run_counts_events_by_kind) {
         ck_assert_msg(record_count(rec, key) == counts[k], "%s: run.toml %llu, events.csv %zu", key,
                       record_count(rec, key), counts[k]);
     }
-    unsigned long long switches = record_count(rec, "events_switch"), stops = record_count(rec, "events_stop");
+    unsigned long long switches = record_count(rec, "events_switch"),
+                       stops = record_count(rec, "events_stop");
     ck_assert_uint_eq(record_count(rec, "events"), rows + switches + stops);
     ck_assert_uint_le(record_count(rec, "unlogged_roots"), record_count(rec, "root_returns"));
     char expect[64];
@@ -422,8 +436,11 @@ START_TEST(compare_counts_events_by_kind) {
      * time-stepping, which logs none. */
     char out[256], path[512];
     path_in(out, sizeof out, tmp_root, "ball_compare");
-    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/bouncing_ball_moreau_vs_event.toml", "-o", out,
-                          "--set", "plot.enabled=false", NULL};
+    const char *args[] = {
+        "compare", NSDYN_TEST_SOURCE_DIR "/configs/bouncing_ball_moreau_vs_event.toml",
+        "-o",      out,
+        "--set",   "plot.enabled=false",
+        NULL};
     ck_assert_int_eq(nsdyn(args), 0);
     size_t counts[N_KINDS];
     path_in(path, sizeof path, out, "variant-01/events.csv");
@@ -455,8 +472,10 @@ START_TEST(failed_run_keeps_incomplete_data) {
     char out[256], path[512], incomplete[256];
     path_in(out, sizeof out, tmp_root, "failed");
     path_in(incomplete, sizeof incomplete, tmp_root, "failed.INCOMPLETE");
-    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o", out,
-                          "--set", "integrator.max_steps=5000", NULL};
+    const char *args[] = {"run",   NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml",
+                          "-o",    out,
+                          "--set", "integrator.max_steps=5000",
+                          NULL};
     ck_assert_int_eq(nsdyn(args), 3);
     ck_assert_ptr_nonnull(strstr(err_text, "error: the simulation failed at t = "));
     ck_assert_ptr_nonnull(strstr(err_text, "max_steps = 5000"));
@@ -494,22 +513,30 @@ START_TEST(informational_commands) {
     ck_assert_ptr_nonnull(strstr(out_text, "  rtol "));
     const char *describe_bad[] = {"describe", "dopri", NULL};
     ck_assert_int_eq(nsdyn(describe_bad), 2);
-    ck_assert_ptr_nonnull(strstr(err_text, "error: no plugin 'dopri' in the search path; did you mean 'dopri5'?"));
+    ck_assert_ptr_nonnull(
+        strstr(err_text, "error: no plugin 'dopri' in the search path; did you mean 'dopri5'?"));
     const char *unknown[] = {"simulate", "x.toml", NULL};
     ck_assert_int_eq(nsdyn(unknown), 2);
     const char *no_config[] = {"run", NULL};
     ck_assert_int_eq(nsdyn(no_config), 2);
     const char *help[] = {"--help", NULL};
     ck_assert_int_eq(nsdyn(help), 0);
-    ck_assert_ptr_nonnull(strstr(out_text, "exit status: 0 success, 2 usage or config error, 3 the simulation failed"));
+    ck_assert_ptr_nonnull(strstr(
+        out_text, "exit status: 0 success, 2 usage or config error, 3 the simulation failed"));
 }
 END_TEST
 
 START_TEST(svg_graphs_on_request) {
     char out[256], path[512];
     path_in(out, sizeof out, tmp_root, "svg");
-    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_stable.toml", "-o", out, "-q",
-                          "--set", "plot.format=\"svg\"", NULL};
+    const char *args[] = {"run",
+                          NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_stable.toml",
+                          "-o",
+                          out,
+                          "-q",
+                          "--set",
+                          "plot.format=\"svg\"",
+                          NULL};
     ck_assert_int_eq(nsdyn(args), 0);
     path_in(path, sizeof path, out, "timeseries.svg");
     FILE *f = fopen(path, "r");
@@ -542,7 +569,8 @@ static void assert_same_file(const char *a, const char *b) {
     size_t na, nb;
     char *x = slurp(a, &na), *y = slurp(b, &nb);
     ck_assert_msg(x && y, "missing %s or %s", a, b);
-    ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s and %s differ (%zu and %zu bytes)", a, b, na, nb);
+    ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s and %s differ (%zu and %zu bytes)", a, b,
+                  na, nb);
     free(x);
     free(y);
 }
@@ -575,8 +603,10 @@ static size_t hidden_entries(const char *parent, const char *name) {
 /* A complete earlier result in <dir>/<name>, copied to <dir>/<name>.golden. */
 static void earlier_result(const char *dir, const char *name, char *out, size_t len) {
     snprintf(out, len, "%s/%s", dir, name);
-    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o", out, "-q",
-                          "--set", "run.t_end=1", NULL};
+    const char *args[] = {"run",         NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml",
+                          "-o",          out,
+                          "-q",          "--set",
+                          "run.t_end=1", NULL};
     ck_assert_int_eq(nsdyn(args), 0);
     shell("cp -a '%s' '%s.golden'", out, out);
 }
@@ -706,7 +736,8 @@ START_TEST(record_keeps_plugin_path_and_hashes) {
         FILE *sp = popen(cmd, "r");
         ck_assert_ptr_nonnull(fgets(line, sizeof line, sp));
         pclose(sp);
-        ck_assert_msg(strncmp(line, hex, 64) == 0, "%s: recorded %s, sha256sum %s", file, hex, line);
+        ck_assert_msg(strncmp(line, hex, 64) == 0, "%s: recorded %s, sha256sum %s", file, hex,
+                      line);
         hashes++;
     }
     ck_assert_uint_eq(hashes, 3); /* system, friction, integrator */
@@ -728,15 +759,17 @@ END_TEST
 
 /* A long run (20 000 s of the unstable wheel, some 10^8 steps): had it
  * started, it would not end within the test's time. */
-#define LONG_RUN NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "--set", "run.t_end=20000", \
-                 "--set", "run.output_dt=0.5", "--set", "integrator.max_steps=1000000000", "--set", \
-                 "plot.enabled=false"
+#define LONG_RUN                                                                            \
+    NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "--set", "run.t_end=20000", \
+        "--set", "run.output_dt=0.5", "--set", "integrator.max_steps=1000000000", "--set",  \
+        "plot.enabled=false"
 
 /* Exit 2 with `message` in stderr, and no simulation (no summary line). */
 static void assert_refused(const char *out, const char *message) {
     const char *args[] = {"run", LONG_RUN, "-o", out, NULL};
     ck_assert_msg(nsdyn(args) == 2, "-o '%s': exit status not 2; stderr: %s", out, err_text);
-    ck_assert_msg(strstr(err_text, message), "-o '%s': no \"%s\" in stderr: %s", out, message, err_text);
+    ck_assert_msg(strstr(err_text, message), "-o '%s': no \"%s\" in stderr: %s", out, message,
+                  err_text);
     ck_assert_msg(!out_text[0], "-o '%s': something ran: %s", out, out_text);
 }
 
@@ -785,7 +818,8 @@ START_TEST(output_folder_problems_exit_2_before_the_run) {
     /* "." names no folder of its own. */
     assert_refused(".", "nsdyn writes its outputs to a folder of their own");
     /* compare checks the same, before any variant runs. */
-    const char *cmp[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_compare.toml", "-o", file, NULL};
+    const char *cmp[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_compare.toml", "-o",
+                         file, NULL};
     ck_assert_int_eq(nsdyn(cmp), 2);
     ck_assert_ptr_nonnull(strstr(err_text, "is an existing file, not a folder"));
     ck_assert_ptr_null(strstr(out_text, "[1/"));
@@ -856,8 +890,14 @@ START_TEST(planted_tmp_link_is_not_followed) {
     ck_assert_int_eq(symlink(victim, path), 0);
     path_in(path, sizeof path, out, "run.toml.tmp");
     ck_assert_int_eq(symlink(victim, path), 0);
-    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_stable.toml", "-o", out, "-q",
-                          "--set", "plot.enabled=false", NULL};
+    const char *args[] = {"run",
+                          NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_stable.toml",
+                          "-o",
+                          out,
+                          "-q",
+                          "--set",
+                          "plot.enabled=false",
+                          NULL};
     ck_assert_msg(nsdyn(args) == 0, "%s", err_text);
     read_text(victim, text, sizeof text);
     ck_assert_str_eq(text, "victim\n");
@@ -867,7 +907,8 @@ START_TEST(planted_tmp_link_is_not_followed) {
     char rec[16384];
     read_text(path, rec, sizeof rec);
     ck_assert_ptr_nonnull(strstr(rec, "towed wheel, stable"));
-    path_in(path, sizeof path, out, "timeseries.png"); /* the earlier run's graphs went with its folder */
+    path_in(path, sizeof path, out,
+            "timeseries.png"); /* the earlier run's graphs went with its folder */
     ck_assert(!exists(path));
     ck_assert_uint_eq(hidden_entries(tmp_root, "planted"), 0);
 }
@@ -878,8 +919,10 @@ START_TEST(full_disk_keeps_the_earlier_result) {
      * simulation is done: exit 4, nothing replaced, nothing left over. */
     char out[512], inc[600];
     earlier_result(tmp_root, "fulldisk", out, sizeof out);
-    const char *args[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o", out,
-                          "--set", "run.t_end=3", NULL};
+    const char *args[] = {"run",   NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml",
+                          "-o",    out,
+                          "--set", "run.t_end=3",
+                          NULL};
     int status = nsdyn_finish(nsdyn_start(args, CHILD_SMALL_FILES));
     ck_assert_msg(status == 4, "exit status %d; stderr: %s", status, err_text);
     ck_assert_msg(strstr(err_text, "cannot write "), "%s", err_text);
@@ -890,8 +933,10 @@ START_TEST(full_disk_keeps_the_earlier_result) {
     ck_assert_uint_eq(hidden_entries(tmp_root, "fulldisk"), 0);
     /* The data fit, a graph does not: once a run.toml said "complete"
      * beside missing graphs; now nothing is replaced. */
-    const char *args2[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml", "-o", out,
-                           "--set", "run.t_end=0.5", NULL};
+    const char *args2[] = {"run",   NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml",
+                           "-o",    out,
+                           "--set", "run.t_end=0.5",
+                           NULL};
     status = nsdyn_finish(nsdyn_start(args2, CHILD_SMALL_FILES));
     ck_assert_msg(status == 4, "exit status %d; stderr: %s", status, err_text);
     ck_assert_msg(strstr(err_text, "timeseries.png"), "%s", err_text);
@@ -904,10 +949,12 @@ END_TEST
 /* Start `args` (writing to <parent>/<name>), wait until its own folder
  * exists (the simulation is about to start), let it run `ms`, then send
  * `sig`; return the exit status. */
-static int interrupt_after(const char *const *args, const char *parent, const char *name, int sig, long ms) {
+static int interrupt_after(const char *const *args, const char *parent, const char *name, int sig,
+                           long ms) {
     pid_t pid = nsdyn_start(args, CHILD_PLAIN);
     for (int i = 0; i < 3000 && hidden_entries(parent, name) == 0; ++i) {
-        if (waitpid(pid, NULL, WNOHANG) == pid) ck_abort_msg("nsdyn ended before it started writing");
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            ck_abort_msg("nsdyn ended before it started writing");
         nanosleep(&(struct timespec){0, 10000000}, NULL);
     }
     nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000}, NULL);
@@ -943,8 +990,14 @@ START_TEST(sigint_keeps_incomplete_data_and_the_earlier_result) {
     ck_assert_ptr_nonnull(strstr(rec, "message = \"interrupted by signal 2 at t = "));
     ck_assert_uint_eq(hidden_entries(tmp_root, "sigint"), 0);
     /* A complete run: <out> replaced, the stale INCOMPLETE removed. */
-    const char *args2[] = {"run", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_stable.toml", "-o", out, "-q",
-                           "--set", "plot.enabled=false", NULL};
+    const char *args2[] = {"run",
+                           NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_stable.toml",
+                           "-o",
+                           out,
+                           "-q",
+                           "--set",
+                           "plot.enabled=false",
+                           NULL};
     ck_assert_int_eq(nsdyn(args2), 0);
     ck_assert(!exists(inc));
     path_in(path, sizeof path, out, "run.toml");
@@ -960,12 +1013,17 @@ START_TEST(sigterm_stops_a_comparison) {
      * earlier result untouched. */
     char out[512], path[700];
     earlier_result(tmp_root, "sigterm", out, sizeof out);
-    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_compare.toml", "-o", out,
-                          "--set", "run.t_end=20000", "--set", "run.output_dt=0.5", "--set",
-                          "integrator.max_steps=1000000000", "--set", "plot.enabled=false", NULL};
+    const char *args[] = {"compare", NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_compare.toml",
+                          "-o",      out,
+                          "--set",   "run.t_end=20000",
+                          "--set",   "run.output_dt=0.5",
+                          "--set",   "integrator.max_steps=1000000000",
+                          "--set",   "plot.enabled=false",
+                          NULL};
     int status = interrupt_after(args, tmp_root, "sigterm", SIGTERM, 300);
     ck_assert_msg(status == 143, "exit status %d; stderr: %s", status, err_text);
-    ck_assert_ptr_nonnull(strstr(err_text, "error: interrupted by signal 15 after 1 of 8 variants"));
+    ck_assert_ptr_nonnull(
+        strstr(err_text, "error: interrupted by signal 15 after 1 of 8 variants"));
     assert_untouched(out);
     snprintf(path, sizeof path, "%s.INCOMPLETE/variant-01/timeseries.INCOMPLETE.csv", out);
     ck_assert_msg(exists(path), "missing %s", path);

@@ -48,12 +48,12 @@ static void bouncing_ball(int bdf) {
         const nsd_event_record *ev = &log->rec[i];
         if (ev->kind != NSD_EVENT_IMPACT) continue;
         double v_in = v0 * pow(e, (double)k);
-        ck_assert_msg(fabs(-ev->u_before[0] - v_in) <= tol * v0, "impact %zu: speed %.12g, expected %.12g",
-                      k, -ev->u_before[0], v_in);
+        ck_assert_msg(fabs(-ev->u_before[0] - v_in) <= tol * v0,
+                      "impact %zu: speed %.12g, expected %.12g", k, -ev->u_before[0], v_in);
         ck_assert_msg(fabs(ev->u_after[0] - e * v_in) <= tol * v0, "impact %zu: rebound %.12g", k,
                       ev->u_after[0]);
-        ck_assert_msg(fabs(ev->t - t_expect) <= tol * 2.0, "impact %zu at %.12g s, expected %.12g s", k,
-                      ev->t, t_expect);
+        ck_assert_msg(fabs(ev->t - t_expect) <= tol * 2.0,
+                      "impact %zu at %.12g s, expected %.12g s", k, ev->t, t_expect);
         t_expect += 2.0 * e * v_in / g;
         k++;
     }
@@ -151,11 +151,12 @@ END_TEST
 static void wheel_slip_to_stick(int bdf) {
     const double m = 10.0, C = 100.0, L = 0.5, B2 = 0.8, u10 = 0.3, u20 = -0.4, v_rest = 1e-5;
     char toml[1024];
-    snprintf(toml, sizeof toml,
-             "[system]\nid = \"towed_wheel\"\nm = %g\nC = %g\nL = %g\nB2 = %g\nk = 0.0\nv = 0.0\n"
-             "[friction]\nid = \"coulomb\"\nmu_s = 1.0\nmu_k = 1.0\n%s"
-             "[initial]\nu1 = %g\nu2 = %g\n[run]\nt_end = 0.1\nprogress = false\nrest_velocity = %g\n",
-             m, C, L, B2, integrator_of(bdf), u10, u20, v_rest);
+    snprintf(
+        toml, sizeof toml,
+        "[system]\nid = \"towed_wheel\"\nm = %g\nC = %g\nL = %g\nB2 = %g\nk = 0.0\nv = 0.0\n"
+        "[friction]\nid = \"coulomb\"\nmu_s = 1.0\nmu_k = 1.0\n%s"
+        "[initial]\nu1 = %g\nu2 = %g\n[run]\nt_end = 0.1\nprogress = false\nrest_velocity = %g\n",
+        m, C, L, B2, integrator_of(bdf), u10, u20, v_rest);
     run R = {0};
     run_config(&R, toml, NSD_RUN_COMPLETE);
     double u0 = hypot(u10, u20), t_star = m * (u0 - v_rest) / C, tol = bdf ? 1e-6 : 1e-9;
@@ -163,8 +164,8 @@ static void wheel_slip_to_stick(int bdf) {
     ck_assert_uint_eq(log->n, 2); /* the initial mode, then the stick */
     ck_assert_int_eq(log->rec[0].kind, NSD_EVENT_SLIP);
     ck_assert_int_eq(log->rec[1].kind, NSD_EVENT_STICK);
-    ck_assert_msg(fabs(log->rec[1].t - t_star) <= tol * t_star, "stick at %.12g s, expected %.12g s",
-                  log->rec[1].t, t_star);
+    ck_assert_msg(fabs(log->rec[1].t - t_star) <= tol * t_star,
+                  "stick at %.12g s, expected %.12g s", log->rec[1].t, t_star);
     ck_assert_int_eq(log->rec[1].limit_check, 1);
     double Omega = B2 * u20 / L;
     ck_assert_double_eq_tol(last(&R, "Omega"), Omega, tol * fabs(Omega) + 1e-12);
@@ -210,7 +211,10 @@ static void wheel_stick_to_slip(double w0, int expect_slip) {
     run_free(&R);
 }
 
-START_TEST(wheel_leaves_rolling) { wheel_stick_to_slip(0.06, 1); wheel_stick_to_slip(-0.06, 1); }
+START_TEST(wheel_leaves_rolling) {
+    wheel_stick_to_slip(0.06, 1);
+    wheel_stick_to_slip(-0.06, 1);
+}
 END_TEST
 START_TEST(wheel_keeps_rolling) { wheel_stick_to_slip(0.04, 0); }
 END_TEST
@@ -228,22 +232,25 @@ static void sphere_slides_to_rolling(int bdf) {
     const double g = 9.81, mu = 0.3, v0 = 5.0, v_rest = 1e-5, ratio = 1.0 + 1.0 / 0.4;
     char toml[1024];
     snprintf(toml, sizeof toml,
-             "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [0.0]\nlengths = [1000.0]\n"
+             "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [0.0]\nlengths = "
+             "[1000.0]\n"
              "x_start = -10.0\nz_start = 0.0\nb = 1.0\nm = 1.0\nj_over_m = 0.4\ng = %g\n"
              "x0 = 0.0\nv0 = %g\nrolling0 = false\n"
-             "[contact]\nid = \"newton\"\ne = 0.0\n[friction]\nid = \"coulomb\"\nmu_s = %g\nmu_k = %g\n%s"
+             "[contact]\nid = \"newton\"\ne = 0.0\n[friction]\nid = \"coulomb\"\nmu_s = %g\nmu_k = "
+             "%g\n%s"
              "[run]\nt_end = 1.0\noutput_dt = 1e-3\nrest_velocity = %g\nprogress = false\n",
              g, v0, mu, mu, integrator_of(bdf), v_rest);
     run R = {0};
     run_config(&R, toml, NSD_RUN_COMPLETE);
-    double t_star = v0 / (mu * g * ratio), early = v_rest / (mu * g * ratio), tol = bdf ? 1e-6 : 1e-9;
+    double t_star = v0 / (mu * g * ratio), early = v_rest / (mu * g * ratio),
+           tol = bdf ? 1e-6 : 1e-9;
     const nsd_event_log *log = &R.res.contact_log;
     const nsd_event_record *stick = NULL;
     for (size_t i = 0; i < log->n; ++i)
         if (log->rec[i].kind == NSD_EVENT_STICK) stick = &log->rec[i];
     ck_assert_ptr_nonnull(stick);
-    ck_assert_msg(fabs(stick->t - (t_star - early)) <= tol * t_star, "rolling from %.12g s, expected %.12g s",
-                  stick->t, t_star - early);
+    ck_assert_msg(fabs(stick->t - (t_star - early)) <= tol * t_star,
+                  "rolling from %.12g s, expected %.12g s", stick->t, t_star - early);
     ck_assert_double_eq_tol(last(&R, "vx"), v0 / 1.4, tol * v0);
     ck_assert_double_eq_tol(last(&R, "wy"), v0 / 1.4, tol * v0); /* rolling: vx = b wy */
     ck_assert_double_eq_tol(last(&R, "z"), 1.0, 1e-9);
@@ -263,29 +270,41 @@ static void sphere_on_incline(double mu, int expect_roll) {
     const double g = 9.81, th = 30.0 * M_PI / 180.0;
     char toml[1024];
     snprintf(toml, sizeof toml,
-             "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [-30.0]\nlengths = [1000.0]\n"
+             "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [-30.0]\nlengths = "
+             "[1000.0]\n"
              "x_start = -10.0\nz_start = 0.0\nb = 1.0\nm = 1.0\nj_over_m = 0.4\ng = %g\n"
              "x0 = 0.0\nv0 = 0.0\nrolling0 = true\n"
-             "[contact]\nid = \"newton\"\ne = 0.0\n[friction]\nid = \"coulomb\"\nmu_s = %g\nmu_k = %g\n%s"
+             "[contact]\nid = \"newton\"\ne = 0.0\n[friction]\nid = \"coulomb\"\nmu_s = %g\nmu_k = "
+             "%g\n%s"
              "[run]\nt_end = 1.0\noutput_dt = 1e-3\nprogress = false\n",
              g, mu, mu, integrator_of(0));
     run R = {0};
     run_config(&R, toml, NSD_RUN_COMPLETE);
     double a = expect_roll ? g * sin(th) / 1.4 : g * (sin(th) - mu * cos(th));
     double speed = hypot(last(&R, "vx"), last(&R, "vz"));
-    ck_assert_msg(fabs(speed - a * 1.0) <= 1e-9 * a, "speed after 1 s: %.12g m/s, expected %.12g", speed, a);
+    ck_assert_msg(fabs(speed - a * 1.0) <= 1e-9 * a, "speed after 1 s: %.12g m/s, expected %.12g",
+                  speed, a);
     const nsd_event_log *log = &R.res.contact_log;
     ck_assert_uint_ge(log->n, 1);
-    size_t n_stick = test_count_kind(&R, NSD_EVENT_STICK), n_slip = test_count_kind(&R, NSD_EVENT_SLIP);
-    if (expect_roll) ck_assert_uint_eq(n_slip, 0);
-    else ck_assert_uint_eq(n_stick, 0);
+    size_t n_stick = test_count_kind(&R, NSD_EVENT_STICK),
+           n_slip = test_count_kind(&R, NSD_EVENT_SLIP);
+    if (expect_roll)
+        ck_assert_uint_eq(n_slip, 0);
+    else
+        ck_assert_uint_eq(n_stick, 0);
     ck_assert_uint_eq(n_stick + n_slip, 1);
     run_free(&R);
 }
 
-START_TEST(sphere_incline_rolls) { sphere_on_incline(0.3, 1); sphere_on_incline(0.17, 1); }
+START_TEST(sphere_incline_rolls) {
+    sphere_on_incline(0.3, 1);
+    sphere_on_incline(0.17, 1);
+}
 END_TEST
-START_TEST(sphere_incline_slides) { sphere_on_incline(0.16, 0); sphere_on_incline(0.1, 0); }
+START_TEST(sphere_incline_slides) {
+    sphere_on_incline(0.16, 0);
+    sphere_on_incline(0.1, 0);
+}
 END_TEST
 
 /* ---- numerical trouble: reported with time and state, data kept ---- */

@@ -20,7 +20,8 @@ static void *make(const char *id, const nsdyn_friction_law **law, double mu_s, d
     return (*law)->create(v, &host, err, 256);
 }
 
-static void force2(const nsdyn_friction_law *law, void *inst, double u1, double u2, double N, double *F) {
+static void force2(const nsdyn_friction_law *law, void *inst, double u1, double u2, double N,
+                   double *F) {
     nsdyn_friction_input in = {2, {u1, u2}, N, NULL};
     ck_assert_int_eq(law->force(inst, &in, F, NULL), NSDYN_OK);
 }

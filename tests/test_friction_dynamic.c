@@ -97,15 +97,17 @@ static law make_stribeck(double mu_s, double mu_c, double v_s, double delta, dou
 
 static void drop(law *L) { L->f->destroy(L->inst); }
 
-static void eval(const law *L, uint32_t dim, const double *v, double N, const double *z,
-                 double *F, double *zdot) {
+static void eval(const law *L, uint32_t dim, const double *v, double N, const double *z, double *F,
+                 double *zdot) {
     nsdyn_friction_input in = {dim, {v[0], dim == 2 ? v[1] : 0.0}, N, z};
     /* No ck_assert on the hot path: each one writes a checkpoint to a file. */
     nsdyn_status st = L->f->force(L->inst, &in, F, zdot);
     if (st != NSDYN_OK) ck_abort_msg("%s: force() returned %d", L->f->info.id, (int)st);
 }
 
-static double norm(uint32_t dim, const double *a) { return dim == 2 ? hypot(a[0], a[1]) : fabs(a[0]); }
+static double norm(uint32_t dim, const double *a) {
+    return dim == 2 ? hypot(a[0], a[1]) : fabs(a[0]);
+}
 static double dot(uint32_t dim, const double *a, const double *b) {
     return a[0] * b[0] + (dim == 2 ? a[1] * b[1] : 0.0);
 }
@@ -126,9 +128,10 @@ static double step_at(double t, double t0) { return 0.5 * (1 + tanh((t - t0) / 5
 enum { COSINE, CREEP_JUMP };
 static void slip_at(int shape, uint32_t dim, double V, double w, double t, double *v) {
     if (shape == CREEP_JUMP) {
-        double T = 2 * M_PI / w, tau = fmod(t, T), vc = 0.25 * V_S, Vr = (0.38 * vc + 0.1 * V) / 0.4;
-        v[0] = vc * step_at(tau, 0.02 * T) + (V - vc) * step_at(tau, 0.4 * T) - (V + Vr) * step_at(tau, 0.5 * T) +
-               Vr * step_at(tau, 0.9 * T);
+        double T = 2 * M_PI / w, tau = fmod(t, T), vc = 0.25 * V_S,
+               Vr = (0.38 * vc + 0.1 * V) / 0.4;
+        v[0] = vc * step_at(tau, 0.02 * T) + (V - vc) * step_at(tau, 0.4 * T) -
+               (V + Vr) * step_at(tau, 0.5 * T) + Vr * step_at(tau, 0.9 * T);
         v[1] = 0.0;
         return;
     }
@@ -149,8 +152,8 @@ typedef struct cycle {
 } cycle;
 
 /* y = [z (nz), W, G]: W' = F.v, G' = |F.v|. */
-static void cycle_rhs(const law *L, int shape, uint32_t dim, size_t nz, double N, double V, double w,
-                      double t, const double *y, double *dy, double *F_out, double *v_out,
+static void cycle_rhs(const law *L, int shape, uint32_t dim, size_t nz, double N, double V,
+                      double w, double t, const double *y, double *dy, double *F_out, double *v_out,
                       double *D_out, double *Dabs_out) {
     double v[2], F[2], zdot[2] = {0, 0};
     slip_at(shape, dim, V, w, t, v);
@@ -171,7 +174,8 @@ static void cycle_rhs(const law *L, int shape, uint32_t dim, size_t nz, double N
     }
 }
 
-static cycle drive_cycle(const law *L, int shape, uint32_t dim, double N, double V, double w, int settle) {
+static cycle drive_cycle(const law *L, int shape, uint32_t dim, double N, double V, double w,
+                         int settle) {
     size_t nz = L->f->n_states(L->inst, dim), n = nz + 2;
     ck_assert_uint_le(nz, 2);
     double T = 2 * M_PI / w;
@@ -206,7 +210,8 @@ static cycle drive_cycle(const law *L, int shape, uint32_t dim, double N, double
             /* Bounds at the step's start: |sigma0 z| <= mu_s and
              * |F| <= [mu_s + (sigma1 (1 + mu_s/mu_c) + sigma2) |v|] N. */
             if (nz) c.bristle = fmax(c.bristle, L->sigma0 * norm(dim, y) / L->mu_s);
-            double bound = (L->mu_s + (L->sigma1 * (1 + L->mu_s / L->mu_c) + L->sigma2) * norm(dim, v)) * N;
+            double bound =
+                (L->mu_s + (L->sigma1 * (1 + L->mu_s / L->mu_c) + L->sigma2) * norm(dim, v)) * N;
             c.force_ratio = fmax(c.force_ratio, norm(dim, F) / bound);
             for (size_t i = 0; i < n; ++i) tmp[i] = y[i] + 0.5 * h * k1[i];
             cycle_rhs(L, shape, dim, nz, N, V, w, t + 0.5 * h, tmp, k2, NULL, NULL, NULL, NULL);
@@ -248,7 +253,8 @@ static const cycle_case cases[] = {
     {"sliding, X = 1 mm, 1 Hz", COSINE, 1, 1e-3, 1.0, 0, 2},
     {"sliding, X = 0.1 mm, 100 Hz", COSINE, 1, 1e-4, 100.0, 0, 2},
     {"sliding, X = 10 mm, 10 Hz", COSINE, 1, 1e-2, 10.0, 0, 2},
-    {"creep, then jump to 0.05 m/s, 1 Hz", CREEP_JUMP, 1, 0.38 * 0.25 * V_S + 0.1 * 0.05, 1.0, 0.05, 2},
+    {"creep, then jump to 0.05 m/s, 1 Hz", CREEP_JUMP, 1, 0.38 * 0.25 * V_S + 0.1 * 0.05, 1.0, 0.05,
+     2},
     {"2-D pre-sliding, X = 1 um, 1 Hz", COSINE, 2, 1e-6, 1.0, 0, 20},
     {"2-D sliding, X = 1 mm, 1 Hz", COSINE, 2, 1e-3, 1.0, 0, 2},
     {"2-D sliding, X = 1 mm, 100 Hz", COSINE, 2, 1e-3, 100.0, 0, 2},
@@ -267,39 +273,41 @@ static void check_cycles(law *L, const char *label) {
     const double N = 100.0;
     double v_passive = passive_speed(L);
     printf("%s: instantaneous passivity for |v| <= %.3g m/s\n", label, v_passive);
-    printf("  %-34s %9s %11s %12s %10s %10s %10s %9s %9s\n", "case", "V [m/s]", "W [J]", "W/(4muc N X)",
-           "min D/|Fv|", "D<0 [J]", "dS [J]", "s0|z|/ms", "|F|/bnd");
+    printf("  %-34s %9s %11s %12s %10s %10s %10s %9s %9s\n", "case", "V [m/s]", "W [J]",
+           "W/(4muc N X)", "min D/|Fv|", "D<0 [J]", "dS [J]", "s0|z|/ms", "|F|/bnd");
     for (size_t k = 0; k < NSDYN_COUNT(cases); ++k) {
         const cycle_case *cc = &cases[k];
         double w = 2 * M_PI * cc->f, V = cc->shape == CREEP_JUMP ? cc->V : cc->X * w;
         cycle c = drive_cycle(L, cc->shape, cc->dim, N, V, w, cc->settle);
-        printf("  %-34s %9.3g %11.4g %12.4g %10.4f %10.3g %10.3g %9.6f %9.6f\n", cc->name, V, c.work,
-               c.work / (4 * L->mu_c * N * cc->X), c.dissipation, c.returned, c.storage, c.bristle,
-               c.force_ratio);
+        printf("  %-34s %9.3g %11.4g %12.4g %10.4f %10.3g %10.3g %9.6f %9.6f\n", cc->name, V,
+               c.work, c.work / (4 * L->mu_c * N * cc->X), c.dissipation, c.returned, c.storage,
+               c.bristle, c.force_ratio);
         /* (1) No positive work over the closed cycle. The tolerance is the
          * RK4 error of the work state: with lambda h <= 0.05 it stays below
          * 1e-9 of the energy that flows through the contact in a period. */
         double tol = 1e-9 * c.gross;
-        ck_assert_msg(c.work <= tol, "%s, %s: work %g J over a closed cycle", label, cc->name, c.work);
+        ck_assert_msg(c.work <= tol, "%s, %s: work %g J over a closed cycle", label, cc->name,
+                      c.work);
         ck_assert_msg(c.work < 0, "%s, %s: no dissipation", label, cc->name);
         /* The same with the bristle storage: the cycle is closed in z too
          * (the settling periods reach the periodic state). */
         ck_assert_msg(c.work + c.storage <= tol, "%s, %s", label, cc->name);
-        ck_assert_msg(fabs(c.storage) <= 1e-3 * fabs(c.work), "%s, %s: not periodic yet (dS = %g J)", label,
-                      cc->name, c.storage);
+        ck_assert_msg(fabs(c.storage) <= 1e-3 * fabs(c.work),
+                      "%s, %s: not periodic yet (dS = %g J)", label, cc->name, c.storage);
         /* Passive at every instant where the condition on sigma1 |v| holds:
          * the dissipation rate is non-negative, so the work plus the stored
          * energy never grows. */
         if (1.2 * V <= v_passive) {
-            ck_assert_msg(c.dissipation >= -1e-12, "%s, %s: dissipation rate %g |F||v|", label, cc->name,
-                          c.dissipation);
-            ck_assert_msg(c.passivity <= tol, "%s, %s: W(t) + S(t) - S(t0) = %g J > 0", label, cc->name,
-                          c.passivity);
+            ck_assert_msg(c.dissipation >= -1e-12, "%s, %s: dissipation rate %g |F||v|", label,
+                          cc->name, c.dissipation);
+            ck_assert_msg(c.passivity <= tol, "%s, %s: W(t) + S(t) - S(t0) = %g J > 0", label,
+                          cc->name, c.passivity);
         }
         /* (2) Bounds: sigma0 |z| <= mu_s (the invariant set) and the force bound. */
-        ck_assert_msg(c.bristle <= 1 + 1e-9, "%s, %s: sigma0 |z| = %.12g mu_s", label, cc->name, c.bristle);
-        ck_assert_msg(c.force_ratio <= 1 + 1e-9, "%s, %s: |F| = %.12g of its bound", label, cc->name,
-                      c.force_ratio);
+        ck_assert_msg(c.bristle <= 1 + 1e-9, "%s, %s: sigma0 |z| = %.12g mu_s", label, cc->name,
+                      c.bristle);
+        ck_assert_msg(c.force_ratio <= 1 + 1e-9, "%s, %s: |F| = %.12g of its bound", label,
+                      cc->name, c.force_ratio);
     }
 }
 
@@ -338,7 +346,8 @@ START_TEST(lugre_steady_sliding_closed_form) {
         double g = MU_C + (MU_S - MU_C) * exp(-r * r);
         for (int dir = 0; dir < 8; ++dir) {
             double a = dir * M_PI / 4 + 0.1;
-            double v[2] = {s * cos(a), s * sin(a)}, z[2] = {g / SIGMA0 * cos(a), g / SIGMA0 * sin(a)};
+            double v[2] = {s * cos(a), s * sin(a)},
+                   z[2] = {g / SIGMA0 * cos(a), g / SIGMA0 * sin(a)};
             double F[2], zdot[2];
             eval(&L, 2, v, N, z, F, zdot);
             ck_assert_double_le(norm(2, zdot), 1e-12 * s);
@@ -414,7 +423,9 @@ static double load_unload(const block *b, double t) {
     if (t < 2 * T + 1) return b->amp * (2 * T + 1 - t) / T;
     return 0.0;
 }
-static double sine_force(const block *b, double t) { return b->amp * sin(2 * M_PI * t / b->period); }
+static double sine_force(const block *b, double t) {
+    return b->amp * sin(2 * M_PI * t / b->period);
+}
 /* Reaches amp (= mu_s N) at t = period. */
 static double ramp_force(const block *b, double t) { return b->amp * t / b->period; }
 
@@ -439,14 +450,15 @@ START_TEST(lugre_presliding_load_unload) {
     block b = {&L, BLOCK_M, BLOCK_N, load_unload, 0, 0};
     const double fractions[] = {0.1, 0.5, 0.9}, load_time[] = {1.0, 1.0, 20.0};
     printf("pre-sliding (m = 1 kg, N = 9.81 N): load to F, hold 1 s, unload, hold 1 s\n");
-    printf("  %5s %12s %12s %12s %8s %12s %12s %10s\n", "F/msN", "x_loaded [m]", "F/(s0 N)", "closed form",
-           "x/form", "x_resid [m]", "resid form", "max|v|/vs");
+    printf("  %5s %12s %12s %12s %8s %12s %12s %10s\n", "F/msN", "x_loaded [m]", "F/(s0 N)",
+           "closed form", "x/form", "x_resid [m]", "resid form", "max|v|/vs");
     for (size_t k = 0; k < NSDYN_COUNT(fractions); ++k) {
         double a = fractions[k];
         b.amp = a * MU_S * b.N;
         b.period = load_time[k];
         double y[3] = {0, 0, 0}, x_loaded = 0, vmax = 0;
-        long n = (long)llround((2 * b.period + 2) / BLOCK_H), n_loaded = (long)llround((b.period + 1) / BLOCK_H);
+        long n = (long)llround((2 * b.period + 2) / BLOCK_H),
+             n_loaded = (long)llround((b.period + 1) / BLOCK_H);
         for (long i = 0; i < n; ++i) {
             block_step(&b, (double)i * BLOCK_H, BLOCK_H, y);
             vmax = fmax(vmax, fabs(y[1]));
@@ -454,13 +466,13 @@ START_TEST(lugre_presliding_load_unload) {
         }
         double linear = b.amp / (SIGMA0 * b.N);
         double form = -(MU_S / SIGMA0) * log(1 - a), resid_form = -(MU_S / SIGMA0) * log(1 - a * a);
-        printf("  %5.2f %12.5g %12.5g %12.5g %8.5f %12.5g %12.5g %10.4f\n", a, x_loaded, linear, form,
-               x_loaded / form, y[0], resid_form, vmax / V_S);
+        printf("  %5.2f %12.5g %12.5g %12.5g %8.5f %12.5g %12.5g %10.4f\n", a, x_loaded, linear,
+               form, x_loaded / form, y[0], resid_form, vmax / V_S);
         ck_assert_double_lt(vmax, 0.25 * V_S);
         ck_assert_double_eq_tol(x_loaded, form, 0.01 * form);
         ck_assert_double_eq_tol(y[0], resid_form, 0.01 * form);
         if (a <= 0.1) ck_assert_double_eq_tol(x_loaded, linear, 0.06 * linear); /* ~ F/(sigma0 N) */
-        ck_assert_double_lt(fabs(y[1]), 1e-9 * V_S); /* at rest */
+        ck_assert_double_lt(fabs(y[1]), 1e-9 * V_S);                            /* at rest */
     }
     drop(&L);
 }
@@ -491,7 +503,8 @@ START_TEST(lugre_presliding_hysteresis_loop) {
         }
         double width = hi[3] - lo[3], form = (MU_S / SIGMA0) * log((1 + a) / (1 - a));
         double linear = 2 * b.amp / (SIGMA0 * b.N);
-        printf("  F = %.2f mu_s N: loop [%.5g, %.5g] m, width %.5g m (closed form %.5g, 2F/(s0 N) %.5g); "
+        printf("  F = %.2f mu_s N: loop [%.5g, %.5g] m, width %.5g m (closed form %.5g, 2F/(s0 N) "
+               "%.5g); "
                "cycle-to-cycle drift of the loop %.3g m\n",
                a, lo[3], hi[3], width, form, linear, fabs(hi[3] - hi[2]) + fabs(lo[3] - lo[2]));
         ck_assert_double_eq_tol(width, form, 0.01 * form);
@@ -519,8 +532,10 @@ static double fold_fraction(double T) {
             double g = MU_C + (MU_S - MU_C) * exp(-r * r);
             best = fmax(best, v * (1 - a * MU_S / g));
         }
-        if (best >= zdot) lo = a;
-        else hi = a;
+        if (best >= zdot)
+            lo = a;
+        else
+            hi = a;
     }
     return lo;
 }
@@ -544,7 +559,8 @@ START_TEST(lugre_breakaway) {
     for (size_t k = 0; k < NSDYN_COUNT(ramp_times); ++k) {
         double T = ramp_times[k];
         b.period = T;
-        double y[3] = {0, 0, 0}, peak = 0, F_app_peak = 0, v_peak = 0, bristle = 0, t = 0, F = 0, zd;
+        double y[3] = {0, 0, 0}, peak = 0, F_app_peak = 0, v_peak = 0, bristle = 0, t = 0, F = 0,
+               zd;
         long n = (long)llround(1.5 * T / BLOCK_H), i = 0;
         for (; i < n && y[1] < 100 * V_S; ++i) {
             block_step(&b, t, BLOCK_H, y);
@@ -560,10 +576,12 @@ START_TEST(lugre_breakaway) {
         }
         double fold = fold_fraction(T), upper = 1 + SIGMA1 / (SIGMA0 * T);
         shortfall[k] = 1 - peak / (MU_S * b.N);
-        printf("  ramp to mu_s N in %4.1f s: peak friction %.5f N = %.5f mu_s N (applied %.5f mu_s N, v = %.3g v_s); "
-               "creep fold %.5f, bound %.5f; sliding at 100 v_s after %.3f s, friction then %.4f mu_c N\n",
-               T, peak, peak / (MU_S * b.N), F_app_peak / (MU_S * b.N), v_peak / V_S, fold, upper, t,
-               -F / (MU_C * b.N));
+        printf("  ramp to mu_s N in %4.1f s: peak friction %.5f N = %.5f mu_s N (applied %.5f mu_s "
+               "N, v = %.3g v_s); "
+               "creep fold %.5f, bound %.5f; sliding at 100 v_s after %.3f s, friction then %.4f "
+               "mu_c N\n",
+               T, peak, peak / (MU_S * b.N), F_app_peak / (MU_S * b.N), v_peak / V_S, fold, upper,
+               t, -F / (MU_C * b.N));
         ck_assert_double_ge(y[1], 100 * V_S); /* gross sliding before 1.5 mu_s N */
         ck_assert_double_le(bristle, 1 + 1e-9);
         ck_assert_double_le(peak, upper * MU_S * b.N);
@@ -573,7 +591,8 @@ START_TEST(lugre_breakaway) {
     }
     /* Slower ramps break away closer to mu_s N, as T^(-2/3) (0.215 per decade). */
     double ratio = shortfall[2] / shortfall[1];
-    printf("  shortfall 1 - F/(mu_s N): %.4f (2 s), %.4f (20 s), ratio %.3f\n", shortfall[1], shortfall[2], ratio);
+    printf("  shortfall 1 - F/(mu_s N): %.4f (2 s), %.4f (20 s), ratio %.3f\n", shortfall[1],
+           shortfall[2], ratio);
     ck_assert_double_eq_tol(ratio, pow(10.0, -2.0 / 3.0), 0.03);
     ck_assert_double_le(shortfall[2], 0.02);
     drop(&L);
@@ -588,7 +607,8 @@ START_TEST(stribeck_closed_forms) {
     for (size_t k = 0; k < NSDYN_COUNT(deltas); ++k) {
         law L = make_stribeck(MU_S, MU_C, V_S, deltas[k], eps, 0.0);
         /* |u| = v_s, any exponent: mu_c + (mu_s - mu_c)/e, times the regularization. */
-        double reg = V_S / sqrt(V_S * V_S + eps * eps), expect = (MU_C + (MU_S - MU_C) / M_E) * N * reg;
+        double reg = V_S / sqrt(V_S * V_S + eps * eps),
+               expect = (MU_C + (MU_S - MU_C) / M_E) * N * reg;
         double v[2] = {V_S * cos(0.7), V_S * sin(0.7)}, F[2];
         eval(&L, 2, v, N, NULL, F, NULL);
         ck_assert_double_eq_tol(norm(2, F), expect, 1e-12 * N);
@@ -600,7 +620,8 @@ START_TEST(stribeck_closed_forms) {
         /* Far above v_s: mu_c N (the decay and the regularization below 1e-9). */
         v1 = 1e4 * V_S;
         eval(&L, 1, &v1, N, NULL, F, NULL);
-        ck_assert_double_eq_tol(F[0], -MU_C * N, 1e-9 * MU_C * N + (MU_S - MU_C) * N * exp(-pow(1e4, deltas[k])));
+        ck_assert_double_eq_tol(F[0], -MU_C * N,
+                                1e-9 * MU_C * N + (MU_S - MU_C) * N * exp(-pow(1e4, deltas[k])));
         /* Zero slip: zero force, continuous. */
         double zero[2] = {0, 0};
         eval(&L, 2, zero, N, NULL, F, NULL);
@@ -647,12 +668,14 @@ START_TEST(coulomb_above_static_is_refused) {
     double lp[6] = {SIGMA0, SIGMA1, 0.0, 0.3, 0.4, V_S};
     law L = make("lugre", lp, 6, err);
     ck_assert_ptr_null(L.inst);
-    ck_assert_str_eq(err, "mu_c = 0.4 exceeds mu_s = 0.3: Coulomb friction cannot exceed static friction");
+    ck_assert_str_eq(
+        err, "mu_c = 0.4 exceeds mu_s = 0.3: Coulomb friction cannot exceed static friction");
     double sp[6] = {0.3, 0.4, V_S, 2.0, 1e-5, 0.0};
     err[0] = 0;
     L = make("stribeck", sp, 6, err);
     ck_assert_ptr_null(L.inst);
-    ck_assert_str_eq(err, "mu_c = 0.4 exceeds mu_s = 0.3: Coulomb friction cannot exceed static friction");
+    ck_assert_str_eq(
+        err, "mu_c = 0.4 exceeds mu_s = 0.3: Coulomb friction cannot exceed static friction");
     /* mu_c = mu_s is allowed (no Stribeck dip). */
     law ok = make_lugre(SIGMA0, SIGMA1, 0.0, 0.3, 0.3, V_S);
     drop(&ok);

@@ -37,7 +37,8 @@ START_TEST(energy_audit_catches_a_blow_up) {
     ck_assert_ptr_nonnull(strstr(R.res.message, "energy audit: the mechanical energy rose"));
     ck_assert_uint_ge(R.res.series.rows, 10); /* what was computed is kept */
     run_free(&R);
-    const char *warn[] = {"plot.enabled=false", "integrator.id=rk4", "integrator.h=1e-2", "run.energy_audit=\"warn\""};
+    const char *warn[] = {"plot.enabled=false", "integrator.id=rk4", "integrator.h=1e-2",
+                          "run.energy_audit=\"warn\""};
     test_run_file(&W, "bouncing_ball_hunt_crossley.toml", warn, 4, NSD_RUN_COMPLETE);
     ck_assert_uint_ge(W.res.energy_rises, 1);
     ck_assert_double_gt(W.res.energy_worst, 1e3);
@@ -68,10 +69,12 @@ END_TEST
  * before it. */
 static void faulty_run(const char *id, const char *want) {
     char toml[1024];
-    snprintf(toml, sizeof toml,
-             "plugin_path = [\"%s/faulty\"]\n[system]\nid = \"%s\"\n[contact]\nid = \"newton\"\ne = 0.5\n"
-             "[integrator]\nid = \"dopri5\"\n[run]\nt_end = 0.2\noutput_dt = 1e-3\nprogress = false\n",
-             NSDYN_TEST_FIXTURE_DIR, id);
+    snprintf(
+        toml, sizeof toml,
+        "plugin_path = [\"%s/faulty\"]\n[system]\nid = \"%s\"\n[contact]\nid = \"newton\"\ne = "
+        "0.5\n"
+        "[integrator]\nid = \"dopri5\"\n[run]\nt_end = 0.2\noutput_dt = 1e-3\nprogress = false\n",
+        NSDYN_TEST_FIXTURE_DIR, id);
     run R = {0};
     run_config(&R, toml, NSD_RUN_FAILED);
     ck_assert_msg(strstr(R.res.message, want) != NULL, "%s: message: %s", id, R.res.message);
@@ -81,7 +84,9 @@ static void faulty_run(const char *id, const char *want) {
     run_free(&R);
 }
 
-START_TEST(nan_gap_stops_the_run) { faulty_run("faulty_nan_gap", "non-finite gap, velocity, load or Jacobian at contact 'ground'"); }
+START_TEST(nan_gap_stops_the_run) {
+    faulty_run("faulty_nan_gap", "non-finite gap, velocity, load or Jacobian at contact 'ground'");
+}
 END_TEST
 START_TEST(nan_output_stops_the_run) { faulty_run("faulty_nan_output", "channel 'level' is nan"); }
 END_TEST

@@ -110,7 +110,8 @@ static int cli(const char **args, text *out, text *err) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             char chunk[4096];
             ssize_t r = read(fds[i].fd, chunk, sizeof chunk);
-            if (r > 0) text_add(dst[i], chunk, (size_t)r);
+            if (r > 0)
+                text_add(dst[i], chunk, (size_t)r);
             else if (r == 0 || errno != EINTR) {
                 close(fds[i].fd);
                 fds[i].fd = -1;
@@ -143,12 +144,11 @@ static const char *const BALL = "[system]\nid = \"point_mass\"\n\n"
 
 START_TEST(nonfinite_refused_unless_declared) {
     static const nsdyn_param_decl decls[] = {
-        {"plain", NSDYN_PARAM_REAL, "s", 1, -HUGE_VAL, HUGE_VAL, 0, "open both sides", NULL,
-         NULL, 0},
+        {"plain", NSDYN_PARAM_REAL, "s", 1, -HUGE_VAL, HUGE_VAL, 0, "open both sides", NULL, NULL,
+         0},
         {"limit", NSDYN_PARAM_REAL, "s", 1, 0, HUGE_VAL, NSDYN_PARAM_NONFINITE,
          "a limit; inf = none", NULL, NULL, 0},
-        {"arr", NSDYN_PARAM_REAL_ARRAY, "m", 0, -HUGE_VAL, HUGE_VAL, 0, "an array", NULL, NULL,
-         0},
+        {"arr", NSDYN_PARAM_REAL_ARRAY, "m", 0, -HUGE_VAL, HUGE_VAL, 0, "an array", NULL, NULL, 0},
         {"arr_inf", NSDYN_PARAM_REAL_ARRAY, "m", 0, -HUGE_VAL, HUGE_VAL, NSDYN_PARAM_NONFINITE,
          "an array admitting inf", NULL, NULL, 0},
     };
@@ -230,8 +230,8 @@ START_TEST(every_declared_real_refuses_nonfinite) {
         for (size_t i = 0; i < tables[k].n; ++i) {
             const nsdyn_param_decl *d = &tables[k].decls[i];
             if (d->type != NSDYN_PARAM_REAL && d->type != NSDYN_PARAM_REAL_ARRAY) continue;
-            ck_assert_msg(!(d->flags & NSDYN_PARAM_NONFINITE), "%s: '%s' admits inf: extend this test",
-                          tables[k].owner, d->name);
+            ck_assert_msg(!(d->flags & NSDYN_PARAM_NONFINITE),
+                          "%s: '%s' admits inf: extend this test", tables[k].owner, d->name);
             for (size_t v = 0; v < 3; ++v) {
                 char toml[160], want[200];
                 int arr = d->type == NSDYN_PARAM_REAL_ARRAY;
@@ -272,21 +272,31 @@ START_TEST(hostile_command_lines_are_config_errors) {
         /* a span beyond a double */
         {0, {"run.t_start=-1e308", "run.t_end=1e308"}, "is beyond the range of a double"},
         /* samples that doubles near t_start cannot tell apart */
-        {0, {"run.t_start=1e10", "run.t_end=1.00000001e10", "run.output_dt=1e-3"},
+        {0,
+         {"run.t_start=1e10", "run.t_end=1.00000001e10", "run.output_dt=1e-3"},
          "[run] output_dt = 0.001 s is below the time resolution near t = "},
         /* the grid against a lowered run.max_samples (auto grid: 2000) */
         {0, {"run.max_samples=100"}, "has 2000 samples, more than run.max_samples = 100"},
         /* an rk4 step the doubles near t_start cannot add */
-        {1, {"run.t_start=1e10", "run.t_end=1.0000000001e10", "integrator.h=1e-5"},
+        {1,
+         {"run.t_start=1e10", "run.t_end=1.0000000001e10", "integrator.h=1e-5"},
          "[integrator] (rk4): h = 1e-05 s is below the time resolution near t = "},
         /* numbers TOML reads wrongly or not at all */
-        {0, {"run.t_end=1e-1000"}, "error: --set run.t_end=1e-1000: the number 1e-1000 is too small for a double"},
+        {0,
+         {"run.t_end=1e-1000"},
+         "error: --set run.t_end=1e-1000: the number 1e-1000 is too small for a double"},
         {0, {"run.t_end=.5"}, "error: --set run.t_end=.5: .5 is not a TOML number"},
-        {0, {"run.t_end=-1e400"}, "error: --set run.t_end=-1e400: the number -1e400 is out of the range of a double"},
+        {0,
+         {"run.t_end=-1e400"},
+         "error: --set run.t_end=-1e400: the number -1e400 is out of the range of a double"},
         /* non-finite elements given on the command line: no stray line:col */
-        {0, {"plot.snapshot_window=[0.0,nan]"},
-         "error: --set plot.snapshot_window=[0.0,nan]: [plot] key 'snapshot_window' element 2: expected a finite number, found nan"},
-        {1, {"system.m=-inf"}, "[system] (towed_wheel) key 'm': expected a finite number, found -inf"},
+        {0,
+         {"plot.snapshot_window=[0.0,nan]"},
+         "error: --set plot.snapshot_window=[0.0,nan]: [plot] key 'snapshot_window' element 2: "
+         "expected a finite number, found nan"},
+        {1,
+         {"system.m=-inf"},
+         "[system] (towed_wheel) key 'm': expected a finite number, found -inf"},
     };
     for (size_t i = 0; i < NSDYN_COUNT(cases); ++i) {
         const char *args[16];
@@ -354,8 +364,12 @@ START_TEST(bounds_admit_their_limits) {
                  "\n[plot]\nenabled = false\n",
                  wheel, sizeof wheel);
     snprintf(out_dir, sizeof out_dir, "%s/limit", tmp_dir);
-    const char *grid[] = {"run", ball, "-o", out_dir, "--set", "run.t_end=0.25", "--set",
-                          "run.output_dt=0.125", "--set", "run.max_samples=2", NULL};
+    const char *grid[] = {"run",   ball,
+                          "-o",    out_dir,
+                          "--set", "run.t_end=0.25",
+                          "--set", "run.output_dt=0.125",
+                          "--set", "run.max_samples=2",
+                          NULL};
     const char *step[] = {"run", wheel, "-o", out_dir, NULL};
     const char **cases[] = {grid, step};
     for (size_t i = 0; i < 2; ++i) {

@@ -203,8 +203,8 @@ END_TEST
 static void kane_closed_form(double m, double b, double J, double e, double mu_k, int slip,
                              const double *u, double *up) {
     double den = m * b * b + J;
-    up[1] = u[1];          /* (2.43) */
-    up[4] = -e * u[4];     /* (2.46) */
+    up[1] = u[1];      /* (2.43) */
+    up[4] = -e * u[4]; /* (2.46) */
     if (!slip) {
         up[2] = (J * u[2] - m * b * u[3]) / den; /* (2.59) */
         up[3] = -b * up[2];                      /* (2.60) */
@@ -246,7 +246,8 @@ START_TEST(sphere_kane_no_slip) {
     for (int k = 0; k < 2; ++k) {
         char ph[32] = "";
         double err = sphere_case(ids[k], 0, u, ph);
-        fprintf(stderr, "sphere no-slip (2.59)-(2.65), %s: max |u+ - closed form| = %.3g\n", ids[k], err);
+        fprintf(stderr, "sphere no-slip (2.59)-(2.65), %s: max |u+ - closed form| = %.3g\n", ids[k],
+                err);
         ck_assert_str_eq(ph, "stick");
         ck_assert_double_le(err, 1e-14);
     }
@@ -260,7 +261,8 @@ START_TEST(sphere_kane_slip) {
     for (int k = 0; k < 2; ++k) {
         char ph[32] = "";
         double err = sphere_case(ids[k], 1, u, ph);
-        fprintf(stderr, "sphere slip (2.80)-(2.81), %s: max |u+ - closed form| = %.3g\n", ids[k], err);
+        fprintf(stderr, "sphere slip (2.80)-(2.81), %s: max |u+ - closed form| = %.3g\n", ids[k],
+                err);
         ck_assert_str_eq(ph, "slide");
         ck_assert_double_le(err, 1e-13);
     }
@@ -349,10 +351,12 @@ START_TEST(random_grid_energy_and_restitution) {
                      * reverses during the impact; Kane's closed form assumes
                      * it does not, which holds for the sphere). */
                     if (k == 0) {
-                        ck_assert_msg(es[ie] > 0, "%s refused a plastic impact: %s", ids[k], last_log);
+                        ck_assert_msg(es[ie] > 0, "%s refused a plastic impact: %s", ids[k],
+                                      last_log);
                         ck_assert_msg(strstr(last_log, "energy") != NULL, "%s", last_log);
                     } else {
-                        ck_assert_msg(strstr(last_log, "energy") || strstr(last_log, "no consistent"),
+                        ck_assert_msg(strstr(last_log, "energy") ||
+                                          strstr(last_log, "no consistent"),
                                       "%s", last_log);
                         n_inconsistent += strstr(last_log, "no consistent") != NULL;
                         n_plastic_refused += es[ie] == 0;
@@ -370,7 +374,8 @@ START_TEST(random_grid_energy_and_restitution) {
                 worst_dT = fmax(worst_dT, dT / Tm);
                 worst_local = fmax(worst_local, fabs(local - dT) / Tm);
                 /* Rounding: T+ and T- are sums of ~36 terms of size T. */
-                ck_assert_msg(dT <= 1e-12 * Tm, "%s e=%g: energy gain %g of %g", ids[k], es[ie], dT, Tm);
+                ck_assert_msg(dT <= 1e-12 * Tm, "%s e=%g: energy gain %g of %g", ids[k], es[ie], dT,
+                              Tm);
                 ck_assert_double_le(fabs(local - dT), 1e-12 * Tm);
                 /* u+ = W v+ and u_n+ = -e u_n- >= 0. */
                 for (int r = 0; r < 3; ++r) {
@@ -399,10 +404,12 @@ START_TEST(random_grid_energy_and_restitution) {
             }
             law->destroy(inst);
         }
-        fprintf(stderr, "random grid, %s: %zu accepted (%zu sliding), %zu refused (%zu without a "
-                        "consistent impulse, %zu of them plastic); max dT/T- = %.3g, "
-                        "max |dT_local - dT|/T- = %.3g\n",
-                ids[k], n_ok, n_slide, n_refused, n_inconsistent, n_plastic_refused, worst_dT, worst_local);
+        fprintf(stderr,
+                "random grid, %s: %zu accepted (%zu sliding), %zu refused (%zu without a "
+                "consistent impulse, %zu of them plastic); max dT/T- = %.3g, "
+                "max |dT_local - dT|/T- = %.3g\n",
+                ids[k], n_ok, n_slide, n_refused, n_inconsistent, n_plastic_refused, worst_dT,
+                worst_local);
         ck_assert_uint_gt(n_slide, 50);
         ck_assert_uint_gt(n_ok - n_slide, 50);
     }
@@ -427,7 +434,8 @@ START_TEST(frictionless_is_newton) {
             ck_assert_double_eq(P[2], 0.0);
             ck_assert_double_eq_tol(up[0], -e * s.um[0], 1e-12 * fabs(s.um[0]));
             for (int r = 1; r < 3; ++r)
-                ck_assert_double_eq_tol(up[r], s.um[r] + s.G[3 * r] * Pn, 1e-12 * (1 + fabs(up[r])));
+                ck_assert_double_eq_tol(up[r], s.um[r] + s.G[3 * r] * Pn,
+                                        1e-12 * (1 + fabs(up[r])));
             law->destroy(inst);
         }
     }
@@ -444,11 +452,13 @@ START_TEST(bad_input_refused) {
         nsdyn_value v[1] = {{1.5, NULL, 0}};
         ck_assert_ptr_null(law->create(v, &host, err, sizeof err));
         if (k == 2)
-            ck_assert_str_eq(err, "beta = 1.5 is outside [0, 1]: beta < 0 would pull the bodies back "
-                                  "together and beta > 1 would create energy at every impact");
+            ck_assert_str_eq(err,
+                             "beta = 1.5 is outside [0, 1]: beta < 0 would pull the bodies back "
+                             "together and beta > 1 would create energy at every impact");
         else
-            ck_assert_str_eq(err, "e = 1.5 is outside [0, 1]: e < 0 would not separate the bodies and "
-                                  "e > 1 would create energy at every impact");
+            ck_assert_str_eq(err,
+                             "e = 1.5 is outside [0, 1]: e < 0 would not separate the bodies and "
+                             "e > 1 would create energy at every impact");
         v[0].num = -0.1;
         ck_assert_ptr_null(law->create(v, &host, err, sizeof err));
         ck_assert_ptr_nonnull(strstr(err, "is outside [0, 1]"));
@@ -478,8 +488,10 @@ START_TEST(bad_input_refused) {
         double bad_mu[2] = {0.5, -0.1};
         nsdyn_impact_problem pb = {sizeof pb, 2, 1, G, um, mu, bad_mu, gaps, NULL, 0};
         ck_assert_int_eq(law->impact(inst, &pb, P, up), NSDYN_ERROR);
-        snprintf(want, sizeof want, "%s: contact 1: friction coefficients mu_static = 0.5, mu_kinetic = "
-                                    "-0.1; both must be finite and >= 0", ids[k]);
+        snprintf(want, sizeof want,
+                 "%s: contact 1: friction coefficients mu_static = 0.5, mu_kinetic = "
+                 "-0.1; both must be finite and >= 0",
+                 ids[k]);
         ck_assert_str_eq(last_log, want);
         bad_mu[1] = NAN;
         ck_assert_int_eq(law->impact(inst, &pb, P, up), NSDYN_ERROR);
@@ -488,8 +500,10 @@ START_TEST(bad_input_refused) {
         nsdyn_impact_problem pm = pr;
         pm.n_contacts = 17;
         ck_assert_int_eq(law->impact(inst, &pm, P, up), NSDYN_ERROR);
-        snprintf(want, sizeof want, "%s: 17 simultaneous contacts; at most 16 per impact (fixed-size "
-                                    "arrays, IMPACT_MAX_CONTACTS in plugins/contact/impact.c)", ids[k]);
+        snprintf(want, sizeof want,
+                 "%s: 17 simultaneous contacts; at most 16 per impact (fixed-size "
+                 "arrays, IMPACT_MAX_CONTACTS in plugins/contact/impact.c)",
+                 ids[k]);
         ck_assert_str_eq(last_log, want);
         /* tangent_dim */
         pr.tangent_dim = 3;
@@ -611,8 +625,8 @@ START_TEST(multi_independent_contacts) {
             double G[RM * RM] = {0}, um[RM], mu_s[NCM], mu_k[NCM], gaps[NCM] = {0};
             double Pi[NCM][3], ui[NCM][3];
             for (size_t i = 0; i < n; ++i) {
-                double g[9] = {urand(0.2, 2), 0, 0, 0, 0, 0, 0, 0, 0}, a = urand(-1, 1), b = urand(-1, 1),
-                       c = urand(-1, 1);
+                double g[9] = {urand(0.2, 2), 0, 0, 0, 0, 0, 0, 0, 0}, a = urand(-1, 1),
+                       b = urand(-1, 1), c = urand(-1, 1);
                 g[4] = 0.2 + a * a + b * b; /* [a b; c 0] [a b; c 0]^T + 0.2 I */
                 g[5] = g[7] = a * c;
                 g[8] = 0.2 + c * c;
@@ -624,7 +638,8 @@ START_TEST(multi_independent_contacts) {
                 }
                 mu_s[i] = urand(0, 1);
                 mu_k[i] = mu_s[i] * urand(0.5, 1);
-                nsdyn_impact_problem p1 = {sizeof p1, 1, dim, g, u, mu_s + i, mu_k + i, gaps, NULL, 0};
+                nsdyn_impact_problem p1 = {sizeof p1, 1,        dim,  g,    u,
+                                           mu_s + i,  mu_k + i, gaps, NULL, 0};
                 ck_assert_int_eq(law->impact(inst, &p1, Pi[i], ui[i]), NSDYN_OK);
             }
             nsdyn_impact_problem pr = {sizeof pr, n, dim, G, um, mu_s, mu_k, gaps, NULL, 0};
@@ -636,12 +651,14 @@ START_TEST(multi_independent_contacts) {
                     double sc = 1 + fabs(Pi[i][0]);
                     worst = fmax(worst, fabs(P[3 * i + r] - Pi[i][r]) / sc);
                     ck_assert_double_le(fabs(P[3 * i + r] - Pi[i][r]), 1e-10 * sc);
-                    ck_assert_double_le(fabs(up[3 * i + r] - ui[i][r]), 1e-10 * (1 + fabs(um[3 * i])));
+                    ck_assert_double_le(fabs(up[3 * i + r] - ui[i][r]),
+                                        1e-10 * (1 + fabs(um[3 * i])));
                 }
             ck_assert_double_eq(P[3], 0.0); /* the separating contact */
             law->destroy(inst);
         }
-        fprintf(stderr, "independent contacts, %s: max |P - P_single|/(1 + P_n) = %.3g\n", ids[k], worst);
+        fprintf(stderr, "independent contacts, %s: max |P - P_single|/(1 + P_n) = %.3g\n", ids[k],
+                worst);
     }
 }
 END_TEST
@@ -685,7 +702,8 @@ START_TEST(multi_mixed_tangent_dims) {
         const nsdyn_contact_law *law = law_of(ids[k]);
         void *inst = make(law, 0.0);
         double G[36] = {0}, d[6] = {1, 2, 2, 1, 2, 0}, um[6] = {-1, 0.3, -0.4, -1, 0.1, 0};
-        double mu[2] = {1, 1}, gaps[2] = {0, 0}, P[6], up[6], want[6] = {1, -0.15, 0.2, 1, -0.05, 0};
+        double mu[2] = {1, 1}, gaps[2] = {0, 0}, P[6], up[6],
+               want[6] = {1, -0.15, 0.2, 1, -0.05, 0};
         for (int i = 0; i < 6; ++i) G[7 * i] = d[i];
         char ph[128] = "";
         nsdyn_impact_problem pr = {sizeof pr, 2, 2, G, um, mu, mu, gaps, ph, sizeof ph};
@@ -736,8 +754,8 @@ START_TEST(multi_v_groove_coupled) {
             char ph[64] = "";
             ck_assert_int_eq(mcall(law, inst, &s, 1, mus, mus, P, up, ph, sizeof ph), NSDYN_OK);
             const double Pn = (1 + e) * m * V / (2 * (ca - mu * sa));
-            fprintf(stderr, "V-groove, %s, mu = %g: P_n = %.15g, %.15g (hand: %.15g) [%s]\n", ids[k], mu,
-                    P[0], P[3], Pn, ph);
+            fprintf(stderr, "V-groove, %s, mu = %g: P_n = %.15g, %.15g (hand: %.15g) [%s]\n",
+                    ids[k], mu, P[0], P[3], Pn, ph);
             mpost(&s, P, vp, u2);
             ck_assert_double_eq_tol(P[0], Pn, 1e-13 * Pn);
             ck_assert_double_eq_tol(P[3], Pn, 1e-13 * Pn);
@@ -783,7 +801,8 @@ START_TEST(multi_curb_touching_contact) {
     const double m = 1.5, U = 2.0, g = 0.5, c = cos(g), sn = sin(g);
     const nsdyn_contact_law *law = law_of("newton");
     for (int cs = 0; cs < 5; ++cs) {
-        const double e = cs == 3 ? 0.0 : 0.4, mu = cs >= 2 && cs <= 3 ? 0.5 : 0.0, d = cs == 4 ? 0.1 : 0.0;
+        const double e = cs == 3 ? 0.0 : 0.4, mu = cs >= 2 && cs <= 3 ? 0.5 : 0.0,
+                     d = cs == 4 ? 0.1 : 0.0;
         const double mus[2] = {0.0, mu};
         void *inst = make(law, e);
         mmech s;
@@ -798,42 +817,43 @@ START_TEST(multi_curb_touching_contact) {
         char ph[64] = "";
         ck_assert_int_eq(mcall(law, inst, &s, 1, mus, mus, P, up, ph, sizeof ph), NSDYN_OK);
         mpost(&s, P, vp, u2);
-        fprintf(stderr, "curb case (%c): P = (%.6g, %.6g; %.6g, %.6g), v+ = (%.6g, %.6g) [%s]\n", 'a' + cs,
-                P[0], P[1], P[3], P[4], vp[0], vp[1], ph);
+        fprintf(stderr, "curb case (%c): P = (%.6g, %.6g; %.6g, %.6g), v+ = (%.6g, %.6g) [%s]\n",
+                'a' + cs, P[0], P[1], P[3], P[4], vp[0], vp[1], ph);
         for (int r = 0; r < 6; ++r) ck_assert_double_eq_tol(up[r], u2[r], 1e-13 * U);
         ck_assert_double_eq(P[1], 0.0); /* frictionless edge */
         switch (cs) {
-        case 0:
-            ck_assert_double_eq_tol(P[0], (1 + e) * m * U * c, 1e-14 * m * U);
-            ck_assert_double_eq(P[3], 0.0);
-            ck_assert_double_eq_tol(up[3], (1 + e) * U * c * sn, 1e-14 * U);
-            ck_assert_str_eq(ph, "slide, open");
-            break;
-        case 1:
-        case 4:
-            ck_assert_double_eq_tol(P[0], (1 + e) * m * U / c + e * m * sn * d / (c * c), 1e-13 * m * U);
-            ck_assert_double_eq_tol(P[3], sn * P[0] - m * d, 1e-13 * m * U);
-            ck_assert_double_eq_tol(vp[0], e * U + e * sn * d / c, 1e-13 * U);
-            ck_assert_double_eq_tol(vp[1], 0.0, 1e-13 * U);
-            ck_assert_double_eq_tol(up[0], -e * s.um[0], 1e-13 * U);
-            break;
-        case 2:
-            ck_assert_double_eq_tol(P[0], (1 + e) * m * U / (c - mu * sn), 1e-13 * m * U);
-            ck_assert_double_eq_tol(P[3], sn * P[0], 1e-13 * m * U);
-            ck_assert_double_eq_tol(P[4], -mu * P[3], 1e-13 * m * U);
-            ck_assert_double_eq_tol(vp[0], e * U, 1e-13 * U);
-            ck_assert_double_eq_tol(vp[1], 0.0, 1e-13 * U);
-            break;
-        case 3: {
-            const double lo = m * U / (c + mu * sn), hi = m * U / (c - mu * sn);
-            ck_assert_double_ge(P[0], lo * (1 - 1e-12));
-            ck_assert_double_le(P[0], hi * (1 + 1e-12));
-            ck_assert_double_eq_tol(P[3], sn * P[0], 1e-13 * m * U);
-            ck_assert_double_eq_tol(P[4], m * U - c * P[0], 1e-13 * m * U);
-            ck_assert_double_le(fabs(P[4]), mu * P[3] * (1 + 1e-12));
-            for (int r = 0; r < 2; ++r) ck_assert_double_eq_tol(vp[r], 0.0, 1e-13 * U);
-            break;
-        }
+            case 0:
+                ck_assert_double_eq_tol(P[0], (1 + e) * m * U * c, 1e-14 * m * U);
+                ck_assert_double_eq(P[3], 0.0);
+                ck_assert_double_eq_tol(up[3], (1 + e) * U * c * sn, 1e-14 * U);
+                ck_assert_str_eq(ph, "slide, open");
+                break;
+            case 1:
+            case 4:
+                ck_assert_double_eq_tol(P[0], (1 + e) * m * U / c + e * m * sn * d / (c * c),
+                                        1e-13 * m * U);
+                ck_assert_double_eq_tol(P[3], sn * P[0] - m * d, 1e-13 * m * U);
+                ck_assert_double_eq_tol(vp[0], e * U + e * sn * d / c, 1e-13 * U);
+                ck_assert_double_eq_tol(vp[1], 0.0, 1e-13 * U);
+                ck_assert_double_eq_tol(up[0], -e * s.um[0], 1e-13 * U);
+                break;
+            case 2:
+                ck_assert_double_eq_tol(P[0], (1 + e) * m * U / (c - mu * sn), 1e-13 * m * U);
+                ck_assert_double_eq_tol(P[3], sn * P[0], 1e-13 * m * U);
+                ck_assert_double_eq_tol(P[4], -mu * P[3], 1e-13 * m * U);
+                ck_assert_double_eq_tol(vp[0], e * U, 1e-13 * U);
+                ck_assert_double_eq_tol(vp[1], 0.0, 1e-13 * U);
+                break;
+            case 3: {
+                const double lo = m * U / (c + mu * sn), hi = m * U / (c - mu * sn);
+                ck_assert_double_ge(P[0], lo * (1 - 1e-12));
+                ck_assert_double_le(P[0], hi * (1 + 1e-12));
+                ck_assert_double_eq_tol(P[3], sn * P[0], 1e-13 * m * U);
+                ck_assert_double_eq_tol(P[4], m * U - c * P[0], 1e-13 * m * U);
+                ck_assert_double_le(fabs(P[4]), mu * P[3] * (1 + 1e-12));
+                for (int r = 0; r < 2; ++r) ck_assert_double_eq_tol(vp[r], 0.0, 1e-13 * U);
+                break;
+            }
         }
         law->destroy(inst);
     }
@@ -892,7 +912,8 @@ START_TEST(multi_curb_wheel_at_B) {
             ck_assert_int_eq(mcall(law, inst, &s, 1, mus, mus, P, up, ph, sizeof ph), NSDYN_OK);
             mpost(&s, P, vp, u2);
             fprintf(stderr,
-                    "curb wheel at B, %s %g: P = (%.6g, %.6g; %.3g, %.3g), v+ = (%.6g, %.6g, %.6g) [%s]\n",
+                    "curb wheel at B, %s %g: P = (%.6g, %.6g; %.3g, %.3g), v+ = (%.6g, %.6g, %.6g) "
+                    "[%s]\n",
                     ids[k], beta, P[0], P[1], P[3], P[4], vp[0], vp[1], vp[2], ph);
             ck_assert_double_eq_tol(P[0], (1 + beta) * Pc, 1e-12 * Pc);
             ck_assert_double_eq_tol(P[1], Pt, 1e-12 * Pc);
@@ -902,8 +923,9 @@ START_TEST(multi_curb_wheel_at_B) {
             ck_assert_double_eq_tol(up[1], 0.0, 1e-12 * U);
             ck_assert_double_gt(up[3], 0.0);
             for (int q = 0; q < 6; ++q) ck_assert_double_eq_tol(up[q], u2[q], 1e-12 * U);
-            if (k == 1) ck_assert_str_eq(ph, b ? "compression: stick, open; restitution: stick, open"
-                                               : "compression: stick, open; no restitution");
+            if (k == 1)
+                ck_assert_str_eq(ph, b ? "compression: stick, open; restitution: stick, open"
+                                       : "compression: stick, open; no restitution");
             law->destroy(inst);
         }
 }
@@ -964,11 +986,13 @@ START_TEST(multi_sphere_corner_3d) {
         double P[6], up[6], vp[6], u2[6];
         char ph[64] = "";
         last_log[0] = 0;
-        ck_assert_msg(mcall(law, inst, &s, 2, mus, mus, P, up, ph, sizeof ph) == NSDYN_OK, "%s", last_log);
+        ck_assert_msg(mcall(law, inst, &s, 2, mus, mus, P, up, ph, sizeof ph) == NSDYN_OK, "%s",
+                      last_log);
         mpost(&s, P, vp, u2);
         const double Pn = (1 + e) * m * V / (2 * (cos(a) - mu * sin(a)));
-        fprintf(stderr, "sphere in a corner (tangent_dim 2), mu = %g: P_n = %.15g, %.15g (hand %.15g), "
-                        "v+ = (%.3g %.3g %.3g | %.3g %.3g %.3g) [%s]\n",
+        fprintf(stderr,
+                "sphere in a corner (tangent_dim 2), mu = %g: P_n = %.15g, %.15g (hand %.15g), "
+                "v+ = (%.3g %.3g %.3g | %.3g %.3g %.3g) [%s]\n",
                 mu, P[0], P[3], Pn, vp[0], vp[1], vp[2], vp[3], vp[4], vp[5], ph);
         ck_assert_double_eq_tol(P[0], Pn, 1e-10 * Pn);
         ck_assert_double_eq_tol(P[3], Pn, 1e-10 * Pn);
@@ -987,18 +1011,24 @@ START_TEST(multi_sphere_corner_3d) {
     last_log[0] = 0;
     ck_assert_int_eq(mcall(law, inst, &s, 2, mus, mus, P, up, ph, sizeof ph), NSDYN_ERROR);
     fprintf(stderr, "sphere jammed in a narrow corner, newton: %s\n", last_log);
-    ck_assert_msg(strstr(last_log, "newton: no bounded impulse for 2 simultaneous contacts") ||
-                      strstr(last_log, "newton: the non-smooth Gauss-Seidel iteration (NSGS) did not converge "
-                                       "for 2 simultaneous contacts"),
-                  "%s", last_log);
+    ck_assert_msg(
+        strstr(last_log, "newton: no bounded impulse for 2 simultaneous contacts") ||
+            strstr(last_log,
+                   "newton: the non-smooth Gauss-Seidel iteration (NSGS) did not converge "
+                   "for 2 simultaneous contacts"),
+        "%s", last_log);
     law->destroy(inst);
     const nsdyn_contact_law *pl = law_of("poisson");
     inst = make(pl, 0.5);
     last_log[0] = 0;
-    ck_assert_msg(mcall(pl, inst, &s, 2, mus, mus, P, up, ph, sizeof ph) == NSDYN_OK, "%s", last_log);
+    ck_assert_msg(mcall(pl, inst, &s, 2, mus, mus, P, up, ph, sizeof ph) == NSDYN_OK, "%s",
+                  last_log);
     mpost(&s, P, vp, u2);
-    fprintf(stderr, "sphere jammed in a narrow corner, poisson: P_n = %.6g, %.6g, v+ = (%.3g %.3g %.3g | %.3g %.3g "
-                    "%.3g) [%s]\n", P[0], P[3], vp[0], vp[1], vp[2], vp[3], vp[4], vp[5], ph);
+    fprintf(stderr,
+            "sphere jammed in a narrow corner, poisson: P_n = %.6g, %.6g, v+ = (%.3g %.3g %.3g | "
+            "%.3g %.3g "
+            "%.3g) [%s]\n",
+            P[0], P[3], vp[0], vp[1], vp[2], vp[3], vp[4], vp[5], ph);
     for (int q = 0; q < 6; ++q) ck_assert_double_eq_tol(up[q], u2[q], 1e-10 * V);
     ck_assert_double_ge(up[0], -1e-10 * V);
     ck_assert_double_ge(up[3], -1e-10 * V);
@@ -1041,7 +1071,8 @@ START_TEST(poisson_sphere_phases) {
     void *inst = make(law, beta);
     /* u_n- = -2 (P_c,n = 4); slip of the contact point along (0.6, 0.8). */
     const double slips[3] = {1.0, 6.0, 3.7};
-    const char *want[3] = {"compression: stick; restitution: stick", "compression: slide; restitution: slide",
+    const char *want[3] = {"compression: stick; restitution: stick",
+                           "compression: slide; restitution: slide",
                            "compression: slide; restitution: stick"};
     for (int c = 0; c < 3; ++c) {
         /* u_t = (u4 + b u3, u6 - b u1) (2.12): put the slip into v_G. */
@@ -1054,8 +1085,8 @@ START_TEST(poisson_sphere_phases) {
         const double Pc = 2.0 * m, s0 = slips[c];
         double s1 = s0 <= mu_s * k1 * Pc ? 0 : s0 - mu_k * k1 * Pc;
         double s2 = s1 <= mu_s * k1 * beta * Pc ? 0 : s1 - mu_k * k1 * beta * Pc;
-        fprintf(stderr, "poisson sphere: |u_t-| = %g: |u_t*| = %.15g (closed form %.15g) [%s]\n", s0,
-                hypot(up[1], up[2]), s2, ph);
+        fprintf(stderr, "poisson sphere: |u_t-| = %g: |u_t*| = %.15g (closed form %.15g) [%s]\n",
+                s0, hypot(up[1], up[2]), s2, ph);
         ck_assert_str_eq(ph, want[c]);
         ck_assert_double_eq_tol(up[0], 2.0 * beta, 1e-14);
         ck_assert_double_eq_tol(P[0], (1 + beta) * Pc, 1e-13);
@@ -1084,8 +1115,10 @@ START_TEST(poisson_coupled_single_contact) {
         ck_assert_int_eq(pl->impact(p, &pr, P, up), NSDYN_OK);
         ck_assert_int_eq(nl->impact(n, &pr, Pn, upn), NSDYN_OK);
         const double det = gnn * gtt - gnt * gnt, Pc = (-un * gtt + ut * gnt) / det;
-        fprintf(stderr, "coupled contact, beta = %g: poisson u_n* = %.15g (closed form %.15g), newton "
-                        "u_n+ = %.15g\n", beta, up[0], beta * (-un + ut * gnt / gtt), upn[0]);
+        fprintf(stderr,
+                "coupled contact, beta = %g: poisson u_n* = %.15g (closed form %.15g), newton "
+                "u_n+ = %.15g\n",
+                beta, up[0], beta * (-un + ut * gnt / gtt), upn[0]);
         ck_assert_double_eq_tol(up[0], beta * (-un + ut * gnt / gtt), 1e-15);
         ck_assert_double_eq_tol(up[1], 0.0, 1e-15);
         ck_assert_double_eq_tol(P[0], (1 + beta) * Pc, 1e-15);
@@ -1138,9 +1171,9 @@ typedef struct grid_stats {
 } grid_stats;
 
 /* Checks of one accepted multi-contact result; returns nothing, asserts. */
-static void check_multi(const char *id, const mmech *s, unsigned dim, double coef, const double *mu_s,
-                        const double *mu_k, const double *P, const double *up, const double *Pc,
-                        grid_stats *st) {
+static void check_multi(const char *id, const mmech *s, unsigned dim, double coef,
+                        const double *mu_s, const double *mu_k, const double *P, const double *up,
+                        const double *Pc, grid_stats *st) {
     const size_t n = s->n, m = 3 * n;
     double vp[NVM], u2[RM];
     mpost(s, P, vp, u2);
@@ -1179,9 +1212,10 @@ static void check_multi(const char *id, const mmech *s, unsigned dim, double coe
             Ptf[1] -= Pc[3 * i + 2];
             Pt = hypot(Ptf[0], Ptf[1]);
         }
-        ck_assert_msg(v >= -tol * Us, "%s: contact %zu leaves approaching: %g (scale %g)", id, i, v, Us);
+        ck_assert_msg(v >= -tol * Us, "%s: contact %zu leaves approaching: %g (scale %g)", id, i, v,
+                      Us);
         double compl = fmin(fabs(v) / Us, fabs(lam) / Ps);
-        st->worst_compl = fmax(st->worst_compl, compl);
+        st->worst_compl = fmax(st->worst_compl, compl );
         ck_assert_msg(compl <= tol, "%s: complementarity at contact %zu: %g, %g", id, i, v, lam);
         /* Coulomb: cone (mu_s), and sliding opposite the final slip (mu_k). */
         double cone = Pt - mu_s[i] * Pnf;
@@ -1192,7 +1226,8 @@ static void check_multi(const char *id, const mmech *s, unsigned dim, double coe
             st->slides++;
             for (unsigned j = 1; j <= dim; ++j)
                 ck_assert_msg(fabs(Ptf[j - 1] + mu_k[i] * Pnf * ui[j] / ut) <= 1e-8 * Ps,
-                              "%s: slip direction at %zu: %g", id, i, Ptf[j - 1] + mu_k[i] * Pnf * ui[j] / ut);
+                              "%s: slip direction at %zu: %g", id, i,
+                              Ptf[j - 1] + mu_k[i] * Pnf * ui[j] / ut);
         }
         if (Pi[0] == 0.0) st->opens++;
     }
@@ -1363,7 +1398,8 @@ START_TEST(multi_random_grid) {
         const nsdyn_contact_law *law = law_of(ids[k]);
         for (int part = 0; part < 3; ++part) {
             grid_stats st = {0, 0, 0, 0, 0, 0, -HUGE_VAL, 0, -HUGE_VAL};
-            size_t by_dim[3] = {0}, by_dim_ok[3] = {0}, nsgs = 0, energy = 0, inconsistent = 0, noconv = 0;
+            size_t by_dim[3] = {0}, by_dim_ok[3] = {0}, nsgs = 0, energy = 0, inconsistent = 0,
+                   noconv = 0;
             double max_sweeps = 0;
             for (int ie = 0; ie < 5; ++ie) {
                 void *inst = make(law, coefs[ie]);
@@ -1397,16 +1433,20 @@ START_TEST(multi_random_grid) {
                         ck_assert_int_eq(rc, NSDYN_ERROR);
                         st.refused++;
                         if (strstr(last_log, "kinetic energy")) {
-                            ck_assert_msg(coefs[ie] > 0, "%s refused a plastic impact: %s", ids[k], last_log);
+                            ck_assert_msg(coefs[ie] > 0, "%s refused a plastic impact: %s", ids[k],
+                                          last_log);
                             energy++;
                         } else if (strstr(last_log, "no consistent impulse")) {
-                            ck_assert_msg(part == 0 && k == 0 && coefs[ie] > 0, "%s: %s", ids[k], last_log);
+                            ck_assert_msg(part == 0 && k == 0 && coefs[ie] > 0, "%s: %s", ids[k],
+                                          last_log);
                             inconsistent++;
                         } else {
-                            ck_assert_msg((part == 0 || (part == 1 && dim == 2) || (part == 2 && k == 0 && coefs[ie] > 0)) &&
-                                              (strstr(last_log, "did not converge") || strstr(last_log, "no bounded")),
-                                          "%s (part %c, n = %zu, tangent_dim %u): %s", ids[k], 'A' + part, n,
-                                          dim, last_log);
+                            ck_assert_msg((part == 0 || (part == 1 && dim == 2) ||
+                                           (part == 2 && k == 0 && coefs[ie] > 0)) &&
+                                              (strstr(last_log, "did not converge") ||
+                                               strstr(last_log, "no bounded")),
+                                          "%s (part %c, n = %zu, tangent_dim %u): %s", ids[k],
+                                          'A' + part, n, dim, last_log);
                             noconv++;
                         }
                         continue;
@@ -1417,21 +1457,28 @@ START_TEST(multi_random_grid) {
                     for (const char *q = strstr(ph, "(nsgs, "); q; q = strstr(q + 1, "(nsgs, "))
                         max_sweeps = fmax(max_sweeps, atof(q + 7));
                     if (k == 1)
-                        ck_assert_int_eq(mcall(plastic, p0, &s, dim, mu_s, mu_k, Pc, uc, NULL, 0), NSDYN_OK);
-                    check_multi(ids[k], &s, dim, coefs[ie], mu_s, mu_k, P, up, k == 1 ? Pc : NULL, &st);
+                        ck_assert_int_eq(mcall(plastic, p0, &s, dim, mu_s, mu_k, Pc, uc, NULL, 0),
+                                         NSDYN_OK);
+                    check_multi(ids[k], &s, dim, coefs[ie], mu_s, mu_k, P, up, k == 1 ? Pc : NULL,
+                                &st);
                 }
                 law->destroy(inst);
             }
-            fprintf(stderr, "multi-contact grid %c, %s: %zu problems, %zu accepted (tangent_dim 1: %zu of %zu, "
-                            "tangent_dim 2: %zu of %zu; %zu by NSGS, at most %g sweeps); refused: %zu energy, %zu without a "
-                            "consistent impulse, %zu NSGS not converged; contacts: %zu with impulse, %zu "
-                            "sliding, %zu open, %zu held (poisson completion); max dT/T- = %.3g, max "
-                            "complementarity %.3g, max cone excess %.3g\n",
-                    'A' + part, ids[k], st.ok + st.refused, st.ok, by_dim_ok[1], by_dim[1], by_dim_ok[2],
-                    by_dim[2], nsgs, max_sweeps, energy, inconsistent, noconv, st.impacts, st.slides, st.opens, st.held,
-                    st.worst_dT, st.worst_compl, st.worst_cone);
+            fprintf(
+                stderr,
+                "multi-contact grid %c, %s: %zu problems, %zu accepted (tangent_dim 1: %zu of %zu, "
+                "tangent_dim 2: %zu of %zu; %zu by NSGS, at most %g sweeps); refused: %zu energy, "
+                "%zu without a "
+                "consistent impulse, %zu NSGS not converged; contacts: %zu with impulse, %zu "
+                "sliding, %zu open, %zu held (poisson completion); max dT/T- = %.3g, max "
+                "complementarity %.3g, max cone excess %.3g\n",
+                'A' + part, ids[k], st.ok + st.refused, st.ok, by_dim_ok[1], by_dim[1],
+                by_dim_ok[2], by_dim[2], nsgs, max_sweeps, energy, inconsistent, noconv, st.impacts,
+                st.slides, st.opens, st.held, st.worst_dT, st.worst_compl, st.worst_cone);
             ck_assert_uint_le(inconsistent, (st.ok + st.refused) / 20);
-            ck_assert_uint_le(noconv, part == 0 ? (st.ok + st.refused) / 50 : part == 1 ? by_dim[2] / 4 : by_dim[2] / 8);
+            ck_assert_uint_le(noconv, part == 0   ? (st.ok + st.refused) / 50
+                                      : part == 1 ? by_dim[2] / 4
+                                                  : by_dim[2] / 8);
             ck_assert_uint_gt(st.slides, 100);
             ck_assert_uint_gt(st.opens, part == 2 ? 50 : 100);
         }
@@ -1451,8 +1498,10 @@ START_TEST(poisson_beta0_is_plastic_newton) {
         const unsigned dim = 1 + (unsigned)(trial % 2);
         const size_t n = 1 + (size_t)(trial / 2 % 3);
         mmech s;
-        if (trial % 3) random_mmech(&s, n, 3 + trial % 8);
-        else random_rigid(&s, n, trial % 2);
+        if (trial % 3)
+            random_mmech(&s, n, 3 + trial % 8);
+        else
+            random_rigid(&s, n, trial % 2);
         double mu_s[NCM], mu_k[NCM], P[RM], up[RM], Pn[RM], upn[RM];
         for (size_t i = 0; i < n; ++i) {
             mu_s[i] = urand(0, 1);
@@ -1468,7 +1517,9 @@ START_TEST(poisson_beta0_is_plastic_newton) {
             ck_assert_double_eq(up[r], upn[r]);
         }
     }
-    fprintf(stderr, "poisson beta = 0 vs newton e = 0: %zu of 300 random problems solved, all identical\n", same);
+    fprintf(stderr,
+            "poisson beta = 0 vs newton e = 0: %zu of 300 random problems solved, all identical\n",
+            same);
     ck_assert_uint_gt(same, 250);
     pl->destroy(p);
     nl->destroy(n0);
@@ -1481,8 +1532,8 @@ END_TEST
  * x-y plane (x forward, y up, z across: the thesis's n1, n2, n3): contact i
  * at -b nrm[i], t1 = (n_y, -n_x, 0) (forward along the plane), t2 = n x t1;
  * v = (omega, v_G) and the rows as in sphere(). */
-static void sphere_on_planes(mmech *s, double m, double b, double J, size_t n, const double (*nrm)[3],
-                             const double *v) {
+static void sphere_on_planes(mmech *s, double m, double b, double J, size_t n,
+                             const double (*nrm)[3], const double *v) {
     memset(s, 0, sizeof *s);
     s->nv = 6;
     s->n = n;
@@ -1532,8 +1583,9 @@ typedef struct kane_stats {
  * Ps = max(|P|, Us / max G_ii)): the exact paths are at rounding
  * (~1e-15 cond G), NSGS stops when a sweep changes no velocity by more than
  * 1e-13 Us, so 1e-10 leaves a factor 1000. */
-static void check_kane(const mmech *s, unsigned dim, double e, const double *mu_s, const double *mu_k,
-                       const double *P, const double *up, const char *ph, kane_stats *st) {
+static void check_kane(const mmech *s, unsigned dim, double e, const double *mu_s,
+                       const double *mu_k, const double *P, const double *up, const char *ph,
+                       kane_stats *st) {
     const size_t n = s->n, m = 3 * n;
     const double tol = 1e-10;
     double vp[NVM], u2[RM], Us = 0, Ps = 0, Gmax = 0, dTl = 0, sumPU = 0;
@@ -1566,10 +1618,10 @@ static void check_kane(const mmech *s, unsigned dim, double e, const double *mu_
         const double u0 = hypot(ur[1], dim == 2 ? ur[2] : 0);
         ck_assert_double_ge(Pi[0], 0.0);
         st->worst_approach = fmax(st->worst_approach, -ui[0] / Us);
-        ck_assert_msg(v >= -tol * Us, "contact %zu leaves approaching: u_n+ = %g, u_n- = %g [%s]", i, ui[0],
-                      ur[0], ph);
-        ck_assert_msg(fmin(fabs(v) / Us, Pi[0] / Ps) <= tol, "complementarity at %zu: %g, %g [%s]", i, v, Pi[0],
-                      ph);
+        ck_assert_msg(v >= -tol * Us, "contact %zu leaves approaching: u_n+ = %g, u_n- = %g [%s]",
+                      i, ui[0], ur[0], ph);
+        ck_assert_msg(fmin(fabs(v) / Us, Pi[0] / Ps) <= tol, "complementarity at %zu: %g, %g [%s]",
+                      i, v, Pi[0], ph);
         if (dim == 1) ck_assert_double_eq(Pi[2], 0.0);
         st->worst_cone = fmax(st->worst_cone, (Pt - mu_s[i] * Pi[0]) / Ps);
         ck_assert_msg(Pt - mu_s[i] * Pi[0] <= tol * Ps, "outside the cone at %zu [%s]", i, ph);
@@ -1583,14 +1635,15 @@ static void check_kane(const mmech *s, unsigned dim, double e, const double *mu_
             continue;
         }
         st->slides++;
-        ck_assert_msg(fabs(Pt - mu_k[i] * Pi[0]) <= tol * Ps, "slide at %zu: |P_t| = %g, mu_k P_n = %g [%s]", i,
-                      Pt, mu_k[i] * Pi[0], ph);
+        ck_assert_msg(fabs(Pt - mu_k[i] * Pi[0]) <= tol * Ps,
+                      "slide at %zu: |P_t| = %g, mu_k P_n = %g [%s]", i, Pt, mu_k[i] * Pi[0], ph);
         if (routh) {
             for (unsigned j = 1; j <= dim; ++j)
                 ck_assert_double_le(fabs(Pi[j] + mu_k[i] * Pi[0] * ui[j] / ut), 1e-8 * Ps);
             continue;
         }
-        ck_assert_msg(Pi[1] * ui[1] + Pi[2] * ui[2] <= tol * Ps * Us, "slip reverses at %zu [%s]", i, ph);
+        ck_assert_msg(Pi[1] * ui[1] + Pi[2] * ui[2] <= tol * Ps * Us, "slip reverses at %zu [%s]",
+                      i, ph);
         if (dim == 2 && u0 > 1e-8 * Us)
             ck_assert_msg(fabs(Pi[1] * ur[2] - Pi[2] * ur[1]) / u0 <= tol * Ps,
                           "slide at %zu not along the initial slip [%s]", i, ph);
@@ -1599,8 +1652,8 @@ static void check_kane(const mmech *s, unsigned dim, double e, const double *mu_
 
 /* The law on one contact's own block (contact k of s): the single-contact
  * kane_impulse. */
-static void kane_alone(const nsdyn_contact_law *law, void *inst, const mmech *s, size_t k, unsigned dim,
-                       double mu_s, double mu_k, double *P, double *up) {
+static void kane_alone(const nsdyn_contact_law *law, void *inst, const mmech *s, size_t k,
+                       unsigned dim, double mu_s, double mu_k, double *P, double *up) {
     const size_t m = 3 * s->n;
     double G[9], gap = 0.0;
     for (size_t r = 0; r < 3; ++r)
@@ -1617,7 +1670,8 @@ static void kane_alone(const nsdyn_contact_law *law, void *inst, const mmech *s,
  * J = 2/5 m b^2) moves with the speeds v (three states each). Over e in
  * {0, 0.5, 0.92, 1} and mu in {0, 0.3/0.25, 1/0.8} (static/kinetic),
  * tangent_dim 2 (and 1 for the planar states). */
-static void kane_corner_single(const double (*nrm)[3], size_t hit, const double (*vs)[6], const char *what) {
+static void kane_corner_single(const double (*nrm)[3], size_t hit, const double (*vs)[6],
+                               const char *what) {
     const double m = 2.0, b = 0.5, J = 0.4 * m * b * b, es[4] = {0, 0.5, 0.92, 1};
     const double mus[3][2] = {{0, 0}, {0.3, 0.25}, {1.0, 0.8}};
     const size_t rest = 1 - hit;
@@ -1638,8 +1692,9 @@ static void kane_corner_single(const double (*nrm)[3], size_t hit, const double 
                     double P[6], up[6], P1[3], u1[3];
                     char ph[128] = "";
                     last_log[0] = 0;
-                    ck_assert_msg(mcall(law, inst, &s, dim, mu_s, mu_k, P, up, ph, sizeof ph) == NSDYN_OK, "%s",
-                                  last_log);
+                    ck_assert_msg(mcall(law, inst, &s, dim, mu_s, mu_k, P, up, ph, sizeof ph) ==
+                                      NSDYN_OK,
+                                  "%s", last_log);
                     check_kane(&s, dim, es[ie], mu_s, mu_k, P, up, ph, &st);
                     ck_assert_msg(strncmp(ph, "coupled", 7) != 0, "%s: %s", what, ph);
                     for (int r = 0; r < 3; ++r) ck_assert_double_eq(P[3 * rest + r], 0.0);
@@ -1648,22 +1703,26 @@ static void kane_corner_single(const double (*nrm)[3], size_t hit, const double 
                     for (int r = 0; r < 3; ++r) {
                         worst = fmax(worst, fabs(P[3 * hit + r] - P1[r]) / P1[0]);
                         ck_assert_double_le(fabs(P[3 * hit + r] - P1[r]), 1e-14 * P1[0]);
-                        ck_assert_double_le(fabs(up[3 * hit + r] - u1[r]), 1e-14 * fabs(s.um[3 * hit]));
+                        ck_assert_double_le(fabs(up[3 * hit + r] - u1[r]),
+                                            1e-14 * fabs(s.um[3 * hit]));
                     }
                     /* The runner's touching contact carries the integration
                      * error of sustained contact: a tiny approach there is
                      * not a second impact, the result stays Kane's. */
                     s.um[3 * rest] = -1e-12;
                     double P2[6], u2[6];
-                    ck_assert_int_eq(mcall(law, inst, &s, dim, mu_s, mu_k, P2, u2, ph, sizeof ph), NSDYN_OK);
+                    ck_assert_int_eq(mcall(law, inst, &s, dim, mu_s, mu_k, P2, u2, ph, sizeof ph),
+                                     NSDYN_OK);
                     ck_assert_msg(strncmp(ph, "coupled", 7) != 0, "%s", ph);
                     for (int r = 0; r < 6; ++r) ck_assert_double_eq(P2[r], P[r]);
                 }
         law->destroy(inst);
     }
-    fprintf(stderr, "kane_impulse, %s: %zu impacts, all Kane's single-contact model (%zu sticking, %zu "
-                    "sliding), the touching contact open in all; max |P - P_alone|/P_n = %.3g, max dT/T- = "
-                    "%.3g\n", what, st.ok, st.sticks, st.slides, worst, st.worst_dT);
+    fprintf(stderr,
+            "kane_impulse, %s: %zu impacts, all Kane's single-contact model (%zu sticking, %zu "
+            "sliding), the touching contact open in all; max |P - P_alone|/P_n = %.3g, max dT/T- = "
+            "%.3g\n",
+            what, st.ok, st.sticks, st.slides, worst, st.worst_dT);
     ck_assert_uint_gt(st.sticks, 10);
     ck_assert_uint_gt(st.slides, 10);
 }
@@ -1679,7 +1738,8 @@ static void kane_corner_single(const double (*nrm)[3], size_t hit, const double 
 START_TEST(kane_multi_roll_into_incline) {
     const double V = 3.0, b = 0.5, th = M_PI / 6;
     const double nrm[2][3] = {{0, 1, 0}, {-sin(th), cos(th), 0}};
-    const double vs[3][6] = {{0, 0, -V / b, V, 0, 0}, {0, 0, 0, V, 0, 0}, {0.4 / b, 0, -V / b, V, 0, 0.4}};
+    const double vs[3][6] = {
+        {0, 0, -V / b, V, 0, 0}, {0, 0, 0, V, 0, 0}, {0.4 / b, 0, -V / b, V, 0, 0.4}};
     kane_corner_single(nrm, 1, vs, "rolling on the floor into a 30 deg incline");
 }
 END_TEST
@@ -1703,9 +1763,9 @@ END_TEST
  * with e = 1 and friction (Newton's elastic restitution at contacts
  * coupled through the body, with friction, can feed energy back; the law
  * refuses such impulses, impact.c): counted in *paradox, returns 0. */
-static int kane_call(const nsdyn_contact_law *law, void *inst, const mmech *s, unsigned dim, double e,
-                     const double *mu_s, const double *mu_k, double *P, double *up, char *ph, size_t len,
-                     size_t *paradox) {
+static int kane_call(const nsdyn_contact_law *law, void *inst, const mmech *s, unsigned dim,
+                     double e, const double *mu_s, const double *mu_k, double *P, double *up,
+                     char *ph, size_t len, size_t *paradox) {
     last_log[0] = 0;
     if (mcall(law, inst, s, dim, mu_s, mu_k, P, up, ph, len) == NSDYN_OK) return 1;
     ck_assert_msg(e == 1 && mu_s[0] > 0 && strstr(last_log, "kinetic energy"), "%s", last_log);
@@ -1730,7 +1790,8 @@ static int kane_call(const nsdyn_contact_law *law, void *inst, const mmech *s, u
 START_TEST(kane_multi_driven_contact) {
     const double m = 2.0, b = 0.5, J = 0.4 * m * b * b, V = 3.0, a = M_PI / 3;
     const double nrm[2][3] = {{sin(a), cos(a), 0}, {-sin(a), cos(a), 0}};
-    const double vs[2][6] = {{0, 0, 0, V * cos(a), -V * sin(a), 0}, {0, 0, -V / b, V * cos(a), -V * sin(a), 0}};
+    const double vs[2][6] = {{0, 0, 0, V * cos(a), -V * sin(a), 0},
+                             {0, 0, -V / b, V * cos(a), -V * sin(a), 0}};
     const double es[3] = {0, 0.5, 1};
     const nsdyn_contact_law *law = law_of("kane_impulse");
     kane_stats st = {0, 0, 0, 0, 0, 0, 0, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
@@ -1740,7 +1801,8 @@ START_TEST(kane_multi_driven_contact) {
         void *inst = make(law, es[ie]);
         for (int f = 0; f < 2; ++f)
             for (int k = 0; k < 2; ++k) {
-                const double mu_s[2] = {f ? 0.4 : 0, f ? 0.4 : 0}, mu_k[2] = {f ? 0.3 : 0, f ? 0.3 : 0};
+                const double mu_s[2] = {f ? 0.4 : 0, f ? 0.4 : 0},
+                             mu_k[2] = {f ? 0.3 : 0, f ? 0.3 : 0};
                 double P[2][6], up[2][6];
                 int solved = 0;
                 mmech s;
@@ -1749,13 +1811,16 @@ START_TEST(kane_multi_driven_contact) {
                 s.um[0] = 0.0;
                 for (unsigned dim = 1; dim <= 2; ++dim) {
                     char ph[128] = "";
-                    if (!(solved = kane_call(law, inst, &s, dim, es[ie], mu_s, mu_k, P[dim - 1], up[dim - 1], ph,
-                                             sizeof ph, &paradox)))
+                    if (!(solved = kane_call(law, inst, &s, dim, es[ie], mu_s, mu_k, P[dim - 1],
+                                             up[dim - 1], ph, sizeof ph, &paradox)))
                         break;
                     check_kane(&s, dim, es[ie], mu_s, mu_k, P[dim - 1], up[dim - 1], ph, &st);
-                    fprintf(stderr, "driven contact, e = %g, mu = %g, %s, tangent_dim %u: P_n = %.12g, %.12g, "
-                                    "P_t = %.6g, %.6g [%s]\n", es[ie], mu_s[0], k ? "rolling" : "sliding", dim,
-                            P[dim - 1][0], P[dim - 1][3], P[dim - 1][1], P[dim - 1][4], ph);
+                    fprintf(
+                        stderr,
+                        "driven contact, e = %g, mu = %g, %s, tangent_dim %u: P_n = %.12g, %.12g, "
+                        "P_t = %.6g, %.6g [%s]\n",
+                        es[ie], mu_s[0], k ? "rolling" : "sliding", dim, P[dim - 1][0],
+                        P[dim - 1][3], P[dim - 1][1], P[dim - 1][4], ph);
                     ck_assert_msg(strncmp(ph, "coupled: ", 9) == 0, "%s", ph);
                     ck_assert_double_gt(P[dim - 1][0], 0.0); /* A takes part */
                     if (f == 0) {
@@ -1773,8 +1838,11 @@ START_TEST(kane_multi_driven_contact) {
             }
         law->destroy(inst);
     }
-    fprintf(stderr, "driven contact: max |u+(enumeration) - u+(NSGS, Kane's rule)|/V = %.3g, max dT/T- = %.3g; "
-                    "%zu refused (energy, e = 1 with friction)\n", worst, st.worst_dT, paradox);
+    fprintf(
+        stderr,
+        "driven contact: max |u+(enumeration) - u+(NSGS, Kane's rule)|/V = %.3g, max dT/T- = %.3g; "
+        "%zu refused (energy, e = 1 with friction)\n",
+        worst, st.worst_dT, paradox);
     ck_assert_uint_gt(st.slides, 4);
 }
 END_TEST
@@ -1812,19 +1880,23 @@ START_TEST(kane_multi_two_approaching) {
         void *inst = make(law, es[ie]);
         for (int f = 0; f < 2; ++f)
             for (int k = 0; k < 3; ++k) {
-                const double mu_s[2] = {f ? 0.5 : 0, f ? 0.5 : 0}, mu_k[2] = {f ? 0.4 : 0, f ? 0.4 : 0};
+                const double mu_s[2] = {f ? 0.5 : 0, f ? 0.5 : 0},
+                             mu_k[2] = {f ? 0.4 : 0, f ? 0.4 : 0};
                 double P[2][6], up[2][6];
                 int solved = 0;
                 mmech s;
                 sphere_on_planes(&s, m, b, J, 2, nrm, vs[k]);
                 for (unsigned dim = 2; dim >= 1 + (k == 2); --dim) {
                     char ph[128] = "";
-                    if (!(solved = kane_call(law, inst, &s, dim, es[ie], mu_s, mu_k, P[dim - 1], up[dim - 1], ph,
-                                             sizeof ph, &paradox)))
+                    if (!(solved = kane_call(law, inst, &s, dim, es[ie], mu_s, mu_k, P[dim - 1],
+                                             up[dim - 1], ph, sizeof ph, &paradox)))
                         break;
                     check_kane(&s, dim, es[ie], mu_s, mu_k, P[dim - 1], up[dim - 1], ph, &st);
-                    if (f) fprintf(stderr, "two approaching, e = %g, state %d, tangent_dim %u: P_n = %.6g, %.6g [%s]\n",
-                                   es[ie], k, dim, P[dim - 1][0], P[dim - 1][3], ph);
+                    if (f)
+                        fprintf(stderr,
+                                "two approaching, e = %g, state %d, tangent_dim %u: P_n = %.6g, "
+                                "%.6g [%s]\n",
+                                es[ie], k, dim, P[dim - 1][0], P[dim - 1][3], ph);
                     if (f == 0) {
                         ck_assert_msg(strncmp(ph, "coupled: ", 9) == 0, "%s", ph);
                         const double u0 = -s.um[0], u1 = -s.um[3], det = 1 - c * c;
@@ -1844,10 +1916,12 @@ START_TEST(kane_multi_two_approaching) {
             }
         law->destroy(inst);
     }
-    fprintf(stderr, "two contacts approaching: %zu impacts (%zu contacts sticking, %zu sliding, %zu open); "
-                    "max |u+(tangent_dim 1) - u+(tangent_dim 2)|/|u_n-| = %.3g, max dT/T- = %.3g; %zu refused "
-                    "(energy, e = 1 with friction)\n", st.ok, st.sticks, st.slides, st.opens, worst, st.worst_dT,
-            paradox);
+    fprintf(
+        stderr,
+        "two contacts approaching: %zu impacts (%zu contacts sticking, %zu sliding, %zu open); "
+        "max |u+(tangent_dim 1) - u+(tangent_dim 2)|/|u_n-| = %.3g, max dT/T- = %.3g; %zu refused "
+        "(energy, e = 1 with friction)\n",
+        st.ok, st.sticks, st.slides, st.opens, worst, st.worst_dT, paradox);
     ck_assert_uint_gt(st.slides, 4);
 }
 END_TEST
@@ -1863,14 +1937,16 @@ static void touch_project(mmech *s, const int *touch) {
     if (k == 0) return;
     double Wt[NVM * NCM], X[NVM * NCM], A[NCM * NCM], wv[NCM], y[NCM];
     for (int q = 0; q < nv; ++q)
-        for (size_t j = 0; j < k; ++j) Wt[q * (int)k + (int)j] = s->W[rows[j] * (size_t)nv + (size_t)q];
+        for (size_t j = 0; j < k; ++j)
+            Wt[q * (int)k + (int)j] = s->W[rows[j] * (size_t)nv + (size_t)q];
     spd_solve(s->M, nv, Wt, (int)k, X);
     for (size_t a = 0; a < k; ++a) {
         wv[a] = 0;
         for (int q = 0; q < nv; ++q) wv[a] += s->W[rows[a] * (size_t)nv + (size_t)q] * s->vm[q];
         for (size_t c = 0; c < k; ++c) {
             A[a * k + c] = 0;
-            for (int q = 0; q < nv; ++q) A[a * k + c] += s->W[rows[a] * (size_t)nv + (size_t)q] * X[q * (int)k + (int)c];
+            for (int q = 0; q < nv; ++q)
+                A[a * k + c] += s->W[rows[a] * (size_t)nv + (size_t)q] * X[q * (int)k + (int)c];
         }
     }
     spd_solve(A, (int)k, wv, 1, y);
@@ -1894,7 +1970,8 @@ static void random_unit(double *d, double ymin) {
  * with unit normal nv (into the body), a random tangent frame; rows
  * d.v_G + (r x d).omega for d = n, t1, t2. */
 static void body_contact(mmech *s, size_t i, const double *r, const double *nv) {
-    double t1[3], t2[3], helper[3] = {fabs(nv[0]) < 0.9 ? 1 : 0, fabs(nv[0]) < 0.9 ? 0 : 1, 0}, rot = urand(0, 6.3);
+    double t1[3], t2[3], helper[3] = {fabs(nv[0]) < 0.9 ? 1 : 0, fabs(nv[0]) < 0.9 ? 0 : 1, 0},
+                         rot = urand(0, 6.3);
     double a[3], bb[3];
     cross(nv, helper, a);
     double l = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
@@ -1943,12 +2020,15 @@ static void random_kane_problem(mmech *s, size_t n, int kind) {
         for (int i = 0; i < 9; ++i) R[i] = urand(-1, 1);
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) {
-                for (int p = 0; p < 3; ++p) I[3 * i + j] += kind ? R[3 * i + p] * R[3 * j + p] : 0.0;
-                if (i == j) I[3 * i + j] += kind ? 0.05 : urand(0.2, 0.67) * b * b; /* sphere: J/m */
+                for (int p = 0; p < 3; ++p)
+                    I[3 * i + j] += kind ? R[3 * i + p] * R[3 * j + p] : 0.0;
+                if (i == j)
+                    I[3 * i + j] += kind ? 0.05 : urand(0.2, 0.67) * b * b; /* sphere: J/m */
             }
         for (int i = 0; i < 3; ++i) {
             s->M[7 * i] = m;
-            for (int j = 0; j < 3; ++j) s->M[6 * (i + 3) + j + 3] = m * (kind ? I[3 * i + j] : I[0] * (i == j));
+            for (int j = 0; j < 3; ++j)
+                s->M[6 * (i + 3) + j + 3] = m * (kind ? I[3 * i + j] : I[0] * (i == j));
         }
         for (size_t i = 0; i < n; ++i) {
             double nv[3], r[3];
@@ -2015,7 +2095,8 @@ START_TEST(kane_multi_random_properties) {
                 } else if (strstr(last_log, "no consistent impulse")) {
                     inconsistent++;
                 } else {
-                    ck_assert_msg(n > 1 && (strstr(last_log, "did not converge") || strstr(last_log, "no bounded")),
+                    ck_assert_msg(n > 1 && (strstr(last_log, "did not converge") ||
+                                            strstr(last_log, "no bounded")),
                                   "%s", last_log);
                     noconv++;
                 }
@@ -2027,15 +2108,19 @@ START_TEST(kane_multi_random_properties) {
             law->destroy(inst);
         }
         const size_t refused = energy + inconsistent + noconv;
-        fprintf(stderr, "kane_impulse random problems, %s: %zu (1/2/3 contacts: %zu/%zu/%zu), %zu accepted "
-                        "(%zu with several contacts: %zu by Kane's model at one contact, %zu coupled, %zu of "
-                        "them with the post-impact slip); refused: %zu energy, %zu without a consistent "
-                        "impulse, %zu NSGS not converged; contacts: %zu sticking, %zu sliding, %zu open; max "
-                        "dT/T- = %.3g, max approach u_n+/|u-| = %.3g, max cone excess %.3g\n",
-                kind == 0 ? "sphere on planes" : kind == 1 ? "rigid body" : "9-12 velocities", st.ok + refused,
-                by_n[1], by_n[2], by_n[3], st.ok, multi, multi - st.coupled, st.coupled, st.routh, energy,
-                inconsistent, noconv, st.sticks, st.slides, st.opens, st.worst_dT, st.worst_approach,
-                st.worst_cone);
+        fprintf(
+            stderr,
+            "kane_impulse random problems, %s: %zu (1/2/3 contacts: %zu/%zu/%zu), %zu accepted "
+            "(%zu with several contacts: %zu by Kane's model at one contact, %zu coupled, %zu of "
+            "them with the post-impact slip); refused: %zu energy, %zu without a consistent "
+            "impulse, %zu NSGS not converged; contacts: %zu sticking, %zu sliding, %zu open; max "
+            "dT/T- = %.3g, max approach u_n+/|u-| = %.3g, max cone excess %.3g\n",
+            kind == 0   ? "sphere on planes"
+            : kind == 1 ? "rigid body"
+                        : "9-12 velocities",
+            st.ok + refused, by_n[1], by_n[2], by_n[3], st.ok, multi, multi - st.coupled,
+            st.coupled, st.routh, energy, inconsistent, noconv, st.sticks, st.slides, st.opens,
+            st.worst_dT, st.worst_approach, st.worst_cone);
         ck_assert_uint_ge(st.ok, 240);
         ck_assert_uint_gt(st.coupled, 30);
         ck_assert_uint_gt(st.slides, 50);

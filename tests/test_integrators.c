@@ -34,8 +34,7 @@ typedef struct plugin {
     const nsdyn_integrator *d;
 } plugin;
 
-static plugin load(const char *path, const char *id)
-{
+static plugin load(const char *path, const char *id) {
     plugin p = {NULL, NULL};
     p.so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(p.so != NULL, "dlopen(%s): %s", path, dlerror());
@@ -47,22 +46,18 @@ static plugin load(const char *path, const char *id)
     ck_assert_ptr_null(entry(NSDYN_ABI_MAJOR + 1u, 0));
     for (uint32_t i = 0;; ++i) {
         const nsdyn_plugin_info *info = entry(NSDYN_ABI_MAJOR, i);
-        if (info == NULL)
-            break;
+        if (info == NULL) break;
         ck_assert_int_eq(info->kind, NSDYN_KIND_INTEGRATOR);
         ck_assert_uint_eq(info->abi_major, NSDYN_ABI_MAJOR);
         ck_assert_uint_ge(info->struct_size, sizeof(nsdyn_integrator));
-        if (strcmp(info->id, id) == 0)
-            p.d = (const nsdyn_integrator *)info;
+        if (strcmp(info->id, id) == 0) p.d = (const nsdyn_integrator *)info;
     }
     ck_assert_msg(p.d != NULL, "%s does not provide '%s'", path, id);
     return p;
 }
 
-static void unload(plugin *p)
-{
-    if (p->so != NULL)
-        ck_assert_int_eq(dlclose(p->so), 0);
+static void unload(plugin *p) {
+    if (p->so != NULL) ck_assert_int_eq(dlclose(p->so), 0);
     p->so = NULL;
     p->d = NULL;
 }
@@ -73,16 +68,13 @@ typedef struct log_sink {
     int count;
 } log_sink;
 
-static void test_log(void *ctx, nsdyn_log_level level, const char *message)
-{
+static void test_log(void *ctx, nsdyn_log_level level, const char *message) {
     log_sink *sink = ctx;
     sink->count++;
-    if (sink->count <= 10)
-        fprintf(stderr, "    [plugin log, level %d] %s\n", (int)level, message);
+    if (sink->count <= 10) fprintf(stderr, "    [plugin log, level %d] %s\n", (int)level, message);
 }
 
-static nsdyn_host make_host(log_sink *sink)
-{
+static nsdyn_host make_host(log_sink *sink) {
     nsdyn_host h = {(uint32_t)sizeof(nsdyn_host), sink, test_log};
     return h;
 }
@@ -95,8 +87,7 @@ typedef struct override {
 } override;
 
 static void make_params(const nsdyn_integrator *d, nsdyn_value *vals, const override *ov,
-                        size_t n_ov)
-{
+                        size_t n_ov) {
     ck_assert_uint_le(d->info.n_params, MAX_PARAMS);
     for (size_t i = 0; i < d->info.n_params; ++i) {
         const nsdyn_param_decl *p = &d->info.params[i];
@@ -113,17 +104,14 @@ static void make_params(const nsdyn_integrator *d, nsdyn_value *vals, const over
     }
     for (size_t k = 0; k < n_ov; ++k) {
         size_t i = 0;
-        while (i < d->info.n_params && strcmp(d->info.params[i].name, ov[k].name) != 0)
-            ++i;
-        ck_assert_msg(i < d->info.n_params, "%s has no parameter '%s'", d->info.id,
-                      ov[k].name);
+        while (i < d->info.n_params && strcmp(d->info.params[i].name, ov[k].name) != 0) ++i;
+        ck_assert_msg(i < d->info.n_params, "%s has no parameter '%s'", d->info.id, ov[k].name);
         vals[i].num = ov[k].value;
     }
 }
 
 static void *create(const plugin *p, log_sink *sink, nsdyn_host *h, const override *ov,
-                    size_t n_ov)
-{
+                    size_t n_ov) {
     nsdyn_value vals[MAX_PARAMS];
     make_params(p->d, vals, ov, n_ov);
     *h = make_host(sink);
@@ -136,45 +124,35 @@ static void *create(const plugin *p, log_sink *sink, nsdyn_host *h, const overri
 /* ---- test problems ------------------------------------------------------- */
 
 /* Harmonic oscillator y'' = -y: y0 = cos t, y1 = -sin t. */
-static nsdyn_status osc_rhs(void *ctx, double t, const double *y, double *yd)
-{
+static nsdyn_status osc_rhs(void *ctx, double t, const double *y, double *yd) {
     (void)ctx;
     (void)t;
     yd[0] = y[1];
     yd[1] = -y[0];
     return NSDYN_OK;
 }
-static double osc_err(double t, const double *y)
-{
-    return hypot(y[0] - cos(t), y[1] + sin(t));
-}
+static double osc_err(double t, const double *y) { return hypot(y[0] - cos(t), y[1] + sin(t)); }
 
 /* y' = -2 t y^2, y(0) = 1: y = 1 / (1 + t^2). */
-static nsdyn_status nl_rhs(void *ctx, double t, const double *y, double *yd)
-{
+static nsdyn_status nl_rhs(void *ctx, double t, const double *y, double *yd) {
     (void)ctx;
     yd[0] = -2.0 * t * y[0] * y[0];
     return NSDYN_OK;
 }
-static double nl_err(double t, const double *y)
-{
-    return fabs(y[0] - 1.0 / (1.0 + t * t));
-}
+static double nl_err(double t, const double *y) { return fabs(y[0] - 1.0 / (1.0 + t * t)); }
 
 /* Falling body y'' = -g with three events:
  *   0: y - 0.5, rising only  (never fires while falling)
  *   1: y,       falling only (ground, t = sqrt(2/g) from rest at 1 m)
  *   2: y - 0.25, both        (t = sqrt(2 * 0.75 / g), earlier than 1) */
-static nsdyn_status fall_rhs(void *ctx, double t, const double *y, double *yd)
-{
+static nsdyn_status fall_rhs(void *ctx, double t, const double *y, double *yd) {
     (void)ctx;
     (void)t;
     yd[0] = y[1];
     yd[1] = -G_ACC;
     return NSDYN_OK;
 }
-static nsdyn_status fall_events(void *ctx, double t, const double *y, double *g)
-{
+static nsdyn_status fall_events(void *ctx, double t, const double *y, double *g) {
     (void)ctx;
     (void)t;
     g[0] = y[0] - 0.5;
@@ -186,16 +164,14 @@ static const int fall_dir[3] = {+1, -1, 0};
 
 /* Prothero-Robinson y' = -lambda (y - cos t) - sin t, y(0) = 1: y = cos t. */
 #define PR_LAMBDA 1e6
-static nsdyn_status pr_rhs(void *ctx, double t, const double *y, double *yd)
-{
+static nsdyn_status pr_rhs(void *ctx, double t, const double *y, double *yd) {
     (void)ctx;
     yd[0] = -PR_LAMBDA * (y[0] - cos(t)) - sin(t);
     return NSDYN_OK;
 }
 
 /* y' = -y. */
-static nsdyn_status decay_rhs(void *ctx, double t, const double *y, double *yd)
-{
+static nsdyn_status decay_rhs(void *ctx, double t, const double *y, double *yd) {
     (void)ctx;
     (void)t;
     yd[0] = -y[0];
@@ -203,8 +179,7 @@ static nsdyn_status decay_rhs(void *ctx, double t, const double *y, double *yd)
 }
 
 /* y' = -y on the domain y > 0: a trial state outside is rejected. */
-static nsdyn_status decay_domain_rhs(void *ctx, double t, const double *y, double *yd)
-{
+static nsdyn_status decay_domain_rhs(void *ctx, double t, const double *y, double *yd) {
     int *rejections = ctx;
     (void)t;
     if (!(y[0] > 0.0)) {
@@ -216,8 +191,7 @@ static nsdyn_status decay_domain_rhs(void *ctx, double t, const double *y, doubl
 }
 
 /* y' = y^2, y(0) = 1: y = 1 / (1 - t), blows up at t = 1. */
-static nsdyn_status blowup_rhs(void *ctx, double t, const double *y, double *yd)
-{
+static nsdyn_status blowup_rhs(void *ctx, double t, const double *y, double *yd) {
     (void)ctx;
     (void)t;
     yd[0] = y[0] * y[0];
@@ -225,16 +199,13 @@ static nsdyn_status blowup_rhs(void *ctx, double t, const double *y, double *yd)
 }
 
 /* The oscillator whose right-hand side fails for t > 0.5. */
-static nsdyn_status failing_rhs(void *ctx, double t, const double *y, double *yd)
-{
-    if (t > 0.5)
-        return NSDYN_ERROR;
+static nsdyn_status failing_rhs(void *ctx, double t, const double *y, double *yd) {
+    if (t > 0.5) return NSDYN_ERROR;
     return osc_rhs(ctx, t, y, yd);
 }
 
 static nsdyn_ode make_ode(size_t n, nsdyn_status (*rhs)(void *, double, const double *, double *),
-                          void *ctx)
-{
+                          void *ctx) {
     nsdyn_ode o;
     memset(&o, 0, sizeof o);
     o.struct_size = (uint32_t)sizeof o;
@@ -249,18 +220,16 @@ static nsdyn_ode make_ode(size_t n, nsdyn_status (*rhs)(void *, double, const do
 typedef double (*err_fn)(double t, const double *y);
 
 typedef struct run_result {
-    nsdyn_status status; /* of the last step() */
-    double t;            /* time reached */
-    double max_err;      /* max error at step ends */
+    nsdyn_status status;  /* of the last step() */
+    double t;             /* time reached */
+    double max_err;       /* max error at step ends */
     double max_dense_err; /* max error of dense() at step midpoints */
     long calls;
 } run_result;
 
 /* Step to t_end (or first failure), checking errors at step ends and,
  * if `dense` is set, dense output at the middle of every step. */
-static run_result run(const plugin *p, void *inst, double t_end, size_t n, err_fn err,
-                      int dense)
-{
+static run_result run(const plugin *p, void *inst, double t_end, size_t n, err_fn err, int dense) {
     run_result r = {NSDYN_OK, -HUGE_VAL, 0.0, 0.0, 0};
     double ymid[8];
     ck_assert_uint_le(n, 8);
@@ -270,30 +239,24 @@ static run_result run(const plugin *p, void *inst, double t_end, size_t n, err_f
         memset(&out, 0, sizeof out);
         nsdyn_status st = p->d->step(inst, t_end, &out);
         r.status = st;
-        if (st != NSDYN_OK && st != NSDYN_WARNING)
-            break;
-        if (!isnan(t_prev))
-            ck_assert(out.t > t_prev);
+        if (st != NSDYN_OK && st != NSDYN_WARNING) break;
+        if (!isnan(t_prev)) ck_assert(out.t > t_prev);
         ck_assert(out.t <= t_end); /* never passes t_stop */
         if (dense && !isnan(t_prev)) {
             const double tm = 0.5 * (t_prev + out.t);
             ck_assert_int_eq(p->d->dense(inst, tm, ymid), NSDYN_OK);
-            if (err != NULL)
-                r.max_dense_err = fmax(r.max_dense_err, err(tm, ymid));
+            if (err != NULL) r.max_dense_err = fmax(r.max_dense_err, err(tm, ymid));
         }
         r.t = out.t;
-        if (err != NULL)
-            r.max_err = fmax(r.max_err, err(out.t, out.y));
+        if (err != NULL) r.max_err = fmax(r.max_err, err(out.t, out.y));
         t_prev = out.t;
-        if (out.t == t_end)
-            break;
+        if (out.t == t_end) break;
     }
     ck_assert_msg(r.calls < MAX_CALLS, "too many step() calls");
     return r;
 }
 
-static nsdyn_integrator_stats get_stats(const plugin *p, void *inst)
-{
+static nsdyn_integrator_stats get_stats(const plugin *p, void *inst) {
     nsdyn_integrator_stats s;
     memset(&s, 0, sizeof s);
     s.struct_size = (uint32_t)sizeof s;
@@ -308,8 +271,7 @@ static nsdyn_integrator_stats get_stats(const plugin *p, void *inst)
  * the correction is about 1e-2 or less, so log2(e(h)/e(h/2)) lies within
  * about 0.01 of 4, far inside [3.9, 4.1]. The errors (>= 1e-9) are far above
  * rounding (1e-16 per step), which could otherwise spoil the ratio. */
-START_TEST(test_rk4_order)
-{
+START_TEST(test_rk4_order) {
     plugin p = load(EXPLICIT_SO, "rk4");
     ck_assert(p.d->dense == NULL);
     ck_assert(p.d->info.provides & NSDYN_CAP_FIXED_STEP);
@@ -347,8 +309,8 @@ START_TEST(test_rk4_order)
     }
     for (int k = 0; k < 3; ++k) {
         const double order = log2(e[k] / e[k + 1]);
-        printf("rk4: h = %-7g e = %.6e   h = %-7g e = %.6e   observed order %.4f\n", hs[k],
-               e[k], hs[k + 1], e[k + 1], order);
+        printf("rk4: h = %-7g e = %.6e   h = %-7g e = %.6e   observed order %.4f\n", hs[k], e[k],
+               hs[k + 1], e[k + 1], order);
         ck_assert_msg(order >= 3.9 && order <= 4.1, "observed order %g", order);
     }
     unload(&p);
@@ -357,8 +319,7 @@ END_TEST
 
 /* rk4 lands exactly on t_stop, detects (but does not locate) an event at
  * the end of the step where g changed sign, and restarts. */
-START_TEST(test_rk4_stop_and_event_detection)
-{
+START_TEST(test_rk4_stop_and_event_detection) {
     plugin p = load(EXPLICIT_SO, "rk4");
     log_sink sink = {0};
     nsdyn_host h;
@@ -416,8 +377,7 @@ END_TEST
  * 1 - 1.25 after one halving; h = 1.25 keeps every stage positive
  * (k2 at 0.375, k3 at 0.77, k4 at 0.04). The next call starts again from
  * the nominal h. */
-START_TEST(test_rk4_reject_step)
-{
+START_TEST(test_rk4_reject_step) {
     plugin p = load(EXPLICIT_SO, "rk4");
     log_sink sink = {0};
     nsdyn_host h;
@@ -450,8 +410,7 @@ typedef struct tol_result {
 
 static tol_result dopri5_run(const plugin *p, double tol, size_t n,
                              nsdyn_status (*rhs)(void *, double, const double *, double *),
-                             const double *y0, double t_end, err_fn err)
-{
+                             const double *y0, double t_end, err_fn err) {
     log_sink sink = {0};
     nsdyn_host h;
     override ov[] = {{"rtol", tol}, {"atol", tol}};
@@ -479,8 +438,7 @@ static tol_result dopri5_run(const plugin *p, double tol, size_t n,
  * The dense output is the order-4 continuous extension; its interpolation
  * error at mid-step is of the size of the (4th-order) local error
  * estimate, i.e. about tol, on top of the global error: same bound. */
-START_TEST(test_dopri5_tolerance)
-{
+START_TEST(test_dopri5_tolerance) {
     plugin p = load(EXPLICIT_SO, "dopri5");
     ck_assert(p.d->info.provides & NSDYN_CAP_ADAPTIVE_STEP);
     ck_assert(p.d->info.provides & NSDYN_CAP_DENSE_OUTPUT);
@@ -493,14 +451,12 @@ START_TEST(test_dopri5_tolerance)
         rn[k] = dopri5_run(&p, tols[k], 1, nl_rhs, nl0, 10.0, nl_err);
         printf("dopri5: tol %g  oscillator: max err %.3e, dense %.3e, %llu steps;"
                "  y'=-2ty^2: max err %.3e, dense %.3e, %llu steps\n",
-               tols[k], ro[k].err, ro[k].dense_err, (unsigned long long)ro[k].steps,
-               rn[k].err, rn[k].dense_err, (unsigned long long)rn[k].steps);
+               tols[k], ro[k].err, ro[k].dense_err, (unsigned long long)ro[k].steps, rn[k].err,
+               rn[k].dense_err, (unsigned long long)rn[k].steps);
         ck_assert_msg(ro[k].err < 100.0 * tols[k], "oscillator error %g", ro[k].err);
         ck_assert_msg(rn[k].err < 100.0 * tols[k], "nonlinear error %g", rn[k].err);
-        ck_assert_msg(ro[k].dense_err < 100.0 * tols[k], "oscillator dense %g",
-                      ro[k].dense_err);
-        ck_assert_msg(rn[k].dense_err < 100.0 * tols[k], "nonlinear dense %g",
-                      rn[k].dense_err);
+        ck_assert_msg(ro[k].dense_err < 100.0 * tols[k], "oscillator dense %g", ro[k].dense_err);
+        ck_assert_msg(rn[k].dense_err < 100.0 * tols[k], "nonlinear dense %g", rn[k].dense_err);
     }
     /* 100x tighter tolerance: smaller error, more steps. (For a 5th-order
      * method the error should drop by roughly 100x; we only require a
@@ -516,8 +472,7 @@ END_TEST
  * dopri5 and its order-4 dense output reproduce exactly (up to rounding), so
  * the located time is limited only by the root finder's bracket
  * (1e-12 max(1, t)) and rounding: 1e-10 is a safe bound. */
-START_TEST(test_dopri5_events)
-{
+START_TEST(test_dopri5_events) {
     plugin p = load(EXPLICIT_SO, "dopri5");
     log_sink sink = {0};
     nsdyn_host h;
@@ -538,8 +493,8 @@ START_TEST(test_dopri5_events)
             ++n_ev;
             if (n_ev == 1) {
                 ck_assert_int_eq(out.event, 2); /* earliest root wins */
-                printf("dopri5: event 2 at t = %.15f (exact %.15f, diff %.2e)\n", out.t,
-                       t_quarter, out.t - t_quarter);
+                printf("dopri5: event 2 at t = %.15f (exact %.15f, diff %.2e)\n", out.t, t_quarter,
+                       out.t - t_quarter);
                 ck_assert_double_eq_tol(out.t, t_quarter, 1e-10);
                 ck_assert_double_eq_tol(out.y[0], 0.25, 1e-9);
                 /* dense output is valid over the shortened step */
@@ -549,8 +504,8 @@ START_TEST(test_dopri5_events)
                 ck_assert_double_eq_tol(ym[0], 1.0 - 0.5 * G_ACC * tm * tm, 1e-12);
             } else if (n_ev == 2) {
                 ck_assert_int_eq(out.event, 1);
-                printf("dopri5: event 1 (ground) at t = %.15f (exact %.15f, diff %.2e)\n",
-                       out.t, t_ground, out.t - t_ground);
+                printf("dopri5: event 1 (ground) at t = %.15f (exact %.15f, diff %.2e)\n", out.t,
+                       t_ground, out.t - t_ground);
                 ck_assert_double_eq_tol(out.t, t_ground, 1e-10);
                 /* the state at the root: y ~ 0, v = -g t */
                 ck_assert_double_eq_tol(out.y[0], 0.0, 1e-9);
@@ -590,8 +545,7 @@ END_TEST
 /* NSDYN_REJECT_STEP: a too large initial step (h0 = 5 s) drives the stages
  * of y' = -y out of the domain y > 0; the step is halved until it fits,
  * and the result still meets the tolerance (same reasoning as above). */
-START_TEST(test_dopri5_reject_step)
-{
+START_TEST(test_dopri5_reject_step) {
     plugin p = load(EXPLICIT_SO, "dopri5");
     log_sink sink = {0};
     nsdyn_host h;
@@ -617,8 +571,7 @@ END_TEST
 
 /* max_step bounds every step; max_steps bounds the accepted steps of a run
  * and is reported as an error with a message. */
-START_TEST(test_dopri5_limits)
-{
+START_TEST(test_dopri5_limits) {
     plugin p = load(EXPLICIT_SO, "dopri5");
     log_sink sink = {0};
     nsdyn_host h;
@@ -648,8 +601,7 @@ END_TEST
  * arithmetic: atol * 1.0 == atol), for dopri5 (own norm) and bdf
  * (CVodeSVtolerances instead of CVodeSStolerances); a larger scale on one
  * component loosens the control, so the run takes no more steps. */
-START_TEST(test_atol_scale)
-{
+START_TEST(test_atol_scale) {
     const char *ids[2] = {"dopri5", "bdf"};
     for (int k = 0; k < 2; ++k) {
         plugin p = load(k == 0 ? EXPLICIT_SO : BDF_SO, ids[k]);
@@ -693,8 +645,7 @@ START_TEST(test_atol_scale)
 END_TEST
 
 /* stats() writes only the fields inside the caller's struct_size. */
-START_TEST(test_stats_struct_size)
-{
+START_TEST(test_stats_struct_size) {
     const char *ids[3] = {"rk4", "dopri5", "bdf"};
     for (int k = 0; k < 3; ++k) {
         plugin p = load(k < 2 ? EXPLICIT_SO : BDF_SO, ids[k]);
@@ -740,8 +691,7 @@ END_TEST
  * dopri5's stability region ends near h lambda = 3.3, so it needs about
  * 2 lambda / 3.3 = 6e5 steps: both counts are printed. The error bound
  * 1e-4 is 100 rtol (global error a few rtol, see the tolerance test). */
-START_TEST(test_bdf_stiff)
-{
+START_TEST(test_bdf_stiff) {
     plugin p = load(BDF_SO, "bdf");
     ck_assert(p.d->info.provides & NSDYN_CAP_STIFF);
     log_sink sink = {0};
@@ -786,8 +736,7 @@ END_TEST
  * end (the local error is controlled to ~rtol |y|, and y' = -y damps
  * earlier errors, so accumulation is mild); dense output at mid-step meets
  * the same bound (the interpolant is the one whose error CVODE controls). */
-START_TEST(test_bdf_tolerance)
-{
+START_TEST(test_bdf_tolerance) {
     plugin p = load(BDF_SO, "bdf");
     const double rtol = 1e-6;
     log_sink sink = {0};
@@ -811,13 +760,12 @@ START_TEST(test_bdf_tolerance)
         ck_assert_int_eq(p.d->dense(inst, tm, ym), NSDYN_OK);
         max_dense = fmax(max_dense, fabs(ym[0] - exp(-tm)));
         t_prev = out.t;
-        if (out.t == 5.0)
-            break;
+        if (out.t == 5.0) break;
     }
     ck_assert(out.t == 5.0);
     nsdyn_integrator_stats st = get_stats(&p, inst);
-    printf("bdf: y'=-y rtol %g: max error %.3e, dense %.3e, %llu steps\n", rtol, max_err,
-           max_dense, (unsigned long long)st.steps);
+    printf("bdf: y'=-y rtol %g: max error %.3e, dense %.3e, %llu steps\n", rtol, max_err, max_dense,
+           (unsigned long long)st.steps);
     ck_assert(max_err < 100.0 * rtol);
     ck_assert(max_dense < 100.0 * rtol);
     p.d->destroy(inst);
@@ -832,8 +780,7 @@ END_TEST
  * rtol = 1e-10, atol = 1e-12 this is ~1e-10 s, and CVODE's root bracket is
  * ~1e-14 s: 1e-8 is a safe bound. (At the default rtol = 1e-6 the same
  * argument gives ~1e-6 s, which is why the test tightens the tolerance.) */
-START_TEST(test_bdf_events)
-{
+START_TEST(test_bdf_events) {
     plugin p = load(BDF_SO, "bdf");
     log_sink sink = {0};
     nsdyn_host h;
@@ -850,8 +797,7 @@ START_TEST(test_bdf_events)
     int n_ev = 0;
     for (int i = 0; i < 100000 && n_ev < 2; ++i) {
         ck_assert_int_eq(p.d->step(inst, 2.0, &out), NSDYN_OK);
-        if (out.event < 0)
-            continue;
+        if (out.event < 0) continue;
         ++n_ev;
         if (n_ev == 1) {
             ck_assert_int_eq(out.event, 2);
@@ -860,8 +806,8 @@ START_TEST(test_bdf_events)
             ck_assert_double_eq_tol(out.t, t_quarter, 1e-8);
         } else {
             ck_assert_int_eq(out.event, 1);
-            printf("bdf: event 1 (ground) at t = %.15f (exact %.15f, diff %.2e)\n", out.t,
-                   t_ground, out.t - t_ground);
+            printf("bdf: event 1 (ground) at t = %.15f (exact %.15f, diff %.2e)\n", out.t, t_ground,
+                   out.t - t_ground);
             ck_assert_double_eq_tol(out.t, t_ground, 1e-8);
             ck_assert_double_eq_tol(out.y[0], 0.0, 1e-8);
         }
@@ -909,8 +855,7 @@ END_TEST
 
 /* A right-hand side returning NSDYN_ERROR stops every integrator with
  * NSDYN_ERROR and a message. */
-START_TEST(test_rhs_error)
-{
+START_TEST(test_rhs_error) {
     const char *ids[3] = {"rk4", "dopri5", "bdf"};
     for (int k = 0; k < 3; ++k) {
         plugin p = load(k < 2 ? EXPLICIT_SO : BDF_SO, ids[k]);
@@ -922,8 +867,7 @@ START_TEST(test_rhs_error)
         ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 1.0), NSDYN_OK);
         run_result r = run(&p, inst, 1.0, 2, NULL, 0);
         const char *m = p.d->message(inst);
-        printf("%s: failing rhs -> status %d at t = %g: \"%s\"\n", ids[k], (int)r.status,
-               r.t, m);
+        printf("%s: failing rhs -> status %d at t = %g: \"%s\"\n", ids[k], (int)r.status, r.t, m);
         ck_assert_int_eq(r.status, NSDYN_ERROR);
         ck_assert(r.t <= 0.5 + 1e-12);
         ck_assert_ptr_nonnull(m);
@@ -947,8 +891,7 @@ END_TEST
  * relative error d of y = 1/(1 - t) at time t is a shift d (1 - t) <= d,
  * and d stays within a modest multiple of rtol (1e-6 by default), so
  * |t_fail - 1| < 1e-4 (100 rtol). The run may stop slightly after t = 1. */
-START_TEST(test_blowup)
-{
+START_TEST(test_blowup) {
     const double y0[1] = {1.0};
     nsdyn_ode ode = make_ode(1, blowup_rhs, NULL);
     {
@@ -959,8 +902,8 @@ START_TEST(test_blowup)
         ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 2.0), NSDYN_OK);
         run_result r = run(&p, inst, 2.0, 1, NULL, 0);
         const char *m = p.d->message(inst);
-        printf("dopri5: blow-up -> status %d at t = %.12g after %ld steps: \"%s\"\n",
-               (int)r.status, r.t, r.calls, m);
+        printf("dopri5: blow-up -> status %d at t = %.12g after %ld steps: \"%s\"\n", (int)r.status,
+               r.t, r.calls, m);
         ck_assert_int_eq(r.status, NSDYN_ERROR);
         ck_assert(fabs(r.t - 1.0) < 1e-4);
         ck_assert_ptr_nonnull(strstr(m, "step size"));
@@ -987,8 +930,7 @@ START_TEST(test_blowup)
 END_TEST
 
 /* Inconsistent parameters are refused by create() with a message. */
-START_TEST(test_bad_params)
-{
+START_TEST(test_bad_params) {
     plugin p = load(EXPLICIT_SO, "dopri5");
     nsdyn_value vals[MAX_PARAMS];
     log_sink sink = {0};
@@ -1027,8 +969,7 @@ START_TEST(test_bad_params)
 }
 END_TEST
 
-static Suite *integrators_suite(void)
-{
+static Suite *integrators_suite(void) {
     Suite *s = suite_create("integrators");
     TCase *tc = tcase_create("core");
     /* The dopri5 run on the stiff problem takes ~6e5 steps; allow for
@@ -1053,8 +994,7 @@ static Suite *integrators_suite(void)
     return s;
 }
 
-int main(void)
-{
+int main(void) {
     SRunner *sr = srunner_create(integrators_suite());
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);

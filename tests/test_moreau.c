@@ -39,8 +39,7 @@ typedef struct plugin {
     const nsdyn_integrator *d;
 } plugin;
 
-static plugin load(void)
-{
+static plugin load(void) {
     plugin p = {NULL, NULL};
     p.so = dlopen(MOREAU_SO, RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(p.so != NULL, "dlopen(%s): %s", MOREAU_SO, dlerror());
@@ -73,8 +72,7 @@ typedef struct newton_pool {
 
 static newton_pool pool;
 
-static void *newton_instance(double e)
-{
+static void *newton_instance(double e) {
     if (pool.so == NULL) {
         pool.so = dlopen(IMPACT_SO, RTLD_NOW | RTLD_LOCAL);
         ck_assert_msg(pool.so != NULL, "dlopen(%s): %s", IMPACT_SO, dlerror());
@@ -92,16 +90,13 @@ static void *newton_instance(double e)
     return pool.inst[pool.n++] = inst;
 }
 
-static void unload(plugin *p)
-{
+static void unload(plugin *p) {
     ck_assert_int_eq(dlclose(p->so), 0);
     p->so = NULL;
     p->d = NULL;
-    for (size_t i = 0; i < pool.n; ++i)
-        pool.law->destroy(pool.inst[i]);
+    for (size_t i = 0; i < pool.n; ++i) pool.law->destroy(pool.inst[i]);
     pool.n = 0;
-    if (pool.so != NULL)
-        ck_assert_int_eq(dlclose(pool.so), 0);
+    if (pool.so != NULL) ck_assert_int_eq(dlclose(pool.so), 0);
     memset(&pool, 0, sizeof pool);
 }
 
@@ -111,15 +106,12 @@ typedef struct log_sink {
     char last[1024];
 } log_sink;
 
-static void test_log(void *ctx, nsdyn_log_level level, const char *message)
-{
+static void test_log(void *ctx, nsdyn_log_level level, const char *message) {
     log_sink *sink = ctx;
     sink->count++;
-    if (level == NSDYN_LOG_WARNING)
-        sink->warnings++;
+    if (level == NSDYN_LOG_WARNING) sink->warnings++;
     snprintf(sink->last, sizeof sink->last, "%s", message);
-    if (sink->count <= 3)
-        fprintf(stderr, "    [plugin log, level %d] %s\n", (int)level, message);
+    if (sink->count <= 3) fprintf(stderr, "    [plugin log, level %d] %s\n", (int)level, message);
 }
 
 typedef struct override {
@@ -128,16 +120,13 @@ typedef struct override {
 } override;
 
 /* Index of a CHOICE parameter's option. */
-static double choice(const plugin *p, const char *param, const char *option)
-{
+static double choice(const plugin *p, const char *param, const char *option) {
     for (size_t i = 0; i < p->d->info.n_params; ++i) {
         const nsdyn_param_decl *d = &p->d->info.params[i];
-        if (strcmp(d->name, param) != 0)
-            continue;
+        if (strcmp(d->name, param) != 0) continue;
         ck_assert_int_eq(d->type, NSDYN_PARAM_CHOICE);
         for (size_t k = 0; d->choices[k] != NULL; ++k)
-            if (strcmp(d->choices[k], option) == 0)
-                return (double)k;
+            if (strcmp(d->choices[k], option) == 0) return (double)k;
     }
     ck_abort_msg("no option %s of %s", option, param);
     return -1.0;
@@ -145,8 +134,7 @@ static double choice(const plugin *p, const char *param, const char *option)
 
 /* Create from the declared defaults with overrides; NULL + err on refusal. */
 static void *try_create(const plugin *p, log_sink *sink, nsdyn_host *host, const override *ov,
-                        size_t n_ov, char *err, size_t err_len)
-{
+                        size_t n_ov, char *err, size_t err_len) {
     nsdyn_value vals[MAX_PARAMS];
     ck_assert_uint_le(p->d->info.n_params, MAX_PARAMS);
     for (size_t i = 0; i < p->d->info.n_params; ++i) {
@@ -157,8 +145,7 @@ static void *try_create(const plugin *p, log_sink *sink, nsdyn_host *host, const
     }
     for (size_t k = 0; k < n_ov; ++k) {
         size_t i = 0;
-        while (i < p->d->info.n_params && strcmp(p->d->info.params[i].name, ov[k].name) != 0)
-            ++i;
+        while (i < p->d->info.n_params && strcmp(p->d->info.params[i].name, ov[k].name) != 0) ++i;
         ck_assert_msg(i < p->d->info.n_params, "no parameter '%s'", ov[k].name);
         vals[i].num = ov[k].value;
     }
@@ -170,16 +157,14 @@ static void *try_create(const plugin *p, log_sink *sink, nsdyn_host *host, const
 }
 
 static void *create(const plugin *p, log_sink *sink, nsdyn_host *host, const override *ov,
-                    size_t n_ov)
-{
+                    size_t n_ov) {
     char err[512];
     void *inst = try_create(p, sink, host, ov, n_ov, err, sizeof err);
     ck_assert_msg(inst != NULL, "create failed: %s", err);
     return inst;
 }
 
-static nsdyn_integrator_stats get_stats(const plugin *p, void *inst)
-{
+static nsdyn_integrator_stats get_stats(const plugin *p, void *inst) {
     nsdyn_integrator_stats s;
     memset(&s, 0, sizeof s);
     s.struct_size = (uint32_t)sizeof s;
@@ -193,50 +178,44 @@ static nsdyn_integrator_stats get_stats(const plugin *p, void *inst)
 
 /* A system: its parameters and the tables handed to the plugin. */
 typedef struct sys {
-    double g, m, J, b;        /* gravity, mass, inertia, radius/length */
-    double alpha;             /* incline angle */
-    double wall_x;            /* ladder: wall position */
+    double g, m, J, b; /* gravity, mass, inertia, radius/length */
+    double alpha;      /* incline angle */
+    double wall_x;     /* ladder: wall position */
     uint32_t tdim[2];
     double e[2], mu[2];
     const char *names[2];
-    void *law[2];              /* newton instances with e[c] */
+    void *law[2]; /* newton instances with e[c] */
     nsdyn_rigid_coefficients coefficients;
     nsdyn_mechanics mech;
     nsdyn_ode ode;
 } sys;
 
-static nsdyn_status unused_rhs(void *ctx, double t, const double *y, double *ydot)
-{
+static nsdyn_status unused_rhs(void *ctx, double t, const double *y, double *ydot) {
     (void)ctx, (void)t, (void)y, (void)ydot;
     return NSDYN_ERROR; /* a time-stepping integrator never calls it */
 }
 
 static nsdyn_status qdot_identity(void *ctx, double t, const double *q, const double *v,
-                                  double *qd)
-{
+                                  double *qd) {
     const sys *S = ctx;
     (void)t, (void)q;
-    for (size_t i = 0; i < S->mech.nq; ++i)
-        qd[i] = v[i];
+    for (size_t i = 0; i < S->mech.nq; ++i) qd[i] = v[i];
     return NSDYN_OK;
 }
 
 /* Local velocity u = W v of all contacts. */
-static void local_velocity(const sys *S, const double *W, const double *v, double *u)
-{
+static void local_velocity(const sys *S, const double *W, const double *v, double *u) {
     const size_t nv = S->mech.nv;
     for (size_t r = 0; r < 3 * S->mech.n_contacts; ++r) {
         double s = 0.0;
-        for (size_t k = 0; k < nv; ++k)
-            s += W[r * nv + k] * v[k];
+        for (size_t k = 0; k < nv; ++k) s += W[r * nv + k] * v[k];
         u[r] = s;
     }
 }
 
 /* nsdyn_mechanics.local_impulse: newton at contact c, mu static = kinetic. */
 static nsdyn_status newton_local(void *ctx, size_t c, const double *G, const double *u_free,
-                                 const double *u_start, double *P)
-{
+                                 const double *u_start, double *P) {
     const sys *S = ctx;
     nsdyn_local_impact p = {sizeof p, S->tdim[c], G, u_free, u_start, S->mu[c], S->mu[c]};
     return pool.law->local_impulse(S->law[c], &p, P);
@@ -245,8 +224,7 @@ static nsdyn_status newton_local(void *ctx, size_t c, const double *G, const dou
 static void finish(sys *S, size_t nq, size_t nv, size_t nc,
                    nsdyn_status (*acc)(void *, double, const double *, const double *, double *),
                    nsdyn_status (*contacts)(void *, double, const double *, const double *,
-                                            double *, double *, double *, double *))
-{
+                                            double *, double *, double *, double *)) {
     memset(&S->mech, 0, sizeof S->mech);
     S->mech.struct_size = (uint32_t)sizeof S->mech;
     S->mech.nq = nq;
@@ -257,10 +235,9 @@ static void finish(sys *S, size_t nq, size_t nv, size_t nc,
     S->mech.mu = S->mu;
     S->mech.law = &S->coefficients;
     S->mech.local_impulse = newton_local;
-    S->coefficients = (nsdyn_rigid_coefficients){sizeof S->coefficients,
-                                                 NSDYN_RESTITUTION_NEWTON, S->e[0]};
-    for (size_t c = 0; c < nc; ++c)
-        S->law[c] = newton_instance(S->e[c]);
+    S->coefficients =
+        (nsdyn_rigid_coefficients){sizeof S->coefficients, NSDYN_RESTITUTION_NEWTON, S->e[0]};
+    for (size_t c = 0; c < nc; ++c) S->law[c] = newton_instance(S->e[c]);
     S->mech.ctx = S;
     S->mech.qdot = qdot_identity;
     S->mech.free_acceleration = acc;
@@ -274,16 +251,14 @@ static void finish(sys *S, size_t nq, size_t nv, size_t nc,
 }
 
 /* (a) Ball: y (nq = nv = 1) above the ground y = 0, frictionless. */
-static nsdyn_status ball_acc(void *ctx, double t, const double *q, const double *v, double *a)
-{
+static nsdyn_status ball_acc(void *ctx, double t, const double *q, const double *v, double *a) {
     const sys *S = ctx;
     (void)t, (void)q, (void)v;
     a[0] = -S->g;
     return NSDYN_OK;
 }
 static nsdyn_status ball_contacts(void *ctx, double t, const double *q, const double *v,
-                                  double *gap, double *u, double *W, double *MW)
-{
+                                  double *gap, double *u, double *W, double *MW) {
     const sys *S = ctx;
     (void)t;
     gap[0] = q[0];
@@ -294,8 +269,7 @@ static nsdyn_status ball_contacts(void *ctx, double t, const double *q, const do
     }
     return NSDYN_OK;
 }
-static void make_ball(sys *S, double e)
-{
+static void make_ball(sys *S, double e) {
     memset(S, 0, sizeof *S);
     S->g = G_ACC, S->m = 2.0;
     S->tdim[0] = 1, S->e[0] = e, S->mu[0] = 0.0, S->names[0] = "ground";
@@ -303,9 +277,7 @@ static void make_ball(sys *S, double e)
 }
 
 /* (b) Block on an incline: q = (x down the slope, y off the slope). */
-static nsdyn_status incline_acc(void *ctx, double t, const double *q, const double *v,
-                                double *a)
-{
+static nsdyn_status incline_acc(void *ctx, double t, const double *q, const double *v, double *a) {
     const sys *S = ctx;
     (void)t, (void)q, (void)v;
     a[0] = S->g * sin(S->alpha);
@@ -313,8 +285,7 @@ static nsdyn_status incline_acc(void *ctx, double t, const double *q, const doub
     return NSDYN_OK;
 }
 static nsdyn_status incline_contacts(void *ctx, double t, const double *q, const double *v,
-                                     double *gap, double *u, double *W, double *MW)
-{
+                                     double *gap, double *u, double *W, double *MW) {
     const sys *S = ctx;
     (void)t;
     gap[0] = q[1];
@@ -328,8 +299,7 @@ static nsdyn_status incline_contacts(void *ctx, double t, const double *q, const
     }
     return NSDYN_OK;
 }
-static void make_incline(sys *S, double alpha_deg, double mu)
-{
+static void make_incline(sys *S, double alpha_deg, double mu) {
     memset(S, 0, sizeof *S);
     S->g = G_ACC, S->m = 3.0, S->alpha = alpha_deg * PI / 180.0;
     S->tdim[0] = 1, S->e[0] = 0.0, S->mu[0] = mu, S->names[0] = "slope";
@@ -339,19 +309,15 @@ static void make_incline(sys *S, double alpha_deg, double mu)
 /* (c) Sphere on the plane z = 0: q = (x, y, z, three angle accumulators),
  * v = (vx, vy, vz, wx, wy, wz), M = diag(m, m, m, J, J, J). Contact point
  * arm r = (0, 0, -b): u = (vz, vx - b wy, vy + b wx). */
-static nsdyn_status sphere_acc(void *ctx, double t, const double *q, const double *v,
-                               double *a)
-{
+static nsdyn_status sphere_acc(void *ctx, double t, const double *q, const double *v, double *a) {
     const sys *S = ctx;
     (void)t, (void)q, (void)v;
-    for (int i = 0; i < 6; ++i)
-        a[i] = 0.0;
+    for (int i = 0; i < 6; ++i) a[i] = 0.0;
     a[2] = -S->g;
     return NSDYN_OK;
 }
 static nsdyn_status sphere_contacts(void *ctx, double t, const double *q, const double *v,
-                                    double *gap, double *u, double *W, double *MW)
-{
+                                    double *gap, double *u, double *W, double *MW) {
     const sys *S = ctx;
     (void)t;
     const double b = S->b;
@@ -362,8 +328,7 @@ static nsdyn_status sphere_contacts(void *ctx, double t, const double *q, const 
     gap[0] = q[2] - b;
     for (int r = 0; r < 3; ++r) {
         double s = 0.0;
-        for (int k = 0; k < 6; ++k)
-            s += rows[6 * r + k] * v[k];
+        for (int k = 0; k < 6; ++k) s += rows[6 * r + k] * v[k];
         u[r] = s;
     }
     if (W != NULL)
@@ -374,8 +339,7 @@ static nsdyn_status sphere_contacts(void *ctx, double t, const double *q, const 
             }
     return NSDYN_OK;
 }
-static void make_sphere(sys *S, double mu)
-{
+static void make_sphere(sys *S, double mu) {
     memset(S, 0, sizeof *S);
     S->g = G_ACC, S->m = 1.5, S->b = 0.1;
     S->J = 0.4 * S->m * S->b * S->b;
@@ -388,33 +352,29 @@ static void make_sphere(sys *S, double mu)
  * floor y = 0 (n = (0, 1), t = (1, 0)), end B = c + b/2 (cos, sin) against
  * the wall x = wall_x (n = (-1, 0), t = (0, 1)). W row of direction d at
  * arm r: (d_x, d_y, r_x d_y - r_y d_x). */
-static nsdyn_status ladder_acc(void *ctx, double t, const double *q, const double *v,
-                               double *a)
-{
+static nsdyn_status ladder_acc(void *ctx, double t, const double *q, const double *v, double *a) {
     const sys *S = ctx;
     (void)t, (void)q, (void)v;
     a[0] = 0.0, a[1] = -S->g, a[2] = 0.0;
     return NSDYN_OK;
 }
 static void ladder_row(const sys *S, double rx, double ry, double dx, double dy, double *W,
-                       double *MW)
-{
+                       double *MW) {
     W[0] = dx, W[1] = dy, W[2] = rx * dy - ry * dx;
     MW[0] = W[0] / S->m, MW[1] = W[1] / S->m, MW[2] = W[2] / S->J;
 }
 static nsdyn_status ladder_contacts(void *ctx, double t, const double *q, const double *v,
-                                    double *gap, double *u, double *W, double *MW)
-{
+                                    double *gap, double *u, double *W, double *MW) {
     const sys *S = ctx;
     (void)t;
     const double hx = 0.5 * S->b * cos(q[2]), hy = 0.5 * S->b * sin(q[2]);
     double Wl[18], Ml[18];
     memset(Wl, 0, sizeof Wl);
     memset(Ml, 0, sizeof Ml);
-    ladder_row(S, -hx, -hy, 0, 1, Wl + 0, Ml + 0);  /* A normal */
-    ladder_row(S, -hx, -hy, 1, 0, Wl + 3, Ml + 3);  /* A tangent */
-    ladder_row(S, hx, hy, -1, 0, Wl + 9, Ml + 9);   /* B normal */
-    ladder_row(S, hx, hy, 0, 1, Wl + 12, Ml + 12);  /* B tangent */
+    ladder_row(S, -hx, -hy, 0, 1, Wl + 0, Ml + 0); /* A normal */
+    ladder_row(S, -hx, -hy, 1, 0, Wl + 3, Ml + 3); /* A tangent */
+    ladder_row(S, hx, hy, -1, 0, Wl + 9, Ml + 9);  /* B normal */
+    ladder_row(S, hx, hy, 0, 1, Wl + 12, Ml + 12); /* B tangent */
     gap[0] = q[1] - hy;
     gap[1] = S->wall_x - (q[0] + hx);
     local_velocity(S, Wl, v, u);
@@ -424,13 +384,11 @@ static nsdyn_status ladder_contacts(void *ctx, double t, const double *q, const 
     }
     return NSDYN_OK;
 }
-static void make_ladder(sys *S, double mu, double phi0, double *y0)
-{
+static void make_ladder(sys *S, double mu, double phi0, double *y0) {
     memset(S, 0, sizeof *S);
     S->g = G_ACC, S->m = 4.0, S->b = 2.0;
     S->J = S->m * S->b * S->b / 12.0;
-    for (int c = 0; c < 2; ++c)
-        S->tdim[c] = 1, S->e[c] = 0.0, S->mu[c] = mu;
+    for (int c = 0; c < 2; ++c) S->tdim[c] = 1, S->e[c] = 0.0, S->mu[c] = mu;
     S->names[0] = "floor", S->names[1] = "wall";
     finish(S, 3, 3, 2, ladder_acc, ladder_contacts);
     y0[0] = 0.0, y0[1] = 0.5 * S->b * sin(phi0), y0[2] = phi0;
@@ -441,8 +399,7 @@ static void make_ladder(sys *S, double mu, double phi0, double *y0)
 /* (d) A contact that cannot act: its Jacobian rows are zero (a singular,
  * zero Delassus block) while an obstacle closes it at 1 m/s. */
 static nsdyn_status pusher_contacts(void *ctx, double t, const double *q, const double *v,
-                                    double *gap, double *u, double *W, double *MW)
-{
+                                    double *gap, double *u, double *W, double *MW) {
     (void)ctx, (void)q, (void)v;
     gap[0] = -1e-3 - t;
     u[0] = -1.0, u[1] = u[2] = 0.0;
@@ -460,20 +417,16 @@ static nsdyn_status pusher_contacts(void *ctx, double t, const double *q, const 
 /* Step until t_end; returns the status of the last call. */
 typedef void (*observer)(void *obs, double t, const double *y);
 
-static nsdyn_status run_to(const plugin *p, void *inst, double t_end, observer f, void *obs)
-{
+static nsdyn_status run_to(const plugin *p, void *inst, double t_end, observer f, void *obs) {
     nsdyn_step_report out;
     for (long k = 0; k < MAX_STEPS; ++k) {
         memset(&out, 0, sizeof out);
         const nsdyn_status st = p->d->step(inst, t_end, &out);
-        if (st > NSDYN_WARNING)
-            return st;
+        if (st > NSDYN_WARNING) return st;
         ck_assert_int_eq(out.event, -1);
         ck_assert(out.t <= t_end);
-        if (f != NULL)
-            f(obs, out.t, out.y);
-        if (out.t == t_end)
-            return st;
+        if (f != NULL) f(obs, out.t, out.y);
+        if (out.t == t_end) return st;
     }
     ck_abort_msg("too many steps");
     return NSDYN_ERROR;
@@ -494,14 +447,12 @@ typedef struct ball_obs {
     double min_y;
 } ball_obs;
 
-static void ball_observe(void *o, double t, const double *y)
-{
+static void ball_observe(void *o, double t, const double *y) {
     ball_obs *b = o;
     /* a bounce: the velocity turned from falling to rising in this step;
      * the apex height y + v^2/(2g) is then exact for the whole flight */
     if (b->v_prev < 0.0 && y[1] > 0.0) {
-        if (b->bounces < BALL_BOUNCES)
-            b->height[b->bounces] = y[0] + y[1] * y[1] / (2.0 * G_ACC);
+        if (b->bounces < BALL_BOUNCES) b->height[b->bounces] = y[0] + y[1] * y[1] / (2.0 * G_ACC);
         b->bounces++;
     }
     /* at rest the closed contact makes v = 0 up to rounding of g h terms */
@@ -535,8 +486,7 @@ static void ball_observe(void *o, double t, const double *y)
  * 2 h / (1 - e); with n_b bounces of flight time > h the bound used is
  * (n_b (1 + 2 e) + 2 / (1 - e) + 1) h: order ~1 (h log(1/h) at worst), and
  * the error must shrink from the largest to the smallest h. */
-START_TEST(test_bouncing_ball)
-{
+START_TEST(test_bouncing_ball) {
     plugin p = load();
     const double hs[3] = {2e-3, 1e-3, 5e-4};
     const double T_exact = sqrt(2.0 * BALL_H0 / G_ACC) * (1.0 + BALL_E) / (1.0 - BALL_E);
@@ -559,14 +509,12 @@ START_TEST(test_bouncing_ball)
         err_H[k] = 0.0;
         for (int j = 0; j < BALL_BOUNCES; ++j) {
             const double exact = pow(BALL_E, 2.0 * (j + 1)) * BALL_H0;
-            bound = BALL_E * BALL_E * bound +
-                    0.5 * (1.0 - BALL_E) * (2.0 + BALL_E) * h *
-                        (sqrt(2.0 * G_ACC * E_prev) + G_ACC * h);
+            bound = BALL_E * BALL_E * bound + 0.5 * (1.0 - BALL_E) * (2.0 + BALL_E) * h *
+                                                  (sqrt(2.0 * G_ACC * E_prev) + G_ACC * h);
             const double err = fabs(b.height[j] - exact);
-            printf("ball h = %-6g bounce %d: height %.6f exact %.6f error %.3e (bound %.3e)\n",
-                   h, j + 1, b.height[j], exact, err, bound);
-            ck_assert_msg(err <= bound, "bounce %d height error %g > bound %g", j + 1, err,
-                          bound);
+            printf("ball h = %-6g bounce %d: height %.6f exact %.6f error %.3e (bound %.3e)\n", h,
+                   j + 1, b.height[j], exact, err, bound);
+            ck_assert_msg(err <= bound, "bounce %d height error %g > bound %g", j + 1, err, bound);
             err_H[k] = fmax(err_H[k], err);
             E_prev = fmax(b.height[j], exact);
         }
@@ -605,8 +553,7 @@ typedef struct incline_obs {
     double max_v, max_y, max_err_x, max_err_v, a;
 } incline_obs;
 
-static void incline_observe(void *o, double t, const double *y)
-{
+static void incline_observe(void *o, double t, const double *y) {
     incline_obs *b = o;
     b->max_v = fmax(b->max_v, hypot(y[2], y[3]));
     b->max_y = fmax(b->max_y, fabs(y[1]));
@@ -625,8 +572,7 @@ static void incline_observe(void *o, double t, const double *y)
  * 1e-9 used over the 1000 steps of the run. With theta = 1
  * the update x_{k+1} = x_k + h v_{k+1} has the exact first-order error
  * a t h / 2. */
-START_TEST(test_incline)
-{
+START_TEST(test_incline) {
     plugin p = load();
     const double t_end = 1.0, h = 1e-3;
     /* stick: tan 20 deg = 0.364 < mu = 0.5 */
@@ -688,8 +634,7 @@ typedef struct sphere_obs {
     double y_last[12];
 } sphere_obs;
 
-static void sphere_observe(void *o, double t, const double *y)
-{
+static void sphere_observe(void *o, double t, const double *y) {
     sphere_obs *s = o;
     const double *v = y + 6;
     const double s1 = v[0] - s->b * v[4], s2 = v[1] + s->b * v[3];
@@ -718,8 +663,7 @@ static void sphere_observe(void *o, double t, const double *y)
  * v = m b^2 v0 / (m b^2 + J) = 5/7 v0; only rounding remains (1e-12). The
  * launch direction is oblique (30 deg), so the slip direction is a general
  * angle of the 3-D friction disc; it must not turn while sliding. */
-START_TEST(test_sphere_rolling)
-{
+START_TEST(test_sphere_rolling) {
     plugin p = load();
     const double mu = 0.2, v0 = 2.0, beta = 30.0 * PI / 180.0, t_end = 1.0;
     const double hs[2] = {1e-3, 3e-4};
@@ -767,8 +711,7 @@ typedef struct ladder_obs {
     double min_gap, max_omega;
 } ladder_obs;
 
-static void ladder_observe(void *o, double t, const double *y)
-{
+static void ladder_observe(void *o, double t, const double *y) {
     ladder_obs *L = o;
     double gap[2], u[6];
     ladder_contacts((void *)L->S, t, y, y + 3, gap, u, NULL, NULL);
@@ -783,8 +726,7 @@ static void ladder_observe(void *o, double t, const double *y)
  * converge every step. While both stay closed the Signorini condition at
  * the velocity level keeps u_n+ >= 0 to tol, so the gaps drift by no more
  * than the O(h^2) curvature of the end-point paths per step. */
-START_TEST(test_ladder_converges)
-{
+START_TEST(test_ladder_converges) {
     plugin p = load();
     sys S;
     double y0[6];
@@ -817,8 +759,7 @@ END_TEST
 /* The ladder with max_iter = 1: one Gauss-Seidel sweep cannot resolve the
  * coupling of the two contacts (the wall's impulse changes the floor
  * contact's velocity), so the residual stays far above tol = 1e-8. */
-START_TEST(test_failure_not_converged)
-{
+START_TEST(test_failure_not_converged) {
     plugin p = load();
     sys S;
     double y0[6];
@@ -863,8 +804,7 @@ END_TEST
 /* A contact whose Delassus block is zero while it is being closed at
  * 1 m/s: no impulse can satisfy u_n+ >= 0, the one-contact problem has no
  * solution and the failure must name the contact. */
-START_TEST(test_failure_singular_delassus)
-{
+START_TEST(test_failure_singular_delassus) {
     plugin p = load();
     sys S;
     make_incline(&S, 0.0, 0.3);
@@ -889,8 +829,7 @@ END_TEST
 
 /* ---- (e) parameters and problem checks ------------------------------------ */
 
-START_TEST(test_bad_params)
-{
+START_TEST(test_bad_params) {
     plugin p = load();
     ck_assert(p.d->dense == NULL);
     ck_assert(p.d->info.provides & NSDYN_CAP_FIXED_STEP);
@@ -910,18 +849,21 @@ START_TEST(test_bad_params)
         override ov;
         const char *needle;
     } bad[] = {
-        {{"theta", 0.0}, "theta = 0"},   {{"theta", 1.5}, "theta = 1.5"},
-        {{"theta", -0.5}, "theta = -0.5"}, {{"h", 0.0}, "h = 0 s"},
-        {{"h", -1e-3}, "h = -0.001 s"}, {{"h", NAN}, "h = nan"},
-        {{"tol", 0.0}, "tol = 0"},     {{"max_iter", 0.0}, "max_iter = 0"},
+        {{"theta", 0.0}, "theta = 0"},
+        {{"theta", 1.5}, "theta = 1.5"},
+        {{"theta", -0.5}, "theta = -0.5"},
+        {{"h", 0.0}, "h = 0 s"},
+        {{"h", -1e-3}, "h = -0.001 s"},
+        {{"h", NAN}, "h = nan"},
+        {{"tol", 0.0}, "tol = 0"},
+        {{"max_iter", 0.0}, "max_iter = 0"},
         {{"max_iter", 2.5}, "max_iter = 2.5"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
         void *inst = try_create(&p, &sink, &host, &bad[k].ov, 1, err, sizeof err);
         ck_assert_msg(inst == NULL, "%s = %g accepted", bad[k].ov.name, bad[k].ov.value);
         printf("refused %s = %g: %s\n", bad[k].ov.name, bad[k].ov.value, err);
-        ck_assert_msg(strstr(err, bad[k].needle) != NULL, "'%s' lacks '%s'", err,
-                      bad[k].needle);
+        ck_assert_msg(strstr(err, bad[k].needle) != NULL, "'%s' lacks '%s'", err, bad[k].needle);
     }
     /* theta = 1 is allowed (closed interval at 1) */
     override ok1 = {"theta", 1.0};
@@ -968,8 +910,7 @@ END_TEST
 
 /* Steps land on t_stop, lie on the grid t0 + k h, restart() continues from
  * a given state. */
-START_TEST(test_stop_and_restart)
-{
+START_TEST(test_stop_and_restart) {
     plugin p = load();
     sys S;
     make_ball(&S, 0.5);
@@ -1016,8 +957,7 @@ END_TEST
  * tol = 1e-10: both within 1e-10 of the same unique solution per step; the
  * states after 300 steps agree to 1e-8, the tolerance times the ~1e2
  * growth of differences in the sliding dynamics over the run). */
-START_TEST(test_siconos_agrees)
-{
+START_TEST(test_siconos_agrees) {
     plugin p = load();
     const double sic = choice(&p, "solver", "siconos_nsgs");
     /* sphere */
@@ -1034,8 +974,7 @@ START_TEST(test_siconos_agrees)
         ck_assert_int_eq(p.d->setup(inst, &S.ode, 0.0, y0, 0.5), NSDYN_OK);
         nsdyn_step_report out;
         memset(&out, 0, sizeof out);
-        while (out.t < 0.5)
-            ck_assert_int_eq(p.d->step(inst, 0.5, &out), NSDYN_OK);
+        while (out.t < 0.5) ck_assert_int_eq(p.d->step(inst, 0.5, &out), NSDYN_OK);
         memcpy(yf[k], out.y, sizeof yf[k]);
         ck_assert_int_eq(sink.count, 0);
         p.d->destroy(inst);
@@ -1105,8 +1044,7 @@ END_TEST
 
 /* ---- the one-contact solver on random problems ---------------------------- */
 
-static double rnd(uint64_t *s, double a, double b)
-{
+static double rnd(uint64_t *s, double a, double b) {
     *s ^= *s << 13; /* xorshift64 (Marsaglia 2003) */
     *s ^= *s >> 7;
     *s ^= *s << 17;
@@ -1123,21 +1061,18 @@ static double rnd(uint64_t *s, double a, double b)
  * gives close pairs of slip-angle roots, the hard case of the 3-D slide
  * search). The error is then rounding amplified by cond(A):
  * 1e4 * 1e-16 * O(10) <= 1e-10. */
-START_TEST(test_local_solver_random)
-{
+START_TEST(test_local_solver_random) {
     uint64_t seed = 0x2545F4914F6CDD1Dull;
     double max_err[3] = {0, 0, 0};
     for (int k = 0; k < 200000; ++k) {
         double L[9] = {0}, A[9];
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j <= i; ++j)
-                L[3 * i + j] = rnd(&seed, -1.0, 1.0);
-        for (int i = 0; i < 3; ++i)
-            L[4 * i] = fabs(L[4 * i]) + rnd(&seed, 0.1, 1.0);
+            for (int j = 0; j <= i; ++j) L[3 * i + j] = rnd(&seed, -1.0, 1.0);
+        for (int i = 0; i < 3; ++i) L[4 * i] = fabs(L[4 * i]) + rnd(&seed, 0.1, 1.0);
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
-                A[3 * i + j] = L[3 * i] * L[3 * j] + L[3 * i + 1] * L[3 * j + 1] +
-                               L[3 * i + 2] * L[3 * j + 2];
+                A[3 * i + j] =
+                    L[3 * i] * L[3 * j] + L[3 * i + 1] * L[3 * j + 1] + L[3 * i + 2] * L[3 * j + 2];
         const double b[3] = {rnd(&seed, -1.0, 0.2), rnd(&seed, -2.0, 2.0), rnd(&seed, -2.0, 2.0)};
         const double mu[1] = {rnd(&seed, 0.0, 2.0)};
         for (uint32_t td = 1; td <= 2; ++td) {
@@ -1147,18 +1082,17 @@ START_TEST(test_local_solver_random)
             mfc_info info;
             const int r = mfc_nsgs(&prob, P, w, 1e-10, 5, &info);
             ck_assert_msg(info.local_fail == 0, "no case found: tdim %u mu %g", td, mu[0]);
-            ck_assert_msg(r == 0 && info.iterations == 1, "tdim %u: error %g after %d sweeps",
-                          td, info.error, info.iterations);
+            ck_assert_msg(r == 0 && info.iterations == 1, "tdim %u: error %g after %d sweeps", td,
+                          info.error, info.iterations);
             max_err[td] = fmax(max_err[td], info.error);
         }
     }
-    printf("one-contact solver, 200000 random problems: max error 2-D %.2e, 3-D %.2e\n",
-           max_err[1], max_err[2]);
+    printf("one-contact solver, 200000 random problems: max error 2-D %.2e, 3-D %.2e\n", max_err[1],
+           max_err[2]);
 }
 END_TEST
 
-static Suite *moreau_suite(void)
-{
+static Suite *moreau_suite(void) {
     Suite *s = suite_create("moreau");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
@@ -1178,8 +1112,7 @@ static Suite *moreau_suite(void)
     return s;
 }
 
-int main(void)
-{
+int main(void) {
     SRunner *sr = srunner_create(moreau_suite());
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);

@@ -22,38 +22,27 @@
  * PLplot's cairo driver, keeps process-lifetime caches that LSan reports as
  * leaks (a fixed amount, not growing with the number of figures). */
 const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-    return "leak:libfontconfig.so\n";
-}
+const char *__lsan_default_suppressions(void) { return "leak:libfontconfig.so\n"; }
 const char *__lsan_default_options(void);
-const char *__lsan_default_options(void)
-{
-    return "print_suppressions=0";
-}
+const char *__lsan_default_options(void) { return "print_suppressions=0"; }
 
 /* ---- helpers -------------------------------------------------------------- */
 
 static char tmpdir[256];
 
-static void make_tmpdir(void)
-{
+static void make_tmpdir(void) {
     const char *base = getenv("TMPDIR");
-    if (base == NULL || base[0] == '\0')
-        base = "/tmp";
+    if (base == NULL || base[0] == '\0') base = "/tmp";
     snprintf(tmpdir, sizeof tmpdir, "%s/nsd_plot_test_XXXXXX", base);
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
 }
 
-static void remove_tree(const char *dir)
-{
+static void remove_tree(const char *dir) {
     DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
+    if (d == NULL) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
         char p[800];
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         struct stat st;
@@ -66,53 +55,42 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
-static void remove_tmpdir(void)
-{
-    if (getenv("NSD_PLOT_KEEP") == NULL)
-        remove_tree(tmpdir);
+static void remove_tmpdir(void) {
+    if (getenv("NSD_PLOT_KEEP") == NULL) remove_tree(tmpdir);
 }
 
-static void path_in_tmp(char *buf, size_t len, const char *name)
-{
+static void path_in_tmp(char *buf, size_t len, const char *name) {
     snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
-static long file_size(const char *path)
-{
+static long file_size(const char *path) {
     struct stat st;
-    if (stat(path, &st) != 0)
-        return -1;
+    if (stat(path, &st) != 0) return -1;
     return (long)st.st_size;
 }
 
-static int file_exists(const char *path)
-{
+static int file_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
 }
 
-static int tmp_exists(const char *path)
-{
+static int tmp_exists(const char *path) {
     char t[700];
     snprintf(t, sizeof t, "%s.tmp", path);
     return file_exists(t);
 }
 
-static size_t read_head(const char *path, unsigned char *buf, size_t len)
-{
+static size_t read_head(const char *path, unsigned char *buf, size_t len) {
     FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return 0;
+    if (f == NULL) return 0;
     size_t n = fread(buf, 1, len, f);
     fclose(f);
     return n;
 }
 
-static int file_contains(const char *path, const char *needle)
-{
+static int file_contains(const char *path, const char *needle) {
     FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return 0;
+    if (f == NULL) return 0;
     size_t cap = 1 << 20, n;
     char *buf = malloc(cap + 1);
     if (buf == NULL) {
@@ -125,8 +103,7 @@ static int file_contains(const char *path, const char *needle)
     int found = 0;
     size_t nl = strlen(needle);
     for (size_t i = 0; i + nl <= n && !found; ++i)
-        if (memcmp(buf + i, needle, nl) == 0)
-            found = 1;
+        if (memcmp(buf + i, needle, nl) == 0) found = 1;
     free(buf);
     return found;
 }
@@ -138,8 +115,7 @@ typedef struct stderr_capture {
     char path[600];
 } stderr_capture;
 
-static void capture_begin(stderr_capture *c)
-{
+static void capture_begin(stderr_capture *c) {
     path_in_tmp(c->path, sizeof c->path, "stderr.txt");
     fflush(stderr);
     c->saved = dup(2);
@@ -150,8 +126,7 @@ static void capture_begin(stderr_capture *c)
 }
 
 /* Returns 1 if anything PLplot-like was printed while capturing. */
-static int capture_end(stderr_capture *c)
-{
+static int capture_end(stderr_capture *c) {
     fflush(stderr);
     dup2(c->saved, 2);
     close(c->saved);
@@ -161,10 +136,8 @@ static int capture_end(stderr_capture *c)
         /* show it to the developer */
         FILE *f = fopen(c->path, "r");
         char line[512];
-        while (f && fgets(line, sizeof line, f))
-            fprintf(stderr, "captured: %s", line);
-        if (f)
-            fclose(f);
+        while (f && fgets(line, sizeof line, f)) fprintf(stderr, "captured: %s", line);
+        if (f) fclose(f);
     }
     unlink(c->path);
     return printed;
@@ -182,8 +155,7 @@ typedef struct demo_data {
     double events[3];
 } demo_data;
 
-static void fill_demo(demo_data *d)
-{
+static void fill_demo(demo_data *d) {
     for (int i = 0; i < NT; ++i) {
         double t = 10.0 * i / (NT - 1);
         d->t[i] = t;
@@ -194,8 +166,7 @@ static void fill_demo(demo_data *d)
         d->py[i] = d->dpsi[i] / 2.5;
     }
     /* a gap in the first curve */
-    for (int i = 200; i < 230; ++i)
-        d->psi[i] = NAN;
+    for (int i = 200; i < 230; ++i) d->psi[i] = NAN;
     /* convergence data: error ~ C h^p, one nonpositive value that must be skipped */
     for (int k = 0; k < 8; ++k) {
         d->h[k] = 0.1 / pow(2.0, k);
@@ -207,8 +178,7 @@ static void fill_demo(demo_data *d)
     d->e1[5] = -1.0;
     d->cx[0] = 5.0, d->cx[1] = 5.0, d->cx[2] = 5.0;
     d->cy[0] = 0.25, d->cy[1] = 0.25, d->cy[2] = 0.25;
-    for (int i = 0; i < 4; ++i)
-        d->nan1[i] = NAN;
+    for (int i = 0; i < 4; ++i) d->nan1[i] = NAN;
     d->events[0] = 2.0, d->events[1] = 4.75, d->events[2] = 7.5;
 }
 
@@ -217,8 +187,7 @@ typedef struct picture {
 } picture;
 
 /* A wheel on a ground with a force arrow and a highlighted contact. */
-static void draw_picture(void *ctx, const nsdyn_canvas *cv)
-{
+static void draw_picture(void *ctx, const nsdyn_canvas *cv) {
     picture *pic = ctx;
     pic->calls++;
     ck_assert_uint_eq(cv->struct_size, sizeof(nsdyn_canvas));
@@ -249,8 +218,7 @@ static void draw_picture(void *ctx, const nsdyn_canvas *cv)
 }
 
 static void demo_figure(demo_data *d, picture *pic, nsd_panel panels[4], nsd_curve *c1,
-                        nsd_curve *c2, nsd_curve *c3, nsd_curve *c4, nsd_figure *fig)
-{
+                        nsd_curve *c2, nsd_curve *c3, nsd_curve *c4, nsd_figure *fig) {
     fill_demo(d);
     memset(pic, 0, sizeof *pic);
     /* time series: gap, dashed, dotted, empty curve, events */
@@ -315,8 +283,7 @@ static void demo_figure(demo_data *d, picture *pic, nsd_panel panels[4], nsd_cur
 }
 
 static int write_demo(const char *path, nsd_plot_format fmt, char *err, size_t err_len,
-                      int *draw_calls)
-{
+                      int *draw_calls) {
     static demo_data d;
     picture pic;
     nsd_panel panels[4];
@@ -324,15 +291,13 @@ static int write_demo(const char *path, nsd_plot_format fmt, char *err, size_t e
     nsd_figure fig;
     demo_figure(&d, &pic, panels, c1, c2, c3, c4, &fig);
     int rc = nsd_plot_write(path, fmt, &fig, err, err_len);
-    if (draw_calls)
-        *draw_calls = pic.calls;
+    if (draw_calls) *draw_calls = pic.calls;
     return rc;
 }
 
 /* ---- tests ---------------------------------------------------------------- */
 
-START_TEST(test_format_parse)
-{
+START_TEST(test_format_parse) {
     nsd_plot_format f = NSD_PLOT_SVG;
     ck_assert_int_eq(nsd_plot_format_parse("png", &f), 0);
     ck_assert_int_eq(f, NSD_PLOT_PNG);
@@ -352,8 +317,7 @@ START_TEST(test_format_parse)
 }
 END_TEST
 
-START_TEST(test_escape_text)
-{
+START_TEST(test_escape_text) {
     char out[64];
     ck_assert_uint_eq(nsd_plot_escape_text("run #1", out, sizeof out), 7);
     ck_assert_str_eq(out, "run ##1");
@@ -377,8 +341,7 @@ START_TEST(test_escape_text)
 }
 END_TEST
 
-START_TEST(test_png_2x2)
-{
+START_TEST(test_png_2x2) {
     make_tmpdir();
     char path[600], err[256] = "unset";
     path_in_tmp(path, sizeof path, "figure.png");
@@ -407,8 +370,7 @@ START_TEST(test_png_2x2)
 }
 END_TEST
 
-START_TEST(test_svg_pdf)
-{
+START_TEST(test_svg_pdf) {
     make_tmpdir();
     char svg[600], pdf[600], err[256];
     path_in_tmp(svg, sizeof svg, "figure.svg");
@@ -429,8 +391,7 @@ START_TEST(test_svg_pdf)
 }
 END_TEST
 
-START_TEST(test_missing_directory)
-{
+START_TEST(test_missing_directory) {
     const char *path = "/nonexistent_nsd_plot_dir/sub/figure.png";
     char err[256] = "";
     PLINT strm_before = -7, strm_after = -8;
@@ -447,8 +408,7 @@ START_TEST(test_missing_directory)
 }
 END_TEST
 
-START_TEST(test_invalid_arguments)
-{
+START_TEST(test_invalid_arguments) {
     make_tmpdir();
     char path[600], err[256];
     path_in_tmp(path, sizeof path, "bad.png");
@@ -524,8 +484,7 @@ typedef struct wild_picture {
     int calls;
 } wild_picture;
 
-static void draw_wild(void *ctx, const nsdyn_canvas *cv)
-{
+static void draw_wild(void *ctx, const nsdyn_canvas *cv) {
     wild_picture *w = ctx;
     w->calls++;
     cv->pen(cv->ctx, 99); /* unknown pen: structure */
@@ -546,8 +505,7 @@ static void draw_wild(void *ctx, const nsdyn_canvas *cv)
     cv->pen(cv->ctx, -3);
 }
 
-START_TEST(test_degenerate_data)
-{
+START_TEST(test_degenerate_data) {
     make_tmpdir();
     char path[600], err[256];
     static double big[6] = {-DBL_MAX, -1e300, 0.0, 1e300, DBL_MAX, INFINITY};
@@ -583,18 +541,18 @@ START_TEST(test_degenerate_data)
         p[i].n_vlines = 4;
         p[i].legend_position = i % 5;
     }
-    p[1].log_y = 1;     /* tiny values on a log axis */
-    p[4].log_y = 1;     /* only nonpositive values on a log axis */
+    p[1].log_y = 1; /* tiny values on a log axis */
+    p[4].log_y = 1; /* only nonpositive values on a log axis */
     p[4].log_x = 1;
     p[3].equal_aspect = 1;
     p[6].equal_aspect = 1; /* all NaN + equal aspect */
     p[6].draw = draw_wild;
     p[6].draw_ctx = &wp;
-    p[7].xmin = 5;     /* inverted limits */
+    p[7].xmin = 5; /* inverted limits */
     p[7].xmax = 1;
-    p[7].ymin = 3;     /* equal limits */
+    p[7].ymin = 3; /* equal limits */
     p[7].ymax = 3;
-    p[8].xmin = 100;   /* one limit beyond the data */
+    p[8].xmin = 100; /* one limit beyond the data */
     p[8].n_curves = 0;
     p[8].curves = NULL;
     p[9].ymax = -1e300;
@@ -640,8 +598,7 @@ typedef struct nested {
     char path[600];
 } nested;
 
-static void draw_nested(void *ctx, const nsdyn_canvas *cv)
-{
+static void draw_nested(void *ctx, const nsdyn_canvas *cv) {
     nested *n = ctx;
     cv->line(cv->ctx, 0, 0, 1, 1);
     double x[2] = {0, 1};
@@ -655,8 +612,7 @@ static void draw_nested(void *ctx, const nsdyn_canvas *cv)
     n->rc = nsd_plot_write(n->path, NSD_PLOT_PNG, &fig, n->err, sizeof n->err);
 }
 
-START_TEST(test_not_reentrant)
-{
+START_TEST(test_not_reentrant) {
     make_tmpdir();
     nested n = {1, "", ""};
     path_in_tmp(n.path, sizeof n.path, "inner.png");
@@ -678,8 +634,7 @@ END_TEST
 
 /* PLplot ignores write errors of its drivers; a truncated file (here: a file
  * size limit standing in for a full disk) must be detected and not renamed. */
-START_TEST(test_truncated_output)
-{
+START_TEST(test_truncated_output) {
     make_tmpdir();
     static double x[300], y[300];
     for (int i = 0; i < 300; ++i) {
@@ -715,8 +670,7 @@ START_TEST(test_truncated_output)
 END_TEST
 
 /* PLplot has a fixed stream table (100 entries): streams must be released. */
-START_TEST(test_many_figures)
-{
+START_TEST(test_many_figures) {
     make_tmpdir();
     double x[3] = {0, 1, 2}, y[3] = {1, 0, 1};
     nsd_curve c = {x, y, 3, "v", -1, 0, 0, 0};
@@ -735,8 +689,7 @@ START_TEST(test_many_figures)
 }
 END_TEST
 
-static Suite *plot_suite(void)
-{
+static Suite *plot_suite(void) {
     Suite *s = suite_create("plot");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
@@ -754,8 +707,7 @@ static Suite *plot_suite(void)
     return s;
 }
 
-int main(void)
-{
+int main(void) {
     SRunner *sr = srunner_create(plot_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -134,9 +134,9 @@ typedef struct sphere_scn {
     int n;
     double ang[MAX_SEG], len[MAX_SEG];
     double b, jm, g;
-    double x0, H;     /* launch x, height above resting there [m] */
+    double x0, H; /* launch x, height above resting there [m] */
     double w[3], v[3];
-    int kane;         /* 1 kane_impulse, 0 newton */
+    int kane; /* 1 kane_impulse, 0 newton */
     double e;
     int friction;
     double mu_s, mu_k;
@@ -266,13 +266,16 @@ static void sphere_toml_v(const void *scn, const char *integrator, buf *b) {
     for (int i = 0; i < S->n; ++i) bprintf(b, "%s%.15g", i ? ", " : "", S->ang[i]);
     bprintf(b, "]\nlengths = [");
     for (int i = 0; i < S->n; ++i) bprintf(b, "%s%.15g", i ? ", " : "", S->len[i]);
-    bprintf(b, "]\nx_start = -20.0\nz_start = 0.0\nb = %.15g\nm = 1.0\nj_over_m = %.15g\ng = %.15g\n"
-               "x0 = %.15g\nv0 = 0.0\nrolling0 = false\n",
+    bprintf(b,
+            "]\nx_start = -20.0\nz_start = 0.0\nb = %.15g\nm = 1.0\nj_over_m = %.15g\ng = %.15g\n"
+            "x0 = %.15g\nv0 = 0.0\nrolling0 = false\n",
             S->b, S->jm, S->g, S->x0);
     bprintf(b, "[contact]\nid = \"%s\"\ne = %.15g\n", S->kane ? "kane_impulse" : "newton", S->e);
-    if (S->friction) bprintf(b, "[friction]\nid = \"coulomb\"\nmu_s = %.15g\nmu_k = %.15g\n", S->mu_s, S->mu_k);
+    if (S->friction)
+        bprintf(b, "[friction]\nid = \"coulomb\"\nmu_s = %.15g\nmu_k = %.15g\n", S->mu_s, S->mu_k);
     bprintf(b, "%s", integrator);
-    bprintf(b, "[initial]\nwx = %.15g\nwy = %.15g\nwz = %.15g\nvx = %.15g\nvy = %.15g\nvz = %.15g\n",
+    bprintf(b,
+            "[initial]\nwx = %.15g\nwy = %.15g\nwz = %.15g\nvx = %.15g\nvy = %.15g\nvz = %.15g\n",
             S->w[0], S->w[1], S->w[2], S->v[0], S->v[1], S->v[2]);
     if (S->H > 0.0) bprintf(b, "z = %.17g\n", sphere_rest_height(S, g, S->x0) + S->H);
     bprintf(b, "[run]\nt_end = %g\noutput_dt = 1e-3\nprogress = false\n", SPHERE_T_END);
@@ -315,14 +318,20 @@ static void curb_draw(lcg *r, curb_scn *C) {
 
 static void curb_toml_v(const void *scn, const char *integrator, buf *b) {
     const curb_scn *C = scn;
-    bprintf(b, "[system]\nid = \"curb_wheel\"\nm = %g\nJ = %.15g\nr = %g\nh = %.15g\nl = %.15g\ng = %g\n",
-            CURB_M, C->J, CURB_R, C->h, C->l, CURB_G);
-    if (C->poisson) bprintf(b, "[contact]\nid = \"poisson\"\nbeta = %.15g\n", C->e);
-    else bprintf(b, "[contact]\nid = \"newton\"\ne = %.15g\n", C->e);
+    bprintf(
+        b,
+        "[system]\nid = \"curb_wheel\"\nm = %g\nJ = %.15g\nr = %g\nh = %.15g\nl = %.15g\ng = %g\n",
+        CURB_M, C->J, CURB_R, C->h, C->l, CURB_G);
+    if (C->poisson)
+        bprintf(b, "[contact]\nid = \"poisson\"\nbeta = %.15g\n", C->e);
+    else
+        bprintf(b, "[contact]\nid = \"newton\"\ne = %.15g\n", C->e);
     bprintf(b, "[friction]\nid = \"coulomb\"\nmu_s = %.15g\nmu_k = %.15g\n", C->mu_s, C->mu_k);
     bprintf(b, "%s", integrator);
-    bprintf(b, "[initial]\nx = %.15g\ny = %.17g\nphi = 0.0\nxdot = %.15g\nydot = %.15g\nphidot = %.15g\n",
-            C->x, curb_rest_height(C, C->x) + C->H, C->xd, C->yd, C->pd);
+    bprintf(
+        b,
+        "[initial]\nx = %.15g\ny = %.17g\nphi = 0.0\nxdot = %.15g\nydot = %.15g\nphidot = %.15g\n",
+        C->x, curb_rest_height(C, C->x) + C->H, C->xd, C->yd, C->pd);
     bprintf(b, "[run]\nt_end = %g\noutput_dt = 5e-4\nprogress = false\n", CURB_T_END);
 }
 
@@ -333,10 +342,12 @@ static const char *const ig_names[] = {"dopri5", "bdf", "moreau"};
 
 static void integrator_toml(int ig, double max_step, char *out, size_t len) {
     if (ig == IG_MOREAU) {
-        snprintf(out, len, "[integrator]\nid = \"moreau\"\nh = %g\n", max_step > 0 ? max_step : 1e-3);
+        snprintf(out, len, "[integrator]\nid = \"moreau\"\nh = %g\n",
+                 max_step > 0 ? max_step : 1e-3);
         return;
     }
-    int k = snprintf(out, len, "[integrator]\nid = \"%s\"\nrtol = 1e-10\natol = 1e-12\n", ig_names[ig]);
+    int k =
+        snprintf(out, len, "[integrator]\nid = \"%s\"\nrtol = 1e-10\natol = 1e-12\n", ig_names[ig]);
     if (max_step > 0) snprintf(out + k, len - (size_t)k, "max_step = %g\n", max_step);
 }
 
@@ -356,7 +367,8 @@ static void run_any(run *R, const char *toml) {
 /* ---- the geometry, independently of the systems' gap functions ------- */
 
 /* Distance from (x, z) to the segment A + s (B - A), s in [lo, hi]. */
-static double seg_dist(double ax, double az, double bx, double bz, double lo, double hi, double x, double z) {
+static double seg_dist(double ax, double az, double bx, double bz, double lo, double hi, double x,
+                       double z) {
     double dx = bx - ax, dz = bz - az, L2 = dx * dx + dz * dz;
     double s = L2 > 0.0 ? ((x - ax) * dx + (z - az) * dz) / L2 : 0.0;
     s = fmin(fmax(s, lo), hi);
@@ -374,7 +386,8 @@ static double sphere_true_gap(const void *scn, const double *q) {
     int below = 0, found = 0;
     for (int i = 0; i < S->n; ++i) {
         double ex = g[i].x + S->len[i] * g[i].c, ez = g[i].z + S->len[i] * g[i].s;
-        d = fmin(d, seg_dist(g[i].x, g[i].z, ex, ez, i == 0 ? -HUGE_VAL : 0.0, i == S->n - 1 ? HUGE_VAL : 1.0, x, z));
+        d = fmin(d, seg_dist(g[i].x, g[i].z, ex, ez, i == 0 ? -HUGE_VAL : 0.0,
+                             i == S->n - 1 ? HUGE_VAL : 1.0, x, z));
         int spans = g[i].c > 0.0 && (i == 0 || x >= g[i].x) && (i == S->n - 1 || x <= ex);
         if (spans && !found) {
             below = z < g[i].z + (x - g[i].x) * g[i].s / g[i].c;
@@ -408,19 +421,19 @@ typedef struct impact {
 } impact;
 
 typedef struct analysis {
-    double min_gap;       /* gap channels over samples and impacts [m] */
+    double min_gap; /* gap channels over samples and impacts [m] */
     double t_min_gap;
     int min_at_event;
-    double true_at_min;   /* the geometric clearance there [m] */
-    double min_true;      /* the geometric clearance, samples and impacts [m] */
+    double true_at_min; /* the geometric clearance there [m] */
+    double min_true;    /* the geometric clearance, samples and impacts [m] */
     double t_min_true;
     size_t n_event_states; /* impacts whose state was reconstructed */
-    double energy_rise;   /* largest E_i - max_{j<i} E_j [J] */
+    double energy_rise;    /* largest E_i - max_{j<i} E_j [J] */
     double t_energy_rise;
-    double energy_scale;  /* largest |E| and kinetic energy seen [J] */
+    double energy_scale; /* largest |E| and kinetic energy seen [J] */
     impact *imp;
     size_t n_imp;
-    double v_closed;      /* largest normal speed closed by the accumulation rule [m/s] */
+    double v_closed; /* largest normal speed closed by the accumulation rule [m/s] */
 } analysis;
 
 static void analysis_free(analysis *A) { free(A->imp); }
@@ -436,8 +449,10 @@ static void ballistic(run *R, const double *y_s, double dt, double *y) {
     ck_assert_uint_le(nq, 16);
     ck_assert_uint_le(nv, 16);
     memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
-    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, y_s + nq, m->lambda, qd, a), NSDYN_WARNING);
-    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, a, m->lambda, qa, NULL), NSDYN_WARNING);
+    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, y_s + nq, m->lambda, qd, a),
+                     NSDYN_WARNING);
+    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, a, m->lambda, qa, NULL),
+                     NSDYN_WARNING);
     for (size_t i = 0; i < nq; ++i) y[i] = y_s[i] + dt * qd[i] + 0.5 * dt * dt * qa[i];
     for (size_t i = 0; i < nv; ++i) y[nq + i] = y_s[nq + i] + dt * a[i];
     for (size_t i = nq + nv; i < m->n; ++i) y[i] = y_s[i];
@@ -455,7 +470,8 @@ static void gap_channels(const run *R, gaps *G, double r_ball) {
     memset(G, 0, sizeof *G);
     G->y_channel = -1;
     for (size_t i = 0; i < R->model.n_channels && G->n < 8; ++i)
-        if (strncmp(R->model.channels[i].name, "gap", 3) == 0 && strcmp(R->model.channels[i].unit, "m") == 0)
+        if (strncmp(R->model.channels[i].name, "gap", 3) == 0 &&
+            strcmp(R->model.channels[i].unit, "m") == 0)
             G->ch[G->n++] = i;
     if (G->n == 0) {
         G->y_channel = (int)chan(R, "y");
@@ -480,7 +496,8 @@ static void sample_at(run *R, double t, const double *y, double *row) {
     memcpy(row + 1, y, m->n * sizeof *y);
     memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
     if (m->layout.n_outputs)
-        ck_assert_int_le(m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, row + base), NSDYN_WARNING);
+        ck_assert_int_le(m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, row + base),
+                         NSDYN_WARNING);
 }
 
 static void analyse(run *R, const void *scn, true_gap_fn true_gap, double r_ball, analysis *A) {
@@ -538,8 +555,10 @@ static void analyse(run *R, const void *scn, true_gap_fn true_gap, double r_ball
         size_t lo = 0, hi = S->rows; /* the last sample strictly before the impact */
         while (hi - lo > 1) {
             size_t mid = (lo + hi) / 2;
-            if (nsd_series_at(S, mid, 0) < ev->t) lo = mid;
-            else hi = mid;
+            if (nsd_series_at(S, mid, 0) < ev->t)
+                lo = mid;
+            else
+                hi = mid;
         }
         double ts = S->rows ? nsd_series_at(S, lo, 0) : ev->t;
         if (!(ts < ev->t)) continue;
@@ -586,22 +605,23 @@ static int counts_agree(const run *R, char *why, size_t len) {
         }
         mine[k]++;
         if (i > 0 && log->rec[i].t < log->rec[i - 1].t) {
-            snprintf(why, len, "event %zu at %.17g s comes before event %zu at %.17g s", i, log->rec[i].t, i - 1,
-                     log->rec[i - 1].t);
+            snprintf(why, len, "event %zu at %.17g s comes before event %zu at %.17g s", i,
+                     log->rec[i].t, i - 1, log->rec[i - 1].t);
             return 0;
         }
     }
     for (int k = 0; k < NSD_EVENT_KIND_COUNT; ++k)
         if (mine[k] != cnt.contact[k]) {
-            snprintf(why, len, "%s events: %zu in the log, %zu counted", nsd_event_kind_name((nsd_event_kind)k),
-                     mine[k], cnt.contact[k]);
+            snprintf(why, len, "%s events: %zu in the log, %zu counted",
+                     nsd_event_kind_name((nsd_event_kind)k), mine[k], cnt.contact[k]);
             return 0;
         }
     if (cnt.switches != R->res.n_switches || cnt.stops != R->res.n_stops ||
         cnt.total != log->n + R->res.n_switches + R->res.n_stops ||
         cnt.stops != (R->res.outcome == NSD_RUN_STOPPED ? 1u : 0u)) {
-        snprintf(why, len, "switches %zu (run %zu), stops %zu (run %zu, outcome %d), total %zu", cnt.switches,
-                 R->res.n_switches, cnt.stops, R->res.n_stops, (int)R->res.outcome, cnt.total);
+        snprintf(why, len, "switches %zu (run %zu), stops %zu (run %zu, outcome %d), total %zu",
+                 cnt.switches, R->res.n_switches, cnt.stops, R->res.n_stops, (int)R->res.outcome,
+                 cnt.total);
         return 0;
     }
     return 1;
@@ -677,8 +697,8 @@ typedef struct cmp_stats {
 
 /* Every impact of `a` before t_h and not slower than V_SIG has one of `b`
  * at the same contact within tol_t of its time. */
-static void match_impacts(const analysis *a, const analysis *b, const run *Ra, double t_h, const char *label,
-                          cmp_stats *st) {
+static void match_impacts(const analysis *a, const analysis *b, const run *Ra, double t_h,
+                          const char *label, cmp_stats *st) {
     for (size_t i = 0; i < a->n_imp; ++i) {
         const impact *p = &a->imp[i];
         if (!(p->t < t_h) || p->v < V_SIG) continue;
@@ -693,7 +713,8 @@ static void match_impacts(const analysis *a, const analysis *b, const run *Ra, d
         }
         if (!st->unmatched)
             snprintf(st->first, sizeof st->first,
-                     "%s impact at '%s', t = %.12g s, %.6g m/s: the other run's nearest at that contact is %.3g s "
+                     "%s impact at '%s', t = %.12g s, %.6g m/s: the other run's nearest at that "
+                     "contact is %.3g s "
                      "away (tolerance %.3g s)",
                      label, Ra->model.layout.contacts[p->c].name, p->t, p->v, best, tol_t);
         st->unmatched++;
@@ -765,10 +786,12 @@ static void run_scenario(campaign *K, int k, const void *scn) {
         K->worst_pen = fmax(K->worst_pen, pen);
         K->worst_true_pen = fmax(K->worst_true_pen, tpen);
         if (pen > CONTACT_TOL + PEN_SLACK)
-            note(&why, "(a) penetration %.3g m (gap channels) at t = %.12g s (%s; the geometric clearance there "
-                       "is %.3g m) > contact_tolerance + %.0e m",
-                 pen, A.t_min_gap, A.min_at_event ? "at an impact, reconstructed" : "at a sample", A.true_at_min,
-                 PEN_SLACK);
+            note(&why,
+                 "(a) penetration %.3g m (gap channels) at t = %.12g s (%s; the geometric "
+                 "clearance there "
+                 "is %.3g m) > contact_tolerance + %.0e m",
+                 pen, A.t_min_gap, A.min_at_event ? "at an impact, reconstructed" : "at a sample",
+                 A.true_at_min, PEN_SLACK);
         if (tpen > CONTACT_TOL + PEN_SLACK)
             note(&why, "(a) penetration %.3g m (geometry) at t = %.12g s", tpen, A.t_min_true);
     }
@@ -777,8 +800,8 @@ static void run_scenario(campaign *K, int k, const void *scn) {
     if (ok || moreau) {
         K->worst_rise = fmax(K->worst_rise, rise);
         if (rise > ENERGY_RTOL)
-            note(&why, "(c) the energy rises by %.3g J (%.3g of its scale %.3g J) at t = %.12g s", A.energy_rise,
-                 rise, A.energy_scale, A.t_energy_rise);
+            note(&why, "(c) the energy rises by %.3g J (%.3g of its scale %.3g J) at t = %.12g s",
+                 A.energy_rise, rise, A.energy_scale, A.t_energy_rise);
     }
     /* (d) */
     char cwhy[600];
@@ -804,8 +827,8 @@ static void run_scenario(campaign *K, int k, const void *scn) {
         K->matched += st.matched;
         K->worst_dt = fmax(K->worst_dt, st.dt_max);
         if (st.unmatched)
-            note(&why, "(b) %zu of %zu impacts unmatched before t = %.6g s, first: %s", st.unmatched, st.must,
-                 t_cmp, st.first);
+            note(&why, "(b) %zu of %zu impacts unmatched before t = %.6g s, first: %s",
+                 st.unmatched, st.must, t_cmp, st.first);
     }
     if (why.n) {
         K->failed++;
@@ -813,14 +836,15 @@ static void run_scenario(campaign *K, int k, const void *scn) {
     }
     if (verbose())
         fprintf(stderr,
-                "%s %3d %-8s impacts %3zu/%3zu (states %3zu) pen %9.3g geom %9.3g rise %9.3g | horizon %-9.4g "
+                "%s %3d %-8s impacts %3zu/%3zu (states %3zu) pen %9.3g geom %9.3g rise %9.3g | "
+                "horizon %-9.4g "
                 "impacts %3zu matched %3zu dt %9.3g | steps %llu\n",
                 K->name, k,
                 R.res.outcome == NSD_RUN_COMPLETE  ? "complete"
                 : R.res.outcome == NSD_RUN_STOPPED ? "stopped"
                                                    : "FAILED",
-                A.n_imp, B.n_imp, A.n_event_states, pen, tpen, rise, t_h, st.must, st.matched, st.dt_max,
-                (unsigned long long)R.res.stats.steps);
+                A.n_imp, B.n_imp, A.n_event_states, pen, tpen, rise, t_h, st.must, st.matched,
+                st.dt_max, (unsigned long long)R.res.stats.steps);
     analysis_free(&A);
     analysis_free(&B);
     run_free(&R);
@@ -832,16 +856,21 @@ static void run_scenario(campaign *K, int k, const void *scn) {
 
 static void campaign_end(campaign *K) {
     fprintf(stderr,
-            "%s: %d scenarios, %zu impacts (%zu at reconstructed free-flight states); largest penetration %.3g m "
-            "(gap channels), %.3g m (geometry); largest energy rise %.3g (relative); %zu/%zu impacts matched the "
-            "max_step = 1e-4 reference (largest |dt| %.3g s), %zu runs agreeing with it to the end; largest speed "
+            "%s: %d scenarios, %zu impacts (%zu at reconstructed free-flight states); largest "
+            "penetration %.3g m "
+            "(gap channels), %.3g m (geometry); largest energy rise %.3g (relative); %zu/%zu "
+            "impacts matched the "
+            "max_step = 1e-4 reference (largest |dt| %.3g s), %zu runs agreeing with it to the "
+            "end; largest speed "
             "closed by the accumulation rule %.3g m/s; %d failing scenarios\n",
-            K->name, K->n, K->impacts, K->event_states, K->worst_pen, K->worst_true_pen, K->worst_rise, K->matched,
-            K->must, K->worst_dt, K->compared_to_end, K->v_closed, K->failed);
+            K->name, K->n, K->impacts, K->event_states, K->worst_pen, K->worst_true_pen,
+            K->worst_rise, K->matched, K->must, K->worst_dt, K->compared_to_end, K->v_closed,
+            K->failed);
     if (K->failed) fprintf(stderr, "%s", K->report.s);
     int failed = K->failed, n = K->n;
     free(K->report.s);
-    ck_assert_msg(failed == 0, "%s: %d of %d scenarios fail (their configs are printed above)", K->name, failed, n);
+    ck_assert_msg(failed == 0, "%s: %d of %d scenarios fail (their configs are printed above)",
+                  K->name, failed, n);
 }
 
 static const sysdef sphere_sys = {"sphere", 3, sphere_toml_v, sphere_true_gap};
@@ -955,7 +984,8 @@ static void ball_toml(const ball_case *c, int ig, buf *b, double t_end) {
     integrator_toml(ig, 0.0, igt, sizeof igt);
     if (!c->incline) {
         bprintf(b,
-                "[system]\nid = \"point_mass\"\nm = 0.1\nr = 0.05\ng = %.15g\n[contact]\nid = \"newton\"\ne = %.15g\n"
+                "[system]\nid = \"point_mass\"\nm = 0.1\nr = 0.05\ng = %.15g\n[contact]\nid = "
+                "\"newton\"\ne = %.15g\n"
                 "%s[initial]\nx = 0.0\ny = %.17g\nvx = 0.0\nvy = 0.0\n",
                 c->g, c->e, igt, c->h + 0.05);
     } else {
@@ -963,11 +993,14 @@ static void ball_toml(const ball_case *c, int ig, buf *b, double t_end) {
          * through the origin, at b + h: c = (b + h) n, n = (-sin, cos) */
         double a = c->angle * DEG, R = 0.5;
         bprintf(b,
-                "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [%.15g]\nlengths = [1000.0]\n"
-                "x_start = %.17g\nz_start = %.17g\nb = %g\nm = 1.0\nj_over_m = 0.1\ng = %.15g\nx0 = 0.0\nv0 = 0.0\n"
-                "rolling0 = false\n[contact]\nid = \"newton\"\ne = %.15g\n%s[initial]\nx = %.17g\nz = %.17g\n",
-                c->angle, -500.0 * cos(a), -500.0 * sin(a), R, c->g, c->e, igt, -(R + c->h) * sin(a),
-                (R + c->h) * cos(a));
+                "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = "
+                "[%.15g]\nlengths = [1000.0]\n"
+                "x_start = %.17g\nz_start = %.17g\nb = %g\nm = 1.0\nj_over_m = 0.1\ng = %.15g\nx0 "
+                "= 0.0\nv0 = 0.0\n"
+                "rolling0 = false\n[contact]\nid = \"newton\"\ne = %.15g\n%s[initial]\nx = "
+                "%.17g\nz = %.17g\n",
+                c->angle, -500.0 * cos(a), -500.0 * sin(a), R, c->g, c->e, igt,
+                -(R + c->h) * sin(a), (R + c->h) * cos(a));
     }
     bprintf(b, "[run]\nt_end = %.17g\noutput_dt = %.17g\nprogress = false\n", t_end,
             ig == IG_MOREAU ? 1e-3 * ceil(t_end / 2.0) : t_end / 2000.0);
@@ -975,11 +1008,11 @@ static void ball_toml(const ball_case *c, int ig, buf *b, double t_end) {
 
 typedef struct ball_stats {
     int n, failed;
-    int dn_lo, dn_hi;       /* impacts - N */
-    double worst_loc;       /* |t_rest - (T - 2 u_c/(g(1-e)))| / loc */
-    double worst_early;     /* (T - t_rest) / (2 v_r,max/(g(1-e)) + loc) */
-    double worst_vr;        /* u_c / v_r,max */
-    double worst_settle;    /* moreau: (t_settle - T) / T */
+    int dn_lo, dn_hi;    /* impacts - N */
+    double worst_loc;    /* |t_rest - (T - 2 u_c/(g(1-e)))| / loc */
+    double worst_early;  /* (T - t_rest) / (2 v_r,max/(g(1-e)) + loc) */
+    double worst_vr;     /* u_c / v_r,max */
+    double worst_settle; /* moreau: (t_settle - T) / T */
     double worst_rise, worst_pen;
     buf report;
 } ball_stats;
@@ -1001,19 +1034,24 @@ static void ball_case_run(const ball_case *c, int ig, ball_stats *K) {
     double qmax = 0.0;
     for (size_t i = 0; i < S->rows; ++i)
         for (size_t k = 0; k < R.model.nq; ++k) qmax = fmax(qmax, fabs(nsd_series_at(S, i, 1 + k)));
-    double step_err = sqrt((double)R.model.n) * (1e-10 * qmax + 1e-12); /* bdf's error test, per step */
-    double eps = ig == IG_BDF ? BDF_STEPS * step_err : 1e-15 * (1.0 + qmax + (c->incline ? 500.0 : 0.0));
-    double band_max = fmax(CONTACT_TOL, ig == IG_BDF ? fmax(BDF_BAND, BAND_FACTOR * step_err) : 0.0);
+    double step_err =
+        sqrt((double)R.model.n) * (1e-10 * qmax + 1e-12); /* bdf's error test, per step */
+    double eps =
+        ig == IG_BDF ? BDF_STEPS * step_err : 1e-15 * (1.0 + qmax + (c->incline ? 500.0 : 0.0));
+    double band_max =
+        fmax(CONTACT_TOL, ig == IG_BDF ? fmax(BDF_BAND, BAND_FACTOR * step_err) : 0.0);
     double vr_min = fmax(REST_RATIO * v0, sqrt(2.0 * gn * CONTACT_TOL));
     double vr_max = fmax(REST_RATIO * v0, sqrt(2.0 * gn * band_max));
     long n_max = c->e > 0.0 ? (long)ceil(log(vr_min / v0) / log(c->e)) : 1;
     long n_min = c->e > 0.0 ? (long)ceil(log(vr_max / v0) / log(c->e)) : 1;
     double early = 2.0 * vr_max / (gn * (1.0 - c->e)), t_rest = -1.0, u_c = 0.0, loc = 0.0;
-    if (R.res.outcome != NSD_RUN_COMPLETE) note(&why, "outcome %d: %s", (int)R.res.outcome, R.res.message);
+    if (R.res.outcome != NSD_RUN_COMPLETE)
+        note(&why, "outcome %d: %s", (int)R.res.outcome, R.res.message);
     double rise = A.energy_rise / fmax(A.energy_scale, 1e-300);
     K->worst_rise = fmax(K->worst_rise, rise);
     if (rise > ENERGY_RTOL)
-        note(&why, "the energy rises by %.3g J (%.3g relative) at t = %.12g s", A.energy_rise, rise, A.t_energy_rise);
+        note(&why, "the energy rises by %.3g J (%.3g relative) at t = %.12g s", A.energy_rise, rise,
+             A.t_energy_rise);
     if (ig != IG_MOREAU) {
         K->worst_pen = fmax(K->worst_pen, -A.min_gap);
         if (-A.min_gap > CONTACT_TOL + PEN_SLACK)
@@ -1022,13 +1060,15 @@ static void ball_case_run(const ball_case *c, int ig, ball_stats *K) {
         if (n_imp - n_max > K->dn_hi) K->dn_hi = (int)(n_imp - n_max);
         if (n_imp - n_min < K->dn_lo) K->dn_lo = (int)(n_imp - n_min);
         if (n_imp > n_max + IMPACT_SLACK || n_imp < n_min - IMPACT_SLACK)
-            note(&why, "%ld impacts, expected %ld to %ld (v_r from %.3g to %.3g m/s, v0 = %.6g m/s)", n_imp, n_min,
-                 n_max, vr_min, vr_max, v0);
+            note(&why,
+                 "%ld impacts, expected %ld to %ld (v_r from %.3g to %.3g m/s, v0 = %.6g m/s)",
+                 n_imp, n_min, n_max, vr_min, vr_max, v0);
         const nsd_event_record *end = elog->n ? &elog->rec[elog->n - 1] : NULL, *last_imp = NULL;
         for (size_t i = 0; i < elog->n; ++i)
             if (elog->rec[i].kind == NSD_EVENT_IMPACT) last_imp = &elog->rec[i];
         if (!end || (end->kind != NSD_EVENT_CLOSE && end->kind != NSD_EVENT_REST) || !last_imp) {
-            note(&why, "the accumulation does not end: last event %s", end ? nsd_event_kind_name(end->kind) : "none");
+            note(&why, "the accumulation does not end: last event %s",
+                 end ? nsd_event_kind_name(end->kind) : "none");
         } else {
             /* the closing rebound: the last impact's (close), or e times
              * the slow approach the rule stopped (rest) */
@@ -1045,17 +1085,20 @@ static void ball_case_run(const ball_case *c, int ig, ball_stats *K) {
             K->worst_early = fmax(K->worst_early, (T - t_rest) / (early + loc));
             K->worst_vr = fmax(K->worst_vr, slow / vr_max);
             if (fabs(off) > loc)
-                note(&why, "rest at %.12g s; T - 2 u_c/(g (1 - e)) + %.3g s (the touching band) = %.12g s, u_c = %.3g "
-                           "m/s: %.3g s off (allowed %.3g s)",
+                note(&why,
+                     "rest at %.12g s; T - 2 u_c/(g (1 - e)) + %.3g s (the touching band) = %.12g "
+                     "s, u_c = %.3g "
+                     "m/s: %.3g s off (allowed %.3g s)",
                      t_rest, thr, T - skipped + thr, u_c, off, loc);
             if (t_rest < T - early - loc || t_rest > T + thr + loc)
-                note(&why, "rest at %.12g s, T = %.12g s: allowed [T - %.3g, T + %.3g] s", t_rest, T, early + loc,
-                     thr + loc);
+                note(&why, "rest at %.12g s, T = %.12g s: allowed [T - %.3g, T + %.3g] s", t_rest,
+                     T, early + loc, thr + loc);
             if (!(slow < vr_max))
-                note(&why, "the %s closed at %.3g m/s, not below v_r,max = %.3g m/s", rest ? "approach" : "rebound",
-                     slow, vr_max);
+                note(&why, "the %s closed at %.3g m/s, not below v_r,max = %.3g m/s",
+                     rest ? "approach" : "rebound", slow, vr_max);
             if (rest ? end->t < last_imp->t : end->t != last_imp->t)
-                note(&why, "the contact closes at %.12g s, the last impact is at %.12g s", end->t, last_imp->t);
+                note(&why, "the contact closes at %.12g s, the last impact is at %.12g s", end->t,
+                     last_imp->t);
         }
     } else {
         /* at rest: zero normal velocity from t_settle to the end */
@@ -1071,19 +1114,22 @@ static void ball_case_run(const ball_case *c, int ig, ball_stats *K) {
         t_rest = t_settle;
         K->worst_settle = fmax(K->worst_settle, (t_settle - T) / T);
         if (!(t_settle < t_end))
-            note(&why, "the ball does not come to rest before t_end = %.6g s (T = %.6g s)", t_end, T);
+            note(&why, "the ball does not come to rest before t_end = %.6g s (T = %.6g s)", t_end,
+                 T);
     }
     if (why.n) {
         K->failed++;
-        bprintf(&K->report, "---- e = %g, g = %g, h = %g%s%g:\n%s%s\n", c->e, c->g, c->h, c->incline ? ", incline " : "",
-                c->incline ? c->angle : 0.0, why.s, tt.s);
+        bprintf(&K->report, "---- e = %g, g = %g, h = %g%s%g:\n%s%s\n", c->e, c->g, c->h,
+                c->incline ? ", incline " : "", c->incline ? c->angle : 0.0, why.s, tt.s);
     }
     if (verbose())
         fprintf(stderr,
-                "%s %-6s e %.2f g %.2f h %5.2f: %3zu impacts (%ld..%ld) rest %.10g T %.10g (%+.3g) u_c %.3g "
+                "%s %-6s e %.2f g %.2f h %5.2f: %3zu impacts (%ld..%ld) rest %.10g T %.10g (%+.3g) "
+                "u_c %.3g "
                 "v_r %.3g..%.3g loc %.3g rise %.3g pen %.3g steps %llu\n",
-                c->incline ? "incline" : "ball", ig_names[ig], c->e, c->g, c->h, A.n_imp, n_min, n_max, t_rest, T,
-                t_rest - T, u_c, vr_min, vr_max, loc, rise, -A.min_gap, (unsigned long long)R.res.stats.steps);
+                c->incline ? "incline" : "ball", ig_names[ig], c->e, c->g, c->h, A.n_imp, n_min,
+                n_max, t_rest, T, t_rest - T, u_c, vr_min, vr_max, loc, rise, -A.min_gap,
+                (unsigned long long)R.res.stats.steps);
     analysis_free(&A);
     run_free(&R);
     free(tt.s);
@@ -1092,11 +1138,13 @@ static void ball_case_run(const ball_case *c, int ig, ball_stats *K) {
 
 static void ball_end(const char *name, ball_stats *K) {
     fprintf(stderr,
-            "%s: %d drops; impacts - N in [%d, %d]; rest time against T - 2 u_c/(g(1-e)): worst %.3g of loc; "
-            "T - t_rest: worst %.3g of 2 v_r,max/(g(1-e)) + loc; u_c: worst %.3g of v_r,max; moreau: rest by "
+            "%s: %d drops; impacts - N in [%d, %d]; rest time against T - 2 u_c/(g(1-e)): worst "
+            "%.3g of loc; "
+            "T - t_rest: worst %.3g of 2 v_r,max/(g(1-e)) + loc; u_c: worst %.3g of v_r,max; "
+            "moreau: rest by "
             "T (1 + %.3g); largest energy rise %.3g (relative); penetration %.3g m; %d failing\n",
-            name, K->n, K->dn_lo, K->dn_hi, K->worst_loc, K->worst_early, K->worst_vr, K->worst_settle,
-            K->worst_rise, K->worst_pen, K->failed);
+            name, K->n, K->dn_lo, K->dn_hi, K->worst_loc, K->worst_early, K->worst_vr,
+            K->worst_settle, K->worst_rise, K->worst_pen, K->failed);
     if (K->failed) fprintf(stderr, "%s", K->report.s);
     int failed = K->failed, n = K->n;
     free(K->report.s);

@@ -28,7 +28,8 @@ static double min_gap(const run *R) {
     double lo = INFINITY;
     for (size_t c = 0; c < R->res.series.n_channels; ++c) {
         if (strncmp(R->model.channels[c].name, "gap", 3) != 0) continue;
-        for (size_t r = 0; r < R->res.series.rows; ++r) lo = fmin(lo, nsd_series_at(&R->res.series, r, c));
+        for (size_t r = 0; r < R->res.series.rows; ++r)
+            lo = fmin(lo, nsd_series_at(&R->res.series, r, c));
     }
     return lo;
 }
@@ -49,8 +50,8 @@ START_TEST(curb_wheel_misses_no_impact) {
     for (size_t i = 0; i < a->n; ++i) {
         ck_assert_uint_eq(a->rec[i].contact, b->rec[i].contact);
         ck_assert_int_eq(a->rec[i].kind, b->rec[i].kind);
-        ck_assert_msg(fabs(a->rec[i].t - b->rec[i].t) <= 1e-6, "event %zu at %.12g s, reference %.12g s", i,
-                      a->rec[i].t, b->rec[i].t);
+        ck_assert_msg(fabs(a->rec[i].t - b->rec[i].t) <= 1e-6,
+                      "event %zu at %.12g s, reference %.12g s", i, a->rec[i].t, b->rec[i].t);
     }
     /* the edge impact the old runner missed */
     ck_assert_str_eq(R.model.layout.contacts[a->rec[1].contact].name, "III_corner");
@@ -74,8 +75,8 @@ START_TEST(accumulation_ends_e095) {
     const nsd_event_log *ev = &R.res.contact_log;
     const nsd_event_record *end = &ev->rec[ev->n - 1];
     ck_assert(end->kind == NSD_EVENT_REST || end->kind == NSD_EVENT_CLOSE);
-    ck_assert_msg(end->t <= T + 1e-9 && end->t >= T - bound - 1e-9, "rest at %.9g s, T %.9g s, bound %.3g s",
-                  end->t, T, bound);
+    ck_assert_msg(end->t <= T + 1e-9 && end->t >= T - bound - 1e-9,
+                  "rest at %.9g s, T %.9g s, bound %.3g s", end->t, T, bound);
     /* log(v_r / v0) / log(e) impacts, and one more for the last rebound */
     size_t n_max = (size_t)ceil(log(v_r / v0) / log(e)) + 1;
     ck_assert_uint_le(test_count_kind(&R, NSD_EVENT_IMPACT), n_max);
@@ -90,7 +91,8 @@ END_TEST
  * speeds follow e^k sqrt(2 g h) to bdf's accuracy (rtol 1e-6). */
 START_TEST(bdf_root_returns_are_events) {
     run R = {0};
-    const char *sets[] = {"plot.enabled=false", "contact.e=0.9", "run.t_end=10", "integrator.id=bdf"};
+    const char *sets[] = {"plot.enabled=false", "contact.e=0.9", "run.t_end=10",
+                          "integrator.id=bdf"};
     test_run_file(&R, "bouncing_ball_newton.toml", sets, 4, NSD_RUN_COMPLETE);
     ck_assert_uint_eq(R.res.unlogged_roots, 0);
     ck_assert_uint_le(R.res.root_returns, R.res.contact_log.n);
@@ -99,8 +101,8 @@ START_TEST(bdf_root_returns_are_events) {
     for (size_t i = 0; i < R.res.contact_log.n && k < 10; ++i) {
         const nsd_event_record *ev = &R.res.contact_log.rec[i];
         if (ev->kind != NSD_EVENT_IMPACT) continue;
-        ck_assert_msg(fabs(-ev->u_before[0] - v0 * pow(0.9, (double)k)) <= 1e-4 * v0, "impact %zu speed %.9g", k,
-                      -ev->u_before[0]);
+        ck_assert_msg(fabs(-ev->u_before[0] - v0 * pow(0.9, (double)k)) <= 1e-4 * v0,
+                      "impact %zu speed %.9g", k, -ev->u_before[0]);
         k++;
     }
     ck_assert_uint_eq(k, 10);
@@ -123,7 +125,8 @@ static double stribeck_decel(double v, double g, double mu_s, double mu_c, doubl
     return g * mu * v / sqrt(v * v + eps * eps);
 }
 
-static double stribeck_time(double v, double v0, double g, double mu_s, double mu_c, double v_s, double eps) {
+static double stribeck_time(double v, double v0, double g, double mu_s, double mu_c, double v_s,
+                            double eps) {
     const int n = 20000;
     double h = (v0 - v) / n, sum = 0.0;
     for (int i = 0; i <= n; ++i) {
@@ -150,13 +153,16 @@ START_TEST(stribeck_slip_follows_its_curve) {
         double v = at(&R, i, "vx"), t = at(&R, i, "t");
         if (v < 0.05) break;
         double t_curve = stribeck_time(v, v0, g, mu_s, mu_c, v_s, eps);
-        ck_assert_msg(fabs(t - t_curve) <= 1e-6, "vx = %.9g m/s at t = %.9g s, curve says %.9g s", v, t, t_curve);
-        ck_assert_double_eq_tol(at(&R, i, "ground.Ft1"), -stribeck_decel(v, g, mu_s, mu_c, v_s, eps), 1e-6);
+        ck_assert_msg(fabs(t - t_curve) <= 1e-6, "vx = %.9g m/s at t = %.9g s, curve says %.9g s",
+                      v, t, t_curve);
+        ck_assert_double_eq_tol(at(&R, i, "ground.Ft1"),
+                                -stribeck_decel(v, g, mu_s, mu_c, v_s, eps), 1e-6);
         checked++;
     }
     ck_assert_uint_ge(checked, 5);
     /* Coulomb at mu_c is slower to brake: well apart at v = 0.5 m/s */
-    double t_coulomb = (v0 - 0.5) / (g * mu_c), t_stribeck = stribeck_time(0.5, v0, g, mu_s, mu_c, v_s, eps);
+    double t_coulomb = (v0 - 0.5) / (g * mu_c),
+           t_stribeck = stribeck_time(0.5, v0, g, mu_s, mu_c, v_s, eps);
     ck_assert(t_coulomb - t_stribeck > 1e-2);
     run_free(&R);
 }
@@ -170,7 +176,8 @@ END_TEST
 START_TEST(moreau_reports_contact_forces) {
     run R = {0};
     const double m = 0.1, g = 9.81, h = 1e-3;
-    const char *sets[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=1e-3", "run.output_dt=1e-3"};
+    const char *sets[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=1e-3",
+                          "run.output_dt=1e-3"};
     test_run_file(&R, "bouncing_ball_moreau_vs_event.toml", sets, 4, NSD_RUN_COMPLETE);
     ck_assert_double_eq_tol(last(&R, "ground.N"), m * g, 1e-12 * m * g);
     double impulse = 0.0;
@@ -195,7 +202,8 @@ START_TEST(moreau_runs_every_rigid_law) {
     double apex[3];
     for (int k = 0; k < 3; ++k) {
         run R = {0};
-        const char *sets[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=1e-3", laws[k], coef[k]};
+        const char *sets[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=1e-3",
+                              laws[k], coef[k]};
         test_run_file(&R, "bouncing_ball_moreau_vs_event.toml", sets, 5, NSD_RUN_COMPLETE);
         /* the highest point between 0.6 s and 1.2 s: the first rebound's apex */
         apex[k] = 0.0;
@@ -203,7 +211,8 @@ START_TEST(moreau_runs_every_rigid_law) {
             double t = at(&R, i, "t");
             if (t > 0.6 && t < 1.2) apex[k] = fmax(apex[k], at(&R, i, "y") - 0.05);
         }
-        ck_assert_msg(fabs(apex[k] - 0.25) <= 5e-3, "%s: apex %.6g m, expected 0.25 m", laws[k], apex[k]);
+        ck_assert_msg(fabs(apex[k] - 0.25) <= 5e-3, "%s: apex %.6g m, expected 0.25 m", laws[k],
+                      apex[k]);
         ck_assert_double_eq_tol(last(&R, "ground.N"), 0.1 * 9.81, 1e-12);
         run_free(&R);
     }
@@ -222,7 +231,8 @@ START_TEST(valley_runs_through_corners) {
     const char *es[] = {"contact.e=0", "contact.e=0.5", "contact.e=0.92"};
     for (int k = 0; k < 3; ++k) {
         run R = {0};
-        const char *sets[] = {"plot.enabled=false", "system.x0=0", "system.v0=0.5", "run.t_end=40", es[k]};
+        const char *sets[] = {"plot.enabled=false", "system.x0=0", "system.v0=0.5", "run.t_end=40",
+                              es[k]};
         test_run_file(&R, "sphere_roll_over_rim.toml", sets, 5, NSD_RUN_STOPPED);
         ck_assert_msg(min_gap(&R) >= -1e-9 - 1e-10, "%s: penetration %.3g m", es[k], -min_gap(&R));
         const nsd_event_log *ev = &R.res.contact_log;
@@ -235,10 +245,12 @@ START_TEST(valley_runs_through_corners) {
             }
         }
         ck_assert(floor_hit);
-        double E0 = at(&R, 0, "energy"), scale = fabs(E0) + fabs(at(&R, 0, "kinetic")) + 1.0, top = E0;
+        double E0 = at(&R, 0, "energy"), scale = fabs(E0) + fabs(at(&R, 0, "kinetic")) + 1.0,
+               top = E0;
         for (size_t i = 1; i < R.res.series.rows; ++i) {
             double E = at(&R, i, "energy");
-            ck_assert_msg(E <= top + 1e-8 * scale, "%s: energy grows to %.12g J at t = %.6g s (from %.12g J)", es[k], E,
+            ck_assert_msg(E <= top + 1e-8 * scale,
+                          "%s: energy grows to %.12g J at t = %.6g s (from %.12g J)", es[k], E,
                           at(&R, i, "t"), top);
             top = fmin(top, E); /* never above the lowest energy so far */
         }
@@ -269,20 +281,23 @@ static double deepest(const run *R) {
  * a run with max_step = 1e-4. */
 START_TEST(shipped_rigid_configs_never_penetrate) {
     char cmd[600], path[512];
-    snprintf(cmd, sizeof cmd, "cd %s/configs && grep -L '^\\[\\[variant' *.toml", NSDYN_TEST_SOURCE_DIR);
+    snprintf(cmd, sizeof cmd, "cd %s/configs && grep -L '^\\[\\[variant' *.toml",
+             NSDYN_TEST_SOURCE_DIR);
     FILE *ls = popen(cmd, "r");
     ck_assert_ptr_nonnull(ls);
     size_t checked = 0;
     while (fgets(path, sizeof path, ls)) {
         path[strcspn(path, "\n")] = '\0';
         run R = {0}, ref = {0};
-        const char *sets[] = {"plot.enabled=false", "run.progress=false", "integrator.max_step=1e-4"};
+        const char *sets[] = {"plot.enabled=false", "run.progress=false",
+                              "integrator.max_step=1e-4"};
         nsd_diag diag = {0};
         char full[1024];
         snprintf(full, sizeof full, "%s/configs/%s", NSDYN_TEST_SOURCE_DIR, path);
         size_t errors = nsd_app_load(&R.app, full, sets, 2, &diag);
         ck_assert_uint_eq(errors, 0);
-        int rigid = R.app.cfg.contact.plugin && (R.app.cfg.contact.plugin->info->provides & NSDYN_CAP_RIGID_IMPACT);
+        int rigid = R.app.cfg.contact.plugin &&
+                    (R.app.cfg.contact.plugin->info->provides & NSDYN_CAP_RIGID_IMPACT);
         const char *ig = R.app.cfg.integrator.plugin->info->id;
         int located = strcmp(ig, "dopri5") == 0 || strcmp(ig, "bdf") == 0;
         nsd_app_free(&R.app);
@@ -295,9 +310,11 @@ START_TEST(shipped_rigid_configs_never_penetrate) {
         for (size_t c = 0; c < R.model.nc; ++c) {
             size_t a = 0, b = 0;
             for (size_t i = 0; i < R.res.contact_log.n; ++i)
-                a += R.res.contact_log.rec[i].contact == c && R.res.contact_log.rec[i].kind == NSD_EVENT_IMPACT;
+                a += R.res.contact_log.rec[i].contact == c &&
+                     R.res.contact_log.rec[i].kind == NSD_EVENT_IMPACT;
             for (size_t i = 0; i < ref.res.contact_log.n; ++i)
-                b += ref.res.contact_log.rec[i].contact == c && ref.res.contact_log.rec[i].kind == NSD_EVENT_IMPACT;
+                b += ref.res.contact_log.rec[i].contact == c &&
+                     ref.res.contact_log.rec[i].kind == NSD_EVENT_IMPACT;
             ck_assert_msg(a == b, "%s: contact %s: %zu impacts, %zu with max_step = 1e-4", path,
                           R.model.layout.contacts[c].name, a, b);
         }

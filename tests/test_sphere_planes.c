@@ -166,8 +166,12 @@ static double uni(uint64_t *s, double lo, double hi) {
 
 /* [beta, theta, dh, pl] = [30 deg, 30 deg, -10 m, 30 m] (Sec. 4.2), near rim
  * edge at the origin: vertices P1..P4 (P0, P5 lie on the unbounded rims). */
-static const double VX[] = {-20.0, 0.0, 10.0 / 0.57735026918962573, 30.0 + 10.0 / 0.57735026918962573,
-                            30.0 + 20.0 / 0.57735026918962573, 50.0 + 20.0 / 0.57735026918962573};
+static const double VX[] = {-20.0,
+                            0.0,
+                            10.0 / 0.57735026918962573,
+                            30.0 + 10.0 / 0.57735026918962573,
+                            30.0 + 20.0 / 0.57735026918962573,
+                            50.0 + 20.0 / 0.57735026918962573};
 static const double VZ[] = {0.0, 0.0, -10.0, -10.0, 0.0, 0.0};
 
 /* Centre touching both planes with unit normals n1, n2 at a corner V:
@@ -328,7 +332,7 @@ START_TEST(valley_geometry) {
      * within 1e-8. */
     for (int c = 0; c < 5; ++c)
         for (int end = 0; end < 2; ++end) {
-            int vtx = c + end; /* the vertex at this end */
+            int vtx = c + end;                  /* the vertex at this end */
             if (vtx == 0 || vtx == 5) continue; /* unbounded ends */
             double a = c == 1 ? -30 * DEG : c == 3 ? 30 * DEG : 0.0;
             double tx = cos(a), tz = sin(a), nx = -sin(a), nz = cos(a);
@@ -492,7 +496,8 @@ static size_t fd_check(const sys *X, const profile *P, uint64_t *seed, size_t sa
                     hypot(ce[c].point[0] - ce[d].point[0], ce[c].point[2] - ce[d].point[2]) > 1e-9)
                     continue;
                 ck_assert_uint_eq(d, c + 1); /* neighbours, sharing vertex d */
-                ck_assert_msg(P->a[d] > P->a[c], "convex vertex %zu reported by %zu and %zu", d, c, d);
+                ck_assert_msg(P->a[d] > P->a[c], "convex vertex %zu reported by %zu and %zu", d, c,
+                              d);
                 double nz_c = cos(P->a[c]) * (z - P->z[d]) - sin(P->a[c]) * (x - P->x[d]);
                 double nz_d = cos(P->a[d]) * (z - P->z[d]) - sin(P->a[d]) * (x - P->x[d]);
                 ck_assert(nz_c < 0.0 && nz_d < 0.0);
@@ -542,8 +547,10 @@ START_TEST(kinematics_valley) {
     size_t visited[MAXC][4] = {{0}};
     size_t used = fd_check(&X, &P, &seed, 1200, visited);
     printf("valley kinematics: %zu states; (face, end, end below the terrain) samples per "
-           "contact:", used);
-    for (int c = 0; c < 5; ++c) printf(" (%zu, %zu, %zu)", visited[c][0], visited[c][1], visited[c][2]);
+           "contact:",
+           used);
+    for (int c = 0; c < 5; ++c)
+        printf(" (%zu, %zu, %zu)", visited[c][0], visited[c][1], visited[c][2]);
     printf("\n");
     ck_assert_uint_ge(used, 500);
     for (int c = 0; c < 5; ++c) {
@@ -562,8 +569,8 @@ static const double PL[] = {5.0, 6.0, 3.0, 2.0, 4.0, 3.0, 5.0};
 
 START_TEST(kinematics_profile) {
     sys X;
-    const kv o[] = {{"terrain", 1.0}, {"x_start", -3.0}, {"z_start", 0.5}, {"b", 0.7},
-                    {"m", 2.5}, {"j_over_m", 0.3}};
+    const kv o[] = {{"terrain", 1.0}, {"x_start", -3.0}, {"z_start", 0.5},
+                    {"b", 0.7},       {"m", 2.5},        {"j_over_m", 0.3}};
     sys_open(&X, o, 6, PA, PL, 7);
     ck_assert_uint_eq(X.L.n_contacts, 7);
     ck_assert_str_eq(X.L.contacts[6].name, "seg7");
@@ -577,7 +584,8 @@ START_TEST(kinematics_profile) {
     size_t visited[MAXC][4] = {{0}};
     size_t used = fd_check(&X, &P, &seed, 1500, visited);
     printf("profile kinematics: %zu states; (face, end, end below the terrain, face from behind) "
-           "samples per contact:", used);
+           "samples per contact:",
+           used);
     for (int c = 0; c < 7; ++c)
         printf(" (%zu, %zu, %zu, %zu)", visited[c][0], visited[c][1], visited[c][2], visited[c][3]);
     printf("\n");
@@ -606,8 +614,8 @@ END_TEST
  * rise (t_7.(c - E) > 0 from 3.66 b before the edge). */
 static const double SA[] = {0.0, 0.0, -10.154, 0.0, 49.636, 45.319, -60.0, 0.0};
 static const double SL[] = {20.0, 2.916, 1.869, 2.656, 2.365, 2.912, 5.049, 20.0};
-static const kv SO[] = {{"terrain", 1.0}, {"x_start", -20.0}, {"z_start", 0.0}, {"b", 0.776},
-                        {"m", 1.0},       {"j_over_m", 0.245}, {"g", 3.71},    {"x0", 7.152},
+static const kv SO[] = {{"terrain", 1.0}, {"x_start", -20.0},  {"z_start", 0.0}, {"b", 0.776},
+                        {"m", 1.0},       {"j_over_m", 0.245}, {"g", 3.71},      {"x0", 7.152},
                         {"v0", 0.0},      {"rolling0", 0.0}};
 #define SN 8
 
@@ -695,8 +703,8 @@ static int check_against_polyline(const sys *X, const profile *P, const double *
         double d = seg_foot(P, c, q[0], q[2], &px, &pz, &inside, &front);
         double sg = below && !(inside && front) ? -1.0 : 1.0;
         ck_assert_msg(fabs(ce[c].gap - (sg * d - X->b)) < tol,
-                      "seg%zu at (%.9g, %.9g) (%s): gap %.15g, distance - b %.15g", c + 1, q[0], q[2],
-                      below ? "in the ground" : "in the air", ce[c].gap, sg * d - X->b);
+                      "seg%zu at (%.9g, %.9g) (%s): gap %.15g, distance - b %.15g", c + 1, q[0],
+                      q[2], below ? "in the ground" : "in the air", ce[c].gap, sg * d - X->b);
         ck_assert_double_eq_tol(ce[c].point[0], px, tol);
         ck_assert_double_eq_tol(ce[c].point[2], pz, tol);
         if (d > 1e-6) {
@@ -714,16 +722,21 @@ static int check_against_polyline(const sys *X, const profile *P, const double *
          * planes, as at the concave corners inside the ground: never the
          * nearest feature) */
         for (size_t e = 0; e < c && !below; ++e)
-            ck_assert_msg(!ce[e].active || !ce[c].active || fabs(ce[e].gap - want) > tol ||
-                              fabs(ce[c].gap - want) > tol ||
-                              hypot(ce[e].point[0] - ce[c].point[0], ce[e].point[2] - ce[c].point[2]) > 1e-9 ||
-                              hypot(ce[e].normal[0] - ce[c].normal[0], ce[e].normal[2] - ce[c].normal[2]) > 1e-9,
-                          "centre (%.17g, %.17g): seg%zu (gap %.17g) and seg%zu (gap %.17g) both report "
-                          "the contact at (%.9g, %.9g)", q[0], q[2], e + 1, ce[e].gap, c + 1, ce[c].gap,
-                          ce[c].point[0], ce[c].point[2]);
+            ck_assert_msg(
+                !ce[e].active || !ce[c].active || fabs(ce[e].gap - want) > tol ||
+                    fabs(ce[c].gap - want) > tol ||
+                    hypot(ce[e].point[0] - ce[c].point[0], ce[e].point[2] - ce[c].point[2]) >
+                        1e-9 ||
+                    hypot(ce[e].normal[0] - ce[c].normal[0], ce[e].normal[2] - ce[c].normal[2]) >
+                        1e-9,
+                "centre (%.17g, %.17g): seg%zu (gap %.17g) and seg%zu (gap %.17g) both report "
+                "the contact at (%.9g, %.9g)",
+                q[0], q[2], e + 1, ce[e].gap, c + 1, ce[c].gap, ce[c].point[0], ce[c].point[2]);
     }
-    if (!below) ck_assert_msg(fabs(gmin - want) < tol, "at (%.9g, %.9g): smallest active gap %.15g, clearance %.15g",
-                              q[0], q[2], gmin, want);
+    if (!below)
+        ck_assert_msg(fabs(gmin - want) < tol,
+                      "at (%.9g, %.9g): smallest active gap %.15g, clearance %.15g", q[0], q[2],
+                      gmin, want);
     *air = !below;
     return behind;
 }
@@ -740,8 +753,8 @@ START_TEST(steep_drop_start) {
     const double v0[6] = {3.416, 1.808, 0.237, 4.127, 0.228, 0.615}; /* [initial] */
     memcpy(v, v0, sizeof v0);
     double want = clearance(&P, X.b, q[0], q[2]);
-    printf("steep drop, start: centre (%.9f, %.9f) m, clearance from the polyline %.3g m\n", q[0], q[2],
-           want);
+    printf("steep drop, start: centre (%.9f, %.9f) m, clearance from the polyline %.3g m\n", q[0],
+           q[2], want);
     ck_assert_double_eq(q[0], 7.152);
     ck_assert_double_eq_tol(want, 0.0, 1e-12); /* resting */
     int air;
@@ -755,7 +768,8 @@ START_TEST(steep_drop_start) {
      * edge here (the rise does), so it is off */
     double px, pz;
     double d7 = seg_foot(&P, 6, q[0], q[2], &px, &pz, NULL, NULL);
-    printf("  seg7 (the drop): gap %.9f m (distance to its face %.9f m), active %d\n", ce[6].gap, d7, ce[6].active);
+    printf("  seg7 (the drop): gap %.9f m (distance to its face %.9f m), active %d\n", ce[6].gap,
+           d7, ce[6].active);
     ck_assert_double_gt(ce[6].gap, 3.0);
     ck_assert_double_eq_tol(ce[6].normal[0], -sin(60 * DEG), 1e-12);
     ck_assert_double_eq_tol(ce[6].normal[2], -cos(60 * DEG), 1e-12);
@@ -799,12 +813,16 @@ static const double S1L[] = {20.0, 1.18, 0.982, 2.678, 3.124, 20.0};
 START_TEST(steep_drop_geometry) {
     /* Random centres around each profile, the edge owners as a trajectory
      * arriving there leaves them: check_against_polyline(). */
-    const steep_case cases[] = {{SA, SL, SN, 0.776}, {S9A, S9L, 8, 0.794}, {S20A, S20L, 6, 0.375},
-                                {S33A, S33L, 8, 0.84}, {S1A, S1L, 6, 0.41}};
+    const steep_case cases[] = {{SA, SL, SN, 0.776},
+                                {S9A, S9L, 8, 0.794},
+                                {S20A, S20L, 6, 0.375},
+                                {S33A, S33L, 8, 0.84},
+                                {S1A, S1L, 6, 0.41}};
     uint64_t seed = 0x5EED69ull;
     for (size_t k = 0; k < NSDYN_COUNT(cases); ++k) {
         const steep_case *C = &cases[k];
-        kv o[] = {{"terrain", 1.0}, {"x_start", -20.0}, {"z_start", 0.0}, {"b", C->b}, {"x0", -10.0}};
+        kv o[] = {
+            {"terrain", 1.0}, {"x_start", -20.0}, {"z_start", 0.0}, {"b", C->b}, {"x0", -10.0}};
         sys X;
         sys_open(&X, o, NSDYN_COUNT(o), C->a, C->l, C->n);
         profile P;
@@ -825,8 +843,10 @@ START_TEST(steep_drop_geometry) {
             air += (size_t)in_air;
             ground += (size_t)!in_air;
         }
-        printf("steep drop geometry, profile %zu: %zu centres in the air (%zu faces seen from behind), "
-               "%zu in the ground\n", k + 1, air, behind, ground);
+        printf("steep drop geometry, profile %zu: %zu centres in the air (%zu faces seen from "
+               "behind), "
+               "%zu in the ground\n",
+               k + 1, air, behind, ground);
         ck_assert_uint_ge(behind, 40);
         ck_assert_uint_ge(ground, 200);
         sys_close(&X);
@@ -934,8 +954,10 @@ START_TEST(kinematics_steep_drop) {
     uint64_t seed = 6969;
     size_t visited[MAXC][4] = {{0}};
     size_t used = fd_check(&X, &P, &seed, 1500, visited);
-    printf("steep drop kinematics: %zu states; (face, end, end below the terrain, face from behind) "
-           "samples per contact:", used);
+    printf(
+        "steep drop kinematics: %zu states; (face, end, end below the terrain, face from behind) "
+        "samples per contact:",
+        used);
     size_t back = 0;
     for (int c = 0; c < SN; ++c) {
         printf(" (%zu, %zu, %zu, %zu)", visited[c][0], visited[c][1], visited[c][2], visited[c][3]);
@@ -1071,7 +1093,8 @@ START_TEST(delassus_operator) {
                           i, D[i], want[i]);
     }
     printf("Delassus of one contact: diag(%.6f, %.6f, %.6f) 1/kg = diag(1/m, 1/m + b^2/J, "
-           "1/m + b^2/J)\n", D[0], D[4], D[8]);
+           "1/m + b^2/J)\n",
+           D[0], D[4], D[8]);
     /* Concave corner (floor and incline): the 6 x 6 operator is symmetric
      * with the coupling n_floor.n_incline / m in the normal-normal entry, and
      * positive semidefinite of rank 5, not definite: the in-plane rows (n, t1
@@ -1100,7 +1123,8 @@ START_TEST(delassus_operator) {
             } else if (r == j) {
                 printf("corner Delassus: last Schur pivot %.2e 1/kg (rank 5)\n", s);
                 ck_assert_double_eq_tol(s, 0.0, 1e-14);
-            } else Lc[r][j] = s / Lc[j][j];
+            } else
+                Lc[r][j] = s / Lc[j][j];
         }
     sys_close(&X);
 }
@@ -1216,8 +1240,8 @@ START_TEST(profile_equals_valley) {
 }
 END_TEST
 
-static void refused(const kv *o, size_t n, const double *angles, size_t na,
-                    const double *lengths, size_t nl, const char *want) {
+static void refused(const kv *o, size_t n, const double *angles, size_t na, const double *lengths,
+                    size_t nl, const char *want) {
     const nsd_plugin *pl = nsd_registry_find(&reg, "sphere_planes");
     const nsdyn_system *S = (const nsdyn_system *)pl->info;
     const nsdyn_param_decl *d = pl->info->params;
@@ -1243,8 +1267,9 @@ START_TEST(bad_input_refused) {
     refused(jm, 1, NULL, 0, NULL, 0, "J/m must be positive");
     const kv prof[] = {{"terrain", 1.0}};
     const double a2[] = {0.0, 10.0}, l1[] = {5.0};
-    refused(prof, 1, a2, 2, l1, 1, "angles has 2 entries and lengths 1: the profile needs one "
-                                   "angle and one length per segment");
+    refused(prof, 1, a2, 2, l1, 1,
+            "angles has 2 entries and lengths 1: the profile needs one "
+            "angle and one length per segment");
     refused(prof, 1, a2, 0, l1, 0, "angles has 0 entries");
     const double l2[] = {5.0, -1.0};
     refused(prof, 1, a2, 2, l2, 2, "segment 2: angle 10 deg, length -1 m");
@@ -1253,9 +1278,9 @@ END_TEST
 
 /* ---- (f) closed forms through the host --------------------------------------------- */
 
-#define HOST_COMMON                                                                         \
-    "[contact]\nid = \"hunt_crossley\"\nk = 1e7\nc = 1e8\n"                               \
-    "[friction]\nid = \"coulomb_regularized\"\nmu_s = 1.0\nmu_k = 0.8\neps = 1e-3\n"      \
+#define HOST_COMMON                                                                  \
+    "[contact]\nid = \"hunt_crossley\"\nk = 1e7\nc = 1e8\n"                          \
+    "[friction]\nid = \"coulomb_regularized\"\nmu_s = 1.0\nmu_k = 0.8\neps = 1e-3\n" \
     "[integrator]\nid = \"bdf\"\nrtol = 1e-9\natol = 1e-11\n"
 
 START_TEST(sliding_to_rolling) {
@@ -1322,7 +1347,8 @@ START_TEST(rolling_down_incline) {
     double V = cos(30 * DEG) * last(&R, "vx") - sin(30 * DEG) * last(&R, "vz");
     double want = 3.71 * 0.5 / 1.4 * 2.0;
     printf("rolling down 30 deg: speed along the slope after 2 s %.7f m/s (closed form %.7f), "
-           "slip %.2e m/s\n", V, want, last(&R, "slip"));
+           "slip %.2e m/s\n",
+           V, want, last(&R, "slip"));
     ck_assert_double_eq_tol(V, want, 1e-4);
     ck_assert_double_lt(last(&R, "slip"), 1e-3);
     run_free(&R);
@@ -1331,9 +1357,9 @@ END_TEST
 
 /* ---- (g) the stop rules through the host, rigid contact ------------------------------ */
 
-#define RIGID_FMT                                                                           \
-    "[contact]\nid = \"%s\"\ne = 0.5\n"                                                   \
-    "[friction]\nid = \"coulomb\"\nmu_s = 1.0\nmu_k = 0.8\n"                              \
+#define RIGID_FMT                                            \
+    "[contact]\nid = \"%s\"\ne = 0.5\n"                      \
+    "[friction]\nid = \"coulomb\"\nmu_s = 1.0\nmu_k = 0.8\n" \
     "[integrator]\nid = \"%s\"\nrtol = 1e-10\natol = 1e-12\n"
 
 static const char *const RIGID_LAWS[2] = {"kane_impulse", "newton"};
@@ -1392,8 +1418,8 @@ START_TEST(roll_over_rim_stops_crossed) {
             double t = R.res.t_reached;
             printf("roll over the far rim (%s, %s): %s\n  stop at %.9f s, closed form %.9f s "
                    "(edge at %.6f s, pivot %.6f s), vx %.7f m/s (v_top %.7f)\n",
-                   RIGID_LAWS[law], EVENT_INTEGRATORS[ig], R.res.message, t, want,
-                   (v0 - v_e) / a, t2, last(&R, "vx"), v_top);
+                   RIGID_LAWS[law], EVENT_INTEGRATORS[ig], R.res.message, t, want, (v0 - v_e) / a,
+                   t2, last(&R, "vx"), v_top);
             ck_assert_msg(strstr(R.res.message, "'crossed'") != NULL, "%s", R.res.message);
             ck_assert_double_eq_tol(t, want, 1e-7);
             ck_assert_double_eq_tol(last(&R, "x"), VX[4] + 1e-6 * b, 1e-9);
@@ -1440,7 +1466,7 @@ START_TEST(rebound_off_incline_stops_rolled_back) {
     const double vx_after = cos(th) * ut * (1.0 - 1.0 / 3.5) - sin(th) * (-e * un);
     ck_assert_double_lt(un, 0.0);
     ck_assert_double_lt(fabs(ut) / 3.5, 1.0 * (1.0 + e) * fabs(un)); /* stick */
-    ck_assert_double_lt(vx_after, -1.0);                            /* it reverses */
+    ck_assert_double_lt(vx_after, -1.0);                             /* it reverses */
     for (int law = 0; law < 2; ++law)
         for (int ig = 0; ig < 2; ++ig) {
             char cfg[1024];
@@ -1454,13 +1480,14 @@ START_TEST(rebound_off_incline_stops_rolled_back) {
             run R;
             test_load(cfg, &R.app, &R.model);
             nsd_diag diag = {0};
-            ck_assert_int_eq(nsd_run_simulation(&R.model, &R.app.cfg, &R.app.host, NULL, &R.res,
-                                                &diag), 0);
+            ck_assert_int_eq(
+                nsd_run_simulation(&R.model, &R.app.cfg, &R.app.host, NULL, &R.res, &diag), 0);
             nsd_diag_free(&diag);
             double t = R.res.t_reached;
             printf("rebound off the incline (%s, %s): outcome %d: %s\n  t %.9f s, impact "
-                   "(closed form) at %.9f s, vx after %.6f m/s\n", RIGID_LAWS[law],
-                   EVENT_INTEGRATORS[ig], (int)R.res.outcome, R.res.message, t, t_imp, vx_after);
+                   "(closed form) at %.9f s, vx after %.6f m/s\n",
+                   RIGID_LAWS[law], EVENT_INTEGRATORS[ig], (int)R.res.outcome, R.res.message, t,
+                   t_imp, vx_after);
             /* The one impact, on the incline (seg2, index 1), as the closed
              * form says: this is the scenario, with or without the stop. */
             const nsd_event_log *log = &R.res.contact_log;
@@ -1476,7 +1503,8 @@ START_TEST(rebound_off_incline_stops_rolled_back) {
             ck_assert_msg(R.res.outcome == NSD_RUN_STOPPED &&
                               strstr(R.res.message, "'rolled_back'") != NULL,
                           "expected the stop rolled_back at the impact, t = %.9f s; got outcome "
-                          "%d at t = %.9f s: %s", t_imp, (int)R.res.outcome, t, R.res.message);
+                          "%d at t = %.9f s: %s",
+                          t_imp, (int)R.res.outcome, t, R.res.message);
             ck_assert_double_eq_tol(t, imp->t, 1e-12 * (1.0 + t));
             ck_assert_double_eq_tol(t, t_imp, 1e-7);
             ck_assert_uint_eq(test_count_kind(&R, NSD_EVENT_IMPACT), 1);
@@ -1512,7 +1540,8 @@ static void run_text(run *R, const char *toml) {
     memset(R, 0, sizeof *R);
     test_load(toml, &R->app, &R->model);
     nsd_diag diag = {0};
-    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag), 0);
+    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag),
+                     0);
     nsd_diag_free(&diag);
 }
 
@@ -1533,18 +1562,19 @@ START_TEST(steep_drop_run) {
     make_profile(&P, SA, SL, SN, -20.0, 0.0);
     for (int ig = 0; ig < 2; ++ig) {
         char cfg[2048];
-        snprintf(cfg, sizeof cfg,
-                 "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\n"
-                 "angles = [0, 0, -10.154, 0, 49.636, 45.319, -60, 0]\n"
-                 "lengths = [20, 2.916, 1.869, 2.656, 2.365, 2.912, 5.049, 20]\n"
-                 "x_start = -20.0\nz_start = 0.0\nb = 0.776\nm = 1.0\nj_over_m = 0.245\ng = 3.71\n"
-                 "x0 = 7.152\nv0 = 0.0\nrolling0 = false\n"
-                 "[contact]\nid = \"kane_impulse\"\ne = 0.887\n"
-                 "[friction]\nid = \"coulomb\"\nmu_s = 0.597\nmu_k = 0.513\n"
-                 "[integrator]\nid = \"%s\"\nrtol = 1e-10\natol = 1e-12\n"
-                 "[initial]\nwx = 3.416\nwy = 1.808\nwz = 0.237\nvx = 4.127\nvy = 0.228\nvz = 0.615\n"
-                 "[run]\nt_end = 3\noutput_dt = 1e-3\nprogress = false\n",
-                 EVENT_INTEGRATORS[ig]);
+        snprintf(
+            cfg, sizeof cfg,
+            "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\n"
+            "angles = [0, 0, -10.154, 0, 49.636, 45.319, -60, 0]\n"
+            "lengths = [20, 2.916, 1.869, 2.656, 2.365, 2.912, 5.049, 20]\n"
+            "x_start = -20.0\nz_start = 0.0\nb = 0.776\nm = 1.0\nj_over_m = 0.245\ng = 3.71\n"
+            "x0 = 7.152\nv0 = 0.0\nrolling0 = false\n"
+            "[contact]\nid = \"kane_impulse\"\ne = 0.887\n"
+            "[friction]\nid = \"coulomb\"\nmu_s = 0.597\nmu_k = 0.513\n"
+            "[integrator]\nid = \"%s\"\nrtol = 1e-10\natol = 1e-12\n"
+            "[initial]\nwx = 3.416\nwy = 1.808\nwz = 0.237\nvx = 4.127\nvy = 0.228\nvz = 0.615\n"
+            "[run]\nt_end = 3\noutput_dt = 1e-3\nprogress = false\n",
+            EVENT_INTEGRATORS[ig]);
         run R;
         run_text(&R, cfg);
         double pen, geo, rise;
@@ -1613,10 +1643,12 @@ START_TEST(pivot_over_steep_edge) {
             const nsd_event_record *imp = NULL;
             for (size_t i = 0; i < log->n && !imp; ++i)
                 if (log->rec[i].kind == NSD_EVENT_IMPACT) imp = &log->rec[i];
-            printf("pivot over a steep edge (v0 = %g m/s, %s): outcome %d at t = %.6f s, %zu impacts, "
-                   "%zu switches; deepest penetration %.3g m (gap), %.3g m (polyline); energy rise %.3g\n",
-                   v0s[k], EVENT_INTEGRATORS[ig], (int)R.res.outcome, R.res.t_reached,
-                   test_count_kind(&R, NSD_EVENT_IMPACT), R.res.n_switches, pen, geo, rise);
+            printf(
+                "pivot over a steep edge (v0 = %g m/s, %s): outcome %d at t = %.6f s, %zu impacts, "
+                "%zu switches; deepest penetration %.3g m (gap), %.3g m (polyline); energy rise "
+                "%.3g\n",
+                v0s[k], EVENT_INTEGRATORS[ig], (int)R.res.outcome, R.res.t_reached,
+                test_count_kind(&R, NSD_EVENT_IMPACT), R.res.n_switches, pen, geo, rise);
             ck_assert_msg(R.res.outcome != NSD_RUN_FAILED, "%s", R.res.message);
             ck_assert_double_le(pen, STEEP_PEN);
             ck_assert_double_le(geo, STEEP_PEN);
@@ -1631,7 +1663,8 @@ START_TEST(pivot_over_steep_edge) {
                 }
                 /* over the top of E by t_end, still pivoting on it */
                 ck_assert_double_gt(xmax, P.x[2]);
-                ck_assert_double_eq_tol(hypot(last(&R, "x") - P.x[2], last(&R, "z") - P.z[2]), b, 1e-8);
+                ck_assert_double_eq_tol(hypot(last(&R, "x") - P.x[2], last(&R, "z") - P.z[2]), b,
+                                        1e-8);
             } else {
                 ck_assert_ptr_nonnull(imp);
                 ck_assert_uint_eq(imp->contact, 2);
@@ -1644,8 +1677,10 @@ START_TEST(pivot_over_steep_edge) {
                 double h0 = nx * (x - P.x[2]) + nz * (z - P.z[2]) - b, r = nx * vx + nz * vz;
                 double A = 0.5 * nz * g; /* h(tau) = h0 + r tau - A tau^2 */
                 double tau = (r + sqrt(r * r + 4.0 * A * h0)) / (2.0 * A);
-                printf("  first impact on seg3 at %.12f s, the parabola from %.3f s meets the drop at "
-                       "%.12f s\n", imp->t, ts, ts + tau);
+                printf(
+                    "  first impact on seg3 at %.12f s, the parabola from %.3f s meets the drop at "
+                    "%.12f s\n",
+                    imp->t, ts, ts + tau);
                 ck_assert_double_eq_tol(imp->t, ts + tau, ig == 0 ? 1e-9 : 1e-6);
             }
             run_free(&R);

@@ -11,17 +11,20 @@
 #include "test_util.h"
 
 /* Parameters shared by the hand formulas below. */
-typedef struct twp { double m, L, k, C, v, B1, B2, B3, B4, B5; } twp;
+typedef struct twp {
+    double m, L, k, C, v, B1, B2, B3, B4, B5;
+} twp;
 
 static void config_text(char *buf, size_t len, const twp *p, const char *friction,
                         const char *integrator, int hold_stick, double t_end, const char *initial) {
-    snprintf(buf, len,
-             "[system]\nid = \"towed_wheel\"\nm = %.17g\nL = %.17g\nk = %.17g\nC = %.17g\nv = %.17g\n"
-             "B1 = %.17g\nB2 = %.17g\nB3 = %.17g\nB4 = %.17g\nB5 = %.17g\n"
-             "[friction]\n%s\n[integrator]\n%s\n[initial]\n%s\n[run]\nt_end = %.17g\nhold_stick = %s\n"
-             "output_dt = 0.001\nprogress = false\n",
-             p->m, p->L, p->k, p->C, p->v, p->B1, p->B2, p->B3, p->B4, p->B5, friction, integrator,
-             initial, t_end, hold_stick ? "true" : "false");
+    snprintf(
+        buf, len,
+        "[system]\nid = \"towed_wheel\"\nm = %.17g\nL = %.17g\nk = %.17g\nC = %.17g\nv = %.17g\n"
+        "B1 = %.17g\nB2 = %.17g\nB3 = %.17g\nB4 = %.17g\nB5 = %.17g\n"
+        "[friction]\n%s\n[integrator]\n%s\n[initial]\n%s\n[run]\nt_end = %.17g\nhold_stick = %s\n"
+        "output_dt = 0.001\nprogress = false\n",
+        p->m, p->L, p->k, p->C, p->v, p->B1, p->B2, p->B3, p->B4, p->B5, friction, integrator,
+        initial, t_end, hold_stick ? "true" : "false");
 }
 
 static const twp defaults = {10, 0.5, 2000, 100, 2, 1, 0.8, 1, 1, 1};
@@ -57,12 +60,14 @@ START_TEST(rolling_matches_eq2) {
     p.B4 = 1.4;
     p.B5 = 0.8;
     char cfg[2048];
-    config_text(cfg, sizeof cfg, &p, "id = \"coulomb\"\nmu_s = 1\nmu_k = 1", "id = \"dopri5\"", 1, 1.0, "");
+    config_text(cfg, sizeof cfg, &p, "id = \"coulomb\"\nmu_s = 1\nmu_k = 1", "id = \"dopri5\"", 1,
+                1.0, "");
     nsd_app app;
     nsd_model m;
     test_load(cfg, &app, &m);
     double A1 = p.B1 + p.B4 * p.B2 / p.B5, A2 = p.B2 / p.B5;
-    const double states[3][5] = {{0.2, 0.01, -0.7, 0, 0}, {-1.0, -0.05, 2.5, 0, 0}, {0.0, 0.0, 0.0, 0, 0}};
+    const double states[3][5] = {
+        {0.2, 0.01, -0.7, 0, 0}, {-1.0, -0.05, 2.5, 0, 0}, {0.0, 0.0, 0.0, 0, 0}};
     for (int k = 0; k < 3; ++k) {
         const double *y = states[k];
         double yd[5], row[64];
@@ -75,7 +80,8 @@ START_TEST(rolling_matches_eq2) {
         /* The rolling force that holds u = 0 (docs/towed-wheel.md). */
         ck_assert_int_eq(nsd_model_sample(&m, 0.0, y, row), NSDYN_OK);
         int f1 = nsd_model_channel(&m, "wheel.Ft1"), f2 = nsd_model_channel(&m, "wheel.Ft2");
-        double F1 = p.m * p.v * Om * sin(psi) / p.B3, F2 = (p.m * p.v * Om * cos(psi) + p.B4 * p.k * w) / p.B5;
+        double F1 = p.m * p.v * Om * sin(psi) / p.B3,
+               F2 = (p.m * p.v * Om * cos(psi) + p.B4 * p.k * w) / p.B5;
         ck_assert_double_eq_tol(row[f1], F1, 1e-10 * (1 + fabs(F1)));
         ck_assert_double_eq_tol(row[f2], F2, 1e-10 * (1 + fabs(F2)));
     }
@@ -113,7 +119,8 @@ static double measured_rate(double B2, double *predicted) {
     int n = 0;
     for (size_t r = 1; r + 1 < res.series.rows; ++r) {
         double t = nsd_series_at(&res.series, r, 0);
-        double a = nsd_series_at(&res.series, r - 1, (size_t)c), b = nsd_series_at(&res.series, r, (size_t)c),
+        double a = nsd_series_at(&res.series, r - 1, (size_t)c),
+               b = nsd_series_at(&res.series, r, (size_t)c),
                d = nsd_series_at(&res.series, r + 1, (size_t)c);
         if (t < 2 || !(b > a && b >= d)) continue;
         /* Parabola through three samples: the peak between them. */
@@ -157,7 +164,8 @@ END_TEST
 
 static void analyse(const twp *p, const char *initial, nsd_limit_analysis *la) {
     char cfg[2048];
-    config_text(cfg, sizeof cfg, p, "id = \"coulomb\"\nmu_s = 1\nmu_k = 1", "id = \"dopri5\"", 1, 1.0, initial);
+    config_text(cfg, sizeof cfg, p, "id = \"coulomb\"\nmu_s = 1\nmu_k = 1", "id = \"dopri5\"", 1,
+                1.0, initial);
     nsd_app app;
     nsd_model m;
     test_load(cfg, &app, &m);
@@ -171,7 +179,8 @@ static void analyse(const twp *p, const char *initial, nsd_limit_analysis *la) {
 START_TEST(limit_directions_by_hand) {
     twp p = defaults;
     p.B3 = p.B5 = 1.3;
-    const char *states[2] = {"psi = 0.2\nOmega = 0.7\nw = 0.03", "psi = -0.4\nOmega = 2.0\nw = 0.09"};
+    const char *states[2] = {"psi = 0.2\nOmega = 0.7\nw = 0.03",
+                             "psi = -0.4\nOmega = 2.0\nw = 0.09"};
     for (int k = 0; k < 2; ++k) {
         nsd_limit_analysis la;
         analyse(&p, states[k], &la);

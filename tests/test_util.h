@@ -48,8 +48,10 @@ typedef struct run {
 static inline void run_config(run *R, const char *toml, nsd_run_outcome want) {
     test_load(toml, &R->app, &R->model);
     nsd_diag diag = {0};
-    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag), 0);
-    ck_assert_msg(R->res.outcome == want, "run outcome %d: %s", (int)R->res.outcome, R->res.message);
+    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag),
+                     0);
+    ck_assert_msg(R->res.outcome == want, "run outcome %d: %s", (int)R->res.outcome,
+                  R->res.message);
     nsd_diag_free(&diag);
 }
 
@@ -66,8 +68,10 @@ static inline void test_run_file(run *R, const char *name, const char *const *se
     if (!errors) errors = nsd_model_create(&R->model, &R->app.cfg, &R->app.host, &diag);
     for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
     ck_assert_msg(errors == 0, "%s does not load", path);
-    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag), 0);
-    int ok = (int)want == TEST_ANY_OUTCOME ? R->res.outcome != NSD_RUN_FAILED : R->res.outcome == want;
+    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag),
+                     0);
+    int ok =
+        (int)want == TEST_ANY_OUTCOME ? R->res.outcome != NSD_RUN_FAILED : R->res.outcome == want;
     ck_assert_msg(ok, "%s: outcome %d: %s", name, (int)R->res.outcome, R->res.message);
     nsd_diag_free(&diag);
 }

@@ -39,7 +39,7 @@ static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
 static const double L_ = 0.4143, RHO = 0.0860, MLEG = 5.1587, MHIP = 1.2826, B_ = 0.1930,
                     RG = 0.1067, G_ = 9.81, KS = 9.3920e5;
 
-#define CONTACT_HC                                                                          \
+#define CONTACT_HC \
     "[contact]\nid = \"hunt_crossley\"\nk = 9.3920e5\nc = 1.6879e7\nn = 1.5\np = 1.5\nq = 1.0\n"
 
 /* ---- (a) energy ------------------------------------------------------------ */
@@ -170,7 +170,8 @@ static void solve4(double A[4][4], double *b) {
 START_TEST(mass_matrix_and_affine_forces) {
     probe P;
     probe_open(&P, "");
-    const double cfgs[][4] = {{0.2, -0.2, 0, 0}, {-0.3, 0.35, 0, 0}, {0.05, 0.6, 0, 0}, {1.0, -0.7, 0, 0}};
+    const double cfgs[][4] = {
+        {0.2, -0.2, 0, 0}, {-0.3, 0.35, 0, 0}, {0.05, 0.6, 0, 0}, {1.0, -0.7, 0, 0}};
     const double mt = MHIP + 2 * MLEG, J = MLEG * (B_ * B_ + RG * RG), mb = MLEG * B_;
     for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; ++k) {
         double q[4] = {0.1, 0.41, cfgs[k][0], cfgs[k][1]}, v[4] = {0.3, -0.05, -1.2, 2.0};
@@ -218,13 +219,16 @@ START_TEST(mass_matrix_and_affine_forces) {
                 if (r == j) {
                     ck_assert_msg(s > 0, "D not positive definite at configuration %zu", k);
                     Lc[r][r] = sqrt(s);
-                } else Lc[r][j] = s / Lc[j][j];
+                } else
+                    Lc[r][j] = s / Lc[j][j];
             }
         /* W is invertible here, so M^-1 = W^-1 D W^-T; compare M^-1 e_i
          * with the inverse of (3) written out: solve M x = e_i with (3). */
         double s1 = sin(q[2]), c1 = cos(q[2]), s2 = sin(q[3]), c2 = cos(q[3]);
-        double M3[4][4] = {{mt, 0, mb * c1, mb * c2}, {0, mt, mb * s1, mb * s2},
-                           {mb * c1, mb * s1, J, 0}, {mb * c2, mb * s2, 0, J}};
+        double M3[4][4] = {{mt, 0, mb * c1, mb * c2},
+                           {0, mt, mb * s1, mb * s2},
+                           {mb * c1, mb * s1, J, 0},
+                           {mb * c2, mb * s2, 0, J}};
         /* M^-1 W^T from (3): column j solves M x = W^T e_j. */
         for (int j = 0; j < 4; ++j) {
             double A[4][4], x[4];
@@ -238,7 +242,8 @@ START_TEST(mass_matrix_and_affine_forces) {
         double gs = sin(2.05 * M_PI / 180), gc = cos(2.05 * M_PI / 180);
         double rhs[4] = {mb * (v[2] * v[2] * s1 + v[3] * v[3] * s2) + mt * G_ * gs,
                          -mb * (v[2] * v[2] * c1 + v[3] * v[3] * c2) - mt * G_ * gc,
-                         -mb * G_ * sin(q[2] - 2.05 * M_PI / 180), -mb * G_ * sin(q[3] - 2.05 * M_PI / 180)};
+                         -mb * G_ * sin(q[2] - 2.05 * M_PI / 180),
+                         -mb * G_ * sin(q[3] - 2.05 * M_PI / 180)};
         for (int i = 0; i < 4; ++i) {
             double s = 0;
             for (int j = 0; j < 4; ++j) s += M3[i][j] * a0[j];
@@ -295,9 +300,9 @@ START_TEST(stepping_stone_rule) {
     jacobian(&P, q, v, W, u, dr, gap, act);
     ck_assert_int_eq(act[0], 1);
     ck_assert_int_eq(act[1], 0);
-    ck_assert_double_eq_tol(gap[0], -2.45e-3, 1e-15);    /* h0 */
-    ck_assert_double_eq_tol(u[0], 0.0, 1e-15);           /* rolling: no normal velocity */
-    ck_assert_double_eq_tol(u[1], 0.0, 1e-15);           /* and no slip */
+    ck_assert_double_eq_tol(gap[0], -2.45e-3, 1e-15); /* h0 */
+    ck_assert_double_eq_tol(u[0], 0.0, 1e-15);        /* rolling: no normal velocity */
+    ck_assert_double_eq_tol(u[1], 0.0, 1e-15);        /* and no slip */
     /* Mid-swing: lead below alpha0 -> negative constant, whatever the foot. */
     double qs[4] = {0.0, 0.4115, -0.05, 0.05};
     S->switches(P.inst, 0, qs, v, f, g);
@@ -353,16 +358,21 @@ END_TEST
  * found here by bisection on c_y(lead) = c_y(trail)), strike, and compare
  * the outputs with the contact points' distance (22) and the rolling hip
  * advance (23). Exact up to rounding, for the corrected (21) only. */
-static double cy_rel(double th, double delta) { return -L_ * cos(th) + RHO * (cos(th - delta) - 1); }
+static double cy_rel(double th, double delta) {
+    return -L_ * cos(th) + RHO * (cos(th - delta) - 1);
+}
 static double cx_rel(double th, double delta) { return L_ * sin(th) - RHO * sin(th - delta); }
 
 static double lead_angle_on_level(double a, double delta) {
     double lo = -1.0, hi = 1.5;
     for (int i = 0; i < 200; ++i) {
         double mid = 0.5 * (lo + hi);
-        double flo = cy_rel(lo, delta) - cy_rel(lo - a, delta), fm = cy_rel(mid, delta) - cy_rel(mid - a, delta);
-        if ((flo <= 0) == (fm <= 0)) lo = mid;
-        else hi = mid;
+        double flo = cy_rel(lo, delta) - cy_rel(lo - a, delta),
+               fm = cy_rel(mid, delta) - cy_rel(mid - a, delta);
+        if ((flo <= 0) == (fm <= 0))
+            lo = mid;
+        else
+            hi = mid;
     }
     return 0.5 * (lo + hi);
 }
@@ -388,7 +398,8 @@ START_TEST(gait_metrics_geometry) {
     S->outputs(P.inst, 1.0, q1, v, f, out);
     double L1 = cx_rel(ld1, delta) - cx_rel(tr1, delta);
     printf("delta = 8 deg, lead 0.45 rad: lead/trail %.6f/%.6f rad, step length (22) %.9f m, "
-           "contact points %.9f m apart\n", ld1, tr1, out[io_L], L1);
+           "contact points %.9f m apart\n",
+           ld1, tr1, out[io_L], L1);
     ck_assert_double_eq_tol(out[io_L], L1, 1e-12);
     ck_assert_double_eq(out[io_T], 0.0);
     S->on_switch(P.inst, 1, 1.01, q1, v); /* stance: leg 2 */
@@ -411,12 +422,13 @@ END_TEST
 
 static void standing(const char *mode, int feet) {
     char toml[2048];
-    snprintf(toml, sizeof toml,
-             "[system]\nid = \"walker2\"\ngamma = 0.0\nmode0 = \"%s\"\ntheta1_0 = 0.0\ntheta2_0 = 0.0\n"
-             "omega1_0 = 0.0\nomega2_0 = 0.0\nh0 = 0.0\n" CONTACT_HC "[friction]\nid = \"lugre\"\n"
-             "[integrator]\nid = \"bdf\"\nrtol = 1e-9\natol = 1e-12\n"
-             "[run]\nt_end = 2.0\noutput_dt = 1e-3\nprogress = false\n",
-             mode);
+    snprintf(
+        toml, sizeof toml,
+        "[system]\nid = \"walker2\"\ngamma = 0.0\nmode0 = \"%s\"\ntheta1_0 = 0.0\ntheta2_0 = 0.0\n"
+        "omega1_0 = 0.0\nomega2_0 = 0.0\nh0 = 0.0\n" CONTACT_HC "[friction]\nid = \"lugre\"\n"
+        "[integrator]\nid = \"bdf\"\nrtol = 1e-9\natol = 1e-12\n"
+        "[run]\nt_end = 2.0\noutput_dt = 1e-3\nprogress = false\n",
+        mode);
     run R;
     run_config(&R, toml, NSD_RUN_COMPLETE);
     double W = (MHIP + 2 * MLEG) * G_;
@@ -433,8 +445,10 @@ static void standing(const char *mode, int feet) {
      * relative; the force ~ pen^(3/2) then ~3e-7). 1e-6 holds both. */
     ck_assert_double_eq_tol(N1 + N2, W, 1e-6 * W);
     ck_assert_double_eq_tol(pen, want_pen, 1e-6 * want_pen);
-    if (feet == 2) ck_assert_double_eq_tol(N1, N2, 1e-9 * W);
-    else ck_assert_double_eq(N2, 0.0);
+    if (feet == 2)
+        ck_assert_double_eq_tol(N1, N2, 1e-9 * W);
+    else
+        ck_assert_double_eq(N2, 0.0);
     ck_assert_double_eq(last(&R, "x_hip"), 0.0); /* an exact equilibrium */
     run_free(&R);
 }
@@ -467,8 +481,10 @@ START_TEST(short_gait) {
         strikes++;
         double t = at(&R, r, "t"), st = at(&R, r, "stance"), x = at(&R, r, "x_hip");
         ck_assert_double_eq(st, prev_stance); /* the mode changes at the end of double support */
-        double th_st = at(&R, r, st == 1 ? "theta1" : "theta2"), th_sw = at(&R, r, st == 1 ? "theta2" : "theta1");
-        double Ls = at(&R, r, "step_length"), Ts = at(&R, r, "step_period"), vs = at(&R, r, "hip_velocity");
+        double th_st = at(&R, r, st == 1 ? "theta1" : "theta2"),
+               th_sw = at(&R, r, st == 1 ? "theta2" : "theta1");
+        double Ls = at(&R, r, "step_length"), Ts = at(&R, r, "step_period"),
+               vs = at(&R, r, "hip_velocity");
         /* The contact points' actual distance (8) (delta = 0) vs (22) from the lead angle. */
         double cs = (L_ - RHO) * sin(th_st), cw = (L_ - RHO) * sin(th_sw);
         double a = th_sw - th_st, th_ld = a / 2, th_tr = -a / 2; /* (20), (21) for delta = 0 */
@@ -486,7 +502,8 @@ START_TEST(short_gait) {
         ck_assert_double_eq_tol(Ls, cw - cs, 0.01 * (cw - cs));
         if (strikes > 1) {
             /* (23) from the sampled lead angles, written out here. */
-            double v23 = ((L_ - RHO) * (sin(prev_ld) - sin(th_tr)) + RHO * (prev_ld - th_tr)) / (t - prev_t);
+            double v23 =
+                ((L_ - RHO) * (sin(prev_ld) - sin(th_tr)) + RHO * (prev_ld - th_tr)) / (t - prev_t);
             /* The hip's actual displacement and, for the difference, the
              * distance the stance foot slid: (23) assumes rolling without
              * slip, but each heel strike slides the new stance foot (more
@@ -494,10 +511,13 @@ START_TEST(short_gait) {
             const char *slip = st == 1 ? "slip1" : "slip2";
             double slid = 0;
             for (size_t k = prev_row; k < r; ++k)
-                slid += 0.5 * (at(&R, k, slip) + at(&R, k + 1, slip)) * (at(&R, k + 1, "t") - at(&R, k, "t"));
+                slid += 0.5 * (at(&R, k, slip) + at(&R, k + 1, slip)) *
+                        (at(&R, k + 1, "t") - at(&R, k, "t"));
             double v_actual = (x - prev_x) / (t - prev_t);
-            printf(", period %.4f s, hip velocity (23) %.4f m/s (hip moved %.4f m/s; the stance foot "
-                   "slid %.2f mm)", Ts, vs, v_actual, 1e3 * slid);
+            printf(
+                ", period %.4f s, hip velocity (23) %.4f m/s (hip moved %.4f m/s; the stance foot "
+                "slid %.2f mm)",
+                Ts, vs, v_actual, 1e3 * slid);
             ck_assert_double_gt(Ts, 0.3);
             ck_assert_double_lt(Ts, 1.0);
             ck_assert_double_eq_tol(Ts, t - prev_t, 2e-4);
@@ -509,7 +529,8 @@ START_TEST(short_gait) {
              * with th0, th1 the actual angles of that leg at the two strikes
              * and slid the integral of its sliding velocity (17) (+rho th'
              * included); trapezoid error on the 1e-4 s grid ~1e-5 m. */
-            double th0 = at(&R, prev_row, st == 1 ? "theta1" : "theta2"), th1 = at(&R, r, st == 1 ? "theta1" : "theta2");
+            double th0 = at(&R, prev_row, st == 1 ? "theta1" : "theta2"),
+                   th1 = at(&R, r, st == 1 ? "theta1" : "theta2");
             double dx = (L_ - RHO) * (sin(th0) - sin(th1)) + RHO * (th0 - th1) + slid;
             ck_assert_double_eq_tol(x - prev_x, dx, 1e-4);
         } else
@@ -534,7 +555,8 @@ END_TEST
 
 /* create() with the defaults but key = value (and key2 = value2 if given)
  * must refuse, with a message holding `want`. */
-static void refused2(const char *key, double value, const char *key2, double value2, const char *want) {
+static void refused2(const char *key, double value, const char *key2, double value2,
+                     const char *want) {
     const nsd_plugin *p = nsd_registry_find(&reg, "walker2");
     ck_assert_ptr_nonnull(p);
     const nsdyn_system *S = (const nsdyn_system *)p->info;
@@ -557,16 +579,21 @@ static void refused2(const char *key, double value, const char *key2, double val
     ck_assert_msg(strstr(err, want) != NULL, "message '%s' lacks '%s'", err, want);
 }
 
-static void refused(const char *key, double value, const char *want) { refused2(key, value, NULL, 0, want); }
+static void refused(const char *key, double value, const char *want) {
+    refused2(key, value, NULL, 0, want);
+}
 
 START_TEST(bad_input_refused) {
-    refused("rho", 0.5, "rho = 0.5 m with l = 0.4143 m: the foot radius must be zero or positive and smaller than the leg length");
+    refused("rho", 0.5,
+            "rho = 0.5 m with l = 0.4143 m: the foot radius must be zero or positive and smaller "
+            "than the leg length");
     refused("rho", 0.4143, "smaller than the leg length");
     refused("m", -5.0, "m = -5 kg, M = 1.2826 kg: the leg mass must be positive");
     refused("M", -1.0, "the leg mass must be positive and the hip mass zero or positive");
     refused("l", 0.0, "l = 0 m: the leg length must be positive");
     refused("theta1_0", 2.0, "theta1_0 = 2 rad");
-    refused2("b", 0.0, "r_g", 0.0, "b = 0 m, r_g = 0 m: both must be zero or positive and not both zero");
+    refused2("b", 0.0, "r_g", 0.0,
+             "b = 0 m, r_g = 0 m: both must be zero or positive and not both zero");
 }
 END_TEST
 

@@ -34,9 +34,9 @@
 static const double L_ = 0.4143, RHO = 0.0860;
 
 START_TEST(step_to_step_map_converges) {
-    static const char *const sets[] = {"run.t_end=15",          "run.output_dt=1e-4",
-                                       "run.progress=false",    "plot.enabled=false",
-                                       "integrator.rtol=1e-9",  "integrator.atol=1e-12"};
+    static const char *const sets[] = {"run.t_end=15",         "run.output_dt=1e-4",
+                                       "run.progress=false",   "plot.enabled=false",
+                                       "integrator.rtol=1e-9", "integrator.atol=1e-12"};
     run R;
     nsd_diag diag = {0};
     size_t errors = nsd_app_load(&R.app, NSDYN_TEST_SOURCE_DIR "/configs/walker2_gait.toml", sets,
@@ -44,14 +44,17 @@ START_TEST(step_to_step_map_converges) {
     if (!errors) errors = nsd_model_create(&R.model, &R.app.cfg, &R.app.host, &diag);
     nsd_diag_print(&diag, stderr);
     ck_assert_uint_eq(errors, 0);
-    ck_assert_uint_eq(nsd_run_simulation(&R.model, &R.app.cfg, &R.app.host, NULL, &R.res, &diag), 0);
+    ck_assert_uint_eq(nsd_run_simulation(&R.model, &R.app.cfg, &R.app.host, NULL, &R.res, &diag),
+                      0);
     nsd_diag_free(&diag);
     ck_assert_msg(R.res.outcome == NSD_RUN_COMPLETE, "%s", R.res.message);
 
-    static const char *const names[NS] = {"hs_y_hip",  "hs_theta_trail", "hs_theta_lead", "hs_vx_hip",
-                                          "hs_vy_hip", "hs_omega_trail", "hs_omega_lead"};
+    static const char *const names[NS] = {"hs_y_hip",     "hs_theta_trail", "hs_theta_lead",
+                                          "hs_vx_hip",    "hs_vy_hip",      "hs_omega_trail",
+                                          "hs_omega_lead"};
     enum { MAX_STEPS = 64 };
-    double s[MAX_STEPS][NS], d[MAX_STEPS], t_hs[MAX_STEPS], x_hs[MAX_STEPS], z_tr[MAX_STEPS], z_ld[MAX_STEPS];
+    double s[MAX_STEPS][NS], d[MAX_STEPS], t_hs[MAX_STEPS], x_hs[MAX_STEPS], z_tr[MAX_STEPS],
+        z_ld[MAX_STEPS];
     double L[MAX_STEPS], T[MAX_STEPS], V[MAX_STEPS];
     int n = 0;
     double prev_steps = 0;
@@ -71,7 +74,8 @@ START_TEST(step_to_step_map_converges) {
         ck_assert(t0 <= t_hs[n] && t_hs[n] <= t1);
         int trail = (int)at(&R, r - 1, "stance"); /* single support before the strike */
         ck_assert(trail == 1 || trail == 2);
-        const char *ztr = trail == 1 ? "foot1.z1" : "foot2.z1", *zld = trail == 1 ? "foot2.z1" : "foot1.z1";
+        const char *ztr = trail == 1 ? "foot1.z1" : "foot2.z1",
+                   *zld = trail == 1 ? "foot2.z1" : "foot1.z1";
         const char *thtr = trail == 1 ? "theta1" : "theta2";
         double u = (t_hs[n] - t0) / (t1 - t0);
         z_tr[n] = (1 - u) * at(&R, r - 1, ztr) + u * at(&R, r, ztr);
@@ -96,21 +100,25 @@ START_TEST(step_to_step_map_converges) {
         }
         n++;
     }
-    printf("heel strikes (state at the strike; d = ||s_k - s_k-1|| / ||s_k||):\n"
-           "  k   t [s]      y_hip [m]   th_trail    th_lead     vx_hip      vy_hip      om_trail    "
-           "om_lead     z_trail [m]  z_lead [m]   step [m]  T [s]    v [m/s]   d\n");
+    printf(
+        "heel strikes (state at the strike; d = ||s_k - s_k-1|| / ||s_k||):\n"
+        "  k   t [s]      y_hip [m]   th_trail    th_lead     vx_hip      vy_hip      om_trail    "
+        "om_lead     z_trail [m]  z_lead [m]   step [m]  T [s]    v [m/s]   d\n");
     for (int k = 0; k < n; ++k)
-        printf("  %-3d %-10.6f %-11.9f %-11.8f %-11.8f %-11.8f %-11.8f %-11.8f %-11.8f %-12.5e %-12.5e "
+        printf("  %-3d %-10.6f %-11.9f %-11.8f %-11.8f %-11.8f %-11.8f %-11.8f %-11.8f %-12.5e "
+               "%-12.5e "
                "%-9.6f %-8.6f %-9.6f %.2e\n",
-               k + 1, t_hs[k], s[k][0], s[k][1], s[k][2], s[k][3], s[k][4], s[k][5], s[k][6], z_tr[k],
-               z_ld[k], L[k], T[k], V[k], d[k]);
+               k + 1, t_hs[k], s[k][0], s[k][1], s[k][2], s[k][3], s[k][4], s[k][5], s[k][6],
+               z_tr[k], z_ld[k], L[k], T[k], V[k], d[k]);
     ck_assert_int_ge(n, 28);
 
     /* Converged: below TOL from some step on, and by step 24 at the latest. */
     int k_conv = -1;
     for (int k = 1; k < n; ++k)
-        if (d[k] < TOL && k_conv < 0) k_conv = k;
-        else if (d[k] >= TOL) k_conv = -1;
+        if (d[k] < TOL && k_conv < 0)
+            k_conv = k;
+        else if (d[k] >= TOL)
+            k_conv = -1;
     ck_assert_msg(k_conv > 0, "the map did not settle below %g", TOL);
     printf("relative change below %g from step %d (t = %.3f s) on; last %.2e\n", TOL, k_conv + 1,
            t_hs[k_conv], d[n - 1]);
@@ -123,7 +131,8 @@ START_TEST(step_to_step_map_converges) {
     ck_assert_double_gt(rate, 0.1);
 
     /* The fixed point, as docs/walker.md reports it (the last strike). */
-    static const double doc[NS] = {0.4025365, -0.2431352, 0.2685055, 0.9320261, -0.1803223, -2.3033875, -2.0043669};
+    static const double doc[NS] = {0.4025365,  -0.2431352, 0.2685055, 0.9320261,
+                                   -0.1803223, -2.3033875, -2.0043669};
     const double *sf = s[n - 1];
     for (int i = 0; i < NS; ++i) ck_assert_double_eq_tol(sf[i], doc[i], 1e-6);
     ck_assert_double_eq_tol(z_tr[n - 1], -1.67862e-6, 2e-10);
@@ -131,7 +140,8 @@ START_TEST(step_to_step_map_converges) {
     /* Gait metrics (22), period, (23) and the hip's advance per step. */
     double adv = x_hs[n - 1] - x_hs[n - 2];
     printf("periodic gait: step length %.6f m, period %.6f s, hip velocity %.6f m/s, hip advance "
-           "%.6f m per step (%.6f m/s)\n", L[n - 1], T[n - 1], V[n - 1], adv, adv / T[n - 1]);
+           "%.6f m per step (%.6f m/s)\n",
+           L[n - 1], T[n - 1], V[n - 1], adv, adv / T[n - 1]);
     ck_assert_double_gt(L[n - 1], 0.15);
     ck_assert_double_lt(L[n - 1], 0.18);
     ck_assert_double_gt(T[n - 1], 0.45);

@@ -46,7 +46,8 @@ static size_t open_used(const nsd_app *app, size_t *unknown, nsd_diag *diag) {
         for (size_t v = 0; v < variants->n_items; ++v)
             if (variants->items[v].type == NSD_TOML_TABLE)
                 for (size_t s = 0; s < NSDYN_COUNT(plugin_sections); ++s)
-                    errors += open_named(&app->reg, &variants->items[v], plugin_sections[s], unknown, diag);
+                    errors += open_named(&app->reg, &variants->items[v], plugin_sections[s],
+                                         unknown, diag);
     return errors;
 }
 
@@ -72,7 +73,8 @@ size_t nsd_app_load(nsd_app *app, const char *path, const char *const *sets, siz
         size_t shown = app->reg.n_skipped < 3 ? app->reg.n_skipped : 3;
         for (size_t i = 0; i < shown; ++i) nsd_diag_add(diag, "note: %s", app->reg.skipped[i]);
         if (shown < app->reg.n_skipped)
-            nsd_diag_add(diag, "note: %zu more shared objects were not opened (nsdyn plugins lists them)",
+            nsd_diag_add(diag,
+                         "note: %zu more shared objects were not opened (nsdyn plugins lists them)",
                          app->reg.n_skipped - shown);
     }
     if (!errors) errors += nsd_compose_check(&app->cfg, &app->reg, diag);

@@ -8,9 +8,9 @@
 enum { NSD_EXIT_OK = 0, NSD_EXIT_USAGE = 2, NSD_EXIT_FAILED = 3 };
 
 typedef struct nsd_cli {
-    const char *config;    /* CONFIG argument */
-    const char *out_dir;   /* -o DIR, or NULL for out/<config stem> */
-    const char **sets;     /* --set k=v */
+    const char *config;  /* CONFIG argument */
+    const char *out_dir; /* -o DIR, or NULL for out/<config stem> */
+    const char **sets;   /* --set k=v */
     size_t n_sets;
     int quiet;
     const char *command_line;

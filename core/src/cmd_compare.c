@@ -18,7 +18,6 @@
 #include "output.h"
 #include "run_output.h"
 
-
 /* |x_v(t) - x_ref(t)| at every reference sample, x_v linearly
  * interpolated; NaN where t lies outside the variant's time range.
  * Returns the largest (NaN if there is no overlap). */
@@ -41,7 +40,8 @@ static double deviations(const nsd_series *ref, size_t c_ref, const nsd_series *
             if (s < 0) s = 0;
             if (s > 1) s = 1;
             x = x0 + s * (x1 - x0);
-        } else x = nsd_series_at(var, j, c_var);
+        } else
+            x = nsd_series_at(var, j, c_var);
         out[r] = fabs(x - nsd_series_at(ref, r, c_ref));
         if (out[r] > worst || isnan(out[r])) worst = out[r];
     }
@@ -54,8 +54,10 @@ enum { N_EVENT_COLS = NSD_EVENT_KIND_COUNT + 3 };
 
 static void event_col_name(int k, char *buf, size_t len) {
     static const char *const tail[] = {"switches", "stops", "unlogged_roots"};
-    if (k < NSD_EVENT_KIND_COUNT) snprintf(buf, len, "%ss", nsd_event_kind_name((nsd_event_kind)k));
-    else snprintf(buf, len, "%s", tail[k - NSD_EVENT_KIND_COUNT]);
+    if (k < NSD_EVENT_KIND_COUNT)
+        snprintf(buf, len, "%ss", nsd_event_kind_name((nsd_event_kind)k));
+    else
+        snprintf(buf, len, "%s", tail[k - NSD_EVENT_KIND_COUNT]);
 }
 
 static void event_col_values(const nsd_run_result *res, unsigned long long out[N_EVENT_COLS]) {
@@ -120,10 +122,12 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
     size_t nc = 0, np = 0;
     for (size_t i = 0; i < nv; ++i) {
         if (i == ref || !dev[i]) continue;
-        curves[nc++] = (nsd_curve){t, dev[i], rs->rows, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 1.2, 0};
+        curves[nc++] = (nsd_curve){
+            t, dev[i], rs->rows, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 1.2, 0};
         cost[i] = (double)vars[i].res.stats.rhs_evals;
         if (max_dev[i] > 0 && cost[i] > 0)
-            points[np++] = (nsd_curve){&cost[i], &max_dev[i], 1, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 1};
+            points[np++] = (nsd_curve){
+                &cost[i], &max_dev[i], 1, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 1};
     }
     const nsd_channel *ch = &vars[ref].model.channels[c_ref];
     char ylabel[200], sub[400], ylabel2[200], path[PATH_MAX + 32];
@@ -131,8 +135,10 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
     snprintf(ylabel2, sizeof ylabel2, "largest |%s - reference| [%s]", ch->name, ch->unit);
     snprintf(sub, sizeof sub, "deviation from the reference \"%s\"", vars[ref].name);
     nsd_panel panels[2] = {
-        {sub, "time t [s]", ylabel, curves, nc, NULL, 0, NAN, NAN, NAN, NAN, 0, 1, 0, NULL, NULL, 4},
-        {"accuracy against cost", "right-hand-side evaluations", ylabel2, points, np, NULL, 0, NAN, NAN, NAN, NAN, 0, 1, 1, NULL, NULL, 4},
+        {sub, "time t [s]", ylabel, curves, nc, NULL, 0, NAN, NAN, NAN, NAN, 0, 1, 0, NULL, NULL,
+         4},
+        {"accuracy against cost", "right-hand-side evaluations", ylabel2, points, np, NULL, 0, NAN,
+         NAN, NAN, NAN, 0, 1, 1, NULL, NULL, 4},
     };
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     nsd_figure fig = {cfg->title, panels, 2, 1, 1400, 1100};
@@ -149,7 +155,6 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
     return rc;
 }
 
-
 static int string_array(const nsd_toml_node *e) {
     int ok = e->type == NSD_TOML_ARRAY;
     for (size_t k = 0; ok && k < e->n_items; ++k) ok = e->items[k].type == NSD_TOML_STRING;
@@ -163,7 +168,8 @@ static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node *
     memset(ck, 0, sizeof *ck);
     if (cmp) {
         if (cmp->type != NSD_TOML_TABLE) {
-            nsd_diag_at(diag, cmp, "'compare' must be a table, found %s", nsd_toml_type_name(cmp->type));
+            nsd_diag_at(diag, cmp, "'compare' must be a table, found %s",
+                        nsd_toml_type_name(cmp->type));
             return 1;
         }
         static const char *const keys[] = {"reference", "channels", "x", "x_label", "summary"};
@@ -171,39 +177,57 @@ static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node *
             const nsd_toml_node *e = &cmp->items[i];
             if (strcmp(e->key, "reference") == 0) {
                 if (e->type != NSD_TOML_STRING) {
-                    nsd_diag_at(diag, e, "[compare] key 'reference': expected a string (a variant name), found %s",
-                                nsd_toml_type_name(e->type));
+                    nsd_diag_at(
+                        diag, e,
+                        "[compare] key 'reference': expected a string (a variant name), found %s",
+                        nsd_toml_type_name(e->type));
                     errors++;
-                } else ck->reference = e->str;
+                } else
+                    ck->reference = e->str;
             } else if (strcmp(e->key, "channels") == 0) {
                 if (!string_array(e)) {
-                    nsd_diag_at(diag, e, "[compare] key 'channels': expected an array of channel names, found %s",
-                                e->type == NSD_TOML_ARRAY ? "an array with a non-string element" : nsd_toml_type_name(e->type));
+                    nsd_diag_at(
+                        diag, e,
+                        "[compare] key 'channels': expected an array of channel names, found %s",
+                        e->type == NSD_TOML_ARRAY ? "an array with a non-string element"
+                                                  : nsd_toml_type_name(e->type));
                     errors++;
-                } else ck->channels = e;
+                } else
+                    ck->channels = e;
             } else if (strcmp(e->key, "x") == 0) {
                 if (e->type != NSD_TOML_STRING) {
-                    nsd_diag_at(diag, e, "[compare] key 'x': expected a string \"section.key\" naming a numeric parameter (e.g. \"system.b\"), found %s",
+                    nsd_diag_at(diag, e,
+                                "[compare] key 'x': expected a string \"section.key\" naming a "
+                                "numeric parameter (e.g. \"system.b\"), found %s",
                                 nsd_toml_type_name(e->type));
                     errors++;
-                } else ck->x = e;
+                } else
+                    ck->x = e;
             } else if (strcmp(e->key, "x_label") == 0) {
                 if (e->type != NSD_TOML_STRING) {
-                    nsd_diag_at(diag, e, "[compare] key 'x_label': expected a string (the x axis label of the summary graph), found %s",
+                    nsd_diag_at(diag, e,
+                                "[compare] key 'x_label': expected a string (the x axis label of "
+                                "the summary graph), found %s",
                                 nsd_toml_type_name(e->type));
                     errors++;
-                } else ck->x_label = e;
+                } else
+                    ck->x_label = e;
             } else if (strcmp(e->key, "summary") == 0) {
                 if (!string_array(e) || e->n_items == 0) {
-                    nsd_diag_at(diag, e, "[compare] key 'summary': expected a non-empty array of channel names, found %s",
+                    nsd_diag_at(diag, e,
+                                "[compare] key 'summary': expected a non-empty array of channel "
+                                "names, found %s",
                                 e->type != NSD_TOML_ARRAY ? nsd_toml_type_name(e->type)
-                                : e->n_items ? "an array with a non-string element" : "an empty array");
+                                : e->n_items              ? "an array with a non-string element"
+                                                          : "an empty array");
                     errors++;
-                } else ck->summary = e;
+                } else
+                    ck->summary = e;
             } else {
                 const char *near = nsd_did_you_mean(e->key, keys, NSDYN_COUNT(keys));
                 nsd_diag_at(diag, e, "[compare]: unknown key '%s'%s%s%s", e->key,
-                            near ? " (did you mean '" : " (known keys: reference, channels, x, x_label, summary)",
+                            near ? " (did you mean '"
+                                 : " (known keys: reference, channels, x, x_label, summary)",
                             near ? near : "", near ? "'?)" : "");
                 errors++;
             }
@@ -211,21 +235,29 @@ static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node *
         /* x and summary go together; x_label labels x. */
         const nsd_toml_node *summary = nsd_toml_get(cmp, "summary"), *x = nsd_toml_get(cmp, "x");
         if (summary && !x) {
-            nsd_diag_at(diag, summary, "[compare] key 'summary' needs key 'x' (\"section.key\": the numeric parameter to plot the summary against)");
+            nsd_diag_at(diag, summary,
+                        "[compare] key 'summary' needs key 'x' (\"section.key\": the numeric "
+                        "parameter to plot the summary against)");
             errors++;
         } else if (x && !summary) {
-            nsd_diag_at(diag, x, "[compare] key 'x' needs key 'summary' (the channels whose final values are plotted against x)");
+            nsd_diag_at(diag, x,
+                        "[compare] key 'x' needs key 'summary' (the channels whose final values "
+                        "are plotted against x)");
             errors++;
         }
         const nsd_toml_node *xl = nsd_toml_get(cmp, "x_label");
         if (xl && !x) {
-            nsd_diag_at(diag, xl, "[compare] key 'x_label' labels the summary's x axis: it needs keys 'x' and 'summary'");
+            nsd_diag_at(diag, xl,
+                        "[compare] key 'x_label' labels the summary's x axis: it needs keys 'x' "
+                        "and 'summary'");
             errors++;
         }
     }
     const nsd_toml_node *v = nsd_toml_get(&cfg->root, "variant");
     if (!v) {
-        nsd_diag_at(diag, &cfg->root, "nsdyn compare needs at least one [[variant]] table (each with a name and the sections or keys it changes)");
+        nsd_diag_at(diag, &cfg->root,
+                    "nsdyn compare needs at least one [[variant]] table (each with a name and the "
+                    "sections or keys it changes)");
         return errors + 1;
     }
     if (v->type != NSD_TOML_ARRAY) {
@@ -234,14 +266,17 @@ static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node *
         return errors + 1;
     }
     if (v->n_items == 0) { /* found by fuzzing: the comparison then read vars[0] of none */
-        nsd_diag_at(diag, v, "'variant' is an empty array: nsdyn compare needs at least one [[variant]] table");
+        nsd_diag_at(
+            diag, v,
+            "'variant' is an empty array: nsdyn compare needs at least one [[variant]] table");
         return errors + 1;
     }
     for (size_t i = 0; i < v->n_items; ++i) {
         const nsd_toml_node *t = &v->items[i];
         const nsd_toml_node *name = t->type == NSD_TOML_TABLE ? nsd_toml_get(t, "name") : NULL;
         if (t->type != NSD_TOML_TABLE) {
-            nsd_diag_at(diag, t, "variant %zu: expected a table, found %s", i + 1, nsd_toml_type_name(t->type));
+            nsd_diag_at(diag, t, "variant %zu: expected a table, found %s", i + 1,
+                        nsd_toml_type_name(t->type));
             errors++;
         } else if (!name || name->type != NSD_TOML_STRING || !name->str[0]) {
             nsd_diag_at(diag, t, "variant %zu: missing key 'name' (a non-empty string)", i + 1);
@@ -335,7 +370,9 @@ int nsd_cmd_compare(const nsd_cli *cli) {
             }
             if (!errors) xs[i] = p->values[index].num;
         }
-        if (!errors) errors += nsd_compare_check_summary(ck.summary, &vars[ref].model, vars[ref].name, &diag);
+        if (!errors)
+            errors +=
+                nsd_compare_check_summary(ck.summary, &vars[ref].model, vars[ref].name, &diag);
     }
     if (errors) {
         nsd_diag_print(&diag, stderr);
@@ -354,7 +391,7 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     const char *dir = od.tmp;
     int outputs_ok = 1; /* every output written */
     int ref_failed = 0;
-    size_t n_run = 0;   /* variants run (all, unless a signal stopped them) */
+    size_t n_run = 0; /* variants run (all, unless a signal stopped them) */
     for (size_t i = 0; i < nv && !nsd_interrupt_signal(); ++i) {
         variant *v = &vars[i];
         char label[200];
@@ -371,8 +408,8 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         /* Each variant's own data and record, in a subfolder named by index. */
         char sub[PATH_MAX + 32];
         snprintf(sub, sizeof sub, "%s/variant-%02zu", dir, i + 1);
-        if (nsd_write_run_outputs(sub, &v->cfg, &v->model, &v->res, cli->command_line, 0,
-                                  &written, &n_written, err, sizeof err) < 0) {
+        if (nsd_write_run_outputs(sub, &v->cfg, &v->model, &v->res, cli->command_line, 0, &written,
+                                  &n_written, err, sizeof err) < 0) {
             fprintf(stderr, "error: %s\n", err);
             outputs_ok = 0;
             break;
@@ -392,7 +429,9 @@ int nsd_cmd_compare(const nsd_cli *cli) {
             outputs_ok = 0;
         } else {
             nsd_outdir_relocate(&od, 0, written, n_written);
-            fprintf(stderr, "error: their data and records are kept in %s/variant-NN/; the earlier result in %s, if any, is untouched\n",
+            fprintf(stderr,
+                    "error: their data and records are kept in %s/variant-NN/; the earlier result "
+                    "in %s, if any, is untouched\n",
                     od.incomplete, od.target);
         }
         status = nsd_exit_status(outputs_ok, 1);
@@ -404,7 +443,8 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     size_t n_names = 0;
     if (channels_node) {
         names = calloc(channels_node->n_items ? channels_node->n_items : 1, sizeof *names);
-        for (size_t k = 0; k < channels_node->n_items; ++k) names[n_names++] = channels_node->items[k].str;
+        for (size_t k = 0; k < channels_node->n_items; ++k)
+            names[n_names++] = channels_node->items[k].str;
     } else {
         const char **series;
         size_t ns = nsd_figures_series(&vars[ref].cfg, &vars[ref].model, &series);
@@ -413,7 +453,9 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     }
     for (size_t k = 0; k < n_names; ++k)
         if (nsd_model_channel(&vars[ref].model, names[k]) < 0)
-            fprintf(stderr, "warning: [compare] channel '%s' is not a channel of the reference variant\n", names[k]);
+            fprintf(stderr,
+                    "warning: [compare] channel '%s' is not a channel of the reference variant\n",
+                    names[k]);
 
     /* Metrics table. */
     snprintf(path, sizeof path, "%s/metrics.csv", dir);
@@ -444,7 +486,9 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     if (!dev || !max_dev0) abort();
     for (size_t i = 0; i < nv; ++i) {
         const variant *v = &vars[i];
-        const char *outcome = v->res.outcome == NSD_RUN_FAILED ? "FAILED" : v->res.outcome == NSD_RUN_STOPPED ? "stopped" : "complete";
+        const char *outcome = v->res.outcome == NSD_RUN_FAILED    ? "FAILED"
+                              : v->res.outcome == NSD_RUN_STOPPED ? "stopped"
+                                                                  : "complete";
         fprintf(csv, "\"%s\",%s,%.9g,%.6g,%llu,%llu,%llu", v->name, outcome, v->res.t_reached,
                 v->res.wall_seconds, (unsigned long long)v->res.stats.steps,
                 (unsigned long long)v->res.stats.rhs_evals,
@@ -456,13 +500,17 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         for (size_t k = 0; k < n_names; ++k) {
             int cr = nsd_model_channel(&vars[ref].model, names[k]);
             int cv = nsd_model_channel(&v->model, names[k]);
-            double *dv = malloc((vars[ref].res.series.rows ? vars[ref].res.series.rows : 1) * sizeof *dv);
+            double *dv =
+                malloc((vars[ref].res.series.rows ? vars[ref].res.series.rows : 1) * sizeof *dv);
             if (!dv) abort();
-            double d = cr >= 0 && cv >= 0 ? deviations(&vars[ref].res.series, (size_t)cr, &v->res.series, (size_t)cv, dv) : NAN;
+            double d = cr >= 0 && cv >= 0 ? deviations(&vars[ref].res.series, (size_t)cr,
+                                                       &v->res.series, (size_t)cv, dv)
+                                          : NAN;
             if (k == 0 && cr >= 0 && cv >= 0) {
                 dev[i] = dv; /* the first channel's deviations go on a graph */
                 max_dev0[i] = d;
-            } else free(dv);
+            } else
+                free(dv);
             fprintf(csv, ",%.6g", d);
             printf(" %16.4g", d);
         }
@@ -478,8 +526,9 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     }
 
     /* Summary against x: summary.csv and summary.<fmt>. */
-    if (ck.x && nsd_compare_write_summary(dir, &app.cfg, vars, nv, ref, &ck, xs, nsd_plot_num(&app.cfg, "enabled") != 0,
-                              &written, &n_written, err, sizeof err) != 0) {
+    if (ck.x && nsd_compare_write_summary(dir, &app.cfg, vars, nv, ref, &ck, xs,
+                                          nsd_plot_num(&app.cfg, "enabled") != 0, &written,
+                                          &n_written, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
         outputs_ok = 0;
     }
@@ -499,8 +548,10 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         nsd_figure_run *runs = calloc(nv, sizeof *runs);
         size_t nr = 0;
         for (size_t i = 0; i < nv; ++i)
-            if (vars[i].res.series.rows >= 2) runs[nr++] = (nsd_figure_run){vars[i].name, &vars[i].model, &vars[i].res};
-        if (nr && nsd_figures_write(dir, &vars[ref].cfg, app.cfg.title, NULL, runs, nr, &written, &n_written, err, sizeof err) != 0) {
+            if (vars[i].res.series.rows >= 2)
+                runs[nr++] = (nsd_figure_run){vars[i].name, &vars[i].model, &vars[i].res};
+        if (nr && nsd_figures_write(dir, &vars[ref].cfg, app.cfg.title, NULL, runs, nr, &written,
+                                    &n_written, err, sizeof err) != 0) {
             fprintf(stderr, "error: %s\n", err);
             outputs_ok = 0;
         }
@@ -510,14 +561,19 @@ int nsd_cmd_compare(const nsd_cli *cli) {
      * table); a failed reference leaves nothing to compare against. */
     ref_failed = vars[ref].res.outcome == NSD_RUN_FAILED;
     if (ref_failed)
-        fprintf(stderr, "error: the reference variant \"%s\" failed: deviations are over its incomplete data only\n", vars[ref].name);
+        fprintf(stderr,
+                "error: the reference variant \"%s\" failed: deviations are over its incomplete "
+                "data only\n",
+                vars[ref].name);
 written:
     /* The comparison replaces <out> only if it is whole: every output
      * written, the reference complete, no signal. Otherwise what was
      * written goes to <out>.INCOMPLETE (a failed reference, a signal
      * during the graphs), or nowhere (a write error). */
     if (!outputs_ok) {
-        fprintf(stderr, "error: the outputs could not be written; nothing was replaced (%s, if it exists, is untouched)\n",
+        fprintf(stderr,
+                "error: the outputs could not be written; nothing was replaced (%s, if it exists, "
+                "is untouched)\n",
                 od.target);
         nsd_outdir_discard(&od);
     } else {
@@ -530,7 +586,9 @@ written:
             nsd_outdir_relocate(&od, complete, written, n_written);
             const char *where = complete ? od.target : od.incomplete;
             if (!complete)
-                fprintf(stderr, "error: the comparison is incomplete: it is kept in %s; the earlier result in %s, if any, is untouched\n",
+                fprintf(stderr,
+                        "error: the comparison is incomplete: it is kept in %s; the earlier result "
+                        "in %s, if any, is untouched\n",
                         od.incomplete, od.target);
             if (!cli->quiet) {
                 for (size_t i = 0; i < n_written; ++i)

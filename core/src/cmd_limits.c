@@ -64,11 +64,13 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
         snprintf(why, why_len, "%s", err);
         return 0;
     }
-    nsdyn_ode ode = {sizeof ode, p->m->n, 2, p, portrait_rhs, portrait_events, p->events_dir, NULL, NULL};
+    nsdyn_ode ode = {sizeof ode,      p->m->n,       2,    p,   portrait_rhs,
+                     portrait_events, p->events_dir, NULL, NULL};
     size_t n = 0;
     double *y = malloc(p->m->n * sizeof *y);
     if (ig->setup(inst, &ode, 0.0, y0, t_span) > NSDYN_WARNING)
-        snprintf(why, why_len, "%s", ig->message ? ig->message(inst) : "the integrator did not start");
+        snprintf(why, why_len, "%s",
+                 ig->message ? ig->message(inst) : "the integrator did not start");
     else {
         slip_of(p, 0.0, y0, &xs[n], &ys[n]);
         n++;
@@ -82,7 +84,8 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
             if (dense)
                 for (int k = 1; k < 8; ++k)
                     if (ig->dense(inst, t_prev + (rep.t - t_prev) * k / 8.0, y) <= NSDYN_WARNING) {
-                        slip_of(p, p->sign * (t_prev + (rep.t - t_prev) * k / 8.0), y, &xs[n], &ys[n]);
+                        slip_of(p, p->sign * (t_prev + (rep.t - t_prev) * k / 8.0), y, &xs[n],
+                                &ys[n]);
                         n++;
                     }
             slip_of(p, p->sign * rep.t, rep.y, &xs[n], &ys[n]);
@@ -107,17 +110,21 @@ static void report_refusal(nsd_diag *diag, const nsd_config *cfg, nsd_model *m, 
     const char *id = m->sys->info.id;
     size_t c = m->nc;
     for (size_t i = 0; i < m->nc && c == m->nc; ++i)
-        if (m->layout.contacts[i].type == NSDYN_CONTACT_PERSISTENT && m->layout.contacts[i].tangent_dim == 2)
+        if (m->layout.contacts[i].type == NSDYN_CONTACT_PERSISTENT &&
+            m->layout.contacts[i].tangent_dim == 2)
             c = i;
     if (c == m->nc) {
         nsd_diag_at(diag, sys_id ? sys_id : sys,
-                    "[system] (%s): nsdyn limits needs a persistent contact with 2-D slip (a rolling contact, like towed_wheel's); this system has none",
+                    "[system] (%s): nsdyn limits needs a persistent contact with 2-D slip (a "
+                    "rolling contact, like towed_wheel's); this system has none",
                     id);
         return;
     }
     const char *cname = m->layout.contacts[c].name;
     if (!m->friction) {
-        nsd_diag_at(diag, sys, "[system] (%s): contact '%s' has no friction law: nsdyn limits needs a [friction] section",
+        nsd_diag_at(diag, sys,
+                    "[system] (%s): contact '%s' has no friction law: nsdyn limits needs a "
+                    "[friction] section",
                     id, cname);
         return;
     }
@@ -190,8 +197,10 @@ int nsd_cmd_limits(const nsd_cli *cli) {
            la.stick_force[1], la.stick_ratio);
     printf("  force test: %s; limit-direction test: %s; %s\n",
            la.rolling_by_force ? "stick holds (rolling persists)" : "stick fails (slipping starts)",
-           la.rolling_by_directions ? "all attracting (rolling persists)" : "a repelling direction (slipping starts)",
-           la.rolling_by_force == la.rolling_by_directions ? "the tests agree" : "THE TESTS DISAGREE");
+           la.rolling_by_directions ? "all attracting (rolling persists)"
+                                    : "a repelling direction (slipping starts)",
+           la.rolling_by_force == la.rolling_by_directions ? "the tests agree"
+                                                           : "THE TESTS DISAGREE");
 
     enum { NPHI = 721 };
     double phi_deg[NPHI], Rv[NPHI], Vv[NPHI];
@@ -266,16 +275,20 @@ int nsd_cmd_limits(const nsd_cli *cli) {
         for (size_t i = 0; i < m.nv; ++i) y0[m.nq + i] += W1[i] * b[0] + W2[i] * b[1];
         for (int dir = 0; dir < 2; ++dir) {
             double *X = xs + (2 * k + dir) * MAX_POINTS, *Y = ys + (2 * k + dir) * MAX_POINTS;
-            size_t n = trace(&app.cfg, &app.host, dir ? &pb : &pf, y0, t_span, X, Y, why, sizeof why);
+            size_t n =
+                trace(&app.cfg, &app.host, dir ? &pb : &pf, y0, t_span, X, Y, why, sizeof why);
             if (n < 2) continue;
-            curves[nc++] = (nsd_curve){X, Y, n, legend_traj++ ? NULL : "slipping trajectories of (1)", 5, 0, 0.9, 0};
+            curves[nc++] = (nsd_curve){
+                X, Y, n, legend_traj++ ? NULL : "slipping trajectories of (1)", 5, 0, 0.9, 0};
         }
     }
     /* A trajectory the integrator refused to start (rk4 with h longer than
      * the span of a trajectory) is missing from the picture: say why. */
     if (!legend_traj && why[0])
-        fprintf(stderr, "warning: the phase portrait has no trajectories: %s (the trajectories span %.3g s)\n",
-                why, t_span);
+        fprintf(
+            stderr,
+            "warning: the phase portrait has no trajectories: %s (the trajectories span %.3g s)\n",
+            why, t_span);
     int legend_att = 0, legend_rep = 0;
     for (size_t i = 0; i < la.n_dirs; ++i) {
         ray_x[i][0] = ray_y[i][0] = 0.0;
@@ -303,8 +316,10 @@ int nsd_cmd_limits(const nsd_cli *cli) {
     };
     snprintf(title2, sizeof title2, "limit-direction functions (3)");
     nsd_panel panels[2] = {
-        {title2, "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL, 0, 0, 360, NAN, NAN, 0, 0, 0, NULL, NULL, 0},
-        {"u1-u2 projection of the phase portrait", xl, yl, curves, nc, NULL, 0, -1.6 * r, 1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 0},
+        {title2, "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL, 0, 0, 360, NAN, NAN, 0, 0, 0,
+         NULL, NULL, 0},
+        {"u1-u2 projection of the phase portrait", xl, yl, curves, nc, NULL, 0, -1.6 * r, 1.6 * r,
+         -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 0},
     };
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&app.cfg, "format");
     snprintf(path, sizeof path, "%s/limit_directions.%s", od.tmp, nsd_plot_format_ext(fmt));
@@ -317,8 +332,8 @@ int nsd_cmd_limits(const nsd_cli *cli) {
         od.open = 0; /* kept where the message says */
         status = NSD_EXIT_OUTPUT;
     } else {
-        printf("wrote %s/limit_functions.csv, limit_directions.csv, limit_directions.%s\n", od.target,
-               nsd_plot_format_ext(fmt));
+        printf("wrote %s/limit_functions.csv, limit_directions.csv, limit_directions.%s\n",
+               od.target, nsd_plot_format_ext(fmt));
     }
     free(curves);
     free(xs);

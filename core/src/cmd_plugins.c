@@ -9,15 +9,25 @@
 #include "params.h"
 
 static void caps_text(uint32_t caps, char *buf, size_t len) {
-    static const struct { uint32_t bit; const char *name; } names[] = {
-        {NSDYN_CAP_FIXED_STEP, "fixed-step"}, {NSDYN_CAP_ADAPTIVE_STEP, "adaptive"},
-        {NSDYN_CAP_DENSE_OUTPUT, "dense-output"}, {NSDYN_CAP_EVENT_LOCATION, "event-location"},
-        {NSDYN_CAP_STIFF, "stiff"}, {NSDYN_CAP_TIME_STEPPING, "time-stepping"},
-        {NSDYN_CAP_COMPLIANT_NORMAL, "compliant"}, {NSDYN_CAP_RIGID_IMPACT, "rigid-impact"},
-        {NSDYN_CAP_FRICTION_SMOOTH, "smooth"}, {NSDYN_CAP_FRICTION_SET_VALUED, "set-valued"},
-        {NSDYN_CAP_FRICTION_STATEFUL, "internal-state"}, {NSDYN_CAP_FRICTION_2D, "2-D slip"},
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } names[] = {
+        {NSDYN_CAP_FIXED_STEP, "fixed-step"},
+        {NSDYN_CAP_ADAPTIVE_STEP, "adaptive"},
+        {NSDYN_CAP_DENSE_OUTPUT, "dense-output"},
+        {NSDYN_CAP_EVENT_LOCATION, "event-location"},
+        {NSDYN_CAP_STIFF, "stiff"},
+        {NSDYN_CAP_TIME_STEPPING, "time-stepping"},
+        {NSDYN_CAP_COMPLIANT_NORMAL, "compliant"},
+        {NSDYN_CAP_RIGID_IMPACT, "rigid-impact"},
+        {NSDYN_CAP_FRICTION_SMOOTH, "smooth"},
+        {NSDYN_CAP_FRICTION_SET_VALUED, "set-valued"},
+        {NSDYN_CAP_FRICTION_STATEFUL, "internal-state"},
+        {NSDYN_CAP_FRICTION_2D, "2-D slip"},
         {NSDYN_CAP_UNILATERAL_CONTACTS, "unilateral contacts"},
-        {NSDYN_CAP_PERSISTENT_CONTACTS, "persistent contacts"}, {NSDYN_CAP_TANGENT_2D, "2-D slip"},
+        {NSDYN_CAP_PERSISTENT_CONTACTS, "persistent contacts"},
+        {NSDYN_CAP_TANGENT_2D, "2-D slip"},
         {NSDYN_CAP_DRAWS, "draws itself"},
     };
     buf[0] = '\0';
@@ -39,7 +49,8 @@ int nsd_cmd_plugins(void) {
     problems += nsd_registry_audit(&reg, &diag);
     printf("search path:\n");
     for (size_t i = 0; i < reg.n_dirs; ++i) printf("  %s\n", reg.dirs[i]);
-    const nsdyn_kind kinds[] = {NSDYN_KIND_SYSTEM, NSDYN_KIND_CONTACT, NSDYN_KIND_FRICTION, NSDYN_KIND_INTEGRATOR};
+    const nsdyn_kind kinds[] = {NSDYN_KIND_SYSTEM, NSDYN_KIND_CONTACT, NSDYN_KIND_FRICTION,
+                                NSDYN_KIND_INTEGRATOR};
     for (size_t k = 0; k < 4; ++k) {
         printf("\n%ss:\n", nsd_kind_name(kinds[k]));
         size_t shown = 0;
@@ -72,9 +83,11 @@ int nsd_cmd_describe(const char *id) {
         const char **ids = calloc(reg.n ? reg.n : 1, sizeof *ids);
         for (size_t i = 0; i < reg.n; ++i) ids[i] = reg.plugins[i].info->id;
         const char *near = nsd_did_you_mean(id, ids, reg.n);
-        fprintf(stderr, "error: no plugin '%s' in the search path%s%s%s (nsdyn plugins lists them)\n", id,
+        fprintf(stderr,
+                "error: no plugin '%s' in the search path%s%s%s (nsdyn plugins lists them)\n", id,
                 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
-        for (size_t k = 0; k < reg.n_skipped && k < 3; ++k) fprintf(stderr, "note: %s\n", reg.skipped[k]);
+        for (size_t k = 0; k < reg.n_skipped && k < 3; ++k)
+            fprintf(stderr, "note: %s\n", reg.skipped[k]);
         free(ids);
         status = NSD_EXIT_USAGE;
     } else {
@@ -82,7 +95,8 @@ int nsd_cmd_describe(const char *id) {
         char provides[512], needs[512];
         caps_text(i->provides, provides, sizeof provides);
         caps_text(i->needs, needs, sizeof needs);
-        printf("%s %s (%s)\n  %s\n  file: %s\n  ABI %u.%u; provides: %s; needs: %s\n\nparameters ([%s] section):\n",
+        printf("%s %s (%s)\n  %s\n  file: %s\n  ABI %u.%u; provides: %s; needs: %s\n\nparameters "
+               "([%s] section):\n",
                i->id, i->version, nsd_kind_name(i->kind), i->summary, p->path, i->abi_major,
                i->abi_minor, provides, needs, nsd_kind_section(i->kind));
         nsd_params_print_help(stdout, i->params, i->n_params);

@@ -65,7 +65,8 @@ int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
     /* Incomplete data carry it in their name, so no one takes them for a
      * finished run. */
     int data_incomplete = rec.outcome == NSD_RUN_FAILED;
-    snprintf(path, sizeof path, "%s/%s", dir, data_incomplete ? "timeseries.INCOMPLETE.csv" : "timeseries.csv");
+    snprintf(path, sizeof path, "%s/%s", dir,
+             data_incomplete ? "timeseries.INCOMPLETE.csv" : "timeseries.csv");
     if (nsd_write_csv(path, m->channels, &res->series, err, err_len) != 0) return -1;
     push_written(written, n_written, path);
     if (m->event_driven) {
@@ -75,12 +76,15 @@ int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
     }
     abandoned |= abandon_if_interrupted(&rec, res);
     /* After a signal the user waits: no graphs (they take a while). */
-    if (plots && nsd_plot_num(cfg, "enabled") != 0 && res->series.rows >= 2 && !nsd_interrupt_signal()) {
+    if (plots && nsd_plot_num(cfg, "enabled") != 0 && res->series.rows >= 2 &&
+        !nsd_interrupt_signal()) {
         nsd_figure_run one = {cfg->title, m, res};
         char title[600];
         if (res->outcome == NSD_RUN_FAILED)
-            snprintf(title, sizeof title, "INCOMPLETE, failed at t = %.6g s: %s", res->t_reached, cfg->title);
-        else snprintf(title, sizeof title, "%s", cfg->title);
+            snprintf(title, sizeof title, "INCOMPLETE, failed at t = %.6g s: %s", res->t_reached,
+                     cfg->title);
+        else
+            snprintf(title, sizeof title, "%s", cfg->title);
         if (nsd_figures_write(dir, cfg, title, m, &one, 1, written, n_written, err, err_len) != 0)
             return -1;
         abandoned |= abandon_if_interrupted(&rec, res);
@@ -89,7 +93,8 @@ int nsd_write_run_outputs(const char *dir, const nsd_config *cfg, nsd_model *m,
         /* The data are whole, but the outputs are not: name them so. */
         snprintf(path, sizeof path, "%s/timeseries.INCOMPLETE.csv", dir);
         if (rename((*written)[data_entry], path) != 0) {
-            snprintf(err, err_len, "cannot rename %s to %s: %s", (*written)[data_entry], path, strerror(errno));
+            snprintf(err, err_len, "cannot rename %s to %s: %s", (*written)[data_entry], path,
+                     strerror(errno));
             return -1;
         }
         free((*written)[data_entry]);
@@ -106,9 +111,12 @@ static void append_count(char *buf, size_t len, size_t n, const char *name, cons
     if (!n) return;
     size_t at = strlen(buf);
     if (at >= len) return;
-    if (n == 1) snprintf(buf + at, len - at, "%s1 %s", at ? ", " : "", name);
-    else if (plural) snprintf(buf + at, len - at, "%s%zu %s", at ? ", " : "", n, plural);
-    else snprintf(buf + at, len - at, "%s%zu %ss", at ? ", " : "", n, name);
+    if (n == 1)
+        snprintf(buf + at, len - at, "%s1 %s", at ? ", " : "", name);
+    else if (plural)
+        snprintf(buf + at, len - at, "%s%zu %s", at ? ", " : "", n, plural);
+    else
+        snprintf(buf + at, len - at, "%s%zu %ss", at ? ", " : "", n, name);
 }
 
 /* "19 impacts, 1 rest, 2 switches": the kinds that occurred, or "none". */
@@ -126,7 +134,9 @@ void nsd_print_run_summary(FILE *out, const char *label, const nsd_run_result *r
     nsd_run_count_events(res, &counts);
     char events[512];
     format_event_counts(&counts, events, sizeof events);
-    fprintf(out, "%s%s%s: t = %.6g s, %llu steps, %llu rhs evaluations, %llu rejected, %.3f s wall; events: %s",
+    fprintf(out,
+            "%s%s%s: t = %.6g s, %llu steps, %llu rhs evaluations, %llu rejected, %.3f s wall; "
+            "events: %s",
             label ? label : "", label ? " " : "", nsd_outcome_text(res->outcome), res->t_reached,
             (unsigned long long)res->stats.steps, (unsigned long long)res->stats.rhs_evals,
             (unsigned long long)res->stats.rejected_steps, res->wall_seconds, events);
@@ -177,7 +187,9 @@ int nsd_cmd_run(const nsd_cli *cli) {
     int complete = rc == 0 && res.outcome != NSD_RUN_FAILED, outputs_ok = 0;
     if (rc < 0) {
         fprintf(stderr, "error: %s\n", err);
-        fprintf(stderr, "error: the outputs could not be written; nothing was replaced (%s, if it exists, is untouched)\n",
+        fprintf(stderr,
+                "error: the outputs could not be written; nothing was replaced (%s, if it exists, "
+                "is untouched)\n",
                 od.target);
         nsd_outdir_discard(&od);
     } else if (nsd_outdir_commit(&od, complete, err, sizeof err) != 0) {
@@ -190,12 +202,16 @@ int nsd_cmd_run(const nsd_cli *cli) {
     if (res.outcome == NSD_RUN_FAILED) {
         fprintf(stderr, "error: %s\n", res.message);
         if (outputs_ok)
-            fprintf(stderr, "error: the data computed up to t = %.9g s are kept in %s/timeseries.INCOMPLETE.csv; "
-                            "the earlier result in %s, if any, is untouched\n",
+            fprintf(stderr,
+                    "error: the data computed up to t = %.9g s are kept in "
+                    "%s/timeseries.INCOMPLETE.csv; "
+                    "the earlier result in %s, if any, is untouched\n",
                     res.t_reached, od.incomplete, od.target);
     } else if (rc == 1 && outputs_ok) {
-        fprintf(stderr, "error: interrupted by signal %d while the outputs were written: what was written is in %s; "
-                        "the earlier result in %s, if any, is untouched\n",
+        fprintf(stderr,
+                "error: interrupted by signal %d while the outputs were written: what was written "
+                "is in %s; "
+                "the earlier result in %s, if any, is untouched\n",
                 nsd_interrupt_signal(), od.incomplete, od.target);
     } else if (res.outcome == NSD_RUN_STOPPED && !cli->quiet) {
         printf("%s\n", res.message);

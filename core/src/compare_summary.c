@@ -33,15 +33,19 @@ static const nsd_params *section_params(const nsd_config *cfg, const char *sec, 
     return strcmp(sec, "run") == 0 ? &cfg->run : NULL;
 }
 
-static int numeric_param(nsdyn_param_type t) { return t == NSDYN_PARAM_REAL || t == NSDYN_PARAM_INT; }
+static int numeric_param(nsdyn_param_type t) {
+    return t == NSDYN_PARAM_REAL || t == NSDYN_PARAM_INT;
+}
 
 /* [compare].x = "section.key" against one variant's resolved config: the
  * parameters and index of the key. Returns the number of errors (0 or 1). */
-size_t nsd_compare_resolve_x(const nsd_toml_node *x, const nsd_config *cfg, const nsd_params **params,
-                        int *index, nsd_diag *diag) {
+size_t nsd_compare_resolve_x(const nsd_toml_node *x, const nsd_config *cfg,
+                             const nsd_params **params, int *index, nsd_diag *diag) {
     const char *dot = strchr(x->str, '.');
     if (!dot || dot == x->str || !dot[1] || strchr(dot + 1, '.') || dot - x->str >= 64) {
-        nsd_diag_at(diag, x, "[compare] key 'x': \"%s\" is not \"section.key\" (e.g. \"system.b\"; sections: system, contact, friction, integrator, run)",
+        nsd_diag_at(diag, x,
+                    "[compare] key 'x': \"%s\" is not \"section.key\" (e.g. \"system.b\"; "
+                    "sections: system, contact, friction, integrator, run)",
                     x->str);
         return 1;
     }
@@ -53,14 +57,17 @@ size_t nsd_compare_resolve_x(const nsd_toml_node *x, const nsd_config *cfg, cons
     if (!known) {
         const char *near = nsd_did_you_mean(sec, x_sections, NSDYN_COUNT(x_sections));
         nsd_diag_at(diag, x, "[compare] key 'x': '%s' is not a section with parameters%s%s%s", sec,
-                    near ? " (did you mean '" : " (sections: system, contact, friction, integrator, run)",
+                    near ? " (did you mean '"
+                         : " (sections: system, contact, friction, integrator, run)",
                     near ? near : "", near ? "'?)" : "");
         return 1;
     }
     const nsd_params *p = section_params(cfg, sec, owner, sizeof owner);
     if (!p) {
-        nsd_diag_at(diag, x, "[compare] key 'x': \"%s\" names section [%s], but the config has no [%s] section",
-                    x->str, sec, sec);
+        nsd_diag_at(
+            diag, x,
+            "[compare] key 'x': \"%s\" names section [%s], but the config has no [%s] section",
+            x->str, sec, sec);
         return 1;
     }
     int i = nsd_params_index(p->decls, p->n, key);
@@ -73,20 +80,26 @@ size_t nsd_compare_resolve_x(const nsd_toml_node *x, const nsd_config *cfg, cons
             if (numeric_param(p->decls[j].type)) {
                 names[k++] = p->decls[j].name;
                 size_t used = strlen(list);
-                snprintf(list + used, sizeof list - used, "%s%s", k > 1 ? ", " : "", p->decls[j].name);
+                snprintf(list + used, sizeof list - used, "%s%s", k > 1 ? ", " : "",
+                         p->decls[j].name);
             }
         const char *near = nsd_did_you_mean(key, names, k);
         nsd_diag_at(diag, x, "[compare] key 'x': %s has no parameter '%s' (%s%s%s)", owner, key,
-                    near ? "did you mean '" : k ? "its numeric parameters: " : "it has no numeric parameters",
+                    near ? "did you mean '"
+                    : k  ? "its numeric parameters: "
+                         : "it has no numeric parameters",
                     near ? near : list, near ? "'?" : "");
         free(names);
         return 1;
     }
     const nsdyn_param_decl *d = &p->decls[i];
     if (!numeric_param(d->type)) {
-        const char *what = d->type == NSDYN_PARAM_BOOL ? "a boolean" : d->type == NSDYN_PARAM_CHOICE ? "a choice"
-                                                                                                     : "an array";
-        nsd_diag_at(diag, x, "[compare] key 'x': %s parameter '%s' is %s, not a number (x must name a real or integer parameter)",
+        const char *what = d->type == NSDYN_PARAM_BOOL     ? "a boolean"
+                           : d->type == NSDYN_PARAM_CHOICE ? "a choice"
+                                                           : "an array";
+        nsd_diag_at(diag, x,
+                    "[compare] key 'x': %s parameter '%s' is %s, not a number (x must name a real "
+                    "or integer parameter)",
                     owner, key, what);
         return 1;
     }
@@ -97,7 +110,7 @@ size_t nsd_compare_resolve_x(const nsd_toml_node *x, const nsd_config *cfg, cons
 
 /* Every element of [compare].summary must be a channel of the reference. */
 size_t nsd_compare_check_summary(const nsd_toml_node *summary, const nsd_model *m,
-                                     const char *ref_name, nsd_diag *diag) {
+                                 const char *ref_name, nsd_diag *diag) {
     size_t errors = 0;
     for (size_t k = 0; k < summary->n_items; ++k) {
         const nsd_toml_node *e = &summary->items[k];
@@ -114,8 +127,11 @@ size_t nsd_compare_check_summary(const nsd_toml_node *summary, const nsd_model *
                 snprintf(list + used, sizeof list - used, ", ...");
         }
         const char *near = nsd_did_you_mean(e->str, names, m->n_channels);
-        nsd_diag_at(diag, e, "[compare] key 'summary': '%s' is not a channel of the reference variant \"%s\" (%s%s%s)",
-                    e->str, ref_name, near ? "did you mean '" : "its channels: ", near ? near : list,
+        nsd_diag_at(diag, e,
+                    "[compare] key 'summary': '%s' is not a channel of the reference variant "
+                    "\"%s\" (%s%s%s)",
+                    e->str, ref_name,
+                    near ? "did you mean '" : "its channels: ", near ? near : list,
                     near ? "'?" : "");
         free(names);
         errors++;
@@ -135,7 +151,9 @@ static const char *stop_name(const char *message, char *buf, size_t len) {
 }
 
 const char *nsd_compare_outcome_text(const nsd_run_result *r) {
-    return r->outcome == NSD_RUN_FAILED ? "FAILED" : r->outcome == NSD_RUN_STOPPED ? "stopped" : "complete";
+    return r->outcome == NSD_RUN_FAILED    ? "FAILED"
+           : r->outcome == NSD_RUN_STOPPED ? "stopped"
+                                           : "complete";
 }
 
 /* summary.csv, the printed table and summary.<fmt>: each summary channel's
@@ -143,9 +161,10 @@ const char *nsd_compare_outcome_text(const nsd_run_result *r) {
  * stopped or failed are listed in the file with their outcome; in the graph
  * they are not points of the curve but dashed vertical lines at their x,
  * named in the legend. */
-int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const variant *vars, size_t nv,
-                         size_t ref, const compare_keys *ck, const double *x, int plots,
-                         char ***written, size_t *n_written, char *err, size_t err_len) {
+int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const variant *vars,
+                              size_t nv, size_t ref, const compare_keys *ck, const double *x,
+                              int plots, char ***written, size_t *n_written, char *err,
+                              size_t err_len) {
     const nsd_toml_node *sm = ck->summary;
     size_t ns = sm->n_items;
     const nsd_params *xp = NULL;
@@ -179,13 +198,15 @@ int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const vari
         return -1;
     }
     fprintf(csv, "variant,%s,outcome", xhead);
-    printf("\nsummary: value at the end of each run, against %s\n%-28s %14s %-9s", xhead, "variant", ck->x->str, "outcome");
+    printf("\nsummary: value at the end of each run, against %s\n%-28s %14s %-9s", xhead, "variant",
+           ck->x->str, "outcome");
     for (size_t k = 0; k < ns; ++k) {
         int c = nsd_model_channel(&vars[ref].model, sm->items[k].str);
         fprintf(csv, ",%s [%s]", sm->items[k].str, vars[ref].model.channels[c].unit);
         {
             char head[96];
-            snprintf(head, sizeof head, "%s [%s]", sm->items[k].str, vars[ref].model.channels[c].unit);
+            snprintf(head, sizeof head, "%s [%s]", sm->items[k].str,
+                     vars[ref].model.channels[c].unit);
             printf(" %16s", head);
         }
     }
@@ -220,9 +241,10 @@ int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const vari
     double *lx = malloc(2 * nv * sizeof *lx), *ly = malloc(2 * nv * ns * sizeof *ly);
     nsd_panel *panels = calloc(ns, sizeof *panels);
     nsd_curve *curves = calloc(ns * (nv + 2), sizeof *curves);
-    char (*ylabels)[200] = calloc(ns, sizeof *ylabels), (*titles)[200] = calloc(ns, sizeof *titles);
-    char (*legends)[200] = calloc(nv + 1, sizeof *legends);
-    if (!order || !cx || !cy || !lx || !ly || !panels || !curves || !ylabels || !titles || !legends) abort();
+    char(*ylabels)[200] = calloc(ns, sizeof *ylabels), (*titles)[200] = calloc(ns, sizeof *titles);
+    char(*legends)[200] = calloc(nv + 1, sizeof *legends);
+    if (!order || !cx || !cy || !lx || !ly || !panels || !curves || !ylabels || !titles || !legends)
+        abort();
     for (size_t i = 0; i < nv; ++i)
         if (vars[i].res.outcome == NSD_RUN_COMPLETE && isfinite(x[i])) {
             size_t j = n_ok++; /* insertion sort by x, stable */
@@ -250,14 +272,17 @@ int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const vari
     /* Legend of the curve: the variants on it, or how many. */
     size_t used = 0;
     for (size_t r = 0; r < n_ok && used < sizeof legends[nv]; ++r)
-        used += (size_t)snprintf(legends[nv] + used, sizeof legends[nv] - used, "%s%s", r ? ", " : "", vars[order[r]].name);
+        used += (size_t)snprintf(legends[nv] + used, sizeof legends[nv] - used, "%s%s",
+                                 r ? ", " : "", vars[order[r]].name);
     if (used >= 60 || !n_ok) snprintf(legends[nv], sizeof legends[nv], "%zu runs", n_ok);
     used = strlen(legends[nv]);
     snprintf(legends[nv] + used, sizeof legends[nv] - used, ": value at the end");
     for (size_t i = 0; i < nv; ++i) {
         if (vars[i].res.outcome == NSD_RUN_COMPLETE || !isfinite(x[i])) continue;
         char sbuf[64];
-        const char *why = vars[i].res.outcome == NSD_RUN_STOPPED ? stop_name(vars[i].res.message, sbuf, sizeof sbuf) : NULL;
+        const char *why = vars[i].res.outcome == NSD_RUN_STOPPED
+                              ? stop_name(vars[i].res.message, sbuf, sizeof sbuf)
+                              : NULL;
         snprintf(legends[i], sizeof legends[i], "%s: %s%s%s%s at t = %.4g s", vars[i].name,
                  vars[i].res.outcome == NSD_RUN_FAILED ? "failed" : "stopped", why ? " by '" : "",
                  why ? why : "", why ? "'" : "", vars[i].res.t_reached);
@@ -278,7 +303,7 @@ int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const vari
         }
         if (!(ylo <= yhi)) ylo = 0, yhi = 1;
         double span = yhi - ylo, pad = span > 1e-12 * fmax(fabs(ylo), fabs(yhi)) ? 0.08 * span
-                                      : ylo != 0                                 ? 0.1 * fabs(ylo)
+                                       : ylo != 0                                ? 0.1 * fabs(ylo)
                                                                                  : 1.0;
         nsd_curve *cv = &curves[k * (nv + 2)];
         size_t nc = 0;
@@ -290,13 +315,20 @@ int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const vari
             size_t i = order[n_ok + b];
             ly[2 * (k * nv + b)] = ylo - pad;
             ly[2 * (k * nv + b) + 1] = yhi + pad;
-            cv[nc++] = (nsd_curve){&lx[2 * b], &ly[2 * (k * nv + b)], 2, k ? NULL : legends[i],
-                                            vars[i].res.outcome == NSD_RUN_FAILED ? 4 : 1,
-                                            vars[i].res.outcome == NSD_RUN_FAILED ? 2 : 1, 1.5, 0};
+            cv[nc++] = (nsd_curve){&lx[2 * b],
+                                   &ly[2 * (k * nv + b)],
+                                   2,
+                                   k ? NULL : legends[i],
+                                   vars[i].res.outcome == NSD_RUN_FAILED ? 4 : 1,
+                                   vars[i].res.outcome == NSD_RUN_FAILED ? 2 : 1,
+                                   1.5,
+                                   0};
         }
         snprintf(titles[k], sizeof titles[k], "(%c) %s", (int)('a' + k % 26), ch->label);
-        if (strcmp(ch->unit, "1") == 0) snprintf(ylabels[k], sizeof ylabels[k], "%s", ch->name);
-        else snprintf(ylabels[k], sizeof ylabels[k], "%s [%s]", ch->name, ch->unit);
+        if (strcmp(ch->unit, "1") == 0)
+            snprintf(ylabels[k], sizeof ylabels[k], "%s", ch->name);
+        else
+            snprintf(ylabels[k], sizeof ylabels[k], "%s [%s]", ch->name, ch->unit);
         /* The legend (first panel only) goes into the corner with the
          * fewest points: it covers about half the width and a third of
          * the height. */
@@ -318,8 +350,15 @@ int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const vari
                 }
             }
         }
-        panels[k] = (nsd_panel){titles[k], ck->x_label ? ck->x_label->str : xaxis, ylabels[k], cv, nc,
-                                NULL, 0, xmin, xmax, ylo - pad, yhi + pad, 0, 0, log_x, NULL, NULL, corner};
+        panels[k] = (nsd_panel){titles[k],  ck->x_label ? ck->x_label->str : xaxis,
+                                ylabels[k], cv,
+                                nc,         NULL,
+                                0,          xmin,
+                                xmax,       ylo - pad,
+                                yhi + pad,  0,
+                                0,          log_x,
+                                NULL,       NULL,
+                                corner};
     }
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     nsd_figure fig = {cfg->title, panels, ns, 1, 1200, ns <= 6 ? (int)(360 * ns + 60) : 0};
@@ -343,4 +382,3 @@ int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const vari
     free(val);
     return rc;
 }
-

@@ -12,33 +12,36 @@
 
 static const char *const audit_choices[] = {"error", "warn", "off", NULL};
 const nsdyn_param_decl nsd_run_decls[] = {
-    {"t_end", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL, NSDYN_PARAM_REQUIRED | NSDYN_PARAM_MIN_EXCLUSIVE,
-     "end time of the simulation", NULL, NULL, 0},
+    {"t_end", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL,
+     NSDYN_PARAM_REQUIRED | NSDYN_PARAM_MIN_EXCLUSIVE, "end time of the simulation", NULL, NULL, 0},
     {"t_start", NSDYN_PARAM_REAL, "s", 0, -HUGE_VAL, HUGE_VAL, 0, "start time", NULL, NULL, 0},
     {"output_dt", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL, 0,
      "sampling interval of the written data; 0 = (t_end - t_start)/2000", NULL, NULL, 0},
     {"max_samples", NSDYN_PARAM_INT, "1", 1e7, 1, 1e9, 0,
      "most samples of the output grid, (t_end - t_start)/output_dt: a larger grid is refused "
-     "before the run (each sample holds every channel, 8 bytes each, in memory)", NULL, NULL, 0},
-    {"hold_stick", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
-     "hold every persistent contact in stick (rolling) and report the force that does it",
+     "before the run (each sample holds every channel, 8 bytes each, in memory)",
      NULL, NULL, 0},
-    {"progress", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0,
-     "show progress on a terminal", NULL, NULL, 0},
+    {"hold_stick", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
+     "hold every persistent contact in stick (rolling) and report the force that does it", NULL,
+     NULL, 0},
+    {"progress", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0, "show progress on a terminal", NULL, NULL, 0},
     /* Event-driven contact (core/src/modes.c). */
     {"rest_ratio", NSDYN_PARAM_REAL, "1", 1e-6, 0, 0.1, NSDYN_PARAM_MIN_EXCLUSIVE,
      "event-driven contact, the accumulation rule: an approach or rebound slower than this "
      "fraction of the contact's largest impact speed closes it plastically (a bouncing ball "
      "comes to rest; the time to rest is off by at most this fraction of the accumulation's "
-     "duration, divided by e)", NULL, NULL, 0},
+     "duration, divided by e)",
+     NULL, NULL, 0},
     {"rest_velocity", NSDYN_PARAM_REAL, "m/s", 1e-5, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
      "event-driven contact: a slip slower than this counts as zero (stick at the start, the "
-     "end of 2-D slip)", NULL, NULL, 0},
+     "end of 2-D slip)",
+     NULL, NULL, 0},
     {"contact_tolerance", NSDYN_PARAM_REAL, "m", 1e-9, 0, 1e-3, NSDYN_PARAM_MIN_EXCLUSIVE,
      "event-driven contact: a gap at most this small counts as touching. It is an error in "
      "every contact position: a body comes to rest anywhere in this band above the surface "
      "(1 m let a ball rest 1 m up in the air), so at most 1 mm, and far below the model's "
-     "own lengths", NULL, NULL, 0},
+     "own lengths",
+     NULL, NULL, 0},
     {"max_events", NSDYN_PARAM_INT, "1", 1000000, 1, 1e9, 0,
      "event-driven contact: the run fails after this many contact events", NULL, NULL, 0},
     /* The energy audit (core/src/run.c). */
@@ -65,12 +68,16 @@ const nsdyn_param_decl nsd_plot_decls[] = {
 };
 const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
 
-static const char *const top_keys[] = {"title",   "plugin_path", "system", "contact",
-                                       "friction", "integrator", "initial", "run",
-                                       "plot",    "compare",     "variant", "provenance", "status"};
+static const char *const top_keys[] = {"title",      "plugin_path", "system", "contact", "friction",
+                                       "integrator", "initial",     "run",    "plot",    "compare",
+                                       "variant",    "provenance",  "status"};
 
-double nsd_run_num(const nsd_config *cfg, const char *key) { return nsd_params_num(&cfg->run, key); }
-double nsd_plot_num(const nsd_config *cfg, const char *key) { return nsd_params_num(&cfg->plot, key); }
+double nsd_run_num(const nsd_config *cfg, const char *key) {
+    return nsd_params_num(&cfg->run, key);
+}
+double nsd_plot_num(const nsd_config *cfg, const char *key) {
+    return nsd_params_num(&cfg->plot, key);
+}
 
 /* ---- reading and overrides -------------------------------------------- */
 
@@ -103,13 +110,19 @@ static int number_trouble(const char *value, const char *label, nsd_diag *diag) 
     double x = strtod(value, &end);
     if (end == value || *end != '\0') return 0;
     if (errno == ERANGE && isinf(x))
-        nsd_diag_add(diag, "%s: the number %s is out of the range of a double (largest magnitude about 1.8e308)",
-                     label, value);
+        nsd_diag_add(
+            diag,
+            "%s: the number %s is out of the range of a double (largest magnitude about 1.8e308)",
+            label, value);
     else if (errno == ERANGE && x == 0)
-        nsd_diag_add(diag, "%s: the number %s is too small for a double: it would be read as 0 (smallest magnitude about 4.9e-324)",
+        nsd_diag_add(diag,
+                     "%s: the number %s is too small for a double: it would be read as 0 (smallest "
+                     "magnitude about 4.9e-324)",
                      label, value);
     else
-        nsd_diag_add(diag, "%s: %s is not a TOML number (TOML writes 0.5, not .5 or 5.; 1e3 or 1.0e3; no leading zeros)",
+        nsd_diag_add(diag,
+                     "%s: %s is not a TOML number (TOML writes 0.5, not .5 or 5.; 1e3 or 1.0e3; no "
+                     "leading zeros)",
                      label, value);
     return 1;
 }
@@ -126,8 +139,10 @@ static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
     /* Names the value in messages; a long one is shortened there (only). */
     char label[200];
     size_t set_len = strlen(set);
-    if (set_len <= 160) snprintf(label, sizeof label, "--set %s", set);
-    else snprintf(label, sizeof label, "--set %.120s... (%zu characters)", set, set_len);
+    if (set_len <= 160)
+        snprintf(label, sizeof label, "--set %s", set);
+    else
+        snprintf(label, sizeof label, "--set %.120s... (%zu characters)", set, set_len);
     if (!eq || eq == set) {
         nsd_diag_add(diag, "%s: expected section.key=value", label);
         return 1;
@@ -216,7 +231,6 @@ static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
     return 0;
 }
 
-
 int nsd_config_read(nsd_config *cfg, const char *path, const char *const *sets, size_t n_sets,
                     nsd_diag *diag) {
     memset(cfg, 0, sizeof *cfg);
@@ -236,11 +250,11 @@ int nsd_config_read(nsd_config *cfg, const char *path, const char *const *sets, 
 size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag *diag) {
     char **dirs = NULL;
     size_t n = 0;
-#define PUSH(s)                                                   \
-    do {                                                          \
-        dirs = realloc(dirs, (n + 1) * sizeof *dirs);             \
-        if (!dirs) abort();                                       \
-        dirs[n++] = dup_str(s);                                   \
+#define PUSH(s)                                       \
+    do {                                              \
+        dirs = realloc(dirs, (n + 1) * sizeof *dirs); \
+        if (!dirs) abort();                           \
+        dirs[n++] = dup_str(s);                       \
     } while (0)
     const nsd_toml_node *pp = nsd_toml_get(&cfg->root, "plugin_path");
     /* A config's plugin_path is code that runs: --no-config-plugins (which
@@ -248,30 +262,39 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
     const char *refuse = getenv("NSDYN_NO_CONFIG_PLUGINS");
     if (pp && refuse && *refuse && strcmp(refuse, "0") != 0) {
         nsd_diag_at(diag, pp,
-                    "plugin_path: refused (--no-config-plugins or NSDYN_NO_CONFIG_PLUGINS is set): a config's plugin_path loads and runs the shared objects it names; if you trust them, put the folder in NSDYN_PLUGIN_PATH instead");
+                    "plugin_path: refused (--no-config-plugins or NSDYN_NO_CONFIG_PLUGINS is set): "
+                    "a config's plugin_path loads and runs the shared objects it names; if you "
+                    "trust them, put the folder in NSDYN_PLUGIN_PATH instead");
         pp = NULL;
     }
     if (pp) {
         char base[PATH_MAX];
         snprintf(base, sizeof base, "%s", cfg->path ? cfg->path : ".");
         char *slash = strrchr(base, '/');
-        if (slash) *slash = '\0';
-        else snprintf(base, sizeof base, ".");
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(base, sizeof base, ".");
         const nsd_toml_node *items = pp->type == NSD_TOML_ARRAY ? pp->items : pp;
         size_t count = pp->type == NSD_TOML_ARRAY ? pp->n_items : 1;
         for (size_t i = 0; i < count; ++i) {
             const nsd_toml_node *e = &items[i];
             if (e->type != NSD_TOML_STRING) {
-                nsd_diag_at(diag, e, "plugin_path: expected a string or an array of strings, found %s",
+                nsd_diag_at(diag, e,
+                            "plugin_path: expected a string or an array of strings, found %s",
                             nsd_toml_type_name(e->type));
                 continue;
             }
             char dir[2 * PATH_MAX];
-            if (e->str[0] == '/') snprintf(dir, sizeof dir, "%s", e->str);
-            else snprintf(dir, sizeof dir, "%s/%s", base, e->str);
+            if (e->str[0] == '/')
+                snprintf(dir, sizeof dir, "%s", e->str);
+            else
+                snprintf(dir, sizeof dir, "%s/%s", base, e->str);
             char real[PATH_MAX];
             if (!realpath(dir, real)) {
-                nsd_diag_at(diag, e, "plugin_path: directory '%s' does not exist (looked for %s; relative paths start at the config's folder)",
+                nsd_diag_at(diag, e,
+                            "plugin_path: directory '%s' does not exist (looked for %s; relative "
+                            "paths start at the config's folder)",
                             e->str, dir);
                 continue;
             }
@@ -312,7 +335,8 @@ static size_t resolve_section(nsd_section *sec, nsdyn_kind kind, const nsd_toml_
     sec->table = t;
     const nsd_toml_node *id = nsd_toml_get(t, "id");
     if (!id) {
-        nsd_diag_at(diag, t, "[%s]: missing required key 'id' (which %s to use; `nsdyn plugins` lists them)",
+        nsd_diag_at(diag, t,
+                    "[%s]: missing required key 'id' (which %s to use; `nsdyn plugins` lists them)",
                     name, nsd_kind_name(kind));
         return 1;
     }
@@ -348,7 +372,8 @@ static size_t resolve_section(nsd_section *sec, nsdyn_kind kind, const nsd_toml_
         for (size_t i = 0, k = 0; i < reg->n; ++i)
             if (reg->plugins[i].info->kind == kind) {
                 size_t used = strlen(list);
-                snprintf(list + used, sizeof list - used, "%s%s", k++ ? ", " : "", reg->plugins[i].info->id);
+                snprintf(list + used, sizeof list - used, "%s%s", k++ ? ", " : "",
+                         reg->plugins[i].info->id);
             }
         nsd_diag_at(diag, id, "[%s]: '%s' is %s %s, not %s %s (%ss: %s)", name, id->str,
                     nsd_kind_article(p->info->kind), nsd_kind_name(p->info->kind),
@@ -378,8 +403,9 @@ static size_t string_list(const nsd_toml_node *table, const char *key, char ***o
     if (!*out) abort();
     for (size_t i = 0; i < v->n_items; ++i) {
         if (v->items[i].type != NSD_TOML_STRING) {
-            nsd_diag_at(diag, &v->items[i], "[plot] key '%s' element %zu: expected a string, found %s",
-                        key, i + 1, nsd_toml_type_name(v->items[i].type));
+            nsd_diag_at(diag, &v->items[i],
+                        "[plot] key '%s' element %zu: expected a string, found %s", key, i + 1,
+                        nsd_toml_type_name(v->items[i].type));
             return 1;
         }
         (*out)[(*n)++] = dup_str(v->items[i].str);
@@ -399,19 +425,21 @@ static size_t check_output_grid(const nsd_config *cfg, nsd_diag *diag) {
         cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "output_dt")];
     double span = t1 - t0;
     if (!isfinite(span)) {
-        nsd_diag_at(diag, at_end,
-                    "[run] the run t_end - t_start = %.9g s - (%.9g s) is beyond the range of a double",
-                    t1, t0);
+        nsd_diag_at(
+            diag, at_end,
+            "[run] the run t_end - t_start = %.9g s - (%.9g s) is beyond the range of a double", t1,
+            t0);
         return 1;
     }
     double step = dt > 0 ? dt : span / 2000.0;
     double samples = span / step;
     if (!(samples <= max)) {
-        nsd_diag_at(diag, at_dt ? at_dt : at_end,
-                    "[run] the output grid (t_end - t_start)/output_dt = (%.9g s - %.9g s)/%g s has "
-                    "%.4g samples, more than run.max_samples = %.0f: raise output_dt (or "
-                    "run.max_samples), or shorten the run",
-                    t1, t0, step, samples, max);
+        nsd_diag_at(
+            diag, at_dt ? at_dt : at_end,
+            "[run] the output grid (t_end - t_start)/output_dt = (%.9g s - %.9g s)/%g s has "
+            "%.4g samples, more than run.max_samples = %.0f: raise output_dt (or "
+            "run.max_samples), or shorten the run",
+            t1, t0, step, samples, max);
         return 1;
     }
     /* Samples t_start + k output_dt must be distinct doubles, with room to
@@ -438,21 +466,26 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
         if (!known) {
             const char *near = nsd_did_you_mean(e->key, top_keys, NSDYN_COUNT(top_keys));
             if (near)
-                nsd_diag_at(diag, e, "unknown top-level key '%s' (did you mean '%s'?)", e->key, near);
+                nsd_diag_at(diag, e, "unknown top-level key '%s' (did you mean '%s'?)", e->key,
+                            near);
             else
-                nsd_diag_at(diag, e, "unknown top-level key '%s' (known: title, plugin_path, system, contact, friction, integrator, initial, run, plot, compare, variant)",
+                nsd_diag_at(diag, e,
+                            "unknown top-level key '%s' (known: title, plugin_path, system, "
+                            "contact, friction, integrator, initial, run, plot, compare, variant)",
                             e->key);
             errors++;
         }
     }
     const nsd_toml_node *title = nsd_toml_get(root, "title");
     if (title && title->type != NSD_TOML_STRING) {
-        nsd_diag_at(diag, title, "'title': expected a string, found %s", nsd_toml_type_name(title->type));
+        nsd_diag_at(diag, title, "'title': expected a string, found %s",
+                    nsd_toml_type_name(title->type));
         errors++;
     }
     free(cfg->title);
     cfg->title = NULL;
-    if (title && title->type == NSD_TOML_STRING) cfg->title = dup_str(title->str);
+    if (title && title->type == NSD_TOML_STRING)
+        cfg->title = dup_str(title->str);
     else {
         const char *base = cfg->path ? strrchr(cfg->path, '/') : NULL;
         cfg->title = dup_str(base ? base + 1 : cfg->path ? cfg->path : "nsdyn run");
@@ -466,25 +499,27 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
 
     const nsd_toml_node *run = nsd_toml_get(root, "run");
     if (!run) {
-        nsd_diag_at(diag, root, "missing section [run] (it sets at least t_end, the end time in s)");
+        nsd_diag_at(diag, root,
+                    "missing section [run] (it sets at least t_end, the end time in s)");
         errors++;
     } else if (run->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, run, "'run' must be a table, found %s", nsd_toml_type_name(run->type));
         errors++;
     } else {
-        size_t run_errors = nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, run,
-                                               "[run]", NULL, diag);
+        size_t run_errors =
+            nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, run, "[run]", NULL, diag);
         errors += run_errors;
         double t0 = nsd_run_num(cfg, "t_start"), t1 = nsd_run_num(cfg, "t_end");
         if (!run_errors && !(t1 > t0)) {
-            nsd_diag_at(diag, cfg->run.from[0], "[run] key 't_end' = %g must be later than t_start = %g",
-                        t1, t0);
+            nsd_diag_at(diag, cfg->run.from[0],
+                        "[run] key 't_end' = %g must be later than t_start = %g", t1, t0);
             errors++;
         }
         double dt = nsd_run_num(cfg, "output_dt");
         if (!run_errors && t1 > t0 && dt > 0 && dt > t1 - t0) {
-            nsd_diag_at(diag, cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "output_dt")],
-                        "[run] key 'output_dt' = %g is longer than the run (%g s)", dt, t1 - t0);
+            nsd_diag_at(
+                diag, cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "output_dt")],
+                "[run] key 'output_dt' = %g is longer than the run (%g s)", dt, t1 - t0);
             errors++;
         } else if (!run_errors && t1 > t0) {
             errors += check_output_grid(cfg, diag);
@@ -509,13 +544,15 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
     int iw = nsd_params_index(nsd_plot_decls, nsd_n_plot_decls, "snapshot_window");
     const nsdyn_value *win = &cfg->plot.values[iw];
     if (!plot_errors && cfg->plot.from[iw] && (win->len != 2 || !(win->arr[1] > win->arr[0]))) {
-        nsd_diag_at(diag, cfg->plot.from[iw],
-                    "[plot] key 'snapshot_window': expected [t0, t1] with t1 > t0 (s), found %zu value%s",
-                    win->len, win->len == 1 ? "" : "s");
+        nsd_diag_at(
+            diag, cfg->plot.from[iw],
+            "[plot] key 'snapshot_window': expected [t0, t1] with t1 > t0 (s), found %zu value%s",
+            win->len, win->len == 1 ? "" : "s");
         errors++;
     }
     if (plot) {
-        errors += string_list(plot, "series", &cfg->series, &cfg->n_series, &cfg->have_series, diag);
+        errors +=
+            string_list(plot, "series", &cfg->series, &cfg->n_series, &cfg->have_series, diag);
         errors += string_list(plot, "phase", &cfg->phase, &cfg->n_phase, &cfg->have_phase, diag);
         errors += string_list(plot, "highlight", &cfg->highlight, &cfg->n_highlight,
                               &cfg->have_highlight, diag);
@@ -529,7 +566,8 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
     }
     const nsd_toml_node *initial = nsd_toml_get(root, "initial");
     if (initial && initial->type != NSD_TOML_TABLE) {
-        nsd_diag_at(diag, initial, "'initial' must be a table, found %s", nsd_toml_type_name(initial->type));
+        nsd_diag_at(diag, initial, "'initial' must be a table, found %s",
+                    nsd_toml_type_name(initial->type));
         errors++;
     }
     return errors;
@@ -588,6 +626,7 @@ void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_n
             nsd_toml_table_set(&out->root, e->key, e);
             continue;
         }
-        for (size_t k = 0; k < e->n_items; ++k) nsd_toml_table_set(dst, e->items[k].key, &e->items[k]);
+        for (size_t k = 0; k < e->n_items; ++k)
+            nsd_toml_table_set(dst, e->items[k].key, &e->items[k]);
     }
 }

@@ -17,21 +17,21 @@ typedef struct nsd_section {
 } nsd_section;
 
 typedef struct nsd_config {
-    nsd_toml_doc *doc;    /* the parsed file (owns the source strings) */
-    nsd_toml_node root;   /* working tree: file + overrides (+ variant) */
+    nsd_toml_doc *doc;       /* the parsed file (owns the source strings) */
+    nsd_toml_node root;      /* working tree: file + overrides (+ variant) */
     nsd_toml_doc **set_docs; /* documents of --set values (own their sources) */
     size_t n_set_docs;
-    int derived;          /* a variant: doc and set_docs belong to the base */
-    char *path;           /* config file */
-    char *title;          /* run title for graphs */
+    int derived; /* a variant: doc and set_docs belong to the base */
+    char *path;  /* config file */
+    char *title; /* run title for graphs */
     nsd_section system, contact, friction, integrator;
-    nsd_params run;       /* host [run] values (run_decls) */
-    nsd_params plot;      /* host [plot] values (plot_decls) */
-    char **series;        /* plot.series, or NULL for the system's suggestion */
+    nsd_params run;  /* host [run] values (run_decls) */
+    nsd_params plot; /* host [plot] values (plot_decls) */
+    char **series;   /* plot.series, or NULL for the system's suggestion */
     size_t n_series;
-    char **phase;         /* plot.phase "x:y" pairs */
+    char **phase; /* plot.phase "x:y" pairs */
     size_t n_phase;
-    char **highlight;     /* plot.highlight: channels whose nonzero stretches are drawn thick */
+    char **highlight; /* plot.highlight: channels whose nonzero stretches are drawn thick */
     size_t n_highlight;
     int have_series, have_phase, have_highlight;
 } nsd_config;

@@ -24,9 +24,12 @@ static char *vformat(const char *prefix, const char *fmt, va_list ap) {
 }
 
 const char *nsd_node_where(const nsd_toml_node *node, char *buf, size_t len) {
-    if (!node || !node->source) snprintf(buf, len, "config");
-    else if (node->line > 0) snprintf(buf, len, "%s:%d:%d", node->source, node->line, node->column);
-    else snprintf(buf, len, "%s", node->source);
+    if (!node || !node->source)
+        snprintf(buf, len, "config");
+    else if (node->line > 0)
+        snprintf(buf, len, "%s:%d:%d", node->source, node->line, node->column);
+    else
+        snprintf(buf, len, "%s", node->source);
     return buf;
 }
 

@@ -34,7 +34,8 @@ size_t nsd_figures_check(const nsd_config *cfg, const nsd_model *m, nsd_diag *di
     for (size_t i = 0; i < cfg->n_series; ++i)
         errors += check_name(m, cfg->series[i], nsd_toml_get(plot, "series"), "series", diag);
     for (size_t i = 0; i < cfg->n_highlight; ++i)
-        errors += check_name(m, cfg->highlight[i], nsd_toml_get(plot, "highlight"), "highlight", diag);
+        errors +=
+            check_name(m, cfg->highlight[i], nsd_toml_get(plot, "highlight"), "highlight", diag);
     for (size_t i = 0; i < cfg->n_phase; ++i) {
         char pair[160];
         snprintf(pair, sizeof pair, "%s", cfg->phase[i]);
@@ -53,7 +54,8 @@ static double *marked(const nsd_series *s, const double *y, int mark) {
     if (mark < 0) return NULL;
     double *out = malloc((s->rows ? s->rows : 1) * sizeof *out);
     if (!out) abort();
-    for (size_t r = 0; r < s->rows; ++r) out[r] = nsd_series_at(s, r, (size_t)mark) != 0.0 ? y[r] : NAN;
+    for (size_t r = 0; r < s->rows; ++r)
+        out[r] = nsd_series_at(s, r, (size_t)mark) != 0.0 ? y[r] : NAN;
     return out;
 }
 
@@ -70,8 +72,10 @@ size_t nsd_figures_series(const nsd_config *cfg, const nsd_model *m, const char 
 }
 
 static void axis_label(const nsd_channel *c, char *buf, size_t len) {
-    if (strcmp(c->unit, "1") == 0) snprintf(buf, len, "%s", c->label);
-    else snprintf(buf, len, "%s [%s]", c->label, c->unit);
+    if (strcmp(c->unit, "1") == 0)
+        snprintf(buf, len, "%s", c->label);
+    else
+        snprintf(buf, len, "%s [%s]", c->label, c->unit);
 }
 
 /* Column c of a series, copied out (curves take plain arrays). */
@@ -103,12 +107,12 @@ static void draw_strobe(void *ctx, const nsdyn_canvas *canvas) {
 }
 
 static int timeseries(const char *path, nsd_plot_format fmt, const char *fig_title,
-                      const nsd_figure_run *runs, size_t n_runs, const char **names,
-                      size_t n_names, char *err, size_t err_len) {
+                      const nsd_figure_run *runs, size_t n_runs, const char **names, size_t n_names,
+                      char *err, size_t err_len) {
     nsd_panel *panels = calloc(n_names ? n_names : 1, sizeof *panels);
     nsd_curve *curves = calloc((n_names ? n_names : 1) * n_runs, sizeof *curves);
     double **cols = calloc((n_names ? n_names : 1) * n_runs * 2, sizeof *cols);
-    char (*labels)[160] = calloc(n_names ? n_names : 1, sizeof *labels);
+    char(*labels)[160] = calloc(n_names ? n_names : 1, sizeof *labels);
     if (!panels || !curves || !cols || !labels) abort();
     size_t np = 0, nc = 0, ncol = 0;
     /* Contact events as thin lines, while they stay few enough to read
@@ -171,12 +175,14 @@ static int timeseries(const char *path, nsd_plot_format fmt, const char *fig_tit
     return np ? rc : 1;
 }
 
-static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg, const char *fig_title,
-                 const nsd_figure_run *runs, size_t n_runs, char *err, size_t err_len) {
-    const char *const *pairs = cfg->have_phase ? (const char *const *)cfg->phase
-                                               : runs[0].model->layout.phase_pairs;
+static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
+                 const char *fig_title, const nsd_figure_run *runs, size_t n_runs, char *err,
+                 size_t err_len) {
+    const char *const *pairs =
+        cfg->have_phase ? (const char *const *)cfg->phase : runs[0].model->layout.phase_pairs;
     size_t n_pairs = 0;
-    if (cfg->have_phase) n_pairs = cfg->n_phase;
+    if (cfg->have_phase)
+        n_pairs = cfg->n_phase;
     else if (pairs)
         while (pairs[n_pairs]) n_pairs++;
     if (!n_pairs) return 1;
@@ -185,7 +191,7 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg, c
     nsd_panel *panels = calloc(n_pairs, sizeof *panels);
     nsd_curve *curves = calloc(n_pairs * (n_runs + n_marks), sizeof *curves);
     double **cols = calloc(n_pairs * (n_runs + n_marks) * 2, sizeof *cols);
-    char (*labels)[2][160] = calloc(n_pairs, sizeof *labels);
+    char(*labels)[2][160] = calloc(n_pairs, sizeof *labels);
     if (!panels || !curves || !cols || !labels) abort();
     size_t np = 0, nc = 0, ncol = 0;
     for (size_t i = 0; i < n_pairs; ++i) {
@@ -194,7 +200,8 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg, c
         if (!colon) continue;
         snprintf(xname, sizeof xname, "%.*s", (int)(colon - pairs[i]), pairs[i]);
         snprintf(yname, sizeof yname, "%s", colon + 1);
-        int cx = nsd_model_channel(runs[0].model, xname), cy = nsd_model_channel(runs[0].model, yname);
+        int cx = nsd_model_channel(runs[0].model, xname),
+            cy = nsd_model_channel(runs[0].model, yname);
         if (cx < 0 || cy < 0) continue;
         nsd_panel *p = &panels[np];
         axis_label(&runs[0].model->channels[cx], labels[np][0], sizeof labels[np][0]);
@@ -205,7 +212,8 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg, c
         p->curves = &curves[nc];
         p->legend_position = 0;
         for (size_t k = 0; k < n_runs; ++k) {
-            int kx = nsd_model_channel(runs[k].model, xname), ky = nsd_model_channel(runs[k].model, yname);
+            int kx = nsd_model_channel(runs[k].model, xname),
+                ky = nsd_model_channel(runs[k].model, yname);
             if (kx < 0 || ky < 0) continue;
             nsd_curve *cv = &curves[nc++];
             cols[ncol] = column(&runs[k].result->series, (size_t)kx);
@@ -227,8 +235,10 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg, c
             nsd_curve *cv = &curves[nc++];
             cols[ncol] = marked(ser, run_x, mark);
             cols[ncol + 1] = marked(ser, run_y, mark);
-            *cv = (nsd_curve){cols[ncol], cols[ncol + 1], ser->rows,
-                              runs[0].model->channels[mark].label, (int)(1 + h), 0, 4.0, 0};
+            *cv = (nsd_curve){cols[ncol],   cols[ncol + 1],
+                              ser->rows,    runs[0].model->channels[mark].label,
+                              (int)(1 + h), 0,
+                              4.0,          0};
             ncol += 2;
             p->n_curves++;
         }
@@ -293,9 +303,9 @@ static int event_chart(const char *path, nsd_plot_format fmt, const char *fig_ti
     return rc;
 }
 
-int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title, nsd_model *draw_model,
-                      const nsd_figure_run *runs, size_t n_runs, char ***written,
-                      size_t *n_written, char *err, size_t err_len) {
+int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
+                      nsd_model *draw_model, const nsd_figure_run *runs, size_t n_runs,
+                      char ***written, size_t *n_written, char *err, size_t err_len) {
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     const char *ext = nsd_plot_format_ext(fmt);
     char path[PATH_MAX];
@@ -318,19 +328,23 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
     }
 
     size_t snaps = (size_t)nsd_plot_num(cfg, "snapshots");
-    if (n_runs == 1 && snaps && draw_model && draw_model->sys->draw && runs[0].result->series.rows) {
+    if (n_runs == 1 && snaps && draw_model && draw_model->sys->draw &&
+        runs[0].result->series.rows) {
         const nsd_series *ser = &runs[0].result->series;
         strobe st = {draw_model, ser, snaps, 0, ser->rows - 1};
-        const nsdyn_value *win = &cfg->plot.values[nsd_params_index(nsd_plot_decls, nsd_n_plot_decls, "snapshot_window")];
+        const nsdyn_value *win =
+            &cfg->plot
+                 .values[nsd_params_index(nsd_plot_decls, nsd_n_plot_decls, "snapshot_window")];
         if (win->len == 2) {
-            while (st.first < ser->rows && nsd_series_at(ser, st.first, 0) < win->arr[0]) st.first++;
+            while (st.first < ser->rows && nsd_series_at(ser, st.first, 0) < win->arr[0])
+                st.first++;
             while (st.last > st.first && nsd_series_at(ser, st.last, 0) > win->arr[1]) st.last--;
         }
         /* Trace of the contact point under the pictures when there is one. */
         nsd_panel panel = {0};
         char snap_title[700];
-        snprintf(snap_title, sizeof snap_title, "%s: %zu snapshots, t = %.4g to %.4g s", title, snaps,
-                 st.first < ser->rows ? nsd_series_at(ser, st.first, 0) : NAN,
+        snprintf(snap_title, sizeof snap_title, "%s: %zu snapshots, t = %.4g to %.4g s", title,
+                 snaps, st.first < ser->rows ? nsd_series_at(ser, st.first, 0) : NAN,
                  nsd_series_at(ser, st.last, 0));
         panel.title = snap_title;
         panel.xlabel = draw_model->layout.draw_x_label ? draw_model->layout.draw_x_label : "x [m]";

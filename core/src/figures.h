@@ -18,9 +18,9 @@ typedef struct nsd_figure_run {
  * timeseries.<ext>, phase.<ext>, and (one run only) snapshots.<ext>.
  * The paths written are appended to *written (caller frees). Returns 0 or
  * -1 with err. `title` heads every graph. */
-int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title, nsd_model *draw_model,
-                      const nsd_figure_run *runs, size_t n_runs, char ***written,
-                      size_t *n_written, char *err, size_t err_len);
+int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
+                      nsd_model *draw_model, const nsd_figure_run *runs, size_t n_runs,
+                      char ***written, size_t *n_written, char *err, size_t err_len);
 
 /* Check the channel names of [plot] (series, phase, highlight) against the
  * model's channels; errors at the key, with a did-you-mean. */

@@ -22,8 +22,8 @@ double nsd_limit_V(const nsd_limit_analysis *la, double phi) {
     return -ux * sin(phi) + uy * cos(phi);
 }
 
-int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out,
-                      char *err, size_t err_len) {
+int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out, char *err,
+                      size_t err_len) {
     memset(out, 0, sizeof *out);
     size_t c = m->nc, first = 0;
     for (size_t i = 0, k = 0; i < m->nc; ++i) {
@@ -35,7 +35,8 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
         if (d->type == NSDYN_CONTACT_PERSISTENT) k += d->tangent_dim;
     }
     if (c == m->nc) {
-        snprintf(err, err_len, "system '%s' has no persistent contact with 2-D slip", m->sys->info.id);
+        snprintf(err, err_len, "system '%s' has no persistent contact with 2-D slip",
+                 m->sys->info.id);
         return -1;
     }
     if (!m->friction) {
@@ -48,7 +49,9 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
     }
     const nsdyn_contact_eval *e = &m->ce[c];
     if (hypot(e->u[1], e->u[2]) > 1e-12) {
-        snprintf(err, err_len, "the state is not on Sigma: contact '%s' slips at (%g, %g) m/s; set its tangential velocities to zero",
+        snprintf(err, err_len,
+                 "the state is not on Sigma: contact '%s' slips at (%g, %g) m/s; set its "
+                 "tangential velocities to zero",
                  m->layout.contacts[c].name, e->u[1], e->u[2]);
         return -1;
     }
@@ -84,7 +87,8 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
                     if ((vm < 0) == (vlo < 0)) {
                         lo = mid;
                         vlo = vm;
-                    } else hi = mid;
+                    } else
+                        hi = mid;
                 }
             double root = fmod(prev_v == 0.0 ? prev_phi : 0.5 * (lo + hi), 2.0 * M_PI);
             int dup = 0;

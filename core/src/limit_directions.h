@@ -27,12 +27,12 @@ typedef struct nsd_limit_dir {
 } nsd_limit_dir;
 
 typedef struct nsd_limit_analysis {
-    size_t contact;          /* index of the analysed contact */
-    double a[2];             /* free tangential acceleration [m/s^2] */
-    double G[4];             /* row-major 2x2 [1/kg] */
+    size_t contact;             /* index of the analysed contact */
+    double a[2];                /* free tangential acceleration [m/s^2] */
+    double G[4];                /* row-major 2x2 [1/kg] */
     double F_kinetic, F_static; /* friction bounds at this normal load [N] */
-    double stick_force[2];   /* force that keeps u_t' = 0 [N] */
-    double stick_ratio;      /* |stick_force| / F_static */
+    double stick_force[2];      /* force that keeps u_t' = 0 [N] */
+    double stick_ratio;         /* |stick_force| / F_static */
     size_t n_dirs;
     nsd_limit_dir dirs[NSD_MAX_LIMIT_DIRS];
     int rolling_by_force;      /* stick force inside the friction disc */
@@ -41,8 +41,8 @@ typedef struct nsd_limit_analysis {
 
 /* Analyse the first persistent 2-D contact at (t, y); y must lie on Sigma
  * (|u_t| <= 1e-12). Returns 0, or -1 with a reason. */
-int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out,
-                      char *err, size_t err_len);
+int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out, char *err,
+                      size_t err_len);
 double nsd_limit_R(const nsd_limit_analysis *la, double phi);
 double nsd_limit_V(const nsd_limit_analysis *la, double phi);
 

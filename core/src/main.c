@@ -10,36 +10,38 @@
 #include "nsdyn_build_config.h"
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: nsdyn COMMAND [ARGS]\n"
-            "\n"
-            "commands:\n"
-            "  run CONFIG [-o DIR] [--set section.key=value]...\n"
-            "        run one simulation; writes timeseries.csv, run.toml and graphs to DIR\n"
-            "        (default out/<config name>)\n"
-            "  compare CONFIG [-o DIR] [--set section.key=value]...\n"
-            "        run the config's [[variant]]s, overlay their graphs, tabulate cost and\n"
-            "        deviations from the reference variant (metrics.csv)\n"
-            "  limits CONFIG [-o DIR] [--set ...]\n"
-            "        limit directions R(phi), V(phi) of a 2-D Coulomb contact at the initial\n"
-            "        state, the stick-force test, and the u1-u2 phase portrait\n"
-            "  plugins            list every plugin found (kind, id, version, summary); opens and\n"
-            "        checks every shared object on the search path; exit 2 if one is broken\n"
-            "  describe ID        a plugin's parameters: units, defaults, ranges, help\n"
-            "  index PLUGIN.so... check plugins and write their index (PLUGIN.so.nsdyn-index);\n"
-            "        nsdyn_add_plugin runs it when it builds a plugin\n"
-            "  --help, --version\n"
-            "\n"
-            "options of run, compare, limits:\n"
-            "  --no-config-plugins  refuse the config's plugin_path (as NSDYN_NO_CONFIG_PLUGINS=1 does)\n"
-            "\n"
-            "plugin search path: the config's plugin_path, then NSDYN_PLUGIN_PATH (colon-separated),\n"
-            "then the host's own plugin directory. A run opens only the shared objects that hold\n"
-            "the plugins its config names, found by their index or their name nsdyn_<kind>_<id>.so;\n"
-            "a config's plugin_path is code that runs.\n"
-            "exit status: 0 success, 2 usage or config error, 3 the simulation failed,\n"
-            "4 the outputs could not be written, 128+N stopped by signal N (130 Ctrl-C); after 3\n"
-            "or 128+N the data computed so far are in DIR.INCOMPLETE/, DIR untouched.\n");
+    fprintf(
+        out,
+        "usage: nsdyn COMMAND [ARGS]\n"
+        "\n"
+        "commands:\n"
+        "  run CONFIG [-o DIR] [--set section.key=value]...\n"
+        "        run one simulation; writes timeseries.csv, run.toml and graphs to DIR\n"
+        "        (default out/<config name>)\n"
+        "  compare CONFIG [-o DIR] [--set section.key=value]...\n"
+        "        run the config's [[variant]]s, overlay their graphs, tabulate cost and\n"
+        "        deviations from the reference variant (metrics.csv)\n"
+        "  limits CONFIG [-o DIR] [--set ...]\n"
+        "        limit directions R(phi), V(phi) of a 2-D Coulomb contact at the initial\n"
+        "        state, the stick-force test, and the u1-u2 phase portrait\n"
+        "  plugins            list every plugin found (kind, id, version, summary); opens and\n"
+        "        checks every shared object on the search path; exit 2 if one is broken\n"
+        "  describe ID        a plugin's parameters: units, defaults, ranges, help\n"
+        "  index PLUGIN.so... check plugins and write their index (PLUGIN.so.nsdyn-index);\n"
+        "        nsdyn_add_plugin runs it when it builds a plugin\n"
+        "  --help, --version\n"
+        "\n"
+        "options of run, compare, limits:\n"
+        "  --no-config-plugins  refuse the config's plugin_path (as NSDYN_NO_CONFIG_PLUGINS=1 "
+        "does)\n"
+        "\n"
+        "plugin search path: the config's plugin_path, then NSDYN_PLUGIN_PATH (colon-separated),\n"
+        "then the host's own plugin directory. A run opens only the shared objects that hold\n"
+        "the plugins its config names, found by their index or their name nsdyn_<kind>_<id>.so;\n"
+        "a config's plugin_path is code that runs.\n"
+        "exit status: 0 success, 2 usage or config error, 3 the simulation failed,\n"
+        "4 the outputs could not be written, 128+N stopped by signal N (130 Ctrl-C); after 3\n"
+        "or 128+N the data computed so far are in DIR.INCOMPLETE/, DIR untouched.\n");
 }
 
 int main(int argc, char **argv) {
@@ -78,9 +80,12 @@ int main(int argc, char **argv) {
         return nsd_cmd_describe(argv[2]);
     }
     int (*command)(const nsd_cli *) = NULL;
-    if (!strcmp(cmd, "run")) command = nsd_cmd_run;
-    else if (!strcmp(cmd, "compare")) command = nsd_cmd_compare;
-    else if (!strcmp(cmd, "limits")) command = nsd_cmd_limits;
+    if (!strcmp(cmd, "run"))
+        command = nsd_cmd_run;
+    else if (!strcmp(cmd, "compare"))
+        command = nsd_cmd_compare;
+    else if (!strcmp(cmd, "limits"))
+        command = nsd_cmd_limits;
     else {
         fprintf(stderr, "error: unknown command '%s' (nsdyn --help lists the commands)\n", cmd);
         return NSD_EXIT_USAGE;

@@ -32,10 +32,16 @@ static void *create_plugin(const nsd_section *s, const nsdyn_host *host, nsd_dia
     char err[512] = "";
     void *(*create)(const nsdyn_value *, const nsdyn_host *, char *, size_t) = NULL;
     switch (s->kind) {
-    case NSDYN_KIND_SYSTEM: create = ((const nsdyn_system *)s->plugin->info)->create; break;
-    case NSDYN_KIND_CONTACT: create = ((const nsdyn_contact_law *)s->plugin->info)->create; break;
-    case NSDYN_KIND_FRICTION: create = ((const nsdyn_friction_law *)s->plugin->info)->create; break;
-    case NSDYN_KIND_INTEGRATOR: create = ((const nsdyn_integrator *)s->plugin->info)->create; break;
+        case NSDYN_KIND_SYSTEM: create = ((const nsdyn_system *)s->plugin->info)->create; break;
+        case NSDYN_KIND_CONTACT:
+            create = ((const nsdyn_contact_law *)s->plugin->info)->create;
+            break;
+        case NSDYN_KIND_FRICTION:
+            create = ((const nsdyn_friction_law *)s->plugin->info)->create;
+            break;
+        case NSDYN_KIND_INTEGRATOR:
+            create = ((const nsdyn_integrator *)s->plugin->info)->create;
+            break;
     }
     void *inst = create(s->params.values, host, err, sizeof err);
     if (!inst) {
@@ -65,7 +71,8 @@ static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) 
                 snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", names[j]);
             }
             if (near)
-                nsd_diag_at(diag, e, "[initial]: '%s' is not a state of system '%s' (did you mean '%s'?)",
+                nsd_diag_at(diag, e,
+                            "[initial]: '%s' is not a state of system '%s' (did you mean '%s'?)",
                             e->key, cfg->system.plugin->info->id, near);
             else
                 nsd_diag_at(diag, e, "[initial]: '%s' is not a state of system '%s' (states: %s)",
@@ -80,7 +87,8 @@ static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) 
             continue;
         }
         if (!isfinite(e->real)) {
-            nsd_diag_at(diag, e, "[initial] key '%s': expected a finite number, found %g", e->key, e->real);
+            nsd_diag_at(diag, e, "[initial] key '%s': expected a finite number, found %g", e->key,
+                        e->real);
             errors++;
             continue;
         }
@@ -104,7 +112,8 @@ nsdyn_status nsd_model_check_contacts(nsd_model *m, double t) {
         if (ok && e->W) ok = all_finite_n(e->W, 3 * m->nv) && all_finite_n(e->drift, 3);
         if (ok) continue;
         snprintf(m->failure, sizeof m->failure,
-                 "system '%s' returned a non-finite gap, velocity, load or Jacobian at contact '%s' at t = %.9g s (gap %g m, u_n %g m/s)",
+                 "system '%s' returned a non-finite gap, velocity, load or Jacobian at contact "
+                 "'%s' at t = %.9g s (gap %g m, u_n %g m/s)",
                  m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
         return NSDYN_ERROR;
     }
@@ -119,15 +128,19 @@ nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *
     }
     nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
     if (st > NSDYN_WARNING) {
-        snprintf(m->failure, sizeof m->failure, "system contacts() returned status %d at t = %.9g s", (int)st, t);
+        snprintf(m->failure, sizeof m->failure,
+                 "system contacts() returned status %d at t = %.9g s", (int)st, t);
         return st;
     }
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_eval *e = &m->ce[c];
-        if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active || e->gap >= -tol) continue;
+        if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active || e->gap >= -tol)
+            continue;
         snprintf(m->failure, sizeof m->failure,
-                 "contact '%s' starts penetrated by %.6g m, deeper than run.contact_tolerance = %g m: a rigid contact cannot push the body out (it would rest under the surface); start it on or above the surface",
+                 "contact '%s' starts penetrated by %.6g m, deeper than run.contact_tolerance = %g "
+                 "m: a rigid contact cannot push the body out (it would rest under the surface); "
+                 "start it on or above the surface",
                  m->layout.contacts[c].name, -e->gap, tol);
         return NSDYN_ERROR;
     }
@@ -145,12 +158,14 @@ static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
     m->contact_tolerance = nsd_run_num(cfg, "contact_tolerance");
     int stateful = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_STATEFUL);
     size_t has = offsetof(nsdyn_system_layout, energy_output) + sizeof m->layout.energy_output;
-    if (!(m->sys->info.provides & NSDYN_CAP_CONSERVATIVE) || stateful || m->layout.struct_size < has ||
-        !m->layout.energy_output)
+    if (!(m->sys->info.provides & NSDYN_CAP_CONSERVATIVE) || stateful ||
+        m->layout.struct_size < has || !m->layout.energy_output)
         return;
     for (size_t i = 0; i < m->layout.n_outputs; ++i)
-        if (strcmp(m->layout.outputs[i].name, m->layout.energy_output) == 0) m->energy_output = (int)i;
-    if (m->energy_output >= 0) m->audit_outputs = xcalloc(m->layout.n_outputs, sizeof *m->audit_outputs);
+        if (strcmp(m->layout.outputs[i].name, m->layout.energy_output) == 0)
+            m->energy_output = (int)i;
+    if (m->energy_output >= 0)
+        m->audit_outputs = xcalloc(m->layout.n_outputs, sizeof *m->audit_outputs);
 }
 
 /* ---- the system's layout, checked before the host sizes anything by it -- */
@@ -158,13 +173,13 @@ static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
 /* What a system may report (plugins are checked, not trusted): the host
  * allocates state, Jacobian, channel and event buffers by these counts. */
 enum {
-    NSD_LAYOUT_MAX_STATES = 100000,       /* nq and nv, each */
+    NSD_LAYOUT_MAX_STATES = 100000, /* nq and nv, each */
     NSD_LAYOUT_MAX_CONTACTS = 1000,
     NSD_LAYOUT_MAX_OUTPUTS = 100000,
-    NSD_LAYOUT_MAX_EVENTS = 1000,         /* stops, switches */
-    NSD_LAYOUT_MAX_FRICTION_STATES = 64,  /* per contact, from the friction law */
-    NSD_LAYOUT_MAX_JACOBIAN = 1 << 24,    /* 3 nv n_contacts entries */
-    NSD_LAYOUT_MAX_LIST = 1000            /* plot_series, phase_pairs */
+    NSD_LAYOUT_MAX_EVENTS = 1000,        /* stops, switches */
+    NSD_LAYOUT_MAX_FRICTION_STATES = 64, /* per contact, from the friction law */
+    NSD_LAYOUT_MAX_JACOBIAN = 1 << 24,   /* 3 nv n_contacts entries */
+    NSD_LAYOUT_MAX_LIST = 1000           /* plot_series, phase_pairs */
 };
 #define NSD_CHANNEL_NAME_MAX sizeof(((nsd_channel *)0)->name)
 #define NSD_CHANNEL_UNIT_MAX sizeof(((nsd_channel *)0)->unit)
@@ -175,7 +190,8 @@ static int layout_name_ok(const char *s, size_t max) {
     for (size_t n = 0; s[n]; ++n) {
         char c = s[n];
         if (n + 1 >= max) return 0;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.'))
             return 0;
     }
     return 1;
@@ -189,25 +205,33 @@ static int layout_text_ok(const char *s, size_t max) {
     return 1;
 }
 
-static int layout_channels_ok(const nsdyn_channel *ch, size_t n, const char *what, char *why, size_t len) {
+static int layout_channels_ok(const nsdyn_channel *ch, size_t n, const char *what, char *why,
+                              size_t len) {
     for (size_t i = 0; i < n; ++i) {
         if (!layout_name_ok(ch[i].name, NSD_CHANNEL_NAME_MAX))
-            return snprintf(why, len, "%s channel %zu has %s name (expected [A-Za-z0-9_.]+, under %zu characters)",
-                            what, i + 1, ch[i].name ? "an invalid" : "a NULL", NSD_CHANNEL_NAME_MAX), 0;
+            return snprintf(
+                       why, len,
+                       "%s channel %zu has %s name (expected [A-Za-z0-9_.]+, under %zu characters)",
+                       what, i + 1, ch[i].name ? "an invalid" : "a NULL", NSD_CHANNEL_NAME_MAX),
+                   0;
         if (!layout_text_ok(ch[i].unit, NSD_CHANNEL_UNIT_MAX))
             return snprintf(why, len, "%s channel '%s' has %s unit", what, ch[i].name,
-                            ch[i].unit ? "an over-long or invalid" : "a NULL"), 0;
+                            ch[i].unit ? "an over-long or invalid" : "a NULL"),
+                   0;
         if (ch[i].label && !layout_text_ok(ch[i].label, 1000))
             return snprintf(why, len, "%s channel '%s' has an invalid label", what, ch[i].name), 0;
     }
     return 1;
 }
 
-static int layout_names_ok(const char *const *names, size_t n, const char *what, char *why, size_t len) {
+static int layout_names_ok(const char *const *names, size_t n, const char *what, char *why,
+                           size_t len) {
     if (n && !names) return snprintf(why, len, "%zu %s but no names", n, what), 0;
     for (size_t i = 0; i < n; ++i)
         if (!layout_text_ok(names[i], 200) || !names[i][0])
-            return snprintf(why, len, "%s %zu has %s name", what, i + 1, names[i] ? "an invalid" : "a NULL"), 0;
+            return snprintf(why, len, "%s %zu has %s name", what, i + 1,
+                            names[i] ? "an invalid" : "a NULL"),
+                   0;
     return 1;
 }
 
@@ -218,7 +242,9 @@ static int layout_list_ok(const char *const *list, const char *what, char *why, 
         if (!layout_text_ok(list[i], 200))
             return snprintf(why, len, "%s entry %zu is not a short text", what, i + 1), 0;
     }
-    return snprintf(why, len, "%s is not NULL-terminated within %d entries", what, NSD_LAYOUT_MAX_LIST), 0;
+    return snprintf(why, len, "%s is not NULL-terminated within %d entries", what,
+                    NSD_LAYOUT_MAX_LIST),
+           0;
 }
 
 /* Called right after the system's layout() returns: non-zero, with the
@@ -229,47 +255,70 @@ static int check_layout(const nsd_model *m, char *why, size_t len) {
     const nsdyn_system_layout *L = &m->layout;
     if (L->nq + L->nv == 0) return snprintf(why, len, "no states (nq = nv = 0)"), 1;
     if (L->nq > NSD_LAYOUT_MAX_STATES || L->nv > NSD_LAYOUT_MAX_STATES)
-        return snprintf(why, len, "nq = %zu, nv = %zu (at most %d each)", L->nq, L->nv, NSD_LAYOUT_MAX_STATES), 1;
+        return snprintf(why, len, "nq = %zu, nv = %zu (at most %d each)", L->nq, L->nv,
+                        NSD_LAYOUT_MAX_STATES),
+               1;
     if (L->n_contacts > NSD_LAYOUT_MAX_CONTACTS)
-        return snprintf(why, len, "%zu contacts (at most %d)", L->n_contacts, NSD_LAYOUT_MAX_CONTACTS), 1;
+        return snprintf(why, len, "%zu contacts (at most %d)", L->n_contacts,
+                        NSD_LAYOUT_MAX_CONTACTS),
+               1;
     if (3 * L->nv * (L->n_contacts ? L->n_contacts : 1) > NSD_LAYOUT_MAX_JACOBIAN)
-        return snprintf(why, len, "%zu contacts over %zu velocities: a contact Jacobian of more than %d entries",
-                        L->n_contacts, L->nv, NSD_LAYOUT_MAX_JACOBIAN), 1;
+        return snprintf(
+                   why, len,
+                   "%zu contacts over %zu velocities: a contact Jacobian of more than %d entries",
+                   L->n_contacts, L->nv, NSD_LAYOUT_MAX_JACOBIAN),
+               1;
     if (L->n_outputs > NSD_LAYOUT_MAX_OUTPUTS)
-        return snprintf(why, len, "%zu outputs (at most %d)", L->n_outputs, NSD_LAYOUT_MAX_OUTPUTS), 1;
+        return snprintf(why, len, "%zu outputs (at most %d)", L->n_outputs, NSD_LAYOUT_MAX_OUTPUTS),
+               1;
     if (L->n_stops > NSD_LAYOUT_MAX_EVENTS || L->n_switches > NSD_LAYOUT_MAX_EVENTS)
-        return snprintf(why, len, "%zu stops, %zu switches (at most %d each)", L->n_stops, L->n_switches,
-                        NSD_LAYOUT_MAX_EVENTS), 1;
-    if ((L->nq && !L->q) || (L->nv && !L->v) || (L->n_contacts && !L->contacts) || (L->n_outputs && !L->outputs))
-        return snprintf(why, len, "a count is set but its table (q, v, contacts or outputs) is NULL"), 1;
+        return snprintf(why, len, "%zu stops, %zu switches (at most %d each)", L->n_stops,
+                        L->n_switches, NSD_LAYOUT_MAX_EVENTS),
+               1;
+    if ((L->nq && !L->q) || (L->nv && !L->v) || (L->n_contacts && !L->contacts) ||
+        (L->n_outputs && !L->outputs))
+        return snprintf(why, len,
+                        "a count is set but its table (q, v, contacts or outputs) is NULL"),
+               1;
     if (L->n_outputs && !m->sys->outputs)
         return snprintf(why, len, "%zu outputs but outputs() is NULL", L->n_outputs), 1;
-    if (!layout_channels_ok(L->q, L->nq, "q", why, len) || !layout_channels_ok(L->v, L->nv, "v", why, len) ||
+    if (!layout_channels_ok(L->q, L->nq, "q", why, len) ||
+        !layout_channels_ok(L->v, L->nv, "v", why, len) ||
         !layout_channels_ok(L->outputs, L->n_outputs, "output", why, len))
         return 1;
     for (size_t c = 0; c < L->n_contacts; ++c) {
         const nsdyn_contact_decl *d = &L->contacts[c];
         /* Room for the host's channels "<contact>.Ft1", "<contact>.z12". */
         if (!layout_name_ok(d->name, NSD_CHANNEL_NAME_MAX - 8))
-            return snprintf(why, len, "contact %zu has %s name", c + 1, d->name ? "an invalid or over-long" : "a NULL"), 1;
+            return snprintf(why, len, "contact %zu has %s name", c + 1,
+                            d->name ? "an invalid or over-long" : "a NULL"),
+                   1;
         if (d->type != NSDYN_CONTACT_UNILATERAL && d->type != NSDYN_CONTACT_PERSISTENT)
             return snprintf(why, len, "contact '%s' has unknown type %d", d->name, (int)d->type), 1;
         if (d->tangent_dim != 1 && d->tangent_dim != 2)
-            return snprintf(why, len, "contact '%s' has tangent_dim %u (1 or 2)", d->name, d->tangent_dim), 1;
+            return snprintf(why, len, "contact '%s' has tangent_dim %u (1 or 2)", d->name,
+                            d->tangent_dim),
+                   1;
         size_t z = m->friction ? m->friction->n_states(m->friction_inst, d->tangent_dim) : 0;
         if (z > NSD_LAYOUT_MAX_FRICTION_STATES)
             return snprintf(why, len, "n_states(%u) = %zu internal states per contact (at most %d)",
-                            d->tangent_dim, z, NSD_LAYOUT_MAX_FRICTION_STATES), 2;
+                            d->tangent_dim, z, NSD_LAYOUT_MAX_FRICTION_STATES),
+                   2;
     }
     if (m->sys->stops && !layout_names_ok(L->stops, L->n_stops, "stops", why, len)) return 1;
-    if (m->sys->switches && !layout_names_ok(L->switches, L->n_switches, "switches", why, len)) return 1;
+    if (m->sys->switches && !layout_names_ok(L->switches, L->n_switches, "switches", why, len))
+        return 1;
     if (m->sys->switches && L->switch_direction)
         for (size_t i = 0; i < L->n_switches; ++i)
             if (L->switch_direction[i] < -1 || L->switch_direction[i] > 1)
-                return snprintf(why, len, "switch %zu has direction %d (-1, 0 or +1)", i + 1, L->switch_direction[i]), 1;
-    if (!layout_list_ok(L->plot_series, "plot_series", why, len) || !layout_list_ok(L->phase_pairs, "phase_pairs", why, len))
+                return snprintf(why, len, "switch %zu has direction %d (-1, 0 or +1)", i + 1,
+                                L->switch_direction[i]),
+                       1;
+    if (!layout_list_ok(L->plot_series, "plot_series", why, len) ||
+        !layout_list_ok(L->phase_pairs, "phase_pairs", why, len))
         return 1;
-    if ((L->draw_x_label && !layout_text_ok(L->draw_x_label, 200)) || (L->draw_y_label && !layout_text_ok(L->draw_y_label, 200)))
+    if ((L->draw_x_label && !layout_text_ok(L->draw_x_label, 200)) ||
+        (L->draw_y_label && !layout_text_ok(L->draw_y_label, 200)))
         return snprintf(why, len, "a drawing axis label is not a short text"), 1;
     return 0;
 }
@@ -292,12 +341,14 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
 
     m->layout.struct_size = sizeof m->layout;
     char bad_layout[320] = "it returned an error status";
-    int bad = m->sys->layout(m->sys_inst, &m->layout) > NSDYN_WARNING ? 1 : check_layout(m, bad_layout, sizeof bad_layout);
+    int bad = m->sys->layout(m->sys_inst, &m->layout) > NSDYN_WARNING
+                  ? 1
+                  : check_layout(m, bad_layout, sizeof bad_layout);
     if (bad) {
         const nsd_section *sec = bad == 2 ? &cfg->friction : &cfg->system;
         nsd_diag_at(diag, sec->table, "[%s] (%s): the plugin reported an invalid %s: %s (%s)",
-                    nsd_kind_section(sec->kind), sec->plugin->info->id, bad == 2 ? "state count" : "layout",
-                    bad_layout, sec->plugin->path);
+                    nsd_kind_section(sec->kind), sec->plugin->info->id,
+                    bad == 2 ? "state count" : "layout", bad_layout, sec->plugin->path);
         return errors + 1;
     }
     m->nq = m->layout.nq;
@@ -321,7 +372,8 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         const nsdyn_contact_decl *d = &m->layout.contacts[c];
         m->z_offset[c] = m->nq + m->nv + nz;
         int stick = m->hold_stick && d->type == NSDYN_CONTACT_PERSISTENT;
-        if (m->friction && !stick) m->z_count[c] = m->friction->n_states(m->friction_inst, d->tangent_dim);
+        if (m->friction && !stick)
+            m->z_count[c] = m->friction->n_states(m->friction_inst, d->tangent_dim);
         nz += m->z_count[c];
         if (d->type == NSDYN_CONTACT_PERSISTENT) {
             n_persistent++;
@@ -329,8 +381,10 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         }
     }
     if (m->hold_stick && n_persistent == 0) {
-        nsd_diag_at(diag, cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "hold_stick")],
-                    "[run] key 'hold_stick' = true, but system '%s' has no persistent contact to hold in stick",
+        nsd_diag_at(diag,
+                    cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "hold_stick")],
+                    "[run] key 'hold_stick' = true, but system '%s' has no persistent contact to "
+                    "hold in stick",
                     m->sys->info.id);
         errors++;
     }
@@ -347,7 +401,8 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
      * them for every tangential direction of every persistent contact. */
     size_t m_all = 0;
     for (size_t c = 0; c < m->nc; ++c)
-        if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT) m_all += m->layout.contacts[c].tangent_dim;
+        if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT)
+            m_all += m->layout.contacts[c].tangent_dim;
     m->m_stick = m_all;
     m->B = xcalloc(m_all * m->nv, sizeof *m->B);
     m->G = xcalloc(m_all * m_all, sizeof *m->G);
@@ -373,19 +428,23 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     for (size_t i = m->n_model_events; i < m->n_events; ++i) m->stop_direction[i] = -1;
     for (size_t i = 0; i < n_stops; ++i) m->stop_direction[i] = -1;
     for (size_t i = 0; i < n_switches; ++i)
-        m->stop_direction[n_stops + i] = m->layout.switch_direction ? m->layout.switch_direction[i] : 0;
+        m->stop_direction[n_stops + i] =
+            m->layout.switch_direction ? m->layout.switch_direction[i] : 0;
 
     /* Channels. */
     size_t nch = 1 + m->n + 3 * m->nc + m->layout.n_outputs;
     m->channels = xcalloc(nch, sizeof *m->channels);
     add_channel(m, "t", "s", "time t");
-    for (size_t i = 0; i < m->nq; ++i) add_channel(m, m->layout.q[i].name, m->layout.q[i].unit, m->layout.q[i].label);
-    for (size_t i = 0; i < m->nv; ++i) add_channel(m, m->layout.v[i].name, m->layout.v[i].unit, m->layout.v[i].label);
+    for (size_t i = 0; i < m->nq; ++i)
+        add_channel(m, m->layout.q[i].name, m->layout.q[i].unit, m->layout.q[i].label);
+    for (size_t i = 0; i < m->nv; ++i)
+        add_channel(m, m->layout.v[i].name, m->layout.v[i].unit, m->layout.v[i].label);
     for (size_t c = 0; c < m->nc; ++c)
         for (size_t i = 0; i < m->z_count[c]; ++i) {
             char name[64], label[112];
             snprintf(name, sizeof name, "%s.z%zu", m->layout.contacts[c].name, i + 1);
-            snprintf(label, sizeof label, "friction state %zu at %s", i + 1, m->layout.contacts[c].name);
+            snprintf(label, sizeof label, "friction state %zu at %s", i + 1,
+                     m->layout.contacts[c].name);
             add_channel(m, name, "m", label);
         }
     for (size_t c = 0; c < m->nc; ++c) {
@@ -401,7 +460,8 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         }
     }
     for (size_t i = 0; i < m->layout.n_outputs; ++i)
-        add_channel(m, m->layout.outputs[i].name, m->layout.outputs[i].unit, m->layout.outputs[i].label);
+        add_channel(m, m->layout.outputs[i].name, m->layout.outputs[i].unit,
+                    m->layout.outputs[i].label);
 
     if (m->event_driven)
         nsd_modes_init(m, nsd_run_num(cfg, "rest_ratio"), nsd_run_num(cfg, "rest_velocity"),
@@ -444,7 +504,8 @@ void nsd_model_destroy(nsd_model *m) {
 }
 
 static nsdyn_status fail(nsd_model *m, nsdyn_status st, double t, const char *what) {
-    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st, t);
+    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st,
+             t);
     return st;
 }
 
@@ -499,8 +560,10 @@ static nsdyn_status contact_forces(nsd_model *m, double t, const double *y, doub
         const nsdyn_contact_eval *e = &m->ce[c];
         double *lam = m->lambda + 3 * c;
         double N = 0.0;
-        if (!e->active) N = 0.0; /* switched off in the system's current mode */
-        else if (d->type == NSDYN_CONTACT_PERSISTENT) N = e->normal_load;
+        if (!e->active)
+            N = 0.0; /* switched off in the system's current mode */
+        else if (d->type == NSDYN_CONTACT_PERSISTENT)
+            N = e->normal_load;
         else if (m->contact && m->contact->normal_force) {
             double Nc = 0.0; /* not &N, which would keep N in memory on every path */
             nsdyn_status st = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &Nc);
@@ -512,7 +575,8 @@ static nsdyn_status contact_forces(nsd_model *m, double t, const double *y, doub
         int stick = m->hold_stick && d->type == NSDYN_CONTACT_PERSISTENT;
         if (stick || !m->friction || N <= 0.0) {
             if (zdot)
-                for (size_t i = 0; i < m->z_count[c]; ++i) zdot[m->z_offset[c] - m->nq - m->nv + i] = 0.0;
+                for (size_t i = 0; i < m->z_count[c]; ++i)
+                    zdot[m->z_offset[c] - m->nq - m->nv + i] = 0.0;
             continue;
         }
         nsdyn_friction_input in;
@@ -572,7 +636,9 @@ static nsdyn_status solve_stick(nsd_model *m, double t, const double *y, double 
     for (size_t k = 0; k < ms; ++k) m->rhs_m[k] = -m->rhs_m[k];
     if (nsd_solve_small(m->G, m->rhs_m, ms) != 0) {
         snprintf(m->failure, sizeof m->failure,
-                 "stick constraint is singular at t = %.9g s (the friction force cannot hold the contact)", t);
+                 "stick constraint is singular at t = %.9g s (the friction force cannot hold the "
+                 "contact)",
+                 t);
         return NSDYN_ERROR;
     }
     for (size_t i = 0; i < nv; ++i) vdot[i] = m->a0[i];
@@ -681,7 +747,8 @@ nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *r
     }
     for (size_t i = 1; i < m->n_channels; ++i) {
         if (isfinite(row[i])) continue;
-        snprintf(m->failure, sizeof m->failure, "channel '%s' is %g at t = %.9g s (a plugin returned a non-finite value)",
+        snprintf(m->failure, sizeof m->failure,
+                 "channel '%s' is %g at t = %.9g s (a plugin returned a non-finite value)",
                  m->channels[i].name, row[i], t);
         return NSDYN_ERROR;
     }
@@ -716,8 +783,8 @@ static nsdyn_status mech_free_acceleration(void *ctx, double t, const double *q,
     return st > NSDYN_WARNING ? fail(m, st, t, "system derivatives()") : NSDYN_OK;
 }
 
-static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const double *v, double *gap,
-                                  double *u, double *W, double *MinvWt) {
+static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const double *v,
+                                  double *gap, double *u, double *W, double *MinvWt) {
     nsd_model *m = ctx;
     size_t nv = m->nv;
     for (size_t c = 0; c < m->nc; ++c) {
@@ -744,7 +811,8 @@ static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const do
             st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
             m->lambda[3 * c + a] = 0.0;
             if (st > NSDYN_WARNING) return fail(m, st, t, "system derivatives()");
-            for (size_t i = 0; i < nv; ++i) MinvWt[(k * 3 + a) * nv + i] = m->vdot_unit[i] - m->a0[i];
+            for (size_t i = 0; i < nv; ++i)
+                MinvWt[(k * 3 + a) * nv + i] = m->vdot_unit[i] - m->a0[i];
         }
     }
     return NSDYN_OK;

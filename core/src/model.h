@@ -33,40 +33,40 @@ typedef struct nsd_model {
     nsdyn_system_layout layout;
 
     size_t nq, nv, nz, n, nc;
-    size_t *z_offset;           /* per contact: first internal state in y */
+    size_t *z_offset; /* per contact: first internal state in y */
     size_t *z_count;
-    int hold_stick;             /* persistent contacts held in stick */
+    int hold_stick; /* persistent contacts held in stick */
 
     /* Channels of a sample: t, q, v, z, contact forces, system outputs. */
     size_t n_channels;
     nsd_channel *channels;
 
-    double *y0;                 /* initial state */
+    double *y0; /* initial state */
 
     /* Work buffers (sized at creation). */
     nsdyn_contact_eval *ce;
-    double *lambda;             /* 3 nc local contact forces */
-    double *W;                  /* 3 nv per contact */
-    double *a0, *vdot_unit;     /* nv */
-    double *vdot_sample;        /* nv, accelerations while sampling */
-    double *B;                  /* M^-1 W^T columns of stick components: m x nv */
-    double *G, *rhs_m;          /* m x m, m */
-    size_t m_stick;             /* number of stick force components */
+    double *lambda;         /* 3 nc local contact forces */
+    double *W;              /* 3 nv per contact */
+    double *a0, *vdot_unit; /* nv */
+    double *vdot_sample;    /* nv, accelerations while sampling */
+    double *B;              /* M^-1 W^T columns of stick components: m x nv */
+    double *G, *rhs_m;      /* m x m, m */
+    size_t m_stick;         /* number of stick force components */
     size_t *stick_contact, *stick_dir;
-    size_t n_events;            /* stop conditions, then mode switches */
+    size_t n_events; /* stop conditions, then mode switches */
     int *stop_direction;
 
     /* Event-driven contact (modes.c): set when the contact law is rigid
      * or the friction law set-valued without hold_stick, and the
      * integrator locates events. */
     int event_driven;
-    struct nsd_contact_mode *mode;  /* per contact */
-    struct nsd_modes_work *mw;      /* buffers of modes.c */
-    double mu_static, mu_kinetic;   /* friction law's bounds per unit normal force [1] */
-    double rest_velocity;           /* [m/s] run.rest_velocity: zero slip speed */
-    double rest_ratio;              /* [1] run.rest_ratio: accumulation rule */
-    double contact_tolerance;       /* [m] run.contact_tolerance */
-    size_t n_model_events;          /* stops + switches; contact events follow */
+    struct nsd_contact_mode *mode; /* per contact */
+    struct nsd_modes_work *mw;     /* buffers of modes.c */
+    double mu_static, mu_kinetic;  /* friction law's bounds per unit normal force [1] */
+    double rest_velocity;          /* [m/s] run.rest_velocity: zero slip speed */
+    double rest_ratio;             /* [1] run.rest_ratio: accumulation rule */
+    double contact_tolerance;      /* [m] run.contact_tolerance */
+    size_t n_model_events;         /* stops + switches; contact events follow */
     /* Time-stepping view (nsd_model_mechanics): unilateral contacts. */
     size_t n_mech;
     size_t *mech_contact;
@@ -92,7 +92,7 @@ typedef struct nsd_model {
     int contact_compliant;
 
     uint64_t rhs_evals;
-    char failure[512];          /* last failure of an evaluation */
+    char failure[512]; /* last failure of an evaluation */
 } nsd_model;
 
 /* Instantiate the plugins of a resolved config, read [initial]. */

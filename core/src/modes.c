@@ -34,17 +34,17 @@ typedef struct nsd_modes_work {
                                        slipping contact, from the friction law [1] */
     double *B;                      /* 3 nc x nv: M^-1 W^T rows, every component */
     double *D, *u_minus, *impulse, *u_plus, *mu_s, *mu_k, *gaps; /* impact problem */
-    size_t *set;                    /* nc: contacts of an impact or touching set */
-    nsd_contact_mode *prev;         /* modes before a resolution */
-    double *u_prev;                 /* 3 nc velocities before a resolution */
-    double *ytmp;                   /* n */
-    double *acc;                    /* nv */
-    double *an;                     /* nc: free normal accelerations at a resolution */
+    size_t *set;            /* nc: contacts of an impact or touching set */
+    nsd_contact_mode *prev; /* modes before a resolution */
+    double *u_prev;         /* 3 nc velocities before a resolution */
+    double *ytmp;           /* n */
+    double *acc;            /* nv */
+    double *an;             /* nc: free normal accelerations at a resolution */
     char law_log[256];
 } nsd_modes_work;
 
 static const char *const kind_names[NSD_EVENT_KIND_COUNT] = {
-    [NSD_EVENT_IMPACT] = "impact", [NSD_EVENT_REST] = "rest",  [NSD_EVENT_CLOSE] = "close",
+    [NSD_EVENT_IMPACT] = "impact", [NSD_EVENT_REST] = "rest",   [NSD_EVENT_CLOSE] = "close",
     [NSD_EVENT_OPEN] = "open",     [NSD_EVENT_STICK] = "stick", [NSD_EVENT_SLIP] = "slip",
 };
 
@@ -80,7 +80,8 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
-void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity, double contact_tolerance) {
+void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
+                    double contact_tolerance) {
     size_t nc = m->nc, nv = m->nv, n3 = 3 * (nc ? nc : 1);
     nsd_modes_work *w = xcalloc(1, sizeof *w);
     w->unk_contact = xcalloc(n3, sizeof *w->unk_contact);
@@ -152,7 +153,8 @@ void nsd_modes_free(nsd_model *m) {
 }
 
 static nsdyn_status failed(nsd_model *m, nsdyn_status st, double t, const char *what) {
-    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st, t);
+    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st,
+             t);
     return st;
 }
 
@@ -293,7 +295,8 @@ static nsdyn_status solve_current(nsd_model *m, double t, const double *y, doubl
     }
     if (nsd_solve_small(w->A, w->x, nu) != 0) {
         snprintf(m->failure, sizeof m->failure,
-                 "the contact constraints of the current modes are singular at t = %.9g s (redundant contacts: the forces are not determined)",
+                 "the contact constraints of the current modes are singular at t = %.9g s "
+                 "(redundant contacts: the forces are not determined)",
                  t);
         return NSDYN_ERROR;
     }
@@ -479,8 +482,8 @@ static int impact(nsd_model *m, double t, double *y, nsd_event_log *log, nsdyn_s
                      m->layout.contacts[w->set[j]].name, w->u_minus[3 * j], w->u_minus[3 * j + 1]);
         }
         snprintf(m->failure, sizeof m->failure,
-                 "impact law '%s' failed at t = %.9g s on contact(s) %s%s%s", m->contact->info.id, t,
-                 which, w->law_log[0] ? ": " : "", w->law_log);
+                 "impact law '%s' failed at t = %.9g s on contact(s) %s%s%s", m->contact->info.id,
+                 t, which, w->law_log[0] ? ": " : "", w->law_log);
         *st = NSDYN_ERROR;
         return 0;
     }
@@ -535,7 +538,8 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
     double best = -2.0, phi0 = atan2(d[1], d[0]);
     double prev = nsd_limit_V(&la, 0.0);
     for (size_t i = 1; i <= N; ++i) {
-        double lo = 2.0 * M_PI * (double)(i - 1) / (double)N, hi = 2.0 * M_PI * (double)i / (double)N;
+        double lo = 2.0 * M_PI * (double)(i - 1) / (double)N,
+               hi = 2.0 * M_PI * (double)i / (double)N;
         double v = nsd_limit_V(&la, hi);
         if ((prev < 0) != (v < 0)) {
             double vlo = prev;
@@ -544,7 +548,8 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
                 if ((vm < 0) == (vlo < 0)) {
                     lo = mid;
                     vlo = vm;
-                } else hi = mid;
+                } else
+                    hi = mid;
             }
             double root = 0.5 * (lo + hi);
             double closeness = cos(root - phi0);
@@ -663,12 +668,14 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
     if (!nr) return NSDYN_OK;
     for (size_t r = 0; r < nr; ++r) {
         for (size_t k = 0; k < nr; ++k)
-            w->A[r * nr + k] = delassus(m, w->unk_contact[r], w->unk_comp[r], w->unk_contact[k], w->unk_comp[k]);
+            w->A[r * nr + k] =
+                delassus(m, w->unk_contact[r], w->unk_comp[r], w->unk_contact[k], w->unk_comp[k]);
         w->x[r] = -m->ce[w->unk_contact[r]].u[w->unk_comp[r]];
     }
     if (solve_regularized(w, nr) != 0) {
         snprintf(m->failure, sizeof m->failure,
-                 "the contact constraints chosen at t = %.9g s are singular (redundant contacts)", t);
+                 "the contact constraints chosen at t = %.9g s are singular (redundant contacts)",
+                 t);
         return NSDYN_ERROR;
     }
     double *v = y + m->nq;
@@ -697,7 +704,8 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
  * again). */
 static int out_of_band(const nsd_model *m, size_t c, double band) {
     if (!is_unilateral(m, c) || !m->ce[c].active) return 0;
-    return m->mode[c].closed ? fabs(m->ce[c].gap) > band : m->ce[c].gap < -2.0 * m->contact_tolerance;
+    return m->mode[c].closed ? fabs(m->ce[c].gap) > band
+                             : m->ce[c].gap < -2.0 * m->contact_tolerance;
 }
 
 static int gaps_drifted(const nsd_model *m, double band) {
@@ -738,11 +746,13 @@ int nsd_modes_correct_drift(nsd_model *m, double t, double *y) {
     if (eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
     if (!gaps_drifted(m, band)) return 0;
     for (int it = 0; it < NSD_DRIFT_ITER; ++it) {
-        if (contact_response(m, t, y) > NSDYN_WARNING || drift_step(m, t, y) > NSDYN_WARNING) return -1;
+        if (contact_response(m, t, y) > NSDYN_WARNING || drift_step(m, t, y) > NSDYN_WARNING)
+            return -1;
         if (eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
         if (!gaps_drifted(m, 0.01 * band)) break;
     }
-    if (contact_response(m, t, y) > NSDYN_WARNING || project_velocity(m, t, y) > NSDYN_WARNING) return -1;
+    if (contact_response(m, t, y) > NSDYN_WARNING || project_velocity(m, t, y) > NSDYN_WARNING)
+        return -1;
     return 1;
 }
 
@@ -787,7 +797,8 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
         st = eval_contacts(m, t, y, 1);
         if (st > NSDYN_WARNING) return st;
         if (pass == 0) {
-            for (size_t c = 0; c < m->nc; ++c) memcpy(w->u_prev + 3 * c, m->ce[c].u, sizeof m->ce[c].u);
+            for (size_t c = 0; c < m->nc; ++c)
+                memcpy(w->u_prev + 3 * c, m->ce[c].u, sizeof m->ce[c].u);
             st = contact_response(m, t, y);
             if (st > NSDYN_WARNING) return st;
         }
@@ -810,7 +821,8 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
         if (touching(m, c) && m->ce[c].u[0] <= rest_speed(m, c, t)) w->set[k++] = c;
     if (k > NSD_MAX_TOUCHING) {
         snprintf(m->failure, sizeof m->failure,
-                 "%zu contacts touch at once at t = %.9g s; the event-driven runner enumerates at most %d",
+                 "%zu contacts touch at once at t = %.9g s; the event-driven runner enumerates at "
+                 "most %d",
                  k, t, NSD_MAX_TOUCHING);
         return NSDYN_ERROR;
     }
@@ -850,7 +862,9 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
         char which[400];
         describe_touching(m, which, sizeof which);
         snprintf(m->failure, sizeof m->failure,
-                 "no consistent contact mode at t = %.9g s for the touching contacts %s (the acceleration-level problem with Coulomb friction has no solution here: a Painleve-type inconsistency, or redundant contacts)",
+                 "no consistent contact mode at t = %.9g s for the touching contacts %s (the "
+                 "acceleration-level problem with Coulomb friction has no solution here: a "
+                 "Painleve-type inconsistency, or redundant contacts)",
                  t, which);
         return NSDYN_ERROR;
     }
@@ -870,9 +884,12 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
         if (is_unilateral(m, c) && was->closed && !now->closed) kinds[nk++] = NSD_EVENT_OPEN;
         if (tangent_held(m, c)) {
             int was_held = was->closed || !is_unilateral(m, c);
-            if (was->stick < 0) kinds[nk++] = now->stick ? NSD_EVENT_STICK : NSD_EVENT_SLIP;
-            else if (now->stick && (!was_held || !was->stick)) kinds[nk++] = NSD_EVENT_STICK;
-            else if (!now->stick && was_held && was->stick) kinds[nk++] = NSD_EVENT_SLIP;
+            if (was->stick < 0)
+                kinds[nk++] = now->stick ? NSD_EVENT_STICK : NSD_EVENT_SLIP;
+            else if (now->stick && (!was_held || !was->stick))
+                kinds[nk++] = NSD_EVENT_STICK;
+            else if (!now->stick && was_held && was->stick)
+                kinds[nk++] = NSD_EVENT_SLIP;
         }
         for (size_t i = 0; i < nk; ++i) {
             nsd_event_record *r = log_add(log, t, c, kinds[i]);
@@ -900,8 +917,9 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
         double raw[2];
         raw_events(m, c, raw);
         double fscale = 1.0 + fabs(m->lambda[3 * c]);
-        double delta[2] = {1e-3 * m->contact_tolerance,
-                           tangent_held(m, c) && m->mode[c].stick ? 1e-12 * fscale : 1e-3 * m->rest_velocity};
+        double delta[2] = {1e-3 * m->contact_tolerance, tangent_held(m, c) && m->mode[c].stick
+                                                            ? 1e-12 * fscale
+                                                            : 1e-3 * m->rest_velocity};
         if (is_unilateral(m, c) && m->mode[c].closed) delta[0] = 1e-12 * fscale;
         for (int i = 0; i < 2; ++i) m->mode[c].g_ref[i] = raw[i] > 0.0 ? 0.0 : raw[i] - delta[i];
         /* an open gap's threshold is fixed: impacts where the gap falls

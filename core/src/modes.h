@@ -26,26 +26,26 @@
 #include "model.h"
 
 typedef enum nsd_event_kind {
-    NSD_EVENT_IMPACT = 0,  /* velocity jump by the impact law */
-    NSD_EVENT_REST,        /* slow approach closed plastically (accumulation rule) */
-    NSD_EVENT_CLOSE,       /* touching contact enters sustained contact */
-    NSD_EVENT_OPEN,        /* sustained contact separates (normal force reached 0) */
-    NSD_EVENT_STICK,       /* slip velocity reached 0 and the force stays in the cone */
-    NSD_EVENT_SLIP,        /* stick force left the cone, or slip restarted */
+    NSD_EVENT_IMPACT = 0, /* velocity jump by the impact law */
+    NSD_EVENT_REST,       /* slow approach closed plastically (accumulation rule) */
+    NSD_EVENT_CLOSE,      /* touching contact enters sustained contact */
+    NSD_EVENT_OPEN,       /* sustained contact separates (normal force reached 0) */
+    NSD_EVENT_STICK,      /* slip velocity reached 0 and the force stays in the cone */
+    NSD_EVENT_SLIP,       /* stick force left the cone, or slip restarted */
     NSD_EVENT_KIND_COUNT
 } nsd_event_kind;
 
 const char *nsd_event_kind_name(nsd_event_kind kind);
 
 typedef struct nsd_event_record {
-    double t;              /* [s] */
-    size_t contact;        /* index in the system's contact list */
+    double t;       /* [s] */
+    size_t contact; /* index in the system's contact list */
     nsd_event_kind kind;
-    double u_before[3];    /* local velocity (n, t1, t2) [m/s] */
+    double u_before[3]; /* local velocity (n, t1, t2) [m/s] */
     double u_after[3];
-    double impulse[3];     /* local impulse [N s] (impacts and velocity projections) */
-    double slip_dir[2];    /* SLIP: the direction slip starts in (unit) */
-    int limit_check;       /* SLIP/STICK of a 2-D persistent contact: 1 if the limit
+    double impulse[3];  /* local impulse [N s] (impacts and velocity projections) */
+    double slip_dir[2]; /* SLIP: the direction slip starts in (unit) */
+    int limit_check;    /* SLIP/STICK of a 2-D persistent contact: 1 if the limit
                               directions of (3) agree with the force test, 0 if not,
                               -1 not checked */
 } nsd_event_record;
@@ -59,10 +59,10 @@ void nsd_event_log_free(nsd_event_log *log);
 
 /* Mode of one contact. */
 typedef struct nsd_contact_mode {
-    int closed;       /* unilateral: sustained contact; persistent: always 1 */
-    int stick;        /* tangential motion held at zero (-1: not yet known) */
-    double dir[2];    /* slip direction (unit; 1-D: dir[0] = +-1) */
-    double g_ref[2];  /* event thresholds: an event fires where g falls
+    int closed;          /* unilateral: sustained contact; persistent: always 1 */
+    int stick;           /* tangential motion held at zero (-1: not yet known) */
+    double dir[2];       /* slip direction (unit; 1-D: dir[0] = +-1) */
+    double g_ref[2];     /* event thresholds: an event fires where g falls
                          through g_ref. Gap: fixed, 0 or -contact_tolerance
                          (never relative to the gap's own value, which
                          would let a bouncing body sink a little more at
@@ -70,7 +70,7 @@ typedef struct nsd_contact_mode {
                          g's value at the restart when that is not
                          positive, so a phase never starts on its own
                          event */
-    double v_scale;   /* largest approach speed of an impact at this
+    double v_scale;      /* largest approach speed of an impact at this
                          contact so far [m/s]: the velocity scale of the
                          accumulation rule */
     double v_unresolved; /* [m/s] the largest separating speed at which the
@@ -84,7 +84,8 @@ typedef struct nsd_contact_mode {
  * rest_ratio: the accumulation rule's threshold relative to the contact's
  * velocity scale; rest_velocity: zero slip speed [m/s]; contact_tolerance:
  * touching gap and the gap threshold of impacts [m]. */
-void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity, double contact_tolerance);
+void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
+                    double contact_tolerance);
 void nsd_modes_free(nsd_model *m);
 
 /* Forces of the current modes at (t, y): fills m->lambda and vdot (nv). */

@@ -18,22 +18,29 @@
 /* ---- what nsdyn writes into an output folder ------------------------- */
 
 static int is_output_file(const char *name) {
-    static const char *const files[] = {"timeseries.csv", "timeseries.INCOMPLETE.csv", "run.toml",
-                                        "events.csv",     "metrics.csv",  "summary.csv",
-                                        "limit_functions.csv", "limit_directions.csv"};
+    static const char *const files[] = {"timeseries.csv",
+                                        "timeseries.INCOMPLETE.csv",
+                                        "run.toml",
+                                        "events.csv",
+                                        "metrics.csv",
+                                        "summary.csv",
+                                        "limit_functions.csv",
+                                        "limit_directions.csv"};
     static const char *const graphs[] = {"timeseries", "phase",   "snapshots",       "events",
                                          "deviation",  "summary", "limit_directions"};
     static const char *const exts[] = {"png", "svg", "pdf"};
     char base[NAME_MAX + 1];
     snprintf(base, sizeof base, "%s", name);
     size_t len = strlen(base);
-    if (len > 4 && strcmp(base + len - 4, ".tmp") == 0) base[len - 4] = '\0'; /* a writer's leftover */
+    if (len > 4 && strcmp(base + len - 4, ".tmp") == 0)
+        base[len - 4] = '\0'; /* a writer's leftover */
     for (size_t i = 0; i < sizeof files / sizeof *files; ++i)
         if (strcmp(base, files[i]) == 0) return 1;
     const char *dot = strrchr(base, '.');
     if (!dot) return 0;
     for (size_t i = 0; i < sizeof graphs / sizeof *graphs; ++i)
-        if (strlen(graphs[i]) == (size_t)(dot - base) && strncmp(base, graphs[i], (size_t)(dot - base)) == 0)
+        if (strlen(graphs[i]) == (size_t)(dot - base) &&
+            strncmp(base, graphs[i], (size_t)(dot - base)) == 0)
             for (size_t k = 0; k < sizeof exts / sizeof *exts; ++k)
                 if (strcmp(dot + 1, exts[k]) == 0) return 1;
     return 0;
@@ -47,8 +54,8 @@ static int is_variant_dir(const char *name) {
 }
 
 /* Append `name` (with a slash for a folder) to the list of foreign entries. */
-static void note_foreign(char *list, size_t len, size_t *count, const char *prefix, const char *name,
-                         int dir) {
+static void note_foreign(char *list, size_t len, size_t *count, const char *prefix,
+                         const char *name, int dir) {
     if (++*count > 3) return;
     size_t at = strlen(list);
     snprintf(list + at, len - at, "%s%s%s%s", at ? ", " : "", prefix, name, dir ? "/" : "");
@@ -69,7 +76,8 @@ static int foreign_entries(const char *path, const char *prefix, int depth, char
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue; /* gone meanwhile */
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue; /* gone meanwhile */
         int is_dir = S_ISDIR(st.st_mode);
         if (is_dir && depth == 0 && is_variant_dir(e->d_name)) {
             char sub[PATH_MAX], subprefix[NAME_MAX + 2];
@@ -77,7 +85,8 @@ static int foreign_entries(const char *path, const char *prefix, int depth, char
             snprintf(subprefix, sizeof subprefix, "%s/", e->d_name);
             if (foreign_entries(sub, subprefix, 1, list, len, count) < 0)
                 note_foreign(list, len, count, prefix, e->d_name, 1);
-        } else if (is_dir || (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) || !is_output_file(e->d_name)) {
+        } else if (is_dir || (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) ||
+                   !is_output_file(e->d_name)) {
             note_foreign(list, len, count, prefix, e->d_name, is_dir);
         }
     }
@@ -92,22 +101,26 @@ static int check_slot(const char *path, const char *what, char *err, size_t err_
     if (lstat(path, &st) != 0) {
         if (errno == ENOENT) return 0;
         if (errno == ENOTDIR)
-            snprintf(err, err_len, "output folder %s: a part of the path is a file, not a folder", path);
-        else snprintf(err, err_len, "output folder %s: %s", path, strerror(errno));
+            snprintf(err, err_len, "output folder %s: a part of the path is a file, not a folder",
+                     path);
+        else
+            snprintf(err, err_len, "output folder %s: %s", path, strerror(errno));
         return -1;
     }
     if (S_ISLNK(st.st_mode)) {
         char to[PATH_MAX];
         ssize_t n = readlink(path, to, sizeof to - 1);
         to[n > 0 ? n : 0] = '\0';
-        snprintf(err, err_len,
-                 "%s %s is a symbolic link (to %s): nsdyn replaces its output folder as a whole and "
-                 "does not follow links; give the folder itself with -o",
-                 what, path, to[0] ? to : "?");
+        snprintf(
+            err, err_len,
+            "%s %s is a symbolic link (to %s): nsdyn replaces its output folder as a whole and "
+            "does not follow links; give the folder itself with -o",
+            what, path, to[0] ? to : "?");
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        snprintf(err, err_len, "%s %s is an existing file, not a folder: give another path with -o", what, path);
+        snprintf(err, err_len, "%s %s is an existing file, not a folder: give another path with -o",
+                 what, path);
         return -1;
     }
     char list[512] = "";
@@ -117,10 +130,11 @@ static int check_slot(const char *path, const char *what, char *err, size_t err_
         return -1;
     }
     if (count) {
-        snprintf(err, err_len,
-                 "%s %s holds %zu file%s that nsdyn did not write (%s%s): nsdyn replaces its output "
-                 "folder as a whole and will not delete them; give a new folder with -o, or move them",
-                 what, path, count, count == 1 ? "" : "s", list, count > 3 ? ", ..." : "");
+        snprintf(
+            err, err_len,
+            "%s %s holds %zu file%s that nsdyn did not write (%s%s): nsdyn replaces its output "
+            "folder as a whole and will not delete them; give a new folder with -o, or move them",
+            what, path, count, count == 1 ? "" : "s", list, count > 3 ? ", ..." : "");
         return -1;
     }
     return 0;
@@ -148,7 +162,8 @@ static int remove_at(int dir, const char *name, int depth) {
         struct dirent *e;
         rc = 0;
         while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && remove_at(dirfd(d), e->d_name, depth + 1) != 0)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+                remove_at(dirfd(d), e->d_name, depth + 1) != 0)
                 rc = -1;
         closedir(d);
         if (unlinkat(dir, name, AT_REMOVEDIR) == 0 || errno == ENOENT) return 0;
@@ -213,7 +228,8 @@ int nsd_outdir_open(nsd_outdir *o, const char *target, char *err, size_t err_len
                  target);
         return -1;
     }
-    if (strlen(name) + sizeof ".INCOMPLETE" > NAME_MAX || strlen(name) + sizeof "..tmp-XXXXXX" > NAME_MAX) {
+    if (strlen(name) + sizeof ".INCOMPLETE" > NAME_MAX ||
+        strlen(name) + sizeof "..tmp-XXXXXX" > NAME_MAX) {
         snprintf(err, err_len, "output folder %s: the name is too long", o->target);
         return -1;
     }
@@ -238,7 +254,9 @@ int nsd_outdir_open(nsd_outdir *o, const char *target, char *err, size_t err_len
                      "output folder %s: no permission to create a folder in %s (%s); nsdyn writes "
                      "the outputs to a new folder there first",
                      o->target, parent, strerror(e));
-        else snprintf(err, err_len, "output folder %s: cannot create a folder in %s: %s", o->target, parent, strerror(e));
+        else
+            snprintf(err, err_len, "output folder %s: cannot create a folder in %s: %s", o->target,
+                     parent, strerror(e));
         o->tmp[0] = '\0';
         return -1;
     }
@@ -294,8 +312,10 @@ static void retire(const char *path) {
     if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return;
     char aside[PATH_MAX];
     if (make_hidden(path, "old", aside, sizeof aside) == 0) {
-        if (rename(path, aside) == 0) path = aside;
-        else rmdir(aside);
+        if (rename(path, aside) == 0)
+            path = aside;
+        else
+            rmdir(aside);
     }
     nsd_remove_tree(path);
 }
@@ -308,7 +328,8 @@ int nsd_outdir_commit(nsd_outdir *o, int complete, char *err, size_t err_len) {
     const char *to = complete ? o->target : o->incomplete;
     char why[3 * PATH_MAX];
     /* The place may have changed while the simulation ran. */
-    if (check_slot(to, complete ? "output folder" : "the folder of incomplete outputs", why, sizeof why) != 0) {
+    if (check_slot(to, complete ? "output folder" : "the folder of incomplete outputs", why,
+                   sizeof why) != 0) {
         snprintf(err, err_len, "%s; the outputs are left in %s", why, o->tmp);
         return -1;
     }
@@ -340,7 +361,8 @@ void nsd_outdir_relocate(const nsd_outdir *o, int complete, char **paths, size_t
     const char *to = complete ? o->target : o->incomplete;
     size_t k = strlen(o->tmp);
     for (size_t i = 0; i < n; ++i) {
-        if (!paths[i] || strncmp(paths[i], o->tmp, k) != 0 || (paths[i][k] && paths[i][k] != '/')) continue;
+        if (!paths[i] || strncmp(paths[i], o->tmp, k) != 0 || (paths[i][k] && paths[i][k] != '/'))
+            continue;
         char *p = malloc(strlen(to) + strlen(paths[i] + k) + 1);
         if (!p) continue;
         strcpy(p, to);

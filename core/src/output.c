@@ -16,9 +16,9 @@
 
 const char *nsd_outcome_text(nsd_run_outcome o) {
     switch (o) {
-    case NSD_RUN_COMPLETE: return "complete";
-    case NSD_RUN_STOPPED: return "stopped";
-    case NSD_RUN_FAILED: return "failed (data incomplete)";
+        case NSD_RUN_COMPLETE: return "complete";
+        case NSD_RUN_STOPPED: return "stopped";
+        case NSD_RUN_FAILED: return "failed (data incomplete)";
     }
     return "?";
 }
@@ -123,13 +123,16 @@ int nsd_write_event_log(const char *path, const nsd_model *m, const nsd_event_lo
           f);
     for (size_t i = 0; i < log->n; ++i) {
         const nsd_event_record *r = &log->rec[i];
-        fprintf(f, "%.15g,%s,%s", r->t, m->layout.contacts[r->contact].name, nsd_event_kind_name(r->kind));
+        fprintf(f, "%.15g,%s,%s", r->t, m->layout.contacts[r->contact].name,
+                nsd_event_kind_name(r->kind));
         for (int a = 0; a < 3; ++a) fprintf(f, ",%.12g", r->u_before[a]);
         for (int a = 0; a < 3; ++a) fprintf(f, ",%.12g", r->u_after[a]);
         for (int a = 0; a < 3; ++a) fprintf(f, ",%.12g", r->impulse[a] + 0.0); /* no "-0" */
         int slip = r->kind == NSD_EVENT_SLIP;
         fprintf(f, ",%.12g,%.12g,%s\n", slip ? r->slip_dir[0] : 0.0, slip ? r->slip_dir[1] : 0.0,
-                r->limit_check < 0 ? "" : r->limit_check ? "yes" : "no");
+                r->limit_check < 0 ? ""
+                : r->limit_check   ? "yes"
+                                   : "no");
     }
     return nsd_commit_file(f, path, err, err_len);
 }
@@ -138,10 +141,14 @@ void nsd_toml_write_string(FILE *out, const char *s) {
     fputc('"', out);
     for (; s && *s; ++s) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
-        else if (ch == '\n') fputs("\\n", out);
-        else if (ch < 0x20 || ch == 0x7f) fprintf(out, "\\u%04x", ch);
-        else fputc(ch, out);
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", out);
+        else if (ch < 0x20 || ch == 0x7f)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
     }
     fputc('"', out);
 }
@@ -165,7 +172,8 @@ static void write_params(FILE *f, const nsd_params *p) {
     nsd_params kept = *p;
     size_t k = 0;
     for (size_t i = 0; i < p->n; ++i) {
-        if (p->decls[i].type == NSDYN_PARAM_REAL_ARRAY && p->values[i].len == 0 && !p->from[i]) continue;
+        if (p->decls[i].type == NSDYN_PARAM_REAL_ARRAY && p->values[i].len == 0 && !p->from[i])
+            continue;
         decls[k] = p->decls[i];
         values[k] = p->values[i];
         from[k++] = p->from[i];
@@ -199,11 +207,14 @@ static void write_plugin_provenance(FILE *f, const nsd_section *s) {
     nsd_toml_write_string(f, s->plugin->info->id);
     fprintf(f, ", version = ");
     nsd_toml_write_string(f, s->plugin->info->version);
-    fprintf(f, ", abi = \"%u.%u\", file = ", s->plugin->info->abi_major, s->plugin->info->abi_minor);
+    fprintf(f, ", abi = \"%u.%u\", file = ", s->plugin->info->abi_major,
+            s->plugin->info->abi_minor);
     char real[PATH_MAX], hash[65];
-    nsd_toml_write_string(f, s->plugin->path && realpath(s->plugin->path, real) ? real : s->plugin->path);
+    nsd_toml_write_string(f, s->plugin->path && realpath(s->plugin->path, real) ? real
+                                                                                : s->plugin->path);
     fprintf(f, ", sha256 = ");
-    nsd_toml_write_string(f, s->plugin->path && nsd_sha256_file(s->plugin->path, hash) == 0 ? hash : "unreadable");
+    nsd_toml_write_string(
+        f, s->plugin->path && nsd_sha256_file(s->plugin->path, hash) == 0 ? hash : "unreadable");
     fprintf(f, " }\n");
 }
 
@@ -216,16 +227,20 @@ static void write_plugin_path(FILE *f, const nsd_config *cfg) {
     char base[PATH_MAX];
     snprintf(base, sizeof base, "%s", cfg->path ? cfg->path : ".");
     char *slash = strrchr(base, '/');
-    if (slash) *slash = '\0';
-    else snprintf(base, sizeof base, ".");
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(base, sizeof base, ".");
     const nsd_toml_node *items = pp->type == NSD_TOML_ARRAY ? pp->items : pp;
     size_t count = pp->type == NSD_TOML_ARRAY ? pp->n_items : 1, k = 0;
     fprintf(f, "plugin_path = [");
     for (size_t i = 0; i < count; ++i) {
         if (items[i].type != NSD_TOML_STRING) continue;
         char dir[2 * PATH_MAX + 2], real[PATH_MAX];
-        if (items[i].str[0] == '/') snprintf(dir, sizeof dir, "%s", items[i].str);
-        else snprintf(dir, sizeof dir, "%s/%s", base, items[i].str);
+        if (items[i].str[0] == '/')
+            snprintf(dir, sizeof dir, "%s", items[i].str);
+        else
+            snprintf(dir, sizeof dir, "%s/%s", base, items[i].str);
         fprintf(f, "%s", k++ ? ", " : "");
         nsd_toml_write_string(f, realpath(dir, real) ? real : dir);
     }
@@ -241,15 +256,20 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
     for (int k = 0; k < NSD_EVENT_KIND_COUNT; ++k)
         fprintf(f, "events_%s = %zu\n", nsd_event_kind_name((nsd_event_kind)k), c.contact[k]);
     fprintf(f, "events_switch = %zu\nevents_stop = %zu\n", c.switches, c.stops);
-    fprintf(f, "root_returns = %llu  # event-function returns of the integrator\n"
-               "unlogged_roots = %llu  # of those, the ones that changed nothing\n"
-               "drift_corrections = %llu  # sustained contacts projected back into the touching band\n",
-            (unsigned long long)r->root_returns, (unsigned long long)r->unlogged_roots,
-            (unsigned long long)r->drift_corrections);
-    fprintf(f, "energy_checked = %llu  # step ends the energy audit judged (docs/checks.md)\n"
-               "energy_rises = %llu  # of those, above the allowed rise (run.energy_audit = \"warn\")\n"
-               "energy_worst = %.9g  # [J] the largest rise above the lowest energy before it\n",
-            (unsigned long long)r->energy_checked, (unsigned long long)r->energy_rises, r->energy_worst);
+    fprintf(
+        f,
+        "root_returns = %llu  # event-function returns of the integrator\n"
+        "unlogged_roots = %llu  # of those, the ones that changed nothing\n"
+        "drift_corrections = %llu  # sustained contacts projected back into the touching band\n",
+        (unsigned long long)r->root_returns, (unsigned long long)r->unlogged_roots,
+        (unsigned long long)r->drift_corrections);
+    fprintf(
+        f,
+        "energy_checked = %llu  # step ends the energy audit judged (docs/checks.md)\n"
+        "energy_rises = %llu  # of those, above the allowed rise (run.energy_audit = \"warn\")\n"
+        "energy_worst = %.9g  # [J] the largest rise above the lowest energy before it\n",
+        (unsigned long long)r->energy_checked, (unsigned long long)r->energy_rises,
+        r->energy_worst);
 }
 
 /* [status]: how the run ended and what it cost. */
@@ -262,7 +282,8 @@ static void write_status(FILE *f, const nsd_run_result *r) {
             r->wall_seconds, r->series.rows);
     fprintf(f, "steps = %llu\nrhs_evals = %llu\nrejected_steps = %llu\njacobian_evals = %llu\n",
             (unsigned long long)r->stats.steps, (unsigned long long)r->stats.rhs_evals,
-            (unsigned long long)r->stats.rejected_steps, (unsigned long long)r->stats.jacobian_evals);
+            (unsigned long long)r->stats.rejected_steps,
+            (unsigned long long)r->stats.jacobian_evals);
     write_event_counts(f, r);
 }
 
@@ -311,8 +332,10 @@ int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_mode
         /* %.17g reads back as the same double; -0 would read as the TOML
          * integer 0, so a negative zero is written as a float. */
         double y = m->y0[i];
-        if (y == 0 && signbit(y)) fprintf(f, "%s = -0.0", m->channels[1 + i].name);
-        else fprintf(f, "%s = %.17g", m->channels[1 + i].name, y);
+        if (y == 0 && signbit(y))
+            fprintf(f, "%s = -0.0", m->channels[1 + i].name);
+        else
+            fprintf(f, "%s = %.17g", m->channels[1 + i].name, y);
         fprintf(f, "  # [%s]\n", m->channels[1 + i].unit);
     }
     fprintf(f, "\n[run]\n");

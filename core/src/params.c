@@ -15,25 +15,27 @@ static void fmt_real(char *buf, size_t len, double x) {
 static const char *found_text(const nsd_toml_node *v, char *buf, size_t len) {
     char num[40];
     switch (v->type) {
-    case NSD_TOML_FLOAT:
-    case NSD_TOML_INTEGER:
-        fmt_real(num, sizeof num, v->real);
-        snprintf(buf, len, "%s (%s)", nsd_toml_type_name(v->type), num);
-        break;
-    case NSD_TOML_STRING: snprintf(buf, len, "a string (\"%.60s\")", v->str); break;
-    case NSD_TOML_BOOLEAN: snprintf(buf, len, "a boolean (%s)", v->boolean ? "true" : "false"); break;
-    default: snprintf(buf, len, "%s", nsd_toml_type_name(v->type)); break;
+        case NSD_TOML_FLOAT:
+        case NSD_TOML_INTEGER:
+            fmt_real(num, sizeof num, v->real);
+            snprintf(buf, len, "%s (%s)", nsd_toml_type_name(v->type), num);
+            break;
+        case NSD_TOML_STRING: snprintf(buf, len, "a string (\"%.60s\")", v->str); break;
+        case NSD_TOML_BOOLEAN:
+            snprintf(buf, len, "a boolean (%s)", v->boolean ? "true" : "false");
+            break;
+        default: snprintf(buf, len, "%s", nsd_toml_type_name(v->type)); break;
     }
     return buf;
 }
 
 static const char *type_text(nsdyn_param_type t) {
     switch (t) {
-    case NSDYN_PARAM_REAL: return "a real number";
-    case NSDYN_PARAM_INT: return "an integer";
-    case NSDYN_PARAM_BOOL: return "a boolean";
-    case NSDYN_PARAM_CHOICE: return "a string";
-    case NSDYN_PARAM_REAL_ARRAY: return "an array of real numbers";
+        case NSDYN_PARAM_REAL: return "a real number";
+        case NSDYN_PARAM_INT: return "an integer";
+        case NSDYN_PARAM_BOOL: return "a boolean";
+        case NSDYN_PARAM_CHOICE: return "a string";
+        case NSDYN_PARAM_REAL_ARRAY: return "an array of real numbers";
     }
     return "a value";
 }
@@ -56,17 +58,23 @@ void nsd_params_range_text(const nsdyn_param_decl *d, char *buf, size_t len) {
     char a[40], b[40];
     fmt_real(a, sizeof a, d->min);
     fmt_real(b, sizeof b, d->max);
-    if (lo && hi) snprintf(buf, len, "%c%s, %s%c", lo_x ? '(' : '[', a, b, hi_x ? ')' : ']');
-    else if (lo) snprintf(buf, len, "%s %s", lo_x ? ">" : ">=", a);
-    else if (hi) snprintf(buf, len, "%s %s", hi_x ? "<" : "<=", b);
-    else snprintf(buf, len, "any");
+    if (lo && hi)
+        snprintf(buf, len, "%c%s, %s%c", lo_x ? '(' : '[', a, b, hi_x ? ')' : ']');
+    else if (lo)
+        snprintf(buf, len, "%s %s", lo_x ? ">" : ">=", a);
+    else if (hi)
+        snprintf(buf, len, "%s %s", hi_x ? "<" : "<=", b);
+    else
+        snprintf(buf, len, "any");
 }
 
 static int in_range(const nsdyn_param_decl *d, double x) {
     if (isnan(x)) return 0;
-    if (isfinite(d->min) && ((d->flags & NSDYN_PARAM_MIN_EXCLUSIVE) ? !(x > d->min) : !(x >= d->min)))
+    if (isfinite(d->min) &&
+        ((d->flags & NSDYN_PARAM_MIN_EXCLUSIVE) ? !(x > d->min) : !(x >= d->min)))
         return 0;
-    if (isfinite(d->max) && ((d->flags & NSDYN_PARAM_MAX_EXCLUSIVE) ? !(x < d->max) : !(x <= d->max)))
+    if (isfinite(d->max) &&
+        ((d->flags & NSDYN_PARAM_MAX_EXCLUSIVE) ? !(x < d->max) : !(x <= d->max)))
         return 0;
     return 1;
 }
@@ -95,95 +103,98 @@ static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const cha
     char range[96], found[128], num[40];
     nsd_params_range_text(d, range, sizeof range);
     switch (d->type) {
-    case NSDYN_PARAM_REAL:
-    case NSDYN_PARAM_INT:
-        if (!is_number(v) || (d->type == NSDYN_PARAM_INT && v->type != NSD_TOML_INTEGER)) {
-            nsd_diag_at(diag, v, "%s key '%s': expected %s, found %s", section, d->name,
-                        type_text(d->type), found_text(v, found, sizeof found));
-            return 1;
-        }
-        if (!finite_ok(d, v->real)) {
-            fmt_real(num, sizeof num, v->real);
-            nsd_diag_at(diag, v, "%s key '%s': expected a finite number, found %s", section,
-                        d->name, num);
-            return 1;
-        }
-        if (!in_range(d, v->real)) {
-            fmt_real(num, sizeof num, v->real);
-            nsd_diag_at(diag, v, "%s key '%s' = %s is out of range: expected %s%s%s", section,
-                        d->name, num, range, *d->unit && strcmp(d->unit, "1") ? " " : "",
-                        strcmp(d->unit, "1") ? d->unit : "");
-            return 1;
-        }
-        p->values[i].num = v->real;
-        return 0;
-    case NSDYN_PARAM_BOOL:
-        if (v->type != NSD_TOML_BOOLEAN) {
-            nsd_diag_at(diag, v, "%s key '%s': expected a boolean (true or false), found %s",
-                        section, d->name, found_text(v, found, sizeof found));
-            return 1;
-        }
-        p->values[i].num = v->boolean;
-        return 0;
-    case NSDYN_PARAM_CHOICE: {
-        size_t k = n_choices(d);
-        char list[512] = "";
-        for (size_t c = 0; c < k; ++c) {
-            size_t used = strlen(list);
-            snprintf(list + used, sizeof list - used, "%s\"%s\"", c ? ", " : "", d->choices[c]);
-        }
-        if (v->type != NSD_TOML_STRING) {
-            nsd_diag_at(diag, v, "%s key '%s': expected one of %s, found %s", section, d->name,
-                        list, found_text(v, found, sizeof found));
-            return 1;
-        }
-        for (size_t c = 0; c < k; ++c)
-            if (strcmp(v->str, d->choices[c]) == 0) {
-                p->values[i].num = (double)c;
-                return 0;
-            }
-        const char *near = nsd_did_you_mean(v->str, d->choices, k);
-        nsd_diag_at(diag, v, "%s key '%s': \"%s\" is not one of %s%s%s%s", section, d->name,
-                    v->str, list, near ? " (did you mean \"" : "", near ? near : "",
-                    near ? "\"?)" : "");
-        return 1;
-    }
-    case NSDYN_PARAM_REAL_ARRAY: {
-        if (v->type != NSD_TOML_ARRAY) {
-            nsd_diag_at(diag, v, "%s key '%s': expected an array of real numbers, found %s",
-                        section, d->name, nsd_toml_type_name(v->type));
-            return 1;
-        }
-        double *arr = calloc(v->n_items ? v->n_items : 1, sizeof *arr);
-        if (!arr) abort();
-        for (size_t k = 0; k < v->n_items; ++k) {
-            const nsd_toml_node *e = &v->items[k];
-            if (!is_number(e)) {
-                nsd_diag_at(diag, e, "%s key '%s' element %zu: expected a real number, found %s",
-                            section, d->name, k + 1, nsd_toml_type_name(e->type));
-                free(arr);
+        case NSDYN_PARAM_REAL:
+        case NSDYN_PARAM_INT:
+            if (!is_number(v) || (d->type == NSDYN_PARAM_INT && v->type != NSD_TOML_INTEGER)) {
+                nsd_diag_at(diag, v, "%s key '%s': expected %s, found %s", section, d->name,
+                            type_text(d->type), found_text(v, found, sizeof found));
                 return 1;
             }
-            if (!finite_ok(d, e->real)) {
-                fmt_real(num, sizeof num, e->real);
-                nsd_diag_at(diag, e, "%s key '%s' element %zu: expected a finite number, found %s",
-                            section, d->name, k + 1, num);
-                free(arr);
+            if (!finite_ok(d, v->real)) {
+                fmt_real(num, sizeof num, v->real);
+                nsd_diag_at(diag, v, "%s key '%s': expected a finite number, found %s", section,
+                            d->name, num);
                 return 1;
             }
-            if (!in_range(d, e->real)) {
-                nsd_diag_at(diag, e, "%s key '%s' element %zu = %g is out of range: expected %s",
-                            section, d->name, k + 1, e->real, range);
-                free(arr);
+            if (!in_range(d, v->real)) {
+                fmt_real(num, sizeof num, v->real);
+                nsd_diag_at(diag, v, "%s key '%s' = %s is out of range: expected %s%s%s", section,
+                            d->name, num, range, *d->unit && strcmp(d->unit, "1") ? " " : "",
+                            strcmp(d->unit, "1") ? d->unit : "");
                 return 1;
             }
-            arr[k] = e->real;
+            p->values[i].num = v->real;
+            return 0;
+        case NSDYN_PARAM_BOOL:
+            if (v->type != NSD_TOML_BOOLEAN) {
+                nsd_diag_at(diag, v, "%s key '%s': expected a boolean (true or false), found %s",
+                            section, d->name, found_text(v, found, sizeof found));
+                return 1;
+            }
+            p->values[i].num = v->boolean;
+            return 0;
+        case NSDYN_PARAM_CHOICE: {
+            size_t k = n_choices(d);
+            char list[512] = "";
+            for (size_t c = 0; c < k; ++c) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s\"%s\"", c ? ", " : "", d->choices[c]);
+            }
+            if (v->type != NSD_TOML_STRING) {
+                nsd_diag_at(diag, v, "%s key '%s': expected one of %s, found %s", section, d->name,
+                            list, found_text(v, found, sizeof found));
+                return 1;
+            }
+            for (size_t c = 0; c < k; ++c)
+                if (strcmp(v->str, d->choices[c]) == 0) {
+                    p->values[i].num = (double)c;
+                    return 0;
+                }
+            const char *near = nsd_did_you_mean(v->str, d->choices, k);
+            nsd_diag_at(diag, v, "%s key '%s': \"%s\" is not one of %s%s%s%s", section, d->name,
+                        v->str, list, near ? " (did you mean \"" : "", near ? near : "",
+                        near ? "\"?)" : "");
+            return 1;
         }
-        p->arrays[i] = arr;
-        p->values[i].arr = arr;
-        p->values[i].len = v->n_items;
-        return 0;
-    }
+        case NSDYN_PARAM_REAL_ARRAY: {
+            if (v->type != NSD_TOML_ARRAY) {
+                nsd_diag_at(diag, v, "%s key '%s': expected an array of real numbers, found %s",
+                            section, d->name, nsd_toml_type_name(v->type));
+                return 1;
+            }
+            double *arr = calloc(v->n_items ? v->n_items : 1, sizeof *arr);
+            if (!arr) abort();
+            for (size_t k = 0; k < v->n_items; ++k) {
+                const nsd_toml_node *e = &v->items[k];
+                if (!is_number(e)) {
+                    nsd_diag_at(diag, e,
+                                "%s key '%s' element %zu: expected a real number, found %s",
+                                section, d->name, k + 1, nsd_toml_type_name(e->type));
+                    free(arr);
+                    return 1;
+                }
+                if (!finite_ok(d, e->real)) {
+                    fmt_real(num, sizeof num, e->real);
+                    nsd_diag_at(diag, e,
+                                "%s key '%s' element %zu: expected a finite number, found %s",
+                                section, d->name, k + 1, num);
+                    free(arr);
+                    return 1;
+                }
+                if (!in_range(d, e->real)) {
+                    nsd_diag_at(diag, e,
+                                "%s key '%s' element %zu = %g is out of range: expected %s",
+                                section, d->name, k + 1, e->real, range);
+                    free(arr);
+                    return 1;
+                }
+                arr[k] = e->real;
+            }
+            p->arrays[i] = arr;
+            p->values[i].arr = arr;
+            p->values[i].len = v->n_items;
+            return 0;
+        }
     }
     return 1;
 }
@@ -195,8 +206,8 @@ static int skipped(const char *key, const char *const *skip) {
 }
 
 size_t nsd_params_resolve(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
-                          const nsd_toml_node *table, const char *section,
-                          const char *const *skip, nsd_diag *diag) {
+                          const nsd_toml_node *table, const char *section, const char *const *skip,
+                          nsd_diag *diag) {
     memset(out, 0, sizeof *out);
     out->decls = decls;
     out->n = n;
@@ -227,11 +238,10 @@ size_t nsd_params_resolve(nsd_params *out, const nsdyn_param_decl *decls, size_t
                     char list[768] = "";
                     for (size_t j = 0; j < n; ++j) {
                         size_t used = strlen(list);
-                        snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "",
-                                 names[j]);
+                        snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", names[j]);
                     }
-                    nsd_diag_at(diag, v, "%s: unknown key '%s' (known keys: %s)", section,
-                                v->key, n ? list : "none");
+                    nsd_diag_at(diag, v, "%s: unknown key '%s' (known keys: %s)", section, v->key,
+                                n ? list : "none");
                 }
                 errors++;
                 continue;
@@ -261,24 +271,24 @@ void nsd_params_free(nsd_params *p) {
 
 static void write_value(FILE *out, const nsdyn_param_decl *d, const nsdyn_value *v) {
     switch (d->type) {
-    case NSDYN_PARAM_REAL: {
-        char num[40];
-        fmt_real(num, sizeof num, v->num);
-        fprintf(out, "%s", num);
-        break;
-    }
-    case NSDYN_PARAM_INT: fprintf(out, "%lld", (long long)v->num); break;
-    case NSDYN_PARAM_BOOL: fprintf(out, "%s", v->num != 0 ? "true" : "false"); break;
-    case NSDYN_PARAM_CHOICE: fprintf(out, "\"%s\"", d->choices[(size_t)v->num]); break;
-    case NSDYN_PARAM_REAL_ARRAY:
-        fputc('[', out);
-        for (size_t k = 0; k < v->len; ++k) {
+        case NSDYN_PARAM_REAL: {
             char num[40];
-            fmt_real(num, sizeof num, v->arr[k]);
-            fprintf(out, "%s%s", k ? ", " : "", num);
+            fmt_real(num, sizeof num, v->num);
+            fprintf(out, "%s", num);
+            break;
         }
-        fputc(']', out);
-        break;
+        case NSDYN_PARAM_INT: fprintf(out, "%lld", (long long)v->num); break;
+        case NSDYN_PARAM_BOOL: fprintf(out, "%s", v->num != 0 ? "true" : "false"); break;
+        case NSDYN_PARAM_CHOICE: fprintf(out, "\"%s\"", d->choices[(size_t)v->num]); break;
+        case NSDYN_PARAM_REAL_ARRAY:
+            fputc('[', out);
+            for (size_t k = 0; k < v->len; ++k) {
+                char num[40];
+                fmt_real(num, sizeof num, v->arr[k]);
+                fprintf(out, "%s%s", k ? ", " : "", num);
+            }
+            fputc(']', out);
+            break;
     }
 }
 
@@ -303,23 +313,28 @@ void nsd_params_print_help(FILE *out, const nsdyn_param_decl *decls, size_t n) {
         char range[96], def[256];
         nsd_params_range_text(d, range, sizeof range);
         nsdyn_value v = {d->default_value, d->default_array, d->default_array_len};
-        if (d->flags & NSDYN_PARAM_REQUIRED) snprintf(def, sizeof def, "(required)");
+        if (d->flags & NSDYN_PARAM_REQUIRED)
+            snprintf(def, sizeof def, "(required)");
         else {
             FILE *mem = fmemopen(def, sizeof def, "w");
             if (mem) {
                 write_value(mem, d, &v);
                 fclose(mem);
-            } else snprintf(def, sizeof def, "?");
+            } else
+                snprintf(def, sizeof def, "?");
         }
         fprintf(out, "  %-14s %-8s %-10s default %-12s", d->name,
-                d->type == NSDYN_PARAM_REAL ? "real" : d->type == NSDYN_PARAM_INT ? "int"
-                : d->type == NSDYN_PARAM_BOOL ? "bool" : d->type == NSDYN_PARAM_CHOICE ? "choice"
-                : "real[]",
+                d->type == NSDYN_PARAM_REAL     ? "real"
+                : d->type == NSDYN_PARAM_INT    ? "int"
+                : d->type == NSDYN_PARAM_BOOL   ? "bool"
+                : d->type == NSDYN_PARAM_CHOICE ? "choice"
+                                                : "real[]",
                 d->unit, def);
         if (d->type == NSDYN_PARAM_CHOICE) {
             fprintf(out, " one of:");
             for (size_t c = 0; d->choices && d->choices[c]; ++c) fprintf(out, " %s", d->choices[c]);
-        } else if (d->type != NSDYN_PARAM_BOOL) fprintf(out, " range %s", range);
+        } else if (d->type != NSDYN_PARAM_BOOL)
+            fprintf(out, " range %s", range);
         fprintf(out, "\n  %14s %s\n", "", d->help);
     }
 }
@@ -334,34 +349,83 @@ size_t nsd_params_check_decls(const nsdyn_param_decl *decls, size_t n, const cha
     for (size_t i = 0; i < n; ++i) {
         const nsdyn_param_decl *d = &decls[i];
         const char *name = d->name ? d->name : "?";
-        if (!d->name || !*d->name) { nsd_diag_add(diag, "%s: parameter %zu has no name", owner, i); problems++; }
-        else for (const char *c = d->name; *c; ++c)
-            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_')) {
-                nsd_diag_add(diag, "%s: parameter '%s' has a name that is not a plain TOML key", owner, name);
-                problems++;
-                break;
-            }
-        if (d->name && nsd_params_index(decls, i, d->name) >= 0) { nsd_diag_add(diag, "%s: parameter '%s' declared twice", owner, name); problems++; }
-        if (!d->unit || !*d->unit) { nsd_diag_add(diag, "%s: parameter '%s' has no unit (use \"1\" for dimensionless)", owner, name); problems++; }
-        if (!d->help || !*d->help) { nsd_diag_add(diag, "%s: parameter '%s' has no help text", owner, name); problems++; }
-        if (d->type < NSDYN_PARAM_REAL || d->type > NSDYN_PARAM_REAL_ARRAY) { nsd_diag_add(diag, "%s: parameter '%s' has unknown type", owner, name); problems++; continue; }
-        if (!(d->min <= d->max)) { nsd_diag_add(diag, "%s: parameter '%s' has min > max", owner, name); problems++; }
+        if (!d->name || !*d->name) {
+            nsd_diag_add(diag, "%s: parameter %zu has no name", owner, i);
+            problems++;
+        } else
+            for (const char *c = d->name; *c; ++c)
+                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                      (*c >= '0' && *c <= '9') || *c == '_')) {
+                    nsd_diag_add(diag, "%s: parameter '%s' has a name that is not a plain TOML key",
+                                 owner, name);
+                    problems++;
+                    break;
+                }
+        if (d->name && nsd_params_index(decls, i, d->name) >= 0) {
+            nsd_diag_add(diag, "%s: parameter '%s' declared twice", owner, name);
+            problems++;
+        }
+        if (!d->unit || !*d->unit) {
+            nsd_diag_add(diag, "%s: parameter '%s' has no unit (use \"1\" for dimensionless)",
+                         owner, name);
+            problems++;
+        }
+        if (!d->help || !*d->help) {
+            nsd_diag_add(diag, "%s: parameter '%s' has no help text", owner, name);
+            problems++;
+        }
+        if (d->type < NSDYN_PARAM_REAL || d->type > NSDYN_PARAM_REAL_ARRAY) {
+            nsd_diag_add(diag, "%s: parameter '%s' has unknown type", owner, name);
+            problems++;
+            continue;
+        }
+        if (!(d->min <= d->max)) {
+            nsd_diag_add(diag, "%s: parameter '%s' has min > max", owner, name);
+            problems++;
+        }
         if (!(d->flags & NSDYN_PARAM_REQUIRED)) {
-            if ((d->type == NSDYN_PARAM_REAL || d->type == NSDYN_PARAM_INT) && !finite_ok(d, d->default_value)) {
-                nsd_diag_add(diag, "%s: parameter '%s' default %g is not finite (flag NSDYN_PARAM_NONFINITE admits +-inf)", owner, name, d->default_value);
+            if ((d->type == NSDYN_PARAM_REAL || d->type == NSDYN_PARAM_INT) &&
+                !finite_ok(d, d->default_value)) {
+                nsd_diag_add(diag,
+                             "%s: parameter '%s' default %g is not finite (flag "
+                             "NSDYN_PARAM_NONFINITE admits +-inf)",
+                             owner, name, d->default_value);
                 problems++;
-            } else if ((d->type == NSDYN_PARAM_REAL || d->type == NSDYN_PARAM_INT) && !in_range(d, d->default_value)) {
-                nsd_diag_add(diag, "%s: parameter '%s' default %g is outside its range", owner, name, d->default_value);
+            } else if ((d->type == NSDYN_PARAM_REAL || d->type == NSDYN_PARAM_INT) &&
+                       !in_range(d, d->default_value)) {
+                nsd_diag_add(diag, "%s: parameter '%s' default %g is outside its range", owner,
+                             name, d->default_value);
                 problems++;
             }
-            if (d->type == NSDYN_PARAM_INT && d->default_value != floor(d->default_value)) { nsd_diag_add(diag, "%s: int parameter '%s' has a fractional default", owner, name); problems++; }
-            if (d->type == NSDYN_PARAM_BOOL && d->default_value != 0 && d->default_value != 1) { nsd_diag_add(diag, "%s: bool parameter '%s' default is not 0 or 1", owner, name); problems++; }
-            if (d->type == NSDYN_PARAM_CHOICE && (d->default_value < 0 || (size_t)d->default_value >= n_choices(d))) { nsd_diag_add(diag, "%s: choice parameter '%s' default index is out of its list", owner, name); problems++; }
+            if (d->type == NSDYN_PARAM_INT && d->default_value != floor(d->default_value)) {
+                nsd_diag_add(diag, "%s: int parameter '%s' has a fractional default", owner, name);
+                problems++;
+            }
+            if (d->type == NSDYN_PARAM_BOOL && d->default_value != 0 && d->default_value != 1) {
+                nsd_diag_add(diag, "%s: bool parameter '%s' default is not 0 or 1", owner, name);
+                problems++;
+            }
+            if (d->type == NSDYN_PARAM_CHOICE &&
+                (d->default_value < 0 || (size_t)d->default_value >= n_choices(d))) {
+                nsd_diag_add(diag, "%s: choice parameter '%s' default index is out of its list",
+                             owner, name);
+                problems++;
+            }
             if (d->type == NSDYN_PARAM_REAL_ARRAY)
                 for (size_t k = 0; k < d->default_array_len; ++k)
-                    if (!d->default_array || !finite_ok(d, d->default_array[k]) || !in_range(d, d->default_array[k])) { nsd_diag_add(diag, "%s: parameter '%s' default element %zu is outside its range", owner, name, k); problems++; break; }
+                    if (!d->default_array || !finite_ok(d, d->default_array[k]) ||
+                        !in_range(d, d->default_array[k])) {
+                        nsd_diag_add(diag,
+                                     "%s: parameter '%s' default element %zu is outside its range",
+                                     owner, name, k);
+                        problems++;
+                        break;
+                    }
         }
-        if (d->type == NSDYN_PARAM_CHOICE && n_choices(d) == 0) { nsd_diag_add(diag, "%s: choice parameter '%s' lists no choices", owner, name); problems++; }
+        if (d->type == NSDYN_PARAM_CHOICE && n_choices(d) == 0) {
+            nsd_diag_add(diag, "%s: choice parameter '%s' lists no choices", owner, name);
+            problems++;
+        }
     }
     return problems;
 }

@@ -13,9 +13,9 @@
 typedef struct nsd_params {
     const nsdyn_param_decl *decls;
     size_t n;
-    nsdyn_value *values;            /* n, in declaration order */
-    double **arrays;                /* storage for REAL_ARRAY values */
-    const nsd_toml_node **from;     /* node each value came from; NULL = default */
+    nsdyn_value *values;        /* n, in declaration order */
+    double **arrays;            /* storage for REAL_ARRAY values */
+    const nsd_toml_node **from; /* node each value came from; NULL = default */
 } nsd_params;
 
 /* Check `table` (may be NULL: all defaults) against `decls`. Keys listed in
@@ -23,8 +23,8 @@ typedef struct nsd_params {
  * names the table in messages, e.g. "[integrator] (dopri5)". Returns the
  * number of errors added to diag. */
 size_t nsd_params_resolve(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
-                          const nsd_toml_node *table, const char *section,
-                          const char *const *skip, nsd_diag *diag);
+                          const nsd_toml_node *table, const char *section, const char *const *skip,
+                          nsd_diag *diag);
 void nsd_params_free(nsd_params *p);
 
 /* Index of a declared name, or -1. */

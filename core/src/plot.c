@@ -61,16 +61,16 @@
 
 /* cmap0 layout */
 enum {
-    COL_BG = 0,         /* white background */
-    COL_FG = 1,         /* black: axes, text, structure */
-    COL_GRID = 2,       /* light grey grid */
-    COL_VLINE = 3,      /* event lines */
-    COL_GROUND = 4,     /* dark grey ground lines and hatching */
-    COL_FILL = 5,       /* structure fill */
+    COL_BG = 0,     /* white background */
+    COL_FG = 1,     /* black: axes, text, structure */
+    COL_GRID = 2,   /* light grey grid */
+    COL_VLINE = 3,  /* event lines */
+    COL_GROUND = 4, /* dark grey ground lines and hatching */
+    COL_FILL = 5,   /* structure fill */
     COL_GROUND_FILL = 6,
-    COL_LEGEND_BG = 7,  /* white, slightly transparent */
+    COL_LEGEND_BG = 7, /* white, slightly transparent */
     COL_LEGEND_FRAME = 8,
-    COL_PALETTE = 9,    /* first of NSD_PLOT_PALETTE_SIZE curve colours */
+    COL_PALETTE = 9, /* first of NSD_PLOT_PALETTE_SIZE curve colours */
     N_COLORS = COL_PALETTE + NSD_PLOT_PALETTE_SIZE
 };
 
@@ -93,71 +93,50 @@ static const unsigned char palette_rgb[NSD_PLOT_PALETTE_SIZE][3] = {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
-{
-    if (err == NULL || err_len == 0)
-        return;
+static void
+set_err(char *err, size_t err_len, const char *fmt, ...) {
+    if (err == NULL || err_len == 0) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, err_len, fmt, ap);
     va_end(ap);
     /* one line: no newlines in the reason */
     for (char *p = err; *p; ++p)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+        if (*p == '\n' || *p == '\r') *p = ' ';
 }
 
-static double clampd(double v, double lo, double hi)
-{
-    return v < lo ? lo : (v > hi ? hi : v);
-}
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-static int ascii_lower(int c)
-{
-    return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-}
+static int ascii_lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
 
-static int ascii_ieq(const char *a, const char *b)
-{
+static int ascii_ieq(const char *a, const char *b) {
     for (; *a && *b; ++a, ++b)
-        if (ascii_lower((unsigned char)*a) != ascii_lower((unsigned char)*b))
-            return 0;
+        if (ascii_lower((unsigned char)*a) != ascii_lower((unsigned char)*b)) return 0;
     return *a == *b;
 }
 
 /* Length of the valid UTF-8 sequence at p, 0 if invalid. */
-static size_t utf8_seq_len(const unsigned char *p)
-{
+static size_t utf8_seq_len(const unsigned char *p) {
     unsigned c = p[0];
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
     if (c >= 0xE0 && c <= 0xEF) {
-        if ((p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xE0 && p[1] < 0xA0)
-            return 0; /* overlong */
-        if (c == 0xED && p[1] >= 0xA0)
-            return 0; /* surrogate */
+        if ((p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
+        if (c == 0xE0 && p[1] < 0xA0) return 0;  /* overlong */
+        if (c == 0xED && p[1] >= 0xA0) return 0; /* surrogate */
         return 3;
     }
     if (c >= 0xF0 && c <= 0xF4) {
-        if ((p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && p[1] < 0x90)
-            return 0;
-        if (c == 0xF4 && p[1] >= 0x90)
-            return 0;
+        if ((p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return 0;
+        if (c == 0xF0 && p[1] < 0x90) return 0;
+        if (c == 0xF4 && p[1] >= 0x90) return 0;
         return 4;
     }
     return 0;
 }
 
-size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len)
-{
-    if (out == NULL || out_len == 0)
-        return 0;
+size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len) {
+    if (out == NULL || out_len == 0) return 0;
     size_t o = 0;
     const unsigned char *p = (const unsigned char *)(in ? in : "");
     while (*p) {
@@ -193,8 +172,7 @@ size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len)
                 p += n;
             }
         }
-        if (o + k >= out_len)
-            break;
+        if (o + k >= out_len) break;
         memcpy(out + o, piece, k);
         o += k;
     }
@@ -203,14 +181,12 @@ size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len)
 }
 
 /* Approximate width of a UTF-8 string in character heights. */
-static double text_width_ch(const char *s)
-{
+static double text_width_ch(const char *s) {
     double w = 0.0;
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
         size_t n = utf8_seq_len(p);
-        if (n == 0)
-            n = 1;
+        if (n == 0) n = 1;
         if (*p >= '0' && *p <= '9')
             w += DIGIT_W;
         else if (*p == '.' || *p == ',' || *p == ' ' || *p == 'i' || *p == 'l' || *p == '[' ||
@@ -227,10 +203,8 @@ static double text_width_ch(const char *s)
 
 /* ---- formats ------------------------------------------------------------- */
 
-int nsd_plot_format_parse(const char *name, nsd_plot_format *out)
-{
-    if (name == NULL)
-        return -1;
+int nsd_plot_format_parse(const char *name, nsd_plot_format *out) {
+    if (name == NULL) return -1;
     nsd_plot_format f;
     if (ascii_ieq(name, "png"))
         f = NSD_PLOT_PNG;
@@ -240,27 +214,24 @@ int nsd_plot_format_parse(const char *name, nsd_plot_format *out)
         f = NSD_PLOT_PDF;
     else
         return -1;
-    if (out)
-        *out = f;
+    if (out) *out = f;
     return 0;
 }
 
-const char *nsd_plot_format_ext(nsd_plot_format f)
-{
+const char *nsd_plot_format_ext(nsd_plot_format f) {
     switch (f) {
-    case NSD_PLOT_PNG: return "png";
-    case NSD_PLOT_SVG: return "svg";
-    case NSD_PLOT_PDF: return "pdf";
+        case NSD_PLOT_PNG: return "png";
+        case NSD_PLOT_SVG: return "svg";
+        case NSD_PLOT_PDF: return "pdf";
     }
     return "";
 }
 
-static const char *format_device(nsd_plot_format f)
-{
+static const char *format_device(nsd_plot_format f) {
     switch (f) {
-    case NSD_PLOT_PNG: return "pngcairo";
-    case NSD_PLOT_SVG: return "svgcairo";
-    case NSD_PLOT_PDF: return "pdfcairo";
+        case NSD_PLOT_PNG: return "pngcairo";
+        case NSD_PLOT_SVG: return "svgcairo";
+        case NSD_PLOT_PDF: return "pdfcairo";
     }
     return NULL;
 }
@@ -272,40 +243,31 @@ typedef struct range {
     int have;
 } range;
 
-static void range_add(range *r, double v)
-{
-    if (!isfinite(v))
-        return;
+static void range_add(range *r, double v) {
+    if (!isfinite(v)) return;
     if (!r->have) {
         r->lo = r->hi = v;
         r->have = 1;
     } else {
-        if (v < r->lo)
-            r->lo = v;
-        if (v > r->hi)
-            r->hi = v;
+        if (v < r->lo) r->lo = v;
+        if (v > r->hi) r->hi = v;
     }
 }
 
 /* Data value -> plotting coordinate; NaN when it cannot be shown. */
-static double tr(double v, int lg)
-{
-    if (!isfinite(v))
-        return NAN;
-    if (lg)
-        return v > 0.0 ? log10(v) : NAN;
+static double tr(double v, int lg) {
+    if (!isfinite(v)) return NAN;
+    if (lg) return v > 0.0 ? log10(v) : NAN;
     return clampd(v, -COORD_MAX, COORD_MAX);
 }
 
 /* Half-width used to widen a degenerate range centred on c. */
-static double widen_half(double c)
-{
+static double widen_half(double c) {
     double h = 0.1 * fabs(c);
     return (h > 1e-290) ? h : 1.0;
 }
 
-static void ensure_width(double *lo, double *hi)
-{
+static void ensure_width(double *lo, double *hi) {
     if (!isfinite(*lo) || !isfinite(*hi)) {
         *lo = 0.0;
         *hi = 1.0;
@@ -325,8 +287,7 @@ static void ensure_width(double *lo, double *hi)
 }
 
 /* Automatic range from data extents [dlo, dhi] (transformed coordinates). */
-static void auto_range(double dlo, double dhi, int lg, double *lo, double *hi)
-{
+static void auto_range(double dlo, double dhi, int lg, double *lo, double *hi) {
     double d = dhi - dlo, scale = fmax(fabs(dlo), fabs(dhi));
     if (lg) {
         if (d <= 1e-9) {
@@ -357,8 +318,7 @@ static void auto_range(double dlo, double dhi, int lg, double *lo, double *hi)
 /* Resolve one axis: user limits (data units, NaN = automatic) and data extents
  * (transformed) -> window (transformed). */
 static void resolve_axis(double umin, double umax, const range *data, int lg, double *lo,
-                         double *hi)
-{
+                         double *hi) {
     double a = tr(umin, lg), b = tr(umax, lg);
     double dlo = 0.0, dhi = 1.0;
     if (data->have) {
@@ -385,22 +345,18 @@ static void resolve_axis(double umin, double umax, const range *data, int lg, do
 
 typedef struct axis_info {
     int log;
-    double lo, hi;   /* window, transformed coordinates */
-    double step;     /* major tick spacing (linear axes) */
-    int nsub;        /* minor intervals per major */
-    int decimals;    /* digits after the point in tick labels */
-    int expo;        /* labels show value / 10^expo; 0: no common factor */
-    double label_w;  /* widest tick label [character heights] */
+    double lo, hi;  /* window, transformed coordinates */
+    double step;    /* major tick spacing (linear axes) */
+    int nsub;       /* minor intervals per major */
+    int decimals;   /* digits after the point in tick labels */
+    int expo;       /* labels show value / 10^expo; 0: no common factor */
+    double label_w; /* widest tick label [character heights] */
     int n_labels;
 } axis_info;
 
-static double pow10i(int e)
-{
-    return pow(10.0, (double)e);
-}
+static double pow10i(int e) { return pow(10.0, (double)e); }
 
-static double nice_step(double span, double target, int *nsub)
-{
+static double nice_step(double span, double target, int *nsub) {
     double raw = span / target;
     double e = floor(log10(raw));
     double p = pow(10.0, e);
@@ -424,26 +380,20 @@ static double nice_step(double span, double target, int *nsub)
     return (s > 0.0 && isfinite(s)) ? s : raw;
 }
 
-static int decimals_for(double step)
-{
+static int decimals_for(double step) {
     for (int d = 0; d < 15; ++d) {
         double v = step * pow10i(d);
-        if (fabs(v - nearbyint(v)) <= 1e-6 * v)
-            return d;
+        if (fabs(v - nearbyint(v)) <= 1e-6 * v) return d;
     }
     return 15;
 }
 
 /* Tick label of value v on a linear axis. */
-static void format_tick(const axis_info *a, double v, char *buf, size_t len)
-{
-    if (len == 0)
-        return;
+static void format_tick(const axis_info *a, double v, char *buf, size_t len) {
+    if (len == 0) return;
     double scaled = v;
-    if (fabs(v) <= 1e-6 * a->step)
-        scaled = 0.0;
-    if (a->expo != 0)
-        scaled = scaled / pow10i(a->expo);
+    if (fabs(v) <= 1e-6 * a->step) scaled = 0.0;
+    if (a->expo != 0) scaled = scaled / pow10i(a->expo);
     char num[64];
     snprintf(num, sizeof num, "%.*f", a->decimals, fabs(scaled));
     /* always a decimal point, whatever LC_NUMERIC says */
@@ -458,21 +408,18 @@ static void format_tick(const axis_info *a, double v, char *buf, size_t len)
     }
     int nonzero = 0;
     for (const char *p = num; *p; ++p)
-        if (*p >= '1' && *p <= '9')
-            nonzero = 1;
+        if (*p >= '1' && *p <= '9') nonzero = 1;
     snprintf(buf, len, "%s%s", (scaled < 0.0 && nonzero) ? "\xE2\x88\x92" : "", num);
 }
 
 /* Choose ticks for a linear axis of `len_mm` length; `vertical` for y. */
-static void linear_ticks(axis_info *a, double len_mm, double ch, int vertical)
-{
+static void linear_ticks(axis_info *a, double len_mm, double ch, int vertical) {
     double span = a->hi - a->lo;
     double m = fmax(fabs(a->lo), fabs(a->hi));
     a->expo = 0;
     if (m > 0.0) {
         int e = (int)floor(log10(m));
-        if (e >= 5 || e <= -3)
-            a->expo = e;
+        if (e >= 5 || e <= -3) a->expo = e;
     }
     double spacing = vertical ? 2.6 * ch : 5.5 * ch;
     double target = clampd(len_mm / spacing, 2.0, vertical ? 7.0 : 8.0);
@@ -488,17 +435,14 @@ static void linear_ticks(axis_info *a, double len_mm, double ch, int vertical)
             char buf[64];
             format_tick(a, k * a->step, buf, sizeof buf);
             double w = text_width_ch(buf);
-            if (w > a->label_w)
-                a->label_w = w;
+            if (w > a->label_w) a->label_w = w;
             a->n_labels++;
         }
-        if (vertical || a->n_labels < 2)
-            break;
+        if (vertical || a->n_labels < 2) break;
         /* horizontal labels must not collide: spacing >= width + 1.5 ch */
         double need = (a->label_w + 1.5) * ch;
         double have = len_mm * a->step / span;
-        if (have >= need || target <= 2.0)
-            break;
+        if (have >= need || target <= 2.0) break;
         target = clampd(target * have / need * 0.95, 2.0, target - 0.5);
     }
 }
@@ -506,8 +450,7 @@ static void linear_ticks(axis_info *a, double len_mm, double ch, int vertical)
 /* Log axes: labels 10^k at every `step` decades. With step 1, PLplot's own
  * log ticks are used (minor ticks at 2..9); otherwise the axis is linear in
  * log10 space with a minor tick per decade. */
-static void log_ticks(axis_info *a, double len_mm, double ch, int vertical)
-{
+static void log_ticks(axis_info *a, double len_mm, double ch, int vertical) {
     static const int steps[] = {1, 2, 3, 5, 10, 20, 25, 50, 100};
     a->expo = 0;
     a->decimals = 0;
@@ -518,8 +461,7 @@ static void log_ticks(axis_info *a, double len_mm, double ch, int vertical)
     double first = ceil(a->lo - 1e-9), last = floor(a->hi + 1e-9);
     double fit = fmax(2.0, floor(len_mm / per));
     size_t i = 0;
-    while (i + 1 < sizeof steps / sizeof steps[0] &&
-           floor((last - first) / steps[i]) + 1.0 > fit)
+    while (i + 1 < sizeof steps / sizeof steps[0] && floor((last - first) / steps[i]) + 1.0 > fit)
         i++;
     a->step = steps[i];
     a->nsub = steps[i] <= 10 ? steps[i] : (steps[i] == 20 ? 10 : 5);
@@ -527,8 +469,7 @@ static void log_ticks(axis_info *a, double len_mm, double ch, int vertical)
 }
 
 /* Tick label of value v (the exponent on log axes). */
-static void format_label(const axis_info *a, double v, char *buf, size_t len)
-{
+static void format_label(const axis_info *a, double v, char *buf, size_t len) {
     if (!a->log) {
         format_tick(a, v, buf, len);
         return;
@@ -554,33 +495,26 @@ typedef struct box {
 
 /* Liang-Barsky: visible parameter interval [t0, t1] of p->q inside b. */
 static int clip_segment(const box *b, double px, double py, double qx, double qy, double *t0,
-                        double *t1)
-{
+                        double *t1) {
     double dx = qx - px, dy = qy - py;
     double p[4] = {-dx, dx, -dy, dy};
     double q[4] = {px - b->x0, b->x1 - px, py - b->y0, b->y1 - py};
     double a = 0.0, c = 1.0;
     for (int i = 0; i < 4; ++i) {
         if (p[i] == 0.0) {
-            if (q[i] < 0.0)
-                return 0;
+            if (q[i] < 0.0) return 0;
         } else {
             double r = q[i] / p[i];
             if (!isfinite(r)) {
-                if (q[i] < 0.0)
-                    return 0;
+                if (q[i] < 0.0) return 0;
                 continue;
             }
             if (p[i] < 0.0) {
-                if (r > c)
-                    return 0;
-                if (r > a)
-                    a = r;
+                if (r > c) return 0;
+                if (r > a) a = r;
             } else {
-                if (r < a)
-                    return 0;
-                if (r < c)
-                    c = r;
+                if (r < a) return 0;
+                if (r < c) c = r;
             }
         }
     }
@@ -594,12 +528,11 @@ typedef struct polyline {
     PLFLT *x, *y;
     size_t n, cap;
     double tol_x, tol_y;
-    int pending;         /* a skipped point that must end the piece */
+    int pending; /* a skipped point that must end the piece */
     double px, py;
 } polyline;
 
-static void pl_append(polyline *pl, double x, double y)
-{
+static void pl_append(polyline *pl, double x, double y) {
     if (pl->n == pl->cap) {
         /* buffer full: draw it and continue from its last point */
         plline((PLINT)pl->n, pl->x, pl->y);
@@ -612,19 +545,16 @@ static void pl_append(polyline *pl, double x, double y)
     pl->n++;
 }
 
-static void pl_flush(polyline *pl)
-{
+static void pl_flush(polyline *pl) {
     if (pl->pending) {
         pl_append(pl, pl->px, pl->py);
         pl->pending = 0;
     }
-    if (pl->n >= 2)
-        plline((PLINT)pl->n, pl->x, pl->y);
+    if (pl->n >= 2) plline((PLINT)pl->n, pl->x, pl->y);
     pl->n = 0;
 }
 
-static void pl_push(polyline *pl, double x, double y)
-{
+static void pl_push(polyline *pl, double x, double y) {
     if (pl->n > 0 && fabs(x - pl->x[pl->n - 1]) < pl->tol_x &&
         fabs(y - pl->y[pl->n - 1]) < pl->tol_y) {
         pl->pending = 1; /* too close to the last point drawn */
@@ -638,10 +568,8 @@ static void pl_push(polyline *pl, double x, double y)
 
 /* Draw the polyline (xs, ys) in transformed coordinates; non-finite points
  * split it. Returns 0, or -1 if memory ran out. */
-static int draw_polyline(const box *clip, size_t n, const double *xs, const double *ys)
-{
-    if (n < 2)
-        return 0;
+static int draw_polyline(const box *clip, size_t n, const double *xs, const double *ys) {
+    if (n < 2) return 0;
     enum { CHUNK = 4096 };
     polyline pl;
     memset(&pl, 0, sizeof pl);
@@ -686,8 +614,7 @@ static int draw_polyline(const box *clip, size_t n, const double *xs, const doub
             pl_push(&pl, ax, ay);
         }
         pl_push(&pl, bx, by);
-        if (t1 < 1.0)
-            pl_flush(&pl);
+        if (t1 < 1.0) pl_flush(&pl);
     }
     pl_flush(&pl);
     free(pl.x);
@@ -697,18 +624,29 @@ static int draw_polyline(const box *clip, size_t n, const double *xs, const doub
 
 /* Sutherland-Hodgman against one edge; out must hold 2n points. */
 static size_t clip_poly_edge(size_t n, const double *x, const double *y, double *ox, double *oy,
-                             int edge, double v)
-{
+                             int edge, double v) {
     size_t m = 0;
     for (size_t i = 0; i < n; ++i) {
         size_t j = (i + 1) % n;
         double ax = x[i], ay = y[i], bx = x[j], by = y[j];
         double da, db;
         switch (edge) {
-        case 0: da = ax - v; db = bx - v; break;  /* x >= v */
-        case 1: da = v - ax; db = v - bx; break;  /* x <= v */
-        case 2: da = ay - v; db = by - v; break;  /* y >= v */
-        default: da = v - ay; db = v - by; break; /* y <= v */
+            case 0:
+                da = ax - v;
+                db = bx - v;
+                break; /* x >= v */
+            case 1:
+                da = v - ax;
+                db = v - bx;
+                break; /* x <= v */
+            case 2:
+                da = ay - v;
+                db = by - v;
+                break; /* y >= v */
+            default:
+                da = v - ay;
+                db = v - by;
+                break; /* y <= v */
         }
         int ina = da >= 0.0, inb = db >= 0.0;
         if (ina) {
@@ -743,10 +681,7 @@ typedef struct metrics {
 } metrics;
 
 /* Line width in PLplot units from a "points-ish" width. */
-static double lw(const metrics *m, double w)
-{
-    return w * 1.15 * m->s;
-}
+static double lw(const metrics *m, double w) { return w * 1.15 * m->s; }
 
 /* ---- canvases ------------------------------------------------------------- */
 
@@ -757,8 +692,7 @@ typedef struct bbox_canvas {
     int log_x, log_y;
 } bbox_canvas;
 
-static void bb_point(bbox_canvas *b, double x, double y)
-{
+static void bb_point(bbox_canvas *b, double x, double y) {
     double tx = tr(x, b->log_x), ty = tr(y, b->log_y);
     if (isfinite(tx) && isfinite(ty)) {
         range_add(&b->x, tx);
@@ -766,15 +700,13 @@ static void bb_point(bbox_canvas *b, double x, double y)
     }
 }
 
-static void bb_line(void *ctx, double x0, double y0, double x1, double y1)
-{
+static void bb_line(void *ctx, double x0, double y0, double x1, double y1) {
     bbox_canvas *b = ctx;
     bb_point(b, x0, y0);
     bb_point(b, x1, y1);
 }
 
-static void bb_circle(void *ctx, double x, double y, double r)
-{
+static void bb_circle(void *ctx, double x, double y, double r) {
     bbox_canvas *b = ctx;
     if (!isfinite(r) || r <= 0.0) {
         bb_point(b, x, y);
@@ -784,18 +716,14 @@ static void bb_circle(void *ctx, double x, double y, double r)
     bb_point(b, x + r, y + r);
 }
 
-static void bb_polygon(void *ctx, size_t n, const double *x, const double *y, int filled)
-{
+static void bb_polygon(void *ctx, size_t n, const double *x, const double *y, int filled) {
     (void)filled;
     bbox_canvas *b = ctx;
-    if (x == NULL || y == NULL)
-        return;
-    for (size_t i = 0; i < n; ++i)
-        bb_point(b, x[i], y[i]);
+    if (x == NULL || y == NULL) return;
+    for (size_t i = 0; i < n; ++i) bb_point(b, x[i], y[i]);
 }
 
-static void bb_pen(void *ctx, int style)
-{
+static void bb_pen(void *ctx, int style) {
     (void)ctx;
     (void)style;
 }
@@ -804,42 +732,46 @@ struct panel_ctx {
     const metrics *m;
     const nsd_panel *panel;
     axis_info ax, ay;
-    box clip;    /* window enlarged a little, transformed coordinates */
+    box clip; /* window enlarged a little, transformed coordinates */
     int pen;
-    int oom;     /* a temporary allocation failed */
+    int oom; /* a temporary allocation failed */
 };
 
-static void set_pen(panel_ctx *pc, int style)
-{
-    if (style < 0 || style > 3)
-        style = 0;
+static void set_pen(panel_ctx *pc, int style) {
+    if (style < 0 || style > 3) style = 0;
     pc->pen = style;
     pllsty(1);
     switch (style) {
-    case 0: plcol0(COL_FG); plwidth(lw(pc->m, 2.0)); break;
-    case 1: plcol0(COL_GROUND); plwidth(lw(pc->m, 3.0)); break;
-    case 2: plcol0(COL_PALETTE + PAL_VERMILION); plwidth(lw(pc->m, 2.5)); break;
-    default: plcol0(COL_PALETTE + PAL_BLUE); plwidth(lw(pc->m, 1.2)); break;
+        case 0:
+            plcol0(COL_FG);
+            plwidth(lw(pc->m, 2.0));
+            break;
+        case 1:
+            plcol0(COL_GROUND);
+            plwidth(lw(pc->m, 3.0));
+            break;
+        case 2:
+            plcol0(COL_PALETTE + PAL_VERMILION);
+            plwidth(lw(pc->m, 2.5));
+            break;
+        default:
+            plcol0(COL_PALETTE + PAL_BLUE);
+            plwidth(lw(pc->m, 1.2));
+            break;
     }
 }
 
-static void cv_pen(void *ctx, int style)
-{
-    set_pen(ctx, style);
-}
+static void cv_pen(void *ctx, int style) { set_pen(ctx, style); }
 
-static void cv_line(void *ctx, double x0, double y0, double x1, double y1)
-{
+static void cv_line(void *ctx, double x0, double y0, double x1, double y1) {
     panel_ctx *pc = ctx;
     double xs[2] = {tr(x0, pc->ax.log), tr(x1, pc->ax.log)};
     double ys[2] = {tr(y0, pc->ay.log), tr(y1, pc->ay.log)};
-    if (draw_polyline(&pc->clip, 2, xs, ys) != 0)
-        pc->oom = 1;
+    if (draw_polyline(&pc->clip, 2, xs, ys) != 0) pc->oom = 1;
 }
 
 /* Polygon in transformed coordinates: optional fill (clipped), then outline. */
-static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, int filled)
-{
+static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, int filled) {
     if (filled && n >= 3 && n <= ((size_t)1 << 20)) {
         /* each of the 4 clip stages at most doubles the vertex count */
         size_t cap = 16 * n + 16;
@@ -866,10 +798,13 @@ static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, in
                 PLINT col = COL_FILL;
                 int hatch = 0;
                 switch (pc->pen) {
-                case 0: col = COL_FILL; break;
-                case 1: col = COL_GROUND_FILL; hatch = 1; break;
-                case 2: col = COL_PALETTE + PAL_VERMILION; break;
-                default: col = COL_PALETTE + PAL_BLUE; break;
+                    case 0: col = COL_FILL; break;
+                    case 1:
+                        col = COL_GROUND_FILL;
+                        hatch = 1;
+                        break;
+                    case 2: col = COL_PALETTE + PAL_VERMILION; break;
+                    default: col = COL_PALETTE + PAL_BLUE; break;
                 }
                 plcol0(col);
                 plpsty(0);
@@ -896,20 +831,16 @@ static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, in
         memcpy(cy, ty, n * sizeof *cy);
         cx[n] = tx[0];
         cy[n] = ty[0];
-        if (draw_polyline(&pc->clip, n + 1, cx, cy) != 0)
-            pc->oom = 1;
+        if (draw_polyline(&pc->clip, n + 1, cx, cy) != 0) pc->oom = 1;
     }
     free(cx);
     free(cy);
 }
 
-static void cv_polygon(void *ctx, size_t n, const double *x, const double *y, int filled)
-{
+static void cv_polygon(void *ctx, size_t n, const double *x, const double *y, int filled) {
     panel_ctx *pc = ctx;
-    if (x == NULL || y == NULL || n < 2)
-        return;
-    if (n > ((size_t)1 << 26))
-        return; /* absurd */
+    if (x == NULL || y == NULL || n < 2) return;
+    if (n > ((size_t)1 << 26)) return; /* absurd */
     double *tx = malloc(n * sizeof *tx), *ty = malloc(n * sizeof *ty);
     if (tx == NULL || ty == NULL) {
         free(tx);
@@ -921,12 +852,10 @@ static void cv_polygon(void *ctx, size_t n, const double *x, const double *y, in
     for (size_t i = 0; i < n; ++i) {
         tx[i] = tr(x[i], pc->ax.log);
         ty[i] = tr(y[i], pc->ay.log);
-        if (!isfinite(tx[i]) || !isfinite(ty[i]))
-            all_finite = 0;
+        if (!isfinite(tx[i]) || !isfinite(ty[i])) all_finite = 0;
     }
     if (n == 2) {
-        if (draw_polyline(&pc->clip, 2, tx, ty) != 0)
-            pc->oom = 1;
+        if (draw_polyline(&pc->clip, 2, tx, ty) != 0) pc->oom = 1;
     } else {
         fill_and_outline(pc, n, tx, ty, filled && all_finite);
     }
@@ -934,11 +863,9 @@ static void cv_polygon(void *ctx, size_t n, const double *x, const double *y, in
     free(ty);
 }
 
-static void cv_circle(void *ctx, double x, double y, double r)
-{
+static void cv_circle(void *ctx, double x, double y, double r) {
     panel_ctx *pc = ctx;
-    if (!isfinite(x) || !isfinite(y) || !isfinite(r) || r <= 0.0)
-        return;
+    if (!isfinite(x) || !isfinite(y) || !isfinite(r) || r <= 0.0) return;
     int nseg = 288;
     if (!pc->ax.log && !pc->ay.log) {
         double cx = tr(x, 0), cy = tr(y, 0), rr = fmin(r, COORD_MAX);
@@ -967,24 +894,20 @@ static void cv_circle(void *ctx, double x, double y, double r)
         xs[i] = tr(x + r * cos(a), pc->ax.log);
         ys[i] = tr(y + r * sin(a), pc->ay.log);
     }
-    if (draw_polyline(&pc->clip, (size_t)nseg + 1, xs, ys) != 0)
-        pc->oom = 1;
+    if (draw_polyline(&pc->clip, (size_t)nseg + 1, xs, ys) != 0) pc->oom = 1;
     free(xs);
 }
 
 /* ---- curve styling -------------------------------------------------------- */
 
-static double curve_width(const nsd_curve *c)
-{
+static double curve_width(const nsd_curve *c) {
     double w = c->width;
-    if (!isfinite(w) || w <= 0.0)
-        w = 1.5;
+    if (!isfinite(w) || w <= 0.0) w = 1.5;
     return clampd(w, 0.1, 20.0);
 }
 
 /* Dash pattern for `dashed` at PLplot width `w`. */
-static void set_dashes(const metrics *m, int dashed, double w)
-{
+static void set_dashes(const metrics *m, int dashed, double w) {
     if (dashed == 1 || dashed == 2) {
         double px_um = m->mm_per_px * 1000.0; /* micrometres per pixel */
         double mark, space;
@@ -1003,43 +926,38 @@ static void set_dashes(const metrics *m, int dashed, double w)
 }
 
 /* Radius of a marker dot [mm] for a curve of nominal width wnom. */
-static double marker_radius_mm(const metrics *m, double wnom)
-{
+static double marker_radius_mm(const metrics *m, double wnom) {
     return (2.2 + 0.6 * wnom) * m->s * m->mm_per_px;
 }
 
 /* Filled dot of radius r_mm centred at (x, y) in the current world coordinates,
  * which map `wpm_x`, `wpm_y` world units per mm. */
-static void marker_dot(double x, double y, double r_mm, double wpm_x, double wpm_y)
-{
+static void marker_dot(double x, double y, double r_mm, double wpm_x, double wpm_y) {
     plarc(x, y, r_mm * wpm_x, r_mm * wpm_y, 0.0, 360.0, 0.0, 1);
 }
 
 /* ---- layout -------------------------------------------------------------- */
 
 typedef struct panel_layout {
-    range dx, dy;          /* data extents, transformed */
+    range dx, dy; /* data extents, transformed */
     axis_info ax, ay;
-    double L, R, B, T;     /* needed margins [mm] */
+    double L, R, B, T;         /* needed margins [mm] */
     double vx0, vx1, vy0, vy1; /* viewport, normalized page coordinates */
     size_t n_legend;
-    double legend_w_mm;    /* estimate for the outside-right legend */
-    double title_disp;     /* panel title line: the same for a whole row */
+    double legend_w_mm; /* estimate for the outside-right legend */
+    double title_disp;  /* panel title line: the same for a whole row */
 } panel_layout;
 
-static int panel_auto_limits(const nsd_panel *p)
-{
+static int panel_auto_limits(const nsd_panel *p) {
     return isnan(p->xmin) || isnan(p->xmax) || isnan(p->ymin) || isnan(p->ymax);
 }
 
-static void panel_extents(const nsd_panel *p, panel_layout *pl)
-{
+static void panel_extents(const nsd_panel *p, panel_layout *pl) {
     memset(&pl->dx, 0, sizeof pl->dx);
     memset(&pl->dy, 0, sizeof pl->dy);
     for (size_t c = 0; c < p->n_curves; ++c) {
         const nsd_curve *cv = &p->curves[c];
-        if (cv->x == NULL || cv->y == NULL)
-            continue;
+        if (cv->x == NULL || cv->y == NULL) continue;
         for (size_t i = 0; i < cv->n; ++i) {
             double tx = tr(cv->x[i], p->log_x), ty = tr(cv->y[i], p->log_y);
             if (isfinite(tx) && isfinite(ty)) {
@@ -1065,13 +983,10 @@ static void panel_extents(const nsd_panel *p, panel_layout *pl)
 }
 
 /* Widen one axis so both have the same mm scale. */
-static void apply_equal_aspect(axis_info *ax, axis_info *ay, double w_mm, double h_mm)
-{
-    if (!(w_mm > 0.0) || !(h_mm > 0.0))
-        return;
+static void apply_equal_aspect(axis_info *ax, axis_info *ay, double w_mm, double h_mm) {
+    if (!(w_mm > 0.0) || !(h_mm > 0.0)) return;
     double sx = (ax->hi - ax->lo) / w_mm, sy = (ay->hi - ay->lo) / h_mm;
-    if (!(sx > 0.0) || !(sy > 0.0) || !isfinite(sx) || !isfinite(sy))
-        return;
+    if (!(sx > 0.0) || !(sy > 0.0) || !isfinite(sx) || !isfinite(sy)) return;
     if (sx > sy) {
         double c = 0.5 * ay->lo + 0.5 * ay->hi, h = 0.5 * sx * h_mm;
         ay->lo = c - h;
@@ -1083,34 +998,25 @@ static void apply_equal_aspect(axis_info *ax, axis_info *ay, double w_mm, double
     }
 }
 
-static int curve_in_legend(const nsd_curve *c)
-{
-    return c->legend != NULL && c->legend[0] != '\0';
-}
+static int curve_in_legend(const nsd_curve *c) { return c->legend != NULL && c->legend[0] != '\0'; }
 
 /* The x axis' x10^k factor sits on the tick label line, right of the axis
  * end, `factor_offset` character heights away from it. */
-static double factor_offset(const axis_info *ax)
-{
-    return 0.5 * ax->label_w + 0.6;
-}
+static double factor_offset(const axis_info *ax) { return 0.5 * ax->label_w + 0.6; }
 
-static double factor_width(int e)
-{
+static double factor_width(int e) {
     int digits = abs(e) >= 100 ? 3 : (abs(e) >= 10 ? 2 : 1);
     return LETTER_W + 2 * DIGIT_W + 0.8 * (digits * DIGIT_W + (e < 0 ? MINUS_W : 0.0));
 }
 
 /* Axes, ticks and margins of a panel for a given viewport size. */
 static void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double vw_mm,
-                       double vh_mm)
-{
+                       double vh_mm) {
     pl->ax.log = p->log_x != 0;
     pl->ay.log = p->log_y != 0;
     resolve_axis(p->xmin, p->xmax, &pl->dx, pl->ax.log, &pl->ax.lo, &pl->ax.hi);
     resolve_axis(p->ymin, p->ymax, &pl->dy, pl->ay.log, &pl->ay.lo, &pl->ay.hi);
-    if (p->equal_aspect)
-        apply_equal_aspect(&pl->ax, &pl->ay, vw_mm, vh_mm);
+    if (p->equal_aspect) apply_equal_aspect(&pl->ax, &pl->ay, vw_mm, vh_mm);
     if (pl->ax.log)
         log_ticks(&pl->ax, vw_mm, m->ch, 0);
     else
@@ -1138,14 +1044,12 @@ static void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, d
     pl->n_legend = 0;
     double maxw = 0.0;
     for (size_t c = 0; c < p->n_curves; ++c) {
-        if (!curve_in_legend(&p->curves[c]))
-            continue;
+        if (!curve_in_legend(&p->curves[c])) continue;
         pl->n_legend++;
         char buf[512];
         nsd_plot_escape_text(p->curves[c].legend, buf, sizeof buf);
         double w = text_width_ch(buf);
-        if (w > maxw)
-            maxw = w;
+        if (w > maxw) maxw = w;
     }
     pl->legend_w_mm = 0.0;
     if (pl->n_legend > 0 && p->legend_position == 4) {
@@ -1158,72 +1062,56 @@ static void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, d
 /* ---- drawing ------------------------------------------------------------- */
 
 /* Log axis drawn with PLplot's own log ticks (one label per decade). */
-static int uses_pl_log(const axis_info *a)
-{
-    return a->log && a->step == 1.0;
-}
+static int uses_pl_log(const axis_info *a) { return a->log && a->step == 1.0; }
 
-static void label_cb(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data)
-{
+static void label_cb(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data) {
     const panel_ctx *pc = data;
     const axis_info *a = (axis == PL_X_AXIS) ? &pc->ax : &pc->ay;
-    if (length <= 0)
-        return;
+    if (length <= 0) return;
     format_label(a, value, label, (size_t)length);
 }
 
-static void mtex(const char *side, double disp, double pos, double just, const char *text)
-{
+static void mtex(const char *side, double disp, double pos, double just, const char *text) {
     char buf[1024];
     nsd_plot_escape_text(text, buf, sizeof buf);
-    if (buf[0])
-        plmtex(side, disp, pos, just, buf);
+    if (buf[0]) plmtex(side, disp, pos, just, buf);
 }
 
-static int curve_color(const nsd_panel *p, size_t idx)
-{
+static int curve_color(const nsd_panel *p, size_t idx) {
     /* explicit colours are kept; auto colours take the first palette entries
        not used by another curve of the panel, in order */
     const nsd_curve *c = &p->curves[idx];
-    if (c->color >= 0)
-        return c->color % NSD_PLOT_PALETTE_SIZE;
+    if (c->color >= 0) return c->color % NSD_PLOT_PALETTE_SIZE;
     unsigned used = 0;
     for (size_t k = 0; k < p->n_curves; ++k)
-        if (p->curves[k].color >= 0)
-            used |= 1u << (p->curves[k].color % NSD_PLOT_PALETTE_SIZE);
+        if (p->curves[k].color >= 0) used |= 1u << (p->curves[k].color % NSD_PLOT_PALETTE_SIZE);
     int next = 0;
     for (size_t k = 0; k <= idx; ++k) {
-        if (p->curves[k].color >= 0)
-            continue;
+        if (p->curves[k].color >= 0) continue;
         int tries = 0;
         while ((used & (1u << next)) && tries < NSD_PLOT_PALETTE_SIZE) {
             next = (next + 1) % NSD_PLOT_PALETTE_SIZE;
             tries++;
         }
-        if (k == idx)
-            return next;
+        if (k == idx) return next;
         used |= 1u << next;
-        if (used == (1u << NSD_PLOT_PALETTE_SIZE) - 1u)
-            used = 0; /* all taken: start over */
+        if (used == (1u << NSD_PLOT_PALETTE_SIZE) - 1u) used = 0; /* all taken: start over */
         next = (next + 1) % NSD_PLOT_PALETTE_SIZE;
     }
     return 0;
 }
 
 /* Style the current line for curve c (colour, width, dashes). */
-static void curve_style(const metrics *m, const nsd_curve *c, int color)
-{
+static void curve_style(const metrics *m, const nsd_curve *c, int color) {
     double w = lw(m, curve_width(c));
     plcol0(COL_PALETTE + color);
     plwidth(w);
     set_dashes(m, c->dashed, w);
 }
 
-static int draw_curve(panel_ctx *pc, const nsd_curve *c, int color, double wpm_x, double wpm_y)
-{
+static int draw_curve(panel_ctx *pc, const nsd_curve *c, int color, double wpm_x, double wpm_y) {
     const metrics *m = pc->m;
-    if (c->x == NULL || c->y == NULL || c->n == 0)
-        return 0;
+    if (c->x == NULL || c->y == NULL || c->n == 0) return 0;
     double *tx = malloc(c->n * sizeof *tx), *ty = malloc(c->n * sizeof *ty);
     if (tx == NULL || ty == NULL) {
         free(tx);
@@ -1236,18 +1124,15 @@ static int draw_curve(panel_ctx *pc, const nsd_curve *c, int color, double wpm_x
     }
     int rc = 0;
     curve_style(m, c, color);
-    if (c->marker != 1)
-        rc = draw_polyline(&pc->clip, c->n, tx, ty);
+    if (c->marker != 1) rc = draw_polyline(&pc->clip, c->n, tx, ty);
     pllsty(1);
     /* markers; isolated points of a line are drawn as dots so they stay visible */
     double r = marker_radius_mm(m, curve_width(c));
     for (size_t i = 0; i < c->n; ++i) {
-        if (!isfinite(tx[i]) || !isfinite(ty[i]))
-            continue;
+        if (!isfinite(tx[i]) || !isfinite(ty[i])) continue;
         int isolated = (i == 0 || !isfinite(tx[i - 1]) || !isfinite(ty[i - 1])) &&
                        (i + 1 == c->n || !isfinite(tx[i + 1]) || !isfinite(ty[i + 1]));
-        if (c->marker == 0 && !isolated)
-            continue;
+        if (c->marker == 0 && !isolated) continue;
         if (tx[i] < pc->ax.lo || tx[i] > pc->ax.hi || ty[i] < pc->ay.lo || ty[i] > pc->ay.hi)
             continue;
         double rr = (c->marker == 0) ? 0.6 * r : r;
@@ -1258,23 +1143,19 @@ static int draw_curve(panel_ctx *pc, const nsd_curve *c, int color, double wpm_x
     return rc;
 }
 
-static void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors)
-{
+static void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
     const nsd_panel *p = pc->panel;
     const metrics *m = pc->m;
     size_t n = pl->n_legend;
-    if (n == 0)
-        return;
-    if (n > 64)
-        n = 64;
+    if (n == 0) return;
+    if (n > 64) n = 64;
     PLINT opt_array[64], text_colors[64];
     char texts[64][256];
     const char *text_ptrs[64];
     size_t idx[64];
     size_t k = 0;
     for (size_t c = 0; c < p->n_curves && k < n; ++c) {
-        if (!curve_in_legend(&p->curves[c]))
-            continue;
+        if (!curve_in_legend(&p->curves[c])) continue;
         nsd_plot_escape_text(p->curves[c].legend, texts[k], sizeof texts[k]);
         text_ptrs[k] = texts[k];
         opt_array[k] = PL_LEGEND_NONE;
@@ -1291,34 +1172,48 @@ static void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors
     PLINT position;
     double x = off_x, y = off_y;
     switch (p->legend_position) {
-    case 1: position = PL_POSITION_LEFT | PL_POSITION_TOP | PL_POSITION_INSIDE; break;
-    case 2: position = PL_POSITION_RIGHT | PL_POSITION_BOTTOM | PL_POSITION_INSIDE; break;
-    case 3: position = PL_POSITION_LEFT | PL_POSITION_BOTTOM | PL_POSITION_INSIDE; break;
-    case 4:
-        position = PL_POSITION_RIGHT | PL_POSITION_OUTSIDE;
-        y = 0.0;
-        break;
-    default: position = PL_POSITION_RIGHT | PL_POSITION_TOP | PL_POSITION_INSIDE; break;
+        case 1: position = PL_POSITION_LEFT | PL_POSITION_TOP | PL_POSITION_INSIDE; break;
+        case 2: position = PL_POSITION_RIGHT | PL_POSITION_BOTTOM | PL_POSITION_INSIDE; break;
+        case 3: position = PL_POSITION_LEFT | PL_POSITION_BOTTOM | PL_POSITION_INSIDE; break;
+        case 4:
+            position = PL_POSITION_RIGHT | PL_POSITION_OUTSIDE;
+            y = 0.0;
+            break;
+        default: position = PL_POSITION_RIGHT | PL_POSITION_TOP | PL_POSITION_INSIDE; break;
     }
     position |= PL_POSITION_VIEWPORT;
     PLFLT lw_ac = 0.0, lh_ac = 0.0;
     plwidth(lw(m, 0.8));
     pllsty(1);
     pllegend(&lw_ac, &lh_ac, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, position, x, y,
-             plot_width, COL_LEGEND_BG, COL_LEGEND_FRAME, 1, 0, 0, (PLINT)n, opt_array, 0.6,
-             0.85, 2.0, 0.0, text_colors, text_ptrs, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-             NULL, NULL, NULL, NULL);
-    if (!(lw_ac > 0.0) || !(lh_ac > 0.0))
-        return;
+             plot_width, COL_LEGEND_BG, COL_LEGEND_FRAME, 1, 0, 0, (PLINT)n, opt_array, 0.6, 0.85,
+             2.0, 0.0, text_colors, text_ptrs, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+             NULL, NULL);
+    if (!(lw_ac > 0.0) || !(lh_ac > 0.0)) return;
     /* top-left corner of the legend box in adopted coordinates (pllegend's
        legend_position logic for the positions used here) */
     double left, top;
     switch (p->legend_position) {
-    case 1: left = x; top = 1.0 - y; break;
-    case 2: left = 1.0 - x - lw_ac; top = y + lh_ac; break;
-    case 3: left = x; top = y + lh_ac; break;
-    case 4: left = 1.0 + x; top = 0.5 + 0.5 * lh_ac; break;
-    default: left = 1.0 - x - lw_ac; top = 1.0 - y; break;
+        case 1:
+            left = x;
+            top = 1.0 - y;
+            break;
+        case 2:
+            left = 1.0 - x - lw_ac;
+            top = y + lh_ac;
+            break;
+        case 3:
+            left = x;
+            top = y + lh_ac;
+            break;
+        case 4:
+            left = 1.0 + x;
+            top = 0.5 + 0.5 * lh_ac;
+            break;
+        default:
+            left = 1.0 - x - lw_ac;
+            top = 1.0 - y;
+            break;
     }
     /* pllegend leaves a border of 0.4 character heights (expressed in
        normalized subpage y units, used along x) before the sample area */
@@ -1355,13 +1250,14 @@ static void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors
 }
 
 /* "×10^e" for the common factor of an axis. */
-static void format_factor(int e, char *buf, size_t len)
-{
-    snprintf(buf, len, "\xC3\x97" "10#u%s%d#d", e < 0 ? "\xE2\x88\x92" : "", e < 0 ? -e : e);
+static void format_factor(int e, char *buf, size_t len) {
+    snprintf(buf, len,
+             "\xC3\x97"
+             "10#u%s%d#d",
+             e < 0 ? "\xE2\x88\x92" : "", e < 0 ? -e : e);
 }
 
-static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
-{
+static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
     panel_ctx pc;
     memset(&pc, 0, sizeof pc);
     pc.m = m;
@@ -1399,8 +1295,7 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
         plwidth(lw(m, 0.8));
         for (size_t i = 0; i < p->n_vlines; ++i) {
             double v = tr(p->vlines[i], pl->ax.log);
-            if (!isfinite(v) || v < pl->ax.lo || v > pl->ax.hi)
-                continue;
+            if (!isfinite(v) || v < pl->ax.lo || v > pl->ax.hi) continue;
             PLFLT lx[2] = {v, v}, ly[2] = {pl->ay.lo, pl->ay.hi};
             plline(2, lx, ly);
         }
@@ -1410,10 +1305,8 @@ static int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m)
     int *colors = NULL;
     if (p->n_curves > 0) {
         colors = malloc(p->n_curves * sizeof *colors);
-        if (colors == NULL)
-            return -1;
-        for (size_t c = 0; c < p->n_curves; ++c)
-            colors[c] = curve_color(p, c);
+        if (colors == NULL) return -1;
+        for (size_t c = 0; c < p->n_curves; ++c) colors[c] = curve_color(p, c);
     }
     for (size_t c = 0; c < p->n_curves; ++c) {
         if (draw_curve(&pc, &p->curves[c], colors[c], wpm_x, wpm_y) != 0) {
@@ -1487,50 +1380,40 @@ typedef struct plot_guard {
 /* The only module state: see the implementation notes at the top. */
 static plot_guard *active_guard;
 
-static void copy_msg(char *dst, size_t len, const char *src)
-{
+static void copy_msg(char *dst, size_t len, const char *src) {
     snprintf(dst, len, "%s", src ? src : "");
     for (char *p = dst; *p; ++p)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+        if (*p == '\n' || *p == '\r') *p = ' ';
 }
 
-static int on_plplot_exit(const char *msg)
-{
+static int on_plplot_exit(const char *msg) {
     plot_guard *g = active_guard;
-    if (g == NULL)
-        return 1; /* not ours: PLplot exits as usual */
-    if (!g->fatal)
-        copy_msg(g->fatal_msg, sizeof g->fatal_msg, msg); /* keep the first reason */
+    if (g == NULL) return 1; /* not ours: PLplot exits as usual */
+    if (!g->fatal) copy_msg(g->fatal_msg, sizeof g->fatal_msg, msg); /* keep the first reason */
     g->fatal = 1;
     longjmp(g->jb, 1);
 }
 
-static void on_plplot_abort(const char *msg)
-{
+static void on_plplot_abort(const char *msg) {
     plot_guard *g = active_guard;
-    if (g == NULL || g->aborted)
-        return;
+    if (g == NULL || g->aborted) return;
     copy_msg(g->abort_msg, sizeof g->abort_msg, msg);
     g->aborted = 1;
 }
 
-static int device_available(const char *dev)
-{
+static int device_available(const char *dev) {
     enum { MAXDEV = 128 };
     const char *menu[MAXDEV], *names[MAXDEV];
     const char **pm = menu, **pn = names;
     int ndev = MAXDEV;
     plgDevs(&pm, &pn, &ndev);
     for (int i = 0; i < ndev && i < MAXDEV; ++i)
-        if (names[i] != NULL && strcmp(names[i], dev) == 0)
-            return 1;
+        if (names[i] != NULL && strcmp(names[i], dev) == 0) return 1;
     return 0;
 }
 
 static int validate(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
-                    size_t err_len)
-{
+                    size_t err_len) {
     if (path == NULL || path[0] == '\0') {
         set_err(err, err_len, "plot: empty output path");
         return -1;
@@ -1548,13 +1431,11 @@ static int validate(const char *path, nsd_plot_format format, const nsd_figure *
         return -1;
     }
     if (fig->n_panels > MAX_PANELS) {
-        set_err(err, err_len, "plot: too many panels (%zu, at most %d)", fig->n_panels,
-                MAX_PANELS);
+        set_err(err, err_len, "plot: too many panels (%zu, at most %d)", fig->n_panels, MAX_PANELS);
         return -1;
     }
     if ((fig->width_px != 0 && (fig->width_px < MIN_SIZE_PX || fig->width_px > MAX_SIZE_PX)) ||
-        (fig->height_px != 0 &&
-         (fig->height_px < MIN_SIZE_PX || fig->height_px > MAX_SIZE_PX))) {
+        (fig->height_px != 0 && (fig->height_px < MIN_SIZE_PX || fig->height_px > MAX_SIZE_PX))) {
         set_err(err, err_len, "plot: figure size %d x %d out of range (%d..%d, 0 = default)",
                 fig->width_px, fig->height_px, MIN_SIZE_PX, MAX_SIZE_PX);
         return -1;
@@ -1568,13 +1449,11 @@ static int validate(const char *path, nsd_plot_format format, const nsd_figure *
     for (size_t i = 0; i < fig->n_panels; ++i) {
         const nsd_panel *p = &fig->panels[i];
         if (p->n_curves > 0 && p->curves == NULL) {
-            set_err(err, err_len, "plot: panel %zu: %zu curves but no curve array", i,
-                    p->n_curves);
+            set_err(err, err_len, "plot: panel %zu: %zu curves but no curve array", i, p->n_curves);
             return -1;
         }
         if (p->n_vlines > 0 && p->vlines == NULL) {
-            set_err(err, err_len, "plot: panel %zu: %zu event lines but no array", i,
-                    p->n_vlines);
+            set_err(err, err_len, "plot: panel %zu: %zu event lines but no array", i, p->n_vlines);
             return -1;
         }
         if (p->legend_position < 0 || p->legend_position > 4) {
@@ -1585,8 +1464,8 @@ static int validate(const char *path, nsd_plot_format format, const nsd_figure *
         for (size_t c = 0; c < p->n_curves; ++c) {
             const nsd_curve *cv = &p->curves[c];
             if (cv->n > 0 && (cv->x == NULL || cv->y == NULL)) {
-                set_err(err, err_len, "plot: panel %zu curve %zu: %zu points but no data", i,
-                        c, cv->n);
+                set_err(err, err_len, "plot: panel %zu curve %zu: %zu points but no data", i, c,
+                        cv->n);
                 return -1;
             }
             if (cv->n > ((size_t)1 << 40)) {
@@ -1605,16 +1484,14 @@ static int validate(const char *path, nsd_plot_format format, const nsd_figure *
 
 /* Everything drawn between plinit and plend1. Returns 0 or -1 (out of memory). */
 static int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px,
-                       int height_px)
-{
+                       int height_px) {
     metrics m;
     PLFLT x0, x1, y0, y1;
     pladv(0);
     plgspa(&x0, &x1, &y0, &y1);
     m.page_w_mm = x1 - x0;
     m.page_h_mm = y1 - y0;
-    if (!(m.page_w_mm > 0.0) || !(m.page_h_mm > 0.0))
-        return -1;
+    if (!(m.page_w_mm > 0.0) || !(m.page_h_mm > 0.0)) return -1;
     m.mm_per_px = m.page_w_mm / width_px;
     double row_px = (double)height_px / (double)rows;
     /* 1 for 1200 x 400 px per row; follow the panel size, mildly */
@@ -1640,8 +1517,7 @@ static int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int widt
     double cell_h = (m.page_h_mm - title_h) / (double)rows;
     double pad = 0.5 * m.ch;
 
-    for (size_t i = 0; i < n; ++i)
-        panel_extents(&fig->panels[i], &pl[i]);
+    for (size_t i = 0; i < n; ++i) panel_extents(&fig->panels[i], &pl[i]);
 
     /* two passes: margins depend on tick labels, which depend (equal aspect)
        on the viewport size, which depends on the margins */
@@ -1658,10 +1534,8 @@ static int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int widt
             }
             panel_axes(&fig->panels[i], &pl[i], &m, fmax(vw, 1.0), fmax(vh, 1.0));
         }
-        for (size_t c = 0; c < cols; ++c)
-            colL[c] = colR[c] = 0.0;
-        for (size_t r = 0; r < rows; ++r)
-            rowT[r] = rowB[r] = 0.0;
+        for (size_t c = 0; c < cols; ++c) colL[c] = colR[c] = 0.0;
+        for (size_t r = 0; r < rows; ++r) rowT[r] = rowB[r] = 0.0;
         for (size_t i = 0; i < n; ++i) {
             size_t c = i % cols, r = i / cols;
             colL[c] = fmax(colL[c], pl[i].L);
@@ -1732,8 +1606,7 @@ static int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int widt
     return rc;
 }
 
-static void set_colors(void)
-{
+static void set_colors(void) {
     PLINT r[N_COLORS], g[N_COLORS], b[N_COLORS];
     PLFLT a[N_COLORS];
     static const unsigned char fixed[COL_PALETTE][3] = {
@@ -1757,74 +1630,60 @@ static void set_colors(void)
     plscmap0a(r, g, b, a, N_COLORS);
 }
 
-static long file_size(const char *path)
-{
+static long file_size(const char *path) {
     FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return -1;
+    if (f == NULL) return -1;
     long sz = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        sz = ftell(f);
+    if (fseek(f, 0, SEEK_END) == 0) sz = ftell(f);
     fclose(f);
     return sz;
 }
 
 /* PLplot ignores write errors of its drivers (a full disk gives a truncated
  * file): check that the file ends the way a complete one does. */
-static int output_complete(const char *path, nsd_plot_format format)
-{
+static int output_complete(const char *path, nsd_plot_format format) {
     static const unsigned char png_end[8] = {'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
     unsigned char tail[256];
     FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return 0;
+    if (f == NULL) return 0;
     long sz = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        sz = ftell(f);
+    if (fseek(f, 0, SEEK_END) == 0) sz = ftell(f);
     size_t n = 0;
     if (sz > 0) {
         long from = sz > (long)sizeof tail ? sz - (long)sizeof tail : 0;
-        if (fseek(f, from, SEEK_SET) == 0)
-            n = fread(tail, 1, sizeof tail, f);
+        if (fseek(f, from, SEEK_SET) == 0) n = fread(tail, 1, sizeof tail, f);
     }
     fclose(f);
-    if (n < 8)
-        return 0;
+    if (n < 8) return 0;
     const char *needle = NULL;
     switch (format) {
-    case NSD_PLOT_PNG: return memcmp(tail + n - 8, png_end, 8) == 0;
-    case NSD_PLOT_SVG: needle = "</svg>"; break;
-    case NSD_PLOT_PDF: needle = "%%EOF"; break;
+        case NSD_PLOT_PNG: return memcmp(tail + n - 8, png_end, 8) == 0;
+        case NSD_PLOT_SVG: needle = "</svg>"; break;
+        case NSD_PLOT_PDF: needle = "%%EOF"; break;
     }
     size_t k = strlen(needle);
     for (size_t i = 0; i + k <= n; ++i)
-        if (memcmp(tail + i, needle, k) == 0)
-            return 1;
+        if (memcmp(tail + i, needle, k) == 0) return 1;
     return 0;
 }
 
-static void release_handlers(void)
-{
+static void release_handlers(void) {
     plsexit(NULL);
     plsabort(NULL);
     active_guard = NULL;
 }
 
 int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
-                   size_t err_len)
-{
-    if (err != NULL && err_len > 0)
-        err[0] = '\0';
+                   size_t err_len) {
+    if (err != NULL && err_len > 0) err[0] = '\0';
     if (active_guard != NULL) {
         set_err(err, err_len, "plot: nsd_plot_write is not re-entrant");
         return -1;
     }
-    if (validate(path, format, fig, err, err_len) != 0)
-        return -1;
+    if (validate(path, format, fig, err, err_len) != 0) return -1;
 
     size_t cols = fig->columns == 0 ? 1 : fig->columns;
-    if (cols > fig->n_panels)
-        cols = fig->n_panels;
+    if (cols > fig->n_panels) cols = fig->n_panels;
     size_t rows = (fig->n_panels + cols - 1) / cols;
     int width_px = fig->width_px ? fig->width_px : DEFAULT_WIDTH_PX;
     int height_px = fig->height_px;
@@ -1879,8 +1738,7 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
             fclose(fp);
             fp = NULL;
         }
-        if (old_strm >= 0)
-            plsstrm(old_strm);
+        if (old_strm >= 0) plsstrm(old_strm);
         release_handlers();
         remove(tmp);
         set_err(err, err_len, "plot: PLplot fatal error: %s", guard->fatal_msg);
@@ -1934,8 +1792,7 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
     plinit();
     PLINT level = 0;
     plglevel(&level);
-    if (level > 0)
-        file_owned_by_plplot = 1;
+    if (level > 0) file_owned_by_plplot = 1;
     if (file_owned_by_plplot && guard->pl_errcode == 0)
         draw_rc = draw_figure(fig, cols, rows, width_px, height_px);
     if (!file_owned_by_plplot) {
@@ -1968,8 +1825,7 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
         set_err(err, err_len, "plot: cannot rename '%s' to '%s': %s", tmp, path, strerror(e));
         rc = -1;
     }
-    if (rc != 0)
-        remove(tmp);
+    if (rc != 0) remove(tmp);
     free(tmp);
     free(guard);
     return rc;

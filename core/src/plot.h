@@ -63,25 +63,28 @@ const char *nsd_plot_format_ext(nsd_plot_format f);
 #define NSD_PLOT_PALETTE_SIZE 8
 
 typedef struct nsd_curve {
-    const double *x, *y; size_t n;   /* NaN values split the curve into pieces (gaps) */
-    const char *legend;              /* NULL (or ""): not in the legend */
-    int color;                       /* 0.. : palette index; -1 = auto (next colour) */
-    int dashed;                      /* 0 solid, 1 dashed, 2 dotted */
-    double width;                    /* line width in points-ish units, 0 = default 1.5 */
-    int marker;                      /* 0 none, 1 circle markers at each point (no line),
+    const double *x, *y;
+    size_t n;           /* NaN values split the curve into pieces (gaps) */
+    const char *legend; /* NULL (or ""): not in the legend */
+    int color;          /* 0.. : palette index; -1 = auto (next colour) */
+    int dashed;         /* 0 solid, 1 dashed, 2 dotted */
+    double width;       /* line width in points-ish units, 0 = default 1.5 */
+    int marker;         /* 0 none, 1 circle markers at each point (no line),
                                         2 line + markers. With 0, isolated points (a single
                                         point, or one between NaNs) are shown as small dots. */
 } nsd_curve;
 
 typedef struct nsd_panel {
-    const char *title;               /* panel title, may be NULL */
-    const char *xlabel, *ylabel;     /* axis labels with units, e.g. "time t [s]"; may be NULL */
-    const nsd_curve *curves; size_t n_curves;
-    const double *vlines; size_t n_vlines;   /* thin grey vertical lines (event times) */
-    double xmin, xmax, ymin, ymax;   /* NaN = automatic from data (5% margin; a constant range
+    const char *title;           /* panel title, may be NULL */
+    const char *xlabel, *ylabel; /* axis labels with units, e.g. "time t [s]"; may be NULL */
+    const nsd_curve *curves;
+    size_t n_curves;
+    const double *vlines;
+    size_t n_vlines;               /* thin grey vertical lines (event times) */
+    double xmin, xmax, ymin, ymax; /* NaN = automatic from data (5% margin; a constant range
                                         is widened); each limit may be set on its own */
-    int equal_aspect;                /* 1: same scale on both axes (the ranges are widened) */
-    int log_y;                       /* 1: log10 y axis; nonpositive values are skipped (gaps) */
+    int equal_aspect;              /* 1: same scale on both axes (the ranges are widened) */
+    int log_y;                     /* 1: log10 y axis; nonpositive values are skipped (gaps) */
     int log_x;
     /* Optional picture drawn in data coordinates after the curves, through a canvas whose
        operations map to PLplot. With automatic limits, draw is first called with a
@@ -89,7 +92,7 @@ typedef struct nsd_panel {
        called again to draw for real. It must draw the same picture both times. */
     void (*draw)(void *ctx, const nsdyn_canvas *canvas);
     void *draw_ctx;
-    int legend_position;             /* 0 top-right inside, 1 top-left, 2 bottom-right,
+    int legend_position; /* 0 top-right inside, 1 top-left, 2 bottom-right,
                                         3 bottom-left, 4 outside right (vertically centred;
                                         the right margin of the column grows to fit it).
                                         The legend lists the curves with a legend text (at
@@ -97,10 +100,11 @@ typedef struct nsd_panel {
 } nsd_panel;
 
 typedef struct nsd_figure {
-    const char *title;               /* overall title, may be NULL */
-    const nsd_panel *panels; size_t n_panels;
-    size_t columns;                  /* panels laid out in a grid, row-major; 0 = 1 column */
-    int width_px, height_px;         /* 0 = default (1200 x 400*rows, capped at 2400 high);
+    const char *title; /* overall title, may be NULL */
+    const nsd_panel *panels;
+    size_t n_panels;
+    size_t columns;          /* panels laid out in a grid, row-major; 0 = 1 column */
+    int width_px, height_px; /* 0 = default (1200 x 400*rows, capped at 2400 high);
                                         otherwise 100..10000 (PNG: at most 50 Mpx). For SVG and
                                         PDF the unit is the point (1/72 in). Text, lines and
                                         markers scale with the size of a panel row. */

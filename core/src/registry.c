@@ -17,10 +17,10 @@
 
 const char *nsd_kind_name(nsdyn_kind kind) {
     switch (kind) {
-    case NSDYN_KIND_SYSTEM: return "system";
-    case NSDYN_KIND_CONTACT: return "contact law";
-    case NSDYN_KIND_FRICTION: return "friction law";
-    case NSDYN_KIND_INTEGRATOR: return "integrator";
+        case NSDYN_KIND_SYSTEM: return "system";
+        case NSDYN_KIND_CONTACT: return "contact law";
+        case NSDYN_KIND_FRICTION: return "friction law";
+        case NSDYN_KIND_INTEGRATOR: return "integrator";
     }
     return "unknown kind";
 }
@@ -29,10 +29,10 @@ const char *nsd_kind_article(nsdyn_kind kind) { return kind == NSDYN_KIND_INTEGR
 
 const char *nsd_kind_section(nsdyn_kind kind) {
     switch (kind) {
-    case NSDYN_KIND_SYSTEM: return "system";
-    case NSDYN_KIND_CONTACT: return "contact";
-    case NSDYN_KIND_FRICTION: return "friction";
-    case NSDYN_KIND_INTEGRATOR: return "integrator";
+        case NSDYN_KIND_SYSTEM: return "system";
+        case NSDYN_KIND_CONTACT: return "contact";
+        case NSDYN_KIND_FRICTION: return "friction";
+        case NSDYN_KIND_INTEGRATOR: return "integrator";
     }
     return "?";
 }
@@ -43,10 +43,10 @@ static const nsdyn_kind all_kinds[] = {NSDYN_KIND_SYSTEM, NSDYN_KIND_CONTACT, NS
 /* Smallest descriptor size of each kind that ABI 2.0 requires. */
 static size_t min_descriptor_size(nsdyn_kind kind) {
     switch (kind) {
-    case NSDYN_KIND_SYSTEM: return offsetof(nsdyn_system, on_switch) + sizeof(void *);
-    case NSDYN_KIND_CONTACT: return offsetof(nsdyn_contact_law, coefficients) + sizeof(void *);
-    case NSDYN_KIND_FRICTION: return offsetof(nsdyn_friction_law, bounds) + sizeof(void *);
-    case NSDYN_KIND_INTEGRATOR: return offsetof(nsdyn_integrator, message) + sizeof(void *);
+        case NSDYN_KIND_SYSTEM: return offsetof(nsdyn_system, on_switch) + sizeof(void *);
+        case NSDYN_KIND_CONTACT: return offsetof(nsdyn_contact_law, coefficients) + sizeof(void *);
+        case NSDYN_KIND_FRICTION: return offsetof(nsdyn_friction_law, bounds) + sizeof(void *);
+        case NSDYN_KIND_INTEGRATOR: return offsetof(nsdyn_integrator, message) + sizeof(void *);
     }
     return 0;
 }
@@ -100,7 +100,8 @@ static int valid_key(const char *s) {
     for (size_t n = 0; s[n]; ++n) {
         char c = s[n];
         if (n >= NSD_MAX_ID_LEN) return 0;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
             return 0;
     }
     return 1;
@@ -129,31 +130,36 @@ static char *check_params(const nsdyn_plugin_info *p) {
     for (size_t i = 0; i < p->n_params; ++i) {
         const nsdyn_param_decl *d = &p->params[i];
         if (!valid_key(d->name))
-            return fmt("parameter %zu has %s name (expected [A-Za-z0-9_]+, at most %d characters)", i + 1,
-                       null_or_bad(d->name), NSD_MAX_ID_LEN);
+            return fmt("parameter %zu has %s name (expected [A-Za-z0-9_]+, at most %d characters)",
+                       i + 1, null_or_bad(d->name), NSD_MAX_ID_LEN);
         if (!valid_text(d->unit, NSD_MAX_UNIT_LEN))
-            return fmt("parameter '%s' has %s unit (a short text; \"1\" for dimensionless)", d->name,
-                       null_or_bad(d->unit));
+            return fmt("parameter '%s' has %s unit (a short text; \"1\" for dimensionless)",
+                       d->name, null_or_bad(d->unit));
         if (!valid_text(d->help, NSD_MAX_TEXT_LEN))
             return fmt("parameter '%s' has %s help text (one line)", d->name, null_or_bad(d->help));
         if (d->type < NSDYN_PARAM_REAL || d->type > NSDYN_PARAM_REAL_ARRAY)
             return fmt("parameter '%s' has unknown type %d", d->name, (int)d->type);
         if (d->type == NSDYN_PARAM_CHOICE) {
-            if (!d->choices) return fmt("choice parameter '%s' has no choices list (NULL)", d->name);
+            if (!d->choices)
+                return fmt("choice parameter '%s' has no choices list (NULL)", d->name);
             size_t k = 0;
             for (; k < NSD_MAX_CHOICES && d->choices[k]; ++k)
                 if (!valid_text(d->choices[k], NSD_MAX_ID_LEN))
-                    return fmt("choice parameter '%s': choice %zu is empty or not a short one-line text", d->name,
-                               k + 1);
+                    return fmt(
+                        "choice parameter '%s': choice %zu is empty or not a short one-line text",
+                        d->name, k + 1);
             if (k == NSD_MAX_CHOICES)
-                return fmt("choice parameter '%s': its choices list is not NULL-terminated within %d entries",
+                return fmt("choice parameter '%s': its choices list is not NULL-terminated within "
+                           "%d entries",
                            d->name, NSD_MAX_CHOICES);
         }
         if (d->type == NSDYN_PARAM_REAL_ARRAY && d->default_array_len > 1000000)
-            return fmt("array parameter '%s' declares a default of %zu elements", d->name, d->default_array_len);
-        if (d->type == NSDYN_PARAM_REAL_ARRAY && d->default_array_len && !d->default_array)
-            return fmt("array parameter '%s' declares %zu default elements but default_array is NULL", d->name,
+            return fmt("array parameter '%s' declares a default of %zu elements", d->name,
                        d->default_array_len);
+        if (d->type == NSDYN_PARAM_REAL_ARRAY && d->default_array_len && !d->default_array)
+            return fmt(
+                "array parameter '%s' declares %zu default elements but default_array is NULL",
+                d->name, d->default_array_len);
     }
     /* What the declarations mean (ranges, defaults inside them, names
      * declared twice): the host's own checker, first problem only. */
@@ -168,65 +174,69 @@ static char *check_params(const nsdyn_plugin_info *p) {
     return why;
 }
 
-#define NEED(fn, name)                                                           \
-    do {                                                                         \
-        if (!(fn)) return fmt("required callback %s() is NULL", name);           \
+#define NEED(fn, name)                                                 \
+    do {                                                               \
+        if (!(fn)) return fmt("required callback %s() is NULL", name); \
     } while (0)
 
 static char *check_callbacks(const nsdyn_plugin_info *p) {
     switch (p->kind) {
-    case NSDYN_KIND_SYSTEM: {
-        const nsdyn_system *s = (const nsdyn_system *)p;
-        NEED(s->create, "create");
-        NEED(s->destroy, "destroy");
-        NEED(s->layout, "layout");
-        NEED(s->derivatives, "derivatives");
-        NEED(s->contacts, "contacts");
-        if ((p->provides & NSDYN_CAP_DRAWS) && !s->draw)
-            return fmt("declares NSDYN_CAP_DRAWS but draw() is NULL");
-        if (!s->switches != !s->on_switch)
-            return fmt("switches() and on_switch() come together (system.h), but one of them is NULL");
-        break;
-    }
-    case NSDYN_KIND_CONTACT: {
-        const nsdyn_contact_law *c = (const nsdyn_contact_law *)p;
-        NEED(c->create, "create");
-        NEED(c->destroy, "destroy");
-        int compliant = (p->provides & NSDYN_CAP_COMPLIANT_NORMAL) != 0;
-        int rigid = (p->provides & NSDYN_CAP_RIGID_IMPACT) != 0;
-        if (!compliant && !rigid)
-            return fmt("a contact law must declare NSDYN_CAP_COMPLIANT_NORMAL or NSDYN_CAP_RIGID_IMPACT");
-        if (compliant && !c->normal_force)
-            return fmt("declares NSDYN_CAP_COMPLIANT_NORMAL but normal_force() is NULL");
-        if (rigid && !c->impact) return fmt("declares NSDYN_CAP_RIGID_IMPACT but impact() is NULL");
-        if (!c->local_impulse != !c->coefficients)
-            return fmt("local_impulse() and coefficients() come together (contact.h, ABI 2.0), but one of them is NULL");
-        if (c->local_impulse && !rigid)
-            return fmt("gives local_impulse() but does not declare NSDYN_CAP_RIGID_IMPACT");
-        break;
-    }
-    case NSDYN_KIND_FRICTION: {
-        const nsdyn_friction_law *f = (const nsdyn_friction_law *)p;
-        NEED(f->create, "create");
-        NEED(f->destroy, "destroy");
-        NEED(f->n_states, "n_states");
-        NEED(f->force, "force");
-        NEED(f->bounds, "bounds");
-        break;
-    }
-    case NSDYN_KIND_INTEGRATOR: {
-        const nsdyn_integrator *g = (const nsdyn_integrator *)p;
-        NEED(g->create, "create");
-        NEED(g->destroy, "destroy");
-        NEED(g->setup, "setup");
-        NEED(g->step, "step");
-        NEED(g->restart, "restart");
-        NEED(g->stats, "stats");
-        NEED(g->message, "message");
-        if ((p->provides & NSDYN_CAP_DENSE_OUTPUT) && !g->dense)
-            return fmt("declares NSDYN_CAP_DENSE_OUTPUT but dense() is NULL");
-        break;
-    }
+        case NSDYN_KIND_SYSTEM: {
+            const nsdyn_system *s = (const nsdyn_system *)p;
+            NEED(s->create, "create");
+            NEED(s->destroy, "destroy");
+            NEED(s->layout, "layout");
+            NEED(s->derivatives, "derivatives");
+            NEED(s->contacts, "contacts");
+            if ((p->provides & NSDYN_CAP_DRAWS) && !s->draw)
+                return fmt("declares NSDYN_CAP_DRAWS but draw() is NULL");
+            if (!s->switches != !s->on_switch)
+                return fmt(
+                    "switches() and on_switch() come together (system.h), but one of them is NULL");
+            break;
+        }
+        case NSDYN_KIND_CONTACT: {
+            const nsdyn_contact_law *c = (const nsdyn_contact_law *)p;
+            NEED(c->create, "create");
+            NEED(c->destroy, "destroy");
+            int compliant = (p->provides & NSDYN_CAP_COMPLIANT_NORMAL) != 0;
+            int rigid = (p->provides & NSDYN_CAP_RIGID_IMPACT) != 0;
+            if (!compliant && !rigid)
+                return fmt("a contact law must declare NSDYN_CAP_COMPLIANT_NORMAL or "
+                           "NSDYN_CAP_RIGID_IMPACT");
+            if (compliant && !c->normal_force)
+                return fmt("declares NSDYN_CAP_COMPLIANT_NORMAL but normal_force() is NULL");
+            if (rigid && !c->impact)
+                return fmt("declares NSDYN_CAP_RIGID_IMPACT but impact() is NULL");
+            if (!c->local_impulse != !c->coefficients)
+                return fmt("local_impulse() and coefficients() come together (contact.h, ABI 2.0), "
+                           "but one of them is NULL");
+            if (c->local_impulse && !rigid)
+                return fmt("gives local_impulse() but does not declare NSDYN_CAP_RIGID_IMPACT");
+            break;
+        }
+        case NSDYN_KIND_FRICTION: {
+            const nsdyn_friction_law *f = (const nsdyn_friction_law *)p;
+            NEED(f->create, "create");
+            NEED(f->destroy, "destroy");
+            NEED(f->n_states, "n_states");
+            NEED(f->force, "force");
+            NEED(f->bounds, "bounds");
+            break;
+        }
+        case NSDYN_KIND_INTEGRATOR: {
+            const nsdyn_integrator *g = (const nsdyn_integrator *)p;
+            NEED(g->create, "create");
+            NEED(g->destroy, "destroy");
+            NEED(g->setup, "setup");
+            NEED(g->step, "step");
+            NEED(g->restart, "restart");
+            NEED(g->stats, "stats");
+            NEED(g->message, "message");
+            if ((p->provides & NSDYN_CAP_DENSE_OUTPUT) && !g->dense)
+                return fmt("declares NSDYN_CAP_DENSE_OUTPUT but dense() is NULL");
+            break;
+        }
     }
     return NULL;
 }
@@ -236,21 +246,23 @@ static char *check_callbacks(const nsdyn_plugin_info *p) {
  * one-line problem (it names the file). */
 static char *check_descriptor(const char *path, uint32_t i, const nsdyn_plugin_info *info) {
     if (info->abi_major != NSDYN_ABI_MAJOR)
-        return fmt("%s: ABI mismatch: plugin '%s' was built for nsdyn ABI %u.%u, this host speaks %u.%u", path,
-                   valid_id(info->id) ? info->id : "?", info->abi_major, info->abi_minor, NSDYN_ABI_MAJOR,
-                   NSDYN_ABI_MINOR);
+        return fmt(
+            "%s: ABI mismatch: plugin '%s' was built for nsdyn ABI %u.%u, this host speaks %u.%u",
+            path, valid_id(info->id) ? info->id : "?", info->abi_major, info->abi_minor,
+            NSDYN_ABI_MAJOR, NSDYN_ABI_MINOR);
     if (!valid_id(info->id))
-        return fmt("%s: descriptor %u has %s id (expected [a-z0-9_]+, at most %d characters)", path, i,
-                   null_or_bad(info->id), NSD_MAX_ID_LEN);
+        return fmt("%s: descriptor %u has %s id (expected [a-z0-9_]+, at most %d characters)", path,
+                   i, null_or_bad(info->id), NSD_MAX_ID_LEN);
     if (info->kind < NSDYN_KIND_SYSTEM || info->kind > NSDYN_KIND_INTEGRATOR)
         return fmt("%s: plugin '%s' declares unknown kind %d", path, info->id, (int)info->kind);
     if (info->struct_size < min_descriptor_size(info->kind))
-        return fmt("%s: plugin '%s': %s descriptor is %u bytes, ABI %u.0 needs at least %zu", path, info->id,
-                   nsd_kind_name(info->kind), info->struct_size, NSDYN_ABI_MAJOR,
+        return fmt("%s: plugin '%s': %s descriptor is %u bytes, ABI %u.0 needs at least %zu", path,
+                   info->id, nsd_kind_name(info->kind), info->struct_size, NSDYN_ABI_MAJOR,
                    min_descriptor_size(info->kind));
     char *why = NULL;
     if (!valid_text(info->version, 64))
-        why = fmt("has %s version (expected a short one-line text such as \"1.0.0\")", null_or_bad(info->version));
+        why = fmt("has %s version (expected a short one-line text such as \"1.0.0\")",
+                  null_or_bad(info->version));
     else if (!valid_text(info->summary, NSD_MAX_TEXT_LEN))
         why = fmt("has %s summary (expected one line of text)", null_or_bad(info->summary));
     if (!why) why = check_params(info);
@@ -291,7 +303,8 @@ static char *open_file(nsd_plugin_file *f, found **out, size_t *n_out) {
     *(void **)&entry = dlsym(handle, NSDYN_PLUGIN_ENTRY_NAME);
     if (!entry) {
         dlclose(handle);
-        return fmt("%s: no entry point '%s' (not an nsdyn plugin?)", f->path, NSDYN_PLUGIN_ENTRY_NAME);
+        return fmt("%s: no entry point '%s' (not an nsdyn plugin?)", f->path,
+                   NSDYN_PLUGIN_ENTRY_NAME);
     }
     f->handle = handle;
     found *list = NULL;
@@ -307,13 +320,15 @@ static char *open_file(nsd_plugin_file *f, found **out, size_t *n_out) {
         d->problem = check_descriptor(f->path, i, info);
         for (size_t k = 0; !d->problem && k + 1 < n; ++k)
             if (d->id[0] && strcmp(list[k].id, d->id) == 0)
-                d->problem = fmt("%s: plugin '%s' is declared twice in one file (descriptors %zu and %u)", f->path,
-                                 d->id, k, i);
+                d->problem =
+                    fmt("%s: plugin '%s' is declared twice in one file (descriptors %zu and %u)",
+                        f->path, d->id, k, i);
         if (!d->problem) d->info = info;
     }
     char *problem = NULL;
     if (i == NSD_MAX_DESCRIPTORS)
-        problem = fmt("%s: the entry point returns more than %d descriptors (it must return NULL past the last)",
+        problem = fmt("%s: the entry point returns more than %d descriptors (it must return NULL "
+                      "past the last)",
                       f->path, NSD_MAX_DESCRIPTORS);
     else if (n == 0)
         problem = fmt("%s: plugin entry point returned no descriptors (ABI mismatch?)", f->path);
@@ -348,7 +363,9 @@ typedef struct nsd_stub {
 /* Stand-ins that make a placeholder say "has local_impulse()"; never
  * called (find() returns only opened plugins). */
 static nsdyn_status stub_local_impulse(void *inst, const nsdyn_local_impact *p, double *P) {
-    (void)inst; (void)p; (void)P;
+    (void)inst;
+    (void)p;
+    (void)P;
     return NSDYN_FATAL;
 }
 static void stub_coefficients(void *inst, nsdyn_rigid_coefficients *out) {
@@ -365,10 +382,10 @@ static uint32_t descriptor_flags(const nsdyn_plugin_info *p) {
 
 static size_t kind_size(nsdyn_kind kind) {
     switch (kind) {
-    case NSDYN_KIND_SYSTEM: return sizeof(nsdyn_system);
-    case NSDYN_KIND_CONTACT: return sizeof(nsdyn_contact_law);
-    case NSDYN_KIND_FRICTION: return sizeof(nsdyn_friction_law);
-    case NSDYN_KIND_INTEGRATOR: return sizeof(nsdyn_integrator);
+        case NSDYN_KIND_SYSTEM: return sizeof(nsdyn_system);
+        case NSDYN_KIND_CONTACT: return sizeof(nsdyn_contact_law);
+        case NSDYN_KIND_FRICTION: return sizeof(nsdyn_friction_law);
+        case NSDYN_KIND_INTEGRATOR: return sizeof(nsdyn_integrator);
     }
     return sizeof(nsdyn_plugin_info);
 }
@@ -471,7 +488,8 @@ static char *parse_index(const char *path, index_entry **out, size_t *n_out) {
     while (!problem && fgets(line, sizeof line, f)) {
         lineno++;
         size_t len = strlen(line);
-        if (len && line[len - 1] == '\n') line[--len] = '\0';
+        if (len && line[len - 1] == '\n')
+            line[--len] = '\0';
         else if (!feof(f)) {
             problem = fmt("line %d is too long", lineno);
             break;
@@ -480,15 +498,18 @@ static char *parse_index(const char *path, index_entry **out, size_t *n_out) {
         while (*s == ' ' || *s == '\t') s++;
         if (!*s || *s == '#') continue;
         if (!header) {
-            if (strcmp(s, "nsdyn-index 1") != 0) problem = fmt("line %d: expected 'nsdyn-index 1'", lineno);
+            if (strcmp(s, "nsdyn-index 1") != 0)
+                problem = fmt("line %d: expected 'nsdyn-index 1'", lineno);
             header = 1;
             continue;
         }
         char *tok[6] = {0}, *save = NULL;
         int nt = 0;
         for (char *t = strtok_r(s, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
-            if (nt < 6) tok[nt++] = t;
-            else nt++;
+            if (nt < 6)
+                tok[nt++] = t;
+            else
+                nt++;
         if (nt != 5) {
             problem = fmt("line %d: expected '<kind> <id> <provides> <needs> <flags>'", lineno);
             break;
@@ -510,13 +531,17 @@ static char *parse_index(const char *path, index_entry **out, size_t *n_out) {
             char *end = NULL;
             errno = 0;
             unsigned long v = strtoul(tok[2 + k], &end, 16);
-            if (errno || !end || *end || end == tok[2 + k] || v > 0xffffffffUL || tok[2 + k][0] == '-')
+            if (errno || !end || *end || end == tok[2 + k] || v > 0xffffffffUL ||
+                tok[2 + k][0] == '-')
                 problem = fmt("line %d: field %d is not a hexadecimal number", lineno, 3 + k);
-            else *fields[k] = (uint32_t)v;
+            else
+                *fields[k] = (uint32_t)v;
         }
         for (size_t k = 0; !problem && k < n; ++k)
-            if (strcmp(list[k].id, e.id) == 0) problem = fmt("line %d: id '%s' listed twice", lineno, e.id);
-        if (!problem && n >= NSD_MAX_DESCRIPTORS) problem = fmt("more than %d plugins", NSD_MAX_DESCRIPTORS);
+            if (strcmp(list[k].id, e.id) == 0)
+                problem = fmt("line %d: id '%s' listed twice", lineno, e.id);
+        if (!problem && n >= NSD_MAX_DESCRIPTORS)
+            problem = fmt("more than %d plugins", NSD_MAX_DESCRIPTORS);
         if (problem) break;
         list = xrealloc(list, (n + 1) * sizeof *list);
         list[n++] = e;
@@ -548,7 +573,8 @@ static char **list_so(const char *dir, size_t *n_out) {
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (len > 3 && strcmp(e->d_name + len - 3, ".so") == 0) push_str(&names, &n, dup_str(e->d_name));
+        if (len > 3 && strcmp(e->d_name + len - 3, ".so") == 0)
+            push_str(&names, &n, dup_str(e->d_name));
     }
     closedir(d);
     if (n) qsort(names, n, sizeof *names, by_name);
@@ -556,7 +582,9 @@ static char **list_so(const char *dir, size_t *n_out) {
     return names;
 }
 
-static void push_dir(nsd_registry *r, const char *dir) { push_str(&r->dirs, &r->n_dirs, dup_str(dir)); }
+static void push_dir(nsd_registry *r, const char *dir) {
+    push_str(&r->dirs, &r->n_dirs, dup_str(dir));
+}
 
 /* ---- scanning: open everything ----------------------------------------- */
 
@@ -588,7 +616,8 @@ static size_t scan_file(nsd_registry *r, const char *path, const char *real, nsd
         f->descs[f->n_descs++] = list[i].info;
         const nsd_plugin *other = find_any(r, list[i].id);
         if (other) {
-            nsd_diag_add(diag, "duplicate plugin id '%s': %s and %s", list[i].id, other->path, path);
+            nsd_diag_add(diag, "duplicate plugin id '%s': %s and %s", list[i].id, other->path,
+                         path);
             problems++;
             continue;
         }
@@ -598,8 +627,7 @@ static size_t scan_file(nsd_registry *r, const char *path, const char *real, nsd
     return problems;
 }
 
-size_t nsd_registry_scan(nsd_registry *r, const char *const *dirs, size_t n_dirs,
-                         nsd_diag *diag) {
+size_t nsd_registry_scan(nsd_registry *r, const char *const *dirs, size_t n_dirs, nsd_diag *diag) {
     size_t problems = 0;
     for (size_t i = 0; i < n_dirs; ++i) {
         push_dir(r, dirs[i]);
@@ -640,7 +668,8 @@ void nsd_registry_index(nsd_registry *r, const char *const *dirs, size_t n_dirs)
                 char *problem = parse_index(index, &entries, &n_entries);
                 if (problem) {
                     push_str(&r->skipped, &r->n_skipped,
-                             fmt("%s: not opened: its index %s is malformed (%s)", path, index, problem));
+                             fmt("%s: not opened: its index %s is malformed (%s)", path, index,
+                                 problem));
                     free(problem);
                 } else {
                     size_t k = add_file(r, path, real, 0);
@@ -651,8 +680,9 @@ void nsd_registry_index(nsd_registry *r, const char *const *dirs, size_t n_dirs)
                 add_stub(r, &conv, add_file(r, path, real, 1));
             } else {
                 push_str(&r->skipped, &r->n_skipped,
-                         fmt("%s: not opened: it has no index (%s) and its name is not nsdyn_<kind>_<id>.so", path,
-                             index));
+                         fmt("%s: not opened: it has no index (%s) and its name is not "
+                             "nsdyn_<kind>_<id>.so",
+                             path, index));
             }
             free(index);
             free(path);
@@ -683,11 +713,15 @@ static void open_lazy(const nsd_registry *r, size_t k) {
         for (size_t j = 0; j < n && !d; ++j)
             if (strcmp(list[j].id, id) == 0) d = &list[j];
         if (!d && f->by_name)
-            p->problem = fmt("%s: named for %s %s '%s' (nsdyn_<kind>_<id>.so), but it holds no plugin with that id",
-                             f->path, nsd_kind_article(p->info->kind), nsd_kind_name(p->info->kind), id);
+            p->problem =
+                fmt("%s: named for %s %s '%s' (nsdyn_<kind>_<id>.so), but it holds no plugin with "
+                    "that id",
+                    f->path, nsd_kind_article(p->info->kind), nsd_kind_name(p->info->kind), id);
         else if (!d)
-            p->problem = fmt("%s: its index lists %s %s '%s', but the file holds no plugin with that id (stale index: rebuild the plugin or run `nsdyn index %s`)",
-                             f->path, nsd_kind_article(p->info->kind), nsd_kind_name(p->info->kind), id, f->path);
+            p->problem = fmt("%s: its index lists %s %s '%s', but the file holds no plugin with "
+                             "that id (stale index: rebuild the plugin or run `nsdyn index %s`)",
+                             f->path, nsd_kind_article(p->info->kind), nsd_kind_name(p->info->kind),
+                             id, f->path);
         else if (d->problem)
             p->problem = dup_str(d->problem);
         else if (d->info->kind != p->info->kind)
@@ -695,9 +729,11 @@ static void open_lazy(const nsd_registry *r, size_t k) {
                              nsd_kind_article(d->info->kind), nsd_kind_name(d->info->kind),
                              f->by_name ? "file name" : "index", nsd_kind_article(p->info->kind),
                              nsd_kind_name(p->info->kind));
-        else if (!f->by_name && (d->info->provides != p->info->provides || d->info->needs != p->info->needs ||
-                                 descriptor_flags(d->info) != descriptor_flags(p->info)))
-            p->problem = fmt("%s: plugin '%s': its index is stale (the capabilities differ from the file's): rebuild the plugin or run `nsdyn index %s`",
+        else if (!f->by_name &&
+                 (d->info->provides != p->info->provides || d->info->needs != p->info->needs ||
+                  descriptor_flags(d->info) != descriptor_flags(p->info)))
+            p->problem = fmt("%s: plugin '%s': its index is stale (the capabilities differ from "
+                             "the file's): rebuild the plugin or run `nsdyn index %s`",
                              f->path, id, f->path);
         else {
             p->info = d->info;
@@ -709,13 +745,16 @@ static void open_lazy(const nsd_registry *r, size_t k) {
 }
 
 /* Entries with this id: how many, and the first two. */
-static size_t matches(const nsd_registry *r, const char *id, nsd_plugin **first, nsd_plugin **second) {
+static size_t matches(const nsd_registry *r, const char *id, nsd_plugin **first,
+                      nsd_plugin **second) {
     size_t n = 0;
     *first = *second = NULL;
     for (size_t i = 0; i < r->n; ++i)
         if (strcmp(r->plugins[i].info->id, id) == 0) {
-            if (n == 0) *first = &r->plugins[i];
-            else if (n == 1) *second = &r->plugins[i];
+            if (n == 0)
+                *first = &r->plugins[i];
+            else if (n == 1)
+                *second = &r->plugins[i];
             n++;
         }
     return n;
@@ -728,7 +767,8 @@ const nsd_plugin *nsd_registry_find(const nsd_registry *r, const char *id) {
     if (n == 0) return NULL;
     if (n > 1) {
         /* Two files declare the id: neither is opened, the run stops. */
-        if (!p->problem) p->problem = fmt("duplicate plugin id '%s': %s and %s", id, p->path, q->path);
+        if (!p->problem)
+            p->problem = fmt("duplicate plugin id '%s': %s and %s", id, p->path, q->path);
         return NULL;
     }
     if (!p->loaded && !p->problem && r->lazy) open_lazy(r, p->file);
@@ -760,7 +800,8 @@ static char *audit_file(const nsd_plugin_file *f) {
     if (access(index, F_OK) == 0) {
         char *why = parse_index(index, &entries, &n);
         if (why) {
-            problem = fmt("%s: its index %s is malformed (%s): runs never open the file; rebuild the plugin or run `nsdyn index %s`",
+            problem = fmt("%s: its index %s is malformed (%s): runs never open the file; rebuild "
+                          "the plugin or run `nsdyn index %s`",
                           f->path, index, why, f->path);
             free(why);
         }
@@ -768,27 +809,34 @@ static char *audit_file(const nsd_plugin_file *f) {
             const nsdyn_plugin_info *d = desc_with_id(f, entries[i].id);
             if (!d || d->kind != entries[i].kind || d->provides != entries[i].provides ||
                 d->needs != entries[i].needs || descriptor_flags(d) != entries[i].flags)
-                problem = fmt("%s: its index %s is stale (%s '%s'): rebuild the plugin or run `nsdyn index %s`", f->path,
-                              index, d ? "it describes differently" : "it lists", entries[i].id, f->path);
+                problem = fmt("%s: its index %s is stale (%s '%s'): rebuild the plugin or run "
+                              "`nsdyn index %s`",
+                              f->path, index, d ? "it describes differently" : "it lists",
+                              entries[i].id, f->path);
         }
         for (size_t i = 0; !problem && i < f->n_descs; ++i) {
             int listed = 0;
             for (size_t k = 0; k < n; ++k) listed |= strcmp(entries[k].id, f->descs[i]->id) == 0;
             if (!listed)
-                problem = fmt("%s: its index %s is stale (it lacks '%s'): rebuild the plugin or run `nsdyn index %s`",
+                problem = fmt("%s: its index %s is stale (it lacks '%s'): rebuild the plugin or "
+                              "run `nsdyn index %s`",
                               f->path, index, f->descs[i]->id, f->path);
         }
     } else if (name_convention(name, &conv)) {
         const nsdyn_plugin_info *d = desc_with_id(f, conv.id);
         if (!d || d->kind != conv.kind)
-            problem = fmt("%s: named for %s %s '%s' (nsdyn_<kind>_<id>.so), but it holds no such plugin", f->path,
-                          nsd_kind_article(conv.kind), nsd_kind_name(conv.kind), conv.id);
+            problem =
+                fmt("%s: named for %s %s '%s' (nsdyn_<kind>_<id>.so), but it holds no such plugin",
+                    f->path, nsd_kind_article(conv.kind), nsd_kind_name(conv.kind), conv.id);
         else if (f->n_descs > 1)
-            problem = fmt("%s: holds %zu plugins, but without an index runs find only '%s' (its name); write one with `nsdyn index %s`",
+            problem = fmt("%s: holds %zu plugins, but without an index runs find only '%s' (its "
+                          "name); write one with `nsdyn index %s`",
                           f->path, f->n_descs, conv.id, f->path);
     } else {
-        problem = fmt("%s: not indexed: runs never open it (no %s, and its name is not nsdyn_<kind>_<id>.so); build it with nsdyn_add_plugin or run `nsdyn index %s`",
-                      f->path, index, f->path);
+        problem =
+            fmt("%s: not indexed: runs never open it (no %s, and its name is not "
+                "nsdyn_<kind>_<id>.so); build it with nsdyn_add_plugin or run `nsdyn index %s`",
+                f->path, index, f->path);
     }
     free(entries);
     free(index);
@@ -842,14 +890,18 @@ size_t nsd_registry_write_index(const char *so_path, nsd_diag *diag) {
         FILE *out = fopen(tmp, "w");
         int ok = out != NULL;
         if (out) {
-            fprintf(out, "# nsdyn plugin index of %s, written by `nsdyn index` when it was built.\n", name);
-            fprintf(out, "# Runs read this instead of opening the file; they open it only for these ids.\n");
+            fprintf(out,
+                    "# nsdyn plugin index of %s, written by `nsdyn index` when it was built.\n",
+                    name);
+            fprintf(
+                out,
+                "# Runs read this instead of opening the file; they open it only for these ids.\n");
             fprintf(out, "# <kind> <id> <provides> <needs> <flags>\n");
             fprintf(out, "nsdyn-index 1\n");
             for (size_t i = 0; i < n; ++i) {
                 const nsdyn_plugin_info *d = list[i].info;
-                fprintf(out, "%s %s 0x%08x 0x%08x 0x%x\n", nsd_kind_section(d->kind), d->id, (unsigned)d->provides,
-                        (unsigned)d->needs, (unsigned)descriptor_flags(d));
+                fprintf(out, "%s %s 0x%08x 0x%08x 0x%x\n", nsd_kind_section(d->kind), d->id,
+                        (unsigned)d->provides, (unsigned)d->needs, (unsigned)descriptor_flags(d));
             }
             ok = !ferror(out);
             ok = fclose(out) == 0 && ok;

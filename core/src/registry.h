@@ -52,13 +52,13 @@ typedef struct nsd_plugin {
 
 typedef struct nsd_plugin_file {
     char *path;
-    char *real;        /* realpath, to open a file reached twice only once */
-    void *handle;      /* dlopen handle once opened */
-    int opened;        /* opening was tried */
-    int by_name;       /* entered by its name nsdyn_<kind>_<id>.so (no index) */
+    char *real;                      /* realpath, to open a file reached twice only once */
+    void *handle;                    /* dlopen handle once opened */
+    int opened;                      /* opening was tried */
+    int by_name;                     /* entered by its name nsdyn_<kind>_<id>.so (no index) */
     const nsdyn_plugin_info **descs; /* scan: every descriptor that passed the checks */
     size_t n_descs;
-    int failed;        /* scan: some descriptor failed a check */
+    int failed; /* scan: some descriptor failed a check */
 } nsd_plugin_file;
 
 typedef struct nsd_registry {
@@ -80,8 +80,7 @@ typedef struct nsd_registry {
  * (unloadable file, missing entry point, ABI mismatch, unknown kind, a
  * descriptor that fails a check, duplicate id) go to `diag`, one line
  * each; returns the number of problems. */
-size_t nsd_registry_scan(nsd_registry *r, const char *const *dirs, size_t n_dirs,
-                         nsd_diag *diag);
+size_t nsd_registry_scan(nsd_registry *r, const char *const *dirs, size_t n_dirs, nsd_diag *diag);
 
 /* Index `dirs` without running any plugin code (see above). Never fails:
  * a file it cannot use is skipped (r->skipped says why). */
@@ -111,9 +110,9 @@ size_t nsd_registry_write_index(const char *so_path, nsd_diag *diag);
 
 void nsd_registry_close(nsd_registry *r);
 
-const char *nsd_kind_name(nsdyn_kind kind);   /* "friction law" */
-const char *nsd_kind_article(nsdyn_kind kind);/* "a" or "an" */
-const char *nsd_kind_section(nsdyn_kind kind);/* "friction" */
+const char *nsd_kind_name(nsdyn_kind kind);    /* "friction law" */
+const char *nsd_kind_article(nsdyn_kind kind); /* "a" or "an" */
+const char *nsd_kind_section(nsdyn_kind kind); /* "friction" */
 
 /* The host's own plugin directory: the build tree's when this binary runs
  * from the build tree, else the install prefix's. */

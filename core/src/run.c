@@ -57,8 +57,10 @@ static int energy_judgeable(nsd_model *m, double t, const double *y) {
  * run.toml, "error" ends the run. Costs one contacts() and one outputs()
  * call per step. Returns 0, or -1 with res->message set. */
 static int energy_audit(nsd_model *m, nsd_run_result *res, double t, const double *y) {
-    if (m->energy_output < 0 || m->energy_audit == NSD_AUDIT_OFF || !energy_judgeable(m, t, y)) return 0;
-    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit_outputs) > NSDYN_WARNING) return 0;
+    if (m->energy_output < 0 || m->energy_audit == NSD_AUDIT_OFF || !energy_judgeable(m, t, y))
+        return 0;
+    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit_outputs) > NSDYN_WARNING)
+        return 0;
     double E = m->audit_outputs[m->energy_output];
     if (!res->energy_checked) res->energy_min = E;
     res->energy_checked++;
@@ -68,7 +70,10 @@ static int energy_audit(nsd_model *m, nsd_run_result *res, double t, const doubl
         res->energy_rises++;
         if (E - res->energy_min > res->energy_worst) res->energy_worst = E - res->energy_min;
         snprintf(res->message, sizeof res->message,
-                 "energy audit: the mechanical energy rose to %.9g J at t = %.9g s, above the lowest %.9g J reached before (by %.3g J, allowed %.3g J): the system is conservative and the contact and friction laws dissipate, so the numerical solution is wrong (a step too large, a tolerance too loose)",
+                 "energy audit: the mechanical energy rose to %.9g J at t = %.9g s, above the "
+                 "lowest %.9g J reached before (by %.3g J, allowed %.3g J): the system is "
+                 "conservative and the contact and friction laws dissipate, so the numerical "
+                 "solution is wrong (a step too large, a tolerance too loose)",
                  E, t, res->energy_min, E - res->energy_min, allowed - res->energy_min);
         if (m->energy_audit == NSD_AUDIT_ERROR) return -1;
         res->message[0] = '\0';
@@ -104,14 +109,16 @@ static int all_finite(const double *y, size_t n) {
 /* Sustained contacts drifted out of half the touching band at the end of
  * a step: positions projected back (modes.c), the integrator restarted
  * there; rep->y then points at the corrected copy in ybuf. 0 or -1. */
-static int correct_drift(nsd_model *m, const nsdyn_integrator *ig, void *inst, nsd_step_guard *guard,
-                         nsdyn_step_report *rep, double *ybuf, nsd_run_result *res) {
+static int correct_drift(nsd_model *m, const nsdyn_integrator *ig, void *inst,
+                         nsd_step_guard *guard, nsdyn_step_report *rep, double *ybuf,
+                         nsd_run_result *res) {
     memcpy(ybuf, rep->y, m->n * sizeof *ybuf);
     int r = nsd_modes_correct_drift(m, rep->t, ybuf);
     if (r <= 0) return r;
     res->drift_corrections++;
     if (ig->restart(inst, rep->t, ybuf) > NSDYN_WARNING) {
-        snprintf(m->failure, sizeof m->failure, "the integrator could not restart after a drift correction: %s",
+        snprintf(m->failure, sizeof m->failure,
+                 "the integrator could not restart after a drift correction: %s",
                  ig->message ? ig->message(inst) : "");
         return -1;
     }
@@ -183,7 +190,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     double wall0 = now_seconds(), last_progress = wall0;
     res->outcome = NSD_RUN_COMPLETE;
     size_t refused = 0; /* 1: the integrator refused this run (a config error) */
-    char state[600];  /* describe_state output, bounded */
+    char state[600];    /* describe_state output, bounded */
     /* The last accepted state: the integrator's own report, which stays
      * valid through a failed step (integrator.h), or our copy after a
      * switch restarted it. */
@@ -196,11 +203,12 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
      * approach at zero gap is an impact at t0). */
     const double *y_start = m->y0;
     int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT);
-    if (rigid && nsd_model_check_initial_gaps(m, t0, m->y0, nsd_run_num(cfg, "contact_tolerance")) > NSDYN_WARNING) {
+    if (rigid && nsd_model_check_initial_gaps(m, t0, m->y0, nsd_run_num(cfg, "contact_tolerance")) >
+                     NSDYN_WARNING) {
         describe_state(m, m->y0, state, sizeof state);
         res->outcome = NSD_RUN_FAILED;
-        snprintf(res->message, sizeof res->message, "the run cannot start at t = %.9g s: %s; state: %s", t0,
-                 m->failure, state);
+        snprintf(res->message, sizeof res->message,
+                 "the run cannot start at t = %.9g s: %s; state: %s", t0, m->failure, state);
         goto done;
     }
     if (m->event_driven) {
@@ -209,7 +217,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             describe_state(m, m->y0, state, sizeof state);
             res->outcome = NSD_RUN_FAILED;
             snprintf(res->message, sizeof res->message,
-                     "the initial contact modes could not be determined: %s; state: %s", m->failure, state);
+                     "the initial contact modes could not be determined: %s; state: %s", m->failure,
+                     state);
             goto done;
         }
         y_start = y_last = y_switch;
@@ -238,7 +247,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
     if (ode.n_events) nsd_model_stops(m, t0, y_start, g_prev);
     if (m->event_driven && nsd_step_guard_start(&guard, m, t0, y_start) > NSDYN_WARNING) {
         res->outcome = NSD_RUN_FAILED;
-        snprintf(res->message, sizeof res->message, "the simulation failed at t = %.9g s: %s", t0, m->failure);
+        snprintf(res->message, sizeof res->message, "the simulation failed at t = %.9g s: %s", t0,
+                 m->failure);
         goto done;
     }
     size_t k_out = 1;
@@ -247,7 +257,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         if (nsd_interrupt_signal()) {
             describe_state(m, y_last, state, sizeof state);
             res->outcome = NSD_RUN_FAILED;
-            snprintf(res->message, sizeof res->message, "interrupted by signal %d at t = %.9g s; last state: %s",
+            snprintf(res->message, sizeof res->message,
+                     "interrupted by signal %d at t = %.9g s; last state: %s",
                      nsd_interrupt_signal(), t, state);
             break;
         }
@@ -279,8 +290,9 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             if (gr < 0) {
                 describe_state(m, rep.y, state, sizeof state);
                 res->outcome = NSD_RUN_FAILED;
-                snprintf(res->message, sizeof res->message, "the simulation failed at t = %.9g s: %s; state: %s",
-                         rep.t, m->failure, state);
+                snprintf(res->message, sizeof res->message,
+                         "the simulation failed at t = %.9g s: %s; state: %s", rep.t, m->failure,
+                         state);
                 break;
             }
             if (gr == 1) {
@@ -310,8 +322,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                 }
             }
         } else if (t0 + (double)k_out * dt_out <= rep.t + tol) {
-            if (record(m, res, rep.t, rep.y) != 0)
-                res->outcome = NSD_RUN_FAILED;
+            if (record(m, res, rep.t, rep.y) != 0) res->outcome = NSD_RUN_FAILED;
             while (t0 + (double)k_out * dt_out <= rep.t + tol) k_out++;
         }
         if (res->outcome == NSD_RUN_FAILED) break;
@@ -319,11 +330,12 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         y_last = rep.y;
         int fired = rep.event;
         /* after the step's samples: a restart ends its dense output */
-        if (m->event_driven && fired < 0 && correct_drift(m, ig, inst, &guard, &rep, y_switch, res) != 0) {
+        if (m->event_driven && fired < 0 &&
+            correct_drift(m, ig, inst, &guard, &rep, y_switch, res) != 0) {
             describe_state(m, rep.y, state, sizeof state);
             res->outcome = NSD_RUN_FAILED;
-            snprintf(res->message, sizeof res->message, "the simulation failed at t = %.9g s: %s; state: %s", t,
-                     m->failure, state);
+            snprintf(res->message, sizeof res->message,
+                     "the simulation failed at t = %.9g s: %s; state: %s", t, m->failure, state);
             break;
         }
         y_last = rep.y;
@@ -350,22 +362,31 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
             size_t logged = res->contact_log.n;
             res->root_returns++;
-            nsdyn_status rs = nsd_modes_resolve(m, t, ybuf, &res->contact_log, fired - (int)m->n_model_events);
+            nsdyn_status rs =
+                nsd_modes_resolve(m, t, ybuf, &res->contact_log, fired - (int)m->n_model_events);
             if (res->contact_log.n == logged) res->unlogged_roots++;
             const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
             if (!why) { /* a contact the impact left out of place */
                 int dc = nsd_modes_correct_drift(m, t, ybuf);
-                if (dc < 0) why = m->failure;
-                else res->drift_corrections += (uint64_t)dc;
+                if (dc < 0)
+                    why = m->failure;
+                else
+                    res->drift_corrections += (uint64_t)dc;
             }
-            if (!why) stop_at_jump = stop_across_jump(m, t, rep.y, ybuf, g_jump, g_jump + m->layout.n_stops + 1);
+            if (!why)
+                stop_at_jump =
+                    stop_across_jump(m, t, rep.y, ybuf, g_jump, g_jump + m->layout.n_stops + 1);
             if (!why && same_time > 100)
-                why = "more than 100 contact events at the same instant: the contact modes chatter (an accumulation the rest_velocity rule does not catch)";
+                why = "more than 100 contact events at the same instant: the contact modes chatter "
+                      "(an accumulation the rest_velocity rule does not catch)";
             if (!why && res->contact_log.n > max_events)
                 why = "run.max_events contact events reached";
             if (!why && stop_at_jump < 0) rs = ig->restart(inst, t, ybuf);
-            if (!why && rs > NSDYN_WARNING) why = ig->message ? ig->message(inst) : "the integrator could not restart";
-            if (!why && stop_at_jump < 0 && nsd_step_guard_start(&guard, m, t, ybuf) > NSDYN_WARNING) why = m->failure;
+            if (!why && rs > NSDYN_WARNING)
+                why = ig->message ? ig->message(inst) : "the integrator could not restart";
+            if (!why && stop_at_jump < 0 &&
+                nsd_step_guard_start(&guard, m, t, ybuf) > NSDYN_WARNING)
+                why = m->failure;
             if (why) {
                 describe_state(m, rep.y, state, sizeof state);
                 res->outcome = NSD_RUN_FAILED;
@@ -378,7 +399,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             if (stop_at_jump >= 0) {
                 fired = stop_at_jump;
                 rep.y = y_switch;
-            } else continue;
+            } else
+                continue;
         }
         if (fired >= 0) {
             res->event_times = realloc(res->event_times, (res->n_events + 1) * sizeof(double));
@@ -393,8 +415,11 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
             res->root_returns++;
             res->n_switches++;
             nsdyn_status sw = m->sys->on_switch(m->sys_inst, which, t, ybuf, ybuf + m->nq);
-            if (sw <= NSDYN_WARNING && m->event_driven) sw = nsd_modes_resolve(m, t, ybuf, &res->contact_log, -1);
-            if (sw <= NSDYN_WARNING) stop_at_jump = stop_across_jump(m, t, rep.y, ybuf, g_jump, g_jump + m->layout.n_stops + 1);
+            if (sw <= NSDYN_WARNING && m->event_driven)
+                sw = nsd_modes_resolve(m, t, ybuf, &res->contact_log, -1);
+            if (sw <= NSDYN_WARNING)
+                stop_at_jump =
+                    stop_across_jump(m, t, rep.y, ybuf, g_jump, g_jump + m->layout.n_stops + 1);
             if (sw <= NSDYN_WARNING && stop_at_jump < 0) sw = ig->restart(inst, t, ybuf);
             if (sw <= NSDYN_WARNING && stop_at_jump < 0 && m->event_driven)
                 sw = nsd_step_guard_start(&guard, m, t, ybuf);
@@ -402,7 +427,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                 describe_state(m, rep.y, state, sizeof state);
                 res->outcome = NSD_RUN_FAILED;
                 snprintf(res->message, sizeof res->message,
-                         "the simulation failed at t = %.9g s: switch '%s' could not be applied (%s); state: %s",
+                         "the simulation failed at t = %.9g s: switch '%s' could not be applied "
+                         "(%s); state: %s",
                          t, m->layout.switches[which], ig->message ? ig->message(inst) : "", state);
                 break;
             }
@@ -418,7 +444,9 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         if (fired >= 0) {
             if (stop_at_jump < 0) res->root_returns++;
             res->n_stops++;
-            const double *last = res->series.rows ? res->series.data + (res->series.rows - 1) * res->series.n_channels : NULL;
+            const double *last = res->series.rows ? res->series.data + (res->series.rows - 1) *
+                                                                           res->series.n_channels
+                                                  : NULL;
             if ((!last || last[0] < t) && record(m, res, t, rep.y) != 0) {
                 res->outcome = NSD_RUN_FAILED;
                 break;
@@ -429,7 +457,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                      "stop condition '%s' of system '%s' reached at t = %.9g s%s: %s",
                      m->layout.stops[fired], m->sys->info.id, t,
                      stop_at_jump >= 0 ? " (crossed by the jump of an event)"
-                                       : locates ? "" : " (end of the step where it fired)",
+                     : locates         ? ""
+                                       : " (end of the step where it fired)",
                      state);
             break;
         }

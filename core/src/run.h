@@ -22,11 +22,11 @@ typedef enum nsd_run_outcome {
 typedef struct nsd_run_result {
     nsd_series series;
     nsd_run_outcome outcome;
-    char message[2048];       /* failure or stop description, with time and state */
+    char message[2048]; /* failure or stop description, with time and state */
     double t_reached;
     nsdyn_integrator_stats stats;
     double wall_seconds;
-    double *event_times;      /* located stop events */
+    double *event_times; /* located stop events */
     size_t n_events;
     nsd_event_log contact_log;  /* event-driven contact: impacts and mode changes */
     size_t n_switches, n_stops; /* system mode switches applied, stop conditions fired */

@@ -26,20 +26,21 @@ static uint32_t rotr(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n))
 static void compress(uint32_t h[8], const unsigned char *p) {
     uint32_t w[64];
     for (int t = 0; t < 16; ++t)
-        w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 | (uint32_t)p[4 * t + 2] << 8 |
-               (uint32_t)p[4 * t + 3];
+        w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
+               (uint32_t)p[4 * t + 2] << 8 | (uint32_t)p[4 * t + 3];
     for (int t = 16; t < 64; ++t) {
-        uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);   /* sigma0 (4.6) */
-        uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);    /* sigma1 (4.7) */
+        uint32_t s0 =
+            rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);          /* sigma0 (4.6) */
+        uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10); /* sigma1 (4.7) */
         w[t] = s1 + w[t - 7] + s0 + w[t - 16];
     }
     uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
     for (int t = 0; t < 64; ++t) {
-        uint32_t S1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);    /* Sigma1 (4.5) */
-        uint32_t ch = (e & f) ^ (~e & g);                       /* Ch (4.2) */
+        uint32_t S1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25); /* Sigma1 (4.5) */
+        uint32_t ch = (e & f) ^ (~e & g);                     /* Ch (4.2) */
         uint32_t t1 = k + S1 + ch + K[t] + w[t];
-        uint32_t S0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);    /* Sigma0 (4.4) */
-        uint32_t maj = (a & b) ^ (a & c) ^ (b & c);             /* Maj (4.3) */
+        uint32_t S0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22); /* Sigma0 (4.4) */
+        uint32_t maj = (a & b) ^ (a & c) ^ (b & c);           /* Maj (4.3) */
         uint32_t t2 = S0 + maj;
         k = g;
         g = f;

@@ -8,10 +8,10 @@
 #include <stdint.h>
 
 typedef struct nsd_sha256 {
-    uint32_t h[8];       /* the hash value H(i) */
-    uint64_t bits;       /* message length so far, in bits */
+    uint32_t h[8]; /* the hash value H(i) */
+    uint64_t bits; /* message length so far, in bits */
     unsigned char block[64];
-    size_t fill;         /* bytes waiting in block */
+    size_t fill; /* bytes waiting in block */
 } nsd_sha256;
 
 void nsd_sha256_init(nsd_sha256 *c);

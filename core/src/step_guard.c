@@ -89,7 +89,8 @@ static double hermite(double f0, double d0, double f1, double d1, double h, doub
 /* d/dt of the cubic Hermite at s. */
 static double hermite_rate(double f0, double d0, double f1, double d1, double h, double s) {
     return ((6 * s * s - 6 * s) * (f0 - f1) + (3 * s * s - 4 * s + 1) * h * d0 +
-            (3 * s * s - 2 * s) * h * d1) / h;
+            (3 * s * s - 2 * s) * h * d1) /
+           h;
 }
 
 /* Can the Hermite interpolant of one interval fall from above -margin to
@@ -138,8 +139,10 @@ static int locate(guard_call *k, size_t c, double tl, double tr, double *root) {
         double mid = 0.5 * (tl + tr);
         if (!(mid > tl && mid < tr)) break;
         if (gaps_at(k, mid, scratch) != 0) return -1;
-        if (lf(k->g, scratch)[c] <= 0.0) tr = mid;
-        else tl = mid;
+        if (lf(k->g, scratch)[c] <= 0.0)
+            tr = mid;
+        else
+            tl = mid;
     }
     *root = tr;
     return 0;
@@ -167,7 +170,8 @@ static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr, do
 /* Where to split [tl, tr]: the earliest place a contact's Hermite
  * interpolant says to look (may_fall with the margin known so far),
  * strictly inside; else the midpoint. */
-static double split_point(guard_call *k, double tl, double tr, size_t il, size_t ir, double margin) {
+static double split_point(guard_call *k, double tl, double tr, size_t il, size_t ir,
+                          double margin) {
     const nsd_step_guard *g = k->g;
     const double *fl = g->f + il * g->nc, *dl = g->df + il * g->nc;
     const double *fr = g->f + ir * g->nc, *dr = g->df + ir * g->nc;
@@ -175,7 +179,8 @@ static double split_point(guard_call *k, double tl, double tr, size_t il, size_t
     for (size_t c = 0; c < g->nc; ++c) {
         double s;
         if (!isfinite(fl[c]) || !isfinite(fr[c])) continue;
-        if (may_fall(fl[c], dl[c], fr[c], dr[c], h, margin, &s) && s > 0.0 && s < 1.0) best = fmin(best, s);
+        if (may_fall(fl[c], dl[c], fr[c], dr[c], h, margin, &s) && s > 0.0 && s < 1.0)
+            best = fmin(best, s);
     }
     double ts = tl + (best < 1.0 ? best : 0.5) * h;
     return ts > tl && ts < tr ? ts : 0.5 * (tl + tr);
@@ -213,13 +218,15 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
         unsafe_right |= may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc);
     }
     int leaf = d + 1 >= NSD_GUARD_DEPTH, r = 0;
-    if (unsafe_left) r = leaf ? bracket(k, il, im, tl, ts, t_hit, contact)
-                              : search(k, tl, ts, il, im, d + 1, err, t_hit, contact);
+    if (unsafe_left)
+        r = leaf ? bracket(k, il, im, tl, ts, t_hit, contact)
+                 : search(k, tl, ts, il, im, d + 1, err, t_hit, contact);
     if (r != 0 || !unsafe_right) {
         g->unresolved += leaf && unsafe_left && r == 0;
         return r;
     }
-    r = leaf ? bracket(k, im, ir, ts, tr, t_hit, contact) : search(k, ts, tr, im, ir, d + 1, err, t_hit, contact);
+    r = leaf ? bracket(k, im, ir, ts, tr, t_hit, contact)
+             : search(k, ts, tr, im, ir, d + 1, err, t_hit, contact);
     g->unresolved += leaf && r == 0;
     return r;
 }
@@ -245,7 +252,8 @@ static int penetrating(nsd_model *m, const double *f, const double *df, double t
     for (size_t c = 0; c < m->nc; ++c) {
         if (!(f[c] < -m->contact_tolerance && df[c] < 0.0)) continue;
         snprintf(m->failure, sizeof m->failure,
-                 "contact '%s' is open but penetrates by %.3g m and approaches at %.3g m/s at t = %.9g s (it started the phase penetrated; an impact was missed)",
+                 "contact '%s' is open but penetrates by %.3g m and approaches at %.3g m/s at t = "
+                 "%.9g s (it started the phase penetrated; an impact was missed)",
                  m->layout.contacts[c].name, -(f[c] + m->mode[c].g_ref[0]), -df[c], t);
         return 1;
     }

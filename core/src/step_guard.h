@@ -33,11 +33,11 @@
 typedef struct nsd_step_guard {
     size_t nc, n;
     double t_a;
-    double *f, *df;          /* (NSD_GUARD_DEPTH + 3) levels x nc */
-    double *y;               /* n: state at the located impact */
-    double *ytmp;            /* n */
-    uint64_t evaluations;    /* dense-output evaluations of the gaps */
-    uint64_t unresolved;     /* intervals accepted at the depth limit */
+    double *f, *df;       /* (NSD_GUARD_DEPTH + 3) levels x nc */
+    double *y;            /* n: state at the located impact */
+    double *ytmp;         /* n */
+    uint64_t evaluations; /* dense-output evaluations of the gaps */
+    uint64_t unresolved;  /* intervals accepted at the depth limit */
 } nsd_step_guard;
 
 void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m);

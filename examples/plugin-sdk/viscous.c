@@ -63,7 +63,12 @@ static const nsdyn_friction_law viscous_law = {
     NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "viscous", "1.0.0",
                "example plugin: viscous friction -c u with an optional cap F_max", params,
                NSDYN_COUNT(params), NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
-    create, destroy, NULL, n_states, force, bounds,
+    create,
+    destroy,
+    NULL,
+    n_states,
+    force,
+    bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

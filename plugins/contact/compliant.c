@@ -86,27 +86,27 @@ typedef struct compliant {
 enum { HC_K, HC_C, HC_N, HC_P, HC_Q };
 static const nsdyn_param_decl hunt_crossley_params[] = {
     [HC_K] = {"k", NSDYN_PARAM_REAL, "N/m^n", 9.392e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "stiffness k of the elastic term k delta^n (default: walker paper Table 7 k_s)",
-              NULL, NULL, 0},
+              "stiffness k of the elastic term k delta^n (default: walker paper Table 7 k_s)", NULL,
+              NULL, 0},
     [HC_C] = {"c", NSDYN_PARAM_REAL, "N s^q/m^(p+q)", 1.6879e7, 0.0, HUGE_VAL, 0,
-              "damping c of the term c delta^p delta'^q (default: walker paper Table 7 k_d)",
-              NULL, NULL, 0},
+              "damping c of the term c delta^p delta'^q (default: walker paper Table 7 k_d)", NULL,
+              NULL, 0},
     [HC_N] = {"n", NSDYN_PARAM_REAL, "1", 1.5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "exponent of the penetration in the elastic term (3/2 Hertz, 1 linear)", NULL,
-              NULL, 0},
+              "exponent of the penetration in the elastic term (3/2 Hertz, 1 linear)", NULL, NULL,
+              0},
     [HC_P] = {"p", NSDYN_PARAM_REAL, "1", 1.5, 0.0, HUGE_VAL, 0,
-              "exponent of the penetration in the damping term (Hunt-Crossley: p = n)", NULL,
-              NULL, 0},
+              "exponent of the penetration in the damping term (Hunt-Crossley: p = n)", NULL, NULL,
+              0},
     [HC_Q] = {"q", NSDYN_PARAM_REAL, "1", 1.0, 0.0, HUGE_VAL, 0,
-              "exponent of the penetration rate in the damping term, sign kept (usual: 1)",
-              NULL, NULL, 0},
+              "exponent of the penetration rate in the damping term, sign kept (usual: 1)", NULL,
+              NULL, 0},
 };
 
 enum { HZ_K, HZ_ALPHA };
 static const nsdyn_param_decl hertz_params[] = {
     [HZ_K] = {"k", NSDYN_PARAM_REAL, "N/m^(3/2)", 1e6, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "Hertz stiffness; (4/3) E* sqrt(R) for a sphere of radius R on a plane", NULL,
-              NULL, 0},
+              "Hertz stiffness; (4/3) E* sqrt(R) for a sphere of radius R on a plane", NULL, NULL,
+              0},
     [HZ_ALPHA] = {"alpha", NSDYN_PARAM_REAL, "s/m", 0.1, 0.0, HUGE_VAL, 0,
                   "Hunt-Crossley damping: restitution e ~ 1 - alpha v_in at impact speed v_in",
                   NULL, NULL, 0},
@@ -117,15 +117,15 @@ static const nsdyn_param_decl spring_damper_params[] = {
     [SD_K] = {"k", NSDYN_PARAM_REAL, "N/m", 1e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
               "spring stiffness k of F = k delta + c delta'", NULL, NULL, 0},
     [SD_C] = {"c", NSDYN_PARAM_REAL, "N s/m", 50.0, 0.0, HUGE_VAL, 0,
-              "damping coefficient c of F = k delta + c delta' (force clamped at zero)", NULL,
-              NULL, 0},
+              "damping coefficient c of F = k delta + c delta' (force clamped at zero)", NULL, NULL,
+              0},
 };
 
 enum { BS_K, BS_MU_N };
 static const nsdyn_param_decl bistiffness_params[] = {
     [BS_K] = {"k", NSDYN_PARAM_REAL, "N/m", 1e3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "spring stiffness k of (5.1); default: the paper's Section 5 example, 1 kN/m",
-              NULL, NULL, 0},
+              "spring stiffness k of (5.1); default: the paper's Section 5 example, 1 kN/m", NULL,
+              NULL, 0},
     [BS_MU_N] = {"mu_n", NSDYN_PARAM_REAL, "1", 0.2, 0.0, 1.0, NSDYN_PARAM_MAX_EXCLUSIVE,
                  "normal damper friction: stiffness k(1+mu_n) compressing, k(1-mu_n) expanding",
                  NULL, NULL, 0},
@@ -135,8 +135,10 @@ static const nsdyn_param_decl bistiffness_params[] = {
 
 static compliant *alloc_law(law_kind kind, char *err, size_t len) {
     compliant *law = calloc(1, sizeof *law);
-    if (!law) snprintf(err, len, "out of memory");
-    else law->kind = kind;
+    if (!law)
+        snprintf(err, len, "out of memory");
+    else
+        law->kind = kind;
     return law;
 }
 
@@ -144,8 +146,9 @@ static compliant *alloc_law(law_kind kind, char *err, size_t len) {
  * them already, but create() may be called by other hosts and tests. */
 static int check_stiffness(const char *name, double k, const char *unit, char *err, size_t len) {
     if (k > 0 && isfinite(k)) return 1;
-    snprintf(err, len, "%s = %g %s: the stiffness must be positive and finite (a contact that does "
-                       "not push back cannot stop the bodies from passing through each other)",
+    snprintf(err, len,
+             "%s = %g %s: the stiffness must be positive and finite (a contact that does "
+             "not push back cannot stop the bodies from passing through each other)",
              name, k, unit);
     return 0;
 }
@@ -163,8 +166,10 @@ static void *create_hunt_crossley(const nsdyn_value *v, const nsdyn_host *host, 
     if (!check_stiffness("k", k, "N/m^n", err, len)) return NULL;
     if (!check_nonnegative("c", c, "the damping coefficient", err, len)) return NULL;
     if (!(n > 0) || !isfinite(n)) {
-        snprintf(err, len, "n = %g: the elastic exponent must be positive (n = 3/2 Hertz, n = 1 linear); "
-                           "with n <= 0 the force would not grow with the penetration", n);
+        snprintf(err, len,
+                 "n = %g: the elastic exponent must be positive (n = 3/2 Hertz, n = 1 linear); "
+                 "with n <= 0 the force would not grow with the penetration",
+                 n);
         return NULL;
     }
     if (!check_nonnegative("p", p, "the damping's penetration exponent", err, len)) return NULL;
@@ -172,9 +177,11 @@ static void *create_hunt_crossley(const nsdyn_value *v, const nsdyn_host *host, 
     /* With p = q = 0 the damping term is c sign(delta'): a force of constant
      * size c that neither fades with the penetration nor with the rate. */
     if (c > 0 && p == 0 && q == 0) {
-        snprintf(err, len, "p = 0 and q = 0 with c = %g: the damping term c sign(delta') would be a "
-                           "constant force step of %g N at any penetration and rate; use q > 0 "
-                           "(viscous, usual q = 1) or p > 0", c, c);
+        snprintf(err, len,
+                 "p = 0 and q = 0 with c = %g: the damping term c sign(delta') would be a "
+                 "constant force step of %g N at any penetration and rate; use q > 0 "
+                 "(viscous, usual q = 1) or p > 0",
+                 c, c);
         return NULL;
     }
     compliant *law = alloc_law(LAW_HUNT_CROSSLEY, err, len);
@@ -191,7 +198,8 @@ static void *create_hertz(const nsdyn_value *v, const nsdyn_host *host, char *er
     (void)host;
     double k = v[HZ_K].num, alpha = v[HZ_ALPHA].num;
     if (!check_stiffness("k", k, "N/m^(3/2)", err, len)) return NULL;
-    if (!check_nonnegative("alpha", alpha, "the Hunt-Crossley damping slope", err, len)) return NULL;
+    if (!check_nonnegative("alpha", alpha, "the Hunt-Crossley damping slope", err, len))
+        return NULL;
     compliant *law = alloc_law(LAW_HERTZ, err, len);
     if (!law) return NULL;
     law->k = k;
@@ -222,9 +230,11 @@ static void *create_bistiffness(const nsdyn_value *v, const nsdyn_host *host, ch
     double k = v[BS_K].num, mu_n = v[BS_MU_N].num;
     if (!check_stiffness("k", k, "N/m", err, len)) return NULL;
     if (!(mu_n >= 0 && mu_n < 1)) {
-        snprintf(err, len, "mu_n = %g is outside [0, 1): the expansion stiffness k(1 - mu_n) of (5.1) "
-                           "must stay positive (mu_n >= 1 would give no or a pulling force while the "
-                           "contact expands), and mu_n < 0 would create energy", mu_n);
+        snprintf(err, len,
+                 "mu_n = %g is outside [0, 1): the expansion stiffness k(1 - mu_n) of (5.1) "
+                 "must stay positive (mu_n >= 1 would give no or a pulling force while the "
+                 "contact expands), and mu_n < 0 would create energy",
+                 mu_n);
         return NULL;
     }
     compliant *law = alloc_law(LAW_BISTIFFNESS, err, len);
@@ -266,7 +276,8 @@ static nsdyn_status normal_force(void *inst, double gap, double gap_rate, double
     if (law->kind == LAW_BISTIFFNESS)
         F = (rate >= 0 ? law->k_comp : law->k_exp) * delta; /* (5.1) */
     else
-        F = law->k * apow(delta, law->n) + law->c * apow(delta, law->p) * spow(rate, law->q); /* (12) */
+        F = law->k * apow(delta, law->n) +
+            law->c * apow(delta, law->p) * spow(rate, law->q); /* (12) */
     *force = F > 0 ? F : 0.0; /* (13): no pulling force on separation */
     return NSDYN_OK;
 }
@@ -274,43 +285,66 @@ static nsdyn_status normal_force(void *inst, double gap, double gap_rate, double
 /* ---- descriptors ------------------------------------------------------- */
 
 static const nsdyn_contact_law hunt_crossley_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "hunt_crossley", "1.0.0",
-               "Hunt-Crossley k d^n + c d^p d'^q (general exponents), clamped at zero (walker (12)-(13))",
-               hunt_crossley_params, NSDYN_COUNT(hunt_crossley_params),
-               NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_hunt_crossley, destroy, NULL, normal_force, NULL, NULL, NULL,
+    NSDYN_INFO(
+        nsdyn_contact_law, NSDYN_KIND_CONTACT, "hunt_crossley", "1.0.0",
+        "Hunt-Crossley k d^n + c d^p d'^q (general exponents), clamped at zero (walker (12)-(13))",
+        hunt_crossley_params, NSDYN_COUNT(hunt_crossley_params), NSDYN_CAP_COMPLIANT_NORMAL, 0),
+    create_hunt_crossley,
+    destroy,
+    NULL,
+    normal_force,
+    NULL,
+    NULL,
+    NULL,
 };
 
 static const nsdyn_contact_law hertz_law = {
     NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "hertz", "1.0.0",
                "Hertz k d^(3/2) with Hunt-Crossley damping (1 + 3/2 alpha d'), e ~ 1 - alpha v_in",
                hertz_params, NSDYN_COUNT(hertz_params), NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_hertz, destroy, NULL, normal_force, NULL, NULL, NULL,
+    create_hertz,
+    destroy,
+    NULL,
+    normal_force,
+    NULL,
+    NULL,
+    NULL,
 };
 
 static const nsdyn_contact_law spring_damper_law = {
     NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "spring_damper", "1.0.0",
                "linear spring-damper k d + c d', clamped at zero (Kelvin-Voigt contact)",
-               spring_damper_params, NSDYN_COUNT(spring_damper_params),
-               NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_spring_damper, destroy, NULL, normal_force, NULL, NULL, NULL,
+               spring_damper_params, NSDYN_COUNT(spring_damper_params), NSDYN_CAP_COMPLIANT_NORMAL,
+               0),
+    create_spring_damper,
+    destroy,
+    NULL,
+    normal_force,
+    NULL,
+    NULL,
+    NULL,
 };
 
 static const nsdyn_contact_law bistiffness_law = {
     NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "bistiffness", "1.0.0",
                "linear bi-stiffness k(1 +- mu_n) d, compression/expansion (Barjau & Batlle (5.1))",
-               bistiffness_params, NSDYN_COUNT(bistiffness_params),
-               NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_bistiffness, destroy, NULL, normal_force, NULL, NULL, NULL,
+               bistiffness_params, NSDYN_COUNT(bistiffness_params), NSDYN_CAP_COMPLIANT_NORMAL, 0),
+    create_bistiffness,
+    destroy,
+    NULL,
+    normal_force,
+    NULL,
+    NULL,
+    NULL,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
     if (host_abi_major != NSDYN_ABI_MAJOR) return NULL;
     switch (index) {
-    case 0: return &hunt_crossley_law.info;
-    case 1: return &hertz_law.info;
-    case 2: return &spring_damper_law.info;
-    case 3: return &bistiffness_law.info;
-    default: return NULL;
+        case 0: return &hunt_crossley_law.info;
+        case 1: return &hertz_law.info;
+        case 2: return &spring_damper_law.info;
+        case 3: return &bistiffness_law.info;
+        default: return NULL;
     }
 }

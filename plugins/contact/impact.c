@@ -299,12 +299,12 @@
 #include "nsdyn/nsdyn.h"
 
 enum {
-    IMPACT_MAX_CONTACTS = 16,  /* simultaneous contacts per impact (stack arrays) */
+    IMPACT_MAX_CONTACTS = 16, /* simultaneous contacts per impact (stack arrays) */
     MAXR = 3 * IMPACT_MAX_CONTACTS,
-    ENUM_MAX_CONTACTS = 4,     /* exact enumeration up to this many (tangent_dim 1) */
+    ENUM_MAX_CONTACTS = 4, /* exact enumeration up to this many (tangent_dim 1) */
     ENUM_MAX_UNKNOWNS = 2 * ENUM_MAX_CONTACTS,
-    NSGS_CHECK = 500,          /* sweeps between the divergence checks */
-    N_ANGLES = 360             /* slip-angle grid of the 2-D slide search */
+    NSGS_CHECK = 500, /* sweeps between the divergence checks */
+    N_ANGLES = 360    /* slip-angle grid of the 2-D slide search */
 };
 /* Slack of the inequalities of a candidate solution, relative to the
  * velocity scale (largest |u-|) or the candidate's largest impulse: a few
@@ -339,13 +339,15 @@ static const nsdyn_param_decl newton_params[] = {
              NULL, NULL, 0},
 };
 static const nsdyn_param_decl kane_params[] = {
-    [P_E] = {"e", NSDYN_PARAM_REAL, "1", 0.92, 0.0, 1.0, 0,
-             "restitution of the contact-point normal velocity (2.8) (default: thesis Sec. 4.2, 0.92)",
-             NULL, NULL, 0},
+    [P_E] =
+        {"e", NSDYN_PARAM_REAL, "1", 0.92, 0.0, 1.0, 0,
+         "restitution of the contact-point normal velocity (2.8) (default: thesis Sec. 4.2, 0.92)",
+         NULL, NULL, 0},
 };
 static const nsdyn_param_decl poisson_params[] = {
     [P_E] = {"beta", NSDYN_PARAM_REAL, "1", 0.3, 0.0, 1.0, 0,
-             "Poisson's coefficient of restitution (wheel-curb paper (16a), (35b)): restitution impulse "
+             "Poisson's coefficient of restitution (wheel-curb paper (16a), (35b)): restitution "
+             "impulse "
              "= beta x compression impulse (0 plastic, 1 elastic)",
              NULL, NULL, 0},
 };
@@ -358,11 +360,15 @@ static void *create(law_kind kind, const nsdyn_value *v, const nsdyn_host *host,
     /* Repeats the declared range: create() may be called by other hosts. */
     if (!(e >= 0.0 && e <= 1.0)) {
         if (kind == LAW_POISSON)
-            snprintf(err, len, "beta = %g is outside [0, 1]: beta < 0 would pull the bodies back "
-                               "together and beta > 1 would create energy at every impact", e);
+            snprintf(err, len,
+                     "beta = %g is outside [0, 1]: beta < 0 would pull the bodies back "
+                     "together and beta > 1 would create energy at every impact",
+                     e);
         else
-            snprintf(err, len, "e = %g is outside [0, 1]: e < 0 would not separate the bodies and "
-                               "e > 1 would create energy at every impact", e);
+            snprintf(err, len,
+                     "e = %g is outside [0, 1]: e < 0 would not separate the bodies and "
+                     "e > 1 would create energy at every impact",
+                     e);
         return NULL;
     }
     impact_law *law = calloc(1, sizeof *law);
@@ -447,12 +453,14 @@ static int solve(const double *A, const double *b, int k, double *x) {
 
 /* u+ = u- + G P (3x3). */
 static void post_velocity(const double *G, const double *um, const double *P, double *up) {
-    for (int i = 0; i < 3; ++i) up[i] = um[i] + G[3 * i] * P[0] + G[3 * i + 1] * P[1] + G[3 * i + 2] * P[2];
+    for (int i = 0; i < 3; ++i)
+        up[i] = um[i] + G[3 * i] * P[0] + G[3 * i + 1] * P[1] + G[3 * i + 2] * P[2];
 }
 
 /* dT = P.u- + 1/2 P^T G P over m rows (G row stride m), and the size of its
  * terms for the tolerance. */
-static double energy_change(const double *G, size_t m, const double *um, const double *P, double *size) {
+static double energy_change(const double *G, size_t m, const double *um, const double *P,
+                            double *size) {
     double pu = 0.0, pgp = 0.0;
     for (size_t i = 0; i < m; ++i) {
         pu += P[i] * um[i];
@@ -517,7 +525,8 @@ enum { LS_FAIL = 0, LS_OPEN, LS_OPEN_STICK, LS_OPEN_SLIDE, LS_CLOSED_STICK, LS_C
  * the normal is open (fixed impulse), else from u_n + c = 0:
  *   P_n(d) = -(q_n + c) / (G_nn - mu_k G_nt.d),
  * whose denominator must be positive. */
-static int slide_eval(const local_problem *lp, int open, const double d[2], double P[3], double u[3]) {
+static int slide_eval(const local_problem *lp, int open, const double d[2], double P[3],
+                      double u[3]) {
     const double *G = lp->Gi;
     double Pn = lp->a;
     if (!open) {
@@ -544,8 +553,10 @@ static double slide_residual(const local_problem *lp, int open, double th) {
     for (int j = 0; j < 2; ++j) {
         const double *Gt = G + 3 * (1 + j); /* row t_j: G_tn, G_tt1, G_tt2 */
         double w = Gt[0] - mu * (Gt[1] * d[0] + Gt[2] * d[1]);
-        if (open) U[j] = q[1 + j] + w * lp->a;
-        else U[j] = (G[0] - mu * (G[1] * d[0] + G[2] * d[1])) * q[1 + j] - (q[0] + lp->c) * w;
+        if (open)
+            U[j] = q[1 + j] + w * lp->a;
+        else
+            U[j] = (G[0] - mu * (G[1] * d[0] + G[2] * d[1])) * q[1 + j] - (q[0] + lp->c) * w;
     }
     return d[0] * U[1] - d[1] * U[0];
 }
@@ -634,7 +645,8 @@ static int slide_initial(const local_problem *lp, const double x[3], double *P, 
     slide_best b = {HUGE_VAL, {0, 0, 0}, {0, 0, 0}, 0};
     for (int sg = 1; sg >= -1; sg -= 2) {
         double d[2] = {sg * d0[0] / s, sg * d0[1] / s}, Pc[3], uc[3];
-        if (slide_eval(lp, 0, d, Pc, uc) && d[0] * uc[1] + d[1] * uc[2] >= 0.0) slide_keep(lp, 0, Pc, uc, &b);
+        if (slide_eval(lp, 0, d, Pc, uc) && d[0] * uc[1] + d[1] * uc[2] >= 0.0)
+            slide_keep(lp, 0, Pc, uc, &b);
     }
     if (!b.found) return 0;
     memcpy(P, b.P, sizeof b.P);
@@ -647,9 +659,7 @@ static int slide_initial(const local_problem *lp, const double x[3], double *P, 
  * that also holds spatial ones; contact.h asks for one tangent_dim, a
  * runner may pass the largest) is solved as tangent_dim 1, its P_t2 = 0:
  * with a zero G_t2t2 its stick system would be singular. */
-static int local_dim(int dim, const double Gi[9]) {
-    return dim == 2 && Gi[8] > 0.0 ? 2 : 1;
-}
+static int local_dim(int dim, const double Gi[9]) { return dim == 2 && Gi[8] > 0.0 ? 2 : 1; }
 
 /* The exact one-contact solution. Preference: open (no impulse beyond a:
  * "not approaching, no impulse"), then closed stick, then closed slide (the
@@ -703,17 +713,17 @@ static int local_solve(const local_problem *lp, double P[3], double u[3]) {
  * restitution): u = w + G P, every contact with its local law as in
  * local_problem. */
 typedef struct phase_problem {
-    size_t n;            /* contacts, 1..IMPACT_MAX_CONTACTS */
-    int dim;             /* tangent_dim */
-    const double *G;     /* 3n x 3n [1/kg] */
-    const double *w;     /* 3n velocities without this phase's impulse [m/s] */
-    const double *c;     /* n normal offsets [m/s] */
-    const double *a;     /* n fixed normal impulses [N s] */
+    size_t n;        /* contacts, 1..IMPACT_MAX_CONTACTS */
+    int dim;         /* tangent_dim */
+    const double *G; /* 3n x 3n [1/kg] */
+    const double *w; /* 3n velocities without this phase's impulse [m/s] */
+    const double *c; /* n normal offsets [m/s] */
+    const double *a; /* n fixed normal impulses [N s] */
     const double *mu_s, *mu_k;
-    int restitution;     /* poisson's restitution: try all contacts open first */
-    const double *d0;    /* kane_impulse: 2n initial slip directions (local_problem.d0), or NULL */
-    double us;           /* velocity scale [m/s] */
-    double ps;           /* impulse scale floor us / max G_ii [N s] */
+    int restitution;  /* poisson's restitution: try all contacts open first */
+    const double *d0; /* kane_impulse: 2n initial slip directions (local_problem.d0), or NULL */
+    double us;        /* velocity scale [m/s] */
+    double ps;        /* impulse scale floor us / max G_ii [N s] */
 } phase_problem;
 
 enum { M_NONE, M_LOCAL, M_ENUM, M_NSGS };
@@ -797,8 +807,14 @@ static int nsgs(const phase_problem *pp, phase_result *res) {
                     q[r] = s;
                     for (size_t k = 0; k < 3; ++k) Gi[3 * r + k] = row[3 * i + k];
                 }
-                local_problem lp = {Gi, q, pp->c[i], pp->a[i], kinetic ? pp->mu_k[i] : pp->mu_s[i],
-                                    pp->mu_k[i], local_dim(pp->dim, Gi), ACCEPT_TOL * pp->us,
+                local_problem lp = {Gi,
+                                    q,
+                                    pp->c[i],
+                                    pp->a[i],
+                                    kinetic ? pp->mu_k[i] : pp->mu_s[i],
+                                    pp->mu_k[i],
+                                    local_dim(pp->dim, Gi),
+                                    ACCEPT_TOL * pp->us,
                                     pp->d0 ? pp->d0 + 2 * i : NULL};
                 int st = local_solve(&lp, Pi, ui);
                 if (!st) {
@@ -811,7 +827,8 @@ static int nsgs(const phase_problem *pp, phase_result *res) {
                     size = fmax(size, gd * fabs(Pi[k]));
                 }
                 if (om < 1.0)
-                    for (size_t k = 0; k < 3; ++k) Pi[k] = P[3 * i + k] + om * (Pi[k] - P[3 * i + k]);
+                    for (size_t k = 0; k < 3; ++k)
+                        Pi[k] = P[3 * i + k] + om * (Pi[k] - P[3 * i + k]);
                 memcpy(P + 3 * i, Pi, sizeof Pi);
                 res->state[i] = st;
             }
@@ -836,13 +853,22 @@ static int nsgs(const phase_problem *pp, phase_result *res) {
 /* Enumeration states: normal open (impulse a) or closed (u_n + c = 0),
  * tangent free (no impulse, only open with a = 0), stick (u_t = 0),
  * slide+ (P_t = -mu_k P_n, u_t >= 0) or slide- (P_t = +mu_k P_n, u_t <= 0). */
-enum { ES_OPEN_FREE, ES_OPEN_STICK, ES_OPEN_POS, ES_OPEN_NEG, ES_CLOSED_STICK, ES_CLOSED_POS,
-       ES_CLOSED_NEG };
+enum {
+    ES_OPEN_FREE,
+    ES_OPEN_STICK,
+    ES_OPEN_POS,
+    ES_OPEN_NEG,
+    ES_CLOSED_STICK,
+    ES_CLOSED_POS,
+    ES_CLOSED_NEG
+};
 
 static int es_closed(int s) { return s >= ES_CLOSED_STICK; }
 static int es_stick(int s) { return s == ES_OPEN_STICK || s == ES_CLOSED_STICK; }
 static int es_slide(int s) { /* +1, -1 or 0 */
-    return s == ES_OPEN_POS || s == ES_CLOSED_POS ? 1 : s == ES_OPEN_NEG || s == ES_CLOSED_NEG ? -1 : 0;
+    return s == ES_OPEN_POS || s == ES_CLOSED_POS   ? 1
+           : s == ES_OPEN_NEG || s == ES_CLOSED_NEG ? -1
+                                                    : 0;
 }
 
 /* Impulses of a combination for the unknowns x (normal impulses of closed
@@ -1039,16 +1065,20 @@ static int combo_solve(const phase_problem *pp, const int *st, double *P, double
             double lo = -HUGE_VAL, hi = HUGE_VAL, xn = 0.0, nn = 0.0;
             for (int j = 0; j < ng; ++j) {
                 double d = g1[j] - g0[j];
-                if (d > 0.0) lo = fmax(lo, -g0[j] / d);
-                else if (d < 0.0) hi = fmin(hi, -g0[j] / d);
+                if (d > 0.0)
+                    lo = fmax(lo, -g0[j] / d);
+                else if (d < 0.0)
+                    hi = fmin(hi, -g0[j] / d);
             }
             for (int j = 0; j < k; ++j) {
                 xn += x[j] * nul[j];
                 nn += nul[j] * nul[j];
             }
             double z = -xn / nn;
-            if (lo <= hi) z = fmin(fmax(z, lo), hi);
-            else z = 0.5 * (lo + hi); /* empty up to rounding: the check decides */
+            if (lo <= hi)
+                z = fmin(fmax(z, lo), hi);
+            else
+                z = 0.5 * (lo + hi); /* empty up to rounding: the check decides */
             if (!isfinite(z)) return 0;
             for (int j = 0; j < k; ++j) x[j] += z * nul[j];
         }
@@ -1069,8 +1099,8 @@ static int combo_solve(const phase_problem *pp, const int *st, double *P, double
  * has no solution: exact); -1 if none but some combination had a null
  * space of dimension >= 2 and was not decided. */
 static int enumerate(const phase_problem *pp, int open_only, phase_result *res) {
-    static const int with_a[6] = {ES_OPEN_STICK, ES_OPEN_POS, ES_OPEN_NEG, ES_CLOSED_STICK,
-                                  ES_CLOSED_POS, ES_CLOSED_NEG};
+    static const int with_a[6] = {ES_OPEN_STICK,   ES_OPEN_POS,   ES_OPEN_NEG,
+                                  ES_CLOSED_STICK, ES_CLOSED_POS, ES_CLOSED_NEG};
     static const int without_a[4] = {ES_OPEN_FREE, ES_CLOSED_STICK, ES_CLOSED_POS, ES_CLOSED_NEG};
     const size_t n = pp->n, m = 3 * n;
     int count[ENUM_MAX_CONTACTS], idx[ENUM_MAX_CONTACTS] = {0}, st[ENUM_MAX_CONTACTS];
@@ -1110,8 +1140,8 @@ static int enumerate(const phase_problem *pp, int open_only, phase_result *res) 
         if (es_slide(s)) Pi[1] = -es_slide(s) * pp->mu_k[i] * Pi[0];
         if (es_stick(s)) Pi[1] = fmax(-pp->mu_s[i] * Pi[0], fmin(Pi[1], pp->mu_s[i] * Pi[0]));
         res->state[i] = s == ES_OPEN_FREE ? LS_OPEN
-                        : es_closed(s)   ? (es_stick(s) ? LS_CLOSED_STICK : LS_CLOSED_SLIDE)
-                                         : (es_stick(s) ? LS_OPEN_STICK : LS_OPEN_SLIDE);
+                        : es_closed(s)    ? (es_stick(s) ? LS_CLOSED_STICK : LS_CLOSED_SLIDE)
+                                          : (es_stick(s) ? LS_OPEN_STICK : LS_OPEN_SLIDE);
     }
     phase_velocity(pp, res->P, res->u);
     res->method = M_ENUM;
@@ -1149,8 +1179,15 @@ static int solve_phase(phase_problem *pp, phase_result *res) {
         return 1;
     }
     if (n == 1) {
-        local_problem lp = {pp->G, pp->w, pp->c[0], pp->a[0], pp->mu_s[0], pp->mu_k[0],
-                            local_dim(pp->dim, pp->G), ACCEPT_TOL * us, pp->d0};
+        local_problem lp = {pp->G,
+                            pp->w,
+                            pp->c[0],
+                            pp->a[0],
+                            pp->mu_s[0],
+                            pp->mu_k[0],
+                            local_dim(pp->dim, pp->G),
+                            ACCEPT_TOL * us,
+                            pp->d0};
         res->method = M_LOCAL;
         res->state[0] = local_solve(&lp, res->P, res->u);
         if (!res->state[0]) res->failed_contact = 0;
@@ -1175,12 +1212,12 @@ static int solve_phase(phase_problem *pp, phase_result *res) {
 /* The phase log's word for a contact's state. */
 static const char *state_word(int s, int restitution) {
     switch (s) {
-    case LS_OPEN: return "open";
-    case LS_OPEN_STICK: return "stick";
-    case LS_OPEN_SLIDE: return "slide";
-    case LS_CLOSED_STICK: return restitution ? "held stick" : "stick";
-    case LS_CLOSED_SLIDE: return restitution ? "held slide" : "slide";
-    default: return "?";
+        case LS_OPEN: return "open";
+        case LS_OPEN_STICK: return "stick";
+        case LS_OPEN_SLIDE: return "slide";
+        case LS_CLOSED_STICK: return restitution ? "held stick" : "stick";
+        case LS_CLOSED_SLIDE: return restitution ? "held slide" : "slide";
+        default: return "?";
     }
 }
 
@@ -1188,7 +1225,8 @@ static const char *state_word(int s, int restitution) {
 static size_t log_states(char *buf, size_t len, size_t at, const phase_result *res, size_t n,
                          int restitution) {
     for (size_t i = 0; i < n && at < len; ++i) {
-        int k = snprintf(buf + at, len - at, "%s%s", i ? ", " : "", state_word(res->state[i], restitution));
+        int k = snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
+                         state_word(res->state[i], restitution));
         if (k < 0) return at;
         at += (size_t)k;
     }
@@ -1203,32 +1241,38 @@ static size_t log_states(char *buf, size_t len, size_t at, const phase_result *r
 static void phase_failure(char *msg, size_t len, const char *who, const phase_problem *pp,
                           const phase_result *res) {
     if (pp->n == 1) {
-        snprintf(msg, len, "%s: no consistent impulse: the contact neither sticks nor slides with "
-                           "P_n >= 0 (G_nn - mu_k G_nt.d <= 0 for the slip directions, a "
-                           "Painleve-type inconsistency; G_nn = %g 1/kg, mu_k = %g)",
+        snprintf(msg, len,
+                 "%s: no consistent impulse: the contact neither sticks nor slides with "
+                 "P_n >= 0 (G_nn - mu_k G_nt.d <= 0 for the slip directions, a "
+                 "Painleve-type inconsistency; G_nn = %g 1/kg, mu_k = %g)",
                  who, pp->G[0], pp->mu_k[0]);
     } else if (res->method == M_ENUM) {
-        snprintf(msg, len, "%s: no consistent impulse for %zu simultaneous contacts: no combination of "
-                           "open, sticking and sliding contacts satisfies the law (the restitution "
-                           "targets and friction cones cannot all be met: a wedged configuration or a "
-                           "Painleve-type coupling)", who, pp->n);
+        snprintf(msg, len,
+                 "%s: no consistent impulse for %zu simultaneous contacts: no combination of "
+                 "open, sticking and sliding contacts satisfies the law (the restitution "
+                 "targets and friction cones cannot all be met: a wedged configuration or a "
+                 "Painleve-type coupling)",
+                 who, pp->n);
     } else if (res->diverged) {
-        snprintf(msg, len, "%s: no bounded impulse for %zu simultaneous contacts: the impulses of the "
-                           "non-smooth Gauss-Seidel iteration (NSGS) grow without bound (%d sweeps): the "
-                           "contacts jam (a squeeze between them inside the friction cones changes no "
-                           "velocity) or their restitution targets cannot all be met",
+        snprintf(msg, len,
+                 "%s: no bounded impulse for %zu simultaneous contacts: the impulses of the "
+                 "non-smooth Gauss-Seidel iteration (NSGS) grow without bound (%d sweeps): the "
+                 "contacts jam (a squeeze between them inside the friction cones changes no "
+                 "velocity) or their restitution targets cannot all be met",
                  who, pp->n, res->sweeps);
     } else if (res->failed_contact >= 0) {
         size_t i = (size_t)res->failed_contact, m = 3 * pp->n;
-        snprintf(msg, len, "%s: no consistent impulse for %zu simultaneous contacts: after %d "
-                           "NSGS sweeps contact %zu neither sticks nor slides with P_n >= 0 given "
-                           "the others (a Painleve-type inconsistency; G_nn = %g 1/kg, mu_k = %g)",
+        snprintf(msg, len,
+                 "%s: no consistent impulse for %zu simultaneous contacts: after %d "
+                 "NSGS sweeps contact %zu neither sticks nor slides with P_n >= 0 given "
+                 "the others (a Painleve-type inconsistency; G_nn = %g 1/kg, mu_k = %g)",
                  who, pp->n, res->sweeps, i, pp->G[m * 3 * i + 3 * i], pp->mu_k[i]);
     } else {
-        snprintf(msg, len, "%s: the non-smooth Gauss-Seidel iteration (NSGS) did not converge for %zu "
-                           "simultaneous contacts (tangent_dim %d): a sweep still changes a contact "
-                           "velocity by %.3g m/s after %d sweeps (tolerance %.3g m/s; strongly "
-                           "coupled contacts, possibly without a solution)",
+        snprintf(msg, len,
+                 "%s: the non-smooth Gauss-Seidel iteration (NSGS) did not converge for %zu "
+                 "simultaneous contacts (tangent_dim %d): a sweep still changes a contact "
+                 "velocity by %.3g m/s after %d sweeps (tolerance %.3g m/s; strongly "
+                 "coupled contacts, possibly without a solution)",
                  who, pp->n, pp->dim, res->change, res->sweeps, NSGS_TOL * pp->us);
     }
 }
@@ -1259,8 +1303,8 @@ static double velocity_scale(const double *um, size_t n, int dim) {
  *     strict as in (2.9), (2.53);
  *   slide: along the initial slip d0 with mu_k, (2.66)-(2.67) as solved in
  *     (2.80)-(2.81) (slide_kane). */
-static int kane_single(const double *G, const double *um, int dim, double e, double mu_s, double mu_k,
-                       double slip_min, double *P, double *up, const char **word) {
+static int kane_single(const double *G, const double *um, int dim, double e, double mu_s,
+                       double mu_k, double slip_min, double *P, double *up, const char **word) {
     double rhs[3] = {-(1.0 + e) * um[0], -um[1], -um[2]}, x[3] = {0.0, 0.0, 0.0};
     const int have_stick = solve(G, rhs, 1 + dim, x);
     const double Pt_stick = have_stick ? hypot(x[1], dim == 2 ? x[2] : 0.0) : 0.0;
@@ -1294,15 +1338,18 @@ static int kane_single(const double *G, const double *um, int dim, double e, dou
 
 /* The refusal of an impulse that adds energy (Kane's energy paradox). */
 static void energy_refusal(char *msg, size_t len, double dT, double e) {
-    snprintf(msg, len, "kane_impulse: the impulse would add %g J of kinetic energy (Newton restitution "
-                       "e = %g with friction and a Delassus that couples normal and tangential "
-                       "directions, Kane's energy paradox); refused", dT, e);
+    snprintf(msg, len,
+             "kane_impulse: the impulse would add %g J of kinetic energy (Newton restitution "
+             "e = %g with friction and a Delassus that couples normal and tangential "
+             "directions, Kane's energy paradox); refused",
+             dT, e);
 }
 
 /* Copy the result out, or refuse it if it adds energy (1e-9 of its terms:
  * rounding, see the header). */
-static nsdyn_status kane_finish(const impact_law *law, const nsdyn_impact_problem *pr, const double *P,
-                                const double *up, const char *states, double *impulse, double *u_plus) {
+static nsdyn_status kane_finish(const impact_law *law, const nsdyn_impact_problem *pr,
+                                const double *P, const double *up, const char *states,
+                                double *impulse, double *u_plus) {
     const size_t m = 3 * pr->n_contacts;
     char msg[256];
     double size, dT = energy_change(pr->delassus, m, pr->u_minus, P, &size);
@@ -1326,8 +1373,8 @@ static nsdyn_status no_impact(const nsdyn_impact_problem *pr, double *impulse, d
 }
 
 /* kane_impulse, one contact. */
-static nsdyn_status impact_kane(const impact_law *law, const nsdyn_impact_problem *pr, double *impulse,
-                                double *u_plus) {
+static nsdyn_status impact_kane(const impact_law *law, const nsdyn_impact_problem *pr,
+                                double *impulse, double *u_plus) {
     const double *G = pr->delassus, *um = pr->u_minus;
     const int dim = local_dim((int)pr->tangent_dim, G);
     double P[3] = {0.0, 0.0, 0.0}, up[3];
@@ -1336,10 +1383,12 @@ static nsdyn_status impact_kane(const impact_law *law, const nsdyn_impact_proble
     if (!kane_single(G, um, dim, law->e, pr->mu_static[0], pr->mu_kinetic[0],
                      SLIP_FLOOR * velocity_scale(um, 1, dim), P, up, &word)) {
         char msg[256];
-        snprintf(msg, sizeof msg, "kane_impulse: no consistent impulse: the contact neither sticks nor "
-                                  "slides with P_n >= 0 (G_nn - mu_k G_nt.d <= 0 for the slip "
-                                  "directions, a Painleve-type inconsistency; G_nn = %g 1/kg, "
-                                  "mu_k = %g)", G[0], pr->mu_kinetic[0]);
+        snprintf(msg, sizeof msg,
+                 "kane_impulse: no consistent impulse: the contact neither sticks nor "
+                 "slides with P_n >= 0 (G_nn - mu_k G_nt.d <= 0 for the slip "
+                 "directions, a Painleve-type inconsistency; G_nn = %g 1/kg, "
+                 "mu_k = %g)",
+                 G[0], pr->mu_kinetic[0]);
         return fail(law, pr, msg);
     }
     return kane_finish(law, pr, P, up, word, impulse, u_plus);
@@ -1365,7 +1414,8 @@ static int kane_primary(const impact_law *law, const nsdyn_impact_problem *pr, s
     memset(P, 0, m * sizeof *P);
     memcpy(P + 3 * k, Pk, sizeof Pk);
     for (size_t r = 0; r < m; ++r)
-        up[r] = um[r] + G[m * r + 3 * k] * Pk[0] + G[m * r + 3 * k + 1] * Pk[1] + G[m * r + 3 * k + 2] * Pk[2];
+        up[r] = um[r] + G[m * r + 3 * k] * Pk[0] + G[m * r + 3 * k + 1] * Pk[1] +
+                G[m * r + 3 * k + 2] * Pk[2];
     size_t at = 0;
     for (size_t j = 0; j < n; ++j) {
         const double target = um[3 * j] < 0.0 ? law->e * um[3 * j] : 0.0;
@@ -1378,7 +1428,8 @@ static int kane_primary(const impact_law *law, const nsdyn_impact_problem *pr, s
 
 /* One solve of the coupled law: 1 solved without an energy gain, 0 not
  * (msg says why). */
-static int kane_attempt(const impact_law *law, phase_problem *pp, phase_result *res, char *msg, size_t len) {
+static int kane_attempt(const impact_law *law, phase_problem *pp, phase_result *res, char *msg,
+                        size_t len) {
     if (!solve_phase(pp, res)) {
         phase_failure(msg, len, "kane_impulse", pp, res);
         return 0;
@@ -1410,7 +1461,8 @@ static nsdyn_status kane_coupled(const impact_law *law, const nsdyn_impact_probl
         d0[2 * i] = slip > SLIP_FLOOR * us ? u[1] / slip : 0.0;
         d0[2 * i + 1] = slip > SLIP_FLOOR * us && dim == 2 ? u[2] / slip : 0.0;
     }
-    phase_problem pp = {n, dim, pr->delassus, um, c, a, pr->mu_static, pr->mu_kinetic, 0, d0, 0.0, 0.0};
+    phase_problem pp = {n, dim, pr->delassus, um, c, a, pr->mu_static, pr->mu_kinetic,
+                        0, d0,  0.0,          0.0};
     phase_result res;
     char msg[320], other[320], states[256];
     int ok = kane_attempt(law, &pp, &res, msg, sizeof msg), routh = 0;
@@ -1419,7 +1471,8 @@ static nsdyn_status kane_coupled(const impact_law *law, const nsdyn_impact_probl
         ok = routh = kane_attempt(law, &pp, &res, other, sizeof other);
     }
     if (!ok) return fail(law, pr, msg);
-    size_t at = (size_t)snprintf(states, sizeof states, "%s", routh ? "coupled, post-impact slip: " : "coupled: ");
+    size_t at = (size_t)snprintf(states, sizeof states, "%s",
+                                 routh ? "coupled, post-impact slip: " : "coupled: ");
     log_states(states, sizeof states, at, &res, n, 0);
     return kane_finish(law, pr, res.P, res.u, states, impulse, u_plus);
 }
@@ -1449,8 +1502,9 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
     char msg[320];
     const size_t n = pr->n_contacts, m = 3 * n;
     if (n > IMPACT_MAX_CONTACTS) {
-        snprintf(msg, sizeof msg, "%s: %zu simultaneous contacts; at most %d per impact (fixed-size "
-                                  "arrays, IMPACT_MAX_CONTACTS in plugins/contact/impact.c)",
+        snprintf(msg, sizeof msg,
+                 "%s: %zu simultaneous contacts; at most %d per impact (fixed-size "
+                 "arrays, IMPACT_MAX_CONTACTS in plugins/contact/impact.c)",
                  name, n, (int)IMPACT_MAX_CONTACTS);
         return fail(law, pr, msg);
     }
@@ -1459,32 +1513,36 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
         return NSDYN_OK;
     }
     if (pr->tangent_dim != 1 && pr->tangent_dim != 2) {
-        snprintf(msg, sizeof msg, "%s: tangent_dim = %u, expected 1 or 2", name, (unsigned)pr->tangent_dim);
+        snprintf(msg, sizeof msg, "%s: tangent_dim = %u, expected 1 or 2", name,
+                 (unsigned)pr->tangent_dim);
         return fail(law, pr, msg);
     }
     for (size_t i = 0; i < n; ++i) {
         const double mus = pr->mu_static[i], muk = pr->mu_kinetic[i];
         if (!(mus >= 0.0 && isfinite(mus)) || !(muk >= 0.0 && isfinite(muk))) {
-            snprintf(msg, sizeof msg, "%s: contact %zu: friction coefficients mu_static = %g, "
-                                      "mu_kinetic = %g; both must be finite and >= 0",
+            snprintf(msg, sizeof msg,
+                     "%s: contact %zu: friction coefficients mu_static = %g, "
+                     "mu_kinetic = %g; both must be finite and >= 0",
                      name, i, mus, muk);
             return fail(law, pr, msg);
         }
         for (size_t r = 0; r < 3; ++r)
             if (!isfinite(pr->u_minus[3 * i + r])) {
-                snprintf(msg, sizeof msg, "%s: contact %zu: non-finite pre-impact velocity u_minus[%zu] = %g",
-                         name, i, 3 * i + r, pr->u_minus[3 * i + r]);
+                snprintf(msg, sizeof msg,
+                         "%s: contact %zu: non-finite pre-impact velocity u_minus[%zu] = %g", name,
+                         i, 3 * i + r, pr->u_minus[3 * i + r]);
                 return fail(law, pr, msg);
             }
     }
     for (size_t k = 0; k < m * m; ++k)
         if (!isfinite(pr->delassus[k])) {
-            snprintf(msg, sizeof msg, "%s: non-finite Delassus entry (%zu, %zu) = %g", name, k / m, k % m,
-                     pr->delassus[k]);
+            snprintf(msg, sizeof msg, "%s: non-finite Delassus entry (%zu, %zu) = %g", name, k / m,
+                     k % m, pr->delassus[k]);
             return fail(law, pr, msg);
         }
     if (law->kind == LAW_KANE)
-        return n == 1 ? impact_kane(law, pr, impulse, u_plus) : impact_kane_multi(law, pr, impulse, u_plus);
+        return n == 1 ? impact_kane(law, pr, impulse, u_plus)
+                      : impact_kane_multi(law, pr, impulse, u_plus);
 
     const double *um = pr->u_minus;
     double c[IMPACT_MAX_CONTACTS], a[IMPACT_MAX_CONTACTS];
@@ -1499,10 +1557,21 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
         c[i] = law->kind == LAW_NEWTON && um[3 * i] < 0.0 ? law->e * um[3 * i] : 0.0;
         a[i] = 0.0;
     }
-    phase_problem p1 = {n, (int)pr->tangent_dim, pr->delassus, um, c, a, pr->mu_static, pr->mu_kinetic,
-                        0, NULL, 0.0, 0.0};
+    phase_problem p1 = {n,
+                        (int)pr->tangent_dim,
+                        pr->delassus,
+                        um,
+                        c,
+                        a,
+                        pr->mu_static,
+                        pr->mu_kinetic,
+                        0,
+                        NULL,
+                        0.0,
+                        0.0};
     if (!solve_phase(&p1, &r1)) {
-        phase_failure(msg, sizeof msg, law->kind == LAW_POISSON ? "poisson (compression)" : name, &p1, &r1);
+        phase_failure(msg, sizeof msg, law->kind == LAW_POISSON ? "poisson (compression)" : name,
+                      &p1, &r1);
         return fail(law, pr, msg);
     }
     double *P = r1.P, *up = r1.u;
@@ -1510,8 +1579,10 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
         at = (size_t)snprintf(log, sizeof log, "no impact");
     } else if (law->kind == LAW_NEWTON) {
         if (n == 1) /* the single-contact words: "stick" or "slide" */
-            at = (size_t)snprintf(log, sizeof log, "%s", r1.state[0] == LS_CLOSED_STICK ? "stick" : "slide");
-        else at = log_states(log, sizeof log, 0, &r1, n, 0);
+            at = (size_t)snprintf(log, sizeof log, "%s",
+                                  r1.state[0] == LS_CLOSED_STICK ? "stick" : "slide");
+        else
+            at = log_states(log, sizeof log, 0, &r1, n, 0);
     } else {
         /* poisson's restitution (35): P_r,n = beta P_c,n, friction on u*. */
         int any = 0;
@@ -1522,8 +1593,18 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
         at = (size_t)snprintf(log, sizeof log, "compression: ");
         at = log_states(log, sizeof log, at, &r1, n, 0);
         if (any) {
-            phase_problem p2 = {n, (int)pr->tangent_dim, pr->delassus, r1.u, c, a, pr->mu_static,
-                                pr->mu_kinetic, 1, NULL, 0.0, 0.0};
+            phase_problem p2 = {n,
+                                (int)pr->tangent_dim,
+                                pr->delassus,
+                                r1.u,
+                                c,
+                                a,
+                                pr->mu_static,
+                                pr->mu_kinetic,
+                                1,
+                                NULL,
+                                0.0,
+                                0.0};
             if (!solve_phase(&p2, &r2)) {
                 phase_failure(msg, sizeof msg, "poisson (restitution)", &p2, &r2);
                 return fail(law, pr, msg);
@@ -1531,7 +1612,8 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
             for (size_t k = 0; k < m; ++k) r2.P[k] += r1.P[k];
             P = r2.P;
             up = r2.u;
-            if (at < sizeof log) at += (size_t)snprintf(log + at, sizeof log - at, "; restitution: ");
+            if (at < sizeof log)
+                at += (size_t)snprintf(log + at, sizeof log - at, "; restitution: ");
             if (at < sizeof log) at = log_states(log, sizeof log, at, &r2, n, 1);
         } else if (at < sizeof log) {
             snprintf(log + at, sizeof log - at, "; no restitution");
@@ -1541,15 +1623,18 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
     double size, dT = energy_change(pr->delassus, m, um, P, &size);
     if (dT > 1e-9 * size) {
         if (law->kind == LAW_NEWTON)
-            snprintf(msg, sizeof msg, "newton: the impulse would add %g J of kinetic energy (Newton "
-                                      "restitution e = %g with friction and a Delassus that couples "
-                                      "normal and tangential directions, Kane's energy paradox); refused",
+            snprintf(msg, sizeof msg,
+                     "newton: the impulse would add %g J of kinetic energy (Newton "
+                     "restitution e = %g with friction and a Delassus that couples "
+                     "normal and tangential directions, Kane's energy paradox); refused",
                      dT, law->e);
         else
-            snprintf(msg, sizeof msg, "poisson: the impulse would add %g J of kinetic energy (Poisson "
-                                      "restitution beta = %g with friction and a Delassus that couples "
-                                      "normal and tangential directions: the restitution phase's friction "
-                                      "can feed energy back, cf. Glocker 2013); refused", dT, law->e);
+            snprintf(msg, sizeof msg,
+                     "poisson: the impulse would add %g J of kinetic energy (Poisson "
+                     "restitution beta = %g with friction and a Delassus that couples "
+                     "normal and tangential directions: the restitution phase's friction "
+                     "can feed energy back, cf. Glocker 2013); refused",
+                     dT, law->e);
         return fail(law, pr, msg);
     }
     phase(pr, log);
@@ -1575,7 +1660,8 @@ static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, doubl
     const double un = p->u_free[0];
     if (un >= 0.0) return NSDYN_OK;
     impact_law scaled = *law;
-    scaled.e = fmin(law->e * (fmin(p->u_start[0], 0.0) / un), 1.0); /* exactly e when u_start = u_free */
+    scaled.e =
+        fmin(law->e * (fmin(p->u_start[0], 0.0) / un), 1.0); /* exactly e when u_start = u_free */
     double mu_s = p->mu_static, mu_k = p->mu_kinetic, gap = 0.0, up[3];
     nsdyn_impact_problem pr = {.struct_size = sizeof pr,
                                .n_contacts = 1,
@@ -1598,31 +1684,52 @@ static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
 
 static const nsdyn_contact_law newton_law = {
     NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "newton", "2.0.0",
-               "Newton restitution u_n+ = -e u_n- with Coulomb friction, post-impact slip, several contacts",
+               "Newton restitution u_n+ = -e u_n- with Coulomb friction, post-impact slip, several "
+               "contacts",
                newton_params, NSDYN_COUNT(newton_params), NSDYN_CAP_RIGID_IMPACT, 0),
-    create_newton, destroy, NULL, NULL, impact, local_impulse, coefficients,
+    create_newton,
+    destroy,
+    NULL,
+    NULL,
+    impact,
+    local_impulse,
+    coefficients,
 };
 
 static const nsdyn_contact_law kane_law = {
     NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "kane_impulse", "2.0.0",
-               "Kane's collision model: Newton restitution, no-slip test (mu_s, strict), slip along the initial slip (mu_k)",
+               "Kane's collision model: Newton restitution, no-slip test (mu_s, strict), slip "
+               "along the initial slip (mu_k)",
                kane_params, NSDYN_COUNT(kane_params), NSDYN_CAP_RIGID_IMPACT, 0),
-    create_kane, destroy, NULL, NULL, impact, local_impulse, coefficients,
+    create_kane,
+    destroy,
+    NULL,
+    NULL,
+    impact,
+    local_impulse,
+    coefficients,
 };
 
 static const nsdyn_contact_law poisson_law = {
     NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "poisson", "2.0.0",
-               "Poisson two-phase restitution (impulse ratio beta) with Coulomb friction, wheel-curb paper (31)-(35)",
+               "Poisson two-phase restitution (impulse ratio beta) with Coulomb friction, "
+               "wheel-curb paper (31)-(35)",
                poisson_params, NSDYN_COUNT(poisson_params), NSDYN_CAP_RIGID_IMPACT, 0),
-    create_poisson, destroy, NULL, NULL, impact, local_impulse, coefficients,
+    create_poisson,
+    destroy,
+    NULL,
+    NULL,
+    impact,
+    local_impulse,
+    coefficients,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
     if (host_abi_major != NSDYN_ABI_MAJOR) return NULL;
     switch (index) {
-    case 0: return &newton_law.info;
-    case 1: return &kane_law.info;
-    case 2: return &poisson_law.info;
-    default: return NULL;
+        case 0: return &newton_law.info;
+        case 1: return &kane_law.info;
+        case 2: return &poisson_law.info;
+        default: return NULL;
     }
 }

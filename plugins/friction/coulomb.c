@@ -27,19 +27,25 @@
 
 typedef struct coulomb {
     double mu_s, mu_k;
-    double eps;  /* regularization width [m/s]; 0 for the set-valued law */
-    int shape;   /* 0 sqrt, 1 tanh, 2 linear */
+    double eps; /* regularization width [m/s]; 0 for the set-valued law */
+    int shape;  /* 0 sqrt, 1 tanh, 2 linear */
 } coulomb;
 
 enum { P_MU_S, P_MU_K, P_EPS, P_SHAPE };
 
 static const char *const shapes[] = {"sqrt", "tanh", "linear", NULL};
 
-#define MU_DECLS                                                                          \
-    {"mu_s", NSDYN_PARAM_REAL, "1", 0.5, 0.0, HUGE_VAL, 0,                                \
-     "static friction coefficient: stick holds while |F| <= mu_s N", NULL, NULL, 0},      \
-    {"mu_k", NSDYN_PARAM_REAL, "1", 0.5, 0.0, HUGE_VAL, 0,                                \
-     "kinetic friction coefficient: slip force mu_k N", NULL, NULL, 0}
+#define MU_DECLS                                                             \
+    {"mu_s", NSDYN_PARAM_REAL,                                               \
+     "1",    0.5,                                                            \
+     0.0,    HUGE_VAL,                                                       \
+     0,      "static friction coefficient: stick holds while |F| <= mu_s N", \
+     NULL,   NULL,                                                           \
+     0},                                                                     \
+    {                                                                        \
+        "mu_k", NSDYN_PARAM_REAL, "1", 0.5, 0.0, HUGE_VAL, 0,                \
+            "kinetic friction coefficient: slip force mu_k N", NULL, NULL, 0 \
+    }
 
 static const nsdyn_param_decl coulomb_params[] = {MU_DECLS};
 
@@ -48,8 +54,8 @@ static const nsdyn_param_decl regularized_params[] = {
     {"eps", NSDYN_PARAM_REAL, "m/s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
      "regularization width: slip speed over which the force builds up", NULL, NULL, 0},
     {"shape", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
-     "regularizing function: sqrt (u/sqrt(u^2+eps^2)), tanh, or linear (saturated)", shapes,
-     NULL, 0},
+     "regularizing function: sqrt (u/sqrt(u^2+eps^2)), tanh, or linear (saturated)", shapes, NULL,
+     0},
 };
 
 static void *create_common(const nsdyn_value *p, int regularized, char *err, size_t len) {
@@ -121,9 +127,8 @@ static nsdyn_status force_set_valued(void *inst, const nsdyn_friction_input *in,
 /* The tanh and linear shapes, out of line: force_regularized() is then
  * short for the sqrt shape (no switch, one saved register instead of
  * three for the tanh() call). */
-static __attribute__((noinline)) nsdyn_status force_shaped(const coulomb *c,
-                                                            const nsdyn_friction_input *in,
-                                                            double F, double *force) {
+static __attribute__((noinline)) nsdyn_status
+force_shaped(const coulomb *c, const nsdyn_friction_input *in, double F, double *force) {
     double s = slip_speed(in), gain;
     if (c->shape == 1)
         gain = s > 1e-8 * c->eps ? F * tanh(s / c->eps) / s : F / c->eps;
@@ -152,7 +157,12 @@ static const nsdyn_friction_law coulomb_law = {
                "set-valued Coulomb friction (static/kinetic), 1-D and 2-D slip, with projection",
                coulomb_params, NSDYN_COUNT(coulomb_params),
                NSDYN_CAP_FRICTION_SET_VALUED | NSDYN_CAP_FRICTION_2D, 0),
-    create_set_valued, destroy, NULL, no_states, force_set_valued, bounds,
+    create_set_valued,
+    destroy,
+    NULL,
+    no_states,
+    force_set_valued,
+    bounds,
 };
 
 static const nsdyn_friction_law regularized_law = {
@@ -160,14 +170,19 @@ static const nsdyn_friction_law regularized_law = {
                "smooth Coulomb friction mu_k N u/sqrt(u^2+eps^2) (or tanh, linear), 1-D and 2-D",
                regularized_params, NSDYN_COUNT(regularized_params),
                NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
-    create_regularized, destroy, NULL, no_states, force_regularized, bounds,
+    create_regularized,
+    destroy,
+    NULL,
+    no_states,
+    force_regularized,
+    bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
     if (host_abi_major != NSDYN_ABI_MAJOR) return NULL;
     switch (index) {
-    case 0: return &coulomb_law.info;
-    case 1: return &regularized_law.info;
-    default: return NULL;
+        case 0: return &coulomb_law.info;
+        case 1: return &regularized_law.info;
+        default: return NULL;
     }
 }

@@ -91,14 +91,13 @@ static const nsdyn_param_decl lugre_params[] = {
      "bristle damping per unit normal load (damping sigma1 N in N s/m); Table 7: 2 sqrt(sigma0)",
      NULL, NULL, 0},
     {"sigma2", NSDYN_PARAM_REAL, "s/m", 0.0, 0.0, HUGE_VAL, 0,
-     "viscous friction per unit normal load: adds -sigma2 N v (the paper omits it: 0)", NULL,
-     NULL, 0},
+     "viscous friction per unit normal load: adds -sigma2 N v (the paper omits it: 0)", NULL, NULL,
+     0},
     {"mu_s", NSDYN_PARAM_REAL, "1", 0.38, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
      "static friction coefficient: largest bristle force mu_s N (breakaway)", NULL, NULL, 0},
     {"mu_c", NSDYN_PARAM_REAL, "1", 0.30, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
      "Coulomb (kinetic) friction coefficient: sliding force mu_c N well above v_s; > 0 (divisor)",
-     NULL,
-     NULL, 0},
+     NULL, NULL, 0},
     {"v_s", NSDYN_PARAM_REAL, "m/s", 1e-4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
      "Stribeck velocity: g = mu_c + (mu_s - mu_c) exp(-(v/v_s)^2)", NULL, NULL, 0},
 };
@@ -133,8 +132,7 @@ static size_t n_states(void *inst, uint32_t dim) {
     return dim;
 }
 
-static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F,
-                          double *rate) {
+static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F, double *rate) {
     const lugre *l = inst;
     if (!in->state) return NSDYN_ERROR; /* the host always passes n_states(dim) states */
     uint32_t dim = in->dim == 2 ? 2 : 1;
@@ -143,11 +141,11 @@ static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F,
     if (dim == 2) s2 += in->slip[1] * in->slip[1];
     double s = sqrt(s2), r = s / l->v_s;
     double g = l->mu_c + (l->mu_s - l->mu_c) * exp(-r * r); /* (16), g >= mu_c > 0 */
-    double k = l->sigma0 * s / g;                            /* relaxation rate of (15) */
+    double k = l->sigma0 * s / g;                           /* relaxation rate of (15) */
     for (uint32_t i = 0; i < dim; ++i) {
         double z = in->state[i], v = in->slip[i];
-        double zdot = v - k * z;                                            /* (15) */
-        F[i] = -(l->sigma0 * z + l->sigma1 * zdot + l->sigma2 * v) * N;    /* (14) */
+        double zdot = v - k * z;                                        /* (15) */
+        F[i] = -(l->sigma0 * z + l->sigma1 * zdot + l->sigma2 * v) * N; /* (14) */
         if (rate) rate[i] = zdot;
     }
     return NSDYN_OK;
@@ -165,9 +163,13 @@ static const nsdyn_friction_law lugre_law = {
     NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "lugre", "1.0.0",
                "LuGre bristle friction (Stribeck, pre-sliding), state z per contact, 1-D and 2-D",
                lugre_params, NSDYN_COUNT(lugre_params),
-               NSDYN_CAP_FRICTION_STATEFUL | NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D,
-               0),
-    create, destroy, NULL, n_states, force, bounds,
+               NSDYN_CAP_FRICTION_STATEFUL | NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
+    create,
+    destroy,
+    NULL,
+    n_states,
+    force,
+    bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

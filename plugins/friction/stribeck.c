@@ -57,11 +57,10 @@ static const nsdyn_param_decl stribeck_params[] = {
     {"v_s", NSDYN_PARAM_REAL, "m/s", 1e-4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
      "Stribeck velocity: mu = mu_c + (mu_s - mu_c) exp(-(|u|/v_s)^delta)", NULL, NULL, 0},
     {"delta", NSDYN_PARAM_REAL, "1", 2.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "Stribeck exponent: 2 Gaussian (walker paper (16)), 1 exponential (Tustin)", NULL, NULL,
-     0},
+     "Stribeck exponent: 2 Gaussian (walker paper (16)), 1 exponential (Tustin)", NULL, NULL, 0},
     {"eps", NSDYN_PARAM_REAL, "m/s", 1e-5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "regularization width at zero slip (factor u/sqrt(u^2+eps^2)); keep it well below v_s",
-     NULL, NULL, 0},
+     "regularization width at zero slip (factor u/sqrt(u^2+eps^2)); keep it well below v_s", NULL,
+     NULL, 0},
     {"sigma2", NSDYN_PARAM_REAL, "s/m", 0.0, 0.0, HUGE_VAL, 0,
      "viscous friction per unit normal load: adds -sigma2 N u", NULL, NULL, 0},
 };
@@ -119,11 +118,17 @@ static void bounds(void *inst, double normal_force, double *static_bound, double
 }
 
 static const nsdyn_friction_law stribeck_law = {
-    NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "stribeck", "1.0.0",
-               "Stribeck friction: static decaying to Coulomb with slip speed, regularized, 1-D and 2-D",
-               stribeck_params, NSDYN_COUNT(stribeck_params),
-               NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
-    create, destroy, NULL, no_states, force, bounds,
+    NSDYN_INFO(
+        nsdyn_friction_law, NSDYN_KIND_FRICTION, "stribeck", "1.0.0",
+        "Stribeck friction: static decaying to Coulomb with slip speed, regularized, 1-D and 2-D",
+        stribeck_params, NSDYN_COUNT(stribeck_params),
+        NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
+    create,
+    destroy,
+    NULL,
+    no_states,
+    force,
+    bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

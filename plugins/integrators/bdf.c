@@ -71,11 +71,11 @@ typedef struct bdf {
     SUNLinearSolver LS;
     int *rootsfound, *rootdir;
 
-    double t, t_prev;  /* reached time; start of the last reported step */
-    int dense_ok;      /* dense() valid on [t_prev, t] */
+    double t, t_prev;        /* reached time; start of the last reported step */
+    int dense_ok;            /* dense() valid on [t_prev, t] */
     nsdyn_status rhs_status; /* last unrecoverable status of f or g */
     double rhs_fail_t;
-    const char *fail_what;   /* "right-hand side" or "event function" */
+    const char *fail_what;       /* "right-hand side" or "event function" */
     nsdyn_integrator_stats base; /* counters of CVODE lifetimes before ReInit */
     uint64_t events;
 } bdf;
@@ -86,8 +86,8 @@ static const nsdyn_param_decl bdf_params[P_COUNT] = {
     [P_RTOL] = {"rtol", NSDYN_PARAM_REAL, "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
                 "relative tolerance of the local error", NULL, NULL, 0},
     [P_ATOL] = {"atol", NSDYN_PARAM_REAL, "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                "absolute tolerance (in state units, times the problem's atol_scale)", NULL,
-                NULL, 0},
+                "absolute tolerance (in state units, times the problem's atol_scale)", NULL, NULL,
+                0},
     [P_MAX_STEP] = {"max_step", NSDYN_PARAM_REAL, "s", 0.0, 0.0, HUGE_VAL, 0,
                     "largest step; 0 = unlimited", NULL, NULL, 0},
     [P_MAX_ORDER] = {"max_order", NSDYN_PARAM_INT, "1", 5.0, 1.0, 5.0, 0,
@@ -111,69 +111,63 @@ static const nsdyn_param_decl bdf_params[P_COUNT] = {
 /* CVODE flag names, as CVodeGetReturnFlagName prints them. Kept here
  * because CVodeGetReturnFlagName returns malloc'ed text and step() must not
  * allocate. */
-static const char *bdf_flag_name(int flag)
-{
+static const char *bdf_flag_name(int flag) {
     switch (flag) {
-    case CV_SUCCESS: return "CV_SUCCESS";
-    case CV_TSTOP_RETURN: return "CV_TSTOP_RETURN";
-    case CV_ROOT_RETURN: return "CV_ROOT_RETURN";
-    case CV_WARNING: return "CV_WARNING";
-    case CV_TOO_MUCH_WORK: return "CV_TOO_MUCH_WORK";
-    case CV_TOO_MUCH_ACC: return "CV_TOO_MUCH_ACC";
-    case CV_ERR_FAILURE: return "CV_ERR_FAILURE";
-    case CV_CONV_FAILURE: return "CV_CONV_FAILURE";
-    case CV_LINIT_FAIL: return "CV_LINIT_FAIL";
-    case CV_LSETUP_FAIL: return "CV_LSETUP_FAIL";
-    case CV_LSOLVE_FAIL: return "CV_LSOLVE_FAIL";
-    case CV_RHSFUNC_FAIL: return "CV_RHSFUNC_FAIL";
-    case CV_FIRST_RHSFUNC_ERR: return "CV_FIRST_RHSFUNC_ERR";
-    case CV_REPTD_RHSFUNC_ERR: return "CV_REPTD_RHSFUNC_ERR";
-    case CV_UNREC_RHSFUNC_ERR: return "CV_UNREC_RHSFUNC_ERR";
-    case CV_RTFUNC_FAIL: return "CV_RTFUNC_FAIL";
-    case CV_NLS_INIT_FAIL: return "CV_NLS_INIT_FAIL";
-    case CV_NLS_SETUP_FAIL: return "CV_NLS_SETUP_FAIL";
-    case CV_CONSTR_FAIL: return "CV_CONSTR_FAIL";
-    case CV_NLS_FAIL: return "CV_NLS_FAIL";
-    case CV_MEM_FAIL: return "CV_MEM_FAIL";
-    case CV_MEM_NULL: return "CV_MEM_NULL";
-    case CV_ILL_INPUT: return "CV_ILL_INPUT";
-    case CV_NO_MALLOC: return "CV_NO_MALLOC";
-    case CV_BAD_K: return "CV_BAD_K";
-    case CV_BAD_T: return "CV_BAD_T";
-    case CV_BAD_DKY: return "CV_BAD_DKY";
-    case CV_TOO_CLOSE: return "CV_TOO_CLOSE";
-    case CV_VECTOROP_ERR: return "CV_VECTOROP_ERR";
-    case CV_PROJ_MEM_NULL: return "CV_PROJ_MEM_NULL";
-    case CV_PROJFUNC_FAIL: return "CV_PROJFUNC_FAIL";
-    case CV_REPTD_PROJFUNC_ERR: return "CV_REPTD_PROJFUNC_ERR";
-    case CV_CONTEXT_ERR: return "CV_CONTEXT_ERR";
-    case CV_UNRECOGNIZED_ERR: return "CV_UNRECOGNIZED_ERR";
-    default: return "CV_UNKNOWN_FLAG";
+        case CV_SUCCESS: return "CV_SUCCESS";
+        case CV_TSTOP_RETURN: return "CV_TSTOP_RETURN";
+        case CV_ROOT_RETURN: return "CV_ROOT_RETURN";
+        case CV_WARNING: return "CV_WARNING";
+        case CV_TOO_MUCH_WORK: return "CV_TOO_MUCH_WORK";
+        case CV_TOO_MUCH_ACC: return "CV_TOO_MUCH_ACC";
+        case CV_ERR_FAILURE: return "CV_ERR_FAILURE";
+        case CV_CONV_FAILURE: return "CV_CONV_FAILURE";
+        case CV_LINIT_FAIL: return "CV_LINIT_FAIL";
+        case CV_LSETUP_FAIL: return "CV_LSETUP_FAIL";
+        case CV_LSOLVE_FAIL: return "CV_LSOLVE_FAIL";
+        case CV_RHSFUNC_FAIL: return "CV_RHSFUNC_FAIL";
+        case CV_FIRST_RHSFUNC_ERR: return "CV_FIRST_RHSFUNC_ERR";
+        case CV_REPTD_RHSFUNC_ERR: return "CV_REPTD_RHSFUNC_ERR";
+        case CV_UNREC_RHSFUNC_ERR: return "CV_UNREC_RHSFUNC_ERR";
+        case CV_RTFUNC_FAIL: return "CV_RTFUNC_FAIL";
+        case CV_NLS_INIT_FAIL: return "CV_NLS_INIT_FAIL";
+        case CV_NLS_SETUP_FAIL: return "CV_NLS_SETUP_FAIL";
+        case CV_CONSTR_FAIL: return "CV_CONSTR_FAIL";
+        case CV_NLS_FAIL: return "CV_NLS_FAIL";
+        case CV_MEM_FAIL: return "CV_MEM_FAIL";
+        case CV_MEM_NULL: return "CV_MEM_NULL";
+        case CV_ILL_INPUT: return "CV_ILL_INPUT";
+        case CV_NO_MALLOC: return "CV_NO_MALLOC";
+        case CV_BAD_K: return "CV_BAD_K";
+        case CV_BAD_T: return "CV_BAD_T";
+        case CV_BAD_DKY: return "CV_BAD_DKY";
+        case CV_TOO_CLOSE: return "CV_TOO_CLOSE";
+        case CV_VECTOROP_ERR: return "CV_VECTOROP_ERR";
+        case CV_PROJ_MEM_NULL: return "CV_PROJ_MEM_NULL";
+        case CV_PROJFUNC_FAIL: return "CV_PROJFUNC_FAIL";
+        case CV_REPTD_PROJFUNC_ERR: return "CV_REPTD_PROJFUNC_ERR";
+        case CV_CONTEXT_ERR: return "CV_CONTEXT_ERR";
+        case CV_UNRECOGNIZED_ERR: return "CV_UNRECOGNIZED_ERR";
+        default: return "CV_UNKNOWN_FLAG";
     }
 }
 
 /* ---- CVODE callbacks --------------------------------------------------- */
 
-static int bdf_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data)
-{
+static int bdf_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
     bdf *s = user_data;
     nsdyn_status st = s->ode.rhs(s->ode.ctx, t, NV_DATA_S(y), NV_DATA_S(ydot));
-    if (st == NSDYN_OK || st == NSDYN_WARNING)
-        return 0;
-    if (st == NSDYN_REJECT_STEP)
-        return 1; /* recoverable */
+    if (st == NSDYN_OK || st == NSDYN_WARNING) return 0;
+    if (st == NSDYN_REJECT_STEP) return 1; /* recoverable */
     s->rhs_status = st;
     s->rhs_fail_t = t;
     s->fail_what = "right-hand side";
     return -1;
 }
 
-static int bdf_roots(sunrealtype t, N_Vector y, sunrealtype *gout, void *user_data)
-{
+static int bdf_roots(sunrealtype t, N_Vector y, sunrealtype *gout, void *user_data) {
     bdf *s = user_data;
     nsdyn_status st = s->ode.events(s->ode.ctx, t, NV_DATA_S(y), gout);
-    if (st == NSDYN_OK || st == NSDYN_WARNING)
-        return 0;
+    if (st == NSDYN_OK || st == NSDYN_WARNING) return 0;
     s->rhs_status = st;
     s->rhs_fail_t = t;
     s->fail_what = "event function";
@@ -181,24 +175,21 @@ static int bdf_roots(sunrealtype t, N_Vector y, sunrealtype *gout, void *user_da
 }
 
 /* Forward CVODE's diagnostics to the host log (no stderr). */
-static void bdf_err_handler(int error_code, const char *module, const char *function,
-                            char *msg, void *eh_data)
-{
+static void bdf_err_handler(int error_code, const char *module, const char *function, char *msg,
+                            void *eh_data) {
     bdf *s = eh_data;
     char line[NSI_MSG_LEN];
     nsi_set_msg(line, sizeof line, "bdf: %s %s (%s): %s", module ? module : "CVODE",
                 function ? function : "?", bdf_flag_name(error_code), msg ? msg : "");
     const int warning = error_code == CV_WARNING;
     nsi_log(&s->host, warning ? NSDYN_LOG_WARNING : NSDYN_LOG_ERROR, line);
-    if (!warning)
-        nsi_set_msg(s->cv_text, sizeof s->cv_text, "%s", msg ? msg : "");
+    if (!warning) nsi_set_msg(s->cv_text, sizeof s->cv_text, "%s", msg ? msg : "");
 }
 
 /* ---- life cycle -------------------------------------------------------- */
 
 static void *bdf_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                        size_t err_len)
-{
+                        size_t err_len) {
     if (params == NULL) {
         nsi_set_msg(err, err_len, "bdf: no parameter values given");
         return NULL;
@@ -219,14 +210,12 @@ static void *bdf_create(const nsdyn_value *params, const nsdyn_host *host, char 
         return NULL;
     }
     if (!nsi_is_integer(max_order) || max_order < 1.0 || max_order > 5.0) {
-        nsi_set_msg(err, err_len, "bdf: max_order = %g must be an integer in [1, 5]",
-                    max_order);
+        nsi_set_msg(err, err_len, "bdf: max_order = %g must be an integer in [1, 5]", max_order);
         return NULL;
     }
     /* 1e15 < LONG_MAX on LP64; CVodeSetMaxNumSteps takes a long. */
     if (!nsi_is_integer(max_steps) || max_steps < 1.0 || max_steps > 1e15) {
-        nsi_set_msg(err, err_len, "bdf: max_steps = %g must be an integer in [1, 1e15]",
-                    max_steps);
+        nsi_set_msg(err, err_len, "bdf: max_steps = %g must be an integer in [1, 1e15]", max_steps);
         return NULL;
     }
     bdf *s = calloc(1, sizeof *s);
@@ -244,28 +233,20 @@ static void *bdf_create(const nsdyn_value *params, const nsdyn_host *host, char 
     return s;
 }
 
-static void bdf_reset(void *inst)
-{
+static void bdf_reset(void *inst) {
     bdf *s = inst;
-    if (s == NULL)
-        return;
-    if (s->cv != NULL)
-        CVodeFree(&s->cv);
+    if (s == NULL) return;
+    if (s->cv != NULL) CVodeFree(&s->cv);
     s->cv = NULL;
-    if (s->LS != NULL)
-        (void)SUNLinSolFree(s->LS);
+    if (s->LS != NULL) (void)SUNLinSolFree(s->LS);
     s->LS = NULL;
-    if (s->A != NULL)
-        SUNMatDestroy(s->A);
+    if (s->A != NULL) SUNMatDestroy(s->A);
     s->A = NULL;
-    if (s->y != NULL)
-        N_VDestroy(s->y);
+    if (s->y != NULL) N_VDestroy(s->y);
     s->y = NULL;
-    if (s->dky != NULL)
-        N_VDestroy(s->dky);
+    if (s->dky != NULL) N_VDestroy(s->dky);
     s->dky = NULL;
-    if (s->sunctx != NULL)
-        (void)SUNContext_Free(&s->sunctx);
+    if (s->sunctx != NULL) (void)SUNContext_Free(&s->sunctx);
     s->sunctx = NULL;
     free(s->rootsfound);
     free(s->rootdir);
@@ -280,43 +261,36 @@ static void bdf_reset(void *inst)
     s->cv_text[0] = '\0';
 }
 
-static void bdf_destroy(void *inst)
-{
+static void bdf_destroy(void *inst) {
     bdf *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     bdf_reset(s);
     free(s);
 }
 
 /* Record a failed CVODE set-up call; always returns NSDYN_ERROR. */
-static nsdyn_status bdf_setup_fail(bdf *s, const char *call, int flag)
-{
+static nsdyn_status bdf_setup_fail(bdf *s, const char *call, int flag) {
     if (s->cv_text[0] != '\0')
-        nsi_set_msg(s->msg, sizeof s->msg, "bdf: %s failed: %s: %s", call,
-                    bdf_flag_name(flag), s->cv_text);
+        nsi_set_msg(s->msg, sizeof s->msg, "bdf: %s failed: %s: %s", call, bdf_flag_name(flag),
+                    s->cv_text);
     else
         nsi_set_msg(s->msg, sizeof s->msg, "bdf: %s failed: %s", call, bdf_flag_name(flag));
     return NSDYN_ERROR;
 }
 
-#define BDF_CHECK(call_expr, name)                                                      \
-    do {                                                                                \
-        int flag_ = (call_expr);                                                        \
-        if (flag_ != 0)                                                                 \
-            return bdf_setup_fail(s, (name), flag_);                                    \
+#define BDF_CHECK(call_expr, name)                               \
+    do {                                                         \
+        int flag_ = (call_expr);                                 \
+        if (flag_ != 0) return bdf_setup_fail(s, (name), flag_); \
     } while (0)
 
 static nsdyn_status bdf_setup(void *inst, const nsdyn_ode *ode, double t0, const double *y0,
-                              double t_end)
-{
+                              double t_end) {
     bdf *s = inst;
-    if (s == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL) return NSDYN_ERROR;
     bdf_reset(s);
     (void)t_end; /* CVODE estimates its initial step from each call's t_stop */
-    if (nsi_ode_copy(&s->ode, ode, s->msg, sizeof s->msg) != 0)
-        return NSDYN_ERROR;
+    if (nsi_ode_copy(&s->ode, ode, s->msg, sizeof s->msg) != 0) return NSDYN_ERROR;
     if (y0 == NULL || !isfinite(t0)) {
         nsi_set_msg(s->msg, sizeof s->msg, "bdf: setup needs a finite t0 and y0");
         return NSDYN_ERROR;
@@ -353,19 +327,16 @@ static nsdyn_status bdf_setup(void *inst, const nsdyn_ode *ode, double t0, const
             nsi_set_msg(s->msg, sizeof s->msg, "bdf: out of memory (tolerance vector)");
             return NSDYN_ERROR;
         }
-        for (size_t i = 0; i < n; ++i)
-            NV_DATA_S(av)[i] = s->atol * s->ode.atol_scale[i];
+        for (size_t i = 0; i < n; ++i) NV_DATA_S(av)[i] = s->atol * s->ode.atol_scale[i];
         int flag = CVodeSVtolerances(s->cv, s->rtol, av); /* CVODE keeps a copy */
         N_VDestroy(av);
-        if (flag != CV_SUCCESS)
-            return bdf_setup_fail(s, "CVodeSVtolerances", flag);
+        if (flag != CV_SUCCESS) return bdf_setup_fail(s, "CVodeSVtolerances", flag);
     } else {
         BDF_CHECK(CVodeSStolerances(s->cv, s->rtol, s->atol), "CVodeSStolerances");
     }
     s->A = SUNDenseMatrix(nn, nn, s->sunctx);
     if (s->A == NULL) {
-        nsi_set_msg(s->msg, sizeof s->msg, "bdf: out of memory (SUNDenseMatrix %zu x %zu)", n,
-                    n);
+        nsi_set_msg(s->msg, sizeof s->msg, "bdf: out of memory (SUNDenseMatrix %zu x %zu)", n, n);
         return NSDYN_ERROR;
     }
     s->LS = SUNLinSol_Dense(s->y, s->A, s->sunctx);
@@ -404,26 +375,17 @@ static nsdyn_status bdf_setup(void *inst, const nsdyn_ode *ode, double t0, const
 /* ---- statistics -------------------------------------------------------- */
 
 /* CVODE's counters of the current lifetime (since CVodeInit/ReInit). */
-static void bdf_current_counts(bdf *s, nsdyn_integrator_stats *c)
-{
+static void bdf_current_counts(bdf *s, nsdyn_integrator_stats *c) {
     memset(c, 0, sizeof *c);
-    if (s->cv == NULL)
-        return;
+    if (s->cv == NULL) return;
     long int nst = 0, nfe = 0, nfels = 0, netf = 0, ncfn = 0, nje = 0, nge = 0;
-    if (CVodeGetNumSteps(s->cv, &nst) != CV_SUCCESS)
-        nst = 0;
-    if (CVodeGetNumRhsEvals(s->cv, &nfe) != CV_SUCCESS)
-        nfe = 0;
-    if (CVodeGetNumLinRhsEvals(s->cv, &nfels) != CV_SUCCESS)
-        nfels = 0;
-    if (CVodeGetNumErrTestFails(s->cv, &netf) != CV_SUCCESS)
-        netf = 0;
-    if (CVodeGetNumNonlinSolvConvFails(s->cv, &ncfn) != CV_SUCCESS)
-        ncfn = 0;
-    if (CVodeGetNumJacEvals(s->cv, &nje) != CV_SUCCESS)
-        nje = 0;
-    if (s->ne > 0 && CVodeGetNumGEvals(s->cv, &nge) != CV_SUCCESS)
-        nge = 0;
+    if (CVodeGetNumSteps(s->cv, &nst) != CV_SUCCESS) nst = 0;
+    if (CVodeGetNumRhsEvals(s->cv, &nfe) != CV_SUCCESS) nfe = 0;
+    if (CVodeGetNumLinRhsEvals(s->cv, &nfels) != CV_SUCCESS) nfels = 0;
+    if (CVodeGetNumErrTestFails(s->cv, &netf) != CV_SUCCESS) netf = 0;
+    if (CVodeGetNumNonlinSolvConvFails(s->cv, &ncfn) != CV_SUCCESS) ncfn = 0;
+    if (CVodeGetNumJacEvals(s->cv, &nje) != CV_SUCCESS) nje = 0;
+    if (s->ne > 0 && CVodeGetNumGEvals(s->cv, &nge) != CV_SUCCESS) nge = 0;
     c->steps = (uint64_t)nst;
     c->rhs_evals = (uint64_t)nfe + (uint64_t)nfels;
     c->rejected_steps = (uint64_t)netf + (uint64_t)ncfn;
@@ -431,11 +393,9 @@ static void bdf_current_counts(bdf *s, nsdyn_integrator_stats *c)
     c->event_evals = (uint64_t)nge;
 }
 
-static void bdf_stats(void *inst, nsdyn_integrator_stats *out)
-{
+static void bdf_stats(void *inst, nsdyn_integrator_stats *out) {
     bdf *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     nsdyn_integrator_stats c;
     bdf_current_counts(s, &c);
     c.struct_size = (uint32_t)sizeof c;
@@ -451,8 +411,7 @@ static void bdf_stats(void *inst, nsdyn_integrator_stats *out)
 /* ---- stepping ---------------------------------------------------------- */
 
 /* Re-initialise CVODE at (t, s->y), keeping the statistics. */
-static nsdyn_status bdf_reinit(bdf *s, double t)
-{
+static nsdyn_status bdf_reinit(bdf *s, double t) {
     nsdyn_integrator_stats c;
     bdf_current_counts(s, &c);
     s->base.steps += c.steps;
@@ -462,20 +421,16 @@ static nsdyn_status bdf_reinit(bdf *s, double t)
     s->base.event_evals += c.event_evals;
     s->cv_text[0] = '\0';
     int flag = CVodeReInit(s->cv, t, s->y);
-    if (flag != CV_SUCCESS)
-        return bdf_setup_fail(s, "CVodeReInit", flag);
+    if (flag != CV_SUCCESS) return bdf_setup_fail(s, "CVodeReInit", flag);
     s->t = s->t_prev = t;
     s->dense_ok = 0;
     return NSDYN_OK;
 }
 
-static nsdyn_status bdf_fail(bdf *s, int flag)
-{
+static nsdyn_status bdf_fail(bdf *s, int flag) {
     sunrealtype tcur = NAN, hcur = NAN;
-    if (CVodeGetCurrentTime(s->cv, &tcur) != CV_SUCCESS)
-        tcur = NAN;
-    if (CVodeGetCurrentStep(s->cv, &hcur) != CV_SUCCESS)
-        hcur = NAN;
+    if (CVodeGetCurrentTime(s->cv, &tcur) != CV_SUCCESS) tcur = NAN;
+    if (CVodeGetCurrentStep(s->cv, &hcur) != CV_SUCCESS) hcur = NAN;
     char extra[NSI_MSG_LEN];
     extra[0] = '\0';
     if (s->rhs_status != NSDYN_OK)
@@ -487,11 +442,9 @@ static nsdyn_status bdf_fail(bdf *s, int flag)
     return NSDYN_ERROR;
 }
 
-static nsdyn_status bdf_step(void *inst, double t_stop, nsdyn_step_report *out)
-{
+static nsdyn_status bdf_step(void *inst, double t_stop, nsdyn_step_report *out) {
     bdf *s = inst;
-    if (s == NULL || out == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL || out == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "bdf: step() called before setup()");
         return NSDYN_ERROR;
@@ -503,8 +456,7 @@ static nsdyn_status bdf_step(void *inst, double t_stop, nsdyn_step_report *out)
         return NSDYN_ERROR;
     }
     long int nst = 0;
-    if (CVodeGetNumSteps(s->cv, &nst) != CV_SUCCESS)
-        nst = 0;
+    if (CVodeGetNumSteps(s->cv, &nst) != CV_SUCCESS) nst = 0;
     if (s->base.steps + (uint64_t)nst >= s->max_steps) {
         nsi_set_msg(s->msg, sizeof s->msg,
                     "bdf: max_steps = %llu accepted steps reached at t = %.10g s",
@@ -512,8 +464,7 @@ static nsdyn_status bdf_step(void *inst, double t_stop, nsdyn_step_report *out)
         return NSDYN_ERROR;
     }
     sunrealtype tn = t;
-    if (CVodeGetCurrentTime(s->cv, &tn) != CV_SUCCESS)
-        tn = t;
+    if (CVodeGetCurrentTime(s->cv, &tn) != CV_SUCCESS) tn = t;
 
     s->rhs_status = NSDYN_OK;
     s->fail_what = NULL;
@@ -521,21 +472,18 @@ static nsdyn_status bdf_step(void *inst, double t_stop, nsdyn_step_report *out)
     const int behind = t_stop < tn; /* CVODE already stepped past t_stop */
     if (!behind) {
         int flag = CVodeSetStopTime(s->cv, t_stop);
-        if (flag != CV_SUCCESS)
-            return bdf_fail(s, flag);
+        if (flag != CV_SUCCESS) return bdf_fail(s, flag);
     }
     sunrealtype tret = t;
     int flag = CVode(s->cv, t_stop, s->y, &tret, CV_ONE_STEP);
-    if (flag < 0)
-        return bdf_fail(s, flag);
+    if (flag < 0) return bdf_fail(s, flag);
 
     if (!(tret > t)) {
         /* CVODE "succeeded" without advancing: its step size is below the
          * resolution of t (it only warns, t + h == t, and would go on
          * updating y at a frozen t). Stop the run instead of looping. */
         sunrealtype hlast = NAN;
-        if (CVodeGetLastStep(s->cv, &hlast) != CV_SUCCESS)
-            hlast = NAN;
+        if (CVodeGetLastStep(s->cv, &hlast) != CV_SUCCESS) hlast = NAN;
         nsi_set_msg(s->msg, sizeof s->msg,
                     "CVODE: no progress: step size %.3g s is below the time resolution at t = "
                     "%.10g s (solution blowing up or too stiff for the tolerances?)",
@@ -547,26 +495,22 @@ static nsdyn_status bdf_step(void *inst, double t_stop, nsdyn_step_report *out)
     if (behind && tret > t_stop) {
         /* No root before t_stop: interpolate there and restart CVODE. */
         flag = CVodeGetDky(s->cv, t_stop, 0, s->y);
-        if (flag != CV_SUCCESS)
-            return bdf_fail(s, flag);
-        if (bdf_reinit(s, t_stop) != NSDYN_OK)
-            return NSDYN_ERROR;
+        if (flag != CV_SUCCESS) return bdf_fail(s, flag);
+        if (bdf_reinit(s, t_stop) != NSDYN_OK) return NSDYN_ERROR;
         s->t_prev = t;
         s->dense_ok = 0;
         tret = t_stop;
     } else {
         if (flag == CV_ROOT_RETURN) {
             flag = CVodeGetRootInfo(s->cv, s->rootsfound);
-            if (flag != CV_SUCCESS)
-                return bdf_fail(s, flag);
+            if (flag != CV_SUCCESS) return bdf_fail(s, flag);
             for (size_t i = 0; i < s->ne; ++i) {
                 if (s->rootsfound[i] != 0) {
                     event = (int)i;
                     break;
                 }
             }
-            if (event >= 0)
-                s->events++;
+            if (event >= 0) s->events++;
         }
         s->t_prev = t;
         s->dense_ok = 1;
@@ -579,11 +523,9 @@ static nsdyn_status bdf_step(void *inst, double t_stop, nsdyn_step_report *out)
     return NSDYN_OK;
 }
 
-static nsdyn_status bdf_dense(void *inst, double t, double *y)
-{
+static nsdyn_status bdf_dense(void *inst, double t, double *y) {
     bdf *s = inst;
-    if (s == NULL || y == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL || y == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "bdf: dense() called before setup()");
         return NSDYN_ERROR;
@@ -595,8 +537,8 @@ static nsdyn_status bdf_dense(void *inst, double t, double *y)
     const double slack = 64.0 * DBL_EPSILON * fmax(fabs(s->t_prev), fabs(s->t));
     if (!s->dense_ok || !(t >= s->t_prev - slack && t <= s->t + slack)) {
         nsi_set_msg(s->msg, sizeof s->msg,
-                    "bdf: dense(%.17g s) outside the last step [%.17g, %.17g] s%s", t,
-                    s->t_prev, s->t, s->dense_ok ? "" : " (no interpolant since setup/restart)");
+                    "bdf: dense(%.17g s) outside the last step [%.17g, %.17g] s%s", t, s->t_prev,
+                    s->t, s->dense_ok ? "" : " (no interpolant since setup/restart)");
         return NSDYN_ERROR;
     }
     s->cv_text[0] = '\0';
@@ -610,11 +552,9 @@ static nsdyn_status bdf_dense(void *inst, double t, double *y)
     return NSDYN_OK;
 }
 
-static nsdyn_status bdf_restart(void *inst, double t, const double *y)
-{
+static nsdyn_status bdf_restart(void *inst, double t, const double *y) {
     bdf *s = inst;
-    if (s == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "bdf: restart() called before setup()");
         return NSDYN_ERROR;
@@ -624,23 +564,21 @@ static nsdyn_status bdf_restart(void *inst, double t, const double *y)
         return NSDYN_ERROR;
     }
     double *yy = NV_DATA_S(s->y);
-    if (y != yy)
-        memmove(yy, y, s->n * sizeof(double));
+    if (y != yy) memmove(yy, y, s->n * sizeof(double));
     return bdf_reinit(s, t);
 }
 
-static const char *bdf_message(void *inst)
-{
+static const char *bdf_message(void *inst) {
     bdf *s = inst;
     return s != NULL ? s->msg : "bdf: no instance";
 }
 
 static const nsdyn_integrator bdf_descriptor = {
     .info = NSDYN_INFO(nsdyn_integrator, NSDYN_KIND_INTEGRATOR, "bdf", "1.0.0",
-                       "SUNDIALS CVODE variable-order BDF for stiff problems",
-                       bdf_params, NSDYN_COUNT(bdf_params),
-                       NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT |
-                           NSDYN_CAP_EVENT_LOCATION | NSDYN_CAP_STIFF,
+                       "SUNDIALS CVODE variable-order BDF for stiff problems", bdf_params,
+                       NSDYN_COUNT(bdf_params),
+                       NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT | NSDYN_CAP_EVENT_LOCATION |
+                           NSDYN_CAP_STIFF,
                        0),
     .create = bdf_create,
     .destroy = bdf_destroy,
@@ -655,9 +593,7 @@ static const nsdyn_integrator bdf_descriptor = {
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index);
 
-NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index)
-{
-    if (host_abi_major != NSDYN_ABI_MAJOR)
-        return NULL;
+NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
+    if (host_abi_major != NSDYN_ABI_MAJOR) return NULL;
     return index == 0 ? &bdf_descriptor.info : NULL;
 }

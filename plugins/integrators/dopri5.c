@@ -81,13 +81,12 @@ static const double DP_A[7][6] = {
 };
 
 /* b - b*: weights of the error estimate. */
-static const double DP_E[7] = {71.0 / 57600.0,      0.0,           -71.0 / 16695.0,
-                               71.0 / 1920.0,       -17253.0 / 339200.0, 22.0 / 525.0,
-                               -1.0 / 40.0};
+static const double DP_E[7] = {71.0 / 57600.0,      0.0,          -71.0 / 16695.0, 71.0 / 1920.0,
+                               -17253.0 / 339200.0, 22.0 / 525.0, -1.0 / 40.0};
 
 /* Dense output weights d_i (see the header comment). */
-static const double DP_D[7] = {-12715105075.0 / 11282082432.0, 0.0,
-                               87487479700.0 / 32700410799.0,  -10690763975.0 / 1880347072.0,
+static const double DP_D[7] = {-12715105075.0 / 11282082432.0,  0.0,
+                               87487479700.0 / 32700410799.0,   -10690763975.0 / 1880347072.0,
                                701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
                                69997945.0 / 29380423.0};
 
@@ -114,9 +113,9 @@ typedef struct dp5 {
     nsdyn_ode ode;
     size_t n, ne;
     double t, t_end;
-    double h_next;      /* proposed size of the next step */
-    double errold;      /* error norm of the previous accepted step */
-    int reject_last;    /* previous attempt was rejected */
+    double h_next;          /* proposed size of the next step */
+    double errold;          /* error norm of the previous accepted step */
+    int reject_last;        /* previous attempt was rejected */
     const char *reject_why; /* reason of the last rejection (static text) */
 
     /* state and stages; after an accepted step y is the new state, k[0] its
@@ -138,15 +137,15 @@ static const nsdyn_param_decl dp5_params[P_COUNT] = {
     [P_RTOL] = {"rtol", NSDYN_PARAM_REAL, "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
                 "relative tolerance of the local error", NULL, NULL, 0},
     [P_ATOL] = {"atol", NSDYN_PARAM_REAL, "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                "absolute tolerance (in state units, times the problem's atol_scale)", NULL,
-                NULL, 0},
+                "absolute tolerance (in state units, times the problem's atol_scale)", NULL, NULL,
+                0},
     [P_H0] = {"h0", NSDYN_PARAM_REAL, "s", 0.0, 0.0, HUGE_VAL, 0,
               "initial step; 0 = automatic (Hairer-Norsett-Wanner heuristic)", NULL, NULL, 0},
     [P_MAX_STEP] = {"max_step", NSDYN_PARAM_REAL, "s", 0.0, 0.0, HUGE_VAL, 0,
                     "largest step; 0 = unlimited", NULL, NULL, 0},
     [P_MIN_STEP] = {"min_step", NSDYN_PARAM_REAL, "s", 1e-14, 0.0, HUGE_VAL, 0,
-                    "a step below this size is a failure (0 = only the time resolution)",
-                    NULL, NULL, 0},
+                    "a step below this size is a failure (0 = only the time resolution)", NULL,
+                    NULL, 0},
     [P_MAX_STEPS] = {"max_steps", NSDYN_PARAM_INT, "1", 1e6, 1.0, 1e15, 0,
                      "most accepted steps per run (setup to reset)", NULL, NULL, 0},
 };
@@ -154,8 +153,7 @@ static const nsdyn_param_decl dp5_params[P_COUNT] = {
 /* ---- life cycle ------------------------------------------------------- */
 
 static void *dp5_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                        size_t err_len)
-{
+                        size_t err_len) {
     if (params == NULL) {
         nsi_set_msg(err, err_len, "dopri5: no parameter values given");
         return NULL;
@@ -216,16 +214,13 @@ static void *dp5_create(const nsdyn_value *params, const nsdyn_host *host, char 
     return s;
 }
 
-static void dp5_reset(void *inst)
-{
+static void dp5_reset(void *inst) {
     dp5 *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     free(s->block);
     s->block = NULL;
     s->y = s->ynew = s->ytmp = NULL;
-    for (int i = 0; i < 7; ++i)
-        s->k[i] = NULL;
+    for (int i = 0; i < 7; ++i) s->k[i] = NULL;
     s->cd = s->cb = s->cc = s->ce = NULL;
     s->g = s->gnew = s->gbest = s->gr = s->gc = NULL;
     s->ready = 0;
@@ -236,42 +231,35 @@ static void dp5_reset(void *inst)
     s->msg[0] = '\0';
 }
 
-static void dp5_destroy(void *inst)
-{
+static void dp5_destroy(void *inst) {
     dp5 *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     dp5_reset(s);
     free(s);
 }
 
 /* ---- evaluations with status mapping ---------------------------------- */
 
-static nsdyn_status dp5_f(dp5 *s, double t, const double *y, double *ydot)
-{
+static nsdyn_status dp5_f(dp5 *s, double t, const double *y, double *ydot) {
     return nsi_rhs(&s->ode, &s->st, s->msg, sizeof s->msg, "dopri5", t, y, ydot);
 }
 
-static nsdyn_status dp5_g(dp5 *s, double t, const double *y, double *g)
-{
+static nsdyn_status dp5_g(dp5 *s, double t, const double *y, double *g) {
     return nsi_events(&s->ode, &s->st, s->msg, sizeof s->msg, "dopri5", t, y, g);
 }
 
-static inline double dp5_scale(const dp5 *s, size_t i)
-{
+static inline double dp5_scale(const dp5 *s, size_t i) {
     return s->ode.atol_scale != NULL ? s->ode.atol_scale[i] : 1.0;
 }
 
 /* ---- initial step (Hairer, Norsett & Wanner, "Solving ODE I", II.4) --- */
 
 /* Needs k[0] = f(t, y). Uses ytmp and k[1] as scratch. */
-static nsdyn_status dp5_initial_step(dp5 *s, double *h_out)
-{
+static nsdyn_status dp5_initial_step(dp5 *s, double *h_out) {
     const size_t n = s->n;
     const double *y = s->y, *f0 = s->k[0];
     double hmax = s->max_step > 0.0 ? s->max_step : HUGE_VAL;
-    if (s->t_end > s->t)
-        hmax = fmin(hmax, s->t_end - s->t);
+    if (s->t_end > s->t) hmax = fmin(hmax, s->t_end - s->t);
 
     if (s->h0 > 0.0) {
         *h_out = fmin(s->h0, hmax);
@@ -290,8 +278,7 @@ static nsdyn_status dp5_initial_step(dp5 *s, double *h_out)
 
     /* One explicit Euler step to estimate the second derivative. */
     double *y1 = s->ytmp, *f1 = s->k[1];
-    for (size_t i = 0; i < n; ++i)
-        y1[i] = y[i] + h0 * f0[i];
+    for (size_t i = 0; i < n; ++i) y1[i] = y[i] + h0 * f0[i];
     nsdyn_status st = dp5_f(s, s->t + h0, y1, f1);
     if (st == NSDYN_REJECT_STEP) {
         /* The Euler probe left the model's domain: start with the smaller
@@ -299,8 +286,7 @@ static nsdyn_status dp5_initial_step(dp5 *s, double *h_out)
         *h_out = h0;
         return NSDYN_OK;
     }
-    if (st != NSDYN_OK)
-        return st;
+    if (st != NSDYN_OK) return st;
     double d2 = 0.0;
     for (size_t i = 0; i < n; ++i) {
         const double sk = s->atol * dp5_scale(s, i) + s->rtol * fabs(y[i]);
@@ -312,23 +298,20 @@ static nsdyn_status dp5_initial_step(dp5 *s, double *h_out)
     const double h1 = (m <= 1e-15 || !isfinite(m)) ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / m, 0.2);
     double h = fmin(100.0 * h0, h1);
     h = fmin(h, hmax);
-    if (!(h > 0.0) || !isfinite(h))
-        h = h0;
+    if (!(h > 0.0) || !isfinite(h)) h = h0;
     *h_out = h;
     return NSDYN_OK;
 }
 
 /* Derivative, events and initial step at the current (t, y). */
-static nsdyn_status dp5_start_at_current(dp5 *s, const char *what)
-{
+static nsdyn_status dp5_start_at_current(dp5 *s, const char *what) {
     nsdyn_status st = dp5_f(s, s->t, s->y, s->k[0]);
     if (st == NSDYN_REJECT_STEP) {
         nsi_set_msg(s->msg, sizeof s->msg,
                     "dopri5: %s: right-hand side rejected the state at t = %.10g s", what, s->t);
         return NSDYN_ERROR;
     }
-    if (st != NSDYN_OK)
-        return NSDYN_ERROR;
+    if (st != NSDYN_OK) return NSDYN_ERROR;
     for (size_t i = 0; i < s->n; ++i) {
         if (!isfinite(s->y[i]) || !isfinite(s->k[0][i])) {
             nsi_set_msg(s->msg, sizeof s->msg,
@@ -338,11 +321,9 @@ static nsdyn_status dp5_start_at_current(dp5 *s, const char *what)
             return NSDYN_ERROR;
         }
     }
-    if (s->ne > 0 && dp5_g(s, s->t, s->y, s->g) != NSDYN_OK)
-        return NSDYN_ERROR;
+    if (s->ne > 0 && dp5_g(s, s->t, s->y, s->g) != NSDYN_OK) return NSDYN_ERROR;
     double h = 0.0;
-    if (dp5_initial_step(s, &h) != NSDYN_OK)
-        return NSDYN_ERROR;
+    if (dp5_initial_step(s, &h) != NSDYN_OK) return NSDYN_ERROR;
     s->h_next = h;
     s->errold = DP_ERROLD_MIN;
     s->reject_last = 0;
@@ -352,14 +333,11 @@ static nsdyn_status dp5_start_at_current(dp5 *s, const char *what)
 }
 
 static nsdyn_status dp5_setup(void *inst, const nsdyn_ode *ode, double t0, const double *y0,
-                              double t_end)
-{
+                              double t_end) {
     dp5 *s = inst;
-    if (s == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL) return NSDYN_ERROR;
     dp5_reset(s);
-    if (nsi_ode_copy(&s->ode, ode, s->msg, sizeof s->msg) != 0)
-        return NSDYN_ERROR;
+    if (nsi_ode_copy(&s->ode, ode, s->msg, sizeof s->msg) != 0) return NSDYN_ERROR;
     if (y0 == NULL || !isfinite(t0) || isnan(t_end)) {
         nsi_set_msg(s->msg, sizeof s->msg, "dopri5: setup needs a finite t0, t_end and y0");
         return NSDYN_ERROR;
@@ -377,37 +355,45 @@ static nsdyn_status dp5_setup(void *inst, const nsdyn_ode *ode, double t0, const
         return NSDYN_ERROR;
     }
     double *p = s->block;
-    s->y = p; p += n;
-    s->ynew = p; p += n;
-    s->ytmp = p; p += n;
+    s->y = p;
+    p += n;
+    s->ynew = p;
+    p += n;
+    s->ytmp = p;
+    p += n;
     for (int i = 0; i < 7; ++i) {
         s->k[i] = p;
         p += n;
     }
-    s->cd = p; p += n;
-    s->cb = p; p += n;
-    s->cc = p; p += n;
-    s->ce = p; p += n;
-    s->g = p; p += ne;
-    s->gnew = p; p += ne;
-    s->gbest = p; p += ne;
-    s->gr = p; p += ne;
+    s->cd = p;
+    p += n;
+    s->cb = p;
+    p += n;
+    s->cc = p;
+    p += n;
+    s->ce = p;
+    p += n;
+    s->g = p;
+    p += ne;
+    s->gnew = p;
+    p += ne;
+    s->gbest = p;
+    p += ne;
+    s->gr = p;
+    p += ne;
     s->gc = p;
 
     memcpy(s->y, y0, n * sizeof(double));
     s->t = t0;
     s->t_end = t_end;
-    if (dp5_start_at_current(s, "setup") != NSDYN_OK)
-        return NSDYN_ERROR;
+    if (dp5_start_at_current(s, "setup") != NSDYN_OK) return NSDYN_ERROR;
     s->ready = 1;
     return NSDYN_OK;
 }
 
-static nsdyn_status dp5_restart(void *inst, double t, const double *y)
-{
+static nsdyn_status dp5_restart(void *inst, double t, const double *y) {
     dp5 *s = inst;
-    if (s == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "dopri5: restart() called before setup()");
         return NSDYN_ERROR;
@@ -416,8 +402,7 @@ static nsdyn_status dp5_restart(void *inst, double t, const double *y)
         nsi_set_msg(s->msg, sizeof s->msg, "dopri5: restart needs a finite t and a state");
         return NSDYN_ERROR;
     }
-    if (y != s->y)
-        memmove(s->y, y, s->n * sizeof(double));
+    if (y != s->y) memmove(s->y, y, s->n * sizeof(double));
     s->t = t;
     return dp5_start_at_current(s, "restart");
 }
@@ -427,8 +412,7 @@ static nsdyn_status dp5_restart(void *inst, double t, const double *y)
 /* Stages 2..7 from (t, y) with k[0] = f(t, y), step h, landing at t_land
  * (t + h, or exactly t_stop). Writes ynew and the error norm. Returns OK,
  * REJECT_STEP (rhs asked, or non-finite values) or ERROR. */
-static nsdyn_status dp5_attempt(dp5 *s, double t, double h, double t_land, double *err_out)
-{
+static nsdyn_status dp5_attempt(dp5 *s, double t, double h, double t_land, double *err_out) {
     const size_t n = s->n;
     const double *y = s->y;
     double *yt = s->ytmp;
@@ -439,8 +423,7 @@ static nsdyn_status dp5_attempt(dp5 *s, double t, double h, double t_land, doubl
         const double *a = DP_A[st];
         for (size_t i = 0; i < n; ++i) {
             double acc = 0.0;
-            for (int j = 0; j < st; ++j)
-                acc += a[j] * k[j][i];
+            for (int j = 0; j < st; ++j) acc += a[j] * k[j][i];
             dst[i] = y[i] + h * acc;
         }
         const double ts = (DP_C[st] == 1.0) ? t_land : t + DP_C[st] * h;
@@ -449,8 +432,7 @@ static nsdyn_status dp5_attempt(dp5 *s, double t, double h, double t_land, doubl
             s->reject_why = "right-hand side rejected a stage";
             return NSDYN_REJECT_STEP;
         }
-        if (r != NSDYN_OK)
-            return NSDYN_ERROR;
+        if (r != NSDYN_OK) return NSDYN_ERROR;
     }
 
     const double *yn = s->ynew;
@@ -458,15 +440,12 @@ static nsdyn_status dp5_attempt(dp5 *s, double t, double h, double t_land, doubl
     int finite = 1;
     for (size_t i = 0; i < n; ++i) {
         double e = 0.0;
-        for (int j = 0; j < 7; ++j)
-            e += DP_E[j] * k[j][i];
+        for (int j = 0; j < 7; ++j) e += DP_E[j] * k[j][i];
         e *= h;
-        const double sc =
-            s->atol * dp5_scale(s, i) + s->rtol * fmax(fabs(y[i]), fabs(yn[i]));
+        const double sc = s->atol * dp5_scale(s, i) + s->rtol * fmax(fabs(y[i]), fabs(yn[i]));
         const double r = e / sc;
         sum += r * r;
-        if (!isfinite(yn[i]) || !isfinite(k[6][i]))
-            finite = 0;
+        if (!isfinite(yn[i]) || !isfinite(k[6][i])) finite = 0;
     }
     const double err = sqrt(sum / (double)n);
     if (!finite || !isfinite(err)) {
@@ -482,10 +461,8 @@ static nsdyn_status dp5_attempt(dp5 *s, double t, double h, double t_land, doubl
 /* Build D, B, C, E of the last accepted step. Valid until the next step or
  * restart: uses ynew (old state), k[6] (old k1), k[1..5] and k[0] (f at the
  * step end) -- so this must run before k[0] is overwritten at a root. */
-static void dp5_dense_prepare(dp5 *s)
-{
-    if (s->dense_prepared)
-        return;
+static void dp5_dense_prepare(dp5 *s) {
+    if (s->dense_prepared) return;
     const size_t n = s->n;
     const double h = s->dh;
     const double *y0 = s->ynew, *y1 = s->y;
@@ -501,19 +478,16 @@ static void dp5_dense_prepare(dp5 *s)
     s->dense_prepared = 1;
 }
 
-static void dp5_dense_eval(const dp5 *s, double t, double *out)
-{
+static void dp5_dense_eval(const dp5 *s, double t, double *out) {
     const double th = (t - s->dt0) / s->dh, th1 = 1.0 - th;
     const double *y0 = s->ynew;
     for (size_t i = 0; i < s->n; ++i)
         out[i] = y0[i] + th * (s->cd[i] + th1 * (s->cb[i] + th * (s->cc[i] + th1 * s->ce[i])));
 }
 
-static nsdyn_status dp5_dense(void *inst, double t, double *y)
-{
+static nsdyn_status dp5_dense(void *inst, double t, double *y) {
     dp5 *s = inst;
-    if (s == NULL || y == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL || y == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "dopri5: dense() called before setup()");
         return NSDYN_ERROR;
@@ -526,12 +500,12 @@ static nsdyn_status dp5_dense(void *inst, double t, double *y)
     if (!s->dense_ok || !(t >= s->dt0 - slack && t <= s->dt1 + slack)) {
         if (s->dense_ok)
             nsi_set_msg(s->msg, sizeof s->msg,
-                        "dopri5: dense(%.17g s) outside the last step [%.17g, %.17g] s", t,
-                        s->dt0, s->dt1);
+                        "dopri5: dense(%.17g s) outside the last step [%.17g, %.17g] s", t, s->dt0,
+                        s->dt1);
         else
             nsi_set_msg(s->msg, sizeof s->msg,
-                        "dopri5: dense(%.17g s): no step taken since setup/restart at %.17g s",
-                        t, s->t);
+                        "dopri5: dense(%.17g s): no step taken since setup/restart at %.17g s", t,
+                        s->t);
         return NSDYN_ERROR;
     }
     dp5_dense_prepare(s);
@@ -548,8 +522,7 @@ static nsdyn_status dp5_dense(void *inst, double t, double *y)
  * convergence. On return s->gr holds all g at the returned time, which is
  * the right end of the final bracket (post side, so the crossing is not
  * seen again from there). */
-static nsdyn_status dp5_locate(dp5 *s, size_t i, double tl, double gl, double tr, double *root)
-{
+static nsdyn_status dp5_locate(dp5 *s, size_t i, double tl, double gl, double tr, double *root) {
     const size_t ne = s->ne;
     memcpy(s->gr, s->gbest, ne * sizeof(double));
     double gr = s->gr[i];
@@ -557,16 +530,13 @@ static nsdyn_status dp5_locate(dp5 *s, size_t i, double tl, double gl, double tr
     const double tol = DP_ROOT_RTOL * fmax(1.0, fabs(tr));
     int side = 0; /* +1: the last update moved tr, -1: moved tl */
     for (int it = 0; it < DP_ROOT_MAX_ITER && gr != 0.0 && tr - tl > tol; ++it) {
-        double c = (it < DP_ROOT_ILLINOIS_ITER) ? tr - gr * (tr - tl) / (gr - gl)
-                                                : 0.5 * (tl + tr);
+        double c = (it < DP_ROOT_ILLINOIS_ITER) ? tr - gr * (tr - tl) / (gr - gl) : 0.5 * (tl + tr);
         if (!(c > tl && c < tr)) {
             c = 0.5 * (tl + tr);
-            if (!(c > tl && c < tr))
-                break; /* tl and tr are adjacent doubles */
+            if (!(c > tl && c < tr)) break; /* tl and tr are adjacent doubles */
         }
         dp5_dense_eval(s, c, s->ytmp);
-        if (dp5_g(s, c, s->ytmp, s->gc) != NSDYN_OK)
-            return NSDYN_ERROR;
+        if (dp5_g(s, c, s->ytmp, s->gc) != NSDYN_OK) return NSDYN_ERROR;
         const double gcv = s->gc[i];
         if (gcv == 0.0 || (gcv > 0.0) != pre_positive) {
             /* root in [tl, c] */
@@ -575,14 +545,12 @@ static nsdyn_status dp5_locate(dp5 *s, size_t i, double tl, double gl, double tr
             double *tmp = s->gr;
             s->gr = s->gc;
             s->gc = tmp;
-            if (side == 1)
-                gl *= 0.5;
+            if (side == 1) gl *= 0.5;
             side = 1;
         } else {
             tl = c;
             gl = gcv;
-            if (side == -1)
-                gr *= 0.5;
+            if (side == -1) gr *= 0.5;
             side = -1;
         }
     }
@@ -592,12 +560,10 @@ static nsdyn_status dp5_locate(dp5 *s, size_t i, double tl, double gl, double tr
 
 /* After an accepted step from t_old to s->t: detect, locate and move to the
  * earliest event. Sets *event to its index or -1. */
-static nsdyn_status dp5_handle_events(dp5 *s, double t_old, int *event)
-{
+static nsdyn_status dp5_handle_events(dp5 *s, double t_old, int *event) {
     const size_t ne = s->ne;
     *event = -1;
-    if (dp5_g(s, s->t, s->y, s->gnew) != NSDYN_OK)
-        return NSDYN_ERROR;
+    if (dp5_g(s, s->t, s->y, s->gnew) != NSDYN_OK) return NSDYN_ERROR;
     int any = 0;
     for (size_t i = 0; i < ne && !any; ++i)
         any = nsi_crossed(s->g[i], s->gnew[i], nsi_event_dir(&s->ode, i));
@@ -615,11 +581,9 @@ static nsdyn_status dp5_handle_events(dp5 *s, double t_old, int *event)
     int best = -1;
     for (size_t i = 0; i < ne; ++i) {
         /* crosses inside [t_old, t_best]? (gbest holds g at t_best) */
-        if (!nsi_crossed(s->g[i], s->gbest[i], nsi_event_dir(&s->ode, i)))
-            continue;
+        if (!nsi_crossed(s->g[i], s->gbest[i], nsi_event_dir(&s->ode, i))) continue;
         double tr = t_best;
-        if (dp5_locate(s, i, t_old, s->g[i], t_best, &tr) != NSDYN_OK)
-            return NSDYN_ERROR;
+        if (dp5_locate(s, i, t_old, s->g[i], t_best, &tr) != NSDYN_OK) return NSDYN_ERROR;
         if (best < 0 || tr < t_best) {
             best = (int)i;
             t_best = tr;
@@ -643,8 +607,7 @@ static nsdyn_status dp5_handle_events(dp5 *s, double t_old, int *event)
                         best, t_best);
             return NSDYN_ERROR;
         }
-        if (st != NSDYN_OK)
-            return NSDYN_ERROR;
+        if (st != NSDYN_OK) return NSDYN_ERROR;
     }
     memcpy(s->g, s->gbest, ne * sizeof(double));
     s->st.events++;
@@ -654,11 +617,9 @@ static nsdyn_status dp5_handle_events(dp5 *s, double t_old, int *event)
 
 /* ---- the step ---------------------------------------------------------- */
 
-static nsdyn_status dp5_step(void *inst, double t_stop, nsdyn_step_report *out)
-{
+static nsdyn_status dp5_step(void *inst, double t_stop, nsdyn_step_report *out) {
     dp5 *s = inst;
-    if (s == NULL || out == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL || out == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "dopri5: step() called before setup()");
         return NSDYN_ERROR;
@@ -677,16 +638,14 @@ static nsdyn_status dp5_step(void *inst, double t_stop, nsdyn_step_report *out)
     }
 
     double h = s->h_next;
-    if (s->max_step > 0.0 && h > s->max_step)
-        h = s->max_step;
+    if (s->max_step > 0.0 && h > s->max_step) h = s->max_step;
     s->reject_why = NULL;
 
     double hh, t_land, err = 0.0;
     int truncated;
     for (;;) {
         double reach = DP_STRETCH * h;
-        if (s->max_step > 0.0 && reach > s->max_step)
-            reach = fmax(h, s->max_step);
+        if (s->max_step > 0.0 && reach > s->max_step) reach = fmax(h, s->max_step);
         if (t_stop - t <= reach) {
             hh = t_stop - t;
             t_land = t_stop;
@@ -710,22 +669,20 @@ static nsdyn_status dp5_step(void *inst, double t_stop, nsdyn_step_report *out)
         }
         if (!(t_land > t)) {
             nsi_set_msg(s->msg, sizeof s->msg,
-                        "dopri5: step size %.3g s is below the time resolution at t = %.17g s",
-                        hh, t);
+                        "dopri5: step size %.3g s is below the time resolution at t = %.17g s", hh,
+                        t);
             return NSDYN_ERROR;
         }
 
         nsdyn_status r = dp5_attempt(s, t, hh, t_land, &err);
-        if (r == NSDYN_ERROR)
-            return NSDYN_ERROR;
+        if (r == NSDYN_ERROR) return NSDYN_ERROR;
         if (r == NSDYN_REJECT_STEP) {
             s->st.rejected_steps++;
             s->reject_last = 1;
             h = 0.5 * hh;
             continue;
         }
-        if (err <= 1.0)
-            break;
+        if (err <= 1.0) break;
         /* Error test failed: elementary controller, shrink only. */
         s->st.rejected_steps++;
         s->reject_last = 1;
@@ -740,11 +697,9 @@ static nsdyn_status dp5_step(void *inst, double t_stop, nsdyn_step_report *out)
     else
         fac = DP_SAFETY * pow(err, -DP_ALPHA) * pow(s->errold, DP_BETA);
     fac = fmin(DP_FAC_MAX, fmax(DP_FAC_MIN, fac));
-    if (s->reject_last)
-        fac = fmin(fac, 1.0);
+    if (s->reject_last) fac = fmin(fac, 1.0);
     double h_new = hh * fac;
-    if (truncated && h_new < h)
-        h_new = h; /* a short landing step says little about the next one */
+    if (truncated && h_new < h) h_new = h; /* a short landing step says little about the next one */
     s->h_next = h_new;
     s->errold = fmax(err, DP_ERROLD_MIN);
     s->reject_last = 0;
@@ -764,8 +719,7 @@ static nsdyn_status dp5_step(void *inst, double t_stop, nsdyn_step_report *out)
     s->dt1 = t_land;
 
     int event = -1;
-    if (s->ne > 0 && dp5_handle_events(s, t, &event) != NSDYN_OK)
-        return NSDYN_ERROR;
+    if (s->ne > 0 && dp5_handle_events(s, t, &event) != NSDYN_OK) return NSDYN_ERROR;
 
     out->t = s->t;
     out->y = s->y;
@@ -774,27 +728,23 @@ static nsdyn_status dp5_step(void *inst, double t_stop, nsdyn_step_report *out)
     return NSDYN_OK;
 }
 
-static void dp5_stats(void *inst, nsdyn_integrator_stats *out)
-{
+static void dp5_stats(void *inst, nsdyn_integrator_stats *out) {
     dp5 *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     nsi_stats_write(out, &s->st);
 }
 
-static const char *dp5_message(void *inst)
-{
+static const char *dp5_message(void *inst) {
     dp5 *s = inst;
     return s != NULL ? s->msg : "dopri5: no instance";
 }
 
 const nsdyn_integrator nsdyn_integrator_dopri5 = {
-    .info = NSDYN_INFO(nsdyn_integrator, NSDYN_KIND_INTEGRATOR, "dopri5", "1.0.0",
-                       "adaptive Dormand-Prince 5(4), dense output, event location",
-                       dp5_params, NSDYN_COUNT(dp5_params),
-                       NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT |
-                           NSDYN_CAP_EVENT_LOCATION,
-                       0),
+    .info =
+        NSDYN_INFO(nsdyn_integrator, NSDYN_KIND_INTEGRATOR, "dopri5", "1.0.0",
+                   "adaptive Dormand-Prince 5(4), dense output, event location", dp5_params,
+                   NSDYN_COUNT(dp5_params),
+                   NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT | NSDYN_CAP_EVENT_LOCATION, 0),
     .create = dp5_create,
     .destroy = dp5_destroy,
     .reset = dp5_reset,

@@ -20,7 +20,7 @@
 
 /* True when member `field` of a table of type `type` lies inside the
  * table's declared struct_size (ABI growth rule of plugin.h). */
-#define NSI_HAS_FIELD(type, ptr, field)                                                 \
+#define NSI_HAS_FIELD(type, ptr, field) \
     ((size_t)(ptr)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 #if defined(__GNUC__)
@@ -32,16 +32,13 @@
 /* Write a formatted message into an instance-owned buffer (truncates).
  * vsnprintf into a caller buffer does not allocate. */
 static inline void nsi_set_msg(char *buf, size_t len, const char *fmt, ...) NSI_PRINTF(3, 4);
-static inline void nsi_set_msg(char *buf, size_t len, const char *fmt, ...)
-{
-    if (buf == NULL || len == 0)
-        return;
+static inline void nsi_set_msg(char *buf, size_t len, const char *fmt, ...) {
+    if (buf == NULL || len == 0) return;
     va_list ap;
     va_start(ap, fmt);
     int r = vsnprintf(buf, len, fmt, ap);
     va_end(ap);
-    if (r < 0)
-        buf[0] = '\0';
+    if (r < 0) buf[0] = '\0';
 }
 
 /* The host services, copied field by field so that a host compiled against
@@ -51,29 +48,22 @@ typedef struct nsi_host {
     void (*log)(void *ctx, nsdyn_log_level level, const char *message);
 } nsi_host;
 
-static inline void nsi_host_copy(nsi_host *dst, const nsdyn_host *src)
-{
+static inline void nsi_host_copy(nsi_host *dst, const nsdyn_host *src) {
     dst->ctx = NULL;
     dst->log = NULL;
-    if (src == NULL)
-        return;
-    if (NSI_HAS_FIELD(nsdyn_host, src, ctx))
-        dst->ctx = src->ctx;
-    if (NSI_HAS_FIELD(nsdyn_host, src, log))
-        dst->log = src->log;
+    if (src == NULL) return;
+    if (NSI_HAS_FIELD(nsdyn_host, src, ctx)) dst->ctx = src->ctx;
+    if (NSI_HAS_FIELD(nsdyn_host, src, log)) dst->log = src->log;
 }
 
-static inline void nsi_log(const nsi_host *host, nsdyn_log_level level, const char *text)
-{
-    if (host != NULL && host->log != NULL)
-        host->log(host->ctx, level, text);
+static inline void nsi_log(const nsi_host *host, nsdyn_log_level level, const char *text) {
+    if (host != NULL && host->log != NULL) host->log(host->ctx, level, text);
 }
 
 /* Copy the problem description, reading only the fields the host's
  * struct_size covers; missing optional fields stay NULL/0. Returns 0 on
  * success, -1 with a message in `msg` when the problem is unusable. */
-static inline int nsi_ode_copy(nsdyn_ode *dst, const nsdyn_ode *src, char *msg, size_t msg_len)
-{
+static inline int nsi_ode_copy(nsdyn_ode *dst, const nsdyn_ode *src, char *msg, size_t msg_len) {
     memset(dst, 0, sizeof *dst);
     dst->struct_size = (uint32_t)sizeof *dst;
     if (src == NULL) {
@@ -89,12 +79,9 @@ static inline int nsi_ode_copy(nsdyn_ode *dst, const nsdyn_ode *src, char *msg, 
     dst->n_events = src->n_events;
     dst->ctx = src->ctx;
     dst->rhs = src->rhs;
-    if (NSI_HAS_FIELD(nsdyn_ode, src, events))
-        dst->events = src->events;
-    if (NSI_HAS_FIELD(nsdyn_ode, src, event_direction))
-        dst->event_direction = src->event_direction;
-    if (NSI_HAS_FIELD(nsdyn_ode, src, atol_scale))
-        dst->atol_scale = src->atol_scale;
+    if (NSI_HAS_FIELD(nsdyn_ode, src, events)) dst->events = src->events;
+    if (NSI_HAS_FIELD(nsdyn_ode, src, event_direction)) dst->event_direction = src->event_direction;
+    if (NSI_HAS_FIELD(nsdyn_ode, src, atol_scale)) dst->atol_scale = src->atol_scale;
     if (dst->rhs == NULL) {
         nsi_set_msg(msg, msg_len, "setup: the problem has no right-hand side");
         return -1;
@@ -111,8 +98,7 @@ static inline int nsi_ode_copy(nsdyn_ode *dst, const nsdyn_ode *src, char *msg, 
     if (dst->atol_scale != NULL) {
         for (size_t i = 0; i < dst->n; ++i) {
             if (!(dst->atol_scale[i] > 0.0) || !isfinite(dst->atol_scale[i])) {
-                nsi_set_msg(msg, msg_len,
-                            "setup: atol_scale[%zu] = %g must be finite and > 0", i,
+                nsi_set_msg(msg, msg_len, "setup: atol_scale[%zu] = %g must be finite and > 0", i,
                             dst->atol_scale[i]);
                 return -1;
             }
@@ -122,20 +108,16 @@ static inline int nsi_ode_copy(nsdyn_ode *dst, const nsdyn_ode *src, char *msg, 
 }
 
 /* Direction filter of event i (NULL event_direction means "both"). */
-static inline int nsi_event_dir(const nsdyn_ode *ode, size_t i)
-{
+static inline int nsi_event_dir(const nsdyn_ode *ode, size_t i) {
     return ode->event_direction != NULL ? ode->event_direction[i] : 0;
 }
 
 /* Does g going from g0 (step start) to g1 (step end) count as a crossing?
  * g0 == 0 exactly is not a crossing (the event was reported there, or the
  * run starts on the surface). g1 == 0 counts: the root is at the end. */
-static inline int nsi_crossed(double g0, double g1, int dir)
-{
-    if (g0 < 0.0 && g1 >= 0.0)
-        return dir >= 0; /* rising */
-    if (g0 > 0.0 && g1 <= 0.0)
-        return dir <= 0; /* falling */
+static inline int nsi_crossed(double g0, double g1, int dir) {
+    if (g0 < 0.0 && g1 >= 0.0) return dir >= 0; /* rising */
+    if (g0 > 0.0 && g1 <= 0.0) return dir <= 0; /* falling */
     return 0;
 }
 
@@ -152,8 +134,7 @@ static inline int nsi_crossed(double g0, double g1, int dir)
  * doubles near t0 and t_end (a shorter step does not advance the time at
  * all). Returns 0, or -1 with a message naming h and the run. */
 static inline int nsi_check_fixed_step(const char *who, double h, double t0, double t_end,
-                                       char *msg, size_t msg_len)
-{
+                                       char *msg, size_t msg_len) {
     if (!isfinite(t_end) || !(t_end > t0)) {
         nsi_set_msg(msg, msg_len,
                     "%s: setup: the run must end at a finite time after t0 = %.17g s, "
@@ -194,39 +175,29 @@ static inline int nsi_check_fixed_step(const char *who, double h, double t0, dou
 }
 
 /* Is the parameter value an integer (INT parameters arrive as doubles)? */
-static inline int nsi_is_integer(double v)
-{
-    return isfinite(v) && floor(v) == v;
-}
+static inline int nsi_is_integer(double v) { return isfinite(v) && floor(v) == v; }
 
 /* Copy statistics into the host's table, writing only fields that fit in
  * the struct_size the host declared; struct_size itself is not modified. */
-static inline void nsi_stats_write(nsdyn_integrator_stats *out, const nsdyn_integrator_stats *in)
-{
-    if (out == NULL)
-        return;
-    if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, steps))
-        out->steps = in->steps;
-    if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, rhs_evals))
-        out->rhs_evals = in->rhs_evals;
+static inline void nsi_stats_write(nsdyn_integrator_stats *out, const nsdyn_integrator_stats *in) {
+    if (out == NULL) return;
+    if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, steps)) out->steps = in->steps;
+    if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, rhs_evals)) out->rhs_evals = in->rhs_evals;
     if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, rejected_steps))
         out->rejected_steps = in->rejected_steps;
     if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, jacobian_evals))
         out->jacobian_evals = in->jacobian_evals;
-    if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, event_evals))
-        out->event_evals = in->event_evals;
-    if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, events))
-        out->events = in->events;
+    if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, event_evals)) out->event_evals = in->event_evals;
+    if (NSI_HAS_FIELD(nsdyn_integrator_stats, out, events)) out->events = in->events;
 }
 
-static inline const char *nsi_status_name(nsdyn_status s)
-{
+static inline const char *nsi_status_name(nsdyn_status s) {
     switch (s) {
-    case NSDYN_OK: return "NSDYN_OK";
-    case NSDYN_WARNING: return "NSDYN_WARNING";
-    case NSDYN_REJECT_STEP: return "NSDYN_REJECT_STEP";
-    case NSDYN_ERROR: return "NSDYN_ERROR";
-    case NSDYN_FATAL: return "NSDYN_FATAL";
+        case NSDYN_OK: return "NSDYN_OK";
+        case NSDYN_WARNING: return "NSDYN_WARNING";
+        case NSDYN_REJECT_STEP: return "NSDYN_REJECT_STEP";
+        case NSDYN_ERROR: return "NSDYN_ERROR";
+        case NSDYN_FATAL: return "NSDYN_FATAL";
     }
     return "unknown status";
 }
@@ -236,14 +207,11 @@ static inline const char *nsi_status_name(nsdyn_status s)
  * message naming the integrator `who`. */
 static inline nsdyn_status nsi_rhs(const nsdyn_ode *ode, nsdyn_integrator_stats *st, char *msg,
                                    size_t msg_len, const char *who, double t, const double *y,
-                                   double *ydot)
-{
+                                   double *ydot) {
     st->rhs_evals++;
     nsdyn_status r = ode->rhs(ode->ctx, t, y, ydot);
-    if (r == NSDYN_OK || r == NSDYN_WARNING)
-        return NSDYN_OK;
-    if (r == NSDYN_REJECT_STEP)
-        return NSDYN_REJECT_STEP;
+    if (r == NSDYN_OK || r == NSDYN_WARNING) return NSDYN_OK;
+    if (r == NSDYN_REJECT_STEP) return NSDYN_REJECT_STEP;
     nsi_set_msg(msg, msg_len, "%s: right-hand side returned %s at t = %.10g s", who,
                 nsi_status_name(r), t);
     return NSDYN_ERROR;
@@ -253,12 +221,10 @@ static inline nsdyn_status nsi_rhs(const nsdyn_ode *ode, nsdyn_integrator_stats 
  * else -> ERROR with a message. */
 static inline nsdyn_status nsi_events(const nsdyn_ode *ode, nsdyn_integrator_stats *st, char *msg,
                                       size_t msg_len, const char *who, double t, const double *y,
-                                      double *g)
-{
+                                      double *g) {
     st->event_evals++;
     nsdyn_status r = ode->events(ode->ctx, t, y, g);
-    if (r == NSDYN_OK || r == NSDYN_WARNING)
-        return NSDYN_OK;
+    if (r == NSDYN_OK || r == NSDYN_WARNING) return NSDYN_OK;
     nsi_set_msg(msg, msg_len, "%s: event function returned %s at t = %.10g s", who,
                 nsi_status_name(r), t);
     return NSDYN_ERROR;

@@ -130,8 +130,7 @@ static const nsdyn_param_decl mj_params[P_COUNT] = {
                "velocity",
                NULL, NULL, 0},
     [P_MAX_ITER] = {"max_iter", NSDYN_PARAM_INT, "1", 10000.0, 1.0, 1e7, 0,
-                    "most contact solver iterations (Gauss-Seidel sweeps) per step", NULL, NULL,
-                    0},
+                    "most contact solver iterations (Gauss-Seidel sweeps) per step", NULL, NULL, 0},
     [P_ON_FAILURE] = {"on_failure", NSDYN_PARAM_CHOICE, "1", 0.0, 0.0, 1.0, 0,
                       "a failed contact solve stops the run (error) or is logged and the step "
                       "taken with the last iterate (warn)",
@@ -152,15 +151,15 @@ typedef struct moreau {
     double t, t_base;
     uint64_t k_grid;
     /* state and work (one allocation) */
-    double *y, *ynew;                /* n */
-    double *qth, *qd, *vfree, *acc;  /* nq, nq, nv, nv */
-    double *gap, *u, *W, *MW;        /* nc, 3 nc, 3 nc nv, 3 nc nv */
-    double *D, *qv, *P, *w, *cres;   /* (3 nc)^2, 3 nc, 3 nc, 3 nc, nc */
-    double *mu_act, *P_last;         /* nc, 3 nc */
-    double *P_report;                /* 3 nc: impulses of the last step, every contact */
-    size_t *act;                     /* nc: closed contacts of the step */
-    uint32_t *tdim_act;              /* nc */
-    unsigned char *was_active;       /* nc */
+    double *y, *ynew;               /* n */
+    double *qth, *qd, *vfree, *acc; /* nq, nq, nv, nv */
+    double *gap, *u, *W, *MW;       /* nc, 3 nc, 3 nc nv, 3 nc nv */
+    double *D, *qv, *P, *w, *cres;  /* (3 nc)^2, 3 nc, 3 nc, 3 nc, nc */
+    double *mu_act, *P_last;        /* nc, 3 nc */
+    double *P_report;               /* 3 nc: impulses of the last step, every contact */
+    size_t *act;                    /* nc: closed contacts of the step */
+    uint32_t *tdim_act;             /* nc */
+    unsigned char *was_active;      /* nc */
     void *block;
     nsdyn_integrator_stats st;
 #ifdef NSDYN_HAVE_SICONOS
@@ -172,8 +171,7 @@ typedef struct moreau {
 /* ---- life cycle -------------------------------------------------------- */
 
 static void *mj_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                       size_t err_len)
-{
+                       size_t err_len) {
     if (params == NULL) {
         nsi_set_msg(err, err_len, "moreau: no parameter values given");
         return NULL;
@@ -198,8 +196,7 @@ static void *mj_create(const nsdyn_value *params, const nsdyn_host *host, char *
         return NULL;
     }
     if (!nsi_is_integer(max_iter) || max_iter < 1.0 || max_iter > 1e7) {
-        nsi_set_msg(err, err_len, "moreau: max_iter = %g must be an integer in [1, 1e7]",
-                    max_iter);
+        nsi_set_msg(err, err_len, "moreau: max_iter = %g must be an integer in [1, 1e7]", max_iter);
         return NULL;
     }
     if (!nsi_is_integer(solver) || solver < 0.0 || solver > 1.0) {
@@ -236,14 +233,11 @@ static void *mj_create(const nsdyn_value *params, const nsdyn_host *host, char *
     return s;
 }
 
-static void mj_reset(void *inst)
-{
+static void mj_reset(void *inst) {
     moreau *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
 #ifdef NSDYN_HAVE_SICONOS
-    if (s->sic_ready)
-        mfc_siconos_free(&s->sic);
+    if (s->sic_ready) mfc_siconos_free(&s->sic);
     s->sic_ready = 0;
 #endif
     free(s->block);
@@ -261,18 +255,15 @@ static void mj_reset(void *inst)
     s->msg[0] = '\0';
 }
 
-static void mj_destroy(void *inst)
-{
+static void mj_destroy(void *inst) {
     moreau *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     mj_reset(s);
     free(s);
 }
 
 /* Name of contact c for messages. */
-static const char *mj_name(const moreau *s, size_t c, char *buf, size_t len)
-{
+static const char *mj_name(const moreau *s, size_t c, char *buf, size_t len) {
     if (s->mech.contact_name != NULL && s->mech.contact_name[c] != NULL)
         return s->mech.contact_name[c];
     nsi_set_msg(buf, len, "#%zu", c);
@@ -280,14 +271,12 @@ static const char *mj_name(const moreau *s, size_t c, char *buf, size_t len)
 }
 
 /* Copy and check the mechanics; 0 or -1 with s->msg set. */
-static int mj_take_problem(moreau *s, const nsdyn_ode *ode)
-{
+static int mj_take_problem(moreau *s, const nsdyn_ode *ode) {
     if (ode == NULL) {
         nsi_set_msg(s->msg, sizeof s->msg, "moreau: setup: no problem (ode is NULL)");
         return -1;
     }
-    const nsdyn_mechanics *m =
-        NSI_HAS_FIELD(nsdyn_ode, ode, mech) ? ode->mech : NULL;
+    const nsdyn_mechanics *m = NSI_HAS_FIELD(nsdyn_ode, ode, mech) ? ode->mech : NULL;
     if (m == NULL) {
         nsi_set_msg(s->msg, sizeof s->msg,
                     "moreau: setup: this problem carries no mechanics (nsdyn_ode.mech is %s): "
@@ -355,8 +344,8 @@ static int mj_take_problem(moreau *s, const nsdyn_ode *ode)
         }
         if (!(m->mu[c] >= 0.0) || !isfinite(m->mu[c])) {
             nsi_set_msg(s->msg, sizeof s->msg,
-                        "moreau: setup: contact '%s' has mu = %g (must be finite and >= 0)",
-                        name, m->mu[c]);
+                        "moreau: setup: contact '%s' has mu = %g (must be finite and >= 0)", name,
+                        m->mu[c]);
             return -1;
         }
     }
@@ -364,14 +353,11 @@ static int mj_take_problem(moreau *s, const nsdyn_ode *ode)
 }
 
 static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const double *y0,
-                             double t_end)
-{
+                             double t_end) {
     moreau *s = inst;
-    if (s == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL) return NSDYN_ERROR;
     mj_reset(s);
-    if (mj_take_problem(s, ode) != 0)
-        return NSDYN_ERROR;
+    if (mj_take_problem(s, ode) != 0) return NSDYN_ERROR;
     if (y0 == NULL || !isfinite(t0)) {
         nsi_set_msg(s->msg, sizeof s->msg, "moreau: setup needs a finite t0 and y0");
         return NSDYN_ERROR;
@@ -381,35 +367,53 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
     if (nsi_check_fixed_step("moreau", s->h, t0, t_end, s->msg, sizeof s->msg) != 0)
         return NSDYN_ERROR;
     const size_t n = s->n, nq = s->nq, nv = s->nv, nc = s->nc, n3 = 3 * nc;
-    const size_t n_dbl = 2 * n + 2 * nq + 2 * nv + nc + 3 * nc + 2 * n3 * nv + n3 * n3 +
-                         3 * n3 + nc + nc + n3 + n3;
-    const size_t bytes = n_dbl * sizeof(double) + nc * sizeof(size_t) + nc * sizeof(uint32_t) +
-                         nc + 16;
+    const size_t n_dbl =
+        2 * n + 2 * nq + 2 * nv + nc + 3 * nc + 2 * n3 * nv + n3 * n3 + 3 * n3 + nc + nc + n3 + n3;
+    const size_t bytes =
+        n_dbl * sizeof(double) + nc * sizeof(size_t) + nc * sizeof(uint32_t) + nc + 16;
     s->block = calloc(1, bytes);
     if (s->block == NULL) {
-        nsi_set_msg(s->msg, sizeof s->msg, "moreau: out of memory for %zu states, %zu contacts",
-                    n, nc);
+        nsi_set_msg(s->msg, sizeof s->msg, "moreau: out of memory for %zu states, %zu contacts", n,
+                    nc);
         return NSDYN_ERROR;
     }
     double *p = s->block;
-    s->y = p; p += n;
-    s->ynew = p; p += n;
-    s->qth = p; p += nq;
-    s->qd = p; p += nq;
-    s->vfree = p; p += nv;
-    s->acc = p; p += nv;
-    s->gap = p; p += nc;
-    s->u = p; p += n3;
-    s->W = p; p += n3 * nv;
-    s->MW = p; p += n3 * nv;
-    s->D = p; p += n3 * n3;
-    s->qv = p; p += n3;
-    s->P = p; p += n3;
-    s->w = p; p += n3;
-    s->cres = p; p += nc;
-    s->mu_act = p; p += nc;
-    s->P_last = p; p += n3;
-    s->P_report = p; p += n3;
+    s->y = p;
+    p += n;
+    s->ynew = p;
+    p += n;
+    s->qth = p;
+    p += nq;
+    s->qd = p;
+    p += nq;
+    s->vfree = p;
+    p += nv;
+    s->acc = p;
+    p += nv;
+    s->gap = p;
+    p += nc;
+    s->u = p;
+    p += n3;
+    s->W = p;
+    p += n3 * nv;
+    s->MW = p;
+    p += n3 * nv;
+    s->D = p;
+    p += n3 * n3;
+    s->qv = p;
+    p += n3;
+    s->P = p;
+    p += n3;
+    s->w = p;
+    p += n3;
+    s->cres = p;
+    p += nc;
+    s->mu_act = p;
+    p += nc;
+    s->P_last = p;
+    p += n3;
+    s->P_report = p;
+    p += n3;
     s->act = (size_t *)(void *)p; /* doubles then size_t: alignment kept */
     s->tdim_act = (uint32_t *)(void *)(s->act + nc);
     s->was_active = (unsigned char *)(s->tdim_act + nc);
@@ -447,10 +451,9 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
         const int dim = any2 ? 3 : 2;
         char why[NSI_MSG_LEN - 64];
         if (mfc_siconos_init(&s->sic, dim, nc,
-                             dim == 2 ? SICONOS_FRICTION_2D_NSGS : SICONOS_FRICTION_3D_NSGS,
-                             s->tol, s->max_iter, why, sizeof why) != 0) {
-            nsi_set_msg(s->msg, sizeof s->msg, "moreau: setup: solver = \"siconos_nsgs\": %s",
-                        why);
+                             dim == 2 ? SICONOS_FRICTION_2D_NSGS : SICONOS_FRICTION_3D_NSGS, s->tol,
+                             s->max_iter, why, sizeof why) != 0) {
+            nsi_set_msg(s->msg, sizeof s->msg, "moreau: setup: solver = \"siconos_nsgs\": %s", why);
             return NSDYN_ERROR;
         }
         s->sic_ready = 1;
@@ -468,12 +471,9 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
 
 /* Map a callback status: OK/WARNING -> OK, REJECT_STEP kept, else ERROR
  * with a message naming the callback. */
-static nsdyn_status mj_cb(moreau *s, nsdyn_status r, const char *what, double t)
-{
-    if (r == NSDYN_OK || r == NSDYN_WARNING)
-        return NSDYN_OK;
-    if (r == NSDYN_REJECT_STEP)
-        return NSDYN_REJECT_STEP;
+static nsdyn_status mj_cb(moreau *s, nsdyn_status r, const char *what, double t) {
+    if (r == NSDYN_OK || r == NSDYN_WARNING) return NSDYN_OK;
+    if (r == NSDYN_REJECT_STEP) return NSDYN_REJECT_STEP;
     nsi_set_msg(s->msg, sizeof s->msg, "moreau: %s returned %s at t = %.10g s", what,
                 nsi_status_name(r), t);
     return NSDYN_ERROR;
@@ -481,11 +481,9 @@ static nsdyn_status mj_cb(moreau *s, nsdyn_status r, const char *what, double t)
 
 /* Append to s->msg (truncating). */
 static void mj_append(moreau *s, const char *fmt, ...) NSI_PRINTF(2, 3);
-static void mj_append(moreau *s, const char *fmt, ...)
-{
+static void mj_append(moreau *s, const char *fmt, ...) {
     const size_t len = strlen(s->msg);
-    if (len + 1 >= sizeof s->msg)
-        return;
+    if (len + 1 >= sizeof s->msg) return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s->msg + len, sizeof s->msg - len, fmt, ap);
@@ -494,8 +492,7 @@ static void mj_append(moreau *s, const char *fmt, ...)
 
 /* Describe a failed contact solve in s->msg. */
 static void mj_describe_failure(moreau *s, double t, double h, size_t m, const mfc_info *info,
-                                int siconos_info)
-{
+                                int siconos_info) {
     char nb[32];
     nsi_set_msg(s->msg, sizeof s->msg,
                 "moreau: contact solve failed in the step from t = %.10g s (h = %.3g s): "
@@ -520,8 +517,7 @@ static void mj_describe_failure(moreau *s, double t, double h, size_t m, const m
 /* The contact law's impulse at closed contact a (of s->act) alone, for
  * mfc_nsgs: b is its local velocity without its own impulse; restitution
  * refers to the velocity at the step start (contact.h). */
-static int mj_local(void *ctx, size_t a, const double A[9], const double b[3], double r[3])
-{
+static int mj_local(void *ctx, size_t a, const double A[9], const double b[3], double r[3]) {
     moreau *s = ctx;
     const size_t c = s->act[a];
     return s->mech.local_impulse(s->mech.ctx, c, A, b, s->u + 3 * c, r) > NSDYN_WARNING ? -1 : 0;
@@ -529,8 +525,7 @@ static int mj_local(void *ctx, size_t a, const double A[9], const double b[3], d
 
 /* Try one step of size h from (s->t, s->y) into s->ynew. Returns OK,
  * WARNING (a failed solve under on_failure = warn), REJECT_STEP or ERROR. */
-static nsdyn_status mj_try(moreau *s, double h)
-{
+static nsdyn_status mj_try(moreau *s, double h) {
     const size_t nq = s->nq, nv = s->nv, nc = s->nc;
     const double t = s->t, th = s->theta, tth = t + th * h;
     const double *q = s->y, *v = s->y + nq;
@@ -541,16 +536,12 @@ static nsdyn_status mj_try(moreau *s, double h)
 
     /* 1. predicted configuration */
     st = mj_cb(s, s->mech.qdot(ctx, t, q, v, s->qd), "qdot", t);
-    if (st != NSDYN_OK)
-        return st;
-    for (size_t i = 0; i < nq; ++i)
-        s->qth[i] = q[i] + th * h * s->qd[i];
+    if (st != NSDYN_OK) return st;
+    for (size_t i = 0; i < nq; ++i) s->qth[i] = q[i] + th * h * s->qd[i];
     /* 2. free velocity */
     s->st.rhs_evals++;
-    st = mj_cb(s, s->mech.free_acceleration(ctx, tth, s->qth, v, s->acc), "free_acceleration",
-               tth);
-    if (st != NSDYN_OK)
-        return st;
+    st = mj_cb(s, s->mech.free_acceleration(ctx, tth, s->qth, v, s->acc), "free_acceleration", tth);
+    if (st != NSDYN_OK) return st;
     for (size_t i = 0; i < nv; ++i) {
         s->vfree[i] = v[i] + h * s->acc[i];
         vn[i] = s->vfree[i];
@@ -559,13 +550,11 @@ static nsdyn_status mj_try(moreau *s, double h)
     size_t m = 0;
     if (nc > 0) {
         s->st.jacobian_evals++;
-        st = mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, s->W, s->MW),
-                   "contacts", tth);
-        if (st != NSDYN_OK)
-            return st;
+        st = mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, s->W, s->MW), "contacts",
+                   tth);
+        if (st != NSDYN_OK) return st;
         for (size_t c = 0; c < nc; ++c)
-            if (s->gap[c] <= 0.0)
-                s->act[m++] = c;
+            if (s->gap[c] <= 0.0) s->act[m++] = c;
     }
     if (m > 0) {
         /* 4. the friction-contact problem of the closed contacts */
@@ -575,8 +564,7 @@ static nsdyn_status mj_try(moreau *s, double h)
             for (size_t i = 0; i < 3; ++i) {
                 const double *Wr = s->W + (3 * c + i) * nv;
                 double du = 0.0;
-                for (size_t k = 0; k < nv; ++k)
-                    du += Wr[k] * s->acc[k];
+                for (size_t k = 0; k < nv; ++k) du += Wr[k] * s->acc[k];
                 s->qv[3 * a + i] = s->u[3 * c + i] + h * du;
                 s->P[3 * a + i] = s->was_active[c] ? s->P_last[3 * c + i] : 0.0;
             }
@@ -593,15 +581,14 @@ static nsdyn_status mj_try(moreau *s, double h)
                     for (size_t j = 0; j < 3; ++j) {
                         const double *Mr = s->MW + (3 * d + j) * nv;
                         double sum = 0.0;
-                        for (size_t k = 0; k < nv; ++k)
-                            sum += Wr[k] * Mr[k];
+                        for (size_t k = 0; k < nv; ++k) sum += Wr[k] * Mr[k];
                         s->D[(3 * a + i) * n3 + 3 * b + j] = sum;
                     }
                 }
             }
         }
-        const mfc_problem prob = {m,        s->D,     s->qv, s->mu_act,
-                                  s->tdim_act, s->solver == SOLVER_NSGS ? mj_local : NULL, s};
+        const mfc_problem prob = {
+            m, s->D, s->qv, s->mu_act, s->tdim_act, s->solver == SOLVER_NSGS ? mj_local : NULL, s};
         mfc_info info = {0, 0.0, 0, 0};
         int siconos_info = 0, ok;
         if (s->solver == SOLVER_NSGS) {
@@ -619,8 +606,7 @@ static nsdyn_status mj_try(moreau *s, double h)
             /* each closed contact's residual, for the message */
             (void)mfc_error(&prob, s->P, s->w, s->cres, NULL);
             mj_describe_failure(s, t, h, m, &info, siconos_info);
-            if (s->on_failure == FAIL_ERROR)
-                return NSDYN_ERROR;
+            if (s->on_failure == FAIL_ERROR) return NSDYN_ERROR;
             nsi_log(&s->host, NSDYN_LOG_WARNING, s->msg);
             result = NSDYN_WARNING;
         }
@@ -629,17 +615,14 @@ static nsdyn_status mj_try(moreau *s, double h)
             const size_t c = s->act[a];
             for (size_t i = 0; i < 3; ++i) {
                 const double Pi = s->P[3 * a + i];
-                if (Pi == 0.0)
-                    continue;
+                if (Pi == 0.0) continue;
                 const double *Mr = s->MW + (3 * c + i) * nv;
-                for (size_t k = 0; k < nv; ++k)
-                    vn[k] += Pi * Mr[k];
+                for (size_t k = 0; k < nv; ++k) vn[k] += Pi * Mr[k];
             }
         }
     }
     /* warm start of the next step: impulses of the contacts closed now */
-    for (size_t c = 0; c < nc; ++c)
-        s->was_active[c] = 0;
+    for (size_t c = 0; c < nc; ++c) s->was_active[c] = 0;
     for (size_t a = 0; a < m; ++a) {
         const size_t c = s->act[a];
         s->was_active[c] = 1;
@@ -647,13 +630,10 @@ static nsdyn_status mj_try(moreau *s, double h)
     }
     /* 6. positions with v_theta (vfree is free now: reuse it) */
     double *vth = s->vfree;
-    for (size_t i = 0; i < nv; ++i)
-        vth[i] = (1.0 - th) * v[i] + th * vn[i];
+    for (size_t i = 0; i < nv; ++i) vth[i] = (1.0 - th) * v[i] + th * vn[i];
     st = mj_cb(s, s->mech.qdot(ctx, tth, s->qth, vth, s->qd), "qdot", tth);
-    if (st != NSDYN_OK)
-        return st;
-    for (size_t i = 0; i < nq; ++i)
-        qn[i] = q[i] + h * s->qd[i];
+    if (st != NSDYN_OK) return st;
+    for (size_t i = 0; i < nq; ++i) qn[i] = q[i] + h * s->qd[i];
     for (size_t i = 0; i < nq + nv; ++i) {
         if (!isfinite(s->ynew[i])) {
             nsi_set_msg(s->msg, sizeof s->msg,
@@ -666,11 +646,9 @@ static nsdyn_status mj_try(moreau *s, double h)
     return result;
 }
 
-static nsdyn_status mj_step(void *inst, double t_stop, nsdyn_step_report *out)
-{
+static nsdyn_status mj_step(void *inst, double t_stop, nsdyn_step_report *out) {
     moreau *s = inst;
-    if (s == NULL || out == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL || out == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "moreau: step() called before setup()");
         return NSDYN_ERROR;
@@ -696,8 +674,7 @@ static nsdyn_status mj_step(void *inst, double t_stop, nsdyn_step_report *out)
     nsdyn_status st;
     for (int attempt = 0;; ++attempt) {
         st = mj_try(s, h);
-        if (st != NSDYN_REJECT_STEP)
-            break;
+        if (st != NSDYN_REJECT_STEP) break;
         s->st.rejected_steps++;
         if (attempt >= MJ_MAX_HALVINGS) {
             nsi_set_msg(s->msg, sizeof s->msg,
@@ -710,10 +687,8 @@ static nsdyn_status mj_step(void *inst, double t_stop, nsdyn_step_report *out)
         t_land = t + h;
         on_grid = 0;
     }
-    if (st != NSDYN_OK && st != NSDYN_WARNING)
-        return NSDYN_ERROR;
-    if (st == NSDYN_WARNING)
-        s->st.rejected_steps++; /* a failed solve, logged, step taken */
+    if (st != NSDYN_OK && st != NSDYN_WARNING) return NSDYN_ERROR;
+    if (st == NSDYN_WARNING) s->st.rejected_steps++; /* a failed solve, logged, step taken */
 
     /* Accept. */
     double *tmp = s->y;
@@ -739,11 +714,9 @@ static nsdyn_status mj_step(void *inst, double t_stop, nsdyn_step_report *out)
     return st;
 }
 
-static nsdyn_status mj_restart(void *inst, double t, const double *y)
-{
+static nsdyn_status mj_restart(void *inst, double t, const double *y) {
     moreau *s = inst;
-    if (s == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "moreau: restart() called before setup()");
         return NSDYN_ERROR;
@@ -752,8 +725,7 @@ static nsdyn_status mj_restart(void *inst, double t, const double *y)
         nsi_set_msg(s->msg, sizeof s->msg, "moreau: restart needs a finite t and a state");
         return NSDYN_ERROR;
     }
-    if (y != s->y)
-        memmove(s->y, y, s->n * sizeof(double));
+    if (y != s->y) memmove(s->y, y, s->n * sizeof(double));
     s->t = t;
     s->t_base = t;
     s->k_grid = 0;
@@ -761,16 +733,13 @@ static nsdyn_status mj_restart(void *inst, double t, const double *y)
     return NSDYN_OK;
 }
 
-static void mj_stats(void *inst, nsdyn_integrator_stats *out)
-{
+static void mj_stats(void *inst, nsdyn_integrator_stats *out) {
     moreau *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     nsi_stats_write(out, &s->st);
 }
 
-static const char *mj_message(void *inst)
-{
+static const char *mj_message(void *inst) {
     moreau *s = inst;
     return s != NULL ? s->msg : "moreau: no instance";
 }
@@ -794,9 +763,7 @@ static const nsdyn_integrator nsdyn_integrator_moreau = {
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index);
 
-NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index)
-{
-    if (host_abi_major != NSDYN_ABI_MAJOR)
-        return NULL;
+NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
+    if (host_abi_major != NSDYN_ABI_MAJOR) return NULL;
     return index == 0 ? &nsdyn_integrator_moreau.info : NULL;
 }

@@ -95,22 +95,20 @@ typedef struct mfc_problem {
 } mfc_problem;
 
 typedef struct mfc_info {
-    int iterations;   /* sweeps done */
-    double error;     /* final error (see above) */
-    size_t worst;     /* contact with the largest residual */
-    int local_fail;   /* 1 + the contact whose one-contact problem had no exact
+    int iterations; /* sweeps done */
+    double error;   /* final error (see above) */
+    size_t worst;   /* contact with the largest residual */
+    int local_fail; /* 1 + the contact whose one-contact problem had no exact
                          case in the last sweep (0: none) */
 } mfc_info;
 
 /* ---- cone geometry ------------------------------------------------------- */
 
 /* Projection onto K_mu = {||z_T|| <= mu z_n} (z_T of `nt` components). */
-static inline void mfc_proj_cone(double z[3], double mu, unsigned nt)
-{
+static inline void mfc_proj_cone(double z[3], double mu, unsigned nt) {
     const double zt = nt == 2 ? sqrt(z[1] * z[1] + z[2] * z[2]) : fabs(z[1]);
-    if (z[0] >= 0.0 && zt <= mu * z[0])
-        return; /* inside */
-    if (mu * zt <= -z[0]) { /* inside the polar cone */
+    if (z[0] >= 0.0 && zt <= mu * z[0]) return; /* inside */
+    if (mu * zt <= -z[0]) {                     /* inside the polar cone */
         z[0] = z[1] = z[2] = 0.0;
         return;
     }
@@ -122,20 +120,17 @@ static inline void mfc_proj_cone(double z[3], double mu, unsigned nt)
 }
 
 /* Tangent components a contact uses: 0 (frictionless), 1 or 2. */
-static inline unsigned mfc_nt(const mfc_problem *p, size_t c)
-{
+static inline unsigned mfc_nt(const mfc_problem *p, size_t c) {
     return p->mu[c] > 0.0 ? (unsigned)p->tdim[c] : 0u;
 }
 
 /* w = D P + q (3m). */
-static inline void mfc_velocity(const mfc_problem *p, const double *P, double *w)
-{
+static inline void mfc_velocity(const mfc_problem *p, const double *P, double *w) {
     const size_t n3 = 3 * p->m;
     for (size_t i = 0; i < n3; ++i) {
         const double *row = p->D + i * n3;
         double s = p->q[i];
-        for (size_t j = 0; j < n3; ++j)
-            s += row[j] * P[j];
+        for (size_t j = 0; j < n3; ++j) s += row[j] * P[j];
         w[i] = s;
     }
 }
@@ -143,8 +138,7 @@ static inline void mfc_velocity(const mfc_problem *p, const double *P, double *w
 /* Error of P (see the head of this file); w (3m) receives D P + q, cres (m,
  * may be NULL) the residual norm of each contact [m/s]. */
 static inline double mfc_error(const mfc_problem *p, const double *P, double *w, double *cres,
-                               size_t *worst)
-{
+                               size_t *worst) {
     mfc_velocity(p, P, w);
     const size_t n3 = 3 * p->m;
     double r2 = 0.0, q2 = 0.0, wmax = -1.0;
@@ -154,14 +148,13 @@ static inline double mfc_error(const mfc_problem *p, const double *P, double *w,
         const double dnn = p->D[(3 * c) * n3 + 3 * c];
         const double rho = dnn > 0.0 ? 1.0 / dnn : 1.0, irho = dnn > 0.0 ? dnn : 1.0;
         const double *Pc = P + 3 * c, *wc = w + 3 * c;
-        const double wt = nt == 2 ? sqrt(wc[1] * wc[1] + wc[2] * wc[2])
-                                  : nt == 1 ? fabs(wc[1]) : 0.0;
+        const double wt = nt == 2   ? sqrt(wc[1] * wc[1] + wc[2] * wc[2])
+                          : nt == 1 ? fabs(wc[1])
+                                    : 0.0;
         double z[3] = {Pc[0] - rho * (wc[0] + p->mu[c] * wt), Pc[1] - rho * wc[1],
                        Pc[2] - rho * wc[2]};
-        if (nt < 2)
-            z[2] = 0.0;
-        if (nt < 1)
-            z[1] = 0.0;
+        if (nt < 2) z[2] = 0.0;
+        if (nt < 1) z[1] = 0.0;
         mfc_proj_cone(z, p->mu[c], nt);
         /* components a contact does not use must be zero: their residual is
          * the impulse itself */
@@ -171,18 +164,15 @@ static inline double mfc_error(const mfc_problem *p, const double *P, double *w,
             e2 += ri * ri;
         }
         r2 += e2;
-        if (cres != NULL)
-            cres[c] = sqrt(e2);
+        if (cres != NULL) cres[c] = sqrt(e2);
         if (e2 > wmax) {
             wmax = e2;
             iw = c;
         }
         q2 += p->q[3 * c] * p->q[3 * c];
-        for (unsigned i = 1; i <= nt; ++i)
-            q2 += p->q[3 * c + i] * p->q[3 * c + i];
+        for (unsigned i = 1; i <= nt; ++i) q2 += p->q[3 * c + i] * p->q[3 * c + i];
     }
-    if (worst != NULL)
-        *worst = iw;
+    if (worst != NULL) *worst = iw;
     const double qn = sqrt(q2);
     return qn > 0.0 ? sqrt(r2) / qn : sqrt(r2);
 }
@@ -191,8 +181,7 @@ static inline double mfc_error(const mfc_problem *p, const double *P, double *w,
 
 /* Keep the candidate with the smallest violation; 1 if v is acceptable. */
 static inline int mfc_take(double *best_v, double best[3], double v, double r0, double r1,
-                           double r2)
-{
+                           double r2) {
     if (v < *best_v) {
         *best_v = v;
         best[0] = r0;
@@ -203,8 +192,7 @@ static inline int mfc_take(double *best_v, double best[3], double v, double r0, 
 }
 
 /* Frictionless: w_n = A_nn P_n + b_n. */
-static inline int mfc_local_normal(const double A[9], const double b[3], double r[3])
-{
+static inline int mfc_local_normal(const double A[9], const double b[3], double r[3]) {
     r[1] = r[2] = 0.0;
     if (!(A[0] > 0.0)) {
         r[0] = 0.0;
@@ -215,8 +203,7 @@ static inline int mfc_local_normal(const double A[9], const double b[3], double 
 }
 
 /* Tangent dimension 1: (n, t) block of A. */
-static inline int mfc_local_2d(const double A[9], const double b[3], double mu, double r[3])
-{
+static inline int mfc_local_2d(const double A[9], const double b[3], double mu, double r[3]) {
     r[2] = 0.0;
     if (b[0] >= 0.0) { /* open: P = 0, w = b, w_n >= 0 */
         r[0] = r[1] = 0.0;
@@ -240,8 +227,7 @@ static inline int mfc_local_2d(const double A[9], const double b[3], double mu, 
     for (int k = 0; k < 2; ++k) {
         const double s = k == 0 ? 1.0 : -1.0;
         const double den = a00 - s * mu * a01;
-        if (!(den > 0.0))
-            continue;
+        if (!(den > 0.0)) continue;
         const double rn = -b[0] / den, rt = -s * mu * rn;
         const double wt = a10 * rn + a11 * rt + b[1];
         const double scale = fabs(a10 * rn) + fabs(a11 * rt) + fabs(b[1]);
@@ -268,13 +254,12 @@ typedef struct mfc_trig {
 } mfc_trig;
 
 /* g^(order)(phi) from c = cos phi, s = sin phi (order 0, 1 or 2). */
-static inline double mfc_trig_eval(const mfc_trig *g, int order, double c, double s)
-{
+static inline double mfc_trig_eval(const mfc_trig *g, int order, double c, double s) {
     const double c2 = c * c - s * s, s2 = 2.0 * c * s;
     switch (order) {
-    case 0: return g->k0 + g->k1c * c + g->k1s * s + g->k2c * c2 + g->k2s * s2;
-    case 1: return -g->k1c * s + g->k1s * c - 2.0 * g->k2c * s2 + 2.0 * g->k2s * c2;
-    default: return -g->k1c * c - g->k1s * s - 4.0 * g->k2c * c2 - 4.0 * g->k2s * s2;
+        case 0: return g->k0 + g->k1c * c + g->k1s * s + g->k2c * c2 + g->k2s * s2;
+        case 1: return -g->k1c * s + g->k1s * c - 2.0 * g->k2c * s2 + 2.0 * g->k2s * c2;
+        default: return -g->k1c * c - g->k1s * s - 4.0 * g->k2c * c2 - 4.0 * g->k2s * s2;
     }
 }
 
@@ -282,21 +267,18 @@ static inline double mfc_trig_eval(const mfc_trig *g, int order, double c, doubl
  * opposite sign at b: Newton on g^(order) with g^(order+1), falling back to
  * bisection when the Newton point leaves the bracket (rtsafe, Press et
  * al., "Numerical Recipes", 3rd ed., Sec. 9.4). */
-static inline double mfc_trig_root(const mfc_trig *g, int order, double a, double b, double sa)
-{
+static inline double mfc_trig_root(const mfc_trig *g, int order, double a, double b, double sa) {
     double x = 0.5 * (a + b);
     for (int it = 0; it < 100; ++it) {
         const double c = cos(x), sn = sin(x);
         const double f = mfc_trig_eval(g, order, c, sn), df = mfc_trig_eval(g, order + 1, c, sn);
-        if (f == 0.0)
-            return x;
+        if (f == 0.0) return x;
         if ((f < 0.0) == (sa < 0.0))
             a = x;
         else
             b = x;
         double xn = df != 0.0 ? x - f / df : 0.5 * (a + b);
-        if (!(xn > a && xn < b))
-            xn = 0.5 * (a + b);
+        if (!(xn > a && xn < b)) xn = 0.5 * (a + b);
         if (fabs(xn - x) <= 4.0 * DBL_EPSILON * (1.0 + fabs(x)) || b - a <= 8.0 * DBL_EPSILON)
             return xn;
         x = xn;
@@ -305,13 +287,11 @@ static inline double mfc_trig_root(const mfc_trig *g, int order, double a, doubl
 }
 
 /* Check the 3-D slide candidate of slip angle phi; 1 and r set if valid. */
-static inline int mfc_slide_candidate(const double A[9], const double b[3], double mu,
-                                      double phi, double *best_v, double best[3], double r[3])
-{
+static inline int mfc_slide_candidate(const double A[9], const double b[3], double mu, double phi,
+                                      double *best_v, double best[3], double r[3]) {
     const double pc = cos(phi), ps = sin(phi);
     const double den = A[0] - mu * (A[1] * pc + A[2] * ps);
-    if (!(den > 0.0))
-        return 0;
+    if (!(den > 0.0)) return 0;
     const double rn = -b[0] / den;
     const double r1 = -mu * rn * pc, r2 = -mu * rn * ps;
     /* w_T of this candidate: must point along +e(phi) */
@@ -330,8 +310,7 @@ static inline int mfc_slide_candidate(const double A[9], const double b[3], doub
 
 /* Tangent dimension 2, mu > 0. On entry r holds the previous iterate of
  * this contact (a warm start for the slip angle). */
-static inline int mfc_local_3d(const double A[9], const double b[3], double mu, double r[3])
-{
+static inline int mfc_local_3d(const double A[9], const double b[3], double mu, double r[3]) {
     const double r_old[3] = {r[0], r[1], r[2]};
     if (b[0] >= 0.0) { /* open */
         r[0] = r[1] = r[2] = 0.0;
@@ -390,8 +369,7 @@ static inline int mfc_local_3d(const double A[9], const double b[3], double mu, 
         for (int it = 0; it < 20; ++it) {
             const double c = cos(phi), sn = sin(phi);
             const double f = mfc_trig_eval(&g, 0, c, sn), df = mfc_trig_eval(&g, 1, c, sn);
-            if (!(df != 0.0))
-                break;
+            if (!(df != 0.0)) break;
             double dx = -f / df;
             if (dx > 0.5)
                 dx = 0.5;
@@ -399,8 +377,7 @@ static inline int mfc_local_3d(const double A[9], const double b[3], double mu, 
                 dx = -0.5;
             phi += dx;
             if (fabs(dx) <= 1e-14) {
-                if (mfc_slide_candidate(A, b, mu, phi, &best_v, best, r))
-                    return 0;
+                if (mfc_slide_candidate(A, b, mu, phi, &best_v, best, r)) return 0;
                 break;
             }
         }
@@ -443,8 +420,7 @@ static inline int mfc_local_3d(const double A[9], const double b[3], double mu, 
             }
         }
         for (int i = 0; i < nr; ++i)
-            if (mfc_slide_candidate(A, b, mu, roots[i], &best_v, best, r))
-                return 0;
+            if (mfc_slide_candidate(A, b, mu, roots[i], &best_v, best, r)) return 0;
         c = cn;
         sn = snn;
         g0 = g1;
@@ -460,13 +436,10 @@ static inline int mfc_local_3d(const double A[9], const double b[3], double mu, 
  * previous iterate on entry, a warm start for the 3-D slip angle). Returns 0
  * when a case holds, -1 when none does (singular or non-positive block,
  * Painleve-like configuration); r is then the least-violating candidate. */
-static inline int mfc_local_solve(const double A[9], const double b[3], double mu,
-                                  unsigned nt, double r[3])
-{
-    if (nt == 0)
-        return mfc_local_normal(A, b, r);
-    if (nt == 1)
-        return mfc_local_2d(A, b, mu, r);
+static inline int mfc_local_solve(const double A[9], const double b[3], double mu, unsigned nt,
+                                  double r[3]) {
+    if (nt == 0) return mfc_local_normal(A, b, r);
+    if (nt == 1) return mfc_local_2d(A, b, mu, r);
     return mfc_local_3d(A, b, mu, r);
 }
 
@@ -475,8 +448,7 @@ static inline int mfc_local_solve(const double A[9], const double b[3], double m
 /* |A (r - old)|^2: how much a contact's update changed its local velocity
  * [m^2/s^2]; keeps the contact with the largest change in *worst. */
 static inline double mfc_sweep_change(const double A[9], const double old[3], const double r[3],
-                                      double *worst2, size_t c, size_t *worst)
-{
+                                      double *worst2, size_t c, size_t *worst) {
     double d2 = 0.0;
     for (int i = 0; i < 3; ++i) {
         const double dv = A[3 * i] * (r[0] - old[0]) + A[3 * i + 1] * (r[1] - old[1]) +
@@ -491,11 +463,9 @@ static inline double mfc_sweep_change(const double A[9], const double old[3], co
 }
 
 /* A velocity [m/s] relative to ||q|| (itself when q = 0), as mfc_error. */
-static inline double mfc_scaled(const mfc_problem *p, double v)
-{
+static inline double mfc_scaled(const mfc_problem *p, double v) {
     double q2 = 0.0;
-    for (size_t i = 0; i < 3 * p->m; ++i)
-        q2 += p->q[i] * p->q[i];
+    for (size_t i = 0; i < 3 * p->m; ++i) q2 += p->q[i] * p->q[i];
     return q2 > 0.0 ? v / sqrt(q2) : v;
 }
 
@@ -504,8 +474,7 @@ static inline double mfc_scaled(const mfc_problem *p, double v)
  * converged, -1 otherwise (P: the last iterate; mfc_error with cres gives
  * each contact's residual). */
 static inline int mfc_nsgs(const mfc_problem *p, double *P, double *w, double tol, int max_iter,
-                           mfc_info *info)
-{
+                           mfc_info *info) {
     const size_t m = p->m, n3 = 3 * m;
     info->iterations = 0;
     info->local_fail = 0;
@@ -513,8 +482,7 @@ static inline int mfc_nsgs(const mfc_problem *p, double *P, double *w, double to
     /* unused components start (and stay) at zero */
     for (size_t c = 0; c < m; ++c) {
         const unsigned nt = mfc_nt(p, c);
-        for (unsigned i = nt + 1; i < 3; ++i)
-            P[3 * c + i] = 0.0;
+        for (unsigned i = nt + 1; i < 3; ++i) P[3 * c + i] = 0.0;
     }
     for (int it = 1; it <= max_iter; ++it) {
         int moved = 0;
@@ -526,8 +494,7 @@ static inline int mfc_nsgs(const mfc_problem *p, double *P, double *w, double to
                 const double *row = p->D + (3 * c + i) * n3;
                 double s = p->q[3 * c + i];
                 for (size_t e = 0; e < m; ++e) {
-                    if (e == c)
-                        continue;
+                    if (e == c) continue;
                     s += row[3 * e] * P[3 * e] + row[3 * e + 1] * P[3 * e + 1] +
                          row[3 * e + 2] * P[3 * e + 2];
                 }
@@ -539,27 +506,23 @@ static inline int mfc_nsgs(const mfc_problem *p, double *P, double *w, double to
             const double old[3] = {P[3 * c], P[3 * c + 1], P[3 * c + 2]};
             int bad = p->local ? p->local(p->local_ctx, c, A, b, P + 3 * c)
                                : mfc_local_solve(A, b, p->mu[c], mfc_nt(p, c), P + 3 * c);
-            if (bad != 0)
-                info->local_fail = (int)c + 1;
+            if (bad != 0) info->local_fail = (int)c + 1;
             moved |= old[0] != P[3 * c] || old[1] != P[3 * c + 1] || old[2] != P[3 * c + 2];
             change2 += mfc_sweep_change(A, old, P + 3 * c, &worst2, c, &info->worst);
         }
         info->iterations = it;
         if (p->local) {
             /* the contact law found no impulse: no sweep can repair that */
-            if (info->local_fail)
-                return -1;
+            if (info->local_fail) return -1;
             mfc_velocity(p, P, w);
             info->error = mfc_scaled(p, sqrt(change2));
         } else {
             info->error = mfc_error(p, P, w, NULL, &info->worst);
         }
-        if (info->error <= tol)
-            return 0;
+        if (info->error <= tol) return 0;
         /* a sweep that changed nothing is a fixed point of the sweep: more
          * sweeps cannot help (e.g. a contact without a solution) */
-        if (!moved && it > 1)
-            return -1;
+        if (!moved && it > 1) return -1;
     }
     return -1;
 }
@@ -613,61 +576,52 @@ typedef struct mfc_siconos_api {
 
 typedef struct mfc_siconos {
     mfc_siconos_api api;
-    int dim;               /* 2 or 3 */
-    size_t cap;            /* most contacts */
+    int dim;    /* 2 or 3 */
+    size_t cap; /* most contacts */
     SolverOptions *opt;
-    NumericsMatrix *M;     /* dense, matrix0 = Md (ours) */
+    NumericsMatrix *M; /* dense, matrix0 = Md (ours) */
     FrictionContactProblem prob;
     double *Md, *q, *mu, *r, *u; /* one block, owned here */
 } mfc_siconos;
 
 /* dlsym into a function pointer (object -> function pointer by memcpy, the
  * POSIX way). Returns 0 or -1. */
-static inline int mfc_sym(void *so, const char *name, void *fp, size_t size)
-{
+static inline int mfc_sym(void *so, const char *name, void *fp, size_t size) {
     void *sym = dlsym(so, name);
-    if (sym == NULL)
-        return -1;
+    if (sym == NULL) return -1;
     memcpy(fp, &sym, size);
     return 0;
 }
-#define MFC_SYM(api, field, name) mfc_sym((api)->so, name, &(api)->field, sizeof (api)->field)
+#define MFC_SYM(api, field, name) mfc_sym((api)->so, name, &(api)->field, sizeof(api)->field)
 
 /* solver_options_delete() of Siconos 4.4 clears an options tree but frees
  * neither the struct it is given nor those of its internal solvers (its
  * source: "double free or corruption // free(op);"), so the caller frees
  * them: detach the internal solvers, delete, free, recurse. (Checked under
  * LeakSanitizer: without this, 120 bytes leak per options struct.) */
-static inline void mfc_siconos_options_free(const mfc_siconos_api *api, SolverOptions *op)
-{
-    if (op == NULL)
-        return;
+static inline void mfc_siconos_options_free(const mfc_siconos_api *api, SolverOptions *op) {
+    if (op == NULL) return;
     SolverOptions *kids[8];
     size_t nk = 0;
     if (op->internalSolvers != NULL)
         for (size_t i = 0; i < op->numberOfInternalSolvers; ++i) {
-            if (nk < 8)
-                kids[nk++] = op->internalSolvers[i];
+            if (nk < 8) kids[nk++] = op->internalSolvers[i];
             op->internalSolvers[i] = NULL; /* solver_options_delete(NULL) is a no-op */
         }
     api->options_delete(op);
     free(op);
-    for (size_t i = 0; i < nk; ++i)
-        mfc_siconos_options_free(api, kids[i]);
+    for (size_t i = 0; i < nk; ++i) mfc_siconos_options_free(api, kids[i]);
 }
 
-static inline void mfc_siconos_free(mfc_siconos *s)
-{
+static inline void mfc_siconos_free(mfc_siconos *s) {
     if (s->M != NULL) {
         s->M->matrix0 = NULL; /* ours, not Siconos' */
         s->api.nm_clear(s->M);
         free(s->M);
     }
-    if (s->opt != NULL)
-        mfc_siconos_options_free(&s->api, s->opt);
+    if (s->opt != NULL) mfc_siconos_options_free(&s->api, s->opt);
     free(s->Md);
-    if (s->api.so != NULL)
-        dlclose(s->api.so);
+    if (s->api.so != NULL) dlclose(s->api.so);
     memset(s, 0, sizeof *s);
 }
 
@@ -675,8 +629,7 @@ static inline void mfc_siconos_free(mfc_siconos *s)
  * Returns 0, or -1 with a message in err (library not found, out of
  * memory). */
 static inline int mfc_siconos_init(mfc_siconos *s, int dim, size_t max_contacts, int solver_id,
-                                   double tol, int max_iter, char *err, size_t err_len)
-{
+                                   double tol, int max_iter, char *err, size_t err_len) {
     memset(s, 0, sizeof *s);
     s->dim = dim;
     s->cap = max_contacts;
@@ -729,8 +682,7 @@ static inline int mfc_siconos_init(mfc_siconos *s, int dim, size_t max_contacts,
 /* Solve p (p->m <= cap) from the warm start P; P receives the impulses.
  * Returns Siconos' info (0 = converged by its own test), or -2 when
  * Siconos raised a fatal error (sn_fatal_error). *iters: iterations done. */
-static inline int mfc_siconos_solve(mfc_siconos *s, const mfc_problem *p, double *P, int *iters)
-{
+static inline int mfc_siconos_solve(mfc_siconos *s, const mfc_problem *p, double *P, int *iters) {
     const size_t m = p->m, d = (size_t)s->dim, nd = d * m, n3 = 3 * m;
     /* dense storage is column-major */
     for (size_t c = 0; c < m; ++c)
@@ -742,8 +694,7 @@ static inline int mfc_siconos_solve(mfc_siconos *s, const mfc_problem *p, double
             s->q[row] = p->q[3 * c + i];
             s->r[row] = P[3 * c + i];
         }
-    for (size_t c = 0; c < m; ++c)
-        s->mu[c] = p->mu[c];
+    for (size_t c = 0; c < m; ++c) s->mu[c] = p->mu[c];
     s->M->size0 = s->M->size1 = (int)nd;
     s->prob.numberOfContacts = (int)m;
     volatile int info;
@@ -760,8 +711,7 @@ static inline int mfc_siconos_solve(mfc_siconos *s, const mfc_problem *p, double
     /* locals set before setjmp are not trusted after it (-Wclobbered) */
     const size_t dd = (size_t)s->dim, mm = (size_t)s->prob.numberOfContacts;
     for (size_t c = 0; c < mm; ++c)
-        for (size_t i = 0; i < 3; ++i)
-            P[3 * c + i] = i < dd ? s->r[dd * c + i] : 0.0;
+        for (size_t i = 0; i < 3; ++i) P[3 * c + i] = i < dd ? s->r[dd * c + i] : 0.0;
     return info;
 }
 #endif

@@ -47,8 +47,8 @@ typedef struct rk4 {
     nsdyn_ode ode;
     size_t n, ne;
     double t;
-    double t_base;    /* time of setup/restart or of the last off-grid step */
-    uint64_t k_grid;  /* full steps since t_base: t = t_base + k_grid h, no drift */
+    double t_base;   /* time of setup/restart or of the last off-grid step */
+    uint64_t k_grid; /* full steps since t_base: t = t_base + k_grid h, no drift */
     double *y, *ynew, *ytmp, *k1, *k2, *k3, *k4; /* n each */
     double *g, *gnew;                            /* ne each */
     double *block;                               /* the single allocation */
@@ -57,13 +57,11 @@ typedef struct rk4 {
 
 static const nsdyn_param_decl rk4_params[] = {
     {"h", NSDYN_PARAM_REAL, "s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "fixed step size (the last step of a call may be shorter to land on t_stop)", NULL, NULL,
-     0},
+     "fixed step size (the last step of a call may be shorter to land on t_stop)", NULL, NULL, 0},
 };
 
 static void *rk4_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                        size_t err_len)
-{
+                        size_t err_len) {
     if (params == NULL) {
         nsi_set_msg(err, err_len, "rk4: no parameter values given");
         return NULL;
@@ -83,11 +81,9 @@ static void *rk4_create(const nsdyn_value *params, const nsdyn_host *host, char 
     return s;
 }
 
-static void rk4_reset(void *inst)
-{
+static void rk4_reset(void *inst) {
     rk4 *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     free(s->block);
     s->block = NULL;
     s->y = s->ynew = s->ytmp = s->k1 = s->k2 = s->k3 = s->k4 = NULL;
@@ -99,30 +95,24 @@ static void rk4_reset(void *inst)
     s->msg[0] = '\0';
 }
 
-static void rk4_destroy(void *inst)
-{
+static void rk4_destroy(void *inst) {
     rk4 *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     rk4_reset(s);
     free(s);
 }
 
 /* Evaluate the events at (t, y) into g. */
-static nsdyn_status rk4_events(rk4 *s, double t, const double *y, double *g)
-{
+static nsdyn_status rk4_events(rk4 *s, double t, const double *y, double *g) {
     return nsi_events(&s->ode, &s->st, s->msg, sizeof s->msg, "rk4", t, y, g);
 }
 
 static nsdyn_status rk4_setup(void *inst, const nsdyn_ode *ode, double t0, const double *y0,
-                              double t_end)
-{
+                              double t_end) {
     rk4 *s = inst;
-    if (s == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL) return NSDYN_ERROR;
     rk4_reset(s);
-    if (nsi_ode_copy(&s->ode, ode, s->msg, sizeof s->msg) != 0)
-        return NSDYN_ERROR;
+    if (nsi_ode_copy(&s->ode, ode, s->msg, sizeof s->msg) != 0) return NSDYN_ERROR;
     if (y0 == NULL || !isfinite(t0)) {
         nsi_set_msg(s->msg, sizeof s->msg, "rk4: setup needs a finite t0 and y0");
         return NSDYN_ERROR;
@@ -144,21 +134,28 @@ static nsdyn_status rk4_setup(void *inst, const nsdyn_ode *ode, double t0, const
         return NSDYN_ERROR;
     }
     double *p = s->block;
-    s->y = p; p += n;
-    s->ynew = p; p += n;
-    s->ytmp = p; p += n;
-    s->k1 = p; p += n;
-    s->k2 = p; p += n;
-    s->k3 = p; p += n;
-    s->k4 = p; p += n;
-    s->g = p; p += ne;
+    s->y = p;
+    p += n;
+    s->ynew = p;
+    p += n;
+    s->ytmp = p;
+    p += n;
+    s->k1 = p;
+    p += n;
+    s->k2 = p;
+    p += n;
+    s->k3 = p;
+    p += n;
+    s->k4 = p;
+    p += n;
+    s->g = p;
+    p += ne;
     s->gnew = p;
     memcpy(s->y, y0, n * sizeof(double));
     s->t = t0;
     s->t_base = t0;
     s->k_grid = 0;
-    if (ne > 0 && rk4_events(s, s->t, s->y, s->g) != NSDYN_OK)
-        return NSDYN_ERROR;
+    if (ne > 0 && rk4_events(s, s->t, s->y, s->g) != NSDYN_OK) return NSDYN_ERROR;
     s->ready = 1;
     return NSDYN_OK;
 }
@@ -166,16 +163,13 @@ static nsdyn_status rk4_setup(void *inst, const nsdyn_ode *ode, double t0, const
 /* Inlined into rk4_step(): a call level less on each of the four
  * right-hand sides of a step. */
 static inline __attribute__((always_inline)) nsdyn_status rk4_f(rk4 *s, double t, const double *y,
-                                                                double *ydot)
-{
+                                                                double *ydot) {
     return nsi_rhs(&s->ode, &s->st, s->msg, sizeof s->msg, "rk4", t, y, ydot);
 }
 
-static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out)
-{
+static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out) {
     rk4 *s = inst;
-    if (s == NULL || out == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL || out == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "rk4: step() called before setup()");
         return NSDYN_ERROR;
@@ -211,28 +205,22 @@ static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out)
                     t);
         return NSDYN_ERROR;
     }
-    if (st != NSDYN_OK)
-        return NSDYN_ERROR;
+    if (st != NSDYN_OK) return NSDYN_ERROR;
 
     for (int attempt = 0;; ++attempt) {
         const double h2 = 0.5 * h;
-        for (size_t i = 0; i < n; ++i)
-            yt[i] = y[i] + h2 * k1[i];
+        for (size_t i = 0; i < n; ++i) yt[i] = y[i] + h2 * k1[i];
         st = rk4_f(s, t + h2, yt, k2);
         if (st == NSDYN_OK) {
-            for (size_t i = 0; i < n; ++i)
-                yt[i] = y[i] + h2 * k2[i];
+            for (size_t i = 0; i < n; ++i) yt[i] = y[i] + h2 * k2[i];
             st = rk4_f(s, t + h2, yt, k3);
         }
         if (st == NSDYN_OK) {
-            for (size_t i = 0; i < n; ++i)
-                yt[i] = y[i] + h * k3[i];
+            for (size_t i = 0; i < n; ++i) yt[i] = y[i] + h * k3[i];
             st = rk4_f(s, t_land, yt, k4);
         }
-        if (st == NSDYN_OK)
-            break;
-        if (st != NSDYN_REJECT_STEP)
-            return NSDYN_ERROR;
+        if (st == NSDYN_OK) break;
+        if (st != NSDYN_REJECT_STEP) return NSDYN_ERROR;
         /* Recoverable: a trial stage left the model's domain. */
         s->st.rejected_steps++;
         if (attempt >= RK4_MAX_HALVINGS) {
@@ -274,8 +262,7 @@ static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out)
 
     out->event = -1;
     if (s->ne > 0) {
-        if (rk4_events(s, s->t, s->y, s->gnew) != NSDYN_OK)
-            return NSDYN_ERROR;
+        if (rk4_events(s, s->t, s->y, s->gnew) != NSDYN_OK) return NSDYN_ERROR;
         for (size_t i = 0; i < s->ne; ++i) {
             if (nsi_crossed(s->g[i], s->gnew[i], nsi_event_dir(&s->ode, i))) {
                 out->event = (int)i;
@@ -293,11 +280,9 @@ static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out)
     return NSDYN_OK;
 }
 
-static nsdyn_status rk4_restart(void *inst, double t, const double *y)
-{
+static nsdyn_status rk4_restart(void *inst, double t, const double *y) {
     rk4 *s = inst;
-    if (s == NULL)
-        return NSDYN_ERROR;
+    if (s == NULL) return NSDYN_ERROR;
     if (!s->ready) {
         nsi_set_msg(s->msg, sizeof s->msg, "rk4: restart() called before setup()");
         return NSDYN_ERROR;
@@ -306,26 +291,21 @@ static nsdyn_status rk4_restart(void *inst, double t, const double *y)
         nsi_set_msg(s->msg, sizeof s->msg, "rk4: restart needs a finite t and a state");
         return NSDYN_ERROR;
     }
-    if (y != s->y)
-        memmove(s->y, y, s->n * sizeof(double));
+    if (y != s->y) memmove(s->y, y, s->n * sizeof(double));
     s->t = t;
     s->t_base = t;
     s->k_grid = 0;
-    if (s->ne > 0 && rk4_events(s, s->t, s->y, s->g) != NSDYN_OK)
-        return NSDYN_ERROR;
+    if (s->ne > 0 && rk4_events(s, s->t, s->y, s->g) != NSDYN_OK) return NSDYN_ERROR;
     return NSDYN_OK;
 }
 
-static void rk4_stats(void *inst, nsdyn_integrator_stats *out)
-{
+static void rk4_stats(void *inst, nsdyn_integrator_stats *out) {
     rk4 *s = inst;
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     nsi_stats_write(out, &s->st);
 }
 
-static const char *rk4_message(void *inst)
-{
+static const char *rk4_message(void *inst) {
     rk4 *s = inst;
     return s != NULL ? s->msg : "rk4: no instance";
 }

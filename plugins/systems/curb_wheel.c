@@ -118,7 +118,8 @@ static const nsdyn_param_decl params[] = {
     [P_M] = {"m", NSDYN_PARAM_REAL, "kg", 10.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
              "mass of the wheel (Sec. 6.3: 10 kg)", NULL, NULL, 0},
     [P_J] = {"J", NSDYN_PARAM_REAL, "kg m^2", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "moment of inertia of the wheel about its centre (Sec. 6.3: 0.05 kg m^2)", NULL, NULL, 0},
+             "moment of inertia of the wheel about its centre (Sec. 6.3: 0.05 kg m^2)", NULL, NULL,
+             0},
     [P_R] = {"r", NSDYN_PARAM_REAL, "m", 0.1, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
              "wheel radius; must exceed h (Sec. 6.3: 0.1 m)", NULL, NULL, 0},
     [P_H] = {"h", NSDYN_PARAM_REAL, "m", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
@@ -175,13 +176,13 @@ static const char *const phases[] = {"x:y", "phi:phidot", NULL};
  * normal, and what the drift needs (a point feature's distance; II's
  * penalty). */
 typedef struct feature {
-    double gap;       /* [m] */
-    double n[2];      /* d gap / d(x, y) [1] */
-    double un[2];     /* unit normal, terrain -> centre [1] */
-    double t[2];      /* unit tangent (un_y, -un_x) [1] */
-    double p[2];      /* closest terrain point [m] */
-    double d;         /* point feature: |S - P| [m]; 0 for a straight segment */
-    int penalty;      /* II beyond l1: + (x - l1)^2/(2 r) in the gap */
+    double gap;   /* [m] */
+    double n[2];  /* d gap / d(x, y) [1] */
+    double un[2]; /* unit normal, terrain -> centre [1] */
+    double t[2];  /* unit tangent (un_y, -un_x) [1] */
+    double p[2];  /* closest terrain point [m] */
+    double d;     /* point feature: |S - P| [m]; 0 for a straight segment */
+    int penalty;  /* II beyond l1: + (x - l1)^2/(2 r) in the gap */
 } feature;
 
 static void line_feature(feature *f, double nx, double ny, double gap, double px, double py) {
@@ -205,7 +206,8 @@ static void point_feature(feature *f, double r, double x, double y, double px, d
     if (d > 1e-12 * r) {
         nx = dx / d;
         ny = dy / d;
-    } else d = 1e-12 * r;
+    } else
+        d = 1e-12 * r;
     line_feature(f, nx, ny, d - r, px, py);
     f->d = d;
 }
@@ -213,27 +215,32 @@ static void point_feature(feature *f, double r, double x, double y, double px, d
 static void feature_at(const curb_wheel *w, int c, const double *q, feature *f) {
     double x = q[0], y = q[1], r = w->r, h = w->h, l1 = w->l1;
     switch (c) {
-    case C_I: /* wall X = 0, Y >= h: (26a), gap x - r */
-        if (y >= h) line_feature(f, 1.0, 0.0, x - r, 0.0, y);
-        else point_feature(f, r, x, y, 0.0, h, 1.0, 0.0);
-        break;
-    case C_II: /* step top Y = h, 0 <= X <= l1: (26b), gap y - (r + h) */
-        if (x <= l1) line_feature(f, 0.0, 1.0, y - h - r, x, h);
-        else {
-            double e = x - l1;
+        case C_I: /* wall X = 0, Y >= h: (26a), gap x - r */
+            if (y >= h)
+                line_feature(f, 1.0, 0.0, x - r, 0.0, y);
+            else
+                point_feature(f, r, x, y, 0.0, h, 1.0, 0.0);
+            break;
+        case C_II: /* step top Y = h, 0 <= X <= l1: (26b), gap y - (r + h) */
+            if (x <= l1)
+                line_feature(f, 0.0, 1.0, y - h - r, x, h);
+            else {
+                double e = x - l1;
+                point_feature(f, r, x, y, l1, h, 0.0, 1.0);
+                f->gap += 0.5 * e * e / r;
+                f->n[0] += e / r;
+                f->penalty = 1;
+            }
+            break;
+        case C_III: /* corner K = (l1, h): (4c), (26c), gap |S - K| - r */
             point_feature(f, r, x, y, l1, h, 0.0, 1.0);
-            f->gap += 0.5 * e * e / r;
-            f->n[0] += e / r;
-            f->penalty = 1;
-        }
-        break;
-    case C_III: /* corner K = (l1, h): (4c), (26c), gap |S - K| - r */
-        point_feature(f, r, x, y, l1, h, 0.0, 1.0);
-        break;
-    default: /* C_IV, floor Y = 0, X >= l1: (26d), gap y - r */
-        if (x >= l1) line_feature(f, 0.0, 1.0, y - r, x, 0.0);
-        else point_feature(f, r, x, y, l1, 0.0, 0.0, 1.0);
-        break;
+            break;
+        default: /* C_IV, floor Y = 0, X >= l1: (26d), gap y - r */
+            if (x >= l1)
+                line_feature(f, 0.0, 1.0, y - r, x, 0.0);
+            else
+                point_feature(f, r, x, y, l1, 0.0, 0.0, 1.0);
+            break;
     }
 }
 
@@ -245,7 +252,8 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
     for (int i = 0; i < N_P; ++i) {
         p[i] = values[i].num;
         if (!isfinite(p[i])) {
-            snprintf(err, len, "parameter '%s' = %g: expected a finite number", params[i].name, p[i]);
+            snprintf(err, len, "parameter '%s' = %g: expected a finite number", params[i].name,
+                     p[i]);
             return NULL;
         }
     }
@@ -253,19 +261,25 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
      * directly), then the paper's assumptions r > h and a step top that
      * holds the wheel (l1 = l - r > r, so that A lies left of the edge). */
     if (!(p[P_M] > 0) || !(p[P_J] > 0) || !(p[P_G] >= 0)) {
-        snprintf(err, len, "m = %g kg, J = %g kg m^2, g = %g m/s^2: the mass and moment of inertia "
-                           "must be positive, gravity zero or positive", p[P_M], p[P_J], p[P_G]);
+        snprintf(err, len,
+                 "m = %g kg, J = %g kg m^2, g = %g m/s^2: the mass and moment of inertia "
+                 "must be positive, gravity zero or positive",
+                 p[P_M], p[P_J], p[P_G]);
         return NULL;
     }
     if (!(p[P_R] > 0) || !(p[P_H] > 0) || !(p[P_H] < p[P_R])) {
-        snprintf(err, len, "r = %g m, h = %g m: the step height must be positive and smaller than "
-                           "the wheel radius (the paper's r > h, Sec. 2: the wheel meets the curb "
-                           "edge, never its vertical face)", p[P_R], p[P_H]);
+        snprintf(err, len,
+                 "r = %g m, h = %g m: the step height must be positive and smaller than "
+                 "the wheel radius (the paper's r > h, Sec. 2: the wheel meets the curb "
+                 "edge, never its vertical face)",
+                 p[P_R], p[P_H]);
         return NULL;
     }
     if (!(p[P_L] > 2.0 * p[P_R])) {
-        snprintf(err, len, "l = %g m with r = %g m: l must exceed 2 r, so that the step top "
-                           "r < x <= l1 = l - r (segment II, (26b)) is not empty", p[P_L], p[P_R]);
+        snprintf(err, len,
+                 "l = %g m with r = %g m: l must exceed 2 r, so that the step top "
+                 "r < x <= l1 = l - r (segment II, (26b)) is not empty",
+                 p[P_L], p[P_R]);
         return NULL;
     }
     curb_wheel *w = calloc(1, sizeof *w);
@@ -279,8 +293,8 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
     w->h = p[P_H];
     w->l = p[P_L];
     w->g = p[P_G];
-    w->l1 = w->l - w->r;                                         /* (4b) */
-    w->a = sqrt(w->r * w->r - (w->r - w->h) * (w->r - w->h));   /* (4b) */
+    w->l1 = w->l - w->r;                                      /* (4b) */
+    w->a = sqrt(w->r * w->r - (w->r - w->h) * (w->r - w->h)); /* (4b) */
     return w;
 }
 
@@ -290,10 +304,16 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
     (void)inst;
     *out = (nsdyn_system_layout){
         .struct_size = sizeof *out,
-        .nq = 3, .nv = 3, .q = q_channels, .v = v_channels,
-        .n_contacts = N_C, .contacts = contacts,
-        .n_outputs = N_O, .outputs = outputs,
-        .plot_series = series, .phase_pairs = phases,
+        .nq = 3,
+        .nv = 3,
+        .q = q_channels,
+        .v = v_channels,
+        .n_contacts = N_C,
+        .contacts = contacts,
+        .n_outputs = N_O,
+        .outputs = outputs,
+        .plot_series = series,
+        .phase_pairs = phases,
         .draw_x_label = "horizontal position x [m]",
         .draw_y_label = "height y [m]",
         .energy_output = "energy",
@@ -351,8 +371,8 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         double sn = g.un[0] * v[0] + g.un[1] * v[1]; /* unit-normal part of s' */
         double st = g.t[0] * v[0] + g.t[1] * v[1];   /* tangential part of s' */
         e->gap = g.gap;
-        e->u[0] = g.n[0] * v[0] + g.n[1] * v[1];     /* gap rate, (18a) v_n */
-        e->u[1] = st + w->r * v[2];                  /* slip, (18a) v_t */
+        e->u[0] = g.n[0] * v[0] + g.n[1] * v[1]; /* gap rate, (18a) v_n */
+        e->u[1] = st + w->r * v[2];              /* slip, (18a) v_t */
         e->u[2] = 0.0;
         e->normal_load = 0.0;
         if (e->want_geometry) {
@@ -424,16 +444,16 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     double x = q[0], y = q[1], phi = q[2], r = w->r, h = w->h, l1 = w->l1, a = w->a;
     double top = fmax(y + 2.0 * r, h + 4.0 * r), right = fmax(x + 2.0 * r, l1 + a + 4.0 * r);
     cv->pen(cv->ctx, 1);
-    cv->line(cv->ctx, 0.0, top, 0.0, h);   /* I: wall */
-    cv->line(cv->ctx, 0.0, h, l1, h);      /* II: step top */
-    cv->line(cv->ctx, l1, h, l1, 0.0);     /* step face (never touched, r > h) */
+    cv->line(cv->ctx, 0.0, top, 0.0, h);    /* I: wall */
+    cv->line(cv->ctx, 0.0, h, l1, h);       /* II: step top */
+    cv->line(cv->ctx, l1, h, l1, 0.0);      /* step face (never touched, r > h) */
     cv->line(cv->ctx, l1, 0.0, right, 0.0); /* IV: floor */
     cv->pen(cv->ctx, 3);
-    cv->line(cv->ctx, r, top, r, r + h);   /* Fr Omega I */
+    cv->line(cv->ctx, r, top, r, r + h);    /* Fr Omega I */
     cv->line(cv->ctx, r, r + h, l1, r + h); /* II */
     enum { NARC = 16 };
     double px = l1, py = r + h;
-    for (int k = 1; k <= NARC; ++k) {      /* III: y = f(x), (4c) */
+    for (int k = 1; k <= NARC; ++k) { /* III: y = f(x), (4c) */
         double xa = l1 + a * k / NARC, ya = sqrt(fmax(r * r - (xa - l1) * (xa - l1), 0.0)) + h;
         cv->line(cv->ctx, px, py, xa, ya);
         px = xa;
@@ -451,9 +471,20 @@ static const nsdyn_system curb_wheel_system = {
     NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "curb_wheel", "1.0.0",
                "rigid wheel against a wall, a curb and the floor, unilateral contacts "
                "(Grzesikiewicz & Zbiciak 2020)",
-               params, NSDYN_COUNT(params), NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
-    create, destroy, NULL, layout, initial_state, derivatives, contacts_eval, outputs_eval,
-    NULL, draw, NULL, NULL,
+               params, NSDYN_COUNT(params),
+               NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
+    create,
+    destroy,
+    NULL,
+    layout,
+    initial_state,
+    derivatives,
+    contacts_eval,
+    outputs_eval,
+    NULL,
+    draw,
+    NULL,
+    NULL,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -66,8 +66,10 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
     (void)host;
     double m = values[P_M].num, r = values[P_R].num, g = values[P_G].num;
     if (!(m > 0 && isfinite(m)) || !(r > 0 && isfinite(r)) || !(g >= 0 && isfinite(g))) {
-        snprintf(err, len, "m = %g kg, r = %g m, g = %g m/s^2: the mass and radius must be positive "
-                           "and gravity zero or positive, all finite", m, r, g);
+        snprintf(err, len,
+                 "m = %g kg, r = %g m, g = %g m/s^2: the mass and radius must be positive "
+                 "and gravity zero or positive, all finite",
+                 m, r, g);
         return NULL;
     }
     point_mass *pm = calloc(1, sizeof *pm);
@@ -87,10 +89,16 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
     (void)inst;
     *out = (nsdyn_system_layout){
         .struct_size = sizeof *out,
-        .nq = 2, .nv = 2, .q = q_channels, .v = v_channels,
-        .n_contacts = 1, .contacts = contacts,
-        .n_outputs = NSDYN_COUNT(outputs), .outputs = outputs,
-        .plot_series = series, .phase_pairs = phases,
+        .nq = 2,
+        .nv = 2,
+        .q = q_channels,
+        .v = v_channels,
+        .n_contacts = 1,
+        .contacts = contacts,
+        .n_outputs = NSDYN_COUNT(outputs),
+        .outputs = outputs,
+        .plot_series = series,
+        .phase_pairs = phases,
         .draw_x_label = "horizontal position x [m]",
         .draw_y_label = "height y [m]",
         .energy_output = "energy",
@@ -175,11 +183,23 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
 }
 
 static const nsdyn_system point_mass_system = {
-    NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "point_mass", "1.0.0",
-               "ball of mass m and radius r under gravity above level ground (contact-law test bed)",
-               params, NSDYN_COUNT(params), NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
-    create, destroy, NULL, layout, initial_state, derivatives, contacts_eval, outputs_eval,
-    NULL, draw, NULL, NULL,
+    NSDYN_INFO(
+        nsdyn_system, NSDYN_KIND_SYSTEM, "point_mass", "1.0.0",
+        "ball of mass m and radius r under gravity above level ground (contact-law test bed)",
+        params, NSDYN_COUNT(params),
+        NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
+    create,
+    destroy,
+    NULL,
+    layout,
+    initial_state,
+    derivatives,
+    contacts_eval,
+    outputs_eval,
+    NULL,
+    draw,
+    NULL,
+    NULL,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

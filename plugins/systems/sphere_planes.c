@@ -272,8 +272,24 @@
 #define CROSS_MARGIN 1e-6
 
 enum {
-    P_TERRAIN, P_BETA, P_THETA, P_DEPTH, P_FLOOR, P_RIM, P_ANGLES, P_LENGTHS, P_XS, P_ZS,
-    P_B, P_M, P_JM, P_G, P_X0, P_V0, P_ROLL0, N_P
+    P_TERRAIN,
+    P_BETA,
+    P_THETA,
+    P_DEPTH,
+    P_FLOOR,
+    P_RIM,
+    P_ANGLES,
+    P_LENGTHS,
+    P_XS,
+    P_ZS,
+    P_B,
+    P_M,
+    P_JM,
+    P_G,
+    P_X0,
+    P_V0,
+    P_ROLL0,
+    N_P
 };
 
 static const char *const terrain_choices[] = {"valley", "profile", NULL};
@@ -300,11 +316,11 @@ static const nsdyn_param_decl params[] = {
                  NSDYN_PARAM_MIN_EXCLUSIVE, "valley: length pl of the level floor (thesis: 30)",
                  NULL, NULL, 0},
     [P_RIM] = {"rim_length", NSDYN_PARAM_REAL, "m", 20.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-               "valley: drawn length of each level rim (the rims extend indefinitely)", NULL,
-               NULL, 0},
+               "valley: drawn length of each level rim (the rims extend indefinitely)", NULL, NULL,
+               0},
     [P_ANGLES] = {"angles", NSDYN_PARAM_REAL_ARRAY, "deg", 0.0, -90.0, 90.0, 0,
-                  "profile: slope angle of each segment, positive rising along +x",
-                  NULL, default_angles, NSDYN_COUNT(default_angles)},
+                  "profile: slope angle of each segment, positive rising along +x", NULL,
+                  default_angles, NSDYN_COUNT(default_angles)},
     [P_LENGTHS] = {"lengths", NSDYN_PARAM_REAL_ARRAY, "m", 0.0, 0.0, HUGE_VAL,
                    NSDYN_PARAM_MIN_EXCLUSIVE,
                    "profile: along-slope length of each segment (first and last extend "
@@ -317,23 +333,25 @@ static const nsdyn_param_decl params[] = {
     [P_B] = {"b", NSDYN_PARAM_REAL, "m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
              "radius b of the sphere (thesis Sec. 4.2: 1 m)", NULL, NULL, 0},
     [P_M] = {"m", NSDYN_PARAM_REAL, "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "mass m (the thesis gives only J/m; rigid-contact motion does not depend on m)",
-             NULL, NULL, 0},
+             "mass m (the thesis gives only J/m; rigid-contact motion does not depend on m)", NULL,
+             NULL, 0},
     [P_JM] = {"j_over_m", NSDYN_PARAM_REAL, "m^2", 0.4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
               "central moment of inertia over mass J/m (0.4 b^2 solid, 0.67 b^2 shell; "
-              "thesis Sec. 4.2: 0.4)", NULL, NULL, 0},
-    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 3.71, 0.0, HUGE_VAL, 0,
-             "gravitational acceleration along -z (Mars 3.71, Earth 9.81, Moon 1.60)", NULL,
-             NULL, 0},
-    [P_X0] = {"x0", NSDYN_PARAM_REAL, "m", 0.0, -HUGE_VAL, HUGE_VAL, 0,
-              "initial x of the centre, resting on the terrain (thesis q1 = 0: the near rim's edge)",
+              "thesis Sec. 4.2: 0.4)",
               NULL, NULL, 0},
+    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 3.71, 0.0, HUGE_VAL, 0,
+             "gravitational acceleration along -z (Mars 3.71, Earth 9.81, Moon 1.60)", NULL, NULL,
+             0},
+    [P_X0] =
+        {"x0", NSDYN_PARAM_REAL, "m", 0.0, -HUGE_VAL, HUGE_VAL, 0,
+         "initial x of the centre, resting on the terrain (thesis q1 = 0: the near rim's edge)",
+         NULL, NULL, 0},
     [P_V0] = {"v0", NSDYN_PARAM_REAL, "m/s", 5.0, -HUGE_VAL, HUGE_VAL, 0,
               "initial speed of the centre along the supporting surface (thesis u4 = 5)", NULL,
               NULL, 0},
     [P_ROLL0] = {"rolling0", NSDYN_PARAM_BOOL, "1", 1.0, 0.0, 1.0, 0,
-                 "start rolling without slip (wy = v0/b, thesis Sec. 4.1); false: no spin",
-                 NULL, NULL, 0},
+                 "start rolling without slip (wy = v0/b, thesis Sec. 4.1); false: no spin", NULL,
+                 NULL, 0},
 };
 
 typedef struct segment {
@@ -348,12 +366,12 @@ typedef struct sphere {
     double b, m, J, g;
     double x0, v0;
     int rolling0;
-    size_t n;                     /* segments */
+    size_t n; /* segments */
     segment seg[MAX_SEG];
     double xv[MAX_SEG + 1], zv[MAX_SEG + 1]; /* vertices P_0..P_n [m] */
-    double x_cross;               /* last vertex x (far rim edge) [m] */
-    double x_stop;                /* crossed fires where x rises through it: x_cross + CROSS_MARGIN b [m] */
-    double x_low, z_low;          /* last lowest interior vertex [m] */
+    double x_cross;                          /* last vertex x (far rim edge) [m] */
+    double x_stop;       /* crossed fires where x rises through it: x_cross + CROSS_MARGIN b [m] */
+    double x_low, z_low; /* last lowest interior vertex [m] */
     int has_cross, has_low;
     char names[MAX_SEG][16];
     nsdyn_contact_decl decl[MAX_SEG];
@@ -445,10 +463,10 @@ static double handover(const sphere *S, size_t k, int to_next, double x, double 
  * on a face; +-1/|c - E| at an end). *ground caches in_ground() over the
  * candidates of one evaluation (-1: not computed yet). */
 typedef struct feature {
-    double gap;      /* [m] */
-    double nx, nz;   /* nu */
-    double px, pz;   /* contact point on the terrain [m] */
-    double kappa;    /* curvature of the gap's level sets [1/m] */
+    double gap;    /* [m] */
+    double nx, nz; /* nu */
+    double px, pz; /* contact point on the terrain [m] */
+    double kappa;  /* curvature of the gap's level sets [1/m] */
     int active;
 } feature;
 
@@ -558,22 +576,27 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
         }
     double b = values[P_B].num, m = values[P_M].num, jm = values[P_JM].num, g = values[P_G].num;
     if (!(b > 0) || !(m > 0) || !(jm > 0) || !(g >= 0)) {
-        snprintf(err, len, "b = %g m, m = %g kg, j_over_m = %g m^2, g = %g m/s^2: the radius, mass "
-                           "and J/m must be positive and g zero or positive", b, m, jm, g);
+        snprintf(err, len,
+                 "b = %g m, m = %g kg, j_over_m = %g m^2, g = %g m/s^2: the radius, mass "
+                 "and J/m must be positive and g zero or positive",
+                 b, m, jm, g);
         return NULL;
     }
     int profile = (int)values[P_TERRAIN].num == 1;
     if (profile) {
         const nsdyn_value *a = &values[P_ANGLES], *l = &values[P_LENGTHS];
         if (a->len == 0 || a->len != l->len || a->len > MAX_SEG) {
-            snprintf(err, len, "angles has %zu entries and lengths %zu: the profile needs one angle "
-                               "and one length per segment, 1 to %d segments", a->len, l->len, MAX_SEG);
+            snprintf(err, len,
+                     "angles has %zu entries and lengths %zu: the profile needs one angle "
+                     "and one length per segment, 1 to %d segments",
+                     a->len, l->len, MAX_SEG);
             return NULL;
         }
         for (size_t k = 0; k < a->len; ++k)
             if (!(fabs(a->arr[k]) <= 90.0) || !(l->arr[k] > 0) || !isfinite(l->arr[k])) {
-                snprintf(err, len, "segment %zu: angle %g deg, length %g m: angles must lie in "
-                                   "[-90, 90] degrees and lengths be positive and finite",
+                snprintf(err, len,
+                         "segment %zu: angle %g deg, length %g m: angles must lie in "
+                         "[-90, 90] degrees and lengths be positive and finite",
                          k + 1, a->arr[k], l->arr[k]);
                 return NULL;
             }
@@ -581,10 +604,12 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
         double be = values[P_BETA].num, th = values[P_THETA].num, dh = values[P_DEPTH].num;
         double pl = values[P_FLOOR].num, rim = values[P_RIM].num;
         if (!(be > 0 && be < 90) || !(th > 0 && th < 90) || !(dh < 0) || !(pl > 0) || !(rim > 0)) {
-            snprintf(err, len, "valley [beta = %g deg, theta = %g deg, depth = %g m, floor_length = "
-                               "%g m], rim_length = %g m: the angles must lie strictly between 0 and "
-                               "90 degrees, the depth be negative (the floor below the rims) and the "
-                               "lengths positive", be, th, dh, pl, rim);
+            snprintf(err, len,
+                     "valley [beta = %g deg, theta = %g deg, depth = %g m, floor_length = "
+                     "%g m], rim_length = %g m: the angles must lie strictly between 0 and "
+                     "90 degrees, the depth be negative (the floor below the rims) and the "
+                     "lengths positive",
+                     be, th, dh, pl, rim);
             return NULL;
         }
     }
@@ -634,7 +659,8 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
          * in [-90, 90] the turn is alpha_i - alpha_{i-1} exactly. */
         double turn = atan2(S->seg[i].s, S->seg[i].c) - atan2(S->seg[i - 1].s, S->seg[i - 1].c);
         S->seg[i].convex_start = turn <= 0.0;
-        double mean = 0.5 * (atan2(S->seg[i].s, S->seg[i].c) + atan2(S->seg[i - 1].s, S->seg[i - 1].c));
+        double mean =
+            0.5 * (atan2(S->seg[i].s, S->seg[i].c) + atan2(S->seg[i - 1].s, S->seg[i - 1].c));
         S->seg[i].mx = cos(mean);
         S->seg[i].mz = sin(mean);
     }
@@ -694,12 +720,21 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
     const sphere *S = inst;
     *out = (nsdyn_system_layout){
         .struct_size = sizeof *out,
-        .nq = 4, .nv = 6, .q = q_channels, .v = v_channels,
-        .n_contacts = S->n, .contacts = S->decl,
-        .n_outputs = N_O, .outputs = outputs,
-        .n_stops = NSDYN_COUNT(stops), .stops = stops,
-        .n_switches = S->n_sw, .switches = S->sw_ptr, .switch_direction = S->sw_dir,
-        .plot_series = S->series, .phase_pairs = phases,
+        .nq = 4,
+        .nv = 6,
+        .q = q_channels,
+        .v = v_channels,
+        .n_contacts = S->n,
+        .contacts = S->decl,
+        .n_outputs = N_O,
+        .outputs = outputs,
+        .n_stops = NSDYN_COUNT(stops),
+        .stops = stops,
+        .n_switches = S->n_sw,
+        .switches = S->sw_ptr,
+        .switch_direction = S->sw_dir,
+        .plot_series = S->series,
+        .phase_pairs = phases,
         .draw_x_label = "position along the valley x [m]",
         .draw_y_label = "height z [m]",
         .energy_output = "energy",
@@ -930,7 +965,8 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     (void)t;
     const sphere *S = inst;
     cv->pen(cv->ctx, 1);
-    for (size_t i = 0; i < S->n; ++i) cv->line(cv->ctx, S->xv[i], S->zv[i], S->xv[i + 1], S->zv[i + 1]);
+    for (size_t i = 0; i < S->n; ++i)
+        cv->line(cv->ctx, S->xv[i], S->zv[i], S->xv[i + 1], S->zv[i + 1]);
     cv->pen(cv->ctx, 0);
     cv->circle(cv->ctx, q[0], q[2], S->b);
     cv->line(cv->ctx, q[0], q[2], q[0] + S->b * sin(q[3]), q[2] + S->b * cos(q[3]));
@@ -940,11 +976,24 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
 
 static const nsdyn_system sphere_planes_system = {
     NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "sphere_planes", "1.0.0",
-               "sphere (6 speeds) rolling, sliding, bouncing on planes: tumbleweed valley crossing (Hartl 2006)",
+               "sphere (6 speeds) rolling, sliding, bouncing on planes: tumbleweed valley crossing "
+               "(Hartl 2006)",
                params, NSDYN_COUNT(params),
-               NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
-    create, destroy, reset, layout, initial_state, derivatives, contacts_eval, outputs_eval,
-    stops_eval, draw, switches_eval, on_switch,
+               NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS |
+                   NSDYN_CAP_CONSERVATIVE,
+               0),
+    create,
+    destroy,
+    reset,
+    layout,
+    initial_state,
+    derivatives,
+    contacts_eval,
+    outputs_eval,
+    stops_eval,
+    draw,
+    switches_eval,
+    on_switch,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

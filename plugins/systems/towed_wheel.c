@@ -36,13 +36,13 @@ static const nsdyn_param_decl params[] = {
      "mass scale m of equations (1)-(2)", NULL, NULL, 0},
     {"L", NSDYN_PARAM_REAL, "m", 0.5, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
      "towing bar length L (pin to wheel contact)", NULL, NULL, 0},
-    {"k", NSDYN_PARAM_REAL, "N/m", 2000.0, 0, HUGE_VAL, 0,
-     "lateral stiffness k of the pin", NULL, NULL, 0},
-    {"C", NSDYN_PARAM_REAL, "N", 100.0, 0, HUGE_VAL, 0,
-     "normal load scale of the friction law: slip force mu_k C (paper's C with mu = 1)", NULL,
+    {"k", NSDYN_PARAM_REAL, "N/m", 2000.0, 0, HUGE_VAL, 0, "lateral stiffness k of the pin", NULL,
      NULL, 0},
-    {"v", NSDYN_PARAM_REAL, "m/s", 2.0, 0, HUGE_VAL, 0,
-     "towing speed v of the vehicle", NULL, NULL, 0},
+    {"C", NSDYN_PARAM_REAL, "N", 100.0, 0, HUGE_VAL, 0,
+     "normal load scale of the friction law: slip force mu_k C (paper's C with mu = 1)", NULL, NULL,
+     0},
+    {"v", NSDYN_PARAM_REAL, "m/s", 2.0, 0, HUGE_VAL, 0, "towing speed v of the vehicle", NULL, NULL,
+     0},
     {"B1", NSDYN_PARAM_REAL, "1", 1.0, -HUGE_VAL, HUGE_VAL, 0,
      "dimensionless coefficient B1 (pin spring on bar rotation)", NULL, NULL, 0},
     {"B2", NSDYN_PARAM_REAL, "1", 0.8, -HUGE_VAL, HUGE_VAL, 0,
@@ -98,11 +98,18 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
     (void)inst;
     *out = (nsdyn_system_layout){
         .struct_size = sizeof *out,
-        .nq = 2, .nv = 3, .q = q_channels, .v = v_channels,
-        .n_contacts = 1, .contacts = contacts,
-        .n_outputs = NSDYN_COUNT(outputs), .outputs = outputs,
-        .n_stops = 1, .stops = stops,
-        .plot_series = series, .phase_pairs = phases,
+        .nq = 2,
+        .nv = 3,
+        .q = q_channels,
+        .v = v_channels,
+        .n_contacts = 1,
+        .contacts = contacts,
+        .n_outputs = NSDYN_COUNT(outputs),
+        .outputs = outputs,
+        .n_stops = 1,
+        .stops = stops,
+        .plot_series = series,
+        .phase_pairs = phases,
         .draw_x_label = "longitudinal position x [m]",
         .draw_y_label = "lateral position y [m]",
     };
@@ -177,8 +184,7 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
     return NSDYN_OK;
 }
 
-static nsdyn_status stops_eval(void *inst, double t, const double *q, const double *v,
-                               double *g) {
+static nsdyn_status stops_eval(void *inst, double t, const double *q, const double *v, double *g) {
     (void)t;
     (void)v;
     g[0] = ((towed_wheel *)inst)->p[P_PSI_MAX] - fabs(q[0]);
@@ -218,8 +224,18 @@ static const nsdyn_system towed_wheel_system = {
                params, NSDYN_COUNT(params),
                NSDYN_CAP_PERSISTENT_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS,
                NSDYN_CAP_FRICTION_2D),
-    create, destroy, NULL, layout, initial_state, derivatives, contacts_eval, outputs_eval,
-    stops_eval, draw, NULL, NULL,
+    create,
+    destroy,
+    NULL,
+    layout,
+    initial_state,
+    derivatives,
+    contacts_eval,
+    outputs_eval,
+    stops_eval,
+    draw,
+    NULL,
+    NULL,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -171,8 +171,25 @@
 #define HALF_PI 1.57079632679489661923
 
 enum {
-    P_L, P_RHO, P_DELTA, P_GAMMA, P_m, P_M, P_B, P_RG, P_G, P_ALPHA0,
-    P_MODE0, P_TH1, P_TH2, P_W1, P_W2, P_H0, P_N_LIFT, P_FALL, N_P
+    P_L,
+    P_RHO,
+    P_DELTA,
+    P_GAMMA,
+    P_m,
+    P_M,
+    P_B,
+    P_RG,
+    P_G,
+    P_ALPHA0,
+    P_MODE0,
+    P_TH1,
+    P_TH2,
+    P_W1,
+    P_W2,
+    P_H0,
+    P_N_LIFT,
+    P_FALL,
+    N_P
 };
 
 static const char *const mode_choices[] = {"auto", "leg1", "leg2", "double", NULL};
@@ -181,14 +198,16 @@ static const char *const mode_choices[] = {"auto", "leg1", "leg2", "double", NUL
  * fixes (rho = 0.0860 m, alpha0 = 10 degrees). */
 static const nsdyn_param_decl params[] = {
     [P_L] = {"l", NSDYN_PARAM_REAL, "m", 0.4143, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "leg length l, hip to the foot's lowest point at theta = delta (Table 6)", NULL, NULL, 0},
+             "leg length l, hip to the foot's lowest point at theta = delta (Table 6)", NULL, NULL,
+             0},
     [P_RHO] = {"rho", NSDYN_PARAM_REAL, "m", 0.0860, 0.0, HUGE_VAL, 0,
                "foot arc radius rho, < l (Table 6; Table 4's 0.860 is a typo)", NULL, NULL, 0},
     [P_DELTA] = {"delta", NSDYN_PARAM_REAL, "deg", 0.0, -90.0, 90.0,
                  NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
                  "angle offset delta of the foot arc (Table 6)", NULL, NULL, 0},
     [P_GAMMA] = {"gamma", NSDYN_PARAM_REAL, "deg", 2.05, -45.0, 45.0, 0,
-                 "ramp angle gamma, positive downhill in +x (Table 6: 2.05 degrees)", NULL, NULL, 0},
+                 "ramp angle gamma, positive downhill in +x (Table 6: 2.05 degrees)", NULL, NULL,
+                 0},
     [P_m] = {"m", NSDYN_PARAM_REAL, "kg", 5.1587, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
              "mass m of each leg (Table 6)", NULL, NULL, 0},
     [P_M] = {"M", NSDYN_PARAM_REAL, "kg", 1.2826, 0.0, HUGE_VAL, 0,
@@ -196,11 +215,13 @@ static const nsdyn_param_decl params[] = {
     [P_B] = {"b", NSDYN_PARAM_REAL, "m", 0.1930, 0.0, HUGE_VAL, 0,
              "distance b of a leg's centre of mass from the hip (Table 8, L#4)", NULL, NULL, 0},
     [P_RG] = {"r_g", NSDYN_PARAM_REAL, "m", 0.1067, 0.0, HUGE_VAL, 0,
-              "radius of gyration r_g of a leg about its centre of mass (Table 8, L#4)", NULL, NULL, 0},
-    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 9.81, 0.0, HUGE_VAL, 0,
-             "gravitational acceleration", NULL, NULL, 0},
+              "radius of gyration r_g of a leg about its centre of mass (Table 8, L#4)", NULL, NULL,
+              0},
+    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 9.81, 0.0, HUGE_VAL, 0, "gravitational acceleration",
+             NULL, NULL, 0},
     [P_ALPHA0] = {"alpha0", NSDYN_PARAM_REAL, "deg", 10.0, 0.0, 90.0, NSDYN_PARAM_MAX_EXCLUSIVE,
-                  "minimum lead of the swing leg for a heel strike (Table 7: 10 degrees)", NULL, NULL, 0},
+                  "minimum lead of the swing leg for a heel strike (Table 7: 10 degrees)", NULL,
+                  NULL, 0},
     [P_MODE0] = {"mode0", NSDYN_PARAM_CHOICE, "1", 0.0, 0.0, 0.0, 0,
                  "initial mode: auto = single support on the leg with the larger theta (paper), "
                  "leg1, leg2, double",
@@ -219,8 +240,8 @@ static const nsdyn_param_decl params[] = {
               "initial penetration of the stance foot; static on one foot: ((M+2m) g/k_s)^(2/3)",
               NULL, NULL, 0},
     [P_N_LIFT] = {"n_lift", NSDYN_PARAM_REAL, "N", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                  "double support ends when the old stance foot's normal force falls to this",
-                  NULL, NULL, 0},
+                  "double support ends when the old stance foot's normal force falls to this", NULL,
+                  NULL, 0},
     [P_FALL] = {"fall_height", NSDYN_PARAM_REAL, "1", 0.5, 0.0, 1.0, 0,
                 "stop 'fall' when the hip is lower than this fraction of l above the ramp", NULL,
                 NULL, 0},
@@ -236,9 +257,9 @@ typedef struct walker {
     int stance, dbl;
     /* step records, updated at each heel strike */
     unsigned steps;
-    double t_hs, th_ld_hs;            /* time and lead angle (20) of the last strike */
+    double t_hs, th_ld_hs; /* time and lead angle (20) of the last strike */
     double step_length, step_period, hip_velocity;
-    double hs[9];                     /* state at the last strike, in O_HS_T.. order */
+    double hs[9]; /* state at the last strike, in O_HS_T.. order */
 } walker;
 
 static const nsdyn_channel q_channels[] = {
@@ -254,12 +275,30 @@ static const nsdyn_channel v_channels[] = {
     {"omega2", "rad/s", "leg 2 angular velocity"},
 };
 enum {
-    O_ALPHA, O_HIP_HEIGHT, O_SLIP1, O_SLIP2, O_ENERGY, O_STANCE, O_DOUBLE, O_STEPS,
-    O_STEP_LENGTH, O_STEP_PERIOD, O_HIP_VELOCITY,
-    O_HS_T, O_HS_X, O_HS_Y, O_HS_TH_TR, O_HS_TH_LD, O_HS_VX, O_HS_VY, O_HS_W_TR, O_HS_W_LD,
+    O_ALPHA,
+    O_HIP_HEIGHT,
+    O_SLIP1,
+    O_SLIP2,
+    O_ENERGY,
+    O_STANCE,
+    O_DOUBLE,
+    O_STEPS,
+    O_STEP_LENGTH,
+    O_STEP_PERIOD,
+    O_HIP_VELOCITY,
+    O_HS_T,
+    O_HS_X,
+    O_HS_Y,
+    O_HS_TH_TR,
+    O_HS_TH_LD,
+    O_HS_VX,
+    O_HS_VY,
+    O_HS_W_TR,
+    O_HS_W_LD,
     N_O
 };
-_Static_assert(N_O - O_HS_T == sizeof ((walker *)0)->hs / sizeof(double), "walker.hs holds the hs_* outputs");
+_Static_assert(N_O - O_HS_T == sizeof((walker *)0)->hs / sizeof(double),
+               "walker.hs holds the hs_* outputs");
 static const nsdyn_channel outputs[] = {
     [O_ALPHA] = {"alpha", "rad", "inner leg angle alpha = theta1 - theta2"},
     [O_HIP_HEIGHT] = {"hip_height", "m", "hip height above the ramp"},
@@ -282,8 +321,10 @@ static const nsdyn_channel outputs[] = {
     [O_HS_TH_LD] = {"hs_theta_lead", "rad", "leading (striking) leg angle at the last heel strike"},
     [O_HS_VX] = {"hs_vx_hip", "m/s", "hip velocity along the ramp at the last heel strike"},
     [O_HS_VY] = {"hs_vy_hip", "m/s", "hip velocity normal to the ramp at the last heel strike"},
-    [O_HS_W_TR] = {"hs_omega_trail", "rad/s", "trailing leg angular velocity at the last heel strike"},
-    [O_HS_W_LD] = {"hs_omega_lead", "rad/s", "leading leg angular velocity at the last heel strike"},
+    [O_HS_W_TR] = {"hs_omega_trail", "rad/s",
+                   "trailing leg angular velocity at the last heel strike"},
+    [O_HS_W_LD] = {"hs_omega_lead", "rad/s",
+                   "leading leg angular velocity at the last heel strike"},
 };
 static const nsdyn_contact_decl contacts[] = {
     {"foot1", NSDYN_CONTACT_UNILATERAL, 1},
@@ -292,7 +333,7 @@ static const nsdyn_contact_decl contacts[] = {
 static const char *const stops[] = {"fall", "leg_angle"};
 static const char *const switches[] = {"heel_strike", "double_support_end"};
 static const int switch_direction[] = {-1, -1};
-static const char *const series[] = {"theta1", "theta2", "alpha", "hip_height",
+static const char *const series[] = {"theta1",  "theta2",    "alpha", "hip_height",
                                      "foot1.N", "foot1.Ft1", NULL};
 static const char *const phases[] = {"theta1:omega1", NULL};
 
@@ -302,7 +343,8 @@ static const char *const phases[] = {"theta1:omega1", NULL};
  * Jacobian entries of its normal (a) and tangential (bt) velocity. */
 typedef struct foot {
     double cx, cy; /* contact point minus hip [m] */
-    double a, bt;  /* n row: a = l sin th - rho sin(th - delta); t row: bt = l cos th - rho cos(th - delta) + rho */
+    double a,
+        bt; /* n row: a = l sin th - rho sin(th - delta); t row: bt = l cos th - rho cos(th - delta) + rho */
     double da, dbt; /* d a/d th, d bt/d th (drift) */
 } foot;
 
@@ -319,17 +361,21 @@ static foot foot_at(const walker *w, double th) {
 }
 
 /* Horizontal offset c_x^hip of (7) and (22)-(23). */
-static double cx_hip(const walker *w, double th) { return w->l * sin(th) - w->rho * sin(th - w->delta); }
+static double cx_hip(const walker *w, double th) {
+    return w->l * sin(th) - w->rho * sin(th - w->delta);
+}
 
 /* Lead and trail leg angles from the inner leg angle a at heel strike:
  * (20), and (21) with the denominator's sign corrected (see the header). */
 static double theta_lead(const walker *w, double a) {
     double l = w->l, r = w->rho, d = w->delta;
-    return atan((l * (1 - cos(a)) + r * (cos(a + d) - cos(d))) / (l * sin(a) + r * (-sin(a + d) + sin(d))));
+    return atan((l * (1 - cos(a)) + r * (cos(a + d) - cos(d))) /
+                (l * sin(a) + r * (-sin(a + d) + sin(d))));
 }
 static double theta_trail(const walker *w, double a) {
     double l = w->l, r = w->rho, d = w->delta;
-    return atan((l * (1 - cos(a)) + r * (cos(a - d) - cos(d))) / (-l * sin(a) + r * (sin(a - d) + sin(d))));
+    return atan((l * (1 - cos(a)) + r * (cos(a - d) - cos(d))) /
+                (-l * sin(a) + r * (sin(a - d) + sin(d))));
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
@@ -350,7 +396,8 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
     for (int i = 0; i < N_P; ++i) p[i] = values[i].num;
     for (int i = 0; i < N_P; ++i)
         if (!isfinite(p[i])) {
-            snprintf(err, len, "parameter '%s' = %g: expected a finite number", params[i].name, p[i]);
+            snprintf(err, len, "parameter '%s' = %g: expected a finite number", params[i].name,
+                     p[i]);
             return NULL;
         }
     /* Single-parameter checks repeat the declared ranges (other hosts and
@@ -360,30 +407,39 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
         return NULL;
     }
     if (!(p[P_m] > 0) || !(p[P_M] >= 0)) {
-        snprintf(err, len, "m = %g kg, M = %g kg: the leg mass must be positive and the hip mass "
-                           "zero or positive", p[P_m], p[P_M]);
+        snprintf(err, len,
+                 "m = %g kg, M = %g kg: the leg mass must be positive and the hip mass "
+                 "zero or positive",
+                 p[P_m], p[P_M]);
         return NULL;
     }
     if (!(p[P_RHO] >= 0) || !(p[P_RHO] < p[P_L])) {
-        snprintf(err, len, "rho = %g m with l = %g m: the foot radius must be zero or positive and "
-                           "smaller than the leg length (the foot's centre lies on the leg, l - rho "
-                           "from the hip)", p[P_RHO], p[P_L]);
+        snprintf(err, len,
+                 "rho = %g m with l = %g m: the foot radius must be zero or positive and "
+                 "smaller than the leg length (the foot's centre lies on the leg, l - rho "
+                 "from the hip)",
+                 p[P_RHO], p[P_L]);
         return NULL;
     }
     if (!(p[P_B] >= 0) || !(p[P_RG] >= 0) || !(p[P_B] > 0 || p[P_RG] > 0)) {
-        snprintf(err, len, "b = %g m, r_g = %g m: both must be zero or positive and not both zero "
-                           "(a leg needs rotary inertia m (b^2 + r_g^2) > 0 about the hip)",
+        snprintf(err, len,
+                 "b = %g m, r_g = %g m: both must be zero or positive and not both zero "
+                 "(a leg needs rotary inertia m (b^2 + r_g^2) > 0 about the hip)",
                  p[P_B], p[P_RG]);
         return NULL;
     }
     if (!(p[P_G] >= 0) || !(p[P_H0] >= 0) || !(p[P_N_LIFT] > 0)) {
-        snprintf(err, len, "g = %g, h0 = %g, n_lift = %g: g and h0 must be zero or positive, "
-                           "n_lift positive", p[P_G], p[P_H0], p[P_N_LIFT]);
+        snprintf(err, len,
+                 "g = %g, h0 = %g, n_lift = %g: g and h0 must be zero or positive, "
+                 "n_lift positive",
+                 p[P_G], p[P_H0], p[P_N_LIFT]);
         return NULL;
     }
     if (!(fabs(p[P_TH1]) < HALF_PI) || !(fabs(p[P_TH2]) < HALF_PI)) {
-        snprintf(err, len, "theta1_0 = %g rad, theta2_0 = %g rad: the legs must start within 90 "
-                           "degrees of the ramp normal", p[P_TH1], p[P_TH2]);
+        snprintf(err, len,
+                 "theta1_0 = %g rad, theta2_0 = %g rad: the legs must start within 90 "
+                 "degrees of the ramp normal",
+                 p[P_TH1], p[P_TH2]);
         return NULL;
     }
     walker *w = calloc(1, sizeof *w);
@@ -429,13 +485,21 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
     (void)inst;
     *out = (nsdyn_system_layout){
         .struct_size = sizeof *out,
-        .nq = 4, .nv = 4, .q = q_channels, .v = v_channels,
-        .n_contacts = 2, .contacts = contacts,
-        .n_outputs = N_O, .outputs = outputs,
-        .n_stops = NSDYN_COUNT(stops), .stops = stops,
-        .n_switches = NSDYN_COUNT(switches), .switches = switches,
+        .nq = 4,
+        .nv = 4,
+        .q = q_channels,
+        .v = v_channels,
+        .n_contacts = 2,
+        .contacts = contacts,
+        .n_outputs = N_O,
+        .outputs = outputs,
+        .n_stops = NSDYN_COUNT(stops),
+        .stops = stops,
+        .n_switches = NSDYN_COUNT(switches),
+        .switches = switches,
         .switch_direction = switch_direction,
-        .plot_series = series, .phase_pairs = phases,
+        .plot_series = series,
+        .phase_pairs = phases,
         .draw_x_label = "horizontal position X [m]",
         .draw_y_label = "height Y [m]",
     };
@@ -504,9 +568,9 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         double th = q[2 + i], om = v[2 + i];
         foot f = foot_at(w, th);
         nsdyn_contact_eval *e = &c[i];
-        e->gap = q[1] + f.cy;              /* c_yi of (8) */
-        e->u[0] = v[1] + om * f.a;         /* d c_yi/dt */
-        e->u[1] = v[0] + om * f.bt;        /* sliding velocity (17) */
+        e->gap = q[1] + f.cy;       /* c_yi of (8) */
+        e->u[0] = v[1] + om * f.a;  /* d c_yi/dt */
+        e->u[1] = v[0] + om * f.bt; /* sliding velocity (17) */
         e->u[2] = 0.0;
         e->normal_load = 0.0;
         e->active = w->dbl || i == w->stance;
@@ -586,8 +650,10 @@ static nsdyn_status switches_eval(void *inst, double t, const double *q, const d
     const walker *w = inst;
     int sw = 1 - w->stance;
     /* 0: heel strike; the negative constant is explained in the header. */
-    if (!w->dbl && lead(w, q) > w->alpha0) g[0] = q[1] + foot_at(w, q[2 + sw]).cy;
-    else g[0] = -w->l;
+    if (!w->dbl && lead(w, q) > w->alpha0)
+        g[0] = q[1] + foot_at(w, q[2 + sw]).cy;
+    else
+        g[0] = -w->l;
     /* 1: end of double support, on the old stance foot's normal force. */
     g[1] = w->dbl ? f[3 * w->stance] - w->n_lift : 1.0 + w->mt * w->g;
     return NSDYN_OK;
@@ -611,12 +677,13 @@ static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, dou
             double T = t - w->t_hs;
             w->step_period = T;
             if (T > 0) /* (23): the leg that led at the last strike trails now */
-                w->hip_velocity = (cx_hip(w, w->th_ld_hs) - cx_hip(w, th_tr) +
-                                   w->rho * (w->th_ld_hs - th_tr)) / T;
+                w->hip_velocity =
+                    (cx_hip(w, w->th_ld_hs) - cx_hip(w, th_tr) + w->rho * (w->th_ld_hs - th_tr)) /
+                    T;
         }
         /* The state at the strike, in the outputs' order (O_HS_T..). */
-        const double hs[] = {t, q[0], q[1], q[2 + w->stance], q[2 + sw],
-                             v[0], v[1], v[2 + w->stance], v[2 + sw]};
+        const double hs[] = {
+            t, q[0], q[1], q[2 + w->stance], q[2 + sw], v[0], v[1], v[2 + w->stance], v[2 + sw]};
         for (int i = 0; i < N_O - O_HS_T; ++i) w->hs[i] = hs[i];
         w->steps++;
         w->t_hs = t;
@@ -676,8 +743,18 @@ static const nsdyn_system walker2_system = {
     NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "walker2", "1.0.0",
                "two-link passive walker, arced feet, hip mass, stepping stones (Koop & Wu 2013)",
                params, NSDYN_COUNT(params), NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS, 0),
-    create, destroy, reset, layout, initial_state, derivatives, contacts_eval, outputs_eval,
-    stops_eval, draw, switches_eval, on_switch,
+    create,
+    destroy,
+    reset,
+    layout,
+    initial_state,
+    derivatives,
+    contacts_eval,
+    outputs_eval,
+    stops_eval,
+    draw,
+    switches_eval,
+    on_switch,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -25,13 +25,13 @@ extern "C" {
 typedef struct nsdyn_impact_problem {
     uint32_t struct_size;
     size_t n_contacts;
-    uint32_t tangent_dim;    /* 1 or 2, the same for all contacts */
+    uint32_t tangent_dim; /* 1 or 2, the same for all contacts */
     /* (3n x 3n) row-major W M^-1 W^T: local velocity change per unit local
      * impulse [1/kg]; rows/cols ordered (n, t1, t2) per contact. */
     const double *delassus;
-    const double *u_minus;   /* 3n local velocities before impact [m/s] */
-    const double *mu_static; /* n static friction coefficients [1] (no-slip test) */
-    const double *mu_kinetic;/* n kinetic friction coefficients [1] (slip impulse) */
+    const double *u_minus;    /* 3n local velocities before impact [m/s] */
+    const double *mu_static;  /* n static friction coefficients [1] (no-slip test) */
+    const double *mu_kinetic; /* n kinetic friction coefficients [1] (slip impulse) */
     /* n gaps [m]: every contact near closure takes part, including those
      * not yet approaching (a Percussion-Centre law watches them for a
      * single- to double-point transition). */
@@ -45,8 +45,8 @@ typedef struct nsdyn_impact_problem {
 /* ABI 2.0: the impulse at one contact alone, at the velocity level. */
 typedef struct nsdyn_local_impact {
     uint32_t struct_size;
-    uint32_t tangent_dim;   /* 1 or 2 */
-    const double *G;        /* 3 x 3 row-major local Delassus block [1/kg] */
+    uint32_t tangent_dim; /* 1 or 2 */
+    const double *G;      /* 3 x 3 row-major local Delassus block [1/kg] */
     /* The local velocity this contact would have without an impulse of its
      * own [m/s]: before the impact (event-driven), or at the end of a time
      * step with the smooth forces and the other contacts' impulses. */
@@ -69,14 +69,13 @@ typedef enum nsdyn_restitution_kind {
 typedef struct nsdyn_rigid_coefficients {
     uint32_t struct_size;
     nsdyn_restitution_kind kind;
-    double restitution;     /* e or beta [1] */
+    double restitution; /* e or beta [1] */
 } nsdyn_rigid_coefficients;
 
 typedef struct nsdyn_contact_law {
     nsdyn_plugin_info info;
 
-    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                    size_t err_len);
+    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err, size_t err_len);
     void (*destroy)(void *inst);
     void (*reset)(void *inst); /* may be NULL */
 

@@ -26,17 +26,16 @@ extern "C" {
 #endif
 
 typedef struct nsdyn_friction_input {
-    uint32_t dim;         /* 1 or 2 tangent directions */
-    double slip[2];       /* tangential velocity of the contact point [m/s] */
-    double normal_force;  /* N >= 0 [N] */
-    const double *state;  /* n_states(dim) internal states, or NULL */
+    uint32_t dim;        /* 1 or 2 tangent directions */
+    double slip[2];      /* tangential velocity of the contact point [m/s] */
+    double normal_force; /* N >= 0 [N] */
+    const double *state; /* n_states(dim) internal states, or NULL */
 } nsdyn_friction_input;
 
 typedef struct nsdyn_friction_law {
     nsdyn_plugin_info info;
 
-    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                    size_t err_len);
+    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err, size_t err_len);
     void (*destroy)(void *inst);
     void (*reset)(void *inst); /* may be NULL */
 
@@ -50,8 +49,7 @@ typedef struct nsdyn_friction_law {
 
     /* Magnitudes for a normal force N [N]: the largest force stick can hold
      * (static_bound) and the force of steady slip (kinetic_bound). */
-    void (*bounds)(void *inst, double normal_force, double *static_bound,
-                   double *kinetic_bound);
+    void (*bounds)(void *inst, double normal_force, double *static_bound, double *kinetic_bound);
 } nsdyn_friction_law;
 
 #ifdef __cplusplus

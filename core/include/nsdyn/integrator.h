@@ -39,7 +39,7 @@ typedef struct nsdyn_mechanics {
                                         frictionless (for solvers that pose the whole problem) */
     /* The contact law's coefficients (contact.h), the same at every contact. */
     const nsdyn_rigid_coefficients *law;
-    void *ctx;                       /* passed back to the callbacks */
+    void *ctx; /* passed back to the callbacks */
     /* q' = N(q) v + n0(t, q) for the given v. */
     nsdyn_status (*qdot)(void *ctx, double t, const double *q, const double *v, double *qdot);
     /* v' with every unilateral contact force zero [units of v / s]. */
@@ -63,9 +63,9 @@ typedef struct nsdyn_mechanics {
 
 typedef struct nsdyn_ode {
     uint32_t struct_size;
-    size_t n;         /* state size */
-    size_t n_events;  /* event functions (0 allowed) */
-    void *ctx;        /* passed back to rhs and events */
+    size_t n;        /* state size */
+    size_t n_events; /* event functions (0 allowed) */
+    void *ctx;       /* passed back to rhs and events */
     nsdyn_status (*rhs)(void *ctx, double t, const double *y, double *ydot);
     nsdyn_status (*events)(void *ctx, double t, const double *y, double *g);
     /* Per event: -1 only falling crossings count, +1 only rising, 0 both. */
@@ -79,13 +79,13 @@ typedef struct nsdyn_ode {
 } nsdyn_ode;
 
 typedef struct nsdyn_step_report {
-    double t;         /* time reached [s] */
-    const double *y;  /* state at t, integrator-owned, valid until the next
+    double t;        /* time reached [s] */
+    const double *y; /* state at t, integrator-owned, valid until the next
                          step() that succeeds (a failed step leaves it, so
                          the host can report the last accepted state) or
                          restart()/reset() */
-    int event;        /* index of the event located at t, or -1 */
-    double h;         /* size of the step just taken [s] */
+    int event;       /* index of the event located at t, or -1 */
+    double h;        /* size of the step just taken [s] */
     /* Time-stepping integrators: the contact impulses of the step just
      * taken, 3 per mechanics contact (normal, t1, t2) [N s], valid like y;
      * the host reports impulse / h as the contact force of the step. NULL
@@ -106,8 +106,7 @@ typedef struct nsdyn_integrator_stats {
 typedef struct nsdyn_integrator {
     nsdyn_plugin_info info;
 
-    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                    size_t err_len);
+    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err, size_t err_len);
     void (*destroy)(void *inst);
     /* Forget the problem and the statistics; setup() must follow. */
     void (*reset)(void *inst);

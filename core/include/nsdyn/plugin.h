@@ -69,10 +69,10 @@ typedef enum nsdyn_kind {
 /* ---- parameters ------------------------------------------------------- */
 
 typedef enum nsdyn_param_type {
-    NSDYN_PARAM_REAL = 1,   /* double */
-    NSDYN_PARAM_INT = 2,    /* integer, passed as a double holding an integer */
-    NSDYN_PARAM_BOOL = 3,   /* 0 or 1, passed as a double */
-    NSDYN_PARAM_CHOICE = 4, /* one of `choices`; passed as the index */
+    NSDYN_PARAM_REAL = 1,      /* double */
+    NSDYN_PARAM_INT = 2,       /* integer, passed as a double holding an integer */
+    NSDYN_PARAM_BOOL = 3,      /* 0 or 1, passed as a double */
+    NSDYN_PARAM_CHOICE = 4,    /* one of `choices`; passed as the index */
     NSDYN_PARAM_REAL_ARRAY = 5 /* array of doubles */
 } nsdyn_param_type;
 
@@ -94,24 +94,24 @@ enum {
  * -HUGE_VAL / HUGE_VAL for an open side; an open side does not admit
  * +-inf itself (see NSDYN_PARAM_NONFINITE). */
 typedef struct nsdyn_param_decl {
-    const char *name;              /* TOML key, [a-z0-9_]+ */
+    const char *name; /* TOML key, [a-z0-9_]+ */
     nsdyn_param_type type;
-    const char *unit;              /* SI unit text, "1" for dimensionless */
-    double default_value;          /* REAL/INT/BOOL/CHOICE index */
-    double min, max;               /* inclusive unless flagged exclusive */
+    const char *unit;     /* SI unit text, "1" for dimensionless */
+    double default_value; /* REAL/INT/BOOL/CHOICE index */
+    double min, max;      /* inclusive unless flagged exclusive */
     uint32_t flags;
-    const char *help;              /* one line */
-    const char *const *choices;    /* CHOICE only: NULL-terminated list */
-    const double *default_array;   /* REAL_ARRAY only (may be NULL) */
+    const char *help;            /* one line */
+    const char *const *choices;  /* CHOICE only: NULL-terminated list */
+    const double *default_array; /* REAL_ARRAY only (may be NULL) */
     size_t default_array_len;
 } nsdyn_param_decl;
 
 /* A resolved parameter value, passed to create() in declaration order. */
 typedef struct nsdyn_value {
-    double num;         /* REAL, INT, BOOL, CHOICE index */
-    const double *arr;  /* REAL_ARRAY elements (owned by the host; valid
+    double num;        /* REAL, INT, BOOL, CHOICE index */
+    const double *arr; /* REAL_ARRAY elements (owned by the host; valid
                            until destroy()) */
-    size_t len;         /* REAL_ARRAY length */
+    size_t len;        /* REAL_ARRAY length */
 } nsdyn_value;
 
 /* ---- host services ----------------------------------------------------- */
@@ -142,7 +142,7 @@ enum {
     NSDYN_CAP_DENSE_OUTPUT = 1u << 2,
     NSDYN_CAP_EVENT_LOCATION = 1u << 3, /* locates sign changes of event functions */
     NSDYN_CAP_STIFF = 1u << 4,
-    NSDYN_CAP_TIME_STEPPING = 1u << 5,  /* velocity-level contact solver (Moreau) */
+    NSDYN_CAP_TIME_STEPPING = 1u << 5, /* velocity-level contact solver (Moreau) */
     /* contact laws */
     NSDYN_CAP_COMPLIANT_NORMAL = 1u << 8, /* normal force from gap and gap rate */
     NSDYN_CAP_RIGID_IMPACT = 1u << 9,     /* velocity jumps at impact */
@@ -163,33 +163,32 @@ enum {
 
 /* Common head of every descriptor. */
 typedef struct nsdyn_plugin_info {
-    uint32_t struct_size;  /* sizeof the whole kind-specific descriptor */
-    uint16_t abi_major;    /* NSDYN_ABI_MAJOR the plugin was built with */
-    uint16_t abi_minor;    /* NSDYN_ABI_MINOR the plugin was built with */
+    uint32_t struct_size; /* sizeof the whole kind-specific descriptor */
+    uint16_t abi_major;   /* NSDYN_ABI_MAJOR the plugin was built with */
+    uint16_t abi_minor;   /* NSDYN_ABI_MINOR the plugin was built with */
     nsdyn_kind kind;
-    const char *id;        /* unique, [a-z0-9_]+ e.g. "dopri5" */
-    const char *version;   /* plugin's own version, "1.0.0" */
-    const char *summary;   /* one line for `nsdyn plugins` */
+    const char *id;      /* unique, [a-z0-9_]+ e.g. "dopri5" */
+    const char *version; /* plugin's own version, "1.0.0" */
+    const char *summary; /* one line for `nsdyn plugins` */
     const nsdyn_param_decl *params;
     size_t n_params;
-    uint32_t provides;     /* NSDYN_CAP_* bits */
-    uint32_t needs;        /* NSDYN_CAP_* bits required of the partners */
+    uint32_t provides; /* NSDYN_CAP_* bits */
+    uint32_t needs;    /* NSDYN_CAP_* bits required of the partners */
 } nsdyn_plugin_info;
 
 /* Initialise the head of a descriptor. */
-#define NSDYN_INFO(descriptor_type, kind_, id_, version_, summary_, params_, n_params_, \
-                   provides_, needs_)                                                  \
-    {                                                                                  \
-        sizeof(descriptor_type), NSDYN_ABI_MAJOR, NSDYN_ABI_MINOR, kind_, id_,         \
-            version_, summary_, params_, n_params_, provides_, needs_                  \
+#define NSDYN_INFO(descriptor_type, kind_, id_, version_, summary_, params_, n_params_, provides_, \
+                   needs_)                                                                         \
+    {                                                                                              \
+        sizeof(descriptor_type), NSDYN_ABI_MAJOR, NSDYN_ABI_MINOR, kind_, id_, version_, summary_, \
+            params_, n_params_, provides_, needs_                                                  \
     }
 
 #define NSDYN_COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
 /* The entry point: return descriptor `index` (0, 1, ...) or NULL past the
  * last. `host_abi_major` lets a plugin refuse an incompatible host. */
-typedef const nsdyn_plugin_info *(*nsdyn_plugin_entry_fn)(uint32_t host_abi_major,
-                                                          uint32_t index);
+typedef const nsdyn_plugin_info *(*nsdyn_plugin_entry_fn)(uint32_t host_abi_major, uint32_t index);
 
 #ifdef __cplusplus
 }

@@ -46,33 +46,33 @@ typedef enum nsdyn_contact_type {
 } nsdyn_contact_type;
 
 typedef struct nsdyn_contact_decl {
-    const char *name;         /* e.g. "wheel", "foot1", "corner_A" */
+    const char *name; /* e.g. "wheel", "foot1", "corner_A" */
     nsdyn_contact_type type;
-    uint32_t tangent_dim;     /* 1 (planar) or 2 (spatial slip) */
+    uint32_t tangent_dim; /* 1 (planar) or 2 (spatial slip) */
 } nsdyn_contact_decl;
 
 /* Instance layout, filled by layout(); pointers stay valid until destroy(). */
 typedef struct nsdyn_system_layout {
     uint32_t struct_size;
     size_t nq, nv;
-    const nsdyn_channel *q;       /* nq entries */
-    const nsdyn_channel *v;       /* nv entries */
+    const nsdyn_channel *q; /* nq entries */
+    const nsdyn_channel *v; /* nv entries */
     size_t n_contacts;
     const nsdyn_contact_decl *contacts;
     size_t n_outputs;
     const nsdyn_channel *outputs; /* system-computed output channels */
     size_t n_stops;
-    const char *const *stops;     /* names of stop conditions */
+    const char *const *stops; /* names of stop conditions */
     /* Mode switches: event functions of the system's own discrete mode
      * (the walker's stepping-stone rule: heel strike, end of double
      * support). At a located crossing the host calls on_switch(). */
     size_t n_switches;
-    const char *const *switches;  /* names */
-    const int *switch_direction;  /* per switch: -1 falling, +1 rising, 0 both */
+    const char *const *switches; /* names */
+    const int *switch_direction; /* per switch: -1 falling, +1 rising, 0 both */
     /* Suggested graphs: channel names (states or outputs). */
-    const char *const *plot_series;   /* NULL-terminated */
-    const char *const *phase_pairs;   /* NULL-terminated, "x:y" */
-    const char *draw_x_label;         /* axis labels of the drawing plane */
+    const char *const *plot_series; /* NULL-terminated */
+    const char *const *phase_pairs; /* NULL-terminated, "x:y" */
+    const char *draw_x_label;       /* axis labels of the drawing plane */
     const char *draw_y_label;
     /* The output channel that is the mechanical energy (kinetic +
      * potential) [J], or NULL. With NSDYN_CAP_CONSERVATIVE the host checks
@@ -111,8 +111,7 @@ typedef struct nsdyn_canvas {
 typedef struct nsdyn_system {
     nsdyn_plugin_info info;
 
-    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                    size_t err_len);
+    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err, size_t err_len);
     void (*destroy)(void *inst);
     /* Return the instance to its state right after create (caches, counters);
      * may be NULL when the instance holds nothing but parameters. */
@@ -133,8 +132,7 @@ typedef struct nsdyn_system {
     nsdyn_status (*outputs)(void *inst, double t, const double *q, const double *v,
                             const double *contact_force, double *out);
     /* Stop conditions (n_stops): the run ends where one falls through zero. */
-    nsdyn_status (*stops)(void *inst, double t, const double *q, const double *v,
-                          double *g);
+    nsdyn_status (*stops)(void *inst, double t, const double *q, const double *v, double *g);
     /* Picture of the system at (t, q); optional (NULL when it cannot draw). */
     void (*draw)(void *inst, double t, const double *q, const nsdyn_canvas *canvas);
 
