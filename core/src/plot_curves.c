@@ -1,0 +1,108 @@
+/* nsdyn plotting module: curves. Palette colours (explicit or the next free one), line
+ * widths and dash patterns, marker dots, and drawing a curve of a panel. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "plot_internal.h"
+
+double curve_width(const nsd_curve *c) {
+    double w = c->width;
+    if (!isfinite(w) || w <= 0.0) w = 1.5;
+    return clampd(w, 0.1, 20.0);
+}
+
+/* Dash pattern for `dashed` at PLplot width `w`. */
+static void set_dashes(const metrics *m, int dashed, double w) {
+    if (dashed == 1 || dashed == 2) {
+        double px_um = m->mm_per_px * 1000.0; /* micrometres per pixel */
+        double mark, space;
+        if (dashed == 1) {
+            mark = fmax(7.0 * m->s, 4.0 * w) * px_um;
+            space = fmax(4.0 * m->s, 2.5 * w) * px_um;
+        } else {
+            mark = fmax(1.2 * m->s, 1.0 * w) * px_um;
+            space = fmax(2.8 * m->s, 2.0 * w) * px_um;
+        }
+        PLINT mk = (PLINT)clampd(mark, 1.0, 1e6), sp = (PLINT)clampd(space, 1.0, 1e6);
+        plstyl(1, &mk, &sp);
+    } else {
+        pllsty(1);
+    }
+}
+
+/* Radius of a marker dot [mm] for a curve of nominal width wnom. */
+double marker_radius_mm(const metrics *m, double wnom) {
+    return (2.2 + 0.6 * wnom) * m->s * m->mm_per_px;
+}
+
+/* Filled dot of radius r_mm centred at (x, y) in the current world coordinates,
+ * which map `wpm_x`, `wpm_y` world units per mm. */
+void marker_dot(double x, double y, double r_mm, double wpm_x, double wpm_y) {
+    plarc(x, y, r_mm * wpm_x, r_mm * wpm_y, 0.0, 360.0, 0.0, 1);
+}
+
+int curve_color(const nsd_panel *p, size_t idx) {
+    /* explicit colours are kept; auto colours take the first palette entries
+       not used by another curve of the panel, in order */
+    const nsd_curve *c = &p->curves[idx];
+    if (c->color >= 0) return c->color % NSD_PLOT_PALETTE_SIZE;
+    unsigned used = 0;
+    for (size_t k = 0; k < p->n_curves; ++k)
+        if (p->curves[k].color >= 0) used |= 1u << (p->curves[k].color % NSD_PLOT_PALETTE_SIZE);
+    int next = 0;
+    for (size_t k = 0; k <= idx; ++k) {
+        if (p->curves[k].color >= 0) continue;
+        int tries = 0;
+        while ((used & (1u << next)) && tries < NSD_PLOT_PALETTE_SIZE) {
+            next = (next + 1) % NSD_PLOT_PALETTE_SIZE;
+            tries++;
+        }
+        if (k == idx) return next;
+        used |= 1u << next;
+        if (used == (1u << NSD_PLOT_PALETTE_SIZE) - 1u) used = 0; /* all taken: start over */
+        next = (next + 1) % NSD_PLOT_PALETTE_SIZE;
+    }
+    return 0;
+}
+
+/* Style the current line for curve c (colour, width, dashes). */
+void curve_style(const metrics *m, const nsd_curve *c, int color) {
+    double w = lw(m, curve_width(c));
+    plcol0(COL_PALETTE + color);
+    plwidth(w);
+    set_dashes(m, c->dashed, w);
+}
+
+int draw_curve(panel_ctx *pc, const nsd_curve *c, int color, double wpm_x, double wpm_y) {
+    const metrics *m = pc->m;
+    if (c->x == NULL || c->y == NULL || c->n == 0) return 0;
+    double *tx = malloc(c->n * sizeof *tx), *ty = malloc(c->n * sizeof *ty);
+    if (tx == NULL || ty == NULL) {
+        free(tx);
+        free(ty);
+        return -1;
+    }
+    for (size_t i = 0; i < c->n; ++i) {
+        tx[i] = tr(c->x[i], pc->ax.log);
+        ty[i] = tr(c->y[i], pc->ay.log);
+    }
+    int rc = 0;
+    curve_style(m, c, color);
+    if (c->marker != 1) rc = draw_polyline(&pc->clip, c->n, tx, ty);
+    pllsty(1);
+    /* markers; isolated points of a line are drawn as dots so they stay visible */
+    double r = marker_radius_mm(m, curve_width(c));
+    for (size_t i = 0; i < c->n; ++i) {
+        if (!isfinite(tx[i]) || !isfinite(ty[i])) continue;
+        int isolated = (i == 0 || !isfinite(tx[i - 1]) || !isfinite(ty[i - 1])) &&
+                       (i + 1 == c->n || !isfinite(tx[i + 1]) || !isfinite(ty[i + 1]));
+        if (c->marker == 0 && !isolated) continue;
+        if (tx[i] < pc->ax.lo || tx[i] > pc->ax.hi || ty[i] < pc->ay.lo || ty[i] > pc->ay.hi)
+            continue;
+        double rr = (c->marker == 0) ? 0.6 * r : r;
+        marker_dot(tx[i], ty[i], rr, wpm_x, wpm_y);
+    }
+    free(tx);
+    free(ty);
+    return rc;
+}

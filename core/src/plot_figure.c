@@ -1,0 +1,166 @@
+/* nsdyn plotting module: the figure. Its scale (text and lines follow the size of a panel
+ * row), the grid of panels with margins shared by a column or a row, the overall title,
+ * and the colour map. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "plot_internal.h"
+
+/* Okabe & Ito (2008), ordered for line plots on white. */
+static const unsigned char palette_rgb[NSD_PLOT_PALETTE_SIZE][3] = {
+    {0x00, 0x72, 0xB2}, /* blue */
+    {0xD5, 0x5E, 0x00}, /* vermilion */
+    {0x00, 0x9E, 0x73}, /* bluish green */
+    {0xE6, 0x9F, 0x00}, /* orange */
+    {0xCC, 0x79, 0xA7}, /* reddish purple */
+    {0x56, 0xB4, 0xE9}, /* sky blue */
+    {0x00, 0x00, 0x00}, /* black */
+    {0xF0, 0xE4, 0x42}, /* yellow */
+};
+
+/* Everything drawn between plinit and plend1. Returns 0 or -1 (out of memory). */
+int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px) {
+    metrics m;
+    PLFLT x0, x1, y0, y1;
+    pladv(0);
+    plgspa(&x0, &x1, &y0, &y1);
+    m.page_w_mm = x1 - x0;
+    m.page_h_mm = y1 - y0;
+    if (!(m.page_w_mm > 0.0) || !(m.page_h_mm > 0.0)) return -1;
+    m.mm_per_px = m.page_w_mm / width_px;
+    double row_px = (double)height_px / (double)rows;
+    /* 1 for 1200 x 400 px per row; follow the panel size, mildly */
+    double s = sqrt(((double)width_px / DEFAULT_WIDTH_PX) * (row_px / DEFAULT_ROW_PX));
+    m.s = clampd(s, 0.55, 4.0);
+    m.ch = REF_CHAR_PX * m.s * m.mm_per_px;
+
+    size_t n = fig->n_panels;
+    panel_layout *pl = calloc(n, sizeof *pl);
+    double *colL = calloc(cols, sizeof(double)), *colR = calloc(cols, sizeof(double));
+    double *rowT = calloc(rows, sizeof(double)), *rowB = calloc(rows, sizeof(double));
+    if (!pl || !colL || !colR || !rowT || !rowB) {
+        free(pl);
+        free(colL);
+        free(colR);
+        free(rowT);
+        free(rowB);
+        return -1;
+    }
+
+    double title_h = (fig->title && fig->title[0]) ? 2.6 * m.ch * 1.3 : 0.6 * m.ch;
+    double cell_w = m.page_w_mm / (double)cols;
+    double cell_h = (m.page_h_mm - title_h) / (double)rows;
+    double pad = 0.5 * m.ch;
+
+    for (size_t i = 0; i < n; ++i) panel_extents(&fig->panels[i], &pl[i]);
+
+    /* two passes: margins depend on tick labels, which depend (equal aspect)
+       on the viewport size, which depends on the margins */
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t i = 0; i < n; ++i) {
+            size_t c = i % cols, r = i / cols;
+            double vw = cell_w - 2 * pad, vh = cell_h - 2 * pad;
+            if (pass > 0) {
+                vw -= colL[c] + colR[c];
+                vh -= rowT[r] + rowB[r];
+            } else {
+                vw *= 0.8;
+                vh *= 0.75;
+            }
+            panel_axes(&fig->panels[i], &pl[i], &m, fmax(vw, 1.0), fmax(vh, 1.0));
+        }
+        for (size_t c = 0; c < cols; ++c) colL[c] = colR[c] = 0.0;
+        for (size_t r = 0; r < rows; ++r) rowT[r] = rowB[r] = 0.0;
+        for (size_t i = 0; i < n; ++i) {
+            size_t c = i % cols, r = i / cols;
+            colL[c] = fmax(colL[c], pl[i].L);
+            colR[c] = fmax(colR[c], pl[i].R);
+            rowT[r] = fmax(rowT[r], pl[i].T);
+            rowB[r] = fmax(rowB[r], pl[i].B);
+        }
+        /* keep at least 35% of each cell for the plot area */
+        for (size_t c = 0; c < cols; ++c) {
+            double tot = colL[c] + colR[c], avail = 0.65 * (cell_w - 2 * pad);
+            if (tot > avail && tot > 0.0) {
+                colL[c] *= avail / tot;
+                colR[c] *= avail / tot;
+            }
+        }
+        for (size_t r = 0; r < rows; ++r) {
+            double tot = rowT[r] + rowB[r], avail = 0.65 * (cell_h - 2 * pad);
+            if (tot > avail && tot > 0.0) {
+                rowT[r] *= avail / tot;
+                rowB[r] *= avail / tot;
+            }
+        }
+    }
+
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; ++i) {
+        size_t c = i % cols, r = i / cols;
+        double cx0 = (double)c * cell_w + pad, cx1 = (double)(c + 1) * cell_w - pad;
+        double ctop = m.page_h_mm - title_h - (double)r * cell_h - pad;
+        double cbot = m.page_h_mm - title_h - (double)(r + 1) * cell_h + pad;
+        double vx0 = (cx0 + colL[c]) / m.page_w_mm, vx1 = (cx1 - colR[c]) / m.page_w_mm;
+        double vy0 = (cbot + rowB[r]) / m.page_h_mm, vy1 = (ctop - rowT[r]) / m.page_h_mm;
+        vx0 = clampd(vx0, 0.0, 0.99);
+        vy0 = clampd(vy0, 0.0, 0.99);
+        vx1 = clampd(vx1, vx0 + 0.005, 1.0);
+        vy1 = clampd(vy1, vy0 + 0.005, 1.0);
+        pl[i].vx0 = vx0;
+        pl[i].vx1 = vx1;
+        pl[i].vy0 = vy0;
+        pl[i].vy1 = vy1;
+        /* titles of a row on one line, at the top of the row's margin (above
+           any x10^k factor of a y axis) */
+        pl[i].title_disp = fmax(1.0, (rowT[r] / m.ch - 1.25) / 1.1);
+        /* final axes for the final viewport (equal aspect) */
+        panel_axes(&fig->panels[i], &pl[i], &m, (vx1 - vx0) * m.page_w_mm,
+                   (vy1 - vy0) * m.page_h_mm);
+        rc = draw_panel(&fig->panels[i], &pl[i], &m);
+    }
+
+    if (rc == 0 && fig->title && fig->title[0]) {
+        char buf[1024];
+        nsd_plot_escape_text(fig->title, buf, sizeof buf);
+        plvpor(0.0, 1.0, 0.0, 1.0);
+        plwind(0.0, 1.0, 0.0, 1.0);
+        plschr(m.ch, 1.3);
+        plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_BOLD);
+        plcol0(COL_FG);
+        plptex(0.5, 1.0 - 0.5 * title_h / m.page_h_mm, 1.0, 0.0, 0.5, buf);
+        plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_MEDIUM);
+        plschr(m.ch, 1.0);
+    }
+
+    free(pl);
+    free(colL);
+    free(colR);
+    free(rowT);
+    free(rowB);
+    return rc;
+}
+
+void set_colors(void) {
+    PLINT r[N_COLORS], g[N_COLORS], b[N_COLORS];
+    PLFLT a[N_COLORS];
+    static const unsigned char fixed[COL_PALETTE][3] = {
+        {0xFF, 0xFF, 0xFF}, /* bg */
+        {0x00, 0x00, 0x00}, /* fg */
+        {0xDD, 0xDD, 0xDD}, /* grid */
+        {0x99, 0x99, 0x99}, /* event lines */
+        {0x4D, 0x4D, 0x4D}, /* ground */
+        {0xD9, 0xD9, 0xD9}, /* structure fill */
+        {0xE8, 0xE8, 0xE8}, /* ground fill */
+        {0xFF, 0xFF, 0xFF}, /* legend background */
+        {0xBB, 0xBB, 0xBB}, /* legend frame */
+    };
+    for (int i = 0; i < N_COLORS; ++i) {
+        const unsigned char *c = i < COL_PALETTE ? fixed[i] : palette_rgb[i - COL_PALETTE];
+        r[i] = c[0];
+        g[i] = c[1];
+        b[i] = c[2];
+        a[i] = (i == COL_LEGEND_BG) ? 0.85 : 1.0;
+    }
+    plscmap0a(r, g, b, a, N_COLORS);
+}

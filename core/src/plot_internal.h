@@ -1,0 +1,250 @@
+/* nsdyn plotting module, internal: what the files of the module share. The public API is
+ * plot.h; nothing here is for use outside core/src/plot*.c.
+ *
+ * The module, by concern (each file says more at its top):
+ *   plot_text.c    text: PLplot escaping, label widths, output formats and their devices
+ *   plot_axes.c    axes: ranges, data -> plotting coordinates, ticks and tick labels
+ *   plot_clip.c    clipping of lines and polygons, decimated polylines handed to PLplot
+ *   plot.c         the canvas a panel's picture is drawn through (nsdyn_canvas), and the
+ *                  bounding-box canvas that measures such a picture
+ *   plot_curves.c  curves: palette colours, line styles, markers
+ *   plot_legend.c  legends: their width for the layout, and drawing them
+ *   plot_panel.c   one panel: data extents, axes and margins, drawing it
+ *   plot_figure.c  the figure: scale, grid of panels, overall title, colour map
+ *   plot_write.c   nsd_plot_write: checks of the figure, the PLplot stream and its error
+ *                  handlers, the temporary file and the checks of the output
+ *
+ * Implementation notes.
+ *  - All geometry is computed in "transformed" coordinates (log10 for log axes). Lines and
+ *    polygons are clipped here against a slightly enlarged window before they reach PLplot,
+ *    so absurd coordinates never reach PLplot's integer device coordinates.
+ *  - Tick positions and labels are computed here (nice 1-2-2.5-5 steps, a true minus sign,
+ *    a common x10^k factor for very large/small values), so the margins can be sized from
+ *    the real label widths.
+ *  - Lengths are in millimetres of the PLplot page unless a name or comment says otherwise;
+ *    text widths are in character heights.
+ */
+#ifndef NSD_PLOT_INTERNAL_H
+#define NSD_PLOT_INTERNAL_H
+
+#include <stddef.h>
+
+#include <plplot.h>
+
+#include "plot.h"
+
+/* The names below are shared between the module's files only: keep them out of libnsdyn's
+ * exported symbols, as they were when plot.c was one file of static functions. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
+/* ---- constants ----------------------------------------------------------- */
+
+#define DEFAULT_WIDTH_PX 1200
+#define DEFAULT_ROW_PX 400
+#define DEFAULT_MAX_HEIGHT_PX 2400
+#define MIN_SIZE_PX 100
+#define MAX_SIZE_PX 10000
+#define MAX_PNG_PIXELS 50000000.0 /* cairo keeps a 4-byte-per-pixel image */
+#define MAX_PANELS 256
+
+/* Coordinates are clamped to this magnitude (PLplot converts world to integer
+ * device coordinates; keep every computation finite). */
+#define COORD_MAX 1e300
+
+/* Text geometry of the cairo driver with DejaVu/any sans font, in units of
+ * PLplot's character height: advance of a digit, of the minus sign (U+2212),
+ * of '.', and of an average letter. Used only to size margins. */
+#define DIGIT_W 0.85
+#define MINUS_W 1.12
+#define DOT_W 0.42
+#define LETTER_W 0.78
+
+/* Reference text height: 13 px of PLplot character height for a
+ * 1200 x 400 px panel row; scaled with the figure (see figure_metrics). */
+#define REF_CHAR_PX 13.0
+
+/* cmap0 layout */
+enum {
+    COL_BG = 0,     /* white background */
+    COL_FG = 1,     /* black: axes, text, structure */
+    COL_GRID = 2,   /* light grey grid */
+    COL_VLINE = 3,  /* event lines */
+    COL_GROUND = 4, /* dark grey ground lines and hatching */
+    COL_FILL = 5,   /* structure fill */
+    COL_GROUND_FILL = 6,
+    COL_LEGEND_BG = 7, /* white, slightly transparent */
+    COL_LEGEND_FRAME = 8,
+    COL_PALETTE = 9, /* first of NSD_PLOT_PALETTE_SIZE curve colours */
+    N_COLORS = COL_PALETTE + NSD_PLOT_PALETTE_SIZE
+};
+
+/* Palette indices the canvas pens use (see palette_rgb in plot_figure.c). */
+#define PAL_BLUE 0
+#define PAL_VERMILION 1
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static inline double clampd(double v, double lo, double hi) {
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* ---- plot_text.c: text and formats ---------------------------------------- */
+
+/* One-line reason into err (newlines become blanks); nothing when err_len is 0. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void set_err(char *err, size_t err_len, const char *fmt, ...);
+
+/* Length of the valid UTF-8 sequence at p, 0 if invalid. */
+size_t utf8_seq_len(const unsigned char *p);
+/* Approximate width of a UTF-8 string [character heights]. */
+double text_width_ch(const char *s);
+/* plmtex of literal (escaped) text; nothing for NULL or "". */
+void mtex(const char *side, double disp, double pos, double just, const char *text);
+/* PLplot device of a format ("pngcairo", ...); NULL outside the enum. */
+const char *format_device(nsd_plot_format f);
+
+/* ---- plot_axes.c: ranges, transforms, ticks ------------------------------- */
+
+typedef struct range {
+    double lo, hi;
+    int have;
+} range;
+
+typedef struct axis_info {
+    int log;
+    double lo, hi;  /* window, transformed coordinates */
+    double step;    /* major tick spacing (linear axes) */
+    int nsub;       /* minor intervals per major */
+    int decimals;   /* digits after the point in tick labels */
+    int expo;       /* labels show value / 10^expo; 0: no common factor */
+    double label_w; /* widest tick label [character heights] */
+    int n_labels;
+} axis_info;
+
+void range_add(range *r, double v);
+/* Data value -> plotting coordinate; NaN when it cannot be shown. */
+double tr(double v, int lg);
+/* Resolve one axis: user limits (data units, NaN = automatic) and data extents
+ * (transformed) -> window (transformed). */
+void resolve_axis(double umin, double umax, const range *data, int lg, double *lo, double *hi);
+/* Widen one axis so both have the same mm scale in a w_mm x h_mm viewport. */
+void apply_equal_aspect(axis_info *ax, axis_info *ay, double w_mm, double h_mm);
+/* Ticks of an axis of length len_mm with character height ch [mm]; `vertical` for y. */
+void linear_ticks(axis_info *a, double len_mm, double ch, int vertical);
+void log_ticks(axis_info *a, double len_mm, double ch, int vertical);
+/* Tick label of value v (the exponent on log axes). */
+void format_label(const axis_info *a, double v, char *buf, size_t len);
+/* Log axis drawn with PLplot's own log ticks (one label per decade). */
+int uses_pl_log(const axis_info *a);
+/* The x axis' x10^k factor: its offset from the axis end and its width [character heights]. */
+double factor_offset(const axis_info *ax);
+double factor_width(int e);
+/* "×10^e" for the common factor of an axis. */
+void format_factor(int e, char *buf, size_t len);
+
+/* ---- plot_clip.c: clipping and polylines ---------------------------------- */
+
+/* Clip region, plus the decimation tolerance of polylines: consecutive points
+ * closer than (tol_x, tol_y) to the last point drawn are skipped (a fraction
+ * of a pixel: keeps SVG/PDF files of long simulations small). */
+typedef struct box {
+    double x0, x1, y0, y1;
+    double tol_x, tol_y;
+} box;
+
+/* Draw the polyline (xs, ys) in transformed coordinates; non-finite points
+ * split it. Returns 0, or -1 if memory ran out. */
+int draw_polyline(const box *clip, size_t n, const double *xs, const double *ys);
+/* Sutherland-Hodgman against one edge (0 x >= v, 1 x <= v, 2 y >= v, 3 y <= v);
+ * out must hold 2n points. Returns the number of points written. */
+size_t clip_poly_edge(size_t n, const double *x, const double *y, double *ox, double *oy, int edge,
+                      double v);
+
+/* ---- figure metrics -------------------------------------------------------- */
+
+typedef struct metrics {
+    double page_w_mm, page_h_mm;
+    double mm_per_px; /* at the figure's pixel size */
+    double s;         /* overall scale: 1 for 1200 x 400 per row */
+    double ch;        /* base character height [mm] */
+} metrics;
+
+/* Line width in PLplot units from a "points-ish" width. */
+static inline double lw(const metrics *m, double w) { return w * 1.15 * m->s; }
+
+/* ---- plot.c: canvases -------------------------------------------------------- */
+
+/* What the drawing canvas of a panel works with (the ctx of its nsdyn_canvas). */
+typedef struct panel_ctx {
+    const metrics *m;
+    const nsd_panel *panel;
+    axis_info ax, ay;
+    box clip; /* window enlarged a little, transformed coordinates */
+    int pen;
+    int oom; /* a temporary allocation failed */
+} panel_ctx;
+
+/* Unite the extents of p's picture (transformed coordinates) into (dx, dy): p->draw is
+ * called once with a bounding-box canvas. */
+void canvas_picture_extents(const nsd_panel *p, range *dx, range *dy);
+/* Draw p's picture (pc->panel) through the panel's canvas. 0, or -1 if memory ran out. */
+int canvas_draw_picture(panel_ctx *pc);
+
+/* ---- plot_curves.c: curve styling --------------------------------------------- */
+
+/* Nominal width of a curve (0 or invalid = 1.5), clamped to 0.1..20. */
+double curve_width(const nsd_curve *c);
+/* Palette index of curve idx of p: explicit, or the next one free in the panel. */
+int curve_color(const nsd_panel *p, size_t idx);
+/* Style the current line for curve c (colour, width, dashes). */
+void curve_style(const metrics *m, const nsd_curve *c, int color);
+/* Radius of a marker dot [mm] for a curve of nominal width wnom. */
+double marker_radius_mm(const metrics *m, double wnom);
+/* Filled dot of radius r_mm centred at (x, y) in the current world coordinates,
+ * which map `wpm_x`, `wpm_y` world units per mm. */
+void marker_dot(double x, double y, double r_mm, double wpm_x, double wpm_y);
+/* Draw curve c in colour `color`; 0, or -1 if memory ran out. */
+int draw_curve(panel_ctx *pc, const nsd_curve *c, int color, double wpm_x, double wpm_y);
+
+/* ---- plot_panel.c, plot_legend.c: panels ---------------------------------------- */
+
+typedef struct panel_layout {
+    range dx, dy; /* data extents, transformed */
+    axis_info ax, ay;
+    double L, R, B, T;         /* needed margins [mm] */
+    double vx0, vx1, vy0, vy1; /* viewport, normalized page coordinates */
+    size_t n_legend;
+    double legend_w_mm; /* estimate for the outside-right legend */
+    double title_disp;  /* panel title line: the same for a whole row */
+} panel_layout;
+
+int curve_in_legend(const nsd_curve *c);
+/* Count the legend entries of p into pl->n_legend and estimate the width of an
+ * outside-right legend into pl->legend_w_mm (0 otherwise). */
+void legend_measure(const nsd_panel *p, panel_layout *pl, double ch);
+/* Draw the legend of pc->panel; colors[c] is the palette index of curve c. */
+void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors);
+
+/* Data extents of p, with its picture's when a limit is automatic. */
+void panel_extents(const nsd_panel *p, panel_layout *pl);
+/* Axes, ticks and margins of a panel for a given viewport size [mm]. */
+void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double vw_mm, double vh_mm);
+/* Draw panel p in the viewport pl->vx0..vy1. 0, or -1 if memory ran out. */
+int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m);
+
+/* ---- plot_figure.c: the figure ------------------------------------------------ */
+
+/* Load the colour map (background, structure, palette). */
+void set_colors(void);
+/* Everything drawn between plinit and plend1. Returns 0 or -1 (out of memory). */
+int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#endif

@@ -1,0 +1,173 @@
+/* nsdyn plotting module: one panel. Its data extents, its axes and margins for a given
+ * viewport, and drawing it: grid, event lines, curves, picture, frame with ticks and
+ * labels, common factors, title, legend. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot_internal.h"
+
+static int panel_auto_limits(const nsd_panel *p) {
+    return isnan(p->xmin) || isnan(p->xmax) || isnan(p->ymin) || isnan(p->ymax);
+}
+
+void panel_extents(const nsd_panel *p, panel_layout *pl) {
+    memset(&pl->dx, 0, sizeof pl->dx);
+    memset(&pl->dy, 0, sizeof pl->dy);
+    for (size_t c = 0; c < p->n_curves; ++c) {
+        const nsd_curve *cv = &p->curves[c];
+        if (cv->x == NULL || cv->y == NULL) continue;
+        for (size_t i = 0; i < cv->n; ++i) {
+            double tx = tr(cv->x[i], p->log_x), ty = tr(cv->y[i], p->log_y);
+            if (isfinite(tx) && isfinite(ty)) {
+                range_add(&pl->dx, tx);
+                range_add(&pl->dy, ty);
+            }
+        }
+    }
+    if (p->draw != NULL && panel_auto_limits(p)) {
+        canvas_picture_extents(p, &pl->dx, &pl->dy);
+    }
+}
+
+/* Axes, ticks and margins of a panel for a given viewport size. */
+void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double vw_mm,
+                double vh_mm) {
+    pl->ax.log = p->log_x != 0;
+    pl->ay.log = p->log_y != 0;
+    resolve_axis(p->xmin, p->xmax, &pl->dx, pl->ax.log, &pl->ax.lo, &pl->ax.hi);
+    resolve_axis(p->ymin, p->ymax, &pl->dy, pl->ay.log, &pl->ay.lo, &pl->ay.hi);
+    if (p->equal_aspect) apply_equal_aspect(&pl->ax, &pl->ay, vw_mm, vh_mm);
+    if (pl->ax.log)
+        log_ticks(&pl->ax, vw_mm, m->ch, 0);
+    else
+        linear_ticks(&pl->ax, vw_mm, m->ch, 0);
+    if (pl->ay.log)
+        log_ticks(&pl->ay, vh_mm, m->ch, 1);
+    else
+        linear_ticks(&pl->ay, vh_mm, m->ch, 1);
+
+    double ch = m->ch;
+    /* left: tick labels (disp 0.5 + width), gap, rotated y label, pad */
+    pl->L = (0.5 + pl->ay.label_w + (p->ylabel && p->ylabel[0] ? 1.9 : 0.0) + 0.9) * ch;
+    /* bottom: tick labels centred at 1.5, x label at 3.2 */
+    int xlab = p->xlabel && p->xlabel[0];
+    pl->B = (xlab ? 4.5 : 2.7) * ch;
+    /* top: half a tick label, the panel title, the y x10^k factor */
+    int title = p->title && p->title[0];
+    int yfac = !pl->ay.log && pl->ay.expo != 0;
+    pl->T = (title ? (yfac ? 3.9 : 2.6) : (yfac ? 2.1 : 1.0)) * ch;
+    /* right: half of the last x tick label, then the x10^k factor if any */
+    pl->R = fmax(1.2, 0.5 * pl->ax.label_w + 0.4) * ch;
+    if (!pl->ax.log && pl->ax.expo != 0)
+        pl->R = fmax(pl->R, (factor_offset(&pl->ax) + factor_width(pl->ax.expo) + 0.4) * ch);
+
+    legend_measure(p, pl, ch);
+    if (pl->n_legend > 0 && p->legend_position == 4) pl->R += pl->legend_w_mm;
+}
+
+static void label_cb(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data) {
+    const panel_ctx *pc = data;
+    const axis_info *a = (axis == PL_X_AXIS) ? &pc->ax : &pc->ay;
+    if (length <= 0) return;
+    format_label(a, value, label, (size_t)length);
+}
+
+int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
+    panel_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    pc.m = m;
+    pc.panel = p;
+    pc.ax = pl->ax;
+    pc.ay = pl->ay;
+    double sx = pl->ax.hi - pl->ax.lo, sy = pl->ay.hi - pl->ay.lo;
+    pc.clip.x0 = pl->ax.lo - 0.02 * sx;
+    pc.clip.x1 = pl->ax.hi + 0.02 * sx;
+    pc.clip.y0 = pl->ay.lo - 0.02 * sy;
+    pc.clip.y1 = pl->ay.hi + 0.02 * sy;
+    double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm;
+    double vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
+    /* a quarter of a pixel */
+    pc.clip.tol_x = 0.25 * m->mm_per_px * sx / vw_mm;
+    pc.clip.tol_y = 0.25 * m->mm_per_px * sy / vh_mm;
+    double wpm_x = sx / vw_mm, wpm_y = sy / vh_mm;
+
+    plvpor(pl->vx0, pl->vx1, pl->vy0, pl->vy1);
+    plwind(pl->ax.lo, pl->ax.hi, pl->ay.lo, pl->ay.hi);
+    plschr(m->ch, 1.0);
+    plsmaj(0.55 * m->ch, 1.0);
+    plsmin(0.3 * m->ch, 1.0);
+
+    /* grid */
+    plcol0(COL_GRID);
+    plwidth(lw(m, 0.7));
+    pllsty(1);
+    plbox(uses_pl_log(&pl->ax) ? "gl" : "g", pl->ax.step, pl->ax.nsub,
+          uses_pl_log(&pl->ay) ? "gl" : "g", pl->ay.step, pl->ay.nsub);
+
+    /* event lines */
+    if (p->vlines != NULL) {
+        plcol0(COL_VLINE);
+        plwidth(lw(m, 0.8));
+        for (size_t i = 0; i < p->n_vlines; ++i) {
+            double v = tr(p->vlines[i], pl->ax.log);
+            if (!isfinite(v) || v < pl->ax.lo || v > pl->ax.hi) continue;
+            PLFLT lx[2] = {v, v}, ly[2] = {pl->ay.lo, pl->ay.hi};
+            plline(2, lx, ly);
+        }
+    }
+
+    /* curves */
+    int *colors = NULL;
+    if (p->n_curves > 0) {
+        colors = malloc(p->n_curves * sizeof *colors);
+        if (colors == NULL) return -1;
+        for (size_t c = 0; c < p->n_curves; ++c) colors[c] = curve_color(p, c);
+    }
+    for (size_t c = 0; c < p->n_curves; ++c) {
+        if (draw_curve(&pc, &p->curves[c], colors[c], wpm_x, wpm_y) != 0) {
+            free(colors);
+            return -1;
+        }
+    }
+    pllsty(1);
+
+    /* picture */
+    if (p->draw != NULL && canvas_draw_picture(&pc) != 0) {
+        free(colors);
+        return -1;
+    }
+
+    /* frame, ticks, tick labels */
+    plcol0(COL_FG);
+    plwidth(lw(m, 1.0));
+    plslabelfunc(label_cb, &pc);
+    plbox(uses_pl_log(&pl->ax) ? "bcnstlo" : "bcnsto", pl->ax.step, pl->ax.nsub,
+          uses_pl_log(&pl->ay) ? "bcnstvlo" : "bcnstvo", pl->ay.step, pl->ay.nsub);
+    plslabelfunc(NULL, NULL);
+
+    /* common factors */
+    double ch = m->ch;
+    char fac[64];
+    if (!pl->ax.log && pl->ax.expo != 0) {
+        format_factor(pl->ax.expo, fac, sizeof fac);
+        plmtex("b", 1.5, 1.0 + factor_offset(&pl->ax) * ch / vw_mm, 0.0, fac);
+    }
+    if (!pl->ay.log && pl->ay.expo != 0) {
+        format_factor(pl->ay.expo, fac, sizeof fac);
+        plmtex("lv", 0.5, 1.0 + 1.15 * ch / vh_mm, 1.0, fac);
+    }
+
+    /* axis labels and title */
+    mtex("b", 3.2, 0.5, 0.5, p->xlabel);
+    mtex("l", 0.5 + pl->ay.label_w + 1.2, 0.5, 0.5, p->ylabel);
+    if (p->title && p->title[0]) {
+        plschr(m->ch, 1.1);
+        mtex("t", pl->title_disp, 0.5, 0.5, p->title);
+        plschr(m->ch, 1.0);
+    }
+
+    draw_legend(&pc, pl, colors);
+    free(colors);
+    return 0;
+}
