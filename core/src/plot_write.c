@@ -31,6 +31,12 @@ typedef struct plot_guard {
     int aborted;
     PLINT pl_errcode;     /* plsError: set by plabort */
     char pl_errmsg[4096]; /* plsError: plabort sprintf()s here, unbounded: keep it large */
+    /* What the cleanup after a longjmp needs: here rather than in automatic (volatile)
+       variables of nsd_plot_write, so the steps of nsd_plot_write can be functions. */
+    FILE *fp;                 /* the output file while this module still owns it */
+    PLINT old_strm;           /* the caller's current stream; -1 before it is known */
+    int stream_made;          /* 0 none, 1 our stream exists, 2 cleaning it up */
+    int file_owned_by_plplot; /* plinit succeeded: plend1 closes fp */
 } plot_guard;
 
 /* The only module state: see the implementation notes at the top. */
@@ -68,6 +74,40 @@ static int device_available(const char *dev) {
     return 0;
 }
 
+/* The checks of one panel (index i, for the message). */
+static int validate_panel(const nsd_panel *p, size_t i, char *err, size_t err_len) {
+    if (p->n_curves > 0 && p->curves == NULL) {
+        set_err(err, err_len, "plot: panel %zu: %zu curves but no curve array", i, p->n_curves);
+        return -1;
+    }
+    if (p->n_vlines > 0 && p->vlines == NULL) {
+        set_err(err, err_len, "plot: panel %zu: %zu event lines but no array", i, p->n_vlines);
+        return -1;
+    }
+    if (p->legend_position < 0 || p->legend_position > 4) {
+        set_err(err, err_len, "plot: panel %zu: legend_position %d not in 0..4", i,
+                p->legend_position);
+        return -1;
+    }
+    for (size_t c = 0; c < p->n_curves; ++c) {
+        const nsd_curve *cv = &p->curves[c];
+        if (cv->n > 0 && (cv->x == NULL || cv->y == NULL)) {
+            set_err(err, err_len, "plot: panel %zu curve %zu: %zu points but no data", i, c, cv->n);
+            return -1;
+        }
+        if (cv->n > ((size_t)1 << 40)) {
+            set_err(err, err_len, "plot: panel %zu curve %zu: too many points", i, c);
+            return -1;
+        }
+        if (cv->dashed < 0 || cv->dashed > 2 || cv->marker < 0 || cv->marker > 2) {
+            set_err(err, err_len, "plot: panel %zu curve %zu: dashed must be 0..2, marker 0..2", i,
+                    c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int validate(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
                     size_t err_len) {
     if (path == NULL || path[0] == '\0') {
@@ -102,39 +142,8 @@ static int validate(const char *path, nsd_plot_format format, const nsd_figure *
                 fig->width_px, fig->height_px, MAX_PNG_PIXELS / 1e6);
         return -1;
     }
-    for (size_t i = 0; i < fig->n_panels; ++i) {
-        const nsd_panel *p = &fig->panels[i];
-        if (p->n_curves > 0 && p->curves == NULL) {
-            set_err(err, err_len, "plot: panel %zu: %zu curves but no curve array", i, p->n_curves);
-            return -1;
-        }
-        if (p->n_vlines > 0 && p->vlines == NULL) {
-            set_err(err, err_len, "plot: panel %zu: %zu event lines but no array", i, p->n_vlines);
-            return -1;
-        }
-        if (p->legend_position < 0 || p->legend_position > 4) {
-            set_err(err, err_len, "plot: panel %zu: legend_position %d not in 0..4", i,
-                    p->legend_position);
-            return -1;
-        }
-        for (size_t c = 0; c < p->n_curves; ++c) {
-            const nsd_curve *cv = &p->curves[c];
-            if (cv->n > 0 && (cv->x == NULL || cv->y == NULL)) {
-                set_err(err, err_len, "plot: panel %zu curve %zu: %zu points but no data", i, c,
-                        cv->n);
-                return -1;
-            }
-            if (cv->n > ((size_t)1 << 40)) {
-                set_err(err, err_len, "plot: panel %zu curve %zu: too many points", i, c);
-                return -1;
-            }
-            if (cv->dashed < 0 || cv->dashed > 2 || cv->marker < 0 || cv->marker > 2) {
-                set_err(err, err_len, "plot: panel %zu curve %zu: dashed must be 0..2, marker 0..2",
-                        i, c);
-                return -1;
-            }
-        }
-    }
+    for (size_t i = 0; i < fig->n_panels; ++i)
+        if (validate_panel(&fig->panels[i], i, err, err_len) != 0) return -1;
     return 0;
 }
 
@@ -181,6 +190,138 @@ static void release_handlers(void) {
     active_guard = NULL;
 }
 
+/* Grid of the figure and its size in pixels (points for SVG and PDF), defaults applied. */
+static void figure_grid(const nsd_figure *fig, size_t *cols, size_t *rows, int *width_px,
+                        int *height_px) {
+    *cols = fig->columns == 0 ? 1 : fig->columns;
+    if (*cols > fig->n_panels) *cols = fig->n_panels;
+    *rows = (fig->n_panels + *cols - 1) / *cols;
+    *width_px = fig->width_px ? fig->width_px : DEFAULT_WIDTH_PX;
+    *height_px = fig->height_px;
+    if (*height_px == 0) {
+        size_t h = *rows * DEFAULT_ROW_PX;
+        *height_px = (int)(h > DEFAULT_MAX_HEIGHT_PX ? DEFAULT_MAX_HEIGHT_PX : h);
+    }
+}
+
+/* After PLplot called plexit: clean up what can be cleaned up. A second fatal error during
+ * the cleanup (in plend1) lands here again with stream_made == 2 and gives up on the
+ * stream, which stays allocated. The handlers and the files are the caller's. */
+static void recover_from_fatal(plot_guard *g) {
+    if (g->stream_made == 1) {
+        g->stream_made = 2; /* cleaning up */
+        PLINT level = 0;
+        plglevel(&level);
+        if (level == 0 && g->fp != NULL && !g->file_owned_by_plplot) {
+            plsfile(NULL);
+            fclose(g->fp);
+        }
+        g->fp = NULL;
+        plend1();
+    } else if (g->stream_made == 2) {
+        /* plend1 failed: the stream stays allocated; detach our buffers */
+        plsError(NULL, NULL);
+    } else if (g->fp != NULL && !g->file_owned_by_plplot) {
+        fclose(g->fp);
+        g->fp = NULL;
+    }
+    if (g->old_strm >= 0) plsstrm(g->old_strm);
+}
+
+/* Check the device, create the file tmp and a fresh PLplot stream, made current. On
+ * failure: everything undone (handlers released), err set, -1. */
+static int open_stream(plot_guard *g, const char *tmp, const char *dev, char *err, size_t err_len) {
+    if (!device_available(dev)) {
+        release_handlers();
+        set_err(err, err_len,
+                "plot: PLplot device '%s' is not available (is plplot-driver-cairo installed?)",
+                dev);
+        return -1;
+    }
+
+    g->fp = fopen(tmp, "wb");
+    if (g->fp == NULL) {
+        int e = errno;
+        release_handlers();
+        set_err(err, err_len, "plot: cannot create '%s': %s", tmp, strerror(e));
+        return -1;
+    }
+
+    PLINT cur = 0;
+    plgstrm(&cur);
+    g->old_strm = cur;
+    PLINT strm = -1;
+    plmkstrm(&strm); /* makes the new stream current */
+    if (strm < 0) {
+        fclose(g->fp);
+        g->fp = NULL;
+        remove(tmp);
+        plsstrm(g->old_strm);
+        release_handlers();
+        set_err(err, err_len, "plot: PLplot cannot create another stream");
+        return -1;
+    }
+    g->stream_made = 1;
+    return 0;
+}
+
+/* Draw the figure on the stream open_stream made, end the stream, restore the caller's and
+ * release the handlers. Returns draw_figure's result (0 when nothing was drawn). */
+static int draw_on_stream(plot_guard *g, const char *dev, const nsd_figure *fig, size_t cols,
+                          size_t rows, int width_px, int height_px) {
+    int draw_rc = 0;
+    plsError(&g->pl_errcode, g->pl_errmsg);
+    plsdev(dev);
+    plsfile(g->fp); /* PLplot closes it in plend1 once plinit succeeded */
+    plspage(0.0, 0.0, width_px, height_px, 0, 0);
+    set_colors();
+    plinit();
+    PLINT level = 0;
+    plglevel(&level);
+    if (level > 0) g->file_owned_by_plplot = 1;
+    if (g->file_owned_by_plplot && g->pl_errcode == 0)
+        draw_rc = draw_figure(fig, cols, rows, width_px, height_px);
+    if (!g->file_owned_by_plplot) {
+        plsfile(NULL);
+        fclose(g->fp);
+    }
+    g->fp = NULL;
+    plend1();
+    g->stream_made = 0;
+    plsstrm(g->old_strm);
+    release_handlers();
+    return draw_rc;
+}
+
+/* The outcome of a drawing that ran to its end: 0 with tmp renamed to path, or -1 with err
+ * set (tmp is left to the caller). */
+static int finish_output(const plot_guard *g, int draw_rc, const char *dev, const char *tmp,
+                         const char *path, nsd_plot_format format, char *err, size_t err_len) {
+    if (!g->file_owned_by_plplot) {
+        set_err(err, err_len, "plot: PLplot could not initialise device '%s'%s%s", dev,
+                g->aborted ? ": " : "", g->aborted ? g->abort_msg : "");
+        return -1;
+    }
+    if (draw_rc != 0) {
+        set_err(err, err_len, "plot: out of memory while drawing");
+        return -1;
+    }
+    if (g->pl_errcode != 0 || g->aborted) {
+        set_err(err, err_len, "plot: PLplot error: %s", g->aborted ? g->abort_msg : g->pl_errmsg);
+        return -1;
+    }
+    if (file_size(tmp) <= 0 || !output_complete(tmp, format)) {
+        set_err(err, err_len, "plot: incomplete output in '%s' (disk full?)", tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        set_err(err, err_len, "plot: cannot rename '%s' to '%s': %s", tmp, path, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
                    size_t err_len) {
     if (err != NULL && err_len > 0) err[0] = '\0';
@@ -190,15 +331,9 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
     }
     if (validate(path, format, fig, err, err_len) != 0) return -1;
 
-    size_t cols = fig->columns == 0 ? 1 : fig->columns;
-    if (cols > fig->n_panels) cols = fig->n_panels;
-    size_t rows = (fig->n_panels + cols - 1) / cols;
-    int width_px = fig->width_px ? fig->width_px : DEFAULT_WIDTH_PX;
-    int height_px = fig->height_px;
-    if (height_px == 0) {
-        size_t h = rows * DEFAULT_ROW_PX;
-        height_px = (int)(h > DEFAULT_MAX_HEIGHT_PX ? DEFAULT_MAX_HEIGHT_PX : h);
-    }
+    size_t cols, rows;
+    int width_px, height_px;
+    figure_grid(fig, &cols, &rows, &width_px, &height_px);
     const char *dev = format_device(format);
 
     size_t plen = strlen(path);
@@ -212,41 +347,15 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
     }
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp", 5);
-
-    /* Automatic variables changed after setjmp and read after a longjmp must
-       be volatile. */
-    FILE *volatile fp = NULL;
-    volatile PLINT old_strm = -1;
-    volatile int stream_made = 0;
-    volatile int file_owned_by_plplot = 0;
-    volatile int draw_rc = 0;
+    guard->old_strm = -1;
 
     active_guard = guard;
     plsexit(on_plplot_exit);
     plsabort(on_plplot_abort);
 
+    /* Nothing automatic here changes after setjmp: the state the cleanup reads is in *guard. */
     if (setjmp(guard->jb) != 0) {
-        /* PLplot called plexit. Clean up what can be cleaned up; a second
-           fatal error during the cleanup (in plend1) lands here again with
-           stream_made == 2 and gives up on the stream, which stays allocated. */
-        if (stream_made == 1) {
-            stream_made = 2; /* cleaning up */
-            PLINT level = 0;
-            plglevel(&level);
-            if (level == 0 && fp != NULL && !file_owned_by_plplot) {
-                plsfile(NULL);
-                fclose(fp);
-            }
-            fp = NULL;
-            plend1();
-        } else if (stream_made == 2) {
-            /* plend1 failed: the stream stays allocated; detach our buffers */
-            plsError(NULL, NULL);
-        } else if (fp != NULL && !file_owned_by_plplot) {
-            fclose(fp);
-            fp = NULL;
-        }
-        if (old_strm >= 0) plsstrm(old_strm);
+        recover_from_fatal(guard);
         release_handlers();
         remove(tmp);
         set_err(err, err_len, "plot: PLplot fatal error: %s", guard->fatal_msg);
@@ -255,85 +364,12 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
         return -1;
     }
 
-    if (!device_available(dev)) {
-        release_handlers();
-        set_err(err, err_len,
-                "plot: PLplot device '%s' is not available (is plplot-driver-cairo installed?)",
-                dev);
-        free(tmp);
-        free(guard);
-        return -1;
+    int rc = open_stream(guard, tmp, dev, err, err_len);
+    if (rc == 0) {
+        int draw_rc = draw_on_stream(guard, dev, fig, cols, rows, width_px, height_px);
+        rc = finish_output(guard, draw_rc, dev, tmp, path, format, err, err_len);
+        if (rc != 0) remove(tmp);
     }
-
-    fp = fopen(tmp, "wb");
-    if (fp == NULL) {
-        int e = errno;
-        release_handlers();
-        set_err(err, err_len, "plot: cannot create '%s': %s", tmp, strerror(e));
-        free(tmp);
-        free(guard);
-        return -1;
-    }
-
-    PLINT cur = 0;
-    plgstrm(&cur);
-    old_strm = cur;
-    PLINT strm = -1;
-    plmkstrm(&strm); /* makes the new stream current */
-    if (strm < 0) {
-        fclose(fp);
-        fp = NULL;
-        remove(tmp);
-        plsstrm(old_strm);
-        release_handlers();
-        set_err(err, err_len, "plot: PLplot cannot create another stream");
-        free(tmp);
-        free(guard);
-        return -1;
-    }
-    stream_made = 1;
-    plsError(&guard->pl_errcode, guard->pl_errmsg);
-    plsdev(dev);
-    plsfile(fp); /* PLplot closes it in plend1 once plinit succeeded */
-    plspage(0.0, 0.0, width_px, height_px, 0, 0);
-    set_colors();
-    plinit();
-    PLINT level = 0;
-    plglevel(&level);
-    if (level > 0) file_owned_by_plplot = 1;
-    if (file_owned_by_plplot && guard->pl_errcode == 0)
-        draw_rc = draw_figure(fig, cols, rows, width_px, height_px);
-    if (!file_owned_by_plplot) {
-        plsfile(NULL);
-        fclose(fp);
-    }
-    fp = NULL;
-    plend1();
-    stream_made = 0;
-    plsstrm(old_strm);
-    release_handlers();
-
-    int rc = 0;
-    if (!file_owned_by_plplot) {
-        set_err(err, err_len, "plot: PLplot could not initialise device '%s'%s%s", dev,
-                guard->aborted ? ": " : "", guard->aborted ? guard->abort_msg : "");
-        rc = -1;
-    } else if (draw_rc != 0) {
-        set_err(err, err_len, "plot: out of memory while drawing");
-        rc = -1;
-    } else if (guard->pl_errcode != 0 || guard->aborted) {
-        set_err(err, err_len, "plot: PLplot error: %s",
-                guard->aborted ? guard->abort_msg : guard->pl_errmsg);
-        rc = -1;
-    } else if (file_size(tmp) <= 0 || !output_complete(tmp, format)) {
-        set_err(err, err_len, "plot: incomplete output in '%s' (disk full?)", tmp);
-        rc = -1;
-    } else if (rename(tmp, path) != 0) {
-        int e = errno;
-        set_err(err, err_len, "plot: cannot rename '%s' to '%s': %s", tmp, path, strerror(e));
-        rc = -1;
-    }
-    if (rc != 0) remove(tmp);
     free(tmp);
     free(guard);
     return rc;
