@@ -18,126 +18,167 @@ static const unsigned char palette_rgb[NSD_PLOT_PALETTE_SIZE][3] = {
     {0xF0, 0xE4, 0x42}, /* yellow */
 };
 
-/* Everything drawn between plinit and plend1. Returns 0 or -1 (out of memory). */
-int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px) {
-    metrics m;
+/* Page size and the scale of text and lines; -1 for an empty page. */
+static int figure_metrics(metrics *m, int width_px, int height_px, size_t rows) {
     PLFLT x0, x1, y0, y1;
     pladv(0);
     plgspa(&x0, &x1, &y0, &y1);
-    m.page_w_mm = x1 - x0;
-    m.page_h_mm = y1 - y0;
-    if (!(m.page_w_mm > 0.0) || !(m.page_h_mm > 0.0)) return -1;
-    m.mm_per_px = m.page_w_mm / width_px;
+    m->page_w_mm = x1 - x0;
+    m->page_h_mm = y1 - y0;
+    if (!(m->page_w_mm > 0.0) || !(m->page_h_mm > 0.0)) return -1;
+    m->mm_per_px = m->page_w_mm / width_px;
     double row_px = (double)height_px / (double)rows;
     /* 1 for 1200 x 400 px per row; follow the panel size, mildly */
     double s = sqrt(((double)width_px / DEFAULT_WIDTH_PX) * (row_px / DEFAULT_ROW_PX));
-    m.s = clampd(s, 0.55, 4.0);
-    m.ch = REF_CHAR_PX * m.s * m.mm_per_px;
+    m->s = clampd(s, 0.55, 4.0);
+    m->ch = REF_CHAR_PX * m->s * m->mm_per_px;
+    return 0;
+}
 
-    size_t n = fig->n_panels;
-    panel_layout *pl = calloc(n, sizeof *pl);
-    double *colL = calloc(cols, sizeof(double)), *colR = calloc(cols, sizeof(double));
-    double *rowT = calloc(rows, sizeof(double)), *rowB = calloc(rows, sizeof(double));
-    if (!pl || !colL || !colR || !rowT || !rowB) {
-        free(pl);
-        free(colL);
-        free(colR);
-        free(rowT);
-        free(rowB);
-        return -1;
+/* The grid of panels, row-major: cells under the overall title's band, and the margins a
+ * column (left, right) or a row (top, bottom) shares [mm]. */
+typedef struct grid {
+    size_t cols, rows;
+    double title_h; /* band of the overall title */
+    double cell_w, cell_h, pad;
+    double *colL, *colR, *rowT, *rowB;
+} grid;
+
+static void grid_free(grid *g) {
+    free(g->colL);
+    free(g->colR);
+    free(g->rowT);
+    free(g->rowB);
+}
+
+/* Margins of each column and row: the largest its panels need, scaled down so at least
+ * 35% of each cell is left for the plot area. */
+static void grid_margins(grid *g, const panel_layout *pl, size_t n) {
+    size_t cols = g->cols, rows = g->rows;
+    double *colL = g->colL, *colR = g->colR, *rowT = g->rowT, *rowB = g->rowB;
+    double cell_w = g->cell_w, cell_h = g->cell_h, pad = g->pad;
+    for (size_t c = 0; c < cols; ++c) colL[c] = colR[c] = 0.0;
+    for (size_t r = 0; r < rows; ++r) rowT[r] = rowB[r] = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        size_t c = i % cols, r = i / cols;
+        colL[c] = fmax(colL[c], pl[i].L);
+        colR[c] = fmax(colR[c], pl[i].R);
+        rowT[r] = fmax(rowT[r], pl[i].T);
+        rowB[r] = fmax(rowB[r], pl[i].B);
     }
+    /* keep at least 35% of each cell for the plot area */
+    for (size_t c = 0; c < cols; ++c) {
+        double tot = colL[c] + colR[c], avail = 0.65 * (cell_w - 2 * pad);
+        if (tot > avail && tot > 0.0) {
+            colL[c] *= avail / tot;
+            colR[c] *= avail / tot;
+        }
+    }
+    for (size_t r = 0; r < rows; ++r) {
+        double tot = rowT[r] + rowB[r], avail = 0.65 * (cell_h - 2 * pad);
+        if (tot > avail && tot > 0.0) {
+            rowT[r] *= avail / tot;
+            rowB[r] *= avail / tot;
+        }
+    }
+}
 
-    double title_h = (fig->title && fig->title[0]) ? 2.6 * m.ch * 1.3 : 0.6 * m.ch;
-    double cell_w = m.page_w_mm / (double)cols;
-    double cell_h = (m.page_h_mm - title_h) / (double)rows;
-    double pad = 0.5 * m.ch;
-
-    for (size_t i = 0; i < n; ++i) panel_extents(&fig->panels[i], &pl[i]);
-
-    /* two passes: margins depend on tick labels, which depend (equal aspect)
-       on the viewport size, which depends on the margins */
+/* Axes and margins of every panel. Two passes: margins depend on tick labels, which depend
+ * (equal aspect) on the viewport size, which depends on the margins. */
+static void layout_panels(const nsd_figure *fig, panel_layout *pl, const metrics *m, grid *g) {
+    size_t n = fig->n_panels, cols = g->cols;
+    double cell_w = g->cell_w, cell_h = g->cell_h, pad = g->pad;
     for (int pass = 0; pass < 2; ++pass) {
         for (size_t i = 0; i < n; ++i) {
             size_t c = i % cols, r = i / cols;
             double vw = cell_w - 2 * pad, vh = cell_h - 2 * pad;
             if (pass > 0) {
-                vw -= colL[c] + colR[c];
-                vh -= rowT[r] + rowB[r];
+                vw -= g->colL[c] + g->colR[c];
+                vh -= g->rowT[r] + g->rowB[r];
             } else {
                 vw *= 0.8;
                 vh *= 0.75;
             }
-            panel_axes(&fig->panels[i], &pl[i], &m, fmax(vw, 1.0), fmax(vh, 1.0));
+            panel_axes(&fig->panels[i], &pl[i], m, fmax(vw, 1.0), fmax(vh, 1.0));
         }
-        for (size_t c = 0; c < cols; ++c) colL[c] = colR[c] = 0.0;
-        for (size_t r = 0; r < rows; ++r) rowT[r] = rowB[r] = 0.0;
-        for (size_t i = 0; i < n; ++i) {
-            size_t c = i % cols, r = i / cols;
-            colL[c] = fmax(colL[c], pl[i].L);
-            colR[c] = fmax(colR[c], pl[i].R);
-            rowT[r] = fmax(rowT[r], pl[i].T);
-            rowB[r] = fmax(rowB[r], pl[i].B);
-        }
-        /* keep at least 35% of each cell for the plot area */
-        for (size_t c = 0; c < cols; ++c) {
-            double tot = colL[c] + colR[c], avail = 0.65 * (cell_w - 2 * pad);
-            if (tot > avail && tot > 0.0) {
-                colL[c] *= avail / tot;
-                colR[c] *= avail / tot;
-            }
-        }
-        for (size_t r = 0; r < rows; ++r) {
-            double tot = rowT[r] + rowB[r], avail = 0.65 * (cell_h - 2 * pad);
-            if (tot > avail && tot > 0.0) {
-                rowT[r] *= avail / tot;
-                rowB[r] *= avail / tot;
-            }
-        }
+        grid_margins(g, pl, n);
     }
+}
+
+/* Viewport of panel i (normalized page coordinates) and its title line. */
+static void place_panel(const grid *g, const metrics *m, size_t i, panel_layout *pl) {
+    size_t c = i % g->cols, r = i / g->cols;
+    double cell_w = g->cell_w, cell_h = g->cell_h, pad = g->pad, title_h = g->title_h;
+    double cx0 = (double)c * cell_w + pad, cx1 = (double)(c + 1) * cell_w - pad;
+    double ctop = m->page_h_mm - title_h - (double)r * cell_h - pad;
+    double cbot = m->page_h_mm - title_h - (double)(r + 1) * cell_h + pad;
+    double vx0 = (cx0 + g->colL[c]) / m->page_w_mm, vx1 = (cx1 - g->colR[c]) / m->page_w_mm;
+    double vy0 = (cbot + g->rowB[r]) / m->page_h_mm, vy1 = (ctop - g->rowT[r]) / m->page_h_mm;
+    vx0 = clampd(vx0, 0.0, 0.99);
+    vy0 = clampd(vy0, 0.0, 0.99);
+    vx1 = clampd(vx1, vx0 + 0.005, 1.0);
+    vy1 = clampd(vy1, vy0 + 0.005, 1.0);
+    pl->vx0 = vx0;
+    pl->vx1 = vx1;
+    pl->vy0 = vy0;
+    pl->vy1 = vy1;
+    /* titles of a row on one line, at the top of the row's margin (above
+       any x10^k factor of a y axis) */
+    pl->title_disp = fmax(1.0, (g->rowT[r] / m->ch - 1.25) / 1.1);
+}
+
+/* The overall title, bold, centred in its band at the top of the page. */
+static void draw_title(const nsd_figure *fig, const metrics *m, double title_h) {
+    char buf[1024];
+    nsd_plot_escape_text(fig->title, buf, sizeof buf);
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plwind(0.0, 1.0, 0.0, 1.0);
+    plschr(m->ch, 1.3);
+    plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_BOLD);
+    plcol0(COL_FG);
+    plptex(0.5, 1.0 - 0.5 * title_h / m->page_h_mm, 1.0, 0.0, 0.5, buf);
+    plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_MEDIUM);
+    plschr(m->ch, 1.0);
+}
+
+int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px) {
+    metrics m;
+    if (figure_metrics(&m, width_px, height_px, rows) != 0) return -1;
+
+    size_t n = fig->n_panels;
+    grid g = {cols, rows, 0.0, 0.0, 0.0, 0.0, NULL, NULL, NULL, NULL};
+    panel_layout *pl = calloc(n, sizeof *pl);
+    g.colL = calloc(cols, sizeof(double));
+    g.colR = calloc(cols, sizeof(double));
+    g.rowT = calloc(rows, sizeof(double));
+    g.rowB = calloc(rows, sizeof(double));
+    if (!pl || !g.colL || !g.colR || !g.rowT || !g.rowB) {
+        free(pl);
+        grid_free(&g);
+        return -1;
+    }
+
+    g.title_h = (fig->title && fig->title[0]) ? 2.6 * m.ch * 1.3 : 0.6 * m.ch;
+    g.cell_w = m.page_w_mm / (double)cols;
+    g.cell_h = (m.page_h_mm - g.title_h) / (double)rows;
+    g.pad = 0.5 * m.ch;
+
+    for (size_t i = 0; i < n; ++i) panel_extents(&fig->panels[i], &pl[i]);
+    layout_panels(fig, pl, &m, &g);
 
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; ++i) {
-        size_t c = i % cols, r = i / cols;
-        double cx0 = (double)c * cell_w + pad, cx1 = (double)(c + 1) * cell_w - pad;
-        double ctop = m.page_h_mm - title_h - (double)r * cell_h - pad;
-        double cbot = m.page_h_mm - title_h - (double)(r + 1) * cell_h + pad;
-        double vx0 = (cx0 + colL[c]) / m.page_w_mm, vx1 = (cx1 - colR[c]) / m.page_w_mm;
-        double vy0 = (cbot + rowB[r]) / m.page_h_mm, vy1 = (ctop - rowT[r]) / m.page_h_mm;
-        vx0 = clampd(vx0, 0.0, 0.99);
-        vy0 = clampd(vy0, 0.0, 0.99);
-        vx1 = clampd(vx1, vx0 + 0.005, 1.0);
-        vy1 = clampd(vy1, vy0 + 0.005, 1.0);
-        pl[i].vx0 = vx0;
-        pl[i].vx1 = vx1;
-        pl[i].vy0 = vy0;
-        pl[i].vy1 = vy1;
-        /* titles of a row on one line, at the top of the row's margin (above
-           any x10^k factor of a y axis) */
-        pl[i].title_disp = fmax(1.0, (rowT[r] / m.ch - 1.25) / 1.1);
+        place_panel(&g, &m, i, &pl[i]);
         /* final axes for the final viewport (equal aspect) */
-        panel_axes(&fig->panels[i], &pl[i], &m, (vx1 - vx0) * m.page_w_mm,
-                   (vy1 - vy0) * m.page_h_mm);
+        panel_axes(&fig->panels[i], &pl[i], &m, (pl[i].vx1 - pl[i].vx0) * m.page_w_mm,
+                   (pl[i].vy1 - pl[i].vy0) * m.page_h_mm);
         rc = draw_panel(&fig->panels[i], &pl[i], &m);
     }
 
-    if (rc == 0 && fig->title && fig->title[0]) {
-        char buf[1024];
-        nsd_plot_escape_text(fig->title, buf, sizeof buf);
-        plvpor(0.0, 1.0, 0.0, 1.0);
-        plwind(0.0, 1.0, 0.0, 1.0);
-        plschr(m.ch, 1.3);
-        plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_BOLD);
-        plcol0(COL_FG);
-        plptex(0.5, 1.0 - 0.5 * title_h / m.page_h_mm, 1.0, 0.0, 0.5, buf);
-        plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_MEDIUM);
-        plschr(m.ch, 1.0);
-    }
+    if (rc == 0 && fig->title && fig->title[0]) draw_title(fig, &m, g.title_h);
 
     free(pl);
-    free(colL);
-    free(colR);
-    free(rowT);
-    free(rowB);
+    grid_free(&g);
     return rc;
 }
 
