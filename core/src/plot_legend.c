@@ -24,78 +24,121 @@ void legend_measure(const nsd_panel *p, panel_layout *pl, double ch) {
     }
 }
 
-void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
-    const nsd_panel *p = pc->panel;
-    const metrics *m = pc->m;
-    size_t n = pl->n_legend;
-    if (n == 0) return;
-    if (n > 64) n = 64;
+/* The legend's entries: the curves with a legend text, at most 64, in order. */
+typedef struct legend_entries {
+    size_t n;
     PLINT opt_array[64], text_colors[64];
     char texts[64][256];
     const char *text_ptrs[64];
-    size_t idx[64];
+    size_t idx[64]; /* the curve of each entry */
+} legend_entries;
+
+static void legend_collect(const nsd_panel *p, size_t n, legend_entries *e) {
+    if (n > 64) n = 64;
     size_t k = 0;
     for (size_t c = 0; c < p->n_curves && k < n; ++c) {
         if (!curve_in_legend(&p->curves[c])) continue;
-        nsd_plot_escape_text(p->curves[c].legend, texts[k], sizeof texts[k]);
-        text_ptrs[k] = texts[k];
-        opt_array[k] = PL_LEGEND_NONE;
-        text_colors[k] = COL_FG;
-        idx[k] = c;
+        nsd_plot_escape_text(p->curves[c].legend, e->texts[k], sizeof e->texts[k]);
+        e->text_ptrs[k] = e->texts[k];
+        e->opt_array[k] = PL_LEGEND_NONE;
+        e->text_colors[k] = COL_FG;
+        e->idx[k] = c;
         k++;
     }
-    n = k;
-    double vw = pl->vx1 - pl->vx0, vh = pl->vy1 - pl->vy0;
-    double vw_mm = vw * m->page_w_mm;
-    double sample_mm = 2.6 * m->ch;
-    double plot_width = sample_mm / vw_mm; /* adopted (viewport) units */
-    double off_x = 0.8 * m->ch / vw_mm, off_y = 0.8 * m->ch / (vh * m->page_h_mm);
+    e->n = k;
+}
+
+/* pllegend's position for legend_position (0..4); *y is zeroed for the outside-right one,
+ * which is centred vertically. */
+static PLINT legend_placement(int legend_position, double *y) {
     PLINT position;
-    double x = off_x, y = off_y;
-    switch (p->legend_position) {
+    switch (legend_position) {
         case 1: position = PL_POSITION_LEFT | PL_POSITION_TOP | PL_POSITION_INSIDE; break;
         case 2: position = PL_POSITION_RIGHT | PL_POSITION_BOTTOM | PL_POSITION_INSIDE; break;
         case 3: position = PL_POSITION_LEFT | PL_POSITION_BOTTOM | PL_POSITION_INSIDE; break;
         case 4:
             position = PL_POSITION_RIGHT | PL_POSITION_OUTSIDE;
-            y = 0.0;
+            *y = 0.0;
             break;
         default: position = PL_POSITION_RIGHT | PL_POSITION_TOP | PL_POSITION_INSIDE; break;
     }
-    position |= PL_POSITION_VIEWPORT;
+    return position | PL_POSITION_VIEWPORT;
+}
+
+/* Top-left corner of a legend box of lw_ac x lh_ac placed at offsets (x, y), in adopted
+ * (viewport) coordinates: pllegend's legend_position logic for the positions used here. */
+static void legend_corner(int legend_position, double x, double y, double lw_ac, double lh_ac,
+                          double *left, double *top) {
+    switch (legend_position) {
+        case 1:
+            *left = x;
+            *top = 1.0 - y;
+            break;
+        case 2:
+            *left = 1.0 - x - lw_ac;
+            *top = y + lh_ac;
+            break;
+        case 3:
+            *left = x;
+            *top = y + lh_ac;
+            break;
+        case 4:
+            *left = 1.0 + x;
+            *top = 0.5 + 0.5 * lh_ac;
+            break;
+        default:
+            *left = 1.0 - x - lw_ac;
+            *top = 1.0 - y;
+            break;
+    }
+}
+
+/* Line sample and markers of curve c at page height py, from page x px0 to px1
+ * (normalized page coordinates, the current window). */
+static void legend_sample(const metrics *m, const nsd_curve *c, int color, double px0, double px1,
+                          double py) {
+    double wpm_x = 1.0 / m->page_w_mm, wpm_y = 1.0 / m->page_h_mm;
+    curve_style(m, c, color);
+    if (c->marker != 1) {
+        PLFLT lx[2] = {px0, px1}, ly[2] = {py, py};
+        plline(2, lx, ly);
+    }
+    pllsty(1);
+    if (c->marker != 0) {
+        double r = marker_radius_mm(m, curve_width(c));
+        if (c->marker == 1) {
+            marker_dot(0.5 * (px0 + px1), py, r, wpm_x, wpm_y);
+        } else {
+            marker_dot(px0 + 0.15 * (px1 - px0), py, r, wpm_x, wpm_y);
+            marker_dot(px1 - 0.15 * (px1 - px0), py, r, wpm_x, wpm_y);
+        }
+    }
+}
+
+void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
+    const nsd_panel *p = pc->panel;
+    const metrics *m = pc->m;
+    if (pl->n_legend == 0) return;
+    legend_entries e;
+    legend_collect(p, pl->n_legend, &e);
+    size_t n = e.n;
+    double vw = pl->vx1 - pl->vx0, vh = pl->vy1 - pl->vy0;
+    double vw_mm = vw * m->page_w_mm;
+    double sample_mm = 2.6 * m->ch;
+    double plot_width = sample_mm / vw_mm; /* adopted (viewport) units */
+    double off_x = 0.8 * m->ch / vw_mm, off_y = 0.8 * m->ch / (vh * m->page_h_mm);
+    double x = off_x, y = off_y;
+    PLINT position = legend_placement(p->legend_position, &y);
     PLFLT lw_ac = 0.0, lh_ac = 0.0;
     plwidth(lw(m, 0.8));
     pllsty(1);
     pllegend(&lw_ac, &lh_ac, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, position, x, y,
-             plot_width, COL_LEGEND_BG, COL_LEGEND_FRAME, 1, 0, 0, (PLINT)n, opt_array, 0.6, 0.85,
-             2.0, 0.0, text_colors, text_ptrs, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-             NULL, NULL);
+             plot_width, COL_LEGEND_BG, COL_LEGEND_FRAME, 1, 0, 0, (PLINT)n, e.opt_array, 0.6, 0.85,
+             2.0, 0.0, e.text_colors, e.text_ptrs, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+             NULL, NULL, NULL);
     if (!(lw_ac > 0.0) || !(lh_ac > 0.0)) return;
-    /* top-left corner of the legend box in adopted coordinates (pllegend's
-       legend_position logic for the positions used here) */
     double left, top;
-    switch (p->legend_position) {
-        case 1:
-            left = x;
-            top = 1.0 - y;
-            break;
-        case 2:
-            left = 1.0 - x - lw_ac;
-            top = y + lh_ac;
-            break;
-        case 3:
-            left = x;
-            top = y + lh_ac;
-            break;
-        case 4:
-            left = 1.0 + x;
-            top = 0.5 + 0.5 * lh_ac;
-            break;
-        default:
-            left = 1.0 - x - lw_ac;
-            top = 1.0 - y;
-            break;
-    }
+    legend_corner(p->legend_position, x, y, lw_ac, lh_ac, &left, &top);
     /* pllegend leaves a border of 0.4 character heights (expressed in
        normalized subpage y units, used along x) before the sample area */
     double ch_sub_y = m->ch / m->page_h_mm;
@@ -103,28 +146,12 @@ void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
     /* draw the samples in normalized page coordinates */
     plvpor(0.0, 1.0, 0.0, 1.0);
     plwind(0.0, 1.0, 0.0, 1.0);
-    double wpm_x = 1.0 / m->page_w_mm, wpm_y = 1.0 / m->page_h_mm;
     for (size_t i = 0; i < n; ++i) {
-        const nsd_curve *c = &p->curves[idx[i]];
         double yc = top - ((double)i + 0.5) * lh_ac / (double)n;
         double xa = left + border_ac, xb = xa + plot_width;
         double px0 = pl->vx0 + xa * vw, px1 = pl->vx0 + xb * vw;
         double py = pl->vy0 + yc * vh;
-        curve_style(m, c, colors[idx[i]]);
-        if (c->marker != 1) {
-            PLFLT lx[2] = {px0, px1}, ly[2] = {py, py};
-            plline(2, lx, ly);
-        }
-        pllsty(1);
-        if (c->marker != 0) {
-            double r = marker_radius_mm(m, curve_width(c));
-            if (c->marker == 1) {
-                marker_dot(0.5 * (px0 + px1), py, r, wpm_x, wpm_y);
-            } else {
-                marker_dot(px0 + 0.15 * (px1 - px0), py, r, wpm_x, wpm_y);
-                marker_dot(px1 - 0.15 * (px1 - px0), py, r, wpm_x, wpm_y);
-            }
-        }
+        legend_sample(m, &p->curves[e.idx[i]], colors[e.idx[i]], px0, px1, py);
     }
     plvpor(pl->vx0, pl->vx1, pl->vy0, pl->vy1);
     plwind(pl->ax.lo, pl->ax.hi, pl->ay.lo, pl->ay.hi);
