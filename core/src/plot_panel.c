@@ -73,25 +73,29 @@ static void label_cb(PLINT axis, PLFLT value, char *label, PLINT length, PLPoint
     format_label(a, value, label, (size_t)length);
 }
 
-int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
-    panel_ctx pc;
-    memset(&pc, 0, sizeof pc);
-    pc.m = m;
-    pc.panel = p;
-    pc.ax = pl->ax;
-    pc.ay = pl->ay;
+/* The canvas context of a panel: its axes, and the clip box (the window enlarged by 2% on
+ * each side) with a decimation tolerance of a quarter of a pixel. */
+static void panel_ctx_init(panel_ctx *pc, const nsd_panel *p, const panel_layout *pl,
+                           const metrics *m) {
+    memset(pc, 0, sizeof *pc);
+    pc->m = m;
+    pc->panel = p;
+    pc->ax = pl->ax;
+    pc->ay = pl->ay;
     double sx = pl->ax.hi - pl->ax.lo, sy = pl->ay.hi - pl->ay.lo;
-    pc.clip.x0 = pl->ax.lo - 0.02 * sx;
-    pc.clip.x1 = pl->ax.hi + 0.02 * sx;
-    pc.clip.y0 = pl->ay.lo - 0.02 * sy;
-    pc.clip.y1 = pl->ay.hi + 0.02 * sy;
+    pc->clip.x0 = pl->ax.lo - 0.02 * sx;
+    pc->clip.x1 = pl->ax.hi + 0.02 * sx;
+    pc->clip.y0 = pl->ay.lo - 0.02 * sy;
+    pc->clip.y1 = pl->ay.hi + 0.02 * sy;
     double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm;
     double vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
     /* a quarter of a pixel */
-    pc.clip.tol_x = 0.25 * m->mm_per_px * sx / vw_mm;
-    pc.clip.tol_y = 0.25 * m->mm_per_px * sy / vh_mm;
-    double wpm_x = sx / vw_mm, wpm_y = sy / vh_mm;
+    pc->clip.tol_x = 0.25 * m->mm_per_px * sx / vw_mm;
+    pc->clip.tol_y = 0.25 * m->mm_per_px * sy / vh_mm;
+}
 
+/* Viewport, window and text sizes of the panel, then its grid and event lines. */
+static void draw_background(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
     plvpor(pl->vx0, pl->vx1, pl->vy0, pl->vy1);
     plwind(pl->ax.lo, pl->ax.hi, pl->ay.lo, pl->ay.hi);
     plschr(m->ch, 1.0);
@@ -116,37 +120,35 @@ int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
             plline(2, lx, ly);
         }
     }
+}
 
-    /* curves */
-    int *colors = NULL;
-    if (p->n_curves > 0) {
-        colors = malloc(p->n_curves * sizeof *colors);
-        if (colors == NULL) return -1;
-        for (size_t c = 0; c < p->n_curves; ++c) colors[c] = curve_color(p, c);
-    }
-    for (size_t c = 0; c < p->n_curves; ++c) {
-        if (draw_curve(&pc, &p->curves[c], colors[c], wpm_x, wpm_y) != 0) {
-            free(colors);
-            return -1;
-        }
-    }
+/* The curves, in order, with the palette index of each in colors (n_curves entries). 0, or
+ * -1 if memory ran out. */
+static int draw_curves(panel_ctx *pc, const panel_layout *pl, const int *colors) {
+    const nsd_panel *p = pc->panel;
+    const metrics *m = pc->m;
+    double sx = pl->ax.hi - pl->ax.lo, sy = pl->ay.hi - pl->ay.lo;
+    double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm;
+    double vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
+    double wpm_x = sx / vw_mm, wpm_y = sy / vh_mm; /* world units per mm */
+    for (size_t c = 0; c < p->n_curves; ++c)
+        if (draw_curve(pc, &p->curves[c], colors[c], wpm_x, wpm_y) != 0) return -1;
     pllsty(1);
+    return 0;
+}
 
-    /* picture */
-    if (p->draw != NULL && canvas_draw_picture(&pc) != 0) {
-        free(colors);
-        return -1;
-    }
-
-    /* frame, ticks, tick labels */
+/* Frame with ticks and tick labels, and the x10^k factors of the axes. */
+static void draw_frame(panel_ctx *pc, const panel_layout *pl, const metrics *m) {
     plcol0(COL_FG);
     plwidth(lw(m, 1.0));
-    plslabelfunc(label_cb, &pc);
+    plslabelfunc(label_cb, pc);
     plbox(uses_pl_log(&pl->ax) ? "bcnstlo" : "bcnsto", pl->ax.step, pl->ax.nsub,
           uses_pl_log(&pl->ay) ? "bcnstvlo" : "bcnstvo", pl->ay.step, pl->ay.nsub);
     plslabelfunc(NULL, NULL);
 
     /* common factors */
+    double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm;
+    double vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
     double ch = m->ch;
     char fac[64];
     if (!pl->ax.log && pl->ax.expo != 0) {
@@ -157,8 +159,10 @@ int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
         format_factor(pl->ay.expo, fac, sizeof fac);
         plmtex("lv", 0.5, 1.0 + 1.15 * ch / vh_mm, 1.0, fac);
     }
+}
 
-    /* axis labels and title */
+/* Axis labels and the panel title. */
+static void draw_labels(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
     mtex("b", 3.2, 0.5, 0.5, p->xlabel);
     mtex("l", 0.5 + pl->ay.label_w + 1.2, 0.5, 0.5, p->ylabel);
     if (p->title && p->title[0]) {
@@ -166,7 +170,26 @@ int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
         mtex("t", pl->title_disp, 0.5, 0.5, p->title);
         plschr(m->ch, 1.0);
     }
+}
 
+int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
+    panel_ctx pc;
+    panel_ctx_init(&pc, p, pl, m);
+    draw_background(p, pl, m);
+
+    int *colors = NULL;
+    if (p->n_curves > 0) {
+        colors = malloc(p->n_curves * sizeof *colors);
+        if (colors == NULL) return -1;
+        for (size_t c = 0; c < p->n_curves; ++c) colors[c] = curve_color(p, c);
+    }
+    if (draw_curves(&pc, pl, colors) != 0 || (p->draw != NULL && canvas_draw_picture(&pc) != 0)) {
+        free(colors);
+        return -1;
+    }
+
+    draw_frame(&pc, pl, m);
+    draw_labels(p, pl, m);
     draw_legend(&pc, pl, colors);
     free(colors);
     return 0;
