@@ -1,5 +1,7 @@
 /* nsdyn plotting module: legends. pllegend draws the box and the texts; the line samples
- * and markers are drawn here over its empty sample area, so they match the curves. */
+ * and markers are drawn here over its empty sample area, so they match the curves (width,
+ * dashes, marker size in mm). What PLplot's own pllegend could take over (issue 13): see the
+ * note at the top of plot_axes.c. */
 #include <plplot.h>
 
 #include "plot_internal.h"

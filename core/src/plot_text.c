@@ -1,7 +1,6 @@
 /* nsdyn plotting module: text. PLplot's escaping of literal text, the approximate width of
  * a label (to size margins before anything is drawn), and the output formats with their
  * PLplot devices. */
-#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
