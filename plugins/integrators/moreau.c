@@ -80,7 +80,8 @@
  * doubles near t0 and t_end.
  *
  * Statistics: steps; rhs_evals = free_acceleration calls; jacobian_evals =
- * contacts() calls (each evaluates W and M^-1 W^T); rejected_steps = step
+ * steps that evaluated the contacts (gaps; W and M^-1 W^T only when a
+ * contact is closed, step 3); rejected_steps = step
  * halvings plus contact solves that failed under on_failure = "warn".
  *
  * Not supported: state components beyond nq + nv (friction laws with
@@ -546,15 +547,26 @@ static nsdyn_status mj_try(moreau *s, double h) {
         s->vfree[i] = v[i] + h * s->acc[i];
         vn[i] = s->vfree[i];
     }
-    /* 3. contacts at the predicted configuration, index set */
+    /* 3. contacts at the predicted configuration, index set. The gaps
+     * first (W = NULL: no Jacobians, no M^-1 W^T), then W and M^-1 W^T
+     * only when a contact is closed: M^-1 W^T costs the host one dynamics
+     * evaluation per component of every candidate (core/src/model.c,
+     * mech_contacts), so a step in free flight stays linear in the number
+     * of candidates. contacts() is a function of (t, q, v): the second
+     * call reports the same gaps and velocities. Counted once per step. */
     size_t m = 0;
     if (nc > 0) {
         s->st.jacobian_evals++;
-        st = mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, s->W, s->MW), "contacts",
+        st = mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, NULL, NULL), "contacts",
                    tth);
         if (st != NSDYN_OK) return st;
         for (size_t c = 0; c < nc; ++c)
             if (s->gap[c] <= 0.0) s->act[m++] = c;
+    }
+    if (m > 0) {
+        st = mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, s->W, s->MW), "contacts",
+                   tth);
+        if (st != NSDYN_OK) return st;
     }
     if (m > 0) {
         /* 4. the friction-contact problem of the closed contacts */
