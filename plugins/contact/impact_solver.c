@@ -153,6 +153,27 @@ static void slide_keep(const local_problem *lp, int open, const double P[3], con
     }
 }
 
+/* The 2-D slide search's callbacks for nsn_angle_roots: g(th), and each
+ * root's candidate, kept if its slip is consistent (d.u_t > 0). */
+typedef struct slide_scan {
+    const local_problem *lp;
+    int open;
+    slide_best *best;
+} slide_scan;
+
+static double scan_residual(void *ctx, double th) {
+    const slide_scan *sc = ctx;
+    return slide_residual(sc->lp, sc->open, th);
+}
+
+static int scan_root(void *ctx, double th) {
+    slide_scan *sc = ctx;
+    double d[2] = {cos(th), sin(th)}, Pc[3], uc[3];
+    if (slide_eval(sc->lp, sc->open, d, Pc, uc) && d[0] * uc[1] + d[1] * uc[2] > 0.0)
+        slide_keep(sc->lp, sc->open, Pc, uc, sc->best);
+    return 0;
+}
+
 /* Sliding solution with d the post-impact slip direction (Routh, (15b)). */
 static int slide_search(const local_problem *lp, int open, double *P, double *up) {
     slide_best b = {HUGE_VAL, {0, 0, 0}, {0, 0, 0}, 0};
@@ -165,34 +186,12 @@ static int slide_search(const local_problem *lp, int open, double *P, double *up
             slide_keep(lp, open, Pc, uc, &b);
         }
     } else {
-        /* g is 2 pi-periodic: the last interval ends at th = 2 pi with the
-         * value computed at th = 0 (cos and sin of 2 pi are not exactly 1 and
-         * 0, so a root at th = 0 could otherwise fall between the two). */
-        const double h = 6.283185307179586 / N_ANGLES; /* 2 pi / N */
-        const double g_first = slide_residual(lp, open, 0.0);
-        double f0 = g_first;
-        for (int k = 1; k <= N_ANGLES; ++k) {
-            double a = (k - 1) * h, bnd = k * h;
-            double f1 = k < N_ANGLES ? slide_residual(lp, open, bnd) : g_first;
-            if ((f0 <= 0.0 && f1 >= 0.0) || (f0 >= 0.0 && f1 <= 0.0)) {
-                /* Bisection on [a, bnd] down to rounding. */
-                double fa = f0, lo = a, hi = bnd;
-                for (int it = 0; it < 60 && hi - lo > 1e-15; ++it) {
-                    double mid = 0.5 * (lo + hi);
-                    double fm = slide_residual(lp, open, mid);
-                    if ((fa <= 0.0 && fm <= 0.0) || (fa >= 0.0 && fm >= 0.0)) {
-                        lo = mid;
-                        fa = fm;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                double th = 0.5 * (lo + hi), d[2] = {cos(th), sin(th)};
-                if (slide_eval(lp, open, d, Pc, uc) && d[0] * uc[1] + d[1] * uc[2] > 0.0)
-                    slide_keep(lp, open, Pc, uc, &b);
-            }
-            f0 = f1;
-        }
+        /* g is 2 pi-periodic (nsn_angle_roots' periodic end): the sign
+         * changes of g on N_ANGLES intervals, refined by bisection down to
+         * rounding (1e-15 rad, at most 60 halvings). */
+        slide_scan sc = {lp, open, &b};
+        nsn_angle_roots(scan_residual, &sc, 0.0, 6.283185307179586, N_ANGLES, 1, 60, 1e-15,
+                        scan_root, &sc);
     }
     if (!b.found) return 0;
     memcpy(P, b.P, sizeof b.P);
