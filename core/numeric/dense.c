@@ -43,6 +43,12 @@ int nsn_solve3(const double A[9], const double b[3], double x[3]) {
     return NSN_OK;
 }
 
+static void swap_d(double *a, double *b) {
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
 int nsn_lu_solve(size_t n, double *A, size_t lda, double *b, double rtol, double atol) {
     double scale = 0.0;
     for (size_t i = 0; i < n; ++i)
@@ -54,14 +60,8 @@ int nsn_lu_solve(size_t n, double *A, size_t lda, double *b, double rtol, double
             if (fabs(A[r * lda + col]) > fabs(A[piv * lda + col])) piv = r;
         if (!(fabs(A[piv * lda + col]) > floor)) return NSN_SINGULAR;
         if (piv != col) {
-            for (size_t c = col; c < n; ++c) {
-                double tmp = A[col * lda + c];
-                A[col * lda + c] = A[piv * lda + c];
-                A[piv * lda + c] = tmp;
-            }
-            double tmp = b[col];
-            b[col] = b[piv];
-            b[piv] = tmp;
+            for (size_t c = col; c < n; ++c) swap_d(&A[col * lda + c], &A[piv * lda + c]);
+            swap_d(&b[col], &b[piv]);
         }
         for (size_t r = col + 1; r < n; ++r) {
             double f = A[r * lda + col] / A[col * lda + col];
@@ -75,12 +75,6 @@ int nsn_lu_solve(size_t n, double *A, size_t lda, double *b, double rtol, double
         b[r] = s / A[r * lda + r];
     }
     return NSN_OK;
-}
-
-static void swap_d(double *a, double *b) {
-    double t = *a;
-    *a = *b;
-    *b = t;
 }
 
 /* Largest |A_ij| over the trailing block from (r, r): its position. */

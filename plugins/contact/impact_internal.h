@@ -116,6 +116,11 @@ size_t log_states(char *buf, size_t len, size_t at, const phase_result *res, siz
 void phase_failure(char *msg, size_t len, const char *who, const phase_problem *pp,
                    const phase_result *res);
 double velocity_scale(const double *um, size_t n, int dim);
+phase_problem phase_of(const nsdyn_impact_problem *pr, const double *w, const double *c,
+                       const double *a, int restitution, const double *d0);
+/* solve_phase(), and phase_failure()'s message in msg when it fails (0). */
+int solve_phase_or_say(phase_problem *pp, phase_result *res, const char *who, char *msg,
+                       size_t len);
 
 /* newton.c, poisson.c, kane_impulse.c: the laws, after impact()'s checks
  * (1 <= n <= IMPACT_MAX_CONTACTS, finite data). */

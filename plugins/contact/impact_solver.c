@@ -685,6 +685,29 @@ int solve_phase(phase_problem *pp, phase_result *res) {
     return r > 0;
 }
 
+/* The phase problem of pr with velocities w before the phase, normal
+ * offsets c and fixed normal impulses a (phase_problem). */
+phase_problem phase_of(const nsdyn_impact_problem *pr, const double *w, const double *c,
+                       const double *a, int restitution, const double *d0) {
+    return (phase_problem){.n = pr->n_contacts,
+                           .dim = (int)pr->tangent_dim,
+                           .G = pr->delassus,
+                           .w = w,
+                           .c = c,
+                           .a = a,
+                           .mu_s = pr->mu_static,
+                           .mu_k = pr->mu_kinetic,
+                           .restitution = restitution,
+                           .d0 = d0};
+}
+
+int solve_phase_or_say(phase_problem *pp, phase_result *res, const char *who, char *msg,
+                       size_t len) {
+    if (solve_phase(pp, res)) return 1;
+    phase_failure(msg, len, who, pp, res);
+    return 0;
+}
+
 /* ---- impact ------------------------------------------------------------- */
 
 /* The phase log's word for a contact's state. */

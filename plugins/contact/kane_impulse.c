@@ -263,10 +263,7 @@ static int kane_primary(const impact_law *law, const nsdyn_impact_problem *pr, s
  * (msg says why). */
 static int kane_attempt(const impact_law *law, phase_problem *pp, phase_result *res, char *msg,
                         size_t len) {
-    if (!solve_phase(pp, res)) {
-        phase_failure(msg, len, "kane_impulse", pp, res);
-        return 0;
-    }
+    if (!solve_phase_or_say(pp, res, "kane_impulse", msg, len)) return 0;
     double size, dT = energy_change(pp->G, 3 * pp->n, pp->w, res->P, &size);
     if (dT > 1e-9 * size) {
         energy_refusal(msg, len, dT, law->e);
@@ -294,8 +291,7 @@ static nsdyn_status kane_coupled(const impact_law *law, const nsdyn_impact_probl
         d0[2 * i] = slip > SLIP_FLOOR * us ? u[1] / slip : 0.0;
         d0[2 * i + 1] = slip > SLIP_FLOOR * us && dim == 2 ? u[2] / slip : 0.0;
     }
-    phase_problem pp = {n, dim, pr->delassus, um, c, a, pr->mu_static, pr->mu_kinetic,
-                        0, d0,  0.0,          0.0};
+    phase_problem pp = phase_of(pr, um, c, a, 0, d0);
     phase_result res;
     char msg[320], other[320], states[256];
     int ok = kane_attempt(law, &pp, &res, msg, sizeof msg), routh = 0;

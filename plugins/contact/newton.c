@@ -65,22 +65,8 @@ nsdyn_status impact_newton(const impact_law *law, const nsdyn_impact_problem *pr
         c[i] = um[3 * i] < 0.0 ? law->e * um[3 * i] : 0.0;
         a[i] = 0.0;
     }
-    phase_problem p1 = {n,
-                        (int)pr->tangent_dim,
-                        pr->delassus,
-                        um,
-                        c,
-                        a,
-                        pr->mu_static,
-                        pr->mu_kinetic,
-                        0,
-                        NULL,
-                        0.0,
-                        0.0};
-    if (!solve_phase(&p1, &r1)) {
-        phase_failure(msg, sizeof msg, "newton", &p1, &r1);
-        return fail(law, pr, msg);
-    }
+    phase_problem p1 = phase_of(pr, um, c, a, 0, NULL);
+    if (!solve_phase_or_say(&p1, &r1, "newton", msg, sizeof msg)) return fail(law, pr, msg);
     if (r1.method == M_NONE)
         snprintf(log, sizeof log, "no impact");
     else if (n == 1) /* the single-contact words: "stick" or "slide" */

@@ -74,22 +74,8 @@ static int restitution(const impact_law *law, const nsdyn_impact_problem *pr,
         if (at < len) snprintf(log + at, len - at, "; no restitution");
         return 2;
     }
-    phase_problem p2 = {n,
-                        (int)pr->tangent_dim,
-                        pr->delassus,
-                        r1->u,
-                        c,
-                        a,
-                        pr->mu_static,
-                        pr->mu_kinetic,
-                        1,
-                        NULL,
-                        0.0,
-                        0.0};
-    if (!solve_phase(&p2, r2)) {
-        phase_failure(msg, msg_len, "poisson (restitution)", &p2, r2);
-        return 0;
-    }
+    phase_problem p2 = phase_of(pr, r1->u, c, a, 1, NULL);
+    if (!solve_phase_or_say(&p2, r2, "poisson (restitution)", msg, msg_len)) return 0;
     for (size_t k = 0; k < 3 * n; ++k) r2->P[k] += r1->P[k];
     if (at < len) at += (size_t)snprintf(log + at, len - at, "; restitution: ");
     if (at < len) log_states(log, len, at, r2, n, 1);
@@ -104,22 +90,9 @@ nsdyn_status impact_poisson(const impact_law *law, const nsdyn_impact_problem *p
     char log[256], msg[320];
     /* compression (33): plastic at every contact */
     for (size_t i = 0; i < n; ++i) c[i] = a[i] = 0.0;
-    phase_problem p1 = {n,
-                        (int)pr->tangent_dim,
-                        pr->delassus,
-                        pr->u_minus,
-                        c,
-                        a,
-                        pr->mu_static,
-                        pr->mu_kinetic,
-                        0,
-                        NULL,
-                        0.0,
-                        0.0};
-    if (!solve_phase(&p1, &r1)) {
-        phase_failure(msg, sizeof msg, "poisson (compression)", &p1, &r1);
+    phase_problem p1 = phase_of(pr, pr->u_minus, c, a, 0, NULL);
+    if (!solve_phase_or_say(&p1, &r1, "poisson (compression)", msg, sizeof msg))
         return fail(law, pr, msg);
-    }
     const phase_result *res = &r1;
     if (r1.method == M_NONE) {
         snprintf(log, sizeof log, "no impact");

@@ -524,6 +524,29 @@ static int mj_local(void *ctx, size_t a, const double A[9], const double b[3], d
     return s->mech.local_impulse(s->mech.ctx, c, A, b, s->u + 3 * c, r) > NSDYN_WARNING ? -1 : 0;
 }
 
+/* Step 3: the contacts at (tth, s->qth, v) and the index set s->act (its
+ * size in *m). The gaps first (W = NULL: no Jacobians, no M^-1 W^T), then
+ * W and M^-1 W^T only when a contact is closed: M^-1 W^T costs the host
+ * one dynamics evaluation per component of every candidate
+ * (core/src/model.c, mech_contacts), so a step in free flight stays linear
+ * in the number of candidates. contacts() is a function of (t, q, v): the
+ * second call reports the same gaps and velocities. Counted once per step
+ * (jacobian_evals). */
+static nsdyn_status mj_index_set(moreau *s, double tth, const double *v, size_t *m) {
+    void *ctx = s->mech.ctx;
+    *m = 0;
+    if (s->nc == 0) return NSDYN_OK;
+    s->st.jacobian_evals++;
+    nsdyn_status st =
+        mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, NULL, NULL), "contacts", tth);
+    if (st != NSDYN_OK) return st;
+    for (size_t c = 0; c < s->nc; ++c)
+        if (s->gap[c] <= 0.0) s->act[(*m)++] = c;
+    if (*m == 0) return NSDYN_OK;
+    return mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, s->W, s->MW), "contacts",
+                 tth);
+}
+
 /* Try one step of size h from (s->t, s->y) into s->ynew. Returns OK,
  * WARNING (a failed solve under on_failure = warn), REJECT_STEP or ERROR. */
 static nsdyn_status mj_try(moreau *s, double h) {
@@ -547,27 +570,10 @@ static nsdyn_status mj_try(moreau *s, double h) {
         s->vfree[i] = v[i] + h * s->acc[i];
         vn[i] = s->vfree[i];
     }
-    /* 3. contacts at the predicted configuration, index set. The gaps
-     * first (W = NULL: no Jacobians, no M^-1 W^T), then W and M^-1 W^T
-     * only when a contact is closed: M^-1 W^T costs the host one dynamics
-     * evaluation per component of every candidate (core/src/model.c,
-     * mech_contacts), so a step in free flight stays linear in the number
-     * of candidates. contacts() is a function of (t, q, v): the second
-     * call reports the same gaps and velocities. Counted once per step. */
+    /* 3. contacts at the predicted configuration, index set */
     size_t m = 0;
-    if (nc > 0) {
-        s->st.jacobian_evals++;
-        st = mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, NULL, NULL), "contacts",
-                   tth);
-        if (st != NSDYN_OK) return st;
-        for (size_t c = 0; c < nc; ++c)
-            if (s->gap[c] <= 0.0) s->act[m++] = c;
-    }
-    if (m > 0) {
-        st = mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, s->W, s->MW), "contacts",
-                   tth);
-        if (st != NSDYN_OK) return st;
-    }
+    st = mj_index_set(s, tth, v, &m);
+    if (st != NSDYN_OK) return st;
     if (m > 0) {
         /* 4. the friction-contact problem of the closed contacts */
         const size_t n3 = 3 * m;
