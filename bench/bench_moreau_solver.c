@@ -234,7 +234,7 @@ static int make_geoms(geom *gs) {
     memset(g, 0, sizeof *g);
     g->name = "2d-2 ladder", g->m = 1.0, g->J[0] = 1.0 / 12.0, g->nc = 2;
     {
-        const double a = 60.0 * MFC_PI / 180.0, hl = 0.5;
+        const double a = 60.0 * M_PI / 180.0, hl = 0.5;
         g->r[0][0] = -hl * cos(a), g->r[0][1] = -hl * sin(a);
         g->r[1][0] = hl * cos(a), g->r[1][1] = hl * sin(a);
     }

@@ -7,6 +7,7 @@ packages=(
   libtomlplusplus-dev                  # TOML 1.0 configs (behind a C adapter)
   libplplot-dev plplot-driver-cairo    # graphs: pngcairo, svgcairo, pdfcairo
   libsundials-dev                      # CVODE: BDF integrator, root finding
+  liblapacke-dev                       # LAPACKE: dense solves above 3x3 (core/numeric)
   libsiconos-numerics-dev              # Siconos: optional contact solver of moreau
   check libsubunit-dev                 # unit tests
   clang libclang-rt-14-dev             # fuzz targets: clang 14 and libFuzzer (fuzz/, docs/fuzzing.md)

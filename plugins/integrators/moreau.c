@@ -80,7 +80,8 @@
  * doubles near t0 and t_end.
  *
  * Statistics: steps; rhs_evals = free_acceleration calls; jacobian_evals =
- * contacts() calls (each evaluates W and M^-1 W^T); rejected_steps = step
+ * steps that evaluated the contacts (gaps; W and M^-1 W^T only when a
+ * contact is closed, step 3); rejected_steps = step
  * halvings plus contact solves that failed under on_failure = "warn".
  *
  * Not supported: state components beyond nq + nv (friction laws with
@@ -160,6 +161,7 @@ typedef struct moreau {
     size_t *act;                    /* nc: closed contacts of the step */
     uint32_t *tdim_act;             /* nc */
     unsigned char *was_active;      /* nc */
+    size_t m_last;                  /* index set size of the last contacts() (mj_index_set) */
     void *block;
     nsdyn_integrator_stats st;
 #ifdef NSDYN_HAVE_SICONOS
@@ -249,6 +251,7 @@ static void mj_reset(void *inst) {
     s->tdim_act = NULL;
     s->was_active = NULL;
     s->ready = 0;
+    s->m_last = 0;
     s->n = s->nq = s->nv = s->nc = 0;
     memset(&s->mech, 0, sizeof s->mech);
     memset(&s->st, 0, sizeof s->st);
@@ -523,6 +526,35 @@ static int mj_local(void *ctx, size_t a, const double A[9], const double b[3], d
     return s->mech.local_impulse(s->mech.ctx, c, A, b, s->u + 3 * c, r) > NSDYN_WARNING ? -1 : 0;
 }
 
+/* Step 3: the contacts at (tth, s->qth, v) and the index set s->act (its
+ * size in *m). W and M^-1 W^T are asked for only when a contact is
+ * closed: M^-1 W^T costs the host one dynamics evaluation per component of
+ * every candidate (core/src/model.c, mech_contacts), so a step in free
+ * flight stays linear in the number of candidates. After a step with an
+ * empty index set the gaps come first (W = NULL) and W follows in a
+ * second call if a gap closed; after a step with closed contacts (resting,
+ * rolling: likely closed again) one call asks for everything, as before.
+ * contacts() is a function of (t, q, v): both calls report the same gaps
+ * and velocities. Counted once per step (jacobian_evals). */
+static nsdyn_status mj_index_set(moreau *s, double tth, const double *v, size_t *m) {
+    void *ctx = s->mech.ctx;
+    const int with_w = s->m_last > 0;
+    *m = 0;
+    if (s->nc == 0) return NSDYN_OK;
+    s->st.jacobian_evals++;
+    nsdyn_status st = mj_cb(s,
+                            s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u,
+                                             with_w ? s->W : NULL, with_w ? s->MW : NULL),
+                            "contacts", tth);
+    if (st != NSDYN_OK) return st;
+    for (size_t c = 0; c < s->nc; ++c)
+        if (s->gap[c] <= 0.0) s->act[(*m)++] = c;
+    s->m_last = *m;
+    if (*m == 0 || with_w) return NSDYN_OK;
+    return mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, s->W, s->MW), "contacts",
+                 tth);
+}
+
 /* Try one step of size h from (s->t, s->y) into s->ynew. Returns OK,
  * WARNING (a failed solve under on_failure = warn), REJECT_STEP or ERROR. */
 static nsdyn_status mj_try(moreau *s, double h) {
@@ -548,14 +580,8 @@ static nsdyn_status mj_try(moreau *s, double h) {
     }
     /* 3. contacts at the predicted configuration, index set */
     size_t m = 0;
-    if (nc > 0) {
-        s->st.jacobian_evals++;
-        st = mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, s->W, s->MW), "contacts",
-                   tth);
-        if (st != NSDYN_OK) return st;
-        for (size_t c = 0; c < nc; ++c)
-            if (s->gap[c] <= 0.0) s->act[m++] = c;
-    }
+    st = mj_index_set(s, tth, v, &m);
+    if (st != NSDYN_OK) return st;
     if (m > 0) {
         /* 4. the friction-contact problem of the closed contacts */
         const size_t n3 = 3 * m;

@@ -1,0 +1,34 @@
+/* Dense solves of any size through LAPACKE (Debian liblapacke-dev), in an
+ * object of its own: only callers of nsn_solve() link LAPACK
+ * (nsdyn_numeric.h says why). */
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+
+#include "nsdyn_numeric.h"
+
+int nsn_solve(size_t n, double *A, double *b, int *ipiv) {
+    if (n == 0) return NSN_OK;
+    if (n == 1) {
+        if (!(fabs(A[0]) > 0.0)) return NSN_SINGULAR;
+        b[0] /= A[0];
+        return NSN_OK;
+    }
+    if (n == 2) return nsn_solve2(A, b, b);
+    if (n == 3) return nsn_solve3(A, b, b);
+    double scale = 0.0;
+    for (size_t i = 0; i < n * n; ++i) scale = fmax(scale, fabs(A[i]));
+    /* LAPACKE_dgesv is dgetrf + dgetrs('N') on a column-major A. Our A is
+     * row-major, i.e. column-major A^T: factor A^T = P L U and solve with
+     * the transpose ('T'), which is A x = b, without the transposed copy
+     * that LAPACKE's row-major path allocates. The _work variants allocate
+     * nothing. */
+    const lapack_int ln = (lapack_int)n;
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, ln, ln, A, ln, ipiv);
+    if (info != 0) return NSN_SINGULAR; /* < 0 cannot happen; > 0 an exact zero pivot */
+    const double floor = 1e3 * DBL_EPSILON * (double)n * scale;
+    for (size_t i = 0; i < n; ++i)
+        if (!(fabs(A[i * n + i]) > floor)) return NSN_SINGULAR;
+    info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', ln, 1, A, ln, ipiv, b, ln);
+    return info == 0 ? NSN_OK : NSN_SINGULAR;
+}
