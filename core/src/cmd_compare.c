@@ -150,10 +150,7 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
     nsd_figure fig = {cfg->title, panels, 2, 1, 1400, 1100};
     snprintf(path, sizeof path, "%s/deviation.%s", dir, nsd_plot_format_ext(fmt));
     int rc = nc ? nsd_plot_write(path, fmt, &fig, err, err_len) : 0;
-    if (nc && rc == 0 && nsd_paths_push(written, n_written, path) != 0) {
-        snprintf(err, err_len, "out of memory");
-        rc = -1;
-    }
+    if (nc && rc == 0) rc = nsd_paths_push(written, n_written, path, err, err_len);
     free(t);
     free(curves);
     free(points);
@@ -554,11 +551,9 @@ static int write_metrics(comparison *C, const char *const *names, size_t n_names
             fclose(csv);
             return -1;
         }
-    if (nsd_commit_file(csv, path, err, err_len) != 0) return 1;
-    if (nsd_paths_push(&C->written, &C->n_written, path) != 0) {
-        snprintf(err, err_len, "out of memory");
+    if (nsd_commit_file(csv, path, err, err_len) != 0 ||
+        nsd_paths_push(&C->written, &C->n_written, path, err, err_len) != 0)
         return 1;
-    }
     return 0;
 }
 

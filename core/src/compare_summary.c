@@ -165,13 +165,6 @@ static void summary_x(const nsd_config *ref_cfg, const compare_keys *ck, char *x
     snprintf(xaxis, axis_len, strcmp(xunit, "1") == 0 ? "%s" : "%s [%s]", ck->x->str, xunit);
 }
 
-static int push_path(char ***written, size_t *n_written, const char *path, char *err,
-                     size_t err_len) {
-    if (nsd_paths_push(written, n_written, path) == 0) return 0;
-    snprintf(err, err_len, "out of memory");
-    return -1;
-}
-
 /* summary.csv and the printed table: val[i * ns + k], channel k at the end
  * of variant i's run. */
 static int write_summary_table(const char *dir, const variant *vars, size_t nv, size_t ref,
@@ -209,7 +202,7 @@ static int write_summary_table(const char *dir, const variant *vars, size_t nv, 
         printf("\n");
     }
     if (nsd_commit_file(csv, path, err, err_len) != 0) return -1;
-    return push_path(written, n_written, path, err, err_len);
+    return nsd_paths_push(written, n_written, path, err, err_len);
 }
 
 /* The graph of the summary, one panel per channel, and what its panels
@@ -408,7 +401,7 @@ static int write_summary_figure(const char *dir, const nsd_config *cfg, summary_
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/summary.%s", dir, nsd_plot_format_ext(fmt));
     if (nsd_plot_write(path, fmt, &fig, err, err_len) != 0) return -1;
-    return push_path(written, n_written, path, err, err_len);
+    return nsd_paths_push(written, n_written, path, err, err_len);
 }
 
 /* summary.csv, the printed table and summary.<fmt>: each summary channel's

@@ -24,11 +24,12 @@ const char *nsd_outcome_text(nsd_run_outcome o, nsd_outcome_style style) {
     return "?";
 }
 
-int nsd_paths_push(char ***paths, size_t *n, const char *path) {
+int nsd_paths_push(char ***paths, size_t *n, const char *path, char *err, size_t err_len) {
     char *copy = strdup(path);
     char **grown = copy ? realloc(*paths, (*n + 1) * sizeof *grown) : NULL;
     if (!grown) {
         free(copy);
+        snprintf(err, err_len, "out of memory while listing %s", path);
         return -1;
     }
     *paths = grown;

@@ -39,8 +39,9 @@ typedef enum nsd_outcome_style {
 const char *nsd_outcome_text(nsd_run_outcome o, nsd_outcome_style style);
 
 /* Append a copy of path to the list *paths of *n (the files a command
- * wrote). Returns 0, or -1 when out of memory (the list is unchanged). */
-int nsd_paths_push(char ***paths, size_t *n, const char *path);
+ * wrote). Returns 0, or -1 with err when out of memory (the list is
+ * unchanged). */
+int nsd_paths_push(char ***paths, size_t *n, const char *path, char *err, size_t err_len);
 /* Free the list and its paths. */
 void nsd_paths_free(char **paths, size_t n);
 

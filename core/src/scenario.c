@@ -64,12 +64,6 @@ static int abandon_if_interrupted(nsd_run_result *rec, const nsd_run_result *res
     return 1;
 }
 
-static int push(char ***written, size_t *n_written, const char *path, char *err, size_t err_len) {
-    if (nsd_paths_push(written, n_written, path) == 0) return 0;
-    snprintf(err, err_len, "out of memory while listing %s", path);
-    return -1;
-}
-
 /* timeseries.csv (or .INCOMPLETE.csv) and, event-driven, events.csv. */
 static int write_data(nsd_scenario *s, const char *dir, int incomplete, char ***written,
                       size_t *n_written, char *err, size_t err_len) {
@@ -77,12 +71,12 @@ static int write_data(nsd_scenario *s, const char *dir, int incomplete, char ***
     snprintf(path, sizeof path, "%s/%s", dir,
              incomplete ? "timeseries.INCOMPLETE.csv" : "timeseries.csv");
     if (nsd_write_csv(path, s->model.channels, &s->res.series, err, err_len) != 0 ||
-        push(written, n_written, path, err, err_len) != 0)
+        nsd_paths_push(written, n_written, path, err, err_len) != 0)
         return -1;
     if (!s->model.event_driven) return 0;
     snprintf(path, sizeof path, "%s/events.csv", dir);
     if (nsd_write_event_log(path, &s->model, &s->res.contact_log, err, err_len) != 0) return -1;
-    return push(written, n_written, path, err, err_len);
+    return nsd_paths_push(written, n_written, path, err, err_len);
 }
 
 static int write_graphs(nsd_scenario *s, const char *dir, char ***written, size_t *n_written,
@@ -146,7 +140,7 @@ int nsd_scenario_write_into(nsd_scenario *s, const char *dir, int graphs, const 
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/run.toml", dir);
     if (nsd_write_run_record(path, &s->app.cfg, &s->model, &rec, command_line, err, err_len) != 0 ||
-        push(written, n_written, path, err, err_len) != 0)
+        nsd_paths_push(written, n_written, path, err, err_len) != 0)
         return -1;
     return abandoned;
 }
