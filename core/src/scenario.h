@@ -21,6 +21,11 @@
  *
  * Threads: an opened scenario is read-only after open; scenarios derived
  * from it (one set per thread) share its registry and own everything else.
+ * Derive under a lock when the table may name a plugin that neither the
+ * config nor its [[variant]]s name: the registry opens such a file on
+ * first use (registry.h). The host keeps no other shared state in create,
+ * run and destroy; the graphs go through PLplot, which has global state:
+ * draw from one thread at a time, or set no_graphs.
  * Errors follow the host convention: a count of errors with the messages
  * in diag, or 0/-1 with a message in err. */
 #ifndef NSD_SCENARIO_H
