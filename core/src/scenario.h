@@ -46,11 +46,11 @@ typedef struct nsd_scenario {
     const struct nsd_scenario *base; /* derived from, or NULL */
     nsd_model model;                 /* after create */
     nsd_run_result res;              /* after run */
-    /* Set between open and create: no graphs (the [plot] channel names are not
-     * checked and nothing is drawn). For tests, sweeps and analyses that
-     * draw their own. */
+    /* Set between open and create: no graphs (the [plot] channel names
+     * are not checked and nothing is drawn). For tests, sweeps and
+     * analyses that draw their own. */
     int no_graphs;
-    int created;
+    int created; /* create was called: destroy frees the model */
 } nsd_scenario;
 
 /* Read, override and resolve the config at path. Returns the number of
