@@ -131,27 +131,26 @@ static size_t check_variants(nsd_config *base, nsd_diag *diag) {
     for (size_t i = 0; i < nv; ++i) {
         variant *v = &vars[i];
         v->name = nsd_toml_get(&vt->items[i], "name")->str;
-        nsd_config_derive(&v->cfg, base, &vt->items[i]);
-        size_t e = nsd_config_resolve(&v->cfg, &reg, diag);
-        if (!e) e = nsd_compose_check(&v->cfg, &reg, diag);
-        if (!e) e = nsd_model_create(&v->model, &v->cfg, &host, diag);
-        if (!e) e = nsd_figures_check(&v->cfg, &v->model, diag);
-        v->resolved = 1;
+        nsd_config_derive(&v->sc.app.cfg, base, &vt->items[i]);
+        size_t e = nsd_config_resolve(&v->sc.app.cfg, &reg, diag);
+        if (!e) e = nsd_compose_check(&v->sc.app.cfg, &reg, diag);
+        if (!e) e = nsd_model_create(&v->sc.model, &v->sc.app.cfg, &host, diag);
+        if (!e) e = nsd_figures_check(&v->sc.app.cfg, &v->sc.model, diag);
         errors += e;
     }
     if (!errors && x) {
         for (size_t i = 0; i < nv && !errors; ++i) {
             const nsd_params *p = NULL;
             int index = -1;
-            errors += nsd_compare_resolve_x(x, &vars[i].cfg, &p, &index, diag);
+            errors += nsd_compare_resolve_x(x, &vars[i].sc.app.cfg, &p, &index, diag);
             if (!errors) (void)p->values[index].num;
         }
         if (!errors)
-            errors += nsd_compare_check_summary(summary, &vars[0].model, vars[0].name, diag);
+            errors += nsd_compare_check_summary(summary, &vars[0].sc.model, vars[0].name, diag);
     }
     for (size_t i = 0; i < nv; ++i) {
-        nsd_model_destroy(&vars[i].model);
-        nsd_config_free(&vars[i].cfg);
+        nsd_model_destroy(&vars[i].sc.model);
+        nsd_config_free(&vars[i].sc.app.cfg);
     }
     free(vars);
     return errors;

@@ -5,6 +5,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -91,6 +92,36 @@ END_TEST
 START_TEST(nan_output_stops_the_run) { faulty_run("faulty_nan_output", "channel 'level' is nan"); }
 END_TEST
 
+/* A scenario run again without loading again (scenario.h, as a sweep or a
+ * periodic analysis will) repeats the first run sample for sample: nothing
+ * of the first run leaks into the second. Event-driven (contact modes and
+ * the event log) and compliant (the energy audit). */
+static void rerun_repeats(const char *config) {
+    run R = {0};
+    const char *sets[] = {"plot.enabled=false", "run.t_end=0.5"};
+    test_run_file(&R, config, sets, 2, NSD_RUN_COMPLETE);
+    nsd_series first = R.res.series;
+    size_t bytes = first.rows * first.n_channels * sizeof *first.data;
+    double *copy = malloc(bytes ? bytes : 1);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, first.data, bytes);
+    size_t events = R.res.contact_log.n;
+    test_run(&R);
+    ck_assert_int_eq(R.res.outcome, NSD_RUN_COMPLETE);
+    ck_assert_uint_eq(R.res.series.rows, first.rows);
+    ck_assert_uint_eq(R.res.contact_log.n, events);
+    ck_assert_msg(memcmp(copy, R.res.series.data, bytes) == 0, "%s: the second run differs",
+                  config);
+    free(copy);
+    run_free(&R);
+}
+
+START_TEST(rerun_without_reloading) {
+    rerun_repeats("bouncing_ball_newton.toml");
+    rerun_repeats("bouncing_ball_hunt_crossley.toml");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("honest_runs");
     TCase *tc = tcase_create("issue10");
@@ -100,6 +131,7 @@ int main(void) {
     tcase_add_test(tc, moreau_passes_the_energy_audit);
     tcase_add_test(tc, nan_gap_stops_the_run);
     tcase_add_test(tc, nan_output_stops_the_run);
+    tcase_add_test(tc, rerun_without_reloading);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -294,15 +294,14 @@ START_TEST(shipped_rigid_configs_never_penetrate) {
         nsd_diag diag = {0};
         char full[1024];
         snprintf(full, sizeof full, "%s/configs/%s", NSDYN_TEST_SOURCE_DIR, path);
-        size_t errors = nsd_app_load(&R.app, full, sets, 2, &diag);
+        size_t errors = nsd_scenario_open(&R, full, sets, 2, &diag);
         ck_assert_uint_eq(errors, 0);
         int rigid = R.app.cfg.contact.plugin &&
                     (R.app.cfg.contact.plugin->info->provides & NSDYN_CAP_RIGID_IMPACT);
         const char *ig = R.app.cfg.integrator.plugin->info->id;
         int located = strcmp(ig, "dopri5") == 0 || strcmp(ig, "bdf") == 0;
-        nsd_app_free(&R.app);
+        nsd_scenario_destroy(&R);
         nsd_diag_free(&diag);
-        memset(&R, 0, sizeof R);
         if (!rigid || !located) continue;
         test_run_file(&R, path, sets, 2, (nsd_run_outcome)TEST_ANY_OUTCOME);
         ck_assert_msg(deepest(&R) <= 1e-9 + 1e-10, "%s: penetration %.3g m", path, deepest(&R));

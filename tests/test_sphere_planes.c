@@ -1478,11 +1478,8 @@ START_TEST(rebound_off_incline_stops_rolled_back) {
                      "[run]\nt_end = 1.5\noutput_dt = 1e-2\nprogress = false\n",
                      RIGID_LAWS[law], EVENT_INTEGRATORS[ig]);
             run R;
-            test_load(cfg, &R.app, &R.model);
-            nsd_diag diag = {0};
-            ck_assert_int_eq(
-                nsd_run_simulation(&R.model, &R.app.cfg, &R.app.host, NULL, &R.res, &diag), 0);
-            nsd_diag_free(&diag);
+            test_load(cfg, &R);
+            test_run(&R);
             double t = R.res.t_reached;
             printf("rebound off the incline (%s, %s): outcome %d: %s\n  t %.9f s, impact "
                    "(closed form) at %.9f s, vx after %.6f m/s\n",
@@ -1538,11 +1535,8 @@ static void run_measures(const run *R, const profile *P, double b, double *pen, 
 /* Load and run config text; any outcome (the caller judges it). */
 static void run_text(run *R, const char *toml) {
     memset(R, 0, sizeof *R);
-    test_load(toml, &R->app, &R->model);
-    nsd_diag diag = {0};
-    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag),
-                     0);
-    nsd_diag_free(&diag);
+    test_load(toml, R);
+    test_run(R);
 }
 
 /* Penetration: impacts are located where a gap falls through 0, or through

@@ -37,11 +37,11 @@ START_TEST(slipping_matches_eq1) {
     char cfg[2048];
     config_text(cfg, sizeof cfg, &p, "id = \"coulomb_regularized\"\nmu_s = 1\nmu_k = 1\neps = 1e-9",
                 "id = \"dopri5\"", 0, 1.0, "");
-    nsd_app app;
-    nsd_model m;
-    test_load(cfg, &app, &m);
+    run R;
+    test_load(cfg, &R);
+    nsd_model *m = &R.model;
     double y[5] = {0.3, -0.02, 1.1, 0.4, -0.25}, yd[5];
-    ck_assert_int_eq(nsd_model_rhs(&m, 0.0, y, yd), NSDYN_OK);
+    ck_assert_int_eq(nsd_model_rhs(m, 0.0, y, yd), NSDYN_OK);
     double psi = y[0], w = y[1], Om = y[2], u1 = y[3], u2 = y[4], s = hypot(u1, u2);
     /* Paper (1) with the sign of the B2 term fixed by (2) (docs/towed-wheel.md);
      * eps = 1e-9 m/s changes |F| by (eps/|u|)^2/2 ~ 1e-17 relative. */
@@ -50,7 +50,7 @@ START_TEST(slipping_matches_eq1) {
                    -p.v * Om * sin(psi) - p.B3 * p.C / p.m * u1 / s,
                    -p.v * Om * cos(psi) - p.B4 * p.k * w / p.m - p.B5 * p.C / p.m * u2 / s};
     for (int i = 0; i < 5; ++i) ck_assert_double_eq_tol(yd[i], e[i], 1e-12 * (1 + fabs(e[i])));
-    test_unload(&app, &m);
+    test_unload(&R);
 }
 END_TEST
 
@@ -62,30 +62,30 @@ START_TEST(rolling_matches_eq2) {
     char cfg[2048];
     config_text(cfg, sizeof cfg, &p, "id = \"coulomb\"\nmu_s = 1\nmu_k = 1", "id = \"dopri5\"", 1,
                 1.0, "");
-    nsd_app app;
-    nsd_model m;
-    test_load(cfg, &app, &m);
+    run R;
+    test_load(cfg, &R);
+    nsd_model *m = &R.model;
     double A1 = p.B1 + p.B4 * p.B2 / p.B5, A2 = p.B2 / p.B5;
     const double states[3][5] = {
         {0.2, 0.01, -0.7, 0, 0}, {-1.0, -0.05, 2.5, 0, 0}, {0.0, 0.0, 0.0, 0, 0}};
     for (int k = 0; k < 3; ++k) {
         const double *y = states[k];
         double yd[5], row[64];
-        ck_assert_int_eq(nsd_model_rhs(&m, 0.0, y, yd), NSDYN_OK);
+        ck_assert_int_eq(nsd_model_rhs(m, 0.0, y, yd), NSDYN_OK);
         double psi = y[0], w = y[1], Om = y[2];
         /* Paper (2). */
         double e[5] = {Om, p.v * sin(psi) + p.L * Om,
                        -A1 * p.k * w / (p.m * p.L) - A2 * p.v * Om * cos(psi) / p.L, 0, 0};
         for (int i = 0; i < 5; ++i) ck_assert_double_eq_tol(yd[i], e[i], 1e-12 * (1 + fabs(e[i])));
         /* The rolling force that holds u = 0 (docs/towed-wheel.md). */
-        ck_assert_int_eq(nsd_model_sample(&m, 0.0, y, row), NSDYN_OK);
-        int f1 = nsd_model_channel(&m, "wheel.Ft1"), f2 = nsd_model_channel(&m, "wheel.Ft2");
+        ck_assert_int_eq(nsd_model_sample(m, 0.0, y, row), NSDYN_OK);
+        int f1 = nsd_model_channel(m, "wheel.Ft1"), f2 = nsd_model_channel(m, "wheel.Ft2");
         double F1 = p.m * p.v * Om * sin(psi) / p.B3,
                F2 = (p.m * p.v * Om * cos(psi) + p.B4 * p.k * w) / p.B5;
         ck_assert_double_eq_tol(row[f1], F1, 1e-10 * (1 + fabs(F1)));
         ck_assert_double_eq_tol(row[f2], F2, 1e-10 * (1 + fabs(F2)));
     }
-    test_unload(&app, &m);
+    test_unload(&R);
 }
 END_TEST
 
@@ -107,21 +107,20 @@ static double measured_rate(double B2, double *predicted) {
     char cfg[2048];
     config_text(cfg, sizeof cfg, &p, "id = \"coulomb\"\nmu_s = 1\nmu_k = 1",
                 "id = \"dopri5\"\nrtol = 1e-10\natol = 1e-14", 1, 10.0, "psi = 1e-4");
-    nsd_app app;
-    nsd_model m;
-    test_load(cfg, &app, &m);
-    nsd_run_result res;
-    nsd_diag diag = {0};
-    ck_assert_int_eq(nsd_run_simulation(&m, &app.cfg, &app.host, NULL, &res, &diag), 0);
-    ck_assert_int_eq(res.outcome, NSD_RUN_COMPLETE);
-    int c = nsd_model_channel(&m, "psi");
+    run R;
+    test_load(cfg, &R);
+    nsd_model *m = &R.model;
+    test_run(&R);
+    const nsd_run_result *res = &R.res;
+    ck_assert_int_eq(res->outcome, NSD_RUN_COMPLETE);
+    int c = nsd_model_channel(m, "psi");
     double st = 0, sx = 0, stt = 0, stx = 0;
     int n = 0;
-    for (size_t r = 1; r + 1 < res.series.rows; ++r) {
-        double t = nsd_series_at(&res.series, r, 0);
-        double a = nsd_series_at(&res.series, r - 1, (size_t)c),
-               b = nsd_series_at(&res.series, r, (size_t)c),
-               d = nsd_series_at(&res.series, r + 1, (size_t)c);
+    for (size_t r = 1; r + 1 < res->series.rows; ++r) {
+        double t = nsd_series_at(&res->series, r, 0);
+        double a = nsd_series_at(&res->series, r - 1, (size_t)c),
+               b = nsd_series_at(&res->series, r, (size_t)c),
+               d = nsd_series_at(&res->series, r + 1, (size_t)c);
         if (t < 2 || !(b > a && b >= d)) continue;
         /* Parabola through three samples: the peak between them. */
         double h = 0.001, den = a - 2 * b + d;
@@ -134,9 +133,7 @@ static double measured_rate(double B2, double *predicted) {
         stx += tp * x;
         n++;
     }
-    nsd_run_result_free(&res);
-    nsd_diag_free(&diag);
-    test_unload(&app, &m);
+    test_unload(&R);
     ck_assert_int_gt(n, 15);
     return (n * stx - st * sx) / (n * stt - st * st);
 }
@@ -166,12 +163,12 @@ static void analyse(const twp *p, const char *initial, nsd_limit_analysis *la) {
     char cfg[2048];
     config_text(cfg, sizeof cfg, p, "id = \"coulomb\"\nmu_s = 1\nmu_k = 1", "id = \"dopri5\"", 1,
                 1.0, initial);
-    nsd_app app;
-    nsd_model m;
-    test_load(cfg, &app, &m);
+    run R;
+    test_load(cfg, &R);
+    nsd_model *m = &R.model;
     char err[512];
-    ck_assert_msg(nsd_limit_analyse(&m, 0.0, m.y0, la, err, sizeof err) == 0, "%s", err);
-    test_unload(&app, &m);
+    ck_assert_msg(nsd_limit_analyse(m, 0.0, m->y0, la, err, sizeof err) == 0, "%s", err);
+    test_unload(&R);
 }
 
 /* Isotropic friction response (B3 = B5 = B): V = -a1 sin + a2 cos, roots

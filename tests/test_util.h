@@ -1,5 +1,5 @@
 /* Helpers shared by the host-level tests: build a model from TOML text
- * through the same path `nsdyn run` takes. */
+ * through the same scenario pipeline `nsdyn run` takes. */
 #ifndef NSD_TEST_UTIL_H
 #define NSD_TEST_UTIL_H
 
@@ -13,10 +13,15 @@
 #include "registry.h"
 #include "model.h"
 #include "run.h"
+#include "scenario.h"
+
+/* A simulation through the host's scenario pipeline, as `nsdyn run` makes
+ * it (scenario.h): R->app.cfg, R->model, R->res. Tests draw no graphs. */
+typedef nsd_scenario run;
 
 /* Load config text (written to a temporary file) and create its model.
  * Fails the test with the diagnostics if anything is wrong. */
-static inline void test_load(const char *toml, nsd_app *app, nsd_model *m) {
+static inline void test_load(const char *toml, run *R) {
     char path[] = "/tmp/nsdyn-test-XXXXXX.toml";
     int fd = mkstemps(path, 5);
     ck_assert_int_ge(fd, 0);
@@ -24,35 +29,31 @@ static inline void test_load(const char *toml, nsd_app *app, nsd_model *m) {
     fputs(toml, f);
     fclose(f);
     nsd_diag diag = {0};
-    size_t errors = nsd_app_load(app, path, NULL, 0, &diag);
-    if (!errors) errors = nsd_model_create(m, &app->cfg, &app->host, &diag);
+    R->no_graphs = 1;
+    size_t errors = nsd_scenario_load(R, path, NULL, 0, &diag);
     for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
     remove(path);
     ck_assert_msg(errors == 0, "config did not load (%zu errors)", errors);
     nsd_diag_free(&diag);
 }
 
-static inline void test_unload(nsd_app *app, nsd_model *m) {
-    nsd_model_destroy(m);
-    nsd_app_free(app);
-}
+static inline void test_unload(run *R) { nsd_scenario_destroy(R); }
 
-/* A simulation run through the host, as `nsdyn run` makes it. */
-typedef struct run {
-    nsd_app app;
-    nsd_model model;
-    nsd_run_result res;
-} run;
+/* Run a loaded scenario; any outcome (the caller judges it). */
+static inline void test_run(run *R) {
+    nsd_diag diag = {0};
+    size_t errors = nsd_scenario_run(R, NULL, &diag);
+    for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
+    nsd_diag_free(&diag);
+    ck_assert_msg(errors == 0, "the run could not start");
+}
 
 /* Load config text, run it, and require the given outcome. */
 static inline void run_config(run *R, const char *toml, nsd_run_outcome want) {
-    test_load(toml, &R->app, &R->model);
-    nsd_diag diag = {0};
-    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag),
-                     0);
+    test_load(toml, R);
+    test_run(R);
     ck_assert_msg(R->res.outcome == want, "run outcome %d: %s", (int)R->res.outcome,
                   R->res.message);
-    nsd_diag_free(&diag);
 }
 
 #ifdef NSDYN_TEST_SOURCE_DIR
@@ -64,16 +65,15 @@ static inline void test_run_file(run *R, const char *name, const char *const *se
     char path[1024];
     snprintf(path, sizeof path, "%s/configs/%s", NSDYN_TEST_SOURCE_DIR, name);
     nsd_diag diag = {0};
-    size_t errors = nsd_app_load(&R->app, path, sets, n_sets, &diag);
-    if (!errors) errors = nsd_model_create(&R->model, &R->app.cfg, &R->app.host, &diag);
+    R->no_graphs = 1;
+    size_t errors = nsd_scenario_load(R, path, sets, n_sets, &diag);
     for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
+    nsd_diag_free(&diag);
     ck_assert_msg(errors == 0, "%s does not load", path);
-    ck_assert_int_eq(nsd_run_simulation(&R->model, &R->app.cfg, &R->app.host, NULL, &R->res, &diag),
-                     0);
+    test_run(R);
     int ok =
         (int)want == TEST_ANY_OUTCOME ? R->res.outcome != NSD_RUN_FAILED : R->res.outcome == want;
     ck_assert_msg(ok, "%s: outcome %d: %s", name, (int)R->res.outcome, R->res.message);
-    nsd_diag_free(&diag);
 }
 #endif
 
@@ -84,10 +84,7 @@ static inline size_t test_count_kind(const run *R, nsd_event_kind kind) {
     return n;
 }
 
-static inline void run_free(run *R) {
-    nsd_run_result_free(&R->res);
-    test_unload(&R->app, &R->model);
-}
+static inline void run_free(run *R) { nsd_scenario_destroy(R); }
 
 static inline size_t chan(const run *R, const char *name) {
     int c = nsd_model_channel(&R->model, name);

@@ -89,8 +89,7 @@ END_TEST
 /* ---- (b) structure ---------------------------------------------------------- */
 
 typedef struct probe {
-    nsd_app app;
-    nsd_model model;
+    run R; /* the scenario: config and model */
     const nsdyn_system *sys;
     void *inst;
 } probe;
@@ -101,12 +100,12 @@ static void probe_open(probe *P, const char *system_extra) {
              "[system]\nid = \"walker2\"\n%s\n" CONTACT_HC "[friction]\nid = \"lugre\"\n"
              "[integrator]\nid = \"bdf\"\n[run]\nt_end = 1.0\nprogress = false\n",
              system_extra);
-    test_load(toml, &P->app, &P->model);
-    P->sys = P->model.sys;
-    P->inst = P->model.sys_inst;
+    test_load(toml, &P->R);
+    P->sys = P->R.model.sys;
+    P->inst = P->R.model.sys_inst;
 }
 
-static void probe_close(probe *P) { test_unload(&P->app, &P->model); }
+static void probe_close(probe *P) { test_unload(&P->R); }
 
 static void vdot_of(const probe *P, const double *q, const double *v, const double *f, double *a) {
     ck_assert_int_le(P->sys->derivatives(P->inst, 0.0, q, v, f, NULL, a), NSDYN_WARNING);
@@ -281,15 +280,15 @@ START_TEST(stepping_stone_rule) {
     probe_open(&P, "");
     const nsdyn_system *S = P.sys;
     double g[2], f[6] = {0}, out[32];
-    ck_assert_uint_eq(P.model.layout.n_switches, 2);
-    ck_assert_int_eq(P.model.layout.switch_direction[0], -1);
-    ck_assert_int_eq(P.model.layout.switch_direction[1], -1);
-    ck_assert_uint_le(P.model.layout.n_outputs, 32);
+    ck_assert_uint_eq(P.R.model.layout.n_switches, 2);
+    ck_assert_int_eq(P.R.model.layout.switch_direction[0], -1);
+    ck_assert_int_eq(P.R.model.layout.switch_direction[1], -1);
+    ck_assert_uint_le(P.R.model.layout.n_outputs, 32);
     int io_st = -1, io_ds = -1, io_steps = -1;
-    for (size_t i = 0; i < P.model.layout.n_outputs; ++i) {
-        if (!strcmp(P.model.layout.outputs[i].name, "stance")) io_st = (int)i;
-        if (!strcmp(P.model.layout.outputs[i].name, "double_support")) io_ds = (int)i;
-        if (!strcmp(P.model.layout.outputs[i].name, "steps")) io_steps = (int)i;
+    for (size_t i = 0; i < P.R.model.layout.n_outputs; ++i) {
+        if (!strcmp(P.R.model.layout.outputs[i].name, "stance")) io_st = (int)i;
+        if (!strcmp(P.R.model.layout.outputs[i].name, "double_support")) io_ds = (int)i;
+        if (!strcmp(P.R.model.layout.outputs[i].name, "steps")) io_steps = (int)i;
     }
     ck_assert(io_st >= 0 && io_ds >= 0 && io_steps >= 0);
     /* Start: single support on leg 1 (theta1 = 0.2 > theta2 = -0.2). */
@@ -383,10 +382,10 @@ START_TEST(gait_metrics_geometry) {
     probe_open(&P, "delta = 8.0");
     const nsdyn_system *S = P.sys;
     int io_L = -1, io_T = -1, io_v = -1;
-    for (size_t i = 0; i < P.model.layout.n_outputs; ++i) {
-        if (!strcmp(P.model.layout.outputs[i].name, "step_length")) io_L = (int)i;
-        if (!strcmp(P.model.layout.outputs[i].name, "step_period")) io_T = (int)i;
-        if (!strcmp(P.model.layout.outputs[i].name, "hip_velocity")) io_v = (int)i;
+    for (size_t i = 0; i < P.R.model.layout.n_outputs; ++i) {
+        if (!strcmp(P.R.model.layout.outputs[i].name, "step_length")) io_L = (int)i;
+        if (!strcmp(P.R.model.layout.outputs[i].name, "step_period")) io_T = (int)i;
+        if (!strcmp(P.R.model.layout.outputs[i].name, "hip_velocity")) io_v = (int)i;
     }
     ck_assert(io_L >= 0 && io_T >= 0 && io_v >= 0);
     double v[4] = {0}, f[6] = {0}, out[32];

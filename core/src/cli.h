@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+#include "outdir.h"
+#include "scenario.h"
+
 enum { NSD_EXIT_OK = 0, NSD_EXIT_USAGE = 2, NSD_EXIT_FAILED = 3 };
 
 typedef struct nsd_cli {
@@ -22,7 +25,14 @@ int nsd_cmd_limits(const nsd_cli *cli);
 int nsd_cmd_plugins(void);
 int nsd_cmd_describe(const char *id);
 
+/* Shared by the commands (cmd_common.c). */
 /* out/<stem of config> unless -o was given. */
 void nsd_cli_out_dir(const nsd_cli *cli, char *buf, size_t len);
+/* Check the output folder and open this command's own (outdir.h), before
+ * anything is computed. 0, or -1 with the message printed (exit status 2). */
+int nsd_cli_open_outdir(const nsd_cli *cli, nsd_outdir *od);
+/* nsd_scenario_load the CONFIG with its --set overrides. 0, or -1 with the
+ * diagnostics printed (exit status 2); destroy s in any case. */
+int nsd_cli_load(const nsd_cli *cli, nsd_scenario *s, int no_graphs, nsd_diag *diag);
 
 #endif

@@ -9,14 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
 #include "cli.h"
 #include "compare.h"
 #include "figures.h"
 #include "interrupt.h"
 #include "outdir.h"
 #include "output.h"
-#include "run_output.h"
+#include "scenario.h"
 
 /* |x_v(t) - x_ref(t)| at every reference sample, x_v linearly
  * interpolated; NaN where t lies outside the variant's time range.
@@ -74,7 +73,7 @@ static void event_cols_used(const variant *vars, size_t nv, int used[N_EVENT_COL
     for (int k = 0; k < N_EVENT_COLS; ++k) used[k] = 0;
     for (size_t i = 0; i < nv; ++i) {
         unsigned long long v[N_EVENT_COLS];
-        event_col_values(&vars[i].res, v);
+        event_col_values(&vars[i].sc.res, v);
         for (int k = 0; k < N_EVENT_COLS; ++k) used[k] |= v[k] != 0;
     }
 }
@@ -110,26 +109,33 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
                                    size_t nv, size_t ref, const char *channel, double **dev,
                                    const double *max_dev, char ***written, size_t *n_written,
                                    char *err, size_t err_len) {
-    int c_ref = nsd_model_channel(&vars[ref].model, channel);
+    int c_ref = nsd_model_channel(&vars[ref].sc.model, channel);
     if (c_ref < 0) return 0;
-    const nsd_series *rs = &vars[ref].res.series;
+    const nsd_series *rs = &vars[ref].sc.res.series;
     double *t = malloc((rs->rows ? rs->rows : 1) * sizeof *t);
     nsd_curve *curves = calloc(nv, sizeof *curves);
     nsd_curve *points = calloc(nv, sizeof *points);
     double *cost = calloc(nv, sizeof *cost);
-    if (!t || !curves || !points || !cost) abort();
+    if (!t || !curves || !points || !cost) {
+        snprintf(err, err_len, "out of memory for the deviation graph");
+        free(t);
+        free(curves);
+        free(points);
+        free(cost);
+        return -1;
+    }
     for (size_t r = 0; r < rs->rows; ++r) t[r] = nsd_series_at(rs, r, 0);
     size_t nc = 0, np = 0;
     for (size_t i = 0; i < nv; ++i) {
         if (i == ref || !dev[i]) continue;
         curves[nc++] = (nsd_curve){
             t, dev[i], rs->rows, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 1.2, 0};
-        cost[i] = (double)vars[i].res.stats.rhs_evals;
+        cost[i] = (double)vars[i].sc.res.stats.rhs_evals;
         if (max_dev[i] > 0 && cost[i] > 0)
             points[np++] = (nsd_curve){
                 &cost[i], &max_dev[i], 1, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 1};
     }
-    const nsd_channel *ch = &vars[ref].model.channels[c_ref];
+    const nsd_channel *ch = &vars[ref].sc.model.channels[c_ref];
     char ylabel[200], sub[400], ylabel2[200], path[PATH_MAX + 32];
     snprintf(ylabel, sizeof ylabel, "|%s - reference| [%s]", ch->name, ch->unit);
     snprintf(ylabel2, sizeof ylabel2, "largest |%s - reference| [%s]", ch->name, ch->unit);
@@ -144,10 +150,7 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
     nsd_figure fig = {cfg->title, panels, 2, 1, 1400, 1100};
     snprintf(path, sizeof path, "%s/deviation.%s", dir, nsd_plot_format_ext(fmt));
     int rc = nc ? nsd_plot_write(path, fmt, &fig, err, err_len) : 0;
-    if (nc && rc == 0) {
-        *written = realloc(*written, (*n_written + 1) * sizeof **written);
-        (*written)[(*n_written)++] = strdup(path);
-    }
+    if (nc && rc == 0) rc = nsd_paths_push(written, n_written, path, err, err_len);
     free(t);
     free(curves);
     free(points);
@@ -155,122 +158,110 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
     return rc;
 }
 
+/* ---- the [compare] table and the [[variant]] array ---------------------- */
+
 static int string_array(const nsd_toml_node *e) {
     int ok = e->type == NSD_TOML_ARRAY;
     for (size_t k = 0; ok && k < e->n_items; ++k) ok = e->items[k].type == NSD_TOML_STRING;
     return ok;
 }
 
-static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node **variants,
-                                    compare_keys *ck, nsd_diag *diag) {
-    size_t errors = 0;
-    const nsd_toml_node *cmp = nsd_toml_get(&cfg->root, "compare");
-    memset(ck, 0, sizeof *ck);
-    if (cmp) {
-        if (cmp->type != NSD_TOML_TABLE) {
-            nsd_diag_at(diag, cmp, "'compare' must be a table, found %s",
-                        nsd_toml_type_name(cmp->type));
+/* What a value of the wrong form is, for "found ..." */
+static const char *found_text(const nsd_toml_node *e) {
+    if (e->type != NSD_TOML_ARRAY) return nsd_toml_type_name(e->type);
+    return e->n_items ? "an array with a non-string element" : "an empty array";
+}
+
+/* The keys of [compare] and the form of each value. */
+enum { KEY_STRING, KEY_NAMES, KEY_NONEMPTY_NAMES };
+static const char *const compare_key_names[] = {"reference", "channels", "x", "x_label", "summary"};
+static const struct {
+    int form;
+    const char *expected;
+} compare_key_rules[] = {
+    {KEY_STRING, "a string (a variant name)"},
+    {KEY_NAMES, "an array of channel names"},
+    {KEY_STRING, "a string \"section.key\" naming a numeric parameter (e.g. \"system.b\")"},
+    {KEY_STRING, "a string (the x axis label of the summary graph)"},
+    {KEY_NONEMPTY_NAMES, "a non-empty array of channel names"},
+};
+
+/* One entry of [compare]: known, and of its form. Returns the errors. */
+static size_t check_compare_key(const nsd_toml_node *e, compare_keys *ck, nsd_diag *diag) {
+    const nsd_toml_node **slots[] = {NULL, &ck->channels, &ck->x, &ck->x_label, &ck->summary};
+    for (size_t k = 0; k < NSDYN_COUNT(compare_key_names); ++k) {
+        if (strcmp(e->key, compare_key_names[k]) != 0) continue;
+        int form = compare_key_rules[k].form;
+        int ok = form == KEY_STRING ? e->type == NSD_TOML_STRING
+                                    : string_array(e) && (form == KEY_NAMES || e->n_items);
+        if (!ok) {
+            nsd_diag_at(diag, e, "[compare] key '%s': expected %s, found %s", e->key,
+                        compare_key_rules[k].expected,
+                        form == KEY_STRING ? nsd_toml_type_name(e->type) : found_text(e));
             return 1;
         }
-        static const char *const keys[] = {"reference", "channels", "x", "x_label", "summary"};
-        for (size_t i = 0; i < cmp->n_items; ++i) {
-            const nsd_toml_node *e = &cmp->items[i];
-            if (strcmp(e->key, "reference") == 0) {
-                if (e->type != NSD_TOML_STRING) {
-                    nsd_diag_at(
-                        diag, e,
-                        "[compare] key 'reference': expected a string (a variant name), found %s",
-                        nsd_toml_type_name(e->type));
-                    errors++;
-                } else
-                    ck->reference = e->str;
-            } else if (strcmp(e->key, "channels") == 0) {
-                if (!string_array(e)) {
-                    nsd_diag_at(
-                        diag, e,
-                        "[compare] key 'channels': expected an array of channel names, found %s",
-                        e->type == NSD_TOML_ARRAY ? "an array with a non-string element"
-                                                  : nsd_toml_type_name(e->type));
-                    errors++;
-                } else
-                    ck->channels = e;
-            } else if (strcmp(e->key, "x") == 0) {
-                if (e->type != NSD_TOML_STRING) {
-                    nsd_diag_at(diag, e,
-                                "[compare] key 'x': expected a string \"section.key\" naming a "
-                                "numeric parameter (e.g. \"system.b\"), found %s",
-                                nsd_toml_type_name(e->type));
-                    errors++;
-                } else
-                    ck->x = e;
-            } else if (strcmp(e->key, "x_label") == 0) {
-                if (e->type != NSD_TOML_STRING) {
-                    nsd_diag_at(diag, e,
-                                "[compare] key 'x_label': expected a string (the x axis label of "
-                                "the summary graph), found %s",
-                                nsd_toml_type_name(e->type));
-                    errors++;
-                } else
-                    ck->x_label = e;
-            } else if (strcmp(e->key, "summary") == 0) {
-                if (!string_array(e) || e->n_items == 0) {
-                    nsd_diag_at(diag, e,
-                                "[compare] key 'summary': expected a non-empty array of channel "
-                                "names, found %s",
-                                e->type != NSD_TOML_ARRAY ? nsd_toml_type_name(e->type)
-                                : e->n_items              ? "an array with a non-string element"
-                                                          : "an empty array");
-                    errors++;
-                } else
-                    ck->summary = e;
-            } else {
-                const char *near = nsd_did_you_mean(e->key, keys, NSDYN_COUNT(keys));
-                nsd_diag_at(diag, e, "[compare]: unknown key '%s'%s%s%s", e->key,
-                            near ? " (did you mean '"
-                                 : " (known keys: reference, channels, x, x_label, summary)",
-                            near ? near : "", near ? "'?)" : "");
-                errors++;
-            }
-        }
-        /* x and summary go together; x_label labels x. */
-        const nsd_toml_node *summary = nsd_toml_get(cmp, "summary"), *x = nsd_toml_get(cmp, "x");
-        if (summary && !x) {
-            nsd_diag_at(diag, summary,
-                        "[compare] key 'summary' needs key 'x' (\"section.key\": the numeric "
-                        "parameter to plot the summary against)");
-            errors++;
-        } else if (x && !summary) {
-            nsd_diag_at(diag, x,
-                        "[compare] key 'x' needs key 'summary' (the channels whose final values "
-                        "are plotted against x)");
-            errors++;
-        }
-        const nsd_toml_node *xl = nsd_toml_get(cmp, "x_label");
-        if (xl && !x) {
-            nsd_diag_at(diag, xl,
-                        "[compare] key 'x_label' labels the summary's x axis: it needs keys 'x' "
-                        "and 'summary'");
-            errors++;
-        }
+        if (slots[k])
+            *slots[k] = e;
+        else
+            ck->reference = e->str;
+        return 0;
     }
+    const char *near = nsd_did_you_mean(e->key, compare_key_names, NSDYN_COUNT(compare_key_names));
+    nsd_diag_at(diag, e, "[compare]: unknown key '%s'%s%s%s", e->key,
+                near ? " (did you mean '"
+                     : " (known keys: reference, channels, x, x_label, summary)",
+                near ? near : "", near ? "'?)" : "");
+    return 1;
+}
+
+/* x and summary go together; x_label labels x. */
+static size_t check_compare_pairs(const nsd_toml_node *cmp, nsd_diag *diag) {
+    size_t errors = 0;
+    const nsd_toml_node *summary = nsd_toml_get(cmp, "summary"), *x = nsd_toml_get(cmp, "x");
+    if (summary && !x) {
+        nsd_diag_at(diag, summary,
+                    "[compare] key 'summary' needs key 'x' (\"section.key\": the numeric "
+                    "parameter to plot the summary against)");
+        errors++;
+    } else if (x && !summary) {
+        nsd_diag_at(diag, x,
+                    "[compare] key 'x' needs key 'summary' (the channels whose final values "
+                    "are plotted against x)");
+        errors++;
+    }
+    const nsd_toml_node *xl = nsd_toml_get(cmp, "x_label");
+    if (xl && !x) {
+        nsd_diag_at(diag, xl,
+                    "[compare] key 'x_label' labels the summary's x axis: it needs keys 'x' "
+                    "and 'summary'");
+        errors++;
+    }
+    return errors;
+}
+
+/* [[variant]]: a non-empty array of tables with distinct non-empty names.
+ * Returns the errors; *variants is set when the array can be read. */
+static size_t check_variants(const nsd_config *cfg, const nsd_toml_node **variants,
+                             nsd_diag *diag) {
     const nsd_toml_node *v = nsd_toml_get(&cfg->root, "variant");
     if (!v) {
         nsd_diag_at(diag, &cfg->root,
                     "nsdyn compare needs at least one [[variant]] table (each with a name and the "
                     "sections or keys it changes)");
-        return errors + 1;
+        return 1;
     }
     if (v->type != NSD_TOML_ARRAY) {
         nsd_diag_at(diag, v, "'variant' must be an array of tables ([[variant]]), found %s",
                     nsd_toml_type_name(v->type));
-        return errors + 1;
+        return 1;
     }
     if (v->n_items == 0) { /* found by fuzzing: the comparison then read vars[0] of none */
         nsd_diag_at(
             diag, v,
             "'variant' is an empty array: nsdyn compare needs at least one [[variant]] table");
-        return errors + 1;
+        return 1;
     }
+    size_t errors = 0;
     for (size_t i = 0; i < v->n_items; ++i) {
         const nsd_toml_node *t = &v->items[i];
         const nsd_toml_node *name = t->type == NSD_TOML_TABLE ? nsd_toml_get(t, "name") : NULL;
@@ -294,187 +285,206 @@ static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node *
     return errors;
 }
 
-int nsd_cmd_compare(const nsd_cli *cli) {
-    /* SIGINT/SIGTERM end the running variant between steps; the variants
-     * run so far are kept in <out>.INCOMPLETE. */
-    nsd_interrupt_install();
-    nsd_diag diag = {0};
-    nsd_app app;
-    int status = NSD_EXIT_OK;
-    variant *vars = NULL;
-    size_t nv = 0;
-    nsd_outdir od = {0};
-    char **written = NULL;
-    size_t n_written = 0;
-    size_t errors = nsd_app_load(&app, cli->config, cli->sets, cli->n_sets, &diag);
-    const nsd_toml_node *vt = NULL;
+static size_t check_compare_section(const nsd_config *cfg, const nsd_toml_node **variants,
+                                    compare_keys *ck, nsd_diag *diag) {
+    size_t errors = 0;
+    const nsd_toml_node *cmp = nsd_toml_get(&cfg->root, "compare");
+    memset(ck, 0, sizeof *ck);
+    if (cmp) {
+        if (cmp->type != NSD_TOML_TABLE) {
+            nsd_diag_at(diag, cmp, "'compare' must be a table, found %s",
+                        nsd_toml_type_name(cmp->type));
+            return 1;
+        }
+        for (size_t i = 0; i < cmp->n_items; ++i)
+            errors += check_compare_key(&cmp->items[i], ck, diag);
+        errors += check_compare_pairs(cmp, diag);
+    }
+    return errors + check_variants(cfg, variants, diag);
+}
+
+/* ---- the comparison ------------------------------------------------------ */
+
+/* Everything one `nsdyn compare` holds. */
+typedef struct comparison {
+    const nsd_cli *cli;
+    nsd_diag diag;
+    nsd_scenario base; /* the config as written: opened, never created */
     compare_keys ck;
-    memset(&ck, 0, sizeof ck);
-    if (!errors) errors = check_compare_section(&app.cfg, &vt, &ck, &diag);
-    const char *reference = ck.reference;
-    const nsd_toml_node *channels_node = ck.channels;
-    double *xs = NULL; /* each variant's value of [compare].x */
-    if (!errors) {
-        nv = vt->n_items;
-        vars = calloc(nv, sizeof *vars);
-        if (!vars) abort();
-        /* Resolve and instantiate every variant before running any. */
-        for (size_t i = 0; i < nv; ++i) {
-            variant *v = &vars[i];
-            v->name = nsd_toml_get(&vt->items[i], "name")->str;
-            nsd_config_derive(&v->cfg, &app.cfg, &vt->items[i]);
-            size_t first = diag.n;
-            size_t e = nsd_config_resolve(&v->cfg, &app.reg, &diag);
-            if (!e) e = nsd_compose_check(&v->cfg, &app.reg, &diag);
-            if (!e) e = nsd_model_create(&v->model, &v->cfg, &app.host, &diag);
-            if (!e) e = nsd_figures_check(&v->cfg, &v->model, &diag);
-            v->resolved = 1;
+    variant *vars;
+    size_t nv, ref;
+    double *xs; /* each variant's value of [compare].x, or NULL */
+    nsd_outdir od;
+    char **written;
+    size_t n_written;
+    int outputs_ok; /* every output written so far */
+} comparison;
+
+static size_t out_of_memory(comparison *C) {
+    nsd_diag_add(&C->diag, "error: out of memory");
+    return 1;
+}
+
+/* Resolve and instantiate every variant before running any. */
+static size_t create_variants(comparison *C, const nsd_toml_node *vt) {
+    C->nv = vt->n_items;
+    C->vars = calloc(C->nv, sizeof *C->vars);
+    if (!C->vars) {
+        C->nv = 0;
+        return out_of_memory(C);
+    }
+    size_t errors = 0;
+    for (size_t i = 0; i < C->nv; ++i) {
+        variant *v = &C->vars[i];
+        v->name = nsd_toml_get(&vt->items[i], "name")->str;
+        size_t first = C->diag.n;
+        size_t e = nsd_scenario_derive(&v->sc, &C->base, &vt->items[i], &C->diag);
+        if (!e) e = nsd_scenario_create(&v->sc, &C->diag);
+        char suffix[160];
+        snprintf(suffix, sizeof suffix, " (in variant \"%s\")", v->name);
+        nsd_diag_suffix(&C->diag, first, suffix);
+        errors += e;
+    }
+    return errors;
+}
+
+/* [compare].reference names a variant (default: the first). */
+static size_t find_reference(comparison *C) {
+    C->ref = 0;
+    const char *reference = C->ck.reference;
+    if (!reference) return 0;
+    C->ref = C->nv;
+    for (size_t i = 0; i < C->nv; ++i)
+        if (strcmp(C->vars[i].name, reference) == 0) C->ref = i;
+    if (C->ref < C->nv) return 0;
+    const char **names = calloc(C->nv, sizeof *names);
+    for (size_t i = 0; names && i < C->nv; ++i) names[i] = C->vars[i].name;
+    const char *near = names ? nsd_did_you_mean(reference, names, C->nv) : NULL;
+    nsd_diag_at(&C->diag, nsd_toml_get(nsd_toml_get(&C->base.app.cfg.root, "compare"), "reference"),
+                "[compare] key 'reference': no variant named \"%s\"%s%s%s", reference,
+                near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+    free(names);
+    return 1;
+}
+
+/* The summary's x and channels, against the resolved variants: the
+ * reference first (whose channels the summary names), then the others,
+ * in case a variant swaps the plugin that x names. */
+static size_t resolve_summary(comparison *C) {
+    if (!C->ck.x) return 0;
+    C->xs = calloc(C->nv, sizeof *C->xs);
+    if (!C->xs) return out_of_memory(C);
+    size_t errors = 0, ref = C->ref;
+    for (size_t k = 0; k < C->nv && !errors; ++k) {
+        size_t i = k == 0 ? ref : k <= ref ? k - 1 : k;
+        const nsd_params *p = NULL;
+        int index = -1;
+        size_t first = C->diag.n;
+        errors += nsd_compare_resolve_x(C->ck.x, &C->vars[i].sc.app.cfg, &p, &index, &C->diag);
+        if (errors && i != ref) {
             char suffix[160];
-            snprintf(suffix, sizeof suffix, " (in variant \"%s\")", v->name);
-            nsd_diag_suffix(&diag, first, suffix);
-            errors += e;
+            snprintf(suffix, sizeof suffix, " (in variant \"%s\")", C->vars[i].name);
+            nsd_diag_suffix(&C->diag, first, suffix);
         }
+        if (!errors) C->xs[i] = p->values[index].num;
     }
-    size_t ref = 0;
-    if (!errors && reference) {
-        ref = nv;
-        for (size_t i = 0; i < nv; ++i)
-            if (strcmp(vars[i].name, reference) == 0) ref = i;
-        if (ref == nv) {
-            const char **names = calloc(nv, sizeof *names);
-            for (size_t i = 0; i < nv; ++i) names[i] = vars[i].name;
-            const char *near = nsd_did_you_mean(reference, names, nv);
-            nsd_diag_at(&diag, nsd_toml_get(nsd_toml_get(&app.cfg.root, "compare"), "reference"),
-                        "[compare] key 'reference': no variant named \"%s\"%s%s%s", reference,
-                        near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
-            free(names);
-            errors++;
-        }
-    }
-    /* The summary's x and channels, against the resolved variants: the
-     * reference first (whose channels the summary names), then the others,
-     * in case a variant swaps the plugin that x names. */
-    if (!errors && ck.x) {
-        xs = calloc(nv, sizeof *xs);
-        if (!xs) abort();
-        for (size_t k = 0; k < nv && !errors; ++k) {
-            size_t i = k == 0 ? ref : k <= ref ? k - 1 : k;
-            const nsd_params *p = NULL;
-            int index = -1;
-            size_t first = diag.n;
-            errors += nsd_compare_resolve_x(ck.x, &vars[i].cfg, &p, &index, &diag);
-            if (errors && i != ref) {
-                char suffix[160];
-                snprintf(suffix, sizeof suffix, " (in variant \"%s\")", vars[i].name);
-                nsd_diag_suffix(&diag, first, suffix);
-            }
-            if (!errors) xs[i] = p->values[index].num;
-        }
-        if (!errors)
-            errors +=
-                nsd_compare_check_summary(ck.summary, &vars[ref].model, vars[ref].name, &diag);
-    }
-    if (errors) {
-        nsd_diag_print(&diag, stderr);
-        status = NSD_EXIT_USAGE;
-        goto out;
-    }
-    char target[PATH_MAX], err[PATH_MAX + 1024], path[PATH_MAX + 64];
-    nsd_cli_out_dir(cli, target, sizeof target);
-    /* The output folder is checked, and this comparison's own folder made,
-     * before any variant runs (outdir.h); everything is written there. */
-    if (nsd_outdir_open(&od, target, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_USAGE;
-        goto out;
-    }
-    const char *dir = od.tmp;
-    int outputs_ok = 1; /* every output written */
-    int ref_failed = 0;
-    size_t n_run = 0; /* variants run (all, unless a signal stopped them) */
-    for (size_t i = 0; i < nv && !nsd_interrupt_signal(); ++i) {
-        variant *v = &vars[i];
+    if (errors) return errors;
+    return nsd_compare_check_summary(C->ck.summary, &C->vars[ref].sc.model, C->vars[ref].name,
+                                     &C->diag);
+}
+
+/* Everything that can be checked before a variant runs. */
+static size_t prepare(comparison *C) {
+    const nsd_cli *cli = C->cli;
+    size_t errors = nsd_scenario_open(&C->base, cli->config, cli->sets, cli->n_sets, &C->diag);
+    const nsd_toml_node *vt = NULL;
+    if (!errors) errors = check_compare_section(&C->base.app.cfg, &vt, &C->ck, &C->diag);
+    if (!errors) errors = create_variants(C, vt);
+    if (!errors) errors = find_reference(C);
+    if (!errors) errors = resolve_summary(C);
+    return errors;
+}
+
+/* Run the variants in order until a signal, each with its own data and
+ * record in variant-NN/. Returns the variants run, or -1 when one could
+ * not start (a config error, in diag). Clears outputs_ok if a write
+ * failed. */
+static long run_variants(comparison *C) {
+    char err[PATH_MAX + 1024];
+    size_t n_run = 0;
+    for (size_t i = 0; i < C->nv && !nsd_interrupt_signal(); ++i) {
+        variant *v = &C->vars[i];
         char label[200];
-        snprintf(label, sizeof label, "[%zu/%zu] %s", i + 1, nv, v->name);
-        if (nsd_run_simulation(&v->model, &v->cfg, &app.host, label, &v->res, &diag) != 0) {
-            nsd_diag_print(&diag, stderr);
-            status = NSD_EXIT_USAGE;
-            goto out;
-        }
+        snprintf(label, sizeof label, "[%zu/%zu] %s", i + 1, C->nv, v->name);
+        if (nsd_scenario_run(&v->sc, label, &C->diag) != 0) return -1;
         n_run = i + 1;
-        if (!cli->quiet) nsd_print_run_summary(stdout, label, &v->res);
-        if (v->res.outcome == NSD_RUN_FAILED && !nsd_interrupt_signal())
-            fprintf(stderr, "warning: variant \"%s\": %s\n", v->name, v->res.message);
+        if (!C->cli->quiet) nsd_scenario_print_summary(stdout, label, &v->sc.res);
+        if (v->sc.res.outcome == NSD_RUN_FAILED && !nsd_interrupt_signal())
+            fprintf(stderr, "warning: variant \"%s\": %s\n", v->name, v->sc.res.message);
         /* Each variant's own data and record, in a subfolder named by index. */
         char sub[PATH_MAX + 32];
-        snprintf(sub, sizeof sub, "%s/variant-%02zu", dir, i + 1);
-        if (nsd_write_run_outputs(sub, &v->cfg, &v->model, &v->res, cli->command_line, 0, &written,
-                                  &n_written, err, sizeof err) < 0) {
+        snprintf(sub, sizeof sub, "%s/variant-%02zu", C->od.tmp, i + 1);
+        if (nsd_scenario_write_into(&v->sc, sub, 0, C->cli->command_line, &C->written,
+                                    &C->n_written, err, sizeof err) < 0) {
             fprintf(stderr, "error: %s\n", err);
-            outputs_ok = 0;
+            C->outputs_ok = 0;
             break;
         }
     }
-    if (outputs_ok && nsd_interrupt_signal()) {
-        /* Stopped by a signal: the variants run so far, each with its data
-         * and record; no table or graphs, which would compare a part. */
-        fprintf(stderr, "error: interrupted by signal %d after %zu of %zu variants%s%s\n",
-                nsd_interrupt_signal(), n_run, nv, n_run ? ": " : "",
-                n_run ? vars[n_run - 1].res.message : "");
-        if (!n_run) {
-            nsd_outdir_discard(&od); /* nothing ran: nothing to keep */
-        } else if (nsd_outdir_commit(&od, 0, err, sizeof err) != 0) {
-            fprintf(stderr, "error: %s\n", err);
-            od.open = 0; /* kept where the message says */
-            outputs_ok = 0;
-        } else {
-            nsd_outdir_relocate(&od, 0, written, n_written);
-            fprintf(stderr,
-                    "error: their data and records are kept in %s/variant-NN/; the earlier result "
-                    "in %s, if any, is untouched\n",
-                    od.incomplete, od.target);
-        }
-        status = nsd_exit_status(outputs_ok, 1);
-        goto out;
-    }
-    if (!outputs_ok) goto written;
-    /* Channels to compare: [compare].channels, else the plot series. */
-    const char **names = NULL;
-    size_t n_names = 0;
-    if (channels_node) {
-        names = calloc(channels_node->n_items ? channels_node->n_items : 1, sizeof *names);
-        for (size_t k = 0; k < channels_node->n_items; ++k)
-            names[n_names++] = channels_node->items[k].str;
+    return (long)n_run;
+}
+
+/* Stopped by a signal: the variants run so far, each with its data and
+ * record; no table or graphs, which would compare a part. Returns the exit
+ * status. */
+static int finish_interrupted(comparison *C, size_t n_run) {
+    fprintf(stderr, "error: interrupted by signal %d after %zu of %zu variants%s%s\n",
+            nsd_interrupt_signal(), n_run, C->nv, n_run ? ": " : "",
+            n_run ? C->vars[n_run - 1].sc.res.message : "");
+    if (!n_run) {
+        nsd_outdir_discard(&C->od); /* nothing ran: nothing to keep */
+    } else if (!nsd_outdir_finish(&C->od, 1, 0, C->written, C->n_written)) {
+        C->outputs_ok = 0;
     } else {
-        const char **series;
-        size_t ns = nsd_figures_series(&vars[ref].cfg, &vars[ref].model, &series);
-        names = calloc(ns ? ns : 1, sizeof *names);
-        for (size_t k = 0; k < ns; ++k) names[n_names++] = series[k];
+        fprintf(stderr,
+                "error: their data and records are kept in %s/variant-NN/; the earlier result "
+                "in %s, if any, is untouched\n",
+                C->od.incomplete, C->od.target);
     }
-    for (size_t k = 0; k < n_names; ++k)
-        if (nsd_model_channel(&vars[ref].model, names[k]) < 0)
+    return nsd_exit_status(C->outputs_ok, 1);
+}
+
+/* ---- the comparison's own outputs ---------------------------------------- */
+
+/* Channels to compare: [compare].channels, else the plot series of the
+ * reference. Returns the count (*names: caller frees), or -1 when out of
+ * memory. */
+static long compared_channels(const comparison *C, const char ***names) {
+    const variant *r = &C->vars[C->ref];
+    const nsd_toml_node *ch = C->ck.channels;
+    const char **series = NULL;
+    size_t n = ch ? ch->n_items : nsd_figures_series(&r->sc.app.cfg, &r->sc.model, &series);
+    *names = calloc(n ? n : 1, sizeof **names);
+    if (!*names) return -1;
+    for (size_t k = 0; k < n; ++k) (*names)[k] = ch ? ch->items[k].str : series[k];
+    for (size_t k = 0; k < n; ++k)
+        if (nsd_model_channel(&r->sc.model, (*names)[k]) < 0)
             fprintf(stderr,
                     "warning: [compare] channel '%s' is not a channel of the reference variant\n",
-                    names[k]);
+                    (*names)[k]);
+    return (long)n;
+}
 
-    /* Metrics table. */
-    snprintf(path, sizeof path, "%s/metrics.csv", dir);
-    FILE *csv = nsd_open_tmp(path, err, sizeof err);
-    if (!csv) {
-        fprintf(stderr, "error: %s\n", err);
-        outputs_ok = 0;
-        free(names);
-        goto written;
-    }
-    int used[N_EVENT_COLS];
-    event_cols_used(vars, nv, used);
+static void metrics_header(FILE *csv, const comparison *C, const int used[N_EVENT_COLS],
+                           const char *const *names, size_t n_names) {
+    const variant *r = &C->vars[C->ref];
     fprintf(csv, "variant,outcome,t_reached [s],wall_time [s],steps,rhs_evals,rejected_steps");
-    printf("\nreference: %s\n%-28s %-9s %10s %9s %10s %9s", vars[ref].name, "variant", "outcome",
+    printf("\nreference: %s\n%-28s %-9s %10s %9s %10s %9s", r->name, "variant", "outcome",
            "wall [s]", "steps", "rhs evals", "rejected");
     event_cols_header(csv, used);
     for (size_t k = 0; k < n_names; ++k) {
-        int c = nsd_model_channel(&vars[ref].model, names[k]);
-        const char *unit = c >= 0 ? vars[ref].model.channels[c].unit : "?";
+        int c = nsd_model_channel(&r->sc.model, names[k]);
+        const char *unit = c >= 0 ? r->sc.model.channels[c].unit : "?";
         fprintf(csv, ",max_dev_%s [%s]", names[k], unit);
         char head[96];
         snprintf(head, sizeof head, "max|d %s| [%s]", names[k], unit);
@@ -482,134 +492,199 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     }
     fputc('\n', csv);
     printf("\n");
-    double **dev = calloc(nv, sizeof *dev), *max_dev0 = calloc(nv, sizeof *max_dev0);
-    if (!dev || !max_dev0) abort();
-    for (size_t i = 0; i < nv; ++i) {
-        const variant *v = &vars[i];
-        const char *outcome = v->res.outcome == NSD_RUN_FAILED    ? "FAILED"
-                              : v->res.outcome == NSD_RUN_STOPPED ? "stopped"
-                                                                  : "complete";
-        fprintf(csv, "\"%s\",%s,%.9g,%.6g,%llu,%llu,%llu", v->name, outcome, v->res.t_reached,
-                v->res.wall_seconds, (unsigned long long)v->res.stats.steps,
-                (unsigned long long)v->res.stats.rhs_evals,
-                (unsigned long long)v->res.stats.rejected_steps);
-        printf("%-28.28s %-9s %10.4f %9llu %10llu %9llu", v->name, outcome, v->res.wall_seconds,
-               (unsigned long long)v->res.stats.steps, (unsigned long long)v->res.stats.rhs_evals,
-               (unsigned long long)v->res.stats.rejected_steps);
-        event_cols_row(csv, &v->res, used);
-        for (size_t k = 0; k < n_names; ++k) {
-            int cr = nsd_model_channel(&vars[ref].model, names[k]);
-            int cv = nsd_model_channel(&v->model, names[k]);
-            double *dv =
-                malloc((vars[ref].res.series.rows ? vars[ref].res.series.rows : 1) * sizeof *dv);
-            if (!dv) abort();
-            double d = cr >= 0 && cv >= 0 ? deviations(&vars[ref].res.series, (size_t)cr,
-                                                       &v->res.series, (size_t)cv, dv)
-                                          : NAN;
-            if (k == 0 && cr >= 0 && cv >= 0) {
-                dev[i] = dv; /* the first channel's deviations go on a graph */
-                max_dev0[i] = d;
-            } else
-                free(dv);
-            fprintf(csv, ",%.6g", d);
-            printf(" %16.4g", d);
+}
+
+/* Variant i's row. The deviations of the first channel are kept in
+ * *dev0 (for the graph) with their largest in *max0. -1 when out of
+ * memory. */
+static int metrics_row(FILE *csv, const comparison *C, size_t i, const int used[N_EVENT_COLS],
+                       const char *const *names, size_t n_names, double **dev0, double *max0) {
+    const variant *r = &C->vars[C->ref], *v = &C->vars[i];
+    const nsd_run_result *res = &v->sc.res;
+    const char *outcome = nsd_outcome_text(res->outcome, NSD_OUTCOME_TABLE);
+    fprintf(csv, "\"%s\",%s,%.9g,%.6g,%llu,%llu,%llu", v->name, outcome, res->t_reached,
+            res->wall_seconds, (unsigned long long)res->stats.steps,
+            (unsigned long long)res->stats.rhs_evals,
+            (unsigned long long)res->stats.rejected_steps);
+    printf("%-28.28s %-9s %10.4f %9llu %10llu %9llu", v->name, outcome, res->wall_seconds,
+           (unsigned long long)res->stats.steps, (unsigned long long)res->stats.rhs_evals,
+           (unsigned long long)res->stats.rejected_steps);
+    event_cols_row(csv, res, used);
+    size_t rows = r->sc.res.series.rows;
+    for (size_t k = 0; k < n_names; ++k) {
+        int cr = nsd_model_channel(&r->sc.model, names[k]);
+        int cv = nsd_model_channel(&v->sc.model, names[k]);
+        double *dv = malloc((rows ? rows : 1) * sizeof *dv);
+        if (!dv) return -1;
+        double d = cr >= 0 && cv >= 0
+                       ? deviations(&r->sc.res.series, (size_t)cr, &res->series, (size_t)cv, dv)
+                       : NAN;
+        if (k == 0 && cr >= 0 && cv >= 0) {
+            *dev0 = dv; /* the first channel's deviations go on a graph */
+            *max0 = d;
+        } else
+            free(dv);
+        fprintf(csv, ",%.6g", d);
+        printf(" %16.4g", d);
+    }
+    fputc('\n', csv);
+    printf("\n");
+    return 0;
+}
+
+/* metrics.csv and the printed table: cost, events and the largest
+ * deviation of each channel from the reference. Returns 0; 1 with err when
+ * the file could not be put in place (the table was printed); -1 with err
+ * when nothing was written. */
+static int write_metrics(comparison *C, const char *const *names, size_t n_names, double **dev,
+                         double *max_dev0, char *err, size_t err_len) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/metrics.csv", C->od.tmp);
+    FILE *csv = nsd_open_tmp(path, err, err_len);
+    if (!csv) return -1;
+    int used[N_EVENT_COLS];
+    event_cols_used(C->vars, C->nv, used);
+    metrics_header(csv, C, used, names, n_names);
+    for (size_t i = 0; i < C->nv; ++i)
+        if (metrics_row(csv, C, i, used, names, n_names, &dev[i], &max_dev0[i]) != 0) {
+            snprintf(err, err_len, "out of memory");
+            fclose(csv);
+            return -1;
         }
-        fputc('\n', csv);
-        printf("\n");
-    }
-    if (nsd_commit_file(csv, path, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        outputs_ok = 0;
-    } else {
-        written = realloc(written, (n_written + 1) * sizeof *written);
-        written[n_written++] = strdup(path);
-    }
+    if (nsd_commit_file(csv, path, err, err_len) != 0 ||
+        nsd_paths_push(&C->written, &C->n_written, path, err, err_len) != 0)
+        return 1;
+    return 0;
+}
 
-    /* Summary against x: summary.csv and summary.<fmt>. */
-    if (ck.x && nsd_compare_write_summary(dir, &app.cfg, vars, nv, ref, &ck, xs,
-                                          nsd_plot_num(&app.cfg, "enabled") != 0, &written,
-                                          &n_written, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        outputs_ok = 0;
+/* The overlays of every variant that has at least two samples. */
+static int write_overlays(comparison *C, char *err, size_t err_len) {
+    nsd_figure_run *runs = calloc(C->nv, sizeof *runs);
+    if (!runs) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
     }
+    size_t nr = 0;
+    for (size_t i = 0; i < C->nv; ++i)
+        if (C->vars[i].sc.res.series.rows >= 2)
+            runs[nr++] =
+                (nsd_figure_run){C->vars[i].name, &C->vars[i].sc.model, &C->vars[i].sc.res};
+    int rc = nr ? nsd_figures_write(C->od.tmp, &C->vars[C->ref].sc.app.cfg, C->base.app.cfg.title,
+                                    NULL, runs, nr, &C->written, &C->n_written, err, err_len)
+                : 0;
+    free(runs);
+    return rc;
+}
 
-    /* Graphs: deviations, then the overlays. */
-    if (nsd_plot_num(&app.cfg, "enabled") != 0 && n_names &&
-        write_deviation_figures(dir, &app.cfg, vars, nv, ref, names[0], dev, max_dev0, &written,
-                                &n_written, err, sizeof err) != 0) {
+/* The table, the summary and the graphs. A failed write is reported and
+ * clears outputs_ok; the other outputs are still written unless the table
+ * could not be started (returns -1 then). */
+static int write_comparison(comparison *C) {
+    char err[PATH_MAX + 1024];
+    const nsd_config *cfg = &C->base.app.cfg;
+    int plots = nsd_plot_num(cfg, "enabled") != 0, rc = -1;
+    const char **names = NULL;
+    long n_names = compared_channels(C, &names);
+    double **dev = calloc(C->nv, sizeof *dev), *max_dev0 = calloc(C->nv, sizeof *max_dev0);
+    if (n_names < 0 || !dev || !max_dev0)
+        snprintf(err, sizeof err, "out of memory");
+    else
+        rc = write_metrics(C, names, (size_t)n_names, dev, max_dev0, err, sizeof err);
+    if (rc != 0) {
         fprintf(stderr, "error: %s\n", err);
-        outputs_ok = 0;
+        C->outputs_ok = 0;
     }
-    for (size_t i = 0; i < nv; ++i) free(dev[i]);
+    if (rc >= 0) {
+        /* Summary against x: summary.csv and summary.<fmt>. */
+        if (C->ck.x &&
+            nsd_compare_write_summary(C->od.tmp, cfg, C->vars, C->nv, C->ref, &C->ck, C->xs, plots,
+                                      &C->written, &C->n_written, err, sizeof err) != 0) {
+            fprintf(stderr, "error: %s\n", err);
+            C->outputs_ok = 0;
+        }
+        /* Graphs: deviations, then the overlays. */
+        if (plots && n_names > 0 &&
+            write_deviation_figures(C->od.tmp, cfg, C->vars, C->nv, C->ref, names[0], dev, max_dev0,
+                                    &C->written, &C->n_written, err, sizeof err) != 0) {
+            fprintf(stderr, "error: %s\n", err);
+            C->outputs_ok = 0;
+        }
+    }
+    for (size_t i = 0; dev && i < C->nv; ++i) free(dev[i]);
     free(dev);
     free(max_dev0);
     free(names);
-    if (nsd_plot_num(&app.cfg, "enabled") != 0) {
-        nsd_figure_run *runs = calloc(nv, sizeof *runs);
-        size_t nr = 0;
-        for (size_t i = 0; i < nv; ++i)
-            if (vars[i].res.series.rows >= 2)
-                runs[nr++] = (nsd_figure_run){vars[i].name, &vars[i].model, &vars[i].res};
-        if (nr && nsd_figures_write(dir, &vars[ref].cfg, app.cfg.title, NULL, runs, nr, &written,
-                                    &n_written, err, sizeof err) != 0) {
-            fprintf(stderr, "error: %s\n", err);
-            outputs_ok = 0;
-        }
-        free(runs);
+    if (rc >= 0 && plots && write_overlays(C, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        C->outputs_ok = 0;
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+/* The comparison replaces <out> only if it is whole: every output written,
+ * the reference complete, no signal. Otherwise what was written goes to
+ * <out>.INCOMPLETE (a failed reference, a signal during the graphs), or
+ * nowhere (a write error). */
+static void finish(comparison *C, int ref_failed) {
+    int complete = !ref_failed && !nsd_interrupt_signal();
+    C->outputs_ok = nsd_outdir_finish(&C->od, C->outputs_ok, complete, C->written, C->n_written);
+    if (!C->outputs_ok) return;
+    if (!complete)
+        fprintf(stderr,
+                "error: the comparison is incomplete: it is kept in %s; the earlier result "
+                "in %s, if any, is untouched\n",
+                C->od.incomplete, C->od.target);
+    if (!C->cli->quiet) {
+        for (size_t i = 0; i < C->n_written; ++i)
+            if (!strstr(C->written[i], "/variant-")) printf("wrote %s\n", C->written[i]);
+        printf("per-variant data and records: %s/variant-NN/\n",
+               complete ? C->od.target : C->od.incomplete);
+    }
+}
+
+int nsd_cmd_compare(const nsd_cli *cli) {
+    /* SIGINT/SIGTERM end the running variant between steps; the variants
+     * run so far are kept in <out>.INCOMPLETE. */
+    nsd_interrupt_install();
+    comparison C;
+    memset(&C, 0, sizeof C);
+    C.cli = cli;
+    C.outputs_ok = 1;
+    int status = NSD_EXIT_USAGE;
+    if (prepare(&C) != 0) {
+        nsd_diag_print(&C.diag, stderr);
+        goto out;
+    }
+    if (nsd_cli_open_outdir(cli, &C.od) != 0) goto out;
+    long n_run = run_variants(&C);
+    if (n_run < 0) {
+        nsd_diag_print(&C.diag, stderr);
+        goto out;
+    }
+    if (C.outputs_ok && nsd_interrupt_signal()) {
+        status = finish_interrupted(&C, (size_t)n_run);
+        goto out;
     }
     /* A variant that fails is a result of the comparison (shown in the
      * table); a failed reference leaves nothing to compare against. */
-    ref_failed = vars[ref].res.outcome == NSD_RUN_FAILED;
-    if (ref_failed)
-        fprintf(stderr,
-                "error: the reference variant \"%s\" failed: deviations are over its incomplete "
-                "data only\n",
-                vars[ref].name);
-written:
-    /* The comparison replaces <out> only if it is whole: every output
-     * written, the reference complete, no signal. Otherwise what was
-     * written goes to <out>.INCOMPLETE (a failed reference, a signal
-     * during the graphs), or nowhere (a write error). */
-    if (!outputs_ok) {
-        fprintf(stderr,
-                "error: the outputs could not be written; nothing was replaced (%s, if it exists, "
-                "is untouched)\n",
-                od.target);
-        nsd_outdir_discard(&od);
-    } else {
-        int complete = !ref_failed && !nsd_interrupt_signal();
-        if (nsd_outdir_commit(&od, complete, err, sizeof err) != 0) {
-            fprintf(stderr, "error: %s\n", err);
-            od.open = 0; /* kept where the message says */
-            outputs_ok = 0;
-        } else {
-            nsd_outdir_relocate(&od, complete, written, n_written);
-            const char *where = complete ? od.target : od.incomplete;
-            if (!complete)
-                fprintf(stderr,
-                        "error: the comparison is incomplete: it is kept in %s; the earlier result "
-                        "in %s, if any, is untouched\n",
-                        od.incomplete, od.target);
-            if (!cli->quiet) {
-                for (size_t i = 0; i < n_written; ++i)
-                    if (!strstr(written[i], "/variant-")) printf("wrote %s\n", written[i]);
-                printf("per-variant data and records: %s/variant-NN/\n", where);
-            }
-        }
+    int ref_failed = 0;
+    if (C.outputs_ok && write_comparison(&C) == 0) {
+        ref_failed = C.vars[C.ref].sc.res.outcome == NSD_RUN_FAILED;
+        if (ref_failed)
+            fprintf(stderr,
+                    "error: the reference variant \"%s\" failed: deviations are over its "
+                    "incomplete data only\n",
+                    C.vars[C.ref].name);
     }
-    status = nsd_exit_status(outputs_ok, ref_failed);
+    finish(&C, ref_failed);
+    status = nsd_exit_status(C.outputs_ok, ref_failed);
 out:
-    nsd_outdir_discard(&od); /* if still open: nothing to keep */
-    for (size_t i = 0; i < n_written; ++i) free(written[i]);
-    free(written);
-    for (size_t i = 0; i < nv; ++i) {
-        nsd_run_result_free(&vars[i].res);
-        nsd_model_destroy(&vars[i].model);
-        nsd_config_free(&vars[i].cfg);
-    }
-    free(vars);
-    free(xs);
-    nsd_app_free(&app);
-    nsd_diag_free(&diag);
+    nsd_outdir_discard(&C.od); /* if still open: nothing to keep */
+    nsd_paths_free(C.written, C.n_written);
+    for (size_t i = 0; i < C.nv; ++i) nsd_scenario_destroy(&C.vars[i].sc);
+    free(C.vars);
+    free(C.xs);
+    nsd_scenario_destroy(&C.base);
+    nsd_diag_free(&C.diag);
     return status;
 }

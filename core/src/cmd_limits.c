@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
 #include "cli.h"
 #include "limit_directions.h"
 #include "outdir.h"
 #include "output.h"
 #include "plot.h"
+#include "scenario.h"
 
 enum { N_START = 24, MAX_POINTS = 4000, NSD_WHY_LEN = 512 };
 
@@ -68,7 +68,9 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
                      portrait_events, p->events_dir, NULL, NULL};
     size_t n = 0;
     double *y = malloc(p->m->n * sizeof *y);
-    if (ig->setup(inst, &ode, 0.0, y0, t_span) > NSDYN_WARNING)
+    if (!y)
+        snprintf(why, why_len, "out of memory");
+    else if (ig->setup(inst, &ode, 0.0, y0, t_span) > NSDYN_WARNING)
         snprintf(why, why_len, "%s",
                  ig->message ? ig->message(inst) : "the integrator did not start");
     else {
@@ -152,133 +154,118 @@ static void report_refusal(nsd_diag *diag, const nsd_config *cfg, nsd_model *m, 
     nsd_diag_at(diag, sys, "[system] (%s): at the initial state: %s", id, err);
 }
 
-int nsd_cmd_limits(const nsd_cli *cli) {
-    nsd_diag diag = {0};
-    nsd_app app;
-    nsd_model m = {0};
-    int status = NSD_EXIT_OK;
-    size_t errors = nsd_app_load(&app, cli->config, cli->sets, cli->n_sets, &diag);
-    if (!errors) errors = nsd_model_create(&m, &app.cfg, &app.host, &diag);
-    if (errors) {
-        nsd_diag_print(&diag, stderr);
-        nsd_diag_free(&diag);
-        if (m.sys) nsd_model_destroy(&m);
-        nsd_app_free(&app);
-        return NSD_EXIT_USAGE;
-    }
-    nsd_limit_analysis la;
-    nsd_outdir od = {0};
-    char err[1024], dir[PATH_MAX], path[PATH_MAX + 64];
-    double t0 = nsd_run_num(&app.cfg, "t_start");
-    if (nsd_limit_analyse(&m, t0, m.y0, &la, err, sizeof err) != 0) {
-        report_refusal(&diag, &app.cfg, &m, t0, err);
-        nsd_diag_print(&diag, stderr);
-        status = NSD_EXIT_USAGE;
-        goto out;
-    }
-    /* the output folder is checked, and this command's own folder made,
-     * before anything is computed (outdir.h) */
-    nsd_cli_out_dir(cli, dir, sizeof dir);
-    if (nsd_outdir_open(&od, dir, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_USAGE;
-        goto out;
-    }
-    const char *cname = m.layout.contacts[la.contact].name;
+static void print_analysis(const char *cname, const nsd_limit_analysis *la) {
     printf("limit directions at the initial state (contact '%s', Sigma: u_t = 0)\n", cname);
-    printf("  free tangential acceleration a = (%.6g, %.6g) m/s^2\n", la.a[0], la.a[1]);
+    printf("  free tangential acceleration a = (%.6g, %.6g) m/s^2\n", la->a[0], la->a[1]);
     printf("  G = [[%.6g, %.6g], [%.6g, %.6g]] 1/kg, kinetic bound %.6g N, static bound %.6g N\n",
-           la.G[0], la.G[1], la.G[2], la.G[3], la.F_kinetic, la.F_static);
+           la->G[0], la->G[1], la->G[2], la->G[3], la->F_kinetic, la->F_static);
     printf("  %-12s %-12s %-14s %s\n", "phi [rad]", "phi [deg]", "R [m/s^2]", "type");
-    for (size_t i = 0; i < la.n_dirs; ++i)
-        printf("  %-12.6f %-12.3f %-14.6g %s\n", la.dirs[i].phi, la.dirs[i].phi * 180.0 / M_PI,
-               la.dirs[i].R, la.dirs[i].attracting ? "attracting" : "repelling");
-    printf("  stick force (%.6g, %.6g) N, |F|/static bound = %.6g\n", la.stick_force[0],
-           la.stick_force[1], la.stick_ratio);
+    for (size_t i = 0; i < la->n_dirs; ++i)
+        printf("  %-12.6f %-12.3f %-14.6g %s\n", la->dirs[i].phi, la->dirs[i].phi * 180.0 / M_PI,
+               la->dirs[i].R, la->dirs[i].attracting ? "attracting" : "repelling");
+    printf("  stick force (%.6g, %.6g) N, |F|/static bound = %.6g\n", la->stick_force[0],
+           la->stick_force[1], la->stick_ratio);
     printf("  force test: %s; limit-direction test: %s; %s\n",
-           la.rolling_by_force ? "stick holds (rolling persists)" : "stick fails (slipping starts)",
-           la.rolling_by_directions ? "all attracting (rolling persists)"
-                                    : "a repelling direction (slipping starts)",
-           la.rolling_by_force == la.rolling_by_directions ? "the tests agree"
-                                                           : "THE TESTS DISAGREE");
+           la->rolling_by_force ? "stick holds (rolling persists)"
+                                : "stick fails (slipping starts)",
+           la->rolling_by_directions ? "all attracting (rolling persists)"
+                                     : "a repelling direction (slipping starts)",
+           la->rolling_by_force == la->rolling_by_directions ? "the tests agree"
+                                                             : "THE TESTS DISAGREE");
+}
 
-    enum { NPHI = 721 };
-    double phi_deg[NPHI], Rv[NPHI], Vv[NPHI];
-    snprintf(path, sizeof path, "%s/limit_functions.csv", od.tmp);
-    FILE *f = nsd_open_tmp(path, err, sizeof err);
-    if (!f) {
-        fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_OUTPUT;
-        goto out;
-    }
+/* R(phi) and V(phi) sampled over a full turn, in degrees for the graph. */
+enum { NPHI = 721 };
+typedef struct limit_functions {
+    double phi_deg[NPHI], R[NPHI], V[NPHI]; /* [deg], [m/s^2], [m/s^2] */
+} limit_functions;
+
+/* limit_functions.csv and limit_directions.csv into dir. 0, or -1 with err. */
+static int write_tables(const char *dir, const nsd_limit_analysis *la, limit_functions *lf,
+                        char *err, size_t err_len) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/limit_functions.csv", dir);
+    FILE *f = nsd_open_tmp(path, err, err_len);
+    if (!f) return -1;
     fprintf(f, "phi [rad],R [m/s^2],V [m/s^2]\n");
     for (int i = 0; i < NPHI; ++i) {
         double phi = 2.0 * M_PI * i / (NPHI - 1);
-        phi_deg[i] = phi * 180.0 / M_PI;
-        Rv[i] = nsd_limit_R(&la, phi);
-        Vv[i] = nsd_limit_V(&la, phi);
-        fprintf(f, "%.9g,%.9g,%.9g\n", phi, Rv[i], Vv[i]);
+        lf->phi_deg[i] = phi * 180.0 / M_PI;
+        lf->R[i] = nsd_limit_R(la, phi);
+        lf->V[i] = nsd_limit_V(la, phi);
+        fprintf(f, "%.9g,%.9g,%.9g\n", phi, lf->R[i], lf->V[i]);
     }
-    if (nsd_commit_file(f, path, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_OUTPUT;
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/limit_directions.csv", od.tmp);
-    f = nsd_open_tmp(path, err, sizeof err);
-    if (f) {
-        fprintf(f, "phi [rad],R [m/s^2],attracting\n");
-        for (size_t i = 0; i < la.n_dirs; ++i)
-            fprintf(f, "%.12g,%.9g,%d\n", la.dirs[i].phi, la.dirs[i].R, la.dirs[i].attracting);
-    }
-    if (!f || nsd_commit_file(f, path, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_OUTPUT;
-        goto out;
-    }
+    if (nsd_commit_file(f, path, err, err_len) != 0) return -1;
+    snprintf(path, sizeof path, "%s/limit_directions.csv", dir);
+    f = nsd_open_tmp(path, err, err_len);
+    if (!f) return -1;
+    fprintf(f, "phi [rad],R [m/s^2],attracting\n");
+    for (size_t i = 0; i < la->n_dirs; ++i)
+        fprintf(f, "%.12g,%.9g,%d\n", la->dirs[i].phi, la->dirs[i].R, la->dirs[i].attracting);
+    return nsd_commit_file(f, path, err, err_len);
+}
 
-    /* Phase portrait: trajectories of the slipping flow from a circle
-     * around the point, forward and backward in time. They stop short of
-     * Sigma (r_in), so the friction law is evaluated off its set-valued
-     * point only, whatever run.hold_stick says. */
-    m.hold_stick = 0;
-    double gnorm = fmax(fmax(fabs(la.G[0]), fabs(la.G[1])), fmax(fabs(la.G[2]), fabs(la.G[3])));
-    double speed = la.F_kinetic * gnorm + hypot(la.a[0], la.a[1]); /* [m/s^2] */
-    double r = 1e-3;                                               /* [m/s] */
+/* The u1-u2 picture: trajectories of the slipping flow and the limit
+ * directions as rays; the curves point into xs, ys and the rays. */
+typedef struct picture {
+    double r; /* radius of the circle the trajectories start from [m/s] */
+    nsd_curve *curves;
+    size_t nc;
+    double *xs, *ys, *y0;
+    double ray_x[NSD_MAX_LIMIT_DIRS][2], ray_y[NSD_MAX_LIMIT_DIRS][2];
+} picture;
+
+static void picture_free(picture *P) {
+    free(P->curves);
+    free(P->xs);
+    free(P->ys);
+    free(P->y0);
+}
+
+/* Trajectories of the slipping flow from a circle around the point,
+ * forward and backward in time. They stop short of Sigma (r_in), so the
+ * friction law is evaluated off its set-valued point only, whatever
+ * run.hold_stick says. 0, or -1 when out of memory. */
+static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double t0, picture *P) {
+    nsd_model *m = &s->model;
+    m->hold_stick = 0;
+    const double *G = la->G;
+    double gnorm = fmax(fmax(fabs(G[0]), fabs(G[1])), fmax(fabs(G[2]), fabs(G[3])));
+    double speed = la->F_kinetic * gnorm + hypot(la->a[0], la->a[1]); /* [m/s^2] */
+    double r = P->r = 1e-3;                                           /* [m/s] */
     double t_span = 4.0 * r / (speed > 0 ? speed : 1.0);
-    portrait pf = {&m, la.contact, 1.0, r / 200.0, 1.6 * r, {-1, -1}};
+    portrait pf = {m, la->contact, 1.0, r / 200.0, 1.6 * r, {-1, -1}};
     portrait pb = pf;
     pb.sign = -1.0;
     /* v changes that move u_t to r (cos th, sin th): dv = W_t^T (W_t W_t^T)^-1 du. */
-    nsd_model_tangent_response(&m, t0, m.y0);
-    const double *W1 = m.W + la.contact * 3 * m.nv + m.nv, *W2 = W1 + m.nv;
+    nsd_model_tangent_response(m, t0, m->y0);
+    const double *W1 = m->W + la->contact * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
     double A[4] = {0, 0, 0, 0};
-    for (size_t i = 0; i < m.nv; ++i) {
+    for (size_t i = 0; i < m->nv; ++i) {
         A[0] += W1[i] * W1[i];
         A[1] += W1[i] * W2[i];
         A[3] += W2[i] * W2[i];
     }
     A[2] = A[1];
-    nsd_curve *curves = calloc(2 * N_START + NSD_MAX_LIMIT_DIRS + 2, sizeof *curves);
-    double *xs = malloc((2 * N_START) * MAX_POINTS * sizeof *xs);
-    double *ys = malloc((2 * N_START) * MAX_POINTS * sizeof *ys);
-    double *y0 = malloc(m.n * sizeof *y0);
-    double ray_x[NSD_MAX_LIMIT_DIRS][2], ray_y[NSD_MAX_LIMIT_DIRS][2];
-    size_t nc = 0;
+    P->curves = calloc(2 * N_START + NSD_MAX_LIMIT_DIRS + 2, sizeof *P->curves);
+    P->xs = malloc((2 * N_START) * MAX_POINTS * sizeof *P->xs);
+    P->ys = malloc((2 * N_START) * MAX_POINTS * sizeof *P->ys);
+    P->y0 = malloc(m->n * sizeof *P->y0);
+    if (!P->curves || !P->xs || !P->ys || !P->y0) return -1;
     int legend_traj = 0;
     char why[NSD_WHY_LEN] = "";
     for (int k = 0; k < N_START; ++k) {
         double th = 2.0 * M_PI * (k + 0.5) / N_START;
         double AA[4] = {A[0], A[1], A[2], A[3]}, b[2] = {r * cos(th), r * sin(th)};
         if (nsd_solve_small(AA, b, 2) != 0) break;
-        memcpy(y0, m.y0, m.n * sizeof *y0);
-        for (size_t i = 0; i < m.nv; ++i) y0[m.nq + i] += W1[i] * b[0] + W2[i] * b[1];
+        memcpy(P->y0, m->y0, m->n * sizeof *P->y0);
+        for (size_t i = 0; i < m->nv; ++i) P->y0[m->nq + i] += W1[i] * b[0] + W2[i] * b[1];
         for (int dir = 0; dir < 2; ++dir) {
-            double *X = xs + (2 * k + dir) * MAX_POINTS, *Y = ys + (2 * k + dir) * MAX_POINTS;
-            size_t n =
-                trace(&app.cfg, &app.host, dir ? &pb : &pf, y0, t_span, X, Y, why, sizeof why);
+            double *X = P->xs + (2 * k + dir) * MAX_POINTS, *Y = P->ys + (2 * k + dir) * MAX_POINTS;
+            size_t n = trace(&s->app.cfg, &s->app.host, dir ? &pb : &pf, P->y0, t_span, X, Y, why,
+                             sizeof why);
             if (n < 2) continue;
-            curves[nc++] = (nsd_curve){
+            P->curves[P->nc++] = (nsd_curve){
                 X, Y, n, legend_traj++ ? NULL : "slipping trajectories of (1)", 5, 0, 0.9, 0};
         }
     }
@@ -289,60 +276,108 @@ int nsd_cmd_limits(const nsd_cli *cli) {
             stderr,
             "warning: the phase portrait has no trajectories: %s (the trajectories span %.3g s)\n",
             why, t_span);
+    return 0;
+}
+
+/* The limit directions as rays from the point, attracting or repelling. */
+static void add_rays(const nsd_limit_analysis *la, picture *P) {
     int legend_att = 0, legend_rep = 0;
-    for (size_t i = 0; i < la.n_dirs; ++i) {
-        ray_x[i][0] = ray_y[i][0] = 0.0;
-        ray_x[i][1] = 1.5 * r * cos(la.dirs[i].phi);
-        ray_y[i][1] = 1.5 * r * sin(la.dirs[i].phi);
-        int att = la.dirs[i].attracting;
+    for (size_t i = 0; i < la->n_dirs; ++i) {
+        P->ray_x[i][0] = P->ray_y[i][0] = 0.0;
+        P->ray_x[i][1] = 1.5 * P->r * cos(la->dirs[i].phi);
+        P->ray_y[i][1] = 1.5 * P->r * sin(la->dirs[i].phi);
+        int att = la->dirs[i].attracting;
         const char *legend = att ? (legend_att++ ? NULL : "attracting limit direction")
                                  : (legend_rep++ ? NULL : "repelling limit direction");
-        curves[nc++] = (nsd_curve){ray_x[i], ray_y[i], 2, legend, att ? 0 : 1, 0, 4.0, 0};
+        P->curves[P->nc++] =
+            (nsd_curve){P->ray_x[i], P->ray_y[i], 2, legend, att ? 0 : 1, 0, 4.0, 0};
     }
-    char xl[160], yl[160], title[400], title2[200];
+}
+
+/* limit_directions.<fmt>: the functions R, V, and the u1-u2 picture. */
+static int write_figure(const char *dir, const nsd_config *cfg, const char *cname,
+                        const nsd_limit_analysis *la, limit_functions *lf, picture *P,
+                        nsd_plot_format fmt, char *err, size_t err_len) {
+    char xl[160], yl[160], title[400], path[PATH_MAX + 64];
+    double r = P->r;
     snprintf(xl, sizeof xl, "%s tangential velocity 1 [m/s]", cname);
     snprintf(yl, sizeof yl, "%s tangential velocity 2 [m/s]", cname);
-    snprintf(title, sizeof title, "%s: %s, |stick force| = %.3g x bound", app.cfg.title,
-             la.rolling_by_directions ? "rolling persists" : "slipping starts", la.stick_ratio);
+    snprintf(title, sizeof title, "%s: %s, |stick force| = %.3g x bound", cfg->title,
+             la->rolling_by_directions ? "rolling persists" : "slipping starts", la->stick_ratio);
     double root_x[NSD_MAX_LIMIT_DIRS], root_y[NSD_MAX_LIMIT_DIRS];
-    for (size_t i = 0; i < la.n_dirs; ++i) {
-        root_x[i] = la.dirs[i].phi * 180.0 / M_PI;
+    for (size_t i = 0; i < la->n_dirs; ++i) {
+        root_x[i] = la->dirs[i].phi * 180.0 / M_PI;
         root_y[i] = 0.0;
     }
     nsd_curve fcurves[3] = {
-        {phi_deg, Rv, NPHI, "R(phi), radial", 0, 0, 2.0, 0},
-        {phi_deg, Vv, NPHI, "V(phi), angular", 2, 1, 2.0, 0},
-        {root_x, root_y, la.n_dirs, "limit directions: V = 0", 1, 0, 1.0, 1},
+        {lf->phi_deg, lf->R, NPHI, "R(phi), radial", 0, 0, 2.0, 0},
+        {lf->phi_deg, lf->V, NPHI, "V(phi), angular", 2, 1, 2.0, 0},
+        {root_x, root_y, la->n_dirs, "limit directions: V = 0", 1, 0, 1.0, 1},
     };
-    snprintf(title2, sizeof title2, "limit-direction functions (3)");
     nsd_panel panels[2] = {
-        {title2, "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL, 0, 0, 360, NAN, NAN, 0, 0, 0,
-         NULL, NULL, 0},
-        {"u1-u2 projection of the phase portrait", xl, yl, curves, nc, NULL, 0, -1.6 * r, 1.6 * r,
-         -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 0},
+        {"limit-direction functions (3)", "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL, 0, 0,
+         360, NAN, NAN, 0, 0, 0, NULL, NULL, 0},
+        {"u1-u2 projection of the phase portrait", xl, yl, P->curves, P->nc, NULL, 0, -1.6 * r,
+         1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 0},
     };
-    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&app.cfg, "format");
-    snprintf(path, sizeof path, "%s/limit_directions.%s", od.tmp, nsd_plot_format_ext(fmt));
+    snprintf(path, sizeof path, "%s/limit_directions.%s", dir, nsd_plot_format_ext(fmt));
     nsd_figure fig = {title, panels, 2, 2, 1600, 700};
-    if (nsd_plot_write(path, fmt, &fig, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        status = NSD_EXIT_OUTPUT;
-    } else if (nsd_outdir_commit(&od, 1, err, sizeof err) != 0) {
-        fprintf(stderr, "error: %s\n", err);
-        od.open = 0; /* kept where the message says */
-        status = NSD_EXIT_OUTPUT;
-    } else {
-        printf("wrote %s/limit_functions.csv, limit_directions.csv, limit_directions.%s\n",
-               od.target, nsd_plot_format_ext(fmt));
+    return nsd_plot_write(path, fmt, &fig, err, err_len);
+}
+
+/* The tables, the portrait and the figure into od, then od in place.
+ * Returns the exit status. */
+static int write_outputs(nsd_scenario *s, nsd_limit_analysis *la, double t0, nsd_outdir *od) {
+    char err[1024];
+    const char *cname = s->model.layout.contacts[la->contact].name;
+    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
+    limit_functions *lf = malloc(sizeof *lf);
+    picture P;
+    memset(&P, 0, sizeof P);
+    int rc = -1;
+    if (!lf)
+        snprintf(err, sizeof err, "out of memory");
+    else if (write_tables(od->tmp, la, lf, err, sizeof err) == 0) {
+        if (trace_portrait(s, la, t0, &P) != 0)
+            snprintf(err, sizeof err, "out of memory for the phase portrait");
+        else {
+            add_rays(la, &P);
+            rc = write_figure(od->tmp, &s->app.cfg, cname, la, lf, &P, fmt, err, sizeof err);
+        }
     }
-    free(curves);
-    free(xs);
-    free(ys);
-    free(y0);
+    picture_free(&P);
+    free(lf);
+    if (rc != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        return NSD_EXIT_OUTPUT;
+    }
+    if (!nsd_outdir_finish(od, 1, 1, NULL, 0)) return NSD_EXIT_OUTPUT;
+    printf("wrote %s/limit_functions.csv, limit_directions.csv, limit_directions.%s\n", od->target,
+           nsd_plot_format_ext(fmt));
+    return NSD_EXIT_OK;
+}
+
+int nsd_cmd_limits(const nsd_cli *cli) {
+    nsd_diag diag = {0};
+    nsd_scenario s;
+    nsd_outdir od = {0};
+    int status = NSD_EXIT_USAGE;
+    /* The run's graphs are not drawn: this command draws its own. */
+    if (nsd_cli_load(cli, &s, 1, &diag) != 0) goto out;
+    nsd_limit_analysis la;
+    char err[1024];
+    double t0 = nsd_run_num(&s.app.cfg, "t_start");
+    if (nsd_limit_analyse(&s.model, t0, s.model.y0, &la, err, sizeof err) != 0) {
+        report_refusal(&diag, &s.app.cfg, &s.model, t0, err);
+        nsd_diag_print(&diag, stderr);
+        goto out;
+    }
+    if (nsd_cli_open_outdir(cli, &od) != 0) goto out;
+    print_analysis(s.model.layout.contacts[la.contact].name, &la);
+    status = write_outputs(&s, &la, t0, &od);
 out:
     nsd_outdir_discard(&od); /* if still open: nothing complete to keep */
-    nsd_model_destroy(&m);
-    nsd_app_free(&app);
+    nsd_scenario_destroy(&s);
     nsd_diag_free(&diag);
     return status;
 }

@@ -6,15 +6,13 @@
 #include "config.h"
 #include "model.h"
 #include "run.h"
+#include "scenario.h"
 
-/* One variant: its config (the base with the variant laid over it), its
- * model and its run. */
+/* One variant: a scenario derived from the base config (the base with the
+ * variant laid over it): its config, model and run. */
 typedef struct variant {
     const char *name;
-    nsd_config cfg;
-    nsd_model model;
-    nsd_run_result res;
-    int resolved;
+    nsd_scenario sc;
 } variant;
 
 /* The [compare] table's keys, checked for form here; the ones that depend
@@ -34,12 +32,11 @@ size_t nsd_compare_resolve_x(const nsd_toml_node *x, const nsd_config *cfg,
 /* Every element of [compare].summary must be a channel of the reference. */
 size_t nsd_compare_check_summary(const nsd_toml_node *summary, const nsd_model *m,
                                  const char *ref_name, nsd_diag *diag);
-/* summary.csv, the printed table and summary.<fmt> (see compare_summary.c). */
+/* summary.csv, the printed table and summary.<fmt> (see compare_summary.c).
+ * Returns 0, or -1 with err. */
 int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const variant *vars,
                               size_t nv, size_t ref, const compare_keys *ck, const double *x,
                               int plots, char ***written, size_t *n_written, char *err,
                               size_t err_len);
-/* "complete", "stopped" or "FAILED". */
-const char *nsd_compare_outcome_text(const nsd_run_result *r);
 
 #endif

@@ -150,10 +150,258 @@ static const char *stop_name(const char *message, char *buf, size_t len) {
     return buf;
 }
 
-const char *nsd_compare_outcome_text(const nsd_run_result *r) {
-    return r->outcome == NSD_RUN_FAILED    ? "FAILED"
-           : r->outcome == NSD_RUN_STOPPED ? "stopped"
-                                           : "complete";
+/* The x parameter's declaration in the reference's config (checked by
+ * nsd_compare_resolve_x), its CSV header "x [unit]" and default axis label
+ * (no "[1]"). */
+static void summary_x(const nsd_config *ref_cfg, const compare_keys *ck, char *xhead,
+                      size_t head_len, char *xaxis, size_t axis_len) {
+    char sec[64], owner[160];
+    const char *dot = strchr(ck->x->str, '.');
+    snprintf(sec, sizeof sec, "%.*s", (int)(dot - ck->x->str), ck->x->str);
+    const nsd_params *xp = section_params(ref_cfg, sec, owner, sizeof owner);
+    int xi = nsd_params_index(xp->decls, xp->n, dot + 1);
+    const char *xunit = xp->decls[xi].unit && *xp->decls[xi].unit ? xp->decls[xi].unit : "1";
+    snprintf(xhead, head_len, "%s [%s]", ck->x->str, xunit);
+    snprintf(xaxis, axis_len, strcmp(xunit, "1") == 0 ? "%s" : "%s [%s]", ck->x->str, xunit);
+}
+
+/* summary.csv and the printed table: val[i * ns + k], channel k at the end
+ * of variant i's run. */
+static int write_summary_table(const char *dir, const variant *vars, size_t nv, size_t ref,
+                               const compare_keys *ck, const double *x, const double *val,
+                               const char *xhead, char ***written, size_t *n_written, char *err,
+                               size_t err_len) {
+    const nsd_toml_node *sm = ck->summary;
+    size_t ns = sm->n_items;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    FILE *csv = nsd_open_tmp(path, err, err_len);
+    if (!csv) return -1;
+    fprintf(csv, "variant,%s,outcome", xhead);
+    printf("\nsummary: value at the end of each run, against %s\n%-28s %14s %-9s", xhead, "variant",
+           ck->x->str, "outcome");
+    for (size_t k = 0; k < ns; ++k) {
+        int c = nsd_model_channel(&vars[ref].sc.model, sm->items[k].str);
+        const char *unit = vars[ref].sc.model.channels[c].unit;
+        char head[96];
+        fprintf(csv, ",%s [%s]", sm->items[k].str, unit);
+        snprintf(head, sizeof head, "%s [%s]", sm->items[k].str, unit);
+        printf(" %16s", head);
+    }
+    fputc('\n', csv);
+    printf("\n");
+    for (size_t i = 0; i < nv; ++i) {
+        const char *outcome = nsd_outcome_text(vars[i].sc.res.outcome, NSD_OUTCOME_TABLE);
+        fprintf(csv, "\"%s\",%.9g,%s", vars[i].name, x[i], outcome);
+        printf("%-28.28s %14.6g %-9s", vars[i].name, x[i], outcome);
+        for (size_t k = 0; k < ns; ++k) {
+            fprintf(csv, ",%.9g", val[i * ns + k]);
+            printf(" %16.6g", val[i * ns + k]);
+        }
+        fputc('\n', csv);
+        printf("\n");
+    }
+    if (nsd_commit_file(csv, path, err, err_len) != 0) return -1;
+    return nsd_paths_push(written, n_written, path, err, err_len);
+}
+
+/* The graph of the summary, one panel per channel, and what its panels
+ * point into. */
+typedef struct summary_plot {
+    const variant *vars;
+    size_t nv, ns, ref;
+    const nsd_toml_node *sm; /* [compare].summary: the channel names */
+    const double *x, *val;
+    size_t *order;      /* the completed runs by x, then the others */
+    size_t n_ok, n_bad; /* completed runs with a finite x; others */
+    double *cx, *cy;    /* the curve: x and each channel's values */
+    double *lx, *ly;    /* the vertical lines of the runs that did not complete */
+    double xmin, xmax;  /* the x range, padded */
+    int log_x;          /* x spans two decades or more */
+    nsd_panel *panels;
+    nsd_curve *curves;
+    char (*ylabels)[200], (*titles)[200];
+    char (*legends)[200]; /* legends[i]: variant i's line; legends[nv]: the curve */
+} summary_plot;
+
+static void summary_plot_free(summary_plot *P) {
+    free(P->order);
+    free(P->cx);
+    free(P->cy);
+    free(P->lx);
+    free(P->ly);
+    free(P->panels);
+    free(P->curves);
+    free(P->ylabels);
+    free(P->titles);
+    free(P->legends);
+}
+
+static int summary_plot_alloc(summary_plot *P) {
+    size_t nv = P->nv, ns = P->ns;
+    P->order = malloc(nv * sizeof *P->order);
+    P->cx = malloc(nv * sizeof *P->cx);
+    P->cy = malloc((nv * ns) * sizeof *P->cy);
+    P->lx = malloc(2 * nv * sizeof *P->lx);
+    P->ly = malloc(2 * nv * ns * sizeof *P->ly);
+    P->panels = calloc(ns, sizeof *P->panels);
+    P->curves = calloc(ns * (nv + 2), sizeof *P->curves);
+    P->ylabels = calloc(ns, sizeof *P->ylabels);
+    P->titles = calloc(ns, sizeof *P->titles);
+    P->legends = calloc(nv + 1, sizeof *P->legends);
+    return P->order && P->cx && P->cy && P->lx && P->ly && P->panels && P->curves && P->ylabels &&
+                   P->titles && P->legends
+               ? 0
+               : -1;
+}
+
+/* The completed runs in order of x (insertion sort, stable) and the x
+ * range: explicit, so that the lines of stopped runs at the ends show; a
+ * log x axis when x spans two decades or more. */
+static void summary_order(summary_plot *P) {
+    const double *x = P->x;
+    for (size_t i = 0; i < P->nv; ++i)
+        if (P->vars[i].sc.res.outcome == NSD_RUN_COMPLETE && isfinite(x[i])) {
+            size_t j = P->n_ok++;
+            while (j > 0 && x[P->order[j - 1]] > x[i]) {
+                P->order[j] = P->order[j - 1];
+                j--;
+            }
+            P->order[j] = i;
+        }
+    double xlo = HUGE_VAL, xhi = -HUGE_VAL;
+    for (size_t i = 0; i < P->nv; ++i)
+        if (isfinite(x[i])) {
+            xlo = fmin(xlo, x[i]);
+            xhi = fmax(xhi, x[i]);
+        }
+    P->log_x = xlo > 0 && xhi >= 100 * xlo;
+    P->xmin = P->xmax = NAN;
+    if (xlo <= xhi) {
+        double a = P->log_x ? log10(xlo) : xlo, b = P->log_x ? log10(xhi) : xhi;
+        double pad = b > a ? 0.06 * (b - a) : a != 0 ? 0.1 * fabs(a) : 1.0;
+        P->xmin = P->log_x ? pow(10, a - pad) : a - pad;
+        P->xmax = P->log_x ? pow(10, b + pad) : b + pad;
+    }
+    for (size_t r = 0; r < P->n_ok; ++r) P->cx[r] = x[P->order[r]];
+}
+
+/* Legend of the curve (the variants on it, or how many), and of each run
+ * that did not complete: how and when it ended. */
+static void summary_legends(summary_plot *P) {
+    const variant *vars = P->vars;
+    size_t nv = P->nv, used = 0;
+    char *curve = P->legends[nv];
+    size_t len = sizeof P->legends[nv];
+    for (size_t r = 0; r < P->n_ok && used < len; ++r)
+        used += (size_t)snprintf(curve + used, len - used, "%s%s", r ? ", " : "",
+                                 vars[P->order[r]].name);
+    if (used >= 60 || !P->n_ok) snprintf(curve, len, "%zu runs", P->n_ok);
+    used = strlen(curve);
+    snprintf(curve + used, len - used, ": value at the end");
+    for (size_t i = 0; i < nv; ++i) {
+        const nsd_run_result *res = &vars[i].sc.res;
+        if (res->outcome == NSD_RUN_COMPLETE || !isfinite(P->x[i])) continue;
+        char sbuf[64];
+        const char *why =
+            res->outcome == NSD_RUN_STOPPED ? stop_name(res->message, sbuf, sizeof sbuf) : NULL;
+        snprintf(P->legends[i], sizeof P->legends[i], "%s: %s%s%s%s at t = %.4g s", vars[i].name,
+                 nsd_outcome_text(res->outcome, NSD_OUTCOME_WORD), why ? " by '" : "",
+                 why ? why : "", why ? "'" : "", res->t_reached);
+        P->lx[2 * P->n_bad] = P->lx[2 * P->n_bad + 1] = P->x[i];
+        P->order[P->n_ok + P->n_bad++] = i;
+    }
+}
+
+/* The corner (plot.h legend position) of panel k with the fewest points:
+ * the legend covers about half the width and a third of the height. */
+static int legend_corner(const summary_plot *P, size_t k, double ylo, double yhi) {
+    int corner = 0;
+    size_t best = SIZE_MAX;
+    for (int q = 0; q < 4; ++q) {
+        size_t hits = 0;
+        for (size_t r = 0; r < P->n_ok; ++r) {
+            double u = P->log_x
+                           ? (log10(P->cx[r]) - log10(P->xmin)) / (log10(P->xmax) - log10(P->xmin))
+                           : (P->cx[r] - P->xmin) / (P->xmax - P->xmin);
+            double w = (P->cy[k * P->nv + r] - ylo) / (yhi - ylo);
+            int right = q == 0 || q == 2, top = q < 2;
+            hits += (right ? u > 0.45 : u < 0.55) && (top ? w > 0.62 : w < 0.38);
+        }
+        if (hits < best) {
+            best = hits;
+            corner = q;
+        }
+    }
+    return corner;
+}
+
+/* Panel k: the completed runs as a line with markers (bigger markers on
+ * top), the others as vertical lines at their x (failed: dashed red). */
+static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
+    const variant *vars = P->vars;
+    size_t nv = P->nv, n_ok = P->n_ok;
+    int c = nsd_model_channel(&vars[P->ref].sc.model, P->sm->items[k].str);
+    const nsd_channel *ch = &vars[P->ref].sc.model.channels[c];
+    double ylo = HUGE_VAL, yhi = -HUGE_VAL;
+    for (size_t r = 0; r < n_ok; ++r) {
+        double y = P->val[P->order[r] * P->ns + k];
+        P->cy[k * nv + r] = y;
+        if (isfinite(y)) {
+            ylo = fmin(ylo, y);
+            yhi = fmax(yhi, y);
+        }
+    }
+    if (!(ylo <= yhi)) ylo = 0, yhi = 1;
+    double span = yhi - ylo, pad = span > 1e-12 * fmax(fabs(ylo), fabs(yhi)) ? 0.08 * span
+                                   : ylo != 0                                ? 0.1 * fabs(ylo)
+                                                                             : 1.0;
+    nsd_curve *cv = &P->curves[k * (nv + 2)];
+    size_t nc = 0;
+    if (n_ok) {
+        cv[nc++] =
+            (nsd_curve){P->cx, &P->cy[k * nv], n_ok, k ? NULL : P->legends[nv], 0, 0, 2.0, 2};
+        cv[nc++] = (nsd_curve){P->cx, &P->cy[k * nv], n_ok, NULL, 0, 0, 5.0, 1};
+    }
+    for (size_t b = 0; b < P->n_bad; ++b) {
+        size_t i = P->order[n_ok + b];
+        int failed = vars[i].sc.res.outcome == NSD_RUN_FAILED;
+        double *ly = &P->ly[2 * (k * nv + b)];
+        ly[0] = ylo - pad;
+        ly[1] = yhi + pad;
+        cv[nc++] = (nsd_curve){&P->lx[2 * b],  ly,  2, k ? NULL : P->legends[i], failed ? 4 : 1,
+                               failed ? 2 : 1, 1.5, 0};
+    }
+    snprintf(P->titles[k], sizeof P->titles[k], "(%c) %s", (int)('a' + k % 26), ch->label);
+    if (strcmp(ch->unit, "1") == 0)
+        snprintf(P->ylabels[k], sizeof P->ylabels[k], "%s", ch->name);
+    else
+        snprintf(P->ylabels[k], sizeof P->ylabels[k], "%s [%s]", ch->name, ch->unit);
+    /* The legend is on the first panel only. */
+    int corner = k == 0 ? legend_corner(P, k, ylo - pad, yhi + pad) : 0;
+    P->panels[k] = (nsd_panel){P->titles[k], xlabel,  P->ylabels[k], cv,        nc, NULL, 0,
+                               P->xmin,      P->xmax, ylo - pad,     yhi + pad, 0,  0,    P->log_x,
+                               NULL,         NULL,    corner};
+}
+
+/* summary.<fmt>: one panel per summary channel. */
+static int write_summary_figure(const char *dir, const nsd_config *cfg, summary_plot *P,
+                                const char *xlabel, char ***written, size_t *n_written, char *err,
+                                size_t err_len) {
+    if (summary_plot_alloc(P) != 0) {
+        snprintf(err, err_len, "out of memory for the summary graph");
+        return -1;
+    }
+    summary_order(P);
+    summary_legends(P);
+    for (size_t k = 0; k < P->ns; ++k) summary_panel(P, k, xlabel);
+    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
+    size_t ns = P->ns;
+    nsd_figure fig = {cfg->title, P->panels, ns, 1, 1200, ns <= 6 ? (int)(360 * ns + 60) : 0};
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/summary.%s", dir, nsd_plot_format_ext(fmt));
+    if (nsd_plot_write(path, fmt, &fig, err, err_len) != 0) return -1;
+    return nsd_paths_push(written, n_written, path, err, err_len);
 }
 
 /* summary.csv, the printed table and summary.<fmt>: each summary channel's
@@ -167,218 +415,31 @@ int nsd_compare_write_summary(const char *dir, const nsd_config *cfg, const vari
                               size_t err_len) {
     const nsd_toml_node *sm = ck->summary;
     size_t ns = sm->n_items;
-    const nsd_params *xp = NULL;
-    int xi = -1;
-    char owner[160];
-    {
-        char sec[64];
-        const char *dot = strchr(ck->x->str, '.');
-        snprintf(sec, sizeof sec, "%.*s", (int)(dot - ck->x->str), ck->x->str);
-        xp = section_params(&vars[ref].cfg, sec, owner, sizeof owner);
-        xi = nsd_params_index(xp->decls, xp->n, dot + 1);
-    }
-    const char *xunit = xp->decls[xi].unit && *xp->decls[xi].unit ? xp->decls[xi].unit : "1";
-    char xhead[200], xaxis[200]; /* CSV header; default axis label (no "[1]") */
-    snprintf(xhead, sizeof xhead, "%s [%s]", ck->x->str, xunit);
-    snprintf(xaxis, sizeof xaxis, strcmp(xunit, "1") == 0 ? "%s" : "%s [%s]", ck->x->str, xunit);
-    /* values[i * ns + k]: channel k at the end of variant i's run */
+    char xhead[200], xaxis[200];
+    summary_x(&vars[ref].sc.app.cfg, ck, xhead, sizeof xhead, xaxis, sizeof xaxis);
+    /* val[i * ns + k]: channel k at the end of variant i's run */
     double *val = malloc((nv * ns) * sizeof *val);
-    if (!val) abort();
+    if (!val) {
+        snprintf(err, err_len, "out of memory for the summary");
+        return -1;
+    }
     for (size_t i = 0; i < nv; ++i)
         for (size_t k = 0; k < ns; ++k) {
-            const nsd_series *s = &vars[i].res.series;
-            int c = nsd_model_channel(&vars[i].model, sm->items[k].str);
+            const nsd_series *s = &vars[i].sc.res.series;
+            int c = nsd_model_channel(&vars[i].sc.model, sm->items[k].str);
             val[i * ns + k] = c >= 0 && s->rows ? nsd_series_at(s, s->rows - 1, (size_t)c) : NAN;
         }
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/summary.csv", dir);
-    FILE *csv = nsd_open_tmp(path, err, err_len);
-    if (!csv) {
-        free(val);
-        return -1;
+    int rc = write_summary_table(dir, vars, nv, ref, ck, x, val, xhead, written, n_written, err,
+                                 err_len);
+    if (rc == 0 && plots) {
+        summary_plot P;
+        memset(&P, 0, sizeof P);
+        P = (summary_plot){
+            .vars = vars, .nv = nv, .ns = ns, .ref = ref, .sm = sm, .x = x, .val = val};
+        rc = write_summary_figure(dir, cfg, &P, ck->x_label ? ck->x_label->str : xaxis, written,
+                                  n_written, err, err_len);
+        summary_plot_free(&P);
     }
-    fprintf(csv, "variant,%s,outcome", xhead);
-    printf("\nsummary: value at the end of each run, against %s\n%-28s %14s %-9s", xhead, "variant",
-           ck->x->str, "outcome");
-    for (size_t k = 0; k < ns; ++k) {
-        int c = nsd_model_channel(&vars[ref].model, sm->items[k].str);
-        fprintf(csv, ",%s [%s]", sm->items[k].str, vars[ref].model.channels[c].unit);
-        {
-            char head[96];
-            snprintf(head, sizeof head, "%s [%s]", sm->items[k].str,
-                     vars[ref].model.channels[c].unit);
-            printf(" %16s", head);
-        }
-    }
-    fputc('\n', csv);
-    printf("\n");
-    for (size_t i = 0; i < nv; ++i) {
-        fprintf(csv, "\"%s\",%.9g,%s", vars[i].name, x[i], nsd_compare_outcome_text(&vars[i].res));
-        printf("%-28.28s %14.6g %-9s", vars[i].name, x[i], nsd_compare_outcome_text(&vars[i].res));
-        for (size_t k = 0; k < ns; ++k) {
-            fprintf(csv, ",%.9g", val[i * ns + k]);
-            printf(" %16.6g", val[i * ns + k]);
-        }
-        fputc('\n', csv);
-        printf("\n");
-    }
-    if (nsd_commit_file(csv, path, err, err_len) != 0) {
-        free(val);
-        return -1;
-    }
-    *written = realloc(*written, (*n_written + 1) * sizeof **written);
-    if (!*written) abort();
-    (*written)[(*n_written)++] = strdup(path);
-    if (!plots) {
-        free(val);
-        return 0;
-    }
-
-    /* The graph: one panel per channel. Points of the runs that completed,
-     * in order of x; a log x axis when x spans two decades or more. */
-    size_t *order = malloc(nv * sizeof *order), n_ok = 0, n_bad = 0;
-    double *cx = malloc(nv * sizeof *cx), *cy = malloc((nv * ns) * sizeof *cy);
-    double *lx = malloc(2 * nv * sizeof *lx), *ly = malloc(2 * nv * ns * sizeof *ly);
-    nsd_panel *panels = calloc(ns, sizeof *panels);
-    nsd_curve *curves = calloc(ns * (nv + 2), sizeof *curves);
-    char(*ylabels)[200] = calloc(ns, sizeof *ylabels), (*titles)[200] = calloc(ns, sizeof *titles);
-    char(*legends)[200] = calloc(nv + 1, sizeof *legends);
-    if (!order || !cx || !cy || !lx || !ly || !panels || !curves || !ylabels || !titles || !legends)
-        abort();
-    for (size_t i = 0; i < nv; ++i)
-        if (vars[i].res.outcome == NSD_RUN_COMPLETE && isfinite(x[i])) {
-            size_t j = n_ok++; /* insertion sort by x, stable */
-            while (j > 0 && x[order[j - 1]] > x[i]) {
-                order[j] = order[j - 1];
-                j--;
-            }
-            order[j] = i;
-        }
-    double xlo = HUGE_VAL, xhi = -HUGE_VAL;
-    for (size_t i = 0; i < nv; ++i)
-        if (isfinite(x[i])) {
-            xlo = fmin(xlo, x[i]);
-            xhi = fmax(xhi, x[i]);
-        }
-    int log_x = xlo > 0 && xhi >= 100 * xlo;
-    double xmin = NAN, xmax = NAN;
-    if (xlo <= xhi) { /* explicit, so that the lines of stopped runs at the ends show */
-        double a = log_x ? log10(xlo) : xlo, b = log_x ? log10(xhi) : xhi;
-        double pad = b > a ? 0.06 * (b - a) : a != 0 ? 0.1 * fabs(a) : 1.0;
-        xmin = log_x ? pow(10, a - pad) : a - pad;
-        xmax = log_x ? pow(10, b + pad) : b + pad;
-    }
-    for (size_t r = 0; r < n_ok; ++r) cx[r] = x[order[r]];
-    /* Legend of the curve: the variants on it, or how many. */
-    size_t used = 0;
-    for (size_t r = 0; r < n_ok && used < sizeof legends[nv]; ++r)
-        used += (size_t)snprintf(legends[nv] + used, sizeof legends[nv] - used, "%s%s",
-                                 r ? ", " : "", vars[order[r]].name);
-    if (used >= 60 || !n_ok) snprintf(legends[nv], sizeof legends[nv], "%zu runs", n_ok);
-    used = strlen(legends[nv]);
-    snprintf(legends[nv] + used, sizeof legends[nv] - used, ": value at the end");
-    for (size_t i = 0; i < nv; ++i) {
-        if (vars[i].res.outcome == NSD_RUN_COMPLETE || !isfinite(x[i])) continue;
-        char sbuf[64];
-        const char *why = vars[i].res.outcome == NSD_RUN_STOPPED
-                              ? stop_name(vars[i].res.message, sbuf, sizeof sbuf)
-                              : NULL;
-        snprintf(legends[i], sizeof legends[i], "%s: %s%s%s%s at t = %.4g s", vars[i].name,
-                 vars[i].res.outcome == NSD_RUN_FAILED ? "failed" : "stopped", why ? " by '" : "",
-                 why ? why : "", why ? "'" : "", vars[i].res.t_reached);
-        lx[2 * n_bad] = lx[2 * n_bad + 1] = x[i];
-        order[n_ok + n_bad++] = i;
-    }
-    for (size_t k = 0; k < ns; ++k) {
-        int c = nsd_model_channel(&vars[ref].model, sm->items[k].str);
-        const nsd_channel *ch = &vars[ref].model.channels[c];
-        double ylo = HUGE_VAL, yhi = -HUGE_VAL;
-        for (size_t r = 0; r < n_ok; ++r) {
-            double y = val[order[r] * ns + k];
-            cy[k * nv + r] = y;
-            if (isfinite(y)) {
-                ylo = fmin(ylo, y);
-                yhi = fmax(yhi, y);
-            }
-        }
-        if (!(ylo <= yhi)) ylo = 0, yhi = 1;
-        double span = yhi - ylo, pad = span > 1e-12 * fmax(fabs(ylo), fabs(yhi)) ? 0.08 * span
-                                       : ylo != 0                                ? 0.1 * fabs(ylo)
-                                                                                 : 1.0;
-        nsd_curve *cv = &curves[k * (nv + 2)];
-        size_t nc = 0;
-        if (n_ok) { /* line with markers, and bigger markers on top */
-            cv[nc++] = (nsd_curve){cx, &cy[k * nv], n_ok, k ? NULL : legends[nv], 0, 0, 2.0, 2};
-            cv[nc++] = (nsd_curve){cx, &cy[k * nv], n_ok, NULL, 0, 0, 5.0, 1};
-        }
-        for (size_t b = 0; b < n_bad; ++b) {
-            size_t i = order[n_ok + b];
-            ly[2 * (k * nv + b)] = ylo - pad;
-            ly[2 * (k * nv + b) + 1] = yhi + pad;
-            cv[nc++] = (nsd_curve){&lx[2 * b],
-                                   &ly[2 * (k * nv + b)],
-                                   2,
-                                   k ? NULL : legends[i],
-                                   vars[i].res.outcome == NSD_RUN_FAILED ? 4 : 1,
-                                   vars[i].res.outcome == NSD_RUN_FAILED ? 2 : 1,
-                                   1.5,
-                                   0};
-        }
-        snprintf(titles[k], sizeof titles[k], "(%c) %s", (int)('a' + k % 26), ch->label);
-        if (strcmp(ch->unit, "1") == 0)
-            snprintf(ylabels[k], sizeof ylabels[k], "%s", ch->name);
-        else
-            snprintf(ylabels[k], sizeof ylabels[k], "%s [%s]", ch->name, ch->unit);
-        /* The legend (first panel only) goes into the corner with the
-         * fewest points: it covers about half the width and a third of
-         * the height. */
-        int corner = 0;
-        if (k == 0) {
-            size_t best = SIZE_MAX;
-            for (int q = 0; q < 4; ++q) {
-                size_t hits = 0;
-                for (size_t r = 0; r < n_ok; ++r) {
-                    double u = log_x ? (log10(cx[r]) - log10(xmin)) / (log10(xmax) - log10(xmin))
-                                     : (cx[r] - xmin) / (xmax - xmin);
-                    double w = (cy[k * nv + r] - (ylo - pad)) / (yhi - ylo + 2 * pad);
-                    int right = q == 0 || q == 2, top = q < 2;
-                    hits += (right ? u > 0.45 : u < 0.55) && (top ? w > 0.62 : w < 0.38);
-                }
-                if (hits < best) {
-                    best = hits;
-                    corner = q;
-                }
-            }
-        }
-        panels[k] = (nsd_panel){titles[k],  ck->x_label ? ck->x_label->str : xaxis,
-                                ylabels[k], cv,
-                                nc,         NULL,
-                                0,          xmin,
-                                xmax,       ylo - pad,
-                                yhi + pad,  0,
-                                0,          log_x,
-                                NULL,       NULL,
-                                corner};
-    }
-    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
-    nsd_figure fig = {cfg->title, panels, ns, 1, 1200, ns <= 6 ? (int)(360 * ns + 60) : 0};
-    snprintf(path, sizeof path, "%s/summary.%s", dir, nsd_plot_format_ext(fmt));
-    int rc = nsd_plot_write(path, fmt, &fig, err, err_len);
-    if (rc == 0) {
-        *written = realloc(*written, (*n_written + 1) * sizeof **written);
-        if (!*written) abort();
-        (*written)[(*n_written)++] = strdup(path);
-    }
-    free(order);
-    free(cx);
-    free(cy);
-    free(lx);
-    free(ly);
-    free(panels);
-    free(curves);
-    free(ylabels);
-    free(titles);
-    free(legends);
     free(val);
     return rc;
 }

@@ -6,13 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "plot.h"
-
-static void push_written(char ***written, size_t *n, const char *path) {
-    *written = realloc(*written, (*n + 1) * sizeof **written);
-    if (!*written) abort();
-    (*written)[(*n)++] = strdup(path);
-}
 
 static size_t check_name(const nsd_model *m, const char *name, const nsd_toml_node *where,
                          const char *key, nsd_diag *diag) {
@@ -314,17 +309,18 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
     snprintf(path, sizeof path, "%s/timeseries.%s", dir, ext);
     int rc = timeseries(path, fmt, title, runs, n_runs, names, n_names, err, err_len);
     if (rc < 0) return -1;
-    if (rc == 0) push_written(written, n_written, path);
+    if (rc == 0 && nsd_paths_push(written, n_written, path, err, err_len) != 0) return -1;
     snprintf(path, sizeof path, "%s/phase.%s", dir, ext);
     rc = phase(path, fmt, cfg, title, runs, n_runs, err, err_len);
     if (rc < 0) return -1;
-    if (rc == 0) push_written(written, n_written, path);
+    if (rc == 0 && nsd_paths_push(written, n_written, path, err, err_len) != 0) return -1;
 
     const nsd_event_log *log = &runs[0].result->contact_log;
     if (n_runs == 1 && runs[0].model->event_driven && log->n) {
         snprintf(path, sizeof path, "%s/events.%s", dir, ext);
-        if (event_chart(path, fmt, title, runs[0].model, log, err, err_len) != 0) return -1;
-        push_written(written, n_written, path);
+        if (event_chart(path, fmt, title, runs[0].model, log, err, err_len) != 0 ||
+            nsd_paths_push(written, n_written, path, err, err_len) != 0)
+            return -1;
     }
 
     size_t snaps = (size_t)nsd_plot_num(cfg, "snapshots");
@@ -355,8 +351,9 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
         panel.draw_ctx = &st;
         nsd_figure fig = {NULL, &panel, 1, 1, 1600, 600};
         snprintf(path, sizeof path, "%s/snapshots.%s", dir, ext);
-        if (nsd_plot_write(path, fmt, &fig, err, err_len) != 0) return -1;
-        push_written(written, n_written, path);
+        if (nsd_plot_write(path, fmt, &fig, err, err_len) != 0 ||
+            nsd_paths_push(written, n_written, path, err, err_len) != 0)
+            return -1;
     }
     return 0;
 }

@@ -44,108 +44,130 @@ static void usage(FILE *out) {
         "or 128+N the data computed so far are in DIR.INCOMPLETE/, DIR untouched.\n");
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2) {
-        usage(stderr);
+static int cmd_help(int argc, char **argv) {
+    (void)argc, (void)argv;
+    usage(stdout);
+    return NSD_EXIT_OK;
+}
+
+static int cmd_version(int argc, char **argv) {
+    (void)argc, (void)argv;
+    printf("nsdyn %s (plugin ABI %u.%u)\n", NSDYN_VERSION, NSDYN_ABI_MAJOR, NSDYN_ABI_MINOR);
+    return NSD_EXIT_OK;
+}
+
+static int cmd_plugins(int argc, char **argv) {
+    (void)argv;
+    if (argc != 2) {
+        fprintf(stderr, "error: 'nsdyn plugins' takes no arguments\n");
         return NSD_EXIT_USAGE;
     }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        usage(stdout);
-        return NSD_EXIT_OK;
-    }
-    if (!strcmp(cmd, "--version")) {
-        printf("nsdyn %s (plugin ABI %u.%u)\n", NSDYN_VERSION, NSDYN_ABI_MAJOR, NSDYN_ABI_MINOR);
-        return NSD_EXIT_OK;
-    }
-    if (!strcmp(cmd, "plugins")) {
-        if (argc != 2) {
-            fprintf(stderr, "error: 'nsdyn plugins' takes no arguments\n");
-            return NSD_EXIT_USAGE;
-        }
-        return nsd_cmd_plugins();
-    }
-    if (!strcmp(cmd, "index")) {
-        if (argc < 3) {
-            fprintf(stderr, "error: usage: nsdyn index PLUGIN.so...\n");
-            return NSD_EXIT_USAGE;
-        }
-        return nsd_cmd_index(argc - 2, argv + 2);
-    }
-    if (!strcmp(cmd, "describe")) {
-        if (argc != 3) {
-            fprintf(stderr, "error: usage: nsdyn describe ID\n");
-            return NSD_EXIT_USAGE;
-        }
-        return nsd_cmd_describe(argv[2]);
-    }
-    int (*command)(const nsd_cli *) = NULL;
-    if (!strcmp(cmd, "run"))
-        command = nsd_cmd_run;
-    else if (!strcmp(cmd, "compare"))
-        command = nsd_cmd_compare;
-    else if (!strcmp(cmd, "limits"))
-        command = nsd_cmd_limits;
-    else {
-        fprintf(stderr, "error: unknown command '%s' (nsdyn --help lists the commands)\n", cmd);
+    return nsd_cmd_plugins();
+}
+
+static int cmd_index(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "error: usage: nsdyn index PLUGIN.so...\n");
         return NSD_EXIT_USAGE;
     }
+    return nsd_cmd_index(argc - 2, argv + 2);
+}
+
+static int cmd_describe(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "error: usage: nsdyn describe ID\n");
+        return NSD_EXIT_USAGE;
+    }
+    return nsd_cmd_describe(argv[2]);
+}
+
+/* The options of the commands that take a CONFIG (argv[2] on) into cli.
+ * Returns 0, or NSD_EXIT_USAGE with the message printed. */
+static int parse_options(int argc, char **argv, nsd_cli *cli) {
+    for (int i = 2; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "error: %s needs a directory\n", a);
+                return NSD_EXIT_USAGE;
+            }
+            cli->out_dir = argv[++i];
+        } else if (!strcmp(a, "--set")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "error: --set needs section.key=value\n");
+                return NSD_EXIT_USAGE;
+            }
+            cli->sets[cli->n_sets++] = argv[++i];
+        } else if (!strncmp(a, "--set=", 6)) {
+            cli->sets[cli->n_sets++] = a + 6;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            cli->quiet = 1;
+        } else if (!strcmp(a, "--no-config-plugins")) {
+            /* Read where the search path is built (config.c). */
+            setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1);
+        } else if (a[0] == '-') {
+            fprintf(stderr, "error: unknown option '%s' (nsdyn --help)\n", a);
+            return NSD_EXIT_USAGE;
+        } else if (!cli->config) {
+            cli->config = a;
+        } else {
+            fprintf(stderr, "error: unexpected argument '%s' (one CONFIG per command)\n", a);
+            return NSD_EXIT_USAGE;
+        }
+    }
+    if (!cli->config) {
+        fprintf(stderr, "error: nsdyn %s needs a CONFIG file\n", argv[1]);
+        return NSD_EXIT_USAGE;
+    }
+    return NSD_EXIT_OK;
+}
+
+/* run, compare, limits: CONFIG [-o DIR] [--set k=v]... [-q] */
+static int config_command(int (*command)(const nsd_cli *), int argc, char **argv) {
     nsd_cli cli = {0};
     cli.sets = calloc((size_t)argc, sizeof *cli.sets);
     /* The command line, for the run record. */
     size_t len = 1;
     for (int i = 0; i < argc; ++i) len += strlen(argv[i]) + 1;
     char *line = calloc(len, 1);
-    if (!cli.sets || !line) return NSD_EXIT_FAILED;
-    for (int i = 0; i < argc; ++i) {
-        strcat(line, argv[i]);
-        if (i + 1 < argc) strcat(line, " ");
-    }
-    cli.command_line = line;
-    int status = NSD_EXIT_OK;
-    for (int i = 2; i < argc; ++i) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "error: %s needs a directory\n", a);
-                status = NSD_EXIT_USAGE;
-                goto done;
-            }
-            cli.out_dir = argv[++i];
-        } else if (!strcmp(a, "--set")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "error: --set needs section.key=value\n");
-                status = NSD_EXIT_USAGE;
-                goto done;
-            }
-            cli.sets[cli.n_sets++] = argv[++i];
-        } else if (!strncmp(a, "--set=", 6)) {
-            cli.sets[cli.n_sets++] = a + 6;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            cli.quiet = 1;
-        } else if (!strcmp(a, "--no-config-plugins")) {
-            /* Read where the search path is built (config.c). */
-            setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1);
-        } else if (a[0] == '-') {
-            fprintf(stderr, "error: unknown option '%s' (nsdyn --help)\n", a);
-            status = NSD_EXIT_USAGE;
-            goto done;
-        } else if (!cli.config) {
-            cli.config = a;
-        } else {
-            fprintf(stderr, "error: unexpected argument '%s' (one CONFIG per command)\n", a);
-            status = NSD_EXIT_USAGE;
-            goto done;
+    int status = NSD_EXIT_FAILED; /* out of memory */
+    if (cli.sets && line) {
+        for (int i = 0; i < argc; ++i) {
+            strcat(line, argv[i]);
+            if (i + 1 < argc) strcat(line, " ");
         }
+        cli.command_line = line;
+        status = parse_options(argc, argv, &cli);
+        if (status == NSD_EXIT_OK) status = command(&cli);
     }
-    if (!cli.config) {
-        fprintf(stderr, "error: nsdyn %s needs a CONFIG file\n", cmd);
-        status = NSD_EXIT_USAGE;
-        goto done;
-    }
-    status = command(&cli);
-done:
     free(cli.sets);
     free(line);
     return status;
+}
+
+/* The commands: those that take a CONFIG share their options
+ * (config_command), the others read their own arguments. */
+static const struct {
+    const char *name;
+    int (*own)(int argc, char **argv);
+    int (*with_config)(const nsd_cli *cli);
+} commands[] = {
+    {"--help", cmd_help, NULL},         {"-h", cmd_help, NULL},
+    {"help", cmd_help, NULL},           {"--version", cmd_version, NULL},
+    {"plugins", cmd_plugins, NULL},     {"index", cmd_index, NULL},
+    {"describe", cmd_describe, NULL},   {"run", NULL, nsd_cmd_run},
+    {"compare", NULL, nsd_cmd_compare}, {"limits", NULL, nsd_cmd_limits},
+};
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return NSD_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].own ? commands[i].own(argc, argv)
+                                   : config_command(commands[i].with_config, argc, argv);
+    fprintf(stderr, "error: unknown command '%s' (nsdyn --help lists the commands)\n", argv[1]);
+    return NSD_EXIT_USAGE;
 }

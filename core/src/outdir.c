@@ -372,6 +372,25 @@ void nsd_outdir_relocate(const nsd_outdir *o, int complete, char **paths, size_t
     }
 }
 
+int nsd_outdir_finish(nsd_outdir *o, int written_ok, int complete, char **paths, size_t n) {
+    if (!written_ok) {
+        fprintf(stderr,
+                "error: the outputs could not be written; nothing was replaced (%s, if it exists, "
+                "is untouched)\n",
+                o->target);
+        nsd_outdir_discard(o);
+        return 0;
+    }
+    char err[PATH_MAX + 1024];
+    if (nsd_outdir_commit(o, complete, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        o->open = 0; /* kept where the message says */
+        return 0;
+    }
+    nsd_outdir_relocate(o, complete, paths, n);
+    return 1;
+}
+
 int nsd_exit_status(int outputs_ok, int failed) {
     int sig = nsd_interrupt_signal();
     if (sig) return NSD_EXIT_SIGNAL_BASE + sig;

@@ -54,6 +54,14 @@ void nsd_outdir_discard(nsd_outdir *o);
  * to start with the folder it became. */
 void nsd_outdir_relocate(const nsd_outdir *o, int complete, char **paths, size_t n);
 
+/* The end of a command that wrote into o->tmp. When !written_ok: say that
+ * nothing was replaced and remove the folder. Else commit it (at <out>
+ * when `complete`, else at <out>.INCOMPLETE) and rewrite `paths` to where
+ * it went; a commit that fails is reported and leaves the folder where the
+ * message says. Messages go to stderr. Returns 1 when the outputs are in
+ * place, 0 when not. */
+int nsd_outdir_finish(nsd_outdir *o, int written_ok, int complete, char **paths, size_t n);
+
 /* The exit status of a command that ran simulations: 128 + N after signal
  * N (whatever else went wrong), else 4 when the outputs could not be
  * written, else 3 when `failed`, else 0. */

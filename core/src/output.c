@@ -14,13 +14,32 @@
 #include "nsdyn_build_config.h"
 #include "sha256.h"
 
-const char *nsd_outcome_text(nsd_run_outcome o) {
+const char *nsd_outcome_text(nsd_run_outcome o, nsd_outcome_style style) {
+    static const char *const failed[] = {"failed (data incomplete)", "FAILED", "failed"};
     switch (o) {
         case NSD_RUN_COMPLETE: return "complete";
         case NSD_RUN_STOPPED: return "stopped";
-        case NSD_RUN_FAILED: return "failed (data incomplete)";
+        case NSD_RUN_FAILED: return failed[style];
     }
     return "?";
+}
+
+int nsd_paths_push(char ***paths, size_t *n, const char *path, char *err, size_t err_len) {
+    char *copy = strdup(path);
+    char **grown = copy ? realloc(*paths, (*n + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        free(copy);
+        snprintf(err, err_len, "out of memory while listing %s", path);
+        return -1;
+    }
+    *paths = grown;
+    grown[(*n)++] = copy;
+    return 0;
+}
+
+void nsd_paths_free(char **paths, size_t n) {
+    for (size_t i = 0; i < n; ++i) free(paths[i]);
+    free(paths);
 }
 
 int nsd_make_dirs(const char *path, char *err, size_t err_len) {
@@ -275,7 +294,7 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
 /* [status]: how the run ended and what it cost. */
 static void write_status(FILE *f, const nsd_run_result *r) {
     fprintf(f, "\n[status]\noutcome = ");
-    nsd_toml_write_string(f, nsd_outcome_text(r->outcome));
+    nsd_toml_write_string(f, nsd_outcome_text(r->outcome, NSD_OUTCOME_RECORD));
     fprintf(f, "\nmessage = ");
     nsd_toml_write_string(f, r->message);
     fprintf(f, "\nt_reached = %.12g  # [s]\nwall_time = %.6g  # [s]\nsamples = %zu\n", r->t_reached,

@@ -27,6 +27,22 @@ void nsd_toml_write_string(FILE *out, const char *s);
 /* Open path.tmp for writing; nsd_commit_file renames it into place. */
 FILE *nsd_open_tmp(const char *path, char *err, size_t err_len);
 int nsd_commit_file(FILE *f, const char *path, char *err, size_t err_len);
-const char *nsd_outcome_text(nsd_run_outcome o);
+/* How a run ended, in words: the one source of these texts. RECORD for
+ * run.toml and the summary line ("failed (data incomplete)"), TABLE for a
+ * column of the comparison tables ("FAILED"), WORD inside a sentence
+ * ("failed"). */
+typedef enum nsd_outcome_style {
+    NSD_OUTCOME_RECORD,
+    NSD_OUTCOME_TABLE,
+    NSD_OUTCOME_WORD
+} nsd_outcome_style;
+const char *nsd_outcome_text(nsd_run_outcome o, nsd_outcome_style style);
+
+/* Append a copy of path to the list *paths of *n (the files a command
+ * wrote). Returns 0, or -1 with err when out of memory (the list is
+ * unchanged). */
+int nsd_paths_push(char ***paths, size_t *n, const char *path, char *err, size_t err_len);
+/* Free the list and its paths. */
+void nsd_paths_free(char **paths, size_t n);
 
 #endif

@@ -1,0 +1,37 @@
+/* What the commands that write a result folder share: where it goes and
+ * how it is opened before anything is computed. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+void nsd_cli_out_dir(const nsd_cli *cli, char *buf, size_t len) {
+    if (cli->out_dir) {
+        snprintf(buf, len, "%s", cli->out_dir);
+        return;
+    }
+    const char *base = strrchr(cli->config, '/');
+    base = base ? base + 1 : cli->config;
+    snprintf(buf, len, "out/%s", base);
+    char *dot = strrchr(buf, '.');
+    if (dot && dot > buf + 4) *dot = '\0';
+}
+
+/* The output folder is checked, and the command's own folder made, before
+ * anything is computed: a problem there is a usage error, found at once. */
+int nsd_cli_open_outdir(const nsd_cli *cli, nsd_outdir *od) {
+    char dir[PATH_MAX], err[PATH_MAX + 1024];
+    nsd_cli_out_dir(cli, dir, sizeof dir);
+    if (nsd_outdir_open(od, dir, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "error: %s\n", err);
+    return -1;
+}
+
+/* Load the config and create its model; on errors print them. */
+int nsd_cli_load(const nsd_cli *cli, nsd_scenario *s, int no_graphs, nsd_diag *diag) {
+    s->no_graphs = no_graphs;
+    if (nsd_scenario_load(s, cli->config, cli->sets, cli->n_sets, diag) == 0) return 0;
+    nsd_diag_print(diag, stderr);
+    return -1;
+}

@@ -1,0 +1,104 @@
+/* A scenario: one config made into a runnable model, its run and its
+ * outputs. Every command that simulates (run, compare, limits) and the
+ * host-level tests go through it, so the pipeline exists once:
+ *
+ *   open    read the config with its --set overrides, index the plugin
+ *           search path, open the plugins it names, resolve and check the
+ *           composition (nsd_app_load); or derive: lay a variant table over
+ *           an opened scenario, sharing its plugins (compare, a sweep);
+ *   create  instantiate the plugins and the model, with the initial checks
+ *           (and the [plot] channel names unless no_graphs);
+ *   run     nsd_run_simulation from the model's initial state; may be
+ *           called again without opening or creating again (the previous
+ *           result is freed first);
+ *   write   the data, run.toml and graphs into a folder, or into an output
+ *           folder that replaces DIR (or DIR.INCOMPLETE) in one rename;
+ *   destroy.
+ *
+ * The split follows SUNDIALS (create / init / solve) and FMI 3
+ * (instantiate / enter initialization / do step): what reads files and
+ * opens shared objects happens once, what a run changes is set up per run.
+ *
+ * Threads: an opened scenario is read-only after open; scenarios derived
+ * from it (one set per thread) share its registry and own everything else.
+ * Derive under a lock when the table may name a plugin that neither the
+ * config nor its [[variant]]s name: the registry opens such a file on
+ * first use (registry.h). The host keeps no other shared state in create,
+ * run and destroy; the graphs go through PLplot, which has global state:
+ * draw from one thread at a time, or set no_graphs.
+ * Errors follow the host convention: a count of errors with the messages
+ * in diag, or 0/-1 with a message in err. */
+#ifndef NSD_SCENARIO_H
+#define NSD_SCENARIO_H
+
+#include <stdio.h>
+
+#include "app.h"
+#include "model.h"
+#include "outdir.h"
+#include "run.h"
+
+typedef struct nsd_scenario {
+    /* app.cfg is this scenario's config. app.reg holds the plugins when
+     * the scenario was opened; a derived one leaves it empty and uses
+     * base's. app.host: the host services handed to the plugins. */
+    nsd_app app;
+    const struct nsd_scenario *base; /* derived from, or NULL */
+    nsd_model model;                 /* after create */
+    nsd_run_result res;              /* after run */
+    /* Set between open and create: no graphs (the [plot] channel names
+     * are not checked and nothing is drawn). For tests, sweeps and
+     * analyses that draw their own. */
+    int no_graphs;
+    int created; /* create was called: destroy frees the model */
+} nsd_scenario;
+
+/* Read, override and resolve the config at path. Returns the number of
+ * errors (reported in diag); destroy the scenario in any case. */
+size_t nsd_scenario_open(nsd_scenario *s, const char *path, const char *const *sets, size_t n_sets,
+                         nsd_diag *diag);
+
+/* The config of base with `table` laid over it (a [[variant]] table,
+ * docs/configs.md), resolved and checked against base's plugins. base must
+ * outlive s. Returns the number of errors; destroy s in any case. */
+size_t nsd_scenario_derive(nsd_scenario *s, const nsd_scenario *base, const nsd_toml_node *table,
+                           nsd_diag *diag);
+
+/* Instantiate the plugins and the model. Returns the number of errors. */
+size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag);
+
+/* Open and create in one call (the usual start). */
+size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *sets, size_t n_sets,
+                         nsd_diag *diag);
+
+/* Run the model from its initial state into s->res (see res.outcome).
+ * Returns 0, or the number of config errors (the run did not start).
+ * `label` prefixes progress lines (NULL: none). */
+size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag);
+
+/* The outputs of the run into dir, a fresh folder of the command's own
+ * (outdir.h): data (timeseries.csv, or timeseries.INCOMPLETE.csv after a
+ * failure; events.csv for event-driven runs), the graphs if `graphs` (and
+ * not no_graphs, and [plot] enabled), and run.toml. The paths are appended
+ * to *written (caller frees). Returns 0; 1 when a SIGINT/SIGTERM arrived
+ * while the outputs of a run that had not failed were written (the record
+ * says so, the data are named INCOMPLETE); -1 with err when a write
+ * failed. */
+int nsd_scenario_write_into(nsd_scenario *s, const char *dir, int graphs, const char *command_line,
+                            char ***written, size_t *n_written, char *err, size_t err_len);
+
+/* write_into the opened output folder od, then put it in place: at DIR
+ * when the run completed or stopped and nothing interrupted the writing,
+ * else at DIR.INCOMPLETE (nsd_outdir_finish prints what went wrong).
+ * Returns 1 when the outputs are in place, 0 when not; *abandoned is set
+ * when a signal cut the writing short. */
+int nsd_scenario_write(nsd_scenario *s, nsd_outdir *od, const char *command_line, char ***written,
+                       size_t *n_written, int *abandoned);
+
+/* One line: outcome, time reached, cost and the events. */
+void nsd_scenario_print_summary(FILE *out, const char *label, const nsd_run_result *res);
+
+/* Free everything the scenario holds; it may be opened again. */
+void nsd_scenario_destroy(nsd_scenario *s);
+
+#endif
