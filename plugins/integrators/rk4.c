@@ -56,8 +56,8 @@ typedef struct rk4 {
 } rk4;
 
 static const nsdyn_param_decl rk4_params[] = {
-    {"h", NSDYN_PARAM_REAL, "s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "fixed step size (the last step of a call may be shorter to land on t_stop)", NULL, NULL, 0},
+    NSDYN_REAL_F("h", "s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "fixed step size (the last step of a call may be shorter to land on t_stop)"),
 };
 
 static void *rk4_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
