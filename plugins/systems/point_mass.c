@@ -34,12 +34,12 @@
 enum { P_M, P_R, P_G, N_P };
 
 static const nsdyn_param_decl params[] = {
-    [P_M] = {"m", NSDYN_PARAM_REAL, "kg", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "mass of the ball", NULL, NULL, 0},
-    [P_R] = {"r", NSDYN_PARAM_REAL, "m", 0.05, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "radius of the ball: the contact gap is y - r", NULL, NULL, 0},
-    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 9.81, 0, HUGE_VAL, 0,
-             "gravitational acceleration, towards the ground (0: no gravity)", NULL, NULL, 0},
+    [P_M] =
+        NSDYN_REAL_F("m", "kg", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "mass of the ball"),
+    [P_R] = NSDYN_REAL_F("r", "m", 0.05, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                         "radius of the ball: the contact gap is y - r"),
+    [P_G] = NSDYN_REAL("g", "m/s^2", 9.81, 0, HUGE_VAL,
+                       "gravitational acceleration, towards the ground (0: no gravity)"),
 };
 
 typedef struct point_mass {
@@ -174,32 +174,29 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     (void)t;
     const point_mass *pm = inst;
     double x = q[0], y = q[1], r = pm->r;
-    cv->pen(cv->ctx, 1);
+    cv->pen(cv->ctx, NSDYN_PEN_GROUND);
     cv->line(cv->ctx, x - 4.0 * r, 0.0, x + 4.0 * r, 0.0);
-    cv->pen(cv->ctx, 0);
+    cv->pen(cv->ctx, NSDYN_PEN_STRUCTURE);
     cv->circle(cv->ctx, x, y, r);
-    cv->pen(cv->ctx, 2); /* the centre */
+    cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT); /* the centre */
     cv->circle(cv->ctx, x, y, 0.08 * r);
 }
 
 static const nsdyn_system point_mass_system = {
-    NSDYN_INFO(
-        nsdyn_system, NSDYN_KIND_SYSTEM, "point_mass", "1.0.0",
-        "ball of mass m and radius r under gravity above level ground (contact-law test bed)",
-        params, NSDYN_COUNT(params),
-        NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
-    create,
-    destroy,
-    NULL,
-    layout,
-    initial_state,
-    derivatives,
-    contacts_eval,
-    outputs_eval,
-    NULL,
-    draw,
-    NULL,
-    NULL,
+    .info = NSDYN_SYSTEM_INFO(.id = "point_mass", .version = "1.0.0",
+                              .summary = "ball of mass m and radius r under gravity above level "
+                                         "ground (contact-law test bed)",
+                              NSDYN_PARAMS(params),
+                              .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS |
+                                          NSDYN_CAP_CONSERVATIVE),
+    .create = create,
+    .destroy = destroy,
+    .layout = layout,
+    .initial_state = initial_state,
+    .derivatives = derivatives,
+    .contacts = contacts_eval,
+    .outputs = outputs_eval,
+    .draw = draw,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
