@@ -1,6 +1,6 @@
 /* Example out-of-tree plugin: viscous friction with saturation,
  *   F = -c u_t,  capped at |F| <= F_max (0 = no cap),
- * in 1-D or 2-D slip. A smooth law: no internal states, no projection.
+ * in 1-D or 2-D slip. A smooth law: no internal states.
  * Walk-through in docs/plugin-guide.md of the nsdyn source tree. */
 #include <math.h>
 #include <stdio.h>
