@@ -360,7 +360,7 @@ static nsdyn_status derivatives(void *inst, double t, const double *q, const dou
 }
 
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *ce) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *ce) {
     (void)t;
     const curb_wheel *w = inst;
     for (int c = 0; c < N_C; ++c) {
@@ -374,7 +374,7 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         e->u[1] = st + w->r * v[2];              /* slip, (18a) v_t */
         e->u[2] = 0.0;
         e->normal_load = 0.0;
-        if (e->want_geometry) {
+        if (req->want_geometry) {
             e->point[0] = g.p[0];
             e->point[1] = g.p[1];
             e->point[2] = 0.0;
@@ -382,8 +382,8 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
             e->normal[1] = g.un[1];
             e->normal[2] = 0.0;
         }
-        if (e->W) {
-            double *W = e->W; /* rows (normal, t1, t2) by columns (x', y', phi') */
+        double *W = nsdyn_contact_jacobian(req, (size_t)c);
+        if (W) { /* rows (normal, t1, t2) by columns (x', y', phi') */
             W[0] = g.n[0], W[1] = g.n[1], W[2] = 0.0;
             W[3] = g.t[0], W[4] = g.t[1], W[5] = w->r;
             W[6] = 0.0, W[7] = 0.0, W[8] = 0.0;

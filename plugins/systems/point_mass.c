@@ -133,7 +133,7 @@ static nsdyn_status derivatives(void *inst, double t, const double *q, const dou
 }
 
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *c) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *c) {
     (void)t;
     const point_mass *pm = inst;
     c->gap = q[1] - pm->r;
@@ -141,7 +141,7 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
     c->u[1] = v[0]; /* slip along +x */
     c->u[2] = 0.0;
     c->normal_load = 0.0;
-    if (c->want_geometry) {
+    if (req->want_geometry) {
         c->point[0] = q[0];
         c->point[1] = 0.0;
         c->point[2] = 0.0;
@@ -149,11 +149,12 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         c->normal[1] = 1.0;
         c->normal[2] = 0.0;
     }
-    if (c->W) {
+    double *W = nsdyn_contact_jacobian(req, 0);
+    if (W) {
         /* rows (normal, t1, t2) by columns (vx, vy) */
-        c->W[0] = 0.0, c->W[1] = 1.0;
-        c->W[2] = 1.0, c->W[3] = 0.0;
-        c->W[4] = 0.0, c->W[5] = 0.0;
+        W[0] = 0.0, W[1] = 1.0;
+        W[2] = 1.0, W[3] = 0.0;
+        W[4] = 0.0, W[5] = 0.0;
         c->drift[0] = c->drift[1] = c->drift[2] = 0.0;
     }
     return NSDYN_OK;

@@ -839,7 +839,7 @@ static void local_velocity(const sphere *S, const feature *c, const double *v, d
 }
 
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *out) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *out) {
     (void)t;
     const sphere *S = inst;
     const double b = S->b;
@@ -852,7 +852,7 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         local_velocity(S, &c, v, e->u);
         e->normal_load = 0.0;
         if (!c.active) e->active = 0;
-        if (e->want_geometry) {
+        if (req->want_geometry) {
             e->point[0] = c.px;
             e->point[1] = q[1];
             e->point[2] = c.pz;
@@ -860,8 +860,8 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
             e->normal[1] = 0.0;
             e->normal[2] = c.nz;
         }
-        if (e->W) {
-            double *W = e->W; /* 3 x 6, columns (wx, wy, wz, vx, vy, vz) */
+        double *W = nsdyn_contact_jacobian(req, i);
+        if (W) { /* 3 x 6, columns (wx, wy, wz, vx, vy, vz) */
             for (int k = 0; k < 18; ++k) W[k] = 0.0;
             W[0 * 6 + 3] = c.nx;
             W[0 * 6 + 5] = c.nz;

@@ -148,24 +148,25 @@ static nsdyn_status derivatives(void *inst, double t, const double *q, const dou
 /* The contact velocity is (0, u1, u2): the Jacobian selects v[1], v[2];
  * no drift. Normal load C (see the header comment). */
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *c) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *c) {
     const double *p = ((towed_wheel *)inst)->p;
     c->gap = 0.0;
     c->u[0] = 0.0;
     c->u[1] = v[1];
     c->u[2] = v[2];
     c->normal_load = p[P_C];
-    if (c->want_geometry) { /* drawing only: spares a sincos per right-hand side */
+    if (req->want_geometry) { /* drawing only: spares a sincos per right-hand side */
         c->point[0] = p[P_V] * t - p[P_L] * cos(q[0]);
         c->point[1] = q[1] - p[P_L] * sin(q[0]);
         c->point[2] = 0.0;
         c->normal[0] = c->normal[1] = 0.0;
         c->normal[2] = 1.0;
     }
-    if (c->W) {
-        for (int i = 0; i < 9; ++i) c->W[i] = 0.0;
-        c->W[3 + 1] = 1.0;
-        c->W[6 + 2] = 1.0;
+    double *W = nsdyn_contact_jacobian(req, 0);
+    if (W) {
+        for (int i = 0; i < 9; ++i) W[i] = 0.0;
+        W[3 + 1] = 1.0;
+        W[6 + 2] = 1.0;
         c->drift[0] = c->drift[1] = c->drift[2] = 0.0;
     }
     return NSDYN_OK;

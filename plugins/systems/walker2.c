@@ -556,7 +556,7 @@ static void to_world(const walker *w, double x, double y, double *X, double *Y) 
 }
 
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *c) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *c) {
     (void)t;
     const walker *w = inst;
     for (int i = 0; i < 2; ++i) {
@@ -569,15 +569,15 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         e->u[2] = 0.0;
         e->normal_load = 0.0;
         e->active = w->dbl || i == w->stance;
-        if (e->want_geometry) {
+        if (req->want_geometry) {
             to_world(w, q[0] + f.cx, q[1] + f.cy, &e->point[0], &e->point[1]);
             e->point[2] = 0.0;
             e->normal[0] = w->sg; /* ramp normal (0, 1) in the world frame */
             e->normal[1] = w->cg;
             e->normal[2] = 0.0;
         }
-        if (e->W) {
-            double *W = e->W;
+        double *W = nsdyn_contact_jacobian(req, (size_t)i);
+        if (W) {
             for (int k = 0; k < 12; ++k) W[k] = 0.0;
             W[0 * 4 + 1] = 1.0;
             W[0 * 4 + 2 + i] = f.a;

@@ -16,9 +16,11 @@
  * contacts() reports the gap g(q) (>= 0 when open), the local contact
  * velocity u = W v + w in the contact frame (normal, tangent 1, tangent 2),
  * for persistent contacts the prescribed normal load, and a point and
- * normal for drawing. When the host passes a buffer in W it also wants the
- * 3 x nv Jacobian rows and the drift (W' v + w', the gamma_n, gamma_t of the
- * curb-wheel paper) that make the local acceleration u' = W v' + drift.
+ * normal for drawing. The host's inputs come apart from the outputs, in an
+ * nsdyn_contact_request: whether it wants the point and normal, and where
+ * it passes a Jacobian buffer for a contact, the 3 x nv Jacobian rows and
+ * the drift (W' v + w', the gamma_n, gamma_t of the curb-wheel paper) that
+ * make the local acceleration u' = W v' + drift.
  *
  * Contact forces are passed to derivatives() and outputs() in local
  * coordinates, 3 per candidate: (normal, tangent 1, tangent 2) [N]. A
@@ -74,19 +76,37 @@ typedef struct nsdyn_system_layout {
     const char *energy_output;
 } nsdyn_system_layout;
 
+/* What the host asks of one contacts() call: inputs only, read-only to the
+ * plugin (ABI 2.0). */
+typedef struct nsdyn_contact_request {
+    uint32_t struct_size;
+    /* Nonzero when the host needs point and normal (drawing, event logs);
+     * skip them otherwise. */
+    int want_geometry;
+    /* NULL, or n_contacts entries: jacobian[c] is NULL or a host buffer of
+     * 3 x nv (row-major) for the rows of contact c's u with respect to v.
+     * Where it is set, fill it and that contact's drift. Read it with
+     * nsdyn_contact_jacobian(). */
+    double *const *jacobian;
+} nsdyn_contact_request;
+
+/* Contact c's Jacobian buffer, or NULL when the host does not want it. */
+static inline double *nsdyn_contact_jacobian(const nsdyn_contact_request *request, size_t c) {
+    return request && request->jacobian ? request->jacobian[c] : NULL;
+}
+
+/* What contacts() reports for one candidate: outputs only. */
 typedef struct nsdyn_contact_eval {
     double gap;         /* [m], >= 0 open; 0 for persistent contacts */
     double u[3];        /* local velocity (normal, t1, t2) [m/s]; u[0] = g' */
     double normal_load; /* persistent contacts: normal force [N] */
-    double point[3];    /* contact point, world frame, for drawing [m] */
-    double normal[3];   /* unit normal, world frame */
-    int want_geometry;  /* set by the host when it needs point and normal
-                           (drawing, event logs); skip them otherwise */
-    double *W;          /* host buffer 3 x nv row-major or NULL: if set, fill
-                           the Jacobian rows of u with respect to v */
-    double drift[3];    /* filled when W != NULL: u' - W v' [m/s^2] */
-    int active;         /* set to 1 by the host; a system clears it to switch
-                           a candidate off in its current mode (no force) */
+    double point[3];    /* contact point, world frame, for drawing [m]; only
+                           when the request wants geometry */
+    double normal[3];   /* unit normal, world frame; likewise */
+    double drift[3];    /* only where the request gives a Jacobian buffer:
+                           u' - W v' [m/s^2] */
+    int active;         /* preset to 1 by the host; a system clears it to
+                           switch a candidate off in its current mode (no force) */
 } nsdyn_contact_eval;
 
 /* The pens of a drawing: what a stroke shows, not its colour; the host
@@ -125,8 +145,11 @@ typedef nsdyn_status (*nsdyn_system_initial_state_fn)(void *inst, double *q, dou
 typedef nsdyn_status (*nsdyn_system_derivatives_fn)(void *inst, double t, const double *q,
                                                     const double *v, const double *contact_force,
                                                     double *qdot, double *vdot);
+/* out has n_contacts entries; see nsdyn_contact_request for what to fill. */
 typedef nsdyn_status (*nsdyn_system_contacts_fn)(void *inst, double t, const double *q,
-                                                 const double *v, nsdyn_contact_eval *out);
+                                                 const double *v,
+                                                 const nsdyn_contact_request *request,
+                                                 nsdyn_contact_eval *out);
 typedef nsdyn_status (*nsdyn_system_outputs_fn)(void *inst, double t, const double *q,
                                                 const double *v, const double *contact_force,
                                                 double *out);
