@@ -140,20 +140,19 @@ typedef struct nsdyn_value {
  * its default is the index into the NULL-terminated `choices`, and its range
  * is unused (0, 0). REAL_ARRAY takes its default as an array and checks
  * min/max on every element. Fields not named are zero (NULL). */
-#define NSDYN_REAL_F(name_, unit_, default_, min_, max_, flags_, help_)                          \
-    {                                                                                            \
-        .name = (name_), .type = NSDYN_PARAM_REAL, .unit = (unit_), .default_value = (default_), \
-        .min = (min_), .max = (max_), .flags = (flags_), .help = (help_)                         \
+/* REAL and INT share their fields; INT values travel as doubles holding an
+ * integer (nsdyn_value.num). NSDYN_SCALAR_ is internal to these macros. */
+#define NSDYN_SCALAR_(type_, name_, unit_, default_, min_, max_, flags_, help_)         \
+    {                                                                                   \
+        .name = (name_), .type = (type_), .unit = (unit_), .default_value = (default_), \
+        .min = (min_), .max = (max_), .flags = (flags_), .help = (help_)                \
     }
+#define NSDYN_REAL_F(name_, unit_, default_, min_, max_, flags_, help_) \
+    NSDYN_SCALAR_(NSDYN_PARAM_REAL, name_, unit_, default_, min_, max_, flags_, help_)
 #define NSDYN_REAL(name_, unit_, default_, min_, max_, help_) \
     NSDYN_REAL_F(name_, unit_, default_, min_, max_, 0u, help_)
-
-/* INT values travel as doubles holding an integer (nsdyn_value.num). */
-#define NSDYN_INT_F(name_, unit_, default_, min_, max_, flags_, help_)                          \
-    {                                                                                           \
-        .name = (name_), .type = NSDYN_PARAM_INT, .unit = (unit_), .default_value = (default_), \
-        .min = (min_), .max = (max_), .flags = (flags_), .help = (help_)                        \
-    }
+#define NSDYN_INT_F(name_, unit_, default_, min_, max_, flags_, help_) \
+    NSDYN_SCALAR_(NSDYN_PARAM_INT, name_, unit_, default_, min_, max_, flags_, help_)
 #define NSDYN_INT(name_, unit_, default_, min_, max_, help_) \
     NSDYN_INT_F(name_, unit_, default_, min_, max_, 0u, help_)
 
