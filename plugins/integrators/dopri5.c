@@ -737,11 +737,12 @@ static const char *dp5_message(void *inst) {
 }
 
 const nsdyn_integrator nsdyn_integrator_dopri5 = {
-    .info =
-        NSDYN_INFO(nsdyn_integrator, NSDYN_KIND_INTEGRATOR, "dopri5", "1.0.0",
-                   "adaptive Dormand-Prince 5(4), dense output, event location", dp5_params,
-                   NSDYN_COUNT(dp5_params),
-                   NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT | NSDYN_CAP_EVENT_LOCATION, 0),
+    .info = NSDYN_INTEGRATOR_INFO(.id = "dopri5", .version = "1.0.0",
+                                  .summary =
+                                      "adaptive Dormand-Prince 5(4), dense output, event location",
+                                  NSDYN_PARAMS(dp5_params),
+                                  .provides = NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT |
+                                              NSDYN_CAP_EVENT_LOCATION),
     .create = dp5_create,
     .destroy = dp5_destroy,
     .reset = dp5_reset,
