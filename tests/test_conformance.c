@@ -183,6 +183,29 @@ START_TEST(every_builtin_plugin_conforms) {
                     for (int k = 0; k < 2; ++k)
                         ck_assert_double_eq_tol(Fb[k], 250.0 * F1[k], 1e-12 * (1 + fabs(Fb[k])));
                 }
+                /* A law with internal states names them (friction.h
+                 * state_channels, ABI 2.0): one channel per state, a short
+                 * id, a unit and a label, for both slip dimensions. */
+                if (f->n_states(inst, 1) || f->n_states(inst, 2)) {
+                    ck_assert_msg(f->state_channels,
+                                  "%s: has internal states but no state_channels()", p->id);
+                    for (uint32_t dim = 1; dim <= 2; ++dim) {
+                        size_t n = f->n_states(inst, dim);
+                        nsdyn_channel ch[64] = {{0}};
+                        ck_assert(n <= 64);
+                        ck_assert_int_le(f->state_channels(inst, dim, ch), NSDYN_WARNING);
+                        for (size_t k = 0; k < n; ++k) {
+                            ck_assert_msg(ch[k].name && ch[k].name[0] &&
+                                              strspn(ch[k].name,
+                                                     "abcdefghijklmnopqrstuvwxyz"
+                                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                                                  strlen(ch[k].name),
+                                          "%s: state %zu (dim %u) has a bad name", p->id, k, dim);
+                            ck_assert(ch[k].unit && ch[k].unit[0] && ch[k].label);
+                            for (size_t j = 0; j < k; ++j) ck_assert_str_ne(ch[j].name, ch[k].name);
+                        }
+                    }
+                }
                 f->destroy(inst);
                 break;
             }
@@ -721,10 +744,10 @@ START_TEST(stale_index_and_duplicates_stop_only_their_users) {
     snprintf(args, sizeof args, "run '%s' -o '%s/out' -q --set friction.id=ghost_friction", cfg,
              tmp);
     ck_assert_int_eq(nsdyn_sh(env, args), 2);
-    ck_assert_msg(
-        strstr(err_text, "/p/nsdyn_x.so: its index lists a friction law 'ghost_friction', but the "
+    ck_assert_msg(strstr(err_text,
+                         "/p/nsdyn_x.so: its index lists a friction law 'ghost_friction', but the "
                          "file holds no plugin with that id (stale index"),
-        "%s", err_text);
+                  "%s", err_text);
     snprintf(args, sizeof args, "run '%s' -o '%s/out' -q --set friction.id=twin_friction", cfg,
              tmp);
     ck_assert_int_eq(nsdyn_sh(env, args), 2);

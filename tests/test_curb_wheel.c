@@ -80,12 +80,13 @@ static void close_wheel(wheel *w) { w->S->destroy(w->inst); }
 static void eval(const wheel *w, const double *q, const double *v, nsdyn_contact_eval ce[NC],
                  double W[NC][9]) {
     memset(ce, 0, NC * sizeof *ce);
+    double *rows[NC];
     for (int c = 0; c < NC; ++c) {
         ce[c].active = 1;
-        ce[c].want_geometry = 1;
-        ce[c].W = W[c];
+        rows[c] = W[c];
     }
-    ck_assert_int_eq(w->S->contacts(w->inst, 0.0, q, v, ce), NSDYN_OK);
+    const nsdyn_contact_request req = {sizeof req, 1, rows};
+    ck_assert_int_eq(w->S->contacts(w->inst, 0.0, q, v, &req, ce), NSDYN_OK);
     for (int c = 0; c < NC; ++c) ck_assert_int_eq(ce[c].active, 1); /* never switched off */
 }
 

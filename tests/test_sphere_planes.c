@@ -132,12 +132,13 @@ static int contact_index(const sys *X, const char *name) {
 static void eval(const sys *X, const double *q, const double *v, nsdyn_contact_eval *ce,
                  double W[][18]) {
     memset(ce, 0, MAXC * sizeof *ce);
+    double *rows[MAXC] = {NULL};
     for (size_t c = 0; c < X->L.n_contacts; ++c) {
         ce[c].active = 1;
-        ce[c].want_geometry = 1;
-        ce[c].W = W ? W[c] : NULL;
+        rows[c] = W ? W[c] : NULL;
     }
-    ck_assert_int_eq(X->S->contacts(X->p, 0.0, q, v, ce), NSDYN_OK);
+    const nsdyn_contact_request req = {sizeof req, 1, rows};
+    ck_assert_int_eq(X->S->contacts(X->p, 0.0, q, v, &req, ce), NSDYN_OK);
 }
 
 static void vdot(const sys *X, const double *q, const double *v, const double *f, double *a) {

@@ -118,11 +118,13 @@ static void jacobian(const probe *P, const double *q, const double *v, double Wr
     double Wbuf[2][12];
     nsdyn_contact_eval ce[2];
     memset(ce, 0, sizeof ce);
+    double *rows[2];
     for (int c = 0; c < 2; ++c) {
         ce[c].active = 1;
-        ce[c].W = Wbuf[c];
+        rows[c] = Wbuf[c];
     }
-    ck_assert_int_le(P->sys->contacts(P->inst, 0.0, q, v, ce), NSDYN_WARNING);
+    const nsdyn_contact_request req = {sizeof req, 0, rows};
+    ck_assert_int_le(P->sys->contacts(P->inst, 0.0, q, v, &req, ce), NSDYN_WARNING);
     for (int c = 0; c < 2; ++c) {
         for (int k = 0; k < 4; ++k) {
             Wr[2 * c][k] = Wbuf[c][k];

@@ -29,10 +29,10 @@ typedef struct portrait {
 static void slip_of(portrait *p, double t, const double *y, double *u1, double *u2) {
     nsd_model *m = p->m;
     for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].W = NULL;
+        m->jac[c] = NULL;
         m->ce[c].active = 1;
     }
-    m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
+    nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->jac, m->ce);
     *u1 = m->ce[p->contact].u[1];
     *u2 = m->ce[p->contact].u[2];
 }

@@ -109,7 +109,7 @@ nsdyn_status nsd_model_check_contacts(nsd_model *m, double t) {
         const nsdyn_contact_eval *e = &m->ce[c];
         if (!e->active) continue;
         int ok = isfinite(e->gap) && all_finite_n(e->u, 3) && isfinite(e->normal_load);
-        if (ok && e->W) ok = all_finite_n(e->W, 3 * m->nv) && all_finite_n(e->drift, 3);
+        if (ok && m->jac[c]) ok = all_finite_n(m->jac[c], 3 * m->nv) && all_finite_n(e->drift, 3);
         if (ok) continue;
         snprintf(m->failure, sizeof m->failure,
                  "system '%s' returned a non-finite gap, velocity, load or Jacobian at contact "
@@ -123,10 +123,10 @@ nsdyn_status nsd_model_check_contacts(nsd_model *m, double t) {
 nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *y, double tol) {
     for (size_t c = 0; c < m->nc; ++c) {
         m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = NULL;
+        m->jac[c] = NULL;
     }
-    nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
+    nsdyn_status st =
+        nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->jac, m->ce);
     if (st > NSDYN_WARNING) {
         snprintf(m->failure, sizeof m->failure,
                  "system contacts() returned status %d at t = %.9g s", (int)st, t);
@@ -394,6 +394,7 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     m->ce = xcalloc(m->nc, sizeof *m->ce);
     m->lambda = xcalloc(3 * m->nc, sizeof *m->lambda);
     m->W = xcalloc(3 * m->nv * (m->nc ? m->nc : 1), sizeof *m->W);
+    m->jac = xcalloc(m->nc ? m->nc : 1, sizeof *m->jac);
     m->a0 = xcalloc(m->nv, sizeof *m->a0);
     m->vdot_unit = xcalloc(m->nv, sizeof *m->vdot_unit);
     m->vdot_sample = xcalloc(m->nv, sizeof *m->vdot_sample);
@@ -485,6 +486,7 @@ void nsd_model_destroy(nsd_model *m) {
     free(m->ce);
     free(m->lambda);
     free(m->W);
+    free(m->jac);
     free(m->a0);
     free(m->vdot_unit);
     free(m->vdot_sample);
@@ -546,13 +548,13 @@ static nsdyn_status contact_forces(nsd_model *m, double t, const double *y, doub
     const double *q = y, *v = y + m->nq;
     for (size_t c = 0; c < m->nc; ++c) {
         m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = want_jacobians && m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT
-                         ? m->W + c * 3 * m->nv
-                         : NULL;
+        m->jac[c] = want_jacobians && m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT
+                        ? m->W + c * 3 * m->nv
+                        : NULL;
     }
     if (m->nc) {
-        nsdyn_status st = m->sys->contacts(m->sys_inst, t, q, v, m->ce);
+        nsdyn_status st =
+            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, m->jac, m->ce);
         if (st > NSDYN_WARNING) return fail(m, st, t, "system contacts()");
     }
     for (size_t c = 0; c < m->nc; ++c) {
@@ -789,10 +791,9 @@ static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const do
     size_t nv = m->nv;
     for (size_t c = 0; c < m->nc; ++c) {
         m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = m->W + c * 3 * nv;
+        m->jac[c] = m->W + c * 3 * nv;
     }
-    nsdyn_status st = m->sys->contacts(m->sys_inst, t, q, v, m->ce);
+    nsdyn_status st = nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, m->jac, m->ce);
     if (st > NSDYN_WARNING) return fail(m, st, t, "system contacts()");
     if (W) {
         memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);

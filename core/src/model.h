@@ -14,6 +14,7 @@
 #define NSD_MODEL_H
 
 #include "config.h"
+#include "contact_eval.h"
 #include "diag.h"
 #include "nsdyn/nsdyn.h"
 
@@ -47,6 +48,8 @@ typedef struct nsd_model {
     nsdyn_contact_eval *ce;
     double *lambda;         /* 3 nc local contact forces */
     double *W;              /* 3 nv per contact */
+    double **jac;           /* per contact: its rows in W, or NULL: the Jacobians the last
+                               nsd_contacts_evaluate() asked for */
     double *a0, *vdot_unit; /* nv */
     double *vdot_sample;    /* nv, accelerations while sampling */
     double *B;              /* M^-1 W^T columns of stick components: m x nv */

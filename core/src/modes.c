@@ -179,10 +179,10 @@ static double dot(const double *a, const double *b, size_t n) {
 static nsdyn_status eval_contacts(nsd_model *m, double t, const double *y, int all_rows) {
     for (size_t c = 0; c < m->nc; ++c) {
         m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = all_rows || m->mode[c].closed ? m->W + c * 3 * m->nv : NULL;
+        m->jac[c] = all_rows || m->mode[c].closed ? m->W + c * 3 * m->nv : NULL;
     }
-    nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
+    nsdyn_status st =
+        nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->jac, m->ce);
     if (st > NSDYN_WARNING) return failed(m, st, t, "system contacts()");
     return nsd_model_check_contacts(m, t);
 }
@@ -356,10 +356,10 @@ nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g
 nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, double *df) {
     for (size_t c = 0; c < m->nc; ++c) {
         m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = NULL;
+        m->jac[c] = NULL;
     }
-    nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
+    nsdyn_status st =
+        nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->jac, m->ce);
     if (st > NSDYN_WARNING) return failed(m, st, t, "system contacts()");
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
@@ -853,7 +853,7 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
                 for (size_t c = 0; c < m->nc; ++c)
                     if (tangent_held(m, c)) init_friction_mode(m, c);
                 /* rows for every contact: open touching ones are tested too */
-                for (size_t c = 0; c < m->nc; ++c) m->ce[c].W = m->W + c * 3 * m->nv;
+                for (size_t c = 0; c < m->nc; ++c) m->jac[c] = m->W + c * 3 * m->nv;
                 accepted = resolve_friction(m, t, y, round == 0 && force_slip ? fc : m->nc) &&
                            modes_consistent(m, k);
             }

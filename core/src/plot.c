@@ -60,24 +60,26 @@ static void bb_pen(void *ctx, int style) {
 
 /* struct panel_ctx: in plot_internal.h (the panel drawing fills it in). */
 
+/* A pen outside nsdyn_pen (a plugin built against a later minor, or a
+ * bug) draws as structure. */
 static void set_pen(panel_ctx *pc, int style) {
-    if (style < 0 || style > 3) style = 0;
-    pc->pen = style;
+    if (style < NSDYN_PEN_STRUCTURE || style > NSDYN_PEN_TRACE) style = NSDYN_PEN_STRUCTURE;
+    pc->pen = (nsdyn_pen)style;
     pllsty(1);
-    switch (style) {
-        case 0:
+    switch (pc->pen) {
+        case NSDYN_PEN_STRUCTURE:
             plcol0(COL_FG);
             plwidth(lw(pc->m, 2.0));
             break;
-        case 1:
+        case NSDYN_PEN_GROUND:
             plcol0(COL_GROUND);
             plwidth(lw(pc->m, 3.0));
             break;
-        case 2:
+        case NSDYN_PEN_HIGHLIGHT:
             plcol0(COL_PALETTE + PAL_VERMILION);
             plwidth(lw(pc->m, 2.5));
             break;
-        default:
+        case NSDYN_PEN_TRACE:
             plcol0(COL_PALETTE + PAL_BLUE);
             plwidth(lw(pc->m, 1.2));
             break;
@@ -121,13 +123,13 @@ static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, in
                 PLINT col = COL_FILL;
                 int hatch = 0;
                 switch (pc->pen) {
-                    case 0: col = COL_FILL; break;
-                    case 1:
+                    case NSDYN_PEN_STRUCTURE: col = COL_FILL; break;
+                    case NSDYN_PEN_GROUND:
                         col = COL_GROUND_FILL;
                         hatch = 1;
                         break;
-                    case 2: col = COL_PALETTE + PAL_VERMILION; break;
-                    default: col = COL_PALETTE + PAL_BLUE; break;
+                    case NSDYN_PEN_HIGHLIGHT: col = COL_PALETTE + PAL_VERMILION; break;
+                    case NSDYN_PEN_TRACE: col = COL_PALETTE + PAL_BLUE; break;
                 }
                 plcol0(col);
                 plpsty(0);
@@ -241,7 +243,7 @@ void canvas_picture_extents(const nsd_panel *p, range *dx, range *dy) {
 int canvas_draw_picture(panel_ctx *pc) {
     const nsd_panel *p = pc->panel;
     nsdyn_canvas cv = {sizeof(nsdyn_canvas), pc, cv_line, cv_circle, cv_polygon, cv_pen};
-    set_pen(pc, 0);
+    set_pen(pc, NSDYN_PEN_STRUCTURE);
     p->draw(p->draw_ctx, &cv);
     pllsty(1);
     plpsty(0);

@@ -36,10 +36,12 @@
  * frame with ticks and labels, legend. Data arrays are only read during the
  * call; values beyond +-1e300 are clamped, non-finite values are gaps.
  *
- * Canvas pens (nsdyn_canvas.pen): 0 structure (black, width 2, filled
- * polygons light grey with a black outline), 1 ground/terrain (thick dark
- * grey, filled polygons hatched), 2 highlight (vermilion), 3 force/trace
- * (thin blue, filled polygons solid blue, e.g. arrow heads).
+ * Canvas pens (nsdyn_canvas.pen, nsdyn_pen in system.h): NSDYN_PEN_STRUCTURE
+ * (black, width 2, filled polygons light grey with a black outline),
+ * NSDYN_PEN_GROUND (thick dark grey, filled polygons hatched),
+ * NSDYN_PEN_HIGHLIGHT (vermilion), NSDYN_PEN_TRACE (thin blue, filled
+ * polygons solid blue, e.g. arrow heads); any other value draws as
+ * structure.
  */
 #ifndef NSD_PLOT_H
 #define NSD_PLOT_H

@@ -184,7 +184,7 @@ typedef struct panel_ctx {
     const nsd_panel *panel;
     axis_info ax, ay;
     box clip; /* window enlarged a little, transformed coordinates */
-    int pen;
+    nsdyn_pen pen;
     int oom; /* a temporary allocation failed */
 } panel_ctx;
 

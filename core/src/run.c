@@ -36,10 +36,11 @@ static double *append_row(nsd_series *s) {
 static int energy_judgeable(nsd_model *m, double t, const double *y) {
     for (size_t c = 0; c < m->nc; ++c) {
         m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = NULL;
+        m->jac[c] = NULL;
     }
-    if (m->nc && m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce) > NSDYN_WARNING) return 0;
+    if (m->nc && nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->jac,
+                                       m->ce) > NSDYN_WARNING)
+        return 0;
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_eval *e = &m->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;

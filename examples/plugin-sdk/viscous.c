@@ -1,6 +1,6 @@
 /* Example out-of-tree plugin: viscous friction with saturation,
  *   F = -c u_t,  capped at |F| <= F_max (0 = no cap),
- * in 1-D or 2-D slip. A smooth law: no internal states, no projection.
+ * in 1-D or 2-D slip. A smooth law: no internal states.
  * Walk-through in docs/plugin-guide.md of the nsdyn source tree. */
 #include <math.h>
 #include <stdio.h>
@@ -11,10 +11,8 @@
 enum { P_C, P_F_MAX };
 
 static const nsdyn_param_decl params[] = {
-    {"c", NSDYN_PARAM_REAL, "N s/m", 50.0, 0.0, HUGE_VAL, 0,
-     "viscous coefficient: force per unit slip speed", NULL, NULL, 0},
-    {"F_max", NSDYN_PARAM_REAL, "N", 0.0, 0.0, HUGE_VAL, 0,
-     "largest force magnitude (0 = unbounded)", NULL, NULL, 0},
+    NSDYN_REAL("c", "N s/m", 50.0, 0.0, HUGE_VAL, "viscous coefficient: force per unit slip speed"),
+    NSDYN_REAL("F_max", "N", 0.0, 0.0, HUGE_VAL, "largest force magnitude (0 = unbounded)"),
 };
 
 typedef struct viscous {
@@ -60,15 +58,17 @@ static void bounds(void *inst, double normal_force, double *static_bound, double
 }
 
 static const nsdyn_friction_law viscous_law = {
-    NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "viscous", "1.0.0",
-               "example plugin: viscous friction -c u with an optional cap F_max", params,
-               NSDYN_COUNT(params), NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
-    create,
-    destroy,
-    NULL,
-    n_states,
-    force,
-    bounds,
+    .info =
+        NSDYN_FRICTION_INFO(.id = "viscous", .version = "1.0.0",
+                            .summary =
+                                "example plugin: viscous friction -c u with an optional cap F_max",
+                            NSDYN_PARAMS(params),
+                            .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D),
+    .create = create,
+    .destroy = destroy,
+    .n_states = n_states,
+    .force = force,
+    .bounds = bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -51,11 +51,10 @@ static const nsdyn_param_decl coulomb_params[] = {MU_DECLS};
 
 static const nsdyn_param_decl regularized_params[] = {
     MU_DECLS,
-    {"eps", NSDYN_PARAM_REAL, "m/s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "regularization width: slip speed over which the force builds up", NULL, NULL, 0},
-    {"shape", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
-     "regularizing function: sqrt (u/sqrt(u^2+eps^2)), tanh, or linear (saturated)", shapes, NULL,
-     0},
+    NSDYN_REAL_F("eps", "m/s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "regularization width: slip speed over which the force builds up"),
+    NSDYN_CHOICE("shape", 0, shapes,
+                 "regularizing function: sqrt (u/sqrt(u^2+eps^2)), tanh, or linear (saturated)"),
 };
 
 static void *create_common(const nsdyn_value *p, int regularized, char *err, size_t len) {
@@ -153,29 +152,31 @@ static void bounds(void *inst, double normal_force, double *static_bound, double
 }
 
 static const nsdyn_friction_law coulomb_law = {
-    NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "coulomb", "1.0.0",
-               "set-valued Coulomb friction (static/kinetic), 1-D and 2-D slip, with projection",
-               coulomb_params, NSDYN_COUNT(coulomb_params),
-               NSDYN_CAP_FRICTION_SET_VALUED | NSDYN_CAP_FRICTION_2D, 0),
-    create_set_valued,
-    destroy,
-    NULL,
-    no_states,
-    force_set_valued,
-    bounds,
+    .info = NSDYN_FRICTION_INFO(
+            .id = "coulomb", .version = "1.0.0",
+            .summary =
+                "set-valued Coulomb friction (static/kinetic), 1-D and 2-D slip, with projection",
+            NSDYN_PARAMS(coulomb_params),
+            .provides = NSDYN_CAP_FRICTION_SET_VALUED | NSDYN_CAP_FRICTION_2D),
+    .create = create_set_valued,
+    .destroy = destroy,
+    .n_states = no_states,
+    .force = force_set_valued,
+    .bounds = bounds,
 };
 
 static const nsdyn_friction_law regularized_law = {
-    NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "coulomb_regularized", "1.0.0",
-               "smooth Coulomb friction mu_k N u/sqrt(u^2+eps^2) (or tanh, linear), 1-D and 2-D",
-               regularized_params, NSDYN_COUNT(regularized_params),
-               NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
-    create_regularized,
-    destroy,
-    NULL,
-    no_states,
-    force_regularized,
-    bounds,
+    .info = NSDYN_FRICTION_INFO(
+            .id = "coulomb_regularized", .version = "1.0.0",
+            .summary =
+                "smooth Coulomb friction mu_k N u/sqrt(u^2+eps^2) (or tanh, linear), 1-D and 2-D",
+            NSDYN_PARAMS(regularized_params),
+            .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D),
+    .create = create_regularized,
+    .destroy = destroy,
+    .n_states = no_states,
+    .force = force_regularized,
+    .bounds = bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

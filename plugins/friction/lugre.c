@@ -84,22 +84,21 @@ enum { P_SIGMA0, P_SIGMA1, P_SIGMA2, P_MU_S, P_MU_C, P_V_S };
 /* Defaults: the walker paper's Table 7 (validation): sigma0 = 1e5,
  * sigma1 = 2 sqrt(sigma0) = 632.456, mu_s = 0.38, mu_c = 0.30, v_s = 1e-4 m/s. */
 static const nsdyn_param_decl lugre_params[] = {
-    {"sigma0", NSDYN_PARAM_REAL, "1/m", 1e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "bristle stiffness per unit normal load (stiffness sigma0 N in N/m); walker Table 7: 1e5",
-     NULL, NULL, 0},
-    {"sigma1", NSDYN_PARAM_REAL, "s/m", 632.4555320336759, 0.0, HUGE_VAL, 0,
-     "bristle damping per unit normal load (damping sigma1 N in N s/m); Table 7: 2 sqrt(sigma0)",
-     NULL, NULL, 0},
-    {"sigma2", NSDYN_PARAM_REAL, "s/m", 0.0, 0.0, HUGE_VAL, 0,
-     "viscous friction per unit normal load: adds -sigma2 N v (the paper omits it: 0)", NULL, NULL,
-     0},
-    {"mu_s", NSDYN_PARAM_REAL, "1", 0.38, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "static friction coefficient: largest bristle force mu_s N (breakaway)", NULL, NULL, 0},
-    {"mu_c", NSDYN_PARAM_REAL, "1", 0.30, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "Coulomb (kinetic) friction coefficient: sliding force mu_c N well above v_s; > 0 (divisor)",
-     NULL, NULL, 0},
-    {"v_s", NSDYN_PARAM_REAL, "m/s", 1e-4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "Stribeck velocity: g = mu_c + (mu_s - mu_c) exp(-(v/v_s)^2)", NULL, NULL, 0},
+    NSDYN_REAL_F(
+        "sigma0", "1/m", 1e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+        "bristle stiffness per unit normal load (stiffness sigma0 N in N/m); walker Table 7: 1e5"),
+    NSDYN_REAL("sigma1", "s/m", 632.4555320336759, 0.0, HUGE_VAL,
+               "bristle damping per unit normal load (damping sigma1 N in N s/m); Table 7: 2 "
+               "sqrt(sigma0)"),
+    NSDYN_REAL("sigma2", "s/m", 0.0, 0.0, HUGE_VAL,
+               "viscous friction per unit normal load: adds -sigma2 N v (the paper omits it: 0)"),
+    NSDYN_REAL_F("mu_s", "1", 0.38, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "static friction coefficient: largest bristle force mu_s N (breakaway)"),
+    NSDYN_REAL_F("mu_c", "1", 0.30, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "Coulomb (kinetic) friction coefficient: sliding force mu_c N well above v_s; > 0 "
+                 "(divisor)"),
+    NSDYN_REAL_F("v_s", "m/s", 1e-4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "Stribeck velocity: g = mu_c + (mu_s - mu_c) exp(-(v/v_s)^2)"),
 };
 
 static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t len) {
@@ -132,6 +131,19 @@ static size_t n_states(void *inst, uint32_t dim) {
     return dim;
 }
 
+/* The states are the bristle deflections z along each tangent [m] (the
+ * bracket of (14) adds sigma0 z, dimensionless, so z is a length). */
+static nsdyn_status state_channels(void *inst, uint32_t dim, nsdyn_channel *out) {
+    (void)inst;
+    static const nsdyn_channel z[2] = {
+        {"z1", "m", "LuGre bristle deflection z along tangent 1"},
+        {"z2", "m", "LuGre bristle deflection z along tangent 2"},
+    };
+    out[0] = z[0];
+    if (dim == 2) out[1] = z[1]; /* n_states(dim) = dim, and dim is 1 or 2 */
+    return NSDYN_OK;
+}
+
 static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F, double *rate) {
     const lugre *l = inst;
     if (!in->state) return NSDYN_ERROR; /* the host always passes n_states(dim) states */
@@ -160,16 +172,19 @@ static void bounds(void *inst, double normal_force, double *static_bound, double
 }
 
 static const nsdyn_friction_law lugre_law = {
-    NSDYN_INFO(nsdyn_friction_law, NSDYN_KIND_FRICTION, "lugre", "1.0.0",
-               "LuGre bristle friction (Stribeck, pre-sliding), state z per contact, 1-D and 2-D",
-               lugre_params, NSDYN_COUNT(lugre_params),
-               NSDYN_CAP_FRICTION_STATEFUL | NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
-    create,
-    destroy,
-    NULL,
-    n_states,
-    force,
-    bounds,
+    .info = NSDYN_FRICTION_INFO(
+            .id = "lugre", .version = "1.0.0",
+            .summary =
+                "LuGre bristle friction (Stribeck, pre-sliding), state z per contact, 1-D and 2-D",
+            NSDYN_PARAMS(lugre_params),
+            .provides =
+                NSDYN_CAP_FRICTION_STATEFUL | NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D),
+    .create = create,
+    .destroy = destroy,
+    .n_states = n_states,
+    .force = force,
+    .bounds = bounds,
+    .state_channels = state_channels,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

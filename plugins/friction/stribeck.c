@@ -49,20 +49,19 @@ enum { P_MU_S, P_MU_C, P_V_S, P_DELTA, P_EPS, P_SIGMA2 };
 /* Defaults: mu_s, mu_c, v_s of the walker paper's Table 7; delta = 2 as in
  * its (16); eps = v_s / 10. */
 static const nsdyn_param_decl stribeck_params[] = {
-    {"mu_s", NSDYN_PARAM_REAL, "1", 0.38, 0.0, HUGE_VAL, 0,
-     "static friction coefficient: the force at zero slip speed (before regularization)", NULL,
-     NULL, 0},
-    {"mu_c", NSDYN_PARAM_REAL, "1", 0.30, 0.0, HUGE_VAL, 0,
-     "Coulomb (kinetic) friction coefficient: the force well above v_s", NULL, NULL, 0},
-    {"v_s", NSDYN_PARAM_REAL, "m/s", 1e-4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "Stribeck velocity: mu = mu_c + (mu_s - mu_c) exp(-(|u|/v_s)^delta)", NULL, NULL, 0},
-    {"delta", NSDYN_PARAM_REAL, "1", 2.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "Stribeck exponent: 2 Gaussian (walker paper (16)), 1 exponential (Tustin)", NULL, NULL, 0},
-    {"eps", NSDYN_PARAM_REAL, "m/s", 1e-5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "regularization width at zero slip (factor u/sqrt(u^2+eps^2)); keep it well below v_s", NULL,
-     NULL, 0},
-    {"sigma2", NSDYN_PARAM_REAL, "s/m", 0.0, 0.0, HUGE_VAL, 0,
-     "viscous friction per unit normal load: adds -sigma2 N u", NULL, NULL, 0},
+    NSDYN_REAL("mu_s", "1", 0.38, 0.0, HUGE_VAL,
+               "static friction coefficient: the force at zero slip speed (before regularization)"),
+    NSDYN_REAL("mu_c", "1", 0.30, 0.0, HUGE_VAL,
+               "Coulomb (kinetic) friction coefficient: the force well above v_s"),
+    NSDYN_REAL_F("v_s", "m/s", 1e-4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "Stribeck velocity: mu = mu_c + (mu_s - mu_c) exp(-(|u|/v_s)^delta)"),
+    NSDYN_REAL_F("delta", "1", 2.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "Stribeck exponent: 2 Gaussian (walker paper (16)), 1 exponential (Tustin)"),
+    NSDYN_REAL_F(
+        "eps", "m/s", 1e-5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+        "regularization width at zero slip (factor u/sqrt(u^2+eps^2)); keep it well below v_s"),
+    NSDYN_REAL("sigma2", "s/m", 0.0, 0.0, HUGE_VAL,
+               "viscous friction per unit normal load: adds -sigma2 N u"),
 };
 
 static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t len) {
@@ -118,17 +117,16 @@ static void bounds(void *inst, double normal_force, double *static_bound, double
 }
 
 static const nsdyn_friction_law stribeck_law = {
-    NSDYN_INFO(
-        nsdyn_friction_law, NSDYN_KIND_FRICTION, "stribeck", "1.0.0",
-        "Stribeck friction: static decaying to Coulomb with slip speed, regularized, 1-D and 2-D",
-        stribeck_params, NSDYN_COUNT(stribeck_params),
-        NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, 0),
-    create,
-    destroy,
-    NULL,
-    no_states,
-    force,
-    bounds,
+    .info = NSDYN_FRICTION_INFO(.id = "stribeck", .version = "1.0.0",
+                                .summary = "Stribeck friction: static decaying to Coulomb with "
+                                           "slip speed, regularized, 1-D and 2-D",
+                                NSDYN_PARAMS(stribeck_params),
+                                .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D),
+    .create = create,
+    .destroy = destroy,
+    .n_states = no_states,
+    .force = force,
+    .bounds = bounds,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

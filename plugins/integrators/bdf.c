@@ -83,29 +83,25 @@ typedef struct bdf {
 enum { P_RTOL, P_ATOL, P_MAX_STEP, P_MAX_ORDER, P_MAX_STEPS, P_NONLIN_CONV_COEF, P_COUNT };
 
 static const nsdyn_param_decl bdf_params[P_COUNT] = {
-    [P_RTOL] = {"rtol", NSDYN_PARAM_REAL, "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
-                "relative tolerance of the local error", NULL, NULL, 0},
-    [P_ATOL] = {"atol", NSDYN_PARAM_REAL, "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                "absolute tolerance (in state units, times the problem's atol_scale)", NULL, NULL,
-                0},
-    [P_MAX_STEP] = {"max_step", NSDYN_PARAM_REAL, "s", 0.0, 0.0, HUGE_VAL, 0,
-                    "largest step; 0 = unlimited", NULL, NULL, 0},
-    [P_MAX_ORDER] = {"max_order", NSDYN_PARAM_INT, "1", 5.0, 1.0, 5.0, 0,
-                     "highest BDF order (lower it for better stability on oscillatory "
-                     "stiff problems)",
-                     NULL, NULL, 0},
-    [P_MAX_STEPS] = {"max_steps", NSDYN_PARAM_INT, "1", 1e6, 1.0, 1e15, 0,
-                     "most accepted steps per run (setup to reset)", NULL, NULL, 0},
+    [P_RTOL] = NSDYN_REAL_F("rtol", "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
+                            "relative tolerance of the local error"),
+    [P_ATOL] = NSDYN_REAL_F("atol", "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                            "absolute tolerance (in state units, times the problem's atol_scale)"),
+    [P_MAX_STEP] = NSDYN_REAL("max_step", "s", 0.0, 0.0, HUGE_VAL, "largest step; 0 = unlimited"),
+    [P_MAX_ORDER] = NSDYN_INT("max_order", "1", 5.0, 1.0, 5.0,
+                              "highest BDF order (lower it for better stability on oscillatory "
+                              "stiff problems)"),
+    [P_MAX_STEPS] =
+        NSDYN_INT("max_steps", "1", 1e6, 1.0, 1e15, "most accepted steps per run (setup to reset)"),
     /* CVODE's safety factor in the Newton convergence test (CVodeSetNonlinConvCoef;
      * CVODE's default 0.1). With stiff contact the default lets Newton errors
      * of about a tenth of the tolerance through in every step: on the walker
      * at rtol 1e-6, 0.01 cuts the leg-angle error from 2.2e-5 to 7.4e-6 rad at
      * about the same cost (bench/README.md). */
-    [P_NONLIN_CONV_COEF] = {"nonlin_conv_coef", NSDYN_PARAM_REAL, "1", 0.1, 0.0, 1.0,
-                            NSDYN_PARAM_MIN_EXCLUSIVE,
-                            "Newton convergence test coefficient (CVODE's default 0.1; smaller "
-                            "is stricter)",
-                            NULL, NULL, 0},
+    [P_NONLIN_CONV_COEF] =
+        NSDYN_REAL_F("nonlin_conv_coef", "1", 0.1, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
+                     "Newton convergence test coefficient (CVODE's default 0.1; smaller "
+                     "is stricter)"),
 };
 
 /* CVODE flag names, as CVodeGetReturnFlagName prints them. Kept here
@@ -574,12 +570,11 @@ static const char *bdf_message(void *inst) {
 }
 
 static const nsdyn_integrator bdf_descriptor = {
-    .info = NSDYN_INFO(nsdyn_integrator, NSDYN_KIND_INTEGRATOR, "bdf", "1.0.0",
-                       "SUNDIALS CVODE variable-order BDF for stiff problems", bdf_params,
-                       NSDYN_COUNT(bdf_params),
-                       NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT | NSDYN_CAP_EVENT_LOCATION |
-                           NSDYN_CAP_STIFF,
-                       0),
+    .info = NSDYN_INTEGRATOR_INFO(.id = "bdf", .version = "1.0.0",
+                                  .summary = "SUNDIALS CVODE variable-order BDF for stiff problems",
+                                  NSDYN_PARAMS(bdf_params),
+                                  .provides = NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT |
+                                              NSDYN_CAP_EVENT_LOCATION | NSDYN_CAP_STIFF),
     .create = bdf_create,
     .destroy = bdf_destroy,
     .reset = bdf_reset,

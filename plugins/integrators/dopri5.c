@@ -134,20 +134,17 @@ typedef struct dp5 {
 enum { P_RTOL, P_ATOL, P_H0, P_MAX_STEP, P_MIN_STEP, P_MAX_STEPS, P_COUNT };
 
 static const nsdyn_param_decl dp5_params[P_COUNT] = {
-    [P_RTOL] = {"rtol", NSDYN_PARAM_REAL, "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
-                "relative tolerance of the local error", NULL, NULL, 0},
-    [P_ATOL] = {"atol", NSDYN_PARAM_REAL, "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                "absolute tolerance (in state units, times the problem's atol_scale)", NULL, NULL,
-                0},
-    [P_H0] = {"h0", NSDYN_PARAM_REAL, "s", 0.0, 0.0, HUGE_VAL, 0,
-              "initial step; 0 = automatic (Hairer-Norsett-Wanner heuristic)", NULL, NULL, 0},
-    [P_MAX_STEP] = {"max_step", NSDYN_PARAM_REAL, "s", 0.0, 0.0, HUGE_VAL, 0,
-                    "largest step; 0 = unlimited", NULL, NULL, 0},
-    [P_MIN_STEP] = {"min_step", NSDYN_PARAM_REAL, "s", 1e-14, 0.0, HUGE_VAL, 0,
-                    "a step below this size is a failure (0 = only the time resolution)", NULL,
-                    NULL, 0},
-    [P_MAX_STEPS] = {"max_steps", NSDYN_PARAM_INT, "1", 1e6, 1.0, 1e15, 0,
-                     "most accepted steps per run (setup to reset)", NULL, NULL, 0},
+    [P_RTOL] = NSDYN_REAL_F("rtol", "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
+                            "relative tolerance of the local error"),
+    [P_ATOL] = NSDYN_REAL_F("atol", "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                            "absolute tolerance (in state units, times the problem's atol_scale)"),
+    [P_H0] = NSDYN_REAL("h0", "s", 0.0, 0.0, HUGE_VAL,
+                        "initial step; 0 = automatic (Hairer-Norsett-Wanner heuristic)"),
+    [P_MAX_STEP] = NSDYN_REAL("max_step", "s", 0.0, 0.0, HUGE_VAL, "largest step; 0 = unlimited"),
+    [P_MIN_STEP] = NSDYN_REAL("min_step", "s", 1e-14, 0.0, HUGE_VAL,
+                              "a step below this size is a failure (0 = only the time resolution)"),
+    [P_MAX_STEPS] =
+        NSDYN_INT("max_steps", "1", 1e6, 1.0, 1e15, "most accepted steps per run (setup to reset)"),
 };
 
 /* ---- life cycle ------------------------------------------------------- */
@@ -740,11 +737,12 @@ static const char *dp5_message(void *inst) {
 }
 
 const nsdyn_integrator nsdyn_integrator_dopri5 = {
-    .info =
-        NSDYN_INFO(nsdyn_integrator, NSDYN_KIND_INTEGRATOR, "dopri5", "1.0.0",
-                   "adaptive Dormand-Prince 5(4), dense output, event location", dp5_params,
-                   NSDYN_COUNT(dp5_params),
-                   NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT | NSDYN_CAP_EVENT_LOCATION, 0),
+    .info = NSDYN_INTEGRATOR_INFO(.id = "dopri5", .version = "1.0.0",
+                                  .summary =
+                                      "adaptive Dormand-Prince 5(4), dense output, event location",
+                                  NSDYN_PARAMS(dp5_params),
+                                  .provides = NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT |
+                                              NSDYN_CAP_EVENT_LOCATION),
     .create = dp5_create,
     .destroy = dp5_destroy,
     .reset = dp5_reset,

@@ -56,8 +56,8 @@ typedef struct rk4 {
 } rk4;
 
 static const nsdyn_param_decl rk4_params[] = {
-    {"h", NSDYN_PARAM_REAL, "s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "fixed step size (the last step of a call may be shorter to land on t_stop)", NULL, NULL, 0},
+    NSDYN_REAL_F("h", "s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "fixed step size (the last step of a call may be shorter to land on t_stop)"),
 };
 
 static void *rk4_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
@@ -311,9 +311,10 @@ static const char *rk4_message(void *inst) {
 }
 
 const nsdyn_integrator nsdyn_integrator_rk4 = {
-    .info = NSDYN_INFO(nsdyn_integrator, NSDYN_KIND_INTEGRATOR, "rk4", "1.0.0",
-                       "classic fixed-step 4th-order Runge-Kutta (event detection at step ends)",
-                       rk4_params, NSDYN_COUNT(rk4_params), NSDYN_CAP_FIXED_STEP, 0),
+    .info = NSDYN_INTEGRATOR_INFO(
+            .id = "rk4", .version = "1.0.0",
+            .summary = "classic fixed-step 4th-order Runge-Kutta (event detection at step ends)",
+            NSDYN_PARAMS(rk4_params), .provides = NSDYN_CAP_FIXED_STEP),
     .create = rk4_create,
     .destroy = rk4_destroy,
     .reset = rk4_reset,

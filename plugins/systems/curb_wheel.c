@@ -115,21 +115,20 @@ enum { P_M, P_J, P_R, P_H, P_L, P_G, N_P };
 
 /* Defaults: Sec. 6.3. */
 static const nsdyn_param_decl params[] = {
-    [P_M] = {"m", NSDYN_PARAM_REAL, "kg", 10.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "mass of the wheel (Sec. 6.3: 10 kg)", NULL, NULL, 0},
-    [P_J] = {"J", NSDYN_PARAM_REAL, "kg m^2", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "moment of inertia of the wheel about its centre (Sec. 6.3: 0.05 kg m^2)", NULL, NULL,
-             0},
-    [P_R] = {"r", NSDYN_PARAM_REAL, "m", 0.1, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "wheel radius; must exceed h (Sec. 6.3: 0.1 m)", NULL, NULL, 0},
-    [P_H] = {"h", NSDYN_PARAM_REAL, "m", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "height of the step (curb) above the floor, < r (Sec. 6.3: 5 cm)", NULL, NULL, 0},
-    [P_L] = {"l", NSDYN_PARAM_REAL, "m", 0.5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "dimension l of Fig. 1: the curb edge is at X = l1 = l - r from the wall, (4b); > 2 r "
-             "(Sec. 6.3: 0.5 m)",
-             NULL, NULL, 0},
-    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 9.81, 0.0, HUGE_VAL, 0,
-             "gravitational acceleration, along -y (Sec. 6.3: 9.81 m/s^2)", NULL, NULL, 0},
+    [P_M] = NSDYN_REAL_F("m", "kg", 10.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                         "mass of the wheel (Sec. 6.3: 10 kg)"),
+    [P_J] = NSDYN_REAL_F("J", "kg m^2", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                         "moment of inertia of the wheel about its centre (Sec. 6.3: 0.05 kg m^2)"),
+    [P_R] = NSDYN_REAL_F("r", "m", 0.1, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                         "wheel radius; must exceed h (Sec. 6.3: 0.1 m)"),
+    [P_H] = NSDYN_REAL_F("h", "m", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                         "height of the step (curb) above the floor, < r (Sec. 6.3: 5 cm)"),
+    [P_L] = NSDYN_REAL_F(
+        "l", "m", 0.5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+        "dimension l of Fig. 1: the curb edge is at X = l1 = l - r from the wall, (4b); > 2 r "
+        "(Sec. 6.3: 0.5 m)"),
+    [P_G] = NSDYN_REAL("g", "m/s^2", 9.81, 0.0, HUGE_VAL,
+                       "gravitational acceleration, along -y (Sec. 6.3: 9.81 m/s^2)"),
 };
 
 typedef struct curb_wheel {
@@ -361,7 +360,7 @@ static nsdyn_status derivatives(void *inst, double t, const double *q, const dou
 }
 
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *ce) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *ce) {
     (void)t;
     const curb_wheel *w = inst;
     for (int c = 0; c < N_C; ++c) {
@@ -375,7 +374,7 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         e->u[1] = st + w->r * v[2];              /* slip, (18a) v_t */
         e->u[2] = 0.0;
         e->normal_load = 0.0;
-        if (e->want_geometry) {
+        if (req->want_geometry) {
             e->point[0] = g.p[0];
             e->point[1] = g.p[1];
             e->point[2] = 0.0;
@@ -383,8 +382,8 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
             e->normal[1] = g.un[1];
             e->normal[2] = 0.0;
         }
-        if (e->W) {
-            double *W = e->W; /* rows (normal, t1, t2) by columns (x', y', phi') */
+        double *W = nsdyn_contact_jacobian(req, (size_t)c);
+        if (W) { /* rows (normal, t1, t2) by columns (x', y', phi') */
             W[0] = g.n[0], W[1] = g.n[1], W[2] = 0.0;
             W[3] = g.t[0], W[4] = g.t[1], W[5] = w->r;
             W[6] = 0.0, W[7] = 0.0, W[8] = 0.0;
@@ -443,12 +442,12 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     const curb_wheel *w = inst;
     double x = q[0], y = q[1], phi = q[2], r = w->r, h = w->h, l1 = w->l1, a = w->a;
     double top = fmax(y + 2.0 * r, h + 4.0 * r), right = fmax(x + 2.0 * r, l1 + a + 4.0 * r);
-    cv->pen(cv->ctx, 1);
+    cv->pen(cv->ctx, NSDYN_PEN_GROUND);
     cv->line(cv->ctx, 0.0, top, 0.0, h);    /* I: wall */
     cv->line(cv->ctx, 0.0, h, l1, h);       /* II: step top */
     cv->line(cv->ctx, l1, h, l1, 0.0);      /* step face (never touched, r > h) */
     cv->line(cv->ctx, l1, 0.0, right, 0.0); /* IV: floor */
-    cv->pen(cv->ctx, 3);
+    cv->pen(cv->ctx, NSDYN_PEN_TRACE);
     cv->line(cv->ctx, r, top, r, r + h);    /* Fr Omega I */
     cv->line(cv->ctx, r, r + h, l1, r + h); /* II */
     enum { NARC = 16 };
@@ -460,31 +459,28 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
         py = ya;
     }
     cv->line(cv->ctx, l1 + a, r, right, r); /* IV */
-    cv->pen(cv->ctx, 0);
+    cv->pen(cv->ctx, NSDYN_PEN_STRUCTURE);
     cv->circle(cv->ctx, x, y, r);
     cv->line(cv->ctx, x, y, x + r * cos(phi), y + r * sin(phi));
-    cv->pen(cv->ctx, 2);
+    cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT);
     cv->circle(cv->ctx, x, y, 0.06 * r);
 }
 
 static const nsdyn_system curb_wheel_system = {
-    NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "curb_wheel", "1.0.0",
-               "rigid wheel against a wall, a curb and the floor, unilateral contacts "
-               "(Grzesikiewicz & Zbiciak 2020)",
-               params, NSDYN_COUNT(params),
-               NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
-    create,
-    destroy,
-    NULL,
-    layout,
-    initial_state,
-    derivatives,
-    contacts_eval,
-    outputs_eval,
-    NULL,
-    draw,
-    NULL,
-    NULL,
+    .info = NSDYN_SYSTEM_INFO(
+            .id = "curb_wheel", .version = "1.0.0",
+            .summary = "rigid wheel against a wall, a curb and the floor, unilateral contacts "
+                       "(Grzesikiewicz & Zbiciak 2020)",
+            NSDYN_PARAMS(params),
+            .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE),
+    .create = create,
+    .destroy = destroy,
+    .layout = layout,
+    .initial_state = initial_state,
+    .derivatives = derivatives,
+    .contacts = contacts_eval,
+    .outputs = outputs_eval,
+    .draw = draw,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

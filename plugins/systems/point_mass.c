@@ -34,12 +34,12 @@
 enum { P_M, P_R, P_G, N_P };
 
 static const nsdyn_param_decl params[] = {
-    [P_M] = {"m", NSDYN_PARAM_REAL, "kg", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "mass of the ball", NULL, NULL, 0},
-    [P_R] = {"r", NSDYN_PARAM_REAL, "m", 0.05, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "radius of the ball: the contact gap is y - r", NULL, NULL, 0},
-    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 9.81, 0, HUGE_VAL, 0,
-             "gravitational acceleration, towards the ground (0: no gravity)", NULL, NULL, 0},
+    [P_M] =
+        NSDYN_REAL_F("m", "kg", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "mass of the ball"),
+    [P_R] = NSDYN_REAL_F("r", "m", 0.05, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                         "radius of the ball: the contact gap is y - r"),
+    [P_G] = NSDYN_REAL("g", "m/s^2", 9.81, 0, HUGE_VAL,
+                       "gravitational acceleration, towards the ground (0: no gravity)"),
 };
 
 typedef struct point_mass {
@@ -133,7 +133,7 @@ static nsdyn_status derivatives(void *inst, double t, const double *q, const dou
 }
 
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *c) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *c) {
     (void)t;
     const point_mass *pm = inst;
     c->gap = q[1] - pm->r;
@@ -141,7 +141,7 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
     c->u[1] = v[0]; /* slip along +x */
     c->u[2] = 0.0;
     c->normal_load = 0.0;
-    if (c->want_geometry) {
+    if (req->want_geometry) {
         c->point[0] = q[0];
         c->point[1] = 0.0;
         c->point[2] = 0.0;
@@ -149,11 +149,12 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         c->normal[1] = 1.0;
         c->normal[2] = 0.0;
     }
-    if (c->W) {
+    double *W = nsdyn_contact_jacobian(req, 0);
+    if (W) {
         /* rows (normal, t1, t2) by columns (vx, vy) */
-        c->W[0] = 0.0, c->W[1] = 1.0;
-        c->W[2] = 1.0, c->W[3] = 0.0;
-        c->W[4] = 0.0, c->W[5] = 0.0;
+        W[0] = 0.0, W[1] = 1.0;
+        W[2] = 1.0, W[3] = 0.0;
+        W[4] = 0.0, W[5] = 0.0;
         c->drift[0] = c->drift[1] = c->drift[2] = 0.0;
     }
     return NSDYN_OK;
@@ -174,32 +175,29 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     (void)t;
     const point_mass *pm = inst;
     double x = q[0], y = q[1], r = pm->r;
-    cv->pen(cv->ctx, 1);
+    cv->pen(cv->ctx, NSDYN_PEN_GROUND);
     cv->line(cv->ctx, x - 4.0 * r, 0.0, x + 4.0 * r, 0.0);
-    cv->pen(cv->ctx, 0);
+    cv->pen(cv->ctx, NSDYN_PEN_STRUCTURE);
     cv->circle(cv->ctx, x, y, r);
-    cv->pen(cv->ctx, 2); /* the centre */
+    cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT); /* the centre */
     cv->circle(cv->ctx, x, y, 0.08 * r);
 }
 
 static const nsdyn_system point_mass_system = {
-    NSDYN_INFO(
-        nsdyn_system, NSDYN_KIND_SYSTEM, "point_mass", "1.0.0",
-        "ball of mass m and radius r under gravity above level ground (contact-law test bed)",
-        params, NSDYN_COUNT(params),
-        NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE, 0),
-    create,
-    destroy,
-    NULL,
-    layout,
-    initial_state,
-    derivatives,
-    contacts_eval,
-    outputs_eval,
-    NULL,
-    draw,
-    NULL,
-    NULL,
+    .info = NSDYN_SYSTEM_INFO(.id = "point_mass", .version = "1.0.0",
+                              .summary = "ball of mass m and radius r under gravity above level "
+                                         "ground (contact-law test bed)",
+                              NSDYN_PARAMS(params),
+                              .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS |
+                                          NSDYN_CAP_CONSERVATIVE),
+    .create = create,
+    .destroy = destroy,
+    .layout = layout,
+    .initial_state = initial_state,
+    .derivatives = derivatives,
+    .contacts = contacts_eval,
+    .outputs = outputs_eval,
+    .draw = draw,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

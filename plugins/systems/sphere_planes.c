@@ -299,59 +299,48 @@ static const double default_angles[] = {0.0, -30.0, 0.0, 30.0, 0.0};
 static const double default_lengths[] = {20.0, 20.0, 30.0, 20.0, 20.0};
 
 static const nsdyn_param_decl params[] = {
-    [P_TERRAIN] = {"terrain", NSDYN_PARAM_CHOICE, "1", 0.0, 0.0, 0.0, 0,
-                   "terrain: valley = the thesis's [beta, theta, depth, floor_length]; "
-                   "profile = angles[] and lengths[] from (x_start, z_start)",
-                   terrain_choices, NULL, 0},
-    [P_BETA] = {"beta", NSDYN_PARAM_REAL, "deg", 30.0, 0.0, 90.0,
-                NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
-                "valley: decline angle beta (thesis Sec. 4.2: 30)", NULL, NULL, 0},
-    [P_THETA] = {"theta", NSDYN_PARAM_REAL, "deg", 30.0, 0.0, 90.0,
-                 NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
-                 "valley: incline angle theta (thesis Sec. 4.2: 30)", NULL, NULL, 0},
-    [P_DEPTH] = {"depth", NSDYN_PARAM_REAL, "m", -10.0, -HUGE_VAL, 0.0, NSDYN_PARAM_MAX_EXCLUSIVE,
-                 "valley: height dh of the floor relative to the rims, negative (thesis: -10)",
-                 NULL, NULL, 0},
-    [P_FLOOR] = {"floor_length", NSDYN_PARAM_REAL, "m", 30.0, 0.0, HUGE_VAL,
-                 NSDYN_PARAM_MIN_EXCLUSIVE, "valley: length pl of the level floor (thesis: 30)",
-                 NULL, NULL, 0},
-    [P_RIM] = {"rim_length", NSDYN_PARAM_REAL, "m", 20.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-               "valley: drawn length of each level rim (the rims extend indefinitely)", NULL, NULL,
-               0},
-    [P_ANGLES] = {"angles", NSDYN_PARAM_REAL_ARRAY, "deg", 0.0, -90.0, 90.0, 0,
-                  "profile: slope angle of each segment, positive rising along +x", NULL,
-                  default_angles, NSDYN_COUNT(default_angles)},
-    [P_LENGTHS] = {"lengths", NSDYN_PARAM_REAL_ARRAY, "m", 0.0, 0.0, HUGE_VAL,
-                   NSDYN_PARAM_MIN_EXCLUSIVE,
-                   "profile: along-slope length of each segment (first and last extend "
-                   "indefinitely; their lengths place the vertices and the drawing)",
-                   NULL, default_lengths, NSDYN_COUNT(default_lengths)},
-    [P_XS] = {"x_start", NSDYN_PARAM_REAL, "m", -20.0, -HUGE_VAL, HUGE_VAL, 0,
-              "profile: x of the first vertex", NULL, NULL, 0},
-    [P_ZS] = {"z_start", NSDYN_PARAM_REAL, "m", 0.0, -HUGE_VAL, HUGE_VAL, 0,
-              "profile: z of the first vertex", NULL, NULL, 0},
-    [P_B] = {"b", NSDYN_PARAM_REAL, "m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "radius b of the sphere (thesis Sec. 4.2: 1 m)", NULL, NULL, 0},
-    [P_M] = {"m", NSDYN_PARAM_REAL, "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "mass m (the thesis gives only J/m; rigid-contact motion does not depend on m)", NULL,
-             NULL, 0},
-    [P_JM] = {"j_over_m", NSDYN_PARAM_REAL, "m^2", 0.4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "central moment of inertia over mass J/m (0.4 b^2 solid, 0.67 b^2 shell; "
-              "thesis Sec. 4.2: 0.4)",
-              NULL, NULL, 0},
-    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 3.71, 0.0, HUGE_VAL, 0,
-             "gravitational acceleration along -z (Mars 3.71, Earth 9.81, Moon 1.60)", NULL, NULL,
-             0},
-    [P_X0] =
-        {"x0", NSDYN_PARAM_REAL, "m", 0.0, -HUGE_VAL, HUGE_VAL, 0,
-         "initial x of the centre, resting on the terrain (thesis q1 = 0: the near rim's edge)",
-         NULL, NULL, 0},
-    [P_V0] = {"v0", NSDYN_PARAM_REAL, "m/s", 5.0, -HUGE_VAL, HUGE_VAL, 0,
-              "initial speed of the centre along the supporting surface (thesis u4 = 5)", NULL,
-              NULL, 0},
-    [P_ROLL0] = {"rolling0", NSDYN_PARAM_BOOL, "1", 1.0, 0.0, 1.0, 0,
-                 "start rolling without slip (wy = v0/b, thesis Sec. 4.1); false: no spin", NULL,
-                 NULL, 0},
+    [P_TERRAIN] = NSDYN_CHOICE("terrain", 0.0, terrain_choices,
+                               "terrain: valley = the thesis's [beta, theta, depth, floor_length]; "
+                               "profile = angles[] and lengths[] from (x_start, z_start)"),
+    [P_BETA] = NSDYN_REAL_F("beta", "deg", 30.0, 0.0, 90.0,
+                            NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
+                            "valley: decline angle beta (thesis Sec. 4.2: 30)"),
+    [P_THETA] = NSDYN_REAL_F("theta", "deg", 30.0, 0.0, 90.0,
+                             NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
+                             "valley: incline angle theta (thesis Sec. 4.2: 30)"),
+    [P_DEPTH] =
+        NSDYN_REAL_F("depth", "m", -10.0, -HUGE_VAL, 0.0, NSDYN_PARAM_MAX_EXCLUSIVE,
+                     "valley: height dh of the floor relative to the rims, negative (thesis: -10)"),
+    [P_FLOOR] = NSDYN_REAL_F("floor_length", "m", 30.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                             "valley: length pl of the level floor (thesis: 30)"),
+    [P_RIM] = NSDYN_REAL_F("rim_length", "m", 20.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                           "valley: drawn length of each level rim (the rims extend indefinitely)"),
+    [P_ANGLES] = NSDYN_REAL_ARRAY("angles", "deg", default_angles, -90.0, 90.0,
+                                  "profile: slope angle of each segment, positive rising along +x"),
+    [P_LENGTHS] = NSDYN_REAL_ARRAY_F(
+        "lengths", "m", default_lengths, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+        "profile: along-slope length of each segment (first and last extend "
+        "indefinitely; their lengths place the vertices and the drawing)"),
+    [P_XS] =
+        NSDYN_REAL("x_start", "m", -20.0, -HUGE_VAL, HUGE_VAL, "profile: x of the first vertex"),
+    [P_ZS] = NSDYN_REAL("z_start", "m", 0.0, -HUGE_VAL, HUGE_VAL, "profile: z of the first vertex"),
+    [P_B] = NSDYN_REAL_F("b", "m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                         "radius b of the sphere (thesis Sec. 4.2: 1 m)"),
+    [P_M] = NSDYN_REAL_F(
+        "m", "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+        "mass m (the thesis gives only J/m; rigid-contact motion does not depend on m)"),
+    [P_JM] = NSDYN_REAL_F("j_over_m", "m^2", 0.4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                          "central moment of inertia over mass J/m (0.4 b^2 solid, 0.67 b^2 shell; "
+                          "thesis Sec. 4.2: 0.4)"),
+    [P_G] = NSDYN_REAL("g", "m/s^2", 3.71, 0.0, HUGE_VAL,
+                       "gravitational acceleration along -z (Mars 3.71, Earth 9.81, Moon 1.60)"),
+    [P_X0] = NSDYN_REAL(
+        "x0", "m", 0.0, -HUGE_VAL, HUGE_VAL,
+        "initial x of the centre, resting on the terrain (thesis q1 = 0: the near rim's edge)"),
+    [P_V0] = NSDYN_REAL("v0", "m/s", 5.0, -HUGE_VAL, HUGE_VAL,
+                        "initial speed of the centre along the supporting surface (thesis u4 = 5)"),
+    [P_ROLL0] = NSDYN_BOOL(
+        "rolling0", 1.0, "start rolling without slip (wy = v0/b, thesis Sec. 4.1); false: no spin"),
 };
 
 typedef struct segment {
@@ -850,7 +839,7 @@ static void local_velocity(const sphere *S, const feature *c, const double *v, d
 }
 
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *out) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *out) {
     (void)t;
     const sphere *S = inst;
     const double b = S->b;
@@ -863,7 +852,7 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         local_velocity(S, &c, v, e->u);
         e->normal_load = 0.0;
         if (!c.active) e->active = 0;
-        if (e->want_geometry) {
+        if (req->want_geometry) {
             e->point[0] = c.px;
             e->point[1] = q[1];
             e->point[2] = c.pz;
@@ -871,8 +860,8 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
             e->normal[1] = 0.0;
             e->normal[2] = c.nz;
         }
-        if (e->W) {
-            double *W = e->W; /* 3 x 6, columns (wx, wy, wz, vx, vy, vz) */
+        double *W = nsdyn_contact_jacobian(req, i);
+        if (W) { /* 3 x 6, columns (wx, wy, wz, vx, vy, vz) */
             for (int k = 0; k < 18; ++k) W[k] = 0.0;
             W[0 * 6 + 3] = c.nx;
             W[0 * 6 + 5] = c.nz;
@@ -964,36 +953,36 @@ static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, dou
 static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const sphere *S = inst;
-    cv->pen(cv->ctx, 1);
+    cv->pen(cv->ctx, NSDYN_PEN_GROUND);
     for (size_t i = 0; i < S->n; ++i)
         cv->line(cv->ctx, S->xv[i], S->zv[i], S->xv[i + 1], S->zv[i + 1]);
-    cv->pen(cv->ctx, 0);
+    cv->pen(cv->ctx, NSDYN_PEN_STRUCTURE);
     cv->circle(cv->ctx, q[0], q[2], S->b);
     cv->line(cv->ctx, q[0], q[2], q[0] + S->b * sin(q[3]), q[2] + S->b * cos(q[3]));
-    cv->pen(cv->ctx, 2);
+    cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT);
     cv->circle(cv->ctx, q[0], q[2], 0.06 * S->b);
 }
 
 static const nsdyn_system sphere_planes_system = {
-    NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "sphere_planes", "1.0.0",
-               "sphere (6 speeds) rolling, sliding, bouncing on planes: tumbleweed valley crossing "
-               "(Hartl 2006)",
-               params, NSDYN_COUNT(params),
-               NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS |
-                   NSDYN_CAP_CONSERVATIVE,
-               0),
-    create,
-    destroy,
-    reset,
-    layout,
-    initial_state,
-    derivatives,
-    contacts_eval,
-    outputs_eval,
-    stops_eval,
-    draw,
-    switches_eval,
-    on_switch,
+    .info = NSDYN_SYSTEM_INFO(.id = "sphere_planes", .version = "1.0.0",
+                              .summary = "sphere (6 speeds) rolling, sliding, bouncing on planes: "
+                                         "tumbleweed valley crossing "
+                                         "(Hartl 2006)",
+                              NSDYN_PARAMS(params),
+                              .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D |
+                                          NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE),
+    .create = create,
+    .destroy = destroy,
+    .reset = reset,
+    .layout = layout,
+    .initial_state = initial_state,
+    .derivatives = derivatives,
+    .contacts = contacts_eval,
+    .outputs = outputs_eval,
+    .stops = stops_eval,
+    .draw = draw,
+    .switches = switches_eval,
+    .on_switch = on_switch,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

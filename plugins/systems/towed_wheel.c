@@ -32,31 +32,28 @@
 enum { P_M, P_L, P_K, P_C, P_V, P_B1, P_B2, P_B3, P_B4, P_B5, P_PSI_MAX, P_R, N_P };
 
 static const nsdyn_param_decl params[] = {
-    {"m", NSDYN_PARAM_REAL, "kg", 10.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "mass scale m of equations (1)-(2)", NULL, NULL, 0},
-    {"L", NSDYN_PARAM_REAL, "m", 0.5, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "towing bar length L (pin to wheel contact)", NULL, NULL, 0},
-    {"k", NSDYN_PARAM_REAL, "N/m", 2000.0, 0, HUGE_VAL, 0, "lateral stiffness k of the pin", NULL,
-     NULL, 0},
-    {"C", NSDYN_PARAM_REAL, "N", 100.0, 0, HUGE_VAL, 0,
-     "normal load scale of the friction law: slip force mu_k C (paper's C with mu = 1)", NULL, NULL,
-     0},
-    {"v", NSDYN_PARAM_REAL, "m/s", 2.0, 0, HUGE_VAL, 0, "towing speed v of the vehicle", NULL, NULL,
-     0},
-    {"B1", NSDYN_PARAM_REAL, "1", 1.0, -HUGE_VAL, HUGE_VAL, 0,
-     "dimensionless coefficient B1 (pin spring on bar rotation)", NULL, NULL, 0},
-    {"B2", NSDYN_PARAM_REAL, "1", 0.8, -HUGE_VAL, HUGE_VAL, 0,
-     "dimensionless coefficient B2 (lateral friction on bar rotation)", NULL, NULL, 0},
-    {"B3", NSDYN_PARAM_REAL, "1", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "dimensionless coefficient B3 (longitudinal friction on u1)", NULL, NULL, 0},
-    {"B4", NSDYN_PARAM_REAL, "1", 1.0, -HUGE_VAL, HUGE_VAL, 0,
-     "dimensionless coefficient B4 (pin spring on u2)", NULL, NULL, 0},
-    {"B5", NSDYN_PARAM_REAL, "1", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "dimensionless coefficient B5 (lateral friction on u2)", NULL, NULL, 0},
-    {"psi_max", NSDYN_PARAM_REAL, "rad", 1.2, 0, 3.14159, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "stop the run when |psi| reaches this (jackknifing)", NULL, NULL, 0},
-    {"R", NSDYN_PARAM_REAL, "m", 0.1, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "wheel radius, for drawing only", NULL, NULL, 0},
+    NSDYN_REAL_F("m", "kg", 10.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "mass scale m of equations (1)-(2)"),
+    NSDYN_REAL_F("L", "m", 0.5, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "towing bar length L (pin to wheel contact)"),
+    NSDYN_REAL("k", "N/m", 2000.0, 0, HUGE_VAL, "lateral stiffness k of the pin"),
+    NSDYN_REAL("C", "N", 100.0, 0, HUGE_VAL,
+               "normal load scale of the friction law: slip force mu_k C (paper's C with mu = 1)"),
+    NSDYN_REAL("v", "m/s", 2.0, 0, HUGE_VAL, "towing speed v of the vehicle"),
+    NSDYN_REAL("B1", "1", 1.0, -HUGE_VAL, HUGE_VAL,
+               "dimensionless coefficient B1 (pin spring on bar rotation)"),
+    NSDYN_REAL("B2", "1", 0.8, -HUGE_VAL, HUGE_VAL,
+               "dimensionless coefficient B2 (lateral friction on bar rotation)"),
+    NSDYN_REAL_F("B3", "1", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "dimensionless coefficient B3 (longitudinal friction on u1)"),
+    NSDYN_REAL("B4", "1", 1.0, -HUGE_VAL, HUGE_VAL,
+               "dimensionless coefficient B4 (pin spring on u2)"),
+    NSDYN_REAL_F("B5", "1", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "dimensionless coefficient B5 (lateral friction on u2)"),
+    NSDYN_REAL_F("psi_max", "rad", 1.2, 0, 3.14159, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "stop the run when |psi| reaches this (jackknifing)"),
+    NSDYN_REAL_F("R", "m", 0.1, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "wheel radius, for drawing only"),
 };
 
 typedef struct towed_wheel {
@@ -151,24 +148,25 @@ static nsdyn_status derivatives(void *inst, double t, const double *q, const dou
 /* The contact velocity is (0, u1, u2): the Jacobian selects v[1], v[2];
  * no drift. Normal load C (see the header comment). */
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *c) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *c) {
     const double *p = ((towed_wheel *)inst)->p;
     c->gap = 0.0;
     c->u[0] = 0.0;
     c->u[1] = v[1];
     c->u[2] = v[2];
     c->normal_load = p[P_C];
-    if (c->want_geometry) { /* drawing only: spares a sincos per right-hand side */
+    if (req->want_geometry) { /* drawing only: spares a sincos per right-hand side */
         c->point[0] = p[P_V] * t - p[P_L] * cos(q[0]);
         c->point[1] = q[1] - p[P_L] * sin(q[0]);
         c->point[2] = 0.0;
         c->normal[0] = c->normal[1] = 0.0;
         c->normal[2] = 1.0;
     }
-    if (c->W) {
-        for (int i = 0; i < 9; ++i) c->W[i] = 0.0;
-        c->W[3 + 1] = 1.0;
-        c->W[6 + 2] = 1.0;
+    double *W = nsdyn_contact_jacobian(req, 0);
+    if (W) {
+        for (int i = 0; i < 9; ++i) W[i] = 0.0;
+        W[3 + 1] = 1.0;
+        W[6 + 2] = 1.0;
         c->drift[0] = c->drift[1] = c->drift[2] = 0.0;
     }
     return NSDYN_OK;
@@ -198,18 +196,19 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     double x_pin = p[P_V] * t, y_pin = q[1], psi = q[0];
     double c = cos(psi), s = sin(psi);
     double xw = x_pin - p[P_L] * c, yw = y_pin - p[P_L] * s;
-    cv->pen(cv->ctx, 1);
+    cv->pen(cv->ctx, NSDYN_PEN_GROUND);
     cv->line(cv->ctx, x_pin - 0.3 * p[P_L], 0.0, x_pin + 0.3 * p[P_L], 0.0);
-    cv->pen(cv->ctx, 3); /* lateral spring: a short zigzag from the path to the pin */
+    cv->pen(cv->ctx, NSDYN_PEN_TRACE); /* lateral spring: a short zigzag from the path to the pin */
     double amp = 0.04 * p[P_L], y0 = 0.0;
     for (int i = 0; i < 6; ++i) {
         double ya = y0 + (y_pin - y0) * i / 6.0, yb = y0 + (y_pin - y0) * (i + 1) / 6.0;
         cv->line(cv->ctx, x_pin + (i % 2 ? amp : -amp), ya, x_pin + (i % 2 ? -amp : amp), yb);
     }
-    cv->pen(cv->ctx, 0);
+    cv->pen(cv->ctx, NSDYN_PEN_STRUCTURE);
     cv->line(cv->ctx, x_pin, y_pin, xw, yw);
     cv->circle(cv->ctx, x_pin, y_pin, 0.03 * p[P_L]);
-    cv->pen(cv->ctx, 0); /* the wheel from above: a slim rectangle along the bar */
+    cv->pen(cv->ctx,
+            NSDYN_PEN_STRUCTURE); /* the wheel from above: a slim rectangle along the bar */
     double R = p[P_R], hw = 0.12 * R;
     double xs[4] = {xw - R * c - hw * s, xw + R * c - hw * s, xw + R * c + hw * s,
                     xw - R * c + hw * s};
@@ -219,23 +218,22 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
 }
 
 static const nsdyn_system towed_wheel_system = {
-    NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "towed_wheel", "1.0.0",
-               "towed wheel with spatial Coulomb friction (Antali & Stepan), rolling and slipping",
-               params, NSDYN_COUNT(params),
-               NSDYN_CAP_PERSISTENT_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS,
-               NSDYN_CAP_FRICTION_2D),
-    create,
-    destroy,
-    NULL,
-    layout,
-    initial_state,
-    derivatives,
-    contacts_eval,
-    outputs_eval,
-    stops_eval,
-    draw,
-    NULL,
-    NULL,
+    .info = NSDYN_SYSTEM_INFO(
+            .id = "towed_wheel", .version = "1.0.0",
+            .summary =
+                "towed wheel with spatial Coulomb friction (Antali & Stepan), rolling and slipping",
+            NSDYN_PARAMS(params),
+            .provides = NSDYN_CAP_PERSISTENT_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS,
+            .needs = NSDYN_CAP_FRICTION_2D),
+    .create = create,
+    .destroy = destroy,
+    .layout = layout,
+    .initial_state = initial_state,
+    .derivatives = derivatives,
+    .contacts = contacts_eval,
+    .outputs = outputs_eval,
+    .stops = stops_eval,
+    .draw = draw,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -197,54 +197,49 @@ static const char *const mode_choices[] = {"auto", "leg1", "leg2", "double", NUL
 /* Defaults: Tables 6-8 (CoM position L#4), with validation-targets' typo
  * fixes (rho = 0.0860 m, alpha0 = 10 degrees). */
 static const nsdyn_param_decl params[] = {
-    [P_L] = {"l", NSDYN_PARAM_REAL, "m", 0.4143, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "leg length l, hip to the foot's lowest point at theta = delta (Table 6)", NULL, NULL,
-             0},
-    [P_RHO] = {"rho", NSDYN_PARAM_REAL, "m", 0.0860, 0.0, HUGE_VAL, 0,
-               "foot arc radius rho, < l (Table 6; Table 4's 0.860 is a typo)", NULL, NULL, 0},
-    [P_DELTA] = {"delta", NSDYN_PARAM_REAL, "deg", 0.0, -90.0, 90.0,
-                 NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
-                 "angle offset delta of the foot arc (Table 6)", NULL, NULL, 0},
-    [P_GAMMA] = {"gamma", NSDYN_PARAM_REAL, "deg", 2.05, -45.0, 45.0, 0,
-                 "ramp angle gamma, positive downhill in +x (Table 6: 2.05 degrees)", NULL, NULL,
-                 0},
-    [P_m] = {"m", NSDYN_PARAM_REAL, "kg", 5.1587, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "mass m of each leg (Table 6)", NULL, NULL, 0},
-    [P_M] = {"M", NSDYN_PARAM_REAL, "kg", 1.2826, 0.0, HUGE_VAL, 0,
-             "non-rotating hip mass M (Table 6)", NULL, NULL, 0},
-    [P_B] = {"b", NSDYN_PARAM_REAL, "m", 0.1930, 0.0, HUGE_VAL, 0,
-             "distance b of a leg's centre of mass from the hip (Table 8, L#4)", NULL, NULL, 0},
-    [P_RG] = {"r_g", NSDYN_PARAM_REAL, "m", 0.1067, 0.0, HUGE_VAL, 0,
-              "radius of gyration r_g of a leg about its centre of mass (Table 8, L#4)", NULL, NULL,
-              0},
-    [P_G] = {"g", NSDYN_PARAM_REAL, "m/s^2", 9.81, 0.0, HUGE_VAL, 0, "gravitational acceleration",
-             NULL, NULL, 0},
-    [P_ALPHA0] = {"alpha0", NSDYN_PARAM_REAL, "deg", 10.0, 0.0, 90.0, NSDYN_PARAM_MAX_EXCLUSIVE,
-                  "minimum lead of the swing leg for a heel strike (Table 7: 10 degrees)", NULL,
-                  NULL, 0},
-    [P_MODE0] = {"mode0", NSDYN_PARAM_CHOICE, "1", 0.0, 0.0, 0.0, 0,
-                 "initial mode: auto = single support on the leg with the larger theta (paper), "
-                 "leg1, leg2, double",
-                 mode_choices, NULL, 0},
-    [P_TH1] = {"theta1_0", NSDYN_PARAM_REAL, "rad", 0.2, -HALF_PI, HALF_PI,
-               NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
-               "initial angle of leg 1 (a start that walks: stance 0.2)", NULL, NULL, 0},
-    [P_TH2] = {"theta2_0", NSDYN_PARAM_REAL, "rad", -0.2, -HALF_PI, HALF_PI,
-               NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
-               "initial angle of leg 2 (a start that walks: swing -0.2)", NULL, NULL, 0},
-    [P_W1] = {"omega1_0", NSDYN_PARAM_REAL, "rad/s", -1.5, -HUGE_VAL, HUGE_VAL, 0,
-              "initial angular velocity of leg 1 (a start that walks: stance -1.5)", NULL, NULL, 0},
-    [P_W2] = {"omega2_0", NSDYN_PARAM_REAL, "rad/s", -1.0, -HUGE_VAL, HUGE_VAL, 0,
-              "initial angular velocity of leg 2 (a start that walks: swing -1.0)", NULL, NULL, 0},
-    [P_H0] = {"h0", NSDYN_PARAM_REAL, "m", 2.45e-3, 0.0, HUGE_VAL, 0,
-              "initial penetration of the stance foot; static on one foot: ((M+2m) g/k_s)^(2/3)",
-              NULL, NULL, 0},
-    [P_N_LIFT] = {"n_lift", NSDYN_PARAM_REAL, "N", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                  "double support ends when the old stance foot's normal force falls to this", NULL,
-                  NULL, 0},
-    [P_FALL] = {"fall_height", NSDYN_PARAM_REAL, "1", 0.5, 0.0, 1.0, 0,
-                "stop 'fall' when the hip is lower than this fraction of l above the ramp", NULL,
-                NULL, 0},
+    [P_L] = NSDYN_REAL_F("l", "m", 0.4143, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                         "leg length l, hip to the foot's lowest point at theta = delta (Table 6)"),
+    [P_RHO] = NSDYN_REAL("rho", "m", 0.0860, 0.0, HUGE_VAL,
+                         "foot arc radius rho, < l (Table 6; Table 4's 0.860 is a typo)"),
+    [P_DELTA] = NSDYN_REAL_F("delta", "deg", 0.0, -90.0, 90.0,
+                             NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
+                             "angle offset delta of the foot arc (Table 6)"),
+    [P_GAMMA] = NSDYN_REAL("gamma", "deg", 2.05, -45.0, 45.0,
+                           "ramp angle gamma, positive downhill in +x (Table 6: 2.05 degrees)"),
+    [P_m] = NSDYN_REAL_F("m", "kg", 5.1587, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                         "mass m of each leg (Table 6)"),
+    [P_M] = NSDYN_REAL("M", "kg", 1.2826, 0.0, HUGE_VAL, "non-rotating hip mass M (Table 6)"),
+    [P_B] = NSDYN_REAL("b", "m", 0.1930, 0.0, HUGE_VAL,
+                       "distance b of a leg's centre of mass from the hip (Table 8, L#4)"),
+    [P_RG] = NSDYN_REAL("r_g", "m", 0.1067, 0.0, HUGE_VAL,
+                        "radius of gyration r_g of a leg about its centre of mass (Table 8, L#4)"),
+    [P_G] = NSDYN_REAL("g", "m/s^2", 9.81, 0.0, HUGE_VAL, "gravitational acceleration"),
+    [P_ALPHA0] =
+        NSDYN_REAL_F("alpha0", "deg", 10.0, 0.0, 90.0, NSDYN_PARAM_MAX_EXCLUSIVE,
+                     "minimum lead of the swing leg for a heel strike (Table 7: 10 degrees)"),
+    [P_MODE0] = NSDYN_CHOICE(
+        "mode0", 0.0, mode_choices,
+        "initial mode: auto = single support on the leg with the larger theta (paper), "
+        "leg1, leg2, double"),
+    [P_TH1] = NSDYN_REAL_F("theta1_0", "rad", 0.2, -HALF_PI, HALF_PI,
+                           NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
+                           "initial angle of leg 1 (a start that walks: stance 0.2)"),
+    [P_TH2] = NSDYN_REAL_F("theta2_0", "rad", -0.2, -HALF_PI, HALF_PI,
+                           NSDYN_PARAM_MIN_EXCLUSIVE | NSDYN_PARAM_MAX_EXCLUSIVE,
+                           "initial angle of leg 2 (a start that walks: swing -0.2)"),
+    [P_W1] = NSDYN_REAL("omega1_0", "rad/s", -1.5, -HUGE_VAL, HUGE_VAL,
+                        "initial angular velocity of leg 1 (a start that walks: stance -1.5)"),
+    [P_W2] = NSDYN_REAL("omega2_0", "rad/s", -1.0, -HUGE_VAL, HUGE_VAL,
+                        "initial angular velocity of leg 2 (a start that walks: swing -1.0)"),
+    [P_H0] = NSDYN_REAL(
+        "h0", "m", 2.45e-3, 0.0, HUGE_VAL,
+        "initial penetration of the stance foot; static on one foot: ((M+2m) g/k_s)^(2/3)"),
+    [P_N_LIFT] =
+        NSDYN_REAL_F("n_lift", "N", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                     "double support ends when the old stance foot's normal force falls to this"),
+    [P_FALL] =
+        NSDYN_REAL("fall_height", "1", 0.5, 0.0, 1.0,
+                   "stop 'fall' when the hip is lower than this fraction of l above the ramp"),
 };
 
 typedef struct walker {
@@ -561,7 +556,7 @@ static void to_world(const walker *w, double x, double y, double *X, double *Y) 
 }
 
 static nsdyn_status contacts_eval(void *inst, double t, const double *q, const double *v,
-                                  nsdyn_contact_eval *c) {
+                                  const nsdyn_contact_request *req, nsdyn_contact_eval *c) {
     (void)t;
     const walker *w = inst;
     for (int i = 0; i < 2; ++i) {
@@ -574,15 +569,15 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
         e->u[2] = 0.0;
         e->normal_load = 0.0;
         e->active = w->dbl || i == w->stance;
-        if (e->want_geometry) {
+        if (req->want_geometry) {
             to_world(w, q[0] + f.cx, q[1] + f.cy, &e->point[0], &e->point[1]);
             e->point[2] = 0.0;
             e->normal[0] = w->sg; /* ramp normal (0, 1) in the world frame */
             e->normal[1] = w->cg;
             e->normal[2] = 0.0;
         }
-        if (e->W) {
-            double *W = e->W;
+        double *W = nsdyn_contact_jacobian(req, (size_t)i);
+        if (W) {
             for (int k = 0; k < 12; ++k) W[k] = 0.0;
             W[0 * 4 + 1] = 1.0;
             W[0 * 4 + 2 + i] = f.a;
@@ -713,13 +708,13 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     (void)t;
     const walker *w = inst;
     double x = q[0], y = q[1], l = w->l, r = w->rho;
-    cv->pen(cv->ctx, 1);
+    cv->pen(cv->ctx, NSDYN_PEN_GROUND);
     line_w(w, cv, x - 0.7 * l, 0.0, x + 0.7 * l, 0.0);
     for (int i = 0; i < 2; ++i) {
         double th = q[2 + i], ph = th - w->delta;
         /* foot arc centre: l along the leg, then rho back along th - delta */
         double cxa = x + l * sin(th) - r * sin(ph), cya = y - l * cos(th) + r * cos(ph);
-        cv->pen(cv->ctx, i == 0 ? 0 : 2);
+        cv->pen(cv->ctx, i == 0 ? NSDYN_PEN_STRUCTURE : NSDYN_PEN_HIGHLIGHT);
         line_w(w, cv, x, y, cxa, cya);
         enum { NARC = 12 };
         const double half = 0.6; /* half-angle of the foot arc [rad] */
@@ -733,28 +728,30 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
             py = ay;
         }
     }
-    cv->pen(cv->ctx, 0);
+    cv->pen(cv->ctx, NSDYN_PEN_STRUCTURE);
     double X, Y;
     to_world(w, x, y, &X, &Y);
     cv->circle(cv->ctx, X, Y, 0.04 * l);
 }
 
 static const nsdyn_system walker2_system = {
-    NSDYN_INFO(nsdyn_system, NSDYN_KIND_SYSTEM, "walker2", "1.0.0",
-               "two-link passive walker, arced feet, hip mass, stepping stones (Koop & Wu 2013)",
-               params, NSDYN_COUNT(params), NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS, 0),
-    create,
-    destroy,
-    reset,
-    layout,
-    initial_state,
-    derivatives,
-    contacts_eval,
-    outputs_eval,
-    stops_eval,
-    draw,
-    switches_eval,
-    on_switch,
+    .info = NSDYN_SYSTEM_INFO(
+            .id = "walker2", .version = "1.0.0",
+            .summary =
+                "two-link passive walker, arced feet, hip mass, stepping stones (Koop & Wu 2013)",
+            NSDYN_PARAMS(params), .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS),
+    .create = create,
+    .destroy = destroy,
+    .reset = reset,
+    .layout = layout,
+    .initial_state = initial_state,
+    .derivatives = derivatives,
+    .contacts = contacts_eval,
+    .outputs = outputs_eval,
+    .stops = stops_eval,
+    .draw = draw,
+    .switches = switches_eval,
+    .on_switch = on_switch,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

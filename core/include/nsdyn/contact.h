@@ -72,29 +72,42 @@ typedef struct nsdyn_rigid_coefficients {
     double restitution; /* e or beta [1] */
 } nsdyn_rigid_coefficients;
 
+/* ---- contact-law callbacks (see nsdyn_contact_law) --------------------- */
+
+typedef nsdyn_status (*nsdyn_contact_normal_force_fn)(void *inst, double gap, double gap_rate,
+                                                      double *force);
+typedef nsdyn_status (*nsdyn_contact_impact_fn)(void *inst, const nsdyn_impact_problem *problem,
+                                                double *impulse, double *u_plus);
+typedef nsdyn_status (*nsdyn_contact_local_impulse_fn)(void *inst,
+                                                       const nsdyn_local_impact *problem,
+                                                       double *P);
+typedef void (*nsdyn_contact_coefficients_fn)(void *inst, nsdyn_rigid_coefficients *out);
+
 typedef struct nsdyn_contact_law {
     nsdyn_plugin_info info;
 
-    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err, size_t err_len);
-    void (*destroy)(void *inst);
-    void (*reset)(void *inst); /* may be NULL */
+    nsdyn_create_fn create;
+    nsdyn_destroy_fn destroy;
+    nsdyn_reset_fn reset; /* may be NULL */
 
     /* Compliant: normal force [N] >= 0 from gap g [m] (negative when
      * penetrating) and gap rate g' [m/s]; zero when separated. */
-    nsdyn_status (*normal_force)(void *inst, double gap, double gap_rate, double *force);
+    nsdyn_contact_normal_force_fn normal_force;
 
     /* Rigid: impulse (3n) [N s] and post-impact velocities u_plus (3n) [m/s]. */
-    nsdyn_status (*impact)(void *inst, const nsdyn_impact_problem *problem, double *impulse,
-                           double *u_plus);
+    nsdyn_contact_impact_fn impact;
 
     /* Rigid (ABI 2.0): the impulse P (3) [N s] at one contact alone, so
      * that u = u_free + G P obeys the law. Hot path: no allocation. */
-    nsdyn_status (*local_impulse)(void *inst, const nsdyn_local_impact *problem, double *P);
+    nsdyn_contact_local_impulse_fn local_impulse;
     /* Rigid (ABI 2.0): what the law does at a single frictionless impact,
      * for reports and for solvers that pose the whole problem themselves
      * (a Newton law is what Siconos' friction-contact solvers take). */
-    void (*coefficients)(void *inst, nsdyn_rigid_coefficients *out);
+    nsdyn_contact_coefficients_fn coefficients;
 } nsdyn_contact_law;
+
+/* Descriptor head of a contact law: NSDYN_CONTACT_INFO(.id = "...", ...). */
+#define NSDYN_CONTACT_INFO(...) NSDYN_INFO_OF(nsdyn_contact_law, NSDYN_KIND_CONTACT, __VA_ARGS__)
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,8 @@
  * Slip is 1-D (planar contact) or 2-D (spatial slip). A law may carry
  * internal states per contact (LuGre's bristle deflection z): the host
  * reserves n_states(dim) entries for each contact in the ODE state vector,
- * starts them at zero, and integrates the rates force() returns.
+ * starts them at zero, and integrates the rates force() returns;
+ * state_channels() says what they are (name, unit, label) for the output.
  *
  * Set-valued laws (Coulomb) give, at zero slip, any force inside the disc of
  * radius static_bound; force() then returns the zero force, and the host
@@ -32,25 +33,47 @@ typedef struct nsdyn_friction_input {
     const double *state; /* n_states(dim) internal states, or NULL */
 } nsdyn_friction_input;
 
+/* ---- friction-law callbacks (see nsdyn_friction_law) -------------------- */
+
+typedef size_t (*nsdyn_friction_n_states_fn)(void *inst, uint32_t dim);
+typedef nsdyn_status (*nsdyn_friction_force_fn)(void *inst, const nsdyn_friction_input *in,
+                                                double *force, double *state_rate);
+typedef void (*nsdyn_friction_bounds_fn)(void *inst, double normal_force, double *static_bound,
+                                         double *kinetic_bound);
+typedef nsdyn_status (*nsdyn_friction_state_channels_fn)(void *inst, uint32_t dim,
+                                                         nsdyn_channel *out);
+
 typedef struct nsdyn_friction_law {
     nsdyn_plugin_info info;
 
-    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err, size_t err_len);
-    void (*destroy)(void *inst);
-    void (*reset)(void *inst); /* may be NULL */
+    nsdyn_create_fn create;
+    nsdyn_destroy_fn destroy;
+    nsdyn_reset_fn reset; /* may be NULL */
 
     /* Number of internal states per contact for slip dimension dim. */
-    size_t (*n_states)(void *inst, uint32_t dim);
+    nsdyn_friction_n_states_fn n_states;
 
     /* Hot path: friction force on the body (opposing slip) [N], dim entries,
      * and the rates of the internal states (may be NULL when n_states = 0). */
-    nsdyn_status (*force)(void *inst, const nsdyn_friction_input *in, double *force,
-                          double *state_rate);
+    nsdyn_friction_force_fn force;
 
     /* Magnitudes for a normal force N [N]: the largest force stick can hold
      * (static_bound) and the force of steady slip (kinetic_bound). */
-    void (*bounds)(void *inst, double normal_force, double *static_bound, double *kinetic_bound);
+    nsdyn_friction_bounds_fn bounds;
+
+    /* What the internal states are (ABI 2.0, appended; optional, NULL when
+     * n_states is always 0): fill out[0 .. n_states(dim)) for slip dimension
+     * dim with each state's name, unit and label, e.g. LuGre's
+     * {"z1", "m", "bristle deflection along tangent 1"}. Names are short
+     * ids ([A-Za-z0-9_]+) the host prefixes with the contact's name
+     * ("foot1.z1"); the strings must live as long as the instance. Called
+     * once per contact at setup, not on the hot path. Without it the host
+     * names the states z1, z2, ... in "m", as hosts before 2.0 did. */
+    nsdyn_friction_state_channels_fn state_channels;
 } nsdyn_friction_law;
+
+/* Descriptor head of a friction law: NSDYN_FRICTION_INFO(.id = "...", ...). */
+#define NSDYN_FRICTION_INFO(...) NSDYN_INFO_OF(nsdyn_friction_law, NSDYN_KIND_FRICTION, __VA_ARGS__)
 
 #ifdef __cplusplus
 }

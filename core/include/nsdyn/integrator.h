@@ -21,6 +21,23 @@
 extern "C" {
 #endif
 
+/* ---- callbacks the host provides to an integrator ---------------------- */
+
+/* The mechanics view (nsdyn_mechanics), each given ctx back. */
+typedef nsdyn_status (*nsdyn_mech_qdot_fn)(void *ctx, double t, const double *q, const double *v,
+                                           double *qdot);
+typedef nsdyn_status (*nsdyn_mech_free_acceleration_fn)(void *ctx, double t, const double *q,
+                                                        const double *v, double *vdot);
+typedef nsdyn_status (*nsdyn_mech_contacts_fn)(void *ctx, double t, const double *q,
+                                               const double *v, double *gap, double *u, double *W,
+                                               double *MinvWt);
+typedef nsdyn_status (*nsdyn_mech_local_impulse_fn)(void *ctx, size_t c, const double *G,
+                                                    const double *u_free, const double *u_start,
+                                                    double *P);
+/* The first-order problem (nsdyn_ode). */
+typedef nsdyn_status (*nsdyn_ode_rhs_fn)(void *ctx, double t, const double *y, double *ydot);
+typedef nsdyn_status (*nsdyn_ode_events_fn)(void *ctx, double t, const double *y, double *g);
+
 /* The mechanics behind the ODE, for time-stepping integrators
  * (NSDYN_CAP_TIME_STEPPING): the host hands it over when the config's
  * contact law is rigid. State layout y = [q (nq) | v (nv) | rest]; a
@@ -41,24 +58,21 @@ typedef struct nsdyn_mechanics {
     const nsdyn_rigid_coefficients *law;
     void *ctx; /* passed back to the callbacks */
     /* q' = N(q) v + n0(t, q) for the given v. */
-    nsdyn_status (*qdot)(void *ctx, double t, const double *q, const double *v, double *qdot);
+    nsdyn_mech_qdot_fn qdot;
     /* v' with every unilateral contact force zero [units of v / s]. */
-    nsdyn_status (*free_acceleration)(void *ctx, double t, const double *q, const double *v,
-                                      double *vdot);
+    nsdyn_mech_free_acceleration_fn free_acceleration;
     /* Per contact c: gap[c] [m] (>= 0 open), local velocity u[3c .. 3c+2]
      * (normal, t1, t2) [m/s]. If W is not NULL: W[c * 3 nv ..] the 3 x nv
      * Jacobian rows (row-major) and MinvWt[c * 3 nv ..] the 3 x nv rows of
      * (M^-1 W^T)^T, the velocity change per unit local impulse of each
      * component, so that the Delassus block (c, d) is W_c MinvWt_d^T. */
-    nsdyn_status (*contacts)(void *ctx, double t, const double *q, const double *v, double *gap,
-                             double *u, double *W, double *MinvWt);
+    nsdyn_mech_contacts_fn contacts;
     /* The contact law's impulse P (3) [N s] at contact c alone, given its
      * 3 x 3 Delassus block G (row-major), the local velocity u_free (3)
      * without an impulse of its own and u_start (3) at the step start
      * (contact.h nsdyn_local_impact); the host adds the friction law's
      * coefficients. Hot path. */
-    nsdyn_status (*local_impulse)(void *ctx, size_t c, const double *G, const double *u_free,
-                                  const double *u_start, double *P);
+    nsdyn_mech_local_impulse_fn local_impulse;
 } nsdyn_mechanics;
 
 typedef struct nsdyn_ode {
@@ -66,8 +80,8 @@ typedef struct nsdyn_ode {
     size_t n;        /* state size */
     size_t n_events; /* event functions (0 allowed) */
     void *ctx;       /* passed back to rhs and events */
-    nsdyn_status (*rhs)(void *ctx, double t, const double *y, double *ydot);
-    nsdyn_status (*events)(void *ctx, double t, const double *y, double *g);
+    nsdyn_ode_rhs_fn rhs;
+    nsdyn_ode_events_fn events;
     /* Per event: -1 only falling crossings count, +1 only rising, 0 both. */
     const int *event_direction;
     /* Absolute tolerance scale per component, or NULL for the integrator's
@@ -103,28 +117,41 @@ typedef struct nsdyn_integrator_stats {
     uint64_t events;         /* events located */
 } nsdyn_integrator_stats;
 
+/* ---- integrator callbacks (see nsdyn_integrator) ---------------------- */
+
+typedef nsdyn_status (*nsdyn_integrator_setup_fn)(void *inst, const nsdyn_ode *ode, double t0,
+                                                  const double *y0, double t_end);
+typedef nsdyn_status (*nsdyn_integrator_step_fn)(void *inst, double t_stop, nsdyn_step_report *out);
+typedef nsdyn_status (*nsdyn_integrator_dense_fn)(void *inst, double t, double *y);
+typedef nsdyn_status (*nsdyn_integrator_restart_fn)(void *inst, double t, const double *y);
+typedef void (*nsdyn_integrator_stats_fn)(void *inst, nsdyn_integrator_stats *out);
+typedef const char *(*nsdyn_integrator_message_fn)(void *inst);
+
 typedef struct nsdyn_integrator {
     nsdyn_plugin_info info;
 
-    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err, size_t err_len);
-    void (*destroy)(void *inst);
+    nsdyn_create_fn create;
+    nsdyn_destroy_fn destroy;
     /* Forget the problem and the statistics; setup() must follow. */
-    void (*reset)(void *inst);
+    nsdyn_reset_fn reset;
 
     /* Bind a problem and its initial value; allocates everything the steps
      * need. `ode` stays valid until reset/destroy. */
-    nsdyn_status (*setup)(void *inst, const nsdyn_ode *ode, double t0, const double *y0,
-                          double t_end);
+    nsdyn_integrator_setup_fn setup;
     /* Hot path: one accepted step (or up to an event), not past t_stop. */
-    nsdyn_status (*step)(void *inst, double t_stop, nsdyn_step_report *out);
+    nsdyn_integrator_step_fn step;
     /* y(t) for t inside the last step; NULL without dense output. */
-    nsdyn_status (*dense)(void *inst, double t, double *y);
+    nsdyn_integrator_dense_fn dense;
     /* Continue from a new state (after an impact or a mode switch). */
-    nsdyn_status (*restart)(void *inst, double t, const double *y);
-    void (*stats)(void *inst, nsdyn_integrator_stats *out);
+    nsdyn_integrator_restart_fn restart;
+    nsdyn_integrator_stats_fn stats;
     /* Text describing the last failure ("step size 1e-14 below minimum"). */
-    const char *(*message)(void *inst);
+    nsdyn_integrator_message_fn message;
 } nsdyn_integrator;
+
+/* Descriptor head of an integrator: NSDYN_INTEGRATOR_INFO(.id = "...", ...). */
+#define NSDYN_INTEGRATOR_INFO(...) \
+    NSDYN_INFO_OF(nsdyn_integrator, NSDYN_KIND_INTEGRATOR, __VA_ARGS__)
 
 #ifdef __cplusplus
 }

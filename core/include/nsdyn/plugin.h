@@ -59,6 +59,20 @@ typedef enum nsdyn_status {
     NSDYN_FATAL = 4        /* the instance is unusable and must be destroyed */
 } nsdyn_status;
 
+/* Name of a status for messages ("REJECT_STEP"); inline because plugins do
+ * not link against the host. Never NULL: a value outside the ladder gives
+ * "unknown status". */
+static inline const char *nsdyn_status_name(nsdyn_status status) {
+    switch (status) {
+        case NSDYN_OK: return "OK";
+        case NSDYN_WARNING: return "WARNING";
+        case NSDYN_REJECT_STEP: return "REJECT_STEP";
+        case NSDYN_ERROR: return "ERROR";
+        case NSDYN_FATAL: return "FATAL";
+    }
+    return "unknown status";
+}
+
 typedef enum nsdyn_kind {
     NSDYN_KIND_SYSTEM = 1,
     NSDYN_KIND_CONTACT = 2,
@@ -114,6 +128,75 @@ typedef struct nsdyn_value {
     size_t len;        /* REAL_ARRAY length */
 } nsdyn_value;
 
+/* Designated initialisers of nsdyn_param_decl, one per type, so a
+ * declaration names its fields instead of relying on their order:
+ *
+ *   NSDYN_REAL("mu", "1", 0.5, 0.0, HUGE_VAL, "friction coefficient"),
+ *   NSDYN_REAL_F("c", "N s/m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "damping"),
+ *
+ * The _F variants take the flags (NSDYN_PARAM_REQUIRED, _MIN_EXCLUSIVE,
+ * _MAX_EXCLUSIVE, _NONFINITE) before the help text; the plain forms pass 0.
+ * BOOL is dimensionless ("1") with range [0, 1]; CHOICE is dimensionless,
+ * its default is the index into the NULL-terminated `choices`, and its range
+ * is unused (0, 0). REAL_ARRAY takes its default as an array and checks
+ * min/max on every element. Fields not named are zero (NULL). */
+/* REAL and INT share their fields; INT values travel as doubles holding an
+ * integer (nsdyn_value.num). NSDYN_SCALAR_ is internal to these macros. */
+#define NSDYN_SCALAR_(type_, name_, unit_, default_, min_, max_, flags_, help_)         \
+    {                                                                                   \
+        .name = (name_), .type = (type_), .unit = (unit_), .default_value = (default_), \
+        .min = (min_), .max = (max_), .flags = (flags_), .help = (help_)                \
+    }
+#define NSDYN_REAL_F(name_, unit_, default_, min_, max_, flags_, help_) \
+    NSDYN_SCALAR_(NSDYN_PARAM_REAL, name_, unit_, default_, min_, max_, flags_, help_)
+#define NSDYN_REAL(name_, unit_, default_, min_, max_, help_) \
+    NSDYN_REAL_F(name_, unit_, default_, min_, max_, 0u, help_)
+#define NSDYN_INT_F(name_, unit_, default_, min_, max_, flags_, help_) \
+    NSDYN_SCALAR_(NSDYN_PARAM_INT, name_, unit_, default_, min_, max_, flags_, help_)
+#define NSDYN_INT(name_, unit_, default_, min_, max_, help_) \
+    NSDYN_INT_F(name_, unit_, default_, min_, max_, 0u, help_)
+
+/* default_ is 0 (false) or 1 (true). */
+#define NSDYN_BOOL_F(name_, default_, flags_, help_)                                         \
+    {                                                                                        \
+        .name = (name_), .type = NSDYN_PARAM_BOOL, .unit = "1", .default_value = (default_), \
+        .min = 0.0, .max = 1.0, .flags = (flags_), .help = (help_)                           \
+    }
+#define NSDYN_BOOL(name_, default_, help_) NSDYN_BOOL_F(name_, default_, 0u, help_)
+
+/* choices_: a NULL-terminated array of names; default_index_ selects one. */
+#define NSDYN_CHOICE_F(name_, default_index_, choices_, flags_, help_)         \
+    {                                                                          \
+        .name = (name_), .type = NSDYN_PARAM_CHOICE, .unit = "1",              \
+        .default_value = (default_index_), .flags = (flags_), .help = (help_), \
+        .choices = (choices_)                                                  \
+    }
+#define NSDYN_CHOICE(name_, default_index_, choices_, help_) \
+    NSDYN_CHOICE_F(name_, default_index_, choices_, 0u, help_)
+
+/* default_array_: a static array of doubles, not a pointer: its length is
+ * taken with NSDYN_COUNT (GCC's -Wsizeof-pointer-div catches a pointer).
+ * An array parameter without default elements is written out with
+ * designators (.default_array = NULL, .default_array_len = 0). */
+#define NSDYN_REAL_ARRAY_F(name_, unit_, default_array_, min_, max_, flags_, help_)           \
+    {                                                                                         \
+        .name = (name_), .type = NSDYN_PARAM_REAL_ARRAY, .unit = (unit_), .min = (min_),      \
+        .max = (max_), .flags = (flags_), .help = (help_), .default_array = (default_array_), \
+        .default_array_len = NSDYN_COUNT(default_array_)                                      \
+    }
+#define NSDYN_REAL_ARRAY(name_, unit_, default_array_, min_, max_, help_) \
+    NSDYN_REAL_ARRAY_F(name_, unit_, default_array_, min_, max_, 0u, help_)
+
+/* ---- named quantities -------------------------------------------------- */
+
+/* A named quantity with a unit: a state, an output channel, a friction
+ * law's internal state (system.h, friction.h). */
+typedef struct nsdyn_channel {
+    const char *name;  /* short id, [A-Za-z0-9_.]+ e.g. "psi" */
+    const char *unit;  /* "rad", "m/s", "1" */
+    const char *label; /* words for graph axes, e.g. "bar angle psi" */
+} nsdyn_channel;
+
 /* ---- host services ----------------------------------------------------- */
 
 typedef enum nsdyn_log_level {
@@ -123,14 +206,29 @@ typedef enum nsdyn_log_level {
     NSDYN_LOG_ERROR = 3
 } nsdyn_log_level;
 
+/* Pre-formatted message (no varargs across the ABI). Thread-safe. */
+typedef void (*nsdyn_log_fn)(void *ctx, nsdyn_log_level level, const char *message);
+
 /* Table of services the host passes to create(); the plugin never links
  * against host symbols (SQLite-extension style). Valid until destroy(). */
 typedef struct nsdyn_host {
     uint32_t struct_size;
     void *ctx; /* host-private, pass back unchanged */
-    /* Pre-formatted message (no varargs across the ABI). Thread-safe. */
-    void (*log)(void *ctx, nsdyn_log_level level, const char *message);
+    nsdyn_log_fn log;
 } nsdyn_host;
+
+/* ---- instance operations, the same signature in every kind ------------ */
+
+/* Make an instance from the resolved parameters (declaration order). On
+ * refusal write a one-line reason into err (err_len bytes, NUL-terminated)
+ * and return NULL; the host reports it at the config section. */
+typedef void *(*nsdyn_create_fn)(const nsdyn_value *params, const nsdyn_host *host, char *err,
+                                 size_t err_len);
+/* Free an instance; never NULL in a descriptor. */
+typedef void (*nsdyn_destroy_fn)(void *inst);
+/* Return an instance to its state right after create(); see each kind for
+ * whether it may be NULL. */
+typedef void (*nsdyn_reset_fn)(void *inst);
 
 /* ---- capabilities used by the composition check ----------------------- */
 /* Each plugin declares what it provides and what it needs from the others;
@@ -176,15 +274,41 @@ typedef struct nsdyn_plugin_info {
     uint32_t needs;    /* NSDYN_CAP_* bits required of the partners */
 } nsdyn_plugin_info;
 
-/* Initialise the head of a descriptor. */
+#define NSDYN_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* Initialise the head of a descriptor with designators. The macro sets
+ * struct_size, the ABI version and the kind; the plugin names the rest:
+ *
+ *   static const nsdyn_friction_law law = {
+ *       .info = NSDYN_FRICTION_INFO(.id = "viscous", .version = "1.0.0",
+ *                                   .summary = "viscous friction -c u",
+ *                                   NSDYN_PARAMS(params),
+ *                                   .provides = NSDYN_CAP_FRICTION_SMOOTH),
+ *       .create = create, ...
+ *   };
+ *
+ * Each kind header defines its shorthand (NSDYN_SYSTEM_INFO,
+ * NSDYN_CONTACT_INFO, NSDYN_FRICTION_INFO, NSDYN_INTEGRATOR_INFO), which
+ * ties struct_size to the kind's table so the two cannot disagree. */
+#define NSDYN_INFO_OF(descriptor_type, kind_, ...)                                      \
+    {                                                                                   \
+        .struct_size = (uint32_t)sizeof(descriptor_type), .abi_major = NSDYN_ABI_MAJOR, \
+        .abi_minor = NSDYN_ABI_MINOR, .kind = (kind_), __VA_ARGS__                      \
+    }
+/* The parameter table of a descriptor head: .params and .n_params. */
+#define NSDYN_PARAMS(array) .params = (array), .n_params = NSDYN_COUNT(array)
+
+/* DEPRECATED, positional head, kept only while plugins/contact/ and
+ * plugins/integrators/moreau.c still use it (issue 14); removed before 2.0
+ * ships. Use NSDYN_<KIND>_INFO(.id = ..., ...) above. Define
+ * NSDYN_NO_DEPRECATED to check that a plugin no longer needs it. */
+#ifndef NSDYN_NO_DEPRECATED
 #define NSDYN_INFO(descriptor_type, kind_, id_, version_, summary_, params_, n_params_, provides_, \
                    needs_)                                                                         \
-    {                                                                                              \
-        sizeof(descriptor_type), NSDYN_ABI_MAJOR, NSDYN_ABI_MINOR, kind_, id_, version_, summary_, \
-            params_, n_params_, provides_, needs_                                                  \
-    }
-
-#define NSDYN_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+    NSDYN_INFO_OF(descriptor_type, kind_, .id = (id_), .version = (version_),                      \
+                  .summary = (summary_), .params = (params_), .n_params = (n_params_),             \
+                  .provides = (provides_), .needs = (needs_))
+#endif
 
 /* The entry point: return descriptor `index` (0, 1, ...) or NULL past the
  * last. `host_abi_major` lets a plugin refuse an incompatible host. */

@@ -16,11 +16,13 @@
  * contacts() reports the gap g(q) (>= 0 when open), the local contact
  * velocity u = W v + w in the contact frame (normal, tangent 1, tangent 2),
  * for persistent contacts the prescribed normal load, and a point and
- * normal for drawing. When the host passes a buffer in W it also wants the
- * 3 x nv Jacobian rows and the drift (W' v + w', the gamma_n, gamma_t of the
- * curb-wheel paper) that make the local acceleration u' = W v' + drift.
+ * normal for drawing. The host's inputs come apart from the outputs, in an
+ * nsdyn_contact_request: whether it wants the point and normal, and where
+ * it passes a Jacobian buffer for a contact, the 3 x nv Jacobian rows and
+ * the drift (W' v + w', the gamma_n, gamma_t of the curb-wheel paper) that
+ * make the local acceleration u' = W v' + drift.
  *
- * Contact forces are passed to dynamics() and outputs() in local
+ * Contact forces are passed to derivatives() and outputs() in local
  * coordinates, 3 per candidate: (normal, tangent 1, tangent 2) [N]. A
  * planar contact has tangent_dim 1 and ignores tangent 2.
  */
@@ -32,13 +34,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A named quantity with a unit: a state, an output channel. */
-typedef struct nsdyn_channel {
-    const char *name;  /* short id, [A-Za-z0-9_.]+ e.g. "psi" */
-    const char *unit;  /* "rad", "m/s", "1" */
-    const char *label; /* words for graph axes, e.g. "bar angle psi" */
-} nsdyn_channel;
 
 typedef enum nsdyn_contact_type {
     NSDYN_CONTACT_UNILATERAL = 1, /* can open and close; normal force from the contact law */
@@ -81,71 +76,130 @@ typedef struct nsdyn_system_layout {
     const char *energy_output;
 } nsdyn_system_layout;
 
+/* What the host asks of one contacts() call: inputs only, read-only to the
+ * plugin (ABI 2.0). */
+typedef struct nsdyn_contact_request {
+    uint32_t struct_size;
+    /* Nonzero when the host needs point and normal (drawing, event logs);
+     * skip them otherwise. */
+    int want_geometry;
+    /* NULL, or n_contacts entries: jacobian[c] is NULL or a host buffer of
+     * 3 x nv (row-major) for the rows of contact c's u with respect to v.
+     * Where it is set, fill it and that contact's drift. Read it with
+     * nsdyn_contact_jacobian(). */
+    double *const *jacobian;
+} nsdyn_contact_request;
+
+/* Contact c's Jacobian buffer, or NULL when the host does not want it. */
+static inline double *nsdyn_contact_jacobian(const nsdyn_contact_request *request, size_t c) {
+    return request && request->jacobian ? request->jacobian[c] : NULL;
+}
+
+/* What contacts() reports for one candidate: outputs only. */
 typedef struct nsdyn_contact_eval {
     double gap;         /* [m], >= 0 open; 0 for persistent contacts */
     double u[3];        /* local velocity (normal, t1, t2) [m/s]; u[0] = g' */
     double normal_load; /* persistent contacts: normal force [N] */
-    double point[3];    /* contact point, world frame, for drawing [m] */
-    double normal[3];   /* unit normal, world frame */
-    int want_geometry;  /* set by the host when it needs point and normal
-                           (drawing, event logs); skip them otherwise */
-    double *W;          /* host buffer 3 x nv row-major or NULL: if set, fill
-                           the Jacobian rows of u with respect to v */
-    double drift[3];    /* filled when W != NULL: u' - W v' [m/s^2] */
-    int active;         /* set to 1 by the host; a system clears it to switch
-                           a candidate off in its current mode (no force) */
+    double point[3];    /* contact point, world frame, for drawing [m]; only
+                           when the request wants geometry */
+    double normal[3];   /* unit normal, world frame; likewise */
+    double drift[3];    /* only where the request gives a Jacobian buffer:
+                           u' - W v' [m/s^2] */
+    int active;         /* preset to 1 by the host; a system clears it to
+                           switch a candidate off in its current mode (no force) */
 } nsdyn_contact_eval;
+
+/* The pens of a drawing: what a stroke shows, not its colour; the host
+ * picks the colours (plot.c). The values are the ABI's (0..3). */
+typedef enum nsdyn_pen {
+    NSDYN_PEN_STRUCTURE = 0, /* the bodies: wheel, legs, frame */
+    NSDYN_PEN_GROUND = 1,    /* ground, terrain, walls */
+    NSDYN_PEN_HIGHLIGHT = 2, /* what the eye should find: contact points, the stance foot */
+    NSDYN_PEN_TRACE = 3      /* forces and traces: arrows, paths */
+} nsdyn_pen;
+
+typedef void (*nsdyn_canvas_line_fn)(void *ctx, double x0, double y0, double x1, double y1);
+typedef void (*nsdyn_canvas_circle_fn)(void *ctx, double x, double y, double r);
+typedef void (*nsdyn_canvas_polygon_fn)(void *ctx, size_t n, const double *x, const double *y,
+                                        int filled);
+/* `pen` is an nsdyn_pen. It stays an int so a canvas receives, and can
+ * refuse, a value outside the enum from a plugin built against a later
+ * minor (the host draws unknown pens as NSDYN_PEN_STRUCTURE). */
+typedef void (*nsdyn_canvas_pen_fn)(void *ctx, int pen);
 
 /* Drawing services the host hands to draw(); coordinates in the drawing
  * plane [m]. */
 typedef struct nsdyn_canvas {
     uint32_t struct_size;
     void *ctx;
-    void (*line)(void *ctx, double x0, double y0, double x1, double y1);
-    void (*circle)(void *ctx, double x, double y, double r);
-    void (*polygon)(void *ctx, size_t n, const double *x, const double *y, int filled);
-    /* 0 = structure, 1 = ground/terrain, 2 = highlight, 3 = force/trace */
-    void (*pen)(void *ctx, int style);
+    nsdyn_canvas_line_fn line;
+    nsdyn_canvas_circle_fn circle;
+    nsdyn_canvas_polygon_fn polygon;
+    nsdyn_canvas_pen_fn pen; /* select an nsdyn_pen for what follows */
 } nsdyn_canvas;
+
+/* ---- system callbacks (see nsdyn_system for when each is called) ------ */
+
+typedef nsdyn_status (*nsdyn_system_layout_fn)(void *inst, nsdyn_system_layout *out);
+typedef nsdyn_status (*nsdyn_system_initial_state_fn)(void *inst, double *q, double *v);
+typedef nsdyn_status (*nsdyn_system_derivatives_fn)(void *inst, double t, const double *q,
+                                                    const double *v, const double *contact_force,
+                                                    double *qdot, double *vdot);
+/* out has n_contacts entries; see nsdyn_contact_request for what to fill. */
+typedef nsdyn_status (*nsdyn_system_contacts_fn)(void *inst, double t, const double *q,
+                                                 const double *v,
+                                                 const nsdyn_contact_request *request,
+                                                 nsdyn_contact_eval *out);
+typedef nsdyn_status (*nsdyn_system_outputs_fn)(void *inst, double t, const double *q,
+                                                const double *v, const double *contact_force,
+                                                double *out);
+typedef nsdyn_status (*nsdyn_system_stops_fn)(void *inst, double t, const double *q,
+                                              const double *v, double *g);
+typedef void (*nsdyn_system_draw_fn)(void *inst, double t, const double *q,
+                                     const nsdyn_canvas *canvas);
+typedef nsdyn_status (*nsdyn_system_switches_fn)(void *inst, double t, const double *q,
+                                                 const double *v, const double *contact_force,
+                                                 double *g);
+typedef nsdyn_status (*nsdyn_system_on_switch_fn)(void *inst, size_t index, double t, double *q,
+                                                  double *v);
 
 typedef struct nsdyn_system {
     nsdyn_plugin_info info;
 
-    void *(*create)(const nsdyn_value *params, const nsdyn_host *host, char *err, size_t err_len);
-    void (*destroy)(void *inst);
+    nsdyn_create_fn create;
+    nsdyn_destroy_fn destroy;
     /* Return the instance to its state right after create (caches, counters);
      * may be NULL when the instance holds nothing but parameters. */
-    void (*reset)(void *inst);
-    nsdyn_status (*layout)(void *inst, nsdyn_system_layout *out);
+    nsdyn_reset_fn reset;
+    nsdyn_system_layout_fn layout;
     /* Default initial state; the config overrides entries by name. */
-    nsdyn_status (*initial_state)(void *inst, double *q, double *v);
+    nsdyn_system_initial_state_fn initial_state;
 
     /* Hot path. q' into qdot (nq) and v' into vdot (nv) for the local contact
      * forces contact_force (3 per contact); either output may be NULL, and
      * then only the other is wanted. */
-    nsdyn_status (*derivatives)(void *inst, double t, const double *q, const double *v,
-                                const double *contact_force, double *qdot, double *vdot);
-    nsdyn_status (*contacts)(void *inst, double t, const double *q, const double *v,
-                             nsdyn_contact_eval *out);
+    nsdyn_system_derivatives_fn derivatives;
+    nsdyn_system_contacts_fn contacts;
 
     /* Output channels (n_outputs), optional when n_outputs == 0. */
-    nsdyn_status (*outputs)(void *inst, double t, const double *q, const double *v,
-                            const double *contact_force, double *out);
+    nsdyn_system_outputs_fn outputs;
     /* Stop conditions (n_stops): the run ends where one falls through zero. */
-    nsdyn_status (*stops)(void *inst, double t, const double *q, const double *v, double *g);
+    nsdyn_system_stops_fn stops;
     /* Picture of the system at (t, q); optional (NULL when it cannot draw). */
-    void (*draw)(void *inst, double t, const double *q, const nsdyn_canvas *canvas);
+    nsdyn_system_draw_fn draw;
 
     /* Mode switches (n_switches), optional when n_switches == 0. The event
      * functions may depend on the contact forces. */
-    nsdyn_status (*switches)(void *inst, double t, const double *q, const double *v,
-                             const double *contact_force, double *g);
+    nsdyn_system_switches_fn switches;
     /* Switch `index` fired at t: update the instance's discrete mode; may
      * change q and v in place (a reset map). The host restarts the
      * integrator afterwards. This is the one run-class callback that may
      * change instance state, and the host calls it only between steps. */
-    nsdyn_status (*on_switch)(void *inst, size_t index, double t, double *q, double *v);
+    nsdyn_system_on_switch_fn on_switch;
 } nsdyn_system;
+
+/* Descriptor head of a system: NSDYN_SYSTEM_INFO(.id = "...", ...). */
+#define NSDYN_SYSTEM_INFO(...) NSDYN_INFO_OF(nsdyn_system, NSDYN_KIND_SYSTEM, __VA_ARGS__)
 
 #ifdef __cplusplus
 }
