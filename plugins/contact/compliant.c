@@ -85,50 +85,46 @@ typedef struct compliant {
 
 enum { HC_K, HC_C, HC_N, HC_P, HC_Q };
 static const nsdyn_param_decl hunt_crossley_params[] = {
-    [HC_K] = {"k", NSDYN_PARAM_REAL, "N/m^n", 9.392e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "stiffness k of the elastic term k delta^n (default: walker paper Table 7 k_s)", NULL,
-              NULL, 0},
-    [HC_C] = {"c", NSDYN_PARAM_REAL, "N s^q/m^(p+q)", 1.6879e7, 0.0, HUGE_VAL, 0,
-              "damping c of the term c delta^p delta'^q (default: walker paper Table 7 k_d)", NULL,
-              NULL, 0},
-    [HC_N] = {"n", NSDYN_PARAM_REAL, "1", 1.5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "exponent of the penetration in the elastic term (3/2 Hertz, 1 linear)", NULL, NULL,
-              0},
-    [HC_P] = {"p", NSDYN_PARAM_REAL, "1", 1.5, 0.0, HUGE_VAL, 0,
-              "exponent of the penetration in the damping term (Hunt-Crossley: p = n)", NULL, NULL,
-              0},
-    [HC_Q] = {"q", NSDYN_PARAM_REAL, "1", 1.0, 0.0, HUGE_VAL, 0,
-              "exponent of the penetration rate in the damping term, sign kept (usual: 1)", NULL,
-              NULL, 0},
+    [HC_K] = NSDYN_REAL_F(
+        "k", "N/m^n", 9.392e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+        "stiffness k of the elastic term k delta^n (default: walker paper Table 7 k_s)"),
+    [HC_C] =
+        NSDYN_REAL("c", "N s^q/m^(p+q)", 1.6879e7, 0.0, HUGE_VAL,
+                   "damping c of the term c delta^p delta'^q (default: walker paper Table 7 k_d)"),
+    [HC_N] = NSDYN_REAL_F("n", "1", 1.5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                          "exponent of the penetration in the elastic term (3/2 Hertz, 1 linear)"),
+    [HC_P] = NSDYN_REAL("p", "1", 1.5, 0.0, HUGE_VAL,
+                        "exponent of the penetration in the damping term (Hunt-Crossley: p = n)"),
+    [HC_Q] =
+        NSDYN_REAL("q", "1", 1.0, 0.0, HUGE_VAL,
+                   "exponent of the penetration rate in the damping term, sign kept (usual: 1)"),
 };
 
 enum { HZ_K, HZ_ALPHA };
 static const nsdyn_param_decl hertz_params[] = {
-    [HZ_K] = {"k", NSDYN_PARAM_REAL, "N/m^(3/2)", 1e6, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "Hertz stiffness; (4/3) E* sqrt(R) for a sphere of radius R on a plane", NULL, NULL,
-              0},
-    [HZ_ALPHA] = {"alpha", NSDYN_PARAM_REAL, "s/m", 0.1, 0.0, HUGE_VAL, 0,
-                  "Hunt-Crossley damping: restitution e ~ 1 - alpha v_in at impact speed v_in",
-                  NULL, NULL, 0},
+    [HZ_K] = NSDYN_REAL_F("k", "N/m^(3/2)", 1e6, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                          "Hertz stiffness; (4/3) E* sqrt(R) for a sphere of radius R on a plane"),
+    [HZ_ALPHA] =
+        NSDYN_REAL("alpha", "s/m", 0.1, 0.0, HUGE_VAL,
+                   "Hunt-Crossley damping: restitution e ~ 1 - alpha v_in at impact speed v_in"),
 };
 
 enum { SD_K, SD_C };
 static const nsdyn_param_decl spring_damper_params[] = {
-    [SD_K] = {"k", NSDYN_PARAM_REAL, "N/m", 1e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "spring stiffness k of F = k delta + c delta'", NULL, NULL, 0},
-    [SD_C] = {"c", NSDYN_PARAM_REAL, "N s/m", 50.0, 0.0, HUGE_VAL, 0,
-              "damping coefficient c of F = k delta + c delta' (force clamped at zero)", NULL, NULL,
-              0},
+    [SD_K] = NSDYN_REAL_F("k", "N/m", 1e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                          "spring stiffness k of F = k delta + c delta'"),
+    [SD_C] = NSDYN_REAL("c", "N s/m", 50.0, 0.0, HUGE_VAL,
+                        "damping coefficient c of F = k delta + c delta' (force clamped at zero)"),
 };
 
 enum { BS_K, BS_MU_N };
 static const nsdyn_param_decl bistiffness_params[] = {
-    [BS_K] = {"k", NSDYN_PARAM_REAL, "N/m", 1e3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-              "spring stiffness k of (5.1); default: the paper's Section 5 example, 1 kN/m", NULL,
-              NULL, 0},
-    [BS_MU_N] = {"mu_n", NSDYN_PARAM_REAL, "1", 0.2, 0.0, 1.0, NSDYN_PARAM_MAX_EXCLUSIVE,
-                 "normal damper friction: stiffness k(1+mu_n) compressing, k(1-mu_n) expanding",
-                 NULL, NULL, 0},
+    [BS_K] =
+        NSDYN_REAL_F("k", "N/m", 1e3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                     "spring stiffness k of (5.1); default: the paper's Section 5 example, 1 kN/m"),
+    [BS_MU_N] = NSDYN_REAL_F(
+        "mu_n", "1", 0.2, 0.0, 1.0, NSDYN_PARAM_MAX_EXCLUSIVE,
+        "normal damper friction: stiffness k(1+mu_n) compressing, k(1-mu_n) expanding"),
 };
 
 /* ---- create / destroy -------------------------------------------------- */
@@ -285,57 +281,46 @@ static nsdyn_status normal_force(void *inst, double gap, double gap_rate, double
 /* ---- descriptors ------------------------------------------------------- */
 
 static const nsdyn_contact_law hunt_crossley_law = {
-    NSDYN_INFO(
-        nsdyn_contact_law, NSDYN_KIND_CONTACT, "hunt_crossley", "1.0.0",
-        "Hunt-Crossley k d^n + c d^p d'^q (general exponents), clamped at zero (walker (12)-(13))",
-        hunt_crossley_params, NSDYN_COUNT(hunt_crossley_params), NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_hunt_crossley,
-    destroy,
-    NULL,
-    normal_force,
-    NULL,
-    NULL,
-    NULL,
+    .info = NSDYN_CONTACT_INFO(.id = "hunt_crossley", .version = "1.0.0",
+                               .summary = "Hunt-Crossley k d^n + c d^p d'^q (general exponents), "
+                                          "clamped at zero (walker (12)-(13))",
+                               NSDYN_PARAMS(hunt_crossley_params),
+                               .provides = NSDYN_CAP_COMPLIANT_NORMAL),
+    .create = create_hunt_crossley,
+    .destroy = destroy,
+    .normal_force = normal_force,
 };
 
 static const nsdyn_contact_law hertz_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "hertz", "1.0.0",
-               "Hertz k d^(3/2) with Hunt-Crossley damping (1 + 3/2 alpha d'), e ~ 1 - alpha v_in",
-               hertz_params, NSDYN_COUNT(hertz_params), NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_hertz,
-    destroy,
-    NULL,
-    normal_force,
-    NULL,
-    NULL,
-    NULL,
+    .info = NSDYN_CONTACT_INFO(
+            .id = "hertz", .version = "1.0.0",
+            .summary =
+                "Hertz k d^(3/2) with Hunt-Crossley damping (1 + 3/2 alpha d'), e ~ 1 - alpha v_in",
+            NSDYN_PARAMS(hertz_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL),
+    .create = create_hertz,
+    .destroy = destroy,
+    .normal_force = normal_force,
 };
 
 static const nsdyn_contact_law spring_damper_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "spring_damper", "1.0.0",
-               "linear spring-damper k d + c d', clamped at zero (Kelvin-Voigt contact)",
-               spring_damper_params, NSDYN_COUNT(spring_damper_params), NSDYN_CAP_COMPLIANT_NORMAL,
-               0),
-    create_spring_damper,
-    destroy,
-    NULL,
-    normal_force,
-    NULL,
-    NULL,
-    NULL,
+    .info = NSDYN_CONTACT_INFO(
+            .id = "spring_damper", .version = "1.0.0",
+            .summary = "linear spring-damper k d + c d', clamped at zero (Kelvin-Voigt contact)",
+            NSDYN_PARAMS(spring_damper_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL),
+    .create = create_spring_damper,
+    .destroy = destroy,
+    .normal_force = normal_force,
 };
 
 static const nsdyn_contact_law bistiffness_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "bistiffness", "1.0.0",
-               "linear bi-stiffness k(1 +- mu_n) d, compression/expansion (Barjau & Batlle (5.1))",
-               bistiffness_params, NSDYN_COUNT(bistiffness_params), NSDYN_CAP_COMPLIANT_NORMAL, 0),
-    create_bistiffness,
-    destroy,
-    NULL,
-    normal_force,
-    NULL,
-    NULL,
-    NULL,
+    .info = NSDYN_CONTACT_INFO(
+            .id = "bistiffness", .version = "1.0.0",
+            .summary =
+                "linear bi-stiffness k(1 +- mu_n) d, compression/expansion (Barjau & Batlle (5.1))",
+            NSDYN_PARAMS(bistiffness_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL),
+    .create = create_bistiffness,
+    .destroy = destroy,
+    .normal_force = normal_force,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -72,23 +72,22 @@ const char *law_name(law_kind k) {
 
 enum { P_E };
 static const nsdyn_param_decl newton_params[] = {
-    [P_E] = {"e", NSDYN_PARAM_REAL, "1", 0.5, 0.0, 1.0, 0,
-             "Newton's coefficient of restitution: u_n+ = -e u_n- at approaching contacts "
-             "(0 plastic, 1 elastic)",
-             NULL, NULL, 0},
+    [P_E] =
+        NSDYN_REAL("e", "1", 0.5, 0.0, 1.0,
+                   "Newton's coefficient of restitution: u_n+ = -e u_n- at approaching contacts "
+                   "(0 plastic, 1 elastic)"),
 };
 static const nsdyn_param_decl kane_params[] = {
-    [P_E] =
-        {"e", NSDYN_PARAM_REAL, "1", 0.92, 0.0, 1.0, 0,
-         "restitution of the contact-point normal velocity (2.8) (default: thesis Sec. 4.2, 0.92)",
-         NULL, NULL, 0},
+    [P_E] = NSDYN_REAL(
+        "e", "1", 0.92, 0.0, 1.0,
+        "restitution of the contact-point normal velocity (2.8) (default: thesis Sec. 4.2, 0.92)"),
 };
 static const nsdyn_param_decl poisson_params[] = {
-    [P_E] = {"beta", NSDYN_PARAM_REAL, "1", 0.3, 0.0, 1.0, 0,
-             "Poisson's coefficient of restitution (wheel-curb paper (16a), (35b)): restitution "
-             "impulse "
-             "= beta x compression impulse (0 plastic, 1 elastic)",
-             NULL, NULL, 0},
+    [P_E] = NSDYN_REAL(
+        "beta", "1", 0.3, 0.0, 1.0,
+        "Poisson's coefficient of restitution (wheel-curb paper (16a), (35b)): restitution "
+        "impulse "
+        "= beta x compression impulse (0 plastic, 1 elastic)"),
 };
 
 /* ---- create / destroy -------------------------------------------------- */
@@ -260,45 +259,43 @@ static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
 /* ---- descriptors ------------------------------------------------------- */
 
 static const nsdyn_contact_law newton_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "newton", "2.0.0",
-               "Newton restitution u_n+ = -e u_n- with Coulomb friction, post-impact slip, several "
-               "contacts",
-               newton_params, NSDYN_COUNT(newton_params), NSDYN_CAP_RIGID_IMPACT, 0),
-    create_newton,
-    destroy,
-    NULL,
-    NULL,
-    impact,
-    local_impulse,
-    coefficients,
+    .info = NSDYN_CONTACT_INFO(.id = "newton", .version = "2.0.0",
+                               .summary = "Newton restitution u_n+ = -e u_n- with Coulomb "
+                                          "friction, post-impact slip, several "
+                                          "contacts",
+                               NSDYN_PARAMS(newton_params), .provides = NSDYN_CAP_RIGID_IMPACT),
+    .create = create_newton,
+    .destroy = destroy,
+    .impact = impact,
+    .local_impulse = local_impulse,
+    .coefficients = coefficients,
 };
 
 static const nsdyn_contact_law kane_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "kane_impulse", "2.0.0",
-               "Kane's collision model: Newton restitution, no-slip test (mu_s, strict), slip "
-               "along the initial slip (mu_k)",
-               kane_params, NSDYN_COUNT(kane_params), NSDYN_CAP_RIGID_IMPACT, 0),
-    create_kane,
-    destroy,
-    NULL,
-    NULL,
-    impact,
-    local_impulse,
-    coefficients,
+    .info = NSDYN_CONTACT_INFO(
+            .id = "kane_impulse", .version = "2.0.0",
+            .summary =
+                "Kane's collision model: Newton restitution, no-slip test (mu_s, strict), slip "
+                "along the initial slip (mu_k)",
+            NSDYN_PARAMS(kane_params), .provides = NSDYN_CAP_RIGID_IMPACT),
+    .create = create_kane,
+    .destroy = destroy,
+    .impact = impact,
+    .local_impulse = local_impulse,
+    .coefficients = coefficients,
 };
 
 static const nsdyn_contact_law poisson_law = {
-    NSDYN_INFO(nsdyn_contact_law, NSDYN_KIND_CONTACT, "poisson", "2.0.0",
-               "Poisson two-phase restitution (impulse ratio beta) with Coulomb friction, "
-               "wheel-curb paper (31)-(35)",
-               poisson_params, NSDYN_COUNT(poisson_params), NSDYN_CAP_RIGID_IMPACT, 0),
-    create_poisson,
-    destroy,
-    NULL,
-    NULL,
-    impact,
-    local_impulse,
-    coefficients,
+    .info = NSDYN_CONTACT_INFO(
+            .id = "poisson", .version = "2.0.0",
+            .summary = "Poisson two-phase restitution (impulse ratio beta) with Coulomb friction, "
+                       "wheel-curb paper (31)-(35)",
+            NSDYN_PARAMS(poisson_params), .provides = NSDYN_CAP_RIGID_IMPACT),
+    .create = create_poisson,
+    .destroy = destroy,
+    .impact = impact,
+    .local_impulse = local_impulse,
+    .coefficients = coefficients,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

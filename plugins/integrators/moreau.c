@@ -112,30 +112,30 @@ static const char *const mj_failure_choices[] = {"error", "warn", NULL};
 enum { P_H, P_THETA, P_SOLVER, P_TOL, P_MAX_ITER, P_ON_FAILURE, P_COUNT };
 
 static const nsdyn_param_decl mj_params[P_COUNT] = {
-    [P_H] = {"h", NSDYN_PARAM_REAL, "s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-             "fixed step size (the last step of a call may be shorter to land on t_stop)", NULL,
-             NULL, 0},
-    [P_THETA] = {"theta", NSDYN_PARAM_REAL, "1", 0.5, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
-                 "theta of the theta-method: 1/2 Moreau's midpoint scheme (Stormer-Verlet in "
-                 "free flight), 1 full-step prediction (first order)",
-                 NULL, NULL, 0},
-    [P_SOLVER] = {"solver", NSDYN_PARAM_CHOICE, "1", 0.0, 0.0, 1.0, 0,
-                  "contact solver: nsgs (own Gauss-Seidel, exact per contact) or siconos_nsgs "
-                  "(Siconos fc2d/fc3d NSGS)",
-                  mj_solver_choices, NULL, 0},
+    [P_H] =
+        NSDYN_REAL_F("h", "s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                     "fixed step size (the last step of a call may be shorter to land on t_stop)"),
+    [P_THETA] =
+        NSDYN_REAL_F("theta", "1", 0.5, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
+                     "theta of the theta-method: 1/2 Moreau's midpoint scheme (Stormer-Verlet in "
+                     "free flight), 1 full-step prediction (first order)"),
+    [P_SOLVER] =
+        NSDYN_CHOICE("solver", 0.0, mj_solver_choices,
+                     "contact solver: nsgs (own Gauss-Seidel, exact per contact) or siconos_nsgs "
+                     "(Siconos fc2d/fc3d NSGS)"),
     /* Defaults from bench/README.md: at 1e-8 the slowest of 2000 random
      * box-on-face problems (4 contacts, singular Delassus) needed 5312
      * sweeps, the mean 34; one contact is solved exactly in one sweep. */
-    [P_TOL] = {"tol", NSDYN_PARAM_REAL, "1", 1e-8, 0.0, 1e-2, NSDYN_PARAM_MIN_EXCLUSIVE,
-               "contact solver tolerance: natural-map residual relative to the free local "
-               "velocity",
-               NULL, NULL, 0},
-    [P_MAX_ITER] = {"max_iter", NSDYN_PARAM_INT, "1", 10000.0, 1.0, 1e7, 0,
-                    "most contact solver iterations (Gauss-Seidel sweeps) per step", NULL, NULL, 0},
-    [P_ON_FAILURE] = {"on_failure", NSDYN_PARAM_CHOICE, "1", 0.0, 0.0, 1.0, 0,
-                      "a failed contact solve stops the run (error) or is logged and the step "
-                      "taken with the last iterate (warn)",
-                      mj_failure_choices, NULL, 0},
+    [P_TOL] =
+        NSDYN_REAL_F("tol", "1", 1e-8, 0.0, 1e-2, NSDYN_PARAM_MIN_EXCLUSIVE,
+                     "contact solver tolerance: natural-map residual relative to the free local "
+                     "velocity"),
+    [P_MAX_ITER] = NSDYN_INT("max_iter", "1", 10000.0, 1.0, 1e7,
+                             "most contact solver iterations (Gauss-Seidel sweeps) per step"),
+    [P_ON_FAILURE] =
+        NSDYN_CHOICE("on_failure", 0.0, mj_failure_choices,
+                     "a failed contact solve stops the run (error) or is logged and the step "
+                     "taken with the last iterate (warn)"),
 };
 
 typedef struct moreau {
@@ -771,17 +771,16 @@ static const char *mj_message(void *inst) {
 }
 
 static const nsdyn_integrator nsdyn_integrator_moreau = {
-    .info = NSDYN_INFO(nsdyn_integrator, NSDYN_KIND_INTEGRATOR, "moreau", "1.0.0",
-                       "Moreau-Jean time-stepping (theta-method, velocity-level contact with "
+    .info = NSDYN_INTEGRATOR_INFO(
+            .id = "moreau", .version = "1.0.0",
+            .summary = "Moreau-Jean time-stepping (theta-method, velocity-level contact with "
                        "restitution and Coulomb friction)",
-                       mj_params, NSDYN_COUNT(mj_params),
-                       NSDYN_CAP_FIXED_STEP | NSDYN_CAP_TIME_STEPPING, 0),
+            NSDYN_PARAMS(mj_params), .provides = NSDYN_CAP_FIXED_STEP | NSDYN_CAP_TIME_STEPPING),
     .create = mj_create,
     .destroy = mj_destroy,
     .reset = mj_reset,
     .setup = mj_setup,
     .step = mj_step,
-    .dense = NULL,
     .restart = mj_restart,
     .stats = mj_stats,
     .message = mj_message,

@@ -298,17 +298,6 @@ typedef struct nsdyn_plugin_info {
 /* The parameter table of a descriptor head: .params and .n_params. */
 #define NSDYN_PARAMS(array) .params = (array), .n_params = NSDYN_COUNT(array)
 
-/* DEPRECATED, positional head, kept only while plugins/contact/ and
- * plugins/integrators/moreau.c still use it (issue 14); removed before 2.0
- * ships. Use NSDYN_<KIND>_INFO(.id = ..., ...) above. Define
- * NSDYN_NO_DEPRECATED to check that a plugin no longer needs it. */
-#ifndef NSDYN_NO_DEPRECATED
-#define NSDYN_INFO(descriptor_type, kind_, id_, version_, summary_, params_, n_params_, provides_, \
-                   needs_)                                                                         \
-    NSDYN_INFO_OF(descriptor_type, kind_, .id = (id_), .version = (version_),                      \
-                  .summary = (summary_), .params = (params_), .n_params = (n_params_),             \
-                  .provides = (provides_), .needs = (needs_))
-#endif
 
 /* The entry point: return descriptor `index` (0, 1, ...) or NULL past the
  * last. `host_abi_major` lets a plugin refuse an incompatible host. */
