@@ -65,7 +65,7 @@ size_t nsd_compose_check(const nsd_config *cfg, const nsd_registry *reg, nsd_dia
     const nsdyn_plugin_info *ig = cfg->integrator.plugin->info;
     const nsdyn_plugin_info *ct = cfg->contact.plugin ? cfg->contact.plugin->info : NULL;
     const nsdyn_plugin_info *fr = cfg->friction.plugin ? cfg->friction.plugin->info : NULL;
-    int hold_stick = nsd_run_num(cfg, "hold_stick") != 0;
+    int hold_stick = cfg->settings.hold_stick;
     size_t errors = 0;
     char list[1024];
 

@@ -152,10 +152,10 @@ nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *
  * energy the output does not count). */
 static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
     m->energy_output = -1;
-    m->energy_audit = (int)nsd_run_num(cfg, "energy_audit");
-    m->energy_tolerance = nsd_run_num(cfg, "energy_tolerance");
+    m->energy_audit = cfg->settings.energy_audit;
+    m->energy_tolerance = cfg->settings.energy_tolerance;
     m->contact_compliant = m->contact && (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
-    m->contact_tolerance = nsd_run_num(cfg, "contact_tolerance");
+    m->contact_tolerance = cfg->settings.contact_tolerance;
     int stateful = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_STATEFUL);
     size_t has = offsetof(nsdyn_system_layout, energy_output) + sizeof m->layout.energy_output;
     if (!(m->sys->info.provides & NSDYN_CAP_CONSERVATIVE) || stateful ||
@@ -354,7 +354,7 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     m->nq = m->layout.nq;
     m->nv = m->layout.nv;
     m->nc = m->layout.n_contacts;
-    m->hold_stick = nsd_run_num(cfg, "hold_stick") != 0;
+    m->hold_stick = cfg->settings.hold_stick;
     /* Event-driven contact: a rigid law, or set-valued friction left free
      * to switch, over an integrator that locates events (compose.c has
      * refused the combinations that nothing can run). */
@@ -381,8 +381,7 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         }
     }
     if (m->hold_stick && n_persistent == 0) {
-        nsd_diag_at(diag,
-                    cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "hold_stick")],
+        nsd_diag_at(diag, cfg->run.from[NSD_RUN_HOLD_STICK],
                     "[run] key 'hold_stick' = true, but system '%s' has no persistent contact to "
                     "hold in stick",
                     m->sys->info.id);
@@ -464,8 +463,8 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
                     m->layout.outputs[i].label);
 
     if (m->event_driven)
-        nsd_modes_init(m, nsd_run_num(cfg, "rest_ratio"), nsd_run_num(cfg, "rest_velocity"),
-                       nsd_run_num(cfg, "contact_tolerance"));
+        nsd_modes_init(m, cfg->settings.rest_ratio, cfg->settings.rest_velocity,
+                       cfg->settings.contact_tolerance);
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);

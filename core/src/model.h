@@ -87,7 +87,7 @@ typedef struct nsd_model {
      * compressed. audit_outputs: n_outputs scratch. */
     int energy_output;
     double *audit_outputs;
-    enum { NSD_AUDIT_ERROR = 0, NSD_AUDIT_WARN = 1, NSD_AUDIT_OFF = 2 } energy_audit;
+    nsd_energy_audit energy_audit;
     double energy_tolerance;
     int contact_compliant;
 

@@ -156,12 +156,13 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                     err[0] ? err : "the plugin refused these parameters");
         return 1;
     }
-    double t0 = nsd_run_num(cfg, "t_start"), t_end = nsd_run_num(cfg, "t_end");
-    double dt_out = nsd_run_num(cfg, "output_dt");
+    const nsd_run_settings *rs = &cfg->settings;
+    double t0 = rs->t_start, t_end = rs->t_end;
+    double dt_out = rs->output_dt;
     if (!(dt_out > 0)) dt_out = (t_end - t0) / 2000.0;
     int dense = ig->dense != NULL && (ig->info.provides & NSDYN_CAP_DENSE_OUTPUT);
     int locates = (ig->info.provides & NSDYN_CAP_EVENT_LOCATION) != 0;
-    int show_progress = nsd_run_num(cfg, "progress") != 0 && isatty(STDERR_FILENO);
+    int show_progress = rs->progress && isatty(STDERR_FILENO);
 
     nsdyn_ode ode;
     nsd_model_ode(m, &ode);
@@ -203,8 +204,8 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
      * approach at zero gap is an impact at t0). */
     const double *y_start = m->y0;
     int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT);
-    if (rigid && nsd_model_check_initial_gaps(m, t0, m->y0, nsd_run_num(cfg, "contact_tolerance")) >
-                     NSDYN_WARNING) {
+    if (rigid &&
+        nsd_model_check_initial_gaps(m, t0, m->y0, rs->contact_tolerance) > NSDYN_WARNING) {
         describe_state(m, m->y0, state, sizeof state);
         res->outcome = NSD_RUN_FAILED;
         snprintf(res->message, sizeof res->message,
@@ -223,7 +224,7 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         }
         y_start = y_last = y_switch;
     }
-    size_t max_events = (size_t)nsd_run_num(cfg, "max_events"), same_time = 0;
+    size_t max_events = rs->max_events, same_time = 0;
     double t_last_event = -INFINITY;
 
     nsdyn_status st = ig->setup(inst, &ode_ig, t0, y_start, t_end);
