@@ -421,14 +421,14 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     size_t n_switches = m->sys->switches && m->sys->on_switch ? m->layout.n_switches : 0;
     if (n_stops < m->layout.n_stops) m->layout.n_stops = 0;
     if (n_switches < m->layout.n_switches) m->layout.n_switches = 0;
-    m->n_model_events = n_stops + n_switches;
-    m->n_events = m->n_model_events + (m->event_driven ? 2 * m->nc : 0);
-    m->stop_direction = xcalloc(m->n_events, sizeof *m->stop_direction);
-    for (size_t i = m->n_model_events; i < m->n_events; ++i) m->stop_direction[i] = -1;
-    for (size_t i = 0; i < n_stops; ++i) m->stop_direction[i] = -1;
-    for (size_t i = 0; i < n_switches; ++i)
-        m->stop_direction[n_stops + i] =
-            m->layout.switch_direction ? m->layout.switch_direction[i] : 0;
+    size_t room = n_stops + n_switches + 2 * m->nc;
+    m->event_sources = xcalloc(room, sizeof *m->event_sources);
+    m->event_direction = xcalloc(room, sizeof *m->event_direction);
+    m->n_events = nsd_event_sources_build(m->event_sources, m->event_direction, n_stops, n_switches,
+                                          m->layout.switch_direction, m->nc, m->event_driven);
+    m->event_first[NSD_SOURCE_STOP] = 0;
+    m->event_first[NSD_SOURCE_SWITCH] = n_stops;
+    m->event_first[NSD_SOURCE_CONTACT] = n_stops + n_switches;
 
     /* Channels. */
     size_t nch = 1 + m->n + 3 * m->nc + m->layout.n_outputs;
@@ -492,7 +492,8 @@ void nsd_model_destroy(nsd_model *m) {
     free(m->rhs_m);
     free(m->stick_contact);
     free(m->stick_dir);
-    free(m->stop_direction);
+    free(m->event_sources);
+    free(m->event_direction);
     nsd_modes_free(m);
     free(m->mech_contact);
     free(m->mech_tangent_dim);
@@ -696,7 +697,7 @@ __attribute__((flatten)) nsdyn_status nsd_model_rhs(void *ctx, double t, const d
     return NSDYN_OK; /* finite terms whose sum overflowed */
 }
 
-nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
+nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, double *g) {
     nsd_model *m = ctx;
     if (m->layout.n_stops && m->sys->stops) {
         nsdyn_status st = m->sys->stops(m->sys_inst, t, y, y + m->nq, g);
@@ -705,10 +706,11 @@ nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
     if (m->layout.n_switches && m->sys->switches) {
         nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
         if (st > NSDYN_WARNING) return st;
-        st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda, g + m->layout.n_stops);
+        st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda,
+                              g + m->event_first[NSD_SOURCE_SWITCH]);
         if (st > NSDYN_WARNING) return fail(m, st, t, "system switches()");
     }
-    if (m->event_driven) return nsd_modes_events(m, t, y, g + m->n_model_events);
+    if (m->event_driven) return nsd_modes_events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
     return NSDYN_OK;
 }
 
@@ -719,8 +721,8 @@ void nsd_model_ode(nsd_model *m, nsdyn_ode *ode) {
         .n_events = m->n_events,
         .ctx = m,
         .rhs = nsd_model_rhs,
-        .events = nsd_model_stops,
-        .event_direction = m->stop_direction,
+        .events = nsd_model_event_functions,
+        .event_direction = m->event_direction,
         .atol_scale = NULL,
         .mech = NULL,
     };

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "diag.h"
+#include "events.h"
 #include "nsdyn/nsdyn.h"
 
 typedef struct nsd_channel {
@@ -53,8 +54,12 @@ typedef struct nsd_model {
     double *G, *rhs_m;      /* m x m, m */
     size_t m_stick;         /* number of stick force components */
     size_t *stick_contact, *stick_dir;
-    size_t n_events; /* stop conditions, then mode switches */
-    int *stop_direction;
+    /* Event functions of the ODE: what each is (events.h), its direction
+     * (the nsdyn_ode's event_direction), and where each kind starts in g. */
+    size_t n_events;
+    nsd_event_source *event_sources;
+    int *event_direction;
+    size_t event_first[3]; /* by nsd_event_source_kind */
 
     /* Event-driven contact (modes.c): set when the contact law is rigid
      * or the friction law set-valued without hold_stick, and the
@@ -66,7 +71,6 @@ typedef struct nsd_model {
     double rest_velocity;          /* [m/s] run.rest_velocity: zero slip speed */
     double rest_ratio;             /* [1] run.rest_ratio: accumulation rule */
     double contact_tolerance;      /* [m] run.contact_tolerance */
-    size_t n_model_events;         /* stops + switches; contact events follow */
     /* Time-stepping view (nsd_model_mechanics): unilateral contacts. */
     size_t n_mech;
     size_t *mech_contact;
@@ -102,9 +106,13 @@ void nsd_model_destroy(nsd_model *m);
 
 /* nsdyn_ode callbacks (ctx = nsd_model). */
 nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot);
-/* Event functions: g[0 .. n_stops) stop conditions (terminal), then
- * g[n_stops ..) the system's mode switches. */
-nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g);
+/* The event functions g (n_events) at (t, y), in the order of
+ * m->event_sources: stop conditions, mode switches, contact events. */
+nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, double *g);
+/* Deprecated name of nsd_model_event_functions (bench/ still uses it). */
+static inline nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
+    return nsd_model_event_functions(ctx, t, y, g);
+}
 void nsd_model_ode(nsd_model *m, nsdyn_ode *ode);
 
 /* One sample of every channel at (t, y). */
