@@ -53,7 +53,7 @@ typedef struct nsd_model {
     double *B;              /* M^-1 W^T columns of stick components: m x nv */
     double *G, *rhs_m;      /* m x m, m */
     size_t m_stick;         /* number of stick force components */
-    size_t *stick_contact, *stick_dir;
+    size_t *stick_comp;     /* m: their components in lambda (affine.h), 3 c + 1 + direction */
     /* Event functions of the ODE: what each is (events.h), its direction
      * (the nsdyn_ode's event_direction), and where each kind starts in g. */
     size_t n_events;
@@ -141,6 +141,19 @@ nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *
 
 /* Index of a channel by name, or -1. */
 int nsd_model_channel(const nsd_model *m, const char *name);
+
+/* ---- inside the host: the layers above share these ---- */
+
+/* m->failure = "<what> returned status <st> at t = ..."; returns st. */
+nsdyn_status nsd_model_fail(nsd_model *m, nsdyn_status st, double t, const char *what);
+
+/* Contact evaluation plus the normal (persistent load, compliant law) and
+ * friction forces into m->lambda and the friction state rates into zdot
+ * (NULL: none), for contacts not held in stick (their tangential
+ * components stay zero). want_jacobians: rows of the persistent contacts
+ * into m->W. */
+nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
+                                      int want_jacobians);
 
 /* Solve A x = b in place (n small, partial pivoting); returns 0 or -1 if
  * singular. A is overwritten, b becomes x. */

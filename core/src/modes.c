@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "affine.h"
 #include "limit_directions.h"
 
 /* Largest touching set whose closed subsets are enumerated (2^12 trials). */
@@ -26,13 +27,13 @@
 
 typedef struct nsd_modes_work {
     size_t n_unknown;
-    size_t *unk_contact, *unk_comp; /* 3 nc */
-    double *C;                      /* 3 nc x nv: response to each unknown */
-    double *A, *x;                  /* (3 nc)^2, 3 nc */
-    double *slip_dir;               /* 2 nc: slip direction used in the last solve */
-    double *fric;                   /* 2 nc: friction force per unit normal force of a
+    size_t *unk;      /* 3 nc: unknown force components, 3 c + a (affine.h) */
+    double *C;        /* 3 nc x nv: response to each unknown */
+    double *A, *x;    /* (3 nc)^2, 3 nc */
+    double *slip_dir; /* 2 nc: slip direction used in the last solve */
+    double *fric;     /* 2 nc: friction force per unit normal force of a
                                        slipping contact, from the friction law [1] */
-    double *B;                      /* 3 nc x nv: M^-1 W^T rows, every component */
+    double *B;        /* 3 nc x nv: M^-1 W^T rows, every component */
     double *D, *u_minus, *impulse, *u_plus, *mu_s, *mu_k, *gaps; /* impact problem */
     size_t *set;            /* nc: contacts of an impact or touching set */
     nsd_contact_mode *prev; /* modes before a resolution */
@@ -84,8 +85,7 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
                     double contact_tolerance) {
     size_t nc = m->nc, nv = m->nv, n3 = 3 * (nc ? nc : 1);
     nsd_modes_work *w = xcalloc(1, sizeof *w);
-    w->unk_contact = xcalloc(n3, sizeof *w->unk_contact);
-    w->unk_comp = xcalloc(n3, sizeof *w->unk_comp);
+    w->unk = xcalloc(n3, sizeof *w->unk);
     w->C = xcalloc(n3 * nv, sizeof *w->C);
     w->A = xcalloc(n3 * n3, sizeof *w->A);
     w->x = xcalloc(n3, sizeof *w->x);
@@ -124,8 +124,7 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
 void nsd_modes_free(nsd_model *m) {
     nsd_modes_work *w = m->mw;
     if (w) {
-        free(w->unk_contact);
-        free(w->unk_comp);
+        free(w->unk);
         free(w->C);
         free(w->A);
         free(w->x);
@@ -152,12 +151,6 @@ void nsd_modes_free(nsd_model *m) {
     m->mode = NULL;
 }
 
-static nsdyn_status failed(nsd_model *m, nsdyn_status st, double t, const char *what) {
-    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st,
-             t);
-    return st;
-}
-
 static int is_unilateral(const nsd_model *m, size_t c) {
     return m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL;
 }
@@ -166,12 +159,6 @@ static int is_unilateral(const nsd_model *m, size_t c) {
  * with a friction law). */
 static int tangent_held(const nsd_model *m, size_t c) {
     return m->friction && m->ce[c].active && (m->mode[c].closed || !is_unilateral(m, c));
-}
-
-static double dot(const double *a, const double *b, size_t n) {
-    double s = 0.0;
-    for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
-    return s;
 }
 
 /* contacts() with Jacobian rows for the contacts that need them (closed,
@@ -183,7 +170,7 @@ static nsdyn_status eval_contacts(nsd_model *m, double t, const double *y, int a
         m->ce[c].W = all_rows || m->mode[c].closed ? m->W + c * 3 * m->nv : NULL;
     }
     nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system contacts()");
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     return nsd_model_check_contacts(m, t);
 }
 
@@ -225,13 +212,13 @@ static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, doubl
     double *f = m->mw->fric + 2 * c;
     f[0] = f[1] = 0.0;
     nsdyn_status st = m->friction->force(m->friction_inst, &in, f, NULL);
-    return st > NSDYN_WARNING ? failed(m, st, t, "friction force()") : NSDYN_OK;
+    return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "friction force()") : NSDYN_OK;
 }
 
 /* Unit pattern of unknown k added (sign +1) or removed (-1) in lambda. */
 static void apply_unknown(nsd_model *m, size_t k, double amount) {
     nsd_modes_work *w = m->mw;
-    size_t c = w->unk_contact[k], comp = w->unk_comp[k];
+    size_t c = w->unk[k] / 3, comp = w->unk[k] % 3;
     double *lam = m->lambda + 3 * c;
     lam[comp] += amount;
     if (comp == 0 && m->friction && !m->mode[c].stick) {
@@ -256,14 +243,12 @@ static nsdyn_status solve_current(nsd_model *m, double t, const double *y, doubl
         double N = persistent ? e->normal_load : 0.0;
         lam[0] = N;
         if (!persistent) {
-            w->unk_contact[nu] = c;
-            w->unk_comp[nu++] = 0;
+            w->unk[nu++] = 3 * c;
         }
         if (!m->friction) continue;
         if (m->mode[c].stick) {
             for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
-                w->unk_contact[nu] = c;
-                w->unk_comp[nu++] = 1 + j;
+                w->unk[nu++] = 3 * c + 1 + j;
             }
         } else {
             slip_direction(m, c, w->slip_dir + 2 * c);
@@ -274,25 +259,16 @@ static nsdyn_status solve_current(nsd_model *m, double t, const double *y, doubl
         }
     }
     w->n_unknown = nu;
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->a0);
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
+    nsdyn_status st = nsd_affine_base(m, t, q, v);
+    if (st > NSDYN_WARNING) return st;
     if (nu == 0) {
         memcpy(vdot, m->a0, nv * sizeof *vdot);
         return NSDYN_OK;
     }
-    for (size_t k = 0; k < nu; ++k) {
-        apply_unknown(m, k, 1.0);
-        st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
-        apply_unknown(m, k, -1.0);
-        if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
-        for (size_t i = 0; i < nv; ++i) w->C[k * nv + i] = m->vdot_unit[i] - m->a0[i];
-    }
-    for (size_t r = 0; r < nu; ++r) {
-        size_t c = w->unk_contact[r], comp = w->unk_comp[r];
-        const double *row = m->W + c * 3 * nv + comp * nv;
-        for (size_t k = 0; k < nu; ++k) w->A[r * nu + k] = dot(row, w->C + k * nv, nv);
-        w->x[r] = -(dot(row, m->a0, nv) + m->ce[c].drift[comp]);
-    }
+    st = nsd_affine_columns(m, t, q, v, nu, NULL, apply_unknown, w->C);
+    if (st > NSDYN_WARNING) return st;
+    nsd_affine_block(m, w->unk, nu, w->C, nu, w->A);
+    for (size_t r = 0; r < nu; ++r) w->x[r] = -nsd_affine_local_acc(m, w->unk[r], m->a0);
     if (nsd_solve_small(w->A, w->x, nu) != 0) {
         snprintf(m->failure, sizeof m->failure,
                  "the contact constraints of the current modes are singular at t = %.9g s "
@@ -360,7 +336,7 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
         m->ce[c].W = NULL;
     }
     nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system contacts()");
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
         int open = is_unilateral(m, c) && m->ce[c].active && !m->mode[c].closed;
@@ -391,26 +367,18 @@ static double rest_speed(const nsd_model *m, size_t c, double t) {
 static nsdyn_status contact_response(nsd_model *m, double t, const double *y) {
     nsd_modes_work *w = m->mw;
     const double *q = y, *v = y + m->nq;
-    size_t nv = m->nv;
     memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->a0);
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
-    for (size_t k = 0; k < 3 * m->nc; ++k) {
-        m->lambda[k] = 1.0;
-        st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
-        m->lambda[k] = 0.0;
-        if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
-        for (size_t i = 0; i < nv; ++i) w->B[k * nv + i] = m->vdot_unit[i] - m->a0[i];
-    }
-    for (size_t c = 0; c < m->nc; ++c)
-        w->an[c] = dot(m->W + c * 3 * nv, m->a0, nv) + m->ce[c].drift[0];
+    nsdyn_status st = nsd_affine_base(m, t, q, v);
+    if (st > NSDYN_WARNING) return st;
+    st = nsd_affine_columns(m, t, q, v, 3 * m->nc, NULL, NULL, w->B);
+    if (st > NSDYN_WARNING) return st;
+    for (size_t c = 0; c < m->nc; ++c) w->an[c] = nsd_affine_local_acc(m, 3 * c, m->a0);
     return NSDYN_OK;
 }
 
 /* Delassus entry between component a of contact c and component b of d. */
 static double delassus(const nsd_model *m, size_t c, size_t a, size_t d, size_t b) {
-    size_t nv = m->nv;
-    return dot(m->W + c * 3 * nv + a * nv, m->mw->B + (3 * d + b) * nv, nv);
+    return nsd_affine_entry(m, 3 * c + a, m->mw->B + (3 * d + b) * m->nv);
 }
 
 /* v += M^-1 W^T P for impulse P (3 per contact of the set). */
@@ -613,8 +581,7 @@ static int modes_consistent(nsd_model *m, size_t n_set) {
     for (size_t j = 0; j < n_set; ++j) {
         size_t c = w->set[j];
         if (m->mode[c].closed) continue;
-        const double *row = m->W + c * 3 * m->nv;
-        if (dot(row, w->acc, m->nv) + m->ce[c].drift[0] < -1e-9 * ascale) return 0;
+        if (nsd_affine_local_acc(m, 3 * c, w->acc) < -1e-9 * ascale) return 0;
     }
     return 1;
 }
@@ -656,21 +623,18 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
          * in (slower than the rest speed, or the impact would have taken
          * them): their approach stops too, plastically */
         if (is_unilateral(m, c) && (m->mode[c].closed || (touching(m, c) && m->ce[c].u[0] < 0.0))) {
-            w->unk_contact[nr] = c;
-            w->unk_comp[nr++] = 0;
+            w->unk[nr++] = 3 * c;
         }
         if (tangent_held(m, c) && m->mode[c].stick)
             for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
-                w->unk_contact[nr] = c;
-                w->unk_comp[nr++] = 1 + j;
+                w->unk[nr++] = 3 * c + 1 + j;
             }
     }
     if (!nr) return NSDYN_OK;
     for (size_t r = 0; r < nr; ++r) {
         for (size_t k = 0; k < nr; ++k)
-            w->A[r * nr + k] =
-                delassus(m, w->unk_contact[r], w->unk_comp[r], w->unk_contact[k], w->unk_comp[k]);
-        w->x[r] = -m->ce[w->unk_contact[r]].u[w->unk_comp[r]];
+            w->A[r * nr + k] = nsd_affine_entry(m, w->unk[r], w->B + w->unk[k] * m->nv);
+        w->x[r] = -m->ce[w->unk[r] / 3].u[w->unk[r] % 3];
     }
     if (solve_regularized(w, nr) != 0) {
         snprintf(m->failure, sizeof m->failure,
@@ -680,7 +644,7 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
     }
     double *v = y + m->nq;
     for (size_t k = 0; k < nr; ++k) {
-        const double *col = w->B + (3 * w->unk_contact[k] + w->unk_comp[k]) * m->nv;
+        const double *col = w->B + w->unk[k] * m->nv;
         for (size_t i = 0; i < m->nv; ++i) v[i] += col[i] * w->x[k];
     }
     return NSDYN_OK;
@@ -736,7 +700,7 @@ static nsdyn_status drift_step(nsd_model *m, double t, double *y) {
         memset(w->acc, 0, nv * sizeof *w->acc);
         st = m->sys->derivatives(m->sys_inst, t, y, w->acc, m->lambda, q0dot, NULL);
     }
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system derivatives()");
     for (size_t i = 0; i < m->nq; ++i) y[i] += dq[i] - q0dot[i];
     return NSDYN_OK;
 }
