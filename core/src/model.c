@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include "layout.h"
+#include "limit_directions.h"
 #include "modes.h"
 
 #include <math.h>
@@ -268,6 +269,9 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
     setup_energy_audit(m, cfg);
+    /* the paper's limit-direction test, checked at every stick/slip switch
+     * (docs/towed-wheel.md); the runner only calls the hook */
+    m->switch_check = nsd_limit_switch_check;
     return errors;
 }
 

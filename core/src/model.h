@@ -95,6 +95,13 @@ typedef struct nsd_model {
     double energy_tolerance;
     int contact_compliant;
 
+    /* An analysis run at every stick/slip switch of a persistent 2-D
+     * contact in the event-driven modes, on the state with its slip
+     * projected to zero (the event record's limit_check): 1 agrees with
+     * the force test, 0 not, -1 does not apply. nsd_model_create installs
+     * the limit-direction test (analysis/limit_directions.h); NULL: none. */
+    int (*switch_check)(struct nsd_model *m, double t, const double *y, size_t contact);
+
     uint64_t rhs_evals;
     char failure[512]; /* last failure of an evaluation */
 } nsd_model;

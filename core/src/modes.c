@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "affine.h"
-#include "limit_directions.h"
+#include "slip_flow.h"
 
 /* Largest touching set whose closed subsets are enumerated (2^12 trials). */
 #define NSD_MAX_TOUCHING 12
@@ -482,7 +482,7 @@ static void tangent_block(const nsd_model *m, size_t c, double *G) {
 
 /* Direction a sticking contact starts to slip in when its stick force F
  * leaves the cone. 1-D: against F. 2-D: a root of V of the limit-direction
- * functions (limit_directions.h) with R > 0 (the slip grows), built from
+ * functions (slip_flow.h) with R > 0 (the slip grows), built from
  * the contact's own tangential Delassus block G with the other forces held
  * (so the free tangential acceleration is -G F); the root nearest -F/|F|,
  * which is exact for an isotropic block. */
@@ -496,23 +496,21 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
         d[1] = 0.0;
         return;
     }
-    nsd_limit_analysis la;
-    memset(&la, 0, sizeof la);
-    tangent_block(m, c, la.G);
-    la.a[0] = -(la.G[0] * F[0] + la.G[1] * F[1]);
-    la.a[1] = -(la.G[2] * F[0] + la.G[3] * F[1]);
-    la.F_kinetic = F_kinetic;
+    double G[4], a[2];
+    tangent_block(m, c, G);
+    a[0] = -(G[0] * F[0] + G[1] * F[1]);
+    a[1] = -(G[2] * F[0] + G[3] * F[1]);
     const size_t N = 720;
     double best = -2.0, phi0 = atan2(d[1], d[0]);
-    double prev = nsd_limit_V(&la, 0.0);
+    double prev = nsd_slip_flow_V(a, G, F_kinetic, 0.0);
     for (size_t i = 1; i <= N; ++i) {
         double lo = 2.0 * M_PI * (double)(i - 1) / (double)N,
                hi = 2.0 * M_PI * (double)i / (double)N;
-        double v = nsd_limit_V(&la, hi);
+        double v = nsd_slip_flow_V(a, G, F_kinetic, hi);
         if ((prev < 0) != (v < 0)) {
             double vlo = prev;
             for (int it = 0; it < 60; ++it) {
-                double mid = 0.5 * (lo + hi), vm = nsd_limit_V(&la, mid);
+                double mid = 0.5 * (lo + hi), vm = nsd_slip_flow_V(a, G, F_kinetic, mid);
                 if ((vm < 0) == (vlo < 0)) {
                     lo = mid;
                     vlo = vm;
@@ -521,7 +519,7 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
             }
             double root = 0.5 * (lo + hi);
             double closeness = cos(root - phi0);
-            if (nsd_limit_R(&la, root) > 0 && closeness > best) {
+            if (nsd_slip_flow_R(a, G, F_kinetic, root) > 0 && closeness > best) {
                 best = closeness;
                 d[0] = cos(root);
                 d[1] = sin(root);
@@ -730,12 +728,14 @@ static void describe_touching(const nsd_model *m, char *buf, size_t len) {
     }
 }
 
-/* The limit-direction test of the towed-wheel paper's (3) at a switch of a
- * persistent 2-D contact, on the state with that contact's slip projected
- * to zero: 1 if it agrees with the force test, 0 if not. */
-static int limit_check(nsd_model *m, double t, const double *y, size_t c) {
+/* The model's switch check (model.h; the limit-direction test of the
+ * towed-wheel paper's (3), analysis/) at a switch of a persistent 2-D
+ * contact, on the state with that contact's slip projected to zero: 1 if
+ * it agrees with the force test, 0 if not, -1 not checked. */
+static int switch_check(nsd_model *m, double t, const double *y, size_t c) {
     nsd_modes_work *w = m->mw;
-    if (is_unilateral(m, c) || m->layout.contacts[c].tangent_dim != 2) return -1;
+    if (!m->switch_check || is_unilateral(m, c) || m->layout.contacts[c].tangent_dim != 2)
+        return -1;
     memcpy(w->ytmp, y, m->n * sizeof *w->ytmp);
     double G[4], u[2] = {-m->ce[c].u[1], -m->ce[c].u[2]};
     tangent_block(m, c, G);
@@ -743,10 +743,7 @@ static int limit_check(nsd_model *m, double t, const double *y, size_t c) {
     size_t idx[1] = {c};
     double P[3] = {0.0, u[0], u[1]};
     apply_impulse(m, w->ytmp + m->nq, idx, 1, P);
-    nsd_limit_analysis la;
-    char err[256];
-    if (nsd_limit_analyse(m, t, w->ytmp, &la, err, sizeof err) != 0) return -1;
-    return la.rolling_by_force == la.rolling_by_directions;
+    return m->switch_check(m, t, w->ytmp, c);
 }
 
 nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired) {
@@ -871,7 +868,7 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
         if (r->kind == NSD_EVENT_STICK || r->kind == NSD_EVENT_SLIP) {
             st = eval_contacts(m, t, y, 1);
             if (st > NSDYN_WARNING) return st;
-            r->limit_check = limit_check(m, t, y, r->contact);
+            r->limit_check = switch_check(m, t, y, r->contact);
         }
     }
     /* 6. Event offsets: each function starts strictly above its trigger. */
