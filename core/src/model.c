@@ -121,9 +121,10 @@ static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
         m->audit_outputs = xcalloc(m->layout.n_outputs, sizeof *m->audit_outputs);
 }
 
-size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
-                        nsd_diag *diag) {
-    memset(m, 0, sizeof *m);
+/* The plugin instances of the config's system, contact and friction
+ * sections. Returns the errors added to diag. */
+static size_t create_plugins(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
+                             nsd_diag *diag) {
     size_t errors = 0;
     m->sys = (const nsdyn_system *)cfg->system.plugin->info;
     m->sys_inst = create_plugin(&cfg->system, host, diag, &errors);
@@ -135,34 +136,42 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         m->friction = (const nsdyn_friction_law *)cfg->friction.plugin->info;
         m->friction_inst = create_plugin(&cfg->friction, host, diag, &errors);
     }
-    if (errors) return errors;
+    return errors;
+}
 
+/* The system's layout, checked (layout.h) before anything is sized by it.
+ * Returns 0, or 1 with the error in diag. */
+static size_t load_layout(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     m->layout.struct_size = sizeof m->layout;
     char bad_layout[320] = "it returned an error status";
     int bad = m->sys->layout(m->sys_inst, &m->layout) > NSDYN_WARNING
                   ? 1
                   : nsd_layout_check(m, bad_layout, sizeof bad_layout);
-    if (bad) {
-        const nsd_section *sec = bad == 2 ? &cfg->friction : &cfg->system;
-        nsd_diag_at(diag, sec->table, "[%s] (%s): the plugin reported an invalid %s: %s (%s)",
-                    nsd_kind_section(sec->kind), sec->plugin->info->id,
-                    bad == 2 ? "state count" : "layout", bad_layout, sec->plugin->path);
-        return errors + 1;
-    }
-    m->nq = m->layout.nq;
-    m->nv = m->layout.nv;
-    m->nc = m->layout.n_contacts;
+    if (!bad) return 0;
+    const nsd_section *sec = bad == 2 ? &cfg->friction : &cfg->system;
+    nsd_diag_at(diag, sec->table, "[%s] (%s): the plugin reported an invalid %s: %s (%s)",
+                nsd_kind_section(sec->kind), sec->plugin->info->id,
+                bad == 2 ? "state count" : "layout", bad_layout, sec->plugin->path);
+    return 1;
+}
+
+/* Which mode runs the contacts: stick held (run.hold_stick), or
+ * event-driven contact: a rigid law, or set-valued friction left free to
+ * switch, over an integrator that locates events (compose.c has refused
+ * the combinations that nothing can run); else the smooth laws. */
+static void choose_contact_mode(nsd_model *m, const nsd_config *cfg) {
     m->hold_stick = cfg->settings.hold_stick;
-    /* Event-driven contact: a rigid law, or set-valued friction left free
-     * to switch, over an integrator that locates events (compose.c has
-     * refused the combinations that nothing can run). */
     uint32_t ig_caps = cfg->integrator.plugin ? cfg->integrator.plugin->info->provides : 0;
     int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT) &&
                 !(m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
     int set_valued = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_SET_VALUED);
     m->event_driven = (rigid || (set_valued && !m->hold_stick)) &&
                       (ig_caps & NSDYN_CAP_EVENT_LOCATION) && !(ig_caps & NSDYN_CAP_TIME_STEPPING);
+}
 
+/* The state y = [q | v | friction states]: each contact's internal
+ * states (none for a contact held in stick). Returns the errors added. */
+static size_t size_state(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     m->z_offset = xcalloc(m->nc, sizeof *m->z_offset);
     m->z_count = xcalloc(m->nc, sizeof *m->z_count);
     size_t nz = 0, n_persistent = 0;
@@ -173,21 +182,21 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         if (m->friction && !stick)
             m->z_count[c] = m->friction->n_states(m->friction_inst, d->tangent_dim);
         nz += m->z_count[c];
-        if (d->type == NSDYN_CONTACT_PERSISTENT) {
-            n_persistent++;
-            if (m->hold_stick) m->m_stick += d->tangent_dim;
-        }
-    }
-    if (m->hold_stick && n_persistent == 0) {
-        nsd_diag_at(diag, cfg->run.from[NSD_RUN_HOLD_STICK],
-                    "[run] key 'hold_stick' = true, but system '%s' has no persistent contact to "
-                    "hold in stick",
-                    m->sys->info.id);
-        errors++;
+        if (d->type == NSDYN_CONTACT_PERSISTENT) n_persistent++;
     }
     m->nz = nz;
     m->n = m->nq + m->nv + nz;
+    if (!m->hold_stick || n_persistent) return 0;
+    nsd_diag_at(diag, cfg->run.from[NSD_RUN_HOLD_STICK],
+                "[run] key 'hold_stick' = true, but system '%s' has no persistent contact to "
+                "hold in stick",
+                m->sys->info.id);
+    return 1;
+}
 
+/* Work buffers of the right-hand side, the stick solver and the
+ * mechanics view: sized here, so nothing allocates while running. */
+static void alloc_work(nsd_model *m) {
     m->ce = xcalloc(m->nc, sizeof *m->ce);
     m->lambda = xcalloc(3 * m->nc, sizeof *m->lambda);
     m->W = xcalloc(3 * m->nv * (m->nc ? m->nc : 1), sizeof *m->W);
@@ -210,7 +219,17 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT)
             for (size_t d = 0; d < m->layout.contacts[c].tangent_dim; ++d)
                 m->stick_comp[k++] = 3 * c + 1 + d;
-    /* Event functions: the system's stop conditions, then its switches. */
+    m->mech_contact = xcalloc(m->nc, sizeof *m->mech_contact);
+    m->mech_tangent_dim = xcalloc(m->nc, sizeof *m->mech_tangent_dim);
+    m->mech_name = xcalloc(m->nc, sizeof *m->mech_name);
+    m->mech_mu = xcalloc(m->nc, sizeof *m->mech_mu);
+    m->mech_y = xcalloc(m->n, sizeof *m->mech_y);
+}
+
+/* The event-source table (events.h): the system's stop conditions (when
+ * it has stops()), its switches (when it has switches() and on_switch()),
+ * the contact events of the event-driven modes. */
+static void build_events(nsd_model *m) {
     size_t n_stops = m->sys->stops ? m->layout.n_stops : 0;
     size_t n_switches = m->sys->switches && m->sys->on_switch ? m->layout.n_switches : 0;
     if (n_stops < m->layout.n_stops) m->layout.n_stops = 0;
@@ -223,8 +242,11 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     m->event_first[NSD_SOURCE_STOP] = 0;
     m->event_first[NSD_SOURCE_SWITCH] = n_stops;
     m->event_first[NSD_SOURCE_CONTACT] = n_stops + n_switches;
+}
 
-    /* Channels. */
+/* Channels of a sample: t, q, v, friction states, contact forces (normal,
+ * tangential), the system's outputs. */
+static void build_channels(nsd_model *m) {
     size_t nch = 1 + m->n + 3 * m->nc + m->layout.n_outputs;
     m->channels = xcalloc(nch, sizeof *m->channels);
     add_channel(m, "t", "s", "time t");
@@ -232,9 +254,9 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         add_channel(m, m->layout.q[i].name, m->layout.q[i].unit, m->layout.q[i].label);
     for (size_t i = 0; i < m->nv; ++i)
         add_channel(m, m->layout.v[i].name, m->layout.v[i].unit, m->layout.v[i].label);
+    char name[64], label[112];
     for (size_t c = 0; c < m->nc; ++c)
         for (size_t i = 0; i < m->z_count[c]; ++i) {
-            char name[64], label[112];
             snprintf(name, sizeof name, "%s.z%zu", m->layout.contacts[c].name, i + 1);
             snprintf(label, sizeof label, "friction state %zu at %s", i + 1,
                      m->layout.contacts[c].name);
@@ -242,7 +264,6 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
         }
     for (size_t c = 0; c < m->nc; ++c) {
         const char *cn = m->layout.contacts[c].name;
-        char name[64], label[112];
         snprintf(name, sizeof name, "%s.N", cn);
         snprintf(label, sizeof label, "normal force at %s", cn);
         add_channel(m, name, "N", label);
@@ -255,16 +276,25 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     for (size_t i = 0; i < m->layout.n_outputs; ++i)
         add_channel(m, m->layout.outputs[i].name, m->layout.outputs[i].unit,
                     m->layout.outputs[i].label);
+}
 
+size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
+                        nsd_diag *diag) {
+    memset(m, 0, sizeof *m);
+    size_t errors = create_plugins(m, cfg, host, diag);
+    if (errors) return errors;
+    if (load_layout(m, cfg, diag)) return 1;
+    m->nq = m->layout.nq;
+    m->nv = m->layout.nv;
+    m->nc = m->layout.n_contacts;
+    choose_contact_mode(m, cfg);
+    errors += size_state(m, cfg, diag);
+    alloc_work(m);
+    build_events(m);
+    build_channels(m);
     if (m->event_driven)
         nsd_modes_init(m, cfg->settings.rest_ratio, cfg->settings.rest_velocity,
                        cfg->settings.contact_tolerance);
-    /* the mechanics view's buffers (mechanics.c), sized here with the rest */
-    m->mech_contact = xcalloc(m->nc, sizeof *m->mech_contact);
-    m->mech_tangent_dim = xcalloc(m->nc, sizeof *m->mech_tangent_dim);
-    m->mech_name = xcalloc(m->nc, sizeof *m->mech_name);
-    m->mech_mu = xcalloc(m->nc, sizeof *m->mech_mu);
-    m->mech_y = xcalloc(m->n, sizeof *m->mech_y);
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
