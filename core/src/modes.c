@@ -746,14 +746,15 @@ static int switch_check(nsd_model *m, double t, const double *y, size_t c) {
     return m->switch_check(m, t, w->ytmp, c);
 }
 
-nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired) {
+/* 1. Impacts, until no touching contact approaches (a multi-contact law
+ *    leaves none approaching; the bound guards against one that does).
+ *    Keeps the velocities before them in w->u_prev; *impacted: one was
+ *    applied. */
+static nsdyn_status apply_impacts(nsd_model *m, double t, double *y, nsd_event_log *log,
+                                  int *impacted) {
     nsd_modes_work *w = m->mw;
     nsdyn_status st;
-    memcpy(w->prev, m->mode, m->nc * sizeof *w->prev);
-    size_t first_record = log ? log->n : 0;
-    /* 1. Impacts, until no touching contact approaches (a multi-contact law
-     *    leaves none approaching; the bound guards against one that does). */
-    int impacted = 0;
+    *impacted = 0;
     for (int pass = 0;; ++pass) {
         st = eval_contacts(m, t, y, 1);
         if (st > NSDYN_WARNING) return st;
@@ -770,30 +771,36 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
             return NSDYN_ERROR;
         }
         if (!impact(m, t, y, log, &st)) break;
-        impacted = 1;
+        *impacted = 1;
     }
-    if (st > NSDYN_WARNING) return st;
+    return st;
+}
 
-    /* 2. The touching set: contacts at zero gap not separating faster than
-     *    rest_velocity. A slower approach lands here too and is closed
-     *    plastically by the projection below: the accumulation rule. */
-    size_t k = 0;
+/* 2. The touching set into w->set (*k contacts): contacts at zero gap not
+ *    separating faster than rest_velocity. A slower approach lands here
+ *    too and is closed plastically by the projection: the accumulation
+ *    rule. */
+static nsdyn_status touching_set(nsd_model *m, double t, size_t *k) {
+    nsd_modes_work *w = m->mw;
+    *k = 0;
     for (size_t c = 0; c < m->nc; ++c)
-        if (touching(m, c) && m->ce[c].u[0] <= rest_speed(m, c, t)) w->set[k++] = c;
-    if (k > NSD_MAX_TOUCHING) {
-        snprintf(m->failure, sizeof m->failure,
-                 "%zu contacts touch at once at t = %.9g s; the event-driven runner enumerates at "
-                 "most %d",
-                 k, t, NSD_MAX_TOUCHING);
-        return NSDYN_ERROR;
-    }
-    /* 3. Closed subsets of the touching set, largest first; friction
-     *    resolved inside each trial. */
-    /* The contact whose event fired sits on the boundary of its mode (zero
-     * normal force, stick force on the cone): the first round makes it
-     * leave the mode it is leaving, so the phase after the event is not
-     * the one before it; the second round lets it stay if nothing else is
-     * consistent. */
+        if (touching(m, c) && m->ce[c].u[0] <= rest_speed(m, c, t)) w->set[(*k)++] = c;
+    if (*k <= NSD_MAX_TOUCHING) return NSDYN_OK;
+    snprintf(m->failure, sizeof m->failure,
+             "%zu contacts touch at once at t = %.9g s; the event-driven runner enumerates at "
+             "most %d",
+             *k, t, NSD_MAX_TOUCHING);
+    return NSDYN_ERROR;
+}
+
+/* 3. Closed subsets of the touching set (k contacts in w->set), largest
+ *    first; friction resolved inside each trial. The contact whose event
+ *    fired sits on the boundary of its mode (zero normal force, stick
+ *    force on the cone): the first round makes it leave the mode it is
+ *    leaving, so the phase after the event is not the one before it; the
+ *    second round lets it stay if nothing else is consistent. */
+static nsdyn_status choose_modes(nsd_model *m, double t, const double *y, size_t k, int fired) {
+    nsd_modes_work *w = m->mw;
     size_t fc = fired >= 0 ? (size_t)fired / 2 : m->nc;
     int force_open = fired >= 0 && fired % 2 == 0 && w->prev[fc].closed && is_unilateral(m, fc);
     int force_slip = fired >= 0 && fired % 2 == 1 && w->prev[fc].stick;
@@ -819,23 +826,24 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
                            modes_consistent(m, k);
             }
         }
-    if (!accepted) {
-        char which[400];
-        describe_touching(m, which, sizeof which);
-        snprintf(m->failure, sizeof m->failure,
-                 "no consistent contact mode at t = %.9g s for the touching contacts %s (the "
-                 "acceleration-level problem with Coulomb friction has no solution here: a "
-                 "Painleve-type inconsistency, or redundant contacts)",
-                 t, which);
-        return NSDYN_ERROR;
-    }
-    /* 4. Velocities onto the constraints of the new modes. */
-    st = project_velocity(m, t, y);
-    if (st > NSDYN_WARNING) return st;
+    if (accepted) return NSDYN_OK;
+    char which[400];
+    describe_touching(m, which, sizeof which);
+    snprintf(m->failure, sizeof m->failure,
+             "no consistent contact mode at t = %.9g s for the touching contacts %s (the "
+             "acceleration-level problem with Coulomb friction has no solution here: a "
+             "Painleve-type inconsistency, or redundant contacts)",
+             t, which);
+    return NSDYN_ERROR;
+}
 
-    /* 5. The log: what changed, with the velocities before and after. */
-    st = eval_contacts(m, t, y, 1);
-    if (st > NSDYN_WARNING) return st;
+/* 5. The log: what changed, with the velocities before and after (the
+ *    contacts evaluated after the projection); then the switch checks,
+ *    which evaluate the model elsewhere, once the log of this resolution
+ *    is complete. */
+static nsdyn_status log_changes(nsd_model *m, double t, const double *y, nsd_event_log *log,
+                                int impacted, size_t first_record) {
+    nsd_modes_work *w = m->mw;
     for (size_t c = 0; c < m->nc; ++c) {
         const nsd_contact_mode *was = &w->prev[c], *now = &m->mode[c];
         nsd_event_kind kinds[2];
@@ -861,18 +869,20 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
             r->slip_dir[1] = now->dir[1];
         }
     }
-    /* The limit-direction checks evaluate the model elsewhere: after the
-     * log of this resolution is complete. */
     for (size_t i = first_record; log && i < log->n; ++i) {
         nsd_event_record *r = &log->rec[i];
         if (r->kind == NSD_EVENT_STICK || r->kind == NSD_EVENT_SLIP) {
-            st = eval_contacts(m, t, y, 1);
+            nsdyn_status st = eval_contacts(m, t, y, 1);
             if (st > NSDYN_WARNING) return st;
             r->limit_check = switch_check(m, t, y, r->contact);
         }
     }
-    /* 6. Event offsets: each function starts strictly above its trigger. */
-    st = nsd_modes_forces(m, t, y, w->acc);
+    return NSDYN_OK;
+}
+
+/* 6. Event offsets: each function starts strictly above its trigger. */
+static nsdyn_status set_event_offsets(nsd_model *m, double t, const double *y) {
+    nsdyn_status st = nsd_modes_forces(m, t, y, m->mw->acc);
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c) {
         double raw[2];
@@ -893,4 +903,20 @@ nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log 
             m->mode[c].g_ref[1] = 0.0;
     }
     return NSDYN_OK;
+}
+
+nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired) {
+    nsd_modes_work *w = m->mw;
+    memcpy(w->prev, m->mode, m->nc * sizeof *w->prev);
+    size_t first_record = log ? log->n : 0, k = 0;
+    int impacted = 0;
+    nsdyn_status st = apply_impacts(m, t, y, log, &impacted);
+    if (st <= NSDYN_WARNING) st = touching_set(m, t, &k);
+    if (st <= NSDYN_WARNING) st = choose_modes(m, t, y, k, fired);
+    /* 4. Velocities onto the constraints of the new modes. */
+    if (st <= NSDYN_WARNING) st = project_velocity(m, t, y);
+    if (st <= NSDYN_WARNING) st = eval_contacts(m, t, y, 1);
+    if (st <= NSDYN_WARNING) st = log_changes(m, t, y, log, impacted, first_record);
+    if (st <= NSDYN_WARNING) st = set_event_offsets(m, t, y);
+    return st > NSDYN_WARNING ? st : NSDYN_OK;
 }
