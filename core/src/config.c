@@ -489,7 +489,9 @@ static size_t check_output_grid(const nsd_config *cfg, nsd_diag *diag) {
     return 0;
 }
 
-size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag) {
+/* The top level: known keys only, and the title (the config's file name
+ * when it has none). Returns the errors added. */
+static size_t resolve_top(nsd_config *cfg, nsd_diag *diag) {
     size_t errors = 0;
     const nsd_toml_node *root = &cfg->root;
     for (size_t i = 0; i < root->n_items; ++i) {
@@ -526,11 +528,14 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
         char *dot = strrchr(cfg->title, '.');
         if (dot) *dot = '\0';
     }
-    errors += resolve_section(&cfg->system, NSDYN_KIND_SYSTEM, root, reg, 1, diag);
-    errors += resolve_section(&cfg->contact, NSDYN_KIND_CONTACT, root, reg, 0, diag);
-    errors += resolve_section(&cfg->friction, NSDYN_KIND_FRICTION, root, reg, 0, diag);
-    errors += resolve_section(&cfg->integrator, NSDYN_KIND_INTEGRATOR, root, reg, 1, diag);
+    return errors;
+}
 
+/* [run]: checked against nsd_run_decls, then the run's span and output
+ * grid; cfg->settings filled (the defaults after errors). */
+static size_t resolve_run(nsd_config *cfg, nsd_diag *diag) {
+    size_t errors = 0;
+    const nsd_toml_node *root = &cfg->root;
     const nsd_toml_node *run = nsd_toml_get(root, "run");
     if (!run) {
         nsd_diag_at(diag, root,
@@ -566,6 +571,13 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
     }
     fill_run_settings(cfg);
 
+    return errors;
+}
+
+/* [plot]: checked against nsd_plot_decls, then its lists of channels. */
+static size_t resolve_plot(nsd_config *cfg, nsd_diag *diag) {
+    size_t errors = 0;
+    const nsd_toml_node *root = &cfg->root;
     const nsd_toml_node *plot = nsd_toml_get(root, "plot");
     static const char *const plot_skip[] = {"series", "phase", "highlight", NULL};
     if (plot && plot->type != NSD_TOML_TABLE) {
@@ -599,6 +611,18 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
                 errors++;
             }
     }
+    return errors;
+}
+
+size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag) {
+    const nsd_toml_node *root = &cfg->root;
+    size_t errors = resolve_top(cfg, diag);
+    errors += resolve_section(&cfg->system, NSDYN_KIND_SYSTEM, root, reg, 1, diag);
+    errors += resolve_section(&cfg->contact, NSDYN_KIND_CONTACT, root, reg, 0, diag);
+    errors += resolve_section(&cfg->friction, NSDYN_KIND_FRICTION, root, reg, 0, diag);
+    errors += resolve_section(&cfg->integrator, NSDYN_KIND_INTEGRATOR, root, reg, 1, diag);
+    errors += resolve_run(cfg, diag);
+    errors += resolve_plot(cfg, diag);
     const nsd_toml_node *initial = nsd_toml_get(root, "initial");
     if (initial && initial->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, initial, "'initial' must be a table, found %s",
