@@ -19,13 +19,15 @@ static double now_seconds(void) {
 }
 
 /* Sample storage grows by doubling: recording happens at output times, not
- * inside right-hand sides, and is reserved up front for the expected rows. */
+ * inside right-hand sides, and is reserved up front for the expected rows.
+ * NULL when the memory is not there (the series keeps its rows). */
 static double *append_row(nsd_series *s) {
     if (s->rows == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 1024;
-        double *d = realloc(s->data, s->cap * s->n_channels * sizeof *d);
-        if (!d) abort();
+        size_t cap = s->cap ? 2 * s->cap : 1024;
+        double *d = realloc(s->data, cap * s->n_channels * sizeof *d);
+        if (!d) return NULL;
         s->data = d;
+        s->cap = cap;
     }
     return s->data + (s->rows++) * s->n_channels;
 }
@@ -85,6 +87,12 @@ static int energy_audit(nsd_model *m, nsd_run_result *res, double t, const doubl
 
 static int record(nsd_model *m, nsd_run_result *res, double t, const double *y) {
     double *row = append_row(&res->series);
+    if (!row) {
+        snprintf(res->message, sizeof res->message,
+                 "out of memory for sample %zu at t = %.9g s (%zu channels)", res->series.rows + 1,
+                 t, res->series.n_channels);
+        return -1;
+    }
     nsdyn_status st = nsd_model_sample(m, t, y, row);
     if (st > NSDYN_WARNING) {
         res->series.rows--;
@@ -201,7 +209,8 @@ static const nsd_event_source *stop_across_jump(nsd_runner *r, const double *bef
 }
 
 /* Buffers, the integrator and its problem. Returns 1 if the integrator
- * refused its parameters (a config error in diag), else 0. */
+ * refused its parameters (a config error in diag; nothing to close), 2 if
+ * a buffer could not be allocated, else 0. */
 static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
                           const nsdyn_host *host, nsd_diag *diag) {
     const nsd_run_settings *rs = &cfg->settings;
@@ -244,11 +253,11 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->g = calloc(ne, sizeof *r->g);
     r->g_prev = calloc(ne, sizeof *r->g_prev);
     r->g_jump = calloc(2 * (m->layout.n_stops + 1), sizeof *r->g_jump);
-    if (!s->data || !r->ybuf || !r->y_switch || !r->g || !r->g_prev || !r->g_jump) abort();
-    nsd_step_guard_init(&r->guard, m);
-    r->guard_ready = 1;
     r->y_last = m->y0;
     r->wall0 = r->last_progress = now_seconds();
+    if (!s->data || !r->ybuf || !r->y_switch || !r->g || !r->g_prev || !r->g_jump) return 2;
+    nsd_step_guard_init(&r->guard, m);
+    r->guard_ready = 1;
     return 0;
 }
 
@@ -453,8 +462,11 @@ static nsd_flow handle_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
         if (f != NSD_GO_ON) return f;
         fired = stop;
     }
-    r->res->event_times = realloc(r->res->event_times, (r->res->n_events + 1) * sizeof(double));
-    if (!r->res->event_times) abort();
+    double *times = realloc(r->res->event_times, (r->res->n_events + 1) * sizeof *times);
+    if (!times)
+        return run_failed(r, "out of memory for event %zu at t = %.9g s", r->res->n_events + 1,
+                          r->t);
+    r->res->event_times = times;
     r->res->event_times[r->res->n_events++] = r->t;
     if (fired->kind == NSD_SOURCE_SWITCH) {
         f = switch_event(r, rep, fired, &stop);
@@ -556,10 +568,13 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
                           const char *label, nsd_run_result *res, nsd_diag *diag) {
     memset(res, 0, sizeof *res);
     nsd_runner r = {.res = res, .label = label};
-    if (runner_open(&r, m, cfg, host, diag) != 0) return 1;
+    size_t opened = runner_open(&r, m, cfg, host, diag);
+    if (opened == 1) return 1;
     res->outcome = NSD_RUN_COMPLETE;
     size_t refused = 0; /* 1: the integrator refused this run (a config error) */
-    nsd_flow f = runner_start(&r, cfg, diag, &refused);
+    nsd_flow f = opened == 2
+                     ? run_failed(&r, "out of memory for the run's buffers (%zu states)", m->n)
+                     : runner_start(&r, cfg, diag, &refused);
     while (f == NSD_GO_ON && r.t < r.t_end) {
         nsd_flow sf = run_step(&r);
         if (sf == NSD_END) break;
