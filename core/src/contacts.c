@@ -28,11 +28,7 @@ nsdyn_status nsd_model_check_contacts(nsd_model *m, double t) {
 }
 
 nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *y, double tol) {
-    for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = NULL;
-    }
+    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
     nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
     if (st > NSDYN_WARNING) {
         snprintf(m->failure, sizeof m->failure,

@@ -39,11 +39,7 @@ static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const do
                                   double *gap, double *u, double *W, double *MinvWt) {
     nsd_model *m = ctx;
     size_t nv = m->nv;
-    for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = m->W + c * 3 * nv;
-    }
+    nsd_model_ask_contacts(m, NSD_ROWS_ALL);
     nsdyn_status st = m->sys->contacts(m->sys_inst, t, q, v, m->ce);
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     if (W) {

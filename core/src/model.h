@@ -162,6 +162,22 @@ nsdyn_status nsd_model_fail(nsd_model *m, nsdyn_status st, double t, const char 
 nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
                                       int want_jacobians);
 
+/* Which contacts report their Jacobian rows (into m->W, 3 nv each). */
+typedef enum { NSD_ROWS_NONE = 0, NSD_ROWS_PERSISTENT, NSD_ROWS_ALL } nsd_rows;
+
+/* m->ce made ready for the system's contacts(): every candidate asked
+ * (active = 1; the system may switch it off), no drawing geometry, rows
+ * for the contacts `rows` names. Inline: the right-hand side calls it. */
+static inline void nsd_model_ask_contacts(nsd_model *m, nsd_rows rows) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        int want = rows == NSD_ROWS_ALL || (rows == NSD_ROWS_PERSISTENT &&
+                                            m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT);
+        m->ce[c].active = 1;
+        m->ce[c].want_geometry = 0;
+        m->ce[c].W = want ? m->W + c * 3 * m->nv : NULL;
+    }
+}
+
 /* Solve A x = b in place (n small, partial pivoting); returns 0 or -1 if
  * singular. A is overwritten, b becomes x. */
 int nsd_solve_small(double *A, double *b, size_t n);

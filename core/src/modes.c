@@ -131,11 +131,9 @@ void nsd_modes_free(nsd_model *m) {
 /* contacts() with Jacobian rows for the contacts that need them (closed,
  * persistent) or for all (all_rows). */
 nsdyn_status nsd_modes_eval_contacts(nsd_model *m, double t, const double *y, int all_rows) {
-    for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = all_rows || m->mode[c].closed ? m->W + c * 3 * m->nv : NULL;
-    }
+    nsd_model_ask_contacts(m, all_rows ? NSD_ROWS_ALL : NSD_ROWS_NONE);
+    for (size_t c = 0; c < m->nc && !all_rows; ++c)
+        if (m->mode[c].closed) m->ce[c].W = m->W + c * 3 * m->nv;
     nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     return nsd_model_check_contacts(m, t);
@@ -297,11 +295,7 @@ nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g
 }
 
 nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, double *df) {
-    for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = NULL;
-    }
+    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
     nsdyn_status st = m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce);
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;

@@ -16,13 +16,7 @@
 nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
                                       int want_jacobians) {
     const double *q = y, *v = y + m->nq;
-    for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = want_jacobians && m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT
-                         ? m->W + c * 3 * m->nv
-                         : NULL;
-    }
+    nsd_model_ask_contacts(m, want_jacobians ? NSD_ROWS_PERSISTENT : NSD_ROWS_NONE);
     if (m->nc) {
         nsdyn_status st = m->sys->contacts(m->sys_inst, t, q, v, m->ce);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");

@@ -37,11 +37,7 @@ static double *append_row(nsd_series *s) {
  * and no rigid contact penetrating beyond the tolerance (time-stepping's
  * O(h v) penetration lowers the potential energy the output reports). */
 static int energy_judgeable(nsd_model *m, double t, const double *y) {
-    for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].active = 1;
-        m->ce[c].want_geometry = 0;
-        m->ce[c].W = NULL;
-    }
+    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
     if (m->nc && m->sys->contacts(m->sys_inst, t, y, y + m->nq, m->ce) > NSDYN_WARNING) return 0;
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_eval *e = &m->ce[c];
