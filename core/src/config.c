@@ -11,48 +11,60 @@
 /* ---- host-declared sections ------------------------------------------- */
 
 static const char *const audit_choices[] = {"error", "warn", "off", NULL};
-const nsdyn_param_decl nsd_run_decls[] = {
-    {"t_end", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL,
-     NSDYN_PARAM_REQUIRED | NSDYN_PARAM_MIN_EXCLUSIVE, "end time of the simulation", NULL, NULL, 0},
-    {"t_start", NSDYN_PARAM_REAL, "s", 0, -HUGE_VAL, HUGE_VAL, 0, "start time", NULL, NULL, 0},
-    {"output_dt", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL, 0,
-     "sampling interval of the written data; 0 = (t_end - t_start)/2000", NULL, NULL, 0},
-    {"max_samples", NSDYN_PARAM_INT, "1", 1e7, 1, 1e9, 0,
-     "most samples of the output grid, (t_end - t_start)/output_dt: a larger grid is refused "
-     "before the run (each sample holds every channel, 8 bytes each, in memory)",
-     NULL, NULL, 0},
-    {"hold_stick", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
-     "hold every persistent contact in stick (rolling) and report the force that does it", NULL,
-     NULL, 0},
-    {"progress", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0, "show progress on a terminal", NULL, NULL, 0},
+const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
+    [NSD_RUN_T_END] = {"t_end", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL,
+                       NSDYN_PARAM_REQUIRED | NSDYN_PARAM_MIN_EXCLUSIVE,
+                       "end time of the simulation", NULL, NULL, 0},
+    [NSD_RUN_T_START] = {"t_start", NSDYN_PARAM_REAL, "s", 0, -HUGE_VAL, HUGE_VAL, 0, "start time",
+                         NULL, NULL, 0},
+    [NSD_RUN_OUTPUT_DT] = {"output_dt", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL, 0,
+                           "sampling interval of the written data; 0 = (t_end - t_start)/2000",
+                           NULL, NULL, 0},
+    [NSD_RUN_MAX_SAMPLES] =
+        {"max_samples", NSDYN_PARAM_INT, "1", 1e7, 1, 1e9, 0,
+         "most samples of the output grid, (t_end - t_start)/output_dt: a larger grid is refused "
+         "before the run (each sample holds every channel, 8 bytes each, in memory)",
+         NULL, NULL, 0},
+    [NSD_RUN_HOLD_STICK] =
+        {"hold_stick", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
+         "hold every persistent contact in stick (rolling) and report the force that does it", NULL,
+         NULL, 0},
+    [NSD_RUN_PROGRESS] = {"progress", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0,
+                          "show progress on a terminal", NULL, NULL, 0},
     /* Event-driven contact (core/src/modes.c). */
-    {"rest_ratio", NSDYN_PARAM_REAL, "1", 1e-6, 0, 0.1, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "event-driven contact, the accumulation rule: an approach or rebound slower than this "
-     "fraction of the contact's largest impact speed closes it plastically (a bouncing ball "
-     "comes to rest; the time to rest is off by at most this fraction of the accumulation's "
-     "duration, divided by e)",
-     NULL, NULL, 0},
-    {"rest_velocity", NSDYN_PARAM_REAL, "m/s", 1e-5, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "event-driven contact: a slip slower than this counts as zero (stick at the start, the "
-     "end of 2-D slip)",
-     NULL, NULL, 0},
-    {"contact_tolerance", NSDYN_PARAM_REAL, "m", 1e-9, 0, 1e-3, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "event-driven contact: a gap at most this small counts as touching. It is an error in "
-     "every contact position: a body comes to rest anywhere in this band above the surface "
-     "(1 m let a ball rest 1 m up in the air), so at most 1 mm, and far below the model's "
-     "own lengths",
-     NULL, NULL, 0},
-    {"max_events", NSDYN_PARAM_INT, "1", 1000000, 1, 1e9, 0,
-     "event-driven contact: the run fails after this many contact events", NULL, NULL, 0},
+    [NSD_RUN_REST_RATIO] =
+        {"rest_ratio", NSDYN_PARAM_REAL, "1", 1e-6, 0, 0.1, NSDYN_PARAM_MIN_EXCLUSIVE,
+         "event-driven contact, the accumulation rule: an approach or rebound slower than this "
+         "fraction of the contact's largest impact speed closes it plastically (a bouncing ball "
+         "comes to rest; the time to rest is off by at most this fraction of the accumulation's "
+         "duration, divided by e)",
+         NULL, NULL, 0},
+    [NSD_RUN_REST_VELOCITY] =
+        {"rest_velocity", NSDYN_PARAM_REAL, "m/s", 1e-5, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
+         "event-driven contact: a slip slower than this counts as zero (stick at the start, the "
+         "end of 2-D slip)",
+         NULL, NULL, 0},
+    [NSD_RUN_CONTACT_TOLERANCE] =
+        {"contact_tolerance", NSDYN_PARAM_REAL, "m", 1e-9, 0, 1e-3, NSDYN_PARAM_MIN_EXCLUSIVE,
+         "event-driven contact: a gap at most this small counts as touching. It is an error in "
+         "every contact position: a body comes to rest anywhere in this band above the surface "
+         "(1 m let a ball rest 1 m up in the air), so at most 1 mm, and far below the model's "
+         "own lengths",
+         NULL, NULL, 0},
+    [NSD_RUN_MAX_EVENTS] = {"max_events", NSDYN_PARAM_INT, "1", 1000000, 1, 1e9, 0,
+                            "event-driven contact: the run fails after this many contact events",
+                            NULL, NULL, 0},
     /* The energy audit (core/src/run.c). */
-    {"energy_audit", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
-     "a conservative system with dissipative contact and friction laws must never gain energy: "
-     "\"error\" ends the run when it does, \"warn\" counts it in run.toml, \"off\"",
-     audit_choices, NULL, 0},
-    {"energy_tolerance", NSDYN_PARAM_REAL, "1", 1e-4, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
-     "energy audit: the rise allowed, relative to the largest |energy| seen (at least 1e-9 J); "
-     "the default is 100 times the integrators' default rtol",
-     NULL, NULL, 0},
+    [NSD_RUN_ENERGY_AUDIT] =
+        {"energy_audit", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+         "a conservative system with dissipative contact and friction laws must never gain energy: "
+         "\"error\" ends the run when it does, \"warn\" counts it in run.toml, \"off\"",
+         audit_choices, NULL, 0},
+    [NSD_RUN_ENERGY_TOLERANCE] =
+        {"energy_tolerance", NSDYN_PARAM_REAL, "1", 1e-4, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
+         "energy audit: the rise allowed, relative to the largest |energy| seen (at least 1e-9 J); "
+         "the default is 100 times the integrators' default rtol",
+         NULL, NULL, 0},
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
@@ -74,6 +86,29 @@ static const char *const top_keys[] = {"title",      "plugin_path", "system", "c
 
 double nsd_run_num(const nsd_config *cfg, const char *key) {
     return nsd_params_num(&cfg->run, key);
+}
+
+/* cfg->settings from the resolved [run] values (in declaration order). */
+static void fill_run_settings(nsd_config *cfg) {
+    const nsdyn_value *v = cfg->run.values;
+    if (!v) {
+        memset(&cfg->settings, 0, sizeof cfg->settings);
+        return;
+    }
+    cfg->settings = (nsd_run_settings){
+        .t_end = v[NSD_RUN_T_END].num,
+        .t_start = v[NSD_RUN_T_START].num,
+        .output_dt = v[NSD_RUN_OUTPUT_DT].num,
+        .max_samples = v[NSD_RUN_MAX_SAMPLES].num,
+        .hold_stick = v[NSD_RUN_HOLD_STICK].num != 0,
+        .progress = v[NSD_RUN_PROGRESS].num != 0,
+        .rest_ratio = v[NSD_RUN_REST_RATIO].num,
+        .rest_velocity = v[NSD_RUN_REST_VELOCITY].num,
+        .contact_tolerance = v[NSD_RUN_CONTACT_TOLERANCE].num,
+        .max_events = (size_t)v[NSD_RUN_MAX_EVENTS].num,
+        .energy_audit = (nsd_energy_audit)(int)v[NSD_RUN_ENERGY_AUDIT].num,
+        .energy_tolerance = v[NSD_RUN_ENERGY_TOLERANCE].num,
+    };
 }
 double nsd_plot_num(const nsd_config *cfg, const char *key) {
     return nsd_params_num(&cfg->plot, key);
@@ -418,11 +453,10 @@ static size_t string_list(const nsd_toml_node *table, const char *key, char ***o
  * (the rows are kept in memory), and an interval the doubles near t_start
  * and t_end can resolve. Returns the errors added. */
 static size_t check_output_grid(const nsd_config *cfg, nsd_diag *diag) {
-    double t0 = nsd_run_num(cfg, "t_start"), t1 = nsd_run_num(cfg, "t_end");
-    double dt = nsd_run_num(cfg, "output_dt"), max = nsd_run_num(cfg, "max_samples");
-    const nsd_toml_node *at_end = cfg->run.from[0]; /* t_end: required, so set */
-    const nsd_toml_node *at_dt =
-        cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "output_dt")];
+    const nsd_run_settings *rs = &cfg->settings;
+    double t0 = rs->t_start, t1 = rs->t_end, dt = rs->output_dt, max = rs->max_samples;
+    const nsd_toml_node *at_end = cfg->run.from[NSD_RUN_T_END]; /* required, so set */
+    const nsd_toml_node *at_dt = cfg->run.from[NSD_RUN_OUTPUT_DT];
     double span = t1 - t0;
     if (!isfinite(span)) {
         nsd_diag_at(
@@ -455,7 +489,9 @@ static size_t check_output_grid(const nsd_config *cfg, nsd_diag *diag) {
     return 0;
 }
 
-size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag) {
+/* The top level: known keys only, and the title (the config's file name
+ * when it has none). Returns the errors added. */
+static size_t resolve_top(nsd_config *cfg, nsd_diag *diag) {
     size_t errors = 0;
     const nsd_toml_node *root = &cfg->root;
     for (size_t i = 0; i < root->n_items; ++i) {
@@ -492,11 +528,14 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
         char *dot = strrchr(cfg->title, '.');
         if (dot) *dot = '\0';
     }
-    errors += resolve_section(&cfg->system, NSDYN_KIND_SYSTEM, root, reg, 1, diag);
-    errors += resolve_section(&cfg->contact, NSDYN_KIND_CONTACT, root, reg, 0, diag);
-    errors += resolve_section(&cfg->friction, NSDYN_KIND_FRICTION, root, reg, 0, diag);
-    errors += resolve_section(&cfg->integrator, NSDYN_KIND_INTEGRATOR, root, reg, 1, diag);
+    return errors;
+}
 
+/* [run]: checked against nsd_run_decls, then the run's span and output
+ * grid; cfg->settings filled (the defaults after errors). */
+static size_t resolve_run(nsd_config *cfg, nsd_diag *diag) {
+    size_t errors = 0;
+    const nsd_toml_node *root = &cfg->root;
     const nsd_toml_node *run = nsd_toml_get(root, "run");
     if (!run) {
         nsd_diag_at(diag, root,
@@ -509,17 +548,17 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
         size_t run_errors =
             nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, run, "[run]", NULL, diag);
         errors += run_errors;
-        double t0 = nsd_run_num(cfg, "t_start"), t1 = nsd_run_num(cfg, "t_end");
+        fill_run_settings(cfg);
+        double t0 = cfg->settings.t_start, t1 = cfg->settings.t_end;
         if (!run_errors && !(t1 > t0)) {
-            nsd_diag_at(diag, cfg->run.from[0],
+            nsd_diag_at(diag, cfg->run.from[NSD_RUN_T_END],
                         "[run] key 't_end' = %g must be later than t_start = %g", t1, t0);
             errors++;
         }
-        double dt = nsd_run_num(cfg, "output_dt");
+        double dt = cfg->settings.output_dt;
         if (!run_errors && t1 > t0 && dt > 0 && dt > t1 - t0) {
-            nsd_diag_at(
-                diag, cfg->run.from[nsd_params_index(nsd_run_decls, nsd_n_run_decls, "output_dt")],
-                "[run] key 'output_dt' = %g is longer than the run (%g s)", dt, t1 - t0);
+            nsd_diag_at(diag, cfg->run.from[NSD_RUN_OUTPUT_DT],
+                        "[run] key 'output_dt' = %g is longer than the run (%g s)", dt, t1 - t0);
             errors++;
         } else if (!run_errors && t1 > t0) {
             errors += check_output_grid(cfg, diag);
@@ -530,7 +569,15 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
         nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, NULL, "[run]", NULL, &quiet);
         nsd_diag_free(&quiet);
     }
+    fill_run_settings(cfg);
 
+    return errors;
+}
+
+/* [plot]: checked against nsd_plot_decls, then its lists of channels. */
+static size_t resolve_plot(nsd_config *cfg, nsd_diag *diag) {
+    size_t errors = 0;
+    const nsd_toml_node *root = &cfg->root;
     const nsd_toml_node *plot = nsd_toml_get(root, "plot");
     static const char *const plot_skip[] = {"series", "phase", "highlight", NULL};
     if (plot && plot->type != NSD_TOML_TABLE) {
@@ -564,6 +611,18 @@ size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *di
                 errors++;
             }
     }
+    return errors;
+}
+
+size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag) {
+    const nsd_toml_node *root = &cfg->root;
+    size_t errors = resolve_top(cfg, diag);
+    errors += resolve_section(&cfg->system, NSDYN_KIND_SYSTEM, root, reg, 1, diag);
+    errors += resolve_section(&cfg->contact, NSDYN_KIND_CONTACT, root, reg, 0, diag);
+    errors += resolve_section(&cfg->friction, NSDYN_KIND_FRICTION, root, reg, 0, diag);
+    errors += resolve_section(&cfg->integrator, NSDYN_KIND_INTEGRATOR, root, reg, 1, diag);
+    errors += resolve_run(cfg, diag);
+    errors += resolve_plot(cfg, diag);
     const nsd_toml_node *initial = nsd_toml_get(root, "initial");
     if (initial && initial->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, initial, "'initial' must be a table, found %s",

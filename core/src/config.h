@@ -16,6 +16,49 @@ typedef struct nsd_section {
     nsd_params params;
 } nsd_section;
 
+/* The host's [run] keys, in declaration order: the index of each in
+ * nsd_run_decls (config.c declares them by these indices, so a key and its
+ * field cannot drift apart). */
+enum nsd_run_key {
+    NSD_RUN_T_END = 0,
+    NSD_RUN_T_START,
+    NSD_RUN_OUTPUT_DT,
+    NSD_RUN_MAX_SAMPLES,
+    NSD_RUN_HOLD_STICK,
+    NSD_RUN_PROGRESS,
+    NSD_RUN_REST_RATIO,
+    NSD_RUN_REST_VELOCITY,
+    NSD_RUN_CONTACT_TOLERANCE,
+    NSD_RUN_MAX_EVENTS,
+    NSD_RUN_ENERGY_AUDIT,
+    NSD_RUN_ENERGY_TOLERANCE,
+    NSD_RUN_KEY_COUNT
+};
+
+/* run.energy_audit, in the order of its choices. */
+typedef enum nsd_energy_audit {
+    NSD_AUDIT_ERROR = 0,
+    NSD_AUDIT_WARN = 1,
+    NSD_AUDIT_OFF = 2
+} nsd_energy_audit;
+
+/* [run], parsed once (nsd_config_resolve) into typed fields; the help,
+ * units and ranges of each are in nsd_run_decls. After a [run] with errors
+ * the fields hold the defaults. */
+typedef struct nsd_run_settings {
+    double t_end, t_start;    /* [s] */
+    double output_dt;         /* [s] sampling interval; 0: (t_end - t_start)/2000 */
+    double max_samples;       /* [1] most samples of the output grid */
+    int hold_stick;           /* persistent contacts held in stick */
+    int progress;             /* progress on a terminal */
+    double rest_ratio;        /* [1] accumulation rule */
+    double rest_velocity;     /* [m/s] zero slip speed */
+    double contact_tolerance; /* [m] touching band */
+    size_t max_events;        /* contact events before the run fails */
+    nsd_energy_audit energy_audit;
+    double energy_tolerance; /* [1] relative energy rise allowed */
+} nsd_run_settings;
+
 typedef struct nsd_config {
     nsd_toml_doc *doc;       /* the parsed file (owns the source strings) */
     nsd_toml_node root;      /* working tree: file + overrides (+ variant) */
@@ -25,9 +68,10 @@ typedef struct nsd_config {
     char *path;  /* config file */
     char *title; /* run title for graphs */
     nsd_section system, contact, friction, integrator;
-    nsd_params run;  /* host [run] values (run_decls) */
-    nsd_params plot; /* host [plot] values (plot_decls) */
-    char **series;   /* plot.series, or NULL for the system's suggestion */
+    nsd_params run;            /* host [run] values (run_decls), as written back to run.toml */
+    nsd_run_settings settings; /* the same values, typed */
+    nsd_params plot;           /* host [plot] values (plot_decls) */
+    char **series;             /* plot.series, or NULL for the system's suggestion */
     size_t n_series;
     char **phase; /* plot.phase "x:y" pairs */
     size_t n_phase;
@@ -59,8 +103,10 @@ void nsd_config_free(nsd_config *cfg);
  * result shares cfg's source strings; resolve it with nsd_config_resolve. */
 void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_node *variant);
 
-/* Convenience accessors for [run] and [plot]. */
+/* Deprecated: [run] by key name (NaN for an unknown key). The host reads
+ * cfg->settings; this stays for callers outside the runner until they move. */
 double nsd_run_num(const nsd_config *cfg, const char *key);
+/* [plot] by key name. */
 double nsd_plot_num(const nsd_config *cfg, const char *key);
 
 #endif

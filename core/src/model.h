@@ -16,6 +16,7 @@
 #include "config.h"
 #include "contact_eval.h"
 #include "diag.h"
+#include "events.h"
 #include "nsdyn/nsdyn.h"
 
 typedef struct nsd_channel {
@@ -55,9 +56,13 @@ typedef struct nsd_model {
     double *B;              /* M^-1 W^T columns of stick components: m x nv */
     double *G, *rhs_m;      /* m x m, m */
     size_t m_stick;         /* number of stick force components */
-    size_t *stick_contact, *stick_dir;
-    size_t n_events; /* stop conditions, then mode switches */
-    int *stop_direction;
+    size_t *stick_comp;     /* m: their components in lambda (affine.h), 3 c + 1 + direction */
+    /* Event functions of the ODE: what each is (events.h), its direction
+     * (the nsdyn_ode's event_direction), and where each kind starts in g. */
+    size_t n_events;
+    nsd_event_source *event_sources;
+    int *event_direction;
+    size_t event_first[3]; /* by nsd_event_source_kind */
 
     /* Event-driven contact (modes.c): set when the contact law is rigid
      * or the friction law set-valued without hold_stick, and the
@@ -69,7 +74,6 @@ typedef struct nsd_model {
     double rest_velocity;          /* [m/s] run.rest_velocity: zero slip speed */
     double rest_ratio;             /* [1] run.rest_ratio: accumulation rule */
     double contact_tolerance;      /* [m] run.contact_tolerance */
-    size_t n_model_events;         /* stops + switches; contact events follow */
     /* Time-stepping view (nsd_model_mechanics): unilateral contacts. */
     size_t n_mech;
     size_t *mech_contact;
@@ -90,9 +94,16 @@ typedef struct nsd_model {
      * compressed. audit_outputs: n_outputs scratch. */
     int energy_output;
     double *audit_outputs;
-    enum { NSD_AUDIT_ERROR = 0, NSD_AUDIT_WARN = 1, NSD_AUDIT_OFF = 2 } energy_audit;
+    nsd_energy_audit energy_audit;
     double energy_tolerance;
     int contact_compliant;
+
+    /* An analysis run at every stick/slip switch of a persistent 2-D
+     * contact in the event-driven modes, on the state with its slip
+     * projected to zero (the event record's limit_check): 1 agrees with
+     * the force test, 0 not, -1 does not apply. nsd_model_create installs
+     * the limit-direction test (analysis/limit_directions.h); NULL: none. */
+    int (*switch_check)(struct nsd_model *m, double t, const double *y, size_t contact);
 
     uint64_t rhs_evals;
     char failure[512]; /* last failure of an evaluation */
@@ -105,9 +116,13 @@ void nsd_model_destroy(nsd_model *m);
 
 /* nsdyn_ode callbacks (ctx = nsd_model). */
 nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot);
-/* Event functions: g[0 .. n_stops) stop conditions (terminal), then
- * g[n_stops ..) the system's mode switches. */
-nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g);
+/* The event functions g (n_events) at (t, y), in the order of
+ * m->event_sources: stop conditions, mode switches, contact events. */
+nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, double *g);
+/* Deprecated name of nsd_model_event_functions (bench/ still uses it). */
+static inline nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
+    return nsd_model_event_functions(ctx, t, y, g);
+}
 void nsd_model_ode(nsd_model *m, nsdyn_ode *ode);
 
 /* One sample of every channel at (t, y). */
@@ -136,6 +151,38 @@ nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *
 
 /* Index of a channel by name, or -1. */
 int nsd_model_channel(const nsd_model *m, const char *name);
+
+/* ---- inside the host: the layers above share these ---- */
+
+/* m->failure = "<what> returned status <st> at t = ..."; returns st. */
+nsdyn_status nsd_model_fail(nsd_model *m, nsdyn_status st, double t, const char *what);
+
+/* Contact evaluation plus the normal (persistent load, compliant law) and
+ * friction forces into m->lambda and the friction state rates into zdot
+ * (NULL: none), for contacts not held in stick (their tangential
+ * components stay zero). want_jacobians: rows of the persistent contacts
+ * into m->W. */
+nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
+                                      int want_jacobians);
+
+/* Which contacts report their Jacobian rows (into m->W, 3 nv each). */
+typedef enum { NSD_ROWS_NONE = 0, NSD_ROWS_PERSISTENT, NSD_ROWS_ALL } nsd_rows;
+
+/* The system's contacts() at (t, q, v) into m->ce, with Jacobian rows (into
+ * m->W, 3 nv each) for the contacts `rows` names (m->jac[c] says which got
+ * them; a caller may add more before calling nsd_model_contacts_now).
+ * Inline: the right-hand side calls it. */
+static inline void nsd_model_ask_contacts(nsd_model *m, nsd_rows rows) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        int want = rows == NSD_ROWS_ALL || (rows == NSD_ROWS_PERSISTENT &&
+                                            m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT);
+        m->jac[c] = want ? m->W + c * 3 * m->nv : NULL;
+    }
+}
+static inline nsdyn_status nsd_model_contacts_now(nsd_model *m, double t, const double *q,
+                                                  const double *v) {
+    return nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, m->jac, m->ce);
+}
 
 /* Solve A x = b in place (n small, partial pivoting); returns 0 or -1 if
  * singular. A is overwritten, b becomes x. */

@@ -12,36 +12,14 @@
  * slipping contacts carry F_t = -mu_k N d; one linear solve per
  * right-hand side. The mode of each contact changes only at events. */
 #define _DEFAULT_SOURCE
-#include "modes.h"
+#include "modes_work.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "limit_directions.h"
-
-/* Largest touching set whose closed subsets are enumerated (2^12 trials). */
-#define NSD_MAX_TOUCHING 12
-
-typedef struct nsd_modes_work {
-    size_t n_unknown;
-    size_t *unk_contact, *unk_comp; /* 3 nc */
-    double *C;                      /* 3 nc x nv: response to each unknown */
-    double *A, *x;                  /* (3 nc)^2, 3 nc */
-    double *slip_dir;               /* 2 nc: slip direction used in the last solve */
-    double *fric;                   /* 2 nc: friction force per unit normal force of a
-                                       slipping contact, from the friction law [1] */
-    double *B;                      /* 3 nc x nv: M^-1 W^T rows, every component */
-    double *D, *u_minus, *impulse, *u_plus, *mu_s, *mu_k, *gaps; /* impact problem */
-    size_t *set;            /* nc: contacts of an impact or touching set */
-    nsd_contact_mode *prev; /* modes before a resolution */
-    double *u_prev;         /* 3 nc velocities before a resolution */
-    double *ytmp;           /* n */
-    double *acc;            /* nv */
-    double *an;             /* nc: free normal accelerations at a resolution */
-    char law_log[256];
-} nsd_modes_work;
+#include "affine.h"
 
 static const char *const kind_names[NSD_EVENT_KIND_COUNT] = {
     [NSD_EVENT_IMPACT] = "impact", [NSD_EVENT_REST] = "rest",   [NSD_EVENT_CLOSE] = "close",
@@ -57,7 +35,7 @@ void nsd_event_log_free(nsd_event_log *log) {
     memset(log, 0, sizeof *log);
 }
 
-static nsd_event_record *log_add(nsd_event_log *log, double t, size_t c, nsd_event_kind kind) {
+nsd_event_record *nsd_modes_log_add(nsd_event_log *log, double t, size_t c, nsd_event_kind kind) {
     if (!log) return NULL;
     if (log->n == log->cap) {
         log->cap = log->cap ? 2 * log->cap : 64;
@@ -84,8 +62,7 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
                     double contact_tolerance) {
     size_t nc = m->nc, nv = m->nv, n3 = 3 * (nc ? nc : 1);
     nsd_modes_work *w = xcalloc(1, sizeof *w);
-    w->unk_contact = xcalloc(n3, sizeof *w->unk_contact);
-    w->unk_comp = xcalloc(n3, sizeof *w->unk_comp);
+    w->unk = xcalloc(n3, sizeof *w->unk);
     w->C = xcalloc(n3 * nv, sizeof *w->C);
     w->A = xcalloc(n3 * n3, sizeof *w->A);
     w->x = xcalloc(n3, sizeof *w->x);
@@ -124,8 +101,7 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
 void nsd_modes_free(nsd_model *m) {
     nsd_modes_work *w = m->mw;
     if (w) {
-        free(w->unk_contact);
-        free(w->unk_comp);
+        free(w->unk);
         free(w->C);
         free(w->A);
         free(w->x);
@@ -152,38 +128,14 @@ void nsd_modes_free(nsd_model *m) {
     m->mode = NULL;
 }
 
-static nsdyn_status failed(nsd_model *m, nsdyn_status st, double t, const char *what) {
-    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st,
-             t);
-    return st;
-}
-
-static int is_unilateral(const nsd_model *m, size_t c) {
-    return m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL;
-}
-
-/* Contact carries a tangential force of its own mode (closed or persistent,
- * with a friction law). */
-static int tangent_held(const nsd_model *m, size_t c) {
-    return m->friction && m->ce[c].active && (m->mode[c].closed || !is_unilateral(m, c));
-}
-
-static double dot(const double *a, const double *b, size_t n) {
-    double s = 0.0;
-    for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
-    return s;
-}
-
 /* contacts() with Jacobian rows for the contacts that need them (closed,
  * persistent) or for all (all_rows). */
-static nsdyn_status eval_contacts(nsd_model *m, double t, const double *y, int all_rows) {
-    for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].active = 1;
-        m->jac[c] = all_rows || m->mode[c].closed ? m->W + c * 3 * m->nv : NULL;
-    }
-    nsdyn_status st =
-        nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->jac, m->ce);
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system contacts()");
+nsdyn_status nsd_modes_eval_contacts(nsd_model *m, double t, const double *y, int all_rows) {
+    nsd_model_ask_contacts(m, all_rows ? NSD_ROWS_ALL : NSD_ROWS_NONE);
+    for (size_t c = 0; c < m->nc && !all_rows; ++c)
+        if (m->mode[c].closed) m->jac[c] = m->W + c * 3 * m->nv;
+    nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     return nsd_model_check_contacts(m, t);
 }
 
@@ -191,7 +143,7 @@ static nsdyn_status eval_contacts(nsd_model *m, double t, const double *y, int a
  * the slip is too small for its direction to mean anything (it has just
  * started from stick). The threshold is far below the stick event's
  * (rest_velocity), so it never puts a kink where a phase ends. */
-static void slip_direction(const nsd_model *m, size_t c, double *d) {
+void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d) {
     const nsdyn_contact_eval *e = &m->ce[c];
     double tiny = 1e-3 * m->rest_velocity;
     if (m->layout.contacts[c].tangent_dim == 2) {
@@ -225,13 +177,13 @@ static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, doubl
     double *f = m->mw->fric + 2 * c;
     f[0] = f[1] = 0.0;
     nsdyn_status st = m->friction->force(m->friction_inst, &in, f, NULL);
-    return st > NSDYN_WARNING ? failed(m, st, t, "friction force()") : NSDYN_OK;
+    return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "friction force()") : NSDYN_OK;
 }
 
 /* Unit pattern of unknown k added (sign +1) or removed (-1) in lambda. */
 static void apply_unknown(nsd_model *m, size_t k, double amount) {
     nsd_modes_work *w = m->mw;
-    size_t c = w->unk_contact[k], comp = w->unk_comp[k];
+    size_t c = w->unk[k] / 3, comp = w->unk[k] % 3;
     double *lam = m->lambda + 3 * c;
     lam[comp] += amount;
     if (comp == 0 && m->friction && !m->mode[c].stick) {
@@ -243,7 +195,7 @@ static void apply_unknown(nsd_model *m, size_t k, double amount) {
 
 /* Forces of the current modes and v' at (t, y): contacts must have been
  * evaluated (eval_contacts) at (t, y) with rows for the closed ones. */
-static nsdyn_status solve_current(nsd_model *m, double t, const double *y, double *vdot) {
+nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, double *vdot) {
     nsd_modes_work *w = m->mw;
     const double *q = y, *v = y + m->nq;
     size_t nv = m->nv, nu = 0;
@@ -256,17 +208,15 @@ static nsdyn_status solve_current(nsd_model *m, double t, const double *y, doubl
         double N = persistent ? e->normal_load : 0.0;
         lam[0] = N;
         if (!persistent) {
-            w->unk_contact[nu] = c;
-            w->unk_comp[nu++] = 0;
+            w->unk[nu++] = 3 * c;
         }
         if (!m->friction) continue;
         if (m->mode[c].stick) {
             for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
-                w->unk_contact[nu] = c;
-                w->unk_comp[nu++] = 1 + j;
+                w->unk[nu++] = 3 * c + 1 + j;
             }
         } else {
-            slip_direction(m, c, w->slip_dir + 2 * c);
+            nsd_modes_slip_direction(m, c, w->slip_dir + 2 * c);
             nsdyn_status fs = slip_friction(m, c, w->slip_dir + 2 * c, t);
             if (fs > NSDYN_WARNING) return fs;
             lam[1] = N * w->fric[2 * c];
@@ -274,25 +224,16 @@ static nsdyn_status solve_current(nsd_model *m, double t, const double *y, doubl
         }
     }
     w->n_unknown = nu;
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->a0);
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
+    nsdyn_status st = nsd_affine_base(m, t, q, v);
+    if (st > NSDYN_WARNING) return st;
     if (nu == 0) {
         memcpy(vdot, m->a0, nv * sizeof *vdot);
         return NSDYN_OK;
     }
-    for (size_t k = 0; k < nu; ++k) {
-        apply_unknown(m, k, 1.0);
-        st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
-        apply_unknown(m, k, -1.0);
-        if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
-        for (size_t i = 0; i < nv; ++i) w->C[k * nv + i] = m->vdot_unit[i] - m->a0[i];
-    }
-    for (size_t r = 0; r < nu; ++r) {
-        size_t c = w->unk_contact[r], comp = w->unk_comp[r];
-        const double *row = m->W + c * 3 * nv + comp * nv;
-        for (size_t k = 0; k < nu; ++k) w->A[r * nu + k] = dot(row, w->C + k * nv, nv);
-        w->x[r] = -(dot(row, m->a0, nv) + m->ce[c].drift[comp]);
-    }
+    st = nsd_affine_columns(m, t, q, v, nu, NULL, apply_unknown, w->C);
+    if (st > NSDYN_WARNING) return st;
+    nsd_affine_block(m, w->unk, nu, w->C, nu, w->A);
+    for (size_t r = 0; r < nu; ++r) w->x[r] = -nsd_affine_local_acc(m, w->unk[r], m->a0);
     if (nsd_solve_small(w->A, w->x, nu) != 0) {
         snprintf(m->failure, sizeof m->failure,
                  "the contact constraints of the current modes are singular at t = %.9g s "
@@ -309,13 +250,13 @@ static nsdyn_status solve_current(nsd_model *m, double t, const double *y, doubl
 }
 
 nsdyn_status nsd_modes_forces(nsd_model *m, double t, const double *y, double *vdot) {
-    nsdyn_status st = eval_contacts(m, t, y, 0);
+    nsdyn_status st = nsd_modes_eval_contacts(m, t, y, 0);
     if (st > NSDYN_WARNING) return st;
-    return solve_current(m, t, y, vdot);
+    return nsd_modes_solve_current(m, t, y, vdot);
 }
 
 /* Raw event values (before the offsets) of contact c, from the last solve. */
-static void raw_events(const nsd_model *m, size_t c, double *g) {
+void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
     const nsdyn_contact_eval *e = &m->ce[c];
     const nsd_contact_mode *md = &m->mode[c];
     const double *lam = m->lambda + 3 * c;
@@ -346,7 +287,7 @@ nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c) {
         double raw[2];
-        raw_events(m, c, raw);
+        nsd_modes_raw_events(m, c, raw);
         g[2 * c] = raw[0] - m->mode[c].g_ref[0];
         g[2 * c + 1] = raw[1] - m->mode[c].g_ref[1];
     }
@@ -354,13 +295,9 @@ nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g
 }
 
 nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, double *df) {
-    for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].active = 1;
-        m->jac[c] = NULL;
-    }
-    nsdyn_status st =
-        nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->jac, m->ce);
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system contacts()");
+    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
+    nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
         int open = is_unilateral(m, c) && m->ce[c].active && !m->mode[c].closed;
@@ -378,558 +315,4 @@ double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double norma
     (void)t;
     double band_speed = sqrt(2.0 * fabs(normal_acc) * m->contact_tolerance);
     return fmax(fmax(m->rest_ratio * m->mode[c].v_scale, band_speed), m->mode[c].v_unresolved);
-}
-
-static double rest_speed(const nsd_model *m, size_t c, double t) {
-    return nsd_modes_rest_speed(m, c, t, m->mw->an[c]);
-}
-
-/* ---- resolution at events ------------------------------------------- */
-
-/* M^-1 W^T rows of every component of every contact at (t, y), into w->B
- * (exact: v' is affine in the contact forces). Needs all Jacobian rows. */
-static nsdyn_status contact_response(nsd_model *m, double t, const double *y) {
-    nsd_modes_work *w = m->mw;
-    const double *q = y, *v = y + m->nq;
-    size_t nv = m->nv;
-    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->a0);
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
-    for (size_t k = 0; k < 3 * m->nc; ++k) {
-        m->lambda[k] = 1.0;
-        st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
-        m->lambda[k] = 0.0;
-        if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
-        for (size_t i = 0; i < nv; ++i) w->B[k * nv + i] = m->vdot_unit[i] - m->a0[i];
-    }
-    for (size_t c = 0; c < m->nc; ++c)
-        w->an[c] = dot(m->W + c * 3 * nv, m->a0, nv) + m->ce[c].drift[0];
-    return NSDYN_OK;
-}
-
-/* Delassus entry between component a of contact c and component b of d. */
-static double delassus(const nsd_model *m, size_t c, size_t a, size_t d, size_t b) {
-    size_t nv = m->nv;
-    return dot(m->W + c * 3 * nv + a * nv, m->mw->B + (3 * d + b) * nv, nv);
-}
-
-/* v += M^-1 W^T P for impulse P (3 per contact of the set). */
-static void apply_impulse(nsd_model *m, double *v, const size_t *set, size_t k, const double *P) {
-    for (size_t j = 0; j < k; ++j)
-        for (size_t b = 0; b < 3; ++b) {
-            double p = P[3 * j + b];
-            if (p == 0.0) continue;
-            const double *col = m->mw->B + (3 * set[j] + b) * m->nv;
-            for (size_t i = 0; i < m->nv; ++i) v[i] += col[i] * p;
-        }
-}
-
-static int touching(const nsd_model *m, size_t c) {
-    return is_unilateral(m, c) && m->ce[c].active &&
-           (m->mode[c].closed || m->ce[c].gap <= m->contact_tolerance);
-}
-
-/* The impact of the touching contacts when one approaches faster than
- * rest_velocity: one multi-contact problem on the coupled Delassus
- * operator (contact.h). Returns 1 if an impact was applied. */
-static int impact(nsd_model *m, double t, double *y, nsd_event_log *log, nsdyn_status *st) {
-    nsd_modes_work *w = m->mw;
-    size_t k = 0;
-    int approaching = 0;
-    for (size_t c = 0; c < m->nc; ++c) {
-        if (!touching(m, c)) continue;
-        w->set[k++] = c;
-        if (m->ce[c].u[0] < -rest_speed(m, c, t)) approaching = 1;
-    }
-    *st = NSDYN_OK;
-    if (!approaching || !m->contact || !m->contact->impact) return 0;
-    uint32_t tdim = 1;
-    for (size_t j = 0; j < k; ++j)
-        if (m->layout.contacts[w->set[j]].tangent_dim == 2) tdim = 2;
-    size_t n3 = 3 * k;
-    for (size_t i = 0; i < k; ++i)
-        for (size_t a = 0; a < 3; ++a) {
-            w->u_minus[3 * i + a] = m->ce[w->set[i]].u[a];
-            for (size_t j = 0; j < k; ++j)
-                for (size_t b = 0; b < 3; ++b)
-                    w->D[(3 * i + a) * n3 + 3 * j + b] = delassus(m, w->set[i], a, w->set[j], b);
-        }
-    for (size_t i = 0; i < k; ++i) {
-        w->mu_s[i] = m->mu_static;
-        w->mu_k[i] = m->mu_kinetic;
-        w->gaps[i] = m->ce[w->set[i]].gap;
-    }
-    w->law_log[0] = '\0';
-    nsdyn_impact_problem p = {
-        .struct_size = sizeof p,
-        .n_contacts = k,
-        .tangent_dim = tdim,
-        .delassus = w->D,
-        .u_minus = w->u_minus,
-        .mu_static = w->mu_s,
-        .mu_kinetic = w->mu_k,
-        .gaps = w->gaps,
-        .phase_log = w->law_log,
-        .phase_log_len = sizeof w->law_log,
-    };
-    memset(w->impulse, 0, n3 * sizeof *w->impulse);
-    nsdyn_status ls = m->contact->impact(m->contact_inst, &p, w->impulse, w->u_plus);
-    if (ls > NSDYN_WARNING) {
-        char which[160] = "";
-        for (size_t j = 0; j < k; ++j) {
-            size_t used = strlen(which);
-            snprintf(which + used, sizeof which - used, "%s%s (u = %.6g, %.6g m/s)", j ? ", " : "",
-                     m->layout.contacts[w->set[j]].name, w->u_minus[3 * j], w->u_minus[3 * j + 1]);
-        }
-        snprintf(m->failure, sizeof m->failure,
-                 "impact law '%s' failed at t = %.9g s on contact(s) %s%s%s", m->contact->info.id,
-                 t, which, w->law_log[0] ? ": " : "", w->law_log);
-        *st = NSDYN_ERROR;
-        return 0;
-    }
-    apply_impulse(m, y + m->nq, w->set, k, w->impulse);
-    for (size_t j = 0; j < k; ++j) {
-        nsd_contact_mode *md = &m->mode[w->set[j]];
-        md->v_scale = fmax(md->v_scale, -w->u_minus[3 * j]);
-        const double *P = w->impulse + 3 * j;
-        if (P[0] == 0.0 && P[1] == 0.0 && P[2] == 0.0) continue;
-        nsd_event_record *r = log_add(log, t, w->set[j], NSD_EVENT_IMPACT);
-        if (!r) continue;
-        for (size_t a = 0; a < 3; ++a) {
-            r->u_before[a] = w->u_minus[3 * j + a];
-            r->u_after[a] = w->u_plus[3 * j + a];
-            r->impulse[a] = P[a];
-        }
-    }
-    return 1;
-}
-
-/* Tangential 2x2 (or 1x1) Delassus block of contact c into G[4]. */
-static void tangent_block(const nsd_model *m, size_t c, double *G) {
-    G[0] = delassus(m, c, 1, c, 1);
-    G[1] = delassus(m, c, 1, c, 2);
-    G[2] = delassus(m, c, 2, c, 1);
-    G[3] = delassus(m, c, 2, c, 2);
-}
-
-/* Direction a sticking contact starts to slip in when its stick force F
- * leaves the cone. 1-D: against F. 2-D: a root of V of the limit-direction
- * functions (limit_directions.h) with R > 0 (the slip grows), built from
- * the contact's own tangential Delassus block G with the other forces held
- * (so the free tangential acceleration is -G F); the root nearest -F/|F|,
- * which is exact for an isotropic block. */
-static void start_direction(const nsd_model *m, size_t c, const double *F, double F_kinetic,
-                            double *d) {
-    double mag = hypot(F[0], F[1]);
-    d[0] = mag > 0 ? -F[0] / mag : 1.0;
-    d[1] = mag > 0 ? -F[1] / mag : 0.0;
-    if (m->layout.contacts[c].tangent_dim == 1) {
-        d[0] = F[0] > 0 ? -1.0 : 1.0;
-        d[1] = 0.0;
-        return;
-    }
-    nsd_limit_analysis la;
-    memset(&la, 0, sizeof la);
-    tangent_block(m, c, la.G);
-    la.a[0] = -(la.G[0] * F[0] + la.G[1] * F[1]);
-    la.a[1] = -(la.G[2] * F[0] + la.G[3] * F[1]);
-    la.F_kinetic = F_kinetic;
-    const size_t N = 720;
-    double best = -2.0, phi0 = atan2(d[1], d[0]);
-    double prev = nsd_limit_V(&la, 0.0);
-    for (size_t i = 1; i <= N; ++i) {
-        double lo = 2.0 * M_PI * (double)(i - 1) / (double)N,
-               hi = 2.0 * M_PI * (double)i / (double)N;
-        double v = nsd_limit_V(&la, hi);
-        if ((prev < 0) != (v < 0)) {
-            double vlo = prev;
-            for (int it = 0; it < 60; ++it) {
-                double mid = 0.5 * (lo + hi), vm = nsd_limit_V(&la, mid);
-                if ((vm < 0) == (vlo < 0)) {
-                    lo = mid;
-                    vlo = vm;
-                } else
-                    hi = mid;
-            }
-            double root = 0.5 * (lo + hi);
-            double closeness = cos(root - phi0);
-            if (nsd_limit_R(&la, root) > 0 && closeness > best) {
-                best = closeness;
-                d[0] = cos(root);
-                d[1] = sin(root);
-            }
-        }
-        prev = v;
-    }
-}
-
-/* Forces for the trial modes with friction resolved: sticking contacts
- * whose force leaves the cone start to slip, one at a time (the largest
- * violation first). Returns 1 with consistent friction, 0 if the modes are
- * singular or do not settle. */
-static int resolve_friction(nsd_model *m, double t, const double *y, size_t leaving) {
-    nsd_modes_work *w = m->mw;
-    for (size_t it = 0; it <= 2 * m->nc + 2; ++it) {
-        if (solve_current(m, t, y, w->acc) > NSDYN_WARNING) return 0;
-        size_t worst = m->nc;
-        double worst_ratio = 1.0;
-        /* the contact whose stick event fired: its force is on the cone */
-        if (leaving < m->nc && m->mode[leaving].stick && tangent_held(m, leaving)) {
-            worst = leaving;
-            worst_ratio = INFINITY;
-        }
-        for (size_t c = 0; c < m->nc; ++c) {
-            if (!tangent_held(m, c) || !m->mode[c].stick) continue;
-            const double *lam = m->lambda + 3 * c;
-            double bound = 0.0, kinetic = 0.0;
-            m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
-            double F = hypot(lam[1], lam[2]);
-            double ratio = F / (bound + 1e-300);
-            if (F > bound * (1.0 + 1e-9) + 1e-12 && ratio > worst_ratio) {
-                worst = c;
-                worst_ratio = ratio;
-            }
-        }
-        if (worst == m->nc) return 1;
-        const double *lam = m->lambda + 3 * worst;
-        double bound = 0.0, kinetic = 0.0;
-        m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
-        m->mode[worst].stick = 0;
-        start_direction(m, worst, lam + 1, kinetic, m->mode[worst].dir);
-    }
-    return 0;
-}
-
-/* Acceptance of trial modes: closed normal forces >= 0 and, for touching
- * contacts left open, normal accelerations >= 0 (the complementarity
- * 0 <= N _|_ u_n' >= 0), to a tolerance relative to the problem's scale. */
-static int modes_consistent(nsd_model *m, size_t n_set) {
-    nsd_modes_work *w = m->mw;
-    double fscale = 1.0, ascale = 1.0;
-    for (size_t k = 0; k < 3 * m->nc; ++k) fscale = fmax(fscale, fabs(m->lambda[k]));
-    for (size_t i = 0; i < m->nv; ++i) ascale = fmax(ascale, fabs(w->acc[i]));
-    for (size_t c = 0; c < m->nc; ++c)
-        if (is_unilateral(m, c) && m->mode[c].closed && m->lambda[3 * c] < -1e-9 * fscale) return 0;
-    for (size_t j = 0; j < n_set; ++j) {
-        size_t c = w->set[j];
-        if (m->mode[c].closed) continue;
-        const double *row = m->W + c * 3 * m->nv;
-        if (dot(row, w->acc, m->nv) + m->ce[c].drift[0] < -1e-9 * ascale) return 0;
-    }
-    return 1;
-}
-
-/* Initial friction mode of a held contact: stick when it does not slip. */
-static void init_friction_mode(nsd_model *m, size_t c) {
-    const nsdyn_contact_eval *e = &m->ce[c];
-    nsd_contact_mode *md = &m->mode[c];
-    double s = m->layout.contacts[c].tangent_dim == 2 ? hypot(e->u[1], e->u[2]) : fabs(e->u[1]);
-    md->stick = s <= m->rest_velocity;
-    if (!md->stick) slip_direction(m, c, md->dir);
-}
-
-/* Solve w->A x = w->x (nr rows) in place; a wedge (two contacts that press the body against
- * each other with fewer freedoms than rows) makes it singular: then the
- * least-squares solution of the Tikhonov-regularised system (1e-12 of its
- * scale) moves the body least. */
-static int solve_regularized(nsd_modes_work *w, size_t nr) {
-    double scale = 0.0;
-    for (size_t r = 0; r < nr; ++r) scale = fmax(scale, w->A[r * nr + r]);
-    memcpy(w->D, w->A, nr * nr * sizeof *w->A);
-    memcpy(w->u_minus, w->x, nr * sizeof *w->x);
-    if (nsd_solve_small(w->A, w->x, nr) == 0) return 0;
-    for (size_t r = 0; r < nr; ++r) w->D[r * nr + r] += 1e-12 * scale + 1e-300;
-    memcpy(w->x, w->u_minus, nr * sizeof *w->x);
-    return nsd_solve_small(w->D, w->x, nr);
-}
-
-/* Project the velocities onto the constraints of the chosen modes (closed
- * normals, sticking tangents): v+ = v - M^-1 W^T (W M^-1 W^T)^-1 u, the
- * M-orthogonal projection, which never adds kinetic energy. The velocities
- * it removes are below rest_velocity by construction. */
-static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
-    nsd_modes_work *w = m->mw;
-    size_t nr = 0;
-    for (size_t c = 0; c < m->nc; ++c) {
-        if (!m->ce[c].active) continue;
-        /* closed contacts, and touching ones left open that still creep
-         * in (slower than the rest speed, or the impact would have taken
-         * them): their approach stops too, plastically */
-        if (is_unilateral(m, c) && (m->mode[c].closed || (touching(m, c) && m->ce[c].u[0] < 0.0))) {
-            w->unk_contact[nr] = c;
-            w->unk_comp[nr++] = 0;
-        }
-        if (tangent_held(m, c) && m->mode[c].stick)
-            for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
-                w->unk_contact[nr] = c;
-                w->unk_comp[nr++] = 1 + j;
-            }
-    }
-    if (!nr) return NSDYN_OK;
-    for (size_t r = 0; r < nr; ++r) {
-        for (size_t k = 0; k < nr; ++k)
-            w->A[r * nr + k] =
-                delassus(m, w->unk_contact[r], w->unk_comp[r], w->unk_contact[k], w->unk_comp[k]);
-        w->x[r] = -m->ce[w->unk_contact[r]].u[w->unk_comp[r]];
-    }
-    if (solve_regularized(w, nr) != 0) {
-        snprintf(m->failure, sizeof m->failure,
-                 "the contact constraints chosen at t = %.9g s are singular (redundant contacts)",
-                 t);
-        return NSDYN_ERROR;
-    }
-    double *v = y + m->nq;
-    for (size_t k = 0; k < nr; ++k) {
-        const double *col = w->B + (3 * w->unk_contact[k] + w->unk_comp[k]) * m->nv;
-        for (size_t i = 0; i < m->nv; ++i) v[i] += col[i] * w->x[k];
-    }
-    return NSDYN_OK;
-}
-
-/* ---- drift of sustained contacts ------------------------------------ */
-
-/* A closed contact's gap is held at the acceleration level (u_n' = 0), so
- * it drifts by the integration error (a sphere pivoting over an edge:
- * ~5e-9 m/s at rtol 1e-10). Once a closed gap leaves half the touching
- * band, the positions are projected back: Gauss-Newton steps on the
- * closed gaps in the metric of M (dq = N(q) M^-1 W^T x, W M^-1 W^T x = -g,
- * the position analogue of project_velocity), then the velocities onto
- * the constraints. Returns 1 if y changed, 0 if not, -1 on failure. */
-#define NSD_DRIFT_ITER 4
-
-/* A contact out of place: closed and off the surface by more than band,
- * or open and penetrating deeper than twice the tolerance (an impact is
- * located where the gap falls through -tolerance, a hair beyond; a contact
- * that ends an impact or a lift-off deeper could never be seen approaching
- * again). */
-static int out_of_band(const nsd_model *m, size_t c, double band) {
-    if (!is_unilateral(m, c) || !m->ce[c].active) return 0;
-    return m->mode[c].closed ? fabs(m->ce[c].gap) > band
-                             : m->ce[c].gap < -2.0 * m->contact_tolerance;
-}
-
-static int gaps_drifted(const nsd_model *m, double band) {
-    for (size_t c = 0; c < m->nc; ++c)
-        if (out_of_band(m, c, band)) return 1;
-    return 0;
-}
-
-static nsdyn_status drift_step(nsd_model *m, double t, double *y) {
-    nsd_modes_work *w = m->mw;
-    size_t nr = 0, nv = m->nv;
-    for (size_t c = 0; c < m->nc; ++c)
-        if (is_unilateral(m, c) && m->ce[c].active && (m->mode[c].closed || out_of_band(m, c, 0.0)))
-            w->set[nr++] = c;
-    for (size_t r = 0; r < nr; ++r) {
-        for (size_t k = 0; k < nr; ++k) w->A[r * nr + k] = delassus(m, w->set[r], 0, w->set[k], 0);
-        w->x[r] = -m->ce[w->set[r]].gap;
-    }
-    if (solve_regularized(w, nr) != 0) return NSDYN_OK; /* nothing to move */
-    memset(w->acc, 0, nv * sizeof *w->acc);
-    for (size_t k = 0; k < nr; ++k)
-        for (size_t i = 0; i < nv; ++i) w->acc[i] += w->B[3 * w->set[k] * nv + i] * w->x[k];
-    /* dq = N(q) dv = qdot(q, dv) - qdot(q, 0) (q' is affine in v) */
-    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
-    double *dq = w->ytmp, *q0dot = w->ytmp + m->nq;
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, y, w->acc, m->lambda, dq, NULL);
-    if (st <= NSDYN_WARNING) {
-        memset(w->acc, 0, nv * sizeof *w->acc);
-        st = m->sys->derivatives(m->sys_inst, t, y, w->acc, m->lambda, q0dot, NULL);
-    }
-    if (st > NSDYN_WARNING) return failed(m, st, t, "system derivatives()");
-    for (size_t i = 0; i < m->nq; ++i) y[i] += dq[i] - q0dot[i];
-    return NSDYN_OK;
-}
-
-int nsd_modes_correct_drift(nsd_model *m, double t, double *y) {
-    double band = 0.5 * m->contact_tolerance;
-    if (eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
-    if (!gaps_drifted(m, band)) return 0;
-    for (int it = 0; it < NSD_DRIFT_ITER; ++it) {
-        if (contact_response(m, t, y) > NSDYN_WARNING || drift_step(m, t, y) > NSDYN_WARNING)
-            return -1;
-        if (eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
-        if (!gaps_drifted(m, 0.01 * band)) break;
-    }
-    if (contact_response(m, t, y) > NSDYN_WARNING || project_velocity(m, t, y) > NSDYN_WARNING)
-        return -1;
-    return 1;
-}
-
-static void describe_touching(const nsd_model *m, char *buf, size_t len) {
-    buf[0] = '\0';
-    for (size_t c = 0, k = 0; c < m->nc; ++c) {
-        if (!touching(m, c)) continue;
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s (gap %.3g m, u_n %.3g m/s)", k++ ? ", " : "",
-                 m->layout.contacts[c].name, m->ce[c].gap, m->ce[c].u[0]);
-    }
-}
-
-/* The limit-direction test of the towed-wheel paper's (3) at a switch of a
- * persistent 2-D contact, on the state with that contact's slip projected
- * to zero: 1 if it agrees with the force test, 0 if not. */
-static int limit_check(nsd_model *m, double t, const double *y, size_t c) {
-    nsd_modes_work *w = m->mw;
-    if (is_unilateral(m, c) || m->layout.contacts[c].tangent_dim != 2) return -1;
-    memcpy(w->ytmp, y, m->n * sizeof *w->ytmp);
-    double G[4], u[2] = {-m->ce[c].u[1], -m->ce[c].u[2]};
-    tangent_block(m, c, G);
-    if (nsd_solve_small(G, u, 2) != 0) return -1;
-    size_t idx[1] = {c};
-    double P[3] = {0.0, u[0], u[1]};
-    apply_impulse(m, w->ytmp + m->nq, idx, 1, P);
-    nsd_limit_analysis la;
-    char err[256];
-    if (nsd_limit_analyse(m, t, w->ytmp, &la, err, sizeof err) != 0) return -1;
-    return la.rolling_by_force == la.rolling_by_directions;
-}
-
-nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired) {
-    nsd_modes_work *w = m->mw;
-    nsdyn_status st;
-    memcpy(w->prev, m->mode, m->nc * sizeof *w->prev);
-    size_t first_record = log ? log->n : 0;
-    /* 1. Impacts, until no touching contact approaches (a multi-contact law
-     *    leaves none approaching; the bound guards against one that does). */
-    int impacted = 0;
-    for (int pass = 0;; ++pass) {
-        st = eval_contacts(m, t, y, 1);
-        if (st > NSDYN_WARNING) return st;
-        if (pass == 0) {
-            for (size_t c = 0; c < m->nc; ++c)
-                memcpy(w->u_prev + 3 * c, m->ce[c].u, sizeof m->ce[c].u);
-            st = contact_response(m, t, y);
-            if (st > NSDYN_WARNING) return st;
-        }
-        if (pass == 4) {
-            snprintf(m->failure, sizeof m->failure,
-                     "impact law '%s' left a contact approaching after 4 impacts at t = %.9g s",
-                     m->contact ? m->contact->info.id : "", t);
-            return NSDYN_ERROR;
-        }
-        if (!impact(m, t, y, log, &st)) break;
-        impacted = 1;
-    }
-    if (st > NSDYN_WARNING) return st;
-
-    /* 2. The touching set: contacts at zero gap not separating faster than
-     *    rest_velocity. A slower approach lands here too and is closed
-     *    plastically by the projection below: the accumulation rule. */
-    size_t k = 0;
-    for (size_t c = 0; c < m->nc; ++c)
-        if (touching(m, c) && m->ce[c].u[0] <= rest_speed(m, c, t)) w->set[k++] = c;
-    if (k > NSD_MAX_TOUCHING) {
-        snprintf(m->failure, sizeof m->failure,
-                 "%zu contacts touch at once at t = %.9g s; the event-driven runner enumerates at "
-                 "most %d",
-                 k, t, NSD_MAX_TOUCHING);
-        return NSDYN_ERROR;
-    }
-    /* 3. Closed subsets of the touching set, largest first; friction
-     *    resolved inside each trial. */
-    /* The contact whose event fired sits on the boundary of its mode (zero
-     * normal force, stick force on the cone): the first round makes it
-     * leave the mode it is leaving, so the phase after the event is not
-     * the one before it; the second round lets it stay if nothing else is
-     * consistent. */
-    size_t fc = fired >= 0 ? (size_t)fired / 2 : m->nc;
-    int force_open = fired >= 0 && fired % 2 == 0 && w->prev[fc].closed && is_unilateral(m, fc);
-    int force_slip = fired >= 0 && fired % 2 == 1 && w->prev[fc].stick;
-    int accepted = 0;
-    for (int round = force_open || force_slip ? 0 : 1; round < 2 && !accepted; ++round)
-        for (size_t size = k + 1; size-- > 0 && !accepted;) {
-            for (unsigned long mask = 0; mask < (1ul << k) && !accepted; ++mask) {
-                if ((size_t)__builtin_popcountl(mask) != size) continue;
-                for (size_t c = 0; c < m->nc; ++c)
-                    if (is_unilateral(m, c)) m->mode[c].closed = 0;
-                int skip = 0;
-                for (size_t j = 0; j < k; ++j)
-                    if (mask & (1ul << j)) {
-                        m->mode[w->set[j]].closed = 1;
-                        if (round == 0 && force_open && w->set[j] == fc) skip = 1;
-                    }
-                if (skip) continue;
-                for (size_t c = 0; c < m->nc; ++c)
-                    if (tangent_held(m, c)) init_friction_mode(m, c);
-                /* rows for every contact: open touching ones are tested too */
-                for (size_t c = 0; c < m->nc; ++c) m->jac[c] = m->W + c * 3 * m->nv;
-                accepted = resolve_friction(m, t, y, round == 0 && force_slip ? fc : m->nc) &&
-                           modes_consistent(m, k);
-            }
-        }
-    if (!accepted) {
-        char which[400];
-        describe_touching(m, which, sizeof which);
-        snprintf(m->failure, sizeof m->failure,
-                 "no consistent contact mode at t = %.9g s for the touching contacts %s (the "
-                 "acceleration-level problem with Coulomb friction has no solution here: a "
-                 "Painleve-type inconsistency, or redundant contacts)",
-                 t, which);
-        return NSDYN_ERROR;
-    }
-    /* 4. Velocities onto the constraints of the new modes. */
-    st = project_velocity(m, t, y);
-    if (st > NSDYN_WARNING) return st;
-
-    /* 5. The log: what changed, with the velocities before and after. */
-    st = eval_contacts(m, t, y, 1);
-    if (st > NSDYN_WARNING) return st;
-    for (size_t c = 0; c < m->nc; ++c) {
-        const nsd_contact_mode *was = &w->prev[c], *now = &m->mode[c];
-        nsd_event_kind kinds[2];
-        size_t nk = 0;
-        if (is_unilateral(m, c) && !was->closed && now->closed)
-            kinds[nk++] = w->u_prev[3 * c] < 0 && !impacted ? NSD_EVENT_REST : NSD_EVENT_CLOSE;
-        if (is_unilateral(m, c) && was->closed && !now->closed) kinds[nk++] = NSD_EVENT_OPEN;
-        if (tangent_held(m, c)) {
-            int was_held = was->closed || !is_unilateral(m, c);
-            if (was->stick < 0)
-                kinds[nk++] = now->stick ? NSD_EVENT_STICK : NSD_EVENT_SLIP;
-            else if (now->stick && (!was_held || !was->stick))
-                kinds[nk++] = NSD_EVENT_STICK;
-            else if (!now->stick && was_held && was->stick)
-                kinds[nk++] = NSD_EVENT_SLIP;
-        }
-        for (size_t i = 0; i < nk; ++i) {
-            nsd_event_record *r = log_add(log, t, c, kinds[i]);
-            if (!r) continue;
-            memcpy(r->u_before, w->u_prev + 3 * c, sizeof r->u_before);
-            memcpy(r->u_after, m->ce[c].u, sizeof r->u_after);
-            r->slip_dir[0] = now->dir[0];
-            r->slip_dir[1] = now->dir[1];
-        }
-    }
-    /* The limit-direction checks evaluate the model elsewhere: after the
-     * log of this resolution is complete. */
-    for (size_t i = first_record; log && i < log->n; ++i) {
-        nsd_event_record *r = &log->rec[i];
-        if (r->kind == NSD_EVENT_STICK || r->kind == NSD_EVENT_SLIP) {
-            st = eval_contacts(m, t, y, 1);
-            if (st > NSDYN_WARNING) return st;
-            r->limit_check = limit_check(m, t, y, r->contact);
-        }
-    }
-    /* 6. Event offsets: each function starts strictly above its trigger. */
-    st = nsd_modes_forces(m, t, y, w->acc);
-    if (st > NSDYN_WARNING) return st;
-    for (size_t c = 0; c < m->nc; ++c) {
-        double raw[2];
-        raw_events(m, c, raw);
-        double fscale = 1.0 + fabs(m->lambda[3 * c]);
-        double delta[2] = {1e-3 * m->contact_tolerance, tangent_held(m, c) && m->mode[c].stick
-                                                            ? 1e-12 * fscale
-                                                            : 1e-3 * m->rest_velocity};
-        if (is_unilateral(m, c) && m->mode[c].closed) delta[0] = 1e-12 * fscale;
-        for (int i = 0; i < 2; ++i) m->mode[c].g_ref[i] = raw[i] > 0.0 ? 0.0 : raw[i] - delta[i];
-        /* an open gap's threshold is fixed: impacts where the gap falls
-         * through 0, or through -contact_tolerance for a contact that
-         * starts the phase touching (it has just bounced or lifted off) */
-        if (is_unilateral(m, c) && !m->mode[c].closed)
-            m->mode[c].g_ref[0] = m->ce[c].gap > 0.0 ? 0.0 : -m->contact_tolerance;
-        /* 2-D slip speed: its own threshold, no offset (see raw_events) */
-        if (tangent_held(m, c) && !m->mode[c].stick && m->layout.contacts[c].tangent_dim == 2)
-            m->mode[c].g_ref[1] = 0.0;
-    }
-    return NSDYN_OK;
 }

@@ -5,6 +5,7 @@
 #include "step_guard.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +19,15 @@ static double now_seconds(void) {
 }
 
 /* Sample storage grows by doubling: recording happens at output times, not
- * inside right-hand sides, and is reserved up front for the expected rows. */
+ * inside right-hand sides, and is reserved up front for the expected rows.
+ * NULL when the memory is not there (the series keeps its rows). */
 static double *append_row(nsd_series *s) {
     if (s->rows == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 1024;
-        double *d = realloc(s->data, s->cap * s->n_channels * sizeof *d);
-        if (!d) abort();
+        size_t cap = s->cap ? 2 * s->cap : 1024;
+        double *d = realloc(s->data, cap * s->n_channels * sizeof *d);
+        if (!d) return NULL;
         s->data = d;
+        s->cap = cap;
     }
     return s->data + (s->rows++) * s->n_channels;
 }
@@ -34,13 +37,8 @@ static double *append_row(nsd_series *s) {
  * and no rigid contact penetrating beyond the tolerance (time-stepping's
  * O(h v) penetration lowers the potential energy the output reports). */
 static int energy_judgeable(nsd_model *m, double t, const double *y) {
-    for (size_t c = 0; c < m->nc; ++c) {
-        m->ce[c].active = 1;
-        m->jac[c] = NULL;
-    }
-    if (m->nc && nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->jac,
-                                       m->ce) > NSDYN_WARNING)
-        return 0;
+    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
+    if (m->nc && nsd_model_contacts_now(m, t, y, y + m->nq) > NSDYN_WARNING) return 0;
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_eval *e = &m->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
@@ -85,6 +83,12 @@ static int energy_audit(nsd_model *m, nsd_run_result *res, double t, const doubl
 
 static int record(nsd_model *m, nsd_run_result *res, double t, const double *y) {
     double *row = append_row(&res->series);
+    if (!row) {
+        snprintf(res->message, sizeof res->message,
+                 "out of memory for sample %zu at t = %.9g s (%zu channels)", res->series.rows + 1,
+                 t, res->series.n_channels);
+        return -1;
+    }
     nsdyn_status st = nsd_model_sample(m, t, y, row);
     if (st > NSDYN_WARNING) {
         res->series.rows--;
@@ -127,369 +131,458 @@ static int correct_drift(nsd_model *m, const nsdyn_integrator *ig, void *inst,
     return nsd_step_guard_start(guard, m, rep->t, ybuf) > NSDYN_WARNING ? -1 : 0;
 }
 
+/* One run in progress: the integrator, the buffers, and the run's place
+ * on the output grid. */
+typedef struct nsd_runner {
+    nsd_model *m;
+    const nsdyn_integrator *ig;
+    void *inst;
+    nsd_run_result *res;
+    nsdyn_ode ode;            /* the model's problem; ode.n_events: every event */
+    nsdyn_ode ode_ig;         /* what the integrator gets (no events unless it locates) */
+    nsdyn_mechanics mech;     /* time-stepping view */
+    double t0, t_end, dt_out; /* [s] */
+    int dense, locates, show_progress;
+    const char *label;
+    size_t k_out; /* next output grid point: t0 + k_out dt_out */
+    size_t max_events, same_time;
+    double t_last_event;         /* [s] last contact event */
+    double wall0, last_progress; /* [s] wall clock */
+    double t;                    /* [s] last accepted time */
+    /* The last accepted state: the integrator's own report, which stays
+     * valid through a failed step (integrator.h), or y_switch after an
+     * event restarted it. */
+    const double *y_last;
+    double *ybuf, *y_switch; /* n */
+    double *g, *g_prev;      /* n_events: crossings seen at step ends */
+    double *g_jump;          /* 2 (n_stops + 1): stops across a jump */
+    nsd_step_guard guard;
+    int guard_ready;
+    char state[600]; /* describe_state output, bounded */
+} nsd_runner;
+
+/* What the loop does after one part of a step. */
+typedef enum { NSD_GO_ON = 0, NSD_NEXT_STEP, NSD_END } nsd_flow;
+
+/* The run failed: res->message from fmt, the outcome FAILED. Returns
+ * NSD_END. Callers put r->state (describe) into the message. */
+__attribute__((format(printf, 2, 3))) static nsd_flow run_failed(nsd_runner *r, const char *fmt,
+                                                                 ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->res->message, sizeof r->res->message, fmt, ap);
+    va_end(ap);
+    r->res->outcome = NSD_RUN_FAILED;
+    return NSD_END;
+}
+
+static const char *describe(nsd_runner *r, const double *y) {
+    describe_state(r->m, y, r->state, sizeof r->state);
+    return r->state;
+}
+
 /* A stop condition that the jump of an event (an impact, a switch's reset)
  * crosses in its direction fires at the event: a rebound reverses the
  * forward speed inside an impact, where no integrator sees a crossing.
- * gb, ga: n_stops scratch. Returns the stop's index, or -1. */
-static int stop_across_jump(nsd_model *m, double t, const double *before, const double *after,
-                            double *gb, double *ga) {
+ * Returns that stop's event source, or NULL. */
+static const nsd_event_source *stop_across_jump(nsd_runner *r, const double *before,
+                                                const double *after) {
+    nsd_model *m = r->m;
     size_t ns = m->layout.n_stops;
-    if (!ns || !m->sys->stops) return -1;
-    if (m->sys->stops(m->sys_inst, t, before, before + m->nq, gb) > NSDYN_WARNING ||
-        m->sys->stops(m->sys_inst, t, after, after + m->nq, ga) > NSDYN_WARNING)
-        return -1;
-    for (size_t i = 0; i < ns; ++i) {
-        int dir = m->stop_direction[i];
+    double *gb = r->g_jump, *ga = r->g_jump + ns + 1;
+    if (!ns || !m->sys->stops) return NULL;
+    if (m->sys->stops(m->sys_inst, r->t, before, before + m->nq, gb) > NSDYN_WARNING ||
+        m->sys->stops(m->sys_inst, r->t, after, after + m->nq, ga) > NSDYN_WARNING)
+        return NULL;
+    for (size_t e = 0; e < m->n_events; ++e) {
+        const nsd_event_source *src = &m->event_sources[e];
+        if (src->kind != NSD_SOURCE_STOP) continue;
+        size_t i = src->index;
         int down = gb[i] > 0 && ga[i] <= 0, up = gb[i] < 0 && ga[i] >= 0;
-        if ((dir <= 0 && down) || (dir >= 0 && up)) return (int)i;
+        if ((src->direction <= 0 && down) || (src->direction >= 0 && up)) return src;
     }
-    return -1;
+    return NULL;
+}
+
+/* Buffers, the integrator and its problem. Returns 1 if the integrator
+ * refused its parameters (a config error in diag; nothing to close), 2 if
+ * a buffer could not be allocated, else 0. */
+static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
+                          const nsdyn_host *host, nsd_diag *diag) {
+    const nsd_run_settings *rs = &cfg->settings;
+    r->m = m;
+    r->ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
+    char err[512] = "";
+    r->inst = r->ig->create(cfg->integrator.params.values, host, err, sizeof err);
+    if (!r->inst) {
+        nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", r->ig->info.id,
+                    err[0] ? err : "the plugin refused these parameters");
+        return 1;
+    }
+    r->t0 = r->t = rs->t_start;
+    r->t_end = rs->t_end;
+    r->dt_out = rs->output_dt > 0 ? rs->output_dt : (r->t_end - r->t0) / 2000.0;
+    r->dense = r->ig->dense != NULL && (r->ig->info.provides & NSDYN_CAP_DENSE_OUTPUT);
+    r->locates = (r->ig->info.provides & NSDYN_CAP_EVENT_LOCATION) != 0;
+    r->show_progress = rs->progress && isatty(STDERR_FILENO);
+    r->max_events = rs->max_events;
+    r->t_last_event = -INFINITY;
+    r->k_out = 1;
+    nsd_model_ode(m, &r->ode);
+    if (r->ig->info.provides & NSDYN_CAP_TIME_STEPPING) {
+        nsd_model_mechanics(m, &r->mech);
+        r->ode.mech = &r->mech;
+    }
+    /* An integrator that does not locate events gets none: the runner
+     * checks the stop conditions at step ends itself (check_crossings). */
+    r->ode_ig = r->ode;
+    if (!r->locates) r->ode_ig.n_events = 0;
+    nsd_series *s = &r->res->series;
+    s->n_channels = m->n_channels;
+    /* the expected rows, up to a first block; append_row grows it */
+    double rows = (r->t_end - r->t0) / r->dt_out + 4.0;
+    s->cap = rows < 65536.0 ? (size_t)rows : 65536;
+    s->data = malloc(s->cap * m->n_channels * sizeof(double));
+    size_t ne = r->ode.n_events ? r->ode.n_events : 1;
+    r->ybuf = malloc(m->n * sizeof *r->ybuf);
+    r->y_switch = malloc(m->n * sizeof *r->y_switch);
+    r->g = calloc(ne, sizeof *r->g);
+    r->g_prev = calloc(ne, sizeof *r->g_prev);
+    r->g_jump = calloc(2 * (m->layout.n_stops + 1), sizeof *r->g_jump);
+    r->y_last = m->y0;
+    r->wall0 = r->last_progress = now_seconds();
+    if (!s->data || !r->ybuf || !r->y_switch || !r->g || !r->g_prev || !r->g_jump) return 2;
+    nsd_step_guard_init(&r->guard, m);
+    r->guard_ready = 1;
+    return 0;
+}
+
+/* setup() refused before any step (h against the run, the problem): a
+ * config error at [integrator], like create()'s; nothing ran. */
+static void report_setup_refusal(const nsd_runner *r, const nsd_config *cfg, nsd_diag *diag) {
+    const nsdyn_integrator *ig = r->ig;
+    const char *why = ig->message ? ig->message(r->inst) : NULL;
+    size_t id_len = strlen(ig->info.id);
+    if (!why) why = "";
+    if (strncmp(why, ig->info.id, id_len) == 0 && why[id_len] == ':')
+        why += id_len + (why[id_len + 1] == ' ' ? 2 : 1);
+    nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", ig->info.id,
+                *why ? why : "the integrator refused to start this run");
+}
+
+/* Up to the first step: the initial gaps and contact modes (an initial
+ * approach at zero gap is an impact at t0), setup(), the first sample.
+ * NSD_GO_ON, NSD_END with the run failed, or NSD_NEXT_STEP when setup()
+ * refused (*refused = 1, reported in diag). */
+static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *diag,
+                             size_t *refused) {
+    nsd_model *m = r->m;
+    const double *y_start = m->y0;
+    int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT);
+    if (rigid && nsd_model_check_initial_gaps(m, r->t0, m->y0, cfg->settings.contact_tolerance) >
+                     NSDYN_WARNING)
+        return run_failed(r, "the run cannot start at t = %.9g s: %s; state: %s", r->t0, m->failure,
+                          describe(r, m->y0));
+    if (m->event_driven) {
+        memcpy(r->y_switch, m->y0, m->n * sizeof *r->y_switch);
+        if (nsd_modes_resolve(m, r->t0, r->y_switch, &r->res->contact_log, -1) > NSDYN_WARNING)
+            return run_failed(r, "the initial contact modes could not be determined: %s; state: %s",
+                              m->failure, describe(r, m->y0));
+        y_start = r->y_last = r->y_switch;
+    }
+    if (r->ig->setup(r->inst, &r->ode_ig, r->t0, y_start, r->t_end) > NSDYN_WARNING) {
+        report_setup_refusal(r, cfg, diag);
+        *refused = 1;
+        return NSD_NEXT_STEP;
+    }
+    if (record(m, r->res, r->t0, y_start) != 0 || energy_audit(m, r->res, r->t0, y_start) != 0) {
+        r->res->outcome = NSD_RUN_FAILED;
+        return NSD_END;
+    }
+    if (r->ode.n_events) nsd_model_event_functions(m, r->t0, y_start, r->g_prev);
+    if (m->event_driven && nsd_step_guard_start(&r->guard, m, r->t0, y_start) > NSDYN_WARNING)
+        return run_failed(r, "the simulation failed at t = %.9g s: %s", r->t0, m->failure);
+    return NSD_GO_ON;
+}
+
+/* Samples on the output grid inside the step that ended at rep: dense
+ * output interpolates them; without it the step end stands for the grid
+ * points it passed (fixed-step integrators: choose output_dt = k h). */
+static nsd_flow sample_step(nsd_runner *r, const nsdyn_step_report *rep) {
+    double tol = 1e-9 * r->dt_out;
+    if (r->dense) {
+        for (double ts = r->t0 + (double)r->k_out * r->dt_out;
+             ts <= rep->t + tol && ts <= r->t_end + tol;
+             ts = r->t0 + (double)(++r->k_out) * r->dt_out) {
+            const double *ys = rep->y;
+            if (ts < rep->t - tol) {
+                if (r->ig->dense(r->inst, ts, r->ybuf) > NSDYN_WARNING) break;
+                ys = r->ybuf;
+            }
+            if (record(r->m, r->res, ts < rep->t ? ts : rep->t, ys) != 0) {
+                r->res->outcome = NSD_RUN_FAILED;
+                return NSD_END;
+            }
+        }
+    } else if (r->t0 + (double)r->k_out * r->dt_out <= rep->t + tol) {
+        if (record(r->m, r->res, rep->t, rep->y) != 0) {
+            r->res->outcome = NSD_RUN_FAILED;
+            return NSD_END;
+        }
+        while (r->t0 + (double)r->k_out * r->dt_out <= rep->t + tol) r->k_out++;
+    }
+    return NSD_GO_ON;
+}
+
+/* Without event location a crossing is seen at the end of the step where
+ * it happened. Returns the event source that fired there, or NULL. */
+static const nsd_event_source *check_crossings(nsd_runner *r, const double *y) {
+    const nsd_event_source *fired = NULL;
+    if (nsd_model_event_functions(r->m, r->t, y, r->g) <= NSDYN_WARNING)
+        for (size_t i = 0; i < r->ode.n_events && !fired; ++i) {
+            int dir = r->ode.event_direction[i];
+            int down = r->g_prev[i] > 0 && r->g[i] <= 0, up = r->g_prev[i] < 0 && r->g[i] >= 0;
+            if ((dir <= 0 && down) || (dir >= 0 && up)) fired = &r->m->event_sources[i];
+        }
+    memcpy(r->g_prev, r->g, r->ode.n_events * sizeof *r->g);
+    return fired;
+}
+
+/* A contact event (contact event function src->index): impact,
+ * accumulation rule, new modes, then a restart, or a stop the jump
+ * crossed (*stop). Many events at one instant mean the modes do not
+ * settle. */
+static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *src,
+                              const nsd_event_source **stop) {
+    nsd_model *m = r->m;
+    nsd_run_result *res = r->res;
+    double t = r->t;
+    r->same_time = t - r->t_last_event <= 1e-12 * (1.0 + fabs(t)) ? r->same_time + 1 : 0;
+    r->t_last_event = t;
+    memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
+    size_t logged = res->contact_log.n;
+    res->root_returns++;
+    nsdyn_status rs = nsd_modes_resolve(m, t, r->ybuf, &res->contact_log, (int)src->index);
+    if (res->contact_log.n == logged) res->unlogged_roots++;
+    const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
+    if (!why) { /* a contact the impact left out of place */
+        int dc = nsd_modes_correct_drift(m, t, r->ybuf);
+        if (dc < 0)
+            why = m->failure;
+        else
+            res->drift_corrections += (uint64_t)dc;
+    }
+    if (!why) *stop = stop_across_jump(r, rep->y, r->ybuf);
+    if (!why && r->same_time > 100)
+        why = "more than 100 contact events at the same instant: the contact modes chatter "
+              "(an accumulation the rest_velocity rule does not catch)";
+    if (!why && res->contact_log.n > r->max_events) why = "run.max_events contact events reached";
+    if (!why && !*stop) rs = r->ig->restart(r->inst, t, r->ybuf);
+    if (!why && rs > NSDYN_WARNING)
+        why = r->ig->message ? r->ig->message(r->inst) : "the integrator could not restart";
+    if (!why && !*stop && nsd_step_guard_start(&r->guard, m, t, r->ybuf) > NSDYN_WARNING)
+        why = m->failure;
+    if (why)
+        return run_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", t, why,
+                          describe(r, rep->y));
+    memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
+    r->y_last = r->y_switch;
+    if (!*stop) return NSD_NEXT_STEP;
+    rep->y = r->y_switch;
+    return NSD_GO_ON;
+}
+
+/* A mode switch of the system: update its mode (and maybe the state),
+ * then restart the integrator from there, or a stop the jump crossed. */
+static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *src,
+                             const nsd_event_source **stop) {
+    nsd_model *m = r->m;
+    double t = r->t;
+    memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
+    r->res->root_returns++;
+    r->res->n_switches++;
+    nsdyn_status sw = m->sys->on_switch(m->sys_inst, src->index, t, r->ybuf, r->ybuf + m->nq);
+    if (sw <= NSDYN_WARNING && m->event_driven)
+        sw = nsd_modes_resolve(m, t, r->ybuf, &r->res->contact_log, -1);
+    if (sw <= NSDYN_WARNING) *stop = stop_across_jump(r, rep->y, r->ybuf);
+    if (sw <= NSDYN_WARNING && !*stop) sw = r->ig->restart(r->inst, t, r->ybuf);
+    if (sw <= NSDYN_WARNING && !*stop && m->event_driven)
+        sw = nsd_step_guard_start(&r->guard, m, t, r->ybuf);
+    if (sw > NSDYN_WARNING)
+        return run_failed(r,
+                          "the simulation failed at t = %.9g s: switch '%s' could not be applied "
+                          "(%s); state: %s",
+                          t, m->layout.switches[src->index],
+                          r->ig->message ? r->ig->message(r->inst) : "", describe(r, rep->y));
+    memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
+    r->y_last = r->y_switch;
+    if (!*stop) {
+        if (!r->locates) nsd_model_event_functions(m, t, r->ybuf, r->g_prev);
+        return NSD_NEXT_STEP;
+    }
+    rep->y = r->y_switch;
+    return NSD_GO_ON;
+}
+
+/* A stop condition of the system fired at (r->t, y): the last sample,
+ * the outcome STOPPED. at_jump: crossed by the jump of an event. */
+static nsd_flow stop_event(nsd_runner *r, const double *y, const nsd_event_source *src,
+                           int at_jump) {
+    nsd_model *m = r->m;
+    nsd_run_result *res = r->res;
+    if (!at_jump) res->root_returns++;
+    res->n_stops++;
+    const nsd_series *s = &res->series;
+    const double *last = s->rows ? s->data + (s->rows - 1) * s->n_channels : NULL;
+    if ((!last || last[0] < r->t) && record(m, res, r->t, y) != 0) {
+        res->outcome = NSD_RUN_FAILED;
+        return NSD_END;
+    }
+    res->outcome = NSD_RUN_STOPPED;
+    snprintf(res->message, sizeof res->message,
+             "stop condition '%s' of system '%s' reached at t = %.9g s%s: %s",
+             m->layout.stops[src->index], m->sys->info.id, r->t,
+             at_jump      ? " (crossed by the jump of an event)"
+             : r->locates ? ""
+                          : " (end of the step where it fired)",
+             describe(r, y));
+    return NSD_END;
+}
+
+/* The events of the step that ended at rep, dispatched by their source. */
+static nsd_flow handle_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *fired) {
+    const nsd_event_source *stop = NULL;
+    nsd_flow f = NSD_GO_ON;
+    if (fired->kind == NSD_SOURCE_CONTACT) {
+        f = contact_event(r, rep, fired, &stop);
+        if (f != NSD_GO_ON) return f;
+        fired = stop;
+    }
+    double *times = realloc(r->res->event_times, (r->res->n_events + 1) * sizeof *times);
+    if (!times)
+        return run_failed(r, "out of memory for event %zu at t = %.9g s", r->res->n_events + 1,
+                          r->t);
+    r->res->event_times = times;
+    r->res->event_times[r->res->n_events++] = r->t;
+    if (fired->kind == NSD_SOURCE_SWITCH) {
+        f = switch_event(r, rep, fired, &stop);
+        if (f != NSD_GO_ON) return f;
+        fired = stop;
+    }
+    return stop_event(r, rep->y, fired, stop != NULL);
+}
+
+/* An impact inside the step comes first (the step guard): the step then
+ * ends there. Returns NSD_END on failure; *fired the contact event. */
+static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_source *hit_src,
+                           const nsd_event_source **fired) {
+    double t_hit = rep->t;
+    size_t hit = 0;
+    int gr = nsd_step_guard_check(&r->guard, r->m, r->ig, r->inst, rep->t, rep->y, &t_hit, &hit);
+    if (gr < 0)
+        return run_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", rep->t,
+                          r->m->failure, describe(r, rep->y));
+    if (gr == 1) {
+        rep->t = t_hit;
+        rep->y = r->guard.y;
+        *hit_src = (nsd_event_source){NSD_SOURCE_CONTACT, 2 * hit, -1};
+        *fired = hit_src;
+    }
+    return NSD_GO_ON;
+}
+
+/* One integrator step with its samples and events. */
+static nsd_flow run_step(nsd_runner *r) {
+    nsd_model *m = r->m;
+    if (nsd_interrupt_signal())
+        return run_failed(r, "interrupted by signal %d at t = %.9g s; last state: %s",
+                          nsd_interrupt_signal(), r->t, describe(r, r->y_last));
+    nsdyn_step_report rep = {0};
+    rep.event = -1;
+    if (r->ig->step(r->inst, r->t_end, &rep) > NSDYN_WARNING)
+        return run_failed(r, "the simulation failed at t = %.9g s: %s%s%s; last good state: %s",
+                          r->t, r->ig->message ? r->ig->message(r->inst) : "integrator error",
+                          m->failure[0] ? "; model: " : "", m->failure, describe(r, r->y_last));
+    if (!all_finite(rep.y, m->n))
+        return run_failed(
+            r, "the simulation failed at t = %.9g s: the state became NaN or infinite (%s)", rep.t,
+            describe(r, rep.y));
+    const nsd_event_source *fired =
+        rep.event >= 0 && (size_t)rep.event < m->n_events ? &m->event_sources[rep.event] : NULL;
+    nsd_event_source hit_src;
+    if (m->event_driven && guard_step(r, &rep, &hit_src, &fired) == NSD_END) return NSD_END;
+    /* Time-stepping: the step's contact forces are its impulses / h. */
+    m->step_impulse = rep.contact_impulse;
+    m->step_h = rep.h;
+    if (sample_step(r, &rep) == NSD_END) return NSD_END;
+    r->t = rep.t;
+    r->y_last = rep.y;
+    /* after the step's samples: a restart ends its dense output */
+    if (m->event_driven && !fired &&
+        correct_drift(m, r->ig, r->inst, &r->guard, &rep, r->y_switch, r->res) != 0)
+        return run_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", r->t, m->failure,
+                          describe(r, rep.y));
+    r->y_last = rep.y;
+    if (energy_audit(m, r->res, r->t, rep.y) != 0) {
+        r->res->outcome = NSD_RUN_FAILED;
+        return NSD_END;
+    }
+    if (!fired && !r->locates && r->ode.n_events) fired = check_crossings(r, rep.y);
+    return fired ? handle_event(r, &rep, fired) : NSD_GO_ON;
+}
+
+static void print_progress(nsd_runner *r) {
+    double w = now_seconds();
+    if (w - r->last_progress <= 0.25) return;
+    fprintf(stderr, "\r%s t = %.4g / %.4g s (%3.0f%%)   ", r->label ? r->label : "", r->t, r->t_end,
+            100.0 * (r->t - r->t0) / (r->t_end - r->t0));
+    r->last_progress = w;
+}
+
+/* The single cleanup path: the integrator's statistics, then everything
+ * runner_open made (any part of it may be missing). */
+static void runner_close(nsd_runner *r) {
+    nsd_run_result *res = r->res;
+    r->m->step_impulse = NULL; /* the integrator's, about to be destroyed */
+    if (r->show_progress) fprintf(stderr, "\r%70s\r", "");
+    res->t_reached = r->t;
+    res->wall_seconds = now_seconds() - r->wall0;
+    res->stats.struct_size = sizeof res->stats;
+    if (r->inst) {
+        if (r->ig->stats) r->ig->stats(r->inst, &res->stats);
+        r->ig->destroy(r->inst);
+    }
+    free(r->ybuf);
+    free(r->g);
+    free(r->g_prev);
+    free(r->g_jump);
+    free(r->y_switch);
+    if (r->guard_ready) nsd_step_guard_free(&r->guard);
 }
 
 size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                           const char *label, nsd_run_result *res, nsd_diag *diag) {
     memset(res, 0, sizeof *res);
-    const nsdyn_integrator *ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
-    char err[512] = "";
-    void *inst = ig->create(cfg->integrator.params.values, host, err, sizeof err);
-    if (!inst) {
-        nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", ig->info.id,
-                    err[0] ? err : "the plugin refused these parameters");
-        return 1;
-    }
-    double t0 = nsd_run_num(cfg, "t_start"), t_end = nsd_run_num(cfg, "t_end");
-    double dt_out = nsd_run_num(cfg, "output_dt");
-    if (!(dt_out > 0)) dt_out = (t_end - t0) / 2000.0;
-    int dense = ig->dense != NULL && (ig->info.provides & NSDYN_CAP_DENSE_OUTPUT);
-    int locates = (ig->info.provides & NSDYN_CAP_EVENT_LOCATION) != 0;
-    int show_progress = nsd_run_num(cfg, "progress") != 0 && isatty(STDERR_FILENO);
-
-    nsdyn_ode ode;
-    nsd_model_ode(m, &ode);
-    nsdyn_mechanics mech;
-    if (ig->info.provides & NSDYN_CAP_TIME_STEPPING) {
-        nsd_model_mechanics(m, &mech);
-        ode.mech = &mech;
-    }
-    /* An integrator that does not locate events gets none: the runner
-     * checks the stop conditions at step ends itself (below). */
-    nsdyn_ode ode_ig = ode;
-    if (!locates) ode_ig.n_events = 0;
-    res->series.n_channels = m->n_channels;
-    /* the expected rows, up to a first block; append_row grows it */
-    double rows = (t_end - t0) / dt_out + 4.0;
-    res->series.cap = rows < 65536.0 ? (size_t)rows : 65536;
-    res->series.data = malloc(res->series.cap * m->n_channels * sizeof(double));
-    double *ybuf = malloc(m->n * sizeof *ybuf);
-    double *g = calloc(ode.n_events ? ode.n_events : 1, sizeof *g);
-    double *g_prev = calloc(ode.n_events ? ode.n_events : 1, sizeof *g_prev);
-    double *g_jump = calloc(2 * (m->layout.n_stops + 1), sizeof *g_jump);
-    if (!res->series.data || !ybuf || !g || !g_prev || !g_jump) abort();
-    nsd_step_guard guard;
-    nsd_step_guard_init(&guard, m);
-
-    double wall0 = now_seconds(), last_progress = wall0;
+    nsd_runner r = {.res = res, .label = label};
+    size_t opened = runner_open(&r, m, cfg, host, diag);
+    if (opened == 1) return 1;
     res->outcome = NSD_RUN_COMPLETE;
     size_t refused = 0; /* 1: the integrator refused this run (a config error) */
-    char state[600];    /* describe_state output, bounded */
-    /* The last accepted state: the integrator's own report, which stays
-     * valid through a failed step (integrator.h), or our copy after a
-     * switch restarted it. */
-    double *y_switch = malloc(m->n * sizeof *y_switch);
-    if (!y_switch) abort();
-    const double *y_last = m->y0;
-    double t = t0;
-
-    /* Event-driven contact: the modes of the initial state (an initial
-     * approach at zero gap is an impact at t0). */
-    const double *y_start = m->y0;
-    int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT);
-    if (rigid && nsd_model_check_initial_gaps(m, t0, m->y0, nsd_run_num(cfg, "contact_tolerance")) >
-                     NSDYN_WARNING) {
-        describe_state(m, m->y0, state, sizeof state);
+    nsd_flow f = opened == 2
+                     ? run_failed(&r, "out of memory for the run's buffers (%zu states)", m->n)
+                     : runner_start(&r, cfg, diag, &refused);
+    while (f == NSD_GO_ON && r.t < r.t_end) {
+        nsd_flow sf = run_step(&r);
+        if (sf == NSD_END) break;
+        if (sf == NSD_GO_ON && r.show_progress) print_progress(&r);
+    }
+    /* the last sample at the end of a complete run, if the grid missed it */
+    if (f == NSD_GO_ON && res->outcome == NSD_RUN_COMPLETE && res->series.rows &&
+        res->series.data[(res->series.rows - 1) * res->series.n_channels] <
+            r.t_end - 1e-9 * r.dt_out &&
+        record(m, res, r.t, r.y_last) != 0)
         res->outcome = NSD_RUN_FAILED;
-        snprintf(res->message, sizeof res->message,
-                 "the run cannot start at t = %.9g s: %s; state: %s", t0, m->failure, state);
-        goto done;
-    }
-    if (m->event_driven) {
-        memcpy(y_switch, m->y0, m->n * sizeof *y_switch);
-        if (nsd_modes_resolve(m, t0, y_switch, &res->contact_log, -1) > NSDYN_WARNING) {
-            describe_state(m, m->y0, state, sizeof state);
-            res->outcome = NSD_RUN_FAILED;
-            snprintf(res->message, sizeof res->message,
-                     "the initial contact modes could not be determined: %s; state: %s", m->failure,
-                     state);
-            goto done;
-        }
-        y_start = y_last = y_switch;
-    }
-    size_t max_events = (size_t)nsd_run_num(cfg, "max_events"), same_time = 0;
-    double t_last_event = -INFINITY;
-
-    nsdyn_status st = ig->setup(inst, &ode_ig, t0, y_start, t_end);
-    if (st > NSDYN_WARNING) {
-        /* setup() refused before any step (h against the run, the problem):
-         * a config error at [integrator], like create()'s above; nothing ran. */
-        const char *why = ig->message ? ig->message(inst) : NULL;
-        size_t id_len = strlen(ig->info.id);
-        if (!why) why = "";
-        if (strncmp(why, ig->info.id, id_len) == 0 && why[id_len] == ':')
-            why += id_len + (why[id_len + 1] == ' ' ? 2 : 1);
-        nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", ig->info.id,
-                    *why ? why : "the integrator refused to start this run");
-        refused = 1;
-        goto done;
-    }
-    if (record(m, res, t0, y_start) != 0 || energy_audit(m, res, t0, y_start) != 0) {
-        res->outcome = NSD_RUN_FAILED;
-        goto done;
-    }
-    if (ode.n_events) nsd_model_stops(m, t0, y_start, g_prev);
-    if (m->event_driven && nsd_step_guard_start(&guard, m, t0, y_start) > NSDYN_WARNING) {
-        res->outcome = NSD_RUN_FAILED;
-        snprintf(res->message, sizeof res->message, "the simulation failed at t = %.9g s: %s", t0,
-                 m->failure);
-        goto done;
-    }
-    size_t k_out = 1;
-    int stop_at_jump = -1;
-    while (t < t_end) {
-        if (nsd_interrupt_signal()) {
-            describe_state(m, y_last, state, sizeof state);
-            res->outcome = NSD_RUN_FAILED;
-            snprintf(res->message, sizeof res->message,
-                     "interrupted by signal %d at t = %.9g s; last state: %s",
-                     nsd_interrupt_signal(), t, state);
-            break;
-        }
-        nsdyn_step_report rep = {0};
-        rep.event = -1;
-        st = ig->step(inst, t_end, &rep);
-        if (st > NSDYN_WARNING) {
-            describe_state(m, y_last, state, sizeof state);
-            res->outcome = NSD_RUN_FAILED;
-            snprintf(res->message, sizeof res->message,
-                     "the simulation failed at t = %.9g s: %s%s%s; last good state: %s", t,
-                     ig->message ? ig->message(inst) : "integrator error",
-                     m->failure[0] ? "; model: " : "", m->failure, state);
-            break;
-        }
-        if (!all_finite(rep.y, m->n)) {
-            describe_state(m, rep.y, state, sizeof state);
-            res->outcome = NSD_RUN_FAILED;
-            snprintf(res->message, sizeof res->message,
-                     "the simulation failed at t = %.9g s: the state became NaN or infinite (%s)",
-                     rep.t, state);
-            break;
-        }
-        if (m->event_driven) {
-            /* An impact inside the step comes first: the step ends there. */
-            double t_hit = rep.t;
-            size_t hit = 0;
-            int gr = nsd_step_guard_check(&guard, m, ig, inst, rep.t, rep.y, &t_hit, &hit);
-            if (gr < 0) {
-                describe_state(m, rep.y, state, sizeof state);
-                res->outcome = NSD_RUN_FAILED;
-                snprintf(res->message, sizeof res->message,
-                         "the simulation failed at t = %.9g s: %s; state: %s", rep.t, m->failure,
-                         state);
-                break;
-            }
-            if (gr == 1) {
-                rep.t = t_hit;
-                rep.y = guard.y;
-                rep.event = (int)(m->n_model_events + 2 * hit);
-            }
-        }
-        /* Time-stepping: the step's contact forces are its impulses / h. */
-        m->step_impulse = rep.contact_impulse;
-        m->step_h = rep.h;
-        /* Samples on the output grid inside this step: interpolated with
-         * dense output, else the step end stands for the grid points it
-         * passed (fixed-step integrators: choose output_dt = k h). */
-        double tol = 1e-9 * dt_out;
-        if (dense) {
-            for (double ts = t0 + (double)k_out * dt_out; ts <= rep.t + tol && ts <= t_end + tol;
-                 ts = t0 + (double)(++k_out) * dt_out) {
-                const double *ys = rep.y;
-                if (ts < rep.t - tol) {
-                    if (ig->dense(inst, ts, ybuf) > NSDYN_WARNING) break;
-                    ys = ybuf;
-                }
-                if (record(m, res, ts < rep.t ? ts : rep.t, ys) != 0) {
-                    res->outcome = NSD_RUN_FAILED;
-                    break;
-                }
-            }
-        } else if (t0 + (double)k_out * dt_out <= rep.t + tol) {
-            if (record(m, res, rep.t, rep.y) != 0) res->outcome = NSD_RUN_FAILED;
-            while (t0 + (double)k_out * dt_out <= rep.t + tol) k_out++;
-        }
-        if (res->outcome == NSD_RUN_FAILED) break;
-        t = rep.t;
-        y_last = rep.y;
-        int fired = rep.event;
-        /* after the step's samples: a restart ends its dense output */
-        if (m->event_driven && fired < 0 &&
-            correct_drift(m, ig, inst, &guard, &rep, y_switch, res) != 0) {
-            describe_state(m, rep.y, state, sizeof state);
-            res->outcome = NSD_RUN_FAILED;
-            snprintf(res->message, sizeof res->message,
-                     "the simulation failed at t = %.9g s: %s; state: %s", t, m->failure, state);
-            break;
-        }
-        y_last = rep.y;
-        if (energy_audit(m, res, t, rep.y) != 0) {
-            res->outcome = NSD_RUN_FAILED;
-            break;
-        }
-        if (fired < 0 && !locates && ode.n_events) {
-            /* Without event location a crossing is seen at the end of the
-             * step where it happened. */
-            if (nsd_model_stops(m, t, rep.y, g) <= NSDYN_WARNING)
-                for (size_t i = 0; i < ode.n_events && fired < 0; ++i) {
-                    int dir = ode.event_direction[i];
-                    int down = g_prev[i] > 0 && g[i] <= 0, up = g_prev[i] < 0 && g[i] >= 0;
-                    if ((dir <= 0 && down) || (dir >= 0 && up)) fired = (int)i;
-                }
-            memcpy(g_prev, g, ode.n_events * sizeof *g);
-        }
-        if (fired >= (int)m->n_model_events) {
-            /* A contact event: impact, accumulation rule, new modes. Many
-             * events at one instant mean the modes do not settle. */
-            same_time = t - t_last_event <= 1e-12 * (1.0 + fabs(t)) ? same_time + 1 : 0;
-            t_last_event = t;
-            memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
-            size_t logged = res->contact_log.n;
-            res->root_returns++;
-            nsdyn_status rs =
-                nsd_modes_resolve(m, t, ybuf, &res->contact_log, fired - (int)m->n_model_events);
-            if (res->contact_log.n == logged) res->unlogged_roots++;
-            const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
-            if (!why) { /* a contact the impact left out of place */
-                int dc = nsd_modes_correct_drift(m, t, ybuf);
-                if (dc < 0)
-                    why = m->failure;
-                else
-                    res->drift_corrections += (uint64_t)dc;
-            }
-            if (!why)
-                stop_at_jump =
-                    stop_across_jump(m, t, rep.y, ybuf, g_jump, g_jump + m->layout.n_stops + 1);
-            if (!why && same_time > 100)
-                why = "more than 100 contact events at the same instant: the contact modes chatter "
-                      "(an accumulation the rest_velocity rule does not catch)";
-            if (!why && res->contact_log.n > max_events)
-                why = "run.max_events contact events reached";
-            if (!why && stop_at_jump < 0) rs = ig->restart(inst, t, ybuf);
-            if (!why && rs > NSDYN_WARNING)
-                why = ig->message ? ig->message(inst) : "the integrator could not restart";
-            if (!why && stop_at_jump < 0 &&
-                nsd_step_guard_start(&guard, m, t, ybuf) > NSDYN_WARNING)
-                why = m->failure;
-            if (why) {
-                describe_state(m, rep.y, state, sizeof state);
-                res->outcome = NSD_RUN_FAILED;
-                snprintf(res->message, sizeof res->message,
-                         "the simulation failed at t = %.9g s: %s; state: %s", t, why, state);
-                break;
-            }
-            memcpy(y_switch, ybuf, m->n * sizeof *ybuf);
-            y_last = y_switch;
-            if (stop_at_jump >= 0) {
-                fired = stop_at_jump;
-                rep.y = y_switch;
-            } else
-                continue;
-        }
-        if (fired >= 0) {
-            res->event_times = realloc(res->event_times, (res->n_events + 1) * sizeof(double));
-            if (!res->event_times) abort();
-            res->event_times[res->n_events++] = t;
-        }
-        if (fired >= (int)m->layout.n_stops) {
-            /* A mode switch of the system: update its mode (and maybe the
-             * state), then restart the integrator from there. */
-            memcpy(ybuf, rep.y, m->n * sizeof *ybuf);
-            size_t which = (size_t)fired - m->layout.n_stops;
-            res->root_returns++;
-            res->n_switches++;
-            nsdyn_status sw = m->sys->on_switch(m->sys_inst, which, t, ybuf, ybuf + m->nq);
-            if (sw <= NSDYN_WARNING && m->event_driven)
-                sw = nsd_modes_resolve(m, t, ybuf, &res->contact_log, -1);
-            if (sw <= NSDYN_WARNING)
-                stop_at_jump =
-                    stop_across_jump(m, t, rep.y, ybuf, g_jump, g_jump + m->layout.n_stops + 1);
-            if (sw <= NSDYN_WARNING && stop_at_jump < 0) sw = ig->restart(inst, t, ybuf);
-            if (sw <= NSDYN_WARNING && stop_at_jump < 0 && m->event_driven)
-                sw = nsd_step_guard_start(&guard, m, t, ybuf);
-            if (sw > NSDYN_WARNING) {
-                describe_state(m, rep.y, state, sizeof state);
-                res->outcome = NSD_RUN_FAILED;
-                snprintf(res->message, sizeof res->message,
-                         "the simulation failed at t = %.9g s: switch '%s' could not be applied "
-                         "(%s); state: %s",
-                         t, m->layout.switches[which], ig->message ? ig->message(inst) : "", state);
-                break;
-            }
-            memcpy(y_switch, ybuf, m->n * sizeof *ybuf);
-            y_last = y_switch;
-            if (stop_at_jump < 0) {
-                if (!locates) nsd_model_stops(m, t, ybuf, g_prev);
-                continue;
-            }
-            fired = stop_at_jump;
-            rep.y = y_switch;
-        }
-        if (fired >= 0) {
-            if (stop_at_jump < 0) res->root_returns++;
-            res->n_stops++;
-            const double *last = res->series.rows ? res->series.data + (res->series.rows - 1) *
-                                                                           res->series.n_channels
-                                                  : NULL;
-            if ((!last || last[0] < t) && record(m, res, t, rep.y) != 0) {
-                res->outcome = NSD_RUN_FAILED;
-                break;
-            }
-            describe_state(m, rep.y, state, sizeof state);
-            res->outcome = NSD_RUN_STOPPED;
-            snprintf(res->message, sizeof res->message,
-                     "stop condition '%s' of system '%s' reached at t = %.9g s%s: %s",
-                     m->layout.stops[fired], m->sys->info.id, t,
-                     stop_at_jump >= 0 ? " (crossed by the jump of an event)"
-                     : locates         ? ""
-                                       : " (end of the step where it fired)",
-                     state);
-            break;
-        }
-        if (show_progress) {
-            double w = now_seconds();
-            if (w - last_progress > 0.25) {
-                fprintf(stderr, "\r%s t = %.4g / %.4g s (%3.0f%%)   ", label ? label : "", t, t_end,
-                        100.0 * (t - t0) / (t_end - t0));
-                last_progress = w;
-            }
-        }
-    }
-    if (res->outcome == NSD_RUN_COMPLETE && res->series.rows &&
-        res->series.data[(res->series.rows - 1) * res->series.n_channels] < t_end - 1e-9 * dt_out &&
-        record(m, res, t, y_last) != 0)
-        res->outcome = NSD_RUN_FAILED;
-done:
-    m->step_impulse = NULL; /* the integrator's, about to be destroyed */
-    if (show_progress) fprintf(stderr, "\r%70s\r", "");
-    res->t_reached = t;
-    res->wall_seconds = now_seconds() - wall0;
-    res->stats.struct_size = sizeof res->stats;
-    if (ig->stats) ig->stats(inst, &res->stats);
-    ig->destroy(inst);
-    free(ybuf);
-    free(g);
-    free(g_prev);
-    free(g_jump);
-    free(y_switch);
-    nsd_step_guard_free(&guard);
+    runner_close(&r);
     return refused;
 }
 

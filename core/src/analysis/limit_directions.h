@@ -43,7 +43,14 @@ typedef struct nsd_limit_analysis {
  * (|u_t| <= 1e-12). Returns 0, or -1 with a reason. */
 int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out, char *err,
                       size_t err_len);
+/* R and V of slip_flow.h at the analysis' a, G, F_kinetic. */
 double nsd_limit_R(const nsd_limit_analysis *la, double phi);
 double nsd_limit_V(const nsd_limit_analysis *la, double phi);
+
+/* The model's switch check (model.h switch_check): at a stick/slip switch
+ * of a persistent 2-D contact, on a state y with its slip projected to
+ * zero, 1 if the limit directions agree with the force test, 0 if not,
+ * -1 if the analysis does not apply. */
+int nsd_limit_switch_check(nsd_model *m, double t, const double *y, size_t contact);
 
 #endif

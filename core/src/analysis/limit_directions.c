@@ -4,22 +4,14 @@
 #include <math.h>
 #include <string.h>
 
-static void flow(const nsd_limit_analysis *la, double phi, double *ux, double *uy) {
-    double dx = cos(phi), dy = sin(phi), F = la->F_kinetic;
-    *ux = la->a[0] - F * (la->G[0] * dx + la->G[1] * dy);
-    *uy = la->a[1] - F * (la->G[2] * dx + la->G[3] * dy);
-}
+#include "slip_flow.h"
 
 double nsd_limit_R(const nsd_limit_analysis *la, double phi) {
-    double ux, uy;
-    flow(la, phi, &ux, &uy);
-    return ux * cos(phi) + uy * sin(phi);
+    return nsd_slip_flow_R(la->a, la->G, la->F_kinetic, phi);
 }
 
 double nsd_limit_V(const nsd_limit_analysis *la, double phi) {
-    double ux, uy;
-    flow(la, phi, &ux, &uy);
-    return -ux * sin(phi) + uy * cos(phi);
+    return nsd_slip_flow_V(la->a, la->G, la->F_kinetic, phi);
 }
 
 int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out, char *err,
@@ -111,4 +103,12 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
     for (size_t i = 0; i < out->n_dirs; ++i)
         if (!out->dirs[i].attracting) out->rolling_by_directions = 0;
     return 0;
+}
+
+int nsd_limit_switch_check(nsd_model *m, double t, const double *y, size_t contact) {
+    (void)contact; /* the analysis takes the first persistent 2-D contact */
+    nsd_limit_analysis la;
+    char err[256];
+    if (nsd_limit_analyse(m, t, y, &la, err, sizeof err) != 0) return -1;
+    return la.rolling_by_force == la.rolling_by_directions;
 }

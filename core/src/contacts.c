@@ -1,0 +1,87 @@
+/* Contact checks and the host's small dense solve: the bottom layer of
+ * the composed model (model.h), used by every mode of it. */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int all_finite_n(const double *a, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (!isfinite(a[i])) return 0;
+    return 1;
+}
+
+nsdyn_status nsd_model_check_contacts(nsd_model *m, double t) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_eval *e = &m->ce[c];
+        if (!e->active) continue;
+        int ok = isfinite(e->gap) && all_finite_n(e->u, 3) && isfinite(e->normal_load);
+        if (ok && m->jac[c]) ok = all_finite_n(m->jac[c], 3 * m->nv) && all_finite_n(e->drift, 3);
+        if (ok) continue;
+        snprintf(m->failure, sizeof m->failure,
+                 "system '%s' returned a non-finite gap, velocity, load or Jacobian at contact "
+                 "'%s' at t = %.9g s (gap %g m, u_n %g m/s)",
+                 m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
+        return NSDYN_ERROR;
+    }
+    return NSDYN_OK;
+}
+
+nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *y, double tol) {
+    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
+    nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
+    if (st > NSDYN_WARNING) {
+        snprintf(m->failure, sizeof m->failure,
+                 "system contacts() returned status %d at t = %.9g s", (int)st, t);
+        return st;
+    }
+    if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_eval *e = &m->ce[c];
+        if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active || e->gap >= -tol)
+            continue;
+        snprintf(m->failure, sizeof m->failure,
+                 "contact '%s' starts penetrated by %.6g m, deeper than run.contact_tolerance = %g "
+                 "m: a rigid contact cannot push the body out (it would rest under the surface); "
+                 "start it on or above the surface",
+                 m->layout.contacts[c].name, -e->gap, tol);
+        return NSDYN_ERROR;
+    }
+    return NSDYN_OK;
+}
+
+nsdyn_status nsd_model_fail(nsd_model *m, nsdyn_status st, double t, const char *what) {
+    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st,
+             t);
+    return st;
+}
+
+int nsd_solve_small(double *A, double *b, size_t n) {
+    for (size_t col = 0; col < n; ++col) {
+        size_t piv = col;
+        for (size_t r = col + 1; r < n; ++r)
+            if (fabs(A[r * n + col]) > fabs(A[piv * n + col])) piv = r;
+        if (!(fabs(A[piv * n + col]) > 1e-300)) return -1;
+        if (piv != col) {
+            for (size_t c = 0; c < n; ++c) {
+                double tmp = A[col * n + c];
+                A[col * n + c] = A[piv * n + c];
+                A[piv * n + c] = tmp;
+            }
+            double tmp = b[col];
+            b[col] = b[piv];
+            b[piv] = tmp;
+        }
+        for (size_t r = col + 1; r < n; ++r) {
+            double f = A[r * n + col] / A[col * n + col];
+            for (size_t c = col; c < n; ++c) A[r * n + c] -= f * A[col * n + c];
+            b[r] -= f * b[col];
+        }
+    }
+    for (size_t r = n; r-- > 0;) {
+        double s = b[r];
+        for (size_t c = r + 1; c < n; ++c) s -= A[r * n + c] * b[c];
+        b[r] = s / A[r * n + r];
+    }
+    return 0;
+}

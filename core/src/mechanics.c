@@ -1,0 +1,117 @@
+/* The mechanics view of the composed model for time-stepping integrators
+ * (integrator.h nsdyn_mechanics): unilateral contacts, free
+ * accelerations, Jacobian rows and M^-1 W^T (affine.h). */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "affine.h"
+
+/* Unilateral contacts only; persistent contacts and compliant forces stay
+ * in the free acceleration. ctx = nsd_model. */
+static nsdyn_status mech_qdot(void *ctx, double t, const double *q, const double *v, double *qdot) {
+    nsd_model *m = ctx;
+    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, qdot, NULL);
+    return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "system derivatives()") : NSDYN_OK;
+}
+
+/* v' with the unilateral forces zero: persistent loads (and their smooth
+ * friction) as in the ODE right-hand side. */
+static nsdyn_status mech_free_acceleration(void *ctx, double t, const double *q, const double *v,
+                                           double *vdot) {
+    nsd_model *m = ctx;
+    m->rhs_evals++;
+    for (size_t i = 0; i < m->nq; ++i) m->mech_y[i] = q[i];
+    for (size_t i = 0; i < m->nv; ++i) m->mech_y[m->nq + i] = v[i];
+    nsdyn_status st = nsd_model_contact_forces(m, t, m->mech_y, NULL, 0);
+    if (st > NSDYN_WARNING) return st;
+    for (size_t c = 0; c < m->nc; ++c)
+        if (m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL)
+            m->lambda[3 * c] = m->lambda[3 * c + 1] = m->lambda[3 * c + 2] = 0.0;
+    st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, vdot);
+    return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "system derivatives()") : NSDYN_OK;
+}
+
+static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const double *v,
+                                  double *gap, double *u, double *W, double *MinvWt) {
+    nsd_model *m = ctx;
+    size_t nv = m->nv;
+    nsd_model_ask_contacts(m, NSD_ROWS_ALL);
+    nsdyn_status st = nsd_model_contacts_now(m, t, q, v);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
+    if (W) {
+        memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+        st = nsd_affine_base(m, t, q, v);
+        if (st > NSDYN_WARNING) return st;
+    }
+    for (size_t k = 0; k < m->n_mech; ++k) {
+        size_t c = m->mech_contact[k];
+        /* A contact switched off by the system's mode is reported open. */
+        gap[k] = m->ce[c].active ? m->ce[c].gap : INFINITY;
+        for (size_t a = 0; a < 3; ++a) u[3 * k + a] = m->ce[c].u[a];
+        if (!W) continue;
+        memcpy(W + k * 3 * nv, m->W + c * 3 * nv, 3 * nv * sizeof *W);
+        const size_t comp[3] = {3 * c, 3 * c + 1, 3 * c + 2};
+        st = nsd_affine_columns(m, t, q, v, 3, comp, NULL, MinvWt + k * 3 * nv);
+        if (st > NSDYN_WARNING) return st;
+    }
+    return NSDYN_OK;
+}
+
+/* The contact law's impulse at mechanics contact k alone (contact.h), with
+ * the friction law's kinetic coefficient for stick and slip alike: the
+ * Moreau-Jean problem has a single mu, and a static mu above it makes the
+ * Gauss-Seidel sweeps cycle between stick and slip at a wedge (two
+ * contacts pressing against each other) instead of converging. */
+static nsdyn_status mech_local_impulse(void *ctx, size_t k, const double *G, const double *u_free,
+                                       const double *u_start, double *P) {
+    nsd_model *m = ctx;
+    nsdyn_local_impact p = {.struct_size = sizeof p,
+                            .tangent_dim = m->mech_tangent_dim[k],
+                            .G = G,
+                            .u_free = u_free,
+                            .u_start = u_start,
+                            .mu_static = m->mu_kinetic,
+                            .mu_kinetic = m->mu_kinetic};
+    nsdyn_status st = m->contact->local_impulse(m->contact_inst, &p, P);
+    if (st > NSDYN_WARNING)
+        snprintf(m->failure, sizeof m->failure, "contact law '%s' found no impulse at contact '%s'",
+                 m->contact->info.id, m->mech_name[k]);
+    return st;
+}
+
+void nsd_model_mechanics(nsd_model *m, nsdyn_mechanics *mech) {
+    /* The law's coefficients and local impulses (compose.c checks it has
+     * them); the friction law's bounds per unit normal force. */
+    m->law_coefficients = (nsdyn_rigid_coefficients){.struct_size = sizeof m->law_coefficients};
+    m->contact->coefficients(m->contact_inst, &m->law_coefficients);
+    m->mu_static = m->mu_kinetic = 0.0;
+    if (m->friction) m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
+    m->n_mech = 0;
+    for (size_t c = 0; c < m->nc; ++c) {
+        if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL) continue;
+        size_t k = m->n_mech++;
+        m->mech_contact[k] = c;
+        m->mech_tangent_dim[k] = m->layout.contacts[c].tangent_dim;
+        m->mech_name[k] = m->layout.contacts[c].name;
+        m->mech_mu[k] = m->mu_kinetic;
+    }
+    *mech = (nsdyn_mechanics){
+        .struct_size = sizeof *mech,
+        .nq = m->nq,
+        .nv = m->nv,
+        .n_contacts = m->n_mech,
+        .tangent_dim = m->mech_tangent_dim,
+        .contact_name = m->mech_name,
+        .mu = m->mech_mu,
+        .law = &m->law_coefficients,
+        .ctx = m,
+        .qdot = mech_qdot,
+        .free_acceleration = mech_free_acceleration,
+        .contacts = mech_contacts,
+        .local_impulse = mech_local_impulse,
+    };
+}

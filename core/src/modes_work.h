@@ -1,0 +1,57 @@
+/* Inside the event-driven modes: the work buffers and the helpers that
+ * modes.c (phases: forces, events) and modes_resolve.c (resolution at
+ * events, drift correction) share. Not for other modules. */
+#ifndef NSD_MODES_WORK_H
+#define NSD_MODES_WORK_H
+
+#include "modes.h"
+
+/* Largest touching set whose closed subsets are enumerated (2^12 trials). */
+#define NSD_MAX_TOUCHING 12
+
+typedef struct nsd_modes_work {
+    size_t n_unknown;
+    size_t *unk;      /* 3 nc: unknown force components, 3 c + a (affine.h) */
+    double *C;        /* 3 nc x nv: response to each unknown */
+    double *A, *x;    /* (3 nc)^2, 3 nc */
+    double *slip_dir; /* 2 nc: slip direction used in the last solve */
+    double *fric;     /* 2 nc: friction force per unit normal force of a
+                                       slipping contact, from the friction law [1] */
+    double *B;        /* 3 nc x nv: M^-1 W^T rows, every component */
+    double *D, *u_minus, *impulse, *u_plus, *mu_s, *mu_k, *gaps; /* impact problem */
+    size_t *set;            /* nc: contacts of an impact or touching set */
+    nsd_contact_mode *prev; /* modes before a resolution */
+    double *u_prev;         /* 3 nc velocities before a resolution */
+    double *ytmp;           /* n */
+    double *acc;            /* nv */
+    double *an;             /* nc: free normal accelerations at a resolution */
+    char law_log[256];
+} nsd_modes_work;
+
+static inline int is_unilateral(const nsd_model *m, size_t c) {
+    return m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL;
+}
+
+/* Contact carries a tangential force of its own mode (closed or persistent,
+ * with a friction law). */
+static inline int tangent_held(const nsd_model *m, size_t c) {
+    return m->friction && m->ce[c].active && (m->mode[c].closed || !is_unilateral(m, c));
+}
+
+static inline double rest_speed(const nsd_model *m, size_t c, double t) {
+    return nsd_modes_rest_speed(m, c, t, m->mw->an[c]);
+}
+
+/* contacts() with Jacobian rows for the contacts that need them (closed,
+ * persistent) or for all (all_rows); checked (nsd_model_check_contacts). */
+nsdyn_status nsd_modes_eval_contacts(nsd_model *m, double t, const double *y, int all_rows);
+/* Slip direction of contact c now into d (2). */
+void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d);
+/* Forces of the current modes and v' at (t, y), contacts evaluated. */
+nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, double *vdot);
+/* Raw event values (before the offsets) of contact c, from the last solve. */
+void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g);
+/* A new record in log (NULL: none kept). */
+nsd_event_record *nsd_modes_log_add(nsd_event_log *log, double t, size_t c, nsd_event_kind kind);
+
+#endif

@@ -1,0 +1,169 @@
+/* The right-hand side of the composed model (model.h): contact forces
+ * from the compliant and friction laws, or from the stick solver
+ * (stick.h) or the event-driven modes (modes.h); the event functions of
+ * the ODE (events.h); the samples of every channel. */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "modes.h"
+#include "stick.h"
+
+/* Contact evaluation plus normal and friction forces of contacts that are
+ * not held in stick. Stick components of lambda are left at zero. */
+nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
+                                      int want_jacobians) {
+    const double *q = y, *v = y + m->nq;
+    nsd_model_ask_contacts(m, want_jacobians ? NSD_ROWS_PERSISTENT : NSD_ROWS_NONE);
+    if (m->nc) {
+        nsdyn_status st = nsd_model_contacts_now(m, t, q, v);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
+    }
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_decl *d = &m->layout.contacts[c];
+        const nsdyn_contact_eval *e = &m->ce[c];
+        double *lam = m->lambda + 3 * c;
+        double N = 0.0;
+        if (!e->active)
+            N = 0.0; /* switched off in the system's current mode */
+        else if (d->type == NSDYN_CONTACT_PERSISTENT)
+            N = e->normal_load;
+        else if (m->contact && m->contact->normal_force) {
+            double Nc = 0.0; /* not &N, which would keep N in memory on every path */
+            nsdyn_status st = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &Nc);
+            if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "contact law normal_force()");
+            N = Nc;
+        }
+        lam[0] = N;
+        lam[1] = lam[2] = 0.0;
+        int stick = m->hold_stick && d->type == NSDYN_CONTACT_PERSISTENT;
+        if (stick || !m->friction || N <= 0.0) {
+            if (zdot)
+                for (size_t i = 0; i < m->z_count[c]; ++i)
+                    zdot[m->z_offset[c] - m->nq - m->nv + i] = 0.0;
+            continue;
+        }
+        nsdyn_friction_input in;
+        /* normal_force first: stored last, next to slip[1], GCC packs the
+         * two into one 16-byte store and the slip waits for N. */
+        in.normal_force = N;
+        in.dim = d->tangent_dim;
+        in.slip[0] = e->u[1];
+        in.slip[1] = d->tangent_dim == 2 ? e->u[2] : 0.0;
+        in.state = m->z_count[c] ? y + m->z_offset[c] : NULL;
+        double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
+        double scratch[8];
+        nsdyn_status st = m->friction->force(m->friction_inst, &in, lam + 1, rate ? rate : scratch);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "friction law force()");
+    }
+    return NSDYN_OK;
+}
+
+/* Forces and derivatives at (t, y): fills lambda, qdot (if not NULL), vdot
+ * and zdot (if not NULL). */
+static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *qdot, double *vdot,
+                             double *zdot) {
+    const double *q = y, *v = y + m->nq;
+    nsdyn_status st;
+    if (m->event_driven) {
+        st = nsd_modes_forces(m, t, y, vdot);
+        if (st > NSDYN_WARNING || !qdot) return st;
+        vdot = NULL;
+    } else if (m->hold_stick && m->m_stick) {
+        st = nsd_stick_solve(m, t, y, vdot);
+        if (st > NSDYN_WARNING || !qdot) return st;
+        vdot = NULL; /* already known: only q' is left */
+    } else {
+        st = nsd_model_contact_forces(m, t, y, zdot, 0);
+        if (st > NSDYN_WARNING) return st;
+    }
+    st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, qdot, vdot);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system derivatives()");
+    return NSDYN_OK;
+}
+
+/* flatten: evaluate() and nsd_model_contact_forces() are inlined here (two call
+ * levels less per right-hand side) but stay out of line for the other
+ * callers, whose registers and frame would otherwise grow. */
+__attribute__((flatten)) nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y,
+                                                    double *ydot) {
+    nsd_model *m = ctx;
+    m->rhs_evals++;
+    double *zdot = ydot + m->nq + m->nv;
+    for (size_t i = 0; i < m->nz; ++i) zdot[i] = 0.0;
+    nsdyn_status st = evaluate(m, t, y, ydot, ydot + m->nq, zdot);
+    if (st > NSDYN_WARNING) return st;
+    /* A NaN or infinity anywhere makes the sum non-finite: one test on the
+     * hot path, the search only on failure. */
+    double sum = 0.0;
+    for (size_t i = 0; i < m->n; ++i) sum += ydot[i];
+    if (isfinite(sum)) return NSDYN_OK;
+    for (size_t i = 0; i < m->n; ++i)
+        if (!isfinite(ydot[i])) {
+            snprintf(m->failure, sizeof m->failure, "non-finite derivative of '%s' at t = %.9g s",
+                     m->channels[1 + i].name, t);
+            return NSDYN_REJECT_STEP;
+        }
+    return NSDYN_OK; /* finite terms whose sum overflowed */
+}
+
+nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, double *g) {
+    nsd_model *m = ctx;
+    if (m->layout.n_stops && m->sys->stops) {
+        nsdyn_status st = m->sys->stops(m->sys_inst, t, y, y + m->nq, g);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system stops()");
+    }
+    if (m->layout.n_switches && m->sys->switches) {
+        nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
+        if (st > NSDYN_WARNING) return st;
+        st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda,
+                              g + m->event_first[NSD_SOURCE_SWITCH]);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system switches()");
+    }
+    if (m->event_driven) return nsd_modes_events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
+    return NSDYN_OK;
+}
+
+void nsd_model_ode(nsd_model *m, nsdyn_ode *ode) {
+    *ode = (nsdyn_ode){
+        .struct_size = sizeof *ode,
+        .n = m->n,
+        .n_events = m->n_events,
+        .ctx = m,
+        .rhs = nsd_model_rhs,
+        .events = nsd_model_event_functions,
+        .event_direction = m->event_direction,
+        .atol_scale = NULL,
+        .mech = NULL,
+    };
+}
+
+nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *row) {
+    nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
+    if (st > NSDYN_WARNING) return st;
+    size_t k = 0;
+    row[k++] = t;
+    for (size_t i = 0; i < m->n; ++i) row[k++] = y[i];
+    for (size_t j = 0; m->step_impulse && m->step_h > 0.0 && j < m->n_mech; ++j)
+        for (size_t a = 0; a < 3; ++a)
+            m->lambda[3 * m->mech_contact[j] + a] = m->step_impulse[3 * j + a] / m->step_h;
+    for (size_t c = 0; c < m->nc; ++c) {
+        row[k++] = m->lambda[3 * c];
+        for (size_t d = 0; d < m->layout.contacts[c].tangent_dim && d < 2; ++d)
+            row[k++] = m->lambda[3 * c + 1 + d];
+    }
+    if (m->layout.n_outputs && m->sys->outputs) {
+        st = m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, row + k);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system outputs()");
+    }
+    for (size_t i = 1; i < m->n_channels; ++i) {
+        if (isfinite(row[i])) continue;
+        snprintf(m->failure, sizeof m->failure,
+                 "channel '%s' is %g at t = %.9g s (a plugin returned a non-finite value)",
+                 m->channels[i].name, row[i], t);
+        return NSDYN_ERROR;
+    }
+    return NSDYN_OK;
+}
