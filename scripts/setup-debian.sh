@@ -11,5 +11,6 @@ packages=(
   libsiconos-numerics-dev              # Siconos: optional contact solver of moreau
   check libsubunit-dev                 # unit tests
   clang libclang-rt-14-dev             # fuzz targets: clang 14 and libFuzzer (fuzz/, docs/fuzzing.md)
+  universal-ctags python3              # tests: scripts/check-lengths.py (function and file lengths)
 )
 bash "$(dirname "$0")/apt-install-missing.sh" setup "${packages[@]}"
