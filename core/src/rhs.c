@@ -16,9 +16,17 @@
 nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
                                       int want_jacobians) {
     const double *q = y, *v = y + m->nq;
-    nsd_model_ask_contacts(m, want_jacobians ? NSD_ROWS_PERSISTENT : NSD_ROWS_NONE);
     if (m->nc) {
-        nsdyn_status st = nsd_model_contacts_now(m, t, q, v);
+        /* Without rows the request's Jacobian list is NULL, and m->jac is
+         * left alone: rewriting it (a memset through the PLT) on every
+         * right-hand side cost more than the system's contacts(). */
+        double *const *rows = NULL;
+        if (want_jacobians) {
+            nsd_model_ask_contacts(m, NSD_ROWS_PERSISTENT);
+            rows = m->jac;
+        }
+        nsdyn_status st =
+            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, rows, m->ce);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     }
     for (size_t c = 0; c < m->nc; ++c) {
