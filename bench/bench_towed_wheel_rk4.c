@@ -275,7 +275,9 @@ static int composed_run(composed *c, run_out *o) {
                         up = c->g_prev[i] < 0 && c->g[i] >= 0;
                     if ((dir <= 0 && down) || (dir >= 0 && up)) fired = (int)i;
                 }
-            memcpy(c->g_prev, c->g, ne * sizeof *c->g);
+            double *seen = c->g; /* as run.c: swap, no copy */
+            c->g = c->g_prev;
+            c->g_prev = seen;
         }
         if (fired >= 0) {
             stopped = 1;

@@ -7,9 +7,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 
 #include "modes.h"
 #include "stick.h"
+
+static inline void move_bits(double *dst, const double *src) {
+    uint64_t b;
+    memcpy(&b, src, sizeof b);
+    memcpy(dst, &b, sizeof b);
+}
 
 /* Contact evaluation plus normal and friction forces of contacts that are
  * not held in stick. Stick components of lambda are left at zero. */
@@ -58,8 +65,11 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
          * two into one 16-byte store and the slip waits for N. */
         in.normal_force = N;
         in.dim = d->tangent_dim;
-        in.slip[0] = e->u[1];
-        in.slip[1] = d->tangent_dim == 2 ? e->u[2] : 0.0;
+        move_bits(&in.slip[0], &e->u[1]);
+        if (d->tangent_dim == 2)
+            move_bits(&in.slip[1], &e->u[2]);
+        else
+            in.slip[1] = 0.0;
         in.state = m->z_count[c] ? y + m->z_offset[c] : NULL;
         double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
         double scratch[8];
