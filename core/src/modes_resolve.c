@@ -155,8 +155,8 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
     double best = -2.0, phi0 = atan2(d[1], d[0]);
     double prev = nsd_slip_flow_V(a, G, F_kinetic, 0.0);
     for (size_t i = 1; i <= N; ++i) {
-        double lo = 2.0 * M_PI * (double)(i - 1) / (double)N,
-               hi = 2.0 * M_PI * (double)i / (double)N;
+        double lo = 2.0 * NSDYN_PI * (double)(i - 1) / (double)N,
+               hi = 2.0 * NSDYN_PI * (double)i / (double)N;
         double v = nsd_slip_flow_V(a, G, F_kinetic, hi);
         if ((prev < 0) != (v < 0)) {
             double vlo = prev;

@@ -8,7 +8,7 @@
 
 #include "nsdyn/nsdyn.h"
 
-#define DEG (3.14159265358979323846 / 180.0)
+#define DEG (NSDYN_PI / 180.0)
 #define MAX_SEG 64
 /* crossed fires this far past the last vertex, in units of b (the header's
  * Stops: keeps the stop off the root of the edge handover there). */

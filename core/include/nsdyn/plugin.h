@@ -276,6 +276,9 @@ typedef struct nsdyn_plugin_info {
 
 #define NSDYN_COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
+/* pi, the one spelling for host and plugins (M_PI is not ISO C). */
+#define NSDYN_PI 3.14159265358979323846
+
 /* Initialise the head of a descriptor with designators. The macro sets
  * struct_size, the ABI version and the kind; the plugin names the rest:
  *

@@ -70,7 +70,7 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
     const size_t N = 7200;
     double prev_phi = 0.0, prev_v = nsd_limit_V(out, 0.0);
     for (size_t i = 1; i <= N && out->n_dirs < NSD_MAX_LIMIT_DIRS; ++i) {
-        double phi = 2.0 * M_PI * (double)i / (double)N, v = nsd_limit_V(out, phi);
+        double phi = 2.0 * NSDYN_PI * (double)i / (double)N, v = nsd_limit_V(out, phi);
         if (prev_v == 0.0 || (prev_v < 0) != (v < 0)) {
             double lo = prev_phi, hi = phi, vlo = prev_v;
             if (prev_v != 0.0)
@@ -82,11 +82,11 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
                     } else
                         hi = mid;
                 }
-            double root = fmod(prev_v == 0.0 ? prev_phi : 0.5 * (lo + hi), 2.0 * M_PI);
+            double root = fmod(prev_v == 0.0 ? prev_phi : 0.5 * (lo + hi), 2.0 * NSDYN_PI);
             int dup = 0;
             for (size_t k = 0; k < out->n_dirs; ++k) {
                 double gap = fabs(out->dirs[k].phi - root);
-                if (gap < 1e-9 || 2.0 * M_PI - gap < 1e-9) dup = 1;
+                if (gap < 1e-9 || 2.0 * NSDYN_PI - gap < 1e-9) dup = 1;
             }
             prev_phi = phi;
             prev_v = v;
