@@ -228,7 +228,7 @@ static void picture_free(picture *P) {
  * run.hold_stick says. 0, or -1 when out of memory. */
 static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double t0, picture *P) {
     nsd_model *m = &s->model;
-    m->hold_stick = 0;
+    m->stick.hold = 0;
     const double *G = la->G;
     double gnorm = fmax(fmax(fabs(G[0]), fabs(G[1])), fmax(fabs(G[2]), fabs(G[3])));
     double speed = la->F_kinetic * gnorm + hypot(la->a[0], la->a[1]); /* [m/s^2] */

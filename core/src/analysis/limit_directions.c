@@ -48,13 +48,13 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
         return -1;
     }
     out->contact = c;
-    size_t ms = m->m_stick;
-    out->a[0] = m->rhs_m[first];
-    out->a[1] = m->rhs_m[first + 1];
-    out->G[0] = m->G[first * ms + first];
-    out->G[1] = m->G[first * ms + first + 1];
-    out->G[2] = m->G[(first + 1) * ms + first];
-    out->G[3] = m->G[(first + 1) * ms + first + 1];
+    size_t ms = m->stick.m;
+    out->a[0] = m->stick.rhs[first];
+    out->a[1] = m->stick.rhs[first + 1];
+    out->G[0] = m->stick.G[first * ms + first];
+    out->G[1] = m->stick.G[first * ms + first + 1];
+    out->G[2] = m->stick.G[(first + 1) * ms + first];
+    out->G[3] = m->stick.G[(first + 1) * ms + first + 1];
     m->friction->bounds(m->friction_inst, e->normal_load, &out->F_static, &out->F_kinetic);
 
     /* Stick force: G F = -a. */
