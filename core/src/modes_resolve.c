@@ -9,6 +9,7 @@
 
 #include "affine.h"
 #include "modes_work.h"
+#include "nsdyn_numeric.h"
 #include "slip_flow.h"
 
 /* ---- resolution at events ------------------------------------------- */
@@ -131,6 +132,30 @@ static void tangent_block(const nsd_model *m, size_t c, double *G) {
     G[3] = delassus(m, c, 2, c, 2);
 }
 
+/* The 2-D slip start's root search (nsn_angle_roots): V(phi) of the
+ * contact's slip flow; among its roots with R > 0, the one nearest phi0. */
+typedef struct slip_start {
+    const double *a, *G;
+    double F, phi0, best;
+    double *d;
+} slip_start;
+
+static double slip_V(void *ctx, double phi) {
+    const slip_start *s = ctx;
+    return nsd_slip_flow_V(s->a, s->G, s->F, phi);
+}
+
+static int slip_root(void *ctx, double root) {
+    slip_start *s = ctx;
+    double closeness = cos(root - s->phi0);
+    if (nsd_slip_flow_R(s->a, s->G, s->F, root) > 0 && closeness > s->best) {
+        s->best = closeness;
+        s->d[0] = cos(root);
+        s->d[1] = sin(root);
+    }
+    return 0;
+}
+
 /* Direction a sticking contact starts to slip in when its stick force F
  * leaves the cone. 1-D: against F. 2-D: a root of V of the limit-direction
  * functions (slip_flow.h) with R > 0 (the slip grows), built from
@@ -151,33 +176,9 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
     tangent_block(m, c, G);
     a[0] = -(G[0] * F[0] + G[1] * F[1]);
     a[1] = -(G[2] * F[0] + G[3] * F[1]);
-    const size_t N = 720;
-    double best = -2.0, phi0 = atan2(d[1], d[0]);
-    double prev = nsd_slip_flow_V(a, G, F_kinetic, 0.0);
-    for (size_t i = 1; i <= N; ++i) {
-        double lo = 2.0 * NSDYN_PI * (double)(i - 1) / (double)N,
-               hi = 2.0 * NSDYN_PI * (double)i / (double)N;
-        double v = nsd_slip_flow_V(a, G, F_kinetic, hi);
-        if ((prev < 0) != (v < 0)) {
-            double vlo = prev;
-            for (int it = 0; it < 60; ++it) {
-                double mid = 0.5 * (lo + hi), vm = nsd_slip_flow_V(a, G, F_kinetic, mid);
-                if ((vm < 0) == (vlo < 0)) {
-                    lo = mid;
-                    vlo = vm;
-                } else
-                    hi = mid;
-            }
-            double root = 0.5 * (lo + hi);
-            double closeness = cos(root - phi0);
-            if (nsd_slip_flow_R(a, G, F_kinetic, root) > 0 && closeness > best) {
-                best = closeness;
-                d[0] = cos(root);
-                d[1] = sin(root);
-            }
-        }
-        prev = v;
-    }
+    slip_start sc = {.a = a, .G = G, .F = F_kinetic, .phi0 = atan2(d[1], d[0]), .best = -2.0,
+                     .d = d};
+    nsn_angle_roots(slip_V, &sc, 0.0, 2.0 * NSDYN_PI, 720, 1, 60, 0.0, slip_root, &sc);
 }
 
 /* Forces for the trial modes with friction resolved: sticking contacts
