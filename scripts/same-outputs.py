@@ -10,14 +10,14 @@ and every .csv the two runs write must be byte-identical (columns named for
 wall time aside). Exit 1 on any
 difference, listing it; run.toml is not compared (it records paths and
 hashes of the binaries)."""
-import argparse, csv, os, pathlib, subprocess, sys, tempfile
+import argparse, csv, os, re, pathlib, subprocess, sys, tempfile
 
 
 def command_for(config: pathlib.Path) -> str:
     text = config.read_text()
     if "[compare]" in text or "[[variant]]" in text:
         return "compare"
-    if "nsdyn limits" in text:  # the limits configs say so in their header
+    if re.search(r"nsdyn limits \S*" + re.escape(config.name), text):  # says so in its header
         return "limits"
     return "run"
 
