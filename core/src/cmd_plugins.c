@@ -27,6 +27,7 @@ static void caps_text(uint32_t caps, char *buf, size_t len) {
         {NSDYN_CAP_FRICTION_2D, "2-D slip"},
         {NSDYN_CAP_UNILATERAL_CONTACTS, "unilateral contacts"},
         {NSDYN_CAP_PERSISTENT_CONTACTS, "persistent contacts"},
+        {NSDYN_CAP_FRICTION_LOAD_FREE, "load-free (not proportional to N)"},
         {NSDYN_CAP_TANGENT_2D, "2-D slip"},
         {NSDYN_CAP_DRAWS, "draws itself"},
     };

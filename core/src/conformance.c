@@ -191,7 +191,8 @@ static void check_states(nsd_cf *c, const nsdyn_friction_law *f, void *inst) {
 }
 
 /* A stateless law on a ring of slip directions: F.slip <= 0, |F| <= the
- * kinetic bound, F proportional to N (rigid contact scales F(N = 1)). */
+ * kinetic bound, F proportional to N (rigid contact scales F(N = 1))
+ * unless it declares NSDYN_CAP_FRICTION_LOAD_FREE. */
 static void check_stateless(nsd_cf *c, const nsdyn_friction_law *f, void *inst, double Fk) {
     for (int k = 0; k < 36; ++k) {
         double a = k * NSDYN_PI / 18, s = 0.2 * (1 + k % 4), F[2], F2[2];
@@ -217,6 +218,7 @@ static void check_stateless(nsd_cf *c, const nsdyn_friction_law *f, void *inst, 
             return;
         }
     }
+    if (c->p->provides & NSDYN_CAP_FRICTION_LOAD_FREE) return; /* declared: not proportional */
     nsdyn_friction_input one = {2, {0.3, -0.4}, 1.0, NULL}, big = one;
     big.normal_force = 250.0;
     double F1[2], Fb[2];
