@@ -167,8 +167,8 @@
 
 #include "nsdyn/nsdyn.h"
 
-#define DEG (3.14159265358979323846 / 180.0)
-#define HALF_PI 1.57079632679489661923
+#define DEG (NSDYN_PI / 180.0)
+#define HALF_PI (0.5 * NSDYN_PI)
 
 enum {
     P_L,
