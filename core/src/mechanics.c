@@ -70,15 +70,15 @@ static nsdyn_status mech_contact_rows(void *ctx, double t, const double *q, cons
     nsd_model *m = ctx;
     size_t nv = m->nv;
     for (size_t j = 0; j < n_sel; ++j)
-        if (sel[j] >= m->n_mech) {
+        if (sel[j] >= m->mech.n) {
             snprintf(m->failure, sizeof m->failure,
                      "contact_rows: contact %zu asked for, the mechanics have %zu", sel[j],
-                     m->n_mech);
+                     m->mech.n);
             return NSDYN_ERROR;
         }
     nsd_model_ask_contacts(m, NSD_ROWS_NONE);
     for (size_t j = 0; j < n_sel; ++j) {
-        size_t c = m->mech_contact[sel[j]];
+        size_t c = m->mech.contact[sel[j]];
         m->jac[c] = m->W + c * 3 * nv;
     }
     nsdyn_status st = nsd_model_contacts_now(m, t, q, v);
@@ -88,7 +88,7 @@ static nsdyn_status mech_contact_rows(void *ctx, double t, const double *q, cons
     st = nsd_affine_base(m, t, q, v);
     if (st > NSDYN_WARNING) return st;
     for (size_t j = 0; j < n_sel; ++j) {
-        size_t c = m->mech_contact[sel[j]];
+        size_t c = m->mech.contact[sel[j]];
         memcpy(W + j * 3 * nv, m->W + c * 3 * nv, 3 * nv * sizeof *W);
         const size_t comp[3] = {3 * c, 3 * c + 1, 3 * c + 2};
         st = nsd_affine_columns(m, t, q, v, 3, comp, NULL, MinvWt + j * 3 * nv);
