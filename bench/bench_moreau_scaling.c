@@ -152,7 +152,8 @@ int main(int argc, char **argv) {
     if (argc > 1 && !before) return 1;
     int reps = argc > 2 ? atoi(argv[2]) : 7;
     if (reps < 1 || reps > MAX_REPS) reps = 7;
-    printf("moreau, sphere_planes on N level planes, h = 1e-3 s, %g s; us/step (thread CPU time), median "
+    printf("moreau, sphere_planes on N level planes, h = 1e-3 s, %g s; us/step (thread CPU time), "
+           "median "
            "(min - max) of %d runs\n",
            T_END, reps);
     for (int roll = 0; roll <= 1; ++roll) {
