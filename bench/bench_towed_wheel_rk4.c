@@ -207,7 +207,8 @@ static int composed_load(composed *c) {
     }
     c->ig = (const nsdyn_integrator *)c->app.cfg.integrator.plugin->info;
     char err[512] = "";
-    c->inst = c->ig->create(c->app.cfg.integrator.params.values, &c->app.host, err, sizeof err);
+    c->inst =
+        c->ig->info.create(c->app.cfg.integrator.params.values, &c->app.host, err, sizeof err);
     if (!c->inst) {
         fprintf(stderr, "bench: rk4 create failed: %s\n", err);
         return -1;
@@ -224,7 +225,7 @@ static int composed_load(composed *c) {
 }
 
 static void composed_free(composed *c) {
-    if (c->inst) c->ig->destroy(c->inst);
+    if (c->inst) c->ig->info.destroy(c->inst);
     free(c->g);
     free(c->g_prev);
     nsd_model_destroy(&c->m);

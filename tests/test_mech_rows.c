@@ -135,7 +135,8 @@ static void stepper_open(stepper *S, run *R, int with_rows) {
     nsd_model *m = &R->model;
     S->ig = (const nsdyn_integrator *)R->app.cfg.integrator.plugin->info;
     char err[512] = "";
-    S->inst = S->ig->create(R->app.cfg.integrator.params.values, &R->app.host, err, sizeof err);
+    S->inst =
+        S->ig->info.create(R->app.cfg.integrator.params.values, &R->app.host, err, sizeof err);
     ck_assert_msg(S->inst != NULL, "moreau create: %s", err);
     nsd_model_ode(m, &S->ode);
     nsd_model_mechanics(m, &S->mech); /* as core/src/run.c for moreau */
@@ -174,8 +175,8 @@ START_TEST(moreau_same_steps_with_rows) {
     /* the run exercised the rows: most steps rolling, some with two planes */
     ck_assert_uint_gt(closed_steps, 1000);
     ck_assert_uint_gt(two_closed, 0);
-    A.ig->destroy(A.inst);
-    B.ig->destroy(B.inst);
+    A.ig->info.destroy(A.inst);
+    B.ig->info.destroy(B.inst);
     test_unload(&R);
 }
 END_TEST
@@ -198,7 +199,7 @@ static double dynamics_per_step(int n, int with_rows) {
         ck_assert_int_le(S.ig->step(S.inst, 1.0, &rep), NSDYN_WARNING);
     }
     double per_step = (double)g_dynamics_calls / 200.0;
-    S.ig->destroy(S.inst);
+    S.ig->info.destroy(S.inst);
     R.model.sys = g_real;
     test_unload(&R);
     return per_step;

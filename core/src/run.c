@@ -42,7 +42,8 @@ static int energy_judgeable(nsd_model *m, double t, const double *y) {
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_eval *e = &m->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
-        if (m->audit.contact_compliant ? e->gap <= 0.0 : e->gap < -m->ed.contact_tolerance) return 0;
+        if (m->audit.contact_compliant ? e->gap <= 0.0 : e->gap < -m->ed.contact_tolerance)
+            return 0;
     }
     return 1;
 }
@@ -213,7 +214,7 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->m = m;
     r->ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
     char err[512] = "";
-    r->inst = r->ig->create(cfg->integrator.params.values, host, err, sizeof err);
+    r->inst = r->ig->info.create(cfg->integrator.params.values, host, err, sizeof err);
     if (!r->inst) {
         nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", r->ig->info.id,
                     err[0] ? err : "the plugin refused these parameters");
@@ -552,7 +553,7 @@ static void runner_close(nsd_runner *r) {
     res->stats.struct_size = sizeof res->stats;
     if (r->inst) {
         if (r->ig->stats) r->ig->stats(r->inst, &res->stats);
-        r->ig->destroy(r->inst);
+        r->ig->info.destroy(r->inst);
     }
     free(r->ybuf);
     free(r->g);
