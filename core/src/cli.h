@@ -22,6 +22,7 @@ typedef struct nsd_cli {
 int nsd_cmd_run(const nsd_cli *cli);
 int nsd_cmd_compare(const nsd_cli *cli);
 int nsd_cmd_limits(const nsd_cli *cli);
+int nsd_cmd_periodic(const nsd_cli *cli); /* cmd_periodic.c */
 int nsd_cmd_plugins(void);
 int nsd_cmd_describe(const char *id);
 

@@ -82,7 +82,7 @@ const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
 
 static const char *const top_keys[] = {"title",      "plugin_path", "system", "contact", "friction",
                                        "integrator", "initial",     "run",    "plot",    "compare",
-                                       "variant",    "provenance",  "status"};
+                                       "variant",    "provenance",  "status",  "periodic"};
 
 double nsd_run_num(const nsd_config *cfg, const char *key) {
     return nsd_params_num(&cfg->run, key);
@@ -507,7 +507,7 @@ static size_t resolve_top(nsd_config *cfg, nsd_diag *diag) {
             else
                 nsd_diag_at(diag, e,
                             "unknown top-level key '%s' (known: title, plugin_path, system, "
-                            "contact, friction, integrator, initial, run, plot, compare, variant)",
+                            "contact, friction, integrator, initial, run, plot, compare, variant, periodic)",
                             e->key);
             errors++;
         }

@@ -24,6 +24,9 @@ static void usage(FILE *out) {
         "  limits CONFIG [-o DIR] [--set ...]\n"
         "        limit directions R(phi), V(phi) of a 2-D Coulomb contact at the initial\n"
         "        state, the stick-force test, and the u1-u2 phase portrait\n"
+        "  periodic CONFIG [-o DIR] [--set ...]\n"
+        "        periodic orbit through the [periodic] section: Newton shooting, period,\n"
+        "        Floquet multipliers, stability; continuation along a parameter\n"
         "  plugins            list every plugin found (kind, id, version, summary); opens and\n"
         "        checks every shared object on the search path; exit 2 if one is broken\n"
         "  describe ID        a plugin's parameters: units, defaults, ranges, help\n"
@@ -31,7 +34,7 @@ static void usage(FILE *out) {
         "        nsdyn_add_plugin runs it when it builds a plugin\n"
         "  --help, --version\n"
         "\n"
-        "options of run, compare, limits:\n"
+        "options of run, compare, limits, periodic:\n"
         "  --no-config-plugins  refuse the config's plugin_path (as NSDYN_NO_CONFIG_PLUGINS=1 "
         "does)\n"
         "\n"
@@ -157,6 +160,7 @@ static const struct {
     {"plugins", cmd_plugins, NULL},     {"index", cmd_index, NULL},
     {"describe", cmd_describe, NULL},   {"run", NULL, nsd_cmd_run},
     {"compare", NULL, nsd_cmd_compare}, {"limits", NULL, nsd_cmd_limits},
+    {"periodic", NULL, nsd_cmd_periodic},
 };
 
 int main(int argc, char **argv) {

@@ -107,6 +107,12 @@ typedef struct nsd_model {
 
     uint64_t rhs_evals;
     char failure[512]; /* last failure of an evaluation */
+
+    /* A Poincare section for analyses (analysis/periodic.h): the run ends
+     * STOPPED right after the system's switch section_switch - 1 has been
+     * applied section_count times (its reset map included); the last
+     * sample is the state after it. 0: no section (set it after create). */
+    size_t section_switch, section_count;
 } nsd_model;
 
 /* Instantiate the plugins of a resolved config, read [initial]. */

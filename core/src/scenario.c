@@ -47,6 +47,14 @@ size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *s
 size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
     nsd_run_result_free(&s->res);
     memset(&s->res, 0, sizeof s->res);
+    /* Every run starts from the instances as create left them: a system's
+     * discrete mode (the walker's stance foot, its step count) is part of
+     * the initial state, and a second run must not start where the first
+     * one ended. */
+    nsd_model *m = &s->model;
+    if (m->sys && m->sys->reset) m->sys->reset(m->sys_inst);
+    if (m->contact && m->contact->reset) m->contact->reset(m->contact_inst);
+    if (m->friction && m->friction->reset) m->friction->reset(m->friction_inst);
     return nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
 }
 
