@@ -35,14 +35,15 @@ static void print_result(const nsd_scenario *s, const nsd_periodic_config *pc,
                m->channels[1 + i].unit);
     }
     if (!r->converged) return;
-    printf("  Floquet multipliers (eigenvalues of dP/dx on the free states; finite differences, "
-           "|J_h - J_2h| = %.2e):\n",
-           r->jac_error);
+    printf("  Floquet multipliers (eigenvalues of dP/dx on the free states, central differences;\n"
+           "  the Jacobian at h and 2h differs by up to %.2e, scaled, at d %s / d %s):\n",
+           r->jac_error, m->channels[1 + sp->free[r->jac_error_at[0]]].name,
+           m->channels[1 + sp->free[r->jac_error_at[1]]].name);
     for (size_t i = 0; i < sp->n_free; ++i)
         printf("    % .8f %+.8fi   |mu| = %.8f\n", r->mult_re[i], r->mult_im[i],
                hypot(r->mult_re[i], r->mult_im[i]));
-    printf("  the orbit is %s (largest |mu| = %.6f)\n",
-           r->stable ? "STABLE" : "UNSTABLE", hypot(r->mult_re[0], r->mult_im[0]));
+    printf("  the orbit is %s (largest |mu| = %.6f)\n", r->stable ? "STABLE" : "UNSTABLE",
+           hypot(r->mult_re[0], r->mult_im[0]));
 }
 
 /* orbit.csv, multipliers.csv and newton.csv into dir. 0 or -1. */
@@ -92,8 +93,23 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
     char title[600];
     snprintf(title, sizeof title, "%s: period %.6g s, %s", cfg->title, r->period,
              r->stable ? "stable" : "unstable");
-    nsd_panel panel = {"multipliers of the section map", "Re mu", "Im mu", curves, 2, NULL, 0,
-                       NAN, NAN, NAN, NAN, 1, 0, 0, NULL, NULL, 0};
+    nsd_panel panel = {"multipliers of the section map",
+                       "Re mu",
+                       "Im mu",
+                       curves,
+                       2,
+                       NULL,
+                       0,
+                       NAN,
+                       NAN,
+                       NAN,
+                       NAN,
+                       1,
+                       0,
+                       0,
+                       NULL,
+                       NULL,
+                       0};
     nsd_figure fig = {title, &panel, 1, 1, 800, 800};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];
@@ -193,8 +209,8 @@ static int solve_and_write(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_con
                              err, sizeof err) == 0;
     if (ok && rc == 0 && pc->cont) {
         shooting_settings(&s->app.cfg);
-        int br = nsd_periodic_branch(s, pc, &r, od->tmp, cli->quiet ? NULL : stdout, err,
-                                     sizeof err);
+        int br =
+            nsd_periodic_branch(s, pc, &r, od->tmp, cli->quiet ? NULL : stdout, err, sizeof err);
         if (br < 0) ok = 0;
     }
     if (!ok) fprintf(stderr, "error: %s\n", err);

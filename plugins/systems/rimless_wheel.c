@@ -90,8 +90,9 @@ static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, siz
         return NULL;
     }
     if (!(fabs(w.th0) <= w.alpha)) {
-        snprintf(err, len, "theta0 = %g rad: the stance spoke must be within alpha = %g rad of "
-                           "the ramp normal (the next spoke strikes at +alpha)",
+        snprintf(err, len,
+                 "theta0 = %g rad: the stance spoke must be within alpha = %g rad of "
+                 "the ramp normal (the next spoke strikes at +alpha)",
                  w.th0, w.alpha);
         return NULL;
     }
@@ -156,8 +157,8 @@ static double x_hub(const wheel *w, double th) {
     return w->l * (sin(th) + 2.0 * sin(w->alpha) * w->steps);
 }
 
-static nsdyn_status outputs(void *inst, double t, const double *q, const double *v,
-                            const double *f, double *out) {
+static nsdyn_status outputs(void *inst, double t, const double *q, const double *v, const double *f,
+                            double *out) {
     (void)t, (void)f;
     const wheel *w = inst;
     double x = x_hub(w, q[0]);

@@ -48,8 +48,9 @@ static void explain_miss(const nsd_scenario *s, const nsd_periodic_spec *sp, cha
                  name, res->section_crossings, sp->crossings, sp->crossings == 1 ? "" : "s",
                  s->app.cfg.settings.t_end);
     else
-        snprintf(why, len, "the section (switch '%s') was crossed %zu of %zu time%s: the run %s: %s",
-                 name, res->section_crossings, sp->crossings, sp->crossings == 1 ? "" : "s",
+        snprintf(why, len,
+                 "the section (switch '%s') was crossed %zu of %zu time%s: the run %s: %s", name,
+                 res->section_crossings, sp->crossings, sp->crossings == 1 ? "" : "s",
                  res->outcome == NSD_RUN_STOPPED ? "stopped" : "failed", res->message);
 }
 
@@ -235,9 +236,9 @@ static int shooter_alloc(shooter *sh) {
     sh->Pt = sh->xt + k;
     sh->Ft = sh->Pt + k;
     sh->b = sh->Ft + k;
-    sh->wk = sh->b + k;       /* 4k */
-    sh->A = sh->wk + 4 * k;   /* k^2 */
-    sh->J2 = sh->A + k * k;   /* k^2 */
+    sh->wk = sh->b + k;     /* 4k */
+    sh->A = sh->wk + 4 * k; /* k^2 */
+    sh->J2 = sh->A + k * k; /* k^2 */
     return 0;
 }
 
@@ -254,9 +255,19 @@ static int finish(shooter *sh) {
     nsd_periodic_result *out = sh->out;
     size_t k = sh->k;
     if (jacobian(sh, sh->x, 1.0, out->J) != 0 || jacobian(sh, sh->x, 2.0, sh->J2) != 0) return -1;
+    /* the difference in the scaled variables x_i / s_i, which the
+     * multipliers do not depend on */
     out->jac_error = 0.0;
-    for (size_t i = 0; i < k * k; ++i)
-        out->jac_error = fmax(out->jac_error, fabs(out->J[i] - sh->J2[i]));
+    for (size_t i = 0; i < k; ++i)
+        for (size_t j = 0; j < k; ++j) {
+            double d = fabs(out->J[i * k + j] - sh->J2[i * k + j]) * scale_of(sh, j, sh->x[j]) /
+                       scale_of(sh, i, sh->x[i]);
+            if (d > out->jac_error) {
+                out->jac_error = d;
+                out->jac_error_at[0] = i;
+                out->jac_error_at[1] = j;
+            }
+        }
     return multipliers(sh);
 }
 
@@ -292,10 +303,7 @@ int nsd_periodic_solve(nsd_scenario *s, const nsd_periodic_spec *sp, const doubl
                      sp->max_iter, res, sp->tol);
             break;
         }
-        if (newton_step(&sh, &res, &T) != 0) {
-            out->iterations = it + 1;
-            break;
-        }
+        if (newton_step(&sh, &res, &T) != 0) break; /* history[0..it] stands */
     }
     /* the orbit's state: the free entries where Newton ended */
     memcpy(out->y, sh.base, sh.n * sizeof *out->y);

@@ -14,9 +14,9 @@ typedef struct branch_point {
     double p;
     int converged, stable;
     double period, residual;
-    double *y;      /* n */
+    double *y;       /* n */
     double *re, *im; /* k */
-    char mark[160]; /* a crossing of the unit circle between the previous point and this */
+    char mark[160];  /* a crossing of the unit circle between the previous point and this */
 } branch_point;
 
 typedef struct branch {
@@ -66,12 +66,17 @@ static void mark_crossings(branch_point *prev, branch_point *cur, size_t k) {
  * s with the parameter set, Newton. Returns 0 when converged. */
 static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, double p, const double *guess,
                     branch_point *bp, size_t n, size_t k, char *why, size_t why_len) {
-    nsd_toml_node val = {.type = NSD_TOML_FLOAT, .source = "[periodic.continuation]",
-                         .key = (char *)pc->cont_key, .real = p};
-    nsd_toml_node sec = {.type = NSD_TOML_TABLE, .source = "[periodic.continuation]",
-                         .key = (char *)pc->cont_section, .items = &val, .n_items = 1};
-    nsd_toml_node table = {.type = NSD_TOML_TABLE, .source = "[periodic.continuation]",
-                           .items = &sec, .n_items = 1};
+    nsd_toml_node val = {.type = NSD_TOML_FLOAT,
+                         .source = "[periodic.continuation]",
+                         .key = (char *)pc->cont_key,
+                         .real = p};
+    nsd_toml_node sec = {.type = NSD_TOML_TABLE,
+                         .source = "[periodic.continuation]",
+                         .key = (char *)pc->cont_section,
+                         .items = &val,
+                         .n_items = 1};
+    nsd_toml_node table = {
+        .type = NSD_TOML_TABLE, .source = "[periodic.continuation]", .items = &sec, .n_items = 1};
     nsd_scenario d;
     nsd_diag diag = {0};
     int rc = -1;
@@ -133,7 +138,9 @@ static int write_csv(const char *dir, const nsd_scenario *s, const nsd_periodic_
  * marked crossings as vertical lines. */
 static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodic_config *pc,
                        const branch *b, char *err, size_t len) {
-    size_t np = b->np, k = b->k;
+    /* the CSV has every multiplier; the graph the six largest (by modulus,
+     * so a curve is the i-th largest, not one multiplier followed) */
+    size_t np = b->np, k = b->k < 6 ? b->k : 6;
     double *buf = calloc((2 * k + 3) * np + 4 + np, sizeof *buf);
     nsd_curve *cv = calloc(2 * k + 3, sizeof *cv);
     char(*leg)[32] = calloc(k, sizeof *leg);
@@ -167,8 +174,8 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
     cv[2 * k + 2] = (nsd_curve){P, T, np, NULL, 0, 0, 2.0, 2};
     char xl[128], title[600];
     snprintf(xl, sizeof xl, "%s.%s", pc->cont_section, pc->cont_key);
-    snprintf(title, sizeof title, "%s: periodic orbit along %s (grey lines: multipliers cross)",
-             s->app.cfg.title, xl);
+    snprintf(title, sizeof title, "periodic orbits along %s (grey lines: a multiplier crosses)",
+             xl);
     nsd_panel panels[3] = {
         {"Floquet multipliers |mu|", xl, "|mu|", cv, k + 1, vl, nv, NAN, NAN, 0.0, NAN, 0, 0, 0,
          NULL, NULL, 4},
@@ -214,8 +221,8 @@ int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
     size_t last = 0; /* points solved */
     char why[1024] = "";
     if (progress)
-        fprintf(progress, "continuation along %s.%s, %zu values:\n", pc->cont_section,
-                pc->cont_key, pc->n_values);
+        fprintf(progress, "continuation along %s.%s, %zu values:\n", pc->cont_section, pc->cont_key,
+                pc->n_values);
     for (size_t i = 0; i < pc->n_values; ++i, last = i) {
         branch_point *bp = &b.pt[i];
         bp->p = pc->values[i];

@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const periodic_keys[] = {"section", "crossings", "free",     "swap",  "scale",
-                                            "tol",     "max_iter",  "fd_step", "verify",
-                                            "continuation"};
+static const char *const periodic_keys[] = {"section", "crossings",   "free",     "swap",
+                                            "scale",   "tol",         "max_iter", "fd_step",
+                                            "verify",  "continuation"};
 static const char *const cont_keys[] = {"parameter", "values", "from", "to", "steps"};
-enum { N_PERIODIC_KEYS = sizeof periodic_keys / sizeof *periodic_keys,
-       N_CONT_KEYS = sizeof cont_keys / sizeof *cont_keys };
+enum {
+    N_PERIODIC_KEYS = sizeof periodic_keys / sizeof *periodic_keys,
+    N_CONT_KEYS = sizeof cont_keys / sizeof *cont_keys
+};
 
 static int is_number(const nsd_toml_node *e) {
     return e && (e->type == NSD_TOML_FLOAT || e->type == NSD_TOML_INTEGER);
@@ -99,8 +101,9 @@ static long state_index(const nsd_model *m, const nsd_toml_node *e, const char *
     }
     const char *near = nsd_did_you_mean(e->str, names, nn);
     if (near)
-        nsd_diag_at(diag, e, "[periodic] %s: '%s' is not a state of system '%s' (did you mean '%s'?)",
-                    what, e->str, m->sys->info.id, near);
+        nsd_diag_at(diag, e,
+                    "[periodic] %s: '%s' is not a state of system '%s' (did you mean '%s'?)", what,
+                    e->str, m->sys->info.id, near);
     else
         nsd_diag_at(diag, e, "[periodic] %s: '%s' is not a state of system '%s' (states: %s)", what,
                     e->str, m->sys->info.id, list);
@@ -125,10 +128,10 @@ static size_t read_section(const nsd_toml_node *t, const nsd_model *m, nsd_perio
         return 1;
     }
     if (!e || e->type != NSD_TOML_STRING) {
-        nsd_diag_at(diag, e ? e : t,
-                    "[periodic] key 'section': expected the name of a switch of system '%s' (%s)%s%s",
-                    m->sys->info.id, list, e ? ", found " : "",
-                    e ? nsd_toml_type_name(e->type) : "");
+        nsd_diag_at(
+            diag, e ? e : t,
+            "[periodic] key 'section': expected the name of a switch of system '%s' (%s)%s%s",
+            m->sys->info.id, list, e ? ", found " : "", e ? nsd_toml_type_name(e->type) : "");
         return 1;
     }
     for (size_t i = 0; i < L->n_switches; ++i)
@@ -182,7 +185,8 @@ static size_t read_free(const nsd_toml_node *t, const nsd_model *m, nsd_periodic
     const nsd_toml_node *sc = nsd_toml_get(t, "scale");
     if (!sc) return errors;
     if (sc->type != NSD_TOML_TABLE) {
-        nsd_diag_at(diag, sc, "[periodic] key 'scale': expected a table {state = magnitude}, found %s",
+        nsd_diag_at(diag, sc,
+                    "[periodic] key 'scale': expected a table {state = magnitude}, found %s",
                     nsd_toml_type_name(sc->type));
         return errors + 1;
     }
@@ -209,7 +213,8 @@ static size_t read_swap(const nsd_toml_node *t, const nsd_model *m, nsd_periodic
     const nsd_toml_node *e = nsd_toml_get(t, "swap");
     if (!e) return 0;
     if (e->type != NSD_TOML_ARRAY) {
-        nsd_diag_at(diag, e, "[periodic] key 'swap': expected an array of pairs [\"a\", \"b\"], found %s",
+        nsd_diag_at(diag, e,
+                    "[periodic] key 'swap': expected an array of pairs [\"a\", \"b\"], found %s",
                     nsd_toml_type_name(e->type));
         return 1;
     }
@@ -220,7 +225,8 @@ static size_t read_swap(const nsd_toml_node *t, const nsd_model *m, nsd_periodic
     for (size_t i = 0; i < e->n_items; ++i) {
         const nsd_toml_node *p = &e->items[i];
         if (p->type != NSD_TOML_ARRAY || p->n_items != 2) {
-            nsd_diag_at(diag, p, "[periodic] key 'swap': expected a pair [\"a\", \"b\"] of state names");
+            nsd_diag_at(diag, p,
+                        "[periodic] key 'swap': expected a pair [\"a\", \"b\"] of state names");
             errors++;
             continue;
         }
@@ -279,8 +285,9 @@ static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, 
     const nsd_toml_node *v = nsd_toml_get(c, "values");
     if (v) {
         if (v->type != NSD_TOML_ARRAY || v->n_items < 2) {
-            nsd_diag_at(diag, v, "[periodic.continuation] key 'values': expected an array of at "
-                                 "least two numbers");
+            nsd_diag_at(diag, v,
+                        "[periodic.continuation] key 'values': expected an array of at "
+                        "least two numbers");
             return errors + 1;
         }
         pc->values = calloc(v->n_items, sizeof *pc->values);

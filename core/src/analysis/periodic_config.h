@@ -9,8 +9,8 @@
 
 typedef struct nsd_periodic_config {
     nsd_periodic_spec spec;
-    int verify;                     /* periods of the repeat check after Newton */
-    const nsd_toml_node *table;     /* [periodic] */
+    int verify;                        /* periods of the repeat check after Newton */
+    const nsd_toml_node *table;        /* [periodic] */
     const nsd_toml_node *section_node; /* its 'section' key */
     /* [periodic.continuation]: parameter "SECTION.KEY" over `values`. */
     const nsd_toml_node *cont;
