@@ -85,6 +85,19 @@ int nsd_periodic_map(nsd_scenario *s, const nsd_periodic_spec *sp, const double 
         y_end[b] = t;
     }
     *period = row[0] - s->app.cfg.settings.t_start;
+    /* A crossing at the start is no period: the state lies where the
+     * switch's event function falls through zero at once (a system may
+     * ignore such a crossing, like the walkers' lead shrinking back
+     * through alpha0, but the runner counts it). Newton must not take it
+     * for a fixed point of period 0. */
+    const nsd_run_settings *rs = &s->app.cfg.settings;
+    if (!(*period > 1e-9 * (rs->t_end - rs->t_start))) {
+        snprintf(why, why_len,
+                 "the section (switch '%s') was crossed at the start (t = %.9g s): the state lies "
+                 "on the section, not just after it",
+                 m->layout.switches[sp->section], row[0]);
+        return -1;
+    }
     return 0;
 }
 
@@ -131,19 +144,25 @@ static double residual(const shooter *sh, const double *x, const double *Px, dou
     return r;
 }
 
-/* dP/dx at x by central differences with steps `mult` times the base
- * step, into J (k x k row-major). 0 or -1. */
-static int jacobian(shooter *sh, const double *x, double mult, double *J) {
+/* dP/dx at x (whose image is Px) by central differences with steps
+ * `mult` times the base step, into J (k x k row-major). Where one side
+ * cannot be evaluated (the walker falls on that side of a gait near its
+ * edge) the column is a one-sided difference, O(h) instead of O(h^2).
+ * 0 or -1 (neither side). */
+static int jacobian(shooter *sh, const double *x, const double *Px, double mult, double *J) {
     size_t k = sh->k;
     double T;
     for (size_t j = 0; j < k; ++j) {
         double h = mult * sh->sp->fd_step * scale_of(sh, j, x[j]);
         memcpy(sh->xt, x, k * sizeof *x);
         sh->xt[j] = x[j] + h;
-        if (eval(sh, sh->xt, sh->Pt, &T) != 0) return -1;
+        int up = eval(sh, sh->xt, sh->Pt, &T) == 0;
         sh->xt[j] = x[j] - h;
-        if (eval(sh, sh->xt, sh->Ft, &T) != 0) return -1;
-        for (size_t i = 0; i < k; ++i) J[i * k + j] = (sh->Pt[i] - sh->Ft[i]) / (2.0 * h);
+        int down = eval(sh, sh->xt, sh->Ft, &T) == 0;
+        if (!up && !down) return -1;
+        const double *hi = up ? sh->Pt : Px, *lo = down ? sh->Ft : Px;
+        double span = (up ? h : 0.0) + (down ? h : 0.0);
+        for (size_t i = 0; i < k; ++i) J[i * k + j] = (hi[i] - lo[i]) / span;
     }
     return 0;
 }
@@ -187,7 +206,7 @@ static int multipliers(shooter *sh) {
 static int newton_step(shooter *sh, double *res, double *T) {
     size_t k = sh->k;
     nsd_periodic_result *out = sh->out;
-    if (jacobian(sh, sh->x, 1.0, out->J) != 0) return -1;
+    if (jacobian(sh, sh->x, sh->Px, 1.0, out->J) != 0) return -1;
     for (size_t i = 0; i < k * k; ++i) sh->A[i] = out->J[i];
     for (size_t i = 0; i < k; ++i) {
         sh->A[i * k + i] -= 1.0;
@@ -254,7 +273,9 @@ static void shooter_free(shooter *sh) {
 static int finish(shooter *sh) {
     nsd_periodic_result *out = sh->out;
     size_t k = sh->k;
-    if (jacobian(sh, sh->x, 1.0, out->J) != 0 || jacobian(sh, sh->x, 2.0, sh->J2) != 0) return -1;
+    if (jacobian(sh, sh->x, sh->Px, 1.0, out->J) != 0 ||
+        jacobian(sh, sh->x, sh->Px, 2.0, sh->J2) != 0)
+        return -1;
     /* the difference in the scaled variables x_i / s_i, which the
      * multipliers do not depend on */
     out->jac_error = 0.0;
