@@ -244,6 +244,39 @@ START_TEST(walker2_l4_gait) {
 }
 END_TEST
 
+/* run.friction_states_open: the swing foot's LuGre state, held at its
+ * start value (0) by default, follows (15) through the swing when asked:
+ * with the slip far above v_s it sits at its sliding value
+ * z = mu_c / sigma0 sign(slip) (walker2_gait.toml: 0.30 / 1e5 = 3e-6 m). */
+START_TEST(friction_states_through_the_swing) {
+    for (int open = 0; open < 2; ++open) {
+        const char *sets[] = {"run.t_end=0.3", "run.output_dt=1e-3",
+                              open ? "run.friction_states_open=true" : "run.progress=false"};
+        run R;
+        test_run_file(&R, "walker2_gait.toml", sets, 3, NSD_RUN_COMPLETE);
+        int z = nsd_model_channel(&R.model, "foot2.z1"), v = nsd_model_channel(&R.model, "slip2");
+        int st = nsd_model_channel(&R.model, "stance");
+        ck_assert_int_ge(z, 0);
+        ck_assert_int_ge(v, 0);
+        const nsd_series *s = &R.res.series;
+        size_t checked = 0;
+        for (size_t r = 1; r < s->rows; ++r) {
+            if (nsd_series_at(s, r, (size_t)st) != 1.0) break; /* leg 2 swings while leg 1 stands */
+            double zr = nsd_series_at(s, r, (size_t)z), slip = nsd_series_at(s, r, (size_t)v);
+            if (!open)
+                ck_assert_double_eq(zr, 0.0);
+            else if (fabs(slip) > 1e-2 && r > 5) {
+                ck_assert_msg(fabs(zr - 3e-6 * (slip > 0 ? 1 : -1)) < 1e-9,
+                              "t = %g: z = %g with slip %g", nsd_series_at(s, r, 0), zr, slip);
+                checked++;
+            }
+        }
+        if (open) ck_assert_uint_gt(checked, 50);
+        test_unload(&R);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("periodic");
     TCase *tc = tcase_create("shooting");
@@ -253,6 +286,7 @@ int main(void) {
     tcase_add_test(tc, newton_reports_its_history);
     tcase_add_test(tc, command_line);
     tcase_add_test(tc, walker2_l4_gait);
+    tcase_add_test(tc, friction_states_through_the_swing);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

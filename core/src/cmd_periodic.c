@@ -46,6 +46,23 @@ static void print_result(const nsd_scenario *s, const nsd_periodic_config *pc,
            hypot(r->mult_re[0], r->mult_im[0]));
 }
 
+/* The report channels on the orbit (two periods from it). */
+static void print_report(nsd_scenario *s, const nsd_periodic_config *pc,
+                         const nsd_periodic_result *r) {
+    double out[64];
+    char why[1024];
+    size_t n = pc->n_report < 64 ? pc->n_report : 64;
+    if (nsd_periodic_report(s, &pc->spec, r->y, pc->report, n, out, why, sizeof why) != 0) {
+        fprintf(stderr, "warning: the report channels could not be read: %s\n", why);
+        return;
+    }
+    printf("  on the orbit (after two periods):");
+    for (size_t i = 0; i < n; ++i)
+        printf("%s %s = %.9g %s", i ? "," : "", s->model.channels[pc->report[i]].name, out[i],
+               s->model.channels[pc->report[i]].unit);
+    printf("\n");
+}
+
 /* orbit.csv, multipliers.csv and newton.csv into dir. 0 or -1. */
 static int write_tables(const char *dir, const nsd_model *m, const nsd_periodic_spec *sp,
                         const nsd_periodic_result *r, char *err, size_t len) {
@@ -202,6 +219,7 @@ static int solve_and_write(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_con
                    "within %.3e (scaled) of it\n",
                    pc->verify, pc->verify == 1 ? "" : "s", dev);
     }
+    if (rc == 0 && status == NSD_EXIT_OK && pc->n_report) print_report(s, pc, &r);
     int ok = write_tables(od->tmp, &s->model, sp, &r, err, sizeof err) == 0;
     if (ok && rc == 0)
         ok = write_multiplier_graph(od->tmp, &s->app.cfg, sp, &r, err, sizeof err) == 0 &&

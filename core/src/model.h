@@ -38,6 +38,10 @@ typedef struct nsd_model {
     size_t *z_offset; /* per contact: first internal state in y */
     size_t *z_count;
     int hold_stick; /* persistent contacts held in stick */
+    /* run.friction_states_open: the friction states of a contact without
+     * normal force evolve with its slip (the law at N = 0) instead of
+     * being held */
+    int friction_states_open;
 
     /* Channels of a sample: t, q, v, z, contact forces, system outputs. */
     size_t n_channels;

@@ -363,3 +363,22 @@ double nsd_periodic_repeat(nsd_scenario *s, const nsd_periodic_spec *sp, const d
     free(b);
     return worst;
 }
+
+int nsd_periodic_report(nsd_scenario *s, const nsd_periodic_spec *sp, const double *y,
+                        const size_t *ch, size_t n, double *out, char *why, size_t why_len) {
+    if (n == 0) return 0;
+    nsd_periodic_spec two = *sp;
+    two.crossings = 2 * sp->crossings;
+    two.n_swap = 0; /* the end state is not compared */
+    double *y_end = malloc(s->model.n * sizeof *y_end), T;
+    if (!y_end) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    int rc = nsd_periodic_map(s, &two, y, y_end, &T, why, why_len);
+    free(y_end);
+    if (rc != 0) return -1;
+    const nsd_series *ser = &s->res.series;
+    for (size_t i = 0; i < n; ++i) out[i] = nsd_series_at(ser, ser->rows - 1, ch[i]);
+    return 0;
+}

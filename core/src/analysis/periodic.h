@@ -91,6 +91,12 @@ int nsd_periodic_map(nsd_scenario *s, const nsd_periodic_spec *sp, const double 
 int nsd_periodic_solve(nsd_scenario *s, const nsd_periodic_spec *sp, const double *y_guess,
                        nsd_periodic_result *out, FILE *progress);
 
+/* Run two periods from the orbit's state y and read the channels ch
+ * (n) at the end (gait metrics a system updates at the section and that
+ * need two crossings, like a step period) into out. 0, or -1 with why. */
+int nsd_periodic_report(nsd_scenario *s, const nsd_periodic_spec *sp, const double *y,
+                        const size_t *ch, size_t n, double *out, char *why, size_t why_len);
+
 /* Run k more periods from the orbit's state and return the largest scaled
  * deviation of the free entries from it after each (the orbit repeats
  * under plain simulation). -1 when a run fails (why). */

@@ -8,19 +8,22 @@
 #include <string.h>
 
 #include "output.h"
+#include "params.h"
 #include "plot.h"
 
 typedef struct branch_point {
     double p;
-    int converged, stable;
+    int solved, converged, stable;
     double period, residual;
-    double *y;       /* n */
-    double *re, *im; /* k */
-    char mark[160];  /* a crossing of the unit circle between the previous point and this */
+    double *y;         /* n */
+    double *re, *im;   /* k */
+    double *rep;       /* pc->n_report: the report channels on the orbit */
+    const double *par; /* the row of parameter values */
+    char mark[160];    /* a crossing of the unit circle between the previous point and this */
 } branch_point;
 
 typedef struct branch {
-    size_t n, k, np;
+    size_t n, k, np, nr; /* states, free states, points, report channels */
     branch_point *pt;
 } branch;
 
@@ -29,6 +32,7 @@ static void branch_free(branch *b) {
         free(b->pt[i].y);
         free(b->pt[i].re);
         free(b->pt[i].im);
+        free(b->pt[i].rep);
     }
     free(b->pt);
 }
@@ -64,28 +68,32 @@ static void mark_crossings(branch_point *prev, branch_point *cur, size_t k) {
 
 /* The orbit at parameter value p from the guess: a scenario derived from
  * s with the parameter set, Newton. Returns 0 when converged. */
-static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, double p, const double *guess,
-                    branch_point *bp, size_t n, size_t k, char *why, size_t why_len) {
-    nsd_toml_node val = {.type = NSD_TOML_FLOAT,
-                         .source = "[periodic.continuation]",
-                         .key = (char *)pc->cont_key,
-                         .real = p};
-    nsd_toml_node sec = {.type = NSD_TOML_TABLE,
-                         .source = "[periodic.continuation]",
-                         .key = (char *)pc->cont_section,
-                         .items = &val,
-                         .n_items = 1};
-    nsd_toml_node table = {
-        .type = NSD_TOML_TABLE, .source = "[periodic.continuation]", .items = &sec, .n_items = 1};
+static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, branch_point *bp,
+                    const double *guess, size_t n, size_t k, char *why, size_t why_len) {
+    nsd_toml_node val[NSD_PERIODIC_MAX_PAR], sec[NSD_PERIODIC_MAX_PAR];
+    for (size_t j = 0; j < pc->n_par; ++j) {
+        val[j] = (nsd_toml_node){.type = NSD_TOML_FLOAT,
+                                 .source = "[periodic.continuation]",
+                                 .key = (char *)pc->cont_key[j],
+                                 .real = bp->par[j]};
+        sec[j] = (nsd_toml_node){.type = NSD_TOML_TABLE,
+                                 .source = "[periodic.continuation]",
+                                 .key = (char *)pc->cont_section[j],
+                                 .items = &val[j],
+                                 .n_items = 1};
+    }
+    nsd_toml_node table = {.type = NSD_TOML_TABLE,
+                           .source = "[periodic.continuation]",
+                           .items = sec,
+                           .n_items = pc->n_par};
     nsd_scenario d;
     nsd_diag diag = {0};
     int rc = -1;
-    d.no_graphs = 1;
     size_t errors = nsd_scenario_derive(&d, s, &table, &diag);
     d.no_graphs = 1;
     if (!errors) errors = nsd_scenario_create(&d, &diag);
     if (errors) {
-        snprintf(why, why_len, "%s = %g: %s", pc->cont_key, p,
+        snprintf(why, why_len, "%s.%s = %g: %s", pc->cont_section[0], pc->cont_key[0], bp->p,
                  diag.n ? diag.lines[0] : "the config does not take this value");
     } else {
         d.app.cfg.settings = s->app.cfg.settings; /* the shooting settings */
@@ -100,6 +108,10 @@ static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, double p, co
             memcpy(bp->re, r.mult_re, k * sizeof *bp->re);
             memcpy(bp->im, r.mult_im, k * sizeof *bp->im);
             if (rc != 0) snprintf(why, why_len, "%s", r.message);
+            if (rc == 0 && nsd_periodic_report(&d, &pc->spec, r.y, pc->report, pc->n_report,
+                                               bp->rep, why, why_len) != 0) {
+                for (size_t i = 0; i < pc->n_report; ++i) bp->rep[i] = NAN;
+            }
             nsd_periodic_result_free(&r);
         }
     }
@@ -116,8 +128,11 @@ static int write_csv(const char *dir, const nsd_scenario *s, const nsd_periodic_
     FILE *f = nsd_open_tmp(path, err, len);
     if (!f) return -1;
     const nsd_model *m = &s->model;
-    fprintf(f, "%s.%s,converged,stable,period [s],residual,max |mu|", pc->cont_section,
-            pc->cont_key);
+    for (size_t j = 0; j < pc->n_par; ++j)
+        fprintf(f, "%s.%s,", pc->cont_section[j], pc->cont_key[j]);
+    fprintf(f, "converged,stable,period [s],residual,max |mu|");
+    for (size_t j = 0; j < b->nr; ++j)
+        fprintf(f, ",%s [%s]", m->channels[pc->report[j]].name, m->channels[pc->report[j]].unit);
     for (size_t j = 0; j < b->k; ++j)
         fprintf(f, ",%s [%s]", m->channels[1 + pc->spec.free[j]].name,
                 m->channels[1 + pc->spec.free[j]].unit);
@@ -125,8 +140,11 @@ static int write_csv(const char *dir, const nsd_scenario *s, const nsd_periodic_
     fprintf(f, ",event\n");
     for (size_t i = 0; i < b->np; ++i) {
         const branch_point *p = &b->pt[i];
-        fprintf(f, "%.12g,%d,%d,%.12g,%.3e,%.9g", p->p, p->converged, p->stable, p->period,
-                p->residual, p->converged ? hypot(p->re[0], p->im[0]) : NAN);
+        if (!p->solved) continue;
+        for (size_t j = 0; j < pc->n_par; ++j) fprintf(f, "%.12g,", p->par[j]);
+        fprintf(f, "%d,%d,%.12g,%.3e,%.9g", p->converged, p->stable, p->period, p->residual,
+                p->converged ? hypot(p->re[0], p->im[0]) : NAN);
+        for (size_t j = 0; j < b->nr; ++j) fprintf(f, ",%.12g", p->converged ? p->rep[j] : NAN);
         for (size_t j = 0; j < b->k; ++j) fprintf(f, ",%.12g", p->y[pc->spec.free[j]]);
         for (size_t j = 0; j < b->k; ++j) fprintf(f, ",%.9g,%.9g", p->re[j], p->im[j]);
         fprintf(f, ",\"%s\"\n", p->mark);
@@ -136,13 +154,32 @@ static int write_csv(const char *dir, const nsd_scenario *s, const nsd_periodic_
 
 /* continuation.<fmt>: |mu|, Re mu and the period along the branch, the
  * marked crossings as vertical lines. */
+/* The report channels along the branch as panels after the first
+ * three (up to NR_PANELS), into panels[3..]; the curves into cv. */
+enum { NR_PANELS = 3 };
+static size_t report_panels(const nsd_scenario *s, const nsd_periodic_config *pc, const branch *b,
+                            const double *P, double *R, const double *vl, size_t nv, const char *xl,
+                            nsd_curve *cv, nsd_panel *panels) {
+    size_t np = b->np, nr = b->nr < NR_PANELS ? b->nr : NR_PANELS;
+    for (size_t j = 0; j < nr; ++j) {
+        const nsd_channel *ch = &s->model.channels[pc->report[j]];
+        for (size_t i = 0; i < np; ++i) R[j * np + i] = b->pt[i].converged ? b->pt[i].rep[j] : NAN;
+        cv[j] = (nsd_curve){P, R + j * np, np, NULL, 1, 0, 2.0, 2};
+        panels[j] = (nsd_panel){ch->label, xl,  ch->unit, &cv[j], 1, vl,   nv,   NAN, NAN,
+                                NAN,       NAN, 0,        0,      0, NULL, NULL, 0};
+    }
+    return nr;
+}
+
+/* continuation.<fmt>: |mu|, Re mu, the period and the report channels
+ * along the branch, the marked crossings as vertical lines. */
 static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodic_config *pc,
                        const branch *b, char *err, size_t len) {
     /* the CSV has every multiplier; the graph the six largest (by modulus,
      * so a curve is the i-th largest, not one multiplier followed) */
     size_t np = b->np, k = b->k < 6 ? b->k : 6;
-    double *buf = calloc((2 * k + 3) * np + 4 + np, sizeof *buf);
-    nsd_curve *cv = calloc(2 * k + 3, sizeof *cv);
+    double *buf = calloc((2 * k + 3 + NR_PANELS) * np + 4 + np, sizeof *buf);
+    nsd_curve *cv = calloc(2 * k + 3 + NR_PANELS, sizeof *cv);
     char(*leg)[32] = calloc(k, sizeof *leg);
     if (!buf || !cv || !leg) {
         free(buf), free(cv), free(leg);
@@ -150,6 +187,7 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
         return -1;
     }
     double *P = buf, *T = P + np, *one = T + np, *vl = one + 4, *mod = vl + np, *re = mod + k * np;
+    double *R = re + k * np;
     size_t nv = 0;
     for (size_t i = 0; i < np; ++i) {
         P[i] = b->pt[i].p;
@@ -173,10 +211,10 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
     cv[2 * k + 1] = (nsd_curve){ends, one + 2, 2, "mu = -1", 6, 1, 1.0, 0};
     cv[2 * k + 2] = (nsd_curve){P, T, np, NULL, 0, 0, 2.0, 2};
     char xl[128], title[600];
-    snprintf(xl, sizeof xl, "%s.%s", pc->cont_section, pc->cont_key);
+    snprintf(xl, sizeof xl, "%s.%s", pc->cont_section[0], pc->cont_key[0]);
     snprintf(title, sizeof title, "periodic orbits along %s (grey lines: a multiplier crosses)",
              xl);
-    nsd_panel panels[3] = {
+    nsd_panel panels[3 + NR_PANELS] = {
         {"Floquet multipliers |mu|", xl, "|mu|", cv, k + 1, vl, nv, NAN, NAN, 0.0, NAN, 0, 0, 0,
          NULL, NULL, 4},
         {"real parts", xl, "Re mu", cv + k + 1, k + 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
@@ -184,7 +222,8 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
         {"period", xl, "period [s]", cv + 2 * k + 2, 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
          NULL, 0},
     };
-    nsd_figure fig = {title, panels, 3, 1, 1200, 1200};
+    size_t npanels = 3 + report_panels(s, pc, b, P, R, vl, nv, xl, cv + 2 * k + 3, panels + 3);
+    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, npanels > 3 ? 1200 : 1200};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/continuation.%s", dir, nsd_plot_format_ext(fmt));
@@ -201,15 +240,73 @@ static int branch_alloc(branch *b, size_t np) {
         b->pt[i].y = calloc(b->n, sizeof(double));
         b->pt[i].re = calloc(b->k, sizeof(double));
         b->pt[i].im = calloc(b->k, sizeof(double));
-        if (!b->pt[i].y || !b->pt[i].re || !b->pt[i].im) return -1;
+        b->pt[i].rep = calloc(b->nr + 1, sizeof(double));
+        if (!b->pt[i].y || !b->pt[i].re || !b->pt[i].im || !b->pt[i].rep) return -1;
     }
     return 0;
+}
+
+/* The row of values nearest the config's own parameter values (relative
+ * distance): the branch starts there, from the orbit the command found. */
+static size_t start_index(const nsd_scenario *s, const nsd_periodic_config *pc) {
+    const nsd_config *cfg = &s->app.cfg;
+    size_t best = 0;
+    double best_d = HUGE_VAL;
+    for (size_t i = 0; i < pc->n_values; ++i) {
+        double d = 0.0;
+        for (size_t j = 0; j < pc->n_par; ++j) {
+            const char *sec = pc->cont_section[j];
+            const nsd_section *S = !strcmp(sec, "system")    ? &cfg->system
+                                   : !strcmp(sec, "contact") ? &cfg->contact
+                                                             : &cfg->friction;
+            double v0 = nsd_params_num(&S->params, pc->cont_key[j]);
+            d += fabs(pc->values[i * pc->n_par + j] - v0) / fmax(fabs(v0), 1e-300);
+        }
+        if (d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    return best;
+}
+
+static void print_point(FILE *progress, const nsd_scenario *s, const nsd_periodic_config *pc,
+                        const branch *b, const branch_point *bp, int rc) {
+    fprintf(progress, "  %s.%s = %-10.6g %s period %.8g s, max |mu| = %.6f", pc->cont_section[0],
+            pc->cont_key[0], bp->p, rc == 0 ? (bp->stable ? "stable  " : "UNSTABLE") : "FAILED  ",
+            bp->period, hypot(bp->re[0], bp->im[0]));
+    for (size_t j = 0; rc == 0 && j < b->nr; ++j)
+        fprintf(progress, ", %s %.6g", s->model.channels[pc->report[j]].name, bp->rep[j]);
+    fprintf(progress, "\n");
+}
+
+/* Point i from its neighbours toward the start (i - dir, i - 2 dir): the
+ * last orbit, or the secant through the last two, as the guess. */
+static int solve_point(nsd_scenario *s, const nsd_periodic_config *pc, branch *b, size_t i, int dir,
+                       const double *y_start, double *guess, char *why, size_t len) {
+    branch_point *bp = &b->pt[i];
+    bp->par = pc->values + i * pc->n_par;
+    bp->p = bp->par[0];
+    long j1 = (long)i - dir, j2 = (long)i - 2 * dir;
+    int have1 = j1 >= 0 && j1 < (long)b->np && b->pt[j1].solved && b->pt[j1].converged;
+    int have2 = have1 && j2 >= 0 && j2 < (long)b->np && b->pt[j2].solved && b->pt[j2].converged;
+    if (!have1)
+        memcpy(guess, y_start, b->n * sizeof *guess);
+    else if (!have2 || b->pt[j1].p == b->pt[j2].p)
+        memcpy(guess, b->pt[j1].y, b->n * sizeof *guess);
+    else {
+        double f = (bp->p - b->pt[j1].p) / (b->pt[j1].p - b->pt[j2].p);
+        for (size_t j = 0; j < b->n; ++j)
+            guess[j] = b->pt[j1].y[j] + f * (b->pt[j1].y[j] - b->pt[j2].y[j]);
+    }
+    bp->solved = 1;
+    return solve_at(s, pc, bp, guess, b->n, b->k, why, len);
 }
 
 int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
                         const nsd_periodic_result *r, const char *dir, FILE *progress, char *err,
                         size_t err_len) {
-    branch b = {.n = s->model.n, .k = pc->spec.n_free};
+    branch b = {.n = s->model.n, .k = pc->spec.n_free, .nr = pc->n_report};
     double *guess = malloc(b.n * sizeof *guess);
     if (!guess || branch_alloc(&b, pc->n_values) != 0) {
         free(guess);
@@ -217,50 +314,42 @@ int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    int converged = 0;
-    size_t last = 0; /* points solved */
-    char why[1024] = "";
-    if (progress)
-        fprintf(progress, "continuation along %s.%s, %zu values:\n", pc->cont_section, pc->cont_key,
-                pc->n_values);
-    for (size_t i = 0; i < pc->n_values; ++i, last = i) {
-        branch_point *bp = &b.pt[i];
-        bp->p = pc->values[i];
-        /* predictor: the last orbit, or the secant through the last two */
-        if (i == 0)
-            memcpy(guess, r->y, b.n * sizeof *guess);
-        else if (i == 1 || !b.pt[i - 2].converged)
-            memcpy(guess, b.pt[i - 1].y, b.n * sizeof *guess);
-        else {
-            double f = (bp->p - b.pt[i - 1].p) / (b.pt[i - 1].p - b.pt[i - 2].p);
-            for (size_t j = 0; j < b.n; ++j)
-                guess[j] = b.pt[i - 1].y[j] + f * (b.pt[i - 1].y[j] - b.pt[i - 2].y[j]);
-        }
-        int rc = solve_at(s, pc, bp->p, guess, bp, b.n, b.k, why, sizeof why);
-        if (rc == 0) {
-            converged++;
-            if (i > 0) mark_crossings(&b.pt[i - 1], bp, b.k);
-        } else
-            snprintf(bp->mark, sizeof bp->mark, "the branch ends: Newton failed");
-        if (progress)
-            fprintf(progress, "  %s.%s = %-12.6g %s period %.8g s, max |mu| = %.6f%s%s\n",
-                    pc->cont_section, pc->cont_key, bp->p,
-                    rc == 0 ? (bp->stable ? "stable  " : "UNSTABLE") : "FAILED  ", bp->period,
-                    hypot(bp->re[0], bp->im[0]), bp->mark[0] ? "  <- " : "", bp->mark);
-        if (rc != 0) {
-            if (progress)
-                fprintf(progress,
-                        "  the branch ends at %s.%s = %g: %s (natural continuation cannot pass "
-                        "a fold: a multiplier near +1 before it points to one)\n",
-                        pc->cont_section, pc->cont_key, bp->p, why);
-            last = i + 1;
-            break;
-        }
+    for (size_t i = 0; i < b.np; ++i) { /* unsolved points keep their place in the graph */
+        b.pt[i].par = pc->values + i * pc->n_par;
+        b.pt[i].p = b.pt[i].par[0];
     }
-    b.np = last;
-    int ok = b.np == 0 || (write_csv(dir, s, pc, &b, err, err_len) == 0 &&
-                           (b.np < 2 || write_graph(dir, s, pc, &b, err, err_len) == 0));
-    b.np = pc->n_values; /* free every point */
+    int converged = 0;
+    char why[1024] = "";
+    size_t i0 = start_index(s, pc);
+    if (progress)
+        fprintf(progress, "continuation along %s.%s%s, %zu values, from the config's own (%g):\n",
+                pc->cont_section[0], pc->cont_key[0], pc->n_par > 1 ? " (and more parameters)" : "",
+                pc->n_values, pc->values[i0 * pc->n_par]);
+    /* from the start outwards, up, then down */
+    for (int d = 1; d >= -1; d -= 2)
+        for (long i = d > 0 ? (long)i0 : (long)i0 - 1; i >= 0 && i < (long)b.np; i += d) {
+            int rc = solve_point(s, pc, &b, (size_t)i, d, r->y, guess, why, sizeof why);
+            converged += rc == 0;
+            if (progress) print_point(progress, s, pc, &b, &b.pt[i], rc);
+            if (rc != 0) {
+                snprintf(b.pt[i].mark, sizeof b.pt[i].mark, "the branch ends: Newton failed");
+                if (progress)
+                    fprintf(progress,
+                            "  the branch ends at %s.%s = %g: %s (natural continuation cannot "
+                            "pass a fold: a multiplier near +1 before it points to one)\n",
+                            pc->cont_section[0], pc->cont_key[0], b.pt[i].p, why);
+                break;
+            }
+        }
+    for (size_t i = 1; i < b.np; ++i)
+        if (b.pt[i - 1].converged && b.pt[i].converged) {
+            mark_crossings(&b.pt[i - 1], &b.pt[i], b.k);
+            if (progress && b.pt[i].mark[0])
+                fprintf(progress, "  between %s.%s = %g and %g: %s\n", pc->cont_section[0],
+                        pc->cont_key[0], b.pt[i - 1].p, b.pt[i].p, b.pt[i].mark);
+        }
+    int ok = write_csv(dir, s, pc, &b, err, err_len) == 0 &&
+             (converged < 2 || write_graph(dir, s, pc, &b, err, err_len) == 0);
     branch_free(&b);
     free(guess);
     return ok ? converged : -1;

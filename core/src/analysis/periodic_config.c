@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const periodic_keys[] = {"section", "crossings",   "free",     "swap",
-                                            "scale",   "tol",         "max_iter", "fd_step",
-                                            "verify",  "continuation"};
+static const char *const periodic_keys[] = {"section", "crossings", "free",        "swap",
+                                            "scale",   "tol",       "max_iter",    "fd_step",
+                                            "verify",  "report",    "continuation"};
 static const char *const cont_keys[] = {"parameter", "values", "from", "to", "steps"};
 enum {
     N_PERIODIC_KEYS = sizeof periodic_keys / sizeof *periodic_keys,
@@ -243,8 +243,75 @@ static size_t read_swap(const nsd_toml_node *t, const nsd_model *m, nsd_periodic
     return errors;
 }
 
-/* [periodic.continuation]: parameter = "system.KEY" (a real parameter of
- * the system, contact or friction law), values = [...] or from/to/steps. */
+/* One "SECTION.KEY" of [periodic.continuation] into slot k: a real
+ * parameter of the config's system, contact or friction law. */
+static size_t read_parameter(const nsd_config *cfg, nsd_periodic_config *pc, size_t k,
+                             const nsd_toml_node *p, const nsd_toml_node *at, nsd_diag *diag) {
+    const nsd_section *sec = NULL;
+    const char *dot = p && p->type == NSD_TOML_STRING ? strchr(p->str, '.') : NULL;
+    if (dot && (size_t)(dot - p->str) < sizeof pc->cont_section[k] &&
+        strlen(dot + 1) < sizeof pc->cont_key[k]) {
+        snprintf(pc->cont_section[k], sizeof pc->cont_section[k], "%.*s", (int)(dot - p->str),
+                 p->str);
+        snprintf(pc->cont_key[k], sizeof pc->cont_key[k], "%s", dot + 1);
+        sec = !strcmp(pc->cont_section[k], "system")     ? &cfg->system
+              : !strcmp(pc->cont_section[k], "contact")  ? &cfg->contact
+              : !strcmp(pc->cont_section[k], "friction") ? &cfg->friction
+                                                         : NULL;
+    }
+    if (sec && sec->plugin) {
+        const nsdyn_plugin_info *info = sec->plugin->info;
+        for (size_t i = 0; i < info->n_params; ++i)
+            if (!strcmp(info->params[i].name, pc->cont_key[k]) &&
+                info->params[i].type == NSDYN_PARAM_REAL)
+                return 0;
+    }
+    nsd_diag_at(diag, p ? p : at,
+                "[periodic.continuation] key 'parameter': expected \"SECTION.KEY\" naming a "
+                "real parameter of the config's system, contact or friction law (e.g. "
+                "\"system.gamma\")%s%s",
+                p && p->type == NSD_TOML_STRING ? ", found " : "",
+                p && p->type == NSD_TOML_STRING ? p->str : "");
+    return 1;
+}
+
+/* values = [...] (one parameter) or [[...], ...] (n_par each). */
+static size_t read_values(const nsd_toml_node *v, nsd_periodic_config *pc, nsd_diag *diag) {
+    size_t np = pc->n_par;
+    if (v->type != NSD_TOML_ARRAY || v->n_items < 2) {
+        nsd_diag_at(diag, v,
+                    "[periodic.continuation] key 'values': expected an array of at least two %s",
+                    np == 1 ? "numbers" : "arrays of one number per parameter");
+        return 1;
+    }
+    pc->values = calloc(v->n_items * np, sizeof *pc->values);
+    if (!pc->values) return 1;
+    for (size_t i = 0; i < v->n_items; ++i) {
+        const nsd_toml_node *row = &v->items[i];
+        if (np > 1 && (row->type != NSD_TOML_ARRAY || row->n_items != np)) {
+            nsd_diag_at(diag, row,
+                        "[periodic.continuation] key 'values': expected an array of %zu numbers "
+                        "(one per parameter)",
+                        np);
+            return 1;
+        }
+        for (size_t j = 0; j < np; ++j) {
+            const nsd_toml_node *e = np > 1 ? &row->items[j] : row;
+            if (!is_number(e) || !isfinite(number(e))) {
+                nsd_diag_at(diag, e,
+                            "[periodic.continuation] key 'values': expected a finite "
+                            "number");
+                return 1;
+            }
+            pc->values[i * np + j] = number(e);
+        }
+    }
+    pc->n_values = v->n_items;
+    return 0;
+}
+
+/* [periodic.continuation]: parameter = "SECTION.KEY" or an array of them,
+ * values = [...] (rows), or from/to/steps for one parameter. */
 static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, nsd_diag *diag) {
     const nsd_toml_node *c = pc->cont;
     if (c->type != NSD_TOML_TABLE) {
@@ -254,61 +321,23 @@ static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, 
     }
     size_t errors = check_keys(c, "periodic.continuation", cont_keys, N_CONT_KEYS, diag);
     const nsd_toml_node *p = nsd_toml_get(c, "parameter");
-    const nsd_section *sec = NULL;
-    const char *dot = p && p->type == NSD_TOML_STRING ? strchr(p->str, '.') : NULL;
-    if (dot && (size_t)(dot - p->str) < sizeof pc->cont_section &&
-        strlen(dot + 1) < sizeof pc->cont_key) {
-        snprintf(pc->cont_section, sizeof pc->cont_section, "%.*s", (int)(dot - p->str), p->str);
-        snprintf(pc->cont_key, sizeof pc->cont_key, "%s", dot + 1);
-        sec = !strcmp(pc->cont_section, "system")     ? &cfg->system
-              : !strcmp(pc->cont_section, "contact")  ? &cfg->contact
-              : !strcmp(pc->cont_section, "friction") ? &cfg->friction
-                                                      : NULL;
-    }
-    int found = 0;
-    if (sec && sec->plugin) {
-        const nsdyn_plugin_info *info = sec->plugin->info;
-        for (size_t i = 0; i < info->n_params; ++i)
-            if (!strcmp(info->params[i].name, pc->cont_key) &&
-                info->params[i].type == NSDYN_PARAM_REAL)
-                found = 1;
-    }
-    if (!found) {
-        nsd_diag_at(diag, p ? p : c,
-                    "[periodic.continuation] key 'parameter': expected \"SECTION.KEY\" naming a "
-                    "real parameter of the config's system, contact or friction law (e.g. "
-                    "\"system.gamma\")%s%s",
-                    p && p->type == NSD_TOML_STRING ? ", found " : "",
-                    p && p->type == NSD_TOML_STRING ? p->str : "");
-        errors++;
+    if (p && p->type == NSD_TOML_ARRAY && p->n_items >= 1 && p->n_items <= NSD_PERIODIC_MAX_PAR) {
+        pc->n_par = p->n_items;
+        for (size_t k = 0; k < p->n_items; ++k)
+            errors += read_parameter(cfg, pc, k, &p->items[k], p, diag);
+    } else {
+        pc->n_par = 1;
+        errors += read_parameter(cfg, pc, 0, p, c, diag);
     }
     const nsd_toml_node *v = nsd_toml_get(c, "values");
-    if (v) {
-        if (v->type != NSD_TOML_ARRAY || v->n_items < 2) {
-            nsd_diag_at(diag, v,
-                        "[periodic.continuation] key 'values': expected an array of at "
-                        "least two numbers");
-            return errors + 1;
-        }
-        pc->values = calloc(v->n_items, sizeof *pc->values);
-        if (!pc->values) return errors + 1;
-        for (size_t i = 0; i < v->n_items; ++i) {
-            if (!is_number(&v->items[i]) || !isfinite(number(&v->items[i]))) {
-                nsd_diag_at(diag, &v->items[i],
-                            "[periodic.continuation] key 'values': expected a finite number");
-                return errors + 1;
-            }
-            pc->values[pc->n_values++] = number(&v->items[i]);
-        }
-        return errors;
-    }
+    if (v) return errors + read_values(v, pc, diag);
     const nsd_toml_node *from = nsd_toml_get(c, "from"), *to = nsd_toml_get(c, "to"),
                         *steps = nsd_toml_get(c, "steps");
-    if (!is_number(from) || !is_number(to) || !steps || steps->type != NSD_TOML_INTEGER ||
-        steps->integer < 1 || steps->integer > 100000) {
+    if (pc->n_par != 1 || !is_number(from) || !is_number(to) || !steps ||
+        steps->type != NSD_TOML_INTEGER || steps->integer < 1 || steps->integer > 100000) {
         nsd_diag_at(diag, c,
-                    "[periodic.continuation]: expected 'values = [...]', or 'from', 'to' (numbers) "
-                    "and 'steps' (an integer in [1, 100000])");
+                    "[periodic.continuation]: expected 'values = [...]', or for one parameter "
+                    "'from', 'to' (numbers) and 'steps' (an integer in [1, 100000])");
         return errors + 1;
     }
     size_t n = (size_t)steps->integer + 1;
@@ -317,6 +346,34 @@ static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, 
     for (size_t i = 0; i < n; ++i)
         pc->values[i] = number(from) + (number(to) - number(from)) * (double)i / (double)(n - 1);
     pc->n_values = n;
+    return errors;
+}
+
+/* report = ["CHANNEL", ...]: any channel of `nsdyn run` (states, outputs). */
+static size_t read_report(const nsd_toml_node *t, const nsd_model *m, nsd_periodic_config *pc,
+                          nsd_diag *diag) {
+    const nsd_toml_node *e = nsd_toml_get(t, "report");
+    if (!e) return 0;
+    if (e->type != NSD_TOML_ARRAY) {
+        nsd_diag_at(diag, e, "[periodic] key 'report': expected an array of channel names");
+        return 1;
+    }
+    pc->report = calloc(e->n_items + 1, sizeof *pc->report);
+    if (!pc->report) return 1;
+    size_t errors = 0;
+    for (size_t i = 0; i < e->n_items; ++i) {
+        const nsd_toml_node *c = &e->items[i];
+        int idx = c->type == NSD_TOML_STRING ? nsd_model_channel(m, c->str) : -1;
+        if (idx < 1) {
+            nsd_diag_at(diag, c, "[periodic] key 'report': %s%s%s is not a channel of this model",
+                        c->type == NSD_TOML_STRING ? "'" : "",
+                        c->type == NSD_TOML_STRING ? c->str : "a non-string",
+                        c->type == NSD_TOML_STRING ? "'" : "");
+            errors++;
+            continue;
+        }
+        pc->report[pc->n_report++] = (size_t)idx;
+    }
     return errors;
 }
 
@@ -342,6 +399,7 @@ size_t nsd_periodic_read(const nsd_config *cfg, const nsd_model *m, nsd_periodic
     errors += read_int(t, "max_iter", 20, 0, NSD_PERIODIC_MAX_ITER, &pc->spec.max_iter, diag);
     errors += read_real(t, "fd_step", 1e-6, 0.0, 0.1, &pc->spec.fd_step, diag);
     errors += read_int(t, "verify", 3, 0, 1000, &pc->verify, diag);
+    errors += read_report(t, m, pc, diag);
     pc->cont = nsd_toml_get(t, "continuation");
     if (pc->cont) errors += read_continuation(cfg, pc, diag);
     return errors;
@@ -352,5 +410,6 @@ void nsd_periodic_config_free(nsd_periodic_config *pc) {
     free(pc->spec.scale);
     free(pc->spec.swap);
     free(pc->values);
+    free(pc->report);
     memset(pc, 0, sizeof *pc);
 }

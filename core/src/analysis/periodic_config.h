@@ -7,16 +7,24 @@
 #include "diag.h"
 #include "periodic.h"
 
+enum { NSD_PERIODIC_MAX_PAR = 4 };
+
 typedef struct nsd_periodic_config {
     nsd_periodic_spec spec;
     int verify;                        /* periods of the repeat check after Newton */
     const nsd_toml_node *table;        /* [periodic] */
     const nsd_toml_node *section_node; /* its 'section' key */
-    /* [periodic.continuation]: parameter "SECTION.KEY" over `values`. */
+    /* [periodic.continuation]: parameters "SECTION.KEY" set together to
+     * each row of `values` (n_values x n_par, row-major). */
     const nsd_toml_node *cont;
-    char cont_section[16], cont_key[64];
+    size_t n_par;
+    char cont_section[NSD_PERIODIC_MAX_PAR][16], cont_key[NSD_PERIODIC_MAX_PAR][64];
     double *values;
     size_t n_values;
+    /* report: channels read at the end of a run of two periods from the
+     * orbit (gait metrics a system updates at its section) */
+    size_t n_report;
+    size_t *report; /* channel indices */
 } nsd_periodic_config;
 
 /* Read and check [periodic] against the created model m. Returns the
