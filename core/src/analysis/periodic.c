@@ -114,6 +114,8 @@ typedef struct shooter {
     double *xt, *Pt, *Ft;    /* k: a trial point */
     double *A, *b, *J2, *wk; /* k^2, k, k^2, 4k */
     int *ipiv;               /* k */
+    int fresh;               /* out->J is a finite-difference Jacobian at x, not a Broyden update */
+    int have_J;              /* out->J may be used for the next step */
 } shooter;
 
 static double scale_of(const shooter *sh, size_t i, double x) {
@@ -203,10 +205,40 @@ static int multipliers(shooter *sh) {
 /* The Newton step from sh->x: solve (J - I) dx = -(P - x), then halve it
  * until the residual falls (or a few halvings). On success sh->x, Px, F
  * and *res hold the new point. 0, or -1 with out->message. */
+/* Broyden's rank-one update of out->J after the step dx = xt - x with
+ * image change dP = Pt - Px (before they are copied), in the scaled
+ * variables: J += (dP - J dx)(W dx)^T / (dx^T W dx), W = diag(1/s^2). */
+static void broyden(shooter *sh) {
+    size_t k = sh->k;
+    double *J = sh->out->J, den = 0.0;
+    for (size_t j = 0; j < k; ++j) {
+        double w = scale_of(sh, j, sh->x[j]), dx = sh->xt[j] - sh->x[j];
+        den += dx * dx / (w * w);
+    }
+    if (!(den > 0.0)) return;
+    for (size_t i = 0; i < k; ++i) {
+        double r = sh->Pt[i] - sh->Px[i];
+        for (size_t j = 0; j < k; ++j) r -= J[i * k + j] * (sh->xt[j] - sh->x[j]);
+        for (size_t j = 0; j < k; ++j) {
+            double w = scale_of(sh, j, sh->x[j]);
+            J[i * k + j] += r * (sh->xt[j] - sh->x[j]) / (w * w) / den;
+        }
+    }
+}
+
+/* The Newton step from sh->x: solve (J - I) dx = -(P - x), then halve it
+ * until the residual falls (or a few halvings). J is a fresh
+ * finite-difference Jacobian, or the last one with Broyden's updates
+ * while full steps keep halving the residual (a chord method: each saved
+ * Jacobian saves 2 n_free runs). On success sh->x, Px, F and *res hold
+ * the new point. 0, or -1 with out->message. */
 static int newton_step(shooter *sh, double *res, double *T) {
     size_t k = sh->k;
     nsd_periodic_result *out = sh->out;
-    if (jacobian(sh, sh->x, sh->Px, 1.0, out->J) != 0) return -1;
+    if (!sh->have_J) {
+        if (jacobian(sh, sh->x, sh->Px, 1.0, out->J) != 0) return -1;
+        sh->have_J = sh->fresh = 1;
+    }
     for (size_t i = 0; i < k * k; ++i) sh->A[i] = out->J[i];
     for (size_t i = 0; i < k; ++i) {
         sh->A[i * k + i] -= 1.0;
@@ -216,6 +248,7 @@ static int newton_step(shooter *sh, double *res, double *T) {
         snprintf(out->message, sizeof out->message,
                  "dP/dx - I is singular: a multiplier is 1 (a neutral direction: a free entry "
                  "the map does not restore, such as a position along a uniform ramp, or a fold)");
+        sh->have_J = 0;
         return -1;
     }
     char miss[sizeof out->message] = "";
@@ -228,6 +261,11 @@ static int newton_step(shooter *sh, double *res, double *T) {
         }
         double rt = residual(sh, sh->xt, sh->Pt, sh->Ft);
         if (rt < *res || lam <= 1.0 / 32.0) {
+            if (lam == 1.0 && rt <= 0.5 * *res) { /* keep J, updated */
+                broyden(sh);
+                sh->fresh = 0;
+            } else
+                sh->have_J = 0;
             memcpy(sh->x, sh->xt, k * sizeof *sh->x);
             memcpy(sh->Px, sh->Pt, k * sizeof *sh->x);
             memcpy(sh->F, sh->Ft, k * sizeof *sh->x);
@@ -238,6 +276,7 @@ static int newton_step(shooter *sh, double *res, double *T) {
     }
     snprintf(out->message, sizeof out->message,
              "no step along the Newton direction could be evaluated: %s", miss);
+    sh->have_J = 0;
     return -1;
 }
 
@@ -324,7 +363,9 @@ int nsd_periodic_solve(nsd_scenario *s, const nsd_periodic_spec *sp, const doubl
                      sp->max_iter, res, sp->tol);
             break;
         }
-        if (newton_step(&sh, &res, &T) != 0) break; /* history[0..it] stands */
+        int fresh = !sh.have_J || sh.fresh;
+        if (newton_step(&sh, &res, &T) != 0 && (fresh || newton_step(&sh, &res, &T) != 0))
+            break; /* history[0..it] stands; an updated Jacobian gets one retry, fresh */
     }
     /* the orbit's state: the free entries where Newton ended */
     memcpy(out->y, sh.base, sh.n * sizeof *out->y);
