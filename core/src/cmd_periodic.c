@@ -36,8 +36,9 @@ static void print_result(const nsd_scenario *s, const nsd_periodic_config *pc,
     }
     if (!r->converged) return;
     printf("  Floquet multipliers (eigenvalues of dP/dx on the free states, central differences;\n"
-           "  the Jacobian at h and 2h differs by up to %.2e, scaled, at d %s / d %s):\n",
-           r->jac_error, m->channels[1 + sp->free[r->jac_error_at[0]]].name,
+           "  those of the Jacobian at 2h differ by up to %.1e; the Jacobians differ by up to\n"
+           "  %.1e, scaled, at d %s / d %s):\n",
+           r->mult_error, r->jac_error, m->channels[1 + sp->free[r->jac_error_at[0]]].name,
            m->channels[1 + sp->free[r->jac_error_at[1]]].name);
     for (size_t i = 0; i < sp->n_free; ++i)
         printf("    % .8f %+.8fi   |mu| = %.8f\n", r->mult_re[i], r->mult_im[i],

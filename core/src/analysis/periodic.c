@@ -328,7 +328,20 @@ static int finish(shooter *sh) {
                 out->jac_error_at[1] = j;
             }
         }
-    return multipliers(sh);
+    /* the multipliers of J_2h (before multipliers() reuses J2's buffer),
+     * then J_h's, each matched to its nearest of J_2h's */
+    double *wr = sh->Pt, *wi = sh->Ft;
+    memcpy(sh->A, sh->J2, k * k * sizeof *sh->A);
+    int have2 = nsn_eigenvalues(k, sh->A, wr, wi, sh->wk) == NSN_OK;
+    if (multipliers(sh) != 0) return -1;
+    out->mult_error = have2 ? 0.0 : NAN;
+    for (size_t i = 0; have2 && i < k; ++i) {
+        double d = HUGE_VAL;
+        for (size_t j = 0; j < k; ++j)
+            d = fmin(d, hypot(out->mult_re[i] - wr[j], out->mult_im[i] - wi[j]));
+        out->mult_error = fmax(out->mult_error, d);
+    }
+    return 0;
 }
 
 int nsd_periodic_solve(nsd_scenario *s, const nsd_periodic_spec *sp, const double *y_guess,

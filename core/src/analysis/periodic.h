@@ -57,14 +57,16 @@ typedef struct nsd_periodic_result {
     int iterations;
     double residual;                           /* scaled, as tol */
     double history[NSD_PERIODIC_MAX_ITER + 1]; /* residual before each iteration */
-    double *y;                    /* n: the full state on the orbit after the section */
-    double period;                /* [s] time for `crossings` crossings */
-    double *J;                    /* n_free^2 row-major dP/dx */
-    double *mult_re, *mult_im;    /* n_free multipliers, by modulus descending */
-    double jac_error;             /* max |J_h - J_2h| s_j / s_i (scaled) */
-    size_t jac_error_at[2];       /* its row and column (free entries) */
-    int stable;                   /* every multiplier inside the unit circle */
-    size_t map_evals;             /* simulations of the map */
+    double *y;                 /* n: the full state on the orbit after the section */
+    double period;             /* [s] time for `crossings` crossings */
+    double *J;                 /* n_free^2 row-major dP/dx */
+    double *mult_re, *mult_im; /* n_free multipliers, by modulus descending */
+    double jac_error;          /* max |J_h - J_2h| s_j / s_i (scaled) */
+    size_t jac_error_at[2];    /* its row and column (free entries) */
+    double mult_error;         /* max over the multipliers of J_h of the distance to the nearest of
+                          J_2h's: the multipliers' own error estimate */
+    int stable;                /* every multiplier inside the unit circle */
+    size_t map_evals;          /* simulations of the map */
     unsigned long long rhs_evals; /* the runs' right-hand sides */
     double wall_seconds;
     char message[1024]; /* why it failed */

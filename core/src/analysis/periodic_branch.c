@@ -15,7 +15,7 @@ typedef struct branch_point {
     double p;
     int solved, converged, stable;
     double period, residual;
-    double jac_error;  /* |J_h - J_2h|, scaled (periodic.h) */
+    double jac_error;  /* the multipliers' h/2h difference (periodic.h mult_error) */
     double *y;         /* n */
     double *re, *im;   /* k */
     double *rep;       /* pc->n_report: the report channels on the orbit */
@@ -105,7 +105,7 @@ static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, branch_point
             bp->residual = r.residual;
             bp->period = r.period;
             bp->stable = r.stable;
-            bp->jac_error = r.jac_error;
+            bp->jac_error = r.mult_error;
             memcpy(bp->y, r.y, n * sizeof *bp->y);
             memcpy(bp->re, r.mult_re, k * sizeof *bp->re);
             memcpy(bp->im, r.mult_im, k * sizeof *bp->im);
@@ -132,7 +132,7 @@ static int write_csv(const char *dir, const nsd_scenario *s, const nsd_periodic_
     const nsd_model *m = &s->model;
     for (size_t j = 0; j < pc->n_par; ++j)
         fprintf(f, "%s.%s,", pc->cont_section[j], pc->cont_key[j]);
-    fprintf(f, "converged,stable,period [s],residual,jacobian h/2h,max |mu|");
+    fprintf(f, "converged,stable,period [s],residual,mu error (h/2h),max |mu|");
     for (size_t j = 0; j < b->nr; ++j)
         fprintf(f, ",%s [%s]", m->channels[pc->report[j]].name, m->channels[pc->report[j]].unit);
     for (size_t j = 0; j < b->k; ++j)
