@@ -161,14 +161,15 @@ static int write_csv(const char *dir, const nsd_scenario *s, const nsd_periodic_
 enum { NR_PANELS = 3 };
 static size_t report_panels(const nsd_scenario *s, const nsd_periodic_config *pc, const branch *b,
                             const double *P, double *R, const double *vl, size_t nv, const char *xl,
-                            nsd_curve *cv, nsd_panel *panels) {
+                            nsd_curve *cv, nsd_panel *panels, char (*yl)[96]) {
     size_t np = b->np, nr = b->nr < NR_PANELS ? b->nr : NR_PANELS;
     for (size_t j = 0; j < nr; ++j) {
         const nsd_channel *ch = &s->model.channels[pc->report[j]];
         for (size_t i = 0; i < np; ++i) R[j * np + i] = b->pt[i].converged ? b->pt[i].rep[j] : NAN;
         cv[j] = (nsd_curve){P, R + j * np, np, NULL, 1, 0, 2.0, 2};
-        panels[j] = (nsd_panel){ch->label, xl,  ch->unit, &cv[j], 1, vl,   nv,   NAN, NAN,
-                                NAN,       NAN, 0,        0,      0, NULL, NULL, 0};
+        snprintf(yl[j], sizeof yl[j], "%s [%s]", ch->name, ch->unit);
+        panels[j] = (nsd_panel){ch->label, xl,  yl[j], &cv[j], 1, vl,   nv,   NAN, NAN,
+                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0};
     }
     return nr;
 }
@@ -224,8 +225,9 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
         {"period", xl, "period [s]", cv + 2 * k + 2, 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
          NULL, 0},
     };
-    size_t npanels = 3 + report_panels(s, pc, b, P, R, vl, nv, xl, cv + 2 * k + 3, panels + 3);
-    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, npanels > 3 ? 1200 : 1200};
+    char yl[NR_PANELS][96];
+    size_t npanels = 3 + report_panels(s, pc, b, P, R, vl, nv, xl, cv + 2 * k + 3, panels + 3, yl);
+    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, 1200};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/continuation.%s", dir, nsd_plot_format_ext(fmt));
