@@ -233,6 +233,12 @@ static int solve_and_write(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_con
         if (br < 0) ok = 0;
     }
     if (!ok) fprintf(stderr, "error: %s\n", err);
+    /* a SIGINT/SIGTERM fails the runs of the map: say so, keep what was
+     * computed in DIR.INCOMPLETE, exit 128 + N */
+    if (nsd_interrupt_signal()) {
+        fprintf(stderr, "error: interrupted by signal %d\n", nsd_interrupt_signal());
+        status = NSD_EXIT_SIGNAL_BASE + nsd_interrupt_signal();
+    }
     int placed = nsd_outdir_finish(od, ok, status == NSD_EXIT_OK, written, n_written);
     if (placed && !cli->quiet)
         printf("wrote %s/ (orbit.csv, multipliers.csv, newton.csv%s%s)\n",
