@@ -220,7 +220,7 @@ static int solve_and_write(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_con
                    "within %.3e (scaled) of it\n",
                    pc->verify, pc->verify == 1 ? "" : "s", dev);
     }
-    if (rc == 0 && status == NSD_EXIT_OK && pc->n_report) print_report(s, pc, &r);
+    if (rc == 0 && status == NSD_EXIT_OK && pc->n_report && !cli->quiet) print_report(s, pc, &r);
     int ok = write_tables(od->tmp, &s->model, sp, &r, err, sizeof err) == 0;
     if (ok && rc == 0)
         ok = write_multiplier_graph(od->tmp, &s->app.cfg, sp, &r, err, sizeof err) == 0 &&
