@@ -222,6 +222,10 @@ START_TEST(walker2_l4_gait) {
     ck_assert_double_eq_tol(S.r.period, 0.490741, 2e-6);
     ck_assert_int_eq(S.r.stable, 1);
     ck_assert_double_eq_tol(S.r.mult_re[0], 0.451, 0.002); /* docs: ~0.45 per step */
+    /* the orbit repeats under plain simulation: within 2 tol / (1 - mu) ~ 4e-8 */
+    char why[1024];
+    double dev = nsd_periodic_repeat(&S.R, &S.pc.spec, S.r.y, 2, why, sizeof why);
+    ck_assert_msg(dev >= 0 && dev < 1e-7, "repeat %g (%s)", dev, why);
     /* one more step at the config's sampling: the held heel-strike state */
     rs->output_dt = 1e-3;
     memcpy(S.R.model.y0, S.r.y, S.R.model.n * sizeof(double));
