@@ -202,6 +202,49 @@ START_TEST(command_line) {
 }
 END_TEST
 
+/* [[variant]]s: two wheels on two ramps side by side; each variant's
+ * orbit has the closed form's period, periodic_summary.csv one row each. */
+START_TEST(variants_side_by_side) {
+    char cfg[] = "/tmp/nsdyn-periodic-v-XXXXXX.toml", out[512], cmd[2048], path[600];
+    int fd = mkstemps(cfg, 5);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("[system]\nid = \"rimless_wheel\"\n[integrator]\nid = \"dopri5\"\nrtol = 1e-11\n"
+          "atol = 1e-13\n[run]\nt_end = 5.0\n[periodic]\nsection = \"heel_strike\"\n"
+          "free = [\"theta\", \"omega\"]\ntol = 1e-10\n"
+          "[[variant]]\nname = \"4 deg\"\n[[variant]]\nname = \"6 deg\"\n"
+          "[variant.system]\ngamma = 6.0\n",
+          f);
+    fclose(f);
+    snprintf(out, sizeof out, "%s.out", cfg);
+    snprintf(cmd, sizeof cmd, "%s periodic %s -o %s -q", NSDYN_TEST_BINARY, cfg, out);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/periodic_summary.csv", out);
+    FILE *csv = fopen(path, "r");
+    ck_assert_ptr_nonnull(csv);
+    char line[1024];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, csv)); /* header */
+    const double gammas[2] = {4.0, 6.0};
+    for (int i = 0; i < 2; ++i) {
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, csv));
+        char *c = strchr(line + 1, '"'); /* past the quoted name */
+        ck_assert_ptr_nonnull(c);
+        double p, T, mu;
+        int conv, stable;
+        ck_assert_int_eq(sscanf(c + 2, "%lf,%d,%d,%lf,%lf", &p, &conv, &stable, &T, &mu), 5);
+        double alpha = M_PI / 10, g = gammas[i] * M_PI / 180, cc = cos(2 * alpha);
+        double w = sqrt(cc * cc * 4 * 9.81 * sin(alpha) * sin(g) / (1 - cc * cc));
+        double T_want = wheel_period(9.81, 1.0, g, alpha, w);
+        ck_assert_msg(conv == 1 && stable == 1 && fabs(T - T_want) < 1e-8 * T_want,
+                      "variant %d: period %.12g vs %.12g", i, T, T_want);
+        ck_assert_double_eq_tol(mu, cc * cc, 1e-5);
+    }
+    fclose(csv);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s.out", cfg, cfg);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* walker2, L#4: the section is the end of double support, the legs
  * swap; the orbit's heel-strike state must be docs/walker.md's (24). */
 START_TEST(walker2_l4_gait) {
@@ -289,6 +332,7 @@ int main(void) {
     tcase_add_test(tc, linear_hybrid_stable_and_unstable);
     tcase_add_test(tc, newton_reports_its_history);
     tcase_add_test(tc, command_line);
+    tcase_add_test(tc, variants_side_by_side);
     tcase_add_test(tc, walker2_l4_gait);
     tcase_add_test(tc, friction_states_through_the_swing);
     suite_add_tcase(s, tc);

@@ -188,21 +188,53 @@ static size_t check_guess(nsd_scenario *s, const nsd_periodic_config *pc, nsd_di
     return rc != 0;
 }
 
-/* Solve, print, check the repeat, write. Returns the exit status. */
-static int solve_and_write(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *pc,
-                           nsd_outdir *od, const nsd_run_settings *saved) {
+/* A summary of one point, the orbit r (no continuation): its parameter
+ * NaN. 0 or -1 (out of memory). */
+static int one_point(nsd_scenario *s, const nsd_periodic_config *pc, const nsd_periodic_result *r,
+                     nsd_branch_summary *sum) {
+    sum->np = 1;
+    sum->nr = pc->n_report;
+    sum->p = malloc(sizeof *sum->p);
+    sum->period = malloc(sizeof *sum->period);
+    sum->max_mu = malloc(sizeof *sum->max_mu);
+    sum->rep = calloc(pc->n_report + 1, sizeof *sum->rep);
+    sum->converged = malloc(sizeof *sum->converged);
+    sum->stable = malloc(sizeof *sum->stable);
+    if (!sum->p || !sum->period || !sum->max_mu || !sum->rep || !sum->converged || !sum->stable)
+        return -1;
+    sum->p[0] = NAN;
+    sum->period[0] = r->period;
+    sum->max_mu[0] = hypot(r->mult_re[0], r->mult_im[0]);
+    sum->converged[0] = 1;
+    sum->stable[0] = r->stable;
+    char why[256];
+    if (nsd_periodic_report(s, &pc->spec, r->y, pc->report, pc->n_report, sum->rep, why,
+                            sizeof why) != 0)
+        for (size_t i = 0; i < pc->n_report; ++i) sum->rep[i] = NAN;
+    return 0;
+}
+
+/* Solve, print, check the repeat; the tables, graphs, the orbit's run and
+ * the continuation into dir (its paths appended to *written). The
+ * continuation's points into *sum, or the orbit alone when there is none.
+ * Returns NSD_EXIT_OK or NSD_EXIT_FAILED (Newton, the repeat check); *ok
+ * = 0 when an output could not be written (said on stderr). */
+static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *pc,
+                      const nsd_run_settings *saved, const char *dir, char ***written,
+                      size_t *n_written, nsd_branch_summary *sum, int *ok) {
     nsd_periodic_result r;
     const nsd_periodic_spec *sp = &pc->spec;
-    if (nsd_periodic_result_init(&r, s->model.n, sp->n_free) != 0) return NSD_EXIT_FAILED;
     double *guess = malloc(s->model.n * sizeof *guess);
-    if (!guess) return NSD_EXIT_FAILED;
+    if (!guess || nsd_periodic_result_init(&r, s->model.n, sp->n_free) != 0) {
+        free(guess);
+        fprintf(stderr, "error: out of memory\n");
+        return NSD_EXIT_FAILED;
+    }
     memcpy(guess, s->model.y0, s->model.n * sizeof *guess);
     int rc = nsd_periodic_solve(s, sp, guess, &r, cli->quiet ? NULL : stdout);
     free(guess);
     if (!cli->quiet) print_result(s, pc, &r);
     char err[PATH_MAX + 1024] = "";
-    char **written = NULL;
-    size_t n_written = 0;
     int status = NSD_EXIT_OK;
     if (rc != 0) {
         fprintf(stderr, "error: %s\n", r.message);
@@ -221,18 +253,31 @@ static int solve_and_write(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_con
                    pc->verify, pc->verify == 1 ? "" : "s", dev);
     }
     if (rc == 0 && status == NSD_EXIT_OK && pc->n_report && !cli->quiet) print_report(s, pc, &r);
-    int ok = write_tables(od->tmp, &s->model, sp, &r, err, sizeof err) == 0;
-    if (ok && rc == 0)
-        ok = write_multiplier_graph(od->tmp, &s->app.cfg, sp, &r, err, sizeof err) == 0 &&
-             write_orbit_run(s, sp, r.y, saved, od->tmp, cli->command_line, &written, &n_written,
-                             err, sizeof err) == 0;
-    if (ok && rc == 0 && pc->cont) {
+    *ok = nsd_make_dirs(dir, err, sizeof err) == 0 &&
+          write_tables(dir, &s->model, sp, &r, err, sizeof err) == 0;
+    if (*ok && rc == 0)
+        *ok = write_multiplier_graph(dir, &s->app.cfg, sp, &r, err, sizeof err) == 0 &&
+              write_orbit_run(s, sp, r.y, saved, dir, cli->command_line, written, n_written, err,
+                              sizeof err) == 0;
+    if (*ok && rc == 0 && pc->cont) {
         shooting_settings(&s->app.cfg);
-        int br =
-            nsd_periodic_branch(s, pc, &r, od->tmp, cli->quiet ? NULL : stdout, err, sizeof err);
-        if (br < 0) ok = 0;
+        if (nsd_periodic_branch(s, pc, &r, dir, cli->quiet ? NULL : stdout, sum, err, sizeof err) <
+            0)
+            *ok = 0;
     }
-    if (!ok) fprintf(stderr, "error: %s\n", err);
+    if (*ok && rc == 0 && !pc->cont && sum && one_point(s, pc, &r, sum) != 0) {
+        snprintf(err, sizeof err, "out of memory");
+        *ok = 0;
+    }
+    if (!*ok) fprintf(stderr, "error: %s\n", err);
+    nsd_periodic_result_free(&r);
+    return status;
+}
+
+/* The end of the command: a signal, the folder in place, what was
+ * written. Returns the exit status. */
+static int finish(const nsd_cli *cli, nsd_outdir *od, int status, int ok, char **written,
+                  size_t n_written) {
     /* a SIGINT/SIGTERM fails the runs of the map: say so, keep what was
      * computed in DIR.INCOMPLETE, exit 128 + N */
     if (nsd_interrupt_signal()) {
@@ -241,13 +286,211 @@ static int solve_and_write(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_con
     }
     int placed = nsd_outdir_finish(od, ok, status == NSD_EXIT_OK, written, n_written);
     if (placed && !cli->quiet)
-        printf("wrote %s/ (orbit.csv, multipliers.csv, newton.csv%s%s)\n",
-               status == NSD_EXIT_OK ? od->target : od->incomplete,
-               rc == 0 ? ", the orbit's run and graphs" : "",
-               pc->cont && rc == 0 ? ", continuation.csv and graph" : "");
-    nsd_paths_free(written, n_written);
-    nsd_periodic_result_free(&r);
+        printf("wrote %s/\n", status == NSD_EXIT_OK ? od->target : od->incomplete);
     if (!ok && status == NSD_EXIT_OK) status = NSD_EXIT_OUTPUT;
+    return status;
+}
+
+/* ---- [[variant]]s: several analyses side by side ----------------------- */
+
+typedef struct pvariant {
+    const char *name;
+    nsd_scenario sc;
+    nsd_periodic_config pc;
+    nsd_run_settings saved;
+    nsd_branch_summary sum;
+} pvariant;
+
+/* Derive, create and read every variant before solving any, as nsdyn
+ * compare does: a config error anywhere is found at once. Returns the
+ * errors (in diag, each marked with its variant). */
+static size_t prepare_variants(nsd_scenario *base, const nsd_toml_node *vt, pvariant *v,
+                               nsd_diag *diag) {
+    size_t errors = 0;
+    for (size_t i = 0; i < vt->n_items; ++i) {
+        const nsd_toml_node *t = &vt->items[i];
+        const nsd_toml_node *name = t->type == NSD_TOML_TABLE ? nsd_toml_get(t, "name") : NULL;
+        if (!name || name->type != NSD_TOML_STRING || !name->str[0]) {
+            nsd_diag_at(diag, t, "variant %zu: expected a table with a non-empty string 'name'",
+                        i + 1);
+            errors++;
+            continue;
+        }
+        v[i].name = name->str;
+        size_t first = diag->n;
+        v[i].sc.no_graphs = 1;
+        size_t e = nsd_scenario_derive(&v[i].sc, base, t, diag);
+        v[i].sc.no_graphs = 1;
+        if (!e) e = nsd_scenario_create(&v[i].sc, diag);
+        if (!e) {
+            v[i].saved = v[i].sc.app.cfg.settings;
+            shooting_settings(&v[i].sc.app.cfg);
+            e = nsd_periodic_read(&v[i].sc.app.cfg, &v[i].sc.model, &v[i].pc, diag);
+            if (!e) e = check_guess(&v[i].sc, &v[i].pc, diag);
+        }
+        char suffix[160];
+        snprintf(suffix, sizeof suffix, " (in variant \"%s\")", v[i].name);
+        nsd_diag_suffix(diag, first, suffix);
+        errors += e;
+    }
+    return errors;
+}
+
+/* periodic_summary.csv: one row per variant and parameter value. */
+static int write_summary_csv(const char *dir, const pvariant *v, size_t nv, char *err, size_t len) {
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/periodic_summary.csv", dir);
+    FILE *f = nsd_open_tmp(path, err, len);
+    if (!f) return -1;
+    const nsd_periodic_config *pc0 = &v[0].pc;
+    if (pc0->cont)
+        fprintf(f, "variant,%s.%s,converged,stable,period [s],max |mu|", pc0->cont_section[0],
+                pc0->cont_key[0]);
+    else
+        fprintf(f, "variant,parameter,converged,stable,period [s],max |mu|");
+    for (size_t j = 0; j < pc0->n_report; ++j) {
+        const nsd_channel *ch = &v[0].sc.model.channels[pc0->report[j]];
+        fprintf(f, ",%s [%s]", ch->name, ch->unit);
+    }
+    fprintf(f, "\n");
+    for (size_t i = 0; i < nv; ++i) {
+        const nsd_branch_summary *b = &v[i].sum;
+        for (size_t k = 0; k < b->np; ++k) {
+            fprintf(f, "\"%s\",%.12g,%d,%d,%.12g,%.9g", v[i].name, b->p[k], b->converged[k],
+                    b->stable[k], b->period[k], b->max_mu[k]);
+            for (size_t j = 0; j < pc0->n_report; ++j) {
+                const char *want = v[0].sc.model.channels[pc0->report[j]].name;
+                double val = NAN;
+                for (size_t r = 0; r < v[i].pc.n_report && r < b->nr; ++r)
+                    if (!strcmp(v[i].sc.model.channels[v[i].pc.report[r]].name, want))
+                        val = b->rep[k * b->nr + r];
+                fprintf(f, ",%.12g", val);
+            }
+            fprintf(f, "\n");
+        }
+    }
+    return nsd_commit_file(f, path, err, len);
+}
+
+static nsd_panel summary_panel(const char *title, const char *xl, const char *yl,
+                               const nsd_curve *c, size_t n) {
+    return (nsd_panel){.title = title,
+                       .xlabel = xl,
+                       .ylabel = yl,
+                       .curves = c,
+                       .n_curves = n,
+                       .xmin = NAN,
+                       .xmax = NAN,
+                       .ymin = NAN,
+                       .ymax = NAN};
+}
+
+/* periodic_summary.<fmt>: the largest |multiplier|, the period and up to
+ * three report channels (by the first variant's names) against the first
+ * continuation parameter, one curve per variant. */
+enum { SUM_MAX_VARIANTS = 8, SUM_REPORTS = 3 };
+static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant *v, size_t nv,
+                               char *err, size_t len) {
+    const nsd_periodic_config *pc0 = &v[0].pc;
+    size_t nr = pc0->n_report < SUM_REPORTS ? pc0->n_report : SUM_REPORTS;
+    size_t np = 2 + nr, nc = nv < SUM_MAX_VARIANTS ? nv : SUM_MAX_VARIANTS;
+    nsd_curve curves[(2 + SUM_REPORTS) * SUM_MAX_VARIANTS + 1];
+    nsd_panel panels[2 + SUM_REPORTS];
+    double *rep[SUM_MAX_VARIANTS][SUM_REPORTS] = {{NULL}};
+    char xl[128], yl[SUM_REPORTS][96];
+    snprintf(xl, sizeof xl, "%s.%s", pc0->cont_section[0], pc0->cont_key[0]);
+    static const double one[2] = {1.0, 1.0};
+    double ends[2] = {HUGE_VAL, -HUGE_VAL};
+    int rc = -1;
+    for (size_t i = 0; i < nc; ++i) {
+        const nsd_branch_summary *b = &v[i].sum;
+        for (size_t k = 0; k < b->np; ++k) {
+            ends[0] = fmin(ends[0], b->p[k]);
+            ends[1] = fmax(ends[1], b->p[k]);
+        }
+        curves[i] = (nsd_curve){b->p, b->max_mu, b->np, v[i].name, (int)i, 0, 2.0, 2};
+        curves[nc + 1 + i] = (nsd_curve){b->p, b->period, b->np, NULL, (int)i, 0, 2.0, 2};
+        for (size_t j = 0; j < nr; ++j) {
+            if (!(rep[i][j] = malloc((b->np + 1) * sizeof(double)))) goto out;
+            const char *want = v[0].sc.model.channels[pc0->report[j]].name;
+            for (size_t k = 0; k < b->np; ++k) {
+                rep[i][j][k] = NAN;
+                for (size_t r = 0; r < v[i].pc.n_report && r < b->nr; ++r)
+                    if (!strcmp(v[i].sc.model.channels[v[i].pc.report[r]].name, want))
+                        rep[i][j][k] = b->rep[k * b->nr + r];
+            }
+            curves[(2 + j) * nc + 1 + i] =
+                (nsd_curve){b->p, rep[i][j], b->np, NULL, (int)i, 0, 2.0, 2};
+        }
+    }
+    curves[nc] = (nsd_curve){ends, one, 2, "|mu| = 1", 6, 1, 1.0, 0};
+    panels[0] = summary_panel("largest |Floquet multiplier|", xl, "|mu|", curves, nc + 1);
+    panels[0].ymin = 0.0;
+    panels[0].legend_position = 3; /* bottom left: the multipliers lie above */
+    panels[1] = summary_panel("period", xl, "period [s]", curves + nc + 1, nc);
+    for (size_t j = 0; j < nr; ++j) {
+        const nsd_channel *ch = &v[0].sc.model.channels[pc0->report[j]];
+        snprintf(yl[j], sizeof yl[j], "%s [%s]", ch->name, ch->unit);
+        panels[2 + j] = summary_panel(ch->label, xl, yl[j], curves + (2 + j) * nc + 1, nc);
+    }
+    char title[600], path[PATH_MAX + 64];
+    snprintf(title, sizeof title, "%s: periodic orbits of %zu variants", cfg->title, nv);
+    nsd_figure fig = {title, panels, np, np > 2 ? 2 : 1, 1600, np > 2 ? 1200 : 600};
+    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
+    snprintf(path, sizeof path, "%s/periodic_summary.%s", dir, nsd_plot_format_ext(fmt));
+    rc = nsd_plot_write(path, fmt, &fig, err, len);
+out:
+    for (size_t i = 0; i < SUM_MAX_VARIANTS; ++i)
+        for (size_t j = 0; j < SUM_REPORTS; ++j) free(rep[i][j]);
+    if (rc != 0 && !err[0]) snprintf(err, len, "out of memory");
+    return rc;
+}
+
+/* nsdyn periodic with [[variant]]s: each variant's analysis into
+ * variant-NN/, the side-by-side summary into the folder itself. Returns
+ * the exit status. */
+static int periodic_variants(const nsd_cli *cli, nsd_scenario *base, const nsd_toml_node *vt,
+                             nsd_outdir *od, nsd_diag *diag) {
+    if (vt->type != NSD_TOML_ARRAY || vt->n_items == 0) {
+        nsd_diag_at(diag, vt, "'variant' must be a non-empty array of tables ([[variant]])");
+        nsd_diag_print(diag, stderr);
+        return NSD_EXIT_USAGE;
+    }
+    size_t nv = vt->n_items;
+    pvariant *v = calloc(nv, sizeof *v);
+    int status = NSD_EXIT_USAGE, ok = 1;
+    char **written = NULL;
+    size_t n_written = 0;
+    char err[PATH_MAX + 1024] = "";
+    if (!v) return NSD_EXIT_FAILED;
+    if (prepare_variants(base, vt, v, diag) != 0) {
+        nsd_diag_print(diag, stderr);
+        goto out;
+    }
+    if (nsd_cli_open_outdir(cli, od) != 0) goto out;
+    status = NSD_EXIT_OK;
+    for (size_t i = 0; i < nv && ok && !nsd_interrupt_signal(); ++i) {
+        char dir[PATH_MAX + 32];
+        snprintf(dir, sizeof dir, "%s/variant-%02zu", od->tmp, i + 1);
+        if (!cli->quiet) printf("== variant \"%s\" (%s)\n", v[i].name, v[i].sc.model.sys->info.id);
+        int st = solve_into(cli, &v[i].sc, &v[i].pc, &v[i].saved, dir, &written, &n_written,
+                            &v[i].sum, &ok);
+        if (st != NSD_EXIT_OK) status = st;
+    }
+    if (ok && status == NSD_EXIT_OK) {
+        ok = write_summary_csv(od->tmp, v, nv, err, sizeof err) == 0 &&
+             write_summary_graph(od->tmp, &base->app.cfg, v, nv, err, sizeof err) == 0;
+        if (!ok) fprintf(stderr, "error: %s\n", err);
+    }
+    status = finish(cli, od, status, ok, written, n_written);
+out:
+    nsd_paths_free(written, n_written);
+    for (size_t i = 0; i < nv; ++i) {
+        nsd_branch_summary_free(&v[i].sum);
+        nsd_periodic_config_free(&v[i].pc);
+        nsd_scenario_destroy(&v[i].sc);
+    }
+    free(v);
     return status;
 }
 
@@ -260,6 +503,11 @@ int nsd_cmd_periodic(const nsd_cli *cli) {
     memset(&pc, 0, sizeof pc);
     int status = NSD_EXIT_USAGE;
     if (nsd_cli_load(cli, &s, 0, &diag) != 0) goto out;
+    const nsd_toml_node *variants = nsd_toml_get(&s.app.cfg.root, "variant");
+    if (variants) {
+        status = periodic_variants(cli, &s, variants, &od, &diag);
+        goto out;
+    }
     nsd_run_settings saved = s.app.cfg.settings;
     shooting_settings(&s.app.cfg);
     if (nsd_periodic_read(&s.app.cfg, &s.model, &pc, &diag) != 0 ||
@@ -268,7 +516,12 @@ int nsd_cmd_periodic(const nsd_cli *cli) {
         goto out;
     }
     if (nsd_cli_open_outdir(cli, &od) != 0) goto out;
-    status = solve_and_write(cli, &s, &pc, &od, &saved);
+    char **written = NULL;
+    size_t n_written = 0;
+    int ok = 1;
+    status = solve_into(cli, &s, &pc, &saved, od.tmp, &written, &n_written, NULL, &ok);
+    status = finish(cli, &od, status, ok, written, n_written);
+    nsd_paths_free(written, n_written);
 out:
     nsd_outdir_discard(&od);
     nsd_periodic_config_free(&pc);

@@ -23,9 +23,13 @@ size_t nsd_scenario_derive(nsd_scenario *s, const nsd_scenario *base, const nsd_
     memset(s, 0, sizeof *s);
     s->base = base;
     s->app.host = base->app.host;
+    /* base may be derived itself (a continuation point of a variant): the
+     * plugins are the opened scenario's at the root */
+    const nsd_scenario *root = base;
+    while (root->base) root = root->base;
     nsd_config_derive(&s->app.cfg, &base->app.cfg, table);
-    size_t errors = nsd_config_resolve(&s->app.cfg, &base->app.reg, diag);
-    if (!errors) errors = nsd_compose_check(&s->app.cfg, &base->app.reg, diag);
+    size_t errors = nsd_config_resolve(&s->app.cfg, &root->app.reg, diag);
+    if (!errors) errors = nsd_compose_check(&s->app.cfg, &root->app.reg, diag);
     return errors;
 }
 

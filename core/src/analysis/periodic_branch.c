@@ -307,9 +307,45 @@ static int solve_point(nsd_scenario *s, const nsd_periodic_config *pc, branch *b
     return solve_at(s, pc, bp, guess, b->n, b->k, why, len);
 }
 
+void nsd_branch_summary_free(nsd_branch_summary *sum) {
+    free(sum->p);
+    free(sum->period);
+    free(sum->max_mu);
+    free(sum->rep);
+    free(sum->converged);
+    free(sum->stable);
+    memset(sum, 0, sizeof *sum);
+}
+
+/* The branch's points into sum. 0 or -1 (out of memory). */
+static int summarize(const branch *b, nsd_branch_summary *sum) {
+    size_t np = b->np, nr = b->nr;
+    sum->np = np;
+    sum->nr = nr;
+    sum->p = calloc(np, sizeof *sum->p);
+    sum->period = calloc(np, sizeof *sum->period);
+    sum->max_mu = calloc(np, sizeof *sum->max_mu);
+    sum->rep = calloc(np * nr + 1, sizeof *sum->rep);
+    sum->converged = calloc(np, sizeof *sum->converged);
+    sum->stable = calloc(np, sizeof *sum->stable);
+    if (!sum->p || !sum->period || !sum->max_mu || !sum->rep || !sum->converged || !sum->stable)
+        return -1;
+    for (size_t i = 0; i < np; ++i) {
+        const branch_point *bp = &b->pt[i];
+        int c = bp->solved && bp->converged;
+        sum->p[i] = bp->p;
+        sum->converged[i] = c;
+        sum->stable[i] = c && bp->stable;
+        sum->period[i] = c ? bp->period : NAN;
+        sum->max_mu[i] = c ? hypot(bp->re[0], bp->im[0]) : NAN;
+        for (size_t j = 0; j < nr; ++j) sum->rep[i * nr + j] = c ? bp->rep[j] : NAN;
+    }
+    return 0;
+}
+
 int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
-                        const nsd_periodic_result *r, const char *dir, FILE *progress, char *err,
-                        size_t err_len) {
+                        const nsd_periodic_result *r, const char *dir, FILE *progress,
+                        nsd_branch_summary *sum, char *err, size_t err_len) {
     branch b = {.n = s->model.n, .k = pc->spec.n_free, .nr = pc->n_report};
     double *guess = malloc(b.n * sizeof *guess);
     if (!guess || branch_alloc(&b, pc->n_values) != 0) {
@@ -354,6 +390,10 @@ int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
         }
     int ok = write_csv(dir, s, pc, &b, err, err_len) == 0 &&
              (converged < 2 || write_graph(dir, s, pc, &b, err, err_len) == 0);
+    if (ok && sum && summarize(&b, sum) != 0) {
+        snprintf(err, err_len, "out of memory");
+        ok = 0;
+    }
     branch_free(&b);
     free(guess);
     return ok ? converged : -1;

@@ -12,12 +12,23 @@
 
 #include "periodic_config.h"
 
+/* What a branch leaves for a summary over several branches: per point
+ * (np) the first parameter, convergence, stability, period, largest
+ * |multiplier| and the report channels (np x nr, row-major). */
+typedef struct nsd_branch_summary {
+    size_t np, nr;
+    double *p, *period, *max_mu, *rep;
+    int *converged, *stable;
+} nsd_branch_summary;
+void nsd_branch_summary_free(nsd_branch_summary *sum);
+
 /* Continue from the converged orbit r of scenario s (at the config's
  * parameter value) over pc->values; continuation.csv and
- * continuation.<fmt> into dir. Returns the number of converged points, or
- * -1 with err when an output could not be written. */
+ * continuation.<fmt> into dir, and the points into *sum (NULL: not
+ * wanted). Returns the number of converged points, or -1 with err when an
+ * output could not be written. */
 int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
-                        const nsd_periodic_result *r, const char *dir, FILE *progress, char *err,
-                        size_t err_len);
+                        const nsd_periodic_result *r, const char *dir, FILE *progress,
+                        nsd_branch_summary *sum, char *err, size_t err_len);
 
 #endif
