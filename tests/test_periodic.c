@@ -245,6 +245,30 @@ START_TEST(variants_side_by_side) {
 }
 END_TEST
 
+/* A scenario run twice is the same run: the system's discrete mode (the
+ * walker's stance foot, its step counter) is reset before each, else the
+ * second run would start in the mode the first ended in. */
+START_TEST(second_run_is_the_same) {
+    const char *sets[] = {"run.t_end=1.2", "run.progress=false"};
+    run R;
+    test_run_file(&R, "walker2_gait.toml", sets, 2, NSD_RUN_COMPLETE);
+    const nsd_series *s = &R.res.series;
+    size_t nc = s->n_channels, rows = s->rows;
+    double *first = malloc(nc * sizeof *first);
+    ck_assert_ptr_nonnull(first);
+    memcpy(first, s->data + (rows - 1) * nc, nc * sizeof *first);
+    test_run(&R);
+    ck_assert_uint_eq(R.res.series.rows, rows);
+    const double *second = R.res.series.data + (rows - 1) * nc;
+    for (size_t c = 0; c < nc; ++c)
+        ck_assert_msg(first[c] == second[c] || (isnan(first[c]) && isnan(second[c])),
+                      "channel %s: %.17g then %.17g", R.model.channels[c].name, first[c],
+                      second[c]);
+    free(first);
+    test_unload(&R);
+}
+END_TEST
+
 /* walker2, L#4: the section is the end of double support, the legs
  * swap; the orbit's heel-strike state must be docs/walker.md's (24). */
 START_TEST(walker2_l4_gait) {
@@ -333,6 +357,7 @@ int main(void) {
     tcase_add_test(tc, newton_reports_its_history);
     tcase_add_test(tc, command_line);
     tcase_add_test(tc, variants_side_by_side);
+    tcase_add_test(tc, second_run_is_the_same);
     tcase_add_test(tc, walker2_l4_gait);
     tcase_add_test(tc, friction_states_through_the_swing);
     suite_add_tcase(s, tc);
