@@ -250,6 +250,30 @@ static int branch_alloc(branch *b, size_t np) {
     return 0;
 }
 
+/* Newton failed at point i, continuing in direction dir: mark it, and
+ * say whether the last orbit before it points to a fold (a real
+ * multiplier near +1, which natural continuation cannot pass) or not. */
+static void branch_end(branch *b, size_t i, int dir, char *why, size_t len) {
+    snprintf(b->pt[i].mark, sizeof b->pt[i].mark, "the branch ends: Newton failed");
+    long j = (long)i - dir;
+    if (j < 0 || j >= (long)b->np || !b->pt[j].converged) return;
+    double near = HUGE_VAL;
+    for (size_t k = 0; k < b->k; ++k)
+        if (b->pt[j].im[k] == 0.0 && fabs(b->pt[j].re[k] - 1.0) < fabs(near - 1.0))
+            near = b->pt[j].re[k];
+    size_t used = strlen(why);
+    if (used + 1 >= len) return;
+    if (fabs(near - 1.0) < 0.1)
+        snprintf(why + used, len - used,
+                 " (the last orbit has a real multiplier %.4f: a fold is likely between the two "
+                 "values; natural continuation cannot pass it)",
+                 near);
+    else
+        snprintf(why + used, len - used,
+                 " (no real multiplier near +1 at the last orbit: not a fold; the orbit ends "
+                 "some other way, e.g. the walker no longer gets over its stance leg)");
+}
+
 /* The row of values nearest the config's own parameter values (relative
  * distance): the branch starts there, from the orbit the command found. */
 static size_t start_index(const nsd_scenario *s, const nsd_periodic_config *pc) {
@@ -372,12 +396,10 @@ int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
             converged += rc == 0;
             if (progress) print_point(progress, s, pc, &b, &b.pt[i], rc);
             if (rc != 0) {
-                snprintf(b.pt[i].mark, sizeof b.pt[i].mark, "the branch ends: Newton failed");
+                branch_end(&b, (size_t)i, d, why, sizeof why);
                 if (progress)
-                    fprintf(progress,
-                            "  the branch ends at %s.%s = %g: %s (natural continuation cannot "
-                            "pass a fold: a multiplier near +1 before it points to one)\n",
-                            pc->cont_section[0], pc->cont_key[0], b.pt[i].p, why);
+                    fprintf(progress, "  the branch ends at %s.%s = %g: %s\n", pc->cont_section[0],
+                            pc->cont_key[0], b.pt[i].p, why);
                 break;
             }
         }
