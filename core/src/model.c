@@ -149,6 +149,7 @@ static size_t load_layout(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
  * the combinations that nothing can run); else the smooth laws. */
 static void choose_contact_mode(nsd_model *m, const nsd_config *cfg) {
     m->stick.hold = cfg->settings.hold_stick;
+    m->friction_states_open = cfg->settings.friction_states_open;
     uint32_t ig_caps = cfg->integrator.plugin ? cfg->integrator.plugin->info->provides : 0;
     int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT) &&
                 !(m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);

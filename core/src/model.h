@@ -96,6 +96,10 @@ typedef struct nsd_model {
     size_t nq, nv, nz, n, nc;
     size_t *z_offset; /* per contact: first internal state in y */
     size_t *z_count;
+    /* run.friction_states_open: the friction states of a contact without
+     * normal force evolve with its slip (the law at N = 0) instead of
+     * being held */
+    int friction_states_open;
 
     /* Channels of a sample: t, q, v, z, contact forces, system outputs. */
     size_t n_channels;
@@ -132,6 +136,12 @@ typedef struct nsd_model {
 
     uint64_t rhs_evals;
     char failure[512]; /* last failure of an evaluation */
+
+    /* A Poincare section for analyses (analysis/periodic.h): the run ends
+     * STOPPED right after the system's switch section_switch - 1 has been
+     * applied section_count times (its reset map included); the last
+     * sample is the state after it. 0: no section (set it after create). */
+    size_t section_switch, section_count;
 } nsd_model;
 
 /* Instantiate the plugins of a resolved config, read [initial]. */

@@ -54,12 +54,14 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
         lam[0] = N;
         lam[1] = lam[2] = 0.0;
         int stick = m->stick.hold && d->type == NSDYN_CONTACT_PERSISTENT;
-        if (stick || !m->friction || N <= 0.0) {
+        int open_states = m->friction_states_open && !stick && m->friction && m->z_count[c];
+        if ((stick || !m->friction || N <= 0.0) && !open_states) {
             if (zdot)
                 for (size_t i = 0; i < m->z_count[c]; ++i)
                     zdot[m->z_offset[c] - m->nq - m->nv + i] = 0.0;
             continue;
         }
+        if (N < 0.0) N = 0.0; /* an open contact: the law's state rates at zero load */
         nsdyn_friction_input in;
         /* normal_force first: stored last, next to slip[1], GCC packs the
          * two into one 16-byte store and the slip waits for N. */
@@ -75,6 +77,7 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
         double scratch[8];
         nsdyn_status st = m->friction->force(m->friction_inst, &in, lam + 1, rate ? rate : scratch);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "friction law force()");
+        if (N <= 0.0) lam[1] = lam[2] = 0.0; /* no force without a load, whatever the law says */
     }
     return NSDYN_OK;
 }
@@ -166,7 +169,8 @@ nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *r
     for (size_t i = 0; i < m->n; ++i) row[k++] = y[i];
     for (size_t j = 0; m->mech.step_impulse && m->mech.step_h > 0.0 && j < m->mech.n; ++j)
         for (size_t a = 0; a < 3; ++a)
-            m->lambda[3 * m->mech.contact[j] + a] = m->mech.step_impulse[3 * j + a] / m->mech.step_h;
+            m->lambda[3 * m->mech.contact[j] + a] =
+                m->mech.step_impulse[3 * j + a] / m->mech.step_h;
     for (size_t c = 0; c < m->nc; ++c) {
         row[k++] = m->lambda[3 * c];
         for (size_t d = 0; d < m->layout.contacts[c].tangent_dim && d < 2; ++d)

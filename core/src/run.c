@@ -395,6 +395,24 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
     return NSD_GO_ON;
 }
 
+/* The analysis' Poincare section was crossed (model.h section_switch):
+ * the state after the switch is the last sample (always recorded, even
+ * where a grid sample of the state before it has the same time), the
+ * outcome STOPPED. */
+static nsd_flow section_stop(nsd_runner *r) {
+    nsd_model *m = r->m;
+    if (record(m, r->res, r->t, r->y_switch) != 0) {
+        r->res->outcome = NSD_RUN_FAILED;
+        return NSD_END;
+    }
+    r->res->outcome = NSD_RUN_STOPPED;
+    snprintf(r->res->message, sizeof r->res->message,
+             "section: switch '%s' of system '%s' applied %zu time%s, at t = %.9g s",
+             m->layout.switches[m->section_switch - 1], m->sys->info.id, r->res->section_crossings,
+             r->res->section_crossings == 1 ? "" : "s", r->t);
+    return NSD_END;
+}
+
 /* A mode switch of the system: update its mode (and maybe the state),
  * then restart the integrator from there, or a stop the jump crossed. */
 static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *src,
@@ -419,6 +437,9 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
                           r->ig->message ? r->ig->message(r->inst) : "", describe(r, rep->y));
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
+    if (!*stop && m->section_switch == src->index + 1 &&
+        ++r->res->section_crossings >= m->section_count)
+        return section_stop(r);
     if (!*stop) {
         if (!r->locates) nsd_model_event_functions(m, t, r->ybuf, r->g_prev);
         return NSD_NEXT_STEP;
