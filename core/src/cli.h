@@ -22,6 +22,7 @@ typedef struct nsd_cli {
 int nsd_cmd_run(const nsd_cli *cli);
 int nsd_cmd_compare(const nsd_cli *cli);
 int nsd_cmd_limits(const nsd_cli *cli);
+int nsd_cmd_pcmap(const nsd_cli *cli); /* cmd_pcmap.c: the Percussion-Centre half-plane */
 int nsd_cmd_plugins(void);
 int nsd_cmd_describe(const char *id);
 

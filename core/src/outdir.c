@@ -25,9 +25,11 @@ static int is_output_file(const char *name) {
                                         "metrics.csv",
                                         "summary.csv",
                                         "limit_functions.csv",
-                                        "limit_directions.csv"};
+                                        "limit_directions.csv",
+                                        "pcmap.csv"};
     static const char *const graphs[] = {"timeseries", "phase",   "snapshots",       "events",
-                                         "deviation",  "summary", "limit_directions"};
+                                         "deviation",  "summary", "limit_directions",
+                                         "pcmap"};
     static const char *const exts[] = {"png", "svg", "pdf"};
     char base[NAME_MAX + 1];
     snprintf(base, sizeof base, "%s", name);
