@@ -412,6 +412,13 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
 static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, double *P) {
     const pc_law *law = inst;
     P[0] = P[1] = P[2] = 0.0;
+    if (p->tangent_dim != 1) { /* refused like impact() (the same answer on both paths) */
+        char msg[160];
+        snprintf(msg, sizeof msg, "pc_impact: tangent_dim %u; the analysis is planar",
+                 (unsigned)p->tangent_dim);
+        if (law->have_host) law->host.log(law->host.ctx, NSDYN_LOG_ERROR, msg);
+        return NSDYN_ERROR;
+    }
     const double un = p->u_free[0];
     if (un >= 0.0) return NSDYN_OK;
     pc_law scaled = *law;
