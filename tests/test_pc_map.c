@@ -139,6 +139,34 @@ START_TEST(rocking_block_beta_dp) {
 }
 END_TEST
 
+/* The command end to end: nsdyn pcmap on the Fig. 23 config writes
+ * pcmap.csv with the critical values and the figure. */
+START_TEST(pcmap_command) {
+    char dir[] = "/tmp/nsdyn-pcmap-XXXXXX", cmd[2048], path[1100];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "%s pcmap %s/configs/rimless_pcmap_fig23.toml -o %s/out > /dev/null",
+             NSDYN_TEST_BINARY, NSDYN_TEST_SOURCE_DIR, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/out/pcmap.csv", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    double muc = NAN, mui = NAN;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "mu_c,,,", 7)) muc = atof(line + 7);
+        if (!strncmp(line, "mu_i,,,", 7)) mui = atof(line + 7);
+    }
+    fclose(f);
+    const double b = PI / 3, s = sin(b), c = cos(b);
+    ck_assert_double_eq_tol(muc, s * c / (0.625 + c * c), 1e-10);
+    ck_assert_double_eq_tol(mui, (0.625 + s * s) / (s * c), 1e-10);
+    snprintf(path, sizeof path, "%s/out/pcmap.png", dir);
+    ck_assert_int_eq(access(path, R_OK), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     unsetenv("NSDYN_PLUGIN_PATH");
@@ -148,6 +176,7 @@ int main(void) {
     tcase_add_test(tc, closed_forms_on_a_grid);
     tcase_add_test(tc, fig23_printed_values);
     tcase_add_test(tc, rocking_block_beta_dp);
+    tcase_add_test(tc, pcmap_command);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
