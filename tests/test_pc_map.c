@@ -80,6 +80,17 @@ static void check_closed_forms(int spokes, double beta_deg, double lam, double L
     CLOSE(y, lam * L * muc / (s + muc * c));
     ck_assert_msg(fabs(a.asymptote_y - L * c) < 1e-6 * L, "asymptote %.10g, L cos b = %.10g",
                   a.asymptote_y, L * c);
+    /* the family of lambda-lines of this geometry (the critical curves of
+     * the pcmap figure) against the closed forms at other lambdas */
+    for (int k = 1; k <= 6; ++k) {
+        const double l2 = 0.25 * k, dp = tan(b) * (1 - l2 / (s * s));
+        double mc, md, mi;
+        nsd_pc_critical_at(&a, l2 * L, &mc, &md, &mi);
+        ck_assert_msg(fabs(mc - s * c / (l2 + c * c)) < tol, "mu_c(%g) = %g", l2, mc);
+        ck_assert_msg(fabs(mi - (l2 + s * s) / (s * c)) < tol * (1 + mi), "mu_i(%g) = %g", l2, mi);
+        if (dp > 1e-9) ck_assert_msg(fabs(md - dp) < tol * (1 + dp), "mu_dp(%g) = %g", l2, md);
+        if (dp < -1e-9) ck_assert_msg(isnan(md), "mu_dp(%g) = %g, expected none", l2, md);
+    }
 #undef CLOSE
 }
 

@@ -20,9 +20,12 @@
 #include "plot.h"
 #include "scenario.h"
 
-enum { N_HYP = 400, N_LINES = 12, N_PTS = 10 };
+enum { N_HYP = 400, N_LINES = 12, N_PTS = 10, N_LAM = 301 };
 
 typedef struct pc_figure {
+    double lam[N_LAM], muc[N_LAM], mudp[N_LAM], mui[N_LAM]; /* against lambda */
+    double vx[1];
+    nsd_curve crit[3];
     double lx[N_LINES][2], ly[N_LINES][2];
     double hx[N_HYP], hy[N_HYP];
     double px[N_PTS], py[N_PTS];
@@ -98,6 +101,27 @@ static int write_csv(const char *dir, const nsd_pc_analysis *a, const nsd_pc_poi
     return nsd_commit_file(f, path, err, len);
 }
 
+/* Critical coefficients against lambda (the family of lambda-lines of this
+ * geometry, 0 <= lambda <= 1.5) into F and pcmap_critical.csv. */
+static int critical_curves(const char *dir, const nsd_pc_analysis *a, pc_figure *F, char *err,
+                           size_t len) {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/pcmap_critical.csv", dir);
+    FILE *f = nsd_open_tmp(path, err, len);
+    if (!f) return -1;
+    fprintf(f, "lambda [1],mu_dp [1],mu_c [1],mu_i [1]\n");
+    for (int i = 0; i < N_LAM; ++i) {
+        F->lam[i] = 1.5 * i / (N_LAM - 1);
+        nsd_pc_critical_at(a, F->lam[i] * a->scale, &F->muc[i], &F->mudp[i], &F->mui[i]);
+        fprintf(f, "%.6g,%.12g,%.12g,%.12g\n", F->lam[i], F->mudp[i], F->muc[i], F->mui[i]);
+    }
+    F->vx[0] = a->lambda_eff;
+    F->crit[0] = (nsd_curve){F->lam, F->mudp, N_LAM, "mu_DP: DP from the start below", 1, 0, 2, 0};
+    F->crit[1] = (nsd_curve){F->lam, F->muc, N_LAM, "mu_c (4.1)", 2, 0, 2, 0};
+    F->crit[2] = (nsd_curve){F->lam, F->mui, N_LAM, "mu_i: jamb above (A.6)", 0, 0, 2, 0};
+    return nsd_commit_file(f, path, err, len);
+}
+
 /* The lines and points of the map into F. */
 static void build(pc_figure *F, const nsd_pc_analysis *a, double mu, nsd_pc_point first,
                   double big) {
@@ -147,6 +171,10 @@ static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, nsd_outdir *
     }
     const double sc = a->scale;
     build(F, a, mu, first, 20 * sc);
+    if (critical_curves(od->tmp, a, F, err, sizeof err) != 0) {
+        free(F);
+        goto fail;
+    }
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
     snprintf(title, sizeof title, "lambda %.4g: mu_dp %.3g, mu_c %.3g, mu_inf %.3g, mu_i %.3g",
              a->lambda_eff, a->mu_dp, a->mu_c, a->mu_inf, a->mu_i);
@@ -162,12 +190,29 @@ static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, nsd_outdir *
                        .equal_aspect = 1,
                        .legend_position = 4};
     snprintf(path, sizeof path, "%s/pcmap.%s", od->tmp, nsd_plot_format_ext(fmt));
-    nsd_figure fig = {s->app.cfg.title, &panel, 1, 1, 1700, 1000};
+    double ymax = 0;
+    for (int i = 0; i < N_LAM; ++i)
+        if (isfinite(F->muc[i])) ymax = fmax(ymax, 3 * F->muc[i]);
+    nsd_panel panels[2] = {panel,
+                           {.title = "critical friction coefficients of this geometry",
+                            .xlabel = "inertia ratio lambda = I_G / (m |GQ_f|^2)",
+                            .ylabel = "friction coefficient mu",
+                            .curves = F->crit,
+                            .n_curves = 3,
+                            .vlines = F->vx,
+                            .n_vlines = 1,
+                            .xmin = 0,
+                            .xmax = 1.5,
+                            .ymin = 0,
+                            .ymax = ymax > 0 ? ymax : 1,
+                            .legend_position = 0}};
+    nsd_figure fig = {s->app.cfg.title, panels, 2, 1, 1700, 1800};
     int rc = nsd_plot_write(path, fmt, &fig, err, sizeof err);
     free(F);
     if (rc != 0) goto fail;
     if (!nsd_outdir_finish(od, 1, 1, NULL, 0)) return NSD_EXIT_OUTPUT;
-    printf("wrote %s/pcmap.csv, pcmap.%s\n", od->target, nsd_plot_format_ext(fmt));
+    printf("wrote %s/pcmap.csv, pcmap_critical.csv, pcmap.%s\n", od->target,
+           nsd_plot_format_ext(fmt));
     return NSD_EXIT_OK;
 fail:
     fprintf(stderr, "error: %s\n", err);

@@ -26,7 +26,8 @@ static int is_output_file(const char *name) {
                                         "summary.csv",
                                         "limit_functions.csv",
                                         "limit_directions.csv",
-                                        "pcmap.csv"};
+                                        "pcmap.csv",
+                                        "pcmap_critical.csv"};
     static const char *const graphs[] = {"timeseries", "phase",   "snapshots",       "events",
                                          "deviation",  "summary", "limit_directions",
                                          "pcmap"};

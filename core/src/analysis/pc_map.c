@@ -53,6 +53,21 @@ int nsd_pc_conjugate(const nsd_pc_analysis *a, double d, nsd_pc_point *J) {
     return on_lambda_line(a, d, O, back, J);
 }
 
+void nsd_pc_critical_at(const nsd_pc_analysis *a, double d, double *mu_c, double *mu_dp,
+                        double *mu_i) {
+    const double vert[2] = {0, 1}, horiz[2] = {1, 0};
+    nsd_pc_point C, B, E;
+    *mu_c = *mu_dp = *mu_i = NAN;
+    /* forward mu-line: J - G parallel to (-1, -mu), so mu = y / x */
+    if (on_lambda_line(a, d, (nsd_pc_point){0, a->ground_y}, horiz, &C) == 0 && C.x < 0)
+        *mu_c = C.y / C.x;
+    if (on_lambda_line(a, d, a->Qb, vert, &B) == 0 && B.y < 0) *mu_dp = B.y / B.x;
+    if (on_lambda_line(a, d, a->Qf, vert, &E) == 0 && E.y > 0) *mu_i = E.y / E.x;
+    if (!(*mu_c >= 0)) *mu_c = NAN;
+    if (!(*mu_dp >= 0)) *mu_dp = NAN;
+    if (!(*mu_i >= 0)) *mu_i = NAN;
+}
+
 static double ratio(double num, double den) { return den != 0.0 ? num / den : NAN; }
 
 /* Pick the two planar unilateral candidates with the smallest gaps. */

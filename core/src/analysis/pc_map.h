@@ -67,4 +67,13 @@ int nsd_pc_of_impulse(const nsd_pc_analysis *a, double kappa, nsd_pc_point *J);
  * (lambda = d / |G Q_f|): a point of the hyperbola (4.2); -1 if none. */
 int nsd_pc_conjugate(const nsd_pc_analysis *a, double d, nsd_pc_point *J);
 
+/* The critical coefficients of the lambda-line at distance d from G (the
+ * family of parallel lambda-lines, Fig. 7: lambda = d / |G Q_f|), read off
+ * the geometry as the paper does: mu_c from PC_c (on the ground line),
+ * mu_dp from B (on the vertical Q_b-line), mu_i from the lambda-line on the
+ * vertical Q_f-line, each as the slope y/x of the forward mu-line through
+ * G. NAN where the point does not exist or the value is negative. */
+void nsd_pc_critical_at(const nsd_pc_analysis *a, double d, double *mu_c, double *mu_dp,
+                        double *mu_i);
+
 #endif
