@@ -271,6 +271,26 @@ START_TEST(mcgeer_gait) {
 }
 END_TEST
 
+/* The stance tip slides from the start (mu = 0.35 < the ~0.4 the stance
+ * needs) and stops at t = 0.094 s: the event-driven runner must locate
+ * the end of the 1-D slip (core/src/modes.c: the friction keeps the
+ * phase's direction up to the event; it used to flip at the event itself
+ * and the integrator stalled there, 1e6 steps). */
+START_TEST(stance_slip_stops) {
+    const char *toml =
+        "[system]\nid = \"rimless_wheel\"\nspokes = 8\nlambda = 0.05\n"
+        "gamma = 5.739170477266787\nomega0 = 1.0\n[contact]\nid = \"pc_impact\"\n"
+        "[friction]\nid = \"coulomb\"\nmu_s = 0.35\nmu_k = 0.35\n[integrator]\n"
+        "id = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n[run]\nt_end = 0.5\noutput_dt = 0.01\n";
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_COMPLETE);
+    ck_assert_uint_ge(test_count_kind(&R, NSD_EVENT_SLIP), 1);
+    ck_assert_uint_ge(test_count_kind(&R, NSD_EVENT_STICK), 1);
+    ck_assert_uint_lt(R.res.stats.steps, 10000);
+    test_unload(&R);
+}
+END_TEST
+
 static void refused(const char *key, double value, const char *key2, double value2,
                     const char *expect) {
     const char *k[] = {key, key2};
@@ -304,6 +324,7 @@ int main(void) {
     tcase_add_test(tc, dynamics_a1_a3);
     tcase_add_test(tc, percussion_centre_output);
     tcase_add_test(tc, mcgeer_gait);
+    tcase_add_test(tc, stance_slip_stops);
     tcase_add_test(tc, bad_input_refused);
     suite_add_tcase(s, tc);
     int rc = test_run_suite(s);

@@ -173,6 +173,8 @@ static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, doubl
     double floor_speed = 1e-3 * m->rest_velocity;
     nsdyn_friction_input in = {.dim = dim, .normal_force = 1.0, .state = NULL};
     in.slip[0] = s > floor_speed ? e->u[1] : floor_speed * d[0];
+    /* 1-D: never against the phase's direction d (see solve_current) */
+    if (dim == 1 && e->u[1] * d[0] <= floor_speed) in.slip[0] = floor_speed * d[0];
     in.slip[1] = dim == 2 ? (s > floor_speed ? e->u[2] : floor_speed * d[1]) : 0.0;
     double *f = m->mw->fric + 2 * c;
     f[0] = f[1] = 0.0;
@@ -215,6 +217,20 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
             for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
                 w->unk[nu++] = 3 * c + 1 + j;
             }
+        } else if (m->layout.contacts[c].tangent_dim == 1) {
+            /* 1-D: the mode's direction for the whole phase. The phase ends
+             * when u_t d falls through its offset (-1e-3 rest_velocity after
+             * a start from stick), which is where nsd_modes_slip_direction
+             * would flip the friction: the force would jump at the event
+             * itself, and the integrator rejected every step across it
+             * without locating it (a walker whose stance foot stopped
+             * slipping took 1e6 steps at t = 0.0945 s). */
+            w->slip_dir[2 * c] = m->mode[c].dir[0];
+            w->slip_dir[2 * c + 1] = 0.0;
+            nsdyn_status fs = slip_friction(m, c, w->slip_dir + 2 * c, t);
+            if (fs > NSDYN_WARNING) return fs;
+            lam[1] = N * w->fric[2 * c];
+            lam[2] = N * w->fric[2 * c + 1];
         } else {
             nsd_modes_slip_direction(m, c, w->slip_dir + 2 * c);
             nsdyn_status fs = slip_friction(m, c, w->slip_dir + 2 * c, t);
