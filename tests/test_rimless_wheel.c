@@ -291,6 +291,27 @@ START_TEST(stance_slip_stops) {
 }
 END_TEST
 
+/* Standing on two spokes on a slope: the two tangent rows are the same
+ * (A.2), so the friction forces are not determined (redundant
+ * constraints); the runner takes the least-norm split (core/src/modes.c)
+ * instead of failing: equal friction forces, normal forces and their sums
+ * balancing gravity (sum N = m g cos gamma, sum F = -m g sin gamma). */
+START_TEST(standing_on_two_spokes) {
+    const char *toml = "[system]\nid = \"rimless_wheel\"\nspokes = 8\ngamma = 5.0\nomega0 = 0.0\n"
+                       "[contact]\nid = \"newton\"\ne = 0.0\n[friction]\nid = \"coulomb\"\n"
+                       "mu_s = 1.0\nmu_k = 1.0\n[integrator]\nid = \"dopri5\"\n[run]\n"
+                       "t_end = 0.5\noutput_dt = 0.01\n";
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_COMPLETE);
+    const double g = 9.81, gam = 5.0 * PI / 180;
+    ck_assert_double_eq_tol(last(&R, "thetadot"), 0.0, 1e-12);
+    ck_assert_double_eq_tol(last(&R, "spoke0.N") + last(&R, "spoke1.N"), g * cos(gam), 1e-9);
+    ck_assert_double_eq_tol(last(&R, "spoke0.Ft1") + last(&R, "spoke1.Ft1"), -g * sin(gam), 1e-9);
+    ck_assert_double_eq_tol(last(&R, "spoke0.Ft1"), last(&R, "spoke1.Ft1"), 1e-9);
+    test_unload(&R);
+}
+END_TEST
+
 static void refused(const char *key, double value, const char *key2, double value2,
                     const char *expect) {
     const char *k[] = {key, key2};
@@ -325,6 +346,7 @@ int main(void) {
     tcase_add_test(tc, percussion_centre_output);
     tcase_add_test(tc, mcgeer_gait);
     tcase_add_test(tc, stance_slip_stops);
+    tcase_add_test(tc, standing_on_two_spokes);
     tcase_add_test(tc, bad_input_refused);
     suite_add_tcase(s, tc);
     int rc = test_run_suite(s);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "affine.h"
+#include "nsdyn_numeric.h"
 
 static const char *const kind_names[NSD_EVENT_KIND_COUNT] = {
     [NSD_EVENT_IMPACT] = "impact", [NSD_EVENT_REST] = "rest",   [NSD_EVENT_CLOSE] = "close",
@@ -195,6 +196,33 @@ static void apply_unknown(nsd_model *m, size_t k, double amount) {
     }
 }
 
+/* w->A x = w->x for the unknown forces (nu rows), in place. Redundant
+ * constraints (two sticking contacts with the same tangent row: a rimless
+ * wheel standing on two spokes) make A singular while the accelerations are
+ * determined: then the least-norm split of the forces, from Gaussian
+ * elimination with complete pivoting (nsn_gauss_complete: exact, so the
+ * forces do not jitter from one evaluation to the next) and its null
+ * vector; -1 if the rows are inconsistent (a Painleve-type singularity) or
+ * there are more than NSN_GC_MAX unknowns. w->D and w->u_minus are
+ * scratch (3 nc each way). */
+static int solve_forces(nsd_modes_work *w, size_t nu) {
+    memcpy(w->D, w->A, nu * nu * sizeof *w->A);
+    memcpy(w->u_minus, w->x, nu * sizeof *w->x);
+    if (nsd_solve_small(w->A, w->x, nu) == 0) return 0;
+    if (nu > NSN_GC_MAX) return -1;
+    double nul[NSN_GC_MAX];
+    int rank = nsn_gauss_complete((int)nu, w->D, nu, w->u_minus, w->x, nul);
+    if (rank < 0) return -1;
+    double xn = 0.0, nn = 0.0;
+    for (size_t k = 0; k < nu; ++k) {
+        xn += w->x[k] * nul[k];
+        nn += nul[k] * nul[k];
+    }
+    if (nn > 0.0)
+        for (size_t k = 0; k < nu; ++k) w->x[k] -= xn / nn * nul[k];
+    return 0;
+}
+
 /* Forces of the current modes and v' at (t, y): contacts must have been
  * evaluated (eval_contacts) at (t, y) with rows for the closed ones. */
 nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, double *vdot) {
@@ -250,7 +278,7 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
     if (st > NSDYN_WARNING) return st;
     nsd_affine_block(m, w->unk, nu, w->C, nu, w->A);
     for (size_t r = 0; r < nu; ++r) w->x[r] = -nsd_affine_local_acc(m, w->unk[r], m->a0);
-    if (nsd_solve_small(w->A, w->x, nu) != 0) {
+    if (solve_forces(w, nu) != 0) {
         snprintf(m->failure, sizeof m->failure,
                  "the contact constraints of the current modes are singular at t = %.9g s "
                  "(redundant contacts: the forces are not determined)",
