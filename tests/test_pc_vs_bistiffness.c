@@ -75,6 +75,27 @@ START_TEST(sp_grid_agrees) {
 }
 END_TEST
 
+/* The runner's event at gap_rate = 0 for a law with a rate discontinuity
+ * (plugin.h NSDYN_CAP_RATE_DISCONTINUITY, the bi-stiffness law): a ball
+ * without gravity hits at 1 m/s; it leaves at sqrt((1 - mu_n)/(1 + mu_n))
+ * m/s exactly (the spring stores k(1 + mu_n) d^2/2, returns k(1 - mu_n)
+ * d^2/2), and the integrator restarts at the contact's start (where the
+ * event function jumps from its open value to the approach speed) and at
+ * the deepest point. 1e-9: dopri5 at rtol 1e-11 with no step across the
+ * jump. */
+START_TEST(rate_event_at_deepest_point) {
+    const char *toml = "[system]\nid = \"point_mass\"\nm = 0.1\nr = 0.05\ng = 0.0\n"
+                       "[contact]\nid = \"bistiffness\"\nk = 1e4\nmu_n = 0.2\n"
+                       "[integrator]\nid = \"dopri5\"\nrtol = 1e-11\natol = 1e-14\n"
+                       "[initial]\ny = 0.06\nvy = -1.0\n[run]\nt_end = 0.05\noutput_dt = 1e-3\n";
+    run R = {0};
+    run_config(&R, toml, NSD_RUN_COMPLETE);
+    ck_assert_double_eq_tol(last(&R, "vy"), sqrt(0.8 / 1.2), 1e-9);
+    ck_assert_uint_eq(R.res.rate_restarts, 2);
+    test_unload(&R);
+}
+END_TEST
+
 int main(void) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     unsetenv("NSDYN_PLUGIN_PATH");
@@ -82,6 +103,7 @@ int main(void) {
     TCase *tc = tcase_create("pc_vs_bistiffness");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, sp_grid_agrees);
+    tcase_add_test(tc, rate_event_at_deepest_point);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -62,7 +62,8 @@ typedef struct nsd_model {
     size_t n_events;
     nsd_event_source *event_sources;
     int *event_direction;
-    size_t event_first[3]; /* by nsd_event_source_kind */
+    size_t event_first[4]; /* by nsd_event_source_kind */
+    size_t n_rate_events;  /* NSD_SOURCE_RATE entries, at event_first[NSD_SOURCE_RATE] */
 
     /* Event-driven contact (modes.c): set when the contact law is rigid
      * or the friction law set-valued without hold_stick, and the

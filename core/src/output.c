@@ -292,6 +292,8 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
         "drift_corrections = %llu  # sustained contacts projected back into the touching band\n",
         (unsigned long long)r->root_returns, (unsigned long long)r->unlogged_roots,
         (unsigned long long)r->drift_corrections);
+    fprintf(f, "rate_restarts = %llu  # integrator restarts at gap_rate = 0 (bi-stiffness)\n",
+            (unsigned long long)r->rate_restarts);
     fprintf(
         f,
         "energy_checked = %llu  # step ends the energy audit judged (docs/checks.md)\n"

@@ -43,6 +43,9 @@ typedef struct nsd_run_result {
      * bound and the largest rise [J]. */
     uint64_t energy_checked, energy_rises;
     double energy_min, energy_scale, energy_worst;
+    /* Integrator restarts at gap_rate = 0 of a compliant law with a rate
+     * discontinuity (events.h NSD_SOURCE_RATE). */
+    uint64_t rate_restarts;
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,
