@@ -32,7 +32,7 @@ static const nsdyn_contact_law *law_of(double e, void **inst) {
     const nsdyn_contact_law *C = (const nsdyn_contact_law *)p->info;
     nsdyn_value v[1] = {{.num = e}};
     char err[256] = "";
-    *inst = C->create(v, &host, err, sizeof err);
+    *inst = C->info.create(v, &host, err, sizeof err);
     ck_assert_msg(*inst != NULL, "%s", err);
     return C;
 }
@@ -76,7 +76,7 @@ static result pc(double lam, double beta_deg, double mu, double vn, double vt, d
     r.st = C->impact(inst, &p, r.P, r.up);
     r.dT = 0;
     for (int i = 0; i < 6; ++i) r.dT += r.P[i] * (um[i] + 0.5 * (r.up[i] - um[i]));
-    C->destroy(inst);
+    C->info.destroy(inst);
     return r;
 }
 
@@ -251,11 +251,11 @@ START_TEST(bad_input) {
     p.n_contacts = 3;
     ck_assert_int_eq(C->impact(inst, &p, P, up), NSDYN_ERROR);
     ck_assert_msg(strstr(log, "at most two contacts") != NULL, "%s", log);
-    C->destroy(inst);
+    C->info.destroy(inst);
     const nsd_plugin *pl = nsd_registry_find(&reg, "pc_impact");
     nsdyn_value v[1] = {{.num = 1.5}};
     char err[256] = "";
-    ck_assert_ptr_null(C->create(v, &host, err, sizeof err));
+    ck_assert_ptr_null(C->info.create(v, &host, err, sizeof err));
     ck_assert_msg(strstr(err, "outside [0, 1]") != NULL, "%s", err);
     (void)pl;
 }

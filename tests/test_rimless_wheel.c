@@ -45,7 +45,7 @@ static void *make(const char *const *keys, const double *vals, int n, char *err,
         for (int k = 0; k < n; ++k)
             if (!strcmp(p->info->params[i].name, keys[k])) v[i].num = vals[k];
     }
-    return (*S)->create(v, &host, err, len);
+    return (*S)->info.create(v, &host, err, len);
 }
 
 static wheel open_wheel(const char *const *keys, const double *vals, int n) {
@@ -100,7 +100,7 @@ START_TEST(paper_rows_a2) {
     ck_assert_double_eq_tol(ce[0].u[0], v[1] - L * sin(b) * v[2], 1e-15);
     ck_assert_double_eq_tol(ce[1].u[0], v[1] + L * sin(b) * v[2], 1e-15);
     ck_assert_double_eq_tol(ce[0].u[1], v[0] - L * cos(b) * v[2], 1e-15);
-    w.S->destroy(w.inst);
+    w.S->info.destroy(w.inst);
 }
 END_TEST
 
@@ -144,7 +144,7 @@ START_TEST(kinematics_by_differences) {
                               c, r, fd, Wa + ce[c].drift[r]);
             }
         }
-        w.S->destroy(w.inst);
+        w.S->info.destroy(w.inst);
     }
 }
 END_TEST
@@ -170,7 +170,7 @@ START_TEST(dynamics_a1_a3) {
         ck_assert_double_eq_tol(a[0], Q[0] / m, 1e-12);
         ck_assert_double_eq_tol(a[1], Q[1] / m, 1e-12);
         ck_assert_double_eq_tol(a[2], Q[2] / (lam * m * L * L), 1e-11);
-        w.S->destroy(w.inst);
+        w.S->info.destroy(w.inst);
     }
 }
 END_TEST
@@ -217,7 +217,7 @@ START_TEST(percussion_centre_output) {
         f[0] = f[1] = 0.0; /* no force: no PC */
         ck_assert_int_eq(w.S->outputs(w.inst, 0, q, v, f, out), NSDYN_OK);
         ck_assert_double_eq(out[iv], 0.0);
-        w.S->destroy(w.inst);
+        w.S->info.destroy(w.inst);
     }
 }
 END_TEST

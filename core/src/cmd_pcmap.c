@@ -227,7 +227,7 @@ int nsd_cmd_pcmap(const nsd_cli *cli) {
     if (nsd_cli_load(cli, &s, 1, &diag) != 0) goto out;
     nsd_pc_analysis a;
     char err[1024];
-    double t0 = nsd_run_num(&s.app.cfg, "t_start");
+    double t0 = s.app.cfg.settings.t_start;
     if (nsd_pc_analyse(&s.model, t0, s.model.y0, &a, err, sizeof err) != 0) {
         const nsd_toml_node *sys = s.app.cfg.system.table, *id = nsd_toml_get(sys, "id");
         nsd_diag_at(&diag, id ? id : sys, "[system]: nsdyn pcmap: %s", err);

@@ -466,9 +466,8 @@ static const nsdyn_contact_law pc_impact_law = {
     .info = NSDYN_CONTACT_INFO(.id = "pc_impact", .version = "1.0.0",
                                .summary = "Percussion-Centre impact analysis (Barjau & Batlle "
                                           "2022): SP/DP phases in the impulse domain",
-                               NSDYN_PARAMS(params), .provides = NSDYN_CAP_RIGID_IMPACT),
-    .create = create,
-    .destroy = destroy,
+                               NSDYN_PARAMS(params), .provides = NSDYN_CAP_RIGID_IMPACT,
+                               .create = create, .destroy = destroy),
     .impact = impact,
     .local_impulse = local_impulse,
     .coefficients = coefficients,

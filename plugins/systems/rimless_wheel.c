@@ -362,9 +362,8 @@ static const nsdyn_system rimless_system = {
                               "spoke tip (Barjau & Batlle 2022)",
                           NSDYN_PARAMS(params),
                           .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS |
-                                      NSDYN_CAP_CONSERVATIVE),
-    .create = create,
-    .destroy = destroy,
+                                      NSDYN_CAP_CONSERVATIVE,
+                          .create = create, .destroy = destroy),
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,
