@@ -176,8 +176,15 @@ static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, nsd_outdir *
         goto fail;
     }
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
-    snprintf(title, sizeof title, "lambda %.4g: mu_dp %.3g, mu_c %.3g, mu_inf %.3g, mu_i %.3g",
-             a->lambda_eff, a->mu_dp, a->mu_c, a->mu_inf, a->mu_i);
+    char v[4][24];
+    const double vals[4] = {a->mu_dp, a->mu_c, a->mu_inf, a->mu_i};
+    for (int i = 0; i < 4; ++i)
+        if (isfinite(vals[i]))
+            snprintf(v[i], sizeof v[i], "%.3g", vals[i]);
+        else
+            snprintf(v[i], sizeof v[i], "none");
+    snprintf(title, sizeof title, "lambda %.4g: mu_DP %s, mu_c %s, mu_inf %s, mu_i %s",
+             a->lambda_eff, v[0], v[1], v[2], v[3]);
     nsd_panel panel = {.title = title,
                        .xlabel = "along the ground from G [m]",
                        .ylabel = "normal to the ground from G [m]",
