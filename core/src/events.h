@@ -15,9 +15,13 @@
 typedef enum nsd_event_source_kind {
     NSD_SOURCE_STOP = 0, /* index: the system's stop condition */
     NSD_SOURCE_SWITCH,   /* index: the system's mode switch */
-    NSD_SOURCE_CONTACT   /* index: contact event function, 0 .. 2 nc - 1, as in
+    NSD_SOURCE_CONTACT,  /* index: contact event function, 0 .. 2 nc - 1, as in
                             nsd_modes_events (contact index / 2; even: normal,
                             odd: tangential) */
+    NSD_SOURCE_RATE      /* index: a unilateral contact under a compliant law with
+                            NSDYN_CAP_RATE_DISCONTINUITY: its gap rate while it
+                            penetrates (both directions); the runner restarts the
+                            integrator there (model.c appends these after the rest) */
 } nsd_event_source_kind;
 
 typedef struct nsd_event_source {

@@ -43,6 +43,15 @@ static const nsd_command_help commands[] = {
      "(docs/periodic.md). A Newton iteration that does not converge prints its\n"
      "residual history (exit 3).",
      1},
+    {"pcmap", "CONFIG [options]", "the Percussion-Centre half-plane of two planar contacts",
+     "At the config's initial state, for the two planar unilateral contact\n"
+     "candidates nearest the ground (Barjau & Batlle 2022): the critical\n"
+     "friction coefficients mu_DP, mu_c, mu_inf, mu_i from the contact geometry\n"
+     "and the affine response, the PC half-plane's lines and points (lambda-\n"
+     "and mu-lines, the hyperbola (4.2)), and the critical values against\n"
+     "lambda; writes pcmap.csv, pcmap_critical.csv and pcmap.png\n"
+     "(docs/rimless-wheel.md).",
+     1},
     {"keys", "CONFIG [--set section.key=value]... [--names]",
      "the keys a config accepts, with values, units and ranges",
      "Lists every key of the config's sections: [run] and [plot] (the host's)\n"
@@ -150,7 +159,7 @@ void nsd_help_print_overview(FILE *out) {
         else
             fprintf(out, "  %-36s %s\n", head, commands[i].summary);
     }
-    fprintf(out, "\noptions of run, compare, limits, periodic (CONFIG commands):\n");
+    fprintf(out, "\noptions of run, compare, limits, periodic, pcmap (CONFIG commands):\n");
     print_config_options(out);
     fprintf(out, "\nnsdyn help COMMAND (or nsdyn COMMAND --help) says more; man nsdyn.\n\n");
     fprintf(out, "%s\n\nexit status: %s\n", search_path_text, exit_text);
@@ -224,7 +233,7 @@ void nsd_help_print_man(FILE *out) {
             roff_paragraphs(out, commands[i].text, ".IP");
         }
     }
-    fputs(".SH OPTIONS\nOf run, compare, limits and periodic:\n", out);
+    fputs(".SH OPTIONS\nOf run, compare, limits, periodic and pcmap:\n", out);
     for (size_t i = 0; i < NSDYN_COUNT(config_options); ++i) {
         fputs(".TP\n.B ", out);
         roff(out, config_options[i].flags);

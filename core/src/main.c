@@ -158,10 +158,10 @@ static const struct {
 } commands[] = {
     {"run", NULL, nsd_cmd_run},       {"compare", NULL, nsd_cmd_compare},
     {"limits", NULL, nsd_cmd_limits}, {"periodic", NULL, nsd_cmd_periodic},
-    {"keys", NULL, nsd_cmd_keys},     {"plugins", cmd_plugins, NULL},
-    {"describe", cmd_describe, NULL}, {"check", cmd_check, NULL},
-    {"index", cmd_index, NULL},       {"help", cmd_help, NULL},
-    {"--version", cmd_version, NULL},
+    {"pcmap", NULL, nsd_cmd_pcmap},   {"keys", NULL, nsd_cmd_keys},
+    {"plugins", cmd_plugins, NULL},   {"describe", cmd_describe, NULL},
+    {"check", cmd_check, NULL},       {"index", cmd_index, NULL},
+    {"help", cmd_help, NULL},         {"--version", cmd_version, NULL},
 };
 
 /* `nsdyn CMD --help` or `-h` anywhere after CMD (not after --set). */

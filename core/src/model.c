@@ -224,7 +224,14 @@ static void build_events(nsd_model *m) {
     size_t n_switches = m->sys->switches && m->sys->on_switch ? m->layout.n_switches : 0;
     if (n_stops < m->layout.n_stops) m->layout.n_stops = 0;
     if (n_switches < m->layout.n_switches) m->layout.n_switches = 0;
-    size_t room = n_stops + n_switches + 2 * m->nc;
+    /* gap_rate = 0 of each unilateral contact under a compliant law with a
+     * rate discontinuity (plugin.h), when the contacts are not event-driven */
+    size_t n_rate = 0;
+    int rate_law = m->contact && (m->contact->info.provides & NSDYN_CAP_RATE_DISCONTINUITY) &&
+                   (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL) && !m->ed.on;
+    for (size_t c = 0; rate_law && c < m->nc; ++c)
+        n_rate += m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL;
+    size_t room = n_stops + n_switches + 2 * m->nc + n_rate;
     m->event_sources = xcalloc(room, sizeof *m->event_sources);
     m->event_direction = xcalloc(room, sizeof *m->event_direction);
     m->n_events = nsd_event_sources_build(m->event_sources, m->event_direction, n_stops, n_switches,
@@ -232,6 +239,13 @@ static void build_events(nsd_model *m) {
     m->event_first[NSD_SOURCE_STOP] = 0;
     m->event_first[NSD_SOURCE_SWITCH] = n_stops;
     m->event_first[NSD_SOURCE_CONTACT] = n_stops + n_switches;
+    m->event_first[NSD_SOURCE_RATE] = m->n_events;
+    m->n_rate_events = n_rate;
+    for (size_t c = 0; rate_law && c < m->nc; ++c)
+        if (m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL) {
+            m->event_sources[m->n_events] = (nsd_event_source){NSD_SOURCE_RATE, c, 0};
+            m->event_direction[m->n_events++] = 0;
+        }
 }
 
 /* Channels of a sample: t, q, v, friction states, contact forces (normal,

@@ -125,7 +125,8 @@ typedef struct nsd_model {
     size_t n_events;
     nsd_event_source *event_sources;
     int *event_direction;
-    size_t event_first[3]; /* by nsd_event_source_kind */
+    size_t event_first[4]; /* by nsd_event_source_kind */
+    size_t n_rate_events;  /* NSD_SOURCE_RATE entries, at event_first[NSD_SOURCE_RATE] */
 
     /* How the contacts run: one of the three views below is in use (the
      * compliant path needs none of them). */

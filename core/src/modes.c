@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "affine.h"
+#include "nsdyn_numeric.h"
 
 static const char *const kind_names[NSD_EVENT_KIND_COUNT] = {
     [NSD_EVENT_IMPACT] = "impact", [NSD_EVENT_REST] = "rest",   [NSD_EVENT_CLOSE] = "close",
@@ -173,6 +174,8 @@ static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, doubl
     double floor_speed = 1e-3 * m->ed.rest_velocity;
     nsdyn_friction_input in = {.dim = dim, .normal_force = 1.0, .state = NULL};
     in.slip[0] = s > floor_speed ? e->u[1] : floor_speed * d[0];
+    /* 1-D: never against the phase's direction d (see solve_current) */
+    if (dim == 1 && e->u[1] * d[0] <= floor_speed) in.slip[0] = floor_speed * d[0];
     in.slip[1] = dim == 2 ? (s > floor_speed ? e->u[2] : floor_speed * d[1]) : 0.0;
     double *f = m->ed.work->fric + 2 * c;
     f[0] = f[1] = 0.0;
@@ -191,6 +194,33 @@ static void apply_unknown(nsd_model *m, size_t k, double amount) {
         lam[1] += amount * w->fric[2 * c];
         lam[2] += amount * w->fric[2 * c + 1];
     }
+}
+
+/* w->A x = w->x for the unknown forces (nu rows), in place. Redundant
+ * constraints (two sticking contacts with the same tangent row: a rimless
+ * wheel standing on two spokes) make A singular while the accelerations are
+ * determined: then the least-norm split of the forces, from Gaussian
+ * elimination with complete pivoting (nsn_gauss_complete: exact, so the
+ * forces do not jitter from one evaluation to the next) and its null
+ * vector; -1 if the rows are inconsistent (a Painleve-type singularity) or
+ * there are more than NSN_GC_MAX unknowns. w->D and w->u_minus are
+ * scratch (3 nc each way). */
+static int solve_forces(nsd_modes_work *w, size_t nu) {
+    memcpy(w->D, w->A, nu * nu * sizeof *w->A);
+    memcpy(w->u_minus, w->x, nu * sizeof *w->x);
+    if (nsd_solve_small(w->A, w->x, nu) == 0) return 0;
+    if (nu > NSN_GC_MAX) return -1;
+    double nul[NSN_GC_MAX];
+    int rank = nsn_gauss_complete((int)nu, w->D, nu, w->u_minus, w->x, nul);
+    if (rank < 0) return -1;
+    double xn = 0.0, nn = 0.0;
+    for (size_t k = 0; k < nu; ++k) {
+        xn += w->x[k] * nul[k];
+        nn += nul[k] * nul[k];
+    }
+    if (nn > 0.0)
+        for (size_t k = 0; k < nu; ++k) w->x[k] -= xn / nn * nul[k];
+    return 0;
 }
 
 /* Forces of the current modes and v' at (t, y): contacts must have been
@@ -215,6 +245,20 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
             for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
                 w->unk[nu++] = 3 * c + 1 + j;
             }
+        } else if (m->layout.contacts[c].tangent_dim == 1) {
+            /* 1-D: the mode's direction for the whole phase. The phase ends
+             * when u_t d falls through its offset (-1e-3 rest_velocity after
+             * a start from stick), which is where nsd_modes_slip_direction
+             * would flip the friction: the force would jump at the event
+             * itself, and the integrator rejected every step across it
+             * without locating it (a walker whose stance foot stopped
+             * slipping took 1e6 steps at t = 0.0945 s). */
+            w->slip_dir[2 * c] = m->ed.mode[c].dir[0];
+            w->slip_dir[2 * c + 1] = 0.0;
+            nsdyn_status fs = slip_friction(m, c, w->slip_dir + 2 * c, t);
+            if (fs > NSDYN_WARNING) return fs;
+            lam[1] = N * w->fric[2 * c];
+            lam[2] = N * w->fric[2 * c + 1];
         } else {
             nsd_modes_slip_direction(m, c, w->slip_dir + 2 * c);
             nsdyn_status fs = slip_friction(m, c, w->slip_dir + 2 * c, t);
@@ -234,7 +278,7 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
     if (st > NSDYN_WARNING) return st;
     nsd_affine_block(m, w->unk, nu, w->C, nu, w->A);
     for (size_t r = 0; r < nu; ++r) w->x[r] = -nsd_affine_local_acc(m, w->unk[r], m->a0);
-    if (nsd_solve_small(w->A, w->x, nu) != 0) {
+    if (solve_forces(w, nu) != 0) {
         snprintf(m->failure, sizeof m->failure,
                  "the contact constraints of the current modes are singular at t = %.9g s "
                  "(redundant contacts: the forces are not determined)",

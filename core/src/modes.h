@@ -48,6 +48,8 @@ typedef struct nsd_event_record {
     int limit_check;    /* SLIP/STICK of a 2-D persistent contact: 1 if the limit
                               directions of (3) agree with the force test, 0 if not,
                               -1 not checked */
+    char law_log[72];   /* IMPACT: the rigid law's phase log (contact.h phase_log), truncated;
+                           "" if the law wrote none (events.csv column impact_phases) */
 } nsd_event_record;
 
 typedef struct nsd_event_log {

@@ -120,6 +120,9 @@ static int impact(nsd_model *m, double t, double *y, nsd_event_log *log, nsdyn_s
             r->u_after[a] = w->u_plus[3 * j + a];
             r->impulse[a] = P[a];
         }
+        size_t nl = strnlen(w->law_log, sizeof r->law_log - 1); /* truncated, NUL-ended */
+        memcpy(r->law_log, w->law_log, nl);
+        r->law_log[nl] = '\0';
     }
     return 1;
 }

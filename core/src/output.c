@@ -138,7 +138,7 @@ int nsd_write_event_log(const char *path, const nsd_model *m, const nsd_event_lo
     if (!f) return -1;
     fputs("t [s],contact,kind,u_n_before [m/s],u_t1_before [m/s],u_t2_before [m/s],"
           "u_n_after [m/s],u_t1_after [m/s],u_t2_after [m/s],P_n [N s],P_t1 [N s],P_t2 [N s],"
-          "slip_dir1 [1],slip_dir2 [1],limit_directions_agree\n",
+          "slip_dir1 [1],slip_dir2 [1],limit_directions_agree,impact_phases\n",
           f);
     for (size_t i = 0; i < log->n; ++i) {
         const nsd_event_record *r = &log->rec[i];
@@ -148,10 +148,20 @@ int nsd_write_event_log(const char *path, const nsd_model *m, const nsd_event_lo
         for (int a = 0; a < 3; ++a) fprintf(f, ",%.12g", r->u_after[a]);
         for (int a = 0; a < 3; ++a) fprintf(f, ",%.12g", r->impulse[a] + 0.0); /* no "-0" */
         int slip = r->kind == NSD_EVENT_SLIP;
-        fprintf(f, ",%.12g,%.12g,%s\n", slip ? r->slip_dir[0] : 0.0, slip ? r->slip_dir[1] : 0.0,
+        fprintf(f, ",%.12g,%.12g,%s,", slip ? r->slip_dir[0] : 0.0, slip ? r->slip_dir[1] : 0.0,
                 r->limit_check < 0 ? ""
                 : r->limit_check   ? "yes"
                                    : "no");
+        /* the impact law's phase log, quoted (it may hold commas); '"' doubled */
+        if (r->kind == NSD_EVENT_IMPACT && r->law_log[0]) {
+            fputc('"', f);
+            for (const char *ch = r->law_log; *ch; ++ch) {
+                if (*ch == '"') fputc('"', f);
+                fputc(*ch, f);
+            }
+            fputc('"', f);
+        }
+        fputc('\n', f);
     }
     return nsd_commit_file(f, path, err, err_len);
 }
@@ -282,6 +292,8 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
         "drift_corrections = %llu  # sustained contacts projected back into the touching band\n",
         (unsigned long long)r->root_returns, (unsigned long long)r->unlogged_roots,
         (unsigned long long)r->drift_corrections);
+    fprintf(f, "rate_restarts = %llu  # integrator restarts at gap_rate = 0 (bi-stiffness)\n",
+            (unsigned long long)r->rate_restarts);
     fprintf(
         f,
         "energy_checked = %llu  # step ends the energy audit judged (docs/checks.md)\n"

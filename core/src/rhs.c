@@ -144,6 +144,17 @@ nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, dou
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system switches()");
     }
     if (m->ed.on) return nsd_modes_events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
+    if (m->n_rate_events) { /* gap rate while penetrating; +1 when open */
+        nsd_model_ask_contacts(m, NSD_ROWS_NONE);
+        nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
+        double *gr = g + m->event_first[NSD_SOURCE_RATE];
+        for (size_t k = 0; k < m->n_rate_events; ++k) {
+            const nsdyn_contact_eval *e =
+                &m->ce[m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index];
+            gr[k] = e->active && e->gap < 0.0 ? e->u[0] : 1.0;
+        }
+    }
     return NSDYN_OK;
 }
 

@@ -473,10 +473,28 @@ static nsd_flow stop_event(nsd_runner *r, const double *y, const nsd_event_sourc
     return NSD_END;
 }
 
+/* The gap rate of a contact under a law with a rate discontinuity crossed
+ * zero (events.h NSD_SOURCE_RATE): the force jumps here, so the integrator
+ * restarts at (t, y) and no step straddles the jump. Nothing else changes,
+ * and it is no contact event (not in events.csv or the root counts). */
+static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep) {
+    nsd_model *m = r->m;
+    memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
+    if (r->ig->restart(r->inst, r->t, r->ybuf) > NSDYN_WARNING)
+        return run_failed(r, "the simulation failed at t = %.9g s: restart at gap_rate = 0 (%s)",
+                          r->t, r->ig->message ? r->ig->message(r->inst) : "");
+    memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
+    r->y_last = r->y_switch;
+    r->res->rate_restarts++;
+    if (!r->locates) nsd_model_event_functions(m, r->t, r->ybuf, r->g_prev);
+    return NSD_NEXT_STEP;
+}
+
 /* The events of the step that ended at rep, dispatched by their source. */
 static nsd_flow handle_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *fired) {
     const nsd_event_source *stop = NULL;
     nsd_flow f = NSD_GO_ON;
+    if (fired->kind == NSD_SOURCE_RATE) return rate_event(r, rep);
     if (fired->kind == NSD_SOURCE_CONTACT) {
         f = contact_event(r, rep, fired, &stop);
         if (f != NSD_GO_ON) return f;

@@ -47,6 +47,9 @@ typedef struct nsd_run_result {
      * section_switch); the run stopped at the section when this reached
      * section_count. */
     size_t section_crossings;
+    /* Integrator restarts at gap_rate = 0 of a compliant law with a rate
+     * discontinuity (events.h NSD_SOURCE_RATE). */
+    uint64_t rate_restarts;
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,

@@ -314,7 +314,7 @@ static const nsdyn_contact_law bistiffness_law = {
             .id = "bistiffness", .version = "1.0.0",
             .summary =
                 "linear bi-stiffness k(1 +- mu_n) d, compression/expansion (Barjau & Batlle (5.1))",
-            NSDYN_PARAMS(bistiffness_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL,
+            NSDYN_PARAMS(bistiffness_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL | NSDYN_CAP_RATE_DISCONTINUITY,
             .create = create_bistiffness, .destroy = destroy),
     .normal_force = normal_force,
 };

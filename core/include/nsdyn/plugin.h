@@ -244,6 +244,12 @@ enum {
     /* contact laws */
     NSDYN_CAP_COMPLIANT_NORMAL = 1u << 8, /* normal force from gap and gap rate */
     NSDYN_CAP_RIGID_IMPACT = 1u << 9,     /* velocity jumps at impact */
+    /* ABI 2.0 addition (issue 11): a compliant law whose normal force jumps
+     * where the gap rate changes sign while penetrating (the bi-stiffness
+     * law: k(1 + mu_n) compressing, k(1 - mu_n) expanding); the host
+     * locates gap_rate = 0 as an event and restarts the integrator there,
+     * so no step straddles the jump. Old hosts ignore the bit. */
+    NSDYN_CAP_RATE_DISCONTINUITY = 1u << 10,
     /* friction laws */
     NSDYN_CAP_FRICTION_SMOOTH = 1u << 12,     /* single-valued force of slip */
     NSDYN_CAP_FRICTION_SET_VALUED = 1u << 13, /* set-valued at zero slip */

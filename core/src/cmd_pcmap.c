@@ -1,0 +1,252 @@
+/* nsdyn pcmap CONFIG: the Percussion-Centre half-plane of Barjau & Batlle
+ * (2022), Figs 6-20, 23, 24, for the two contact candidates nearest the
+ * ground at the config's initial state (analysis/pc_map.h): the lines
+ * (ground, horizontal and vertical G-lines, the verticals through Q_f and
+ * Q_b, the lambda-lines, the mu_c- and mu-lines, the hyperbola (4.2) of
+ * conjugated critical PCs and its asymptote), the points (G, Q_f, Q_b,
+ * A, B, PC_c, PC'_c, the first phase's PC for the config's friction) and
+ * the critical friction coefficients, printed and in pcmap.csv. */
+#define _DEFAULT_SOURCE
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "outdir.h"
+#include "output.h"
+#include "pc_map.h"
+#include "plot.h"
+#include "scenario.h"
+
+enum { N_HYP = 400, N_LINES = 12, N_PTS = 10, N_LAM = 301 };
+
+typedef struct pc_figure {
+    double lam[N_LAM], muc[N_LAM], mudp[N_LAM], mui[N_LAM]; /* against lambda */
+    double vx[1];
+    nsd_curve crit[3];
+    double lx[N_LINES][2], ly[N_LINES][2];
+    double hx[N_HYP], hy[N_HYP];
+    double px[N_PTS], py[N_PTS];
+    nsd_curve curves[N_LINES + 2 + N_PTS];
+    size_t nc;
+} pc_figure;
+
+/* A line through P along u, clipped to the box [x0, x1] x [y0, y1] (as a
+ * segment long enough to cross it). */
+static void add_line(pc_figure *F, nsd_pc_point P, double ux, double uy, double big,
+                     const char *legend, int color, int dashed, double width) {
+    size_t k = F->nc < N_LINES ? F->nc : N_LINES - 1;
+    double n = hypot(ux, uy);
+    if (!(n > 0) || !isfinite(P.x) || !isfinite(P.y)) return;
+    F->lx[k][0] = P.x - big * ux / n;
+    F->lx[k][1] = P.x + big * ux / n;
+    F->ly[k][0] = P.y - big * uy / n;
+    F->ly[k][1] = P.y + big * uy / n;
+    F->curves[F->nc++] = (nsd_curve){F->lx[k], F->ly[k], 2, legend, color, dashed, width, 0};
+}
+
+static void print_value(FILE *f, const char *name, double v, const char *what) {
+    if (isfinite(v))
+        fprintf(f, "  %-8s = %-12.6g %s\n", name, v, what);
+    else
+        fprintf(f, "  %-8s = %-12s %s\n", name, "none", what);
+}
+
+static void print_analysis(FILE *f, const nsd_model *m, const nsd_pc_analysis *a, double mu) {
+    fprintf(f,
+            "PC half-plane: Q_f = '%s', Q_b = '%s' (x forward along the ground, y normal, "
+            "origin G)\n",
+            m->layout.contacts[a->f].name, m->layout.contacts[a->b].name);
+    fprintf(f, "  Q_f = (%.6g, %.6g) m, Q_b = (%.6g, %.6g) m, |GQ_f| = %.6g m, lambda = %.6g\n",
+            a->Qf.x, a->Qf.y, a->Qb.x, a->Qb.y, a->scale, a->lambda_eff);
+    print_value(f, "mu_dp", a->mu_dp, "forward sliding: double-point impact from the start below");
+    print_value(f, "mu_c", a->mu_c, "critical: constant forward sliding (4.1), (A.5)");
+    print_value(f, "mu_inf", a->mu_inf, "forward PC at infinity (tan beta for the rimless wheel)");
+    print_value(f, "mu_i", a->mu_i, "dynamic jamb above (A.6)");
+    print_value(f, "mu_dpb", a->mu_dpb,
+                "backward sliding: double-point impact from the start above");
+    fprintf(f,
+            "  A = (%.6g, %.6g), B = (%.6g, %.6g), PC_c = (%.6g, %.6g), PC'_c = (%.6g, %.6g) m\n",
+            a->A.x, a->A.y, a->B.x, a->B.y, a->pc_c.x, a->pc_c.y, a->pc_c_conj.x, a->pc_c_conj.y);
+    fprintf(f, "  hyperbola (4.2) asymptote y = %.6g m; config friction mu = %g\n", a->asymptote_y,
+            mu);
+}
+
+static int write_csv(const char *dir, const nsd_pc_analysis *a, const nsd_pc_point *first,
+                     char *err, size_t len) {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/pcmap.csv", dir);
+    FILE *f = nsd_open_tmp(path, err, len);
+    if (!f) return -1;
+    fprintf(f, "name,x [m],y [m],value\n");
+    const struct {
+        const char *n;
+        nsd_pc_point p;
+    } pts[] = {{"G", a->G},
+               {"Q_f", a->Qf},
+               {"Q_b", a->Qb},
+               {"A", a->A},
+               {"B", a->B},
+               {"PC_c", a->pc_c},
+               {"PC_c_conj", a->pc_c_conj},
+               {"PC_first_forward", *first}};
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; ++i)
+        fprintf(f, "%s,%.12g,%.12g,\n", pts[i].n, pts[i].p.x, pts[i].p.y);
+    fprintf(f,
+            "lambda,,,%.12g\nmu_dp,,,%.12g\nmu_c,,,%.12g\nmu_inf,,,%.12g\nmu_i,,,%.12g\n"
+            "mu_dpb,,,%.12g\nasymptote_y,,,%.12g\n",
+            a->lambda_eff, a->mu_dp, a->mu_c, a->mu_inf, a->mu_i, a->mu_dpb, a->asymptote_y);
+    return nsd_commit_file(f, path, err, len);
+}
+
+/* Critical coefficients against lambda (the family of lambda-lines of this
+ * geometry, 0 <= lambda <= 1.5) into F and pcmap_critical.csv. */
+static int critical_curves(const char *dir, const nsd_pc_analysis *a, pc_figure *F, char *err,
+                           size_t len) {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/pcmap_critical.csv", dir);
+    FILE *f = nsd_open_tmp(path, err, len);
+    if (!f) return -1;
+    fprintf(f, "lambda [1],mu_dp [1],mu_c [1],mu_i [1]\n");
+    for (int i = 0; i < N_LAM; ++i) {
+        F->lam[i] = 1.5 * i / (N_LAM - 1);
+        nsd_pc_critical_at(a, F->lam[i] * a->scale, &F->muc[i], &F->mudp[i], &F->mui[i]);
+        fprintf(f, "%.6g,%.12g,%.12g,%.12g\n", F->lam[i], F->mudp[i], F->muc[i], F->mui[i]);
+    }
+    F->vx[0] = a->lambda_eff;
+    F->crit[0] = (nsd_curve){F->lam, F->mudp, N_LAM, "mu_DP: DP from the start below", 1, 0, 2, 0};
+    F->crit[1] = (nsd_curve){F->lam, F->muc, N_LAM, "mu_c (4.1)", 2, 0, 2, 0};
+    F->crit[2] = (nsd_curve){F->lam, F->mui, N_LAM, "mu_i: jamb above (A.6)", 0, 0, 2, 0};
+    return nsd_commit_file(f, path, err, len);
+}
+
+/* The lines and points of the map into F. */
+static void build(pc_figure *F, const nsd_pc_analysis *a, double mu, nsd_pc_point first,
+                  double big) {
+    const double s = a->scale, px = -a->ef[1], py = a->ef[0]; /* along the lambda-lines */
+    const nsd_pc_point O = {0, 0};
+    add_line(F, (nsd_pc_point){0, a->ground_y}, 1, 0, big, "ground", 6, 0, 2.5);
+    add_line(F, O, 1, 0, big, "horizontal and vertical G-lines", 6, 1, 1.0);
+    add_line(F, O, 0, 1, big, NULL, 6, 1, 1.0);
+    add_line(F, a->Qf, 0, 1, big, "verticals through Q_f, Q_b", 4, 2, 1.5);
+    add_line(F, a->Qb, 0, 1, big, NULL, 4, 2, 1.5);
+    add_line(F, O, px, py, big, "lambda = 0 and lambda = 1 lines", 5, 1, 1.0);
+    add_line(F, (nsd_pc_point){-a->ef[0] * s, -a->ef[1] * s}, px, py, big, NULL, 5, 1, 1.0);
+    add_line(F, a->A, px, py, big, "lambda-line of the body", 0, 0, 2.5);
+    add_line(F, O, a->pc_c.x, a->pc_c.y, big, "mu_c-line", 2, 0, 1.5);
+    if (mu > 0) add_line(F, O, -1, -mu, big, "forward mu-line (config)", 3, 0, 1.5);
+    size_t nh = 0;
+    for (int i = 0; i < N_HYP; ++i) {
+        nsd_pc_point J;
+        double d = 3.0 * s * (i + 1) / N_HYP;
+        if (nsd_pc_conjugate(a, d, &J) != 0) continue;
+        F->hx[nh] = J.x;
+        F->hy[nh++] = J.y;
+    }
+    F->curves[F->nc++] = (nsd_curve){F->hx, F->hy, nh, "hyperbola (4.2) of PC'_c", 1, 0, 2.0, 0};
+    add_line(F, (nsd_pc_point){0, a->asymptote_y}, 1, 0, big, "its asymptote", 1, 2, 1.0);
+    const nsd_pc_point pts[N_PTS] = {a->G, a->Qf, a->Qb, a->A, a->B, a->pc_c, a->pc_c_conj, first};
+    static const char *const names[N_PTS] = {"G", "Q_f",  "Q_b",   "A (mu = 0)",
+                                             "B", "PC_c", "PC'_c", "PC, first phase (config mu)"};
+    for (int i = 0; i < 8; ++i) {
+        F->px[i] = pts[i].x;
+        F->py[i] = pts[i].y;
+        F->curves[F->nc++] = (nsd_curve){&F->px[i], &F->py[i], 1, names[i], i, 0, 3.0, 1};
+    }
+}
+
+static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, nsd_outdir *od) {
+    char err[1024], path[PATH_MAX + 32], title[400];
+    nsd_model *m = &s->model;
+    double mu = m->mu_kinetic;
+    nsd_pc_point first = {NAN, NAN};
+    nsd_pc_of_impulse(a, -mu, &first);
+    if (write_csv(od->tmp, a, &first, err, sizeof err) != 0) goto fail;
+    pc_figure *F = calloc(1, sizeof *F);
+    if (!F) {
+        snprintf(err, sizeof err, "out of memory");
+        goto fail;
+    }
+    const double sc = a->scale;
+    build(F, a, mu, first, 20 * sc);
+    if (critical_curves(od->tmp, a, F, err, sizeof err) != 0) {
+        free(F);
+        goto fail;
+    }
+    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
+    char v[4][24];
+    const double vals[4] = {a->mu_dp, a->mu_c, a->mu_inf, a->mu_i};
+    for (int i = 0; i < 4; ++i)
+        if (isfinite(vals[i]))
+            snprintf(v[i], sizeof v[i], "%.3g", vals[i]);
+        else
+            snprintf(v[i], sizeof v[i], "none");
+    snprintf(title, sizeof title, "lambda %.4g: mu_DP %s, mu_c %s, mu_inf %s, mu_i %s",
+             a->lambda_eff, v[0], v[1], v[2], v[3]);
+    nsd_panel panel = {.title = title,
+                       .xlabel = "along the ground from G [m]",
+                       .ylabel = "normal to the ground from G [m]",
+                       .curves = F->curves,
+                       .n_curves = F->nc,
+                       .xmin = -2.2 * sc,
+                       .xmax = 1.4 * sc,
+                       .ymin = a->ground_y - 1.2 * sc,
+                       .ymax = 1.6 * sc,
+                       .equal_aspect = 1,
+                       .legend_position = 4};
+    snprintf(path, sizeof path, "%s/pcmap.%s", od->tmp, nsd_plot_format_ext(fmt));
+    double ymax = 0;
+    for (int i = 0; i < N_LAM; ++i)
+        if (isfinite(F->muc[i])) ymax = fmax(ymax, 3 * F->muc[i]);
+    nsd_panel panels[2] = {panel,
+                           {.title = "critical friction coefficients of this geometry",
+                            .xlabel = "inertia ratio lambda = I_G / (m |GQ_f|^2)",
+                            .ylabel = "friction coefficient mu",
+                            .curves = F->crit,
+                            .n_curves = 3,
+                            .vlines = F->vx,
+                            .n_vlines = 1,
+                            .xmin = 0,
+                            .xmax = 1.5,
+                            .ymin = 0,
+                            .ymax = ymax > 0 ? ymax : 1,
+                            .legend_position = 0}};
+    nsd_figure fig = {s->app.cfg.title, panels, 2, 1, 1700, 1800};
+    int rc = nsd_plot_write(path, fmt, &fig, err, sizeof err);
+    free(F);
+    if (rc != 0) goto fail;
+    if (!nsd_outdir_finish(od, 1, 1, NULL, 0)) return NSD_EXIT_OUTPUT;
+    printf("wrote %s/pcmap.csv, pcmap_critical.csv, pcmap.%s\n", od->target,
+           nsd_plot_format_ext(fmt));
+    return NSD_EXIT_OK;
+fail:
+    fprintf(stderr, "error: %s\n", err);
+    return NSD_EXIT_OUTPUT;
+}
+
+int nsd_cmd_pcmap(const nsd_cli *cli) {
+    nsd_diag diag = {0};
+    nsd_scenario s;
+    nsd_outdir od = {0};
+    int status = NSD_EXIT_USAGE;
+    if (nsd_cli_load(cli, &s, 1, &diag) != 0) goto out;
+    nsd_pc_analysis a;
+    char err[1024];
+    double t0 = s.app.cfg.settings.t_start;
+    if (nsd_pc_analyse(&s.model, t0, s.model.y0, &a, err, sizeof err) != 0) {
+        const nsd_toml_node *sys = s.app.cfg.system.table, *id = nsd_toml_get(sys, "id");
+        nsd_diag_at(&diag, id ? id : sys, "[system]: nsdyn pcmap: %s", err);
+        nsd_diag_print(&diag, stderr);
+        goto out;
+    }
+    if (nsd_cli_open_outdir(cli, &od) != 0) goto out;
+    print_analysis(stdout, &s.model, &a, s.model.mu_kinetic);
+    status = write_outputs(&s, &a, &od);
+out:
+    nsd_outdir_discard(&od);
+    nsd_scenario_destroy(&s);
+    nsd_diag_free(&diag);
+    return status;
+}
