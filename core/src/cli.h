@@ -22,6 +22,8 @@ typedef struct nsd_cli {
 int nsd_cmd_run(const nsd_cli *cli);
 int nsd_cmd_compare(const nsd_cli *cli);
 int nsd_cmd_limits(const nsd_cli *cli);
+/* nsdyn sweep: reads its own options (cmd_sweep.c). */
+int nsd_cmd_sweep(int argc, char **argv);
 int nsd_cmd_plugins(void);
 int nsd_cmd_describe(const char *id);
 

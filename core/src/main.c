@@ -24,6 +24,9 @@ static void usage(FILE *out) {
         "  limits CONFIG [-o DIR] [--set ...]\n"
         "        limit directions R(phi), V(phi) of a 2-D Coulomb contact at the initial\n"
         "        state, the stick-force test, and the u1-u2 phase portrait\n"
+        "  sweep CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...]\n"
+        "        the config's [sweep]: every run in process, summaries into an SQLite\n"
+        "        database (DIR/sweep.sqlite, resumable), runs.csv and graphs (docs/sweep.md)\n"
         "  plugins            list every plugin found (kind, id, version, summary); opens and\n"
         "        checks every shared object on the search path; exit 2 if one is broken\n"
         "  describe ID        a plugin's parameters: units, defaults, ranges, help\n"
@@ -157,6 +160,7 @@ static const struct {
     {"plugins", cmd_plugins, NULL},     {"index", cmd_index, NULL},
     {"describe", cmd_describe, NULL},   {"run", NULL, nsd_cmd_run},
     {"compare", NULL, nsd_cmd_compare}, {"limits", NULL, nsd_cmd_limits},
+    {"sweep", nsd_cmd_sweep, NULL},
 };
 
 int main(int argc, char **argv) {
