@@ -222,8 +222,10 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
             fprintf(f, "%s,", c->p[i].gtext);
         else
             fprintf(f, "%.15g,", g->group_axis >= 0 ? c->p[i].g : 0.0);
-        fprintf(f, "%.15g,%zu,%.15g,%.15g,%.15g,%.15g,%.15g\n", a->x, a->n, a->mean, a->std, a->min,
-                a->max, a->fraction);
+        fprintf(f, "%.15g,%zu,%.15g,%.15g,%.15g,%.15g,", a->x, a->n, a->mean, a->std, a->min,
+                a->max);
+        if (!isnan(g->above)) fprintf(f, "%.15g", a->fraction);
+        fputc('\n', f);
         i = j;
     }
     gstart[n_groups] = n_agg;
