@@ -99,15 +99,34 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
 
 static const char *const status_names[] = {"ok", "failed", "refused", "no summary"};
 
-/* A failure's reason: its message up to the first digit or '(' (times and
- * states differ from run to run), at most 120 characters. */
+/* A failure's reason: its message without the state (from "; state",
+ * "; last") and with every number as N (times and states differ from run
+ * to run), so runs that failed the same way count together. */
 static void reason_of(const nsd_sweep_row *row, char *buf, size_t len) {
-    size_t n = snprintf(buf, len, "%s: ", status_names[row->status]);
-    for (const char *p = row->message; *p && n + 1 < len && n < 130; ++p, ++n) {
-        if ((*p >= '0' && *p <= '9') || *p == '(') break;
-        buf[n] = *p;
+    char msg[sizeof row->message];
+    snprintf(msg, sizeof msg, "%s", row->message);
+    static const char *const cuts[] = {"; state", "; last", " (axis '"};
+    for (size_t k = 0; k < 3; ++k) {
+        char *c = strstr(msg, cuts[k]);
+        if (c) *c = '\0';
     }
-    buf[n < len ? n : len - 1] = '\0';
+    size_t n = (size_t)snprintf(buf, len, "%s: ", status_names[row->status & 3]);
+    for (const char *p = msg; *p && n + 2 < len;) {
+        int digit = *p >= '0' && *p <= '9';
+        int starts = digit || ((*p == '-' || *p == '.') && p[1] >= '0' && p[1] <= '9');
+        if (starts && (p == msg || !((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'))) {
+            buf[n++] = 'N';
+            p++;
+            while ((*p >= '0' && *p <= '9') || *p == '.' ||
+                   ((*p == 'e' || *p == 'E') &&
+                    (p[1] == '-' || p[1] == '+' || (p[1] >= '0' && p[1] <= '9'))) ||
+                   ((*p == '-' || *p == '+') && (p[-1] == 'e' || p[-1] == 'E')))
+                p++;
+            continue;
+        }
+        buf[n++] = *p++;
+    }
+    buf[n] = '\0';
 }
 
 void nsd_sweep_tally_add(nsd_sweep_tally *t, const nsd_sweep_row *row) {
