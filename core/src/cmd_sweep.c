@@ -17,9 +17,12 @@
 #ifdef NSDYN_MPI
 int nsd_sweep_mpi_init(int *argc, char ***argv, int *rank, int *size);
 void nsd_sweep_mpi_finalize(void);
+int nsd_sweep_mpi_agree(int ok);
 int nsd_sweep_exec_mpi(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
                        const uint8_t *done, const nsd_sweep_opts *opts, nsd_sweep_tally *tally,
                        int rank, int size);
+#else
+static int nsd_sweep_mpi_agree(int ok) { return ok; }
 #endif
 
 typedef struct sweep_args {
@@ -89,13 +92,13 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
 }
 
 /* Config, [sweep] and every axis value; 0, or -1 with the messages out. */
-static int load(const sweep_args *a, nsd_scenario *base, nsd_sweep_def *def) {
+static int load(const sweep_args *a, nsd_scenario *base, nsd_sweep_def *def, int rank) {
     nsd_diag diag = {0};
     base->no_graphs = 1;
     size_t errors = nsd_scenario_load(base, a->cli.config, a->cli.sets, a->cli.n_sets, &diag);
     if (!errors) errors = nsd_sweep_parse(def, base, &diag);
     if (!errors) errors = nsd_sweep_check_values(def, base, &diag);
-    if (errors) nsd_diag_print(&diag, stderr);
+    if (errors && rank == 0) nsd_diag_print(&diag, stderr); /* once, not per rank */
     nsd_diag_free(&diag);
     return errors ? -1 : 0;
 }
@@ -142,29 +145,26 @@ static int sweep_main(sweep_args *a, int rank, int size) {
     nsd_sweep_db *db = NULL;
     uint8_t *done = NULL;
     char dir[PATH_MAX], db_path[PATH_MAX + 32], err[PATH_MAX + 1024];
-    if (load(a, &base, &def) != 0) goto out;
+    if (!nsd_sweep_mpi_agree(load(a, &base, &def, rank) == 0)) goto out;
     nsd_cli_out_dir(&a->cli, dir, sizeof dir);
     char keep[PATH_MAX + 16];
     snprintf(keep, sizeof keep, "%s/runs", dir);
     a->opts.keep_dir = def.keep != NSD_KEEP_NONE ? keep : NULL;
     a->opts.config = a->cli.config;
-    if (rank == 0) {
-        if (nsd_make_dirs(dir, err, sizeof err) != 0) {
-            fprintf(stderr, "error: %s\n", err);
-            goto out;
-        }
-        snprintf(db_path, sizeof db_path, "%s", a->opts.db_path ? a->opts.db_path : "");
-        if (!a->opts.db_path) snprintf(db_path, sizeof db_path, "%s/sweep.sqlite", dir);
+    snprintf(db_path, sizeof db_path, "%s", a->opts.db_path ? a->opts.db_path : "");
+    if (!a->opts.db_path) snprintf(db_path, sizeof db_path, "%s/sweep.sqlite", dir);
+    if (rank == 0) { /* the writer: the folder and the database */
         size_t n_done = 0;
-        db = nsd_sweep_db_open(db_path, &def, a->cli.config, &done, &n_done, err, sizeof err);
-        if (!db) {
+        if (nsd_make_dirs(dir, err, sizeof err) != 0)
             fprintf(stderr, "error: %s\n", err);
-            goto out;
-        }
-        if (!a->opts.quiet)
-            fprintf(stderr, "sweep: %zu runs (%zu finished before) into %s\n", def.n_runs, n_done,
-                    db_path);
+        else if (!(db = nsd_sweep_db_open(db_path, &def, a->cli.config, &done, &n_done, err,
+                                          sizeof err)))
+            fprintf(stderr, "error: %s\n", err);
+        else if (!a->opts.quiet)
+            fprintf(stderr, "sweep: %zu runs (%zu finished before) into %s%s\n", def.n_runs, n_done,
+                    db_path, size > 1 ? " (MPI)" : "");
     }
+    if (!nsd_sweep_mpi_agree(rank != 0 || db != NULL)) goto out;
     nsd_sweep_tally tally = {0};
     status = NSD_EXIT_OK;
     if (exec_sweep(a, &def, &base, db, done, &tally, rank, size) != 0) status = 4;

@@ -219,7 +219,9 @@ typedef struct nsd_sweep_opts {
 /* Counts of a sweep's runs: done now, failed by status, skipped. */
 typedef struct nsd_sweep_tally {
     size_t done, skipped, by_status[4];
-    double wall, sim_wall;
+    double wall, sim_wall; /* [s] summed over the runs: all their cost, the simulations' */
+    double db_wall;        /* [s] the writer in the database */
+    double elapsed;        /* [s] of the sweep */
     /* reasons of failures: the first few distinct ones with counts */
     char reason[8][160];
     size_t reason_n[8];

@@ -157,6 +157,13 @@ void nsd_sweep_tally_print(FILE *out, const nsd_sweep_tally *t) {
                 t->by_status[NSD_SWEEP_FAILED], t->by_status[NSD_SWEEP_REFUSED],
                 t->by_status[NSD_SWEEP_NO_SUMMARY]);
     fputc('\n', out);
+    if (t->done && t->elapsed > 0)
+        fprintf(out,
+                "sweep: %.1f s wall, %.1f runs/s; per run %.3f ms (simulation %.3f ms, set-up and "
+                "summaries %.3f ms); database %.2f s in the writer\n",
+                t->elapsed, (double)t->done / t->elapsed, 1e3 * t->wall / (double)t->done,
+                1e3 * t->sim_wall / (double)t->done,
+                1e3 * (t->wall - t->sim_wall) / (double)t->done, t->db_wall);
     for (size_t i = 0; i < t->n_reasons; ++i)
         fprintf(out, "  %6zu x %s\n", t->reason_n[i], t->reason[i]);
 }
@@ -257,6 +264,7 @@ static int write_rows(queue *q, nsd_sweep_db *db, nsd_sweep_tally *tally,
         int finished = q->workers_left == 0 && n == 0;
         pthread_cond_broadcast(&q->room);
         pthread_mutex_unlock(&q->mu);
+        double w_db = now_s();
         for (size_t i = 0; i < n; ++i) {
             if (rc == 0 && nsd_sweep_db_put(db, batch[i], err, sizeof err) != 0) {
                 rc = -1; /* the workers take no more runs */
@@ -273,6 +281,7 @@ static int write_rows(queue *q, nsd_sweep_db *db, nsd_sweep_tally *tally,
                 rc = -1;
             last_commit = now_s();
         }
+        tally->db_wall += now_s() - w_db;
         nsd_sweep_progress_show(prog, tally, 0);
         if (finished) break;
     }
@@ -319,6 +328,7 @@ int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, n
         if (ok[i]) pthread_join(w[i].th, NULL);
     free(ok);
     nsd_sweep_progress_show(&prog, tally, 1);
+    tally->elapsed = now_s() - prog.t0;
     free(q.pending);
     free(q.rows);
     free(w);
