@@ -23,6 +23,9 @@
 #include "scenario.h"
 
 #define NSD_SWEEP_TEXT 48 /* bytes of a text summary (a stop name) */
+/* Most points a maxima() summary keeps of one run (a bifurcation
+ * diagram's column); the summary's value counts them all. */
+#define NSD_SWEEP_POINTS 400
 
 typedef enum { NSD_DESIGN_GRID = 0, NSD_DESIGN_RANDOM, NSD_DESIGN_LHS } nsd_sweep_design;
 
@@ -62,6 +65,7 @@ typedef enum {
     NSD_SUM_STOP,          /* text: the stop fired, "complete" or "failed" */
     NSD_SUM_T_REACHED,
     NSD_SUM_SYSTEM, /* a value the system declares (nsdyn_system_summaries) */
+    NSD_SUM_MAXIMA, /* the local maxima of a channel after a time: the row's points */
     NSD_SUM_KIND_COUNT
 } nsd_summary_kind;
 
@@ -72,6 +76,7 @@ typedef struct nsd_sweep_summary {
     nsd_summary_kind kind;
     char *channel; /* channel or system value name */
     int event;     /* nsd_event_kind, or NSD_EVENT_KIND_COUNT + 0 switch, + 1 stop, + 2 all */
+    double after;  /* maxima: from this time on [s] (after the transient) */
 } nsd_sweep_summary;
 
 typedef enum { NSD_KEEP_NONE = 0, NSD_KEEP_FAILED, NSD_KEEP_ALL } nsd_sweep_keep;
@@ -91,10 +96,10 @@ typedef struct nsd_sweep_graph {
     const nsd_toml_node *at;
     long x_axis, group_axis; /* axis indices (group -1: none) */
     long y_axis;             /* heat map: the second axis, else -1 */
-    long summary;            /* summary index */
+    long summary;            /* summary index (a map: the summary that colours it) */
+    int points;              /* a maxima() summary: every point against x */
     nsd_reduce reduce;
-    double above;   /* fraction: threshold; heat map: the contour level (NaN: none) */
-    int have_above; /* heat map: a contour was asked for */
+    double above; /* fraction, map of a number: the threshold (NaN: none) */
 } nsd_sweep_graph;
 
 typedef struct nsd_sweep_def {
@@ -112,6 +117,7 @@ typedef struct nsd_sweep_def {
     nsd_sweep_graph *graphs;
     size_t n_graphs;
     int derive_locked; /* an axis names a plugin id: derive under a lock */
+    long points_sum;   /* the maxima() summary (one at most), or -1 */
     uint32_t *lhs;     /* lhs design: n_dims x samples strata, a permutation per dimension */
     char hash[65];     /* of the definition: base config, axes, summaries */
 } nsd_sweep_def;
@@ -136,6 +142,8 @@ typedef struct nsd_sweep_row {
     char (*sum_text)[NSD_SWEEP_TEXT];  /* n_sums ("" for numbers) */
     char message[512];
     char config_hash[65];
+    uint32_t n_points; /* the maxima() summary's points (at most NSD_SWEEP_POINTS) */
+    double *points;
 } nsd_sweep_row;
 
 /* Parse and check [sweep] of the opened scenario base (created: its model
@@ -249,6 +257,10 @@ int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, n
 
 /* Aggregates and graphs of the def's [[sweep.graph]]s from the database
  * into dir (sweep_graphs.c). Returns 0 or -1 (printed). */
+/* A bifurcation diagram (every point of a maxima() summary against an
+ * axis) or a map over two axes coloured by a summary (sweep_maps.c). */
+int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_sweep_graph *g, nsd_sweep_db *db,
+                      const char *dir, nsd_plot_format format, int quiet);
 int nsd_sweep_graphs(const nsd_sweep_def *def, nsd_sweep_db *db, const char *dir,
                      nsd_plot_format format, int quiet);
 

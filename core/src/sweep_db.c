@@ -4,7 +4,9 @@
  *   axes(pos, name, key, kind, n, start, stop, scale, zip_dim, per)
  *   summaries(pos, name, expr)
  *   runs(run, <axes>, <summaries>, status, message, wall, config_hash)
- *                         one row per finished run.
+ *                         one row per finished run;
+ *   points(run, k, value) the local maxima of a maxima() summary, when the
+ *                         sweep has one (a bifurcation diagram).
  * Rows are written in transactions by one thread; a run is finished once
  * its row is committed, so a sweep run again on the same database skips
  * it. WAL journal: a killed sweep loses only the uncommitted rows. */
@@ -20,6 +22,7 @@
 struct nsd_sweep_db {
     sqlite3 *db;
     sqlite3_stmt *put;
+    sqlite3_stmt *put_clear, *put_point, *get_points; /* maxima() points, or NULL */
     const nsd_sweep_def *def;
 };
 
@@ -107,8 +110,11 @@ static int create_schema(nsd_sweep_db *d, const char *config, char *err, size_t 
         sqlite3_free(q);
         runs = next;
     }
-    sql = sqlite3_mprintf("%z, status TEXT, message TEXT, wall REAL, config_hash TEXT); COMMIT;",
-                          runs);
+    sql = sqlite3_mprintf("%z, status TEXT, message TEXT, wall REAL, config_hash TEXT); %s COMMIT;",
+                          runs,
+                          def->points_sum >= 0 ? "CREATE TABLE points(run INTEGER, k INTEGER, "
+                                                 "value REAL, PRIMARY KEY(run, k));"
+                                               : "");
     if (rc == 0) rc = exec(d, sql, err, len);
     sqlite3_free(sql);
     return rc;
@@ -121,6 +127,15 @@ static int prepare_put(nsd_sweep_db *d, char *err, size_t len) {
     sql = sqlite3_mprintf("%z)", sql);
     int rc = sqlite3_prepare_v2(d->db, sql, -1, &d->put, NULL);
     sqlite3_free(sql);
+    if (rc == SQLITE_OK && d->def->points_sum >= 0) {
+        rc = sqlite3_prepare_v2(d->db, "DELETE FROM points WHERE run = ?", -1, &d->put_clear, NULL);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_prepare_v2(d->db, "INSERT INTO points VALUES(?, ?, ?)", -1, &d->put_point,
+                                    NULL);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_prepare_v2(d->db, "SELECT value FROM points WHERE run = ? ORDER BY k", -1,
+                                    &d->get_points, NULL);
+    }
     return rc == SQLITE_OK ? 0 : fail(d, "prepare", err, len);
 }
 
@@ -206,6 +221,17 @@ int nsd_sweep_db_put(nsd_sweep_db *d, const nsd_sweep_row *row, char *err, size_
     sqlite3_bind_double(st, i++, row->wall);
     sqlite3_bind_text(st, i++, row->config_hash, -1, SQLITE_TRANSIENT);
     if (sqlite3_step(st) != SQLITE_DONE) return fail(d, "writing a run", err, len);
+    if (!d->put_clear) return 0;
+    sqlite3_reset(d->put_clear);
+    sqlite3_bind_int64(d->put_clear, 1, (sqlite3_int64)row->run);
+    if (sqlite3_step(d->put_clear) != SQLITE_DONE) return fail(d, "writing points", err, len);
+    for (uint32_t k = 0; k < row->n_points; ++k) {
+        sqlite3_reset(d->put_point);
+        sqlite3_bind_int64(d->put_point, 1, (sqlite3_int64)row->run);
+        sqlite3_bind_int(d->put_point, 2, (int)k);
+        sqlite3_bind_double(d->put_point, 3, row->points[k]);
+        if (sqlite3_step(d->put_point) != SQLITE_DONE) return fail(d, "writing points", err, len);
+    }
     return 0;
 }
 
@@ -300,6 +326,13 @@ int nsd_sweep_db_scan(nsd_sweep_db *d, nsd_sweep_row_fn fn, void *ctx, char *err
         const char *msg = (const char *)sqlite3_column_text(st, c++);
         snprintf(row->message, sizeof row->message, "%s", msg ? msg : "");
         row->wall = sqlite3_column_double(st, c++);
+        row->n_points = 0;
+        if (d->get_points) {
+            sqlite3_reset(d->get_points);
+            sqlite3_bind_int64(d->get_points, 1, (sqlite3_int64)row->run);
+            while (sqlite3_step(d->get_points) == SQLITE_ROW && row->n_points < NSD_SWEEP_POINTS)
+                row->points[row->n_points++] = sqlite3_column_double(d->get_points, 0);
+        }
         fn(ctx, row);
     }
     sqlite3_finalize(st);
@@ -310,6 +343,9 @@ int nsd_sweep_db_scan(nsd_sweep_db *d, nsd_sweep_row_fn fn, void *ctx, char *err
 void nsd_sweep_db_close(nsd_sweep_db *d) {
     if (!d) return;
     sqlite3_finalize(d->put);
+    sqlite3_finalize(d->put_clear);
+    sqlite3_finalize(d->put_point);
+    sqlite3_finalize(d->get_points);
     sqlite3_close(d->db);
     free(d);
 }

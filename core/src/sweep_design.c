@@ -204,7 +204,8 @@ nsd_sweep_row *nsd_sweep_row_new(const nsd_sweep_def *def) {
     r->axis_text = calloc(na, sizeof *r->axis_text);
     r->sum_num = calloc(ns, sizeof *r->sum_num);
     r->sum_text = calloc(ns, sizeof *r->sum_text);
-    if (!r->axis_num || !r->axis_text || !r->sum_num || !r->sum_text) abort();
+    r->points = calloc(NSD_SWEEP_POINTS, sizeof *r->points);
+    if (!r->axis_num || !r->axis_text || !r->sum_num || !r->sum_text || !r->points) abort();
     return r;
 }
 
@@ -214,12 +215,14 @@ void nsd_sweep_row_free(nsd_sweep_row *r) {
     free(r->axis_text);
     free(r->sum_num);
     free(r->sum_text);
+    free(r->points);
     free(r);
 }
 
 size_t nsd_sweep_row_packed_size(const nsd_sweep_def *def) {
     return sizeof(uint64_t) + sizeof(int) + 2 * sizeof(double) +
-           (def->n_axes + def->n_sums) * (sizeof(double) + NSD_SWEEP_TEXT) + 512 + 65;
+           (def->n_axes + def->n_sums) * (sizeof(double) + NSD_SWEEP_TEXT) + 512 + 65 +
+           sizeof(uint32_t) + NSD_SWEEP_POINTS * sizeof(double);
 }
 
 #define PUT(p, src, len) (memcpy((p), (src), (len)), (p) += (len))
@@ -236,6 +239,8 @@ void nsd_sweep_row_pack(const nsd_sweep_def *def, const nsd_sweep_row *r, unsign
     PUT(p, r->sum_text, def->n_sums * sizeof *r->sum_text);
     PUT(p, r->message, sizeof r->message);
     PUT(p, r->config_hash, sizeof r->config_hash);
+    PUT(p, &r->n_points, sizeof r->n_points);
+    PUT(p, r->points, r->n_points * sizeof *r->points);
 }
 
 void nsd_sweep_row_unpack(const nsd_sweep_def *def, const unsigned char *p, nsd_sweep_row *r) {
@@ -249,4 +254,7 @@ void nsd_sweep_row_unpack(const nsd_sweep_def *def, const unsigned char *p, nsd_
     GET(p, r->sum_text, def->n_sums * sizeof *r->sum_text);
     GET(p, r->message, sizeof r->message);
     GET(p, r->config_hash, sizeof r->config_hash);
+    GET(p, &r->n_points, sizeof r->n_points);
+    if (r->n_points > NSD_SWEEP_POINTS) r->n_points = 0; /* not from a row_pack */
+    GET(p, r->points, r->n_points * sizeof *r->points);
 }

@@ -56,6 +56,7 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     row->message[0] = '\0';
     row->config_hash[0] = '\0';
     row->sim_wall = 0;
+    row->n_points = 0;
     fill_axes(def, run, row);
     for (size_t k = 0; k < def->n_sums; ++k) {
         row->sum_num[k] = NAN;

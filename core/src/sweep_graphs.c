@@ -17,6 +17,42 @@ static long axis_named(const nsd_sweep_def *def, const nsd_toml_node *n) {
     return -1;
 }
 
+static long summary_named(const nsd_sweep_def *def, const nsd_toml_node *n) {
+    for (size_t s = 0; n && n->type == NSD_TOML_STRING && s < def->n_sums; ++s)
+        if (!strcmp(def->sums[s].name, n->str)) return (long)s;
+    return -1;
+}
+
+/* A map: x and y are axes, the colour a summary (its text, its value, or
+ * which side of `above` it is). */
+static size_t parse_map(nsd_sweep_def *def, nsd_sweep_graph *g, const nsd_toml_node *t,
+                        const nsd_toml_node *x, const nsd_toml_node *y, const nsd_toml_node *co,
+                        const nsd_toml_node *ab, const nsd_toml_node *nm, nsd_diag *diag) {
+    g->x_axis = axis_named(def, x);
+    g->y_axis = axis_named(def, y);
+    g->summary = summary_named(def, co);
+    if (g->x_axis < 0 || def->axes[g->x_axis].is_text || def->axes[g->y_axis].is_text) {
+        nsd_diag_at(diag, x ? x : t, "[[sweep.graph]] map: x and y must name numeric axes");
+        return 1;
+    }
+    if (g->summary < 0) {
+        nsd_diag_at(diag, co ? co : t,
+                    "[[sweep.graph]] map over two axes: color = the name of a "
+                    "summary of [sweep.summary]");
+        return 1;
+    }
+    if (ab && (ab->type == NSD_TOML_FLOAT || ab->type == NSD_TOML_INTEGER)) g->above = ab->real;
+    char name[200];
+    snprintf(name, sizeof name, "%s_map_%s_%s", def->sums[g->summary].name,
+             def->axes[g->x_axis].name, def->axes[g->y_axis].name);
+    if (nm && (nm->type != NSD_TOML_STRING || !nsd_sweep_valid_column(nm->str))) {
+        nsd_diag_at(diag, nm, "[[sweep.graph]] 'name': expected a file stem (letters, digits, _)");
+        return 1;
+    }
+    g->name = strdup(nm ? nm->str : name);
+    return 0;
+}
+
 static size_t parse_graph(nsd_sweep_def *def, nsd_sweep_graph *g, const nsd_toml_node *t,
                           nsd_diag *diag) {
     g->at = t;
@@ -29,18 +65,20 @@ static size_t parse_graph(nsd_sweep_def *def, nsd_sweep_graph *g, const nsd_toml
     const nsd_toml_node *x = nsd_toml_get(t, "x"), *y = nsd_toml_get(t, "y");
     const nsd_toml_node *gr = nsd_toml_get(t, "group"), *re = nsd_toml_get(t, "reduce");
     const nsd_toml_node *ab = nsd_toml_get(t, "above"), *nm = nsd_toml_get(t, "name");
+    const nsd_toml_node *co = nsd_toml_get(t, "color");
     for (size_t i = 0; i < t->n_items; ++i) {
-        static const char *const known[] = {"x", "y", "group", "reduce", "above", "name"};
+        static const char *const known[] = {"x", "y", "group", "reduce", "above", "name", "color"};
         size_t k = 0;
-        while (k < 6 && strcmp(t->items[i].key, known[k])) k++;
-        if (k == 6) {
+        while (k < 7 && strcmp(t->items[i].key, known[k])) k++;
+        if (k == 7) {
             nsd_diag_at(diag, &t->items[i],
                         "[[sweep.graph]]: unknown key '%s' (known: x, y, group, reduce, above, "
-                        "name)",
+                        "name, color)",
                         t->items[i].key);
             return 1;
         }
     }
+    if (axis_named(def, y) >= 0) return parse_map(def, g, t, x, y, co, ab, nm, diag);
     g->x_axis = axis_named(def, x);
     if (g->x_axis < 0 || def->axes[g->x_axis].is_text) {
         nsd_diag_at(diag, x ? x : t, "[[sweep.graph]] 'x': expected the name of a numeric axis");
@@ -50,10 +88,9 @@ static size_t parse_graph(nsd_sweep_def *def, nsd_sweep_graph *g, const nsd_toml
         nsd_diag_at(diag, gr, "[[sweep.graph]] 'group': expected the name of an axis");
         return 1;
     }
-    g->summary = -1;
-    for (size_t s = 0; y && y->type == NSD_TOML_STRING && s < def->n_sums; ++s)
-        if (!strcmp(def->sums[s].name, y->str) && def->sums[s].kind != NSD_SUM_STOP)
-            g->summary = (long)s;
+    g->summary = summary_named(def, y);
+    if (g->summary >= 0 && def->sums[g->summary].kind == NSD_SUM_STOP) g->summary = -1;
+    g->points = g->summary >= 0 && def->sums[g->summary].kind == NSD_SUM_MAXIMA;
     if (g->summary < 0) {
         nsd_diag_at(diag, y ? y : t,
                     "[[sweep.graph]] 'y': expected the name of a numeric "
@@ -300,6 +337,10 @@ int nsd_sweep_graphs(const nsd_sweep_def *def, nsd_sweep_db *db, const char *dir
     for (size_t i = 0; i < def->n_graphs; ++i) {
         collect c = {.g = &def->graphs[i]};
         char err[512];
+        if (def->graphs[i].points || def->graphs[i].y_axis >= 0) {
+            if (nsd_sweep_scatter(def, &def->graphs[i], db, dir, format, quiet) != 0) rc = -1;
+            continue;
+        }
         if (nsd_sweep_db_scan(db, collect_row, &c, err, sizeof err) != 0) {
             fprintf(stderr, "error: %s\n", err);
             rc = -1;

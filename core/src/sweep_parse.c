@@ -268,6 +268,18 @@ static size_t build_dims(nsd_sweep_def *def, nsd_diag *diag) {
             errors++;
         }
     }
+    for (size_t a = 0; a < def->n_axes; ++a) { /* a group of one: a forgotten zip */
+        size_t members = 0;
+        for (size_t b = 0; zip[a] && b < def->n_axes; ++b)
+            members += def->axes[b].dim == def->axes[a].dim;
+        if (zip[a] && members == 1) {
+            nsd_diag_at(diag, nsd_toml_get(def->axes[a].at, "zip"),
+                        "[[sweep.axis]] '%s': zip group '%s' has no other axis (give the axes "
+                        "that vary together the same zip)",
+                        def->axes[a].name, zip[a]);
+            errors++;
+        }
+    }
     free(zip);
     if (def->design != NSD_DESIGN_GRID) {
         def->n_runs = def->samples;
@@ -429,6 +441,7 @@ static void definition_hash(nsd_sweep_def *def, const nsd_config *cfg) {
     }
     for (size_t s = 0; s < def->n_sums; ++s)
         fprintf(f, "summary %s = %s\n", def->sums[s].name, def->sums[s].expr);
+    fprintf(f, "points %d\n", NSD_SWEEP_POINTS);
     fclose(f);
     nsd_sha256_hex(text, len, def->hash);
     free(text);
@@ -445,6 +458,7 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
         return 1;
     }
     def->at = sw;
+    def->points_sum = -1;
     static const char *const keys[] = {"design", "seed",    "samples", "keep",
                                        "axis",   "summary", "graph"};
     size_t errors = unknown_keys(sw, keys, NSDYN_COUNT(keys), "[sweep]", diag);
