@@ -300,6 +300,56 @@ START_TEST(failed_run_recorded_and_kept) {
 }
 END_TEST
 
+/* maxima(y, 0): the apexes of the bounces, r + e^(2k) h (the flight is a
+ * parabola, so the three-sample parabola is exact between impacts); the
+ * map over two axes and the bifurcation diagram are drawn. */
+START_TEST(maxima_are_the_apexes) {
+    make_tmp();
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg,
+             "%s[[sweep.axis]]\nkey = \"contact.e\"\nname = \"e\"\nvalues = [0.5, 0.7]\n"
+             "[[sweep.axis]]\nkey = \"initial.y\"\nname = \"y0\"\nvalues = [1.05, 0.55]\n"
+             "[sweep.summary]\napex = \"maxima(y, 0)\"\nn = \"count(impact)\"\n"
+             "[[sweep.graph]]\nx = \"e\"\ny = \"apex\"\n"
+             "[[sweep.graph]]\nx = \"e\"\ny = \"y0\"\ncolor = \"n\"\nabove = 12\n",
+             ball);
+    write_file("apex.toml", cfg);
+    ck_assert_int_eq(sweep("apex.toml -o out -q -j 2"), 0);
+    sqlite3 *db = open_db("out/sweep.sqlite");
+    sqlite3_stmt *st = NULL;
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT r.e, r.y0, r.apex, p.k, p.value FROM points p "
+                                        "JOIN runs r USING(run) ORDER BY p.run, p.k",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        double e = sqlite3_column_double(st, 0), h = sqlite3_column_double(st, 1) - 0.05;
+        int k = sqlite3_column_int(st, 3) + 1;
+        double apex = 0.05 + pow(e, 2 * k) * h;
+        ck_assert_int_ge(sqlite3_column_int(st, 2), k);
+        /* the apexes above 1 mm: sampled flights of 3 samples or more */
+        /* 5e-9 m: the impacts are located at rtol 1e-10 (measured error <= 1e-9 m) */
+        if (apex - 0.05 > 1e-3) ck_assert_double_eq_tol(sqlite3_column_double(st, 4), apex, 5e-9);
+        n++;
+    }
+    ck_assert_int_ge(n, 4 * 5);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    struct stat sb;
+    char path[512];
+    snprintf(path, sizeof path, "%s/out/apex_vs_e.png", tmp);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    snprintf(path, sizeof path, "%s/out/n_map_e_y0.png", tmp);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    char *map = slurp("out/n_map_e_y0.csv");
+    ck_assert_ptr_nonnull(strstr(map, "e,y0,category\n"));
+    ck_assert_ptr_nonnull(strstr(map, "n > 12"));
+    free(map);
+    remove_tmp();
+}
+END_TEST
+
 START_TEST(lhs_one_per_stratum) {
     make_tmp();
     char cfg[4096];
@@ -346,6 +396,7 @@ int main(void) {
     tcase_add_test(tc, sphere_incline_height);
     tcase_add_test(tc, study_threads_identical_and_resume);
     tcase_add_test(tc, failed_run_recorded_and_kept);
+    tcase_add_test(tc, maxima_are_the_apexes);
     tcase_add_test(tc, lhs_one_per_stratum);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
