@@ -236,6 +236,16 @@ START_TEST(study_threads_identical_and_resume) {
     ck_assert_int_eq(stat(path, &sb), 0);
     snprintf(path, sizeof path, "%s/three/height_vs_e.csv", tmp);
     ck_assert_int_eq(stat(path, &sb), 0);
+    snprintf(path, sizeof path, "%s/three/crossed_map.png", tmp);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    /* the map's table: one row per run, its category the side of 0.5 */
+    char *map = slurp("three/crossed_map.csv");
+    size_t lines = 0, above = 0;
+    for (const char *p = map; (p = strchr(p, '\n')); ++p) lines++;
+    for (const char *p = map; (p = strstr(p, "crossed > 0.5")); ++p) above++;
+    ck_assert_int_eq((int)lines, 442);
+    ck_assert_int_gt((int)above, 0);
+    free(map);
     /* resume: lose a third of the rows, run again: only those run */
     sqlite3 *db = open_db("three/sweep.sqlite");
     exec_sql(db, "DELETE FROM runs WHERE run % 3 = 0");
