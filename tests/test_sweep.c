@@ -398,6 +398,72 @@ START_TEST(lhs_one_per_stratum) {
 }
 END_TEST
 
+/* A random design over a plugin id, a range and a log range: every value
+ * in its range, both integrators used, the same rows with 1 and 2
+ * threads, and each run's first impact at sqrt(2h/g) (with its own g). A
+ * log grid: 1, 10, 100. */
+START_TEST(random_design_and_log_grid) {
+    make_tmp();
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg,
+             "%s[sweep]\ndesign = \"random\"\nsamples = 12\nseed = 3\n"
+             "[[sweep.axis]]\nkey = \"integrator.id\"\nname = \"ig\"\n"
+             "values = [\"dopri5\", \"bdf\"]\n"
+             "[[sweep.axis]]\nkey = \"contact.e\"\nname = \"e\"\nstart = 0.2\nstop = 0.8\n"
+             "[[sweep.axis]]\nkey = \"system.g\"\nname = \"g\"\nstart = 1.0\nstop = 100.0\n"
+             "scale = \"log\"\n"
+             "[sweep.summary]\nt1 = \"time_of_first(impact)\"\n",
+             ball);
+    write_file("random.toml", cfg);
+    ck_assert_int_eq(sweep("random.toml -o a -q -j 1 --set run.t_end=1.0"), 0);
+    ck_assert_int_eq(sweep("random.toml -o b -q -j 2 --set run.t_end=1.0"), 0);
+    char *a = runs_text("a/sweep.sqlite"), *b = runs_text("b/sweep.sqlite");
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    sqlite3 *db = open_db("a/sweep.sqlite");
+    sqlite3_stmt *st = NULL;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT ig, e, g, t1, status FROM runs", -1, &st, NULL),
+                     SQLITE_OK);
+    int n = 0, bdf = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        double e = sqlite3_column_double(st, 1), g = sqlite3_column_double(st, 2);
+        ck_assert_str_eq((const char *)sqlite3_column_text(st, 4), "ok");
+        ck_assert(e >= 0.2 && e <= 0.8 && g >= 1.0 && g <= 100.0);
+        bdf += !strcmp((const char *)sqlite3_column_text(st, 0), "bdf");
+        /* 1e-4 relative: bdf runs at its default tolerances; no impact
+         * before t_end = 1 s (g < 2): no value (NULL) */
+        if (sqlite3_column_type(st, 3) == SQLITE_NULL)
+            ck_assert_double_gt(sqrt(2.0 / g), 0.999);
+        else
+            ck_assert_double_eq_tol(sqlite3_column_double(st, 3), sqrt(2 * 1.0 / g),
+                                    1e-4 * sqrt(2.0 / g));
+        n++;
+    }
+    ck_assert_int_eq(n, 12);
+    ck_assert(bdf > 0 && bdf < 12);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    snprintf(cfg, sizeof cfg,
+             "%s[[sweep.axis]]\nkey = \"system.g\"\nname = \"g\"\nstart = 1.0\nstop = 100.0\n"
+             "count = 3\nscale = \"log\"\n",
+             ball);
+    write_file("log.toml", cfg);
+    ck_assert_int_eq(sweep("log.toml -o c -q --set run.t_end=0.1"), 0);
+    db = open_db("c/sweep.sqlite");
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT g FROM runs ORDER BY run", -1, &st, NULL),
+                     SQLITE_OK);
+    const double want[3] = {1.0, 10.0, 100.0};
+    for (int k = 0; k < 3; ++k) {
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        ck_assert_double_eq_tol(sqlite3_column_double(st, 0), want[k], 1e-12 * want[k]);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    remove_tmp();
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sweep");
     TCase *tc = tcase_create("sweep");
@@ -408,6 +474,7 @@ int main(void) {
     tcase_add_test(tc, failed_run_recorded_and_kept);
     tcase_add_test(tc, maxima_are_the_apexes);
     tcase_add_test(tc, lhs_one_per_stratum);
+    tcase_add_test(tc, random_design_and_log_grid);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
