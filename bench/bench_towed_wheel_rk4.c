@@ -193,7 +193,8 @@ static int composed_load(composed *c) {
     }
     c->ig = (const nsdyn_integrator *)c->app.cfg.integrator.plugin->info;
     char err[512] = "";
-    c->inst = c->ig->create(c->app.cfg.integrator.params.values, &c->app.host, err, sizeof err);
+    c->inst =
+        c->ig->info.create(c->app.cfg.integrator.params.values, &c->app.host, err, sizeof err);
     if (!c->inst) {
         fprintf(stderr, "bench: rk4 create failed: %s\n", err);
         return -1;
@@ -201,8 +202,8 @@ static int composed_load(composed *c) {
     nsd_model_ode(&c->m, &c->ode);
     c->ode_ig = c->ode; /* as run.c: a non-locating integrator gets no events */
     if (!(c->ig->info.provides & NSDYN_CAP_EVENT_LOCATION)) c->ode_ig.n_events = 0;
-    c->t0 = nsd_run_num(&c->app.cfg, "t_start");
-    c->t_end = nsd_run_num(&c->app.cfg, "t_end");
+    c->t0 = c->app.cfg.settings.t_start;
+    c->t_end = c->app.cfg.settings.t_end;
     c->g = calloc(c->ode.n_events ? c->ode.n_events : 1, sizeof *c->g);
     c->g_prev = calloc(c->ode.n_events ? c->ode.n_events : 1, sizeof *c->g_prev);
     if (!c->g || !c->g_prev) abort();
@@ -210,7 +211,7 @@ static int composed_load(composed *c) {
 }
 
 static void composed_free(composed *c) {
-    if (c->inst) c->ig->destroy(c->inst);
+    if (c->inst) c->ig->info.destroy(c->inst);
     free(c->g);
     free(c->g_prev);
     nsd_model_destroy(&c->m);

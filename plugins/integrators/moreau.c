@@ -775,10 +775,8 @@ static const nsdyn_integrator nsdyn_integrator_moreau = {
             .id = "moreau", .version = "1.0.0",
             .summary = "Moreau-Jean time-stepping (theta-method, velocity-level contact with "
                        "restitution and Coulomb friction)",
-            NSDYN_PARAMS(mj_params), .provides = NSDYN_CAP_FIXED_STEP | NSDYN_CAP_TIME_STEPPING),
-    .create = mj_create,
-    .destroy = mj_destroy,
-    .reset = mj_reset,
+            NSDYN_PARAMS(mj_params), .provides = NSDYN_CAP_FIXED_STEP | NSDYN_CAP_TIME_STEPPING,
+            .create = mj_create, .destroy = mj_destroy, .reset = mj_reset),
     .setup = mj_setup,
     .step = mj_step,
     .restart = mj_restart,

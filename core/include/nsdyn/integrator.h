@@ -130,11 +130,6 @@ typedef const char *(*nsdyn_integrator_message_fn)(void *inst);
 typedef struct nsdyn_integrator {
     nsdyn_plugin_info info;
 
-    nsdyn_create_fn create;
-    nsdyn_destroy_fn destroy;
-    /* Forget the problem and the statistics; setup() must follow. */
-    nsdyn_reset_fn reset;
-
     /* Bind a problem and its initial value; allocates everything the steps
      * need. `ode` stays valid until reset/destroy. */
     nsdyn_integrator_setup_fn setup;
