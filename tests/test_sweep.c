@@ -360,6 +360,36 @@ START_TEST(maxima_are_the_apexes) {
 }
 END_TEST
 
+/* keep = "n > 3": the outputs of the runs with more than 3 impacts only. */
+START_TEST(keep_filter) {
+    make_tmp();
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg,
+             "%s[sweep]\nkeep = \"n > 3\"\n"
+             "[[sweep.axis]]\nkey = \"contact.e\"\nvalues = [0.1, 0.5, 0.9]\n"
+             "[sweep.summary]\nn = \"count(impact)\"\n",
+             ball);
+    write_file("keep.toml", cfg);
+    ck_assert_int_eq(sweep("keep.toml -o out -q"), 0);
+    sqlite3 *db = open_db("out/sweep.sqlite");
+    sqlite3_stmt *st = NULL;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT run, n FROM runs", -1, &st, NULL), SQLITE_OK);
+    int rows = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char path[512];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/out/runs/run-%08d/run.toml", tmp,
+                 sqlite3_column_int(st, 0));
+        ck_assert_int_eq(stat(path, &sb) == 0, sqlite3_column_double(st, 1) > 3);
+        rows++;
+    }
+    ck_assert_int_eq(rows, 3);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    remove_tmp();
+}
+END_TEST
+
 START_TEST(lhs_one_per_stratum) {
     make_tmp();
     char cfg[4096];
@@ -473,6 +503,7 @@ int main(void) {
     tcase_add_test(tc, study_threads_identical_and_resume);
     tcase_add_test(tc, failed_run_recorded_and_kept);
     tcase_add_test(tc, maxima_are_the_apexes);
+    tcase_add_test(tc, keep_filter);
     tcase_add_test(tc, lhs_one_per_stratum);
     tcase_add_test(tc, random_design_and_log_grid);
     suite_add_tcase(s, tc);
