@@ -108,7 +108,8 @@ typedef struct nsd_model {
     double *lambda;         /* 3 nc local contact forces */
     double *W;              /* 3 nv per contact */
     double **jac;           /* per contact: its rows in W, or NULL: the Jacobians the last
-                               nsd_contacts_evaluate() asked for */
+                               nsd_model_contacts_now() asked for (the right-hand side asks
+                               for none and leaves jac alone) */
     double *a0, *vdot_unit; /* nv */
     double *vdot_sample;    /* nv, accelerations while sampling */
     /* The friction law's bounds per unit normal force [1] (event-driven

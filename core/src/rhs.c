@@ -7,18 +7,33 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 
 #include "modes.h"
 #include "stick.h"
+
+static inline void move_bits(double *dst, const double *src) {
+    uint64_t b;
+    memcpy(&b, src, sizeof b);
+    memcpy(dst, &b, sizeof b);
+}
 
 /* Contact evaluation plus normal and friction forces of contacts that are
  * not held in stick. Stick components of lambda are left at zero. */
 nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
                                       int want_jacobians) {
     const double *q = y, *v = y + m->nq;
-    nsd_model_ask_contacts(m, want_jacobians ? NSD_ROWS_PERSISTENT : NSD_ROWS_NONE);
     if (m->nc) {
-        nsdyn_status st = nsd_model_contacts_now(m, t, q, v);
+        /* Without rows the request's Jacobian list is NULL, and m->jac is
+         * left alone: rewriting it (a memset through the PLT) on every
+         * right-hand side cost more than the system's contacts(). */
+        double *const *rows = NULL;
+        if (want_jacobians) {
+            nsd_model_ask_contacts(m, NSD_ROWS_PERSISTENT);
+            rows = m->jac;
+        }
+        nsdyn_status st =
+            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, rows, m->ce);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     }
     for (size_t c = 0; c < m->nc; ++c) {
@@ -50,8 +65,11 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
          * two into one 16-byte store and the slip waits for N. */
         in.normal_force = N;
         in.dim = d->tangent_dim;
-        in.slip[0] = e->u[1];
-        in.slip[1] = d->tangent_dim == 2 ? e->u[2] : 0.0;
+        move_bits(&in.slip[0], &e->u[1]);
+        if (d->tangent_dim == 2)
+            move_bits(&in.slip[1], &e->u[2]);
+        else
+            in.slip[1] = 0.0;
         in.state = m->z_count[c] ? y + m->z_offset[c] : NULL;
         double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
         double scratch[8];

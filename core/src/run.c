@@ -345,7 +345,9 @@ static const nsd_event_source *check_crossings(nsd_runner *r, const double *y) {
             int down = r->g_prev[i] > 0 && r->g[i] <= 0, up = r->g_prev[i] < 0 && r->g[i] >= 0;
             if ((dir <= 0 && down) || (dir >= 0 && up)) fired = &r->m->event_sources[i];
         }
-    memcpy(r->g_prev, r->g, r->ode.n_events * sizeof *r->g);
+    double *seen = r->g; /* the values just computed become the previous ones: no copy */
+    r->g = r->g_prev;
+    r->g_prev = seen;
     return fired;
 }
 
