@@ -256,6 +256,24 @@ START_TEST(study_threads_identical_and_resume) {
     free(err);
     char *again = runs_text("three/sweep.sqlite");
     ck_assert_msg(strcmp(one, again) == 0, "the resumed sweep differs");
+    /* interrupted (SIGINT: exit 130, or done before the signal: 0), then
+     * killed (SIGKILL: the WAL journal keeps every committed row), then
+     * resumed: the same rows as one uninterrupted sweep */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && { %s sweep %s -o cut -q -j 1 --no-graphs 2>/dev/null & p=$!; sleep 0.3; "
+             "kill -INT $p 2>/dev/null; wait $p; echo $? > int.txt; }; "
+             "{ %s sweep %s -o cut -q -j 1 --no-graphs 2>/dev/null & p=$!; sleep 0.15; "
+             "kill -KILL $p 2>/dev/null; wait $p; true; }",
+             tmp, NSDYN_TEST_BINARY, study, NSDYN_TEST_BINARY, study);
+    ck_assert_int_ne(system(cmd), -1);
+    char *st = slurp("int.txt");
+    ck_assert_msg(atoi(st) == 130 || atoi(st) == 0, "exit status after SIGINT: %s", st);
+    free(st);
+    ck_assert_int_eq(sweep("%s -o cut -q -j 2 --no-graphs", study), 0);
+    char *resumed = runs_text("cut/sweep.sqlite");
+    ck_assert_msg(strcmp(one, resumed) == 0, "the interrupted and killed sweep differs");
+    free(resumed);
     /* a database of another definition: refused before any run */
     ck_assert_int_eq(sweep("%s -o three -q --set run.t_end=100", study), 2);
     err = slurp("err.txt");
