@@ -89,7 +89,7 @@ const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
 
 static const char *const top_keys[] = {"title",      "plugin_path", "system", "contact", "friction",
                                        "integrator", "initial",     "run",    "plot",    "compare",
-                                       "variant",    "provenance",  "status",  "periodic"};
+                                       "variant",    "provenance",  "status",  "periodic", "sweep"};
 
 /* cfg->settings from the resolved [run] values (in declaration order). */
 static void fill_run_settings(nsd_config *cfg) {
@@ -517,7 +517,7 @@ static size_t resolve_top(nsd_config *cfg, nsd_diag *diag) {
             else
                 nsd_diag_at(diag, e,
                             "unknown top-level key '%s' (known: title, plugin_path, system, "
-                            "contact, friction, integrator, initial, run, plot, compare, variant, periodic)",
+                            "contact, friction, integrator, initial, run, plot, compare, variant, periodic, sweep)",
                             e->key);
             errors++;
         }
@@ -681,6 +681,7 @@ void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_n
     nsd_toml_node_copy(&out->root, &base->root);
     nsd_toml_table_remove(&out->root, "compare");
     nsd_toml_table_remove(&out->root, "variant");
+    nsd_toml_table_remove(&out->root, "sweep");
     for (size_t i = 0; i < variant->n_items; ++i) {
         const nsd_toml_node *e = &variant->items[i];
         if (strcmp(e->key, "name") == 0) continue;

@@ -52,6 +52,19 @@ static const nsd_command_help commands[] = {
      "lambda; writes pcmap.csv, pcmap_critical.csv and pcmap.png\n"
      "(docs/rimless-wheel.md).",
      1},
+    {"sweep", "CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...] [-q]",
+     "a parameter study: the config's [sweep] runs in process, into SQLite",
+     "Runs every combination of the [sweep] axes' values (or a seeded random or\n"
+     "Latin-hypercube design) in process with N threads (-j N; under mpirun in\n"
+     "an MPI build, across ranks), and keeps one row of summaries per run in\n"
+     "DIR/sweep.sqlite (default DIR out/<config name>). The same command on the\n"
+     "same database goes on where it stopped; a database of another definition\n"
+     "is refused. Then writes runs.csv (--csv FILE elsewhere, --no-csv none)\n"
+     "and the [[sweep.graph]]s (--no-graphs none). Every axis value is checked\n"
+     "before the first run. Exit status 0 when the runs were done (failed runs\n"
+     "are rows with their message), 2 config error, 4 an output could not be\n"
+     "written (docs/sweep.md).",
+     0},
     {"keys", "CONFIG [--set section.key=value]... [--names]",
      "the keys a config accepts, with values, units and ranges",
      "Lists every key of the config's sections: [run] and [plot] (the host's)\n"

@@ -162,6 +162,7 @@ static const struct {
     {"plugins", cmd_plugins, NULL},   {"describe", cmd_describe, NULL},
     {"check", cmd_check, NULL},       {"index", cmd_index, NULL},
     {"help", cmd_help, NULL},         {"--version", cmd_version, NULL},
+    {"sweep", nsd_cmd_sweep, NULL}, /* reads its own options (-j, --db, ...) */
 };
 
 /* `nsdyn CMD --help` or `-h` anywhere after CMD (not after --set). */
