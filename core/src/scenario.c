@@ -47,6 +47,9 @@ size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *s
 size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
     nsd_run_result_free(&s->res);
     memset(&s->res, 0, sizeof s->res);
+    /* a second run starts where the first did (compare --repeat) */
+    if (s->ran) nsd_model_reset(&s->model);
+    s->ran = 1;
     return nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
 }
 

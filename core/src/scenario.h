@@ -51,6 +51,7 @@ typedef struct nsd_scenario {
      * analyses that draw their own. */
     int no_graphs;
     int created; /* create was called: destroy frees the model */
+    int ran;     /* run was called: the next run resets the model first */
 } nsd_scenario;
 
 /* Read, override and resolve the config at path. Returns the number of
