@@ -17,43 +17,9 @@
 #include "output.h"
 #include "scenario.h"
 
-/* Two resolved parameter values are the same (arrays element by element). */
-static int same_value(const nsdyn_value *a, const nsdyn_value *b) {
-    if (a->num != b->num || a->len != b->len) return 0;
-    return a->len == 0 || memcmp(a->arr, b->arr, a->len * sizeof *a->arr) == 0;
-}
-
 static const char *channel_unit_of(const variant *v, const char *name) {
     int c = nsd_model_channel(&v->sc.model, name);
     return c >= 0 ? v->sc.model.channels[c].unit : "?";
-}
-
-/* The variants differ in numerics only: the same system, contact and
- * friction laws with the same parameters and initial state, and at least
- * one integrator setting differs. Only then is accuracy against cost a
- * meaningful graph (a model comparison has no "accurate" variant). */
-static int numerics_only(const variant *vars, size_t nv, size_t ref) {
-    const nsd_config *rc = &vars[ref].sc.app.cfg;
-    int integrators_differ = 0;
-    for (size_t i = 0; i < nv; ++i) {
-        const nsd_config *c = &vars[i].sc.app.cfg;
-        const nsd_section *a[] = {&rc->system, &rc->contact, &rc->friction};
-        const nsd_section *b[] = {&c->system, &c->contact, &c->friction};
-        for (size_t k = 0; k < 3; ++k) {
-            if (a[k]->plugin != b[k]->plugin) return 0;
-            for (size_t p = 0; a[k]->plugin && p < a[k]->params.n; ++p)
-                if (!same_value(&a[k]->params.values[p], &b[k]->params.values[p])) return 0;
-        }
-        const nsd_model *mr = &vars[ref].sc.model, *mv = &vars[i].sc.model;
-        if (mr->n != mv->n || memcmp(mr->y0, mv->y0, mr->n * sizeof *mr->y0) != 0) return 0;
-        if (rc->integrator.plugin != c->integrator.plugin)
-            integrators_differ = 1;
-        else
-            for (size_t p = 0; p < rc->integrator.params.n; ++p)
-                integrators_differ |= !same_value(&rc->integrator.params.values[p],
-                                                  &c->integrator.params.values[p]);
-    }
-    return integrators_differ;
 }
 
 /* deviation.<fmt>: one panel per compared channel, |error| against time
@@ -65,7 +31,7 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
                                    const nsd_variant_metrics *m, char ***written,
                                    size_t *n_written, char *err, size_t err_len) {
     const nsd_series *rs = &vars[ref].sc.res.series;
-    int cost = numerics_only(vars, nv, ref);
+    int cost = nsd_compare_numerics_only(vars, nv, ref);
     size_t np = nn + (size_t)cost;
     double *t = malloc((rs->rows ? rs->rows : 1) * sizeof *t);
     nsd_curve *curves = calloc((nn + 1) * nv, sizeof *curves);

@@ -69,6 +69,11 @@ int nsd_compare_metrics(const variant *vars, size_t nv, size_t ref, const char *
                         nsd_variant_metrics *m);
 void nsd_compare_metrics_free(nsd_variant_metrics *m, size_t nv);
 
+/* 1 when the variants differ in integrator settings only (the same system,
+ * contact and friction laws with the same parameters and initial state):
+ * then, and only then, accuracy against cost is a meaningful graph. */
+int nsd_compare_numerics_only(const variant *vars, size_t nv, size_t ref);
+
 /* metrics.csv (every column), metrics.md and metrics.tex (the compact
  * table) into dir, and the compact table on stdout unless quiet
  * (compare_table.c). Returns 0, or -1 with err. */

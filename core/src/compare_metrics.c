@@ -275,3 +275,42 @@ void nsd_compare_metrics_free(nsd_variant_metrics *m, size_t nv) {
         free(m[i].dev);
     }
 }
+
+/* Two resolved parameter values are the same (arrays element by element). */
+static int same_value(const nsdyn_value *a, const nsdyn_value *b) {
+    if (a->num != b->num || a->len != b->len) return 0;
+    return a->len == 0 || memcmp(a->arr, b->arr, a->len * sizeof *a->arr) == 0;
+}
+
+/* The same plugin (by id: scenarios opened apart hold their own copies). */
+static int same_plugin(const nsd_plugin *a, const nsd_plugin *b) {
+    return a == b || (a && b && strcmp(a->info->id, b->info->id) == 0);
+}
+
+/* The variants differ in numerics only: the same system, contact and
+ * friction laws with the same parameters and initial state, and at least
+ * one integrator setting differs. Only then is accuracy against cost a
+ * meaningful graph (a model comparison has no "accurate" variant). */
+int nsd_compare_numerics_only(const variant *vars, size_t nv, size_t ref) {
+    const nsd_config *rc = &vars[ref].sc.app.cfg;
+    int integrators_differ = 0;
+    for (size_t i = 0; i < nv; ++i) {
+        const nsd_config *c = &vars[i].sc.app.cfg;
+        const nsd_section *a[] = {&rc->system, &rc->contact, &rc->friction};
+        const nsd_section *b[] = {&c->system, &c->contact, &c->friction};
+        for (size_t k = 0; k < 3; ++k) {
+            if (!same_plugin(a[k]->plugin, b[k]->plugin)) return 0;
+            for (size_t p = 0; a[k]->plugin && p < a[k]->params.n; ++p)
+                if (!same_value(&a[k]->params.values[p], &b[k]->params.values[p])) return 0;
+        }
+        const nsd_model *mr = &vars[ref].sc.model, *mv = &vars[i].sc.model;
+        if (mr->n != mv->n || memcmp(mr->y0, mv->y0, mr->n * sizeof *mr->y0) != 0) return 0;
+        if (!same_plugin(rc->integrator.plugin, c->integrator.plugin))
+            integrators_differ = 1;
+        else
+            for (size_t p = 0; p < rc->integrator.params.n; ++p)
+                integrators_differ |=
+                    !same_value(&rc->integrator.params.values[p], &c->integrator.params.values[p]);
+    }
+    return integrators_differ;
+}
