@@ -222,20 +222,20 @@ static void demo_figure(demo_data *d, picture *pic, nsd_panel panels[4], nsd_cur
     fill_demo(d);
     memset(pic, 0, sizeof *pic);
     /* time series: gap, dashed, dotted, empty curve, events */
-    c1[0] = (nsd_curve){d->t, d->psi, NT, "bar angle ψ (run #1)", -1, 0, 0.0, 0};
-    c1[1] = (nsd_curve){d->t, d->u, NT, "input u", -1, 1, 0.0, 0};
-    c1[2] = (nsd_curve){d->t, d->dpsi, NT, "rate ψ'", -1, 2, 1.0, 0};
-    c1[3] = (nsd_curve){NULL, NULL, 0, "empty", -1, 0, 0.0, 0};
+    c1[0] = (nsd_curve){d->t, d->psi, NT, "bar angle ψ (run #1)", -1, 0, 0.0, 0, 0, 0};
+    c1[1] = (nsd_curve){d->t, d->u, NT, "input u", -1, 1, 0.0, 0, 0, 0};
+    c1[2] = (nsd_curve){d->t, d->dpsi, NT, "rate ψ'", -1, 2, 1.0, 0, 0, 0};
+    c1[3] = (nsd_curve){NULL, NULL, 0, "empty", -1, 0, 0.0, 0, 0, 0};
     /* phase portrait */
-    c2[0] = (nsd_curve){d->px, d->py, NT, "trajectory", 0, 0, 1.2, 0};
+    c2[0] = (nsd_curve){d->px, d->py, NT, "trajectory", 0, 0, 1.2, 0, 0, 0};
     /* convergence */
-    c3[0] = (nsd_curve){d->h, d->e1, 8, "Euler", -1, 0, 0.0, 2};
-    c3[1] = (nsd_curve){d->h, d->e2, 8, "RK4", -1, 0, 0.0, 2};
-    c3[2] = (nsd_curve){d->h, d->ref, 8, "slope 2", 6, 1, 1.0, 0};
+    c3[0] = (nsd_curve){d->h, d->e1, 8, "Euler", -1, 0, 0.0, 2, 0, 0};
+    c3[1] = (nsd_curve){d->h, d->e2, 8, "RK4", -1, 0, 0.0, 2, 0, 0};
+    c3[2] = (nsd_curve){d->h, d->ref, 8, "slope 2", 6, 1, 1.0, 0, 0, 0};
     /* degenerate: constant, single points, all-NaN */
-    c4[0] = (nsd_curve){d->t, d->cy, 1, "single point", -1, 0, 0.0, 0};
-    c4[1] = (nsd_curve){d->cx, d->cy, 3, "constant", -1, 0, 0.0, 1};
-    c4[2] = (nsd_curve){d->nan1, d->nan1, 4, "all NaN", -1, 0, 0.0, 0};
+    c4[0] = (nsd_curve){d->t, d->cy, 1, "single point", -1, 0, 0.0, 0, 0, 0};
+    c4[1] = (nsd_curve){d->cx, d->cy, 3, "constant", -1, 0, 0.0, 1, 0, 0};
+    c4[2] = (nsd_curve){d->nan1, d->nan1, 4, "all NaN", -1, 0, 0.0, 0, 0, 0};
 
     memset(panels, 0, 4 * sizeof *panels);
     for (int i = 0; i < 4; ++i) {
@@ -413,7 +413,7 @@ START_TEST(test_invalid_arguments) {
     char path[600], err[256];
     path_in_tmp(path, sizeof path, "bad.png");
     double x[2] = {0, 1};
-    nsd_curve c = {x, NULL, 2, NULL, -1, 0, 0.0, 0};
+    nsd_curve c = {x, NULL, 2, NULL, -1, 0, 0.0, 0, 0, 0};
     nsd_panel p;
     memset(&p, 0, sizeof p);
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
@@ -520,16 +520,16 @@ START_TEST(test_degenerate_data) {
     wild_picture wp = {0};
 
     nsd_curve c[12] = {
-        {idx, big, 6, "huge", -1, 0, 0, 0},
-        {idx, tiny, 6, "tiny", -1, 1, 0, 1},
-        {idx, cst, 6, "constant", -1, 2, 0, 2},
-        {idx, zero, 6, "zero", -1, 0, 0, 0},
-        {idx, neg, 6, "negative (log)", -1, 0, 0, 0},
-        {idx, close, 6, "nearly constant", -1, 0, -3.0, 0},
-        {nan6, nan6, 6, "all NaN", -1, 0, INFINITY, 0},
-        {idx, cst, 1, "one point", 123, 0, 1e9, 0},
-        {idx, cst, 0, "", -1, 0, 0, 0},
-        {big, idx, 6, NULL, -1, 0, 0, 0},
+        {idx, big, 6, "huge", -1, 0, 0, 0, 0, 0},
+        {idx, tiny, 6, "tiny", -1, 1, 0, 1, 0, 0},
+        {idx, cst, 6, "constant", -1, 2, 0, 2, 0, 0},
+        {idx, zero, 6, "zero", -1, 0, 0, 0, 0, 0},
+        {idx, neg, 6, "negative (log)", -1, 0, 0, 0, 0, 0},
+        {idx, close, 6, "nearly constant", -1, 0, -3.0, 0, 0, 0},
+        {nan6, nan6, 6, "all NaN", -1, 0, INFINITY, 0, 0, 0},
+        {idx, cst, 1, "one point", 123, 0, 1e9, 0, 0, 0},
+        {idx, cst, 0, "", -1, 0, 0, 0, 0, 0},
+        {big, idx, 6, NULL, -1, 0, 0, 0, 0, 0},
     };
     nsd_panel p[10];
     memset(p, 0, sizeof p);
@@ -566,7 +566,7 @@ START_TEST(test_degenerate_data) {
     p[2].ymin = 0;
     p[2].ymax = 10;
 
-    nsd_figure fig = {"degenerate #1", p, 10, 3, 900, 1000};
+    nsd_figure fig = {"degenerate #1", p, 10, 3, 900, 1000, 0, 0};
     path_in_tmp(path, sizeof path, "degenerate.png");
     stderr_capture cap;
     capture_begin(&cap);
@@ -602,13 +602,13 @@ static void draw_nested(void *ctx, const nsdyn_canvas *cv) {
     nested *n = ctx;
     cv->line(cv->ctx, 0, 0, 1, 1);
     double x[2] = {0, 1};
-    nsd_curve c = {x, x, 2, NULL, -1, 0, 0, 0};
+    nsd_curve c = {x, x, 2, NULL, -1, 0, 0, 0, 0, 0};
     nsd_panel p;
     memset(&p, 0, sizeof p);
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
     p.curves = &c;
     p.n_curves = 1;
-    nsd_figure fig = {NULL, &p, 1, 1, 200, 200};
+    nsd_figure fig = {NULL, &p, 1, 1, 200, 200, 0, 0};
     n->rc = nsd_plot_write(n->path, NSD_PLOT_PNG, &fig, n->err, sizeof n->err);
 }
 
@@ -621,7 +621,7 @@ START_TEST(test_not_reentrant) {
     p.xmin = 0, p.xmax = 1, p.ymin = 0, p.ymax = 1;
     p.draw = draw_nested;
     p.draw_ctx = &n;
-    nsd_figure fig = {NULL, &p, 1, 1, 300, 200};
+    nsd_figure fig = {NULL, &p, 1, 1, 300, 200, 0, 0};
     char path[600], err[256];
     path_in_tmp(path, sizeof path, "outer.png");
     ck_assert_msg(nsd_plot_write(path, NSD_PLOT_PNG, &fig, err, sizeof err) == 0, "%s", err);
@@ -641,13 +641,13 @@ START_TEST(test_truncated_output) {
         x[i] = i;
         y[i] = sin(0.1 * i);
     }
-    nsd_curve c = {x, y, 300, "sin", -1, 0, 0, 0};
+    nsd_curve c = {x, y, 300, "sin", -1, 0, 0, 0, 0, 0};
     nsd_panel p;
     memset(&p, 0, sizeof p);
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
     p.curves = &c;
     p.n_curves = 1;
-    nsd_figure fig = {"truncated", &p, 1, 1, 800, 600};
+    nsd_figure fig = {"truncated", &p, 1, 1, 800, 600, 0, 0};
 
     struct rlimit old;
     ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -673,13 +673,13 @@ END_TEST
 START_TEST(test_many_figures) {
     make_tmpdir();
     double x[3] = {0, 1, 2}, y[3] = {1, 0, 1};
-    nsd_curve c = {x, y, 3, "v", -1, 0, 0, 0};
+    nsd_curve c = {x, y, 3, "v", -1, 0, 0, 0, 0, 0};
     nsd_panel p;
     memset(&p, 0, sizeof p);
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
     p.curves = &c;
     p.n_curves = 1;
-    nsd_figure fig = {"many", &p, 1, 1, 160, 120};
+    nsd_figure fig = {"many", &p, 1, 1, 160, 120, 0, 0};
     char path[600], err[256];
     path_in_tmp(path, sizeof path, "many.png");
     for (int i = 0; i < 110; ++i)

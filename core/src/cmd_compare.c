@@ -52,12 +52,12 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
         for (size_t i = 0; i < nv && c >= 0; ++i)
             if (i != ref && m[i].valid)
                 cv[nc++] = (nsd_curve){t,  &m[i].dev[k * rs->rows], rs->rows, vars[i].name,
-                                       (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 0};
+                                       (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 0, 0, 0};
         const nsd_channel *ch = c >= 0 ? &vars[ref].sc.model.channels[c] : NULL;
         snprintf(labels[k][0], 200, "|%s − reference| [%s]", names[k], ch ? ch->unit : "?");
         snprintf(labels[k][1], 200, "(%c) %s", (int)('a' + k % 26), ch ? ch->label : names[k]);
         panels[k] = (nsd_panel){labels[k][1], "time t [s]", labels[k][0], cv, nc, NULL, 0,
-                                NAN, NAN, NAN, NAN, 0, 1, 0, NULL, NULL, 4};
+                                NAN, NAN, NAN, NAN, 0, 1, 0, NULL, NULL, 4, NULL, NULL, 0};
         drawn += nc;
     }
     if (cost) { /* accuracy against cost: one point per variant */
@@ -68,20 +68,20 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
                 px[i] = m[i].wall_median;
                 py[i] = m[i].err[0].max;
                 cv[nc++] = (nsd_curve){&px[i], &py[i], 1, vars[i].name,
-                                       (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 1};
+                                       (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 1, 0, 0};
             }
         snprintf(labels[nn][0], 200, "largest |%s − reference| [%s]", names[0],
                  nn ? channel_unit_of(&vars[ref], names[0]) : "?");
         snprintf(labels[nn][1], 200, "(%c) accuracy against cost (median wall time of %zu run%s)",
                  (int)('a' + nn % 26), m[ref].repeats, m[ref].repeats == 1 ? "" : "s");
         panels[nn] = (nsd_panel){labels[nn][1], "wall time [s]", labels[nn][0], cv, nc, NULL, 0,
-                                 NAN, NAN, NAN, NAN, 0, 1, 1, NULL, NULL, 4};
+                                 NAN, NAN, NAN, NAN, 0, 1, 1, NULL, NULL, 4, NULL, NULL, 0};
     }
     char path[PATH_MAX + 32], title[400];
     snprintf(title, sizeof title, "%s: deviation from the reference \"%s\"",
              cfg->title ? cfg->title : "comparison", vars[ref].name);
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
-    nsd_figure fig = {title, panels, np, 1, 1400, (int)(np <= 6 ? 330 * np + 80 : 0)};
+    nsd_figure fig = {title, panels, np, 1, 1400, (int)(np <= 6 ? 330 * np + 80 : 0), 0, 0};
     snprintf(path, sizeof path, "%s/deviation.%s", dir, nsd_plot_format_ext(fmt));
     rc = drawn ? nsd_plot_write(path, fmt, &fig, err, err_len) : 0;
     if (drawn && rc == 0) rc = nsd_paths_push(written, n_written, path, err, err_len);

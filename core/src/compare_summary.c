@@ -360,8 +360,8 @@ static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
     size_t nc = 0;
     if (n_ok) {
         cv[nc++] =
-            (nsd_curve){P->cx, &P->cy[k * nv], n_ok, k ? NULL : P->legends[nv], 0, 0, 2.0, 2};
-        cv[nc++] = (nsd_curve){P->cx, &P->cy[k * nv], n_ok, NULL, 0, 0, 5.0, 1};
+            (nsd_curve){P->cx, &P->cy[k * nv], n_ok, k ? NULL : P->legends[nv], 0, 0, 2.0, 2, 0, 0};
+        cv[nc++] = (nsd_curve){P->cx, &P->cy[k * nv], n_ok, NULL, 0, 0, 5.0, 1, 0, 0};
     }
     for (size_t b = 0; b < P->n_bad; ++b) {
         size_t i = P->order[n_ok + b];
@@ -370,7 +370,7 @@ static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
         ly[0] = ylo - pad;
         ly[1] = yhi + pad;
         cv[nc++] = (nsd_curve){&P->lx[2 * b],  ly,  2, k ? NULL : P->legends[i], failed ? 4 : 1,
-                               failed ? 2 : 1, 1.5, 0};
+                               failed ? 2 : 1, 1.5, 0, 0, 0};
     }
     snprintf(P->titles[k], sizeof P->titles[k], "(%c) %s", (int)('a' + k % 26), ch->label);
     if (strcmp(ch->unit, "1") == 0)
@@ -381,7 +381,7 @@ static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
     int corner = k == 0 ? legend_corner(P, k, ylo - pad, yhi + pad) : 0;
     P->panels[k] = (nsd_panel){P->titles[k], xlabel,  P->ylabels[k], cv,        nc, NULL, 0,
                                P->xmin,      P->xmax, ylo - pad,     yhi + pad, 0,  0,    P->log_x,
-                               NULL,         NULL,    corner};
+                               NULL,         NULL,    corner, NULL, NULL, 0};
 }
 
 /* summary.<fmt>: one panel per summary channel. */
@@ -397,7 +397,7 @@ static int write_summary_figure(const char *dir, const nsd_config *cfg, summary_
     for (size_t k = 0; k < P->ns; ++k) summary_panel(P, k, xlabel);
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     size_t ns = P->ns;
-    nsd_figure fig = {cfg->title, P->panels, ns, 1, 1200, ns <= 6 ? (int)(360 * ns + 60) : 0};
+    nsd_figure fig = {cfg->title, P->panels, ns, 1, 1200, ns <= 6 ? (int)(360 * ns + 60) : 0, 0, 0};
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/summary.%s", dir, nsd_plot_format_ext(fmt));
     if (nsd_plot_write(path, fmt, &fig, err, err_len) != 0) return -1;

@@ -158,7 +158,7 @@ static int timeseries(const char *path, nsd_plot_format fmt, const char *fig_tit
     }
     int rc = 0;
     if (np) {
-        nsd_figure fig = {fig_title, panels, np, 1, 0, 0};
+        nsd_figure fig = {fig_title, panels, np, 1, 0, 0, 0, 0};
         rc = nsd_plot_write(path, fmt, &fig, err, err_len);
     }
     for (size_t i = 0; i < ncol; ++i) free(cols[i]);
@@ -233,7 +233,7 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
             *cv = (nsd_curve){cols[ncol],   cols[ncol + 1],
                               ser->rows,    runs[0].model->channels[mark].label,
                               (int)(1 + h), 0,
-                              4.0,          0};
+                              4.0,          0, 0, 0};
             ncol += 2;
             p->n_curves++;
         }
@@ -243,7 +243,7 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
     if (np) {
         char title[300];
         snprintf(title, sizeof title, "%s: phase portraits", fig_title);
-        nsd_figure fig = {title, panels, np, np > 1 ? 2 : 1, 0, 0};
+        nsd_figure fig = {title, panels, np, np > 1 ? 2 : 1, 0, 0, 0, 0};
         rc = nsd_plot_write(path, fmt, &fig, err, err_len);
     }
     for (size_t i = 0; i < ncol; ++i) free(cols[i]);
@@ -272,7 +272,7 @@ static int event_chart(const char *path, nsd_plot_format fmt, const char *fig_ti
                 y[n++] = (double)log->rec[i].contact + 1.0 + 0.1 * (k - 2.5) / 2.5;
             }
         if (!n) continue;
-        curves[nc++] = (nsd_curve){x, y, n, nsd_event_kind_name((nsd_event_kind)k), k, 0, 0, 1};
+        curves[nc++] = (nsd_curve){x, y, n, nsd_event_kind_name((nsd_event_kind)k), k, 0, 0, 1, 0, 0};
     }
     char ylabel[400] = "contact:";
     for (size_t c = 0; c < m->nc; ++c) {
@@ -291,7 +291,7 @@ static int event_chart(const char *path, nsd_plot_format fmt, const char *fig_ti
     panel.ymin = 0.5;
     panel.ymax = (double)m->nc + 0.5;
     panel.legend_position = 4;
-    nsd_figure fig = {NULL, &panel, 1, 1, 1400, 400 + 40 * (int)(m->nc > 4 ? m->nc - 4 : 0)};
+    nsd_figure fig = {NULL, &panel, 1, 1, 1400, 400 + 40 * (int)(m->nc > 4 ? m->nc - 4 : 0), 0, 0};
     int rc = nsd_plot_write(path, fmt, &fig, err, err_len);
     free(xs);
     free(ys);
@@ -349,7 +349,7 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
         panel.equal_aspect = 1;
         panel.draw = draw_strobe;
         panel.draw_ctx = &st;
-        nsd_figure fig = {NULL, &panel, 1, 1, 1600, 600};
+        nsd_figure fig = {NULL, &panel, 1, 1, 1600, 600, 0, 0};
         snprintf(path, sizeof path, "%s/snapshots.%s", dir, ext);
         if (nsd_plot_write(path, fmt, &fig, err, err_len) != 0 ||
             nsd_paths_push(written, n_written, path, err, err_len) != 0)

@@ -68,19 +68,19 @@ static void set_pen(panel_ctx *pc, int style) {
     pllsty(1);
     switch (pc->pen) {
         case NSDYN_PEN_STRUCTURE:
-            plcol0(COL_FG);
+            use_color(COL_FG, pc->opacity);
             plwidth(lw(pc->m, 2.0));
             break;
         case NSDYN_PEN_GROUND:
-            plcol0(COL_GROUND);
+            use_color(COL_GROUND, pc->opacity);
             plwidth(lw(pc->m, 3.0));
             break;
         case NSDYN_PEN_HIGHLIGHT:
-            plcol0(COL_PALETTE + PAL_VERMILION);
+            use_color(COL_PALETTE + PAL_VERMILION, pc->opacity);
             plwidth(lw(pc->m, 2.5));
             break;
         case NSDYN_PEN_TRACE:
-            plcol0(COL_PALETTE + PAL_BLUE);
+            use_color(COL_PALETTE + PAL_BLUE, pc->opacity);
             plwidth(lw(pc->m, 1.2));
             break;
     }
@@ -88,10 +88,19 @@ static void set_pen(panel_ctx *pc, int style) {
 
 static void cv_pen(void *ctx, int style) { set_pen(ctx, style); }
 
+/* The extents of the current group (nsd_plot_canvas_begin), pens other than ground. */
+static void group_point(panel_ctx *pc, double tx, double ty) {
+    if (pc->pen == NSDYN_PEN_GROUND || !isfinite(tx) || !isfinite(ty)) return;
+    range_add(&pc->gx, tx);
+    range_add(&pc->gy, ty);
+}
+
 static void cv_line(void *ctx, double x0, double y0, double x1, double y1) {
     panel_ctx *pc = ctx;
     double xs[2] = {tr(x0, pc->ax.log), tr(x1, pc->ax.log)};
     double ys[2] = {tr(y0, pc->ay.log), tr(y1, pc->ay.log)};
+    group_point(pc, xs[0], ys[0]);
+    group_point(pc, xs[1], ys[1]);
     if (draw_polyline(&pc->clip, 2, xs, ys) != 0) pc->oom = 1;
 }
 
@@ -131,12 +140,12 @@ static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, in
                     case NSDYN_PEN_HIGHLIGHT: col = COL_PALETTE + PAL_VERMILION; break;
                     case NSDYN_PEN_TRACE: col = COL_PALETTE + PAL_BLUE; break;
                 }
-                plcol0(col);
+                use_color(col, pc->opacity);
                 plpsty(0);
                 plfill((PLINT)m, ax, ay);
                 if (hatch) {
                     PLINT inc = 450, del = (PLINT)clampd(2200.0 * pc->m->s, 500.0, 20000.0);
-                    plcol0(COL_GROUND);
+                    use_color(COL_GROUND, pc->opacity);
                     plwidth(lw(pc->m, 0.8));
                     plpat(1, &inc, &del);
                     plfill((PLINT)m, ax, ay);
@@ -178,6 +187,7 @@ static void cv_polygon(void *ctx, size_t n, const double *x, const double *y, in
         tx[i] = tr(x[i], pc->ax.log);
         ty[i] = tr(y[i], pc->ay.log);
         if (!isfinite(tx[i]) || !isfinite(ty[i])) all_finite = 0;
+        group_point(pc, tx[i], ty[i]);
     }
     if (n == 2) {
         if (draw_polyline(&pc->clip, 2, tx, ty) != 0) pc->oom = 1;
@@ -191,6 +201,8 @@ static void cv_polygon(void *ctx, size_t n, const double *x, const double *y, in
 static void cv_circle(void *ctx, double x, double y, double r) {
     panel_ctx *pc = ctx;
     if (!isfinite(x) || !isfinite(y) || !isfinite(r) || r <= 0.0) return;
+    group_point(pc, tr(x - r, pc->ax.log), tr(y - r, pc->ay.log));
+    group_point(pc, tr(x + r, pc->ax.log), tr(y + r, pc->ay.log));
     int nseg = 288;
     if (!pc->ax.log && !pc->ay.log) {
         double cx = tr(x, 0), cy = tr(y, 0), rr = fmin(r, COORD_MAX);
@@ -243,9 +255,72 @@ void canvas_picture_extents(const nsd_panel *p, range *dx, range *dy) {
 int canvas_draw_picture(panel_ctx *pc) {
     const nsd_panel *p = pc->panel;
     nsdyn_canvas cv = {sizeof(nsdyn_canvas), pc, cv_line, cv_circle, cv_polygon, cv_pen};
+    pc->opacity = 1.0;
     set_pen(pc, NSDYN_PEN_STRUCTURE);
     p->draw(p->draw_ctx, &cv);
+    pc->opacity = 1.0;
     pllsty(1);
     plpsty(0);
     return pc->oom ? -1 : 0;
+}
+
+/* ---- groups of a picture: fading and labels --------------------------------- */
+
+void nsd_plot_canvas_begin(const nsdyn_canvas *canvas, double opacity) {
+    if (!canvas || canvas->line != cv_line) return; /* the bounding-box canvas, or not ours */
+    panel_ctx *pc = canvas->ctx;
+    pc->opacity = isfinite(opacity) ? clampd(opacity, 0.05, 1.0) : 1.0;
+    memset(&pc->gx, 0, sizeof pc->gx);
+    memset(&pc->gy, 0, sizeof pc->gy);
+    set_pen(pc, pc->pen);
+}
+
+/* The label's box [mm on the page] centred above (x, top) of the group. */
+static void label_box(const panel_ctx *pc, const char *text, double b[4]) {
+    const metrics *m = pc->m;
+    double sx = pc->ax.hi - pc->ax.lo, sy = pc->ay.hi - pc->ay.lo;
+    double px = pc->vp[0] * m->page_w_mm + (0.5 * (pc->gx.lo + pc->gx.hi) - pc->ax.lo) / sx *
+                                               (pc->vp[1] - pc->vp[0]) * m->page_w_mm;
+    double py = pc->vp[2] * m->page_h_mm +
+                (pc->gy.hi - pc->ay.lo) / sy * (pc->vp[3] - pc->vp[2]) * m->page_h_mm;
+    double ch = 0.8 * m->ch, w = text_width_ch(text) * ch;
+    b[0] = px - 0.5 * w;
+    b[1] = py + 0.3 * ch;
+    b[2] = px + 0.5 * w;
+    b[3] = py + 1.3 * ch;
+}
+
+void nsd_plot_canvas_end(const nsdyn_canvas *canvas, const char *label) {
+    if (!canvas || canvas->line != cv_line) return;
+    panel_ctx *pc = canvas->ctx;
+    const metrics *m = pc->m;
+    double opacity = pc->opacity;
+    pc->opacity = 1.0;
+    set_pen(pc, pc->pen);
+    if (!label || !label[0] || !pc->gx.have || !pc->vp || pc->n_labels >= 64) return;
+    char buf[256];
+    nsd_plot_escape_text(label, buf, sizeof buf);
+    double b[4];
+    label_box(pc, buf, b);
+    /* inside the plot area, clear of the labels placed so far (0.3 ch apart) */
+    double gap = 0.3 * m->ch;
+    if (b[0] < pc->vp[0] * m->page_w_mm || b[2] > pc->vp[1] * m->page_w_mm ||
+        b[1] < pc->vp[2] * m->page_h_mm || b[3] > pc->vp[3] * m->page_h_mm)
+        return;
+    for (size_t i = 0; i < pc->n_labels; ++i) {
+        const double *o = pc->labels[i];
+        if (b[0] < o[2] + gap && o[0] < b[2] + gap && b[1] < o[3] + gap && o[1] < b[3] + gap)
+            return;
+    }
+    memcpy(pc->labels[pc->n_labels++], b, sizeof b);
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plwind(0.0, m->page_w_mm, 0.0, m->page_h_mm);
+    plschr(m->ch, 0.8);
+    use_color(COL_FG, fmax(opacity, 0.6));
+    plptex(0.5 * (b[0] + b[2]), 0.5 * (b[1] + b[3]), 1.0, 0.0, 0.5, buf);
+    plschr(m->ch, 1.0);
+    plvpor(pc->vp[0], pc->vp[1], pc->vp[2], pc->vp[3]);
+    plwind(pc->ax.lo, pc->ax.hi, pc->ay.lo, pc->ay.hi);
+    report_box(m, "text", pc->index, b[0], b[1], b[2], b[3], -1, label);
+    set_pen(pc, pc->pen);
 }
