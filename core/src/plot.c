@@ -88,9 +88,11 @@ static void set_pen(panel_ctx *pc, int style) {
 
 static void cv_pen(void *ctx, int style) { set_pen(ctx, style); }
 
-/* The extents of the current group (nsd_plot_canvas_begin), pens other than ground. */
+/* The extents of the current group (nsd_plot_canvas_begin). */
 static void group_point(panel_ctx *pc, double tx, double ty) {
-    if (pc->pen == NSDYN_PEN_GROUND || !isfinite(tx) || !isfinite(ty)) return;
+    /* the bodies and their highlights: ground and traces (paths) belong to no one instant */
+    if (pc->pen == NSDYN_PEN_GROUND || pc->pen == NSDYN_PEN_TRACE || !isfinite(tx) || !isfinite(ty))
+        return;
     range_add(&pc->gx, tx);
     range_add(&pc->gy, ty);
 }
@@ -252,6 +254,8 @@ void canvas_picture_extents(const nsd_panel *p, range *dx, range *dy) {
     }
 }
 
+static void place_labels(panel_ctx *pc);
+
 int canvas_draw_picture(panel_ctx *pc) {
     const nsd_panel *p = pc->panel;
     nsdyn_canvas cv = {sizeof(nsdyn_canvas), pc, cv_line, cv_circle, cv_polygon, cv_pen};
@@ -261,6 +265,7 @@ int canvas_draw_picture(panel_ctx *pc) {
     pc->opacity = 1.0;
     pllsty(1);
     plpsty(0);
+    place_labels(pc);
     return pc->oom ? -1 : 0;
 }
 
@@ -293,34 +298,62 @@ static void label_box(const panel_ctx *pc, const char *text, double b[4]) {
 void nsd_plot_canvas_end(const nsdyn_canvas *canvas, const char *label) {
     if (!canvas || canvas->line != cv_line) return;
     panel_ctx *pc = canvas->ctx;
-    const metrics *m = pc->m;
-    double opacity = pc->opacity;
     pc->opacity = 1.0;
     set_pen(pc, pc->pen);
-    if (!label || !label[0] || !pc->gx.have || !pc->vp || pc->n_labels >= 64) return;
+    if (!label || !label[0] || !pc->gx.have || !pc->vp || pc->n_cand >= 256) return;
     char buf[256];
     nsd_plot_escape_text(label, buf, sizeof buf);
-    double b[4];
-    label_box(pc, buf, b);
-    /* inside the plot area, clear of the labels placed so far (0.3 ch apart) */
+    label_box(pc, buf, pc->cand[pc->n_cand]);
+    snprintf(pc->cand_text[pc->n_cand++], sizeof pc->cand_text[0], "%s", label);
+}
+
+/* Label candidate i, if it stays in the plot area clear of those placed (0.3 ch apart).
+ * Returns 1 when placed. */
+static int place_label(panel_ctx *pc, size_t i, size_t *placed, size_t n_placed) {
+    const metrics *m = pc->m;
+    const double *b = pc->cand[i];
     double gap = 0.3 * m->ch;
     if (b[0] < pc->vp[0] * m->page_w_mm || b[2] > pc->vp[1] * m->page_w_mm ||
         b[1] < pc->vp[2] * m->page_h_mm || b[3] > pc->vp[3] * m->page_h_mm)
-        return;
-    for (size_t i = 0; i < pc->n_labels; ++i) {
-        const double *o = pc->labels[i];
+        return 0;
+    for (size_t k = 0; k < n_placed; ++k) {
+        const double *o = pc->cand[placed[k]];
         if (b[0] < o[2] + gap && o[0] < b[2] + gap && b[1] < o[3] + gap && o[1] < b[3] + gap)
-            return;
+            return 0;
     }
-    memcpy(pc->labels[pc->n_labels++], b, sizeof b);
+    char buf[256];
+    nsd_plot_escape_text(pc->cand_text[i], buf, sizeof buf);
+    PLFLT fx[4] = {b[0] - gap, b[2] + gap, b[2] + gap, b[0] - gap},
+          fy[4] = {b[1] - 0.5 * gap, b[1] - 0.5 * gap, b[3] + 0.5 * gap, b[3] + 0.5 * gap};
+    plcol0(COL_LEGEND_BG); /* a white ground under the text: legible over the drawing */
+    plpsty(0);
+    plfill(4, fx, fy);
+    plcol0(COL_FG);
+    plptex(0.5 * (b[0] + b[2]), 0.5 * (b[1] + b[3]), 1.0, 0.0, 0.5, buf);
+    report_box(m, "text", pc->index, b[0], b[1], b[2], b[3], -1, pc->cand_text[i]);
+    return 1;
+}
+
+/* The groups' labels, at most 10, over the finished picture: the last group's first, then
+ * the first's, then ever finer halves of the sequence (evenly spread in time). */
+static void place_labels(panel_ctx *pc) {
+    if (pc->n_cand == 0) return;
+    const metrics *m = pc->m;
     plvpor(0.0, 1.0, 0.0, 1.0);
     plwind(0.0, m->page_w_mm, 0.0, m->page_h_mm);
     plschr(m->ch, 0.8);
-    use_color(COL_FG, fmax(opacity, 0.6));
-    plptex(0.5 * (b[0] + b[2]), 0.5 * (b[1] + b[3]), 1.0, 0.0, 0.5, buf);
+    size_t n = pc->n_cand, placed[10], n_placed = 0;
+    unsigned char tried[256] = {0};
+    for (size_t step = n > 1 ? n - 1 : 1; n_placed<10; step = step> 1 ? step / 2 : 0) {
+        for (size_t k = n - 1 + step; k >= step && n_placed < 10; k -= step) {
+            size_t i = k - step;
+            if (tried[i]) continue;
+            tried[i] = 1;
+            if (place_label(pc, i, placed, n_placed)) placed[n_placed++] = i;
+        }
+        if (step <= 1) break;
+    }
     plschr(m->ch, 1.0);
     plvpor(pc->vp[0], pc->vp[1], pc->vp[2], pc->vp[3]);
     plwind(pc->ax.lo, pc->ax.hi, pc->ay.lo, pc->ay.hi);
-    report_box(m, "text", pc->index, b[0], b[1], b[2], b[3], -1, label);
-    set_pen(pc, pc->pen);
 }

@@ -139,7 +139,7 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
 /* Pictures drawn by a panel's draw callback in groups (the strobe of a run: one group per
    snapshot). Between begin and end, everything drawn is blended with the background to
    `opacity` (0..1; older snapshots fade). end labels the group with `label` (e.g. its time)
-   above what it drew with pens other than NSDYN_PEN_GROUND, unless that label would overlap
+   above what it drew with the structure and highlight pens (the bodies), unless that label would overlap
    an earlier group's label or leave the plot area. No-ops on the bounding-box canvas and on
    canvases that are not this module's. */
 void nsd_plot_canvas_begin(const nsdyn_canvas *canvas, double opacity);

@@ -212,12 +212,14 @@ typedef struct panel_ctx {
     long index;       /* the panel's index in the figure (the layout report) */
     const double *vp; /* its viewport, normalized page coordinates vx0, vx1, vy0, vy1 */
     /* nsd_plot_canvas_begin/end: the group's opacity and the extents of what it drew
-       (transformed coordinates, pens other than ground), and the labels placed so far
-       [mm on the page]: x0, y0, x1, y1 each */
+       (transformed coordinates, structure and highlight pens), and each group's label
+       candidate: its box [mm on the page] x0, y0, x1, y1 and text; placed after the
+       picture (canvas_draw_picture), over everything */
     double opacity;
     range gx, gy;
-    double labels[64][4];
-    size_t n_labels;
+    double cand[256][4];
+    char cand_text[256][32];
+    size_t n_cand;
 } panel_ctx;
 
 /* Unite the extents of p's picture (transformed coordinates) into (dx, dy): p->draw is
