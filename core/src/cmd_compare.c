@@ -51,13 +51,18 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
         size_t nc = 0;
         for (size_t i = 0; i < nv && c >= 0; ++i)
             if (i != ref && m[i].valid)
-                cv[nc++] = (nsd_curve){t,  &m[i].dev[k * rs->rows], rs->rows, vars[i].name,
-                                       (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 0, 0, 0};
+                cv[nc++] = (nsd_curve){.x = t, .y = &m[i].dev[k * rs->rows], .n = rs->rows,
+                                       .legend = vars[i].name,
+                                       .color = (int)(i % NSD_PLOT_PALETTE_SIZE),
+                                       .dashed = (int)(i % 4), .width = 1.2};
         const nsd_channel *ch = c >= 0 ? &vars[ref].sc.model.channels[c] : NULL;
         snprintf(labels[k][0], 200, "|%s − reference| [%s]", names[k], ch ? ch->unit : "?");
         snprintf(labels[k][1], 200, "(%c) %s", (int)('a' + k % 26), ch ? ch->label : names[k]);
-        panels[k] = (nsd_panel){labels[k][1], "time t [s]", labels[k][0], cv, nc, NULL, 0,
-                                NAN, NAN, NAN, NAN, 0, 1, 0, NULL, NULL, 4, NULL, NULL, 0};
+        panels[k] = (nsd_panel){.title = labels[k][1], .xlabel = "time t [s]",
+                                .ylabel = labels[k][0], .curves = cv, .n_curves = nc,
+                                .xmin = NAN, .xmax = NAN, .ymin = NAN, .ymax = NAN, .log_y = 1,
+                                .legend_position = k == 0 ? nsd_figures_stack_legend(cfg) : 6};
+        for (size_t c = 0; k > 0 && c < nc; ++c) cv[c].legend = NULL; /* one legend: above */
         drawn += nc;
     }
     if (cost) { /* accuracy against cost: one point per variant */
@@ -74,14 +79,19 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
                  nn ? channel_unit_of(&vars[ref], names[0]) : "?");
         snprintf(labels[nn][1], 200, "(%c) accuracy against cost (median wall time of %zu run%s)",
                  (int)('a' + nn % 26), m[ref].repeats, m[ref].repeats == 1 ? "" : "s");
-        panels[nn] = (nsd_panel){labels[nn][1], "wall time [s]", labels[nn][0], cv, nc, NULL, 0,
-                                 NAN, NAN, NAN, NAN, 0, 1, 1, NULL, NULL, 4, NULL, NULL, 0};
+        panels[nn] = (nsd_panel){.title = labels[nn][1], .xlabel = "wall time [s]",
+                                 .ylabel = labels[nn][0], .curves = cv, .n_curves = nc,
+                                 .xmin = NAN, .xmax = NAN, .ymin = NAN, .ymax = NAN, .log_x = 1,
+                                 .log_y = 1, .legend_position = nsd_figures_legend(cfg)};
     }
     char path[PATH_MAX + 32], title[400];
-    snprintf(title, sizeof title, "%s: deviation from the reference \"%s\"",
-             cfg->title ? cfg->title : "comparison", vars[ref].name);
+    snprintf(title, sizeof title, "|variant − reference \"%s\"| (log scale; exact agreement "
+                                  "leaves a gap)",
+             vars[ref].name);
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
-    nsd_figure fig = {title, panels, np, 1, 1400, (int)(np <= 6 ? 330 * np + 80 : 0), 0, 0};
+    nsd_figure fig = {.title = title, .panels = panels, .n_panels = np, .columns = 1,
+                      .width_px = 1400, .height_px = np <= 6 ? (int)(330 * np + 120) : 0};
+    nsd_figures_style(cfg, &fig);
     snprintf(path, sizeof path, "%s/deviation.%s", dir, nsd_plot_format_ext(fmt));
     rc = drawn ? nsd_plot_write(path, fmt, &fig, err, err_len) : 0;
     if (drawn && rc == 0) rc = nsd_paths_push(written, n_written, path, err, err_len);

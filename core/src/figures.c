@@ -105,6 +105,11 @@ int nsd_figures_legend(const nsd_config *cfg) {
     return k >= 0 && k < 3 ? pos[k] : 5;
 }
 
+int nsd_figures_stack_legend(const nsd_config *cfg) {
+    int pos = nsd_figures_legend(cfg);
+    return pos == 5 ? 7 : pos;
+}
+
 int nsd_figures_limits(const nsd_config *cfg, const char *channel, double *lo, double *hi) {
     for (size_t i = 0; i < cfg->n_limits; ++i)
         if (strcmp(cfg->limit_names[i], channel) == 0) {
@@ -182,7 +187,7 @@ static const char *event_lines_of(const nsd_figure_run *run, double **lines, siz
     *lines = NULL;
     *n = 0;
     size_t total = log->n + run->result->n_events;
-    if (!total || total > 120) return NULL;
+    if (!total || total > 60) return NULL;
     *lines = malloc(total * sizeof **lines);
     if (!*lines) abort();
     for (size_t i = 0; i < log->n; ++i) (*lines)[(*n)++] = log->rec[i].t;
@@ -218,8 +223,8 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
         p->vlines = event_lines;
         p->n_vlines = n_event_lines;
         p->vlines_legend = np == 0 ? lines_legend : NULL;
-        /* one legend, on the first panel, for the whole figure */
-        p->legend_position = nsd_figures_legend(cfg);
+        /* one legend for the whole figure: above the first panel */
+        p->legend_position = nsd_figures_stack_legend(cfg);
         for (size_t k = 0; k < n_runs; ++k) {
             int c = nsd_model_channel(runs[k].model, names[i]);
             if (c < 0) continue;

@@ -39,6 +39,10 @@ void nsd_figures_style(const nsd_config *cfg, nsd_figure *fig);
 /* [plot] legend as an nsd_panel legend_position: best 5, outside 4, none 6. */
 int nsd_figures_legend(const nsd_config *cfg);
 
+/* The same for the one legend of a stack of panels (on the first): best is "above" (7),
+ * which keeps every panel as wide as the others. */
+int nsd_figures_stack_legend(const nsd_config *cfg);
+
 /* [plot] limits of a channel: 1 with *lo, *hi set, else 0. */
 int nsd_figures_limits(const nsd_config *cfg, const char *channel, double *lo, double *hi);
 

@@ -28,7 +28,8 @@
  * common colour-vision deficiencies), in this order:
  *   0 blue #0072B2, 1 vermilion #D55E00, 2 bluish green #009E73,
  *   3 orange #E69F00, 4 reddish purple #CC79A7, 5 sky blue #56B4E9,
- *   6 black #000000, 7 yellow #F0E442;
+ *   6 black #000000, 7 grey #888888 (in place of Okabe–Ito's yellow, too pale
+ *   for a thin line on white);
  * larger indices wrap around. color = -1 picks the first palette colour not
  * yet used by another curve of the same panel.
  *
@@ -104,7 +105,10 @@ typedef struct nsd_panel {
                                         the right margin of the column grows to fit it),
                                         5 best: the inside corner where the legend covers no
                                         data (no point and no segment of a curve, nothing of
-                                        the picture), else outside right; 6 none.
+                                        the picture), else outside right; 6 none; 7 above
+                                        the plot, entries in rows across its width (the top
+                                        margin of the row grows to fit it: one legend for a
+                                        stack of panels without narrowing them).
                                         The legend lists the curves with a legend text (at
                                         most 64), with their line style and markers. */
     /* Appended for issue 13 (zero/NULL keeps the earlier behaviour): */

@@ -15,7 +15,7 @@ static const unsigned char palette_rgb[NSD_PLOT_PALETTE_SIZE][3] = {
     {0xCC, 0x79, 0xA7}, /* reddish purple */
     {0x56, 0xB4, 0xE9}, /* sky blue */
     {0x00, 0x00, 0x00}, /* black */
-    {0xF0, 0xE4, 0x42}, /* yellow */
+    {0x88, 0x88, 0x88}, /* grey (Okabe-Ito's yellow #F0E442 is too pale for a line) */
 };
 
 /* Page size and the scale of text and lines; -1 for an empty page. */

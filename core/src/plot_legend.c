@@ -77,6 +77,23 @@ static int best_position(const nsd_panel *p, const panel_layout *pl, double w, d
     return 4;
 }
 
+/* Where a legend goes: nsd_panel.legend_position, with "best" resolved. */
+static void decide_position(const nsd_panel *p, panel_layout *pl, double ch, double vw_mm,
+                            double vh_mm) {
+    pl->legend_pos = p->legend_position;
+    if (pl->n_legend && p->legend_position == 5) {
+        pl->legend_pos = best_position(p, pl, pl->legend_w_mm / vw_mm, pl->legend_h_mm / vh_mm,
+                                       0.8 * ch / vw_mm, 0.8 * ch / vh_mm);
+        /* outside right only while it leaves the plot most of the width; else above */
+        if (pl->legend_pos == 4 && pl->legend_w_mm > 0.4 * vw_mm) pl->legend_pos = 7;
+    }
+}
+
+/* Width of an entry of a legend above the plot [mm]: sample, gap, text at 0.85, space. */
+static double above_entry_w(const char *escaped, double ch) {
+    return (2.6 + 0.6 + 0.85 * text_width_ch(escaped) + 1.6) * ch;
+}
+
 void legend_measure(const nsd_panel *p, panel_layout *pl, double ch, double vw_mm, double vh_mm) {
     pl->n_legend = 0;
     double maxw = 0.0;
@@ -92,17 +109,39 @@ void legend_measure(const nsd_panel *p, panel_layout *pl, double ch, double vw_m
         if (w > maxw) maxw = w;
     }
     if (pl->n_legend > 64) pl->n_legend = 64;
-    /* sample 2.6 ch, offsets, text at scale 0.85, borders; rows 2 ch of text at 0.85 */
-    pl->legend_w_mm = pl->n_legend ? (1.0 + 2.6 + 0.6 + 0.85 * maxw + 1.2) * ch : 0.0;
-    pl->legend_h_mm = pl->n_legend ? (1.7 * (double)pl->n_legend + 1.0) * ch : 0.0;
+    /* An upper bound of the box pllegend draws (it sizes part of it in character heights
+       of the subpage's y, so its width in x varies with the page's aspect): measured on
+       boxes of 4 to 47 character widths of text, from 10.8 to 41.2 ch wide, all below
+       1.1 (9.5 + 0.85 * 0.8 * text); rows of 2 ch. */
+    pl->legend_w_mm = pl->n_legend ? 1.1 * (9.5 + 0.85 * 0.8 * maxw) * ch : 0.0;
+    pl->legend_h_mm = pl->n_legend ? (2.0 * (double)pl->n_legend + 0.5) * ch : 0.0;
     /* "best" is decided once, at the first layout pass, whose viewport is the smallest
        (the legend covers the most): the margins are sized for that decision */
-    if (pl->legend_decided) return;
-    pl->legend_decided = 1;
-    pl->legend_pos = p->legend_position;
-    if (pl->n_legend && p->legend_position == 5)
-        pl->legend_pos = best_position(p, pl, pl->legend_w_mm / vw_mm, pl->legend_h_mm / vh_mm,
-                                       0.8 * ch / vw_mm, 0.8 * ch / vh_mm);
+    if (!pl->legend_decided) {
+        pl->legend_decided = 1;
+        decide_position(p, pl, ch, vw_mm, vh_mm);
+    }
+    /* above the plot: entries flow in rows across the viewport's width */
+    pl->legend_rows = 0;
+    if (pl->n_legend && pl->legend_pos == 7) {
+        double x = 0.0;
+        pl->legend_rows = 1;
+        for (size_t c = 0; c <= p->n_curves; ++c) {
+            const char *text = c < p->n_curves       ? p->curves[c].legend
+                               : vlines_in_legend(p) ? p->vlines_legend
+                                                     : NULL;
+            if (!text || !text[0]) continue;
+            char buf[512];
+            nsd_plot_escape_text(text, buf, sizeof buf);
+            double w = above_entry_w(buf, ch);
+            if (x > 0.0 && x + w > vw_mm) {
+                pl->legend_rows++;
+                x = 0.0;
+            }
+            x += w;
+        }
+        pl->legend_h_mm = (1.5 * (double)pl->legend_rows + 0.4) * ch;
+    }
 }
 
 /* The legend's entries: the curves with a legend text, at most 64, in order. */
@@ -217,6 +256,41 @@ static void legend_sample(const metrics *m, const nsd_curve *c, int color, doubl
     }
 }
 
+/* A legend above the plot (position 7): the entries in rows, the last row just above the
+ * frame, drawn here entirely (pllegend has no flowing layout). */
+static void draw_legend_above(panel_ctx *pc, const panel_layout *pl, const int *colors,
+                              const legend_entries *e) {
+    const metrics *m = pc->m;
+    const nsd_panel *p = pc->panel;
+    double ch = m->ch, W = m->page_w_mm, H = m->page_h_mm;
+    double x0 = pl->vx0 * W, x1 = pl->vx1 * W, row_h = 1.5 * ch;
+    double x = x0, top = pl->vy1 * H + pl->legend_h_mm; /* the block's top [mm] */
+    double y = top - 0.5 * row_h;
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plwind(0.0, 1.0, 0.0, 1.0);
+    for (size_t i = 0; i < e->n; ++i) {
+        double w = above_entry_w(e->texts[i], ch);
+        if (x > x0 && x + w > x1) {
+            x = x0;
+            y -= row_h;
+        }
+        size_t c = e->idx[i];
+        legend_sample(m, c < p->n_curves ? &p->curves[c] : NULL, c < p->n_curves ? colors[c] : 0,
+                      x / W, (x + 2.6 * ch) / W, y / H);
+        plcol0(COL_FG);
+        plschr(ch, 0.85);
+        plptex((x + 3.2 * ch) / W, y / H, 1.0, 0.0, 0.0, e->texts[i]);
+        plschr(ch, 1.0);
+        report_box(m, "text", pl->index, x + 3.2 * ch, y - 0.425 * ch,
+                   x + (3.2 + 0.85 * text_width_ch(e->texts[i])) * ch, y + 0.425 * ch, -1,
+                   e->texts[i]);
+        x += w;
+    }
+    report_box(m, "legend", pl->index, x0, pl->vy1 * H, x1, top, 0, NULL);
+    plvpor(pl->vx0, pl->vx1, pl->vy0, pl->vy1);
+    plwind(pl->ax.lo, pl->ax.hi, pl->ay.lo, pl->ay.hi);
+}
+
 void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
     const nsd_panel *p = pc->panel;
     const metrics *m = pc->m;
@@ -231,6 +305,10 @@ void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
     double off_x = 0.8 * m->ch / vw_mm, off_y = 0.8 * m->ch / (vh * m->page_h_mm);
     double x = off_x, y = off_y;
     if (pl->legend_pos == 6) return;
+    if (pl->legend_pos == 7) {
+        draw_legend_above(pc, pl, colors, &e);
+        return;
+    }
     PLINT position = legend_placement(pl->legend_pos, &y);
     PLFLT lw_ac = 0.0, lh_ac = 0.0;
     plwidth(lw(m, 0.8));

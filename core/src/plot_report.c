@@ -39,12 +39,40 @@ void report_box(const metrics *m, const char *kind, long panel, double x0, doubl
     fputc('}', f);
 }
 
+/* The text PLplot shows for `text` with escapes (tick labels: "10#u−3#d" is 10 with a
+ * superscript −3), and its width [character heights]: superscripts at 0.7. */
+static double shown(const char *text, int escaped, char *out, size_t len) {
+    double w = 0.0, scale = 1.0;
+    size_t k = 0;
+    for (const char *p = text; *p && k + 4 < len;) {
+        if (escaped && p[0] == '#' && (p[1] == 'u' || p[1] == 'd')) {
+            scale = p[1] == 'u' ? 0.7 : 1.0;
+            if (p[1] == 'u') out[k++] = '^';
+            p += 2;
+            continue;
+        }
+        if (escaped && p[0] == '#' && p[1] == '#') p++;
+        size_t n = utf8_seq_len((const unsigned char *)p);
+        if (n == 0) n = 1;
+        char one[8] = {0};
+        memcpy(one, p, n);
+        w += scale * text_width_ch(one);
+        memcpy(out + k, p, n);
+        k += n;
+        p += n;
+    }
+    out[k] = '\0';
+    return w;
+}
+
 void report_mtex(const metrics *m, long panel, const double vp[4], const char *side, double disp,
                  double pos, double just, double ch_mm, const char *text) {
     if (!m->report || !text || !text[0]) return;
+    /* tick labels come escaped (label_cb); the others are literal (mtex escapes them) */
+    int escaped = strstr(text, "#u") != NULL || strstr(text, "#d") != NULL;
     char buf[1024];
-    nsd_plot_escape_text(text, buf, sizeof buf);
-    double w = text_width_ch(buf) * ch_mm, h = ch_mm;
+    double w = shown(text, escaped, buf, sizeof buf) * ch_mm, h = ch_mm;
+    text = buf;
     double X0 = vp[0] * m->page_w_mm, X1 = vp[1] * m->page_w_mm;
     double Y0 = vp[2] * m->page_h_mm, Y1 = vp[3] * m->page_h_mm;
     double d = disp * ch_mm;

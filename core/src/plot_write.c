@@ -90,8 +90,8 @@ static int validate_panel(const nsd_panel *p, size_t i, char *err, size_t err_le
         set_err(err, err_len, "plot: panel %zu: %zu event lines but no array", i, p->n_vlines);
         return -1;
     }
-    if (p->legend_position < 0 || p->legend_position > 6) {
-        set_err(err, err_len, "plot: panel %zu: legend_position %d not in 0..6", i,
+    if (p->legend_position < 0 || p->legend_position > 7) {
+        set_err(err, err_len, "plot: panel %zu: legend_position %d not in 0..7", i,
                 p->legend_position);
         return -1;
     }
