@@ -201,8 +201,8 @@ static int composed_load(composed *c) {
     nsd_model_ode(&c->m, &c->ode);
     c->ode_ig = c->ode; /* as run.c: a non-locating integrator gets no events */
     if (!(c->ig->info.provides & NSDYN_CAP_EVENT_LOCATION)) c->ode_ig.n_events = 0;
-    c->t0 = nsd_run_num(&c->app.cfg, "t_start");
-    c->t_end = nsd_run_num(&c->app.cfg, "t_end");
+    c->t0 = c->app.cfg.settings.t_start;
+    c->t_end = c->app.cfg.settings.t_end;
     c->g = calloc(c->ode.n_events ? c->ode.n_events : 1, sizeof *c->g);
     c->g_prev = calloc(c->ode.n_events ? c->ode.n_events : 1, sizeof *c->g_prev);
     if (!c->g || !c->g_prev) abort();

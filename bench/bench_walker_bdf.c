@@ -275,8 +275,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     nsd_model_ode(m, &b.ode);
-    b.t0 = nsd_run_num(&b.app.cfg, "t_start");
-    b.t_end = nsd_run_num(&b.app.cfg, "t_end");
+    b.t0 = b.app.cfg.settings.t_start;
+    b.t_end = b.app.cfg.settings.t_end;
     b.ybuf = calloc(m->n, sizeof *b.ybuf);
     b.ydense = calloc(m->n, sizeof *b.ydense);
     b.grid_dt = grid_dt;

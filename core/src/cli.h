@@ -18,14 +18,22 @@ typedef struct nsd_cli {
     int quiet;
     int repeat; /* compare --repeat N: runs of each variant, for the wall-time
                    median (0: 1) */
+    int names_only; /* keys --names */
     const char *command_line;
 } nsd_cli;
 
 int nsd_cmd_run(const nsd_cli *cli);
 int nsd_cmd_compare(const nsd_cli *cli);
 int nsd_cmd_limits(const nsd_cli *cli);
+int nsd_cmd_keys(const nsd_cli *cli);
 int nsd_cmd_plugins(void);
+/* The plugin ids on the search path, one a line, from the indexes. */
+int nsd_cmd_plugin_ids(void);
 int nsd_cmd_describe(const char *id);
+/* The conformance checks (conformance.h) on every plugin of the files;
+ * probe: the executable's allocation probe, or NULL (not checked). */
+struct nsd_alloc_probe;
+int nsd_cmd_check(int n_files, char **files, const struct nsd_alloc_probe *probe);
 
 /* Shared by the commands (cmd_common.c). */
 /* out/<stem of config> unless -o was given. */

@@ -366,7 +366,7 @@ int nsd_cmd_limits(const nsd_cli *cli) {
     if (nsd_cli_load(cli, &s, 1, &diag) != 0) goto out;
     nsd_limit_analysis la;
     char err[1024];
-    double t0 = nsd_run_num(&s.app.cfg, "t_start");
+    double t0 = s.app.cfg.settings.t_start;
     if (nsd_limit_analyse(&s.model, t0, s.model.y0, &la, err, sizeof err) != 0) {
         report_refusal(&diag, &s.app.cfg, &s.model, t0, err);
         nsd_diag_print(&diag, stderr);

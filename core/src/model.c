@@ -32,19 +32,7 @@ int nsd_model_channel(const nsd_model *m, const char *name) {
 static void *create_plugin(const nsd_section *s, const nsdyn_host *host, nsd_diag *diag,
                            size_t *errors) {
     char err[512] = "";
-    void *(*create)(const nsdyn_value *, const nsdyn_host *, char *, size_t) = NULL;
-    switch (s->kind) {
-        case NSDYN_KIND_SYSTEM: create = ((const nsdyn_system *)s->plugin->info)->create; break;
-        case NSDYN_KIND_CONTACT:
-            create = ((const nsdyn_contact_law *)s->plugin->info)->create;
-            break;
-        case NSDYN_KIND_FRICTION:
-            create = ((const nsdyn_friction_law *)s->plugin->info)->create;
-            break;
-        case NSDYN_KIND_INTEGRATOR:
-            create = ((const nsdyn_integrator *)s->plugin->info)->create;
-            break;
-    }
+    nsdyn_create_fn create = nsd_plugin_ops(s->plugin->info).create;
     void *inst = create(s->params.values, host, err, sizeof err);
     if (!inst) {
         nsd_diag_at(diag, s->table, "[%s] (%s): %s", nsd_kind_section(s->kind), s->plugin->info->id,

@@ -302,3 +302,25 @@ char *nsd_open_plugin_file(nsd_plugin_file *f, found **out, size_t *n_out) {
     *n_out = n;
     return NULL;
 }
+
+nsd_instance_ops nsd_plugin_ops(const nsdyn_plugin_info *p) {
+    switch (p->kind) {
+        case NSDYN_KIND_SYSTEM: {
+            const nsdyn_system *d = (const nsdyn_system *)p;
+            return (nsd_instance_ops){d->create, d->destroy, d->reset};
+        }
+        case NSDYN_KIND_CONTACT: {
+            const nsdyn_contact_law *d = (const nsdyn_contact_law *)p;
+            return (nsd_instance_ops){d->create, d->destroy, d->reset};
+        }
+        case NSDYN_KIND_FRICTION: {
+            const nsdyn_friction_law *d = (const nsdyn_friction_law *)p;
+            return (nsd_instance_ops){d->create, d->destroy, d->reset};
+        }
+        case NSDYN_KIND_INTEGRATOR: {
+            const nsdyn_integrator *d = (const nsdyn_integrator *)p;
+            return (nsd_instance_ops){d->create, d->destroy, d->reset};
+        }
+    }
+    return (nsd_instance_ops){0};
+}

@@ -183,6 +183,16 @@ static size_t scan_file(nsd_registry *r, const char *path, const char *real, nsd
     return problems;
 }
 
+size_t nsd_registry_add_path(nsd_registry *r, const char *so_path, nsd_diag *diag) {
+    /* dlopen() searches the library path for a bare name: make it a path. */
+    char *path = strchr(so_path, '/') ? dup_str(so_path) : fmt("./%s", so_path);
+    char real[PATH_MAX];
+    if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
+    size_t problems = file_seen(r, real) ? 0 : scan_file(r, path, real, diag);
+    free(path);
+    return problems;
+}
+
 size_t nsd_registry_scan(nsd_registry *r, const char *const *dirs, size_t n_dirs, nsd_diag *diag) {
     size_t problems = 0;
     for (size_t i = 0; i < n_dirs; ++i) {

@@ -249,6 +249,11 @@ enum {
     NSDYN_CAP_FRICTION_SET_VALUED = 1u << 13, /* set-valued at zero slip */
     NSDYN_CAP_FRICTION_STATEFUL = 1u << 14,   /* internal states in the ODE */
     NSDYN_CAP_FRICTION_2D = 1u << 15,         /* spatial (2-D) slip */
+    /* The force does not scale with the normal force (a viscous damper):
+     * fine for persistent contacts with a given load and compliant
+     * contact; rigid contact evaluates force() at N = 1 and scales it, so
+     * the composition check refuses the pair (friction.h). */
+    NSDYN_CAP_FRICTION_LOAD_FREE = 1u << 16,
     /* systems */
     NSDYN_CAP_UNILATERAL_CONTACTS = 1u << 20, /* candidates that can open */
     NSDYN_CAP_PERSISTENT_CONTACTS = 1u << 21, /* candidates with given normal load */
