@@ -606,7 +606,7 @@ static size_t plot_limits(nsd_config *cfg, const nsd_toml_node *t, nsd_diag *dia
     if (t->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, t,
                     "[plot] key 'limits': expected a table of channel = [lo, hi] (e.g. limits = "
-                    "{ F_t = [-50, 50] }), found %s",
+                    "{ psi = [-0.2, 0.2] }), found %s",
                     nsd_toml_type_name(t->type));
         return 1;
     }
