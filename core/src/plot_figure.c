@@ -103,6 +103,10 @@ static void layout_panels(const nsd_figure *fig, panel_layout *pl, const metrics
                 vw *= 0.8;
                 vh *= 0.75;
             }
+            /* a legend above the plot may run on over the free top margin of the panels to
+               its right in the row, to the right edge of the page */
+            pl[i].above_w_mm = m->page_w_mm - (double)c * cell_w - 2 * pad -
+                               (pass > 0 ? g->colL[c] : 0.0);
             panel_axes(&fig->panels[i], &pl[i], m, fmax(vw, 1.0), fmax(vh, 1.0));
         }
         grid_margins(g, pl, n);
@@ -186,6 +190,7 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; ++i) {
         place_panel(&g, &m, i, &pl[i]);
+        pl[i].above_w_mm = m.page_w_mm - pl[i].vx0 * m.page_w_mm - g.pad;
         /* final axes for the final viewport (equal aspect) */
         panel_axes(&fig->panels[i], &pl[i], &m, (pl[i].vx1 - pl[i].vx0) * m.page_w_mm,
                    (pl[i].vy1 - pl[i].vy0) * m.page_h_mm);

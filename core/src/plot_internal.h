@@ -257,6 +257,7 @@ typedef struct panel_layout {
     int legend_pos;     /* where it goes: nsd_panel.legend_position with "best" resolved */
     int legend_decided; /* legend_pos is set (at the first layout pass) */
     size_t legend_rows; /* a legend above the plot: its rows */
+    double above_w_mm;  /* and the width it may take [mm] (to the page's right edge) */
     double title_disp;  /* panel title line: the same for a whole row */
     long index;         /* the panel's index in the figure */
 } panel_layout;

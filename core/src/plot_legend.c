@@ -134,13 +134,16 @@ void legend_measure(const nsd_panel *p, panel_layout *pl, double ch, double vw_m
             char buf[512];
             nsd_plot_escape_text(text, buf, sizeof buf);
             double w = above_entry_w(buf, ch);
-            if (x > 0.0 && x + w > vw_mm) {
+            if (x > 0.0 && x + w > fmax(vw_mm, pl->above_w_mm)) {
                 pl->legend_rows++;
                 x = 0.0;
             }
             x += w;
         }
-        pl->legend_h_mm = (1.5 * (double)pl->legend_rows + 0.4) * ch;
+        /* running on over the panels to the right, it stays above their y axes' x10^k
+           factors (1.65 ch above the plot) */
+        int spans = pl->above_w_mm > vw_mm * 1.01;
+        pl->legend_h_mm = (1.5 * (double)pl->legend_rows + 0.4 + (spans ? 1.5 : 0.0)) * ch;
     }
 }
 
@@ -263,7 +266,7 @@ static void draw_legend_above(panel_ctx *pc, const panel_layout *pl, const int *
     const metrics *m = pc->m;
     const nsd_panel *p = pc->panel;
     double ch = m->ch, W = m->page_w_mm, H = m->page_h_mm;
-    double x0 = pl->vx0 * W, x1 = pl->vx1 * W, row_h = 1.5 * ch;
+    double x0 = pl->vx0 * W, x1 = fmax(pl->vx1 * W, x0 + pl->above_w_mm), row_h = 1.5 * ch;
     double x = x0, top = pl->vy1 * H + pl->legend_h_mm; /* the block's top [mm] */
     double y = top - 0.5 * row_h;
     plvpor(0.0, 1.0, 0.0, 1.0);
