@@ -50,7 +50,8 @@ typedef struct nsd_variant_metrics {
     double *dev; /* |error| per channel and reference row: dev[k * rows + r], NaN where not
                     compared (the deviation graph) */
     /* Events matched by kind and contact, the k-th of a kind with the k-th
-     * (stops count as one more kind); time errors over matched events [s]. */
+     * (the system's switches and stops count as one more kind); time errors
+     * over matched events [s]. */
     size_t n_matched, n_unmatched;
     double event_dt_max, event_dt_rms;
     double t_rest, t_stop;         /* first rest event, stop time [s]; NaN: none */

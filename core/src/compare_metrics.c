@@ -59,11 +59,10 @@ static double interpolate(const nsd_series *var, size_t cv, double t, double tol
 
 /* ---- events ---------------------------------------------------------------- */
 
-/* Event class: a contact-log kind and contact, or a stop (kind
- * NSD_EVENT_KIND_COUNT). The k-th time of class (kind, contact) in a run;
- * NAN when it has fewer. */
+/* Event class: a contact-log kind and contact, or the system's own events (kind
+ * NSD_EVENT_KIND_COUNT: mode switches such as a walker's heel strikes, and stops). The
+ * k-th time of class (kind, contact) in a run; NAN when it has fewer. */
 static double event_time(const nsd_run_result *res, int kind, size_t contact, size_t k) {
-    if (kind == NSD_EVENT_KIND_COUNT) return k < res->n_events ? res->event_times[k] : NAN;
     for (size_t i = 0; i < res->contact_log.n; ++i) {
         const nsd_event_record *e = &res->contact_log.rec[i];
         if ((int)e->kind == kind && e->contact == contact && k-- == 0) return e->t;
@@ -72,7 +71,6 @@ static double event_time(const nsd_run_result *res, int kind, size_t contact, si
 }
 
 static size_t event_count(const nsd_run_result *res, int kind, size_t contact) {
-    if (kind == NSD_EVENT_KIND_COUNT) return contact == 0 ? res->n_events : 0;
     size_t n = 0;
     for (size_t i = 0; i < res->contact_log.n; ++i)
         n +=
@@ -105,19 +103,26 @@ static void match_events(const nsd_scenario *rs, const nsd_scenario *vs, double 
     size_t nc = rs->model.nc > vs->model.nc ? rs->model.nc : vs->model.nc;
     double sum2 = 0.0;
     m->event_dt_max = NAN;
+    /* res->event_times: the located switches and stops (the runner's handle_event; contact
+       events are in the contact log) */
+    const double *sr = r->event_times, *sv = v->event_times;
+    size_t nsr = r->n_events, nsv = v->n_events;
     for (int kind = 0; kind <= NSD_EVENT_KIND_COUNT; ++kind)
-        for (size_t c = 0; c < (nc ? nc : 1); ++c) {
-            size_t nr = event_count(r, kind, c), nvv = event_count(v, kind, c);
+        for (size_t c = 0; c < (kind == NSD_EVENT_KIND_COUNT ? 1 : nc); ++c) {
+            int sys = kind == NSD_EVENT_KIND_COUNT;
+            size_t nr = sys ? nsr : event_count(r, kind, c);
+            size_t nvv = sys ? nsv : event_count(v, kind, c);
             size_t n = nr < nvv ? nr : nvv;
             m->n_unmatched += nr > nvv ? nr - nvv : nvv - nr;
             for (size_t k = 0; k < n; ++k) {
-                double a = event_time(r, kind, c, k), b = event_time(v, kind, c, k);
+                double a = sys ? sr[k] : event_time(r, kind, c, k);
+                double b = sys ? sv[k] : event_time(v, kind, c, k);
                 double dt = fabs(b - a);
                 m->n_matched++;
                 sum2 += dt * dt;
                 if (!(dt <= m->event_dt_max)) m->event_dt_max = dt;
-                if (kind != NSD_EVENT_KIND_COUNT)
-                    mask_window(&r->series, fmin(a, b) - pad, fmax(a, b) + pad, mask);
+                /* the state may jump at either time (an impact, a switch's reset map) */
+                mask_window(&r->series, fmin(a, b) - pad, fmax(a, b) + pad, mask);
             }
         }
     m->event_dt_rms = m->n_matched ? sqrt(sum2 / (double)m->n_matched) : NAN;
