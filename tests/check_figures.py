@@ -10,7 +10,8 @@ instead of only "a PNG was written":
      outside lies outside every plot area;
   3. no title, axis label or legend text overlaps another text, or another panel's plot
      area;
-  4. every axis label names a unit ("[...]"), and none cites an equation number "(17)".
+  4. every axis label names a unit ("[...]"), and no text cites an equation number "(17)";
+  5. no tick label is longer than 9 characters (an axis autoscaled onto rounding: 0.0499999995).
 
 Text boxes are estimates from the module's text metrics (within ~10 % of the rendered
 width), so overlaps are judged on boxes shrunk by 8 % of their size, and "inside the page"
@@ -67,7 +68,7 @@ def check_figure(fig, problems):
     boxes = fig["boxes"][1:]
     plots = {b["panel"]: (b["x0"], b["y0"], b["x1"], b["y1"]) for b in boxes
              if b["kind"] == "plot"}
-    texts = [b for b in boxes if b["kind"] == "text"]
+    texts = [b for b in boxes if b["kind"] in ("text", "axis")]
     for t in texts:
         if not inside(t, page, SLACK):
             problems.append(f"{name}: text '{t['text']}' leaves the page: "
@@ -102,10 +103,16 @@ def check_labels(fig, problems):
     """Axis labels: every one of a plot's labels with a unit, no equation numbers."""
     name = os.path.basename(fig["file"])
     for t in fig["boxes"][1:]:
-        if t["kind"] != "text" or is_tick(t):
+        if t["kind"] not in ("text", "axis") or is_tick(t):
             continue
         if re.search(r"\(\d+[a-z]?\)\s*(\[|$)", t["text"]):
             problems.append(f"{name}: '{t['text']}' cites an equation number")
+    for t in fig["boxes"][1:]:
+        if t["kind"] == "axis" and not re.search(r"\[[^\]]+\]", t["text"]) and \
+                t["text"] not in ("contact",):  # the lanes of the event chart: categories
+            problems.append(f"{name}: axis label '{t['text']}' has no unit")
+        if t["kind"] == "text" and is_tick(t) and len(t["text"]) > 9:
+            problems.append(f"{name}: tick label '{t['text']}' (an axis on rounding?)")
 
 
 def main():

@@ -689,6 +689,123 @@ START_TEST(test_many_figures) {
 }
 END_TEST
 
+/* ---- layout (issue 13): best legend, categorical axis, the layout report ---- */
+
+typedef struct rbox {
+    double x0, y0, x1, y1;
+    long covered;
+} rbox;
+
+/* The first box of `kind` in the report line (after `from`), or NULL. */
+static const char *report_find(const char *from, const char *kind, rbox *b) {
+    char key[64];
+    snprintf(key, sizeof key, "{\"kind\":\"%s\"", kind);
+    const char *p = strstr(from, key);
+    if (!p) return NULL;
+    b->covered = -1;
+    ck_assert_int_eq(sscanf(p + strlen(key), ",\"panel\":%*d,\"x0\":%lf,\"y0\":%lf,\"x1\":%lf,"
+                                              "\"y1\":%lf",
+                            &b->x0, &b->y0, &b->x1, &b->y1),
+                     4);
+    const char *c = strstr(p, "\"covered\":"), *end = strchr(p, '}');
+    if (c && c < end) b->covered = strtol(c + 10, NULL, 10);
+    return p + 1;
+}
+
+/* Write fig with the layout report on; its line into line. */
+static void write_with_report(const nsd_figure *fig, const char *name, char *line, size_t len) {
+    char path[600], report[600], err[256];
+    path_in_tmp(path, sizeof path, name);
+    path_in_tmp(report, sizeof report, "layout.jsonl");
+    unlink(report);
+    setenv("NSDYN_PLOT_LAYOUT", report, 1);
+    int rc = nsd_plot_write(path, NSD_PLOT_PNG, fig, err, sizeof err);
+    unsetenv("NSDYN_PLOT_LAYOUT");
+    ck_assert_msg(rc == 0, "%s", err);
+    FILE *f = fopen(report, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, (int)len, f));
+    fclose(f);
+}
+
+START_TEST(test_best_legend) {
+    /* Random points everywhere but one quadrant (each in turn): the legend goes into that
+       quadrant and covers nothing; with no quadrant free it goes right of the plot. */
+    make_tmpdir();
+    enum { N = 3000 };
+    static double x[N], y[N];
+    static char line[1 << 16];
+    srand(13);
+    for (int q = 0; q <= 4; ++q) {
+        int right = q == 0 || q == 2, top = q < 2;
+        for (int i = 0; i < N; ++i) {
+            do {
+                x[i] = (double)rand() / RAND_MAX;
+                y[i] = (double)rand() / RAND_MAX;
+            } while (q < 4 && (right ? x[i] > 0.45 : x[i] < 0.55) &&
+                     (top ? y[i] > 0.45 : y[i] < 0.55));
+        }
+        nsd_curve c = {.x = x, .y = y, .n = N, .legend = "data", .marker = 1};
+        nsd_panel p = {.curves = &c, .n_curves = 1, .xmin = 0, .xmax = 1, .ymin = 0, .ymax = 1,
+                       .legend_position = 5, .xlabel = "x [m]", .ylabel = "y [m]"};
+        nsd_figure fig = {.panels = &p, .n_panels = 1, .width_px = 800, .height_px = 600};
+        write_with_report(&fig, "best.png", line, sizeof line);
+        rbox plot, leg;
+        ck_assert_ptr_nonnull(report_find(line, "plot", &plot));
+        ck_assert_ptr_nonnull(report_find(line, "legend", &leg));
+        double cx = 0.5 * (leg.x0 + leg.x1), cy = 0.5 * (leg.y0 + leg.y1);
+        double mx = 0.5 * (plot.x0 + plot.x1), my = 0.5 * (plot.y0 + plot.y1);
+        if (q == 4) {
+            ck_assert_double_ge(leg.x0, plot.x1); /* outside right */
+        } else {
+            ck_assert_int_eq(leg.covered, 0);
+            ck_assert_int_eq(cx > mx, right);
+            ck_assert_int_eq(cy > my, top);
+            ck_assert(leg.x0 >= plot.x0 && leg.x1 <= plot.x1 && leg.y0 >= plot.y0 &&
+                      leg.y1 <= plot.y1);
+        }
+    }
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(test_category_axis) {
+    /* Lanes named on the y axis, no numeric y tick labels; legend_position 8 is refused. */
+    make_tmpdir();
+    static const char *const lanes[] = {"wall", "step", "corner"};
+    double x[3] = {0.1, 0.5, 0.9}, y[3] = {1, 2, 3};
+    nsd_curve c = {.x = x, .y = y, .n = 3, .legend = "impact", .marker = 1};
+    nsd_panel p = {.curves = &c, .n_curves = 1, .xmin = NAN, .xmax = NAN, .ymin = NAN,
+                   .ymax = NAN, .y_categories = lanes, .n_y_categories = 3,
+                   .legend_position = 4, .xlabel = "time t [s]", .ylabel = "contact"};
+    nsd_figure fig = {.panels = &p, .n_panels = 1, .width_px = 900, .height_px = 300};
+    static char line[1 << 16];
+    write_with_report(&fig, "lanes.png", line, sizeof line);
+    rbox plot, t;
+    ck_assert_ptr_nonnull(report_find(line, "plot", &plot));
+    for (int k = 0; k < 3; ++k) {
+        char key[64];
+        snprintf(key, sizeof key, "\"text\":\"%s\"", lanes[k]);
+        ck_assert_msg(strstr(line, key), "lane %s not labelled", lanes[k]);
+    }
+    /* every text left of the plot is a lane name or the axis label */
+    const char *at = line;
+    while ((at = report_find(at, "text", &t)) != NULL) {
+        if (t.x1 > plot.x0 || t.y1 < plot.y0) continue;
+        const char *txt = strstr(at, "\"text\":\"") + 8;
+        ck_assert_msg(strncmp(txt, "wall", 4) == 0 || strncmp(txt, "step", 4) == 0 ||
+                          strncmp(txt, "corner", 6) == 0 || strncmp(txt, "contact", 7) == 0,
+                      "unexpected text left of the lanes: %.20s", txt);
+    }
+    p.legend_position = 8;
+    char path[600], err[256];
+    path_in_tmp(path, sizeof path, "bad.png");
+    ck_assert_int_eq(nsd_plot_write(path, NSD_PLOT_PNG, &fig, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "legend_position 8 not in 0..7"));
+    remove_tmpdir();
+}
+END_TEST
+
 static Suite *plot_suite(void) {
     Suite *s = suite_create("plot");
     TCase *tc = tcase_create("core");
@@ -703,6 +820,8 @@ static Suite *plot_suite(void) {
     tcase_add_test(tc, test_not_reentrant);
     tcase_add_test(tc, test_truncated_output);
     tcase_add_test(tc, test_many_figures);
+    tcase_add_test(tc, test_best_legend);
+    tcase_add_test(tc, test_category_axis);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -331,9 +331,9 @@ static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
         }
     }
     if (!(ylo <= yhi)) ylo = 0, yhi = 1;
-    /* values equal to rounding (0.04999999995 and 0.05: a result, not a trend) get the
-       range of a constant, not one autoscaled onto the rounding */
-    double span = yhi - ylo, pad = span > 1e-9 * fmax(fabs(ylo), fabs(yhi)) ? 0.08 * span
+    /* values that agree to 8 digits (0.04999999995 and 0.05: one result up to rounding, not
+       a trend) get the range of a constant, not one autoscaled onto the rounding */
+    double span = yhi - ylo, pad = span > 1e-8 * fmax(fabs(ylo), fabs(yhi)) ? 0.08 * span
                                    : ylo != 0                               ? 0.1 * fabs(ylo)
                                                                             : 1.0;
     nsd_curve *cv = &P->curves[k * (nv + 2)];

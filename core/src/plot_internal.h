@@ -195,7 +195,8 @@ void report_end(const metrics *m);
 void report_box(const metrics *m, const char *kind, long panel, double x0, double y0, double x1,
                 double y1, long covered, const char *text);
 /* The box of plmtex(side, disp, pos, just, text) in the viewport (normalized page
- * coordinates vx0..vy1) at character height ch_mm [mm]. */
+ * coordinates vx0..vy1) at character height ch_mm [mm]; panel <= -2 marks an axis label
+ * of panel -2 - panel (kind "axis" in the report). */
 void report_mtex(const metrics *m, long panel, const double vp[4], const char *side, double disp,
                  double pos, double just, double ch_mm, const char *text);
 

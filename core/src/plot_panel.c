@@ -231,7 +231,9 @@ static void label(const metrics *m, const panel_layout *pl, const char *side, do
     plschr(m->ch, sc);
     mtex(side, disp * scale / sc, 0.5, 0.5, text);
     const double vp[4] = {pl->vx0, pl->vx1, pl->vy0, pl->vy1};
-    report_mtex(m, pl->index, vp, side, disp * scale / sc, 0.5, 0.5, m->ch * sc, text);
+    /* axis labels are reported as such ("axis"), so a test can ask each for its unit */
+    report_mtex(m, side[0] == 't' ? pl->index : -2 - pl->index, vp, side, disp * scale / sc, 0.5,
+                0.5, m->ch * sc, text);
     plschr(m->ch, 1.0);
 }
 
