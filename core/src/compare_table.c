@@ -17,10 +17,6 @@
 
 /* ---- metrics.csv ------------------------------------------------------------ */
 
-/* The event count columns: one per contact-event kind (plural of the
- * kind's name), then switches, stops and unlogged_roots. */
-enum { N_EVENT_COLS = NSD_EVENT_KIND_COUNT + 3 };
-
 static void csv_string(FILE *f, const char *s) {
     fputc('"', f);
     for (; *s; ++s) {
@@ -118,8 +114,8 @@ static void head(table *T, size_t c, const char *text) {
 
 /* Build the compact table; names go into the first column separately (of
  * any length). */
-static void build_table(table *T, const variant *vars, size_t nv, const char *const *names,
-                        size_t nn, const nsd_variant_metrics *m) {
+static void build_table(table *T, const variant *vars, size_t nv, size_t ref,
+                        const char *const *names, size_t nn, const nsd_variant_metrics *m) {
     int energy = 0, events = 0;
     for (size_t i = 0; i < nv; ++i) {
         energy |= !isnan(m[i].energy_start);
@@ -132,7 +128,7 @@ static void build_table(table *T, const variant *vars, size_t nv, const char *co
     if (events) head(T, c++, "max |Δt event| [s]");
     for (size_t k = 0; k < nn; ++k) {
         char h[96];
-        const char *u = channel_unit(&vars[0], names[k]);
+        const char *u = channel_unit(&vars[ref], names[k]);
         snprintf(h, sizeof h, "max |Δ%s| [%s]", names[k], u);
         head(T, c++, h);
         snprintf(h, sizeof h, "RMS Δ%s [%s]", names[k], u);
@@ -305,7 +301,7 @@ int nsd_compare_write_tables(const char *dir, const variant *vars, size_t nv, si
         snprintf(err, err_len, "out of memory for the metrics table");
         return -1;
     }
-    build_table(&T, vars, nv, names, nn, m);
+    build_table(&T, vars, nv, ref, names, nn, m);
     if (!quiet) print_table(stdout, &T, vars, ref);
     int rc = 0;
     for (int fmt = 0; fmt < 2 && rc == 0; ++fmt) {
