@@ -121,7 +121,13 @@ def main():
     kinds = set()
     with tempfile.TemporaryDirectory() as tmp:
         layout = os.path.join(tmp, "layout.jsonl")
-        env = dict(os.environ, NSDYN_PLOT_LAYOUT=layout)
+        # sanitizer builds: fontconfig (under cairo) keeps process-lifetime caches that
+        # LeakSanitizer reports (as tests/test_plot.c suppresses them)
+        supp = os.path.join(tmp, "lsan.supp")
+        with open(supp, "w") as f:
+            f.write("leak:libfontconfig.so\n")
+        env = dict(os.environ, NSDYN_PLOT_LAYOUT=layout,
+                   LSAN_OPTIONS=f"suppressions={supp}:print_suppressions=0")
         for k, (cmd, cfg, extra) in enumerate(RUNS):
             out = os.path.join(tmp, f"out{k}")
             args = [binary, cmd, os.path.join(source, "configs", cfg), "-o", out, "-q"] + extra
