@@ -107,10 +107,18 @@ def check_labels(fig, problems):
             continue
         if re.search(r"\(\d+[a-z]?\)\s*(\[|$)", t["text"]):
             problems.append(f"{name}: '{t['text']}' cites an equation number")
+    # axis labels: an x label is one box; a y label (written upwards: taller than wide) may
+    # take two lines, outer first
+    labels = {}
     for t in fig["boxes"][1:]:
-        if t["kind"] == "axis" and not re.search(r"\[[^\]]+\]", t["text"]) and \
-                t["text"] not in ("contact",):  # the lanes of the event chart: categories
-            problems.append(f"{name}: axis label '{t['text']}' has no unit")
+        if t["kind"] == "axis":
+            vertical = t["y1"] - t["y0"] > t["x1"] - t["x0"]
+            labels.setdefault((t["panel"], vertical, None if vertical else id(t)), []).append(t)
+    for parts in labels.values():
+        text = " ".join(p["text"] for p in sorted(parts, key=lambda p: p["x0"]))
+        if not re.search(r"\[[^\]]+\]", text) and text != "contact":  # event lanes
+            problems.append(f"{name}: axis label '{text}' has no unit")
+    for t in fig["boxes"][1:]:
         if t["kind"] == "text" and is_tick(t) and len(t["text"]) > 9:
             problems.append(f"{name}: tick label '{t['text']}' (an axis on rounding?)")
 

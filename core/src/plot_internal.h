@@ -253,14 +253,15 @@ typedef struct panel_layout {
     double L, R, B, T;         /* needed margins [mm] */
     double vx0, vx1, vy0, vy1; /* viewport, normalized page coordinates */
     size_t n_legend;
-    double legend_w_mm; /* estimate of the legend's width */
-    double legend_h_mm; /* and height */
-    int legend_pos;     /* where it goes: nsd_panel.legend_position with "best" resolved */
-    int legend_decided; /* legend_pos is set (at the first layout pass) */
-    size_t legend_rows; /* a legend above the plot: its rows */
-    double above_w_mm;  /* and the width it may take [mm] (to the page's right edge) */
-    double title_disp;  /* panel title line: the same for a whole row */
-    long index;         /* the panel's index in the figure */
+    double legend_w_mm;  /* estimate of the legend's width */
+    double legend_h_mm;  /* and height */
+    int legend_pos;      /* where it goes: nsd_panel.legend_position with "best" resolved */
+    int legend_decided;  /* legend_pos is set (at the first layout pass) */
+    size_t legend_rows;  /* a legend above the plot: its rows */
+    double above_w_mm;   /* and the width it may take [mm] (to the page's right edge) */
+    size_t ylabel_split; /* the y label goes on two lines at this byte (0: one line) */
+    double title_disp;   /* panel title line: the same for a whole row */
+    long index;          /* the panel's index in the figure */
 } panel_layout;
 
 int curve_in_legend(const nsd_curve *c);

@@ -30,6 +30,21 @@ void panel_extents(const nsd_panel *p, panel_layout *pl) {
     }
 }
 
+/* Where a y label longer than avail_mm at 0.8 of the text size splits (the byte index of
+ * the blank nearest its middle), or 0 to keep it on one line. */
+static size_t ylabel_split(const char *text, double ch, double avail_mm) {
+    if (!text || !text[0]) return 0;
+    char buf[1024];
+    nsd_plot_escape_text(text, buf, sizeof buf);
+    if (0.8 * text_width_ch(buf) * ch <= avail_mm) return 0;
+    size_t n = strlen(text), best = 0;
+    for (size_t i = 1; i + 1 < n; ++i)
+        if (text[i] == ' ' && (best == 0 || (i > n / 2 ? i - n / 2 : n / 2 - i) <
+                                                (best > n / 2 ? best - n / 2 : n / 2 - best)))
+            best = i;
+    return best;
+}
+
 /* A categorical y axis: lanes 1..n, labelled by name (widths for the margin). */
 static void category_axis(const nsd_panel *p, axis_info *a) {
     a->log = 0;
@@ -71,6 +86,10 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
     double ch = m->ch;
     /* left: tick labels (disp 0.5 + width), gap, rotated y label, pad */
     pl->L = (0.5 + pl->ay.label_w + (p->ylabel && p->ylabel[0] ? 1.9 : 0.0) + 0.9) * ch;
+    /* a y label too long for the plot's height even at 0.8 of the text size goes on two
+       lines (at the blank nearest its middle): text set smaller than that is unreadable */
+    pl->ylabel_split = ylabel_split(p->ylabel, ch, 0.92 * vh_mm);
+    if (pl->ylabel_split) pl->L += 1.5 * ch;
     /* bottom: tick labels centred at 1.5, x label at 3.2 */
     int xlab = p->xlabel && p->xlabel[0];
     pl->B = (xlab ? 4.5 : 2.7) * ch;
@@ -243,7 +262,14 @@ static void draw_labels(const nsd_panel *p, const panel_layout *pl, const metric
     label(m, pl, "b", 3.2, 1.0, vw_mm, p->xlabel);
     /* the rendered text runs up to ~8% longer than its estimate: keep clear of the y
        axis' x10^k factor above the plot */
-    label(m, pl, "l", 0.5 + pl->ay.label_w + 1.2, 1.0, 0.92 * vh_mm, p->ylabel);
+    double ydisp = 0.5 + pl->ay.label_w + 1.2;
+    if (pl->ylabel_split) { /* two lines: the first further out (rotated text reads upwards) */
+        char first[512];
+        snprintf(first, sizeof first, "%.*s", (int)pl->ylabel_split, p->ylabel);
+        label(m, pl, "l", ydisp + 1.5, 1.0, 0.92 * vh_mm, first);
+        label(m, pl, "l", ydisp, 1.0, 0.92 * vh_mm, p->ylabel + pl->ylabel_split + 1);
+    } else
+        label(m, pl, "l", ydisp, 1.0, 0.92 * vh_mm, p->ylabel);
     label(m, pl, "t", pl->title_disp, 1.1, vw_mm + 2.0 * fmin(pl->L, pl->R), p->title);
     const double vp[4] = {pl->vx0, pl->vx1, pl->vy0, pl->vy1};
     report_box(m, "plot", pl->index, vp[0] * m->page_w_mm, vp[2] * m->page_h_mm,
