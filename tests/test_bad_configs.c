@@ -8,7 +8,8 @@
  *   # expect: <error line without "error: ">   one or more; {file} ({dir}) stands for
  *                                              the config path as passed
  *   # args: --set a.b=c ...                    extra arguments (split on spaces)
- *   # command: compare                         run `nsdyn compare` instead of run */
+ *   # command: compare                         run `nsdyn compare` (or limits, periodic)
+ *                                              instead of run */
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>
@@ -176,8 +177,8 @@ static void read_header(const char *path, const char *name, header *h) {
     fclose(f);
     if (!h->command) h->command = xstrdup("run");
     ck_assert_msg(strcmp(h->command, "run") == 0 || strcmp(h->command, "compare") == 0 ||
-                      strcmp(h->command, "limits") == 0,
-                  "%s: '# command: %s' is not run, compare or limits", name, h->command);
+                      strcmp(h->command, "limits") == 0 || strcmp(h->command, "periodic") == 0,
+                  "%s: '# command: %s' is not run, compare, limits or periodic", name, h->command);
     ck_assert_msg(h->expect.n > 0, "%s: no '# expect:' line in the header", name);
 }
 

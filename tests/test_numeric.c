@@ -295,6 +295,58 @@ START_TEST(test_affine_columns) {
 }
 END_TEST
 
+/* nsn_eigenvalues: A = V D V^-1 with D a rotation-scaling block (a
+ * complex pair r e^(+-i phi)) and two real eigenvalues, V random: the
+ * eigenvalues come back to 1e-12 of the largest. */
+START_TEST(test_eigenvalues) {
+    unsigned long long st = 12345;
+    for (int trial = 0; trial < 50; ++trial) {
+        double u[5];
+        for (int i = 0; i < 5; ++i) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            u[i] = (double)(st >> 11) / 9007199254740992.0;
+        }
+        double r = 0.2 + u[0], phi = 0.1 + 2.5 * u[1], l1 = u[2] - 0.5, l2 = 2.0 * u[3] - 1.0;
+        double D[16] = {r * cos(phi), -r * sin(phi), 0, 0, r * sin(phi), r * cos(phi), 0, 0,
+                        0, 0, l1, 0, 0, 0, 0, l2};
+        double V[16], Vi[16], A[16], T[16];
+        for (int i = 0; i < 16; ++i) { /* V = I + small random: well conditioned */
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            V[i] = (i % 5 == 0 ? 1.0 : 0.0) + 0.3 * ((double)(st >> 11) / 9007199254740992.0 - 0.5);
+        }
+        /* V^-1 column by column */
+        for (int c = 0; c < 4; ++c) {
+            double M[16], b[4] = {0, 0, 0, 0};
+            int ipiv[4];
+            memcpy(M, V, sizeof M);
+            b[c] = 1.0;
+            ck_assert_int_eq(nsn_solve(4, M, b, ipiv), NSN_OK);
+            for (int i = 0; i < 4; ++i) Vi[i * 4 + c] = b[i];
+        }
+        for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) {
+                T[i * 4 + j] = 0.0;
+                for (int k = 0; k < 4; ++k) T[i * 4 + j] += D[i * 4 + k] * Vi[k * 4 + j];
+            }
+        for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) {
+                A[i * 4 + j] = 0.0;
+                for (int k = 0; k < 4; ++k) A[i * 4 + j] += V[i * 4 + k] * T[k * 4 + j];
+            }
+        double wr[4], wi[4], work[16];
+        ck_assert_int_eq(nsn_eigenvalues(4, A, wr, wi, work), NSN_OK);
+        const double er[4] = {r * cos(phi), r * cos(phi), l1, l2};
+        const double ei[4] = {r * sin(phi), -r * sin(phi), 0, 0};
+        for (int k = 0; k < 4; ++k) { /* each expected one is found */
+            double d = HUGE_VAL;
+            for (int j = 0; j < 4; ++j) d = fmin(d, hypot(wr[j] - er[k], wi[j] - ei[k]));
+            ck_assert_msg(d < 1e-12, "trial %d: eigenvalue %g%+gi missed by %g", trial, er[k],
+                          ei[k], d);
+        }
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("numeric");
     TCase *tc = tcase_create("core");
@@ -305,6 +357,7 @@ int main(void) {
     tcase_add_test(tc, test_nsgs);
     tcase_add_test(tc, test_angle_roots);
     tcase_add_test(tc, test_affine_columns);
+    tcase_add_test(tc, test_eigenvalues);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

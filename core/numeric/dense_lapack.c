@@ -32,3 +32,13 @@ int nsn_solve(size_t n, double *A, double *b, int *ipiv) {
     info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', ln, 1, A, ln, ipiv, b, ln);
     return info == 0 ? NSN_OK : NSN_SINGULAR;
 }
+
+int nsn_eigenvalues(size_t n, double *A, double *wr, double *wi, double *work) {
+    if (n == 0) return NSN_OK;
+    /* Row-major A is column-major A^T, which has the same eigenvalues. */
+    const lapack_int ln = (lapack_int)n;
+    double dummy = 0.0;
+    lapack_int info = LAPACKE_dgeev_work(LAPACK_COL_MAJOR, 'N', 'N', ln, A, ln, wr, wi, &dummy, 1,
+                                         &dummy, 1, work, (lapack_int)(4 * n));
+    return info == 0 ? NSN_OK : NSN_SINGULAR;
+}

@@ -67,6 +67,14 @@ int nsn_gauss_complete(int k, double *A, size_t lda, double *b, double *x, doubl
  * uses it as such (dgetrs with 'T'), no transposed copy. */
 int nsn_solve(size_t n, double *A, double *b, int *ipiv);
 
+/* Eigenvalues wr + i wi (n each) of a general real n x n matrix (row-major,
+ * overwritten), by LAPACK's dgeev (Hessenberg QR, no eigenvectors). `work`
+ * holds at least 4 n doubles (the caller's: no call allocates). The
+ * eigenvalues come in LAPACK's order; a complex pair is adjacent, positive
+ * imaginary part first. Returns NSN_OK, or NSN_SINGULAR when the QR
+ * iteration did not converge (then nothing is set). */
+int nsn_eigenvalues(size_t n, double *A, double *wr, double *wi, double *work);
+
 /* ---- the one-contact Coulomb problem ------------------------------------- */
 
 /* w = A r + b at one contact (A 3x3 row-major, rows n, t1, t2), find r with

@@ -26,6 +26,7 @@ int nsd_cmd_run(const nsd_cli *cli);
 int nsd_cmd_compare(const nsd_cli *cli);
 int nsd_cmd_limits(const nsd_cli *cli);
 int nsd_cmd_keys(const nsd_cli *cli);
+int nsd_cmd_periodic(const nsd_cli *cli); /* cmd_periodic.c */
 int nsd_cmd_plugins(void);
 /* The plugin ids on the search path, one a line, from the indexes. */
 int nsd_cmd_plugin_ids(void);

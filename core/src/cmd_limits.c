@@ -59,7 +59,7 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
                     double t_span, double *xs, double *ys, char *why, size_t why_len) {
     const nsdyn_integrator *ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
     char err[256] = "";
-    void *inst = ig->create(cfg->integrator.params.values, host, err, sizeof err);
+    void *inst = ig->info.create(cfg->integrator.params.values, host, err, sizeof err);
     if (!inst) {
         snprintf(why, why_len, "%s", err);
         return 0;
@@ -97,7 +97,7 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
         }
     }
     free(y);
-    ig->destroy(inst);
+    ig->info.destroy(inst);
     return n;
 }
 
@@ -161,8 +161,9 @@ static void print_analysis(const char *cname, const nsd_limit_analysis *la) {
            la->G[0], la->G[1], la->G[2], la->G[3], la->F_kinetic, la->F_static);
     printf("  %-12s %-12s %-14s %s\n", "phi [rad]", "phi [deg]", "R [m/s^2]", "type");
     for (size_t i = 0; i < la->n_dirs; ++i)
-        printf("  %-12.6f %-12.3f %-14.6g %s\n", la->dirs[i].phi, la->dirs[i].phi * 180.0 / NSDYN_PI,
-               la->dirs[i].R, la->dirs[i].attracting ? "attracting" : "repelling");
+        printf("  %-12.6f %-12.3f %-14.6g %s\n", la->dirs[i].phi,
+               la->dirs[i].phi * 180.0 / NSDYN_PI, la->dirs[i].R,
+               la->dirs[i].attracting ? "attracting" : "repelling");
     printf("  stick force (%.6g, %.6g) N, |F|/static bound = %.6g\n", la->stick_force[0],
            la->stick_force[1], la->stick_ratio);
     printf("  force test: %s; limit-direction test: %s; %s\n",

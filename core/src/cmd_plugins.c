@@ -97,7 +97,7 @@ static void print_names(const char *what, const char *const *names, size_t n) {
  * channels use). */
 static void describe_layout(const nsdyn_system *s, const nsdyn_value *v, const nsdyn_host *host) {
     char err[256] = "";
-    void *inst = s->create(v, host, err, sizeof err);
+    void *inst = s->info.create(v, host, err, sizeof err);
     if (!inst) {
         printf("\n(with its default parameters it does not start: %s)\n", err);
         return;
@@ -117,14 +117,14 @@ static void describe_layout(const nsdyn_system *s, const nsdyn_value *v, const n
         print_names("stop conditions", L.stops, L.n_stops);
         print_names("switches", L.switches, L.n_switches);
     }
-    s->destroy(inst);
+    s->info.destroy(inst);
 }
 
 /* A friction law's internal states (one set per contact). */
 static void describe_states(const nsdyn_friction_law *f, const nsdyn_value *v,
                             const nsdyn_host *host) {
     char err[256] = "";
-    void *inst = f->create(v, host, err, sizeof err);
+    void *inst = f->info.create(v, host, err, sizeof err);
     if (!inst) return;
     for (uint32_t dim = 1; dim <= 2; ++dim) {
         size_t n = f->n_states(inst, dim);
@@ -136,7 +136,7 @@ static void describe_states(const nsdyn_friction_law *f, const nsdyn_value *v,
         else if (n)
             printf("\n%s: %zu\n", what, n);
     }
-    f->destroy(inst);
+    f->info.destroy(inst);
 }
 
 static void describe_instance(const nsdyn_plugin_info *i) {

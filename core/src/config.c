@@ -65,6 +65,13 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
          "energy audit: the rise allowed, relative to the largest |energy| seen (at least 1e-9 J); "
          "the default is 100 times the integrators' default rtol",
          NULL, NULL, 0},
+    /* Friction states of open contacts (core/src/rhs.c). */
+    [NSD_RUN_FRICTION_STATES_OPEN] =
+        {"friction_states_open", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
+         "integrate a friction law's internal states (LuGre's bristle deflection) while their "
+         "contact carries no normal force, from the contact's slip velocity, as the walker paper "
+         "does through the swing; false: hold them until the contact closes",
+         NULL, NULL, 0},
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
@@ -99,7 +106,7 @@ const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
 
 static const char *const top_keys[] = {"title",      "plugin_path", "system", "contact", "friction",
                                        "integrator", "initial",     "run",    "plot",    "compare",
-                                       "variant",    "provenance",  "status"};
+                                       "variant",    "provenance",  "status",  "periodic"};
 
 /* cfg->settings from the resolved [run] values (in declaration order). */
 static void fill_run_settings(nsd_config *cfg) {
@@ -121,6 +128,7 @@ static void fill_run_settings(nsd_config *cfg) {
         .max_events = (size_t)v[NSD_RUN_MAX_EVENTS].num,
         .energy_audit = (nsd_energy_audit)(int)v[NSD_RUN_ENERGY_AUDIT].num,
         .energy_tolerance = v[NSD_RUN_ENERGY_TOLERANCE].num,
+        .friction_states_open = v[NSD_RUN_FRICTION_STATES_OPEN].num != 0,
     };
 }
 double nsd_plot_num(const nsd_config *cfg, const char *key) {
@@ -532,7 +540,7 @@ static size_t resolve_top(nsd_config *cfg, nsd_diag *diag) {
             else
                 nsd_diag_at(diag, e,
                             "unknown top-level key '%s' (known: title, plugin_path, system, "
-                            "contact, friction, integrator, initial, run, plot, compare, variant)",
+                            "contact, friction, integrator, initial, run, plot, compare, variant, periodic)",
                             e->key);
             errors++;
         }

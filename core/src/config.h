@@ -32,6 +32,7 @@ enum nsd_run_key {
     NSD_RUN_MAX_EVENTS,
     NSD_RUN_ENERGY_AUDIT,
     NSD_RUN_ENERGY_TOLERANCE,
+    NSD_RUN_FRICTION_STATES_OPEN, /* issue 12 */
     NSD_RUN_KEY_COUNT
 };
 
@@ -57,6 +58,7 @@ typedef struct nsd_run_settings {
     size_t max_events;        /* contact events before the run fails */
     nsd_energy_audit energy_audit;
     double energy_tolerance; /* [1] relative energy rise allowed */
+    int friction_states_open; /* integrate friction states while the contact is open */
 } nsd_run_settings;
 
 typedef struct nsd_config {

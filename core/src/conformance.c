@@ -276,9 +276,8 @@ nsd_conformance nsd_conformance_check(const nsdyn_plugin_info *p, const nsd_allo
     const nsdyn_host host = {.struct_size = sizeof host, .log = drop_message};
     nsd_params_resolve(&defaults, p->params, p->n_params, NULL, "", NULL, &quiet);
     nsd_diag_free(&quiet);
-    const nsd_instance_ops ops = nsd_plugin_ops(p);
     char err[256] = "";
-    void *inst = ops.create(defaults.values, &host, err, sizeof err);
+    void *inst = p->create(defaults.values, &host, err, sizeof err);
     if (!inst) {
         nsd_cf_finding(&c, "create() with the default parameters fails: %s", err);
     } else {
@@ -293,7 +292,7 @@ nsd_conformance nsd_conformance_check(const nsdyn_plugin_info *p, const nsd_allo
                 nsd_cf_integrator(&c, (const nsdyn_integrator *)p, inst, defaults.values, &host);
                 break;
         }
-        ops.destroy(inst);
+        p->destroy(inst);
     }
     nsd_params_free(&defaults);
     return c.out;

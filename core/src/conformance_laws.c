@@ -142,9 +142,9 @@ void nsd_cf_integrator(nsd_cf *c, const nsdyn_integrator *ig, void *inst,
         nsd_cf_finding(c, "y'' = -y at t = 1: (%.9g, %.9g), exact (%.9g, %.9g)", y[0], y[1],
                        cos(1.0), -sin(1.0));
     char err[256] = "";
-    void *other = ig->create(defaults, host, err, sizeof err);
+    void *other = ig->info.create(defaults, host, err, sizeof err);
     if (!other) return;
     if (integrate(c, ig, other, y2, &n2) == 0 && (n != n2 || !nsd_cf_same(y, y2, 2)))
         nsd_cf_finding(c, "two instances give different results on the same problem");
-    ig->destroy(other);
+    ig->info.destroy(other);
 }

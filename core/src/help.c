@@ -33,6 +33,16 @@ static const nsd_command_help commands[] = {
      "stick-force test, and the u1-u2 phase portrait; writes\n"
      "limit_directions.csv, limit_functions.csv and the graphs.",
      1},
+    {"periodic", "CONFIG [options]", "periodic orbits: shooting, Floquet multipliers, continuation",
+     "Finds a periodic orbit through the config's [periodic] section (a system\n"
+     "switch as the Poincare section, the free states, states swapped after a\n"
+     "step) by Newton shooting on the section map with a finite-difference\n"
+     "Jacobian; reports the fixed point, the period, the Floquet multipliers and\n"
+     "stability, checks that the orbit repeats under plain simulation, and\n"
+     "continues it along parameters with the multipliers along the branch\n"
+     "(docs/periodic.md). A Newton iteration that does not converge prints its\n"
+     "residual history (exit 3).",
+     1},
     {"keys", "CONFIG [--set section.key=value]... [--names]",
      "the keys a config accepts, with values, units and ranges",
      "Lists every key of the config's sections: [run] and [plot] (the host's)\n"
@@ -140,7 +150,7 @@ void nsd_help_print_overview(FILE *out) {
         else
             fprintf(out, "  %-36s %s\n", head, commands[i].summary);
     }
-    fprintf(out, "\noptions of run, compare, limits (CONFIG commands):\n");
+    fprintf(out, "\noptions of run, compare, limits, periodic (CONFIG commands):\n");
     print_config_options(out);
     fprintf(out, "\nnsdyn help COMMAND (or nsdyn COMMAND --help) says more; man nsdyn.\n\n");
     fprintf(out, "%s\n\nexit status: %s\n", search_path_text, exit_text);
@@ -214,7 +224,7 @@ void nsd_help_print_man(FILE *out) {
             roff_paragraphs(out, commands[i].text, ".IP");
         }
     }
-    fputs(".SH OPTIONS\nOf run, compare and limits:\n", out);
+    fputs(".SH OPTIONS\nOf run, compare, limits and periodic:\n", out);
     for (size_t i = 0; i < NSDYN_COUNT(config_options); ++i) {
         fputs(".TP\n.B ", out);
         roff(out, config_options[i].flags);

@@ -169,10 +169,11 @@ static const struct {
     int (*with_config)(const nsd_cli *cli);
 } commands[] = {
     {"run", NULL, nsd_cmd_run},       {"compare", NULL, nsd_cmd_compare},
-    {"limits", NULL, nsd_cmd_limits}, {"keys", NULL, nsd_cmd_keys},
-    {"plugins", cmd_plugins, NULL},   {"describe", cmd_describe, NULL},
-    {"check", cmd_check, NULL},       {"index", cmd_index, NULL},
-    {"help", cmd_help, NULL},         {"--version", cmd_version, NULL},
+    {"limits", NULL, nsd_cmd_limits}, {"periodic", NULL, nsd_cmd_periodic},
+    {"keys", NULL, nsd_cmd_keys},     {"plugins", cmd_plugins, NULL},
+    {"describe", cmd_describe, NULL}, {"check", cmd_check, NULL},
+    {"index", cmd_index, NULL},       {"help", cmd_help, NULL},
+    {"--version", cmd_version, NULL},
 };
 
 /* `nsdyn CMD --help` or `-h` anywhere after CMD (not after --set). */

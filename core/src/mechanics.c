@@ -61,6 +61,42 @@ static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const do
     return NSDYN_OK;
 }
 
+/* Rows of the selected mechanics contacts only (integrator.h): contacts()
+ * with Jacobian buffers for those, then 1 + 3 n_sel dynamics evaluations,
+ * whatever the number of candidates. The same values as mech_contacts()
+ * with W: the same system calls on the same zero forces. */
+static nsdyn_status mech_contact_rows(void *ctx, double t, const double *q, const double *v,
+                                      size_t n_sel, const size_t *sel, double *W, double *MinvWt) {
+    nsd_model *m = ctx;
+    size_t nv = m->nv;
+    for (size_t j = 0; j < n_sel; ++j)
+        if (sel[j] >= m->mech.n) {
+            snprintf(m->failure, sizeof m->failure,
+                     "contact_rows: contact %zu asked for, the mechanics have %zu", sel[j],
+                     m->mech.n);
+            return NSDYN_ERROR;
+        }
+    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
+    for (size_t j = 0; j < n_sel; ++j) {
+        size_t c = m->mech.contact[sel[j]];
+        m->jac[c] = m->W + c * 3 * nv;
+    }
+    nsdyn_status st = nsd_model_contacts_now(m, t, q, v);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
+    if (n_sel == 0) return NSDYN_OK;
+    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+    st = nsd_affine_base(m, t, q, v);
+    if (st > NSDYN_WARNING) return st;
+    for (size_t j = 0; j < n_sel; ++j) {
+        size_t c = m->mech.contact[sel[j]];
+        memcpy(W + j * 3 * nv, m->W + c * 3 * nv, 3 * nv * sizeof *W);
+        const size_t comp[3] = {3 * c, 3 * c + 1, 3 * c + 2};
+        st = nsd_affine_columns(m, t, q, v, 3, comp, NULL, MinvWt + j * 3 * nv);
+        if (st > NSDYN_WARNING) return st;
+    }
+    return NSDYN_OK;
+}
+
 /* The contact law's impulse at mechanics contact k alone (contact.h), with
  * the friction law's kinetic coefficient for stick and slip alike: the
  * Moreau-Jean problem has a single mu, and a static mu above it makes the
@@ -113,5 +149,6 @@ void nsd_model_mechanics(nsd_model *m, nsdyn_mechanics *mech) {
         .free_acceleration = mech_free_acceleration,
         .contacts = mech_contacts,
         .local_impulse = mech_local_impulse,
+        .contact_rows = mech_contact_rows,
     };
 }

@@ -32,8 +32,7 @@ int nsd_model_channel(const nsd_model *m, const char *name) {
 static void *create_plugin(const nsd_section *s, const nsdyn_host *host, nsd_diag *diag,
                            size_t *errors) {
     char err[512] = "";
-    nsdyn_create_fn create = nsd_plugin_ops(s->plugin->info).create;
-    void *inst = create(s->params.values, host, err, sizeof err);
+    void *inst = s->plugin->info->create(s->params.values, host, err, sizeof err);
     if (!inst) {
         nsd_diag_at(diag, s->table, "[%s] (%s): %s", nsd_kind_section(s->kind), s->plugin->info->id,
                     err[0] ? err : "the plugin refused these parameters");
@@ -95,7 +94,8 @@ static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
     m->audit.output = -1;
     m->audit.mode = cfg->settings.energy_audit;
     m->audit.tolerance = cfg->settings.energy_tolerance;
-    m->audit.contact_compliant = m->contact && (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
+    m->audit.contact_compliant =
+        m->contact && (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
     m->ed.contact_tolerance = cfg->settings.contact_tolerance;
     int stateful = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_STATEFUL);
     size_t has = offsetof(nsdyn_system_layout, energy_output) + sizeof m->layout.energy_output;
@@ -149,12 +149,13 @@ static size_t load_layout(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
  * the combinations that nothing can run); else the smooth laws. */
 static void choose_contact_mode(nsd_model *m, const nsd_config *cfg) {
     m->stick.hold = cfg->settings.hold_stick;
+    m->friction_states_open = cfg->settings.friction_states_open;
     uint32_t ig_caps = cfg->integrator.plugin ? cfg->integrator.plugin->info->provides : 0;
     int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT) &&
                 !(m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
     int set_valued = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_SET_VALUED);
-    m->ed.on = (rigid || (set_valued && !m->stick.hold)) &&
-                      (ig_caps & NSDYN_CAP_EVENT_LOCATION) && !(ig_caps & NSDYN_CAP_TIME_STEPPING);
+    m->ed.on = (rigid || (set_valued && !m->stick.hold)) && (ig_caps & NSDYN_CAP_EVENT_LOCATION) &&
+               !(ig_caps & NSDYN_CAP_TIME_STEPPING);
 }
 
 /* The state y = [q | v | friction states]: each contact's internal
@@ -295,9 +296,9 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
 }
 
 void nsd_model_reset(nsd_model *m) {
-    if (m->sys && m->sys->reset) m->sys->reset(m->sys_inst);
-    if (m->contact && m->contact->reset) m->contact->reset(m->contact_inst);
-    if (m->friction && m->friction->reset) m->friction->reset(m->friction_inst);
+    if (m->sys && m->sys->info.reset) m->sys->info.reset(m->sys_inst);
+    if (m->contact && m->contact->info.reset) m->contact->info.reset(m->contact_inst);
+    if (m->friction && m->friction->info.reset) m->friction->info.reset(m->friction_inst);
     if (m->ed.on && m->ed.mode) nsd_modes_reset(m);
     m->rhs_evals = 0;
     m->failure[0] = '\0';
@@ -305,9 +306,9 @@ void nsd_model_reset(nsd_model *m) {
 
 void nsd_model_destroy(nsd_model *m) {
     free(m->audit.scratch);
-    if (m->sys && m->sys_inst) m->sys->destroy(m->sys_inst);
-    if (m->contact && m->contact_inst) m->contact->destroy(m->contact_inst);
-    if (m->friction && m->friction_inst) m->friction->destroy(m->friction_inst);
+    if (m->sys && m->sys_inst) m->sys->info.destroy(m->sys_inst);
+    if (m->contact && m->contact_inst) m->contact->info.destroy(m->contact_inst);
+    if (m->friction && m->friction_inst) m->friction->info.destroy(m->friction_inst);
     free(m->z_offset);
     free(m->z_count);
     free(m->channels);

@@ -96,6 +96,10 @@ typedef struct nsd_model {
     size_t nq, nv, nz, n, nc;
     size_t *z_offset; /* per contact: first internal state in y */
     size_t *z_count;
+    /* run.friction_states_open: the friction states of a contact without
+     * normal force evolve with its slip (the law at N = 0) instead of
+     * being held */
+    int friction_states_open;
 
     /* Channels of a sample: t, q, v, z, contact forces, system outputs. */
     size_t n_channels;
@@ -108,7 +112,8 @@ typedef struct nsd_model {
     double *lambda;         /* 3 nc local contact forces */
     double *W;              /* 3 nv per contact */
     double **jac;           /* per contact: its rows in W, or NULL: the Jacobians the last
-                               nsd_contacts_evaluate() asked for */
+                               nsd_model_contacts_now() asked for (the right-hand side asks
+                               for none and leaves jac alone) */
     double *a0, *vdot_unit; /* nv */
     double *vdot_sample;    /* nv, accelerations while sampling */
     /* The friction law's bounds per unit normal force [1] (event-driven
@@ -131,14 +136,20 @@ typedef struct nsd_model {
 
     uint64_t rhs_evals;
     char failure[512]; /* last failure of an evaluation */
+
+    /* A Poincare section for analyses (analysis/periodic.h): the run ends
+     * STOPPED right after the system's switch section_switch - 1 has been
+     * applied section_count times (its reset map included); the last
+     * sample is the state after it. 0: no section (set it after create). */
+    size_t section_switch, section_count;
 } nsd_model;
 
 /* Instantiate the plugins of a resolved config, read [initial]. */
 size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                         nsd_diag *diag);
 void nsd_model_destroy(nsd_model *m);
-/* Before a model runs again: the plugins' reset() (their state right after
- * create, e.g. a walker's stance leg) and the contact modes. */
+/* Before every run (nsd_scenario_run): the plugins' reset() (their state
+ * right after create, e.g. a walker's stance leg) and the contact modes. */
 void nsd_model_reset(nsd_model *m);
 
 /* nsdyn_ode callbacks (ctx = nsd_model). */

@@ -27,9 +27,16 @@ static int is_output_file(const char *name) {
                                         "metrics.tex",
                                         "summary.csv",
                                         "limit_functions.csv",
-                                        "limit_directions.csv"};
-    static const char *const graphs[] = {"timeseries", "phase",   "snapshots",       "events",
-                                         "deviation",  "summary", "limit_directions"};
+                                        "limit_directions.csv",
+                                        "orbit.csv", /* nsdyn periodic */
+                                        "multipliers.csv",
+                                        "newton.csv",
+                                        "continuation.csv",
+                                        "periodic_summary.csv"};
+    static const char *const graphs[] = {"timeseries",       "phase",       "snapshots",
+                                         "events",           "deviation",   "summary",
+                                         "limit_directions", "multipliers", "continuation",
+                                         "periodic_summary"};
     static const char *const exts[] = {"png", "svg", "pdf"};
     char base[NAME_MAX + 1];
     snprintf(base, sizeof base, "%s", name);

@@ -148,11 +148,11 @@ static char *check_params(const nsdyn_plugin_info *p) {
     } while (0)
 
 static char *check_callbacks(const nsdyn_plugin_info *p) {
+    NEED(p->create, "create");
+    NEED(p->destroy, "destroy");
     switch (p->kind) {
         case NSDYN_KIND_SYSTEM: {
             const nsdyn_system *s = (const nsdyn_system *)p;
-            NEED(s->create, "create");
-            NEED(s->destroy, "destroy");
             NEED(s->layout, "layout");
             NEED(s->derivatives, "derivatives");
             NEED(s->contacts, "contacts");
@@ -165,8 +165,6 @@ static char *check_callbacks(const nsdyn_plugin_info *p) {
         }
         case NSDYN_KIND_CONTACT: {
             const nsdyn_contact_law *c = (const nsdyn_contact_law *)p;
-            NEED(c->create, "create");
-            NEED(c->destroy, "destroy");
             int compliant = (p->provides & NSDYN_CAP_COMPLIANT_NORMAL) != 0;
             int rigid = (p->provides & NSDYN_CAP_RIGID_IMPACT) != 0;
             if (!compliant && !rigid)
@@ -185,8 +183,6 @@ static char *check_callbacks(const nsdyn_plugin_info *p) {
         }
         case NSDYN_KIND_FRICTION: {
             const nsdyn_friction_law *f = (const nsdyn_friction_law *)p;
-            NEED(f->create, "create");
-            NEED(f->destroy, "destroy");
             NEED(f->n_states, "n_states");
             NEED(f->force, "force");
             NEED(f->bounds, "bounds");
@@ -194,8 +190,6 @@ static char *check_callbacks(const nsdyn_plugin_info *p) {
         }
         case NSDYN_KIND_INTEGRATOR: {
             const nsdyn_integrator *g = (const nsdyn_integrator *)p;
-            NEED(g->create, "create");
-            NEED(g->destroy, "destroy");
             NEED(g->setup, "setup");
             NEED(g->step, "step");
             NEED(g->restart, "restart");
@@ -303,24 +297,3 @@ char *nsd_open_plugin_file(nsd_plugin_file *f, found **out, size_t *n_out) {
     return NULL;
 }
 
-nsd_instance_ops nsd_plugin_ops(const nsdyn_plugin_info *p) {
-    switch (p->kind) {
-        case NSDYN_KIND_SYSTEM: {
-            const nsdyn_system *d = (const nsdyn_system *)p;
-            return (nsd_instance_ops){d->create, d->destroy, d->reset};
-        }
-        case NSDYN_KIND_CONTACT: {
-            const nsdyn_contact_law *d = (const nsdyn_contact_law *)p;
-            return (nsd_instance_ops){d->create, d->destroy, d->reset};
-        }
-        case NSDYN_KIND_FRICTION: {
-            const nsdyn_friction_law *d = (const nsdyn_friction_law *)p;
-            return (nsd_instance_ops){d->create, d->destroy, d->reset};
-        }
-        case NSDYN_KIND_INTEGRATOR: {
-            const nsdyn_integrator *d = (const nsdyn_integrator *)p;
-            return (nsd_instance_ops){d->create, d->destroy, d->reset};
-        }
-    }
-    return (nsd_instance_ops){0};
-}

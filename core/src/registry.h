@@ -122,13 +122,5 @@ const char *nsd_builtin_plugin_dir(void);
  * file of a folder) and add its plugins. Returns the problems. */
 size_t nsd_registry_add_path(nsd_registry *r, const char *so_path, nsd_diag *diag);
 
-/* The instance operations of a descriptor of any kind (each kind's table
- * has them right after its head). */
-typedef struct nsd_instance_ops {
-    nsdyn_create_fn create;
-    nsdyn_destroy_fn destroy;
-    nsdyn_reset_fn reset; /* may be NULL (system, contact and friction laws) */
-} nsd_instance_ops;
-nsd_instance_ops nsd_plugin_ops(const nsdyn_plugin_info *p);
 
 #endif

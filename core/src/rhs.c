@@ -7,18 +7,33 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 
 #include "modes.h"
 #include "stick.h"
+
+static inline void move_bits(double *dst, const double *src) {
+    uint64_t b;
+    memcpy(&b, src, sizeof b);
+    memcpy(dst, &b, sizeof b);
+}
 
 /* Contact evaluation plus normal and friction forces of contacts that are
  * not held in stick. Stick components of lambda are left at zero. */
 nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
                                       int want_jacobians) {
     const double *q = y, *v = y + m->nq;
-    nsd_model_ask_contacts(m, want_jacobians ? NSD_ROWS_PERSISTENT : NSD_ROWS_NONE);
     if (m->nc) {
-        nsdyn_status st = nsd_model_contacts_now(m, t, q, v);
+        /* Without rows the request's Jacobian list is NULL, and m->jac is
+         * left alone: rewriting it (a memset through the PLT) on every
+         * right-hand side cost more than the system's contacts(). */
+        double *const *rows = NULL;
+        if (want_jacobians) {
+            nsd_model_ask_contacts(m, NSD_ROWS_PERSISTENT);
+            rows = m->jac;
+        }
+        nsdyn_status st =
+            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, rows, m->ce);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     }
     for (size_t c = 0; c < m->nc; ++c) {
@@ -39,24 +54,30 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
         lam[0] = N;
         lam[1] = lam[2] = 0.0;
         int stick = m->stick.hold && d->type == NSDYN_CONTACT_PERSISTENT;
-        if (stick || !m->friction || N <= 0.0) {
+        int open_states = m->friction_states_open && !stick && m->friction && m->z_count[c];
+        if ((stick || !m->friction || N <= 0.0) && !open_states) {
             if (zdot)
                 for (size_t i = 0; i < m->z_count[c]; ++i)
                     zdot[m->z_offset[c] - m->nq - m->nv + i] = 0.0;
             continue;
         }
+        if (N < 0.0) N = 0.0; /* an open contact: the law's state rates at zero load */
         nsdyn_friction_input in;
         /* normal_force first: stored last, next to slip[1], GCC packs the
          * two into one 16-byte store and the slip waits for N. */
         in.normal_force = N;
         in.dim = d->tangent_dim;
-        in.slip[0] = e->u[1];
-        in.slip[1] = d->tangent_dim == 2 ? e->u[2] : 0.0;
+        move_bits(&in.slip[0], &e->u[1]);
+        if (d->tangent_dim == 2)
+            move_bits(&in.slip[1], &e->u[2]);
+        else
+            in.slip[1] = 0.0;
         in.state = m->z_count[c] ? y + m->z_offset[c] : NULL;
         double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
         double scratch[8];
         nsdyn_status st = m->friction->force(m->friction_inst, &in, lam + 1, rate ? rate : scratch);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "friction law force()");
+        if (N <= 0.0) lam[1] = lam[2] = 0.0; /* no force without a load, whatever the law says */
     }
     return NSDYN_OK;
 }
@@ -148,7 +169,8 @@ nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *r
     for (size_t i = 0; i < m->n; ++i) row[k++] = y[i];
     for (size_t j = 0; m->mech.step_impulse && m->mech.step_h > 0.0 && j < m->mech.n; ++j)
         for (size_t a = 0; a < 3; ++a)
-            m->lambda[3 * m->mech.contact[j] + a] = m->mech.step_impulse[3 * j + a] / m->mech.step_h;
+            m->lambda[3 * m->mech.contact[j] + a] =
+                m->mech.step_impulse[3 * j + a] / m->mech.step_h;
     for (size_t c = 0; c < m->nc; ++c) {
         row[k++] = m->lambda[3 * c];
         for (size_t d = 0; d < m->layout.contacts[c].tangent_dim && d < 2; ++d)

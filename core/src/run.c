@@ -42,7 +42,8 @@ static int energy_judgeable(nsd_model *m, double t, const double *y) {
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_eval *e = &m->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
-        if (m->audit.contact_compliant ? e->gap <= 0.0 : e->gap < -m->ed.contact_tolerance) return 0;
+        if (m->audit.contact_compliant ? e->gap <= 0.0 : e->gap < -m->ed.contact_tolerance)
+            return 0;
     }
     return 1;
 }
@@ -213,7 +214,7 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->m = m;
     r->ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
     char err[512] = "";
-    r->inst = r->ig->create(cfg->integrator.params.values, host, err, sizeof err);
+    r->inst = r->ig->info.create(cfg->integrator.params.values, host, err, sizeof err);
     if (!r->inst) {
         nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", r->ig->info.id,
                     err[0] ? err : "the plugin refused these parameters");
@@ -344,7 +345,9 @@ static const nsd_event_source *check_crossings(nsd_runner *r, const double *y) {
             int down = r->g_prev[i] > 0 && r->g[i] <= 0, up = r->g_prev[i] < 0 && r->g[i] >= 0;
             if ((dir <= 0 && down) || (dir >= 0 && up)) fired = &r->m->event_sources[i];
         }
-    memcpy(r->g_prev, r->g, r->ode.n_events * sizeof *r->g);
+    double *seen = r->g; /* the values just computed become the previous ones: no copy */
+    r->g = r->g_prev;
+    r->g_prev = seen;
     return fired;
 }
 
@@ -392,6 +395,24 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
     return NSD_GO_ON;
 }
 
+/* The analysis' Poincare section was crossed (model.h section_switch):
+ * the state after the switch is the last sample (always recorded, even
+ * where a grid sample of the state before it has the same time), the
+ * outcome STOPPED. */
+static nsd_flow section_stop(nsd_runner *r) {
+    nsd_model *m = r->m;
+    if (record(m, r->res, r->t, r->y_switch) != 0) {
+        r->res->outcome = NSD_RUN_FAILED;
+        return NSD_END;
+    }
+    r->res->outcome = NSD_RUN_STOPPED;
+    snprintf(r->res->message, sizeof r->res->message,
+             "section: switch '%s' of system '%s' applied %zu time%s, at t = %.9g s",
+             m->layout.switches[m->section_switch - 1], m->sys->info.id, r->res->section_crossings,
+             r->res->section_crossings == 1 ? "" : "s", r->t);
+    return NSD_END;
+}
+
 /* A mode switch of the system: update its mode (and maybe the state),
  * then restart the integrator from there, or a stop the jump crossed. */
 static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *src,
@@ -416,6 +437,9 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
                           r->ig->message ? r->ig->message(r->inst) : "", describe(r, rep->y));
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
+    if (!*stop && m->section_switch == src->index + 1 &&
+        ++r->res->section_crossings >= m->section_count)
+        return section_stop(r);
     if (!*stop) {
         if (!r->locates) nsd_model_event_functions(m, t, r->ybuf, r->g_prev);
         return NSD_NEXT_STEP;
@@ -550,7 +574,7 @@ static void runner_close(nsd_runner *r) {
     res->stats.struct_size = sizeof res->stats;
     if (r->inst) {
         if (r->ig->stats) r->ig->stats(r->inst, &res->stats);
-        r->ig->destroy(r->inst);
+        r->ig->info.destroy(r->inst);
     }
     free(r->ybuf);
     free(r->g);

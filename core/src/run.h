@@ -43,6 +43,10 @@ typedef struct nsd_run_result {
      * bound and the largest rise [J]. */
     uint64_t energy_checked, energy_rises;
     double energy_min, energy_scale, energy_worst;
+    /* Applications of the model's section switch (model.h
+     * section_switch); the run stopped at the section when this reached
+     * section_count. */
+    size_t section_crossings;
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,

@@ -23,9 +23,13 @@ size_t nsd_scenario_derive(nsd_scenario *s, const nsd_scenario *base, const nsd_
     memset(s, 0, sizeof *s);
     s->base = base;
     s->app.host = base->app.host;
+    /* base may be derived itself (a continuation point of a variant): the
+     * plugins are the opened scenario's at the root */
+    const nsd_scenario *root = base;
+    while (root->base) root = root->base;
     nsd_config_derive(&s->app.cfg, &base->app.cfg, table);
-    size_t errors = nsd_config_resolve(&s->app.cfg, &base->app.reg, diag);
-    if (!errors) errors = nsd_compose_check(&s->app.cfg, &base->app.reg, diag);
+    size_t errors = nsd_config_resolve(&s->app.cfg, &root->app.reg, diag);
+    if (!errors) errors = nsd_compose_check(&s->app.cfg, &root->app.reg, diag);
     return errors;
 }
 
@@ -47,9 +51,13 @@ size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *s
 size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
     nsd_run_result_free(&s->res);
     memset(&s->res, 0, sizeof s->res);
-    /* a second run starts where the first did (compare --repeat) */
-    if (s->ran) nsd_model_reset(&s->model);
-    s->ran = 1;
+    /* Every run starts from the instances as create left them: a system's
+     * discrete mode (the walker's stance foot, its step count) is part of
+     * the initial state, and a second run must not start where the first
+     * one ended; nor must the contact modes of event-driven contact (a
+     * ball at rest at the end of one run would start the next one in
+     * sustained contact, in the air). */
+    nsd_model_reset(&s->model);
     return nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
 }
 

@@ -51,7 +51,6 @@ typedef struct nsd_scenario {
      * analyses that draw their own. */
     int no_graphs;
     int created; /* create was called: destroy frees the model */
-    int ran;     /* run was called: the next run resets the model first */
 } nsd_scenario;
 
 /* Read, override and resolve the config at path. Returns the number of
@@ -60,8 +59,10 @@ size_t nsd_scenario_open(nsd_scenario *s, const char *path, const char *const *s
                          nsd_diag *diag);
 
 /* The config of base with `table` laid over it (a [[variant]] table,
- * docs/configs.md), resolved and checked against base's plugins. base must
- * outlive s. Returns the number of errors; destroy s in any case. */
+ * docs/configs.md), resolved and checked against base's plugins (those of
+ * the opened scenario base derives from, when base is derived itself).
+ * base must outlive s. Returns the number of errors; destroy s in any
+ * case. */
 size_t nsd_scenario_derive(nsd_scenario *s, const nsd_scenario *base, const nsd_toml_node *table,
                            nsd_diag *diag);
 

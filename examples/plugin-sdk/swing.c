@@ -172,9 +172,8 @@ static const nsdyn_system swing_system = {
                               .summary = "pendulum swinging into a wall (SDK example system)",
                               NSDYN_PARAMS(params),
                               .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS |
-                                          NSDYN_CAP_CONSERVATIVE),
-    .create = create,
-    .destroy = destroy,
+                                          NSDYN_CAP_CONSERVATIVE,
+                              .create = create, .destroy = destroy),
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

@@ -67,9 +67,8 @@ static const nsdyn_friction_law viscous_law = {
                                 "example plugin: viscous friction -c u with an optional cap F_max",
                             NSDYN_PARAMS(params),
                             .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D |
-                                        NSDYN_CAP_FRICTION_LOAD_FREE),
-    .create = create,
-    .destroy = destroy,
+                                        NSDYN_CAP_FRICTION_LOAD_FREE,
+                            .create = create, .destroy = destroy),
     .n_states = n_states,
     .force = force,
     .bounds = bounds,

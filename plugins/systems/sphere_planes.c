@@ -595,10 +595,8 @@ static const nsdyn_system sphere_planes_system = {
                                          "(Hartl 2006)",
                               NSDYN_PARAMS(params),
                               .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D |
-                                          NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE),
-    .create = create,
-    .destroy = destroy,
-    .reset = reset,
+                                          NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE,
+                              .create = create, .destroy = destroy, .reset = reset),
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

@@ -166,6 +166,7 @@
 #include <stdlib.h>
 
 #include "nsdyn/nsdyn.h"
+#include "walker_gait.h"
 
 #define DEG (NSDYN_PI / 180.0)
 #define HALF_PI (0.5 * NSDYN_PI)
@@ -334,43 +335,16 @@ static const char *const phases[] = {"theta1:omega1", NULL};
 
 /* ---- geometry ---------------------------------------------------------- */
 
-/* Foot of a leg at angle th: contact point relative to the hip (8) and the
- * Jacobian entries of its normal (a) and tangential (bt) velocity. */
-typedef struct foot {
-    double cx, cy; /* contact point minus hip [m] */
-    double a,
-        bt; /* n row: a = l sin th - rho sin(th - delta); t row: bt = l cos th - rho cos(th - delta) + rho */
-    double da, dbt; /* d a/d th, d bt/d th (drift) */
-} foot;
+/* The foot (8), its Jacobian entries a, bt and their derivatives, and the
+ * gait metrics (20)-(23) come from walker_gait.h, which walker_impact.c
+ * shares, so both models measure a gait by the same formulas. */
+typedef walker_foot foot;
+
+static walker_legs legs_of(const walker *w) { return (walker_legs){w->l, w->rho, w->delta}; }
 
 static foot foot_at(const walker *w, double th) {
-    double s = sin(th), c = cos(th), sd = sin(th - w->delta), cd = cos(th - w->delta);
-    foot f;
-    f.cx = w->l * s - w->rho * sd;
-    f.cy = -w->l * c + w->rho * (cd - 1.0);
-    f.a = w->l * s - w->rho * sd;
-    f.bt = w->l * c - w->rho * cd + w->rho;
-    f.da = w->l * c - w->rho * cd;
-    f.dbt = -w->l * s + w->rho * sd;
-    return f;
-}
-
-/* Horizontal offset c_x^hip of (7) and (22)-(23). */
-static double cx_hip(const walker *w, double th) {
-    return w->l * sin(th) - w->rho * sin(th - w->delta);
-}
-
-/* Lead and trail leg angles from the inner leg angle a at heel strike:
- * (20), and (21) with the denominator's sign corrected (see the header). */
-static double theta_lead(const walker *w, double a) {
-    double l = w->l, r = w->rho, d = w->delta;
-    return atan((l * (1 - cos(a)) + r * (cos(a + d) - cos(d))) /
-                (l * sin(a) + r * (-sin(a + d) + sin(d))));
-}
-static double theta_trail(const walker *w, double a) {
-    double l = w->l, r = w->rho, d = w->delta;
-    return atan((l * (1 - cos(a)) + r * (cos(a - d) - cos(d))) /
-                (-l * sin(a) + r * (sin(a - d) + sin(d))));
+    walker_legs g = legs_of(w);
+    return walker_foot_at(&g, th);
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
@@ -666,15 +640,14 @@ static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, dou
          * lead shrinks back through alpha0 with the foot in the air: no
          * strike, the mode stays. */
         if (w->dbl || !(a > w->alpha0) || cy > 1e-6 * w->l) return NSDYN_OK;
-        double th_ld = theta_lead(w, a), th_tr = theta_trail(w, a);
-        w->step_length = cx_hip(w, th_ld) - cx_hip(w, th_tr); /* (22) */
+        walker_legs g = legs_of(w);
+        double th_ld = walker_theta_lead(&g, a);
+        w->step_length = walker_step_length(&g, a); /* (22) */
         if (w->steps > 0) {
             double T = t - w->t_hs;
             w->step_period = T;
             if (T > 0) /* (23): the leg that led at the last strike trails now */
-                w->hip_velocity =
-                    (cx_hip(w, w->th_ld_hs) - cx_hip(w, th_tr) + w->rho * (w->th_ld_hs - th_tr)) /
-                    T;
+                w->hip_velocity = walker_hip_velocity(&g, w->th_ld_hs, a, T);
         }
         /* The state at the strike, in the outputs' order (O_HS_T..). */
         const double hs[] = {
@@ -739,10 +712,8 @@ static const nsdyn_system walker2_system = {
             .id = "walker2", .version = "1.0.0",
             .summary =
                 "two-link passive walker, arced feet, hip mass, stepping stones (Koop & Wu 2013)",
-            NSDYN_PARAMS(params), .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS),
-    .create = create,
-    .destroy = destroy,
-    .reset = reset,
+            NSDYN_PARAMS(params), .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS,
+            .create = create, .destroy = destroy, .reset = reset),
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

@@ -47,10 +47,6 @@ typedef nsdyn_status (*nsdyn_friction_state_channels_fn)(void *inst, uint32_t di
 typedef struct nsdyn_friction_law {
     nsdyn_plugin_info info;
 
-    nsdyn_create_fn create;
-    nsdyn_destroy_fn destroy;
-    nsdyn_reset_fn reset; /* may be NULL */
-
     /* Number of internal states per contact for slip dimension dim. */
     nsdyn_friction_n_states_fn n_states;
 

@@ -277,6 +277,15 @@ typedef struct nsdyn_plugin_info {
     size_t n_params;
     uint32_t provides; /* NSDYN_CAP_* bits */
     uint32_t needs;    /* NSDYN_CAP_* bits required of the partners */
+    /* The instance operations, the same in every kind, so the host reaches
+     * them without knowing the kind (ABI 2.0; they followed the head in
+     * each kind's table before, at the same offsets). create and destroy
+     * are required; reset may be NULL (an instance that holds nothing but
+     * its parameters; an integrator's reset forgets the problem and the
+     * statistics, and setup() must follow). */
+    nsdyn_create_fn create;
+    nsdyn_destroy_fn destroy;
+    nsdyn_reset_fn reset;
 } nsdyn_plugin_info;
 
 #define NSDYN_COUNT(array) (sizeof(array) / sizeof((array)[0]))
@@ -305,7 +314,6 @@ typedef struct nsdyn_plugin_info {
     }
 /* The parameter table of a descriptor head: .params and .n_params. */
 #define NSDYN_PARAMS(array) .params = (array), .n_params = NSDYN_COUNT(array)
-
 
 /* The entry point: return descriptor `index` (0, 1, ...) or NULL past the
  * last. `host_abi_major` lets a plugin refuse an incompatible host. */
