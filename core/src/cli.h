@@ -16,6 +16,8 @@ typedef struct nsd_cli {
     const char **sets;   /* --set k=v */
     size_t n_sets;
     int quiet;
+    int repeat; /* compare --repeat N: runs of each variant, for the wall-time
+                   median (0: 1) */
     int names_only; /* keys --names */
     const char *command_line;
 } nsd_cli;

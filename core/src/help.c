@@ -19,12 +19,16 @@ static const nsd_command_help commands[] = {
      "The summary line gives the outcome, the time reached, the cost (steps,\n"
      "right-hand sides) and the events by kind.",
      1},
-    {"compare", "CONFIG [options]", "run variants of a config side by side",
+    {"compare", "CONFIG [options] [--repeat N]", "run variants of a config side by side",
      "Runs the config's [[variant]] tables, each laid over the base config (a\n"
      "section whose plugin changes is replaced, other keys merge), overlays\n"
-     "their graphs and tabulates cost and deviations from the reference\n"
-     "variant in metrics.csv ([compare] reference, channels, x, summary;\n"
-     "docs/configs.md).",
+     "their graphs and tabulates against the reference variant, per channel,\n"
+     "the RMS, largest and final-time errors at the reference's samples, the\n"
+     "event-time errors of matched events, rest and stop times, energy and its\n"
+     "dissipation, and the cost (steps; wall time as the median and range of\n"
+     "--repeat N runs, 1 to 100), with each variant's plugins and parameters:\n"
+     "metrics.csv, metrics.md, metrics.tex ([compare] reference, channels, x,\n"
+     "summary; docs/configs.md, docs/figures.md).",
      1},
     {"limits", "CONFIG [options]", "limit directions of a 2-D Coulomb contact",
      "At the config's initial state, on the discontinuity set of a persistent\n"

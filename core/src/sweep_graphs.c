@@ -280,7 +280,12 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
             y[i - a0] = agg_value(&ag[i], g->reduce);
         }
         used += a1 - a0;
-        curves[nc++] = (nsd_curve){x, y, a1 - a0, glabel[k][0] ? glabel[k] : NULL, (int)k, 0, 0, 2};
+        curves[nc++] = (nsd_curve){.x = x,
+                                   .y = y,
+                                   .n = a1 - a0,
+                                   .legend = glabel[k][0] ? glabel[k] : NULL,
+                                   .color = (int)k,
+                                   .marker = 2};
         if (!bars) continue;
         double *bx = xs + used, *by = ys + used;
         size_t m = 0;
@@ -292,7 +297,7 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
             m += 3;
         }
         used += m;
-        curves[nc++] = (nsd_curve){bx, by, m, NULL, (int)k, 0, 1.0, 0};
+        curves[nc++] = (nsd_curve){.x = bx, .y = by, .n = m, .color = (int)k, .width = 1.0};
     }
     static const char *const rname[] = {"mean", "std", "min", "max", "fraction"};
     char title[300], ylabel[200], xlabel[200];
