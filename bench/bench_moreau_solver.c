@@ -62,48 +62,19 @@
 #define BENCH_COUNT_ALLOCS 1
 #endif
 
-static volatile int g_counting;
-static volatile uint64_t g_allocs;
-
+/* The allocation probe (core/src/alloc_probe.c, linked into this
+ * executable with ENABLE_EXPORTS: its malloc & co. also serve libnsdyn.so
+ * and the dlopen'ed plugins). g_allocs accumulates what the probe saw
+ * between count_start() and count_stop(). */
 #if BENCH_COUNT_ALLOCS
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void __libc_free(void *p);
-extern void *__libc_memalign(size_t alignment, size_t size);
-#define COUNT()                                  \
-    do {                                         \
-        if (g_counting) g_allocs = g_allocs + 1; \
-    } while (0)
-void *malloc(size_t size) {
-    COUNT();
-    return __libc_malloc(size);
-}
-void *calloc(size_t n, size_t size) {
-    COUNT();
-    return __libc_calloc(n, size);
-}
-void *realloc(void *p, size_t size) {
-    COUNT();
-    return __libc_realloc(p, size);
-}
-void free(void *p) { __libc_free(p); }
-void *memalign(size_t alignment, size_t size) {
-    COUNT();
-    return __libc_memalign(alignment, size);
-}
-void *aligned_alloc(size_t alignment, size_t size) {
-    COUNT();
-    return __libc_memalign(alignment, size);
-}
-int posix_memalign(void **out, size_t alignment, size_t size) {
-    COUNT();
-    if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
-    void *p = __libc_memalign(alignment, size);
-    if (!p) return ENOMEM;
-    *out = p;
-    return 0;
-}
+#include "alloc_probe.h"
+static uint64_t g_allocs;
+static void count_start(void) { nsd_alloc_probe_get()->start(); }
+static void count_stop(void) { g_allocs += nsd_alloc_probe_get()->stop(); }
+#else
+static uint64_t g_allocs;
+static void count_start(void) {}
+static void count_stop(void) {}
 #endif
 
 static double now_ns(void) {
@@ -355,7 +326,7 @@ int main(int argc, char **argv) {
                 iter_sum = 0;
                 res.infos = 0;
                 const uint64_t a0 = g_allocs;
-                g_counting = 1;
+                count_start();
                 const double t0 = now_ns();
                 for (int i = 0; i < N; ++i) {
                     mfc_problem p = as_problem(&ins[i], m);
@@ -365,7 +336,7 @@ int main(int argc, char **argv) {
                     if (it > res.max_iters) res.max_iters = it;
                 }
                 const double t1 = now_ns();
-                g_counting = 0;
+                count_stop();
                 res.allocs = (double)(g_allocs - a0) / N;
                 res.ns = fmin(res.ns, (t1 - t0) / N);
             }

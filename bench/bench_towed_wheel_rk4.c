@@ -75,53 +75,19 @@
 #define BENCH_COUNT_ALLOCS 1
 #endif
 
-static volatile int g_counting;    /* count only while set */
-static volatile uint64_t g_allocs; /* allocating calls seen while counting */
-
+/* The allocation probe (core/src/alloc_probe.c, linked into this
+ * executable with ENABLE_EXPORTS: its malloc & co. also serve libnsdyn.so
+ * and the dlopen'ed plugins). g_allocs accumulates what the probe saw
+ * between count_start() and count_stop(). */
 #if BENCH_COUNT_ALLOCS
-/* glibc's own entry points (exported, GLIBC_2.2.5). Defining malloc & co.
- * here replaces them process-wide: the executable comes first in the global
- * lookup scope, also for libraries loaded later with dlopen. */
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void __libc_free(void *p);
-extern void *__libc_memalign(size_t alignment, size_t size);
-
-#define COUNT()                                  \
-    do {                                         \
-        if (g_counting) g_allocs = g_allocs + 1; \
-    } while (0)
-
-void *malloc(size_t size) {
-    COUNT();
-    return __libc_malloc(size);
-}
-void *calloc(size_t n, size_t size) {
-    COUNT();
-    return __libc_calloc(n, size);
-}
-void *realloc(void *p, size_t size) {
-    COUNT();
-    return __libc_realloc(p, size);
-}
-void free(void *p) { __libc_free(p); }
-void *memalign(size_t alignment, size_t size) {
-    COUNT();
-    return __libc_memalign(alignment, size);
-}
-void *aligned_alloc(size_t alignment, size_t size) {
-    COUNT();
-    return __libc_memalign(alignment, size);
-}
-int posix_memalign(void **out, size_t alignment, size_t size) {
-    COUNT();
-    if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
-    void *p = __libc_memalign(alignment, size);
-    if (!p) return ENOMEM;
-    *out = p;
-    return 0;
-}
+#include "alloc_probe.h"
+static uint64_t g_allocs;
+static void count_start(void) { nsd_alloc_probe_get()->start(); }
+static void count_stop(void) { g_allocs += nsd_alloc_probe_get()->stop(); }
+#else
+static uint64_t g_allocs;
+static void count_start(void) {}
+static void count_stop(void) {}
 #endif
 
 /* ---- timing ------------------------------------------------------------ */
@@ -242,9 +208,9 @@ static int all_finite(const double *y, size_t n) {
  * interposer sees the plugin's malloc). */
 static int composed_setup(composed *c, uint64_t *setup_allocs) {
     uint64_t before = g_allocs;
-    g_counting = 1;
+    count_start();
     nsdyn_status st = c->ig->setup(c->inst, &c->ode_ig, c->t0, c->m.y0, c->t_end);
-    g_counting = 0;
+    count_stop();
     if (setup_allocs) *setup_allocs = g_allocs - before;
     if (st > NSDYN_WARNING) {
         fprintf(stderr, "bench: rk4 setup failed: %s\n", c->ig->message(c->inst));
@@ -267,7 +233,7 @@ static int composed_run(composed *c, run_out *o) {
     int stopped = 0, failed = 0;
     const double *y_last = m->y0; /* as run.c: the report's y, no copy */
 
-    g_counting = 1;
+    count_start();
     stamp t_start = now_ns();
     while (t < t_end) {
         nsdyn_step_report rep = {0};
@@ -299,7 +265,7 @@ static int composed_run(composed *c, run_out *o) {
         }
     }
     stamp t_stop = now_ns();
-    g_counting = 0;
+    count_stop();
 
     if (failed) {
         fprintf(stderr, "bench: composed run failed at t = %.9g s: %s %s\n", t, ig->message(inst),
@@ -322,7 +288,7 @@ static int bare_run(composed *c, run_out *o) {
     double t = c->t0, t_end = c->t_end;
     uint64_t steps = 0;
     nsdyn_step_report rep = {0};
-    g_counting = 1;
+    count_start();
     stamp t_start = now_ns();
     while (t < t_end) {
         if (ig->step(inst, t_end, &rep) > NSDYN_WARNING) break;
@@ -330,7 +296,7 @@ static int bare_run(composed *c, run_out *o) {
         steps++;
     }
     stamp t_stop = now_ns();
-    g_counting = 0;
+    count_stop();
     if (t < t_end) {
         fprintf(stderr, "bench: bare run failed at t = %.9g s: %s\n", t, ig->message(inst));
         return -1;
