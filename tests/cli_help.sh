@@ -47,6 +47,8 @@ done
 for id in $("$nsdyn" plugins --ids); do
     "$nsdyn" describe "$id" > /dev/null || fail "nsdyn describe $id"
 done
+msg=$("$nsdyn" describe run 2>&1)
+[[ $msg == *"'run' is a command, not a plugin: nsdyn help run"* ]] || fail "describe run: $msg"
 "$nsdyn" describe towed_wheel | grep -q "^  psi  *\[rad\]" || fail "describe lists no states"
 "$nsdyn" describe lugre | grep -q "internal states" || fail "describe lists no friction states"
 echo "$fails failure(s)"

@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "help.h"
 #include "params.h"
 
 static void caps_text(uint32_t caps, char *buf, size_t len) {
@@ -172,9 +173,12 @@ int nsd_cmd_describe(const char *id) {
         const char **ids = calloc(reg.n ? reg.n : 1, sizeof *ids);
         for (size_t i = 0; i < reg.n; ++i) ids[i] = reg.plugins[i].info->id;
         const char *near = nsd_did_you_mean(id, ids, reg.n);
-        fprintf(stderr,
-                "error: no plugin '%s' in the search path%s%s%s (nsdyn plugins lists them)\n", id,
-                near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+        if (nsd_help_find(id))
+            fprintf(stderr, "error: '%s' is a command, not a plugin: nsdyn help %s\n", id, id);
+        else
+            fprintf(stderr,
+                    "error: no plugin '%s' in the search path%s%s%s (nsdyn plugins lists them)\n",
+                    id, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
         for (size_t k = 0; k < reg.n_skipped && k < 3; ++k)
             fprintf(stderr, "note: %s\n", reg.skipped[k]);
         free(ids);
