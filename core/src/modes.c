@@ -234,10 +234,18 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
         lam[0] = lam[1] = lam[2] = 0.0;
         const nsdyn_contact_eval *e = &m->ce[c];
         if (!e->active || !m->ed.mode[c].closed) continue;
-        int persistent = !is_unilateral(m, c);
+        int persistent = !is_unilateral(m, c), compliant = is_compliant(m, c);
         double N = persistent ? e->normal_load : 0.0;
+        if (compliant) {
+            /* the law's force at the current gap and rate, like a
+             * persistent contact's given load (it changes along the
+             * motion, and friction follows it) */
+            nsdyn_status ns = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &N);
+            if (ns > NSDYN_WARNING) return nsd_model_fail(m, ns, t, "contact law normal_force()");
+            N = fmax(N, 0.0);
+        }
         lam[0] = N;
-        if (!persistent) {
+        if (!persistent && !compliant) {
             w->unk[nu++] = 3 * c;
         }
         if (!m->friction) continue;
@@ -306,8 +314,13 @@ void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
     const double *lam = m->lambda + 3 * c;
     g[0] = g[1] = 1.0;
     if (!e->active) return;
-    /* an open contact's gap is the step guard's (step_guard.h) */
-    if (is_unilateral(m, c) && md->closed) g[0] = lam[0];
+    /* an open contact's gap is the step guard's (step_guard.h); a
+     * compliant contact closes where its gap falls through 0 and opens
+     * where it rises through 0 (smooth: no impact to locate) */
+    if (is_compliant(m, c))
+        g[0] = md->closed ? -e->gap : e->gap;
+    else if (is_unilateral(m, c) && md->closed)
+        g[0] = lam[0];
     if (!tangent_held(m, c)) return;
     if (md->stick) {
         double bound = 0.0, kinetic = 0.0;
@@ -344,7 +357,8 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
-        int open = is_unilateral(m, c) && m->ce[c].active && !m->ed.mode[c].closed;
+        int open = is_unilateral(m, c) && !is_compliant(m, c) && m->ce[c].active &&
+                   !m->ed.mode[c].closed;
         f[c] = open ? m->ce[c].gap - m->ed.mode[c].g_ref[0] : INFINITY;
         df[c] = m->ce[c].u[0];
     }
