@@ -251,7 +251,12 @@ START_TEST(section5_exact_vs_regularized) {
         ck_assert_msg(found, "no %s of spoke%zu near %g s (regularized run's phase time)",
                       nsd_event_kind_name(kinds[j]), which[j], want[j][0]);
     }
-    ck_assert_uint_eq(ex.res.rate_restarts, r4.res.rate_restarts);
+    /* gap_rate = 0 at the deepest point of each penetration of the impact
+     * (Q_b's first, Q_f's, Q_b's second) re-resolved the modes; the
+     * regularized run also restarts where a tip touches down (its event
+     * function jumps from the open value to u_n < 0), which the exact run
+     * does as a contact event */
+    ck_assert_uint_ge(ex.res.rate_restarts, 3);
     double p4, v4, p5, v5;
     max_diff(&ex, &r4, &p4, &v4);
     max_diff(&ex, &r5, &p5, &v5);

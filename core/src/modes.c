@@ -314,12 +314,14 @@ void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
     const double *lam = m->lambda + 3 * c;
     g[0] = g[1] = 1.0;
     if (!e->active) return;
-    /* an open contact's gap is the step guard's (step_guard.h); a
-     * compliant contact closes where its gap falls through 0 and opens
-     * where it rises through 0 (smooth: no impact to locate) */
-    if (is_compliant(m, c))
-        g[0] = md->closed ? -e->gap : e->gap;
-    else if (is_unilateral(m, c) && md->closed)
+    /* an open contact's gap is the step guard's (step_guard.h), compliant
+     * or not: the guard also finds a dip through the surface and back
+     * within one step, which would otherwise pass through the floor (an
+     * open contact carries no force); a closed compliant contact opens
+     * where its gap rises through 0 */
+    if (is_compliant(m, c)) {
+        if (md->closed) g[0] = -e->gap;
+    } else if (is_unilateral(m, c) && md->closed)
         g[0] = lam[0];
     if (!tangent_held(m, c)) return;
     if (md->stick) {
@@ -357,8 +359,7 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
-        int open = is_unilateral(m, c) && !is_compliant(m, c) && m->ce[c].active &&
-                   !m->ed.mode[c].closed;
+        int open = is_unilateral(m, c) && m->ce[c].active && !m->ed.mode[c].closed;
         f[c] = open ? m->ce[c].gap - m->ed.mode[c].g_ref[0] : INFINITY;
         df[c] = m->ce[c].u[0];
     }

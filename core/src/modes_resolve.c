@@ -491,8 +491,9 @@ static nsdyn_status touching_set(nsd_model *m, double t, size_t *k) {
 }
 
 /* A compliant contact is closed while it penetrates. At its own gap event
- * (fired 2 c) the gap sits at the threshold, within the root finder's
- * tolerance of 0 on either side: the mode flips there. */
+ * (fired 2 c: the step guard's touch-down, or the integrator's lift-off)
+ * the gap sits at the threshold, within the root finder's tolerance of it
+ * on either side: the mode flips there. */
 static int compliant_closed(const nsd_model *m, size_t c, int fired) {
     const nsdyn_contact_eval *e = &m->ce[c];
     if (!e->active) return 0;
@@ -608,7 +609,7 @@ static nsdyn_status set_event_offsets(nsd_model *m, double t, const double *y) {
         /* an open gap's threshold is fixed: impacts where the gap falls
          * through 0, or through -contact_tolerance for a contact that
          * starts the phase touching (it has just bounced or lifted off) */
-        if (is_unilateral(m, c) && !is_compliant(m, c) && !m->ed.mode[c].closed)
+        if (is_unilateral(m, c) && !m->ed.mode[c].closed)
             m->ed.mode[c].g_ref[0] = m->ce[c].gap > 0.0 ? 0.0 : -m->ed.contact_tolerance;
         /* 2-D slip speed: its own threshold, no offset (see raw_events) */
         if (tangent_held(m, c) && !m->ed.mode[c].stick && m->layout.contacts[c].tangent_dim == 2)
