@@ -8,7 +8,7 @@
  *   # expect: <error line without "error: ">   one or more; {file} ({dir}) stands for
  *                                              the config path as passed
  *   # args: --set a.b=c ...                    extra arguments (split on spaces)
- *   # command: compare                         run `nsdyn compare` (or limits, periodic, pcmap)
+ *   # command: compare                         run `nsdyn compare` (or limits, periodic, pcmap, sweep)
  *                                              instead of run */
 #define _GNU_SOURCE
 #include <check.h>
@@ -178,8 +178,8 @@ static void read_header(const char *path, const char *name, header *h) {
     if (!h->command) h->command = xstrdup("run");
     ck_assert_msg(strcmp(h->command, "run") == 0 || strcmp(h->command, "compare") == 0 ||
                       strcmp(h->command, "limits") == 0 || strcmp(h->command, "periodic") == 0 ||
-                      strcmp(h->command, "pcmap") == 0,
-                  "%s: '# command: %s' is not run, compare, limits, periodic or pcmap", name, h->command);
+                      strcmp(h->command, "pcmap") == 0 || strcmp(h->command, "sweep") == 0,
+                  "%s: '# command: %s' is not run, compare, limits, periodic, pcmap or sweep", name, h->command);
     ck_assert_msg(h->expect.n > 0, "%s: no '# expect:' line in the header", name);
 }
 

@@ -222,20 +222,20 @@ static void demo_figure(demo_data *d, picture *pic, nsd_panel panels[4], nsd_cur
     fill_demo(d);
     memset(pic, 0, sizeof *pic);
     /* time series: gap, dashed, dotted, empty curve, events */
-    c1[0] = (nsd_curve){d->t, d->psi, NT, "bar angle ψ (run #1)", -1, 0, 0.0, 0};
-    c1[1] = (nsd_curve){d->t, d->u, NT, "input u", -1, 1, 0.0, 0};
-    c1[2] = (nsd_curve){d->t, d->dpsi, NT, "rate ψ'", -1, 2, 1.0, 0};
-    c1[3] = (nsd_curve){NULL, NULL, 0, "empty", -1, 0, 0.0, 0};
+    c1[0] = (nsd_curve){d->t, d->psi, NT, "bar angle ψ (run #1)", -1, 0, 0.0, 0, 0, 0};
+    c1[1] = (nsd_curve){d->t, d->u, NT, "input u", -1, 1, 0.0, 0, 0, 0};
+    c1[2] = (nsd_curve){d->t, d->dpsi, NT, "rate ψ'", -1, 2, 1.0, 0, 0, 0};
+    c1[3] = (nsd_curve){NULL, NULL, 0, "empty", -1, 0, 0.0, 0, 0, 0};
     /* phase portrait */
-    c2[0] = (nsd_curve){d->px, d->py, NT, "trajectory", 0, 0, 1.2, 0};
+    c2[0] = (nsd_curve){d->px, d->py, NT, "trajectory", 0, 0, 1.2, 0, 0, 0};
     /* convergence */
-    c3[0] = (nsd_curve){d->h, d->e1, 8, "Euler", -1, 0, 0.0, 2};
-    c3[1] = (nsd_curve){d->h, d->e2, 8, "RK4", -1, 0, 0.0, 2};
-    c3[2] = (nsd_curve){d->h, d->ref, 8, "slope 2", 6, 1, 1.0, 0};
+    c3[0] = (nsd_curve){d->h, d->e1, 8, "Euler", -1, 0, 0.0, 2, 0, 0};
+    c3[1] = (nsd_curve){d->h, d->e2, 8, "RK4", -1, 0, 0.0, 2, 0, 0};
+    c3[2] = (nsd_curve){d->h, d->ref, 8, "slope 2", 6, 1, 1.0, 0, 0, 0};
     /* degenerate: constant, single points, all-NaN */
-    c4[0] = (nsd_curve){d->t, d->cy, 1, "single point", -1, 0, 0.0, 0};
-    c4[1] = (nsd_curve){d->cx, d->cy, 3, "constant", -1, 0, 0.0, 1};
-    c4[2] = (nsd_curve){d->nan1, d->nan1, 4, "all NaN", -1, 0, 0.0, 0};
+    c4[0] = (nsd_curve){d->t, d->cy, 1, "single point", -1, 0, 0.0, 0, 0, 0};
+    c4[1] = (nsd_curve){d->cx, d->cy, 3, "constant", -1, 0, 0.0, 1, 0, 0};
+    c4[2] = (nsd_curve){d->nan1, d->nan1, 4, "all NaN", -1, 0, 0.0, 0, 0, 0};
 
     memset(panels, 0, 4 * sizeof *panels);
     for (int i = 0; i < 4; ++i) {
@@ -413,7 +413,7 @@ START_TEST(test_invalid_arguments) {
     char path[600], err[256];
     path_in_tmp(path, sizeof path, "bad.png");
     double x[2] = {0, 1};
-    nsd_curve c = {x, NULL, 2, NULL, -1, 0, 0.0, 0};
+    nsd_curve c = {x, NULL, 2, NULL, -1, 0, 0.0, 0, 0, 0};
     nsd_panel p;
     memset(&p, 0, sizeof p);
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
@@ -520,16 +520,16 @@ START_TEST(test_degenerate_data) {
     wild_picture wp = {0};
 
     nsd_curve c[12] = {
-        {idx, big, 6, "huge", -1, 0, 0, 0},
-        {idx, tiny, 6, "tiny", -1, 1, 0, 1},
-        {idx, cst, 6, "constant", -1, 2, 0, 2},
-        {idx, zero, 6, "zero", -1, 0, 0, 0},
-        {idx, neg, 6, "negative (log)", -1, 0, 0, 0},
-        {idx, close, 6, "nearly constant", -1, 0, -3.0, 0},
-        {nan6, nan6, 6, "all NaN", -1, 0, INFINITY, 0},
-        {idx, cst, 1, "one point", 123, 0, 1e9, 0},
-        {idx, cst, 0, "", -1, 0, 0, 0},
-        {big, idx, 6, NULL, -1, 0, 0, 0},
+        {idx, big, 6, "huge", -1, 0, 0, 0, 0, 0},
+        {idx, tiny, 6, "tiny", -1, 1, 0, 1, 0, 0},
+        {idx, cst, 6, "constant", -1, 2, 0, 2, 0, 0},
+        {idx, zero, 6, "zero", -1, 0, 0, 0, 0, 0},
+        {idx, neg, 6, "negative (log)", -1, 0, 0, 0, 0, 0},
+        {idx, close, 6, "nearly constant", -1, 0, -3.0, 0, 0, 0},
+        {nan6, nan6, 6, "all NaN", -1, 0, INFINITY, 0, 0, 0},
+        {idx, cst, 1, "one point", 123, 0, 1e9, 0, 0, 0},
+        {idx, cst, 0, "", -1, 0, 0, 0, 0, 0},
+        {big, idx, 6, NULL, -1, 0, 0, 0, 0, 0},
     };
     nsd_panel p[10];
     memset(p, 0, sizeof p);
@@ -566,7 +566,7 @@ START_TEST(test_degenerate_data) {
     p[2].ymin = 0;
     p[2].ymax = 10;
 
-    nsd_figure fig = {"degenerate #1", p, 10, 3, 900, 1000};
+    nsd_figure fig = {"degenerate #1", p, 10, 3, 900, 1000, 0, 0};
     path_in_tmp(path, sizeof path, "degenerate.png");
     stderr_capture cap;
     capture_begin(&cap);
@@ -602,13 +602,13 @@ static void draw_nested(void *ctx, const nsdyn_canvas *cv) {
     nested *n = ctx;
     cv->line(cv->ctx, 0, 0, 1, 1);
     double x[2] = {0, 1};
-    nsd_curve c = {x, x, 2, NULL, -1, 0, 0, 0};
+    nsd_curve c = {x, x, 2, NULL, -1, 0, 0, 0, 0, 0};
     nsd_panel p;
     memset(&p, 0, sizeof p);
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
     p.curves = &c;
     p.n_curves = 1;
-    nsd_figure fig = {NULL, &p, 1, 1, 200, 200};
+    nsd_figure fig = {NULL, &p, 1, 1, 200, 200, 0, 0};
     n->rc = nsd_plot_write(n->path, NSD_PLOT_PNG, &fig, n->err, sizeof n->err);
 }
 
@@ -621,7 +621,7 @@ START_TEST(test_not_reentrant) {
     p.xmin = 0, p.xmax = 1, p.ymin = 0, p.ymax = 1;
     p.draw = draw_nested;
     p.draw_ctx = &n;
-    nsd_figure fig = {NULL, &p, 1, 1, 300, 200};
+    nsd_figure fig = {NULL, &p, 1, 1, 300, 200, 0, 0};
     char path[600], err[256];
     path_in_tmp(path, sizeof path, "outer.png");
     ck_assert_msg(nsd_plot_write(path, NSD_PLOT_PNG, &fig, err, sizeof err) == 0, "%s", err);
@@ -641,13 +641,13 @@ START_TEST(test_truncated_output) {
         x[i] = i;
         y[i] = sin(0.1 * i);
     }
-    nsd_curve c = {x, y, 300, "sin", -1, 0, 0, 0};
+    nsd_curve c = {x, y, 300, "sin", -1, 0, 0, 0, 0, 0};
     nsd_panel p;
     memset(&p, 0, sizeof p);
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
     p.curves = &c;
     p.n_curves = 1;
-    nsd_figure fig = {"truncated", &p, 1, 1, 800, 600};
+    nsd_figure fig = {"truncated", &p, 1, 1, 800, 600, 0, 0};
 
     struct rlimit old;
     ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -673,18 +673,135 @@ END_TEST
 START_TEST(test_many_figures) {
     make_tmpdir();
     double x[3] = {0, 1, 2}, y[3] = {1, 0, 1};
-    nsd_curve c = {x, y, 3, "v", -1, 0, 0, 0};
+    nsd_curve c = {x, y, 3, "v", -1, 0, 0, 0, 0, 0};
     nsd_panel p;
     memset(&p, 0, sizeof p);
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
     p.curves = &c;
     p.n_curves = 1;
-    nsd_figure fig = {"many", &p, 1, 1, 160, 120};
+    nsd_figure fig = {"many", &p, 1, 1, 160, 120, 0, 0};
     char path[600], err[256];
     path_in_tmp(path, sizeof path, "many.png");
     for (int i = 0; i < 110; ++i)
         ck_assert_msg(nsd_plot_write(path, NSD_PLOT_PNG, &fig, err, sizeof err) == 0,
                       "figure %d: %s", i, err);
+    remove_tmpdir();
+}
+END_TEST
+
+/* ---- layout (issue 13): best legend, categorical axis, the layout report ---- */
+
+typedef struct rbox {
+    double x0, y0, x1, y1;
+    long covered;
+} rbox;
+
+/* The first box of `kind` in the report line (after `from`), or NULL. */
+static const char *report_find(const char *from, const char *kind, rbox *b) {
+    char key[64];
+    snprintf(key, sizeof key, "{\"kind\":\"%s\"", kind);
+    const char *p = strstr(from, key);
+    if (!p) return NULL;
+    b->covered = -1;
+    ck_assert_int_eq(sscanf(p + strlen(key), ",\"panel\":%*d,\"x0\":%lf,\"y0\":%lf,\"x1\":%lf,"
+                                              "\"y1\":%lf",
+                            &b->x0, &b->y0, &b->x1, &b->y1),
+                     4);
+    const char *c = strstr(p, "\"covered\":"), *end = strchr(p, '}');
+    if (c && c < end) b->covered = strtol(c + 10, NULL, 10);
+    return p + 1;
+}
+
+/* Write fig with the layout report on; its line into line. */
+static void write_with_report(const nsd_figure *fig, const char *name, char *line, size_t len) {
+    char path[600], report[600], err[256];
+    path_in_tmp(path, sizeof path, name);
+    path_in_tmp(report, sizeof report, "layout.jsonl");
+    unlink(report);
+    setenv("NSDYN_PLOT_LAYOUT", report, 1);
+    int rc = nsd_plot_write(path, NSD_PLOT_PNG, fig, err, sizeof err);
+    unsetenv("NSDYN_PLOT_LAYOUT");
+    ck_assert_msg(rc == 0, "%s", err);
+    FILE *f = fopen(report, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, (int)len, f));
+    fclose(f);
+}
+
+START_TEST(test_best_legend) {
+    /* Random points everywhere but one quadrant (each in turn): the legend goes into that
+       quadrant and covers nothing; with no quadrant free it goes right of the plot. */
+    make_tmpdir();
+    enum { N = 3000 };
+    static double x[N], y[N];
+    static char line[1 << 16];
+    srand(13);
+    for (int q = 0; q <= 4; ++q) {
+        int right = q == 0 || q == 2, top = q < 2;
+        for (int i = 0; i < N; ++i) {
+            do {
+                x[i] = (double)rand() / RAND_MAX;
+                y[i] = (double)rand() / RAND_MAX;
+            } while (q < 4 && (right ? x[i] > 0.45 : x[i] < 0.55) &&
+                     (top ? y[i] > 0.45 : y[i] < 0.55));
+        }
+        nsd_curve c = {.x = x, .y = y, .n = N, .legend = "data", .marker = 1};
+        nsd_panel p = {.curves = &c, .n_curves = 1, .xmin = 0, .xmax = 1, .ymin = 0, .ymax = 1,
+                       .legend_position = 5, .xlabel = "x [m]", .ylabel = "y [m]"};
+        nsd_figure fig = {.panels = &p, .n_panels = 1, .width_px = 800, .height_px = 600};
+        write_with_report(&fig, "best.png", line, sizeof line);
+        rbox plot, leg;
+        ck_assert_ptr_nonnull(report_find(line, "plot", &plot));
+        ck_assert_ptr_nonnull(report_find(line, "legend", &leg));
+        double cx = 0.5 * (leg.x0 + leg.x1), cy = 0.5 * (leg.y0 + leg.y1);
+        double mx = 0.5 * (plot.x0 + plot.x1), my = 0.5 * (plot.y0 + plot.y1);
+        if (q == 4) {
+            ck_assert_double_ge(leg.x0, plot.x1); /* outside right */
+        } else {
+            ck_assert_int_eq(leg.covered, 0);
+            ck_assert_int_eq(cx > mx, right);
+            ck_assert_int_eq(cy > my, top);
+            ck_assert(leg.x0 >= plot.x0 && leg.x1 <= plot.x1 && leg.y0 >= plot.y0 &&
+                      leg.y1 <= plot.y1);
+        }
+    }
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(test_category_axis) {
+    /* Lanes named on the y axis, no numeric y tick labels; legend_position 8 is refused. */
+    make_tmpdir();
+    static const char *const lanes[] = {"wall", "step", "corner"};
+    double x[3] = {0.1, 0.5, 0.9}, y[3] = {1, 2, 3};
+    nsd_curve c = {.x = x, .y = y, .n = 3, .legend = "impact", .marker = 1};
+    nsd_panel p = {.curves = &c, .n_curves = 1, .xmin = NAN, .xmax = NAN, .ymin = NAN,
+                   .ymax = NAN, .y_categories = lanes, .n_y_categories = 3,
+                   .legend_position = 4, .xlabel = "time t [s]", .ylabel = "contact"};
+    nsd_figure fig = {.panels = &p, .n_panels = 1, .width_px = 900, .height_px = 300};
+    static char line[1 << 16];
+    write_with_report(&fig, "lanes.png", line, sizeof line);
+    rbox plot, t;
+    ck_assert_ptr_nonnull(report_find(line, "plot", &plot));
+    for (int k = 0; k < 3; ++k) {
+        char key[64];
+        snprintf(key, sizeof key, "\"text\":\"%s\"", lanes[k]);
+        ck_assert_msg(strstr(line, key), "lane %s not labelled", lanes[k]);
+    }
+    /* every text left of the plot is a lane name or the axis label */
+    const char *at = line;
+    while ((at = report_find(at, "text", &t)) != NULL) {
+        if (t.x1 > plot.x0 || t.y1 < plot.y0) continue;
+        const char *txt = strstr(at, "\"text\":\"") + 8;
+        ck_assert_msg(strncmp(txt, "wall", 4) == 0 || strncmp(txt, "step", 4) == 0 ||
+                          strncmp(txt, "corner", 6) == 0 || strncmp(txt, "contact", 7) == 0,
+                      "unexpected text left of the lanes: %.20s", txt);
+    }
+    p.legend_position = 8;
+    char path[600], err[256];
+    path_in_tmp(path, sizeof path, "bad.png");
+    ck_assert_int_eq(nsd_plot_write(path, NSD_PLOT_PNG, &fig, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "legend_position 8 not in 0..7"));
     remove_tmpdir();
 }
 END_TEST
@@ -703,6 +820,8 @@ static Suite *plot_suite(void) {
     tcase_add_test(tc, test_not_reentrant);
     tcase_add_test(tc, test_truncated_output);
     tcase_add_test(tc, test_many_figures);
+    tcase_add_test(tc, test_best_legend);
+    tcase_add_test(tc, test_category_axis);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,6 +16,8 @@ typedef struct nsd_cli {
     const char **sets;   /* --set k=v */
     size_t n_sets;
     int quiet;
+    int repeat; /* compare --repeat N: runs of each variant, for the wall-time
+                   median (0: 1) */
     int names_only; /* keys --names */
     const char *command_line;
 } nsd_cli;
@@ -26,6 +28,8 @@ int nsd_cmd_limits(const nsd_cli *cli);
 int nsd_cmd_keys(const nsd_cli *cli);
 int nsd_cmd_periodic(const nsd_cli *cli); /* cmd_periodic.c */
 int nsd_cmd_pcmap(const nsd_cli *cli); /* cmd_pcmap.c: the Percussion-Centre half-plane */
+/* nsdyn sweep: reads its own options (cmd_sweep.c). */
+int nsd_cmd_sweep(int argc, char **argv);
 int nsd_cmd_plugins(void);
 /* The plugin ids on the search path, one a line, from the indexes. */
 int nsd_cmd_plugin_ids(void);

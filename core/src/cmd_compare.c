@@ -17,144 +17,91 @@
 #include "output.h"
 #include "scenario.h"
 
-/* |x_v(t) - x_ref(t)| at every reference sample, x_v linearly
- * interpolated; NaN where t lies outside the variant's time range.
- * Returns the largest (NaN if there is no overlap). */
-static double deviations(const nsd_series *ref, size_t c_ref, const nsd_series *var, size_t c_var,
-                         double *out) {
-    double worst = -1.0;
-    size_t j = 0;
-    for (size_t r = 0; r < ref->rows; ++r) {
-        double t = nsd_series_at(ref, r, 0);
-        out[r] = NAN;
-        if (!var->rows || t < nsd_series_at(var, 0, 0) - 1e-12 ||
-            t > nsd_series_at(var, var->rows - 1, 0) + 1e-12)
-            continue;
-        while (j + 1 < var->rows && nsd_series_at(var, j + 1, 0) < t) j++;
-        double x;
-        if (j + 1 < var->rows) {
-            double t0 = nsd_series_at(var, j, 0), t1 = nsd_series_at(var, j + 1, 0);
-            double x0 = nsd_series_at(var, j, c_var), x1 = nsd_series_at(var, j + 1, c_var);
-            double s = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
-            if (s < 0) s = 0;
-            if (s > 1) s = 1;
-            x = x0 + s * (x1 - x0);
-        } else
-            x = nsd_series_at(var, j, c_var);
-        out[r] = fabs(x - nsd_series_at(ref, r, c_ref));
-        if (out[r] > worst || isnan(out[r])) worst = out[r];
-    }
-    return worst < 0 ? NAN : worst;
+static const char *channel_unit_of(const variant *v, const char *name) {
+    int c = nsd_model_channel(&v->sc.model, name);
+    return c >= 0 ? v->sc.model.channels[c].unit : "?";
 }
 
-/* The event columns of the metrics: one per contact-event kind (plural of
- * the kind's name), then switches, stops and unlogged_roots. */
-enum { N_EVENT_COLS = NSD_EVENT_KIND_COUNT + 3 };
-
-static void event_col_name(int k, char *buf, size_t len) {
-    static const char *const tail[] = {"switches", "stops", "unlogged_roots"};
-    if (k < NSD_EVENT_KIND_COUNT)
-        snprintf(buf, len, "%ss", nsd_event_kind_name((nsd_event_kind)k));
-    else
-        snprintf(buf, len, "%s", tail[k - NSD_EVENT_KIND_COUNT]);
-}
-
-static void event_col_values(const nsd_run_result *res, unsigned long long out[N_EVENT_COLS]) {
-    nsd_event_counts c;
-    nsd_run_count_events(res, &c);
-    for (int k = 0; k < NSD_EVENT_KIND_COUNT; ++k) out[k] = c.contact[k];
-    out[NSD_EVENT_KIND_COUNT] = c.switches;
-    out[NSD_EVENT_KIND_COUNT + 1] = c.stops;
-    out[NSD_EVENT_KIND_COUNT + 2] = res->unlogged_roots;
-}
-
-/* The printed table shows the event columns that are not 0 everywhere. */
-static void event_cols_used(const variant *vars, size_t nv, int used[N_EVENT_COLS]) {
-    for (int k = 0; k < N_EVENT_COLS; ++k) used[k] = 0;
-    for (size_t i = 0; i < nv; ++i) {
-        unsigned long long v[N_EVENT_COLS];
-        event_col_values(&vars[i].sc.res, v);
-        for (int k = 0; k < N_EVENT_COLS; ++k) used[k] |= v[k] != 0;
-    }
-}
-
-static int event_col_width(int k) {
-    char name[64];
-    event_col_name(k, name, sizeof name);
-    return strlen(name) > 7 ? (int)strlen(name) : 7;
-}
-
-static void event_cols_header(FILE *csv, const int used[N_EVENT_COLS]) {
-    for (int k = 0; k < N_EVENT_COLS; ++k) {
-        char name[64];
-        event_col_name(k, name, sizeof name);
-        fprintf(csv, ",%s", name);
-        if (used[k]) printf(" %*s", event_col_width(k), name);
-    }
-}
-
-static void event_cols_row(FILE *csv, const nsd_run_result *res, const int used[N_EVENT_COLS]) {
-    unsigned long long v[N_EVENT_COLS];
-    event_col_values(res, v);
-    for (int k = 0; k < N_EVENT_COLS; ++k) {
-        fprintf(csv, ",%llu", v[k]);
-        if (used[k]) printf(" %*llu", event_col_width(k), v[k]);
-    }
-}
-
-/* Graphs only a comparison has: the deviation of the first compared
- * channel from the reference against time (log scale), and accuracy
- * against cost (largest deviation vs right-hand-side evaluations). */
+/* deviation.<fmt>: one panel per compared channel, |error| against time
+ * (log scale; exact agreement leaves a gap), and, when the variants differ
+ * in numerics only, the largest error of the first channel against wall
+ * time. */
 static int write_deviation_figures(const char *dir, const nsd_config *cfg, const variant *vars,
-                                   size_t nv, size_t ref, const char *channel, double **dev,
-                                   const double *max_dev, char ***written, size_t *n_written,
-                                   char *err, size_t err_len) {
-    int c_ref = nsd_model_channel(&vars[ref].sc.model, channel);
-    if (c_ref < 0) return 0;
+                                   size_t nv, size_t ref, const char *const *names, size_t nn,
+                                   const nsd_variant_metrics *m, char ***written,
+                                   size_t *n_written, char *err, size_t err_len) {
     const nsd_series *rs = &vars[ref].sc.res.series;
+    int cost = nsd_compare_numerics_only(vars, nv, ref);
+    size_t np = nn + (size_t)cost;
     double *t = malloc((rs->rows ? rs->rows : 1) * sizeof *t);
-    nsd_curve *curves = calloc(nv, sizeof *curves);
-    nsd_curve *points = calloc(nv, sizeof *points);
-    double *cost = calloc(nv, sizeof *cost);
-    if (!t || !curves || !points || !cost) {
+    nsd_curve *curves = calloc((nn + 1) * nv, sizeof *curves);
+    nsd_panel *panels = calloc(np ? np : 1, sizeof *panels);
+    char(*labels)[2][200] = calloc(np ? np : 1, sizeof *labels);
+    double *px = calloc(nv, sizeof *px), *py = calloc(nv, sizeof *py);
+    int rc = -1;
+    if (!t || !curves || !panels || !labels || !px || !py) {
         snprintf(err, err_len, "out of memory for the deviation graph");
-        free(t);
-        free(curves);
-        free(points);
-        free(cost);
-        return -1;
+        goto out;
     }
     for (size_t r = 0; r < rs->rows; ++r) t[r] = nsd_series_at(rs, r, 0);
-    size_t nc = 0, np = 0;
-    for (size_t i = 0; i < nv; ++i) {
-        if (i == ref || !dev[i]) continue;
-        curves[nc++] = (nsd_curve){
-            t, dev[i], rs->rows, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 1.2, 0};
-        cost[i] = (double)vars[i].sc.res.stats.rhs_evals;
-        if (max_dev[i] > 0 && cost[i] > 0)
-            points[np++] = (nsd_curve){
-                &cost[i], &max_dev[i], 1, vars[i].name, (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 1};
+    size_t drawn = 0;
+    for (size_t k = 0; k < nn; ++k) {
+        int c = nsd_model_channel(&vars[ref].sc.model, names[k]);
+        nsd_curve *cv = &curves[k * nv];
+        size_t nc = 0;
+        for (size_t i = 0; i < nv && c >= 0; ++i)
+            if (i != ref && m[i].valid)
+                cv[nc++] = (nsd_curve){.x = t, .y = &m[i].dev[k * rs->rows], .n = rs->rows,
+                                       .legend = vars[i].name,
+                                       .color = (int)(i % NSD_PLOT_PALETTE_SIZE),
+                                       .dashed = (int)(i % 4), .width = 1.2};
+        const nsd_channel *ch = c >= 0 ? &vars[ref].sc.model.channels[c] : NULL;
+        snprintf(labels[k][0], 200, "|%s − reference| [%s]", names[k], ch ? ch->unit : "?");
+        snprintf(labels[k][1], 200, "(%c) %s", (int)('a' + k % 26), ch ? ch->label : names[k]);
+        panels[k] = (nsd_panel){.title = labels[k][1], .xlabel = "time t [s]",
+                                .ylabel = labels[k][0], .curves = cv, .n_curves = nc,
+                                .xmin = NAN, .xmax = NAN, .ymin = NAN, .ymax = NAN, .log_y = 1,
+                                .legend_position = k == 0 ? nsd_figures_stack_legend(cfg) : 6};
+        for (size_t c = 0; k > 0 && c < nc; ++c) cv[c].legend = NULL; /* one legend: above */
+        drawn += nc;
     }
-    const nsd_channel *ch = &vars[ref].sc.model.channels[c_ref];
-    char ylabel[200], sub[400], ylabel2[200], path[PATH_MAX + 32];
-    snprintf(ylabel, sizeof ylabel, "|%s - reference| [%s]", ch->name, ch->unit);
-    snprintf(ylabel2, sizeof ylabel2, "largest |%s - reference| [%s]", ch->name, ch->unit);
-    snprintf(sub, sizeof sub, "deviation from the reference \"%s\"", vars[ref].name);
-    nsd_panel panels[2] = {
-        {sub, "time t [s]", ylabel, curves, nc, NULL, 0, NAN, NAN, NAN, NAN, 0, 1, 0, NULL, NULL,
-         4},
-        {"accuracy against cost", "right-hand-side evaluations", ylabel2, points, np, NULL, 0, NAN,
-         NAN, NAN, NAN, 0, 1, 1, NULL, NULL, 4},
-    };
+    if (cost) { /* accuracy against cost: one point per variant */
+        nsd_curve *cv = &curves[nn * nv];
+        size_t nc = 0;
+        for (size_t i = 0; i < nv; ++i)
+            if (i != ref && m[i].valid && m[i].err[0].max > 0 && m[i].wall_median > 0) {
+                px[i] = m[i].wall_median;
+                py[i] = m[i].err[0].max;
+                cv[nc++] = (nsd_curve){&px[i], &py[i], 1, vars[i].name,
+                                       (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 1, 0, 0};
+            }
+        snprintf(labels[nn][0], 200, "largest |%s − reference| [%s]", names[0],
+                 nn ? channel_unit_of(&vars[ref], names[0]) : "?");
+        snprintf(labels[nn][1], 200, "(%c) accuracy against cost (median wall time of %zu run%s)",
+                 (int)('a' + nn % 26), m[ref].repeats, m[ref].repeats == 1 ? "" : "s");
+        panels[nn] = (nsd_panel){.title = labels[nn][1], .xlabel = "wall time [s]",
+                                 .ylabel = labels[nn][0], .curves = cv, .n_curves = nc,
+                                 .xmin = NAN, .xmax = NAN, .ymin = NAN, .ymax = NAN, .log_x = 1,
+                                 .log_y = 1, .legend_position = nsd_figures_legend(cfg)};
+    }
+    char path[PATH_MAX + 32], title[400];
+    snprintf(title, sizeof title, "|variant − reference \"%s\"| (log scale; exact agreement "
+                                  "leaves a gap)",
+             vars[ref].name);
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
-    nsd_figure fig = {cfg->title, panels, 2, 1, 1400, 1100};
+    nsd_figure fig = {.title = title, .panels = panels, .n_panels = np, .columns = 1,
+                      .width_px = 1400, .height_px = np <= 6 ? (int)(330 * np + 120) : 0};
+    nsd_figures_style(cfg, &fig);
     snprintf(path, sizeof path, "%s/deviation.%s", dir, nsd_plot_format_ext(fmt));
-    int rc = nc ? nsd_plot_write(path, fmt, &fig, err, err_len) : 0;
-    if (nc && rc == 0) rc = nsd_paths_push(written, n_written, path, err, err_len);
+    rc = drawn ? nsd_plot_write(path, fmt, &fig, err, err_len) : 0;
+    if (drawn && rc == 0) rc = nsd_paths_push(written, n_written, path, err, err_len);
+out:
     free(t);
     free(curves);
-    free(points);
-    free(cost);
+    free(panels);
+    free(labels);
+    free(px);
+    free(py);
     return rc;
 }
 
@@ -318,6 +265,8 @@ typedef struct comparison {
     char **written;
     size_t n_written;
     int outputs_ok; /* every output written so far */
+    size_t repeats; /* runs of each variant (--repeat) */
+    double *walls;  /* walls[i * repeats + j]: wall time of variant i's run j [s] */
 } comparison;
 
 static size_t out_of_memory(comparison *C) {
@@ -417,6 +366,15 @@ static long run_variants(comparison *C) {
         char label[200];
         snprintf(label, sizeof label, "[%zu/%zu] %s", i + 1, C->nv, v->name);
         if (nsd_scenario_run(&v->sc, label, &C->diag) != 0) return -1;
+        C->walls[i * C->repeats] = v->sc.res.wall_seconds;
+        /* --repeat: the same run again for its wall time (the runs are
+           deterministic; the last one's result is kept and written) */
+        for (size_t j = 1; j < C->repeats && v->sc.res.outcome != NSD_RUN_FAILED &&
+                           !nsd_interrupt_signal();
+             ++j) {
+            if (nsd_scenario_run(&v->sc, NULL, &C->diag) != 0) return -1;
+            C->walls[i * C->repeats + j] = v->sc.res.wall_seconds;
+        }
         n_run = i + 1;
         if (!C->cli->quiet) nsd_scenario_print_summary(stdout, label, &v->sc.res);
         if (v->sc.res.outcome == NSD_RUN_FAILED && !nsd_interrupt_signal())
@@ -475,88 +433,6 @@ static long compared_channels(const comparison *C, const char ***names) {
     return (long)n;
 }
 
-static void metrics_header(FILE *csv, const comparison *C, const int used[N_EVENT_COLS],
-                           const char *const *names, size_t n_names) {
-    const variant *r = &C->vars[C->ref];
-    fprintf(csv, "variant,outcome,t_reached [s],wall_time [s],steps,rhs_evals,rejected_steps");
-    printf("\nreference: %s\n%-28s %-9s %10s %9s %10s %9s", r->name, "variant", "outcome",
-           "wall [s]", "steps", "rhs evals", "rejected");
-    event_cols_header(csv, used);
-    for (size_t k = 0; k < n_names; ++k) {
-        int c = nsd_model_channel(&r->sc.model, names[k]);
-        const char *unit = c >= 0 ? r->sc.model.channels[c].unit : "?";
-        fprintf(csv, ",max_dev_%s [%s]", names[k], unit);
-        char head[96];
-        snprintf(head, sizeof head, "max|d %s| [%s]", names[k], unit);
-        printf(" %16s", head);
-    }
-    fputc('\n', csv);
-    printf("\n");
-}
-
-/* Variant i's row. The deviations of the first channel are kept in
- * *dev0 (for the graph) with their largest in *max0. -1 when out of
- * memory. */
-static int metrics_row(FILE *csv, const comparison *C, size_t i, const int used[N_EVENT_COLS],
-                       const char *const *names, size_t n_names, double **dev0, double *max0) {
-    const variant *r = &C->vars[C->ref], *v = &C->vars[i];
-    const nsd_run_result *res = &v->sc.res;
-    const char *outcome = nsd_outcome_text(res->outcome, NSD_OUTCOME_TABLE);
-    fprintf(csv, "\"%s\",%s,%.9g,%.6g,%llu,%llu,%llu", v->name, outcome, res->t_reached,
-            res->wall_seconds, (unsigned long long)res->stats.steps,
-            (unsigned long long)res->stats.rhs_evals,
-            (unsigned long long)res->stats.rejected_steps);
-    printf("%-28.28s %-9s %10.4f %9llu %10llu %9llu", v->name, outcome, res->wall_seconds,
-           (unsigned long long)res->stats.steps, (unsigned long long)res->stats.rhs_evals,
-           (unsigned long long)res->stats.rejected_steps);
-    event_cols_row(csv, res, used);
-    size_t rows = r->sc.res.series.rows;
-    for (size_t k = 0; k < n_names; ++k) {
-        int cr = nsd_model_channel(&r->sc.model, names[k]);
-        int cv = nsd_model_channel(&v->sc.model, names[k]);
-        double *dv = malloc((rows ? rows : 1) * sizeof *dv);
-        if (!dv) return -1;
-        double d = cr >= 0 && cv >= 0
-                       ? deviations(&r->sc.res.series, (size_t)cr, &res->series, (size_t)cv, dv)
-                       : NAN;
-        if (k == 0 && cr >= 0 && cv >= 0) {
-            *dev0 = dv; /* the first channel's deviations go on a graph */
-            *max0 = d;
-        } else
-            free(dv);
-        fprintf(csv, ",%.6g", d);
-        printf(" %16.4g", d);
-    }
-    fputc('\n', csv);
-    printf("\n");
-    return 0;
-}
-
-/* metrics.csv and the printed table: cost, events and the largest
- * deviation of each channel from the reference. Returns 0; 1 with err when
- * the file could not be put in place (the table was printed); -1 with err
- * when nothing was written. */
-static int write_metrics(comparison *C, const char *const *names, size_t n_names, double **dev,
-                         double *max_dev0, char *err, size_t err_len) {
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/metrics.csv", C->od.tmp);
-    FILE *csv = nsd_open_tmp(path, err, err_len);
-    if (!csv) return -1;
-    int used[N_EVENT_COLS];
-    event_cols_used(C->vars, C->nv, used);
-    metrics_header(csv, C, used, names, n_names);
-    for (size_t i = 0; i < C->nv; ++i)
-        if (metrics_row(csv, C, i, used, names, n_names, &dev[i], &max_dev0[i]) != 0) {
-            snprintf(err, err_len, "out of memory");
-            fclose(csv);
-            return -1;
-        }
-    if (nsd_commit_file(csv, path, err, err_len) != 0 ||
-        nsd_paths_push(&C->written, &C->n_written, path, err, err_len) != 0)
-        return 1;
-    return 0;
-}
-
 /* The overlays of every variant that has at least two samples. */
 static int write_overlays(comparison *C, char *err, size_t err_len) {
     nsd_figure_run *runs = calloc(C->nv, sizeof *runs);
@@ -585,16 +461,25 @@ static int write_comparison(comparison *C) {
     int plots = nsd_plot_num(cfg, "enabled") != 0, rc = -1;
     const char **names = NULL;
     long n_names = compared_channels(C, &names);
-    double **dev = calloc(C->nv, sizeof *dev), *max_dev0 = calloc(C->nv, sizeof *max_dev0);
-    if (n_names < 0 || !dev || !max_dev0)
+    nsd_variant_metrics *m = calloc(C->nv, sizeof *m);
+    /* a failed variant ran once: its other repeats count as its one time */
+    for (size_t i = 0; i < C->nv; ++i)
+        for (size_t j = 1; j < C->repeats; ++j)
+            if (C->walls[i * C->repeats + j] < 0)
+                C->walls[i * C->repeats + j] = C->walls[i * C->repeats];
+    if (n_names < 0 || !m ||
+        nsd_compare_metrics(C->vars, C->nv, C->ref, names, (size_t)n_names, C->walls,
+                            C->repeats, m) != 0)
         snprintf(err, sizeof err, "out of memory");
     else
-        rc = write_metrics(C, names, (size_t)n_names, dev, max_dev0, err, sizeof err);
+        rc = nsd_compare_write_tables(C->od.tmp, C->vars, C->nv, C->ref, names, (size_t)n_names,
+                                      m, C->cli->quiet, &C->written, &C->n_written, err,
+                                      sizeof err);
     if (rc != 0) {
         fprintf(stderr, "error: %s\n", err);
         C->outputs_ok = 0;
     }
-    if (rc >= 0) {
+    if (rc == 0) {
         /* Summary against x: summary.csv and summary.<fmt>. */
         if (C->ck.x &&
             nsd_compare_write_summary(C->od.tmp, cfg, C->vars, C->nv, C->ref, &C->ck, C->xs, plots,
@@ -604,17 +489,17 @@ static int write_comparison(comparison *C) {
         }
         /* Graphs: deviations, then the overlays. */
         if (plots && n_names > 0 &&
-            write_deviation_figures(C->od.tmp, cfg, C->vars, C->nv, C->ref, names[0], dev, max_dev0,
-                                    &C->written, &C->n_written, err, sizeof err) != 0) {
+            write_deviation_figures(C->od.tmp, cfg, C->vars, C->nv, C->ref, names,
+                                    (size_t)n_names, m, &C->written, &C->n_written, err,
+                                    sizeof err) != 0) {
             fprintf(stderr, "error: %s\n", err);
             C->outputs_ok = 0;
         }
     }
-    for (size_t i = 0; dev && i < C->nv; ++i) free(dev[i]);
-    free(dev);
-    free(max_dev0);
+    nsd_compare_metrics_free(m, C->nv);
+    free(m);
     free(names);
-    if (rc >= 0 && plots && write_overlays(C, err, sizeof err) != 0) {
+    if (rc == 0 && plots && write_overlays(C, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
         C->outputs_ok = 0;
     }
@@ -650,11 +535,18 @@ int nsd_cmd_compare(const nsd_cli *cli) {
     memset(&C, 0, sizeof C);
     C.cli = cli;
     C.outputs_ok = 1;
+    C.repeats = cli->repeat > 0 ? (size_t)cli->repeat : 1;
     int status = NSD_EXIT_USAGE;
     if (prepare(&C) != 0) {
         nsd_diag_print(&C.diag, stderr);
         goto out;
     }
+    C.walls = malloc(C.nv * C.repeats * sizeof *C.walls);
+    if (!C.walls) {
+        fprintf(stderr, "error: out of memory\n");
+        goto out;
+    }
+    for (size_t k = 0; k < C.nv * C.repeats; ++k) C.walls[k] = -1.0;
     if (nsd_cli_open_outdir(cli, &C.od) != 0) goto out;
     long n_run = run_variants(&C);
     if (n_run < 0) {
@@ -684,6 +576,7 @@ out:
     for (size_t i = 0; i < C.nv; ++i) nsd_scenario_destroy(&C.vars[i].sc);
     free(C.vars);
     free(C.xs);
+    free(C.walls);
     nsd_scenario_destroy(&C.base);
     nsd_diag_free(&C.diag);
     return status;

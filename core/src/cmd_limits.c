@@ -267,7 +267,7 @@ static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double 
                              sizeof why);
             if (n < 2) continue;
             P->curves[P->nc++] = (nsd_curve){
-                X, Y, n, legend_traj++ ? NULL : "slipping trajectories of (1)", 5, 0, 0.9, 0};
+                X, Y, n, legend_traj++ ? NULL : "slipping trajectories (sliding motion)", 5, 0, 0.9, 0, 0, 0};
         }
     }
     /* A trajectory the integrator refused to start (rk4 with h longer than
@@ -291,7 +291,7 @@ static void add_rays(const nsd_limit_analysis *la, picture *P) {
         const char *legend = att ? (legend_att++ ? NULL : "attracting limit direction")
                                  : (legend_rep++ ? NULL : "repelling limit direction");
         P->curves[P->nc++] =
-            (nsd_curve){P->ray_x[i], P->ray_y[i], 2, legend, att ? 0 : 1, 0, 4.0, 0};
+            (nsd_curve){P->ray_x[i], P->ray_y[i], 2, legend, att ? 0 : 1, 0, 4.0, 0, 0, 0};
     }
 }
 
@@ -311,18 +311,18 @@ static int write_figure(const char *dir, const nsd_config *cfg, const char *cnam
         root_y[i] = 0.0;
     }
     nsd_curve fcurves[3] = {
-        {lf->phi_deg, lf->R, NPHI, "R(phi), radial", 0, 0, 2.0, 0},
-        {lf->phi_deg, lf->V, NPHI, "V(phi), angular", 2, 1, 2.0, 0},
-        {root_x, root_y, la->n_dirs, "limit directions: V = 0", 1, 0, 1.0, 1},
+        {lf->phi_deg, lf->R, NPHI, "R(phi), radial", 0, 0, 2.0, 0, 0, 0},
+        {lf->phi_deg, lf->V, NPHI, "V(phi), angular", 2, 1, 2.0, 0, 0, 0},
+        {root_x, root_y, la->n_dirs, "limit directions: V = 0", 1, 0, 1.0, 1, 0, 0},
     };
     nsd_panel panels[2] = {
-        {"limit-direction functions (3)", "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL, 0, 0,
-         360, NAN, NAN, 0, 0, 0, NULL, NULL, 0},
+        {"limit-direction functions R and V", "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL,
+         0, 0, 360, NAN, NAN, 0, 0, 0, NULL, NULL, 5, NULL, NULL, 0},
         {"u1-u2 projection of the phase portrait", xl, yl, P->curves, P->nc, NULL, 0, -1.6 * r,
-         1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 0},
+         1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 5, NULL, NULL, 0},
     };
     snprintf(path, sizeof path, "%s/limit_directions.%s", dir, nsd_plot_format_ext(fmt));
-    nsd_figure fig = {title, panels, 2, 2, 1600, 700};
+    nsd_figure fig = {title, panels, 2, 2, 1600, 700, 0, 0};
     return nsd_plot_write(path, fmt, &fig, err, err_len);
 }
 

@@ -44,7 +44,13 @@ static void add_line(pc_figure *F, nsd_pc_point P, double ux, double uy, double 
     F->lx[k][1] = P.x + big * ux / n;
     F->ly[k][0] = P.y - big * uy / n;
     F->ly[k][1] = P.y + big * uy / n;
-    F->curves[F->nc++] = (nsd_curve){F->lx[k], F->ly[k], 2, legend, color, dashed, width, 0};
+    F->curves[F->nc++] = (nsd_curve){.x = F->lx[k],
+                                     .y = F->ly[k],
+                                     .n = 2,
+                                     .legend = legend,
+                                     .color = color,
+                                     .dashed = dashed,
+                                     .width = width};
 }
 
 static void print_value(FILE *f, const char *name, double v, const char *what) {
@@ -116,9 +122,20 @@ static int critical_curves(const char *dir, const nsd_pc_analysis *a, pc_figure 
         fprintf(f, "%.6g,%.12g,%.12g,%.12g\n", F->lam[i], F->mudp[i], F->muc[i], F->mui[i]);
     }
     F->vx[0] = a->lambda_eff;
-    F->crit[0] = (nsd_curve){F->lam, F->mudp, N_LAM, "mu_DP: DP from the start below", 1, 0, 2, 0};
-    F->crit[1] = (nsd_curve){F->lam, F->muc, N_LAM, "mu_c (4.1)", 2, 0, 2, 0};
-    F->crit[2] = (nsd_curve){F->lam, F->mui, N_LAM, "mu_i: jamb above (A.6)", 0, 0, 2, 0};
+    F->crit[0] = (nsd_curve){.x = F->lam,
+                             .y = F->mudp,
+                             .n = N_LAM,
+                             .legend = "mu_DP: DP from the start below",
+                             .color = 1,
+                             .width = 2};
+    F->crit[1] = (nsd_curve){
+        .x = F->lam, .y = F->muc, .n = N_LAM, .legend = "mu_c (4.1)", .color = 2, .width = 2};
+    F->crit[2] = (nsd_curve){.x = F->lam,
+                             .y = F->mui,
+                             .n = N_LAM,
+                             .legend = "mu_i: jamb above (A.6)",
+                             .color = 0,
+                             .width = 2};
     return nsd_commit_file(f, path, err, len);
 }
 
@@ -145,7 +162,12 @@ static void build(pc_figure *F, const nsd_pc_analysis *a, double mu, nsd_pc_poin
         F->hx[nh] = J.x;
         F->hy[nh++] = J.y;
     }
-    F->curves[F->nc++] = (nsd_curve){F->hx, F->hy, nh, "hyperbola (4.2) of PC'_c", 1, 0, 2.0, 0};
+    F->curves[F->nc++] = (nsd_curve){.x = F->hx,
+                                     .y = F->hy,
+                                     .n = nh,
+                                     .legend = "hyperbola (4.2) of PC'_c",
+                                     .color = 1,
+                                     .width = 2.0};
     add_line(F, (nsd_pc_point){0, a->asymptote_y}, 1, 0, big, "its asymptote", 1, 2, 1.0);
     const nsd_pc_point pts[N_PTS] = {a->G, a->Qf, a->Qb, a->A, a->B, a->pc_c, a->pc_c_conj, first};
     static const char *const names[N_PTS] = {"G", "Q_f",  "Q_b",   "A (mu = 0)",
@@ -153,7 +175,13 @@ static void build(pc_figure *F, const nsd_pc_analysis *a, double mu, nsd_pc_poin
     for (int i = 0; i < 8; ++i) {
         F->px[i] = pts[i].x;
         F->py[i] = pts[i].y;
-        F->curves[F->nc++] = (nsd_curve){&F->px[i], &F->py[i], 1, names[i], i, 0, 3.0, 1};
+        F->curves[F->nc++] = (nsd_curve){.x = &F->px[i],
+                                         .y = &F->py[i],
+                                         .n = 1,
+                                         .legend = names[i],
+                                         .color = i,
+                                         .width = 3.0,
+                                         .marker = 1};
     }
 }
 
@@ -213,7 +241,12 @@ static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, nsd_outdir *
                             .ymin = 0,
                             .ymax = ymax > 0 ? ymax : 1,
                             .legend_position = 0}};
-    nsd_figure fig = {s->app.cfg.title, panels, 2, 1, 1700, 1800};
+    nsd_figure fig = {.title = s->app.cfg.title,
+                      .panels = panels,
+                      .n_panels = 2,
+                      .columns = 1,
+                      .width_px = 1700,
+                      .height_px = 1800};
     int rc = nsd_plot_write(path, fmt, &fig, err, sizeof err);
     free(F);
     if (rc != 0) goto fail;

@@ -105,8 +105,8 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
         cy[i] = sin(2.0 * M_PI * i / (NCIRC - 1));
     }
     nsd_curve curves[2] = {
-        {cx, cy, NCIRC, "unit circle", 6, 1, 1.0, 0},
-        {r->mult_re, r->mult_im, sp->n_free, "Floquet multipliers", 1, 0, 2.0, 1},
+        {cx, cy, NCIRC, "unit circle", 6, 1, 1.0, 0, 0, 0},
+        {r->mult_re, r->mult_im, sp->n_free, "Floquet multipliers", 1, 0, 2.0, 1, 0, 0},
     };
     char title[600];
     snprintf(title, sizeof title, "%s: period %.6g s, %s", cfg->title, r->period,
@@ -127,8 +127,8 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
                        0,
                        NULL,
                        NULL,
-                       0};
-    nsd_figure fig = {title, &panel, 1, 1, 800, 800};
+                       0, NULL, NULL, 0};
+    nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/multipliers.%s", dir, nsd_plot_format_ext(fmt));
@@ -408,8 +408,8 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
             ends[0] = fmin(ends[0], b->p[k]);
             ends[1] = fmax(ends[1], b->p[k]);
         }
-        curves[i] = (nsd_curve){b->p, b->max_mu, b->np, v[i].name, (int)i, 0, 2.0, 2};
-        curves[nc + 1 + i] = (nsd_curve){b->p, b->period, b->np, NULL, (int)i, 0, 2.0, 2};
+        curves[i] = (nsd_curve){b->p, b->max_mu, b->np, v[i].name, (int)i, 0, 2.0, 2, 0, 0};
+        curves[nc + 1 + i] = (nsd_curve){b->p, b->period, b->np, NULL, (int)i, 0, 2.0, 2, 0, 0};
         for (size_t j = 0; j < nr; ++j) {
             if (!(rep[i][j] = malloc((b->np + 1) * sizeof(double)))) goto out;
             const char *want = v[0].sc.model.channels[pc0->report[j]].name;
@@ -420,10 +420,10 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
                         rep[i][j][k] = b->rep[k * b->nr + r];
             }
             curves[(2 + j) * nc + 1 + i] =
-                (nsd_curve){b->p, rep[i][j], b->np, NULL, (int)i, 0, 2.0, 2};
+                (nsd_curve){b->p, rep[i][j], b->np, NULL, (int)i, 0, 2.0, 2, 0, 0};
         }
     }
-    curves[nc] = (nsd_curve){ends, one, 2, "|mu| = 1", 6, 1, 1.0, 0};
+    curves[nc] = (nsd_curve){ends, one, 2, "|mu| = 1", 6, 1, 1.0, 0, 0, 0};
     panels[0] = summary_panel("largest |Floquet multiplier|", xl, "|mu|", curves, nc + 1);
     panels[0].ymin = 0.0;
     panels[0].legend_position = 3; /* bottom left: the multipliers lie above */
@@ -435,7 +435,7 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
     }
     char title[600], path[PATH_MAX + 64];
     snprintf(title, sizeof title, "%s: periodic orbits of %zu variants", cfg->title, nv);
-    nsd_figure fig = {title, panels, np, np > 2 ? 2 : 1, 1600, np > 2 ? 1200 : 600};
+    nsd_figure fig = {title, panels, np, np > 2 ? 2 : 1, 1600, np > 2 ? 1200 : 600, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     snprintf(path, sizeof path, "%s/periodic_summary.%s", dir, nsd_plot_format_ext(fmt));
     rc = nsd_plot_write(path, fmt, &fig, err, len);

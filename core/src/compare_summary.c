@@ -9,6 +9,7 @@
 
 #include "compare.h"
 #include "output.h"
+#include "figures.h"
 #include "plot.h"
 
 /* ---- summary against a parameter: [compare] x, summary, x_label ---------- */
@@ -313,29 +314,6 @@ static void summary_legends(summary_plot *P) {
     }
 }
 
-/* The corner (plot.h legend position) of panel k with the fewest points:
- * the legend covers about half the width and a third of the height. */
-static int legend_corner(const summary_plot *P, size_t k, double ylo, double yhi) {
-    int corner = 0;
-    size_t best = SIZE_MAX;
-    for (int q = 0; q < 4; ++q) {
-        size_t hits = 0;
-        for (size_t r = 0; r < P->n_ok; ++r) {
-            double u = P->log_x
-                           ? (log10(P->cx[r]) - log10(P->xmin)) / (log10(P->xmax) - log10(P->xmin))
-                           : (P->cx[r] - P->xmin) / (P->xmax - P->xmin);
-            double w = (P->cy[k * P->nv + r] - ylo) / (yhi - ylo);
-            int right = q == 0 || q == 2, top = q < 2;
-            hits += (right ? u > 0.45 : u < 0.55) && (top ? w > 0.62 : w < 0.38);
-        }
-        if (hits < best) {
-            best = hits;
-            corner = q;
-        }
-    }
-    return corner;
-}
-
 /* Panel k: the completed runs as a line with markers (bigger markers on
  * top), the others as vertical lines at their x (failed: dashed red). */
 static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
@@ -353,15 +331,17 @@ static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
         }
     }
     if (!(ylo <= yhi)) ylo = 0, yhi = 1;
-    double span = yhi - ylo, pad = span > 1e-12 * fmax(fabs(ylo), fabs(yhi)) ? 0.08 * span
-                                   : ylo != 0                                ? 0.1 * fabs(ylo)
-                                                                             : 1.0;
+    /* values that agree to 8 digits (0.04999999995 and 0.05: one result up to rounding, not
+       a trend) get the range of a constant, not one autoscaled onto the rounding */
+    double span = yhi - ylo, pad = span > 1e-8 * fmax(fabs(ylo), fabs(yhi)) ? 0.08 * span
+                                   : ylo != 0                               ? 0.1 * fabs(ylo)
+                                                                            : 1.0;
     nsd_curve *cv = &P->curves[k * (nv + 2)];
     size_t nc = 0;
     if (n_ok) {
         cv[nc++] =
-            (nsd_curve){P->cx, &P->cy[k * nv], n_ok, k ? NULL : P->legends[nv], 0, 0, 2.0, 2};
-        cv[nc++] = (nsd_curve){P->cx, &P->cy[k * nv], n_ok, NULL, 0, 0, 5.0, 1};
+            (nsd_curve){P->cx, &P->cy[k * nv], n_ok, k ? NULL : P->legends[nv], 0, 0, 2.0, 2, 0, 0};
+        cv[nc++] = (nsd_curve){P->cx, &P->cy[k * nv], n_ok, NULL, 0, 0, 5.0, 1, 0, 0};
     }
     for (size_t b = 0; b < P->n_bad; ++b) {
         size_t i = P->order[n_ok + b];
@@ -370,18 +350,18 @@ static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
         ly[0] = ylo - pad;
         ly[1] = yhi + pad;
         cv[nc++] = (nsd_curve){&P->lx[2 * b],  ly,  2, k ? NULL : P->legends[i], failed ? 4 : 1,
-                               failed ? 2 : 1, 1.5, 0};
+                               failed ? 2 : 1, 1.5, 0, 0, 0};
     }
     snprintf(P->titles[k], sizeof P->titles[k], "(%c) %s", (int)('a' + k % 26), ch->label);
     if (strcmp(ch->unit, "1") == 0)
         snprintf(P->ylabels[k], sizeof P->ylabels[k], "%s", ch->name);
     else
         snprintf(P->ylabels[k], sizeof P->ylabels[k], "%s [%s]", ch->name, ch->unit);
-    /* The legend is on the first panel only. */
-    int corner = k == 0 ? legend_corner(P, k, ylo - pad, yhi + pad) : 0;
+    /* One legend, on the first panel: where it covers no data (plot.h "best"). */
+    int corner = k == 0 ? 5 : 6;
     P->panels[k] = (nsd_panel){P->titles[k], xlabel,  P->ylabels[k], cv,        nc, NULL, 0,
                                P->xmin,      P->xmax, ylo - pad,     yhi + pad, 0,  0,    P->log_x,
-                               NULL,         NULL,    corner};
+                               NULL,         NULL,    corner, NULL, NULL, 0};
 }
 
 /* summary.<fmt>: one panel per summary channel. */
@@ -397,7 +377,9 @@ static int write_summary_figure(const char *dir, const nsd_config *cfg, summary_
     for (size_t k = 0; k < P->ns; ++k) summary_panel(P, k, xlabel);
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     size_t ns = P->ns;
-    nsd_figure fig = {cfg->title, P->panels, ns, 1, 1200, ns <= 6 ? (int)(360 * ns + 60) : 0};
+    nsd_figure fig = {.title = cfg->title, .panels = P->panels, .n_panels = ns, .columns = 1,
+                      .width_px = 1200, .height_px = ns <= 6 ? (int)(360 * ns + 60) : 0};
+    nsd_figures_style(cfg, &fig);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/summary.%s", dir, nsd_plot_format_ext(fmt));
     if (nsd_plot_write(path, fmt, &fig, err, err_len) != 0) return -1;

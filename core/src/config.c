@@ -76,6 +76,7 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
 static const char *const formats[] = {"png", "svg", "pdf", NULL};
+static const char *const legend_choices[] = {"best", "outside", "none", NULL};
 const nsdyn_param_decl nsd_plot_decls[] = {
     {"enabled", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0, "write graphs", NULL, NULL, 0},
     {"format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0, "graph file format", formats,
@@ -84,12 +85,28 @@ const nsdyn_param_decl nsd_plot_decls[] = {
      "number of pictures of the system in the strobe graph (0 = none)", NULL, NULL, 0},
     {"snapshot_window", NSDYN_PARAM_REAL_ARRAY, "s", 0, -HUGE_VAL, HUGE_VAL, 0,
      "[t0, t1]: time window of the strobe graph (default: the whole run)", NULL, NULL, 0},
+    /* The figure style (docs/figures.md). */
+    {"width", NSDYN_PARAM_INT, "1", 0, 0, 10000, 0,
+     "figure width: pixels for png, points (1/72 in) for svg and pdf; 0 = automatic (png: "
+     "1200 px; svg/pdf: 504 pt, a two-column journal figure)",
+     NULL, NULL, 0},
+    {"height", NSDYN_PARAM_INT, "1", 0, 0, 10000, 0,
+     "figure height in the unit of width; 0 = automatic (in proportion to width)", NULL, NULL, 0},
+    {"font_scale", NSDYN_PARAM_REAL, "1", 1.0, 0.25, 4.0, 0,
+     "text size relative to the default (svg/pdf default: 8 pt text at the automatic width)",
+     NULL, NULL, 0},
+    {"line_width", NSDYN_PARAM_REAL, "1", 1.0, 0.1, 10.0, 0,
+     "line widths relative to the default", NULL, NULL, 0},
+    {"legend", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "where legends go: \"best\" (an inside corner that covers no data, else outside), "
+     "\"outside\" (right of the plot), \"none\"",
+     legend_choices, NULL, 0},
 };
 const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
 
 static const char *const top_keys[] = {"title",      "plugin_path", "system", "contact", "friction",
                                        "integrator", "initial",     "run",    "plot",    "compare",
-                                       "variant",    "provenance",  "status",  "periodic"};
+                                       "variant",    "provenance",  "status",  "periodic", "sweep"};
 
 /* cfg->settings from the resolved [run] values (in declaration order). */
 static void fill_run_settings(nsd_config *cfg) {
@@ -434,6 +451,12 @@ static size_t resolve_section(nsd_section *sec, nsdyn_kind kind, const nsd_toml_
                               diag);
 }
 
+/* What an element of [plot] limits is, for "found ...". */
+static const char *found_array(const nsd_toml_node *e) {
+    if (e->type != NSD_TOML_ARRAY) return nsd_toml_type_name(e->type);
+    return e->n_items != 2 ? "an array without exactly 2 elements" : "a non-numeric element";
+}
+
 static size_t string_list(const nsd_toml_node *table, const char *key, char ***out, size_t *n,
                           int *present, nsd_diag *diag) {
     const nsd_toml_node *v = nsd_toml_get(table, key);
@@ -517,7 +540,7 @@ static size_t resolve_top(nsd_config *cfg, nsd_diag *diag) {
             else
                 nsd_diag_at(diag, e,
                             "unknown top-level key '%s' (known: title, plugin_path, system, "
-                            "contact, friction, integrator, initial, run, plot, compare, variant, periodic)",
+                            "contact, friction, integrator, initial, run, plot, compare, variant, periodic, sweep)",
                             e->key);
             errors++;
         }
@@ -584,12 +607,52 @@ static size_t resolve_run(nsd_config *cfg, nsd_diag *diag) {
     return errors;
 }
 
+/* [plot] limits = { channel = [lo, hi], ... }: axis limits by channel (the names are
+ * checked against the model with the other channel lists, nsd_figures_check). */
+static size_t plot_limits(nsd_config *cfg, const nsd_toml_node *t, nsd_diag *diag) {
+    if (!t) return 0;
+    if (t->type != NSD_TOML_TABLE) {
+        nsd_diag_at(diag, t,
+                    "[plot] key 'limits': expected a table of channel = [lo, hi] (e.g. limits = "
+                    "{ psi = [-0.2, 0.2] }), found %s",
+                    nsd_toml_type_name(t->type));
+        return 1;
+    }
+    cfg->limit_names = calloc(t->n_items ? t->n_items : 1, sizeof *cfg->limit_names);
+    cfg->limits = calloc(t->n_items ? t->n_items : 1, sizeof *cfg->limits);
+    if (!cfg->limit_names || !cfg->limits) abort();
+    size_t errors = 0;
+    for (size_t i = 0; i < t->n_items; ++i) {
+        const nsd_toml_node *e = &t->items[i];
+        double v[2] = {NAN, NAN};
+        int ok = e->type == NSD_TOML_ARRAY && e->n_items == 2;
+        for (size_t k = 0; ok && k < 2; ++k) {
+            const nsd_toml_node *x = &e->items[k];
+            ok = x->type == NSD_TOML_INTEGER || x->type == NSD_TOML_FLOAT;
+            v[k] = x->type == NSD_TOML_INTEGER ? (double)x->integer : x->real;
+            ok = ok && isfinite(v[k]);
+        }
+        if (!ok || !(v[1] > v[0])) {
+            nsd_diag_at(diag, e,
+                        "[plot] limits key '%s': expected [lo, hi], two finite numbers with hi > "
+                        "lo (in the channel's unit), found %s",
+                        e->key, ok ? "hi <= lo" : found_array(e));
+            errors++;
+            continue;
+        }
+        cfg->limit_names[cfg->n_limits] = dup_str(e->key);
+        cfg->limits[cfg->n_limits][0] = v[0];
+        cfg->limits[cfg->n_limits++][1] = v[1];
+    }
+    return errors;
+}
+
 /* [plot]: checked against nsd_plot_decls, then its lists of channels. */
 static size_t resolve_plot(nsd_config *cfg, nsd_diag *diag) {
     size_t errors = 0;
     const nsd_toml_node *root = &cfg->root;
     const nsd_toml_node *plot = nsd_toml_get(root, "plot");
-    static const char *const plot_skip[] = {"series", "phase", "highlight", NULL};
+    static const char *const plot_skip[] = {"series", "phase", "highlight", "limits", NULL};
     if (plot && plot->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, plot, "'plot' must be a table, found %s", nsd_toml_type_name(plot->type));
         errors++;
@@ -613,6 +676,7 @@ static size_t resolve_plot(nsd_config *cfg, nsd_diag *diag) {
         errors += string_list(plot, "phase", &cfg->phase, &cfg->n_phase, &cfg->have_phase, diag);
         errors += string_list(plot, "highlight", &cfg->highlight, &cfg->n_highlight,
                               &cfg->have_highlight, diag);
+        errors += plot_limits(cfg, nsd_toml_get(plot, "limits"), diag);
         for (size_t i = 0; i < cfg->n_phase; ++i)
             if (!strchr(cfg->phase[i], ':')) {
                 nsd_diag_at(diag, nsd_toml_get(plot, "phase"),
@@ -654,6 +718,9 @@ void nsd_config_free(nsd_config *cfg) {
     for (size_t i = 0; i < cfg->n_series; ++i) free(cfg->series[i]);
     for (size_t i = 0; i < cfg->n_phase; ++i) free(cfg->phase[i]);
     for (size_t i = 0; i < cfg->n_highlight; ++i) free(cfg->highlight[i]);
+    for (size_t i = 0; i < cfg->n_limits; ++i) free(cfg->limit_names[i]);
+    free(cfg->limit_names);
+    free(cfg->limits);
     free(cfg->series);
     free(cfg->phase);
     free(cfg->highlight);
@@ -681,6 +748,7 @@ void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_n
     nsd_toml_node_copy(&out->root, &base->root);
     nsd_toml_table_remove(&out->root, "compare");
     nsd_toml_table_remove(&out->root, "variant");
+    nsd_toml_table_remove(&out->root, "sweep");
     for (size_t i = 0; i < variant->n_items; ++i) {
         const nsd_toml_node *e = &variant->items[i];
         if (strcmp(e->key, "name") == 0) continue;

@@ -80,6 +80,10 @@ typedef struct nsd_config {
     char **highlight; /* plot.highlight: channels whose nonzero stretches are drawn thick */
     size_t n_highlight;
     int have_series, have_phase, have_highlight;
+    /* plot.limits: axis limits [lo, hi] by channel name */
+    char **limit_names;
+    double (*limits)[2];
+    size_t n_limits;
 } nsd_config;
 
 /* Host-declared keys of [run] and [plot]: the same declaration type the

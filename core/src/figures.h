@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "model.h"
+#include "plot.h"
 #include "run.h"
 
 /* One curve source for overlays: a run's samples under a name. */
@@ -29,5 +30,23 @@ size_t nsd_figures_check(const nsd_config *cfg, const nsd_model *m, nsd_diag *di
 /* The channel names a config asks to plot (plot.series), or the system's
  * suggestion. */
 size_t nsd_figures_series(const nsd_config *cfg, const nsd_model *m, const char ***names);
+
+/* The [plot] figure style (docs/figures.md) laid over fig: width and height (the other in
+ * proportion when one is set), font_scale and line_width; svg and pdf figures default to
+ * a two-column journal width, 504 pt, with about 8 pt text. */
+void nsd_figures_style(const nsd_config *cfg, nsd_figure *fig);
+
+/* [plot] legend as an nsd_panel legend_position: best 5, outside 4, none 6. */
+int nsd_figures_legend(const nsd_config *cfg);
+
+/* The same for the one legend of a stack of panels (on the first): best is "above" (7),
+ * which keeps every panel as wide as the others. */
+int nsd_figures_stack_legend(const nsd_config *cfg);
+
+/* [plot] limits of a channel: 1 with *lo, *hi set, else 0. */
+int nsd_figures_limits(const nsd_config *cfg, const char *channel, double *lo, double *hi);
+
+/* "label [unit]" for an axis; dimensionless channels get "[1]". */
+void nsd_figures_axis_label(const nsd_channel *c, char *buf, size_t len);
 
 #endif

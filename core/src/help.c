@@ -19,12 +19,16 @@ static const nsd_command_help commands[] = {
      "The summary line gives the outcome, the time reached, the cost (steps,\n"
      "right-hand sides) and the events by kind.",
      1},
-    {"compare", "CONFIG [options]", "run variants of a config side by side",
+    {"compare", "CONFIG [options] [--repeat N]", "run variants of a config side by side",
      "Runs the config's [[variant]] tables, each laid over the base config (a\n"
      "section whose plugin changes is replaced, other keys merge), overlays\n"
-     "their graphs and tabulates cost and deviations from the reference\n"
-     "variant in metrics.csv ([compare] reference, channels, x, summary;\n"
-     "docs/configs.md).",
+     "their graphs and tabulates against the reference variant, per channel,\n"
+     "the RMS, largest and final-time errors at the reference's samples, the\n"
+     "event-time errors of matched events, rest and stop times, energy and its\n"
+     "dissipation, and the cost (steps; wall time as the median and range of\n"
+     "--repeat N runs, 1 to 100), with each variant's plugins and parameters:\n"
+     "metrics.csv, metrics.md, metrics.tex ([compare] reference, channels, x,\n"
+     "summary; docs/configs.md, docs/figures.md).",
      1},
     {"limits", "CONFIG [options]", "limit directions of a 2-D Coulomb contact",
      "At the config's initial state, on the discontinuity set of a persistent\n"
@@ -52,6 +56,19 @@ static const nsd_command_help commands[] = {
      "lambda; writes pcmap.csv, pcmap_critical.csv and pcmap.png\n"
      "(docs/rimless-wheel.md).",
      1},
+    {"sweep", "CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...] [-q]",
+     "a parameter study: the config's [sweep] runs in process, into SQLite",
+     "Runs every combination of the [sweep] axes' values (or a seeded random or\n"
+     "Latin-hypercube design) in process with N threads (-j N; under mpirun in\n"
+     "an MPI build, across ranks), and keeps one row of summaries per run in\n"
+     "DIR/sweep.sqlite (default DIR out/<config name>). The same command on the\n"
+     "same database goes on where it stopped; a database of another definition\n"
+     "is refused. Then writes runs.csv (--csv FILE elsewhere, --no-csv none)\n"
+     "and the [[sweep.graph]]s (--no-graphs none). Every axis value is checked\n"
+     "before the first run. Exit status 0 when the runs were done (failed runs\n"
+     "are rows with their message), 2 config error, 4 an output could not be\n"
+     "written (docs/sweep.md).",
+     0},
     {"keys", "CONFIG [--set section.key=value]... [--names]",
      "the keys a config accepts, with values, units and ranges",
      "Lists every key of the config's sections: [run] and [plot] (the host's)\n"

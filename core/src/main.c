@@ -7,6 +7,7 @@
 #include "alloc_probe.h"
 #include "app.h"
 #include "cli.h"
+#include "compare.h"
 #include "help.h"
 #include "nsdyn/plugin.h"
 #include "nsdyn_build_config.h"
@@ -101,6 +102,17 @@ static int parse_options(int argc, char **argv, nsd_cli *cli) {
             cli->sets[cli->n_sets++] = argv[++i];
         } else if (!strncmp(a, "--set=", 6)) {
             cli->sets[cli->n_sets++] = a + 6;
+        } else if (!strcmp(a, "--repeat") && !strcmp(argv[1], "compare")) {
+            char *end = NULL;
+            long n = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (i + 1 >= argc || *end || n < 1 || n > NSD_COMPARE_MAX_REPEAT) {
+                fprintf(stderr, "error: --repeat needs a whole number of runs from 1 to %d%s%s%s\n",
+                        NSD_COMPARE_MAX_REPEAT, i + 1 < argc ? ", found '" : "",
+                        i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "'" : "");
+                return NSD_EXIT_USAGE;
+            }
+            cli->repeat = (int)n;
+            i++;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             cli->quiet = 1;
         } else if (!strcmp(a, "--names") && !strcmp(argv[1], "keys")) {
@@ -162,6 +174,7 @@ static const struct {
     {"plugins", cmd_plugins, NULL},   {"describe", cmd_describe, NULL},
     {"check", cmd_check, NULL},       {"index", cmd_index, NULL},
     {"help", cmd_help, NULL},         {"--version", cmd_version, NULL},
+    {"sweep", nsd_cmd_sweep, NULL}, /* reads its own options (-j, --db, ...) */
 };
 
 /* `nsdyn CMD --help` or `-h` anywhere after CMD (not after --set). */

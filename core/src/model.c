@@ -313,6 +313,15 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     return errors;
 }
 
+void nsd_model_reset(nsd_model *m) {
+    if (m->sys && m->sys->info.reset) m->sys->info.reset(m->sys_inst);
+    if (m->contact && m->contact->info.reset) m->contact->info.reset(m->contact_inst);
+    if (m->friction && m->friction->info.reset) m->friction->info.reset(m->friction_inst);
+    if (m->ed.on && m->ed.mode) nsd_modes_reset(m);
+    m->rhs_evals = 0;
+    m->failure[0] = '\0';
+}
+
 void nsd_model_destroy(nsd_model *m) {
     free(m->audit.scratch);
     if (m->sys && m->sys_inst) m->sys->info.destroy(m->sys_inst);

@@ -154,6 +154,9 @@ typedef struct nsd_model {
 size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                         nsd_diag *diag);
 void nsd_model_destroy(nsd_model *m);
+/* Before every run (nsd_scenario_run): the plugins' reset() (their state
+ * right after create, e.g. a walker's stance leg) and the contact modes. */
+void nsd_model_reset(nsd_model *m);
 
 /* nsdyn_ode callbacks (ctx = nsd_model). */
 nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot);

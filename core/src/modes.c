@@ -59,6 +59,16 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
+void nsd_modes_reset(nsd_model *m) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        m->ed.mode[c] = (nsd_contact_mode){0};
+        m->ed.mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
+        m->ed.mode[c].stick = -1; /* not known before the first resolution */
+        m->ed.mode[c].dir[0] = 1.0;
+        m->ed.mode[c].g_ref[0] = m->ed.mode[c].g_ref[1] = -INFINITY;
+    }
+}
+
 void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
                     double contact_tolerance) {
     size_t nc = m->nc, nv = m->nv, n3 = 3 * (nc ? nc : 1);
@@ -85,12 +95,7 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
     w->an = xcalloc(nc, sizeof *w->an);
     m->ed.work = w;
     m->ed.mode = xcalloc(nc, sizeof *m->ed.mode);
-    for (size_t c = 0; c < nc; ++c) {
-        m->ed.mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
-        m->ed.mode[c].stick = -1; /* not known before the first resolution */
-        m->ed.mode[c].dir[0] = 1.0;
-        m->ed.mode[c].g_ref[0] = m->ed.mode[c].g_ref[1] = -INFINITY;
-    }
+    nsd_modes_reset(m);
     m->ed.rest_velocity = rest_velocity;
     m->ed.rest_ratio = rest_ratio;
     m->ed.contact_tolerance = contact_tolerance;

@@ -82,6 +82,10 @@ typedef struct nsd_contact_mode {
                          a rebound's flight, which it cannot resolve */
 } nsd_contact_mode;
 
+/* Every contact's mode back to its state before the first resolution
+ * (model create, and a run of a model that ran before). */
+void nsd_modes_reset(nsd_model *m);
+
 /* Allocate the mode buffers (model create); mu from the friction law.
  * rest_ratio: the accumulation rule's threshold relative to the contact's
  * velocity scale; rest_velocity: zero slip speed [m/s]; contact_tolerance:

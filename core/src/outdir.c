@@ -23,6 +23,8 @@ static int is_output_file(const char *name) {
                                         "run.toml",
                                         "events.csv",
                                         "metrics.csv",
+                                        "metrics.md",
+                                        "metrics.tex",
                                         "summary.csv",
                                         "limit_functions.csv",
                                         "limit_directions.csv",

@@ -376,5 +376,14 @@ int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_mode
     if (cfg->have_series) write_string_list(f, "series", cfg->series, cfg->n_series);
     if (cfg->have_phase) write_string_list(f, "phase", cfg->phase, cfg->n_phase);
     if (cfg->have_highlight) write_string_list(f, "highlight", cfg->highlight, cfg->n_highlight);
+    if (cfg->n_limits) { /* keys quoted: channel names such as "ground.N" hold dots */
+        fprintf(f, "limits = {");
+        for (size_t i = 0; i < cfg->n_limits; ++i) {
+            fprintf(f, "%s", i ? ", " : " ");
+            nsd_toml_write_string(f, cfg->limit_names[i]);
+            fprintf(f, " = [%.17g, %.17g]", cfg->limits[i][0], cfg->limits[i][1]);
+        }
+        fprintf(f, " }\n");
+    }
     return nsd_commit_file(f, path, err, err_len);
 }

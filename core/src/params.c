@@ -292,6 +292,13 @@ static void write_value(FILE *out, const nsdyn_param_decl *d, const nsdyn_value 
     }
 }
 
+void nsd_params_write_inline(FILE *out, const nsd_params *p) {
+    for (size_t i = 0; i < p->n; ++i) {
+        fprintf(out, "%s%s=", i ? " " : "", p->decls[i].name);
+        write_value(out, &p->decls[i], &p->values[i]);
+    }
+}
+
 void nsd_params_write_toml(FILE *out, const nsd_params *p) {
     for (size_t i = 0; i < p->n; ++i) {
         const nsdyn_param_decl *d = &p->decls[i];

@@ -33,6 +33,9 @@ double nsd_params_num(const nsd_params *p, const char *name);
 
 /* "(0, 1]", "> 0", "any" */
 void nsd_params_range_text(const nsdyn_param_decl *d, char *buf, size_t len);
+/* Resolved values on one line, "key=value key=value" (declaration order;
+ * the variant configuration column of nsdyn compare's metrics). */
+void nsd_params_write_inline(FILE *out, const nsd_params *p);
 /* Human-readable help table (nsdyn describe). */
 void nsd_params_print_help(FILE *out, const nsdyn_param_decl *decls, size_t n);
 /* Resolved values as TOML key = value lines, with unit comments. */

@@ -68,19 +68,19 @@ static void set_pen(panel_ctx *pc, int style) {
     pllsty(1);
     switch (pc->pen) {
         case NSDYN_PEN_STRUCTURE:
-            plcol0(COL_FG);
+            use_color(COL_FG, pc->opacity);
             plwidth(lw(pc->m, 2.0));
             break;
         case NSDYN_PEN_GROUND:
-            plcol0(COL_GROUND);
+            use_color(COL_GROUND, pc->opacity);
             plwidth(lw(pc->m, 3.0));
             break;
         case NSDYN_PEN_HIGHLIGHT:
-            plcol0(COL_PALETTE + PAL_VERMILION);
+            use_color(COL_PALETTE + PAL_VERMILION, pc->opacity);
             plwidth(lw(pc->m, 2.5));
             break;
         case NSDYN_PEN_TRACE:
-            plcol0(COL_PALETTE + PAL_BLUE);
+            use_color(COL_PALETTE + PAL_BLUE, pc->opacity);
             plwidth(lw(pc->m, 1.2));
             break;
     }
@@ -88,10 +88,21 @@ static void set_pen(panel_ctx *pc, int style) {
 
 static void cv_pen(void *ctx, int style) { set_pen(ctx, style); }
 
+/* The extents of the current group (nsd_plot_canvas_begin). */
+static void group_point(panel_ctx *pc, double tx, double ty) {
+    /* the bodies and their highlights: ground and traces (paths) belong to no one instant */
+    if (pc->pen == NSDYN_PEN_GROUND || pc->pen == NSDYN_PEN_TRACE || !isfinite(tx) || !isfinite(ty))
+        return;
+    range_add(&pc->gx, tx);
+    range_add(&pc->gy, ty);
+}
+
 static void cv_line(void *ctx, double x0, double y0, double x1, double y1) {
     panel_ctx *pc = ctx;
     double xs[2] = {tr(x0, pc->ax.log), tr(x1, pc->ax.log)};
     double ys[2] = {tr(y0, pc->ay.log), tr(y1, pc->ay.log)};
+    group_point(pc, xs[0], ys[0]);
+    group_point(pc, xs[1], ys[1]);
     if (draw_polyline(&pc->clip, 2, xs, ys) != 0) pc->oom = 1;
 }
 
@@ -131,12 +142,12 @@ static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, in
                     case NSDYN_PEN_HIGHLIGHT: col = COL_PALETTE + PAL_VERMILION; break;
                     case NSDYN_PEN_TRACE: col = COL_PALETTE + PAL_BLUE; break;
                 }
-                plcol0(col);
+                use_color(col, pc->opacity);
                 plpsty(0);
                 plfill((PLINT)m, ax, ay);
                 if (hatch) {
                     PLINT inc = 450, del = (PLINT)clampd(2200.0 * pc->m->s, 500.0, 20000.0);
-                    plcol0(COL_GROUND);
+                    use_color(COL_GROUND, pc->opacity);
                     plwidth(lw(pc->m, 0.8));
                     plpat(1, &inc, &del);
                     plfill((PLINT)m, ax, ay);
@@ -178,6 +189,7 @@ static void cv_polygon(void *ctx, size_t n, const double *x, const double *y, in
         tx[i] = tr(x[i], pc->ax.log);
         ty[i] = tr(y[i], pc->ay.log);
         if (!isfinite(tx[i]) || !isfinite(ty[i])) all_finite = 0;
+        group_point(pc, tx[i], ty[i]);
     }
     if (n == 2) {
         if (draw_polyline(&pc->clip, 2, tx, ty) != 0) pc->oom = 1;
@@ -191,6 +203,8 @@ static void cv_polygon(void *ctx, size_t n, const double *x, const double *y, in
 static void cv_circle(void *ctx, double x, double y, double r) {
     panel_ctx *pc = ctx;
     if (!isfinite(x) || !isfinite(y) || !isfinite(r) || r <= 0.0) return;
+    group_point(pc, tr(x - r, pc->ax.log), tr(y - r, pc->ay.log));
+    group_point(pc, tr(x + r, pc->ax.log), tr(y + r, pc->ay.log));
     int nseg = 288;
     if (!pc->ax.log && !pc->ay.log) {
         double cx = tr(x, 0), cy = tr(y, 0), rr = fmin(r, COORD_MAX);
@@ -240,12 +254,106 @@ void canvas_picture_extents(const nsd_panel *p, range *dx, range *dy) {
     }
 }
 
+static void place_labels(panel_ctx *pc);
+
 int canvas_draw_picture(panel_ctx *pc) {
     const nsd_panel *p = pc->panel;
     nsdyn_canvas cv = {sizeof(nsdyn_canvas), pc, cv_line, cv_circle, cv_polygon, cv_pen};
+    pc->opacity = 1.0;
     set_pen(pc, NSDYN_PEN_STRUCTURE);
     p->draw(p->draw_ctx, &cv);
+    pc->opacity = 1.0;
     pllsty(1);
     plpsty(0);
+    place_labels(pc);
     return pc->oom ? -1 : 0;
+}
+
+/* ---- groups of a picture: fading and labels --------------------------------- */
+
+void nsd_plot_canvas_begin(const nsdyn_canvas *canvas, double opacity) {
+    if (!canvas || canvas->line != cv_line) return; /* the bounding-box canvas, or not ours */
+    panel_ctx *pc = canvas->ctx;
+    pc->opacity = isfinite(opacity) ? clampd(opacity, 0.05, 1.0) : 1.0;
+    memset(&pc->gx, 0, sizeof pc->gx);
+    memset(&pc->gy, 0, sizeof pc->gy);
+    set_pen(pc, pc->pen);
+}
+
+/* The label's box [mm on the page] centred above (x, top) of the group. */
+static void label_box(const panel_ctx *pc, const char *text, double b[4]) {
+    const metrics *m = pc->m;
+    double sx = pc->ax.hi - pc->ax.lo, sy = pc->ay.hi - pc->ay.lo;
+    double px = pc->vp[0] * m->page_w_mm + (0.5 * (pc->gx.lo + pc->gx.hi) - pc->ax.lo) / sx *
+                                               (pc->vp[1] - pc->vp[0]) * m->page_w_mm;
+    double py = pc->vp[2] * m->page_h_mm +
+                (pc->gy.hi - pc->ay.lo) / sy * (pc->vp[3] - pc->vp[2]) * m->page_h_mm;
+    double ch = 0.8 * m->ch, w = text_width_ch(text) * ch;
+    b[0] = px - 0.5 * w;
+    b[1] = py + 0.3 * ch;
+    b[2] = px + 0.5 * w;
+    b[3] = py + 1.3 * ch;
+}
+
+void nsd_plot_canvas_end(const nsdyn_canvas *canvas, const char *label) {
+    if (!canvas || canvas->line != cv_line) return;
+    panel_ctx *pc = canvas->ctx;
+    pc->opacity = 1.0;
+    set_pen(pc, pc->pen);
+    if (!label || !label[0] || !pc->gx.have || !pc->vp || pc->n_cand >= 256) return;
+    char buf[256];
+    nsd_plot_escape_text(label, buf, sizeof buf);
+    label_box(pc, buf, pc->cand[pc->n_cand]);
+    snprintf(pc->cand_text[pc->n_cand++], sizeof pc->cand_text[0], "%s", label);
+}
+
+/* Label candidate i, if it stays in the plot area clear of those placed (0.3 ch apart).
+ * Returns 1 when placed. */
+static int place_label(panel_ctx *pc, size_t i, size_t *placed, size_t n_placed) {
+    const metrics *m = pc->m;
+    const double *b = pc->cand[i];
+    double gap = 0.3 * m->ch;
+    if (b[0] < pc->vp[0] * m->page_w_mm || b[2] > pc->vp[1] * m->page_w_mm ||
+        b[1] < pc->vp[2] * m->page_h_mm || b[3] > pc->vp[3] * m->page_h_mm)
+        return 0;
+    for (size_t k = 0; k < n_placed; ++k) {
+        const double *o = pc->cand[placed[k]];
+        if (b[0] < o[2] + gap && o[0] < b[2] + gap && b[1] < o[3] + gap && o[1] < b[3] + gap)
+            return 0;
+    }
+    char buf[256];
+    nsd_plot_escape_text(pc->cand_text[i], buf, sizeof buf);
+    PLFLT fx[4] = {b[0] - gap, b[2] + gap, b[2] + gap, b[0] - gap},
+          fy[4] = {b[1] - 0.5 * gap, b[1] - 0.5 * gap, b[3] + 0.5 * gap, b[3] + 0.5 * gap};
+    plcol0(COL_LEGEND_BG); /* a white ground under the text: legible over the drawing */
+    plpsty(0);
+    plfill(4, fx, fy);
+    plcol0(COL_FG);
+    plptex(0.5 * (b[0] + b[2]), 0.5 * (b[1] + b[3]), 1.0, 0.0, 0.5, buf);
+    report_box(m, "text", pc->index, b[0], b[1], b[2], b[3], -1, pc->cand_text[i]);
+    return 1;
+}
+
+/* The groups' labels, at most 10, over the finished picture: the last group's first, then
+ * the first's, then ever finer halves of the sequence (evenly spread in time). */
+static void place_labels(panel_ctx *pc) {
+    if (pc->n_cand == 0) return;
+    const metrics *m = pc->m;
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plwind(0.0, m->page_w_mm, 0.0, m->page_h_mm);
+    plschr(m->ch, 0.8);
+    size_t n = pc->n_cand, placed[10], n_placed = 0;
+    unsigned char tried[256] = {0};
+    for (size_t step = n > 1 ? n - 1 : 1; n_placed<10; step = step> 1 ? step / 2 : 0) {
+        for (size_t k = n - 1 + step; k >= step && n_placed < 10; k -= step) {
+            size_t i = k - step;
+            if (tried[i]) continue;
+            tried[i] = 1;
+            if (place_label(pc, i, placed, n_placed)) placed[n_placed++] = i;
+        }
+        if (step <= 1) break;
+    }
+    plschr(m->ch, 1.0);
+    plvpor(pc->vp[0], pc->vp[1], pc->vp[2], pc->vp[3]);
+    plwind(pc->ax.lo, pc->ax.hi, pc->ay.lo, pc->ay.hi);
 }

@@ -28,7 +28,8 @@
  * common colour-vision deficiencies), in this order:
  *   0 blue #0072B2, 1 vermilion #D55E00, 2 bluish green #009E73,
  *   3 orange #E69F00, 4 reddish purple #CC79A7, 5 sky blue #56B4E9,
- *   6 black #000000, 7 yellow #F0E442;
+ *   6 black #000000, 7 grey #888888 (in place of Okabe–Ito's yellow, too pale
+ *   for a thin line on white);
  * larger indices wrap around. color = -1 picks the first palette colour not
  * yet used by another curve of the same panel.
  *
@@ -69,11 +70,16 @@ typedef struct nsd_curve {
     size_t n;           /* NaN values split the curve into pieces (gaps) */
     const char *legend; /* NULL (or ""): not in the legend */
     int color;          /* 0.. : palette index; -1 = auto (next colour) */
-    int dashed;         /* 0 solid, 1 dashed, 2 dotted */
+    int dashed;         /* 0 solid, 1 dashed, 2 dotted, 3 dash-dot */
     double width;       /* line width in points-ish units, 0 = default 1.5 */
     int marker;         /* 0 none, 1 circle markers at each point (no line),
                                         2 line + markers. With 0, isolated points (a single
                                         point, or one between NaNs) are shown as small dots. */
+    /* Appended for issue 13 (zero keeps the earlier behaviour): */
+    double opacity;   /* 0 or >= 1: as is; (0, 1): the colour blended with the white
+                         background (a shaded stretch that does not hide the curve under it) */
+    int legend_patch; /* 1: the legend shows a filled patch in the curve's colour instead of
+                         a line sample (shaded regions, highlighted stretches) */
 } nsd_curve;
 
 typedef struct nsd_panel {
@@ -96,9 +102,21 @@ typedef struct nsd_panel {
     void *draw_ctx;
     int legend_position; /* 0 top-right inside, 1 top-left, 2 bottom-right,
                                         3 bottom-left, 4 outside right (vertically centred;
-                                        the right margin of the column grows to fit it).
+                                        the right margin of the column grows to fit it),
+                                        5 best: the inside corner where the legend covers no
+                                        data (no point and no segment of a curve, nothing of
+                                        the picture), else outside right; 6 none; 7 above
+                                        the plot, entries in rows across its width (the top
+                                        margin of the row grows to fit it: one legend for a
+                                        stack of panels without narrowing them).
                                         The legend lists the curves with a legend text (at
                                         most 64), with their line style and markers. */
+    /* Appended for issue 13 (zero/NULL keeps the earlier behaviour): */
+    const char *vlines_legend; /* legend entry of the grey vertical lines (what they mark) */
+    /* A categorical y axis: lane k (1-based y = k) is labelled y_categories[k - 1]; no
+       numeric ticks; automatic y limits 0.5 .. n + 0.5; thin lines between the lanes. */
+    const char *const *y_categories;
+    size_t n_y_categories;
 } nsd_panel;
 
 typedef struct nsd_figure {
@@ -110,6 +128,8 @@ typedef struct nsd_figure {
                                         otherwise 100..10000 (PNG: at most 50 Mpx). For SVG and
                                         PDF the unit is the point (1/72 in). Text, lines and
                                         markers scale with the size of a panel row. */
+    /* Appended for issue 13 (0 = 1): text size and line widths relative to the defaults. */
+    double font_scale, line_scale;
 } nsd_figure;
 
 /* Write `fig` to `path` in `format`. Returns 0 on success; on failure returns -1 and writes
@@ -119,6 +139,21 @@ typedef struct nsd_figure {
    failure leaves no half-written file at `path` (an existing file there stays intact). */
 int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
                    size_t err_len);
+
+/* Pictures drawn by a panel's draw callback in groups (the strobe of a run: one group per
+   snapshot). Between begin and end, everything drawn is blended with the background to
+   `opacity` (0..1; older snapshots fade). end labels the group with `label` (e.g. its time)
+   above what it drew with the structure and highlight pens (the bodies), unless that label would overlap
+   an earlier group's label or leave the plot area. No-ops on the bounding-box canvas and on
+   canvases that are not this module's. */
+void nsd_plot_canvas_begin(const nsdyn_canvas *canvas, double opacity);
+void nsd_plot_canvas_end(const nsdyn_canvas *canvas, const char *label);
+
+/* Layout report (for the visual tests, docs/figures.md): when the environment variable
+   NSDYN_PLOT_LAYOUT names a file, nsd_plot_write appends one JSON line per figure: the
+   page size [mm] and the boxes it placed (plot areas, legends with the number of data
+   points and segments they cover, and every text: titles, axis labels, tick labels,
+   legend texts), in mm from the bottom-left corner of the page. */
 
 /* Internal, exposed for tests: copy `in` to `out` as literal PLplot text ('#' doubled,
    control characters as ' ', invalid UTF-8 bytes as '?'), truncated to out_len - 1 bytes

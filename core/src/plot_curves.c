@@ -11,9 +11,31 @@ double curve_width(const nsd_curve *c) {
     return clampd(w, 0.1, 20.0);
 }
 
-/* Dash pattern for `dashed` at PLplot width `w`. */
+void use_color(int col, double opacity) {
+    if (!(opacity > 0.0 && opacity < 1.0)) {
+        plcol0(col);
+        return;
+    }
+    PLINT r, g, b;
+    plgcol0(col, &r, &g, &b);
+    /* blended with the white background: what a translucent stroke shows on white, without
+       overlaps of one stroke darkening it */
+    plscol0(COL_SCRATCH, (PLINT)lround(255.0 - opacity * (255.0 - r)),
+            (PLINT)lround(255.0 - opacity * (255.0 - g)),
+            (PLINT)lround(255.0 - opacity * (255.0 - b)));
+    plcol0(COL_SCRATCH);
+}
+
+/* Dash pattern for `dashed` at PLplot width `w`: 1 dashed, 2 dotted, 3 dash-dot. */
 static void set_dashes(const metrics *m, int dashed, double w) {
-    if (dashed == 1 || dashed == 2) {
+    if (dashed == 3) {
+        double px_um = m->mm_per_px * 1000.0;
+        PLINT mk[2] = {(PLINT)clampd(fmax(7.0 * m->s, 4.0 * w) * px_um, 1.0, 1e6),
+                       (PLINT)clampd(fmax(1.2 * m->s, 1.0 * w) * px_um, 1.0, 1e6)};
+        PLINT sp[2] = {(PLINT)clampd(fmax(3.0 * m->s, 2.0 * w) * px_um, 1.0, 1e6),
+                       (PLINT)clampd(fmax(3.0 * m->s, 2.0 * w) * px_um, 1.0, 1e6)};
+        plstyl(2, mk, sp);
+    } else if (dashed == 1 || dashed == 2) {
         double px_um = m->mm_per_px * 1000.0; /* micrometres per pixel */
         double mark, space;
         if (dashed == 1) {
@@ -68,7 +90,7 @@ int curve_color(const nsd_panel *p, size_t idx) {
 /* Style the current line for curve c (colour, width, dashes). */
 void curve_style(const metrics *m, const nsd_curve *c, int color) {
     double w = lw(m, curve_width(c));
-    plcol0(COL_PALETTE + color);
+    use_color(COL_PALETTE + color, c->opacity);
     plwidth(w);
     set_dashes(m, c->dashed, w);
 }

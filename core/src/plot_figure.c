@@ -15,11 +15,12 @@ static const unsigned char palette_rgb[NSD_PLOT_PALETTE_SIZE][3] = {
     {0xCC, 0x79, 0xA7}, /* reddish purple */
     {0x56, 0xB4, 0xE9}, /* sky blue */
     {0x00, 0x00, 0x00}, /* black */
-    {0xF0, 0xE4, 0x42}, /* yellow */
+    {0x88, 0x88, 0x88}, /* grey (Okabe-Ito's yellow #F0E442 is too pale for a line) */
 };
 
 /* Page size and the scale of text and lines; -1 for an empty page. */
-static int figure_metrics(metrics *m, int width_px, int height_px, size_t rows) {
+static int figure_metrics(metrics *m, const nsd_figure *fig, int width_px, int height_px,
+                          size_t rows) {
     PLFLT x0, x1, y0, y1;
     pladv(0);
     plgspa(&x0, &x1, &y0, &y1);
@@ -31,7 +32,10 @@ static int figure_metrics(metrics *m, int width_px, int height_px, size_t rows) 
     /* 1 for 1200 x 400 px per row; follow the panel size, mildly */
     double s = sqrt(((double)width_px / DEFAULT_WIDTH_PX) * (row_px / DEFAULT_ROW_PX));
     m->s = clampd(s, 0.55, 4.0);
-    m->ch = REF_CHAR_PX * m->s * m->mm_per_px;
+    double fs = fig->font_scale > 0.0 && isfinite(fig->font_scale) ? fig->font_scale : 1.0;
+    double ls = fig->line_scale > 0.0 && isfinite(fig->line_scale) ? fig->line_scale : 1.0;
+    m->ch = REF_CHAR_PX * m->s * m->mm_per_px * clampd(fs, 0.25, 4.0);
+    m->line_scale = clampd(ls, 0.1, 10.0);
     return 0;
 }
 
@@ -99,6 +103,10 @@ static void layout_panels(const nsd_figure *fig, panel_layout *pl, const metrics
                 vw *= 0.8;
                 vh *= 0.75;
             }
+            /* a legend above the plot may run on over the free top margin of the panels to
+               its right in the row, to the right edge of the page */
+            pl[i].above_w_mm = m->page_w_mm - (double)c * cell_w - 2 * pad -
+                               (pass > 0 ? g->colL[c] : 0.0);
             panel_axes(&fig->panels[i], &pl[i], m, fmax(vw, 1.0), fmax(vh, 1.0));
         }
         grid_margins(g, pl, n);
@@ -127,23 +135,33 @@ static void place_panel(const grid *g, const metrics *m, size_t i, panel_layout 
     pl->title_disp = fmax(1.0, (g->rowT[r] / m->ch - 1.25) / 1.1);
 }
 
-/* The overall title, bold, centred in its band at the top of the page. */
+/* The overall title, bold, centred in its band at the top of the page; a title wider
+ * than the page is set smaller until it fits. */
 static void draw_title(const nsd_figure *fig, const metrics *m, double title_h) {
     char buf[1024];
     nsd_plot_escape_text(fig->title, buf, sizeof buf);
     plvpor(0.0, 1.0, 0.0, 1.0);
     plwind(0.0, 1.0, 0.0, 1.0);
-    plschr(m->ch, 1.3);
+    /* bold text runs about 8% wider than the metrics of plot_text.c */
+    double w = 1.08 * text_width_ch(buf) * m->ch * 1.3, avail = 0.96 * m->page_w_mm;
+    double scale = 1.3 * (w > avail ? avail / w : 1.0);
+    plschr(m->ch, scale);
     plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_BOLD);
     plcol0(COL_FG);
+    double yc = m->page_h_mm - 0.5 * title_h, hw = 0.5 * 1.08 * text_width_ch(buf) * m->ch * scale;
+    report_box(m, "text", -1, 0.5 * m->page_w_mm - hw, yc - 0.5 * m->ch * scale,
+               0.5 * m->page_w_mm + hw, yc + 0.5 * m->ch * scale, -1, fig->title);
     plptex(0.5, 1.0 - 0.5 * title_h / m->page_h_mm, 1.0, 0.0, 0.5, buf);
     plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_MEDIUM);
     plschr(m->ch, 1.0);
 }
 
-int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px) {
+int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px,
+                const char *path, FILE *report) {
     metrics m;
-    if (figure_metrics(&m, width_px, height_px, rows) != 0) return -1;
+    if (figure_metrics(&m, fig, width_px, height_px, rows) != 0) return -1;
+    m.report = report;
+    report_begin(&m, path);
 
     size_t n = fig->n_panels;
     grid g = {cols, rows, 0.0, 0.0, 0.0, 0.0, NULL, NULL, NULL, NULL};
@@ -163,12 +181,16 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     g.cell_h = (m.page_h_mm - g.title_h) / (double)rows;
     g.pad = 0.5 * m.ch;
 
-    for (size_t i = 0; i < n; ++i) panel_extents(&fig->panels[i], &pl[i]);
+    for (size_t i = 0; i < n; ++i) {
+        panel_extents(&fig->panels[i], &pl[i]);
+        pl[i].index = (long)i;
+    }
     layout_panels(fig, pl, &m, &g);
 
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; ++i) {
         place_panel(&g, &m, i, &pl[i]);
+        pl[i].above_w_mm = m.page_w_mm - pl[i].vx0 * m.page_w_mm - g.pad;
         /* final axes for the final viewport (equal aspect) */
         panel_axes(&fig->panels[i], &pl[i], &m, (pl[i].vx1 - pl[i].vx0) * m.page_w_mm,
                    (pl[i].vy1 - pl[i].vy0) * m.page_h_mm);
@@ -176,6 +198,7 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     }
 
     if (rc == 0 && fig->title && fig->title[0]) draw_title(fig, &m, g.title_h);
+    report_end(&m);
 
     free(pl);
     grid_free(&g);
@@ -196,8 +219,11 @@ void set_colors(void) {
         {0xFF, 0xFF, 0xFF}, /* legend background */
         {0xBB, 0xBB, 0xBB}, /* legend frame */
     };
+    static const unsigned char scratch[3] = {0, 0, 0};
     for (int i = 0; i < N_COLORS; ++i) {
-        const unsigned char *c = i < COL_PALETTE ? fixed[i] : palette_rgb[i - COL_PALETTE];
+        const unsigned char *c = i < COL_PALETTE   ? fixed[i]
+                                 : i < COL_SCRATCH ? palette_rgb[i - COL_PALETTE]
+                                                   : scratch;
         r[i] = c[0];
         g[i] = c[1];
         b[i] = c[2];

@@ -28,6 +28,7 @@
 #define NSD_PLOT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <plplot.h>
 
@@ -77,8 +78,13 @@ enum {
     COL_LEGEND_BG = 7, /* white, slightly transparent */
     COL_LEGEND_FRAME = 8,
     COL_PALETTE = 9, /* first of NSD_PLOT_PALETTE_SIZE curve colours */
-    N_COLORS = COL_PALETTE + NSD_PLOT_PALETTE_SIZE
+    COL_SCRATCH = COL_PALETTE + NSD_PLOT_PALETTE_SIZE, /* set just before use: blended colours */
+    N_COLORS
 };
+
+/* plcol0(col), or, for opacity in (0, 1), col blended with the white background through
+ * COL_SCRATCH (plot_curves.c). */
+void use_color(int col, double opacity);
 
 /* Palette indices the canvas pens use (see palette_rgb in plot_figure.c). */
 #define PAL_BLUE 0
@@ -168,13 +174,31 @@ size_t clip_poly_edge(size_t n, const double *x, const double *y, double *ox, do
 
 typedef struct metrics {
     double page_w_mm, page_h_mm;
-    double mm_per_px; /* at the figure's pixel size */
-    double s;         /* overall scale: 1 for 1200 x 400 per row */
-    double ch;        /* base character height [mm] */
+    double mm_per_px;  /* at the figure's pixel size */
+    double s;          /* overall scale: 1 for 1200 x 400 per row */
+    double ch;         /* base character height [mm] */
+    double line_scale; /* nsd_figure.line_scale (1 by default) */
+    FILE *report;      /* the layout report (NSDYN_PLOT_LAYOUT), or NULL */
 } metrics;
 
 /* Line width in PLplot units from a "points-ish" width. */
-static inline double lw(const metrics *m, double w) { return w * 1.15 * m->s; }
+static inline double lw(const metrics *m, double w) { return w * 1.15 * m->s * m->line_scale; }
+
+/* ---- plot_report.c: the layout report ----------------------------------------- */
+
+/* The start (the figure's file and page size) and the end of a figure's line. */
+void report_begin(const metrics *m, const char *path);
+void report_end(const metrics *m);
+/* One box of the report: kind ("plot", "legend", "text"), the panel (-1: the figure), in
+ * mm from the page's bottom-left corner; covered: data a legend covers (-1: n/a); text:
+ * what a text box shows (NULL otherwise). */
+void report_box(const metrics *m, const char *kind, long panel, double x0, double y0, double x1,
+                double y1, long covered, const char *text);
+/* The box of plmtex(side, disp, pos, just, text) in the viewport (normalized page
+ * coordinates vx0..vy1) at character height ch_mm [mm]; panel <= -2 marks an axis label
+ * of panel -2 - panel (kind "axis" in the report). */
+void report_mtex(const metrics *m, long panel, const double vp[4], const char *side, double disp,
+                 double pos, double just, double ch_mm, const char *text);
 
 /* ---- plot.c: canvases -------------------------------------------------------- */
 
@@ -185,7 +209,18 @@ typedef struct panel_ctx {
     axis_info ax, ay;
     box clip; /* window enlarged a little, transformed coordinates */
     nsdyn_pen pen;
-    int oom; /* a temporary allocation failed */
+    int oom;          /* a temporary allocation failed */
+    long index;       /* the panel's index in the figure (the layout report) */
+    const double *vp; /* its viewport, normalized page coordinates vx0, vx1, vy0, vy1 */
+    /* nsd_plot_canvas_begin/end: the group's opacity and the extents of what it drew
+       (transformed coordinates, structure and highlight pens), and each group's label
+       candidate: its box [mm on the page] x0, y0, x1, y1 and text; placed after the
+       picture (canvas_draw_picture), over everything */
+    double opacity;
+    range gx, gy;
+    double cand[256][4];
+    char cand_text[256][32];
+    size_t n_cand;
 } panel_ctx;
 
 /* Unite the extents of p's picture (transformed coordinates) into (dx, dy): p->draw is
@@ -218,14 +253,26 @@ typedef struct panel_layout {
     double L, R, B, T;         /* needed margins [mm] */
     double vx0, vx1, vy0, vy1; /* viewport, normalized page coordinates */
     size_t n_legend;
-    double legend_w_mm; /* estimate for the outside-right legend */
-    double title_disp;  /* panel title line: the same for a whole row */
+    double legend_w_mm;  /* estimate of the legend's width */
+    double legend_h_mm;  /* and height */
+    int legend_pos;      /* where it goes: nsd_panel.legend_position with "best" resolved */
+    int legend_decided;  /* legend_pos is set (at the first layout pass) */
+    size_t legend_rows;  /* a legend above the plot: its rows */
+    double above_w_mm;   /* and the width it may take [mm] (to the page's right edge) */
+    size_t ylabel_split; /* the y label goes on two lines at this byte (0: one line) */
+    double title_disp;   /* panel title line: the same for a whole row */
+    long index;          /* the panel's index in the figure */
 } panel_layout;
 
 int curve_in_legend(const nsd_curve *c);
-/* Count the legend entries of p into pl->n_legend and estimate the width of an
- * outside-right legend into pl->legend_w_mm (0 otherwise). */
-void legend_measure(const nsd_panel *p, panel_layout *pl, double ch);
+/* Count the legend entries of p into pl->n_legend, estimate its size into
+ * pl->legend_w_mm and legend_h_mm, and resolve its position into pl->legend_pos (the axes
+ * of pl are set). */
+void legend_measure(const nsd_panel *p, panel_layout *pl, double ch, double vw_mm, double vh_mm);
+/* Points and segments of p's curves (and its picture's extents) in the box u0..u1, v0..v1
+ * of the viewport (0..1 each) under the axes of pl. */
+long legend_covered(const nsd_panel *p, const panel_layout *pl, double u0, double u1, double v0,
+                    double v1);
 /* Draw the legend of pc->panel; colors[c] is the palette index of curve c. */
 void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors);
 
@@ -241,7 +288,8 @@ int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m);
 /* Load the colour map (background, structure, palette). */
 void set_colors(void);
 /* Everything drawn between plinit and plend1. Returns 0 or -1 (out of memory). */
-int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px);
+int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px,
+                const char *path, FILE *report);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

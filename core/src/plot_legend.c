@@ -2,27 +2,148 @@
  * and markers are drawn here over its empty sample area, so they match the curves (width,
  * dashes, marker size in mm). What PLplot's own pllegend could take over (issue 13): see the
  * note at the top of plot_axes.c. */
+#include <math.h>
+
 #include <plplot.h>
 
 #include "plot_internal.h"
 
 int curve_in_legend(const nsd_curve *c) { return c->legend != NULL && c->legend[0] != '\0'; }
 
-void legend_measure(const nsd_panel *p, panel_layout *pl, double ch) {
+static int vlines_in_legend(const nsd_panel *p) {
+    return p->vlines_legend && p->vlines_legend[0] && p->n_vlines > 0;
+}
+
+/* Segment (a, b) - (c, d) meets the box u0..u1 x v0..v1 (Liang-Barsky). */
+static int segment_meets(double a, double b, double c, double d, double u0, double u1, double v0,
+                         double v1) {
+    double t0 = 0.0, t1 = 1.0, dx = c - a, dy = d - b;
+    const double pp[4] = {-dx, dx, -dy, dy}, qq[4] = {a - u0, u1 - a, b - v0, v1 - b};
+    for (int k = 0; k < 4; ++k) {
+        if (pp[k] == 0.0) {
+            if (qq[k] < 0.0) return 0;
+            continue;
+        }
+        double r = qq[k] / pp[k];
+        if (pp[k] < 0.0)
+            t0 = fmax(t0, r);
+        else
+            t1 = fmin(t1, r);
+        if (t0 > t1) return 0;
+    }
+    return 1;
+}
+
+long legend_covered(const nsd_panel *p, const panel_layout *pl, double u0, double u1, double v0,
+                    double v1) {
+    double sx = pl->ax.hi - pl->ax.lo, sy = pl->ay.hi - pl->ay.lo;
+    if (!(sx > 0.0) || !(sy > 0.0)) return 0;
+    long hits = p->draw != NULL; /* a picture: assume it is everywhere */
+    for (size_t c = 0; c < p->n_curves; ++c) {
+        const nsd_curve *cv = &p->curves[c];
+        if (!cv->x || !cv->y) continue;
+        double pu = NAN, pv = NAN;
+        for (size_t i = 0; i < cv->n; ++i) {
+            double u = (tr(cv->x[i], pl->ax.log) - pl->ax.lo) / sx;
+            double v = (tr(cv->y[i], pl->ay.log) - pl->ay.lo) / sy;
+            if (!isfinite(u) || !isfinite(v)) {
+                pu = pv = NAN;
+                continue;
+            }
+            if (u >= u0 && u <= u1 && v >= v0 && v <= v1)
+                hits++;
+            else if (cv->marker != 1 && isfinite(pu) && segment_meets(pu, pv, u, v, u0, u1, v0, v1))
+                hits++;
+            pu = u;
+            pv = v;
+        }
+    }
+    for (size_t i = 0; p->vlines && i < p->n_vlines; ++i) {
+        double u = (tr(p->vlines[i], pl->ax.log) - pl->ax.lo) / sx;
+        hits += u >= u0 && u <= u1;
+    }
+    return hits;
+}
+
+/* The inside corner (0..3) where a legend of w x h (fractions of the viewport) covers
+ * no data, or 4 (outside right) when every corner covers some. */
+static int best_position(const nsd_panel *p, const panel_layout *pl, double w, double h, double ox,
+                         double oy) {
+    for (int q = 0; q < 4; ++q) {
+        int right = q == 0 || q == 2, top = q == 0 || q == 1;
+        double u0 = right ? 1.0 - ox - w : ox, v0 = top ? 1.0 - oy - h : oy;
+        if (legend_covered(p, pl, u0, u0 + w, v0, v0 + h) == 0) return q;
+    }
+    return 4;
+}
+
+/* Where a legend goes: nsd_panel.legend_position, with "best" resolved. */
+static void decide_position(const nsd_panel *p, panel_layout *pl, double ch, double vw_mm,
+                            double vh_mm) {
+    pl->legend_pos = p->legend_position;
+    if (pl->n_legend && p->legend_position == 5) {
+        pl->legend_pos = best_position(p, pl, pl->legend_w_mm / vw_mm, pl->legend_h_mm / vh_mm,
+                                       0.8 * ch / vw_mm, 0.8 * ch / vh_mm);
+        /* outside right only while it leaves the plot most of the width; else above */
+        if (pl->legend_pos == 4 && pl->legend_w_mm > 0.4 * vw_mm) pl->legend_pos = 7;
+    }
+}
+
+/* Width of an entry of a legend above the plot [mm]: sample, gap, text at 0.85, space. */
+static double above_entry_w(const char *escaped, double ch) {
+    return (2.6 + 0.6 + 0.85 * text_width_ch(escaped) + 1.6) * ch;
+}
+
+void legend_measure(const nsd_panel *p, panel_layout *pl, double ch, double vw_mm, double vh_mm) {
     pl->n_legend = 0;
     double maxw = 0.0;
-    for (size_t c = 0; c < p->n_curves; ++c) {
-        if (!curve_in_legend(&p->curves[c])) continue;
+    for (size_t c = 0; c <= p->n_curves; ++c) {
+        const char *text = c < p->n_curves       ? p->curves[c].legend
+                           : vlines_in_legend(p) ? p->vlines_legend
+                                                 : NULL;
+        if (!text || !text[0]) continue;
         pl->n_legend++;
         char buf[512];
-        nsd_plot_escape_text(p->curves[c].legend, buf, sizeof buf);
+        nsd_plot_escape_text(text, buf, sizeof buf);
         double w = text_width_ch(buf);
         if (w > maxw) maxw = w;
     }
-    pl->legend_w_mm = 0.0;
-    if (pl->n_legend > 0 && p->legend_position == 4) {
-        /* sample 2.6 ch, offsets, text at scale 0.85, borders */
-        pl->legend_w_mm = (1.0 + 2.6 + 0.6 + 0.85 * maxw + 1.2) * ch;
+    if (pl->n_legend > 64) pl->n_legend = 64;
+    /* An upper bound of the box pllegend draws (it sizes part of it in character heights
+       of the subpage's y, so its width in x varies with the page's aspect): measured on
+       boxes of 4 to 47 character widths of text, from 10.8 to 41.2 ch wide, all below
+       1.1 (9.5 + 0.85 * 0.8 * text); rows of 2 ch. */
+    pl->legend_w_mm = pl->n_legend ? 1.1 * (9.5 + 0.85 * 0.8 * maxw) * ch : 0.0;
+    pl->legend_h_mm = pl->n_legend ? (2.0 * (double)pl->n_legend + 0.5) * ch : 0.0;
+    /* "best" is decided once, at the first layout pass, whose viewport is the smallest
+       (the legend covers the most): the margins are sized for that decision */
+    if (!pl->legend_decided) {
+        pl->legend_decided = 1;
+        decide_position(p, pl, ch, vw_mm, vh_mm);
+    }
+    /* above the plot: entries flow in rows across the viewport's width */
+    pl->legend_rows = 0;
+    if (pl->n_legend && pl->legend_pos == 7) {
+        double x = 0.0;
+        pl->legend_rows = 1;
+        for (size_t c = 0; c <= p->n_curves; ++c) {
+            const char *text = c < p->n_curves       ? p->curves[c].legend
+                               : vlines_in_legend(p) ? p->vlines_legend
+                                                     : NULL;
+            if (!text || !text[0]) continue;
+            char buf[512];
+            nsd_plot_escape_text(text, buf, sizeof buf);
+            double w = above_entry_w(buf, ch);
+            if (x > 0.0 && x + w > fmax(vw_mm, pl->above_w_mm)) {
+                pl->legend_rows++;
+                x = 0.0;
+            }
+            x += w;
+        }
+        /* running on over the panels to the right, it stays above their y axes' x10^k
+           factors (1.65 ch above the plot) */
+        int spans = pl->above_w_mm > vw_mm * 1.01;
+        pl->legend_h_mm = (1.5 * (double)pl->legend_rows + 0.4 + (spans ? 1.5 : 0.0)) * ch;
     }
 }
 
@@ -35,12 +156,16 @@ typedef struct legend_entries {
     size_t idx[64]; /* the curve of each entry */
 } legend_entries;
 
+/* idx == n_curves: the entry of the event lines. */
 static void legend_collect(const nsd_panel *p, size_t n, legend_entries *e) {
     if (n > 64) n = 64;
     size_t k = 0;
-    for (size_t c = 0; c < p->n_curves && k < n; ++c) {
-        if (!curve_in_legend(&p->curves[c])) continue;
-        nsd_plot_escape_text(p->curves[c].legend, e->texts[k], sizeof e->texts[k]);
+    for (size_t c = 0; c <= p->n_curves && k < n; ++c) {
+        const char *text = c < p->n_curves       ? p->curves[c].legend
+                           : vlines_in_legend(p) ? p->vlines_legend
+                                                 : NULL;
+        if (!text || !text[0]) continue;
+        nsd_plot_escape_text(text, e->texts[k], sizeof e->texts[k]);
         e->text_ptrs[k] = e->texts[k];
         e->opt_array[k] = PL_LEGEND_NONE;
         e->text_colors[k] = COL_FG;
@@ -100,6 +225,23 @@ static void legend_corner(int legend_position, double x, double y, double lw_ac,
 static void legend_sample(const metrics *m, const nsd_curve *c, int color, double px0, double px1,
                           double py) {
     double wpm_x = 1.0 / m->page_w_mm, wpm_y = 1.0 / m->page_h_mm;
+    if (c == NULL) { /* the event lines: a short grey vertical line */
+        plcol0(COL_VLINE);
+        plwidth(lw(m, 0.8));
+        pllsty(1);
+        double xm = 0.5 * (px0 + px1), hh = 0.45 * m->ch / m->page_h_mm;
+        PLFLT lx[2] = {xm, xm}, ly[2] = {py - hh, py + hh};
+        plline(2, lx, ly);
+        return;
+    }
+    if (c->legend_patch) { /* a filled patch */
+        double hh = 0.35 * m->ch / m->page_h_mm;
+        PLFLT fx[4] = {px0, px1, px1, px0}, fy[4] = {py - hh, py - hh, py + hh, py + hh};
+        use_color(COL_PALETTE + color, c->opacity);
+        plpsty(0);
+        plfill(4, fx, fy);
+        return;
+    }
     curve_style(m, c, color);
     if (c->marker != 1) {
         PLFLT lx[2] = {px0, px1}, ly[2] = {py, py};
@@ -117,6 +259,41 @@ static void legend_sample(const metrics *m, const nsd_curve *c, int color, doubl
     }
 }
 
+/* A legend above the plot (position 7): the entries in rows, the last row just above the
+ * frame, drawn here entirely (pllegend has no flowing layout). */
+static void draw_legend_above(panel_ctx *pc, const panel_layout *pl, const int *colors,
+                              const legend_entries *e) {
+    const metrics *m = pc->m;
+    const nsd_panel *p = pc->panel;
+    double ch = m->ch, W = m->page_w_mm, H = m->page_h_mm;
+    double x0 = pl->vx0 * W, x1 = fmax(pl->vx1 * W, x0 + pl->above_w_mm), row_h = 1.5 * ch;
+    double x = x0, top = pl->vy1 * H + pl->legend_h_mm; /* the block's top [mm] */
+    double y = top - 0.5 * row_h;
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plwind(0.0, 1.0, 0.0, 1.0);
+    for (size_t i = 0; i < e->n; ++i) {
+        double w = above_entry_w(e->texts[i], ch);
+        if (x > x0 && x + w > x1) {
+            x = x0;
+            y -= row_h;
+        }
+        size_t c = e->idx[i];
+        legend_sample(m, c < p->n_curves ? &p->curves[c] : NULL, c < p->n_curves ? colors[c] : 0,
+                      x / W, (x + 2.6 * ch) / W, y / H);
+        plcol0(COL_FG);
+        plschr(ch, 0.85);
+        plptex((x + 3.2 * ch) / W, y / H, 1.0, 0.0, 0.0, e->texts[i]);
+        plschr(ch, 1.0);
+        report_box(m, "text", pl->index, x + 3.2 * ch, y - 0.425 * ch,
+                   x + (3.2 + 0.85 * text_width_ch(e->texts[i])) * ch, y + 0.425 * ch, -1,
+                   e->texts[i]);
+        x += w;
+    }
+    report_box(m, "legend", pl->index, x0, pl->vy1 * H, x1, top, 0, NULL);
+    plvpor(pl->vx0, pl->vx1, pl->vy0, pl->vy1);
+    plwind(pl->ax.lo, pl->ax.hi, pl->ay.lo, pl->ay.hi);
+}
+
 void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
     const nsd_panel *p = pc->panel;
     const metrics *m = pc->m;
@@ -130,7 +307,12 @@ void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
     double plot_width = sample_mm / vw_mm; /* adopted (viewport) units */
     double off_x = 0.8 * m->ch / vw_mm, off_y = 0.8 * m->ch / (vh * m->page_h_mm);
     double x = off_x, y = off_y;
-    PLINT position = legend_placement(p->legend_position, &y);
+    if (pl->legend_pos == 6) return;
+    if (pl->legend_pos == 7) {
+        draw_legend_above(pc, pl, colors, &e);
+        return;
+    }
+    PLINT position = legend_placement(pl->legend_pos, &y);
     PLFLT lw_ac = 0.0, lh_ac = 0.0;
     plwidth(lw(m, 0.8));
     pllsty(1);
@@ -140,7 +322,14 @@ void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
              NULL, NULL, NULL);
     if (!(lw_ac > 0.0) || !(lh_ac > 0.0)) return;
     double left, top;
-    legend_corner(p->legend_position, x, y, lw_ac, lh_ac, &left, &top);
+    legend_corner(pl->legend_pos, x, y, lw_ac, lh_ac, &left, &top);
+    if (m->report) {
+        double u0 = left, u1 = left + lw_ac, v0 = top - lh_ac, v1 = top;
+        long covered = pl->legend_pos == 4 ? 0 : legend_covered(p, pl, u0, u1, v0, v1);
+        report_box(m, "legend", pl->index, (pl->vx0 + u0 * vw) * m->page_w_mm,
+                   (pl->vy0 + v0 * vh) * m->page_h_mm, (pl->vx0 + u1 * vw) * m->page_w_mm,
+                   (pl->vy0 + v1 * vh) * m->page_h_mm, covered, NULL);
+    }
     /* pllegend leaves a border of 0.4 character heights (expressed in
        normalized subpage y units, used along x) before the sample area */
     double ch_sub_y = m->ch / m->page_h_mm;
@@ -153,7 +342,9 @@ void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors) {
         double xa = left + border_ac, xb = xa + plot_width;
         double px0 = pl->vx0 + xa * vw, px1 = pl->vx0 + xb * vw;
         double py = pl->vy0 + yc * vh;
-        legend_sample(m, &p->curves[e.idx[i]], colors[e.idx[i]], px0, px1, py);
+        size_t c = e.idx[i];
+        legend_sample(m, c < p->n_curves ? &p->curves[c] : NULL, c < p->n_curves ? colors[c] : 0,
+                      px0, px1, py);
     }
     plvpor(pl->vx0, pl->vx1, pl->vy0, pl->vy1);
     plwind(pl->ax.lo, pl->ax.hi, pl->ay.lo, pl->ay.hi);

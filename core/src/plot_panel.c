@@ -30,6 +30,40 @@ void panel_extents(const nsd_panel *p, panel_layout *pl) {
     }
 }
 
+/* Where a y label longer than avail_mm at 0.8 of the text size splits (the byte index of
+ * the blank nearest its middle), or 0 to keep it on one line. */
+static size_t ylabel_split(const char *text, double ch, double avail_mm) {
+    if (!text || !text[0]) return 0;
+    char buf[1024];
+    nsd_plot_escape_text(text, buf, sizeof buf);
+    if (0.8 * text_width_ch(buf) * ch <= avail_mm) return 0;
+    size_t n = strlen(text), best = 0;
+    for (size_t i = 1; i + 1 < n; ++i)
+        if (text[i] == ' ' && (best == 0 || (i > n / 2 ? i - n / 2 : n / 2 - i) <
+                                                (best > n / 2 ? best - n / 2 : n / 2 - best)))
+            best = i;
+    return best;
+}
+
+/* A categorical y axis: lanes 1..n, labelled by name (widths for the margin). */
+static void category_axis(const nsd_panel *p, axis_info *a) {
+    a->log = 0;
+    if (isnan(p->ymin)) a->lo = 0.5;
+    if (isnan(p->ymax)) a->hi = (double)p->n_y_categories + 0.5;
+    if (!(a->hi > a->lo)) a->hi = a->lo + 1.0;
+    a->step = 1.0;
+    a->nsub = 0;
+    a->decimals = 0;
+    a->expo = 0;
+    a->label_w = 0.0;
+    a->n_labels = (int)p->n_y_categories;
+    for (size_t k = 0; k < p->n_y_categories; ++k) {
+        char buf[256];
+        nsd_plot_escape_text(p->y_categories[k] ? p->y_categories[k] : "", buf, sizeof buf);
+        a->label_w = fmax(a->label_w, text_width_ch(buf));
+    }
+}
+
 /* Axes, ticks and margins of a panel for a given viewport size. */
 void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double vw_mm,
                 double vh_mm) {
@@ -42,7 +76,9 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
         log_ticks(&pl->ax, vw_mm, m->ch, 0);
     else
         linear_ticks(&pl->ax, vw_mm, m->ch, 0);
-    if (pl->ay.log)
+    if (p->n_y_categories > 0)
+        category_axis(p, &pl->ay);
+    else if (pl->ay.log)
         log_ticks(&pl->ay, vh_mm, m->ch, 1);
     else
         linear_ticks(&pl->ay, vh_mm, m->ch, 1);
@@ -50,6 +86,10 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
     double ch = m->ch;
     /* left: tick labels (disp 0.5 + width), gap, rotated y label, pad */
     pl->L = (0.5 + pl->ay.label_w + (p->ylabel && p->ylabel[0] ? 1.9 : 0.0) + 0.9) * ch;
+    /* a y label too long for the plot's height even at 0.8 of the text size goes on two
+       lines (at the blank nearest its middle): text set smaller than that is unreadable */
+    pl->ylabel_split = ylabel_split(p->ylabel, ch, 0.92 * vh_mm);
+    if (pl->ylabel_split) pl->L += 1.5 * ch;
     /* bottom: tick labels centred at 1.5, x label at 3.2 */
     int xlab = p->xlabel && p->xlabel[0];
     pl->B = (xlab ? 4.5 : 2.7) * ch;
@@ -62,8 +102,9 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
     if (!pl->ax.log && pl->ax.expo != 0)
         pl->R = fmax(pl->R, (factor_offset(&pl->ax) + factor_width(pl->ax.expo) + 0.4) * ch);
 
-    legend_measure(p, pl, ch);
-    if (pl->n_legend > 0 && p->legend_position == 4) pl->R += pl->legend_w_mm;
+    legend_measure(p, pl, ch, vw_mm, vh_mm);
+    if (pl->n_legend > 0 && pl->legend_pos == 4) pl->R += pl->legend_w_mm;
+    if (pl->n_legend > 0 && pl->legend_pos == 7) pl->T += pl->legend_h_mm;
 }
 
 static void label_cb(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data) {
@@ -71,6 +112,13 @@ static void label_cb(PLINT axis, PLFLT value, char *label, PLINT length, PLPoint
     const axis_info *a = (axis == PL_X_AXIS) ? &pc->ax : &pc->ay;
     if (length <= 0) return;
     format_label(a, value, label, (size_t)length);
+    if (pc->m->report) { /* where plbox puts it: "b" at 1.5, "lv" at 0.5 */
+        double pos = (value - a->lo) / (a->hi - a->lo);
+        if (axis == PL_X_AXIS)
+            report_mtex(pc->m, pc->index, pc->vp, "b", 1.5, pos, 0.5, pc->m->ch, label);
+        else
+            report_mtex(pc->m, pc->index, pc->vp, "lv", 0.5, pos, 1.0, pc->m->ch, label);
+    }
 }
 
 /* The canvas context of a panel: its axes, and the clip box (the window enlarged by 2% on
@@ -102,12 +150,20 @@ static void draw_background(const nsd_panel *p, const panel_layout *pl, const me
     plsmaj(0.55 * m->ch, 1.0);
     plsmin(0.3 * m->ch, 1.0);
 
-    /* grid */
+    /* grid; on a categorical y axis, thin lines between the lanes instead */
     plcol0(COL_GRID);
     plwidth(lw(m, 0.7));
     pllsty(1);
+    int lanes = p->n_y_categories > 0;
     plbox(uses_pl_log(&pl->ax) ? "gl" : "g", pl->ax.step, pl->ax.nsub,
-          uses_pl_log(&pl->ay) ? "gl" : "g", pl->ay.step, pl->ay.nsub);
+          lanes                  ? ""
+          : uses_pl_log(&pl->ay) ? "gl"
+                                 : "g",
+          pl->ay.step, pl->ay.nsub);
+    for (size_t k = 0; lanes && k + 1 < p->n_y_categories; ++k) {
+        PLFLT lx[2] = {pl->ax.lo, pl->ax.hi}, ly[2] = {(double)k + 1.5, (double)k + 1.5};
+        plline(2, lx, ly);
+    }
 
     /* event lines */
     if (p->vlines != NULL) {
@@ -142,9 +198,21 @@ static void draw_frame(panel_ctx *pc, const panel_layout *pl, const metrics *m) 
     plcol0(COL_FG);
     plwidth(lw(m, 1.0));
     plslabelfunc(label_cb, pc);
+    int lanes = pc->panel->n_y_categories > 0;
     plbox(uses_pl_log(&pl->ax) ? "bcnstlo" : "bcnsto", pl->ax.step, pl->ax.nsub,
-          uses_pl_log(&pl->ay) ? "bcnstvlo" : "bcnstvo", pl->ay.step, pl->ay.nsub);
+          lanes                  ? "bc"
+          : uses_pl_log(&pl->ay) ? "bcnstvlo"
+                                 : "bcnstvo",
+          pl->ay.step, pl->ay.nsub);
     plslabelfunc(NULL, NULL);
+    /* the lanes' names, level with the lanes */
+    for (size_t k = 0; lanes && k < pc->panel->n_y_categories; ++k) {
+        double pos = ((double)k + 1.0 - pl->ay.lo) / (pl->ay.hi - pl->ay.lo);
+        if (pos < 0.0 || pos > 1.0) continue;
+        const char *name = pc->panel->y_categories[k] ? pc->panel->y_categories[k] : "";
+        mtex("lv", 0.5, pos, 1.0, name);
+        report_mtex(m, pc->index, pc->vp, "lv", 0.5, pos, 1.0, m->ch, name);
+    }
 
     /* common factors */
     double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm;
@@ -153,28 +221,67 @@ static void draw_frame(panel_ctx *pc, const panel_layout *pl, const metrics *m) 
     char fac[64];
     if (!pl->ax.log && pl->ax.expo != 0) {
         format_factor(pl->ax.expo, fac, sizeof fac);
-        plmtex("b", 1.5, 1.0 + factor_offset(&pl->ax) * ch / vw_mm, 0.0, fac);
+        double pos = 1.0 + factor_offset(&pl->ax) * ch / vw_mm;
+        plmtex("b", 1.5, pos, 0.0, fac);
+        report_mtex(m, pc->index, pc->vp, "b", 1.5, pos, 0.0, ch, fac);
     }
     if (!pl->ay.log && pl->ay.expo != 0) {
         format_factor(pl->ay.expo, fac, sizeof fac);
-        plmtex("lv", 0.5, 1.0 + 1.15 * ch / vh_mm, 1.0, fac);
+        double pos = 1.0 + 1.15 * ch / vh_mm;
+        plmtex("lv", 0.5, pos, 1.0, fac);
+        report_mtex(m, pc->index, pc->vp, "lv", 0.5, pos, 1.0, ch, fac);
     }
 }
 
-/* Axis labels and the panel title. */
+/* The text scale (at most `scale`) at which text fits into avail_mm. */
+static double fit(const char *text, double ch, double scale, double avail_mm) {
+    char buf[1024];
+    nsd_plot_escape_text(text ? text : "", buf, sizeof buf);
+    double w = text_width_ch(buf) * ch * scale;
+    return w > avail_mm && w > 0.0 ? scale * avail_mm / w : scale;
+}
+
+/* One label: plmtex at a scale that fits avail_mm, in the report. The displacement is in
+ * character heights at `scale` (its length is kept when the text is set smaller). */
+static void label(const metrics *m, const panel_layout *pl, const char *side, double disp,
+                  double scale, double avail_mm, const char *text) {
+    if (!text || !text[0]) return;
+    double sc = fit(text, m->ch, scale, avail_mm);
+    plschr(m->ch, sc);
+    mtex(side, disp * scale / sc, 0.5, 0.5, text);
+    const double vp[4] = {pl->vx0, pl->vx1, pl->vy0, pl->vy1};
+    /* axis labels are reported as such ("axis"), so a test can ask each for its unit */
+    report_mtex(m, side[0] == 't' ? pl->index : -2 - pl->index, vp, side, disp * scale / sc, 0.5,
+                0.5, m->ch * sc, text);
+    plschr(m->ch, 1.0);
+}
+
+/* Axis labels and the panel title; a label longer than its side is set smaller. */
 static void draw_labels(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
-    mtex("b", 3.2, 0.5, 0.5, p->xlabel);
-    mtex("l", 0.5 + pl->ay.label_w + 1.2, 0.5, 0.5, p->ylabel);
-    if (p->title && p->title[0]) {
-        plschr(m->ch, 1.1);
-        mtex("t", pl->title_disp, 0.5, 0.5, p->title);
-        plschr(m->ch, 1.0);
-    }
+    double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm, vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
+    label(m, pl, "b", 3.2, 1.0, vw_mm, p->xlabel);
+    /* the rendered text runs up to ~8% longer than its estimate: keep clear of the y
+       axis' x10^k factor above the plot */
+    double ydisp = 0.5 + pl->ay.label_w + 1.2;
+    if (pl->ylabel_split) { /* two lines: the first further out (rotated text reads upwards) */
+        char first[512];
+        snprintf(first, sizeof first, "%.*s", (int)pl->ylabel_split, p->ylabel);
+        label(m, pl, "l", ydisp + 1.5, 1.0, 0.92 * vh_mm, first);
+        label(m, pl, "l", ydisp, 1.0, 0.92 * vh_mm, p->ylabel + pl->ylabel_split + 1);
+    } else
+        label(m, pl, "l", ydisp, 1.0, 0.92 * vh_mm, p->ylabel);
+    label(m, pl, "t", pl->title_disp, 1.1, vw_mm + 2.0 * fmin(pl->L, pl->R), p->title);
+    const double vp[4] = {pl->vx0, pl->vx1, pl->vy0, pl->vy1};
+    report_box(m, "plot", pl->index, vp[0] * m->page_w_mm, vp[2] * m->page_h_mm,
+               vp[1] * m->page_w_mm, vp[3] * m->page_h_mm, -1, NULL);
 }
 
 int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
     panel_ctx pc;
     panel_ctx_init(&pc, p, pl, m);
+    const double vp[4] = {pl->vx0, pl->vx1, pl->vy0, pl->vy1};
+    pc.index = pl->index;
+    pc.vp = vp;
     draw_background(p, pl, m);
 
     int *colors = NULL;

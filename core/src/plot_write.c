@@ -13,6 +13,7 @@
  *    from file scope: `active_guard` is the single piece of module state,
  *    non-NULL only while nsd_plot_write runs.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -37,6 +38,11 @@ typedef struct plot_guard {
     PLINT old_strm;           /* the caller's current stream; -1 before it is known */
     int stream_made;          /* 0 none, 1 our stream exists, 2 cleaning it up */
     int file_owned_by_plplot; /* plinit succeeded: plend1 closes fp */
+    /* The layout report (NSDYN_PLOT_LAYOUT): written into memory while drawing, appended
+       to the file only when the figure was written. */
+    FILE *report;
+    char *report_buf;
+    size_t report_len;
 } plot_guard;
 
 /* The only module state: see the implementation notes at the top. */
@@ -84,9 +90,14 @@ static int validate_panel(const nsd_panel *p, size_t i, char *err, size_t err_le
         set_err(err, err_len, "plot: panel %zu: %zu event lines but no array", i, p->n_vlines);
         return -1;
     }
-    if (p->legend_position < 0 || p->legend_position > 4) {
-        set_err(err, err_len, "plot: panel %zu: legend_position %d not in 0..4", i,
+    if (p->legend_position < 0 || p->legend_position > 7) {
+        set_err(err, err_len, "plot: panel %zu: legend_position %d not in 0..7", i,
                 p->legend_position);
+        return -1;
+    }
+    if (p->n_y_categories > 0 && p->y_categories == NULL) {
+        set_err(err, err_len, "plot: panel %zu: %zu y categories but no names", i,
+                p->n_y_categories);
         return -1;
     }
     for (size_t c = 0; c < p->n_curves; ++c) {
@@ -99,8 +110,8 @@ static int validate_panel(const nsd_panel *p, size_t i, char *err, size_t err_le
             set_err(err, err_len, "plot: panel %zu curve %zu: too many points", i, c);
             return -1;
         }
-        if (cv->dashed < 0 || cv->dashed > 2 || cv->marker < 0 || cv->marker > 2) {
-            set_err(err, err_len, "plot: panel %zu curve %zu: dashed must be 0..2, marker 0..2", i,
+        if (cv->dashed < 0 || cv->dashed > 3 || cv->marker < 0 || cv->marker > 2) {
+            set_err(err, err_len, "plot: panel %zu curve %zu: dashed must be 0..3, marker 0..2", i,
                     c);
             return -1;
         }
@@ -268,7 +279,7 @@ static int open_stream(plot_guard *g, const char *tmp, const char *dev, char *er
 /* Draw the figure on the stream open_stream made, end the stream, restore the caller's and
  * release the handlers. Returns draw_figure's result (0 when nothing was drawn). */
 static int draw_on_stream(plot_guard *g, const char *dev, const nsd_figure *fig, size_t cols,
-                          size_t rows, int width_px, int height_px) {
+                          size_t rows, int width_px, int height_px, const char *path) {
     int draw_rc = 0;
     plsError(&g->pl_errcode, g->pl_errmsg);
     plsdev(dev);
@@ -280,7 +291,7 @@ static int draw_on_stream(plot_guard *g, const char *dev, const nsd_figure *fig,
     plglevel(&level);
     if (level > 0) g->file_owned_by_plplot = 1;
     if (g->file_owned_by_plplot && g->pl_errcode == 0)
-        draw_rc = draw_figure(fig, cols, rows, width_px, height_px);
+        draw_rc = draw_figure(fig, cols, rows, width_px, height_px, path, g->report);
     if (!g->file_owned_by_plplot) {
         plsfile(NULL);
         fclose(g->fp);
@@ -322,6 +333,27 @@ static int finish_output(const plot_guard *g, int draw_rc, const char *dev, cons
     return 0;
 }
 
+/* The layout report into memory when NSDYN_PLOT_LAYOUT is set (plot_report.c). */
+static void report_open(plot_guard *g) {
+    const char *file = getenv("NSDYN_PLOT_LAYOUT");
+    if (file && file[0]) g->report = open_memstream(&g->report_buf, &g->report_len);
+}
+
+/* Append the report of a figure that was written (ok) to the file; drop it otherwise. */
+static void report_close(plot_guard *g, int ok) {
+    if (!g->report) return;
+    fclose(g->report);
+    g->report = NULL;
+    const char *file = getenv("NSDYN_PLOT_LAYOUT");
+    FILE *f = ok && file ? fopen(file, "a") : NULL;
+    if (f) {
+        fwrite(g->report_buf, 1, g->report_len, f);
+        fclose(f);
+    }
+    free(g->report_buf);
+    g->report_buf = NULL;
+}
+
 int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
                    size_t err_len) {
     if (err != NULL && err_len > 0) err[0] = '\0';
@@ -354,8 +386,10 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
     plsabort(on_plplot_abort);
 
     /* Nothing automatic here changes after setjmp: the state the cleanup reads is in *guard. */
+    report_open(guard);
     if (setjmp(guard->jb) != 0) {
         recover_from_fatal(guard);
+        report_close(guard, 0);
         release_handlers();
         remove(tmp);
         set_err(err, err_len, "plot: PLplot fatal error: %s", guard->fatal_msg);
@@ -366,10 +400,11 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
 
     int rc = open_stream(guard, tmp, dev, err, err_len);
     if (rc == 0) {
-        int draw_rc = draw_on_stream(guard, dev, fig, cols, rows, width_px, height_px);
+        int draw_rc = draw_on_stream(guard, dev, fig, cols, rows, width_px, height_px, path);
         rc = finish_output(guard, draw_rc, dev, tmp, path, format, err, err_len);
         if (rc != 0) remove(tmp);
     }
+    report_close(guard, rc == 0);
     free(tmp);
     free(guard);
     return rc;

@@ -463,6 +463,7 @@ static nsd_flow stop_event(nsd_runner *r, const double *y, const nsd_event_sourc
         return NSD_END;
     }
     res->outcome = NSD_RUN_STOPPED;
+    res->stop_index = (int)src->index;
     snprintf(res->message, sizeof res->message,
              "stop condition '%s' of system '%s' reached at t = %.9g s%s: %s",
              m->layout.stops[src->index], m->sys->info.id, r->t,
@@ -612,6 +613,7 @@ static void runner_close(nsd_runner *r) {
 size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                           const char *label, nsd_run_result *res, nsd_diag *diag) {
     memset(res, 0, sizeof *res);
+    res->stop_index = -1;
     nsd_runner r = {.res = res, .label = label};
     size_t opened = runner_open(&r, m, cfg, host, diag);
     if (opened == 1) return 1;

@@ -26,10 +26,11 @@ typedef struct nsd_run_result {
     double t_reached;
     nsdyn_integrator_stats stats;
     double wall_seconds;
-    double *event_times; /* located stop events */
+    double *event_times; /* located switches and stops (contact events: contact_log) */
     size_t n_events;
     nsd_event_log contact_log;  /* event-driven contact: impacts and mode changes */
     size_t n_switches, n_stops; /* system mode switches applied, stop conditions fired */
+    int stop_index;             /* the stop condition that ended the run (layout index), or -1 */
     /* Event-function returns of the integrator (located roots, and
      * crossings the runner found inside a step) and, of those, the ones
      * that changed nothing (no contact event logged, no switch, no stop):

@@ -54,11 +54,10 @@ size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
     /* Every run starts from the instances as create left them: a system's
      * discrete mode (the walker's stance foot, its step count) is part of
      * the initial state, and a second run must not start where the first
-     * one ended. */
-    nsd_model *m = &s->model;
-    if (m->sys && m->sys->info.reset) m->sys->info.reset(m->sys_inst);
-    if (m->contact && m->contact->info.reset) m->contact->info.reset(m->contact_inst);
-    if (m->friction && m->friction->info.reset) m->friction->info.reset(m->friction_inst);
+     * one ended; nor must the contact modes of event-driven contact (a
+     * ball at rest at the end of one run would start the next one in
+     * sustained contact, in the air). */
+    nsd_model_reset(&s->model);
     return nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
 }
 

@@ -548,6 +548,45 @@ static nsdyn_status stops_eval(void *inst, double t, const double *q, const doub
     return NSDYN_OK;
 }
 
+/* Summary values for parameter studies (system.h, ABI 2.1; docs/sweep.md).
+ * incline_height: the thesis's "height reached on the incline" (Sec. 5.2,
+ * studies III/IV read it against an area of interest at -15 m): the
+ * highest sample of the sphere's lowest point z - b while the centre is
+ * in the incline region x > x_low - b (the region of the rolled_back
+ * stop), relative to the far rim's edge (the last vertex): the valley's
+ * depth at the foot, 0 at the rim, NaN when the centre never got there
+ * or the profile has no incline. crossed: 1 once the centre is past that
+ * edge (x >= x_cross; the stop fires 1e-6 b later), else 0. Sample
+ * resolution: near the top of a climb z - b is flat in t, so output_dt
+ * = h costs at most g h^2 / 8 of height. */
+enum { SUM_HEIGHT, SUM_CROSSED, N_SUM };
+static const nsdyn_channel summary_values[] = {
+    [SUM_HEIGHT] = {"incline_height", "m",
+                    "height reached on the incline, relative to the far rim (thesis Sec. 5.2)"},
+    [SUM_CROSSED] = {"crossed", "1", "1 when the centre passed the far rim's edge"},
+};
+
+static nsdyn_status summary_update(void *inst, double t, const double *q, const double *v,
+                                   int first, double *values) {
+    (void)t;
+    (void)v;
+    const sphere *S = inst;
+    if (first) values[SUM_CROSSED] = 0.0;
+    if (S->has_low && q[0] > S->x_low - S->b) {
+        double h = q[2] - S->b - S->zv[S->n - 1];
+        if (!(values[SUM_HEIGHT] >= h)) values[SUM_HEIGHT] = h; /* NaN at first */
+    }
+    if (S->has_cross && q[0] >= S->x_cross) values[SUM_CROSSED] = 1.0;
+    return NSDYN_OK;
+}
+
+static const nsdyn_system_summaries summaries = {
+    .struct_size = sizeof(nsdyn_system_summaries),
+    .n = N_SUM,
+    .values = summary_values,
+    .update = summary_update,
+};
+
 /* Edge handovers (see the header and handover()): rising through zero
  * when the centre crosses the ray of the new owner's face normal at the
  * edge, from the wedge into the new owner's quadrant. */
@@ -606,6 +645,7 @@ static const nsdyn_system sphere_planes_system = {
     .draw = draw,
     .switches = switches_eval,
     .on_switch = on_switch,
+    .summaries = &summaries,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -71,7 +71,7 @@ static const nsdyn_channel v_channels[] = {
 };
 static const nsdyn_channel outputs[] = {
     {"slip", "m/s", "slip speed |u|"},
-    {"F_ratio", "1", "friction force / C"},
+    {"F_ratio", "1", "friction ratio |F| / C"},
 };
 static const nsdyn_contact_decl contacts[] = {{"wheel", NSDYN_CONTACT_PERSISTENT, 2}};
 static const char *const stops[] = {"jackknife"};

@@ -298,15 +298,15 @@ _Static_assert(N_O - O_HS_T == sizeof((walker *)0)->hs / sizeof(double),
 static const nsdyn_channel outputs[] = {
     [O_ALPHA] = {"alpha", "rad", "inner leg angle alpha = theta1 - theta2"},
     [O_HIP_HEIGHT] = {"hip_height", "m", "hip height above the ramp"},
-    [O_SLIP1] = {"slip1", "m/s", "sliding velocity of foot 1 (17)"},
-    [O_SLIP2] = {"slip2", "m/s", "sliding velocity of foot 2 (17)"},
+    [O_SLIP1] = {"slip1", "m/s", "sliding velocity of foot 1"},
+    [O_SLIP2] = {"slip2", "m/s", "sliding velocity of foot 2"},
     [O_ENERGY] = {"energy", "J", "kinetic + potential energy"},
     [O_STANCE] = {"stance", "1", "stance leg (1 or 2)"},
     [O_DOUBLE] = {"double_support", "1", "double support (1) or single (0)"},
     [O_STEPS] = {"steps", "1", "heel strikes so far"},
-    [O_STEP_LENGTH] = {"step_length", "m", "last step length (22)"},
+    [O_STEP_LENGTH] = {"step_length", "m", "last step length"},
     [O_STEP_PERIOD] = {"step_period", "s", "last step period"},
-    [O_HIP_VELOCITY] = {"hip_velocity", "m/s", "last average hip velocity (23)"},
+    [O_HIP_VELOCITY] = {"hip_velocity", "m/s", "last average hip velocity"},
     /* The state (q, v) at the last heel strike, the step-to-step map's
      * section, with the legs named by their role there: trail = the old
      * stance leg, lead = the leg that strikes. */

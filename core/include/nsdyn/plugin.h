@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define NSDYN_ABI_MAJOR 2u
-#define NSDYN_ABI_MINOR 0u
+#define NSDYN_ABI_MINOR 1u
 
 /* Name of the single exported entry point. */
 #define NSDYN_PLUGIN_ENTRY nsdyn_plugin_entry

@@ -163,6 +163,24 @@ typedef nsdyn_status (*nsdyn_system_switches_fn)(void *inst, double t, const dou
 typedef nsdyn_status (*nsdyn_system_on_switch_fn)(void *inst, size_t index, double t, double *q,
                                                   double *v);
 
+/* Summary values a system declares for parameter studies (ABI 2.1; `nsdyn
+ * sweep`, docs/sweep.md): numbers the system itself knows how to read off
+ * a run, such as the height the tumbleweed reached on the incline. The
+ * host calls update() on every sample of a finished run in time order,
+ * first = 1 on the first, with that sample's state; update() keeps its
+ * running values in values[n] (host-owned; the host sets them to NaN
+ * before the first call) and must not change the instance. A value left
+ * NaN reads as "not reached". Run class, called between runs only. */
+typedef nsdyn_status (*nsdyn_system_summary_fn)(void *inst, double t, const double *q,
+                                                const double *v, int first, double *values);
+
+typedef struct nsdyn_system_summaries {
+    uint32_t struct_size; /* sizeof(nsdyn_system_summaries) the plugin was built with */
+    size_t n;
+    const nsdyn_channel *values; /* n: name ([a-z0-9_]+), unit, label */
+    nsdyn_system_summary_fn update;
+} nsdyn_system_summaries;
+
 typedef struct nsdyn_system {
     nsdyn_plugin_info info;
 
@@ -191,6 +209,10 @@ typedef struct nsdyn_system {
      * integrator afterwards. This is the one run-class callback that may
      * change instance state, and the host calls it only between steps. */
     nsdyn_system_on_switch_fn on_switch;
+
+    /* ABI 2.1 (appended): the system's own summary values of a run, or
+     * NULL. Read only when info.struct_size covers this field. */
+    const nsdyn_system_summaries *summaries;
 } nsdyn_system;
 
 /* Descriptor head of a system: NSDYN_SYSTEM_INFO(.id = "...", ...). */

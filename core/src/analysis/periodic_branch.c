@@ -166,10 +166,10 @@ static size_t report_panels(const nsd_scenario *s, const nsd_periodic_config *pc
     for (size_t j = 0; j < nr; ++j) {
         const nsd_channel *ch = &s->model.channels[pc->report[j]];
         for (size_t i = 0; i < np; ++i) R[j * np + i] = b->pt[i].converged ? b->pt[i].rep[j] : NAN;
-        cv[j] = (nsd_curve){P, R + j * np, np, NULL, 1, 0, 2.0, 2};
+        cv[j] = (nsd_curve){P, R + j * np, np, NULL, 1, 0, 2.0, 2, 0, 0};
         snprintf(yl[j], sizeof yl[j], "%s [%s]", ch->name, ch->unit);
         panels[j] = (nsd_panel){ch->label, xl,  yl[j], &cv[j], 1, vl,   nv,   NAN, NAN,
-                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0};
+                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0, NULL, NULL, 0};
     }
     return nr;
 }
@@ -207,27 +207,27 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
     one[2] = one[3] = -1.0;
     for (size_t j = 0; j < k; ++j) {
         snprintf(leg[j], sizeof leg[j], "mu%zu", j + 1);
-        cv[j] = (nsd_curve){P, mod + j * np, np, leg[j], (int)j, 0, 1.5, 2};
-        cv[k + 1 + j] = (nsd_curve){P, re + j * np, np, NULL, (int)j, 0, 1.5, 2};
+        cv[j] = (nsd_curve){P, mod + j * np, np, leg[j], (int)j, 0, 1.5, 2, 0, 0};
+        cv[k + 1 + j] = (nsd_curve){P, re + j * np, np, NULL, (int)j, 0, 1.5, 2, 0, 0};
     }
-    cv[k] = (nsd_curve){ends, one, 2, "|mu| = 1", 6, 1, 1.0, 0};
-    cv[2 * k + 1] = (nsd_curve){ends, one + 2, 2, "mu = -1", 6, 1, 1.0, 0};
-    cv[2 * k + 2] = (nsd_curve){P, T, np, NULL, 0, 0, 2.0, 2};
+    cv[k] = (nsd_curve){ends, one, 2, "|mu| = 1", 6, 1, 1.0, 0, 0, 0};
+    cv[2 * k + 1] = (nsd_curve){ends, one + 2, 2, "mu = -1", 6, 1, 1.0, 0, 0, 0};
+    cv[2 * k + 2] = (nsd_curve){P, T, np, NULL, 0, 0, 2.0, 2, 0, 0};
     char xl[128], title[600];
     snprintf(xl, sizeof xl, "%s.%s", pc->cont_section[0], pc->cont_key[0]);
     snprintf(title, sizeof title, "periodic orbits along %s (grey lines: a multiplier crosses)",
              xl);
     nsd_panel panels[3 + NR_PANELS] = {
         {"Floquet multipliers |mu|", xl, "|mu|", cv, k + 1, vl, nv, NAN, NAN, 0.0, NAN, 0, 0, 0,
-         NULL, NULL, 4},
+         NULL, NULL, 4, NULL, NULL, 0},
         {"real parts", xl, "Re mu", cv + k + 1, k + 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
-         NULL, 0},
+         NULL, 0, NULL, NULL, 0},
         {"period", xl, "period [s]", cv + 2 * k + 2, 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
-         NULL, 0},
+         NULL, 0, NULL, NULL, 0},
     };
     char yl[NR_PANELS][96];
     size_t npanels = 3 + report_panels(s, pc, b, P, R, vl, nv, xl, cv + 2 * k + 3, panels + 3, yl);
-    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, 1200};
+    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, 1200, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/continuation.%s", dir, nsd_plot_format_ext(fmt));

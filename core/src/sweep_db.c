@@ -1,0 +1,351 @@
+/* The sweep's SQLite database (sweep.h, docs/sweep.md):
+ *   sweep(key, value)     the definition: its hash, the config, the design,
+ *                         the run count, the host's version;
+ *   axes(pos, name, key, kind, n, start, stop, scale, zip_dim, per)
+ *   summaries(pos, name, expr)
+ *   runs(run, <axes>, <summaries>, status, message, wall, config_hash)
+ *                         one row per finished run;
+ *   points(run, k, value) the local maxima of a maxima() summary, when the
+ *                         sweep has one (a bifurcation diagram).
+ * Rows are written in transactions by one thread; a run is finished once
+ * its row is committed, so a sweep run again on the same database skips
+ * it. WAL journal: a killed sweep loses only the uncommitted rows. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsdyn_build_config.h"
+#include "sweep.h"
+
+struct nsd_sweep_db {
+    sqlite3 *db;
+    sqlite3_stmt *put;
+    sqlite3_stmt *put_clear, *put_point, *get_points; /* maxima() points, or NULL */
+    const nsd_sweep_def *def;
+};
+
+static const char *const status_text[] = {"ok", "failed", "refused", "no summary"};
+
+static int fail(nsd_sweep_db *d, const char *what, char *err, size_t len) {
+    snprintf(err, len, "%s: %s", what, d->db ? sqlite3_errmsg(d->db) : "cannot open");
+    return -1;
+}
+
+static int exec(nsd_sweep_db *d, const char *sql, char *err, size_t len) {
+    char *msg = NULL;
+    if (sqlite3_exec(d->db, sql, NULL, NULL, &msg) == SQLITE_OK) return 0;
+    snprintf(err, len, "%s (%s)", msg ? msg : "error", sql);
+    sqlite3_free(msg);
+    return -1;
+}
+
+/* The definition hash stored in an existing database, or "" (new). */
+static int stored_hash(nsd_sweep_db *d, char out[65], char *err, size_t len) {
+    out[0] = '\0';
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->db,
+                           "SELECT value FROM sweep WHERE key = 'definition' AND EXISTS "
+                           "(SELECT 1 FROM sqlite_master WHERE name = 'runs')",
+                           -1, &st, NULL) != SQLITE_OK) {
+        /* no table sweep: a new database, or not one of ours */
+        int n = 0;
+        sqlite3_stmt *cnt = NULL;
+        if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM sqlite_master", -1, &cnt, NULL) ==
+                SQLITE_OK &&
+            sqlite3_step(cnt) == SQLITE_ROW)
+            n = sqlite3_column_int(cnt, 0);
+        sqlite3_finalize(cnt);
+        if (n == 0) return 0;
+        snprintf(err, len, "it holds tables but no sweep definition: not a sweep database");
+        return -1;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(out, 65, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static char *quote_ident(const char *s) { return sqlite3_mprintf("\"%w\"", s); }
+
+/* The schema and the definition, in one transaction. */
+static int create_schema(nsd_sweep_db *d, const char *config, char *err, size_t len) {
+    const nsd_sweep_def *def = d->def;
+    char *sql = sqlite3_mprintf(
+        "BEGIN; CREATE TABLE sweep(key TEXT PRIMARY KEY, value TEXT);"
+        "CREATE TABLE axes(pos INTEGER PRIMARY KEY, name TEXT, key TEXT, kind TEXT, n INTEGER, "
+        "start REAL, stop REAL, scale TEXT, zip_dim INTEGER, per TEXT);"
+        "CREATE TABLE summaries(pos INTEGER PRIMARY KEY, name TEXT, expr TEXT);"
+        "INSERT INTO sweep VALUES('definition', %Q), ('config', %Q), ('design', %Q), "
+        "('seed', %lld), ('samples', %lld), ('n_runs', %lld), ('nsdyn', %Q);",
+        def->hash, config,
+        def->design == NSD_DESIGN_GRID     ? "grid"
+        : def->design == NSD_DESIGN_RANDOM ? "random"
+                                           : "lhs",
+        (long long)def->seed, (long long)def->samples, (long long)def->n_runs, NSDYN_VERSION);
+    int rc = exec(d, sql, err, len);
+    sqlite3_free(sql);
+    char *runs = sqlite3_mprintf("CREATE TABLE runs(run INTEGER PRIMARY KEY");
+    for (size_t a = 0; rc == 0 && a < def->n_axes; ++a) {
+        const nsd_sweep_axis *ax = &def->axes[a];
+        char key[160];
+        snprintf(key, sizeof key, "%s.%s", ax->section, ax->param);
+        sql = sqlite3_mprintf(
+            "INSERT INTO axes VALUES(%d, %Q, %Q, %Q, %lld, %.17g, %.17g, %Q, %d, %Q);", (int)a,
+            ax->name, key, ax->is_range ? "range" : "list", (long long)ax->n, ax->start, ax->stop,
+            ax->log ? "log" : "linear", (int)ax->dim, ax->per_key);
+        rc = exec(d, sql, err, len);
+        sqlite3_free(sql);
+        char *q = quote_ident(ax->name), *next = sqlite3_mprintf("%z, %s", runs, q);
+        sqlite3_free(q);
+        runs = next;
+    }
+    for (size_t s = 0; rc == 0 && s < def->n_sums; ++s) {
+        sql = sqlite3_mprintf("INSERT INTO summaries VALUES(%d, %Q, %Q);", (int)s,
+                              def->sums[s].name, def->sums[s].expr);
+        rc = exec(d, sql, err, len);
+        sqlite3_free(sql);
+        char *q = quote_ident(def->sums[s].name), *next = sqlite3_mprintf("%z, %s", runs, q);
+        sqlite3_free(q);
+        runs = next;
+    }
+    sql = sqlite3_mprintf("%z, status TEXT, message TEXT, wall REAL, config_hash TEXT); %s COMMIT;",
+                          runs,
+                          def->points_sum >= 0 ? "CREATE TABLE points(run INTEGER, k INTEGER, "
+                                                 "value REAL, PRIMARY KEY(run, k));"
+                                               : "");
+    if (rc == 0) rc = exec(d, sql, err, len);
+    sqlite3_free(sql);
+    return rc;
+}
+
+static int prepare_put(nsd_sweep_db *d, char *err, size_t len) {
+    size_t n = 1 + d->def->n_axes + d->def->n_sums + 4;
+    char *sql = sqlite3_mprintf("INSERT OR REPLACE INTO runs VALUES(?");
+    for (size_t i = 1; i < n; ++i) sql = sqlite3_mprintf("%z, ?", sql);
+    sql = sqlite3_mprintf("%z)", sql);
+    int rc = sqlite3_prepare_v2(d->db, sql, -1, &d->put, NULL);
+    sqlite3_free(sql);
+    if (rc == SQLITE_OK && d->def->points_sum >= 0) {
+        rc = sqlite3_prepare_v2(d->db, "DELETE FROM points WHERE run = ?", -1, &d->put_clear, NULL);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_prepare_v2(d->db, "INSERT INTO points VALUES(?, ?, ?)", -1, &d->put_point,
+                                    NULL);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_prepare_v2(d->db, "SELECT value FROM points WHERE run = ? ORDER BY k", -1,
+                                    &d->get_points, NULL);
+    }
+    return rc == SQLITE_OK ? 0 : fail(d, "prepare", err, len);
+}
+
+static int read_done(nsd_sweep_db *d, uint8_t **done, size_t *n_done, char *err, size_t len) {
+    size_t n = d->def->n_runs;
+    *done = calloc(n / 8 + 1, 1);
+    if (!*done) abort();
+    *n_done = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->db, "SELECT run FROM runs", -1, &st, NULL) != SQLITE_OK)
+        return fail(d, "reading the finished runs", err, len);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        sqlite3_int64 r = sqlite3_column_int64(st, 0);
+        if (r < 0 || (size_t)r >= n || ((*done)[r / 8] >> (r % 8) & 1)) continue;
+        (*done)[r / 8] |= (uint8_t)(1u << (r % 8));
+        (*n_done)++;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, const char *config,
+                                uint8_t **done, size_t *n_done, char *err, size_t len) {
+    nsd_sweep_db *d = calloc(1, sizeof *d);
+    if (!d) abort();
+    d->def = def;
+    *done = NULL;
+    char hash[65];
+    int rc = -1;
+    if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        fail(d, path, err, len);
+    } else if (sqlite3_busy_timeout(d->db, 10000), stored_hash(d, hash, err, len) != 0) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, len, "database %s: %s", path, why);
+    } else if (hash[0] && strcmp(hash, def->hash) != 0) {
+        snprintf(err, len,
+                 "database %s was written by another sweep definition (its hash %.12s..., this "
+                 "config's %.12s...): the config, its --set values or the [sweep] axes or "
+                 "summaries changed; use another database (--db) or remove this one",
+                 path, hash, def->hash);
+    } else if (exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err, len) == 0 &&
+               (hash[0] || create_schema(d, config, err, len) == 0) &&
+               prepare_put(d, err, len) == 0 && read_done(d, done, n_done, err, len) == 0) {
+        rc = 0;
+    }
+    if (rc == 0) return d;
+    free(*done);
+    *done = NULL;
+    nsd_sweep_db_close(d);
+    return NULL;
+}
+
+int nsd_sweep_db_begin(nsd_sweep_db *d, char *err, size_t len) {
+    return exec(d, "BEGIN", err, len);
+}
+
+int nsd_sweep_db_commit(nsd_sweep_db *d, char *err, size_t len) {
+    return exec(d, "COMMIT", err, len);
+}
+
+static void bind_value(sqlite3_stmt *st, int i, double num, const char *text) {
+    if (text && text[0])
+        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+    else if (isnan(num))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, num);
+}
+
+int nsd_sweep_db_put(nsd_sweep_db *d, const nsd_sweep_row *row, char *err, size_t len) {
+    sqlite3_stmt *st = d->put;
+    int i = 1;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)row->run);
+    for (size_t a = 0; a < d->def->n_axes; ++a)
+        bind_value(st, i++, row->axis_num[a], row->axis_text[a]);
+    for (size_t s = 0; s < d->def->n_sums; ++s)
+        bind_value(st, i++, row->sum_num[s], row->sum_text[s]);
+    sqlite3_bind_text(st, i++, status_text[row->status & 3], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, row->message, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(st, i++, row->wall);
+    sqlite3_bind_text(st, i++, row->config_hash, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_DONE) return fail(d, "writing a run", err, len);
+    if (!d->put_clear) return 0;
+    sqlite3_reset(d->put_clear);
+    sqlite3_bind_int64(d->put_clear, 1, (sqlite3_int64)row->run);
+    if (sqlite3_step(d->put_clear) != SQLITE_DONE) return fail(d, "writing points", err, len);
+    for (uint32_t k = 0; k < row->n_points; ++k) {
+        sqlite3_reset(d->put_point);
+        sqlite3_bind_int64(d->put_point, 1, (sqlite3_int64)row->run);
+        sqlite3_bind_int(d->put_point, 2, (int)k);
+        sqlite3_bind_double(d->put_point, 3, row->points[k]);
+        if (sqlite3_step(d->put_point) != SQLITE_DONE) return fail(d, "writing points", err, len);
+    }
+    return 0;
+}
+
+/* A CSV field: numbers as the shortest text that reads back exactly,
+ * text quoted when it holds a comma, quote or line break. */
+static void csv_field(FILE *f, sqlite3_stmt *st, int c) {
+    switch (sqlite3_column_type(st, c)) {
+        case SQLITE_NULL: break;
+        case SQLITE_INTEGER: fprintf(f, "%lld", (long long)sqlite3_column_int64(st, c)); break;
+        case SQLITE_FLOAT: {
+            double x = sqlite3_column_double(st, c);
+            char buf[40];
+            snprintf(buf, sizeof buf, "%.15g", x);
+            if (strtod(buf, NULL) != x) snprintf(buf, sizeof buf, "%.17g", x);
+            fputs(buf, f);
+            break;
+        }
+        default: {
+            const char *s = (const char *)sqlite3_column_text(st, c);
+            if (!s) break;
+            if (!strpbrk(s, ",\"\n\r")) {
+                fputs(s, f);
+                break;
+            }
+            fputc('"', f);
+            for (; *s; ++s) {
+                if (*s == '"') fputc('"', f);
+                fputc(*s, f);
+            }
+            fputc('"', f);
+        }
+    }
+}
+
+int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL) != SQLITE_OK)
+        return fail(d, "reading the runs", err, len);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        sqlite3_finalize(st);
+        snprintf(err, len, "cannot write %s", tmp);
+        return -1;
+    }
+    int nc = sqlite3_column_count(st);
+    for (int c = 0; c < nc; ++c) fprintf(f, "%s%s", c ? "," : "", sqlite3_column_name(st, c));
+    fputc('\n', f);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < nc; ++c) {
+            if (c) fputc(',', f);
+            csv_field(f, st, c);
+        }
+        fputc('\n', f);
+    }
+    sqlite3_finalize(st);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        snprintf(err, len, "cannot write %s", path);
+        return -1;
+    }
+    return 0;
+}
+
+static void column_value(sqlite3_stmt *st, int c, double *num, char *text) {
+    text[0] = '\0';
+    *num = NAN;
+    int t = sqlite3_column_type(st, c);
+    if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
+        *num = sqlite3_column_double(st, c);
+    else if (t == SQLITE_TEXT)
+        snprintf(text, NSD_SWEEP_TEXT, "%s", (const char *)sqlite3_column_text(st, c));
+}
+
+int nsd_sweep_db_scan(nsd_sweep_db *d, nsd_sweep_row_fn fn, void *ctx, char *err, size_t len) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL) != SQLITE_OK)
+        return fail(d, "reading the runs", err, len);
+    nsd_sweep_row *row = nsd_sweep_row_new(d->def);
+    size_t na = d->def->n_axes, ns = d->def->n_sums;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int c = 0;
+        row->run = (uint64_t)sqlite3_column_int64(st, c++);
+        for (size_t a = 0; a < na; ++a, ++c)
+            column_value(st, c, &row->axis_num[a], row->axis_text[a]);
+        for (size_t s = 0; s < ns; ++s, ++c)
+            column_value(st, c, &row->sum_num[s], row->sum_text[s]);
+        const char *status = (const char *)sqlite3_column_text(st, c++);
+        row->status = NSD_SWEEP_FAILED;
+        for (int k = 0; k < 4; ++k)
+            if (status && !strcmp(status, status_text[k])) row->status = k;
+        const char *msg = (const char *)sqlite3_column_text(st, c++);
+        snprintf(row->message, sizeof row->message, "%s", msg ? msg : "");
+        row->wall = sqlite3_column_double(st, c++);
+        row->n_points = 0;
+        if (d->get_points) {
+            sqlite3_reset(d->get_points);
+            sqlite3_bind_int64(d->get_points, 1, (sqlite3_int64)row->run);
+            while (sqlite3_step(d->get_points) == SQLITE_ROW && row->n_points < NSD_SWEEP_POINTS)
+                row->points[row->n_points++] = sqlite3_column_double(d->get_points, 0);
+        }
+        fn(ctx, row);
+    }
+    sqlite3_finalize(st);
+    nsd_sweep_row_free(row);
+    return 0;
+}
+
+void nsd_sweep_db_close(nsd_sweep_db *d) {
+    if (!d) return;
+    sqlite3_finalize(d->put);
+    sqlite3_finalize(d->put_clear);
+    sqlite3_finalize(d->put_point);
+    sqlite3_finalize(d->get_points);
+    sqlite3_close(d->db);
+    free(d);
+}

@@ -1,0 +1,355 @@
+/* Running a sweep's runs: one run (derive, create, run, summarize), the
+ * worker threads with one writer, the tally and the progress line
+ * (sweep.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "interrupt.h"
+#include "output.h"
+#include "sweep.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *row) {
+    for (size_t a = 0; a < def->n_axes; ++a) {
+        const char *t = nsd_sweep_value(def, run, a, &row->axis_num[a]);
+        snprintf(row->axis_text[a], NSD_SWEEP_TEXT, "%s", t ? t : "");
+        if (t) row->axis_num[a] = NAN;
+    }
+}
+
+/* The outputs of a run the keep setting names: data and run.toml, no
+ * graphs (PLplot is for one thread). */
+static void keep_outputs(const nsd_sweep_worker_ctx *ctx, nsd_scenario *s, nsd_sweep_row *row) {
+    int failed = row->status != NSD_SWEEP_OK;
+    if (!ctx->keep_dir || ctx->def->keep == NSD_KEEP_NONE ||
+        (ctx->def->keep == NSD_KEEP_FAILED && !failed) ||
+        (ctx->def->keep == NSD_KEEP_FILTER && !nsd_sweep_filter_holds(&ctx->def->keep_filter, row)))
+        return;
+    char dir[PATH_MAX], err[PATH_MAX + 512];
+    snprintf(dir, sizeof dir, "%s/run-%08llu", ctx->keep_dir, (unsigned long long)row->run);
+    char **written = NULL;
+    size_t n = 0;
+    if (nsd_scenario_write_into(s, dir, 0, "nsdyn sweep", &written, &n, err, sizeof err) < 0) {
+        size_t used = strlen(row->message);
+        snprintf(row->message + used, sizeof row->message - used, "%sthe outputs were not kept: %s",
+                 used ? "; " : "", err);
+    }
+    nsd_paths_free(written, n);
+}
+
+int nsd_sweep_filter_holds(const nsd_sweep_filter *f, const nsd_sweep_row *row) {
+    if (f->is_text) {
+        int eq = !strcmp(row->sum_text[f->summary], f->text);
+        return f->op == 0 ? eq : !eq;
+    }
+    double v = row->sum_num[f->summary];
+    switch (f->op) { /* NaN (no value) holds for none but != */
+        case 0: return v == f->num;
+        case 1: return !(v == f->num);
+        case 2: return v < f->num;
+        case 3: return v <= f->num;
+        case 4: return v > f->num;
+        case 5: return v >= f->num;
+    }
+    return 0;
+}
+
+void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_row *row) {
+    const nsd_sweep_def *def = ctx->def;
+    double w0 = now_s();
+    row->run = run;
+    row->status = NSD_SWEEP_OK;
+    row->message[0] = '\0';
+    row->config_hash[0] = '\0';
+    row->sim_wall = 0;
+    row->n_points = 0;
+    fill_axes(def, run, row);
+    for (size_t k = 0; k < def->n_sums; ++k) {
+        row->sum_num[k] = NAN;
+        row->sum_text[k][0] = '\0';
+    }
+    nsd_toml_node var;
+    nsd_sweep_variant(def, run, &var);
+    nsd_scenario s;
+    nsd_diag diag = {0};
+    if (ctx->lock) ctx->lock(1);
+    size_t errors = nsd_scenario_derive(&s, ctx->base, &var, &diag);
+    if (ctx->lock) ctx->lock(0);
+    s.no_graphs = 1;
+    if (!errors) errors = nsd_scenario_create(&s, &diag);
+    if (!errors) {
+        s.app.cfg.settings.progress = 0;
+        nsd_sweep_config_hash(&s.app.cfg, row->config_hash);
+        errors = nsd_scenario_run(&s, NULL, &diag);
+        row->sim_wall = s.res.wall_seconds;
+    }
+    if (errors) {
+        row->status = NSD_SWEEP_REFUSED;
+        snprintf(row->message, sizeof row->message, "%s",
+                 diag.n ? diag.lines[0] : "the run's config was refused");
+    } else if (s.res.outcome == NSD_RUN_FAILED) {
+        row->status = NSD_SWEEP_FAILED;
+        snprintf(row->message, sizeof row->message, "%.511s", s.res.message);
+        for (size_t k = 0; k < def->n_sums; ++k)
+            if (def->sums[k].kind == NSD_SUM_STOP) snprintf(row->sum_text[k], 8, "failed");
+    } else if (nsd_sweep_summarize(def, &s, row) != 0) {
+        row->status = NSD_SWEEP_NO_SUMMARY;
+    }
+    if (!errors) keep_outputs(ctx, &s, row);
+    nsd_scenario_destroy(&s);
+    nsd_diag_free(&diag);
+    nsd_toml_node_clear(&var);
+    row->wall = now_s() - w0;
+}
+
+/* ---- tally and progress ---- */
+
+static const char *const status_names[] = {"ok", "failed", "refused", "no summary"};
+
+/* A failure's reason: its message without the state (from "; state",
+ * "; last") and with every number as N (times and states differ from run
+ * to run), so runs that failed the same way count together. */
+static void reason_of(const nsd_sweep_row *row, char *buf, size_t len) {
+    char msg[sizeof row->message];
+    snprintf(msg, sizeof msg, "%s", row->message);
+    static const char *const cuts[] = {"; state", "; last", " (axis '"};
+    for (size_t k = 0; k < 3; ++k) {
+        char *c = strstr(msg, cuts[k]);
+        if (c) *c = '\0';
+    }
+    size_t n = (size_t)snprintf(buf, len, "%s: ", status_names[row->status & 3]);
+    for (const char *p = msg; *p && n + 2 < len;) {
+        int digit = *p >= '0' && *p <= '9';
+        int starts = digit || ((*p == '-' || *p == '.') && p[1] >= '0' && p[1] <= '9');
+        if (starts && (p == msg || !((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z'))) {
+            buf[n++] = 'N';
+            p++;
+            while ((*p >= '0' && *p <= '9') || *p == '.' ||
+                   ((*p == 'e' || *p == 'E') &&
+                    (p[1] == '-' || p[1] == '+' || (p[1] >= '0' && p[1] <= '9'))) ||
+                   ((*p == '-' || *p == '+') && (p[-1] == 'e' || p[-1] == 'E')))
+                p++;
+            continue;
+        }
+        buf[n++] = *p++;
+    }
+    buf[n] = '\0';
+}
+
+void nsd_sweep_tally_add(nsd_sweep_tally *t, const nsd_sweep_row *row) {
+    t->done++;
+    t->by_status[row->status & 3]++;
+    t->wall += row->wall;
+    t->sim_wall += row->sim_wall;
+    if (row->status == NSD_SWEEP_OK) return;
+    char why[160];
+    reason_of(row, why, sizeof why);
+    for (size_t i = 0; i < t->n_reasons; ++i)
+        if (!strcmp(t->reason[i], why)) {
+            t->reason_n[i]++;
+            return;
+        }
+    if (t->n_reasons < 8) {
+        snprintf(t->reason[t->n_reasons], sizeof t->reason[0], "%s", why);
+        t->reason_n[t->n_reasons++] = 1;
+    }
+}
+
+void nsd_sweep_tally_print(FILE *out, const nsd_sweep_tally *t) {
+    size_t bad = t->done - t->by_status[NSD_SWEEP_OK];
+    fprintf(out, "sweep: %zu runs done (%zu skipped as finished before), %zu ok, %zu failed",
+            t->done, t->skipped, t->by_status[NSD_SWEEP_OK], bad);
+    if (bad)
+        fprintf(out, " (%zu simulation failed, %zu refused, %zu without summary)",
+                t->by_status[NSD_SWEEP_FAILED], t->by_status[NSD_SWEEP_REFUSED],
+                t->by_status[NSD_SWEEP_NO_SUMMARY]);
+    fputc('\n', out);
+    if (t->done && t->elapsed > 0)
+        fprintf(out,
+                "sweep: %.1f s wall, %.1f runs/s; per run %.3f ms (simulation %.3f ms, set-up and "
+                "summaries %.3f ms); database %.2f s in the writer\n",
+                t->elapsed, (double)t->done / t->elapsed, 1e3 * t->wall / (double)t->done,
+                1e3 * t->sim_wall / (double)t->done,
+                1e3 * (t->wall - t->sim_wall) / (double)t->done, t->db_wall);
+    for (size_t i = 0; i < t->n_reasons; ++i)
+        fprintf(out, "  %6zu x %s\n", t->reason_n[i], t->reason[i]);
+}
+
+void nsd_sweep_progress_start(nsd_sweep_progress *p, size_t total, int quiet) {
+    p->t0 = p->last = now_s();
+    p->tty = isatty(STDERR_FILENO);
+    p->quiet = quiet;
+    p->total = total;
+}
+
+void nsd_sweep_progress_show(nsd_sweep_progress *p, const nsd_sweep_tally *t, int final) {
+    double w = now_s();
+    if (p->quiet || (!final && w - p->last < (p->tty ? 0.25 : 5.0))) return;
+    p->last = w;
+    double rate = w > p->t0 ? (double)t->done / (w - p->t0) : 0;
+    double eta = rate > 0 ? (double)(p->total - t->done) / rate : 0;
+    fprintf(stderr, "%ssweep: %zu/%zu runs, %zu failed, %.1f runs/s, ETA %.0f s%s",
+            p->tty ? "\r" : "", t->done, p->total, t->done - t->by_status[NSD_SWEEP_OK], rate, eta,
+            p->tty && !final ? "   " : "\n");
+}
+
+/* ---- threads ---- */
+
+typedef struct queue {
+    pthread_mutex_t mu;
+    pthread_cond_t ready, room;
+    nsd_sweep_row **rows; /* finished, waiting for the writer */
+    size_t n, cap;
+    size_t next;      /* next pending run to take */
+    size_t n_pending; /* pending[] */
+    uint64_t *pending;
+    int workers_left;
+} queue;
+
+typedef struct worker {
+    queue *q;
+    nsd_sweep_worker_ctx ctx;
+    pthread_t th;
+} worker;
+
+static pthread_mutex_t derive_mu = PTHREAD_MUTEX_INITIALIZER;
+static void derive_lock(int on) {
+    if (on)
+        pthread_mutex_lock(&derive_mu);
+    else
+        pthread_mutex_unlock(&derive_mu);
+}
+
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    queue *q = w->q;
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        size_t i = q->next < q->n_pending && !nsd_interrupt_signal() ? q->next++ : SIZE_MAX;
+        pthread_mutex_unlock(&q->mu);
+        if (i == SIZE_MAX) break;
+        nsd_sweep_row *row = nsd_sweep_row_new(w->ctx.def);
+        nsd_sweep_run_one(&w->ctx, q->pending[i], row);
+        if (nsd_interrupt_signal()) { /* cut short: not a finished run */
+            nsd_sweep_row_free(row);
+            break;
+        }
+        pthread_mutex_lock(&q->mu);
+        while (q->n == q->cap) pthread_cond_wait(&q->room, &q->mu);
+        q->rows[q->n++] = row;
+        pthread_cond_signal(&q->ready);
+        pthread_mutex_unlock(&q->mu);
+    }
+    pthread_mutex_lock(&q->mu);
+    q->workers_left--;
+    pthread_cond_signal(&q->ready);
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+/* The writer: rows into the database, a commit every second. */
+static int write_rows(queue *q, nsd_sweep_db *db, nsd_sweep_tally *tally,
+                      nsd_sweep_progress *prog) {
+    char err[512];
+    int rc = 0;
+    double last_commit = now_s();
+    if (nsd_sweep_db_begin(db, err, sizeof err) != 0) rc = -1;
+    nsd_sweep_row **batch = calloc(q->cap, sizeof *batch);
+    if (!batch) abort();
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        while (q->n == 0 && q->workers_left > 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 250000000;
+            if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+            if (pthread_cond_timedwait(&q->ready, &q->mu, &ts) == ETIMEDOUT) break;
+        }
+        size_t n = q->n;
+        memcpy(batch, q->rows, n * sizeof *batch);
+        q->n = 0;
+        int finished = q->workers_left == 0 && n == 0;
+        pthread_cond_broadcast(&q->room);
+        pthread_mutex_unlock(&q->mu);
+        double w_db = now_s();
+        for (size_t i = 0; i < n; ++i) {
+            if (rc == 0 && nsd_sweep_db_put(db, batch[i], err, sizeof err) != 0) {
+                rc = -1; /* the workers take no more runs */
+                pthread_mutex_lock(&q->mu);
+                q->next = q->n_pending;
+                pthread_mutex_unlock(&q->mu);
+            }
+            nsd_sweep_tally_add(tally, batch[i]);
+            nsd_sweep_row_free(batch[i]);
+        }
+        if (rc == 0 && now_s() - last_commit > 1.0) {
+            if (nsd_sweep_db_commit(db, err, sizeof err) != 0 ||
+                nsd_sweep_db_begin(db, err, sizeof err) != 0)
+                rc = -1;
+            last_commit = now_s();
+        }
+        tally->db_wall += now_s() - w_db;
+        nsd_sweep_progress_show(prog, tally, 0);
+        if (finished) break;
+    }
+    free(batch);
+    if (rc == 0 && nsd_sweep_db_commit(db, err, sizeof err) != 0) rc = -1;
+    if (rc != 0) fprintf(stderr, "error: sweep database: %s\n", err);
+    return rc;
+}
+
+int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
+                           const uint8_t *done, const nsd_sweep_opts *opts,
+                           nsd_sweep_tally *tally) {
+    queue q = {.mu = PTHREAD_MUTEX_INITIALIZER,
+               .ready = PTHREAD_COND_INITIALIZER,
+               .room = PTHREAD_COND_INITIALIZER};
+    q.pending = malloc((def->n_runs ? def->n_runs : 1) * sizeof *q.pending);
+    int threads = opts->threads > 0 ? opts->threads : 1;
+    q.cap = 64 * (size_t)threads;
+    q.rows = calloc(q.cap, sizeof *q.rows);
+    worker *w = calloc((size_t)threads, sizeof *w);
+    if (!q.pending || !q.rows || !w) abort();
+    for (size_t r = 0; r < def->n_runs; ++r)
+        if (!(done && (done[r / 8] >> (r % 8) & 1))) q.pending[q.n_pending++] = r;
+    tally->skipped = def->n_runs - q.n_pending;
+    nsd_sweep_progress prog;
+    nsd_sweep_progress_start(&prog, q.n_pending, opts->quiet);
+    int started = 0;
+    q.workers_left = threads;
+    char *ok = calloc((size_t)threads, 1);
+    if (!ok) abort();
+    for (int i = 0; i < threads; ++i) {
+        w[i] = (worker){
+            .q = &q, .ctx = {def, base, opts->keep_dir, def->derive_locked ? derive_lock : NULL}};
+        ok[i] = pthread_create(&w[i].th, NULL, worker_main, &w[i]) == 0;
+        started += ok[i];
+        if (!ok[i]) {
+            pthread_mutex_lock(&q.mu);
+            q.workers_left--;
+            pthread_mutex_unlock(&q.mu);
+        }
+    }
+    int rc = started ? write_rows(&q, db, tally, &prog) : -1;
+    for (int i = 0; i < threads; ++i)
+        if (ok[i]) pthread_join(w[i].th, NULL);
+    free(ok);
+    nsd_sweep_progress_show(&prog, tally, 1);
+    tally->elapsed = now_s() - prog.t0;
+    free(q.pending);
+    free(q.rows);
+    free(w);
+    return rc;
+}

@@ -1,0 +1,534 @@
+/* [sweep]: axes, design, summaries, keep and graphs, read and checked
+ * with file:line:col messages before any run (sweep.h, docs/sweep.md). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sha256.h"
+#include "sweep.h"
+
+static char *dup_str(const char *s) {
+    char *d = strdup(s ? s : "");
+    if (!d) abort();
+    return d;
+}
+
+static void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size);
+    if (!p) abort();
+    return p;
+}
+
+static int is_num(const nsd_toml_node *n) {
+    return n && (n->type == NSD_TOML_FLOAT || n->type == NSD_TOML_INTEGER);
+}
+
+/* A column name: [A-Za-z_][A-Za-z0-9_]*, not a reserved column. */
+int nsd_sweep_valid_column(const char *s) {
+    static const char *const reserved[] = {"run", "status", "message", "wall", "config_hash"};
+    if (!s || !*s || !(s[0] == '_' || ((s[0] | 32) >= 'a' && (s[0] | 32) <= 'z'))) return 0;
+    for (const char *p = s; *p; ++p)
+        if (!(*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z')))
+            return 0;
+    for (size_t i = 0; i < NSDYN_COUNT(reserved); ++i)
+        if (!strcmp(s, reserved[i])) return 0;
+    return strlen(s) < 64;
+}
+
+static const char *const axis_keys[] = {"key",  "name",  "values", "start", "stop",
+                                        "step", "count", "scale",  "zip",   "per"};
+static const char *const sections[] = {"system",     "contact", "friction",
+                                       "integrator", "run",     "initial"};
+
+/* Keys of `t` outside `known`: one error each. */
+static size_t unknown_keys(const nsd_toml_node *t, const char *const *known, size_t n,
+                           const char *what, nsd_diag *diag) {
+    size_t errors = 0;
+    for (size_t i = 0; i < t->n_items; ++i) {
+        size_t k = 0;
+        while (k < n && strcmp(t->items[i].key, known[k]) != 0) k++;
+        if (k < n) continue;
+        const char *near = nsd_did_you_mean(t->items[i].key, known, n);
+        nsd_diag_at(diag, &t->items[i], "%s: unknown key '%s'%s%s%s", what, t->items[i].key,
+                    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        errors++;
+    }
+    return errors;
+}
+
+/* "section.key" into the axis. */
+static size_t axis_key(nsd_sweep_axis *ax, const nsd_toml_node *key, nsd_diag *diag) {
+    if (!key || key->type != NSD_TOML_STRING) {
+        nsd_diag_at(diag, key ? key : ax->at,
+                    "[[sweep.axis]] 'key': expected a string "
+                    "\"section.key\" (e.g. \"contact.e\"), found %s",
+                    key ? nsd_toml_type_name(key->type) : "nothing");
+        return 1;
+    }
+    const char *dot = strchr(key->str, '.');
+    size_t s = 0;
+    if (dot)
+        while (s < NSDYN_COUNT(sections) && (strlen(sections[s]) != (size_t)(dot - key->str) ||
+                                             strncmp(sections[s], key->str, dot - key->str)))
+            s++;
+    if (!dot || s == NSDYN_COUNT(sections) || !dot[1] || strchr(dot + 1, '.')) {
+        nsd_diag_at(diag, key,
+                    "[[sweep.axis]] key '%s': expected \"section.key\" with section one of "
+                    "system, contact, friction, integrator, run, initial",
+                    key->str);
+        return 1;
+    }
+    ax->section = strndup(key->str, dot - key->str);
+    ax->param = dup_str(dot + 1);
+    return 0;
+}
+
+/* values = [...]: numbers (all) or strings (all). */
+static size_t axis_list(nsd_sweep_axis *ax, const nsd_toml_node *v, nsd_diag *diag) {
+    if (v->type != NSD_TOML_ARRAY || v->n_items == 0) {
+        nsd_diag_at(diag, v, "[[sweep.axis]] 'values': expected a non-empty array, found %s",
+                    v->type == NSD_TOML_ARRAY ? "an empty array" : nsd_toml_type_name(v->type));
+        return 1;
+    }
+    ax->is_text = v->items[0].type == NSD_TOML_STRING;
+    for (size_t i = 0; i < v->n_items; ++i) {
+        const nsd_toml_node *it = &v->items[i];
+        int ok =
+            ax->is_text ? it->type == NSD_TOML_STRING : is_num(it) || it->type == NSD_TOML_BOOLEAN;
+        if (!ok || (is_num(it) && !isfinite(it->real))) {
+            nsd_diag_at(diag, it,
+                        "[[sweep.axis]] 'values': item %zu is %s; expected all numbers or all "
+                        "strings, finite",
+                        i + 1, nsd_toml_type_name(it->type));
+            return 1;
+        }
+    }
+    ax->n = v->n_items;
+    ax->values = xcalloc(ax->n, sizeof *ax->values);
+    for (size_t i = 0; i < ax->n; ++i) nsd_toml_node_copy(&ax->values[i], &v->items[i]);
+    return 0;
+}
+
+static size_t need_number(const nsd_toml_node *n, const char *key, nsd_diag *diag) {
+    if (is_num(n) && isfinite(n->real)) return 0;
+    nsd_diag_at(diag, n, "[[sweep.axis]] '%s': expected a finite number, found %s", key,
+                nsd_toml_type_name(n->type));
+    return 1;
+}
+
+/* start, stop, step | count, scale: a range of n values. */
+static size_t axis_range(nsd_sweep_axis *ax, const nsd_toml_node *t, int random, nsd_diag *diag) {
+    const nsd_toml_node *a = nsd_toml_get(t, "start"), *b = nsd_toml_get(t, "stop");
+    const nsd_toml_node *st = nsd_toml_get(t, "step"), *ct = nsd_toml_get(t, "count");
+    const nsd_toml_node *sc = nsd_toml_get(t, "scale");
+    if (!a || !b) {
+        nsd_diag_at(diag, t, "[[sweep.axis]] '%s': needs values = [...] or start and stop",
+                    ax->name);
+        return 1;
+    }
+    if (need_number(a, "start", diag) + need_number(b, "stop", diag)) return 1;
+    ax->is_range = 1;
+    ax->is_int = a->type == NSD_TOML_INTEGER && b->type == NSD_TOML_INTEGER &&
+                 (!st || st->type == NSD_TOML_INTEGER) && !ct;
+    ax->start = a->real;
+    ax->stop = b->real;
+    if (sc &&
+        (sc->type != NSD_TOML_STRING || (strcmp(sc->str, "linear") && strcmp(sc->str, "log")))) {
+        nsd_diag_at(diag, sc, "[[sweep.axis]] 'scale': expected \"linear\" or \"log\"");
+        return 1;
+    }
+    ax->log = sc && !strcmp(sc->str, "log");
+    if (ax->log && !(ax->start > 0 && ax->stop > 0)) {
+        nsd_diag_at(diag, a, "[[sweep.axis]] '%s': a log scale needs start > 0 and stop > 0",
+                    ax->name);
+        return 1;
+    }
+    if (st && ct) {
+        nsd_diag_at(diag, ct, "[[sweep.axis]] '%s': give step or count, not both", ax->name);
+        return 1;
+    }
+    if (ct) {
+        if (ct->type != NSD_TOML_INTEGER || ct->integer < 1 || ct->integer > 100000000) {
+            nsd_diag_at(diag, ct, "[[sweep.axis]] 'count': expected an integer >= 1");
+            return 1;
+        }
+        ax->n = (size_t)ct->integer;
+    } else if (st) {
+        if (need_number(st, "step", diag)) return 1;
+        double span = ax->stop - ax->start, q = span / st->real;
+        if (ax->log || st->real == 0 || q < -1e-9 || q > 1e8) {
+            nsd_diag_at(diag, st, "[[sweep.axis]] '%s': step %g does not lead from %g to %g%s",
+                        ax->name, st->real, ax->start, ax->stop,
+                        ax->log ? " (a log scale takes count)" : "");
+            return 1;
+        }
+        ax->n = (size_t)floor(q + 1e-9) + 1;
+        /* The last value: stop when the steps meet it, else the last step
+         * before it. */
+        if (fabs((double)(ax->n - 1) * st->real - span) > 1e-9 * fabs(span))
+            ax->stop = ax->start + (double)(ax->n - 1) * st->real;
+    } else if (!random) {
+        nsd_diag_at(diag, t, "[[sweep.axis]] '%s': a grid range needs step or count", ax->name);
+        return 1;
+    }
+    if (ax->n == 0 && !random) {
+        nsd_diag_at(diag, t, "[[sweep.axis]] '%s': the axis is empty", ax->name);
+        return 1;
+    }
+    return 0;
+}
+
+/* per = "section.key^p" (p defaults to 1). */
+static size_t axis_per(nsd_sweep_axis *ax, const nsd_toml_node *per, nsd_diag *diag) {
+    if (per->type != NSD_TOML_STRING || !strchr(per->str, '.')) {
+        nsd_diag_at(diag, per,
+                    "[[sweep.axis]] 'per': expected \"section.key\" or "
+                    "\"section.key^p\" (e.g. \"system.b^2\")");
+        return 1;
+    }
+    ax->per_key = dup_str(per->str);
+    ax->per_power = 1.0;
+    char *caret = strchr(ax->per_key, '^');
+    if (caret) {
+        char *end = NULL;
+        ax->per_power = strtod(caret + 1, &end);
+        if (end == caret + 1 || *end || !isfinite(ax->per_power)) {
+            nsd_diag_at(diag, per, "[[sweep.axis]] 'per': '%s' is not a number", caret + 1);
+            return 1;
+        }
+        *caret = '\0';
+    }
+    return 0;
+}
+
+static size_t parse_axis(nsd_sweep_def *def, nsd_sweep_axis *ax, const nsd_toml_node *t,
+                         nsd_diag *diag) {
+    ax->at = t;
+    ax->per_axis = -1;
+    if (t->type != NSD_TOML_TABLE) {
+        nsd_diag_at(diag, t, "[[sweep.axis]]: expected a table, found %s",
+                    nsd_toml_type_name(t->type));
+        return 1;
+    }
+    size_t errors = unknown_keys(t, axis_keys, NSDYN_COUNT(axis_keys), "[[sweep.axis]]", diag);
+    const nsd_toml_node *key = nsd_toml_get(t, "key"), *name = nsd_toml_get(t, "name");
+    if (axis_key(ax, key, diag)) return errors + 1;
+    if (name && (name->type != NSD_TOML_STRING || !nsd_sweep_valid_column(name->str))) {
+        nsd_diag_at(diag, name,
+                    "[[sweep.axis]] 'name': expected a column name "
+                    "([A-Za-z_][A-Za-z0-9_]*, not run/status/message/wall)");
+        return errors + 1;
+    }
+    ax->name = dup_str(name ? name->str : key->str);
+    for (char *p = ax->name; *p; ++p)
+        if (*p == '.') *p = '_';
+    const nsd_toml_node *values = nsd_toml_get(t, "values");
+    int random = def->design != NSD_DESIGN_GRID;
+    if (values && (nsd_toml_get(t, "start") || nsd_toml_get(t, "stop"))) {
+        nsd_diag_at(diag, values, "[[sweep.axis]] '%s': give values or start/stop, not both",
+                    ax->name);
+        return errors + 1;
+    }
+    errors += values ? axis_list(ax, values, diag) : axis_range(ax, t, random, diag);
+    const nsd_toml_node *per = nsd_toml_get(t, "per");
+    if (per) errors += axis_per(ax, per, diag);
+    if (per && ax->is_text) {
+        nsd_diag_at(diag, per, "[[sweep.axis]] 'per' needs numeric values");
+        errors++;
+    }
+    return errors;
+}
+
+/* Zip groups into grid dimensions (in order of first appearance), and
+ * the run count. */
+static size_t build_dims(nsd_sweep_def *def, nsd_diag *diag) {
+    size_t errors = 0;
+    def->dim_len = xcalloc(def->n_axes, sizeof *def->dim_len);
+    const char **zip = xcalloc(def->n_axes, sizeof *zip);
+    for (size_t a = 0; a < def->n_axes; ++a) {
+        nsd_sweep_axis *ax = &def->axes[a];
+        const nsd_toml_node *z = nsd_toml_get(ax->at, "zip");
+        if (z && z->type != NSD_TOML_STRING) {
+            nsd_diag_at(diag, z, "[[sweep.axis]] 'zip': expected a group name (a string)");
+            errors++;
+            z = NULL;
+        }
+        size_t d = def->n_dims;
+        for (size_t b = 0; z && b < a; ++b)
+            if (zip[b] && !strcmp(zip[b], z->str)) d = def->axes[b].dim;
+        zip[a] = z ? z->str : NULL;
+        ax->dim = d;
+        if (d == def->n_dims) {
+            def->dim_len[def->n_dims++] = ax->n;
+        } else if (def->dim_len[d] != ax->n && def->design == NSD_DESIGN_GRID) {
+            nsd_diag_at(diag, z,
+                        "[[sweep.axis]] '%s': zipped with an axis of %zu values but has %zu",
+                        ax->name, def->dim_len[d], ax->n);
+            errors++;
+        }
+    }
+    for (size_t a = 0; a < def->n_axes; ++a) { /* a group of one: a forgotten zip */
+        size_t members = 0;
+        for (size_t b = 0; zip[a] && b < def->n_axes; ++b)
+            members += def->axes[b].dim == def->axes[a].dim;
+        if (zip[a] && members == 1) {
+            nsd_diag_at(diag, nsd_toml_get(def->axes[a].at, "zip"),
+                        "[[sweep.axis]] '%s': zip group '%s' has no other axis (give the axes "
+                        "that vary together the same zip)",
+                        def->axes[a].name, zip[a]);
+            errors++;
+        }
+    }
+    free(zip);
+    if (def->design != NSD_DESIGN_GRID) {
+        def->n_runs = def->samples;
+        return errors;
+    }
+    double total = 1;
+    for (size_t d = 0; d < def->n_dims; ++d) total *= (double)def->dim_len[d];
+    if (total > 1e9) {
+        nsd_diag_at(diag, def->at, "[sweep]: %.3g runs: more than 1e9", total);
+        return errors + 1;
+    }
+    def->n_runs = (size_t)total;
+    return errors;
+}
+
+/* per keys: another axis, or a number in the config. */
+static size_t resolve_per(nsd_sweep_def *def, const nsd_config *cfg, nsd_diag *diag) {
+    size_t errors = 0;
+    for (size_t a = 0; a < def->n_axes; ++a) {
+        nsd_sweep_axis *ax = &def->axes[a];
+        if (!ax->per_key) continue;
+        char *dot = strchr(ax->per_key, '.');
+        for (size_t b = 0; b < def->n_axes; ++b)
+            if (b != a && !strncmp(def->axes[b].section, ax->per_key, dot - ax->per_key) &&
+                strlen(def->axes[b].section) == (size_t)(dot - ax->per_key) &&
+                !strcmp(def->axes[b].param, dot + 1))
+                ax->per_axis = (long)b;
+        if (ax->per_axis >= 0) {
+            if (def->axes[ax->per_axis].per_key || def->axes[ax->per_axis].is_text) {
+                nsd_diag_at(diag, nsd_toml_get(ax->at, "per"),
+                            "[[sweep.axis]] 'per': axis '%s' is text or itself 'per' another",
+                            def->axes[ax->per_axis].name);
+                errors++;
+            }
+            continue;
+        }
+        *dot = '\0';
+        const nsd_toml_node *sec = nsd_toml_get(&cfg->root, ax->per_key);
+        const nsd_toml_node *v = nsd_toml_get(sec, dot + 1);
+        *dot = '.';
+        if (!is_num(v)) {
+            nsd_diag_at(diag, nsd_toml_get(ax->at, "per"),
+                        "[[sweep.axis]] 'per': '%s' is neither swept nor a number in the config "
+                        "(write it there)",
+                        ax->per_key);
+            errors++;
+            continue;
+        }
+        ax->per_config = v->real;
+    }
+    return errors;
+}
+
+static size_t parse_design(nsd_sweep_def *def, const nsd_toml_node *sw, nsd_diag *diag) {
+    size_t errors = 0;
+    const nsd_toml_node *d = nsd_toml_get(sw, "design");
+    if (d) {
+        if (d->type == NSD_TOML_STRING && !strcmp(d->str, "grid"))
+            def->design = NSD_DESIGN_GRID;
+        else if (d->type == NSD_TOML_STRING && !strcmp(d->str, "random"))
+            def->design = NSD_DESIGN_RANDOM;
+        else if (d->type == NSD_TOML_STRING && !strcmp(d->str, "lhs"))
+            def->design = NSD_DESIGN_LHS;
+        else {
+            nsd_diag_at(diag, d, "[sweep] 'design': expected \"grid\", \"random\" or \"lhs\"");
+            errors++;
+        }
+    }
+    const nsd_toml_node *s = nsd_toml_get(sw, "seed"), *n = nsd_toml_get(sw, "samples");
+    if (s && (s->type != NSD_TOML_INTEGER || s->integer < 0)) {
+        nsd_diag_at(diag, s, "[sweep] 'seed': expected an integer >= 0");
+        errors++;
+    } else if (s) {
+        def->seed = (uint64_t)s->integer;
+    }
+    if (def->design != NSD_DESIGN_GRID) {
+        if (!n || n->type != NSD_TOML_INTEGER || n->integer < 1 || n->integer > 100000000) {
+            nsd_diag_at(diag, n ? n : sw, "[sweep] 'samples': a %s design needs samples = N >= 1",
+                        def->design == NSD_DESIGN_LHS ? "lhs" : "random");
+            errors++;
+        } else {
+            def->samples = (size_t)n->integer;
+        }
+    } else if (n) {
+        nsd_diag_at(diag, n, "[sweep] 'samples' is for design = \"random\" or \"lhs\"");
+        errors++;
+    }
+    const nsd_toml_node *k = nsd_toml_get(sw, "keep");
+    if (k) {
+        if (k->type == NSD_TOML_STRING && !strcmp(k->str, "none"))
+            def->keep = NSD_KEEP_NONE;
+        else if (k->type == NSD_TOML_STRING && !strcmp(k->str, "failed"))
+            def->keep = NSD_KEEP_FAILED;
+        else if (k->type == NSD_TOML_STRING && !strcmp(k->str, "all"))
+            def->keep = NSD_KEEP_ALL;
+        else if (k->type == NSD_TOML_STRING)
+            def->keep = NSD_KEEP_FILTER; /* read after the summaries */
+        else {
+            nsd_diag_at(diag, k,
+                        "[sweep] 'keep': expected \"none\", \"failed\", \"all\" or a filter "
+                        "\"SUMMARY OP VALUE\"");
+            errors++;
+        }
+    }
+    return errors;
+}
+
+size_t nsd_sweep_parse_summaries(nsd_sweep_def *def, const nsd_toml_node *t,
+                                 const nsd_scenario *base, nsd_diag *diag);
+size_t nsd_sweep_parse_graphs(nsd_sweep_def *def, const nsd_toml_node *list, nsd_diag *diag);
+
+static size_t parse_axes(nsd_sweep_def *def, const nsd_toml_node *sw, nsd_diag *diag) {
+    const nsd_toml_node *axes = nsd_toml_get(sw, "axis");
+    if (!axes || axes->type != NSD_TOML_ARRAY || axes->n_items == 0) {
+        nsd_diag_at(diag, axes ? axes : sw,
+                    "[sweep]: needs at least one [[sweep.axis]] (key = \"section.key\" and "
+                    "values or a range)");
+        return 1;
+    }
+    if (axes->n_items > 64) {
+        nsd_diag_at(diag, axes, "[sweep]: %zu axes; at most 64", axes->n_items);
+        return 1;
+    }
+    size_t errors = 0;
+    def->n_axes = axes->n_items;
+    def->axes = xcalloc(def->n_axes, sizeof *def->axes);
+    for (size_t a = 0; a < def->n_axes; ++a) {
+        errors += parse_axis(def, &def->axes[a], &axes->items[a], diag);
+        nsd_sweep_axis *ax = &def->axes[a];
+        if (ax->param && !strcmp(ax->param, "id")) def->derive_locked = 1;
+        for (size_t b = 0; b < a && ax->name; ++b) {
+            int same_key = def->axes[b].section && ax->section &&
+                           !strcmp(def->axes[b].section, ax->section) &&
+                           !strcmp(def->axes[b].param, ax->param);
+            if (def->axes[b].name && (!strcmp(def->axes[b].name, ax->name) || same_key)) {
+                nsd_diag_at(diag, ax->at, "[[sweep.axis]] '%s': %s axis %zu", ax->name,
+                            same_key ? "sweeps the same key as" : "has the same name as", b + 1);
+                errors++;
+            }
+        }
+    }
+    return errors;
+}
+
+/* The definition's hash: the config without [sweep], then what fixes the
+ * runs and their summaries. */
+static void definition_hash(nsd_sweep_def *def, const nsd_config *cfg) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) abort();
+    for (size_t i = 0; i < cfg->root.n_items; ++i)
+        if (strcmp(cfg->root.items[i].key, "sweep") != 0)
+            nsd_sweep_node_text(f, &cfg->root.items[i]);
+    fprintf(f, "\ndesign %d seed %llu samples %zu\n", (int)def->design,
+            (unsigned long long)def->seed, def->samples);
+    for (size_t a = 0; a < def->n_axes; ++a) {
+        const nsd_sweep_axis *ax = &def->axes[a];
+        fprintf(f, "axis %s %s.%s range %d log %d %.17g %.17g n %zu dim %zu per %s %.17g\n",
+                ax->name, ax->section, ax->param, ax->is_range, ax->log, ax->start, ax->stop, ax->n,
+                ax->dim, ax->per_key ? ax->per_key : "-", ax->per_power);
+        for (size_t i = 0; ax->values && i < ax->n; ++i) nsd_sweep_node_text(f, &ax->values[i]);
+    }
+    for (size_t s = 0; s < def->n_sums; ++s)
+        fprintf(f, "summary %s = %s\n", def->sums[s].name, def->sums[s].expr);
+    fprintf(f, "points %d\n", NSD_SWEEP_POINTS);
+    fclose(f);
+    nsd_sha256_hex(text, len, def->hash);
+    free(text);
+}
+
+/* keep = "SUMMARY OP VALUE", once the summaries are known. */
+static size_t parse_filter(nsd_sweep_def *def, const nsd_toml_node *k, nsd_diag *diag) {
+    static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
+    char name[64] = "", op[4] = "", value[NSD_SWEEP_TEXT] = "", extra[2] = "";
+    nsd_sweep_filter *f = &def->keep_filter;
+    int n = sscanf(k->str, "%63s %3s %47s %1s", name, op, value, extra);
+    f->summary = -1;
+    for (size_t s = 0; s < def->n_sums; ++s)
+        if (!strcmp(def->sums[s].name, name)) f->summary = (long)s;
+    f->op = -1;
+    for (int i = 0; i < 6; ++i)
+        if (!strcmp(op, ops[i])) f->op = i;
+    char *end = NULL;
+    f->num = strtod(value, &end);
+    f->is_text = f->summary >= 0 && def->sums[f->summary].kind == NSD_SUM_STOP;
+    snprintf(f->text, sizeof f->text, "%s", value);
+    if (n != 3 || f->summary < 0 || f->op < 0 || (f->is_text && f->op > 1) ||
+        (!f->is_text && (end == value || *end))) {
+        nsd_diag_at(diag, k,
+                    "[sweep] 'keep' = \"%s\": expected \"none\", \"failed\", \"all\" or a "
+                    "filter \"SUMMARY OP VALUE\" (a summary of [sweep.summary]; OP == != < <= > "
+                    ">=; VALUE a number, or a word with == or != for a stop)",
+                    k->str);
+        return 1;
+    }
+    return 0;
+}
+
+size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *diag) {
+    memset(def, 0, sizeof *def);
+    const nsd_config *cfg = &base->app.cfg;
+    const nsd_toml_node *sw = nsd_toml_get(&cfg->root, "sweep");
+    if (!sw || sw->type != NSD_TOML_TABLE) {
+        nsd_diag_at(diag, sw ? sw : &cfg->root,
+                    "nsdyn sweep needs a [sweep] table with axes "
+                    "(docs/sweep.md)");
+        return 1;
+    }
+    def->at = sw;
+    def->points_sum = -1;
+    static const char *const keys[] = {"design", "seed",    "samples", "keep",
+                                       "axis",   "summary", "graph"};
+    size_t errors = unknown_keys(sw, keys, NSDYN_COUNT(keys), "[sweep]", diag);
+    errors += parse_design(def, sw, diag);
+    errors += parse_axes(def, sw, diag);
+    if (errors) return errors;
+    errors += build_dims(def, diag);
+    errors += resolve_per(def, cfg, diag);
+    errors += nsd_sweep_parse_summaries(def, nsd_toml_get(sw, "summary"), base, diag);
+    if (!errors && def->keep == NSD_KEEP_FILTER)
+        errors += parse_filter(def, nsd_toml_get(sw, "keep"), diag);
+    const nsd_toml_node *graphs = nsd_toml_get(sw, "graph");
+    if (!errors && graphs) errors += nsd_sweep_parse_graphs(def, graphs, diag);
+    if (!errors) definition_hash(def, cfg);
+    if (!errors) nsd_sweep_design_init(def);
+    return errors;
+}
+
+void nsd_sweep_def_free(nsd_sweep_def *def) {
+    for (size_t a = 0; a < def->n_axes; ++a) {
+        nsd_sweep_axis *ax = &def->axes[a];
+        free(ax->name);
+        free(ax->section);
+        free(ax->param);
+        free(ax->per_key);
+        for (size_t i = 0; ax->values && i < ax->n; ++i) nsd_toml_node_clear(&ax->values[i]);
+        free(ax->values);
+    }
+    free(def->axes);
+    free(def->dim_len);
+    free(def->lhs);
+    for (size_t s = 0; s < def->n_sums; ++s) {
+        free(def->sums[s].name);
+        free(def->sums[s].expr);
+        free(def->sums[s].channel);
+    }
+    free(def->sums);
+    for (size_t g = 0; g < def->n_graphs; ++g) free(def->graphs[g].name);
+    free(def->graphs);
+    memset(def, 0, sizeof *def);
+}

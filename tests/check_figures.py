@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Visual test of every kind of figure nsdyn draws (issue 13): render them and check the
+layout the plot module reports (NSDYN_PLOT_LAYOUT, core/src/plot_report.c) against rules,
+instead of only "a PNG was written":
+
+  1. every text (titles, axis labels, tick labels, legend texts, snapshot labels) lies
+     inside the page;
+  2. a legend inside a plot area covers no data (no point, segment, event line or picture:
+     the module counts them on the box it drew), lies inside that plot area, and a legend
+     outside lies outside every plot area;
+  3. no title, axis label or legend text overlaps another text, or another panel's plot
+     area;
+  4. every axis label names a unit ("[...]"), and no text cites an equation number "(17)";
+  5. no tick label is longer than 9 characters (an axis autoscaled onto rounding: 0.0499999995).
+
+Text boxes are estimates from the module's text metrics (within ~10 % of the rendered
+width), so overlaps are judged on boxes shrunk by 8 % of their size, and "inside the page"
+with 0.5 mm of slack.
+
+Usage: check_figures.py NSDYN_BINARY SOURCE_DIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+RUNS = [
+    # (command, config, extra options): one run of each kind of figure
+    ("run", "bouncing_ball_newton.toml", []),  # timeseries, phase, events, snapshots
+    ("run", "curb_wheel_poisson_up.toml", []),  # 4 lanes of events, a long title
+    ("run", "walker2_gait.toml", ["--set", "run.t_end=2"]),  # highlight band, event lines
+    ("run", "towed_wheel_exact.toml", ["--set", "plot.format=pdf"]),  # journal defaults
+    ("compare", "bouncing_ball_moreau_vs_event.toml", []),  # deviation + accuracy/cost
+    ("compare", "towed_wheel_compare.toml", ["--set", "run.t_end=4"]),  # 8 overlaid runs
+    ("limits", "towed_wheel_limits_rolling.toml", []),  # limit directions
+]
+# summary graphs: the CoM sweep (7 walker runs) shortened
+RUNS.append(("compare", "walker2_com_sweep.toml", ["--set", "run.t_end=3"]))
+
+SLACK = 0.5  # mm
+SHRINK = 0.08
+
+
+def shrink(b):
+    dx, dy = SHRINK * (b["x1"] - b["x0"]), SHRINK * (b["y1"] - b["y0"])
+    return (b["x0"] + dx, b["y0"] + dy, b["x1"] - dx, b["y1"] - dy)
+
+
+def overlap(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def inside(b, box, slack):
+    return (b["x0"] >= box[0] - slack and b["x1"] <= box[2] + slack and
+            b["y0"] >= box[1] - slack and b["y1"] <= box[3] + slack)
+
+
+def is_tick(t):
+    """A tick label: a number or a power of ten (not the ×10^k factor of an axis)."""
+    return re.fullmatch(r"[−\-+0-9.,^{}e ]+", t["text"]) is not None
+
+
+def check_figure(fig, problems):
+    name = os.path.basename(fig["file"])
+    page = (0.0, 0.0, fig["page_w"], fig["page_h"])
+    boxes = fig["boxes"][1:]
+    plots = {b["panel"]: (b["x0"], b["y0"], b["x1"], b["y1"]) for b in boxes
+             if b["kind"] == "plot"}
+    texts = [b for b in boxes if b["kind"] in ("text", "axis")]
+    for t in texts:
+        if not inside(t, page, SLACK):
+            problems.append(f"{name}: text '{t['text']}' leaves the page: "
+                            f"({t['x0']:.1f}, {t['y0']:.1f})-({t['x1']:.1f}, {t['y1']:.1f}) "
+                            f"on {fig['page_w']:.1f} x {fig['page_h']:.1f} mm")
+    for lg in (b for b in boxes if b["kind"] == "legend"):
+        own = plots.get(lg["panel"])
+        box = (lg["x0"], lg["y0"], lg["x1"], lg["y1"])
+        if not inside(lg, page, SLACK):
+            problems.append(f"{name}: legend of panel {lg['panel']} leaves the page")
+        if own and inside(lg, own, 0.0):
+            if lg.get("covered", 0):
+                problems.append(f"{name}: legend of panel {lg['panel']} covers "
+                                f"{lg['covered']} data points or segments")
+        else:
+            for p, pb in plots.items():
+                if overlap(shrink(lg), pb):
+                    problems.append(f"{name}: legend of panel {lg['panel']} is partly over "
+                                    f"the plot area of panel {p}")
+    labels = [t for t in texts if not is_tick(t)]
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            if overlap(shrink(a), shrink(b)):
+                problems.append(f"{name}: texts overlap: '{a['text']}' and '{b['text']}'")
+        for p, pb in plots.items():
+            if p != a["panel"] and overlap(shrink(a), pb):
+                problems.append(f"{name}: text '{a['text']}' is over panel {p}")
+    return len(texts)
+
+
+def check_labels(fig, problems):
+    """Axis labels: every one of a plot's labels with a unit, no equation numbers."""
+    name = os.path.basename(fig["file"])
+    for t in fig["boxes"][1:]:
+        if t["kind"] not in ("text", "axis") or is_tick(t):
+            continue
+        if re.search(r"\(\d+[a-z]?\)\s*(\[|$)", t["text"]):
+            problems.append(f"{name}: '{t['text']}' cites an equation number")
+    # axis labels: an x label is one box; a y label (written upwards: taller than wide) may
+    # take two lines, outer first
+    labels = {}
+    for t in fig["boxes"][1:]:
+        if t["kind"] == "axis":
+            vertical = t["y1"] - t["y0"] > t["x1"] - t["x0"]
+            labels.setdefault((t["panel"], vertical, None if vertical else id(t)), []).append(t)
+    for parts in labels.values():
+        text = " ".join(p["text"] for p in sorted(parts, key=lambda p: p["x0"]))
+        if not re.search(r"\[[^\]]+\]", text) and text != "contact":  # event lanes
+            problems.append(f"{name}: axis label '{text}' has no unit")
+    for t in fig["boxes"][1:]:
+        if t["kind"] == "text" and is_tick(t) and len(t["text"]) > 9:
+            problems.append(f"{name}: tick label '{t['text']}' (an axis on rounding?)")
+
+
+def main():
+    binary, source = sys.argv[1], sys.argv[2]
+    problems, n_figs, n_texts = [], 0, 0
+    kinds = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        layout = os.path.join(tmp, "layout.jsonl")
+        # sanitizer builds: fontconfig (under cairo) keeps process-lifetime caches that
+        # LeakSanitizer reports (as tests/test_plot.c suppresses them)
+        supp = os.path.join(tmp, "lsan.supp")
+        with open(supp, "w") as f:
+            f.write("leak:libfontconfig.so\n")
+        env = dict(os.environ, NSDYN_PLOT_LAYOUT=layout,
+                   LSAN_OPTIONS=f"suppressions={supp}:print_suppressions=0")
+        for k, (cmd, cfg, extra) in enumerate(RUNS):
+            out = os.path.join(tmp, f"out{k}")
+            args = [binary, cmd, os.path.join(source, "configs", cfg), "-o", out, "-q"] + extra
+            r = subprocess.run(args, env=env, capture_output=True, text=True)
+            if r.returncode not in (0, 3):
+                problems.append(f"{cmd} {cfg}: exit {r.returncode}: {r.stderr.strip()[:300]}")
+        with open(layout) as f:
+            for line in f:
+                fig = json.loads(line)
+                n_figs += 1
+                kinds.add(re.sub(r"\.\w+$", "", os.path.basename(fig["file"])))
+                n_texts += check_figure(fig, problems)
+                check_labels(fig, problems)
+    want = {"timeseries", "phase", "events", "snapshots", "deviation", "summary",
+            "limit_directions"}
+    if not want <= kinds:
+        problems.append(f"figure kinds not rendered: {sorted(want - kinds)}")
+    for p in problems:
+        print("FAIL:", p)
+    print(f"{n_figs} figures, {n_texts} text boxes checked; kinds: {sorted(kinds)}; "
+          f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
