@@ -185,13 +185,16 @@ static size_t check_cap_rule(const combo *k, const cap_rule *r, nsd_diag *diag) 
     return 1;
 }
 
+static int is_rigid(const nsdyn_plugin_info *ct);
+
 /* Set-valued friction needs something that resolves stick: the
  * event-driven runner (an integrator that locates events), a time-stepping
  * integrator, or a contact held in stick. */
 static size_t check_set_valued_located(const combo *k, nsd_diag *diag) {
     const nsdyn_plugin_info *sys = k->p[ROLE_SYSTEM], *fr = k->p[ROLE_FRICTION],
                             *ig = k->p[ROLE_INTEGRATOR];
-    if (!fr || !(fr->provides & NSDYN_CAP_FRICTION_SET_VALUED) ||
+    const nsdyn_plugin_info *ct = k->p[ROLE_CONTACT];
+    if (!fr || !(fr->provides & NSDYN_CAP_FRICTION_SET_VALUED) || (ct && !is_rigid(ct)) ||
         (ig->provides & (NSDYN_CAP_EVENT_LOCATION | NSDYN_CAP_TIME_STEPPING)) ||
         (k->hold_stick && !(sys->provides & NSDYN_CAP_UNILATERAL_CONTACTS)))
         return 0;
@@ -210,20 +213,33 @@ static int is_rigid(const nsdyn_plugin_info *ct) {
            !(ct->provides & NSDYN_CAP_COMPLIANT_NORMAL);
 }
 
-/* The event-driven runner holds stick at rigid and persistent contacts;
- * under a compliant law the normal force is not a constraint force. */
+/* Set-valued friction on compliant contacts runs in the event-driven
+ * runner only (modes.h: the normal force from the law, stick and slip as
+ * at persistent contacts, the contact's opening located): an integrator
+ * that locates events and the modes left free (no run.hold_stick).
+ * Time-stepping is refused by its own check (it needs a rigid law). */
 static size_t check_set_valued_compliant(const combo *k, nsd_diag *diag) {
-    const nsdyn_plugin_info *ct = k->p[ROLE_CONTACT], *fr = k->p[ROLE_FRICTION];
+    const nsdyn_plugin_info *ct = k->p[ROLE_CONTACT], *fr = k->p[ROLE_FRICTION],
+                            *ig = k->p[ROLE_INTEGRATOR];
     if (!fr || !(fr->provides & NSDYN_CAP_FRICTION_SET_VALUED) || !ct || is_rigid(ct) ||
-        (k->p[ROLE_INTEGRATOR]->provides & NSDYN_CAP_TIME_STEPPING))
+        (ig->provides & NSDYN_CAP_TIME_STEPPING) ||
+        ((ig->provides & NSDYN_CAP_EVENT_LOCATION) && !k->hold_stick))
         return 0;
     char list[1024];
     list_ids(k->reg, NSDYN_KIND_FRICTION, 0, NSDYN_CAP_FRICTION_SET_VALUED, list, sizeof list);
-    nsd_diag_at(
-        diag, where(&k->cfg->friction, k->cfg),
-        "[friction] (%s) is set-valued, which the runner supports with rigid contact laws and "
-        "persistent contacts; with the compliant law '%s' use a single-valued law (%s)",
-        fr->id, ct->id, list);
+    if (k->hold_stick)
+        nsd_diag_at(diag, where(&k->cfg->friction, k->cfg),
+                    "[friction] (%s) is set-valued and the contact law '%s' compliant: the "
+                    "event-driven runner resolves its stick and slip, which run.hold_stick = true "
+                    "turns off; remove hold_stick, or use a single-valued law (%s)",
+                    fr->id, ct->id, list);
+    else
+        nsd_diag_at(diag, where(&k->cfg->friction, k->cfg),
+                    "[friction] (%s) is set-valued: on the compliant contact law '%s' its "
+                    "stick-slip switches and the contact's opening must be located, which "
+                    "integrator '%s' cannot do; use an integrator that locates events (%s) or a "
+                    "single-valued law (%s)",
+                    fr->id, ct->id, ig->id, k->locating, list);
     return 1;
 }
 

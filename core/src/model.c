@@ -156,6 +156,8 @@ static void choose_contact_mode(nsd_model *m, const nsd_config *cfg) {
     int set_valued = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_SET_VALUED);
     m->ed.on = (rigid || (set_valued && !m->stick.hold)) && (ig_caps & NSDYN_CAP_EVENT_LOCATION) &&
                !(ig_caps & NSDYN_CAP_TIME_STEPPING);
+    m->ed.compliant = m->ed.on && m->contact && !rigid &&
+                      (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
 }
 
 /* The state y = [q | v | friction states]: each contact's internal
@@ -225,10 +227,12 @@ static void build_events(nsd_model *m) {
     if (n_stops < m->layout.n_stops) m->layout.n_stops = 0;
     if (n_switches < m->layout.n_switches) m->layout.n_switches = 0;
     /* gap_rate = 0 of each unilateral contact under a compliant law with a
-     * rate discontinuity (plugin.h), when the contacts are not event-driven */
+     * rate discontinuity (plugin.h), also under the event-driven modes
+     * (set-valued friction on compliant contacts: the stick bound jumps) */
     size_t n_rate = 0;
     int rate_law = m->contact && (m->contact->info.provides & NSDYN_CAP_RATE_DISCONTINUITY) &&
-                   (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL) && !m->ed.on;
+                   (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL) &&
+                   (!m->ed.on || m->ed.compliant);
     for (size_t c = 0; rate_law && c < m->nc; ++c)
         n_rate += m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL;
     size_t room = n_stops + n_switches + 2 * m->nc + n_rate;

@@ -48,6 +48,11 @@ typedef struct nsd_event_modes {
     double rest_velocity;          /* [m/s] run.rest_velocity: zero slip speed */
     double rest_ratio;             /* [1] run.rest_ratio: accumulation rule */
     double contact_tolerance;      /* [m] run.contact_tolerance */
+    /* The contact law is compliant (set-valued friction on compliant
+     * contacts): a unilateral contact's normal force comes from the law,
+     * and it is closed while it penetrates (gap < 0), open otherwise;
+     * no impacts, no normal constraint (docs/event-driven.md). */
+    int compliant;
     /* An analysis run at every stick/slip switch of a persistent 2-D
      * contact, on the state with its slip projected to zero (the event
      * record's limit_check): 1 agrees with the force test, 0 not, -1 does

@@ -239,10 +239,18 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
         lam[0] = lam[1] = lam[2] = 0.0;
         const nsdyn_contact_eval *e = &m->ce[c];
         if (!e->active || !m->ed.mode[c].closed) continue;
-        int persistent = !is_unilateral(m, c);
+        int persistent = !is_unilateral(m, c), compliant = is_compliant(m, c);
         double N = persistent ? e->normal_load : 0.0;
+        if (compliant) {
+            /* the law's force at the current gap and rate, like a
+             * persistent contact's given load (it changes along the
+             * motion, and friction follows it) */
+            nsdyn_status ns = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &N);
+            if (ns > NSDYN_WARNING) return nsd_model_fail(m, ns, t, "contact law normal_force()");
+            N = fmax(N, 0.0);
+        }
         lam[0] = N;
-        if (!persistent) {
+        if (!persistent && !compliant) {
             w->unk[nu++] = 3 * c;
         }
         if (!m->friction) continue;
@@ -311,8 +319,15 @@ void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
     const double *lam = m->lambda + 3 * c;
     g[0] = g[1] = 1.0;
     if (!e->active) return;
-    /* an open contact's gap is the step guard's (step_guard.h) */
-    if (is_unilateral(m, c) && md->closed) g[0] = lam[0];
+    /* an open contact's gap is the step guard's (step_guard.h), compliant
+     * or not: the guard also finds a dip through the surface and back
+     * within one step, which would otherwise pass through the floor (an
+     * open contact carries no force); a closed compliant contact opens
+     * where its gap rises through 0 */
+    if (is_compliant(m, c)) {
+        if (md->closed) g[0] = -e->gap;
+    } else if (is_unilateral(m, c) && md->closed)
+        g[0] = lam[0];
     if (!tangent_held(m, c)) return;
     if (md->stick) {
         double bound = 0.0, kinetic = 0.0;

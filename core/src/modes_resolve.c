@@ -45,7 +45,7 @@ static void apply_impulse(nsd_model *m, double *v, const size_t *set, size_t k, 
 }
 
 static int touching(const nsd_model *m, size_t c) {
-    return is_unilateral(m, c) && m->ce[c].active &&
+    return is_unilateral(m, c) && !is_compliant(m, c) && m->ce[c].active &&
            (m->ed.mode[c].closed || m->ce[c].gap <= m->ed.contact_tolerance);
 }
 
@@ -184,6 +184,43 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
     nsn_angle_roots(slip_V, &sc, 0.0, 2.0 * NSDYN_PI, 720, 1, 60, 0.0, slip_root, &sc);
 }
 
+/* A compliant contact whose slip has just stopped cannot always stick: a
+ * rigid body on two contacts whose tangent rows coincide (the rimless
+ * wheel's two tips at the same height, theta = 0) has the difference of
+ * their tangential accelerations fixed by the motion (the drift), which
+ * no force changes; with the other contact sticking, the stick rows are
+ * inconsistent. Then its slip goes on, in the direction its tangential
+ * acceleration takes it (1-D: reversed, the slip velocity crossed zero).
+ * Returns 1 with that contact released to slip (and w->acc solved), 0 if
+ * there is none or the modes stay singular. Rigid and persistent
+ * contacts keep their own rule (the trial fails, another closed set is
+ * tried). */
+static int release_stick(nsd_model *m, double t, const double *y) {
+    nsd_modes_work *w = m->ed.work;
+    size_t c = 0;
+    while (c < m->nc && !(is_compliant(m, c) && tangent_held(m, c) && m->ed.mode[c].stick == 1 &&
+                          w->prev[c].closed && w->prev[c].stick == 0))
+        ++c;
+    if (c == m->nc) return 0;
+    nsd_contact_mode *md = &m->ed.mode[c];
+    md->stick = 0;
+    md->dir[0] = w->prev[c].dir[0];
+    md->dir[1] = w->prev[c].dir[1];
+    if (nsd_modes_solve_current(m, t, y, w->acc) > NSDYN_WARNING) return 0;
+    double a[2] = {nsd_affine_local_acc(m, 3 * c + 1, w->acc),
+                   nsd_affine_local_acc(m, 3 * c + 2, w->acc)};
+    if (m->layout.contacts[c].tangent_dim == 1) {
+        if (a[0] * md->dir[0] >= 0.0) return 1;
+        md->dir[0] = -md->dir[0];
+    } else {
+        double s = hypot(a[0], a[1]);
+        if (!(s > 0.0)) return 1;
+        md->dir[0] = a[0] / s;
+        md->dir[1] = a[1] / s;
+    }
+    return nsd_modes_solve_current(m, t, y, w->acc) <= NSDYN_WARNING;
+}
+
 /* Forces for the trial modes with friction resolved: sticking contacts
  * whose force leaves the cone start to slip, one at a time (the largest
  * violation first). Returns 1 with consistent friction, 0 if the modes are
@@ -191,7 +228,10 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
 static int resolve_friction(nsd_model *m, double t, const double *y, size_t leaving) {
     nsd_modes_work *w = m->ed.work;
     for (size_t it = 0; it <= 2 * m->nc + 2; ++it) {
-        if (nsd_modes_solve_current(m, t, y, w->acc) > NSDYN_WARNING) return 0;
+        if (nsd_modes_solve_current(m, t, y, w->acc) > NSDYN_WARNING) {
+            if (release_stick(m, t, y)) continue;
+            return 0;
+        }
         size_t worst = m->nc;
         double worst_ratio = 1.0;
         /* the contact whose stick event fired: its force is on the cone */
@@ -275,7 +315,8 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
         /* closed contacts, and touching ones left open that still creep
          * in (slower than the rest speed, or the impact would have taken
          * them): their approach stops too, plastically */
-        if (is_unilateral(m, c) && (m->ed.mode[c].closed || (touching(m, c) && m->ce[c].u[0] < 0.0))) {
+        if (is_unilateral(m, c) && !is_compliant(m, c) &&
+            (m->ed.mode[c].closed || (touching(m, c) && m->ce[c].u[0] < 0.0))) {
             w->unk[nr++] = 3 * c;
         }
         if (tangent_held(m, c) && m->ed.mode[c].stick)
@@ -320,7 +361,7 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
  * that ends an impact or a lift-off deeper could never be seen approaching
  * again). */
 static int out_of_band(const nsd_model *m, size_t c, double band) {
-    if (!is_unilateral(m, c) || !m->ce[c].active) return 0;
+    if (!is_unilateral(m, c) || is_compliant(m, c) || !m->ce[c].active) return 0;
     return m->ed.mode[c].closed ? fabs(m->ce[c].gap) > band
                              : m->ce[c].gap < -2.0 * m->ed.contact_tolerance;
 }
@@ -335,7 +376,8 @@ static nsdyn_status drift_step(nsd_model *m, double t, double *y) {
     nsd_modes_work *w = m->ed.work;
     size_t nr = 0, nv = m->nv;
     for (size_t c = 0; c < m->nc; ++c)
-        if (is_unilateral(m, c) && m->ce[c].active && (m->ed.mode[c].closed || out_of_band(m, c, 0.0)))
+        if (is_unilateral(m, c) && !is_compliant(m, c) && m->ce[c].active &&
+            (m->ed.mode[c].closed || out_of_band(m, c, 0.0)))
             w->set[nr++] = c;
     for (size_t r = 0; r < nr; ++r) {
         for (size_t k = 0; k < nr; ++k) w->A[r * nr + k] = delassus(m, w->set[r], 0, w->set[k], 0);
@@ -448,6 +490,17 @@ static nsdyn_status touching_set(nsd_model *m, double t, size_t *k) {
     return NSDYN_ERROR;
 }
 
+/* A compliant contact is closed while it penetrates. At its own gap event
+ * (fired 2 c: the step guard's touch-down, or the integrator's lift-off)
+ * the gap sits at the threshold, within the root finder's tolerance of it
+ * on either side: the mode flips there. */
+static int compliant_closed(const nsd_model *m, size_t c, int fired) {
+    const nsdyn_contact_eval *e = &m->ce[c];
+    if (!e->active) return 0;
+    if (fired >= 0 && (size_t)fired == 2 * c) return !m->ed.work->prev[c].closed;
+    return e->gap < 0.0 || (e->gap == 0.0 && e->u[0] < 0.0);
+}
+
 /* 3. Closed subsets of the touching set (k contacts in w->set), largest
  *    first; friction resolved inside each trial. The contact whose event
  *    fired sits on the boundary of its mode (zero normal force, stick
@@ -457,7 +510,8 @@ static nsdyn_status touching_set(nsd_model *m, double t, size_t *k) {
 static nsdyn_status choose_modes(nsd_model *m, double t, const double *y, size_t k, int fired) {
     nsd_modes_work *w = m->ed.work;
     size_t fc = fired >= 0 ? (size_t)fired / 2 : m->nc;
-    int force_open = fired >= 0 && fired % 2 == 0 && w->prev[fc].closed && is_unilateral(m, fc);
+    int force_open = fired >= 0 && fired % 2 == 0 && w->prev[fc].closed && is_unilateral(m, fc) &&
+                     !is_compliant(m, fc);
     int force_slip = fired >= 0 && fired % 2 == 1 && w->prev[fc].stick;
     int accepted = 0;
     for (int round = force_open || force_slip ? 0 : 1; round < 2 && !accepted; ++round)
@@ -465,7 +519,8 @@ static nsdyn_status choose_modes(nsd_model *m, double t, const double *y, size_t
             for (unsigned long mask = 0; mask < (1ul << k) && !accepted; ++mask) {
                 if ((size_t)__builtin_popcountl(mask) != size) continue;
                 for (size_t c = 0; c < m->nc; ++c)
-                    if (is_unilateral(m, c)) m->ed.mode[c].closed = 0;
+                    if (is_unilateral(m, c))
+                        m->ed.mode[c].closed = is_compliant(m, c) ? compliant_closed(m, c, fired) : 0;
                 int skip = 0;
                 for (size_t j = 0; j < k; ++j)
                     if (mask & (1ul << j)) {
@@ -504,7 +559,9 @@ static nsdyn_status log_changes(nsd_model *m, double t, const double *y, nsd_eve
         nsd_event_kind kinds[2];
         size_t nk = 0;
         if (is_unilateral(m, c) && !was->closed && now->closed)
-            kinds[nk++] = w->u_prev[3 * c] < 0 && !impacted ? NSD_EVENT_REST : NSD_EVENT_CLOSE;
+            kinds[nk++] = w->u_prev[3 * c] < 0 && !impacted && !is_compliant(m, c)
+                              ? NSD_EVENT_REST
+                              : NSD_EVENT_CLOSE;
         if (is_unilateral(m, c) && was->closed && !now->closed) kinds[nk++] = NSD_EVENT_OPEN;
         if (tangent_held(m, c)) {
             int was_held = was->closed || !is_unilateral(m, c);
@@ -546,7 +603,8 @@ static nsdyn_status set_event_offsets(nsd_model *m, double t, const double *y) {
         double delta[2] = {1e-3 * m->ed.contact_tolerance, tangent_held(m, c) && m->ed.mode[c].stick
                                                             ? 1e-12 * fscale
                                                             : 1e-3 * m->ed.rest_velocity};
-        if (is_unilateral(m, c) && m->ed.mode[c].closed) delta[0] = 1e-12 * fscale;
+        if (is_unilateral(m, c) && !is_compliant(m, c) && m->ed.mode[c].closed)
+            delta[0] = 1e-12 * fscale;
         for (int i = 0; i < 2; ++i) m->ed.mode[c].g_ref[i] = raw[i] > 0.0 ? 0.0 : raw[i] - delta[i];
         /* an open gap's threshold is fixed: impacts where the gap falls
          * through 0, or through -contact_tolerance for a contact that

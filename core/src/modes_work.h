@@ -32,6 +32,12 @@ static inline int is_unilateral(const nsd_model *m, size_t c) {
     return m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL;
 }
 
+/* A unilateral contact under a compliant law (model.h ed.compliant): its
+ * normal force is the law's, never a constraint force or an impulse. */
+static inline int is_compliant(const nsd_model *m, size_t c) {
+    return m->ed.compliant && is_unilateral(m, c);
+}
+
 /* Contact carries a tangential force of its own mode (closed or persistent,
  * with a friction law). */
 static inline int tangent_held(const nsd_model *m, size_t c) {

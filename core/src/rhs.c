@@ -143,11 +143,16 @@ nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, dou
                               g + m->event_first[NSD_SOURCE_SWITCH]);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system switches()");
     }
-    if (m->ed.on) return nsd_modes_events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
-    if (m->n_rate_events) { /* gap rate while penetrating; +1 when open */
+    if (m->ed.on) {
+        nsdyn_status st = nsd_modes_events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
+        if (st > NSDYN_WARNING || !m->n_rate_events) return st;
+        /* m->ce is current: nsd_modes_events evaluated every contact at (t, y) */
+    } else if (m->n_rate_events) {
         nsd_model_ask_contacts(m, NSD_ROWS_NONE);
         nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
+    }
+    if (m->n_rate_events) { /* gap rate while penetrating; +1 when open */
         double *gr = g + m->event_first[NSD_SOURCE_RATE];
         for (size_t k = 0; k < m->n_rate_events; ++k) {
             const nsdyn_contact_eval *e =

@@ -481,12 +481,19 @@ static nsd_flow stop_event(nsd_runner *r, const double *y, const nsd_event_sourc
 static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep) {
     nsd_model *m = r->m;
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
+    /* Set-valued friction on the contact (model.h ed.compliant): the stick
+     * bound mu_s N jumps with N, so the friction modes are chosen again */
+    if (m->ed.on && nsd_modes_resolve(m, r->t, r->ybuf, &r->res->contact_log, -1) > NSDYN_WARNING)
+        return run_failed(r, "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s",
+                          r->t, m->failure);
     if (r->ig->restart(r->inst, r->t, r->ybuf) > NSDYN_WARNING)
         return run_failed(r, "the simulation failed at t = %.9g s: restart at gap_rate = 0 (%s)",
                           r->t, r->ig->message ? r->ig->message(r->inst) : "");
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
     r->res->rate_restarts++;
+    if (m->ed.on && nsd_step_guard_start(&r->guard, m, r->t, r->ybuf) > NSDYN_WARNING)
+        return run_failed(r, "the simulation failed at t = %.9g s: %s", r->t, m->failure);
     if (!r->locates) nsd_model_event_functions(m, r->t, r->ybuf, r->g_prev);
     return NSD_NEXT_STEP;
 }
