@@ -73,8 +73,12 @@ typedef struct nsd_curve {
     int dashed;         /* 0 solid, 1 dashed, 2 dotted, 3 dash-dot */
     double width;       /* line width in points-ish units, 0 = default 1.5 */
     int marker;         /* 0 none, 1 circle markers at each point (no line),
-                                        2 line + markers. With 0, isolated points (a single
-                                        point, or one between NaNs) are shown as small dots. */
+                                        2 line + markers, 3 filled polygons: the pieces between
+                                        NaNs (3 points or more) filled with the colour and
+                                        opacity, clipped to the plot, no outline (heat-map
+                                        cells, shaded domains; with legend_patch). With 0,
+                                        isolated points (a single point, or one between NaNs)
+                                        are shown as small dots. */
     /* Appended for issue 13 (zero keeps the earlier behaviour): */
     double opacity;   /* 0 or >= 1: as is; (0, 1): the colour blended with the white
                          background (a shaded stretch that does not hide the curve under it) */

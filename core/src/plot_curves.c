@@ -95,6 +95,17 @@ void curve_style(const metrics *m, const nsd_curve *c, int color) {
     set_dashes(m, c->dashed, w);
 }
 
+/* The NaN-separated pieces of (tx, ty) with 3 points or more, filled. PLplot clips the
+ * fill to the plot window. */
+static void fill_pieces(size_t n, double *tx, double *ty) {
+    for (size_t a = 0; a < n;) {
+        size_t b = a;
+        while (b < n && isfinite(tx[b]) && isfinite(ty[b])) ++b;
+        if (b - a >= 3) plfill((PLINT)(b - a), tx + a, ty + a);
+        a = b + 1;
+    }
+}
+
 int draw_curve(panel_ctx *pc, const nsd_curve *c, int color, double wpm_x, double wpm_y) {
     const metrics *m = pc->m;
     if (c->x == NULL || c->y == NULL || c->n == 0) return 0;
@@ -110,6 +121,12 @@ int draw_curve(panel_ctx *pc, const nsd_curve *c, int color, double wpm_x, doubl
     }
     int rc = 0;
     curve_style(m, c, color);
+    if (c->marker == 3) {
+        fill_pieces(c->n, tx, ty);
+        free(tx);
+        free(ty);
+        return 0;
+    }
     if (c->marker != 1) rc = draw_polyline(&pc->clip, c->n, tx, ty);
     pllsty(1);
     /* markers; isolated points of a line are drawn as dots so they stay visible */

@@ -110,8 +110,8 @@ static int validate_panel(const nsd_panel *p, size_t i, char *err, size_t err_le
             set_err(err, err_len, "plot: panel %zu curve %zu: too many points", i, c);
             return -1;
         }
-        if (cv->dashed < 0 || cv->dashed > 3 || cv->marker < 0 || cv->marker > 2) {
-            set_err(err, err_len, "plot: panel %zu curve %zu: dashed must be 0..3, marker 0..2", i,
+        if (cv->dashed < 0 || cv->dashed > 3 || cv->marker < 0 || cv->marker > 3) {
+            set_err(err, err_len, "plot: panel %zu curve %zu: dashed must be 0..3, marker 0..3", i,
                     c);
             return -1;
         }

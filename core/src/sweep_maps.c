@@ -2,12 +2,12 @@
  *   a bifurcation diagram: every point of a maxima() summary (the local
  *     maxima of a channel after the transient) against an axis, one
  *     colour per group;
- *   a map over two axes: a marker per run, its colour the category of a
- *     summary: its text (a stop name), which side of `above` a number is
- *     (with the threshold's contour line, marching squares over the grid
- *     of the two axes, each cell the mean of its runs), or a number's bin
- *     of six between its least and greatest value: a basin of attraction,
- *     a crossing region, a coarse heat map.
+ *   a map over two axes: a heat map of a number summary (each cell of the
+ *     grid of the two axes shaded by the mean of its runs, one hue, eight
+ *     levels from light to dark between the least and greatest mean, with
+ *     the threshold's contour line when `above` is set: marching squares
+ *     over the same cell means), and a marker per run whose summary is text
+ *     (a stop name: a basin of attraction) or missing (a failed run).
  * Each is written as <name>.csv (the plotted points) and <name>.png. */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -84,42 +84,11 @@ static void map_category(const scatter *s, const nsd_sweep_row *row, char *buf, 
         buf[0] = '\0'; /* a number: categorized after the scan */
 }
 
-/* The categories of a map of a number: the side of the threshold, or the
- * bin of six between the least and the greatest value. */
-static void categorize_numbers(scatter *s) {
-    const nsd_sweep_graph *g = s->g;
-    const char *name = s->def->sums[g->summary].name;
-    double lo = HUGE_VAL, hi = -HUGE_VAL;
-    for (size_t i = 0; i < s->mn; ++i) {
-        lo = fmin(lo, s->mv[i]);
-        hi = fmax(hi, s->mv[i]);
-    }
-    double w = hi > lo ? (hi - lo) / 6 : 1;
-    char cat[80];
-    int used[6] = {0};
-    for (size_t i = 0; i < s->mn && isnan(g->above); ++i) {
-        int b = (int)floor((s->mv[i] - lo) / w);
-        used[b < 0 ? 0 : b > 5 ? 5 : b] = 1;
-    }
-    for (int b = 0; b < 6; ++b) { /* the colours in the bins' order */
-        if (!used[b]) continue;
-        snprintf(cat, sizeof cat, "%s in [%.4g, %.4g%s", name, lo + b * w, lo + (b + 1) * w,
-                 b == 5 ? "]" : ")");
-        category(s, cat);
-    }
-    for (size_t i = 0; i < s->mn; ++i) {
-        double v = s->mv[i];
-        if (!isnan(g->above)) {
-            snprintf(cat, sizeof cat, "%s %s %g", name, v > g->above ? ">" : "<=", g->above);
-        } else {
-            int b = (int)floor((v - lo) / w);
-            b = b < 0 ? 0 : b > 5 ? 5 : b;
-            snprintf(cat, sizeof cat, "%s in [%.4g, %.4g%s", name, lo + b * w, lo + (b + 1) * w,
-                     b == 5 ? "]" : ")");
-        }
-        push(s, category(s, cat), s->mx[i], s->my[i]);
-        fprintf(s->csv, "%.15g,%.15g,%s\n", s->mx[i], s->my[i], cat);
-    }
+/* The runs of a map of a number: their rows of the CSV (the value itself);
+ * they are drawn as heat-map cells (heat_cells). */
+static void write_numbers(scatter *s) {
+    for (size_t i = 0; i < s->mn; ++i)
+        fprintf(s->csv, "%.15g,%.15g,%.15g\n", s->mx[i], s->my[i], s->mv[i]);
 }
 
 static void add_row(void *ctx, const nsd_sweep_row *row) {
@@ -178,37 +147,58 @@ static size_t index_of(const double *u, size_t m, double x) {
     return p ? (size_t)(p - u) : 0;
 }
 
-/* The contour f = level of the map's grid (marching squares: in each cell
- * whose four corners have values, the crossings of its edges, linearly
+/* The grid of a map: the distinct x and y values and each cell's mean of
+ * its runs' values (NaN for a cell without runs), f[j nx + i]. */
+typedef struct grid {
+    double *xs, *ys, *f;
+    size_t nx, ny;
+} grid;
+
+static grid cell_means(const scatter *s) {
+    grid G;
+    G.xs = distinct(s->mx, s->mn, &G.nx);
+    G.ys = distinct(s->my, s->mn, &G.ny);
+    G.f = calloc(G.nx * G.ny + 1, sizeof *G.f);
+    double *cnt = calloc(G.nx * G.ny + 1, sizeof *cnt);
+    if (!G.f || !cnt) abort();
+    for (size_t k = 0; k < s->mn; ++k) {
+        size_t i = index_of(G.xs, G.nx, s->mx[k]), j = index_of(G.ys, G.ny, s->my[k]);
+        G.f[j * G.nx + i] += s->mv[k];
+        cnt[j * G.nx + i] += 1;
+    }
+    for (size_t c = 0; c < G.nx * G.ny; ++c) G.f[c] = cnt[c] > 0 ? G.f[c] / cnt[c] : NAN;
+    free(cnt);
+    return G;
+}
+
+static void grid_free(grid *G) {
+    free(G->xs);
+    free(G->ys);
+    free(G->f);
+}
+
+/* The contour f = level of the grid (marching squares: in each cell whose
+ * four corners have values, the crossings of its edges, linearly
  * interpolated, joined in pairs in edge order), as segments with NaN
  * between them into (cx, cy); returns the point count. */
-static size_t contour(const scatter *s, double level, double **cx, double **cy) {
-    size_t nx, ny;
-    double *xs = distinct(s->mx, s->mn, &nx), *ys = distinct(s->my, s->mn, &ny);
-    double *f = calloc(nx * ny + 1, sizeof *f), *cnt = calloc(nx * ny + 1, sizeof *cnt);
+static size_t contour(const grid *G, double level, double **cx, double **cy) {
+    size_t nx = G->nx, ny = G->ny, n = 0;
     *cx = malloc((9 * nx * ny + 1) * sizeof **cx);
     *cy = malloc((9 * nx * ny + 1) * sizeof **cy);
-    if (!f || !cnt || !*cx || !*cy) abort();
-    for (size_t k = 0; k < s->mn; ++k) { /* a cell: the mean of its runs */
-        size_t i = index_of(xs, nx, s->mx[k]), j = index_of(ys, ny, s->my[k]);
-        f[j * nx + i] += s->mv[k];
-        cnt[j * nx + i] += 1;
-    }
-    for (size_t c = 0; c < nx * ny; ++c) f[c] = cnt[c] > 0 ? f[c] / cnt[c] - level : NAN;
-    size_t n = 0;
+    if (!*cx || !*cy) abort();
     for (size_t j = 0; j + 1 < ny; ++j)
         for (size_t i = 0; i + 1 < nx; ++i) {
             /* corners in order around the cell: (i,j) (i+1,j) (i+1,j+1) (i,j+1) */
             size_t ci[4] = {i, i + 1, i + 1, i}, cj[4] = {j, j, j + 1, j + 1};
             double v[4], px[4], py[4];
             int ok = 1, m = 0;
-            for (int k = 0; k < 4; ++k) ok &= !isnan(v[k] = f[cj[k] * nx + ci[k]]);
+            for (int k = 0; k < 4; ++k) ok &= !isnan(v[k] = G->f[cj[k] * nx + ci[k]] - level);
             for (int k = 0; ok && k < 4; ++k) {
                 int l = (k + 1) % 4;
                 if ((v[k] > 0) == (v[l] > 0)) continue;
                 double t = v[k] / (v[k] - v[l]);
-                px[m] = xs[ci[k]] + t * (xs[ci[l]] - xs[ci[k]]);
-                py[m++] = ys[cj[k]] + t * (ys[cj[l]] - ys[cj[k]]);
+                px[m] = G->xs[ci[k]] + t * (G->xs[ci[l]] - G->xs[ci[k]]);
+                py[m++] = G->ys[cj[k]] + t * (G->ys[cj[l]] - G->ys[cj[k]]);
             }
             for (int k = 0; k + 1 < m; k += 2) {
                 (*cx)[n] = px[k], (*cy)[n++] = py[k];
@@ -216,11 +206,62 @@ static size_t contour(const scatter *s, double level, double **cx, double **cy) 
                 (*cx)[n] = NAN, (*cy)[n++] = NAN;
             }
         }
-    free(xs);
-    free(ys);
-    free(f);
-    free(cnt);
     return n;
+}
+
+/* The edges of cell k of the values u[m]: halfway to its neighbours. */
+static void cell_edges(const double *u, size_t m, size_t k, double *lo, double *hi) {
+    double left = k > 0 ? u[k] - u[k - 1] : (m > 1 ? u[1] - u[0] : 1.0);
+    double right = k + 1 < m ? u[k + 1] - u[k] : (m > 1 ? u[m - 1] - u[m - 2] : 1.0);
+    *lo = u[k] - 0.5 * left;
+    *hi = u[k] + 0.5 * right;
+}
+
+enum { HEAT_LEVELS = 8 };
+
+/* The heat map: the grid's cells as filled rectangles (plot marker 3), one
+ * curve per level of the cell mean, one hue from light (least) to dark
+ * (greatest). Fills curves[0 .. HEAT_LEVELS) and their legends; points
+ * into *buf (caller frees). Returns the number of curves. */
+static size_t heat_cells(const grid *G, const char *name, nsd_curve *curves, char (*legend)[80],
+                         double **bx, double **by) {
+    size_t nc = G->nx * G->ny;
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (size_t c = 0; c < nc; ++c)
+        if (!isnan(G->f[c])) lo = fmin(lo, G->f[c]), hi = fmax(hi, G->f[c]);
+    *bx = malloc((6 * nc + 1) * sizeof **bx);
+    *by = malloc((6 * nc + 1) * sizeof **by);
+    if (!*bx || !*by) abort();
+    size_t n = 0, k = 0;
+    double w = hi > lo ? (hi - lo) / HEAT_LEVELS : 1.0;
+    for (int L = 0; L < HEAT_LEVELS && lo <= hi; ++L) {
+        size_t first = n;
+        for (size_t c = 0; c < nc; ++c) {
+            double v = G->f[c];
+            int lv = isnan(v) ? -1 : hi > lo ? (int)floor((v - lo) / w) : HEAT_LEVELS / 2;
+            if ((lv > HEAT_LEVELS - 1 ? HEAT_LEVELS - 1 : lv) != L) continue;
+            double x0, x1, y0, y1;
+            cell_edges(G->xs, G->nx, c % G->nx, &x0, &x1);
+            cell_edges(G->ys, G->ny, c / G->nx, &y0, &y1);
+            const double px[6] = {x0, x1, x1, x0, x0, NAN}, py[6] = {y0, y0, y1, y1, y0, NAN};
+            memcpy(*bx + n, px, sizeof px);
+            memcpy(*by + n, py, sizeof py);
+            n += 6;
+        }
+        if (n == first) continue;
+        snprintf(legend[k], 80, "mean %s in [%.4g, %.4g%s", name, lo + L * w, lo + (L + 1) * w,
+                 L == HEAT_LEVELS - 1 ? "]" : ")");
+        curves[k] = (nsd_curve){.x = *bx + first,
+                                .y = *by + first,
+                                .n = n - first,
+                                .legend = legend[k],
+                                .color = 0,
+                                .marker = 3,
+                                .opacity = 0.12 + 0.88 * (L + 1.0) / HEAT_LEVELS,
+                                .legend_patch = 1};
+        k++;
+    }
+    return k;
 }
 
 static void axis_label(const nsd_sweep_axis *ax, char *buf, size_t len) {
@@ -230,21 +271,26 @@ static void axis_label(const nsd_sweep_axis *ax, char *buf, size_t len) {
 static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quiet) {
     const nsd_sweep_def *def = s->def;
     const nsd_sweep_graph *g = s->g;
-    nsd_curve curves[MAX_CATS + 1];
+    nsd_curve curves[HEAT_LEVELS + MAX_CATS + 1];
+    char heat_legend[HEAT_LEVELS][80], contour_label[120];
+    double *hx = NULL, *hy = NULL, *cx = NULL, *cy = NULL;
+    size_t n_curves = 0;
+    grid G = {0};
+    if (g->y_axis >= 0 && s->mn) { /* a number: the heat map under the markers */
+        G = cell_means(s);
+        n_curves = heat_cells(&G, def->sums[g->summary].name, curves, heat_legend, &hx, &hy);
+    }
     for (size_t c = 0; c < s->n_cats; ++c)
-        curves[c] = (nsd_curve){.x = s->x[c],
-                                .y = s->y[c],
-                                .n = s->n[c],
-                                .legend = s->cat[c][0] ? s->cat[c] : NULL,
-                                .color = (int)c,
-                                .marker = 1};
-    size_t n_curves = s->n_cats;
-    double *cx = NULL, *cy = NULL;
-    char contour_label[120];
+        curves[n_curves++] = (nsd_curve){.x = s->x[c],
+                                         .y = s->y[c],
+                                         .n = s->n[c],
+                                         .legend = s->cat[c][0] ? s->cat[c] : NULL,
+                                         .color = (int)(c + 1) % MAX_CATS,
+                                         .marker = 1};
     if (g->y_axis >= 0 && !isnan(g->above) && s->mn) {
-        snprintf(contour_label, sizeof contour_label, "%s = %g", def->sums[g->summary].name,
-                 g->above);
-        size_t n = contour(s, g->above, &cx, &cy);
+        snprintf(contour_label, sizeof contour_label, "%s = %g (mean of a cell)",
+                 def->sums[g->summary].name, g->above);
+        size_t n = contour(&G, g->above, &cx, &cy);
         if (n)
             curves[n_curves++] = (nsd_curve){
                 .x = cx, .y = cy, .n = n, .legend = contour_label, .color = 6, .width = 2.5};
@@ -274,7 +320,7 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
     nsd_figure fig = {.panels = &panel, .n_panels = 1, .width_px = 1200, .height_px = 800};
     snprintf(path, sizeof path, "%s/%s.%s", dir, g->name, nsd_plot_format_ext(fmt));
     int rc = 0;
-    if (!s->total)
+    if (!s->total && !s->mn)
         fprintf(stderr, "warning: graph %s: nothing to draw\n", g->name);
     else if ((rc = nsd_plot_write(path, fmt, &fig, err, sizeof err)) != 0)
         fprintf(stderr, "error: %s: %s\n", path, err);
@@ -282,6 +328,9 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
         fprintf(stderr, "wrote %s\n", path);
     free(cx);
     free(cy);
+    free(hx);
+    free(hy);
+    grid_free(&G);
     return rc;
 }
 
@@ -297,10 +346,10 @@ int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_sweep_graph *g, nsd_sw
     }
     fprintf(s.csv, "%s,%s,%s\n", def->axes[g->x_axis].name,
             g->y_axis >= 0 ? def->axes[g->y_axis].name : def->sums[g->summary].name,
-            g->y_axis >= 0 ? "category" : "group");
+            g->y_axis >= 0 ? "value_or_category" : "group");
     int rc = nsd_sweep_db_scan(db, add_row, &s, err, sizeof err);
     if (rc != 0) fprintf(stderr, "error: %s\n", err);
-    categorize_numbers(&s);
+    write_numbers(&s);
     if (fclose(s.csv) != 0) rc = -1;
     if (rc == 0) rc = draw(&s, dir, format, quiet);
     for (size_t c = 0; c < MAX_CATS; ++c) {
