@@ -270,6 +270,12 @@
 /* crossed fires this far past the last vertex, in units of b (the header's
  * Stops: keeps the stop off the root of the edge handover there). */
 #define CROSS_MARGIN 1e-6
+/* model = "thesis": a concave corner's plane switch fires this far (in
+ * units of b) before the corner's bisector, so that the plane being left
+ * is off before the entered plane's gap closes there (a single-plane
+ * impact, as the thesis's plane models apply it). Far above the switch's
+ * location error (about 1e-11 m), far below anything physical. */
+#define THESIS_MARGIN 1e-7
 
 enum {
     P_TERRAIN,
@@ -289,8 +295,12 @@ enum {
     P_X0,
     P_V0,
     P_ROLL0,
+    P_MODEL,
+    P_BACKSPIN,
     N_P
 };
+
+static const char *const model_choices[] = {"physical", "thesis", NULL};
 
 static const char *const terrain_choices[] = {"valley", "profile", NULL};
 /* The profile default is the thesis's Sec. 4.2 valley written out: rim,
@@ -341,6 +351,14 @@ static const nsdyn_param_decl params[] = {
                         "initial speed of the centre along the supporting surface (thesis u4 = 5)"),
     [P_ROLL0] = NSDYN_BOOL(
         "rolling0", 1.0, "start rolling without slip (wy = v0/b, thesis Sec. 4.1); false: no spin"),
+    [P_MODEL] = NSDYN_CHOICE("model", 0.0, model_choices,
+                             "physical = both planes of a concave corner (decline -> floor, floor "
+                             "-> incline) in contact together (a two-contact impact there); thesis "
+                             "= one plane model at a time, switched at the corner's bisector (a "
+                             "single-plane Kane impact on the entered plane; docs/tumbleweed.md)"),
+    [P_BACKSPIN] = NSDYN_BOOL("backspin0", 0.0,
+                              "start with the spin as Sec. 4.2 prints it, u3 = +u4/b (wy = -v0/b: "
+                              "backspin, slip 2 v0) instead of rolling; overrides rolling0"),
 };
 
 typedef struct segment {
@@ -355,7 +373,9 @@ typedef struct sphere {
     double b, m, J, g;
     double x0, v0;
     int rolling0;
-    size_t n; /* segments */
+    int backspin0; /* start with wy = -v0/b (Sec. 4.2 as printed) */
+    int thesis;    /* model = "thesis": concave corners switch plane models */
+    size_t n;      /* segments */
     segment seg[MAX_SEG];
     double xv[MAX_SEG + 1], zv[MAX_SEG + 1]; /* vertices P_0..P_n [m] */
     double x_cross;                          /* last vertex x (far rim edge) [m] */
@@ -443,6 +463,10 @@ static int in_ground(const sphere *S, double x, double z) {
 static double handover(const sphere *S, size_t k, int to_next, double x, double z) {
     const segment *a = &S->seg[k - 1], *b = &S->seg[k];
     double dx = x - b->x, dz = z - b->z, md = b->mx * dx + b->mz * dz;
+    /* A concave corner (model = "thesis"): m.d is the signed distance from
+     * the bisector of the air's wedge, positive on B's side; the entered
+     * plane takes over THESIS_MARGIN b before the bisector. */
+    if (!b->convex_start) return (to_next ? md : -md) + THESIS_MARGIN * S->b;
     if (to_next) return fmin(b->c * dx + b->s * dz, md);
     return fmin(-(a->c * dx + a->s * dz), -md);
 }
@@ -467,13 +491,23 @@ static int own_start_lost(const sphere *S, size_t i) {
 static int own_end_lost(const sphere *S, size_t i) {
     return i + 1 < S->n && S->seg[i + 1].convex_start && S->owner_next[i + 1];
 }
+/* model = "thesis": has segment i handed a concave corner at either end to
+ * the neighbour? Then the whole candidate is off: one plane model at a
+ * time near the corner (docs/tumbleweed.md). On the owner's side of the
+ * bisector the owner's plane is the nearer of the two, so no contact with
+ * the other is missed. */
+static int corner_lost(const sphere *S, size_t i) {
+    if (!S->thesis) return 0;
+    if (i > 0 && !S->seg[i].convex_start && !S->owner_next[i]) return 1;
+    return i + 1 < S->n && !S->seg[i + 1].convex_start && S->owner_next[i + 1];
+}
 
 static feature nearest(const sphere *S, size_t i, double x, double z, int *ground) {
     const segment *g = &S->seg[i];
     double dx = x - g->x, dz = z - g->z;
     double sa = g->c * dx + g->s * dz; /* along-slope coordinate of the foot point */
     feature f;
-    f.active = 1;
+    f.active = !corner_lost(S, i);
     if (sa >= g->lo && sa <= g->hi) { /* face */
         /* The foot point is the segment's nearest point, at |h| from the
          * centre. On the air side (h >= 0) the gap is h - b. Behind the
@@ -614,6 +648,8 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
     S->x0 = values[P_X0].num;
     S->v0 = values[P_V0].num;
     S->rolling0 = values[P_ROLL0].num != 0;
+    S->backspin0 = values[P_BACKSPIN].num != 0;
+    S->thesis = (int)values[P_MODEL].num == 1;
     if (profile) {
         S->xv[0] = values[P_XS].num;
         S->zv[0] = values[P_ZS].num;
@@ -666,7 +702,7 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
             S->x_low = S->xv[k];
         }
     for (size_t v = 1; v < n; ++v) {
-        if (!S->seg[v].convex_start) continue;
+        if (!S->seg[v].convex_start && !S->thesis) continue;
         for (int to_next = 1; to_next >= 0; --to_next) {
             size_t j = S->n_sw++;
             S->sw_vertex[j] = v;
@@ -676,8 +712,8 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
              * that two arrays of S do not overlap */
             char seg_name[sizeof S->names[0]];
             memcpy(seg_name, S->names[to_next ? v : v - 1], sizeof seg_name);
-            snprintf(S->sw_names[j], sizeof S->sw_names[j], "edge%u_to_%.15s", (unsigned)v,
-                     seg_name);
+            snprintf(S->sw_names[j], sizeof S->sw_names[j], "%s%u_to_%.15s",
+                     S->seg[v].convex_start ? "edge" : "corner", (unsigned)v, seg_name);
             S->sw_ptr[j] = S->sw_names[j];
         }
     }
@@ -765,7 +801,7 @@ static void init_modes(sphere *S) {
     double x = S->x0, z = rest_height(S, x);
     for (size_t v = 0; v < MAX_SEG; ++v) S->owner0[v] = 0;
     for (size_t v = 1; v < S->n && isfinite(z); ++v)
-        S->owner0[v] = S->seg[v].convex_start && handover(S, v, 1, x, z) > 0.0;
+        S->owner0[v] = (S->seg[v].convex_start || S->thesis) && handover(S, v, 1, x, z) > 0.0;
     memcpy(S->owner_next, S->owner0, sizeof S->owner_next);
 }
 
@@ -787,6 +823,7 @@ static nsdyn_status initial_state(void *inst, double *q, double *v) {
     q[3] = 0.0;
     v[0] = v[2] = 0.0;
     v[1] = S->rolling0 ? S->v0 / S->b : 0.0; /* u_t1 = v0 - b wy = 0 */
+    if (S->backspin0) v[1] = -S->v0 / S->b;  /* u3 = +u4/b as Sec. 4.2 prints it */
     v[3] = S->v0 * t1x;
     v[4] = 0.0;
     v[5] = S->v0 * t1z;
@@ -934,22 +971,33 @@ static nsdyn_status stops_eval(void *inst, double t, const double *q, const doub
  * edge (x >= x_cross; the stop fires 1e-6 b later), else 0. Sample
  * resolution: near the top of a climb z - b is flat in t, so output_dt
  * = h costs at most g h^2 / 8 of height. */
-enum { SUM_HEIGHT, SUM_CROSSED, N_SUM };
+/* floor_height: the same highest sample measured from the valley floor
+ * (z - b - z_low: Sec. 4.2's "meters up from the valley's floor").
+ * rebound_time: the first sample in the incline region with vx <= 0 (the
+ * rolled_back stop's state, which ends the samples), NaN if none. */
+enum { SUM_HEIGHT, SUM_CROSSED, SUM_FLOOR_HEIGHT, SUM_REBOUND, N_SUM };
 static const nsdyn_channel summary_values[] = {
     [SUM_HEIGHT] = {"incline_height", "m",
                     "height reached on the incline, relative to the far rim (thesis Sec. 5.2)"},
     [SUM_CROSSED] = {"crossed", "1", "1 when the centre passed the far rim's edge"},
+    [SUM_FLOOR_HEIGHT] = {"floor_height", "m",
+                          "height reached on the incline above the valley floor (thesis Sec. 4.2)"},
+    [SUM_REBOUND] = {"rebound_time", "s",
+                     "time the centre first moved back (vx <= 0) in the incline region"},
 };
 
 static nsdyn_status summary_update(void *inst, double t, const double *q, const double *v,
                                    int first, double *values) {
-    (void)t;
-    (void)v;
     const sphere *S = inst;
-    if (first) values[SUM_CROSSED] = 0.0;
+    if (first) {
+        values[SUM_CROSSED] = 0.0;
+        values[SUM_HEIGHT] = values[SUM_FLOOR_HEIGHT] = values[SUM_REBOUND] = NAN;
+    }
     if (S->has_low && q[0] > S->x_low - S->b) {
         double h = q[2] - S->b - S->zv[S->n - 1];
         if (!(values[SUM_HEIGHT] >= h)) values[SUM_HEIGHT] = h; /* NaN at first */
+        values[SUM_FLOOR_HEIGHT] = values[SUM_HEIGHT] + S->zv[S->n - 1] - S->z_low;
+        if (isnan(values[SUM_REBOUND]) && v[3] <= 0.0) values[SUM_REBOUND] = t;
     }
     if (S->has_cross && q[0] >= S->x_cross) values[SUM_CROSSED] = 1.0;
     return NSDYN_OK;
