@@ -508,7 +508,14 @@ static feature nearest(const sphere *S, size_t i, double x, double z, int *groun
     double sa = g->c * dx + g->s * dz; /* along-slope coordinate of the foot point */
     feature f;
     f.active = !corner_lost(S, i);
-    if (sa >= g->lo && sa <= g->hi) { /* face */
+    /* model = "thesis": past a concave corner it owns, a segment is its
+     * plane (the thesis's plane model), not clamped to the corner: on its
+     * side of the bisector the plane is nearer than the other plane, and
+     * the corner point is farther than both (a centre there touching the
+     * corner would already have sunk into the neighbour's plane). */
+    int past_lo = sa < g->lo && !(S->thesis && i > 0 && !g->convex_start);
+    int past_hi = sa > g->hi && !(S->thesis && i + 1 < S->n && !S->seg[i + 1].convex_start);
+    if (!past_lo && !past_hi) { /* face */
         /* The foot point is the segment's nearest point, at |h| from the
          * centre. On the air side (h >= 0) the gap is h - b. Behind the
          * plane (h < 0) the centre is either in the ground (it sank through
