@@ -10,17 +10,17 @@ Usage: tumbleweed_thresholds.py DB [--b B] [--k K] [--shallow | --deep]
   "percentage crossed");
   e80   = smallest e on the grid with P(e') >= 80 for it and every larger e'
           (Case Studies I, II: "crosses the valley 80 percent of the time");
-  ecrit = smallest e with P(e') >= max P - 2 for it and every larger e'
-          (Sec. 5.1: "increases monotonically ... before leveling off"; 2
-          points is one speed of 51).
+  ecrit = smallest e such that P over [e, 1] stays within a band 4 points
+          wide (Sec. 5.1: "increases monotonically ... before leveling
+          off"; 4 points is two speeds of 51).
 --deep (studies III, IV): per (b, k): H(e) = mean height on the incline
   relative to the rim [m] over the speeds, S(e) its standard deviation;
   e15   = smallest e with H(e') > -15 m for it and every larger e';
   e15s  = the same with H - S > -15 m (Sec. 6.3: "the average height and
           its corresponding error bars are above -15 m");
-  ecrit = smallest e with H(e') >= Hmax - 0.05 (Hmax - Hmin) for it and
-          every larger e' (Sec. 5.2: "where the average height stops to
-          strictly increase").
+  ecrit = smallest e such that H over [e, 1] stays within a band 10 % of
+          Hmax - Hmin wide (Sec. 5.2: "where the average height stops to
+          strictly increase", region III).
 Runs whose status is not ok are left out and counted; so are runs with a
 sample of the gap below -1e-6 m (a missed impact, docs/tumbleweed.md)."""
 import argparse
@@ -34,6 +34,17 @@ def tail_from(es, ok):
     best = None
     for e in sorted(es, reverse=True):
         if not ok(e):
+            break
+        best = e
+    return best
+
+
+def plateau(es, val, width):
+    """Smallest e such that val over [e, 1] stays within a band of this width."""
+    best, lo, hi = None, math.inf, -math.inf
+    for e in sorted(es, reverse=True):
+        lo, hi = min(lo, val[e]), max(hi, val[e])
+        if hi - lo > width:
             break
         best = e
     return best
@@ -76,7 +87,7 @@ def main():
                 P = {e: 100.0 * sum(c for c, _ in by_e[e]) / len(by_e[e]) for e in es}
                 pmax = max(P.values())
                 e80 = tail_from(es, lambda e: P[e] >= 80.0)
-                ecrit = tail_from(es, lambda e: P[e] >= pmax - 2.0)
+                ecrit = plateau(es, P, 4.0)
                 print(f"b={b:g} k={k:g}: P(0.60)={P[es[0]]:.1f} P(1.00)={P[es[-1]]:.1f} "
                       f"max={pmax:.1f}  e80={fmt(e80)}  ecrit={fmt(ecrit)}")
             else:
@@ -89,7 +100,7 @@ def main():
                 hmax, hmin = max(H.values()), min(H.values())
                 e15 = tail_from(es, lambda e: H[e] > -15.0)
                 e15s = tail_from(es, lambda e: H[e] - S[e] > -15.0)
-                ecrit = tail_from(es, lambda e: H[e] >= hmax - 0.05 * (hmax - hmin))
+                ecrit = plateau(es, H, 0.1 * (hmax - hmin))
                 print(f"b={b:g} k={k:g}: H(0.60)={H[es[0]]:.2f}+-{S[es[0]]:.2f} "
                       f"H(1.00)={H[es[-1]]:.2f}+-{S[es[-1]]:.2f} m  e15={fmt(e15)} "
                       f"e15s={fmt(e15s)}  ecrit={fmt(ecrit)}")
