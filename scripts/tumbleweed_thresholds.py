@@ -63,17 +63,20 @@ def main():
     g.add_argument("--shallow", action="store_true")
     g.add_argument("--deep", action="store_true")
     ap.add_argument("--tables", action="store_true", help="print heat tables over (b, e)")
+    ap.add_argument("--where", default="1", help="an SQL condition on the runs (other axes)")
     a = ap.parse_args()
     con = sqlite3.connect(a.db)
+    cols = [r[1] for r in con.execute("pragma table_info(runs)")]
+    bk = ("b" if "b" in cols else "0") + ", " + ("k" if "k" in cols else "0")
     n_all, n_bad = con.execute(
-        "select count(*), sum(status != 'ok' or gap_min < -1e-6) from runs").fetchone()
-    rows = con.execute("select b, k, round(e, 2), crossed, height from runs "
-                       "where status = 'ok' and gap_min >= -1e-6").fetchall()
+        f"select count(*), sum(status != 'ok' or gap_min < -1e-6) from runs where {a.where}").fetchone()
+    rows = con.execute(f"select {bk}, round(e, 2), crossed, height from runs "
+                       f"where status = 'ok' and gap_min >= -1e-6 and {a.where}").fetchall()
     deep = a.deep or (not a.shallow and sum(r[3] for r in rows) < 0.5 * len(rows))
     cell = {}
     for b, k, e, crossed, h in rows:
         cell.setdefault((b, k), {}).setdefault(e, []).append((crossed, h))
-    print(f"# {a.db}: {n_all} runs, {n_bad} left out (failed or a missed impact); "
+    print(f"# {a.db} [{a.where}]: {n_all} runs, {n_bad} left out (failed or a missed impact); "
           f"{'deep: heights' if deep else 'shallow: percentage crossed'}")
     bs = a.b or sorted({b for b, _ in cell})
     ks = a.k or sorted({k for _, k in cell})
