@@ -197,6 +197,17 @@
  * and nearest (1-based index) of the active candidate with the smallest gap
  * (in flight, slip is the slip that contact would have).
  *
+ * Models (parameter `model`, docs/tumbleweed.md). "physical": every segment
+ * is a candidate everywhere, so a sphere in a concave corner touches both
+ * planes (a two-contact impact there). "thesis": the thesis switches plane
+ * models (Sec. 4.1) and never has two planes at once: each concave vertex
+ * gets an owner mode and two switches corner<k>_to_<segment>, the entered
+ * plane taking the corner THESIS_MARGIN b before the centre crosses the
+ * corner's bisector (handover()); the other plane is off (corner_lost())
+ * and the owner is its infinite plane past the corner, on its side of the
+ * bisector (nearest()). Convex edges are the same in both. backspin0 starts
+ * with wy = -v0/b, the spin as Sec. 4.2 prints it (u3 = +u4/b).
+ *
  * Stops (thesis Sec. 4.1: "stopped once the rover rebounds or begins to roll
  * or slide down the incline plane"; validation-targets.md: "crossed" means
  * it reached the far rim):
