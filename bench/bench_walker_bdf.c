@@ -124,7 +124,7 @@ static void timed_run(bench *b, int record, run_out *o) {
     o->message[0] = '\0';
     o->n_sw = 0;
     o->n_grid = 0;
-    if (m->sys->reset) m->sys->reset(m->sys_inst); /* initial mode, no steps */
+    if (m->sys->info.reset) m->sys->info.reset(m->sys_inst); /* initial mode, no steps */
 
     double w0 = now_s();
     double t = b->t0;
@@ -269,14 +269,14 @@ int main(int argc, char **argv) {
         return 2;
     }
     char err[512] = "";
-    b.inst = b.ig->create(b.app.cfg.integrator.params.values, &b.app.host, err, sizeof err);
+    b.inst = b.ig->info.create(b.app.cfg.integrator.params.values, &b.app.host, err, sizeof err);
     if (!b.inst) {
         fprintf(stderr, "bench_walker_bdf: integrator create failed: %s\n", err);
         return 2;
     }
     nsd_model_ode(m, &b.ode);
-    b.t0 = nsd_run_num(&b.app.cfg, "t_start");
-    b.t_end = nsd_run_num(&b.app.cfg, "t_end");
+    b.t0 = b.app.cfg.settings.t_start;
+    b.t_end = b.app.cfg.settings.t_end;
     b.ybuf = calloc(m->n, sizeof *b.ybuf);
     b.ydense = calloc(m->n, sizeof *b.ydense);
     b.grid_dt = grid_dt;
@@ -325,7 +325,7 @@ int main(int argc, char **argv) {
 
     /* The real runner once (untimed; it samples at run.output_dt): the
      * replayed loop must reproduce it. */
-    if (m->sys->reset) m->sys->reset(m->sys_inst);
+    if (m->sys->info.reset) m->sys->info.reset(m->sys_inst);
     nsd_run_result res;
     diag = (nsd_diag){0};
     if (nsd_run_simulation(m, &b.app.cfg, &b.app.host, NULL, &res, &diag) != 0 ||
@@ -433,7 +433,7 @@ int main(int argc, char **argv) {
     free(b.ydense);
     free(b.row_before);
     free(b.row_after);
-    b.ig->destroy(b.inst);
+    b.ig->info.destroy(b.inst);
     nsd_model_destroy(m);
     nsd_app_free(&b.app);
     if (failures) fprintf(stderr, "%d check(s) FAILED\n", failures);

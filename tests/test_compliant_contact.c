@@ -159,7 +159,7 @@ static void *make(const char *id, const double *values, size_t n) {
     nsdyn_value v[8] = {{0}};
     for (size_t i = 0; i < n; ++i) v[i].num = values[i];
     char err[512] = "";
-    void *inst = law->create(v, &host, err, sizeof err);
+    void *inst = law->info.create(v, &host, err, sizeof err);
     ck_assert_msg(inst != NULL, "%s: %s", id, err);
     return inst;
 }
@@ -172,7 +172,7 @@ static double force(const char *id, void *inst, double gap, double gap_rate) {
 }
 
 static void destroy_law(const char *id, void *inst) {
-    ((const nsdyn_contact_law *)nsd_registry_find(&reg, id)->info)->destroy(inst);
+    ((const nsdyn_contact_law *)nsd_registry_find(&reg, id)->info)->info.destroy(inst);
 }
 
 START_TEST(force_formulas) {
@@ -465,7 +465,7 @@ static void refused(const char *id, const double *values, size_t n, const char *
     nsdyn_value v[8] = {{0}};
     for (size_t i = 0; i < n; ++i) v[i].num = values[i];
     char err[512] = "";
-    void *inst = law->create(v, &host, err, sizeof err);
+    void *inst = law->info.create(v, &host, err, sizeof err);
     ck_assert_msg(inst == NULL, "%s accepted bad values", id);
     printf("%s refuses: %s\n", id, err);
     ck_assert_msg(strstr(err, want) != NULL, "%s: message '%s' lacks '%s'", id, err, want);

@@ -62,7 +62,7 @@ static void *make(const char *key, double value, char *err, size_t len, const ns
         }
     }
     ck_assert_msg(found, "no parameter %s", key);
-    return (*S)->create(v, &host, err, len);
+    return (*S)->info.create(v, &host, err, len);
 }
 
 static wheel open_wheel(const char *key, double value) {
@@ -73,7 +73,7 @@ static wheel open_wheel(const char *key, double value) {
     return w;
 }
 
-static void close_wheel(wheel *w) { w->S->destroy(w->inst); }
+static void close_wheel(wheel *w) { w->S->info.destroy(w->inst); }
 
 /* All four candidates at (q, v), with Jacobian rows W[c] (3 x 3) and
  * geometry. */

@@ -17,7 +17,7 @@ static void *make(const char *id, const nsdyn_friction_law **law, double mu_s, d
     ck_assert_ptr_nonnull(p);
     *law = (const nsdyn_friction_law *)p->info;
     nsdyn_value v[4] = {{mu_s, NULL, 0}, {mu_k, NULL, 0}, {eps, NULL, 0}, {shape, NULL, 0}};
-    return (*law)->create(v, &host, err, 256);
+    return (*law)->info.create(v, &host, err, 256);
 }
 
 static void force2(const nsdyn_friction_law *law, void *inst, double u1, double u2, double N,
@@ -51,7 +51,7 @@ START_TEST(set_valued_slip_force) {
     law->bounds(c, 50.0, &Fs, &Fk);
     ck_assert_double_eq_tol(Fs, 30.0, 1e-12);
     ck_assert_double_eq_tol(Fk, 20.0, 1e-12);
-    law->destroy(c);
+    law->info.destroy(c);
 }
 END_TEST
 
@@ -79,7 +79,7 @@ START_TEST(regularizations_closed_forms) {
         /* Zero slip: zero force (single-valued, continuous). */
         force2(law, c, 0.0, 0.0, 40.0, F);
         ck_assert_double_eq(F[0], 0.0);
-        law->destroy(c);
+        law->info.destroy(c);
     }
 }
 END_TEST

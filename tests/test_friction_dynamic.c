@@ -61,7 +61,7 @@ static law make(const char *id, const double *values, size_t n, char *err) {
     ck_assert_uint_eq(L.f->info.n_params, n);
     nsdyn_value v[8];
     for (size_t i = 0; i < n; ++i) v[i] = (nsdyn_value){values[i], NULL, 0};
-    L.inst = L.f->create(v, &host, err, 256);
+    L.inst = L.f->info.create(v, &host, err, 256);
     return L;
 }
 
@@ -95,7 +95,7 @@ static law make_stribeck(double mu_s, double mu_c, double v_s, double delta, dou
     return L;
 }
 
-static void drop(law *L) { L->f->destroy(L->inst); }
+static void drop(law *L) { L->f->info.destroy(L->inst); }
 
 static void eval(const law *L, uint32_t dim, const double *v, double N, const double *z, double *F,
                  double *zdot) {

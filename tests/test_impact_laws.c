@@ -66,7 +66,7 @@ static const nsdyn_contact_law *law_of(const char *id) {
 static void *make(const nsdyn_contact_law *law, double e) {
     char err[256] = "";
     nsdyn_value v[1] = {{e, NULL, 0}};
-    void *inst = law->create(v, &host, err, sizeof err);
+    void *inst = law->info.create(v, &host, err, sizeof err);
     ck_assert_msg(inst != NULL, "create failed: %s", err);
     return inst;
 }
@@ -235,7 +235,7 @@ static double sphere_case(const char *id, int slip, const double *u, char *ph) {
     kane_closed_form(m, b, J, e, mu_k, slip, u, want);
     double err = 0;
     for (int i = 0; i < 6; ++i) err = fmax(err, fabs(vp[i] - want[i]));
-    law->destroy(inst);
+    law->info.destroy(inst);
     return err;
 }
 
@@ -291,8 +291,8 @@ START_TEST(kane_strict_stick_test) {
     ck_assert_str_eq(ph, "slide");
     ck_assert_double_eq_tol(P[1], 0.25 * 2.0, 1e-15);
     ck_assert_double_eq_tol(up[1], -0.5, 1e-15);
-    nl->destroy(n);
-    kl->destroy(k);
+    nl->info.destroy(n);
+    kl->info.destroy(k);
 }
 END_TEST
 
@@ -402,7 +402,7 @@ START_TEST(random_grid_energy_and_restitution) {
                                                 1e-8 * (1 + mu_k * P[0]));
                 }
             }
-            law->destroy(inst);
+            law->info.destroy(inst);
         }
         fprintf(stderr,
                 "random grid, %s: %zu accepted (%zu sliding), %zu refused (%zu without a "
@@ -436,7 +436,7 @@ START_TEST(frictionless_is_newton) {
             for (int r = 1; r < 3; ++r)
                 ck_assert_double_eq_tol(up[r], s.um[r] + s.G[3 * r] * Pn,
                                         1e-12 * (1 + fabs(up[r])));
-            law->destroy(inst);
+            law->info.destroy(inst);
         }
     }
 }
@@ -450,7 +450,7 @@ START_TEST(bad_input_refused) {
         const nsdyn_contact_law *law = law_of(ids[k]);
         char err[256] = "";
         nsdyn_value v[1] = {{1.5, NULL, 0}};
-        ck_assert_ptr_null(law->create(v, &host, err, sizeof err));
+        ck_assert_ptr_null(law->info.create(v, &host, err, sizeof err));
         if (k == 2)
             ck_assert_str_eq(err,
                              "beta = 1.5 is outside [0, 1]: beta < 0 would pull the bodies back "
@@ -460,10 +460,10 @@ START_TEST(bad_input_refused) {
                              "e = 1.5 is outside [0, 1]: e < 0 would not separate the bodies and "
                              "e > 1 would create energy at every impact");
         v[0].num = -0.1;
-        ck_assert_ptr_null(law->create(v, &host, err, sizeof err));
+        ck_assert_ptr_null(law->info.create(v, &host, err, sizeof err));
         ck_assert_ptr_nonnull(strstr(err, "is outside [0, 1]"));
         v[0].num = NAN;
-        ck_assert_ptr_null(law->create(v, &host, err, sizeof err));
+        ck_assert_ptr_null(law->info.create(v, &host, err, sizeof err));
         /* The declared range says the same to the host. */
         const nsd_plugin *p = nsd_registry_find(&reg, ids[k]);
         ck_assert_uint_eq(p->info->n_params, 1);
@@ -510,7 +510,7 @@ START_TEST(bad_input_refused) {
         pr.n_contacts = 1;
         ck_assert_int_eq(law->impact(inst, &pr, P, up), NSDYN_ERROR);
         ck_assert_ptr_nonnull(strstr(last_log, "tangent_dim = 3, expected 1 or 2"));
-        law->destroy(inst);
+        law->info.destroy(inst);
     }
 }
 END_TEST
@@ -528,7 +528,7 @@ START_TEST(not_approaching_no_impulse) {
         ck_assert_double_eq(P[r], 0.0);
         ck_assert_double_eq(up[r], s.um[r]);
     }
-    law->destroy(inst);
+    law->info.destroy(inst);
 }
 END_TEST
 
@@ -655,7 +655,7 @@ START_TEST(multi_independent_contacts) {
                                         1e-10 * (1 + fabs(um[3 * i])));
                 }
             ck_assert_double_eq(P[3], 0.0); /* the separating contact */
-            law->destroy(inst);
+            law->info.destroy(inst);
         }
         fprintf(stderr, "independent contacts, %s: max |P - P_single|/(1 + P_n) = %.3g\n", ids[k],
                 worst);
@@ -685,7 +685,7 @@ START_TEST(multi_frictionless_diagonal) {
             }
         }
     }
-    law->destroy(inst);
+    law->info.destroy(inst);
 }
 END_TEST
 
@@ -714,7 +714,7 @@ START_TEST(multi_mixed_tangent_dims) {
             ck_assert_double_eq_tol(up[r], 0.0, 1e-14);
         }
         fprintf(stderr, "mixed tangent dims, %s: [%s]\n", ids[k], ph);
-        law->destroy(inst);
+        law->info.destroy(inst);
     }
 }
 END_TEST
@@ -765,7 +765,7 @@ START_TEST(multi_v_groove_coupled) {
             ck_assert_double_eq_tol(vp[1], e * V, 1e-13 * V);
             for (int r = 0; r < 6; ++r) ck_assert_double_eq_tol(up[r], u2[r], 1e-13 * V);
             if (mu == 0) ck_assert_double_eq_tol(Pn, (1 + e) * m * V, 1e-14 * Pn);
-            law->destroy(inst);
+            law->info.destroy(inst);
         }
     }
 }
@@ -855,7 +855,7 @@ START_TEST(multi_curb_touching_contact) {
                 break;
             }
         }
-        law->destroy(inst);
+        law->info.destroy(inst);
     }
 }
 END_TEST
@@ -926,7 +926,7 @@ START_TEST(multi_curb_wheel_at_B) {
             if (k == 1)
                 ck_assert_str_eq(ph, b ? "compression: stick, open; restitution: stick, open"
                                        : "compression: stick, open; no restitution");
-            law->destroy(inst);
+            law->info.destroy(inst);
         }
 }
 END_TEST
@@ -999,7 +999,7 @@ START_TEST(multi_sphere_corner_3d) {
         ck_assert_double_eq_tol(vp[4], e * V, 1e-10 * V);
         for (int q = 0; q < 6; ++q)
             if (q != 4) ck_assert_double_eq_tol(vp[q], 0.0, 1e-10 * V);
-        law->destroy(inst);
+        law->info.destroy(inst);
     }
     /* The jam. */
     const double mus[2] = {0.5, 0.5};
@@ -1017,7 +1017,7 @@ START_TEST(multi_sphere_corner_3d) {
                    "newton: the non-smooth Gauss-Seidel iteration (NSGS) did not converge "
                    "for 2 simultaneous contacts"),
         "%s", last_log);
-    law->destroy(inst);
+    law->info.destroy(inst);
     const nsdyn_contact_law *pl = law_of("poisson");
     inst = make(pl, 0.5);
     last_log[0] = 0;
@@ -1032,7 +1032,7 @@ START_TEST(multi_sphere_corner_3d) {
     for (int q = 0; q < 6; ++q) ck_assert_double_eq_tol(up[q], u2[q], 1e-10 * V);
     ck_assert_double_ge(up[0], -1e-10 * V);
     ck_assert_double_ge(up[3], -1e-10 * V);
-    pl->destroy(inst);
+    pl->info.destroy(inst);
 }
 END_TEST
 
@@ -1054,7 +1054,7 @@ START_TEST(poisson_frictionless_closed_form) {
         ck_assert_double_eq_tol(P[0], -(1 + beta) * um[0] / G[0], 1e-14 * P[0]);
         ck_assert_double_eq(up[1], um[1]);
         ck_assert_double_eq(up[2], um[2]);
-        law->destroy(inst);
+        law->info.destroy(inst);
     }
 }
 END_TEST
@@ -1093,7 +1093,7 @@ START_TEST(poisson_sphere_phases) {
         ck_assert_double_eq_tol(up[1], 0.6 * s2, 1e-12);
         ck_assert_double_eq_tol(up[2], 0.8 * s2, 1e-12);
     }
-    law->destroy(inst);
+    law->info.destroy(inst);
 }
 END_TEST
 
@@ -1123,8 +1123,8 @@ START_TEST(poisson_coupled_single_contact) {
         ck_assert_double_eq_tol(up[1], 0.0, 1e-15);
         ck_assert_double_eq_tol(P[0], (1 + beta) * Pc, 1e-15);
         ck_assert_double_eq_tol(upn[0], -beta * un, 1e-15);
-        pl->destroy(p);
-        nl->destroy(n);
+        pl->info.destroy(p);
+        nl->info.destroy(n);
     }
 }
 END_TEST
@@ -1462,7 +1462,7 @@ START_TEST(multi_random_grid) {
                     check_multi(ids[k], &s, dim, coefs[ie], mu_s, mu_k, P, up, k == 1 ? Pc : NULL,
                                 &st);
                 }
-                law->destroy(inst);
+                law->info.destroy(inst);
             }
             fprintf(
                 stderr,
@@ -1483,7 +1483,7 @@ START_TEST(multi_random_grid) {
             ck_assert_uint_gt(st.opens, part == 2 ? 50 : 100);
         }
     }
-    plastic->destroy(p0);
+    plastic->info.destroy(p0);
 }
 END_TEST
 
@@ -1521,8 +1521,8 @@ START_TEST(poisson_beta0_is_plastic_newton) {
             "poisson beta = 0 vs newton e = 0: %zu of 300 random problems solved, all identical\n",
             same);
     ck_assert_uint_gt(same, 250);
-    pl->destroy(p);
-    nl->destroy(n0);
+    pl->info.destroy(p);
+    nl->info.destroy(n0);
 }
 END_TEST
 
@@ -1716,7 +1716,7 @@ static void kane_corner_single(const double (*nrm)[3], size_t hit, const double 
                     ck_assert_msg(strncmp(ph, "coupled", 7) != 0, "%s", ph);
                     for (int r = 0; r < 6; ++r) ck_assert_double_eq(P2[r], P[r]);
                 }
-        law->destroy(inst);
+        law->info.destroy(inst);
     }
     fprintf(stderr,
             "kane_impulse, %s: %zu impacts, all Kane's single-contact model (%zu sticking, %zu "
@@ -1836,7 +1836,7 @@ START_TEST(kane_multi_driven_contact) {
                     ck_assert_double_le(fabs(up[0][r] - up[1][r]), 1e-9 * V);
                 }
             }
-        law->destroy(inst);
+        law->info.destroy(inst);
     }
     fprintf(
         stderr,
@@ -1914,7 +1914,7 @@ START_TEST(kane_multi_two_approaching) {
                         ck_assert_double_le(fabs(up[0][r] - up[1][r]), 1e-9 * fabs(s.um[3]));
                     }
             }
-        law->destroy(inst);
+        law->info.destroy(inst);
     }
     fprintf(
         stderr,
@@ -2100,12 +2100,12 @@ START_TEST(kane_multi_random_properties) {
                                   "%s", last_log);
                     noconv++;
                 }
-                law->destroy(inst);
+                law->info.destroy(inst);
                 continue;
             }
             multi += n > 1;
             check_kane(&s, dim, e, mu_s, mu_k, P, up, ph, &st);
-            law->destroy(inst);
+            law->info.destroy(inst);
         }
         const size_t refused = energy + inconsistent + noconv;
         fprintf(

@@ -116,7 +116,7 @@ static void *create(const plugin *p, log_sink *sink, nsdyn_host *h, const overri
     make_params(p->d, vals, ov, n_ov);
     *h = make_host(sink);
     char err[256] = "";
-    void *inst = p->d->create(vals, h, err, sizeof err);
+    void *inst = p->d->info.create(vals, h, err, sizeof err);
     ck_assert_msg(inst != NULL, "%s create failed: %s", p->d->info.id, err);
     return inst;
 }
@@ -305,7 +305,7 @@ START_TEST(test_rk4_order) {
         nsdyn_integrator_stats st = get_stats(&p, inst);
         ck_assert_uint_eq(st.steps, (uint64_t)steps);
         ck_assert_uint_eq(st.rhs_evals, 4u * (uint64_t)steps);
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
     }
     for (int k = 0; k < 3; ++k) {
         const double order = log2(e[k] / e[k + 1]);
@@ -363,11 +363,11 @@ START_TEST(test_rk4_stop_and_event_detection) {
     ck_assert_double_eq_tol(out.t, 0.01, 1e-15);
     /* the quadratic is integrated exactly by a 4th-order method */
     ck_assert_double_eq_tol(out.y[0], 2.0 - 0.5 * G_ACC * 1e-4, 1e-14);
-    p.d->reset(inst);
+    p.d->info.reset(inst);
     st = get_stats(&p, inst);
     ck_assert_uint_eq(st.steps, 0);
     ck_assert_uint_eq(st.rhs_evals, 0);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -396,7 +396,7 @@ START_TEST(test_rk4_reject_step) {
     nsdyn_integrator_stats st = get_stats(&p, inst);
     ck_assert_uint_eq(st.rejected_steps, 2);
     ck_assert_uint_eq(st.steps, 1);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -421,7 +421,7 @@ static tol_result dopri5_run(const plugin *p, double tol, size_t n,
     ck_assert_int_eq(r.status, NSDYN_OK);
     ck_assert(r.t == t_end);
     tol_result out = {r.max_err, r.max_dense_err, get_stats(p, inst).steps};
-    p->d->destroy(inst);
+    p->d->info.destroy(inst);
     return out;
 }
 
@@ -537,7 +537,7 @@ START_TEST(test_dopri5_events) {
     ck_assert_double_eq_tol(out.t, t_bounce + 2.0 * v_up / G_ACC, 1e-9);
     nsdyn_integrator_stats st = get_stats(&p, inst);
     ck_assert_uint_ge(st.events, 3);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -564,7 +564,7 @@ START_TEST(test_dopri5_reject_step) {
     ck_assert(fabs(y3[0] - exp(-3.0)) < 100.0 * 1e-8);
     nsdyn_integrator_stats st = get_stats(&p, inst);
     ck_assert_uint_ge(st.rejected_steps, 1);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -592,7 +592,7 @@ START_TEST(test_dopri5_limits) {
     double y[2];
     ck_assert_int_eq(p.d->dense(inst, 0.0, y), NSDYN_ERROR);
     ck_assert_int_eq(p.d->dense(inst, out.t, y), NSDYN_OK);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -622,7 +622,7 @@ START_TEST(test_atol_scale) {
             ck_assert_int_eq(r.status, NSDYN_OK);
             ck_assert_int_eq(p.d->dense(inst, 5.0, yend[m]), NSDYN_OK);
             steps[m] = get_stats(&p, inst).steps;
-            p.d->destroy(inst);
+            p.d->info.destroy(inst);
         }
         printf("%s: atol_scale none/ones/loose: %llu/%llu/%llu steps\n", ids[k],
                (unsigned long long)steps[0], (unsigned long long)steps[1],
@@ -638,7 +638,7 @@ START_TEST(test_atol_scale) {
         const double y0[2] = {1.0, 0.0};
         ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 5.0), NSDYN_ERROR);
         ck_assert_ptr_nonnull(strstr(p.d->message(inst), "atol_scale"));
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
         unload(&p);
     }
 }
@@ -670,14 +670,14 @@ START_TEST(test_stats_struct_size) {
         ck_assert_uint_eq(s.jacobian_evals, sentinel);
         ck_assert_uint_eq(s.event_evals, sentinel);
         ck_assert_uint_eq(s.events, sentinel);
-        p.d->reset(inst);
+        p.d->info.reset(inst);
         nsdyn_integrator_stats z = get_stats(&p, inst);
         ck_assert_uint_eq(z.steps, 0);
         ck_assert_uint_eq(z.rhs_evals, 0);
         /* an instance is reusable after reset */
         ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 1.0), NSDYN_OK);
         ck_assert_int_eq(p.d->step(inst, 1.0, &out), NSDYN_OK);
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
         unload(&p);
     }
 }
@@ -708,7 +708,7 @@ START_TEST(test_bdf_stiff) {
     ck_assert_int_eq(p.d->dense(inst, 2.0, y2), NSDYN_OK);
     const double err = fabs(y2[0] - cos(2.0));
     nsdyn_integrator_stats st = get_stats(&p, inst);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 
     plugin q = load(EXPLICIT_SO, "dopri5");
@@ -717,7 +717,7 @@ START_TEST(test_bdf_stiff) {
     run_result r2 = run(&q, inst2, 2.0, 1, NULL, 0);
     ck_assert_int_eq(r2.status, NSDYN_OK);
     nsdyn_integrator_stats st2 = get_stats(&q, inst2);
-    q.d->destroy(inst2);
+    q.d->info.destroy(inst2);
     unload(&q);
 
     printf("Prothero-Robinson lambda=1e6 to t=2: bdf error %.3e with %llu steps "
@@ -748,7 +748,7 @@ START_TEST(test_bdf_tolerance) {
     ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 5.0), NSDYN_OK);
     run_result r = run(&p, inst, 5.0, 1, NULL, 0);
     ck_assert_int_eq(r.status, NSDYN_OK);
-    p.d->reset(inst);
+    p.d->info.reset(inst);
     /* again, measuring errors (relative to max(1e-3, y)) */
     ck_assert_int_eq(p.d->setup(inst, &ode, 0.0, y0, 5.0), NSDYN_OK);
     double max_err = 0.0, max_dense = 0.0, t_prev = 0.0, ym[1];
@@ -768,7 +768,7 @@ START_TEST(test_bdf_tolerance) {
            (unsigned long long)st.steps);
     ck_assert(max_err < 100.0 * rtol);
     ck_assert(max_dense < 100.0 * rtol);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -846,7 +846,7 @@ START_TEST(test_bdf_events) {
     nsdyn_integrator_stats st = get_stats(&p, inst);
     ck_assert_uint_eq(st.events, 3);
     ck_assert_uint_gt(st.event_evals, 0);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -876,7 +876,7 @@ START_TEST(test_rhs_error) {
             ck_assert_ptr_nonnull(strstr(m, "right-hand side"));
         else
             ck_assert_ptr_nonnull(strstr(m, "CVODE: CV_"));
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
         unload(&p);
     }
 }
@@ -907,7 +907,7 @@ START_TEST(test_blowup) {
         ck_assert_int_eq(r.status, NSDYN_ERROR);
         ck_assert(fabs(r.t - 1.0) < 1e-4);
         ck_assert_ptr_nonnull(strstr(m, "step size"));
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
         unload(&p);
     }
     {
@@ -923,7 +923,7 @@ START_TEST(test_blowup) {
         ck_assert_int_eq(r.status, NSDYN_ERROR);
         ck_assert(fabs(r.t - 1.0) < 1e-4);
         ck_assert_uint_gt(strlen(m), 0);
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
         unload(&p);
     }
 }
@@ -938,23 +938,23 @@ START_TEST(test_bad_params) {
     char err[256] = "";
     override ov[] = {{"min_step", 1e-3}, {"max_step", 1e-4}};
     make_params(p.d, vals, ov, 2);
-    ck_assert_ptr_null(p.d->create(vals, &h, err, sizeof err));
+    ck_assert_ptr_null(p.d->info.create(vals, &h, err, sizeof err));
     printf("dopri5: min_step > max_step -> \"%s\"\n", err);
     ck_assert_uint_gt(strlen(err), 0);
     ck_assert_ptr_nonnull(strstr(err, "min_step"));
     /* max_step = 0 means unlimited: then any min_step is consistent */
     override ok[] = {{"min_step", 1e-3}, {"max_step", 0.0}};
     make_params(p.d, vals, ok, 2);
-    void *inst = p.d->create(vals, &h, err, sizeof err);
+    void *inst = p.d->info.create(vals, &h, err, sizeof err);
     ck_assert_ptr_nonnull(inst);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 
     plugin r = load(EXPLICIT_SO, "rk4");
     override bad_h[] = {{"h", 0.0}};
     err[0] = '\0';
     make_params(r.d, vals, bad_h, 1);
-    ck_assert_ptr_null(r.d->create(vals, &h, err, sizeof err));
+    ck_assert_ptr_null(r.d->info.create(vals, &h, err, sizeof err));
     ck_assert_uint_gt(strlen(err), 0);
     unload(&r);
 
@@ -962,7 +962,7 @@ START_TEST(test_bad_params) {
     override bad_order[] = {{"max_order", 2.5}};
     err[0] = '\0';
     make_params(b.d, vals, bad_order, 1);
-    ck_assert_ptr_null(b.d->create(vals, &h, err, sizeof err));
+    ck_assert_ptr_null(b.d->info.create(vals, &h, err, sizeof err));
     printf("bdf: max_order 2.5 -> \"%s\"\n", err);
     ck_assert_uint_gt(strlen(err), 0);
     unload(&b);

@@ -85,7 +85,7 @@ static void *newton_instance(double e) {
     ck_assert_uint_lt(pool.n, 16);
     nsdyn_value v = {.num = e};
     char err[256];
-    void *inst = pool.law->create(&v, NULL, err, sizeof err);
+    void *inst = pool.law->info.create(&v, NULL, err, sizeof err);
     ck_assert_msg(inst != NULL, "newton: %s", err);
     return pool.inst[pool.n++] = inst;
 }
@@ -94,7 +94,7 @@ static void unload(plugin *p) {
     ck_assert_int_eq(dlclose(p->so), 0);
     p->so = NULL;
     p->d = NULL;
-    for (size_t i = 0; i < pool.n; ++i) pool.law->destroy(pool.inst[i]);
+    for (size_t i = 0; i < pool.n; ++i) pool.law->info.destroy(pool.inst[i]);
     pool.n = 0;
     if (pool.so != NULL) ck_assert_int_eq(dlclose(pool.so), 0);
     memset(&pool, 0, sizeof pool);
@@ -153,7 +153,7 @@ static void *try_create(const plugin *p, log_sink *sink, nsdyn_host *host, const
     host->ctx = sink;
     host->log = test_log;
     err[0] = '\0';
-    return p->d->create(vals, host, err, err_len);
+    return p->d->info.create(vals, host, err, err_len);
 }
 
 static void *create(const plugin *p, log_sink *sink, nsdyn_host *host, const override *ov,
@@ -544,7 +544,7 @@ START_TEST(test_bouncing_ball) {
         ck_assert_uint_le(S.w_requests, st.steps - (uint64_t)(t_flight / h));
         ck_assert_uint_eq(st.rejected_steps, 0);
         ck_assert_int_eq(sink.count, 0);
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
     }
     /* first order: the errors shrink with h (4x smaller h, errors smaller) */
     printf("ball: observed order (heights) %.2f, (rest time) %.2f over h = %g .. %g\n",
@@ -601,7 +601,7 @@ START_TEST(test_incline) {
         ck_assert(b.max_v <= 1e-12);
         ck_assert(b.max_err_x <= 1e-12);
         ck_assert(b.max_y <= 1e-12);
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
     }
     /* slide: tan 30 deg = 0.577 > mu = 0.3 */
     const double thetas[2] = {0.5, 1.0};
@@ -630,7 +630,7 @@ START_TEST(test_incline) {
             ck_assert_msg(fabs(b.max_err_x - expect) <= 1e-9, "theta = 1 error %g, expected %g",
                           b.max_err_x, expect);
         }
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
     }
     unload(&p);
 }
@@ -707,7 +707,7 @@ START_TEST(test_sphere_rolling) {
         ck_assert(fabs(speed - v_roll) <= 1e-12 * v0);
         ck_assert(fabs(atan2(y[7], y[6]) - beta) <= 1e-12);
         ck_assert(fabs(y[8]) <= 1e-12);
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
     }
     unload(&p);
 }
@@ -758,7 +758,7 @@ START_TEST(test_ladder_converges) {
      * 2.7e-3 m. */
     ck_assert(L.max_omega <= 3.0);
     ck_assert(L.min_gap >= -300 * 0.5 * S.b * 9.0 * 1e-6);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -788,7 +788,7 @@ START_TEST(test_failure_not_converged) {
     ck_assert_ptr_nonnull(strstr(msg, "residual"));
     ck_assert_int_eq(sink.count, 0);
     ck_assert_uint_eq(get_stats(&p, inst).steps, 0);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
 
     /* on_failure = warn: logged as a warning, the step is taken */
     log_sink sink2 = {0};
@@ -805,7 +805,7 @@ START_TEST(test_failure_not_converged) {
     nsdyn_integrator_stats st = get_stats(&p, inst);
     ck_assert_uint_eq(st.steps, 1);
     ck_assert_uint_eq(st.rejected_steps, 1);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -831,7 +831,7 @@ START_TEST(test_failure_singular_delassus) {
     ck_assert_ptr_nonnull(strstr(msg, "t = 0 s"));
     ck_assert_ptr_nonnull(strstr(msg, "'pusher'"));
     ck_assert_ptr_nonnull(strstr(msg, "no exact one-contact solution"));
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -877,7 +877,7 @@ START_TEST(test_bad_params) {
     /* theta = 1 is allowed (closed interval at 1) */
     override ok1 = {"theta", 1.0};
     void *inst = create(&p, &sink, &host, &ok1, 1);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
 
     /* setup: no mechanics */
     inst = create(&p, &sink, &host, NULL, 0);
@@ -912,7 +912,7 @@ START_TEST(test_bad_params) {
     /* and a good setup works after all that */
     ck_assert_int_eq(p.d->setup(inst, &S.ode, 0.0, y0, 1.0), NSDYN_OK);
     ck_assert_int_eq(p.d->step(inst, 1.0, &out), NSDYN_OK);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -953,9 +953,9 @@ START_TEST(test_stop_and_restart) {
     }
     ck_assert(out.t == 3.0);
     ck_assert_int_eq(n, 100);
-    p.d->reset(inst);
+    p.d->info.reset(inst);
     ck_assert_int_eq(p.d->step(inst, 4.0, &out), NSDYN_ERROR);
-    p.d->destroy(inst);
+    p.d->info.destroy(inst);
     unload(&p);
 }
 END_TEST
@@ -986,7 +986,7 @@ START_TEST(test_siconos_agrees) {
         while (out.t < 0.5) ck_assert_int_eq(p.d->step(inst, 0.5, &out), NSDYN_OK);
         memcpy(yf[k], out.y, sizeof yf[k]);
         ck_assert_int_eq(sink.count, 0);
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
     }
     for (int i = 0; i < 12; ++i)
         ck_assert_msg(fabs(yf[0][i] - yf[1][i]) <= 1e-12, "sphere y[%d]: %g vs %g", i, yf[0][i],
@@ -1007,7 +1007,7 @@ START_TEST(test_siconos_agrees) {
         ck_assert_int_eq(p.d->step(inst, 0.3 + 1e-3, &out), NSDYN_OK);
         memcpy(yl[k], out.y, sizeof yl[k]);
         ck_assert_int_eq(sink.count, 0);
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
     }
     for (int i = 0; i < 6; ++i)
         ck_assert_msg(fabs(yl[0][i] - yl[1][i]) <= 1e-8, "ladder y[%d]: %g vs %g", i, yl[0][i],
@@ -1029,7 +1029,7 @@ START_TEST(test_siconos_agrees) {
         ck_assert_ptr_nonnull(strstr(msg, "siconos_nsgs"));
         ck_assert_ptr_nonnull(strstr(msg, "'floor'"));
         ck_assert_ptr_nonnull(strstr(msg, "'wall'"));
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
     }
     /* planar contacts with friction cannot be mixed with spatial ones in
      * one Siconos problem */
@@ -1044,7 +1044,7 @@ START_TEST(test_siconos_agrees) {
         void *inst = create(&p, &sink, &host, ov, 1);
         ck_assert_int_eq(p.d->setup(inst, &S.ode, 0.0, y0, 1.0), NSDYN_ERROR);
         ck_assert_ptr_nonnull(strstr(p.d->message(inst), "'floor'"));
-        p.d->destroy(inst);
+        p.d->info.destroy(inst);
     }
     unload(&p);
 }

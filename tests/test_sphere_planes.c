@@ -102,7 +102,7 @@ static void sys_open(sys *X, const kv *over, size_t n_over, const double *angles
         ck_assert_msg(found, "no parameter %s", over[k].key);
     }
     char err[512] = "";
-    X->p = X->S->create(v, &host, err, sizeof err);
+    X->p = X->S->info.create(v, &host, err, sizeof err);
     ck_assert_msg(X->p != NULL, "create failed: %s", err);
     ck_assert_int_eq(X->S->layout(X->p, &X->L), NSDYN_OK);
     ck_assert_uint_eq(X->L.nq, 4);
@@ -119,7 +119,7 @@ static void sys_open(sys *X, const kv *over, size_t n_over, const double *angles
     X->g = get[3];
 }
 
-static void sys_close(sys *X) { X->S->destroy(X->p); }
+static void sys_close(sys *X) { X->S->info.destroy(X->p); }
 
 static int contact_index(const sys *X, const char *name) {
     for (size_t c = 0; c < X->L.n_contacts; ++c)
@@ -323,7 +323,7 @@ START_TEST(valley_geometry) {
     X.S->on_switch(X.p, 0, 3.0, q, v);
     eval(&X, q, v, ce, NULL);
     ck_assert(ce[DEC].active && !ce[RIM].active);
-    X.S->reset(X.p);
+    X.S->info.reset(X.p);
     eval(&X, q, v, ce, NULL);
     ck_assert(!ce[DEC].active && ce[RIM].active);
 
@@ -678,7 +678,7 @@ static double clearance(const profile *P, double b, double x, double z) {
 static void own_from(const sys *X, const double *q) {
     double qq[4], vv[6] = {0}, sw[2 * MAXC];
     memcpy(qq, q, sizeof qq);
-    X->S->reset(X->p);
+    X->S->info.reset(X->p);
     ck_assert_int_eq(X->S->switches(X->p, 0.0, qq, vv, NULL, sw), NSDYN_OK);
     for (size_t j = 0; j < X->L.n_switches; ++j)
         if (sw[j] > 0.0) ck_assert_int_eq(X->S->on_switch(X->p, j, 0.0, qq, vv), NSDYN_OK);
@@ -882,7 +882,7 @@ START_TEST(steep_drop_handover) {
     const double us[] = {2.85, 2.0, 1.0, 0.05};
     for (size_t k = 0; k < 4; ++k) {
         place(q, v, ex - us[k] * t6x + b * n6x, ez - us[k] * t6z + b * n6z);
-        X.S->reset(X.p);
+        X.S->info.reset(X.p);
         ck_assert_int_eq(X.S->switches(X.p, 0.0, q, v, NULL, sw), NSDYN_OK);
         ck_assert_double_lt(sw[to7], 0.0);
         ck_assert_double_gt(sw[to6], 0.0);
@@ -900,7 +900,7 @@ START_TEST(steep_drop_handover) {
     for (int s = 0; s <= 8; ++s) {
         double phi = atan2(n6z, n6x) + (atan2(n7z, n7x) - atan2(n6z, n6x)) * s / 8.0;
         place(q, v, ex + 0.99 * b * cos(phi), ez + 0.99 * b * sin(phi));
-        X.S->reset(X.p);
+        X.S->info.reset(X.p);
         eval(&X, q, v, ce, NULL);
         /* the owner from the start (resting on the rise): seg6; on seg7's
          * normal (s = 8) seg7's foot point is its start, on its face or not
@@ -918,7 +918,7 @@ START_TEST(steep_drop_handover) {
     /* The air beyond the drop, behind seg6's plane and in its strip (the
      * centre 1.5 m from E at -52 degrees): seg7's quadrant, its face. */
     place(q, v, ex + 1.5 * cos(-52 * DEG), ez + 1.5 * sin(-52 * DEG));
-    X.S->reset(X.p);
+    X.S->info.reset(X.p);
     X.S->switches(X.p, 0.0, q, v, NULL, sw);
     ck_assert_double_gt(sw[to7], 0.0);
     ck_assert_double_lt(sw[to6], 0.0);
@@ -1255,7 +1255,7 @@ static void refused(const kv *o, size_t n, const double *angles, size_t na, cons
             if (!strcmp(d[i].name, o[k].key)) v[i].num = o[k].val;
     }
     char err[512] = "";
-    void *p = S->create(v, &host, err, sizeof err);
+    void *p = S->info.create(v, &host, err, sizeof err);
     ck_assert_msg(p == NULL, "accepted; expected '%s'", want);
     printf("sphere_planes refuses: %s\n", err);
     ck_assert_msg(strstr(err, want) != NULL, "message '%s' lacks '%s'", err, want);

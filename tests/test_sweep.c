@@ -236,6 +236,16 @@ START_TEST(study_threads_identical_and_resume) {
     ck_assert_int_eq(stat(path, &sb), 0);
     snprintf(path, sizeof path, "%s/three/height_vs_e.csv", tmp);
     ck_assert_int_eq(stat(path, &sb), 0);
+    snprintf(path, sizeof path, "%s/three/crossed_map.png", tmp);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    /* the map's table: one row per run, its category the side of 0.5 */
+    char *map = slurp("three/crossed_map.csv");
+    size_t lines = 0, above = 0;
+    for (const char *p = map; (p = strchr(p, '\n')); ++p) lines++;
+    for (const char *p = map; (p = strstr(p, "crossed > 0.5")); ++p) above++;
+    ck_assert_int_eq((int)lines, 442);
+    ck_assert_int_gt((int)above, 0);
+    free(map);
     /* resume: lose a third of the rows, run again: only those run */
     sqlite3 *db = open_db("three/sweep.sqlite");
     exec_sql(db, "DELETE FROM runs WHERE run % 3 = 0");
@@ -246,6 +256,24 @@ START_TEST(study_threads_identical_and_resume) {
     free(err);
     char *again = runs_text("three/sweep.sqlite");
     ck_assert_msg(strcmp(one, again) == 0, "the resumed sweep differs");
+    /* interrupted (SIGINT: exit 130, or done before the signal: 0), then
+     * killed (SIGKILL: the WAL journal keeps every committed row), then
+     * resumed: the same rows as one uninterrupted sweep */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && { %s sweep %s -o cut -q -j 1 --no-graphs 2>/dev/null & p=$!; sleep 0.3; "
+             "kill -INT $p 2>/dev/null; wait $p; echo $? > int.txt; }; "
+             "{ %s sweep %s -o cut -q -j 1 --no-graphs 2>/dev/null & p=$!; sleep 0.15; "
+             "kill -KILL $p 2>/dev/null; wait $p; true; }",
+             tmp, NSDYN_TEST_BINARY, study, NSDYN_TEST_BINARY, study);
+    ck_assert_int_ne(system(cmd), -1);
+    char *st = slurp("int.txt");
+    ck_assert_msg(atoi(st) == 130 || atoi(st) == 0, "exit status after SIGINT: %s", st);
+    free(st);
+    ck_assert_int_eq(sweep("%s -o cut -q -j 2 --no-graphs", study), 0);
+    char *resumed = runs_text("cut/sweep.sqlite");
+    ck_assert_msg(strcmp(one, resumed) == 0, "the interrupted and killed sweep differs");
+    free(resumed);
     /* a database of another definition: refused before any run */
     ck_assert_int_eq(sweep("%s -o three -q --set run.t_end=100", study), 2);
     err = slurp("err.txt");
@@ -350,6 +378,36 @@ START_TEST(maxima_are_the_apexes) {
 }
 END_TEST
 
+/* keep = "n > 3": the outputs of the runs with more than 3 impacts only. */
+START_TEST(keep_filter) {
+    make_tmp();
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg,
+             "%s[sweep]\nkeep = \"n > 3\"\n"
+             "[[sweep.axis]]\nkey = \"contact.e\"\nvalues = [0.1, 0.5, 0.9]\n"
+             "[sweep.summary]\nn = \"count(impact)\"\n",
+             ball);
+    write_file("keep.toml", cfg);
+    ck_assert_int_eq(sweep("keep.toml -o out -q"), 0);
+    sqlite3 *db = open_db("out/sweep.sqlite");
+    sqlite3_stmt *st = NULL;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT run, n FROM runs", -1, &st, NULL), SQLITE_OK);
+    int rows = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char path[512];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/out/runs/run-%08d/run.toml", tmp,
+                 sqlite3_column_int(st, 0));
+        ck_assert_int_eq(stat(path, &sb) == 0, sqlite3_column_double(st, 1) > 3);
+        rows++;
+    }
+    ck_assert_int_eq(rows, 3);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    remove_tmp();
+}
+END_TEST
+
 START_TEST(lhs_one_per_stratum) {
     make_tmp();
     char cfg[4096];
@@ -388,6 +446,72 @@ START_TEST(lhs_one_per_stratum) {
 }
 END_TEST
 
+/* A random design over a plugin id, a range and a log range: every value
+ * in its range, both integrators used, the same rows with 1 and 2
+ * threads, and each run's first impact at sqrt(2h/g) (with its own g). A
+ * log grid: 1, 10, 100. */
+START_TEST(random_design_and_log_grid) {
+    make_tmp();
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg,
+             "%s[sweep]\ndesign = \"random\"\nsamples = 12\nseed = 3\n"
+             "[[sweep.axis]]\nkey = \"integrator.id\"\nname = \"ig\"\n"
+             "values = [\"dopri5\", \"bdf\"]\n"
+             "[[sweep.axis]]\nkey = \"contact.e\"\nname = \"e\"\nstart = 0.2\nstop = 0.8\n"
+             "[[sweep.axis]]\nkey = \"system.g\"\nname = \"g\"\nstart = 1.0\nstop = 100.0\n"
+             "scale = \"log\"\n"
+             "[sweep.summary]\nt1 = \"time_of_first(impact)\"\n",
+             ball);
+    write_file("random.toml", cfg);
+    ck_assert_int_eq(sweep("random.toml -o a -q -j 1 --set run.t_end=1.0"), 0);
+    ck_assert_int_eq(sweep("random.toml -o b -q -j 2 --set run.t_end=1.0"), 0);
+    char *a = runs_text("a/sweep.sqlite"), *b = runs_text("b/sweep.sqlite");
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    sqlite3 *db = open_db("a/sweep.sqlite");
+    sqlite3_stmt *st = NULL;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT ig, e, g, t1, status FROM runs", -1, &st, NULL),
+                     SQLITE_OK);
+    int n = 0, bdf = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        double e = sqlite3_column_double(st, 1), g = sqlite3_column_double(st, 2);
+        ck_assert_str_eq((const char *)sqlite3_column_text(st, 4), "ok");
+        ck_assert(e >= 0.2 && e <= 0.8 && g >= 1.0 && g <= 100.0);
+        bdf += !strcmp((const char *)sqlite3_column_text(st, 0), "bdf");
+        /* 1e-4 relative: bdf runs at its default tolerances; no impact
+         * before t_end = 1 s (g < 2): no value (NULL) */
+        if (sqlite3_column_type(st, 3) == SQLITE_NULL)
+            ck_assert_double_gt(sqrt(2.0 / g), 0.999);
+        else
+            ck_assert_double_eq_tol(sqlite3_column_double(st, 3), sqrt(2 * 1.0 / g),
+                                    1e-4 * sqrt(2.0 / g));
+        n++;
+    }
+    ck_assert_int_eq(n, 12);
+    ck_assert(bdf > 0 && bdf < 12);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    snprintf(cfg, sizeof cfg,
+             "%s[[sweep.axis]]\nkey = \"system.g\"\nname = \"g\"\nstart = 1.0\nstop = 100.0\n"
+             "count = 3\nscale = \"log\"\n",
+             ball);
+    write_file("log.toml", cfg);
+    ck_assert_int_eq(sweep("log.toml -o c -q --set run.t_end=0.1"), 0);
+    db = open_db("c/sweep.sqlite");
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT g FROM runs ORDER BY run", -1, &st, NULL),
+                     SQLITE_OK);
+    const double want[3] = {1.0, 10.0, 100.0};
+    for (int k = 0; k < 3; ++k) {
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        ck_assert_double_eq_tol(sqlite3_column_double(st, 0), want[k], 1e-12 * want[k]);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    remove_tmp();
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sweep");
     TCase *tc = tcase_create("sweep");
@@ -397,7 +521,9 @@ int main(void) {
     tcase_add_test(tc, study_threads_identical_and_resume);
     tcase_add_test(tc, failed_run_recorded_and_kept);
     tcase_add_test(tc, maxima_are_the_apexes);
+    tcase_add_test(tc, keep_filter);
     tcase_add_test(tc, lhs_one_per_stratum);
+    tcase_add_test(tc, random_design_and_log_grid);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -345,7 +345,7 @@ START_TEST(stepping_stone_rule) {
     jacobian(&P, qh, v, W, u, dr, gap, act);
     ck_assert(!act[0] && act[1]);
     /* reset() restores the initial mode and the step records. */
-    S->reset(P.inst);
+    S->info.reset(P.inst);
     S->outputs(P.inst, 0.0, q, v, f, out);
     ck_assert_double_eq(out[io_st], 1.0);
     ck_assert_double_eq(out[io_ds], 0.0);
@@ -574,7 +574,7 @@ static void refused2(const char *key, double value, const char *key2, double val
     }
     ck_assert_msg(found, "no parameter %s", key);
     char err[512] = "";
-    void *inst = S->create(v, &host, err, sizeof err);
+    void *inst = S->info.create(v, &host, err, sizeof err);
     ck_assert_msg(inst == NULL, "walker2 accepted %s = %g", key, value);
     printf("walker2 refuses %s = %g: %s\n", key, value, err);
     ck_assert_msg(strstr(err, want) != NULL, "message '%s' lacks '%s'", err, want);

@@ -150,12 +150,13 @@ typedef double (*nsn_angle_fn)(void *ctx, double th);
 typedef int (*nsn_root_fn)(void *ctx, double th);
 
 /* Scan f on n_grid equal intervals of [lo, hi]; each interval whose end
- * values do not have strictly the same sign (a zero at either end counts)
- * is refined by bisection (at most max_bisect halvings, until its width is
- * <= xtol) and its midpoint passed to on_root. periodic: f(hi) is taken as
- * the value computed at lo (for a 2 pi period: cos and sin of 2 pi are not
- * exactly 1 and 0, so a root at lo could otherwise fall between the two
- * ends). A zero at a grid point is reported from both intervals next to it.
+ * values have strictly opposite signs is refined by bisection (at most
+ * max_bisect halvings, until its width is <= xtol) and its midpoint passed
+ * to on_root. An exact zero at a grid point is passed as that point, once
+ * (the rest case of the limit directions: V vanishes on the axes).
+ * periodic: f(hi) is taken as the value computed at lo (for a 2 pi period:
+ * cos and sin of 2 pi are not exactly 1 and 0, so a root at lo could
+ * otherwise fall between the two ends), and a zero there is lo's.
  * Returns the number of roots reported. */
 size_t nsn_angle_roots(nsn_angle_fn f, void *ctx, double lo, double hi, int n_grid, int periodic,
                        int max_bisect, double xtol, nsn_root_fn on_root, void *root_ctx);

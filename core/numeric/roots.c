@@ -1,5 +1,7 @@
 /* Roots of a function of an angle, and columns of an affine map by
  * probing (nsdyn_numeric.h). */
+#include <math.h>
+
 #include "nsdyn_numeric.h"
 
 /* The bisection of impact.c's 2-D slide search (the first user): keep the
@@ -29,11 +31,22 @@ size_t nsn_angle_roots(nsn_angle_fn f, void *ctx, double lo, double hi, int n_gr
     for (int k = 1; k <= n_grid; ++k) {
         const double a = lo + (k - 1) * h, b = lo + k * h;
         const double f1 = k < n_grid || !periodic ? f(ctx, b) : f_first;
-        if ((f0 <= 0.0 && f1 >= 0.0) || (f0 >= 0.0 && f1 <= 0.0)) {
+        double root = NAN;
+        if (f0 == 0.0)
+            root = a; /* exact zero at the left end: itself, once */
+        else if (f1 != 0.0 && (f0 < 0.0) != (f1 < 0.0))
+            root = bisect(f, ctx, a, b, f0, max_bisect, xtol);
+        /* f1 == 0: reported as the next interval's left end (below, for
+         * the last one) */
+        if (root == root) {
             ++found;
-            if (on_root(root_ctx, bisect(f, ctx, a, b, f0, max_bisect, xtol))) return found;
+            if (on_root(root_ctx, root)) return found;
         }
         f0 = f1;
+    }
+    if (!periodic && f0 == 0.0) {
+        ++found;
+        on_root(root_ctx, hi);
     }
     return found;
 }

@@ -16,16 +16,24 @@ typedef struct nsd_cli {
     const char **sets;   /* --set k=v */
     size_t n_sets;
     int quiet;
+    int names_only; /* keys --names */
     const char *command_line;
 } nsd_cli;
 
 int nsd_cmd_run(const nsd_cli *cli);
 int nsd_cmd_compare(const nsd_cli *cli);
 int nsd_cmd_limits(const nsd_cli *cli);
+int nsd_cmd_keys(const nsd_cli *cli);
 /* nsdyn sweep: reads its own options (cmd_sweep.c). */
 int nsd_cmd_sweep(int argc, char **argv);
 int nsd_cmd_plugins(void);
+/* The plugin ids on the search path, one a line, from the indexes. */
+int nsd_cmd_plugin_ids(void);
 int nsd_cmd_describe(const char *id);
+/* The conformance checks (conformance.h) on every plugin of the files;
+ * probe: the executable's allocation probe, or NULL (not checked). */
+struct nsd_alloc_probe;
+int nsd_cmd_check(int n_files, char **files, const struct nsd_alloc_probe *probe);
 
 /* Shared by the commands (cmd_common.c). */
 /* out/<stem of config> unless -o was given. */

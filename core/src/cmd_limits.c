@@ -59,7 +59,7 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
                     double t_span, double *xs, double *ys, char *why, size_t why_len) {
     const nsdyn_integrator *ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
     char err[256] = "";
-    void *inst = ig->create(cfg->integrator.params.values, host, err, sizeof err);
+    void *inst = ig->info.create(cfg->integrator.params.values, host, err, sizeof err);
     if (!inst) {
         snprintf(why, why_len, "%s", err);
         return 0;
@@ -97,7 +97,7 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
         }
     }
     free(y);
-    ig->destroy(inst);
+    ig->info.destroy(inst);
     return n;
 }
 
@@ -161,8 +161,9 @@ static void print_analysis(const char *cname, const nsd_limit_analysis *la) {
            la->G[0], la->G[1], la->G[2], la->G[3], la->F_kinetic, la->F_static);
     printf("  %-12s %-12s %-14s %s\n", "phi [rad]", "phi [deg]", "R [m/s^2]", "type");
     for (size_t i = 0; i < la->n_dirs; ++i)
-        printf("  %-12.6f %-12.3f %-14.6g %s\n", la->dirs[i].phi, la->dirs[i].phi * 180.0 / M_PI,
-               la->dirs[i].R, la->dirs[i].attracting ? "attracting" : "repelling");
+        printf("  %-12.6f %-12.3f %-14.6g %s\n", la->dirs[i].phi,
+               la->dirs[i].phi * 180.0 / NSDYN_PI, la->dirs[i].R,
+               la->dirs[i].attracting ? "attracting" : "repelling");
     printf("  stick force (%.6g, %.6g) N, |F|/static bound = %.6g\n", la->stick_force[0],
            la->stick_force[1], la->stick_ratio);
     printf("  force test: %s; limit-direction test: %s; %s\n",
@@ -189,8 +190,8 @@ static int write_tables(const char *dir, const nsd_limit_analysis *la, limit_fun
     if (!f) return -1;
     fprintf(f, "phi [rad],R [m/s^2],V [m/s^2]\n");
     for (int i = 0; i < NPHI; ++i) {
-        double phi = 2.0 * M_PI * i / (NPHI - 1);
-        lf->phi_deg[i] = phi * 180.0 / M_PI;
+        double phi = 2.0 * NSDYN_PI * i / (NPHI - 1);
+        lf->phi_deg[i] = phi * 180.0 / NSDYN_PI;
         lf->R[i] = nsd_limit_R(la, phi);
         lf->V[i] = nsd_limit_V(la, phi);
         fprintf(f, "%.9g,%.9g,%.9g\n", phi, lf->R[i], lf->V[i]);
@@ -228,7 +229,7 @@ static void picture_free(picture *P) {
  * run.hold_stick says. 0, or -1 when out of memory. */
 static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double t0, picture *P) {
     nsd_model *m = &s->model;
-    m->hold_stick = 0;
+    m->stick.hold = 0;
     const double *G = la->G;
     double gnorm = fmax(fmax(fabs(G[0]), fabs(G[1])), fmax(fabs(G[2]), fabs(G[3])));
     double speed = la->F_kinetic * gnorm + hypot(la->a[0], la->a[1]); /* [m/s^2] */
@@ -255,7 +256,7 @@ static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double 
     int legend_traj = 0;
     char why[NSD_WHY_LEN] = "";
     for (int k = 0; k < N_START; ++k) {
-        double th = 2.0 * M_PI * (k + 0.5) / N_START;
+        double th = 2.0 * NSDYN_PI * (k + 0.5) / N_START;
         double AA[4] = {A[0], A[1], A[2], A[3]}, b[2] = {r * cos(th), r * sin(th)};
         if (nsd_solve_small(AA, b, 2) != 0) break;
         memcpy(P->y0, m->y0, m->n * sizeof *P->y0);
@@ -306,7 +307,7 @@ static int write_figure(const char *dir, const nsd_config *cfg, const char *cnam
              la->rolling_by_directions ? "rolling persists" : "slipping starts", la->stick_ratio);
     double root_x[NSD_MAX_LIMIT_DIRS], root_y[NSD_MAX_LIMIT_DIRS];
     for (size_t i = 0; i < la->n_dirs; ++i) {
-        root_x[i] = la->dirs[i].phi * 180.0 / M_PI;
+        root_x[i] = la->dirs[i].phi * 180.0 / NSDYN_PI;
         root_y[i] = 0.0;
     }
     nsd_curve fcurves[3] = {
@@ -366,7 +367,7 @@ int nsd_cmd_limits(const nsd_cli *cli) {
     if (nsd_cli_load(cli, &s, 1, &diag) != 0) goto out;
     nsd_limit_analysis la;
     char err[1024];
-    double t0 = nsd_run_num(&s.app.cfg, "t_start");
+    double t0 = s.app.cfg.settings.t_start;
     if (nsd_limit_analyse(&s.model, t0, s.model.y0, &la, err, sizeof err) != 0) {
         report_refusal(&diag, &s.app.cfg, &s.model, t0, err);
         nsd_diag_print(&diag, stderr);

@@ -27,6 +27,7 @@ static void caps_text(uint32_t caps, char *buf, size_t len) {
         {NSDYN_CAP_FRICTION_2D, "2-D slip"},
         {NSDYN_CAP_UNILATERAL_CONTACTS, "unilateral contacts"},
         {NSDYN_CAP_PERSISTENT_CONTACTS, "persistent contacts"},
+        {NSDYN_CAP_FRICTION_LOAD_FREE, "load-free (not proportional to N)"},
         {NSDYN_CAP_TANGENT_2D, "2-D slip"},
         {NSDYN_CAP_DRAWS, "draws itself"},
     };
@@ -68,6 +69,94 @@ int nsd_cmd_plugins(void) {
     return problems ? NSD_EXIT_USAGE : NSD_EXIT_OK;
 }
 
+int nsd_cmd_plugin_ids(void) {
+    nsd_registry reg = {0};
+    nsd_diag diag = {0};
+    nsd_app_index_default(&reg, &diag);
+    for (size_t i = 0; i < reg.n; ++i) printf("%s\n", reg.plugins[i].info->id);
+    nsd_diag_free(&diag);
+    nsd_registry_close(&reg);
+    return NSD_EXIT_OK;
+}
+
+static void print_channels(const char *what, const nsdyn_channel *c, size_t n) {
+    printf("\n%s:\n", what);
+    if (!n) printf("  (none)\n");
+    for (size_t i = 0; i < n; ++i)
+        printf("  %-16s [%s]  %s\n", c[i].name, c[i].unit, c[i].label ? c[i].label : "");
+}
+
+static void print_names(const char *what, const char *const *names, size_t n) {
+    printf("\n%s:\n", what);
+    if (!n) printf("  (none)\n");
+    for (size_t i = 0; i < n; ++i) printf("  %s\n", names[i]);
+}
+
+/* What a system declares with its default parameters: states, outputs,
+ * contacts, stops, switches (the names [initial], plot.series and compare
+ * channels use). */
+static void describe_layout(const nsdyn_system *s, const nsdyn_value *v, const nsdyn_host *host) {
+    char err[256] = "";
+    void *inst = s->info.create(v, host, err, sizeof err);
+    if (!inst) {
+        printf("\n(with its default parameters it does not start: %s)\n", err);
+        return;
+    }
+    nsdyn_system_layout L = {.struct_size = sizeof L};
+    if (s->layout(inst, &L) <= NSDYN_WARNING) {
+        printf("\nwith its default parameters:\n");
+        print_channels("states q ([initial])", L.q, L.nq);
+        print_channels("states v ([initial])", L.v, L.nv);
+        print_channels("outputs (plot.series, compare channels)", L.outputs, L.n_outputs);
+        printf("\ncontacts (each gives <name>.N and friction channels):\n");
+        if (!L.n_contacts) printf("  (none)\n");
+        for (size_t i = 0; i < L.n_contacts; ++i)
+            printf("  %-16s %s, %u-D slip\n", L.contacts[i].name,
+                   L.contacts[i].type == NSDYN_CONTACT_UNILATERAL ? "unilateral" : "persistent",
+                   (unsigned)L.contacts[i].tangent_dim);
+        print_names("stop conditions", L.stops, L.n_stops);
+        print_names("switches", L.switches, L.n_switches);
+    }
+    s->info.destroy(inst);
+}
+
+/* A friction law's internal states (one set per contact). */
+static void describe_states(const nsdyn_friction_law *f, const nsdyn_value *v,
+                            const nsdyn_host *host) {
+    char err[256] = "";
+    void *inst = f->info.create(v, host, err, sizeof err);
+    if (!inst) return;
+    for (uint32_t dim = 1; dim <= 2; ++dim) {
+        size_t n = f->n_states(inst, dim);
+        nsdyn_channel ch[16] = {{0}};
+        char what[64];
+        snprintf(what, sizeof what, "internal states per contact, %u-D slip", (unsigned)dim);
+        if (n <= 16 && f->state_channels && f->state_channels(inst, dim, ch) <= NSDYN_WARNING)
+            print_channels(what, ch, n);
+        else if (n)
+            printf("\n%s: %zu\n", what, n);
+    }
+    f->info.destroy(inst);
+}
+
+static void describe_instance(const nsdyn_plugin_info *i) {
+    nsd_params p = {0};
+    nsd_diag diag = {0};
+    nsdyn_host host;
+    nsd_host_services(&host);
+    int required = 0;
+    for (size_t k = 0; k < i->n_params; ++k)
+        required |= (i->params[k].flags & NSDYN_PARAM_REQUIRED) != 0;
+    if (!required && nsd_params_resolve(&p, i->params, i->n_params, NULL, "", NULL, &diag) == 0) {
+        if (i->kind == NSDYN_KIND_SYSTEM)
+            describe_layout((const nsdyn_system *)i, p.values, &host);
+        else if (i->kind == NSDYN_KIND_FRICTION)
+            describe_states((const nsdyn_friction_law *)i, p.values, &host);
+    }
+    nsd_params_free(&p);
+    nsd_diag_free(&diag);
+}
+
 /* Opens only the shared object that holds `id`, as a run would. */
 int nsd_cmd_describe(const char *id) {
     nsd_registry reg = {0};
@@ -100,6 +189,7 @@ int nsd_cmd_describe(const char *id) {
                i->id, i->version, nsd_kind_name(i->kind), i->summary, p->path, i->abi_major,
                i->abi_minor, provides, needs, nsd_kind_section(i->kind));
         nsd_params_print_help(stdout, i->params, i->n_params);
+        describe_instance(i);
     }
     nsd_diag_print(&diag, stderr);
     nsd_diag_free(&diag);

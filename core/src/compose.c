@@ -155,6 +155,18 @@ static const cap_rule cap_rules[] = {
      {ROLE_FRICTION, ROLE_CONTACT, ROLE_NONE},
      "[friction] (%s) carries internal states, which rigid contact (%s) does not integrate; use "
      "a stateless law (%s)"},
+    /* ... and scales force() at N = 1 by the normal force. */
+    {ROLE_CONTACT,
+     NSDYN_CAP_RIGID_IMPACT,
+     NSDYN_CAP_COMPLIANT_NORMAL,
+     ROLE_FRICTION,
+     0,
+     0,
+     NSDYN_CAP_FRICTION_LOAD_FREE,
+     ROLE_FRICTION,
+     {ROLE_FRICTION, ROLE_CONTACT, ROLE_NONE},
+     "[friction] (%s) gives a force that does not scale with the normal force; rigid contact "
+     "(%s) evaluates force() at N = 1 and scales it by N; use a law proportional to N (%s)"},
 };
 
 static size_t check_cap_rule(const combo *k, const cap_rule *r, nsd_diag *diag) {
@@ -286,6 +298,7 @@ static const struct {
     {NULL, check_set_valued_compliant},
     {NULL, check_rigid_located},
     {&cap_rules[4], NULL},
+    {&cap_rules[5], NULL},
     {NULL, check_time_stepping},
     {NULL, check_declared_needs},
     {NULL, check_hold_stick},

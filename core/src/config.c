@@ -84,10 +84,6 @@ static const char *const top_keys[] = {"title",      "plugin_path", "system", "c
                                        "integrator", "initial",     "run",    "plot",    "compare",
                                        "variant",    "provenance",  "status", "sweep"};
 
-double nsd_run_num(const nsd_config *cfg, const char *key) {
-    return nsd_params_num(&cfg->run, key);
-}
-
 /* cfg->settings from the resolved [run] values (in declaration order). */
 static void fill_run_settings(nsd_config *cfg) {
     const nsdyn_value *v = cfg->run.values;
@@ -111,6 +107,12 @@ static void fill_run_settings(nsd_config *cfg) {
     };
 }
 double nsd_plot_num(const nsd_config *cfg, const char *key) {
+    /* A key the host does not declare is a bug in the host: stop loudly
+     * rather than read NaN (which reads as true). */
+    if (nsd_params_index(nsd_plot_decls, nsd_n_plot_decls, key) < 0) {
+        fprintf(stderr, "nsdyn: internal error: [plot] has no key '%s'\n", key);
+        abort();
+    }
     return nsd_params_num(&cfg->plot, key);
 }
 

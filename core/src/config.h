@@ -103,10 +103,7 @@ void nsd_config_free(nsd_config *cfg);
  * result shares cfg's source strings; resolve it with nsd_config_resolve. */
 void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_node *variant);
 
-/* Deprecated: [run] by key name (NaN for an unknown key). The host reads
- * cfg->settings; this stays for callers outside the runner until they move. */
-double nsd_run_num(const nsd_config *cfg, const char *key);
-/* [plot] by key name. */
+/* [plot] by key name; a key the host does not declare aborts (a host bug). */
 double nsd_plot_num(const nsd_config *cfg, const char *key);
 
 #endif

@@ -17,9 +17,24 @@
  * NULL or a 3 x nv row-major buffer that receives contact c's rows (and
  * out[c].drift). Every out[c].active is preset to 1 (a system clears it for
  * a candidate switched off in its mode); the other outputs are the
- * plugin's to write. Returns the plugin's status. Hot path: no allocation. */
-nsdyn_status nsd_contacts_evaluate(const nsdyn_system *sys, void *inst, double t, const double *q,
-                                   const double *v, size_t n_contacts, int want_geometry,
-                                   double *const *jacobian, nsdyn_contact_eval *out);
+ * plugin's to write. Returns the plugin's status. Hot path: no allocation.
+ *
+ * Inline (C99: contact_eval.c holds the one external definition): the
+ * right-hand side calls it once per evaluation, and a call through the PLT
+ * with its own frame cost more than the body (bench/README.md). */
+inline nsdyn_status nsd_contacts_evaluate(const nsdyn_system *sys, void *inst, double t,
+                                          const double *q, const double *v, size_t n_contacts,
+                                          int want_geometry, double *const *jacobian,
+                                          nsdyn_contact_eval *out) {
+    /* The only output the host presets: a system that never switches a
+     * candidate off need not write `active`. */
+    for (size_t c = 0; c < n_contacts; ++c) out[c].active = 1;
+    const nsdyn_contact_request request = {
+        .struct_size = (uint32_t)sizeof request,
+        .want_geometry = want_geometry,
+        .jacobian = jacobian,
+    };
+    return sys->contacts(inst, t, q, v, &request, out);
+}
 
 #endif

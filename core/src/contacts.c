@@ -1,6 +1,7 @@
 /* Contact checks and the host's small dense solve: the bottom layer of
  * the composed model (model.h), used by every mode of it. */
 #include "model.h"
+#include "nsdyn_numeric.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -57,31 +58,7 @@ nsdyn_status nsd_model_fail(nsd_model *m, nsdyn_status st, double t, const char 
 }
 
 int nsd_solve_small(double *A, double *b, size_t n) {
-    for (size_t col = 0; col < n; ++col) {
-        size_t piv = col;
-        for (size_t r = col + 1; r < n; ++r)
-            if (fabs(A[r * n + col]) > fabs(A[piv * n + col])) piv = r;
-        if (!(fabs(A[piv * n + col]) > 1e-300)) return -1;
-        if (piv != col) {
-            for (size_t c = 0; c < n; ++c) {
-                double tmp = A[col * n + c];
-                A[col * n + c] = A[piv * n + c];
-                A[piv * n + c] = tmp;
-            }
-            double tmp = b[col];
-            b[col] = b[piv];
-            b[piv] = tmp;
-        }
-        for (size_t r = col + 1; r < n; ++r) {
-            double f = A[r * n + col] / A[col * n + col];
-            for (size_t c = col; c < n; ++c) A[r * n + c] -= f * A[col * n + c];
-            b[r] -= f * b[col];
-        }
-    }
-    for (size_t r = n; r-- > 0;) {
-        double s = b[r];
-        for (size_t c = r + 1; c < n; ++c) s -= A[r * n + c] * b[c];
-        b[r] = s / A[r * n + r];
-    }
-    return 0;
+    /* The shared partial-pivoting kernel with the host's absolute pivot
+     * test (a pivot not above 1e-300 is singular). */
+    return nsn_lu_solve(n, A, n, b, 0.0, 1e-300) == NSN_OK ? 0 : -1;
 }

@@ -4,52 +4,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_probe.h"
 #include "app.h"
 #include "cli.h"
+#include "help.h"
 #include "nsdyn/plugin.h"
 #include "nsdyn_build_config.h"
 
-static void usage(FILE *out) {
-    fprintf(
-        out,
-        "usage: nsdyn COMMAND [ARGS]\n"
-        "\n"
-        "commands:\n"
-        "  run CONFIG [-o DIR] [--set section.key=value]...\n"
-        "        run one simulation; writes timeseries.csv, run.toml and graphs to DIR\n"
-        "        (default out/<config name>)\n"
-        "  compare CONFIG [-o DIR] [--set section.key=value]...\n"
-        "        run the config's [[variant]]s, overlay their graphs, tabulate cost and\n"
-        "        deviations from the reference variant (metrics.csv)\n"
-        "  limits CONFIG [-o DIR] [--set ...]\n"
-        "        limit directions R(phi), V(phi) of a 2-D Coulomb contact at the initial\n"
-        "        state, the stick-force test, and the u1-u2 phase portrait\n"
-        "  sweep CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...]\n"
-        "        the config's [sweep]: every run in process, summaries into an SQLite\n"
-        "        database (DIR/sweep.sqlite, resumable), runs.csv and graphs (docs/sweep.md)\n"
-        "  plugins            list every plugin found (kind, id, version, summary); opens and\n"
-        "        checks every shared object on the search path; exit 2 if one is broken\n"
-        "  describe ID        a plugin's parameters: units, defaults, ranges, help\n"
-        "  index PLUGIN.so... check plugins and write their index (PLUGIN.so.nsdyn-index);\n"
-        "        nsdyn_add_plugin runs it when it builds a plugin\n"
-        "  --help, --version\n"
-        "\n"
-        "options of run, compare, limits:\n"
-        "  --no-config-plugins  refuse the config's plugin_path (as NSDYN_NO_CONFIG_PLUGINS=1 "
-        "does)\n"
-        "\n"
-        "plugin search path: the config's plugin_path, then NSDYN_PLUGIN_PATH (colon-separated),\n"
-        "then the host's own plugin directory. A run opens only the shared objects that hold\n"
-        "the plugins its config names, found by their index or their name nsdyn_<kind>_<id>.so;\n"
-        "a config's plugin_path is code that runs.\n"
-        "exit status: 0 success, 2 usage or config error, 3 the simulation failed,\n"
-        "4 the outputs could not be written, 128+N stopped by signal N (130 Ctrl-C); after 3\n"
-        "or 128+N the data computed so far are in DIR.INCOMPLETE/, DIR untouched.\n");
-}
-
 static int cmd_help(int argc, char **argv) {
-    (void)argc, (void)argv;
-    usage(stdout);
+    if (argc == 2) {
+        nsd_help_print_overview(stdout);
+        return NSD_EXIT_OK;
+    }
+    if (argc == 3 && !strcmp(argv[2], "--man")) {
+        nsd_help_print_man(stdout);
+        return NSD_EXIT_OK;
+    }
+    if (argc == 3 && !strcmp(argv[2], "--bash-completion")) {
+        nsd_help_print_bash_completion(stdout);
+        return NSD_EXIT_OK;
+    }
+    const char *topic = argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) ? "help"
+                        : argc == 3 ? argv[2]
+                                    : NULL;
+    const nsd_command_help *h = topic ? nsd_help_find(topic) : NULL;
+    if (!h) {
+        fprintf(stderr, "error: usage: nsdyn help [COMMAND | --man | --bash-completion]%s%s%s\n",
+                argc == 3 ? " (no command '" : "", argc == 3 ? argv[2] : "",
+                argc == 3 ? "'; nsdyn help lists them)" : "");
+        return NSD_EXIT_USAGE;
+    }
+    nsd_help_print_command(stdout, h);
     return NSD_EXIT_OK;
 }
 
@@ -60,12 +45,25 @@ static int cmd_version(int argc, char **argv) {
 }
 
 static int cmd_plugins(int argc, char **argv) {
-    (void)argv;
-    if (argc != 2) {
-        fprintf(stderr, "error: 'nsdyn plugins' takes no arguments\n");
+    int ids = argc == 3 && !strcmp(argv[2], "--ids");
+    if (argc != 2 && !ids) {
+        fprintf(stderr, "error: usage: nsdyn plugins [--ids]\n");
         return NSD_EXIT_USAGE;
     }
-    return nsd_cmd_plugins();
+    return ids ? nsd_cmd_plugin_ids() : nsd_cmd_plugins();
+}
+
+static int cmd_check(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "error: usage: nsdyn check PLUGIN.so...\n");
+        return NSD_EXIT_USAGE;
+    }
+#ifdef NSDYN_ALLOC_PROBE
+    const nsd_alloc_probe *probe = nsd_alloc_probe_get();
+#else
+    const nsd_alloc_probe *probe = NULL; /* sanitizer build: malloc is theirs */
+#endif
+    return nsd_cmd_check(argc - 2, argv + 2, probe);
 }
 
 static int cmd_index(int argc, char **argv) {
@@ -105,11 +103,13 @@ static int parse_options(int argc, char **argv, nsd_cli *cli) {
             cli->sets[cli->n_sets++] = a + 6;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             cli->quiet = 1;
+        } else if (!strcmp(a, "--names") && !strcmp(argv[1], "keys")) {
+            cli->names_only = 1;
         } else if (!strcmp(a, "--no-config-plugins")) {
             /* Read where the search path is built (config.c). */
             setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1);
         } else if (a[0] == '-') {
-            fprintf(stderr, "error: unknown option '%s' (nsdyn --help)\n", a);
+            fprintf(stderr, "error: unknown option '%s' (nsdyn %s --help)\n", a, argv[1]);
             return NSD_EXIT_USAGE;
         } else if (!cli->config) {
             cli->config = a;
@@ -149,29 +149,52 @@ static int config_command(int (*command)(const nsd_cli *), int argc, char **argv
 }
 
 /* The commands: those that take a CONFIG share their options
- * (config_command), the others read their own arguments. */
+ * (config_command), the others read their own arguments. Each has its
+ * help in help.c. */
 static const struct {
     const char *name;
     int (*own)(int argc, char **argv);
     int (*with_config)(const nsd_cli *cli);
 } commands[] = {
-    {"--help", cmd_help, NULL},         {"-h", cmd_help, NULL},
-    {"help", cmd_help, NULL},           {"--version", cmd_version, NULL},
-    {"plugins", cmd_plugins, NULL},     {"index", cmd_index, NULL},
-    {"describe", cmd_describe, NULL},   {"run", NULL, nsd_cmd_run},
-    {"compare", NULL, nsd_cmd_compare}, {"limits", NULL, nsd_cmd_limits},
+    {"run", NULL, nsd_cmd_run},       {"compare", NULL, nsd_cmd_compare},
+    {"limits", NULL, nsd_cmd_limits}, {"keys", NULL, nsd_cmd_keys},
+    {"plugins", cmd_plugins, NULL},   {"describe", cmd_describe, NULL},
+    {"check", cmd_check, NULL},       {"index", cmd_index, NULL},
+    {"help", cmd_help, NULL},         {"--version", cmd_version, NULL},
     {"sweep", nsd_cmd_sweep, NULL},
 };
 
+/* `nsdyn CMD --help` or `-h` anywhere after CMD (not after --set). */
+static int wants_help(int argc, char **argv) {
+    for (int i = 2; i < argc; ++i) {
+        if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-o"))
+            ++i;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        usage(stderr);
+        nsd_help_print_overview(stderr);
         return NSD_EXIT_USAGE;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].own ? commands[i].own(argc, argv)
-                                   : config_command(commands[i].with_config, argc, argv);
-    fprintf(stderr, "error: unknown command '%s' (nsdyn --help lists the commands)\n", argv[1]);
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return cmd_help(2, argv);
+    for (size_t i = 0; i < NSDYN_COUNT(commands); ++i) {
+        if (strcmp(argv[1], commands[i].name) != 0) continue;
+        const nsd_command_help *h = nsd_help_find(commands[i].name);
+        if (!h) {
+            fprintf(stderr, "nsdyn: internal error: command '%s' has no help\n", argv[1]);
+            return 70; /* EX_SOFTWARE */
+        }
+        if (strcmp(argv[1], "help") != 0 && wants_help(argc, argv)) {
+            nsd_help_print_command(stdout, h);
+            return NSD_EXIT_OK;
+        }
+        return commands[i].own ? commands[i].own(argc, argv)
+                               : config_command(commands[i].with_config, argc, argv);
+    }
+    fprintf(stderr, "error: unknown command '%s' (nsdyn help lists the commands)\n", argv[1]);
     return NSD_EXIT_USAGE;
 }

@@ -24,9 +24,9 @@ static nsdyn_status mech_free_acceleration(void *ctx, double t, const double *q,
                                            double *vdot) {
     nsd_model *m = ctx;
     m->rhs_evals++;
-    for (size_t i = 0; i < m->nq; ++i) m->mech_y[i] = q[i];
-    for (size_t i = 0; i < m->nv; ++i) m->mech_y[m->nq + i] = v[i];
-    nsdyn_status st = nsd_model_contact_forces(m, t, m->mech_y, NULL, 0);
+    for (size_t i = 0; i < m->nq; ++i) m->mech.y[i] = q[i];
+    for (size_t i = 0; i < m->nv; ++i) m->mech.y[m->nq + i] = v[i];
+    nsdyn_status st = nsd_model_contact_forces(m, t, m->mech.y, NULL, 0);
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c)
         if (m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL)
@@ -47,8 +47,8 @@ static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const do
         st = nsd_affine_base(m, t, q, v);
         if (st > NSDYN_WARNING) return st;
     }
-    for (size_t k = 0; k < m->n_mech; ++k) {
-        size_t c = m->mech_contact[k];
+    for (size_t k = 0; k < m->mech.n; ++k) {
+        size_t c = m->mech.contact[k];
         /* A contact switched off by the system's mode is reported open. */
         gap[k] = m->ce[c].active ? m->ce[c].gap : INFINITY;
         for (size_t a = 0; a < 3; ++a) u[3 * k + a] = m->ce[c].u[a];
@@ -56,6 +56,42 @@ static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const do
         memcpy(W + k * 3 * nv, m->W + c * 3 * nv, 3 * nv * sizeof *W);
         const size_t comp[3] = {3 * c, 3 * c + 1, 3 * c + 2};
         st = nsd_affine_columns(m, t, q, v, 3, comp, NULL, MinvWt + k * 3 * nv);
+        if (st > NSDYN_WARNING) return st;
+    }
+    return NSDYN_OK;
+}
+
+/* Rows of the selected mechanics contacts only (integrator.h): contacts()
+ * with Jacobian buffers for those, then 1 + 3 n_sel dynamics evaluations,
+ * whatever the number of candidates. The same values as mech_contacts()
+ * with W: the same system calls on the same zero forces. */
+static nsdyn_status mech_contact_rows(void *ctx, double t, const double *q, const double *v,
+                                      size_t n_sel, const size_t *sel, double *W, double *MinvWt) {
+    nsd_model *m = ctx;
+    size_t nv = m->nv;
+    for (size_t j = 0; j < n_sel; ++j)
+        if (sel[j] >= m->mech.n) {
+            snprintf(m->failure, sizeof m->failure,
+                     "contact_rows: contact %zu asked for, the mechanics have %zu", sel[j],
+                     m->mech.n);
+            return NSDYN_ERROR;
+        }
+    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
+    for (size_t j = 0; j < n_sel; ++j) {
+        size_t c = m->mech.contact[sel[j]];
+        m->jac[c] = m->W + c * 3 * nv;
+    }
+    nsdyn_status st = nsd_model_contacts_now(m, t, q, v);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
+    if (n_sel == 0) return NSDYN_OK;
+    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+    st = nsd_affine_base(m, t, q, v);
+    if (st > NSDYN_WARNING) return st;
+    for (size_t j = 0; j < n_sel; ++j) {
+        size_t c = m->mech.contact[sel[j]];
+        memcpy(W + j * 3 * nv, m->W + c * 3 * nv, 3 * nv * sizeof *W);
+        const size_t comp[3] = {3 * c, 3 * c + 1, 3 * c + 2};
+        st = nsd_affine_columns(m, t, q, v, 3, comp, NULL, MinvWt + j * 3 * nv);
         if (st > NSDYN_WARNING) return st;
     }
     return NSDYN_OK;
@@ -70,7 +106,7 @@ static nsdyn_status mech_local_impulse(void *ctx, size_t k, const double *G, con
                                        const double *u_start, double *P) {
     nsd_model *m = ctx;
     nsdyn_local_impact p = {.struct_size = sizeof p,
-                            .tangent_dim = m->mech_tangent_dim[k],
+                            .tangent_dim = m->mech.tangent_dim[k],
                             .G = G,
                             .u_free = u_free,
                             .u_start = u_start,
@@ -79,39 +115,40 @@ static nsdyn_status mech_local_impulse(void *ctx, size_t k, const double *G, con
     nsdyn_status st = m->contact->local_impulse(m->contact_inst, &p, P);
     if (st > NSDYN_WARNING)
         snprintf(m->failure, sizeof m->failure, "contact law '%s' found no impulse at contact '%s'",
-                 m->contact->info.id, m->mech_name[k]);
+                 m->contact->info.id, m->mech.name[k]);
     return st;
 }
 
 void nsd_model_mechanics(nsd_model *m, nsdyn_mechanics *mech) {
     /* The law's coefficients and local impulses (compose.c checks it has
      * them); the friction law's bounds per unit normal force. */
-    m->law_coefficients = (nsdyn_rigid_coefficients){.struct_size = sizeof m->law_coefficients};
-    m->contact->coefficients(m->contact_inst, &m->law_coefficients);
+    m->mech.law = (nsdyn_rigid_coefficients){.struct_size = sizeof m->mech.law};
+    m->contact->coefficients(m->contact_inst, &m->mech.law);
     m->mu_static = m->mu_kinetic = 0.0;
     if (m->friction) m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
-    m->n_mech = 0;
+    m->mech.n = 0;
     for (size_t c = 0; c < m->nc; ++c) {
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL) continue;
-        size_t k = m->n_mech++;
-        m->mech_contact[k] = c;
-        m->mech_tangent_dim[k] = m->layout.contacts[c].tangent_dim;
-        m->mech_name[k] = m->layout.contacts[c].name;
-        m->mech_mu[k] = m->mu_kinetic;
+        size_t k = m->mech.n++;
+        m->mech.contact[k] = c;
+        m->mech.tangent_dim[k] = m->layout.contacts[c].tangent_dim;
+        m->mech.name[k] = m->layout.contacts[c].name;
+        m->mech.mu[k] = m->mu_kinetic;
     }
     *mech = (nsdyn_mechanics){
         .struct_size = sizeof *mech,
         .nq = m->nq,
         .nv = m->nv,
-        .n_contacts = m->n_mech,
-        .tangent_dim = m->mech_tangent_dim,
-        .contact_name = m->mech_name,
-        .mu = m->mech_mu,
-        .law = &m->law_coefficients,
+        .n_contacts = m->mech.n,
+        .tangent_dim = m->mech.tangent_dim,
+        .contact_name = m->mech.name,
+        .mu = m->mech.mu,
+        .law = &m->mech.law,
         .ctx = m,
         .qdot = mech_qdot,
         .free_acceleration = mech_free_acceleration,
         .contacts = mech_contacts,
         .local_impulse = mech_local_impulse,
+        .contact_rows = mech_contact_rows,
     };
 }

@@ -32,20 +32,7 @@ int nsd_model_channel(const nsd_model *m, const char *name) {
 static void *create_plugin(const nsd_section *s, const nsdyn_host *host, nsd_diag *diag,
                            size_t *errors) {
     char err[512] = "";
-    void *(*create)(const nsdyn_value *, const nsdyn_host *, char *, size_t) = NULL;
-    switch (s->kind) {
-        case NSDYN_KIND_SYSTEM: create = ((const nsdyn_system *)s->plugin->info)->create; break;
-        case NSDYN_KIND_CONTACT:
-            create = ((const nsdyn_contact_law *)s->plugin->info)->create;
-            break;
-        case NSDYN_KIND_FRICTION:
-            create = ((const nsdyn_friction_law *)s->plugin->info)->create;
-            break;
-        case NSDYN_KIND_INTEGRATOR:
-            create = ((const nsdyn_integrator *)s->plugin->info)->create;
-            break;
-    }
-    void *inst = create(s->params.values, host, err, sizeof err);
+    void *inst = s->plugin->info->create(s->params.values, host, err, sizeof err);
     if (!inst) {
         nsd_diag_at(diag, s->table, "[%s] (%s): %s", nsd_kind_section(s->kind), s->plugin->info->id,
                     err[0] ? err : "the plugin refused these parameters");
@@ -104,11 +91,12 @@ static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) 
  * whose friction law keeps no internal states (LuGre's bristles store
  * energy the output does not count). */
 static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
-    m->energy_output = -1;
-    m->energy_audit = cfg->settings.energy_audit;
-    m->energy_tolerance = cfg->settings.energy_tolerance;
-    m->contact_compliant = m->contact && (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
-    m->contact_tolerance = cfg->settings.contact_tolerance;
+    m->audit.output = -1;
+    m->audit.mode = cfg->settings.energy_audit;
+    m->audit.tolerance = cfg->settings.energy_tolerance;
+    m->audit.contact_compliant =
+        m->contact && (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
+    m->ed.contact_tolerance = cfg->settings.contact_tolerance;
     int stateful = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_STATEFUL);
     size_t has = offsetof(nsdyn_system_layout, energy_output) + sizeof m->layout.energy_output;
     if (!(m->sys->info.provides & NSDYN_CAP_CONSERVATIVE) || stateful ||
@@ -116,9 +104,9 @@ static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
         return;
     for (size_t i = 0; i < m->layout.n_outputs; ++i)
         if (strcmp(m->layout.outputs[i].name, m->layout.energy_output) == 0)
-            m->energy_output = (int)i;
-    if (m->energy_output >= 0)
-        m->audit_outputs = xcalloc(m->layout.n_outputs, sizeof *m->audit_outputs);
+            m->audit.output = (int)i;
+    if (m->audit.output >= 0)
+        m->audit.scratch = xcalloc(m->layout.n_outputs, sizeof *m->audit.scratch);
 }
 
 /* The plugin instances of the config's system, contact and friction
@@ -160,13 +148,13 @@ static size_t load_layout(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
  * switch, over an integrator that locates events (compose.c has refused
  * the combinations that nothing can run); else the smooth laws. */
 static void choose_contact_mode(nsd_model *m, const nsd_config *cfg) {
-    m->hold_stick = cfg->settings.hold_stick;
+    m->stick.hold = cfg->settings.hold_stick;
     uint32_t ig_caps = cfg->integrator.plugin ? cfg->integrator.plugin->info->provides : 0;
     int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT) &&
                 !(m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
     int set_valued = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_SET_VALUED);
-    m->event_driven = (rigid || (set_valued && !m->hold_stick)) &&
-                      (ig_caps & NSDYN_CAP_EVENT_LOCATION) && !(ig_caps & NSDYN_CAP_TIME_STEPPING);
+    m->ed.on = (rigid || (set_valued && !m->stick.hold)) && (ig_caps & NSDYN_CAP_EVENT_LOCATION) &&
+               !(ig_caps & NSDYN_CAP_TIME_STEPPING);
 }
 
 /* The state y = [q | v | friction states]: each contact's internal
@@ -178,7 +166,7 @@ static size_t size_state(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_decl *d = &m->layout.contacts[c];
         m->z_offset[c] = m->nq + m->nv + nz;
-        int stick = m->hold_stick && d->type == NSDYN_CONTACT_PERSISTENT;
+        int stick = m->stick.hold && d->type == NSDYN_CONTACT_PERSISTENT;
         if (m->friction && !stick)
             m->z_count[c] = m->friction->n_states(m->friction_inst, d->tangent_dim);
         nz += m->z_count[c];
@@ -186,7 +174,7 @@ static size_t size_state(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     }
     m->nz = nz;
     m->n = m->nq + m->nv + nz;
-    if (!m->hold_stick || n_persistent) return 0;
+    if (!m->stick.hold || n_persistent) return 0;
     nsd_diag_at(diag, cfg->run.from[NSD_RUN_HOLD_STICK],
                 "[run] key 'hold_stick' = true, but system '%s' has no persistent contact to "
                 "hold in stick",
@@ -210,21 +198,21 @@ static void alloc_work(nsd_model *m) {
     for (size_t c = 0; c < m->nc; ++c)
         if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT)
             m_all += m->layout.contacts[c].tangent_dim;
-    m->m_stick = m_all;
-    m->B = xcalloc(m_all * m->nv, sizeof *m->B);
-    m->G = xcalloc(m_all * m_all, sizeof *m->G);
-    m->rhs_m = xcalloc(m_all, sizeof *m->rhs_m);
-    m->stick_comp = xcalloc(m_all, sizeof *m->stick_comp);
+    m->stick.m = m_all;
+    m->stick.B = xcalloc(m_all * m->nv, sizeof *m->stick.B);
+    m->stick.G = xcalloc(m_all * m_all, sizeof *m->stick.G);
+    m->stick.rhs = xcalloc(m_all, sizeof *m->stick.rhs);
+    m->stick.comp = xcalloc(m_all, sizeof *m->stick.comp);
     size_t k = 0;
     for (size_t c = 0; c < m->nc; ++c)
         if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT)
             for (size_t d = 0; d < m->layout.contacts[c].tangent_dim; ++d)
-                m->stick_comp[k++] = 3 * c + 1 + d;
-    m->mech_contact = xcalloc(m->nc, sizeof *m->mech_contact);
-    m->mech_tangent_dim = xcalloc(m->nc, sizeof *m->mech_tangent_dim);
-    m->mech_name = xcalloc(m->nc, sizeof *m->mech_name);
-    m->mech_mu = xcalloc(m->nc, sizeof *m->mech_mu);
-    m->mech_y = xcalloc(m->n, sizeof *m->mech_y);
+                m->stick.comp[k++] = 3 * c + 1 + d;
+    m->mech.contact = xcalloc(m->nc, sizeof *m->mech.contact);
+    m->mech.tangent_dim = xcalloc(m->nc, sizeof *m->mech.tangent_dim);
+    m->mech.name = xcalloc(m->nc, sizeof *m->mech.name);
+    m->mech.mu = xcalloc(m->nc, sizeof *m->mech.mu);
+    m->mech.y = xcalloc(m->n, sizeof *m->mech.y);
 }
 
 /* The event-source table (events.h): the system's stop conditions (when
@@ -239,7 +227,7 @@ static void build_events(nsd_model *m) {
     m->event_sources = xcalloc(room, sizeof *m->event_sources);
     m->event_direction = xcalloc(room, sizeof *m->event_direction);
     m->n_events = nsd_event_sources_build(m->event_sources, m->event_direction, n_stops, n_switches,
-                                          m->layout.switch_direction, m->nc, m->event_driven);
+                                          m->layout.switch_direction, m->nc, m->ed.on);
     m->event_first[NSD_SOURCE_STOP] = 0;
     m->event_first[NSD_SOURCE_SWITCH] = n_stops;
     m->event_first[NSD_SOURCE_CONTACT] = n_stops + n_switches;
@@ -293,7 +281,7 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     alloc_work(m);
     build_events(m);
     build_channels(m);
-    if (m->event_driven)
+    if (m->ed.on)
         nsd_modes_init(m, cfg->settings.rest_ratio, cfg->settings.rest_velocity,
                        cfg->settings.contact_tolerance);
     m->y0 = xcalloc(m->n, sizeof *m->y0);
@@ -302,15 +290,15 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     setup_energy_audit(m, cfg);
     /* the paper's limit-direction test, checked at every stick/slip switch
      * (docs/towed-wheel.md); the runner only calls the hook */
-    m->switch_check = nsd_limit_switch_check;
+    m->ed.switch_check = nsd_limit_switch_check;
     return errors;
 }
 
 void nsd_model_destroy(nsd_model *m) {
-    free(m->audit_outputs);
-    if (m->sys && m->sys_inst) m->sys->destroy(m->sys_inst);
-    if (m->contact && m->contact_inst) m->contact->destroy(m->contact_inst);
-    if (m->friction && m->friction_inst) m->friction->destroy(m->friction_inst);
+    free(m->audit.scratch);
+    if (m->sys && m->sys_inst) m->sys->info.destroy(m->sys_inst);
+    if (m->contact && m->contact_inst) m->contact->info.destroy(m->contact_inst);
+    if (m->friction && m->friction_inst) m->friction->info.destroy(m->friction_inst);
     free(m->z_offset);
     free(m->z_count);
     free(m->channels);
@@ -322,17 +310,17 @@ void nsd_model_destroy(nsd_model *m) {
     free(m->a0);
     free(m->vdot_unit);
     free(m->vdot_sample);
-    free(m->B);
-    free(m->G);
-    free(m->rhs_m);
-    free(m->stick_comp);
+    free(m->stick.B);
+    free(m->stick.G);
+    free(m->stick.rhs);
+    free(m->stick.comp);
     free(m->event_sources);
     free(m->event_direction);
     nsd_modes_free(m);
-    free(m->mech_contact);
-    free(m->mech_tangent_dim);
-    free(m->mech_name);
-    free(m->mech_mu);
-    free(m->mech_y);
+    free(m->mech.contact);
+    free(m->mech.tangent_dim);
+    free(m->mech.name);
+    free(m->mech.mu);
+    free(m->mech.y);
     memset(m, 0, sizeof *m);
 }

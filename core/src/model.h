@@ -25,6 +25,65 @@ typedef struct nsd_channel {
     char label[112];
 } nsd_channel;
 
+/* run.hold_stick (stick.c): persistent contacts held in stick, their
+ * tangential forces solved from the system's affine response. */
+typedef struct nsd_stick_view {
+    int hold;     /* persistent contacts held in stick */
+    double *B;    /* M^-1 W^T columns of stick components: m x nv */
+    double *G;    /* m x m: tangential forces -> tangential accelerations */
+    double *rhs;  /* m */
+    size_t m;     /* number of stick force components */
+    size_t *comp; /* m: their components in lambda (affine.h), 3 c + 1 + direction */
+} nsd_stick_view;
+
+struct nsd_model;
+
+/* Event-driven contact (modes.c): set when the contact law is rigid or the
+ * friction law set-valued without hold_stick, and the integrator locates
+ * events. */
+typedef struct nsd_event_modes {
+    int on;
+    struct nsd_contact_mode *mode; /* per contact */
+    struct nsd_modes_work *work;   /* buffers of modes.c */
+    double rest_velocity;          /* [m/s] run.rest_velocity: zero slip speed */
+    double rest_ratio;             /* [1] run.rest_ratio: accumulation rule */
+    double contact_tolerance;      /* [m] run.contact_tolerance */
+    /* An analysis run at every stick/slip switch of a persistent 2-D
+     * contact, on the state with its slip projected to zero (the event
+     * record's limit_check): 1 agrees with the force test, 0 not, -1 does
+     * not apply. nsd_model_create installs the limit-direction test
+     * (analysis/limit_directions.h); NULL: none. */
+    int (*switch_check)(struct nsd_model *m, double t, const double *y, size_t contact);
+} nsd_event_modes;
+
+/* Time-stepping view (nsd_model_mechanics): the unilateral contacts. */
+typedef struct nsd_mech_view {
+    size_t n;
+    size_t *contact;
+    uint32_t *tangent_dim;
+    const char **name;
+    double *mu, *y;
+    nsdyn_rigid_coefficients law;
+    /* The contact impulses of the last step (3 per mechanics contact,
+     * integrator-owned) and its size; a sample reports impulse / h as the
+     * force of each unilateral contact (NULL: none). */
+    const double *step_impulse;
+    double step_h;
+} nsd_mech_view;
+
+/* The energy audit (run.c): the index of the system's energy output (-1:
+ * no audit: the system is not conservative, has no energy output, or a
+ * friction law stores energy in internal states), the mode and the
+ * relative tolerance; compliant contacts hold spring energy while
+ * compressed. scratch: n_outputs. */
+typedef struct nsd_energy_check {
+    int output;
+    double *scratch;
+    nsd_energy_audit mode;
+    double tolerance;
+    int contact_compliant;
+} nsd_energy_check;
+
 typedef struct nsd_model {
     const nsdyn_system *sys;
     void *sys_inst;
@@ -37,7 +96,6 @@ typedef struct nsd_model {
     size_t nq, nv, nz, n, nc;
     size_t *z_offset; /* per contact: first internal state in y */
     size_t *z_count;
-    int hold_stick; /* persistent contacts held in stick */
 
     /* Channels of a sample: t, q, v, z, contact forces, system outputs. */
     size_t n_channels;
@@ -45,18 +103,19 @@ typedef struct nsd_model {
 
     double *y0; /* initial state */
 
-    /* Work buffers (sized at creation). */
+    /* Work buffers of every mode (sized at creation). */
     nsdyn_contact_eval *ce;
     double *lambda;         /* 3 nc local contact forces */
     double *W;              /* 3 nv per contact */
     double **jac;           /* per contact: its rows in W, or NULL: the Jacobians the last
-                               nsd_contacts_evaluate() asked for */
+                               nsd_model_contacts_now() asked for (the right-hand side asks
+                               for none and leaves jac alone) */
     double *a0, *vdot_unit; /* nv */
     double *vdot_sample;    /* nv, accelerations while sampling */
-    double *B;              /* M^-1 W^T columns of stick components: m x nv */
-    double *G, *rhs_m;      /* m x m, m */
-    size_t m_stick;         /* number of stick force components */
-    size_t *stick_comp;     /* m: their components in lambda (affine.h), 3 c + 1 + direction */
+    /* The friction law's bounds per unit normal force [1] (event-driven
+     * modes and the time-stepping view). */
+    double mu_static, mu_kinetic;
+
     /* Event functions of the ODE: what each is (events.h), its direction
      * (the nsdyn_ode's event_direction), and where each kind starts in g. */
     size_t n_events;
@@ -64,46 +123,12 @@ typedef struct nsd_model {
     int *event_direction;
     size_t event_first[3]; /* by nsd_event_source_kind */
 
-    /* Event-driven contact (modes.c): set when the contact law is rigid
-     * or the friction law set-valued without hold_stick, and the
-     * integrator locates events. */
-    int event_driven;
-    struct nsd_contact_mode *mode; /* per contact */
-    struct nsd_modes_work *mw;     /* buffers of modes.c */
-    double mu_static, mu_kinetic;  /* friction law's bounds per unit normal force [1] */
-    double rest_velocity;          /* [m/s] run.rest_velocity: zero slip speed */
-    double rest_ratio;             /* [1] run.rest_ratio: accumulation rule */
-    double contact_tolerance;      /* [m] run.contact_tolerance */
-    /* Time-stepping view (nsd_model_mechanics): unilateral contacts. */
-    size_t n_mech;
-    size_t *mech_contact;
-    uint32_t *mech_tangent_dim;
-    const char **mech_name;
-    double *mech_mu, *mech_y;
-    nsdyn_rigid_coefficients law_coefficients;
-    /* Time-stepping: the contact impulses of the last step (3 per mechanics
-     * contact, integrator-owned) and its size; a sample reports impulse / h
-     * as the force of each unilateral contact (NULL: none). */
-    const double *step_impulse;
-    double step_h;
-
-    /* The energy audit (run.c): the index of the system's energy output
-     * (-1: no audit: the system is not conservative, has no energy output,
-     * or a friction law stores energy in internal states), the mode and
-     * the relative tolerance; compliant contacts hold spring energy while
-     * compressed. audit_outputs: n_outputs scratch. */
-    int energy_output;
-    double *audit_outputs;
-    nsd_energy_audit energy_audit;
-    double energy_tolerance;
-    int contact_compliant;
-
-    /* An analysis run at every stick/slip switch of a persistent 2-D
-     * contact in the event-driven modes, on the state with its slip
-     * projected to zero (the event record's limit_check): 1 agrees with
-     * the force test, 0 not, -1 does not apply. nsd_model_create installs
-     * the limit-direction test (analysis/limit_directions.h); NULL: none. */
-    int (*switch_check)(struct nsd_model *m, double t, const double *y, size_t contact);
+    /* How the contacts run: one of the three views below is in use (the
+     * compliant path needs none of them). */
+    nsd_stick_view stick;   /* run.hold_stick (stick.c) */
+    nsd_event_modes ed;     /* event-driven rigid or set-valued contact (modes.c) */
+    nsd_mech_view mech;     /* time-stepping integrators (mechanics.c) */
+    nsd_energy_check audit; /* the energy audit (run.c) */
 
     uint64_t rhs_evals;
     char failure[512]; /* last failure of an evaluation */
@@ -132,7 +157,7 @@ nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *r
  * tangential acceleration a_t (m) with zero tangential forces, and the
  * matrix G (m x m) mapping tangential forces to tangential accelerations
  * (G = W_t M^-1 W_t^T). Valid for any system, since dynamics() is affine in
- * the contact forces. Fills m->G and m->rhs_m (= a_t). */
+ * the contact forces. Fills m->stick.G and m->stick.rhs (= a_t). */
 nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y);
 
 /* Time-stepping integrators: the mechanics view of the model (unilateral

@@ -82,24 +82,24 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
     w->ytmp = xcalloc(m->n + m->nq, sizeof *w->ytmp); /* n, or 2 nq in drift_step */
     w->acc = xcalloc(nv, sizeof *w->acc);
     w->an = xcalloc(nc, sizeof *w->an);
-    m->mw = w;
-    m->mode = xcalloc(nc, sizeof *m->mode);
+    m->ed.work = w;
+    m->ed.mode = xcalloc(nc, sizeof *m->ed.mode);
     for (size_t c = 0; c < nc; ++c) {
-        m->mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
-        m->mode[c].stick = -1; /* not known before the first resolution */
-        m->mode[c].dir[0] = 1.0;
-        m->mode[c].g_ref[0] = m->mode[c].g_ref[1] = -INFINITY;
+        m->ed.mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
+        m->ed.mode[c].stick = -1; /* not known before the first resolution */
+        m->ed.mode[c].dir[0] = 1.0;
+        m->ed.mode[c].g_ref[0] = m->ed.mode[c].g_ref[1] = -INFINITY;
     }
-    m->rest_velocity = rest_velocity;
-    m->rest_ratio = rest_ratio;
-    m->contact_tolerance = contact_tolerance;
+    m->ed.rest_velocity = rest_velocity;
+    m->ed.rest_ratio = rest_ratio;
+    m->ed.contact_tolerance = contact_tolerance;
     m->mu_static = m->mu_kinetic = 0.0;
     if (m->friction && m->friction->bounds)
         m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
 }
 
 void nsd_modes_free(nsd_model *m) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     if (w) {
         free(w->unk);
         free(w->C);
@@ -123,9 +123,9 @@ void nsd_modes_free(nsd_model *m) {
         free(w->an);
         free(w);
     }
-    free(m->mode);
-    m->mw = NULL;
-    m->mode = NULL;
+    free(m->ed.mode);
+    m->ed.work = NULL;
+    m->ed.mode = NULL;
 }
 
 /* contacts() with Jacobian rows for the contacts that need them (closed,
@@ -133,7 +133,7 @@ void nsd_modes_free(nsd_model *m) {
 nsdyn_status nsd_modes_eval_contacts(nsd_model *m, double t, const double *y, int all_rows) {
     nsd_model_ask_contacts(m, all_rows ? NSD_ROWS_ALL : NSD_ROWS_NONE);
     for (size_t c = 0; c < m->nc && !all_rows; ++c)
-        if (m->mode[c].closed) m->jac[c] = m->W + c * 3 * m->nv;
+        if (m->ed.mode[c].closed) m->jac[c] = m->W + c * 3 * m->nv;
     nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     return nsd_model_check_contacts(m, t);
@@ -145,18 +145,18 @@ nsdyn_status nsd_modes_eval_contacts(nsd_model *m, double t, const double *y, in
  * (rest_velocity), so it never puts a kink where a phase ends. */
 void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d) {
     const nsdyn_contact_eval *e = &m->ce[c];
-    double tiny = 1e-3 * m->rest_velocity;
+    double tiny = 1e-3 * m->ed.rest_velocity;
     if (m->layout.contacts[c].tangent_dim == 2) {
         double s = hypot(e->u[1], e->u[2]);
         if (s > tiny) {
             d[0] = e->u[1] / s;
             d[1] = e->u[2] / s;
         } else {
-            d[0] = m->mode[c].dir[0];
-            d[1] = m->mode[c].dir[1];
+            d[0] = m->ed.mode[c].dir[0];
+            d[1] = m->ed.mode[c].dir[1];
         }
     } else {
-        d[0] = fabs(e->u[1]) > tiny ? (e->u[1] > 0 ? 1.0 : -1.0) : m->mode[c].dir[0];
+        d[0] = fabs(e->u[1]) > tiny ? (e->u[1] > 0 ? 1.0 : -1.0) : m->ed.mode[c].dir[0];
         d[1] = 0.0;
     }
 }
@@ -170,11 +170,11 @@ static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, doubl
     const nsdyn_contact_eval *e = &m->ce[c];
     uint32_t dim = m->layout.contacts[c].tangent_dim;
     double s = dim == 2 ? hypot(e->u[1], e->u[2]) : fabs(e->u[1]);
-    double floor_speed = 1e-3 * m->rest_velocity;
+    double floor_speed = 1e-3 * m->ed.rest_velocity;
     nsdyn_friction_input in = {.dim = dim, .normal_force = 1.0, .state = NULL};
     in.slip[0] = s > floor_speed ? e->u[1] : floor_speed * d[0];
     in.slip[1] = dim == 2 ? (s > floor_speed ? e->u[2] : floor_speed * d[1]) : 0.0;
-    double *f = m->mw->fric + 2 * c;
+    double *f = m->ed.work->fric + 2 * c;
     f[0] = f[1] = 0.0;
     nsdyn_status st = m->friction->force(m->friction_inst, &in, f, NULL);
     return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "friction force()") : NSDYN_OK;
@@ -182,11 +182,11 @@ static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, doubl
 
 /* Unit pattern of unknown k added (sign +1) or removed (-1) in lambda. */
 static void apply_unknown(nsd_model *m, size_t k, double amount) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     size_t c = w->unk[k] / 3, comp = w->unk[k] % 3;
     double *lam = m->lambda + 3 * c;
     lam[comp] += amount;
-    if (comp == 0 && m->friction && !m->mode[c].stick) {
+    if (comp == 0 && m->friction && !m->ed.mode[c].stick) {
         /* a slipping closed contact: its friction follows its normal force */
         lam[1] += amount * w->fric[2 * c];
         lam[2] += amount * w->fric[2 * c + 1];
@@ -196,14 +196,14 @@ static void apply_unknown(nsd_model *m, size_t k, double amount) {
 /* Forces of the current modes and v' at (t, y): contacts must have been
  * evaluated (eval_contacts) at (t, y) with rows for the closed ones. */
 nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, double *vdot) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     const double *q = y, *v = y + m->nq;
     size_t nv = m->nv, nu = 0;
     for (size_t c = 0; c < m->nc; ++c) {
         double *lam = m->lambda + 3 * c;
         lam[0] = lam[1] = lam[2] = 0.0;
         const nsdyn_contact_eval *e = &m->ce[c];
-        if (!e->active || !m->mode[c].closed) continue;
+        if (!e->active || !m->ed.mode[c].closed) continue;
         int persistent = !is_unilateral(m, c);
         double N = persistent ? e->normal_load : 0.0;
         lam[0] = N;
@@ -211,7 +211,7 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
             w->unk[nu++] = 3 * c;
         }
         if (!m->friction) continue;
-        if (m->mode[c].stick) {
+        if (m->ed.mode[c].stick) {
             for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
                 w->unk[nu++] = 3 * c + 1 + j;
             }
@@ -258,7 +258,7 @@ nsdyn_status nsd_modes_forces(nsd_model *m, double t, const double *y, double *v
 /* Raw event values (before the offsets) of contact c, from the last solve. */
 void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
     const nsdyn_contact_eval *e = &m->ce[c];
-    const nsd_contact_mode *md = &m->mode[c];
+    const nsd_contact_mode *md = &m->ed.mode[c];
     const double *lam = m->lambda + 3 * c;
     g[0] = g[1] = 1.0;
     if (!e->active) return;
@@ -278,18 +278,18 @@ void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
          * speed falling through the rest velocity; the projection removes
          * the rest. A slip that starts from stick starts below it, and the
          * rising crossing does not count (falling events only). */
-        g[1] = hypot(e->u[1], e->u[2]) - m->rest_velocity;
+        g[1] = hypot(e->u[1], e->u[2]) - m->ed.rest_velocity;
     }
 }
 
 nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g) {
-    nsdyn_status st = nsd_modes_forces(m, t, y, m->mw->acc);
+    nsdyn_status st = nsd_modes_forces(m, t, y, m->ed.work->acc);
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c) {
         double raw[2];
         nsd_modes_raw_events(m, c, raw);
-        g[2 * c] = raw[0] - m->mode[c].g_ref[0];
-        g[2 * c + 1] = raw[1] - m->mode[c].g_ref[1];
+        g[2 * c] = raw[0] - m->ed.mode[c].g_ref[0];
+        g[2 * c + 1] = raw[1] - m->ed.mode[c].g_ref[1];
     }
     return NSDYN_OK;
 }
@@ -300,8 +300,8 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
-        int open = is_unilateral(m, c) && m->ce[c].active && !m->mode[c].closed;
-        f[c] = open ? m->ce[c].gap - m->mode[c].g_ref[0] : INFINITY;
+        int open = is_unilateral(m, c) && m->ce[c].active && !m->ed.mode[c].closed;
+        f[c] = open ? m->ce[c].gap - m->ed.mode[c].g_ref[0] : INFINITY;
         df[c] = m->ce[c].u[0];
     }
     return NSDYN_OK;
@@ -313,6 +313,6 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
  * faster than a rebound the integrator was seen not to resolve. */
 double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double normal_acc) {
     (void)t;
-    double band_speed = sqrt(2.0 * fabs(normal_acc) * m->contact_tolerance);
-    return fmax(fmax(m->rest_ratio * m->mode[c].v_scale, band_speed), m->mode[c].v_unresolved);
+    double band_speed = sqrt(2.0 * fabs(normal_acc) * m->ed.contact_tolerance);
+    return fmax(fmax(m->ed.rest_ratio * m->ed.mode[c].v_scale, band_speed), m->ed.mode[c].v_unresolved);
 }

@@ -9,6 +9,7 @@
 
 #include "affine.h"
 #include "modes_work.h"
+#include "nsdyn_numeric.h"
 #include "slip_flow.h"
 
 /* ---- resolution at events ------------------------------------------- */
@@ -16,7 +17,7 @@
 /* M^-1 W^T rows of every component of every contact at (t, y), into w->B
  * (exact: v' is affine in the contact forces). Needs all Jacobian rows. */
 static nsdyn_status contact_response(nsd_model *m, double t, const double *y) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     const double *q = y, *v = y + m->nq;
     memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
     nsdyn_status st = nsd_affine_base(m, t, q, v);
@@ -29,7 +30,7 @@ static nsdyn_status contact_response(nsd_model *m, double t, const double *y) {
 
 /* Delassus entry between component a of contact c and component b of d. */
 static double delassus(const nsd_model *m, size_t c, size_t a, size_t d, size_t b) {
-    return nsd_affine_entry(m, 3 * c + a, m->mw->B + (3 * d + b) * m->nv);
+    return nsd_affine_entry(m, 3 * c + a, m->ed.work->B + (3 * d + b) * m->nv);
 }
 
 /* v += M^-1 W^T P for impulse P (3 per contact of the set). */
@@ -38,21 +39,21 @@ static void apply_impulse(nsd_model *m, double *v, const size_t *set, size_t k, 
         for (size_t b = 0; b < 3; ++b) {
             double p = P[3 * j + b];
             if (p == 0.0) continue;
-            const double *col = m->mw->B + (3 * set[j] + b) * m->nv;
+            const double *col = m->ed.work->B + (3 * set[j] + b) * m->nv;
             for (size_t i = 0; i < m->nv; ++i) v[i] += col[i] * p;
         }
 }
 
 static int touching(const nsd_model *m, size_t c) {
     return is_unilateral(m, c) && m->ce[c].active &&
-           (m->mode[c].closed || m->ce[c].gap <= m->contact_tolerance);
+           (m->ed.mode[c].closed || m->ce[c].gap <= m->ed.contact_tolerance);
 }
 
 /* The impact of the touching contacts when one approaches faster than
  * rest_velocity: one multi-contact problem on the coupled Delassus
  * operator (contact.h). Returns 1 if an impact was applied. */
 static int impact(nsd_model *m, double t, double *y, nsd_event_log *log, nsdyn_status *st) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     size_t k = 0;
     int approaching = 0;
     for (size_t c = 0; c < m->nc; ++c) {
@@ -108,7 +109,7 @@ static int impact(nsd_model *m, double t, double *y, nsd_event_log *log, nsdyn_s
     }
     apply_impulse(m, y + m->nq, w->set, k, w->impulse);
     for (size_t j = 0; j < k; ++j) {
-        nsd_contact_mode *md = &m->mode[w->set[j]];
+        nsd_contact_mode *md = &m->ed.mode[w->set[j]];
         md->v_scale = fmax(md->v_scale, -w->u_minus[3 * j]);
         const double *P = w->impulse + 3 * j;
         if (P[0] == 0.0 && P[1] == 0.0 && P[2] == 0.0) continue;
@@ -131,6 +132,30 @@ static void tangent_block(const nsd_model *m, size_t c, double *G) {
     G[3] = delassus(m, c, 2, c, 2);
 }
 
+/* The 2-D slip start's root search (nsn_angle_roots): V(phi) of the
+ * contact's slip flow; among its roots with R > 0, the one nearest phi0. */
+typedef struct slip_start {
+    const double *a, *G;
+    double F, phi0, best;
+    double *d;
+} slip_start;
+
+static double slip_V(void *ctx, double phi) {
+    const slip_start *s = ctx;
+    return nsd_slip_flow_V(s->a, s->G, s->F, phi);
+}
+
+static int slip_root(void *ctx, double root) {
+    slip_start *s = ctx;
+    double closeness = cos(root - s->phi0);
+    if (nsd_slip_flow_R(s->a, s->G, s->F, root) > 0 && closeness > s->best) {
+        s->best = closeness;
+        s->d[0] = cos(root);
+        s->d[1] = sin(root);
+    }
+    return 0;
+}
+
 /* Direction a sticking contact starts to slip in when its stick force F
  * leaves the cone. 1-D: against F. 2-D: a root of V of the limit-direction
  * functions (slip_flow.h) with R > 0 (the slip grows), built from
@@ -151,33 +176,9 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
     tangent_block(m, c, G);
     a[0] = -(G[0] * F[0] + G[1] * F[1]);
     a[1] = -(G[2] * F[0] + G[3] * F[1]);
-    const size_t N = 720;
-    double best = -2.0, phi0 = atan2(d[1], d[0]);
-    double prev = nsd_slip_flow_V(a, G, F_kinetic, 0.0);
-    for (size_t i = 1; i <= N; ++i) {
-        double lo = 2.0 * M_PI * (double)(i - 1) / (double)N,
-               hi = 2.0 * M_PI * (double)i / (double)N;
-        double v = nsd_slip_flow_V(a, G, F_kinetic, hi);
-        if ((prev < 0) != (v < 0)) {
-            double vlo = prev;
-            for (int it = 0; it < 60; ++it) {
-                double mid = 0.5 * (lo + hi), vm = nsd_slip_flow_V(a, G, F_kinetic, mid);
-                if ((vm < 0) == (vlo < 0)) {
-                    lo = mid;
-                    vlo = vm;
-                } else
-                    hi = mid;
-            }
-            double root = 0.5 * (lo + hi);
-            double closeness = cos(root - phi0);
-            if (nsd_slip_flow_R(a, G, F_kinetic, root) > 0 && closeness > best) {
-                best = closeness;
-                d[0] = cos(root);
-                d[1] = sin(root);
-            }
-        }
-        prev = v;
-    }
+    slip_start sc = {.a = a, .G = G, .F = F_kinetic, .phi0 = atan2(d[1], d[0]), .best = -2.0,
+                     .d = d};
+    nsn_angle_roots(slip_V, &sc, 0.0, 2.0 * NSDYN_PI, 720, 1, 60, 0.0, slip_root, &sc);
 }
 
 /* Forces for the trial modes with friction resolved: sticking contacts
@@ -185,18 +186,18 @@ static void start_direction(const nsd_model *m, size_t c, const double *F, doubl
  * violation first). Returns 1 with consistent friction, 0 if the modes are
  * singular or do not settle. */
 static int resolve_friction(nsd_model *m, double t, const double *y, size_t leaving) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     for (size_t it = 0; it <= 2 * m->nc + 2; ++it) {
         if (nsd_modes_solve_current(m, t, y, w->acc) > NSDYN_WARNING) return 0;
         size_t worst = m->nc;
         double worst_ratio = 1.0;
         /* the contact whose stick event fired: its force is on the cone */
-        if (leaving < m->nc && m->mode[leaving].stick && tangent_held(m, leaving)) {
+        if (leaving < m->nc && m->ed.mode[leaving].stick && tangent_held(m, leaving)) {
             worst = leaving;
             worst_ratio = INFINITY;
         }
         for (size_t c = 0; c < m->nc; ++c) {
-            if (!tangent_held(m, c) || !m->mode[c].stick) continue;
+            if (!tangent_held(m, c) || !m->ed.mode[c].stick) continue;
             const double *lam = m->lambda + 3 * c;
             double bound = 0.0, kinetic = 0.0;
             m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
@@ -211,8 +212,8 @@ static int resolve_friction(nsd_model *m, double t, const double *y, size_t leav
         const double *lam = m->lambda + 3 * worst;
         double bound = 0.0, kinetic = 0.0;
         m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
-        m->mode[worst].stick = 0;
-        start_direction(m, worst, lam + 1, kinetic, m->mode[worst].dir);
+        m->ed.mode[worst].stick = 0;
+        start_direction(m, worst, lam + 1, kinetic, m->ed.mode[worst].dir);
     }
     return 0;
 }
@@ -221,15 +222,15 @@ static int resolve_friction(nsd_model *m, double t, const double *y, size_t leav
  * contacts left open, normal accelerations >= 0 (the complementarity
  * 0 <= N _|_ u_n' >= 0), to a tolerance relative to the problem's scale. */
 static int modes_consistent(nsd_model *m, size_t n_set) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     double fscale = 1.0, ascale = 1.0;
     for (size_t k = 0; k < 3 * m->nc; ++k) fscale = fmax(fscale, fabs(m->lambda[k]));
     for (size_t i = 0; i < m->nv; ++i) ascale = fmax(ascale, fabs(w->acc[i]));
     for (size_t c = 0; c < m->nc; ++c)
-        if (is_unilateral(m, c) && m->mode[c].closed && m->lambda[3 * c] < -1e-9 * fscale) return 0;
+        if (is_unilateral(m, c) && m->ed.mode[c].closed && m->lambda[3 * c] < -1e-9 * fscale) return 0;
     for (size_t j = 0; j < n_set; ++j) {
         size_t c = w->set[j];
-        if (m->mode[c].closed) continue;
+        if (m->ed.mode[c].closed) continue;
         if (nsd_affine_local_acc(m, 3 * c, w->acc) < -1e-9 * ascale) return 0;
     }
     return 1;
@@ -238,9 +239,9 @@ static int modes_consistent(nsd_model *m, size_t n_set) {
 /* Initial friction mode of a held contact: stick when it does not slip. */
 static void init_friction_mode(nsd_model *m, size_t c) {
     const nsdyn_contact_eval *e = &m->ce[c];
-    nsd_contact_mode *md = &m->mode[c];
+    nsd_contact_mode *md = &m->ed.mode[c];
     double s = m->layout.contacts[c].tangent_dim == 2 ? hypot(e->u[1], e->u[2]) : fabs(e->u[1]);
-    md->stick = s <= m->rest_velocity;
+    md->stick = s <= m->ed.rest_velocity;
     if (!md->stick) nsd_modes_slip_direction(m, c, md->dir);
 }
 
@@ -264,17 +265,17 @@ static int solve_regularized(nsd_modes_work *w, size_t nr) {
  * M-orthogonal projection, which never adds kinetic energy. The velocities
  * it removes are below rest_velocity by construction. */
 static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     size_t nr = 0;
     for (size_t c = 0; c < m->nc; ++c) {
         if (!m->ce[c].active) continue;
         /* closed contacts, and touching ones left open that still creep
          * in (slower than the rest speed, or the impact would have taken
          * them): their approach stops too, plastically */
-        if (is_unilateral(m, c) && (m->mode[c].closed || (touching(m, c) && m->ce[c].u[0] < 0.0))) {
+        if (is_unilateral(m, c) && (m->ed.mode[c].closed || (touching(m, c) && m->ce[c].u[0] < 0.0))) {
             w->unk[nr++] = 3 * c;
         }
-        if (tangent_held(m, c) && m->mode[c].stick)
+        if (tangent_held(m, c) && m->ed.mode[c].stick)
             for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
                 w->unk[nr++] = 3 * c + 1 + j;
             }
@@ -317,8 +318,8 @@ static nsdyn_status project_velocity(nsd_model *m, double t, double *y) {
  * again). */
 static int out_of_band(const nsd_model *m, size_t c, double band) {
     if (!is_unilateral(m, c) || !m->ce[c].active) return 0;
-    return m->mode[c].closed ? fabs(m->ce[c].gap) > band
-                             : m->ce[c].gap < -2.0 * m->contact_tolerance;
+    return m->ed.mode[c].closed ? fabs(m->ce[c].gap) > band
+                             : m->ce[c].gap < -2.0 * m->ed.contact_tolerance;
 }
 
 static int gaps_drifted(const nsd_model *m, double band) {
@@ -328,10 +329,10 @@ static int gaps_drifted(const nsd_model *m, double band) {
 }
 
 static nsdyn_status drift_step(nsd_model *m, double t, double *y) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     size_t nr = 0, nv = m->nv;
     for (size_t c = 0; c < m->nc; ++c)
-        if (is_unilateral(m, c) && m->ce[c].active && (m->mode[c].closed || out_of_band(m, c, 0.0)))
+        if (is_unilateral(m, c) && m->ce[c].active && (m->ed.mode[c].closed || out_of_band(m, c, 0.0)))
             w->set[nr++] = c;
     for (size_t r = 0; r < nr; ++r) {
         for (size_t k = 0; k < nr; ++k) w->A[r * nr + k] = delassus(m, w->set[r], 0, w->set[k], 0);
@@ -355,7 +356,7 @@ static nsdyn_status drift_step(nsd_model *m, double t, double *y) {
 }
 
 int nsd_modes_correct_drift(nsd_model *m, double t, double *y) {
-    double band = 0.5 * m->contact_tolerance;
+    double band = 0.5 * m->ed.contact_tolerance;
     if (nsd_modes_eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
     if (!gaps_drifted(m, band)) return 0;
     for (int it = 0; it < NSD_DRIFT_ITER; ++it) {
@@ -384,8 +385,8 @@ static void describe_touching(const nsd_model *m, char *buf, size_t len) {
  * contact, on the state with that contact's slip projected to zero: 1 if
  * it agrees with the force test, 0 if not, -1 not checked. */
 static int switch_check(nsd_model *m, double t, const double *y, size_t c) {
-    nsd_modes_work *w = m->mw;
-    if (!m->switch_check || is_unilateral(m, c) || m->layout.contacts[c].tangent_dim != 2)
+    nsd_modes_work *w = m->ed.work;
+    if (!m->ed.switch_check || is_unilateral(m, c) || m->layout.contacts[c].tangent_dim != 2)
         return -1;
     memcpy(w->ytmp, y, m->n * sizeof *w->ytmp);
     double G[4], u[2] = {-m->ce[c].u[1], -m->ce[c].u[2]};
@@ -394,7 +395,7 @@ static int switch_check(nsd_model *m, double t, const double *y, size_t c) {
     size_t idx[1] = {c};
     double P[3] = {0.0, u[0], u[1]};
     apply_impulse(m, w->ytmp + m->nq, idx, 1, P);
-    return m->switch_check(m, t, w->ytmp, c);
+    return m->ed.switch_check(m, t, w->ytmp, c);
 }
 
 /* 1. Impacts, until no touching contact approaches (a multi-contact law
@@ -403,7 +404,7 @@ static int switch_check(nsd_model *m, double t, const double *y, size_t c) {
  *    applied. */
 static nsdyn_status apply_impacts(nsd_model *m, double t, double *y, nsd_event_log *log,
                                   int *impacted) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     nsdyn_status st;
     *impacted = 0;
     for (int pass = 0;; ++pass) {
@@ -432,7 +433,7 @@ static nsdyn_status apply_impacts(nsd_model *m, double t, double *y, nsd_event_l
  *    too and is closed plastically by the projection: the accumulation
  *    rule. */
 static nsdyn_status touching_set(nsd_model *m, double t, size_t *k) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     *k = 0;
     for (size_t c = 0; c < m->nc; ++c)
         if (touching(m, c) && m->ce[c].u[0] <= rest_speed(m, c, t)) w->set[(*k)++] = c;
@@ -451,7 +452,7 @@ static nsdyn_status touching_set(nsd_model *m, double t, size_t *k) {
  *    leaving, so the phase after the event is not the one before it; the
  *    second round lets it stay if nothing else is consistent. */
 static nsdyn_status choose_modes(nsd_model *m, double t, const double *y, size_t k, int fired) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     size_t fc = fired >= 0 ? (size_t)fired / 2 : m->nc;
     int force_open = fired >= 0 && fired % 2 == 0 && w->prev[fc].closed && is_unilateral(m, fc);
     int force_slip = fired >= 0 && fired % 2 == 1 && w->prev[fc].stick;
@@ -461,11 +462,11 @@ static nsdyn_status choose_modes(nsd_model *m, double t, const double *y, size_t
             for (unsigned long mask = 0; mask < (1ul << k) && !accepted; ++mask) {
                 if ((size_t)__builtin_popcountl(mask) != size) continue;
                 for (size_t c = 0; c < m->nc; ++c)
-                    if (is_unilateral(m, c)) m->mode[c].closed = 0;
+                    if (is_unilateral(m, c)) m->ed.mode[c].closed = 0;
                 int skip = 0;
                 for (size_t j = 0; j < k; ++j)
                     if (mask & (1ul << j)) {
-                        m->mode[w->set[j]].closed = 1;
+                        m->ed.mode[w->set[j]].closed = 1;
                         if (round == 0 && force_open && w->set[j] == fc) skip = 1;
                     }
                 if (skip) continue;
@@ -494,9 +495,9 @@ static nsdyn_status choose_modes(nsd_model *m, double t, const double *y, size_t
  *    is complete. */
 static nsdyn_status log_changes(nsd_model *m, double t, const double *y, nsd_event_log *log,
                                 int impacted, size_t first_record) {
-    nsd_modes_work *w = m->mw;
+    nsd_modes_work *w = m->ed.work;
     for (size_t c = 0; c < m->nc; ++c) {
-        const nsd_contact_mode *was = &w->prev[c], *now = &m->mode[c];
+        const nsd_contact_mode *was = &w->prev[c], *now = &m->ed.mode[c];
         nsd_event_kind kinds[2];
         size_t nk = 0;
         if (is_unilateral(m, c) && !was->closed && now->closed)
@@ -533,32 +534,32 @@ static nsdyn_status log_changes(nsd_model *m, double t, const double *y, nsd_eve
 
 /* 6. Event offsets: each function starts strictly above its trigger. */
 static nsdyn_status set_event_offsets(nsd_model *m, double t, const double *y) {
-    nsdyn_status st = nsd_modes_forces(m, t, y, m->mw->acc);
+    nsdyn_status st = nsd_modes_forces(m, t, y, m->ed.work->acc);
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c) {
         double raw[2];
         nsd_modes_raw_events(m, c, raw);
         double fscale = 1.0 + fabs(m->lambda[3 * c]);
-        double delta[2] = {1e-3 * m->contact_tolerance, tangent_held(m, c) && m->mode[c].stick
+        double delta[2] = {1e-3 * m->ed.contact_tolerance, tangent_held(m, c) && m->ed.mode[c].stick
                                                             ? 1e-12 * fscale
-                                                            : 1e-3 * m->rest_velocity};
-        if (is_unilateral(m, c) && m->mode[c].closed) delta[0] = 1e-12 * fscale;
-        for (int i = 0; i < 2; ++i) m->mode[c].g_ref[i] = raw[i] > 0.0 ? 0.0 : raw[i] - delta[i];
+                                                            : 1e-3 * m->ed.rest_velocity};
+        if (is_unilateral(m, c) && m->ed.mode[c].closed) delta[0] = 1e-12 * fscale;
+        for (int i = 0; i < 2; ++i) m->ed.mode[c].g_ref[i] = raw[i] > 0.0 ? 0.0 : raw[i] - delta[i];
         /* an open gap's threshold is fixed: impacts where the gap falls
          * through 0, or through -contact_tolerance for a contact that
          * starts the phase touching (it has just bounced or lifted off) */
-        if (is_unilateral(m, c) && !m->mode[c].closed)
-            m->mode[c].g_ref[0] = m->ce[c].gap > 0.0 ? 0.0 : -m->contact_tolerance;
+        if (is_unilateral(m, c) && !m->ed.mode[c].closed)
+            m->ed.mode[c].g_ref[0] = m->ce[c].gap > 0.0 ? 0.0 : -m->ed.contact_tolerance;
         /* 2-D slip speed: its own threshold, no offset (see raw_events) */
-        if (tangent_held(m, c) && !m->mode[c].stick && m->layout.contacts[c].tangent_dim == 2)
-            m->mode[c].g_ref[1] = 0.0;
+        if (tangent_held(m, c) && !m->ed.mode[c].stick && m->layout.contacts[c].tangent_dim == 2)
+            m->ed.mode[c].g_ref[1] = 0.0;
     }
     return NSDYN_OK;
 }
 
 nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired) {
-    nsd_modes_work *w = m->mw;
-    memcpy(w->prev, m->mode, m->nc * sizeof *w->prev);
+    nsd_modes_work *w = m->ed.work;
+    memcpy(w->prev, m->ed.mode, m->nc * sizeof *w->prev);
     size_t first_record = log ? log->n : 0, k = 0;
     int impacted = 0;
     nsdyn_status st = apply_impacts(m, t, y, log, &impacted);

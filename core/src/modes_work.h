@@ -35,11 +35,11 @@ static inline int is_unilateral(const nsd_model *m, size_t c) {
 /* Contact carries a tangential force of its own mode (closed or persistent,
  * with a friction law). */
 static inline int tangent_held(const nsd_model *m, size_t c) {
-    return m->friction && m->ce[c].active && (m->mode[c].closed || !is_unilateral(m, c));
+    return m->friction && m->ce[c].active && (m->ed.mode[c].closed || !is_unilateral(m, c));
 }
 
 static inline double rest_speed(const nsd_model *m, size_t c, double t) {
-    return nsd_modes_rest_speed(m, c, t, m->mw->an[c]);
+    return nsd_modes_rest_speed(m, c, t, m->ed.work->an[c]);
 }
 
 /* contacts() with Jacobian rows for the contacts that need them (closed,

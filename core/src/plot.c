@@ -215,7 +215,7 @@ static void cv_circle(void *ctx, double x, double y, double r) {
     }
     double *ys = xs + nseg + 1;
     for (int i = 0; i <= nseg; ++i) {
-        double a = 2.0 * 3.14159265358979323846 * (double)i / nseg;
+        double a = 2.0 * NSDYN_PI * (double)i / nseg;
         xs[i] = tr(x + r * cos(a), pc->ax.log);
         ys[i] = tr(y + r * sin(a), pc->ay.log);
     }

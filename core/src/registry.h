@@ -118,4 +118,9 @@ const char *nsd_kind_section(nsdyn_kind kind); /* "friction" */
  * from the build tree, else the install prefix's. */
 const char *nsd_builtin_plugin_dir(void);
 
+/* Open and check one shared object (as nsd_registry_scan does for each
+ * file of a folder) and add its plugins. Returns the problems. */
+size_t nsd_registry_add_path(nsd_registry *r, const char *so_path, nsd_diag *diag);
+
+
 #endif

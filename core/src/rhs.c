@@ -7,18 +7,33 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 
 #include "modes.h"
 #include "stick.h"
+
+static inline void move_bits(double *dst, const double *src) {
+    uint64_t b;
+    memcpy(&b, src, sizeof b);
+    memcpy(dst, &b, sizeof b);
+}
 
 /* Contact evaluation plus normal and friction forces of contacts that are
  * not held in stick. Stick components of lambda are left at zero. */
 nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
                                       int want_jacobians) {
     const double *q = y, *v = y + m->nq;
-    nsd_model_ask_contacts(m, want_jacobians ? NSD_ROWS_PERSISTENT : NSD_ROWS_NONE);
     if (m->nc) {
-        nsdyn_status st = nsd_model_contacts_now(m, t, q, v);
+        /* Without rows the request's Jacobian list is NULL, and m->jac is
+         * left alone: rewriting it (a memset through the PLT) on every
+         * right-hand side cost more than the system's contacts(). */
+        double *const *rows = NULL;
+        if (want_jacobians) {
+            nsd_model_ask_contacts(m, NSD_ROWS_PERSISTENT);
+            rows = m->jac;
+        }
+        nsdyn_status st =
+            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, rows, m->ce);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     }
     for (size_t c = 0; c < m->nc; ++c) {
@@ -38,7 +53,7 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
         }
         lam[0] = N;
         lam[1] = lam[2] = 0.0;
-        int stick = m->hold_stick && d->type == NSDYN_CONTACT_PERSISTENT;
+        int stick = m->stick.hold && d->type == NSDYN_CONTACT_PERSISTENT;
         if (stick || !m->friction || N <= 0.0) {
             if (zdot)
                 for (size_t i = 0; i < m->z_count[c]; ++i)
@@ -50,8 +65,11 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
          * two into one 16-byte store and the slip waits for N. */
         in.normal_force = N;
         in.dim = d->tangent_dim;
-        in.slip[0] = e->u[1];
-        in.slip[1] = d->tangent_dim == 2 ? e->u[2] : 0.0;
+        move_bits(&in.slip[0], &e->u[1]);
+        if (d->tangent_dim == 2)
+            move_bits(&in.slip[1], &e->u[2]);
+        else
+            in.slip[1] = 0.0;
         in.state = m->z_count[c] ? y + m->z_offset[c] : NULL;
         double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
         double scratch[8];
@@ -67,11 +85,11 @@ static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *qd
                              double *zdot) {
     const double *q = y, *v = y + m->nq;
     nsdyn_status st;
-    if (m->event_driven) {
+    if (m->ed.on) {
         st = nsd_modes_forces(m, t, y, vdot);
         if (st > NSDYN_WARNING || !qdot) return st;
         vdot = NULL;
-    } else if (m->hold_stick && m->m_stick) {
+    } else if (m->stick.hold && m->stick.m) {
         st = nsd_stick_solve(m, t, y, vdot);
         if (st > NSDYN_WARNING || !qdot) return st;
         vdot = NULL; /* already known: only q' is left */
@@ -122,7 +140,7 @@ nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, dou
                               g + m->event_first[NSD_SOURCE_SWITCH]);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system switches()");
     }
-    if (m->event_driven) return nsd_modes_events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
+    if (m->ed.on) return nsd_modes_events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
     return NSDYN_OK;
 }
 
@@ -146,9 +164,9 @@ nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *r
     size_t k = 0;
     row[k++] = t;
     for (size_t i = 0; i < m->n; ++i) row[k++] = y[i];
-    for (size_t j = 0; m->step_impulse && m->step_h > 0.0 && j < m->n_mech; ++j)
+    for (size_t j = 0; m->mech.step_impulse && m->mech.step_h > 0.0 && j < m->mech.n; ++j)
         for (size_t a = 0; a < 3; ++a)
-            m->lambda[3 * m->mech_contact[j] + a] = m->step_impulse[3 * j + a] / m->step_h;
+            m->lambda[3 * m->mech.contact[j] + a] = m->mech.step_impulse[3 * j + a] / m->mech.step_h;
     for (size_t c = 0; c < m->nc; ++c) {
         row[k++] = m->lambda[3 * c];
         for (size_t d = 0; d < m->layout.contacts[c].tangent_dim && d < 2; ++d)

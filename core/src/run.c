@@ -42,7 +42,8 @@ static int energy_judgeable(nsd_model *m, double t, const double *y) {
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_eval *e = &m->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
-        if (m->contact_compliant ? e->gap <= 0.0 : e->gap < -m->contact_tolerance) return 0;
+        if (m->audit.contact_compliant ? e->gap <= 0.0 : e->gap < -m->ed.contact_tolerance)
+            return 0;
     }
     return 1;
 }
@@ -56,15 +57,15 @@ static int energy_judgeable(nsd_model *m, double t, const double *y) {
  * run.toml, "error" ends the run. Costs one contacts() and one outputs()
  * call per step. Returns 0, or -1 with res->message set. */
 static int energy_audit(nsd_model *m, nsd_run_result *res, double t, const double *y) {
-    if (m->energy_output < 0 || m->energy_audit == NSD_AUDIT_OFF || !energy_judgeable(m, t, y))
+    if (m->audit.output < 0 || m->audit.mode == NSD_AUDIT_OFF || !energy_judgeable(m, t, y))
         return 0;
-    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit_outputs) > NSDYN_WARNING)
+    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit.scratch) > NSDYN_WARNING)
         return 0;
-    double E = m->audit_outputs[m->energy_output];
+    double E = m->audit.scratch[m->audit.output];
     if (!res->energy_checked) res->energy_min = E;
     res->energy_checked++;
     res->energy_scale = fmax(fmax(res->energy_scale, fabs(E)), 1e-9);
-    double allowed = res->energy_min + m->energy_tolerance * res->energy_scale;
+    double allowed = res->energy_min + m->audit.tolerance * res->energy_scale;
     if (E > allowed) {
         res->energy_rises++;
         if (E - res->energy_min > res->energy_worst) res->energy_worst = E - res->energy_min;
@@ -74,7 +75,7 @@ static int energy_audit(nsd_model *m, nsd_run_result *res, double t, const doubl
                  "conservative and the contact and friction laws dissipate, so the numerical "
                  "solution is wrong (a step too large, a tolerance too loose)",
                  E, t, res->energy_min, E - res->energy_min, allowed - res->energy_min);
-        if (m->energy_audit == NSD_AUDIT_ERROR) return -1;
+        if (m->audit.mode == NSD_AUDIT_ERROR) return -1;
         res->message[0] = '\0';
     }
     res->energy_min = fmin(res->energy_min, E);
@@ -213,7 +214,7 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->m = m;
     r->ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
     char err[512] = "";
-    r->inst = r->ig->create(cfg->integrator.params.values, host, err, sizeof err);
+    r->inst = r->ig->info.create(cfg->integrator.params.values, host, err, sizeof err);
     if (!r->inst) {
         nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", r->ig->info.id,
                     err[0] ? err : "the plugin refused these parameters");
@@ -283,7 +284,7 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
                      NSDYN_WARNING)
         return run_failed(r, "the run cannot start at t = %.9g s: %s; state: %s", r->t0, m->failure,
                           describe(r, m->y0));
-    if (m->event_driven) {
+    if (m->ed.on) {
         memcpy(r->y_switch, m->y0, m->n * sizeof *r->y_switch);
         if (nsd_modes_resolve(m, r->t0, r->y_switch, &r->res->contact_log, -1) > NSDYN_WARNING)
             return run_failed(r, "the initial contact modes could not be determined: %s; state: %s",
@@ -300,7 +301,7 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
         return NSD_END;
     }
     if (r->ode.n_events) nsd_model_event_functions(m, r->t0, y_start, r->g_prev);
-    if (m->event_driven && nsd_step_guard_start(&r->guard, m, r->t0, y_start) > NSDYN_WARNING)
+    if (m->ed.on && nsd_step_guard_start(&r->guard, m, r->t0, y_start) > NSDYN_WARNING)
         return run_failed(r, "the simulation failed at t = %.9g s: %s", r->t0, m->failure);
     return NSD_GO_ON;
 }
@@ -344,7 +345,9 @@ static const nsd_event_source *check_crossings(nsd_runner *r, const double *y) {
             int down = r->g_prev[i] > 0 && r->g[i] <= 0, up = r->g_prev[i] < 0 && r->g[i] >= 0;
             if ((dir <= 0 && down) || (dir >= 0 && up)) fired = &r->m->event_sources[i];
         }
-    memcpy(r->g_prev, r->g, r->ode.n_events * sizeof *r->g);
+    double *seen = r->g; /* the values just computed become the previous ones: no copy */
+    r->g = r->g_prev;
+    r->g_prev = seen;
     return fired;
 }
 
@@ -402,11 +405,11 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
     r->res->root_returns++;
     r->res->n_switches++;
     nsdyn_status sw = m->sys->on_switch(m->sys_inst, src->index, t, r->ybuf, r->ybuf + m->nq);
-    if (sw <= NSDYN_WARNING && m->event_driven)
+    if (sw <= NSDYN_WARNING && m->ed.on)
         sw = nsd_modes_resolve(m, t, r->ybuf, &r->res->contact_log, -1);
     if (sw <= NSDYN_WARNING) *stop = stop_across_jump(r, rep->y, r->ybuf);
     if (sw <= NSDYN_WARNING && !*stop) sw = r->ig->restart(r->inst, t, r->ybuf);
-    if (sw <= NSDYN_WARNING && !*stop && m->event_driven)
+    if (sw <= NSDYN_WARNING && !*stop && m->ed.on)
         sw = nsd_step_guard_start(&r->guard, m, t, r->ybuf);
     if (sw > NSDYN_WARNING)
         return run_failed(r,
@@ -511,15 +514,15 @@ static nsd_flow run_step(nsd_runner *r) {
     const nsd_event_source *fired =
         rep.event >= 0 && (size_t)rep.event < m->n_events ? &m->event_sources[rep.event] : NULL;
     nsd_event_source hit_src;
-    if (m->event_driven && guard_step(r, &rep, &hit_src, &fired) == NSD_END) return NSD_END;
+    if (m->ed.on && guard_step(r, &rep, &hit_src, &fired) == NSD_END) return NSD_END;
     /* Time-stepping: the step's contact forces are its impulses / h. */
-    m->step_impulse = rep.contact_impulse;
-    m->step_h = rep.h;
+    m->mech.step_impulse = rep.contact_impulse;
+    m->mech.step_h = rep.h;
     if (sample_step(r, &rep) == NSD_END) return NSD_END;
     r->t = rep.t;
     r->y_last = rep.y;
     /* after the step's samples: a restart ends its dense output */
-    if (m->event_driven && !fired &&
+    if (m->ed.on && !fired &&
         correct_drift(m, r->ig, r->inst, &r->guard, &rep, r->y_switch, r->res) != 0)
         return run_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", r->t, m->failure,
                           describe(r, rep.y));
@@ -544,14 +547,14 @@ static void print_progress(nsd_runner *r) {
  * runner_open made (any part of it may be missing). */
 static void runner_close(nsd_runner *r) {
     nsd_run_result *res = r->res;
-    r->m->step_impulse = NULL; /* the integrator's, about to be destroyed */
+    r->m->mech.step_impulse = NULL; /* the integrator's, about to be destroyed */
     if (r->show_progress) fprintf(stderr, "\r%70s\r", "");
     res->t_reached = r->t;
     res->wall_seconds = now_seconds() - r->wall0;
     res->stats.struct_size = sizeof res->stats;
     if (r->inst) {
         if (r->ig->stats) r->ig->stats(r->inst, &res->stats);
-        r->ig->destroy(r->inst);
+        r->ig->info.destroy(r->inst);
     }
     free(r->ybuf);
     free(r->g);

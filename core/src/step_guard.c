@@ -240,7 +240,7 @@ static int located(guard_call *k, double t_hit, size_t c) {
     size_t scratch = NSD_GUARD_DEPTH + 2;
     if (state_at(k, t_hit, k->g->y) != 0 || gaps_at(k, t_hit, scratch) != 0) return -1;
     double rate = ldf(k->g, scratch)[c];
-    nsd_contact_mode *md = &k->m->mode[c];
+    nsd_contact_mode *md = &k->m->ed.mode[c];
     if (rate > 0.0) md->v_unresolved = fmax(md->v_unresolved, rate * (1.0 + 1e-9));
     return 1;
 }
@@ -250,11 +250,11 @@ static int located(guard_call *k, double t_hit, size_t c) {
  * penetrated). Never silent. */
 static int penetrating(nsd_model *m, const double *f, const double *df, double t) {
     for (size_t c = 0; c < m->nc; ++c) {
-        if (!(f[c] < -m->contact_tolerance && df[c] < 0.0)) continue;
+        if (!(f[c] < -m->ed.contact_tolerance && df[c] < 0.0)) continue;
         snprintf(m->failure, sizeof m->failure,
                  "contact '%s' is open but penetrates by %.3g m and approaches at %.3g m/s at t = "
                  "%.9g s (it started the phase penetrated; an impact was missed)",
-                 m->layout.contacts[c].name, -(f[c] + m->mode[c].g_ref[0]), -df[c], t);
+                 m->layout.contacts[c].name, -(f[c] + m->ed.mode[c].g_ref[0]), -df[c], t);
         return 1;
     }
     return 0;

@@ -11,22 +11,22 @@
 nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y) {
     nsdyn_status st = nsd_model_contact_forces(m, t, y, NULL, 1);
     if (st > NSDYN_WARNING) return st;
-    size_t ms = m->m_stick, nv = m->nv;
-    for (size_t k = 0; k < ms; ++k) m->lambda[m->stick_comp[k]] = 0.0;
+    size_t ms = m->stick.m, nv = m->nv;
+    for (size_t k = 0; k < ms; ++k) m->lambda[m->stick.comp[k]] = 0.0;
     st = nsd_affine_base(m, t, y, y + m->nq);
     if (st > NSDYN_WARNING) return st;
     /* Columns of M^-1 W_t^T: response to a unit force on each component. */
-    st = nsd_affine_columns(m, t, y, y + m->nq, ms, m->stick_comp, NULL, m->B);
+    st = nsd_affine_columns(m, t, y, y + m->nq, ms, m->stick.comp, NULL, m->stick.B);
     if (st > NSDYN_WARNING) return st;
     for (size_t k = 0; k < ms; ++k) {
         /* a_t = drift + W_t a0, summed from the drift (the order of the
          * published outputs) */
-        const double *Wrow = nsd_affine_row(m, m->stick_comp[k]);
-        double acc = m->ce[m->stick_comp[k] / 3].drift[m->stick_comp[k] % 3];
+        const double *Wrow = nsd_affine_row(m, m->stick.comp[k]);
+        double acc = m->ce[m->stick.comp[k] / 3].drift[m->stick.comp[k] % 3];
         for (size_t i = 0; i < nv; ++i) acc += Wrow[i] * m->a0[i];
-        m->rhs_m[k] = acc;
+        m->stick.rhs[k] = acc;
     }
-    nsd_affine_block(m, m->stick_comp, ms, m->B, ms, m->G);
+    nsd_affine_block(m, m->stick.comp, ms, m->stick.B, ms, m->stick.G);
     return NSDYN_OK;
 }
 
@@ -35,9 +35,9 @@ nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y)
 nsdyn_status nsd_stick_solve(nsd_model *m, double t, const double *y, double *vdot) {
     nsdyn_status st = nsd_model_tangent_response(m, t, y);
     if (st > NSDYN_WARNING) return st;
-    size_t ms = m->m_stick, nv = m->nv;
-    for (size_t k = 0; k < ms; ++k) m->rhs_m[k] = -m->rhs_m[k];
-    if (nsd_solve_small(m->G, m->rhs_m, ms) != 0) {
+    size_t ms = m->stick.m, nv = m->nv;
+    for (size_t k = 0; k < ms; ++k) m->stick.rhs[k] = -m->stick.rhs[k];
+    if (nsd_solve_small(m->stick.G, m->stick.rhs, ms) != 0) {
         snprintf(m->failure, sizeof m->failure,
                  "stick constraint is singular at t = %.9g s (the friction force cannot hold the "
                  "contact)",
@@ -46,8 +46,8 @@ nsdyn_status nsd_stick_solve(nsd_model *m, double t, const double *y, double *vd
     }
     for (size_t i = 0; i < nv; ++i) vdot[i] = m->a0[i];
     for (size_t j = 0; j < ms; ++j) {
-        m->lambda[m->stick_comp[j]] = m->rhs_m[j];
-        for (size_t i = 0; i < nv; ++i) vdot[i] += m->B[j * nv + i] * m->rhs_m[j];
+        m->lambda[m->stick.comp[j]] = m->stick.rhs[j];
+        for (size_t i = 0; i < nv; ++i) vdot[i] += m->stick.B[j * nv + i] * m->stick.rhs[j];
     }
     return NSDYN_OK;
 }

@@ -79,7 +79,17 @@ typedef struct nsd_sweep_summary {
     double after;  /* maxima: from this time on [s] (after the transient) */
 } nsd_sweep_summary;
 
-typedef enum { NSD_KEEP_NONE = 0, NSD_KEEP_FAILED, NSD_KEEP_ALL } nsd_sweep_keep;
+typedef enum { NSD_KEEP_NONE = 0, NSD_KEEP_FAILED, NSD_KEEP_ALL, NSD_KEEP_FILTER } nsd_sweep_keep;
+
+/* keep = "SUMMARY OP VALUE" (OP one of == != < <= > >=; VALUE a number,
+ * or a word for a text summary with == or !=): the runs it holds for. */
+typedef struct nsd_sweep_filter {
+    long summary;
+    int op; /* 0 ==, 1 !=, 2 <, 3 <=, 4 >, 5 >= */
+    double num;
+    char text[NSD_SWEEP_TEXT];
+    int is_text;
+} nsd_sweep_filter;
 
 /* What a graph shows: a summary reduced over the runs that share the x
  * (and group) values. */
@@ -114,6 +124,7 @@ typedef struct nsd_sweep_def {
     nsd_sweep_summary *sums;
     size_t n_sums;
     nsd_sweep_keep keep;
+    nsd_sweep_filter keep_filter; /* keep = NSD_KEEP_FILTER */
     nsd_sweep_graph *graphs;
     size_t n_graphs;
     int derive_locked; /* an axis names a plugin id: derive under a lock */
@@ -170,6 +181,9 @@ void nsd_sweep_row_free(nsd_sweep_row *row);
 size_t nsd_sweep_row_packed_size(const nsd_sweep_def *def);
 void nsd_sweep_row_pack(const nsd_sweep_def *def, const nsd_sweep_row *row, unsigned char *buf);
 void nsd_sweep_row_unpack(const nsd_sweep_def *def, const unsigned char *buf, nsd_sweep_row *row);
+
+/* Does the row pass def's keep filter? */
+int nsd_sweep_filter_holds(const nsd_sweep_filter *f, const nsd_sweep_row *row);
 
 /* Run `run` from base into row (summaries, status, message, hash). keep
  * dir: where kept outputs go (NULL: none). Thread-safe for distinct rows

@@ -34,7 +34,8 @@ static void fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *row
 static void keep_outputs(const nsd_sweep_worker_ctx *ctx, nsd_scenario *s, nsd_sweep_row *row) {
     int failed = row->status != NSD_SWEEP_OK;
     if (!ctx->keep_dir || ctx->def->keep == NSD_KEEP_NONE ||
-        (ctx->def->keep == NSD_KEEP_FAILED && !failed))
+        (ctx->def->keep == NSD_KEEP_FAILED && !failed) ||
+        (ctx->def->keep == NSD_KEEP_FILTER && !nsd_sweep_filter_holds(&ctx->def->keep_filter, row)))
         return;
     char dir[PATH_MAX], err[PATH_MAX + 512];
     snprintf(dir, sizeof dir, "%s/run-%08llu", ctx->keep_dir, (unsigned long long)row->run);
@@ -46,6 +47,23 @@ static void keep_outputs(const nsd_sweep_worker_ctx *ctx, nsd_scenario *s, nsd_s
                  used ? "; " : "", err);
     }
     nsd_paths_free(written, n);
+}
+
+int nsd_sweep_filter_holds(const nsd_sweep_filter *f, const nsd_sweep_row *row) {
+    if (f->is_text) {
+        int eq = !strcmp(row->sum_text[f->summary], f->text);
+        return f->op == 0 ? eq : !eq;
+    }
+    double v = row->sum_num[f->summary];
+    switch (f->op) { /* NaN (no value) holds for none but != */
+        case 0: return v == f->num;
+        case 1: return !(v == f->num);
+        case 2: return v < f->num;
+        case 3: return v <= f->num;
+        case 4: return v > f->num;
+        case 5: return v >= f->num;
+    }
+    return 0;
 }
 
 void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_row *row) {

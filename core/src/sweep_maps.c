@@ -3,8 +3,11 @@
  *     maxima of a channel after the transient) against an axis, one
  *     colour per group;
  *   a map over two axes: a marker per run, its colour the category of a
- *     summary (a stop name, a value, or which side of `above` it is): a
- *     basin of attraction, a crossing region.
+ *     summary: its text (a stop name), which side of `above` a number is
+ *     (with the threshold's contour line, marching squares over the grid
+ *     of the two axes, each cell the mean of its runs), or a number's bin
+ *     of six between its least and greatest value: a basin of attraction,
+ *     a crossing region, a coarse heat map.
  * Each is written as <name>.csv (the plotted points) and <name>.png. */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -25,7 +28,24 @@ typedef struct scatter {
     size_t n[MAX_CATS], cap[MAX_CATS];
     FILE *csv;
     size_t total;
+    /* a map of a number: every run's (x, y, value), sorted into categories
+     * after the scan (the bins need the range) */
+    double *mx, *my, *mv;
+    size_t mn, mcap;
 } scatter;
+
+static void push_map(scatter *s, double x, double y, double v) {
+    if (s->mn == s->mcap) {
+        s->mcap = s->mcap ? 2 * s->mcap : 256;
+        s->mx = realloc(s->mx, s->mcap * sizeof *s->mx);
+        s->my = realloc(s->my, s->mcap * sizeof *s->my);
+        s->mv = realloc(s->mv, s->mcap * sizeof *s->mv);
+        if (!s->mx || !s->my || !s->mv) abort();
+    }
+    s->mx[s->mn] = x;
+    s->my[s->mn] = y;
+    s->mv[s->mn++] = v;
+}
 
 static void push(scatter *s, size_t c, double x, double y) {
     if (s->n[c] == s->cap[c]) {
@@ -60,10 +80,46 @@ static void map_category(const scatter *s, const nsd_sweep_row *row, char *buf, 
         snprintf(buf, len, "%s", row->sum_text[g->summary]);
     else if (isnan(v))
         snprintf(buf, len, "%s undefined", sum->name);
-    else if (!isnan(g->above))
-        snprintf(buf, len, "%s %s %g", sum->name, v > g->above ? ">" : "<=", g->above);
     else
-        snprintf(buf, len, "%s = %g", sum->name, v);
+        buf[0] = '\0'; /* a number: categorized after the scan */
+}
+
+/* The categories of a map of a number: the side of the threshold, or the
+ * bin of six between the least and the greatest value. */
+static void categorize_numbers(scatter *s) {
+    const nsd_sweep_graph *g = s->g;
+    const char *name = s->def->sums[g->summary].name;
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (size_t i = 0; i < s->mn; ++i) {
+        lo = fmin(lo, s->mv[i]);
+        hi = fmax(hi, s->mv[i]);
+    }
+    double w = hi > lo ? (hi - lo) / 6 : 1;
+    char cat[80];
+    int used[6] = {0};
+    for (size_t i = 0; i < s->mn && isnan(g->above); ++i) {
+        int b = (int)floor((s->mv[i] - lo) / w);
+        used[b < 0 ? 0 : b > 5 ? 5 : b] = 1;
+    }
+    for (int b = 0; b < 6; ++b) { /* the colours in the bins' order */
+        if (!used[b]) continue;
+        snprintf(cat, sizeof cat, "%s in [%.4g, %.4g%s", name, lo + b * w, lo + (b + 1) * w,
+                 b == 5 ? "]" : ")");
+        category(s, cat);
+    }
+    for (size_t i = 0; i < s->mn; ++i) {
+        double v = s->mv[i];
+        if (!isnan(g->above)) {
+            snprintf(cat, sizeof cat, "%s %s %g", name, v > g->above ? ">" : "<=", g->above);
+        } else {
+            int b = (int)floor((v - lo) / w);
+            b = b < 0 ? 0 : b > 5 ? 5 : b;
+            snprintf(cat, sizeof cat, "%s in [%.4g, %.4g%s", name, lo + b * w, lo + (b + 1) * w,
+                     b == 5 ? "]" : ")");
+        }
+        push(s, category(s, cat), s->mx[i], s->my[i]);
+        fprintf(s->csv, "%.15g,%.15g,%s\n", s->mx[i], s->my[i], cat);
+    }
 }
 
 static void add_row(void *ctx, const nsd_sweep_row *row) {
@@ -76,6 +132,10 @@ static void add_row(void *ctx, const nsd_sweep_row *row) {
         double y = row->axis_num[g->y_axis];
         if (isnan(y)) return;
         map_category(s, row, name, sizeof name);
+        if (!name[0]) {
+            push_map(s, x, y, row->sum_num[g->summary]);
+            return;
+        }
         push(s, category(s, name), x, y);
         fprintf(s->csv, "%.15g,%.15g,%s\n", x, y, name);
         return;
@@ -96,6 +156,73 @@ static void add_row(void *ctx, const nsd_sweep_row *row) {
     }
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double p = *(const double *)a, q = *(const double *)b;
+    return p < q ? -1 : p > q;
+}
+
+/* The distinct values of v[n], sorted, into a fresh array; *m its count. */
+static double *distinct(const double *v, size_t n, size_t *m) {
+    double *u = malloc((n ? n : 1) * sizeof *u);
+    if (!u) abort();
+    memcpy(u, v, n * sizeof *u);
+    qsort(u, n, sizeof *u, cmp_double);
+    *m = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (*m == 0 || u[i] != u[*m - 1]) u[(*m)++] = u[i];
+    return u;
+}
+
+static size_t index_of(const double *u, size_t m, double x) {
+    const double *p = bsearch(&x, u, m, sizeof *u, cmp_double);
+    return p ? (size_t)(p - u) : 0;
+}
+
+/* The contour f = level of the map's grid (marching squares: in each cell
+ * whose four corners have values, the crossings of its edges, linearly
+ * interpolated, joined in pairs in edge order), as segments with NaN
+ * between them into (cx, cy); returns the point count. */
+static size_t contour(const scatter *s, double level, double **cx, double **cy) {
+    size_t nx, ny;
+    double *xs = distinct(s->mx, s->mn, &nx), *ys = distinct(s->my, s->mn, &ny);
+    double *f = calloc(nx * ny + 1, sizeof *f), *cnt = calloc(nx * ny + 1, sizeof *cnt);
+    *cx = malloc((9 * nx * ny + 1) * sizeof **cx);
+    *cy = malloc((9 * nx * ny + 1) * sizeof **cy);
+    if (!f || !cnt || !*cx || !*cy) abort();
+    for (size_t k = 0; k < s->mn; ++k) { /* a cell: the mean of its runs */
+        size_t i = index_of(xs, nx, s->mx[k]), j = index_of(ys, ny, s->my[k]);
+        f[j * nx + i] += s->mv[k];
+        cnt[j * nx + i] += 1;
+    }
+    for (size_t c = 0; c < nx * ny; ++c) f[c] = cnt[c] > 0 ? f[c] / cnt[c] - level : NAN;
+    size_t n = 0;
+    for (size_t j = 0; j + 1 < ny; ++j)
+        for (size_t i = 0; i + 1 < nx; ++i) {
+            /* corners in order around the cell: (i,j) (i+1,j) (i+1,j+1) (i,j+1) */
+            size_t ci[4] = {i, i + 1, i + 1, i}, cj[4] = {j, j, j + 1, j + 1};
+            double v[4], px[4], py[4];
+            int ok = 1, m = 0;
+            for (int k = 0; k < 4; ++k) ok &= !isnan(v[k] = f[cj[k] * nx + ci[k]]);
+            for (int k = 0; ok && k < 4; ++k) {
+                int l = (k + 1) % 4;
+                if ((v[k] > 0) == (v[l] > 0)) continue;
+                double t = v[k] / (v[k] - v[l]);
+                px[m] = xs[ci[k]] + t * (xs[ci[l]] - xs[ci[k]]);
+                py[m++] = ys[cj[k]] + t * (ys[cj[l]] - ys[cj[k]]);
+            }
+            for (int k = 0; k + 1 < m; k += 2) {
+                (*cx)[n] = px[k], (*cy)[n++] = py[k];
+                (*cx)[n] = px[k + 1], (*cy)[n++] = py[k + 1];
+                (*cx)[n] = NAN, (*cy)[n++] = NAN;
+            }
+        }
+    free(xs);
+    free(ys);
+    free(f);
+    free(cnt);
+    return n;
+}
+
 static void axis_label(const nsd_sweep_axis *ax, char *buf, size_t len) {
     snprintf(buf, len, "%s (%s.%s)", ax->name, ax->section, ax->param);
 }
@@ -103,10 +230,25 @@ static void axis_label(const nsd_sweep_axis *ax, char *buf, size_t len) {
 static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quiet) {
     const nsd_sweep_def *def = s->def;
     const nsd_sweep_graph *g = s->g;
-    nsd_curve curves[MAX_CATS];
+    nsd_curve curves[MAX_CATS + 1];
     for (size_t c = 0; c < s->n_cats; ++c)
-        curves[c] = (nsd_curve){s->x[c], s->y[c], s->n[c], s->cat[c][0] ? s->cat[c] : NULL,
-                                (int)c,  0,       0,       1};
+        curves[c] = (nsd_curve){.x = s->x[c],
+                                .y = s->y[c],
+                                .n = s->n[c],
+                                .legend = s->cat[c][0] ? s->cat[c] : NULL,
+                                .color = (int)c,
+                                .marker = 1};
+    size_t n_curves = s->n_cats;
+    double *cx = NULL, *cy = NULL;
+    char contour_label[120];
+    if (g->y_axis >= 0 && !isnan(g->above) && s->mn) {
+        snprintf(contour_label, sizeof contour_label, "%s = %g", def->sums[g->summary].name,
+                 g->above);
+        size_t n = contour(s, g->above, &cx, &cy);
+        if (n)
+            curves[n_curves++] = (nsd_curve){
+                .x = cx, .y = cy, .n = n, .legend = contour_label, .color = 6, .width = 2.5};
+    }
     char title[300], xl[200], yl[200], path[PATH_MAX + 300], err[512];
     const nsd_sweep_summary *sum = &def->sums[g->summary];
     axis_label(&def->axes[g->x_axis], xl, sizeof xl);
@@ -123,7 +265,7 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
                        .xlabel = xl,
                        .ylabel = yl,
                        .curves = curves,
-                       .n_curves = s->n_cats,
+                       .n_curves = n_curves,
                        .xmin = NAN,
                        .xmax = NAN,
                        .ymin = NAN,
@@ -131,16 +273,16 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
                        .legend_position = 4};
     nsd_figure fig = {.panels = &panel, .n_panels = 1, .width_px = 1200, .height_px = 800};
     snprintf(path, sizeof path, "%s/%s.%s", dir, g->name, nsd_plot_format_ext(fmt));
-    if (!s->total) {
+    int rc = 0;
+    if (!s->total)
         fprintf(stderr, "warning: graph %s: nothing to draw\n", g->name);
-        return 0;
-    }
-    if (nsd_plot_write(path, fmt, &fig, err, sizeof err) != 0) {
+    else if ((rc = nsd_plot_write(path, fmt, &fig, err, sizeof err)) != 0)
         fprintf(stderr, "error: %s: %s\n", path, err);
-        return -1;
-    }
-    if (!quiet) fprintf(stderr, "wrote %s\n", path);
-    return 0;
+    else if (!quiet)
+        fprintf(stderr, "wrote %s\n", path);
+    free(cx);
+    free(cy);
+    return rc;
 }
 
 int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_sweep_graph *g, nsd_sweep_db *db,
@@ -158,11 +300,15 @@ int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_sweep_graph *g, nsd_sw
             g->y_axis >= 0 ? "category" : "group");
     int rc = nsd_sweep_db_scan(db, add_row, &s, err, sizeof err);
     if (rc != 0) fprintf(stderr, "error: %s\n", err);
+    categorize_numbers(&s);
     if (fclose(s.csv) != 0) rc = -1;
     if (rc == 0) rc = draw(&s, dir, format, quiet);
     for (size_t c = 0; c < MAX_CATS; ++c) {
         free(s.x[c]);
         free(s.y[c]);
     }
+    free(s.mx);
+    free(s.my);
+    free(s.mv);
     return rc;
 }

@@ -375,8 +375,12 @@ static size_t parse_design(nsd_sweep_def *def, const nsd_toml_node *sw, nsd_diag
             def->keep = NSD_KEEP_FAILED;
         else if (k->type == NSD_TOML_STRING && !strcmp(k->str, "all"))
             def->keep = NSD_KEEP_ALL;
+        else if (k->type == NSD_TOML_STRING)
+            def->keep = NSD_KEEP_FILTER; /* read after the summaries */
         else {
-            nsd_diag_at(diag, k, "[sweep] 'keep': expected \"none\", \"failed\" or \"all\"");
+            nsd_diag_at(diag, k,
+                        "[sweep] 'keep': expected \"none\", \"failed\", \"all\" or a filter "
+                        "\"SUMMARY OP VALUE\"");
             errors++;
         }
     }
@@ -447,6 +451,34 @@ static void definition_hash(nsd_sweep_def *def, const nsd_config *cfg) {
     free(text);
 }
 
+/* keep = "SUMMARY OP VALUE", once the summaries are known. */
+static size_t parse_filter(nsd_sweep_def *def, const nsd_toml_node *k, nsd_diag *diag) {
+    static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
+    char name[64] = "", op[4] = "", value[NSD_SWEEP_TEXT] = "", extra[2] = "";
+    nsd_sweep_filter *f = &def->keep_filter;
+    int n = sscanf(k->str, "%63s %3s %47s %1s", name, op, value, extra);
+    f->summary = -1;
+    for (size_t s = 0; s < def->n_sums; ++s)
+        if (!strcmp(def->sums[s].name, name)) f->summary = (long)s;
+    f->op = -1;
+    for (int i = 0; i < 6; ++i)
+        if (!strcmp(op, ops[i])) f->op = i;
+    char *end = NULL;
+    f->num = strtod(value, &end);
+    f->is_text = f->summary >= 0 && def->sums[f->summary].kind == NSD_SUM_STOP;
+    snprintf(f->text, sizeof f->text, "%s", value);
+    if (n != 3 || f->summary < 0 || f->op < 0 || (f->is_text && f->op > 1) ||
+        (!f->is_text && (end == value || *end))) {
+        nsd_diag_at(diag, k,
+                    "[sweep] 'keep' = \"%s\": expected \"none\", \"failed\", \"all\" or a "
+                    "filter \"SUMMARY OP VALUE\" (a summary of [sweep.summary]; OP == != < <= > "
+                    ">=; VALUE a number, or a word with == or != for a stop)",
+                    k->str);
+        return 1;
+    }
+    return 0;
+}
+
 size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *diag) {
     memset(def, 0, sizeof *def);
     const nsd_config *cfg = &base->app.cfg;
@@ -468,6 +500,8 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
     errors += build_dims(def, diag);
     errors += resolve_per(def, cfg, diag);
     errors += nsd_sweep_parse_summaries(def, nsd_toml_get(sw, "summary"), base, diag);
+    if (!errors && def->keep == NSD_KEEP_FILTER)
+        errors += parse_filter(def, nsd_toml_get(sw, "keep"), diag);
     const nsd_toml_node *graphs = nsd_toml_get(sw, "graph");
     if (!errors && graphs) errors += nsd_sweep_parse_graphs(def, graphs, diag);
     if (!errors) definition_hash(def, cfg);

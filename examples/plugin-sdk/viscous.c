@@ -1,6 +1,9 @@
 /* Example out-of-tree plugin: viscous friction with saturation,
  *   F = -c u_t,  capped at |F| <= F_max (0 = no cap),
- * in 1-D or 2-D slip. A smooth law: no internal states.
+ * in 1-D or 2-D slip. A smooth law: no internal states. The force does not
+ * scale with the normal force, so it declares NSDYN_CAP_FRICTION_LOAD_FREE:
+ * fine on the towed wheel's persistent contact, refused with rigid contact
+ * (which scales force() at N = 1 by N; `nsdyn check` verifies the rest).
  * Walk-through in docs/plugin-guide.md of the nsdyn source tree. */
 #include <math.h>
 #include <stdio.h>
@@ -63,9 +66,9 @@ static const nsdyn_friction_law viscous_law = {
                             .summary =
                                 "example plugin: viscous friction -c u with an optional cap F_max",
                             NSDYN_PARAMS(params),
-                            .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D),
-    .create = create,
-    .destroy = destroy,
+                            .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D |
+                                        NSDYN_CAP_FRICTION_LOAD_FREE,
+                            .create = create, .destroy = destroy),
     .n_states = n_states,
     .force = force,
     .bounds = bounds,

@@ -285,9 +285,8 @@ static const nsdyn_contact_law hunt_crossley_law = {
                                .summary = "Hunt-Crossley k d^n + c d^p d'^q (general exponents), "
                                           "clamped at zero (walker (12)-(13))",
                                NSDYN_PARAMS(hunt_crossley_params),
-                               .provides = NSDYN_CAP_COMPLIANT_NORMAL),
-    .create = create_hunt_crossley,
-    .destroy = destroy,
+                               .provides = NSDYN_CAP_COMPLIANT_NORMAL,
+                               .create = create_hunt_crossley, .destroy = destroy),
     .normal_force = normal_force,
 };
 
@@ -296,9 +295,8 @@ static const nsdyn_contact_law hertz_law = {
             .id = "hertz", .version = "1.0.0",
             .summary =
                 "Hertz k d^(3/2) with Hunt-Crossley damping (1 + 3/2 alpha d'), e ~ 1 - alpha v_in",
-            NSDYN_PARAMS(hertz_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL),
-    .create = create_hertz,
-    .destroy = destroy,
+            NSDYN_PARAMS(hertz_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL,
+            .create = create_hertz, .destroy = destroy),
     .normal_force = normal_force,
 };
 
@@ -306,9 +304,8 @@ static const nsdyn_contact_law spring_damper_law = {
     .info = NSDYN_CONTACT_INFO(
             .id = "spring_damper", .version = "1.0.0",
             .summary = "linear spring-damper k d + c d', clamped at zero (Kelvin-Voigt contact)",
-            NSDYN_PARAMS(spring_damper_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL),
-    .create = create_spring_damper,
-    .destroy = destroy,
+            NSDYN_PARAMS(spring_damper_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL,
+            .create = create_spring_damper, .destroy = destroy),
     .normal_force = normal_force,
 };
 
@@ -317,9 +314,8 @@ static const nsdyn_contact_law bistiffness_law = {
             .id = "bistiffness", .version = "1.0.0",
             .summary =
                 "linear bi-stiffness k(1 +- mu_n) d, compression/expansion (Barjau & Batlle (5.1))",
-            NSDYN_PARAMS(bistiffness_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL),
-    .create = create_bistiffness,
-    .destroy = destroy,
+            NSDYN_PARAMS(bistiffness_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL,
+            .create = create_bistiffness, .destroy = destroy),
     .normal_force = normal_force,
 };
 

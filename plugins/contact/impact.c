@@ -263,9 +263,8 @@ static const nsdyn_contact_law newton_law = {
                                .summary = "Newton restitution u_n+ = -e u_n- with Coulomb "
                                           "friction, post-impact slip, several "
                                           "contacts",
-                               NSDYN_PARAMS(newton_params), .provides = NSDYN_CAP_RIGID_IMPACT),
-    .create = create_newton,
-    .destroy = destroy,
+                               NSDYN_PARAMS(newton_params), .provides = NSDYN_CAP_RIGID_IMPACT,
+                               .create = create_newton, .destroy = destroy),
     .impact = impact,
     .local_impulse = local_impulse,
     .coefficients = coefficients,
@@ -277,9 +276,8 @@ static const nsdyn_contact_law kane_law = {
             .summary =
                 "Kane's collision model: Newton restitution, no-slip test (mu_s, strict), slip "
                 "along the initial slip (mu_k)",
-            NSDYN_PARAMS(kane_params), .provides = NSDYN_CAP_RIGID_IMPACT),
-    .create = create_kane,
-    .destroy = destroy,
+            NSDYN_PARAMS(kane_params), .provides = NSDYN_CAP_RIGID_IMPACT, .create = create_kane,
+            .destroy = destroy),
     .impact = impact,
     .local_impulse = local_impulse,
     .coefficients = coefficients,
@@ -290,9 +288,8 @@ static const nsdyn_contact_law poisson_law = {
             .id = "poisson", .version = "2.0.0",
             .summary = "Poisson two-phase restitution (impulse ratio beta) with Coulomb friction, "
                        "wheel-curb paper (31)-(35)",
-            NSDYN_PARAMS(poisson_params), .provides = NSDYN_CAP_RIGID_IMPACT),
-    .create = create_poisson,
-    .destroy = destroy,
+            NSDYN_PARAMS(poisson_params), .provides = NSDYN_CAP_RIGID_IMPACT,
+            .create = create_poisson, .destroy = destroy),
     .impact = impact,
     .local_impulse = local_impulse,
     .coefficients = coefficients,

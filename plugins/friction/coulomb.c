@@ -157,9 +157,8 @@ static const nsdyn_friction_law coulomb_law = {
             .summary =
                 "set-valued Coulomb friction (static/kinetic), 1-D and 2-D slip, with projection",
             NSDYN_PARAMS(coulomb_params),
-            .provides = NSDYN_CAP_FRICTION_SET_VALUED | NSDYN_CAP_FRICTION_2D),
-    .create = create_set_valued,
-    .destroy = destroy,
+            .provides = NSDYN_CAP_FRICTION_SET_VALUED | NSDYN_CAP_FRICTION_2D,
+            .create = create_set_valued, .destroy = destroy),
     .n_states = no_states,
     .force = force_set_valued,
     .bounds = bounds,
@@ -171,9 +170,8 @@ static const nsdyn_friction_law regularized_law = {
             .summary =
                 "smooth Coulomb friction mu_k N u/sqrt(u^2+eps^2) (or tanh, linear), 1-D and 2-D",
             NSDYN_PARAMS(regularized_params),
-            .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D),
-    .create = create_regularized,
-    .destroy = destroy,
+            .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D,
+            .create = create_regularized, .destroy = destroy),
     .n_states = no_states,
     .force = force_regularized,
     .bounds = bounds,

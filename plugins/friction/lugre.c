@@ -178,9 +178,8 @@ static const nsdyn_friction_law lugre_law = {
                 "LuGre bristle friction (Stribeck, pre-sliding), state z per contact, 1-D and 2-D",
             NSDYN_PARAMS(lugre_params),
             .provides =
-                NSDYN_CAP_FRICTION_STATEFUL | NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D),
-    .create = create,
-    .destroy = destroy,
+                NSDYN_CAP_FRICTION_STATEFUL | NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D,
+            .create = create, .destroy = destroy),
     .n_states = n_states,
     .force = force,
     .bounds = bounds,

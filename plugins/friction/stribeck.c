@@ -121,9 +121,8 @@ static const nsdyn_friction_law stribeck_law = {
                                 .summary = "Stribeck friction: static decaying to Coulomb with "
                                            "slip speed, regularized, 1-D and 2-D",
                                 NSDYN_PARAMS(stribeck_params),
-                                .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D),
-    .create = create,
-    .destroy = destroy,
+                                .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D,
+                                .create = create, .destroy = destroy),
     .n_states = no_states,
     .force = force,
     .bounds = bounds,

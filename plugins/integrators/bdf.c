@@ -574,10 +574,8 @@ static const nsdyn_integrator bdf_descriptor = {
                                   .summary = "SUNDIALS CVODE variable-order BDF for stiff problems",
                                   NSDYN_PARAMS(bdf_params),
                                   .provides = NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT |
-                                              NSDYN_CAP_EVENT_LOCATION | NSDYN_CAP_STIFF),
-    .create = bdf_create,
-    .destroy = bdf_destroy,
-    .reset = bdf_reset,
+                                              NSDYN_CAP_EVENT_LOCATION | NSDYN_CAP_STIFF,
+                                  .create = bdf_create, .destroy = bdf_destroy, .reset = bdf_reset),
     .setup = bdf_setup,
     .step = bdf_step,
     .dense = bdf_dense,

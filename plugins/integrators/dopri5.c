@@ -742,10 +742,8 @@ const nsdyn_integrator nsdyn_integrator_dopri5 = {
                                       "adaptive Dormand-Prince 5(4), dense output, event location",
                                   NSDYN_PARAMS(dp5_params),
                                   .provides = NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT |
-                                              NSDYN_CAP_EVENT_LOCATION),
-    .create = dp5_create,
-    .destroy = dp5_destroy,
-    .reset = dp5_reset,
+                                              NSDYN_CAP_EVENT_LOCATION,
+                                  .create = dp5_create, .destroy = dp5_destroy, .reset = dp5_reset),
     .setup = dp5_setup,
     .step = dp5_step,
     .dense = dp5_dense,

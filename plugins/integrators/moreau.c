@@ -159,6 +159,7 @@ typedef struct moreau {
     double *mu_act, *P_last;        /* nc, 3 nc */
     double *P_report;               /* 3 nc: impulses of the last step, every contact */
     size_t *act;                    /* nc: closed contacts of the step */
+    size_t *row;                    /* nc: row block of act[a] in W and MW (mj_index_set) */
     uint32_t *tdim_act;             /* nc */
     unsigned char *was_active;      /* nc */
     size_t m_last;                  /* index set size of the last contacts() (mj_index_set) */
@@ -247,7 +248,7 @@ static void mj_reset(void *inst) {
     s->y = s->ynew = s->qth = s->qd = s->vfree = s->acc = NULL;
     s->gap = s->u = s->W = s->MW = s->D = s->qv = s->P = s->w = s->cres = NULL;
     s->mu_act = s->P_last = s->P_report = NULL;
-    s->act = NULL;
+    s->act = s->row = NULL;
     s->tdim_act = NULL;
     s->was_active = NULL;
     s->ready = 0;
@@ -298,7 +299,9 @@ static int mj_take_problem(moreau *s, const nsdyn_ode *ode) {
                     offsetof(nsdyn_mechanics, contacts) + sizeof m->contacts);
         return -1;
     }
-    s->mech = *m;
+    /* an older host's shorter table: the fields beyond it stay NULL */
+    memset(&s->mech, 0, sizeof s->mech);
+    memcpy(&s->mech, m, m->struct_size < sizeof s->mech ? m->struct_size : sizeof s->mech);
     s->mech.struct_size = (uint32_t)sizeof s->mech;
     s->n = ode->n;
     s->nq = m->nq;
@@ -373,7 +376,7 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
     const size_t n_dbl =
         2 * n + 2 * nq + 2 * nv + nc + 3 * nc + 2 * n3 * nv + n3 * n3 + 3 * n3 + nc + nc + n3 + n3;
     const size_t bytes =
-        n_dbl * sizeof(double) + nc * sizeof(size_t) + nc * sizeof(uint32_t) + nc + 16;
+        n_dbl * sizeof(double) + 2 * nc * sizeof(size_t) + nc * sizeof(uint32_t) + nc + 16;
     s->block = calloc(1, bytes);
     if (s->block == NULL) {
         nsi_set_msg(s->msg, sizeof s->msg, "moreau: out of memory for %zu states, %zu contacts", n,
@@ -418,7 +421,8 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
     s->P_report = p;
     p += n3;
     s->act = (size_t *)(void *)p; /* doubles then size_t: alignment kept */
-    s->tdim_act = (uint32_t *)(void *)(s->act + nc);
+    s->row = s->act + nc;
+    s->tdim_act = (uint32_t *)(void *)(s->row + nc);
     s->was_active = (unsigned char *)(s->tdim_act + nc);
 
 #ifdef NSDYN_HAVE_SICONOS
@@ -526,19 +530,17 @@ static int mj_local(void *ctx, size_t a, const double A[9], const double b[3], d
     return s->mech.local_impulse(s->mech.ctx, c, A, b, s->u + 3 * c, r) > NSDYN_WARNING ? -1 : 0;
 }
 
-/* Step 3: the contacts at (tth, s->qth, v) and the index set s->act (its
- * size in *m). W and M^-1 W^T are asked for only when a contact is
- * closed: M^-1 W^T costs the host one dynamics evaluation per component of
- * every candidate (core/src/model.c, mech_contacts), so a step in free
- * flight stays linear in the number of candidates. After a step with an
- * empty index set the gaps come first (W = NULL) and W follows in a
- * second call if a gap closed; after a step with closed contacts (resting,
- * rolling: likely closed again) one call asks for everything, as before.
- * contacts() is a function of (t, q, v): both calls report the same gaps
- * and velocities. Counted once per step (jacobian_evals). */
+/* Step 3: contacts at (tth, s->qth, v), index set s->act (size *m), and W,
+ * M^-1 W^T of the closed contacts (act[a]'s at block row[a]); the host pays
+ * a dynamics evaluation per component of M^-1 W^T. With contact_rows
+ * (integrator.h): gaps (W = NULL), then rows of the index set only (issue
+ * 14). An older host gives every candidate's rows: gaps first after a step
+ * without closed contacts, else all in one call. Both calls report the same
+ * gaps and velocities. Counted once per step (jacobian_evals). */
 static nsdyn_status mj_index_set(moreau *s, double tth, const double *v, size_t *m) {
     void *ctx = s->mech.ctx;
-    const int with_w = s->m_last > 0;
+    const int by_rows = s->mech.contact_rows != NULL;
+    const int with_w = !by_rows && s->m_last > 0;
     *m = 0;
     if (s->nc == 0) return NSDYN_OK;
     s->st.jacobian_evals++;
@@ -550,7 +552,11 @@ static nsdyn_status mj_index_set(moreau *s, double tth, const double *v, size_t 
     for (size_t c = 0; c < s->nc; ++c)
         if (s->gap[c] <= 0.0) s->act[(*m)++] = c;
     s->m_last = *m;
+    for (size_t a = 0; a < *m; ++a) s->row[a] = by_rows ? a : s->act[a];
     if (*m == 0 || with_w) return NSDYN_OK;
+    if (by_rows)
+        return mj_cb(s, s->mech.contact_rows(ctx, tth, s->qth, v, *m, s->act, s->W, s->MW),
+                     "contact_rows", tth);
     return mj_cb(s, s->mech.contacts(ctx, tth, s->qth, v, s->gap, s->u, s->W, s->MW), "contacts",
                  tth);
 }
@@ -586,9 +592,9 @@ static nsdyn_status mj_try(moreau *s, double h) {
         /* 4. the friction-contact problem of the closed contacts */
         const size_t n3 = 3 * m;
         for (size_t a = 0; a < m; ++a) {
-            const size_t c = s->act[a];
+            const size_t c = s->act[a], rc = s->row[a];
             for (size_t i = 0; i < 3; ++i) {
-                const double *Wr = s->W + (3 * c + i) * nv;
+                const double *Wr = s->W + (3 * rc + i) * nv;
                 double du = 0.0;
                 for (size_t k = 0; k < nv; ++k) du += Wr[k] * s->acc[k];
                 s->qv[3 * a + i] = s->u[3 * c + i] + h * du;
@@ -601,11 +607,11 @@ static nsdyn_status mj_try(moreau *s, double h) {
             s->mu_act[a] = s->mech.mu[c];
             s->tdim_act[a] = s->mech.tangent_dim[c];
             for (size_t b = 0; b < m; ++b) {
-                const size_t d = s->act[b];
+                const size_t rd = s->row[b];
                 for (size_t i = 0; i < 3; ++i) {
-                    const double *Wr = s->W + (3 * c + i) * nv;
+                    const double *Wr = s->W + (3 * rc + i) * nv;
                     for (size_t j = 0; j < 3; ++j) {
-                        const double *Mr = s->MW + (3 * d + j) * nv;
+                        const double *Mr = s->MW + (3 * rd + j) * nv;
                         double sum = 0.0;
                         for (size_t k = 0; k < nv; ++k) sum += Wr[k] * Mr[k];
                         s->D[(3 * a + i) * n3 + 3 * b + j] = sum;
@@ -638,11 +644,11 @@ static nsdyn_status mj_try(moreau *s, double h) {
         }
         /* 5. post-impact / end-of-step velocity */
         for (size_t a = 0; a < m; ++a) {
-            const size_t c = s->act[a];
+            const size_t rc = s->row[a];
             for (size_t i = 0; i < 3; ++i) {
                 const double Pi = s->P[3 * a + i];
                 if (Pi == 0.0) continue;
-                const double *Mr = s->MW + (3 * c + i) * nv;
+                const double *Mr = s->MW + (3 * rc + i) * nv;
                 for (size_t k = 0; k < nv; ++k) vn[k] += Pi * Mr[k];
             }
         }
@@ -775,10 +781,8 @@ static const nsdyn_integrator nsdyn_integrator_moreau = {
             .id = "moreau", .version = "1.0.0",
             .summary = "Moreau-Jean time-stepping (theta-method, velocity-level contact with "
                        "restitution and Coulomb friction)",
-            NSDYN_PARAMS(mj_params), .provides = NSDYN_CAP_FIXED_STEP | NSDYN_CAP_TIME_STEPPING),
-    .create = mj_create,
-    .destroy = mj_destroy,
-    .reset = mj_reset,
+            NSDYN_PARAMS(mj_params), .provides = NSDYN_CAP_FIXED_STEP | NSDYN_CAP_TIME_STEPPING,
+            .create = mj_create, .destroy = mj_destroy, .reset = mj_reset),
     .setup = mj_setup,
     .step = mj_step,
     .restart = mj_restart,

@@ -314,10 +314,8 @@ const nsdyn_integrator nsdyn_integrator_rk4 = {
     .info = NSDYN_INTEGRATOR_INFO(
             .id = "rk4", .version = "1.0.0",
             .summary = "classic fixed-step 4th-order Runge-Kutta (event detection at step ends)",
-            NSDYN_PARAMS(rk4_params), .provides = NSDYN_CAP_FIXED_STEP),
-    .create = rk4_create,
-    .destroy = rk4_destroy,
-    .reset = rk4_reset,
+            NSDYN_PARAMS(rk4_params), .provides = NSDYN_CAP_FIXED_STEP, .create = rk4_create,
+            .destroy = rk4_destroy, .reset = rk4_reset),
     .setup = rk4_setup,
     .step = rk4_step,
     .dense = NULL,

@@ -472,9 +472,8 @@ static const nsdyn_system curb_wheel_system = {
             .summary = "rigid wheel against a wall, a curb and the floor, unilateral contacts "
                        "(Grzesikiewicz & Zbiciak 2020)",
             NSDYN_PARAMS(params),
-            .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE),
-    .create = create,
-    .destroy = destroy,
+            .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE,
+            .create = create, .destroy = destroy),
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

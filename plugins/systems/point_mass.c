@@ -189,9 +189,8 @@ static const nsdyn_system point_mass_system = {
                                          "ground (contact-law test bed)",
                               NSDYN_PARAMS(params),
                               .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS |
-                                          NSDYN_CAP_CONSERVATIVE),
-    .create = create,
-    .destroy = destroy,
+                                          NSDYN_CAP_CONSERVATIVE,
+                              .create = create, .destroy = destroy),
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

@@ -41,115 +41,8 @@
  * dotted with the force, as in (2.19)-(2.25). derivatives() adds it in closed
  * form: affine in lambda, no allocation.
  *
- * Terrain. A 2.5-D profile in the x-z plane extruded along y: a chain of
- * planar segments i = 0..n-1, segment i from vertex P_i to P_{i+1}, slope
- * angle alpha_i (positive rising with x), unit tangent t_i = (cos a, 0,
- * sin a) and unit normal n_i = (-sin a, 0, cos a) (out of the ground). The
- * first segment extends to x -> -inf and the last to +inf (the terrain does
- * not end; their lengths only place the vertices and the drawing). Two ways
- * to give it (parameter `terrain`):
- *   valley   the thesis's [beta, theta, dh, pl] (Sec. 4.2, Fig. 4.1): a level
- *            near rim (z = 0, ending at x = 0), a decline at beta down to
- *            z = dh < 0, a level floor of length pl, an incline at theta back
- *            up to z = 0 and a level far rim. Contacts rim_near, decline,
- *            floor, incline, rim_far. The decline and incline frames are the
- *            thesis's a- and c-frames, (2.256) and (2.170).
- *   profile  angles[] [deg] and along-slope lengths[] [m] of each segment
- *            from the start vertex (x_start, z_start); contacts seg1..segN.
- *
- * Contacts. One unilateral candidate per segment, tangent_dim 2. The gap is
- * the distance from the centre c to the nearest point of the CLOSED segment
- * (the foot point clamped to the segment) minus b:
- *   face     foot point inside the segment, h = n_i.(c - P_i): gap = h - b,
- *            normal nu = n_i, the foot point is the contact point; except
- *            for a centre behind the plane (h < 0) but in the air: gap =
- *            -h - b = |h| - b, nu = -n_i (from the foot point to the centre).
- *            That happens past a rise followed by a steep drop (a convex
- *            turn of more than 90 degrees, over one vertex or several): the
- *            face's perpendicular strip reaches behind the terrain into the
- *            air beyond. The line from such a centre to the foot point
- *            crosses the ground, so another feature is strictly nearer and
- *            this one never carries the contact; its gap, the distance to
- *            the face, is larger than the sphere's clearance and positive
- *            in any valid state. (h - b there, the plane's distance, was a
- *            gap of metres below zero for a sphere in the air: bogus
- *            impacts, projections and failed starts.) A centre behind the
- *            plane in the ground (sunk through this face, or elsewhere)
- *            keeps h - b. So in the air and behind the plane, gap = sg |c -
- *            foot| - b with sg as for ends. Seen from behind, the face is
- *            off while a neighbour owns a convex edge at either of its ends
- *            (below): near such an edge that neighbour's face or the edge is
- *            the feature there, and the flag does not change where the
- *            centre crosses the face's normal at the edge (clamped to the
- *            edge, off too);
- *   end      foot point beyond an end vertex E (a line along y): gap =
- *            sg |c - E| - b, nu = sg (c - E)/|c - E| (in the x-z plane),
- *            contact point E, with sg = +1 for a centre above the terrain
- *            and -1 below it (sunk by more than b: never in a valid run). The
- *            gap is C1 across the switch (there c - E = h n_i and
- *            sg |c - E| = sg |h|, the face's value in the air and behind
- *            its plane; only a centre in the ground on the air side of the
- *            plane, sunk through another face, sees a jump), so the normal
- *            velocity is continuous; and a centre that an overlong
- *            integration step carried through the terrain past a segment's
- *            end still has a negative gap for it (with +|c - E| the gap
- *            would be positive again once the centre is b past the end, and
- *            the crossing would go unseen). sg flips only where the centre
- *            itself crosses the terrain surface. On a face a change of sg
- *            moves the gap only where h != 0, that is, where the centre
- *            crosses the terrain elsewhere, sunk by more than b. So within a
- *            candidate's ownership (its `active` flag, below) the gap is
- *            continuous (C1 off the segment) in the air, and u_n = d gap/dt
- *            everywhere.
- * The contact point and normal for drawing are in world coordinates (x, y,
- * z); the drawing plane is (x, z) = (point[0], point[2]).
- * Concave corners (the terrain turns up: decline -> floor, floor -> incline)
- * need nothing more: each plane's foot point is inside its face whenever the
- * centre is near the corner in the air, so a sphere in the corner has two
- * contacts with zero gap and distinct normals (both segments clamp to the
- * corner only for a centre behind both planes: in the ground, or far beyond
- * a drop, seeing the corner through the ground, never the nearest feature).
- * Convex edges (the rims; the terrain turns down or
- * goes straight on) are shared: in the wedge between the two face normals
- * BOTH segments clamp to the same edge and would report the same contact
- * twice (twice the force with a compliant law, a singular Delassus with a
- * rigid one). So a convex edge E between segments A (before it) and B
- * (after it) is carried by ONE of them, its owner, a discrete mode of the
- * instance: the other clears `active` while its foot point is clamped to E
- * (there its gap is |c - E| - b, never less than the owner's, so no contact
- * is lost); so is its face seen from behind (see face, above), whose
- * nearest feature there is the owner's. The owner changes at located events
- * (system switches, both rising; handover() has the functions):
- *   edge<k>_to_<B>:  min(t_B.(c - E), m.(c - E)) rises through 0: the
- *                    centre crosses the ray of B's normal at E, from the
- *                    wedge into B's quadrant (between that ray and B's
- *                    face);
- *   edge<k>_to_<A>:  min(-t_A.(c - E), -m.(c - E)) rises through 0: into
- *                    A's quadrant;
- * m the unit bisector of t_A and t_B. In the air each is zero only on its
- * normal's ray. The plain +-t.(c - E) is zero on the whole normal line, and
- * where the terrain turns down by more than 90 degrees the line's other
- * half lies in the air, over the other face: that handover fired while the
- * centre rolled up A towards E (from 3.66 b before it at a 105 degree
- * turn), and both candidates carried E when the contact got there. The
- * min() moves the other half into the ground, onto the bisector of the
- * ground's wedge under E, and does not drop it: an overlong step through
- * the ground must not see the function rise and fall again in one step.
- * In a quadrant the owner is therefore that face's segment; in the wedge
- * between the two face normals, whichever was last. Where the owner changes, c - E
- * is along the new owner's face normal, so both candidates give the same
- * gap, normal and local velocity: the total force is continuous, no force is
- * ever counted twice (a compliant contact that also kept the edge just past
- * the handover would push twice over the ~sqrt(2 b delta) where both
- * penetrate), and the rigid runner re-resolves the contact modes at the
- * switch (core/src/run.c) with one closed candidate in place of the other.
- * The initial owners follow the start position (x0 resting on the terrain:
- * B where its handover function is positive, else A); reset() restores
- * them. [initial] overrides of x, z are not seen by the
- * system: a start in a face region whose edge is owned by the other
- * segment counts that edge twice only within ~sqrt(2 b delta) of the
- * handover line, until the first switch there. A straight vertex (equal
- * slopes) is treated as convex; its wedge is a ray.
+ * Terrain and contacts: sphere_planes_terrain.c (the profile, the gap of
+ * each candidate, the ownership of convex edges and its handover switches).
  *
  * Local velocity (thesis (2.3), (2.12)): the contact point's velocity v_P =
  * v + w x (-b nu), in the local frame nu (normal), t1 = (nu_z, 0, -nu_x) (in
@@ -203,10 +96,11 @@
  * models (Sec. 4.1) and never has two planes at once: each concave vertex
  * gets an owner mode and two switches corner<k>_to_<segment>, the entered
  * plane taking the corner THESIS_MARGIN b before the centre crosses the
- * corner's bisector (handover()); the other plane is off (corner_lost())
- * and the owner is its infinite plane past the corner, on its side of the
- * bisector (nearest()). Convex edges are the same in both. backspin0 starts
- * with wy = -v0/b, the spin as Sec. 4.2 prints it (u3 = +u4/b).
+ * corner's bisector (sp_handover()); the other plane is off (corner_lost()
+ * in sphere_planes_terrain.c) and the owner is its infinite plane past the
+ * corner, on its side of the bisector (sp_nearest()). Convex edges are the
+ * same in both. backspin0 starts with wy = -v0/b, the spin as Sec. 4.2
+ * prints it (u3 = +u4/b).
  *
  * Stops (thesis Sec. 4.1: "stopped once the rover rebounds or begins to roll
  * or slide down the incline plane"; validation-targets.md: "crossed" means
@@ -274,19 +168,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nsdyn/nsdyn.h"
-
-#define DEG (3.14159265358979323846 / 180.0)
-#define MAX_SEG 64
-/* crossed fires this far past the last vertex, in units of b (the header's
- * Stops: keeps the stop off the root of the edge handover there). */
-#define CROSS_MARGIN 1e-6
-/* model = "thesis": a concave corner's plane switch fires this far (in
- * units of b) before the corner's bisector, so that the plane being left
- * is off before the entered plane's gap closes there (a single-plane
- * impact, as the thesis's plane models apply it). Far above the switch's
- * location error (about 1e-11 m), far below anything physical. */
-#define THESIS_MARGIN 1e-7
+#include "sphere_planes.h"
 
 enum {
     P_TERRAIN,
@@ -372,43 +254,6 @@ static const nsdyn_param_decl params[] = {
                               "backspin, slip 2 v0) instead of rolling; overrides rolling0"),
 };
 
-typedef struct segment {
-    double x, z;      /* start vertex P_i [m] */
-    double c, s;      /* cos, sin of the slope angle: t = (c, s), n = (-s, c) in (x, z) */
-    double lo, hi;    /* extent of the along-slope coordinate [m]: [0, length], open at the ends */
-    int convex_start; /* the start vertex is a convex (or straight) edge */
-    double mx, mz;    /* there: unit bisector of the two slopes (handover()) */
-} segment;
-
-typedef struct sphere {
-    double b, m, J, g;
-    double x0, v0;
-    int rolling0;
-    int backspin0; /* start with wy = -v0/b (Sec. 4.2 as printed) */
-    int thesis;    /* model = "thesis": concave corners switch plane models */
-    size_t n;      /* segments */
-    segment seg[MAX_SEG];
-    double xv[MAX_SEG + 1], zv[MAX_SEG + 1]; /* vertices P_0..P_n [m] */
-    double x_cross;                          /* last vertex x (far rim edge) [m] */
-    double x_stop;       /* crossed fires where x rises through it: x_cross + CROSS_MARGIN b [m] */
-    double x_low, z_low; /* last lowest interior vertex [m] */
-    int has_cross, has_low;
-    char names[MAX_SEG][16];
-    nsdyn_contact_decl decl[MAX_SEG];
-    const char *series[12];
-    /* Mode: owner of the convex edge at vertex k (1..n-1): 1 if segment k
-     * (after it) carries it, 0 if segment k-1 (before it) does. */
-    int owner_next[MAX_SEG];
-    int owner0[MAX_SEG]; /* the initial modes, from the start position */
-    /* Switches: two per convex vertex (see the header). */
-    size_t n_sw;
-    size_t sw_vertex[2 * MAX_SEG];
-    int sw_to_next[2 * MAX_SEG];
-    int sw_dir[2 * MAX_SEG];
-    char sw_names[2 * MAX_SEG][40];
-    const char *sw_ptr[2 * MAX_SEG];
-} sphere;
-
 static const nsdyn_channel q_channels[] = {
     {"x", "m", "centre position along the valley x"},
     {"y", "m", "centre position across the valley y"},
@@ -436,176 +281,7 @@ static const nsdyn_channel outputs[] = {
 static const char *const stops[] = {"crossed", "rolled_back"};
 static const char *const phases[] = {"x:z", "vx:wy", NULL};
 
-/* ---- geometry ------------------------------------------------------------ */
-
-/* Is (x, z) below the terrain? The profile is a graph over x (angles in
- * [-90, 90], so the vertices' x never decrease; the first and last segments
- * extend indefinitely): compare with the height of the non-vertical segment
- * spanning x. O(n), used only for centres beyond a segment's end. */
-static int in_ground(const sphere *S, double x, double z) {
-    size_t i = 0;
-    while (i + 1 < S->n && !(S->seg[i].c > 0.0 && x <= S->xv[i + 1])) ++i;
-    const segment *g = &S->seg[i];
-    if (!(g->c > 0.0)) return 0; /* only vertical walls there: call it air */
-    return z < g->z + (x - g->x) * g->s / g->c;
-}
-
-/* Handover function of convex vertex k (E = P_k, between A = segment k - 1
- * and B = segment k) towards B (to_next) or A, at the centre (x, z), with
- * d = c - E and m = (cos, sin) of the mean slope angle (alpha_A +
- * alpha_B)/2, the unit bisector of t_A and t_B:
- *   to B:  min( t_B.d,  m.d),      to A:  min(-t_A.d, -m.d).
- * To B it is zero on the ray of B's normal at E (into the air) and on the
- * ray of -n_m (n_m = (-m_z, m_x)), the bisector of the ground's wedge under
- * E, and positive between them on B's side: B's quadrant (between B's
- * normal and B's face) and the half of the ground's wedge under B; to A
- * likewise on A's side. Both are negative in the wedge between the two
- * face normals. Continuous, piecewise linear. For a straight vertex m = t_B
- * = t_A and they are the plain along-slope coordinates +-t.d, zero on the
- * whole normal line, as for any edge whose terrain turns down by less than
- * 90 degrees as far as the air near E goes (the other half of the normal
- * line lies in the ground). Past 90 degrees that other half is in the air,
- * above the other segment's face: firing there gave the edge to B while
- * the centre rolled on A towards E (both candidates then carried E at the
- * pivot, a duplicated contact and a bogus impulse). The second zero is kept
- * inside the ground's wedge rather than dropped (say -|d| behind B's
- * plane): an overlong step carried through the ground would see the
- * function rise and fall again across B's face, and lose the handover. */
-static double handover(const sphere *S, size_t k, int to_next, double x, double z) {
-    const segment *a = &S->seg[k - 1], *b = &S->seg[k];
-    double dx = x - b->x, dz = z - b->z, md = b->mx * dx + b->mz * dz;
-    /* A concave corner (model = "thesis"): m.d is the signed distance from
-     * the bisector of the air's wedge, positive on B's side; the entered
-     * plane takes over THESIS_MARGIN b before the bisector. */
-    if (!b->convex_start) return (to_next ? md : -md) + THESIS_MARGIN * S->b;
-    if (to_next) return fmin(b->c * dx + b->s * dz, md);
-    return fmin(-(a->c * dx + a->s * dz), -md);
-}
-
-/* Contact candidate i at the centre (x, z): gap, unit normal nu in the x-z
- * plane, terrain point, and the signed curvature of the gap's level sets (0
- * on a face; +-1/|c - E| at an end). *ground caches in_ground() over the
- * candidates of one evaluation (-1: not computed yet). */
-typedef struct feature {
-    double gap;    /* [m] */
-    double nx, nz; /* nu */
-    double px, pz; /* contact point on the terrain [m] */
-    double kappa;  /* curvature of the gap's level sets [1/m] */
-    int active;
-} feature;
-
-/* Has segment i handed its start (end) vertex, a convex edge, to the
- * neighbour? */
-static int own_start_lost(const sphere *S, size_t i) {
-    return i > 0 && S->seg[i].convex_start && !S->owner_next[i];
-}
-static int own_end_lost(const sphere *S, size_t i) {
-    return i + 1 < S->n && S->seg[i + 1].convex_start && S->owner_next[i + 1];
-}
-/* model = "thesis": has segment i handed a concave corner at either end to
- * the neighbour? Then the whole candidate is off: one plane model at a
- * time near the corner (docs/tumbleweed.md). On the owner's side of the
- * bisector the owner's plane is the nearer of the two, so no contact with
- * the other is missed. */
-static int corner_lost(const sphere *S, size_t i) {
-    if (!S->thesis) return 0;
-    if (i > 0 && !S->seg[i].convex_start && !S->owner_next[i]) return 1;
-    return i + 1 < S->n && !S->seg[i + 1].convex_start && S->owner_next[i + 1];
-}
-
-static feature nearest(const sphere *S, size_t i, double x, double z, int *ground) {
-    const segment *g = &S->seg[i];
-    double dx = x - g->x, dz = z - g->z;
-    double sa = g->c * dx + g->s * dz; /* along-slope coordinate of the foot point */
-    feature f;
-    f.active = !corner_lost(S, i);
-    /* model = "thesis": past a concave corner it owns, a segment is its
-     * plane (the thesis's plane model), not clamped to the corner: on its
-     * side of the bisector the plane is nearer than the other plane, and
-     * the corner point is farther than both (a centre there touching the
-     * corner would already have sunk into the neighbour's plane). */
-    int past_lo = sa < g->lo && !(S->thesis && i > 0 && !g->convex_start);
-    int past_hi = sa > g->hi && !(S->thesis && i + 1 < S->n && !S->seg[i + 1].convex_start);
-    if (!past_lo && !past_hi) { /* face */
-        /* The foot point is the segment's nearest point, at |h| from the
-         * centre. On the air side (h >= 0) the gap is h - b. Behind the
-         * plane (h < 0) the centre is either in the ground (it sank through
-         * this face, or through the terrain elsewhere): h - b, continuing the
-         * air side; or in the air beyond another part of the terrain (a rise
-         * and then a steep drop: the line from the centre to the foot point
-         * crosses the ground, so some other feature is nearer): then the gap
-         * is the distance to the segment, -h - b, and the normal points from
-         * the foot point to the centre, -n_i. With this the gap is sg |c -
-         * foot| - b, sg = -1 only in the ground, as at the ends: continuous
-         * (C1) across the face/end switch on both sides of the plane. */
-        double h = -g->s * dx + g->c * dz, sg = 1.0;
-        if (h < 0.0) {
-            if (*ground < 0) *ground = in_ground(S, x, z);
-            if (!*ground) sg = -1.0;
-        }
-        f.nx = -sg * g->s;
-        f.nz = sg * g->c;
-        f.gap = sg * h - S->b;
-        /* The back of the face, seen through the ground from the air beyond
-         * a convex edge at either end that the neighbour owns: the
-         * neighbour's face or that edge is the sphere's feature there, and
-         * this candidate is off, as where it clamps to that edge (so its
-         * flag does not change across its normal line at that edge). */
-        if (sg < 0.0 && (own_start_lost(S, i) || own_end_lost(S, i))) f.active = 0;
-        f.px = g->x + sa * g->c;
-        f.pz = g->z + sa * g->s;
-        f.kappa = 0.0;
-        return f;
-    }
-    /* End vertex E (a line along y). The distance |c - E| carries the sign
-     * of the side of the terrain the centre is on: -|c - E| below it, which
-     * continues the face's h - b < -b where the foot point leaves the face,
-     * and keeps the gap negative for a centre that has sunk past the end (a
-     * long step through the terrain then still shows a sign change). */
-    double ex = sa < g->lo ? g->x : g->x + g->hi * g->c;
-    double ez = sa < g->lo ? g->z : g->z + g->hi * g->s;
-    double rx = x - ex, rz = z - ez, rho = hypot(rx, rz);
-    if (*ground < 0) *ground = in_ground(S, x, z);
-    double sg = *ground ? -1.0 : 1.0;
-    f.px = ex;
-    f.pz = ez;
-    f.gap = sg * rho - S->b;
-    if (rho > 1e-12 * S->b) {
-        f.nx = sg * rx / rho;
-        f.nz = sg * rz / rho;
-        f.kappa = sg / rho;
-    } else { /* centre on the edge line: penetration b, no direction; use the face normal */
-        f.nx = -g->s;
-        f.nz = g->c;
-        f.kappa = 0.0;
-    }
-    /* Clamped to a convex edge that the neighbour owns: off. */
-    if (sa < g->lo ? own_start_lost(S, i) : own_end_lost(S, i)) f.active = 0;
-    return f;
-}
-
 /* ---- lifecycle ----------------------------------------------------------- */
-
-static int add_segment(sphere *S, double angle_deg, double length, const char *name) {
-    size_t i = S->n;
-    if (i >= MAX_SEG) return -1;
-    segment *g = &S->seg[i];
-    g->x = S->xv[i];
-    g->z = S->zv[i];
-    g->c = cos(angle_deg * DEG);
-    g->s = sin(angle_deg * DEG);
-    if (fabs(angle_deg) == 90.0) g->c = 0.0; /* exact vertical walls */
-    g->lo = 0.0;
-    g->hi = length;
-    g->convex_start = 0;
-    S->xv[i + 1] = g->x + length * g->c;
-    S->zv[i + 1] = g->z + length * g->s;
-    snprintf(S->names[i], sizeof S->names[i], "%s", name);
-    S->n++;
-    return 0;
-}
-
-static void init_modes(sphere *S);
 
 static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
@@ -674,7 +350,7 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
         for (size_t k = 0; k < values[P_ANGLES].len; ++k) {
             char name[16];
             snprintf(name, sizeof name, "seg%u", (unsigned)(k + 1));
-            add_segment(S, values[P_ANGLES].arr[k], values[P_LENGTHS].arr[k], name);
+            sp_add_segment(S, values[P_ANGLES].arr[k], values[P_LENGTHS].arr[k], name);
         }
     } else {
         /* Thesis Sec. 4.2, Fig. 4.1: the near rim ends at x = 0, z = 0. */
@@ -682,11 +358,11 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
         double pl = values[P_FLOOR].num, rim = values[P_RIM].num;
         S->xv[0] = -rim;
         S->zv[0] = 0.0;
-        add_segment(S, 0.0, rim, "rim_near");
-        add_segment(S, -be, -dh / sin(be * DEG), "decline");
-        add_segment(S, 0.0, pl, "floor");
-        add_segment(S, th, -dh / sin(th * DEG), "incline");
-        add_segment(S, 0.0, rim, "rim_far");
+        sp_add_segment(S, 0.0, rim, "rim_near");
+        sp_add_segment(S, -be, -dh / sin(be * DEG), "decline");
+        sp_add_segment(S, 0.0, pl, "floor");
+        sp_add_segment(S, th, -dh / sin(th * DEG), "incline");
+        sp_add_segment(S, 0.0, rim, "rim_far");
         /* Heights exactly 0 and dh (L sin(beta) rounds). */
         const double zs[] = {0.0, 0.0, dh, dh, 0.0, 0.0};
         for (size_t k = 0; k < 6; ++k) {
@@ -694,48 +370,7 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
             if (k < 5) S->seg[k].z = zs[k];
         }
     }
-    size_t n = S->n;
-    S->seg[0].lo = -HUGE_VAL;
-    S->seg[n - 1].hi = HUGE_VAL;
-    for (size_t i = 1; i < n; ++i) {
-        /* Turning down (or straight on) along +x: a convex edge. With angles
-         * in [-90, 90] the turn is alpha_i - alpha_{i-1} exactly. */
-        double turn = atan2(S->seg[i].s, S->seg[i].c) - atan2(S->seg[i - 1].s, S->seg[i - 1].c);
-        S->seg[i].convex_start = turn <= 0.0;
-        double mean =
-            0.5 * (atan2(S->seg[i].s, S->seg[i].c) + atan2(S->seg[i - 1].s, S->seg[i - 1].c));
-        S->seg[i].mx = cos(mean);
-        S->seg[i].mz = sin(mean);
-    }
-    for (size_t i = 0; i < n; ++i)
-        S->decl[i] = (nsdyn_contact_decl){S->names[i], NSDYN_CONTACT_UNILATERAL, 2};
-    S->has_cross = n >= 2;
-    S->x_cross = n >= 2 ? S->xv[n - 1] : 0.0;
-    S->x_stop = S->x_cross + CROSS_MARGIN * b;
-    S->has_low = n >= 2;
-    S->z_low = n >= 2 ? HUGE_VAL : S->zv[0];
-    for (size_t k = 1; k < n; ++k)
-        if (S->zv[k] <= S->z_low + 1e-12 * (1.0 + fabs(S->z_low))) {
-            S->z_low = fmin(S->z_low, S->zv[k]);
-            S->x_low = S->xv[k];
-        }
-    for (size_t v = 1; v < n; ++v) {
-        if (!S->seg[v].convex_start && !S->thesis) continue;
-        for (int to_next = 1; to_next >= 0; --to_next) {
-            size_t j = S->n_sw++;
-            S->sw_vertex[j] = v;
-            S->sw_to_next[j] = to_next;
-            S->sw_dir[j] = +1;
-            /* a local copy: GCC (-Wrestrict, sanitizer builds) cannot tell
-             * that two arrays of S do not overlap */
-            char seg_name[sizeof S->names[0]];
-            memcpy(seg_name, S->names[to_next ? v : v - 1], sizeof seg_name);
-            snprintf(S->sw_names[j], sizeof S->sw_names[j], "%s%u_to_%.15s",
-                     S->seg[v].convex_start ? "edge" : "corner", (unsigned)v, seg_name);
-            S->sw_ptr[j] = S->sw_names[j];
-        }
-    }
-    init_modes(S);
+    sp_finish_terrain(S);
     size_t k = 0;
     S->series[k++] = "z";
     S->series[k++] = "vx";
@@ -785,53 +420,15 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
     return NSDYN_OK;
 }
 
-/* Height at which a sphere centred above x first touches segment i when
- * lowered from above (-HUGE_VAL if it cannot touch it there). */
-static double touch_height(const sphere *S, size_t i, double x) {
-    const segment *g = &S->seg[i];
-    double zt = -HUGE_VAL, b = S->b;
-    if (g->c > 0.0) { /* face: the centre b above the plane along its normal */
-        double z = g->z + (x - g->x) * g->s / g->c + b / g->c;
-        double sa = g->c * (x - g->x) + g->s * (z - g->z);
-        if (sa >= g->lo && sa <= g->hi) zt = z;
-    }
-    for (int end = 0; end < 2; ++end) {
-        double t = end ? g->hi : g->lo;
-        if (!isfinite(t)) continue;
-        double ex = g->x + t * g->c, ez = g->z + t * g->s, dx = x - ex;
-        if (fabs(dx) <= b) zt = fmax(zt, ez + sqrt(b * b - dx * dx));
-    }
-    return zt;
-}
-
-/* Height of the centre at x resting on the terrain (lowered from above). */
-static double rest_height(const sphere *S, double x) {
-    double z = -HUGE_VAL;
-    for (size_t i = 0; i < S->n; ++i) z = fmax(z, touch_height(S, i, x));
-    return z;
-}
-
-/* Edge owners at the start position: the segment after a convex vertex
- * owns it when the centre is in its quadrant there (its handover function
- * is positive: past the ray of its normal at the edge, on the air side of
- * its plane), else the segment before it. */
-static void init_modes(sphere *S) {
-    double x = S->x0, z = rest_height(S, x);
-    for (size_t v = 0; v < MAX_SEG; ++v) S->owner0[v] = 0;
-    for (size_t v = 1; v < S->n && isfinite(z); ++v)
-        S->owner0[v] = (S->seg[v].convex_start || S->thesis) && handover(S, v, 1, x, z) > 0.0;
-    memcpy(S->owner_next, S->owner0, sizeof S->owner_next);
-}
-
 static nsdyn_status initial_state(void *inst, double *q, double *v) {
     const sphere *S = inst;
-    double z = rest_height(S, S->x0);
+    double z = sp_rest_height(S, S->x0);
     if (!isfinite(z)) return NSDYN_ERROR; /* only vertical walls under x0 */
     /* The supporting contact: the active candidate with the smallest gap. */
     int ground = -1;
-    feature best = nearest(S, 0, S->x0, z, &ground);
+    feature best = sp_nearest(S, 0, S->x0, z, &ground);
     for (size_t i = 1; i < S->n; ++i) {
-        feature f = nearest(S, i, S->x0, z, &ground);
+        feature f = sp_nearest(S, i, S->x0, z, &ground);
         if (f.active && (!best.active || f.gap < best.gap)) best = f;
     }
     double t1x = best.nz, t1z = -best.nx;
@@ -869,7 +466,7 @@ static nsdyn_status derivatives(void *inst, double t, const double *q, const dou
     for (size_t i = 0; i < S->n; ++i) {
         const double *l = f + 3 * i;
         if (l[0] == 0.0 && l[1] == 0.0 && l[2] == 0.0) continue;
-        feature c = nearest(S, i, q[0], q[2], &ground);
+        feature c = sp_nearest(S, i, q[0], q[2], &ground);
         double t1x = c.nz, t1z = -c.nx;
         F[0] += l[0] * c.nx + l[1] * t1x;
         F[1] += l[2];
@@ -901,7 +498,7 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
     int ground = -1;
     for (size_t i = 0; i < S->n; ++i) {
         nsdyn_contact_eval *e = &out[i];
-        feature c = nearest(S, i, q[0], q[2], &ground);
+        feature c = sp_nearest(S, i, q[0], q[2], &ground);
         double t1x = c.nz, t1z = -c.nx;
         e->gap = c.gap;
         local_velocity(S, &c, v, e->u);
@@ -951,7 +548,7 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
     feature fb = {0};
     int found = 0, ground = -1;
     for (size_t i = 0; i < S->n; ++i) {
-        feature c = nearest(S, i, q[0], q[2], &ground);
+        feature c = sp_nearest(S, i, q[0], q[2], &ground);
         if (c.active && (!found || c.gap < fb.gap)) {
             fb = c;
             best = i;
@@ -1038,7 +635,7 @@ static nsdyn_status switches_eval(void *inst, double t, const double *q, const d
     (void)f;
     const sphere *S = inst;
     for (size_t j = 0; j < S->n_sw; ++j) {
-        g[j] = handover(S, S->sw_vertex[j], S->sw_to_next[j], q[0], q[2]);
+        g[j] = sp_handover(S, S->sw_vertex[j], S->sw_to_next[j], q[0], q[2]);
     }
     return NSDYN_OK;
 }
@@ -1075,10 +672,8 @@ static const nsdyn_system sphere_planes_system = {
                                          "(Hartl 2006)",
                               NSDYN_PARAMS(params),
                               .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D |
-                                          NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE),
-    .create = create,
-    .destroy = destroy,
-    .reset = reset,
+                                          NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE,
+                              .create = create, .destroy = destroy, .reset = reset),
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

@@ -167,8 +167,8 @@
 
 #include "nsdyn/nsdyn.h"
 
-#define DEG (3.14159265358979323846 / 180.0)
-#define HALF_PI 1.57079632679489661923
+#define DEG (NSDYN_PI / 180.0)
+#define HALF_PI (0.5 * NSDYN_PI)
 
 enum {
     P_L,
@@ -739,10 +739,8 @@ static const nsdyn_system walker2_system = {
             .id = "walker2", .version = "1.0.0",
             .summary =
                 "two-link passive walker, arced feet, hip mass, stepping stones (Koop & Wu 2013)",
-            NSDYN_PARAMS(params), .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS),
-    .create = create,
-    .destroy = destroy,
-    .reset = reset,
+            NSDYN_PARAMS(params), .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS,
+            .create = create, .destroy = destroy, .reset = reset),
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

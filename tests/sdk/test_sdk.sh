@@ -40,6 +40,33 @@ rows=$(wc -l < "$work/out/timeseries.csv")
 test "$rows" -gt 100
 grep -q 'friction = { id = "viscous"' "$work/out/run.toml"
 
+# The example system plugin: a pendulum into a wall (swing.c). Newton's
+# e = 0.5 leaves e^2 of the kinetic energy at the first impact:
+# E1 = E_w + e^2 (E0 - E_w), E0 = m g L (1 - cos 1) released at theta0 = -1,
+# E_w = m g L (1 - cos asin((d - r)/L)) the potential at the wall.
+test -f "$work/plugin/build/nsdyn_system_swing.so"
+"$work/prefix/bin/nsdyn" describe swing | grep -q "^  wall  *unilateral"
+"$work/prefix/bin/nsdyn" run "$work/plugin/swing_wall.toml" -o "$work/swing" -q
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i ~ /^energy /) col = i; next }
+         NR == 2 { e0 = $col } $col < e0 - 1e-3 { e1 = $col; exit }
+         END { ew = 9.81 * (1 - sqrt(1 - 0.45 ^ 2)); want = ew + 0.25 * (e0 - ew)
+               if (!(e1 > 0) || (e1 - want) ^ 2 > (1e-6 * want) ^ 2) {
+                   printf "swing: energy after the first impact %.9g, closed form %.9g\n", e1, want
+                   exit 1 } }' "$work/swing/timeseries.csv"
+# The installed nsdyn checks out-of-tree plugins against the contract.
+"$work/prefix/bin/nsdyn" check "$work/plugin/build/nsdyn_system_swing.so" \
+    "$work/plugin/build/nsdyn_friction_viscous.so" > "$work/check.log"
+grep -q "system       swing  *ok" "$work/check.log"
+grep -q "friction law viscous  *ok" "$work/check.log"
+
+# A load-free law (viscous declares it) is refused with rigid contact.
+printf '[system]\nid = "point_mass"\n[contact]\nid = "newton"\n[friction]\nid = "viscous"\n[integrator]\nid = "dopri5"\n[run]\nt_end = 1.0\n' \
+    > "$work/viscous_rigid.toml"
+if "$work/prefix/bin/nsdyn" run "$work/viscous_rigid.toml" -o "$work/vr" -q 2> "$work/vr.err"; then
+  echo "sdk test: a load-free friction law ran with rigid contact" >&2; exit 1
+fi
+grep -q "does not scale with the normal force; rigid contact (newton)" "$work/vr.err"
+
 # The pkg-config build works too (the same id from another folder): no
 # index, but its name nsdyn_friction_viscous.so says what it holds.
 NSDYN_PLUGIN_PATH="$work/pc" "$work/prefix/bin/nsdyn" run "$work/plugin/viscous_wheel.toml" -o "$work/out2" -q

@@ -86,10 +86,6 @@ typedef void (*nsdyn_contact_coefficients_fn)(void *inst, nsdyn_rigid_coefficien
 typedef struct nsdyn_contact_law {
     nsdyn_plugin_info info;
 
-    nsdyn_create_fn create;
-    nsdyn_destroy_fn destroy;
-    nsdyn_reset_fn reset; /* may be NULL */
-
     /* Compliant: normal force [N] >= 0 from gap g [m] (negative when
      * penetrating) and gap rate g' [m/s]; zero when separated. */
     nsdyn_contact_normal_force_fn normal_force;

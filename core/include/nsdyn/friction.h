@@ -14,8 +14,9 @@
  *
  * Rigid contact (the event-driven runner) uses force() while a contact
  * slips, evaluated at N = 1 and scaled by the normal force: a law's force
- * must be proportional to N. At zero slip it holds stick within bounds()'s
- * static bound. ABI 2.0 removed project(), which no host used.
+ * must be proportional to N, unless the law declares
+ * NSDYN_CAP_FRICTION_LOAD_FREE (then rigid contact refuses it). At zero
+ * slip it holds stick within bounds()'s static bound. ABI 2.0 removed project(), which no host used.
  */
 #ifndef NSDYN_FRICTION_H
 #define NSDYN_FRICTION_H
@@ -45,10 +46,6 @@ typedef nsdyn_status (*nsdyn_friction_state_channels_fn)(void *inst, uint32_t di
 
 typedef struct nsdyn_friction_law {
     nsdyn_plugin_info info;
-
-    nsdyn_create_fn create;
-    nsdyn_destroy_fn destroy;
-    nsdyn_reset_fn reset; /* may be NULL */
 
     /* Number of internal states per contact for slip dimension dim. */
     nsdyn_friction_n_states_fn n_states;

@@ -34,6 +34,9 @@ typedef nsdyn_status (*nsdyn_mech_contacts_fn)(void *ctx, double t, const double
 typedef nsdyn_status (*nsdyn_mech_local_impulse_fn)(void *ctx, size_t c, const double *G,
                                                     const double *u_free, const double *u_start,
                                                     double *P);
+typedef nsdyn_status (*nsdyn_mech_contact_rows_fn)(void *ctx, double t, const double *q,
+                                                   const double *v, size_t n_sel, const size_t *sel,
+                                                   double *W, double *MinvWt);
 /* The first-order problem (nsdyn_ode). */
 typedef nsdyn_status (*nsdyn_ode_rhs_fn)(void *ctx, double t, const double *y, double *ydot);
 typedef nsdyn_status (*nsdyn_ode_events_fn)(void *ctx, double t, const double *y, double *g);
@@ -73,6 +76,17 @@ typedef struct nsdyn_mechanics {
      * (contact.h nsdyn_local_impact); the host adds the friction law's
      * coefficients. Hot path. */
     nsdyn_mech_local_impulse_fn local_impulse;
+    /* ABI 2.0, appended (issue 14; optional: read it only if it lies within
+     * struct_size and is not NULL). The rows of the n_sel contacts sel[0 ..
+     * n_sel) only, in sel order: W[j * 3 nv ..] the 3 x nv Jacobian rows of
+     * contact sel[j] and MinvWt[j * 3 nv ..] its 3 x nv rows of
+     * (M^-1 W^T)^T, the same values contacts() gives for that contact. The
+     * host's cost is one dynamics evaluation per component of the selected
+     * contacts, not of every candidate as with contacts(..., W, MinvWt):
+     * an integrator that knows its index set (the closed contacts) asks
+     * contacts() for gaps and velocities alone (W = NULL) and this for the
+     * index set, and a step stays linear in the number of candidates. */
+    nsdyn_mech_contact_rows_fn contact_rows;
 } nsdyn_mechanics;
 
 typedef struct nsdyn_ode {
@@ -129,11 +143,6 @@ typedef const char *(*nsdyn_integrator_message_fn)(void *inst);
 
 typedef struct nsdyn_integrator {
     nsdyn_plugin_info info;
-
-    nsdyn_create_fn create;
-    nsdyn_destroy_fn destroy;
-    /* Forget the problem and the statistics; setup() must follow. */
-    nsdyn_reset_fn reset;
 
     /* Bind a problem and its initial value; allocates everything the steps
      * need. `ode` stays valid until reset/destroy. */

@@ -249,6 +249,11 @@ enum {
     NSDYN_CAP_FRICTION_SET_VALUED = 1u << 13, /* set-valued at zero slip */
     NSDYN_CAP_FRICTION_STATEFUL = 1u << 14,   /* internal states in the ODE */
     NSDYN_CAP_FRICTION_2D = 1u << 15,         /* spatial (2-D) slip */
+    /* The force does not scale with the normal force (a viscous damper):
+     * fine for persistent contacts with a given load and compliant
+     * contact; rigid contact evaluates force() at N = 1 and scales it, so
+     * the composition check refuses the pair (friction.h). */
+    NSDYN_CAP_FRICTION_LOAD_FREE = 1u << 16,
     /* systems */
     NSDYN_CAP_UNILATERAL_CONTACTS = 1u << 20, /* candidates that can open */
     NSDYN_CAP_PERSISTENT_CONTACTS = 1u << 21, /* candidates with given normal load */
@@ -272,9 +277,21 @@ typedef struct nsdyn_plugin_info {
     size_t n_params;
     uint32_t provides; /* NSDYN_CAP_* bits */
     uint32_t needs;    /* NSDYN_CAP_* bits required of the partners */
+    /* The instance operations, the same in every kind, so the host reaches
+     * them without knowing the kind (ABI 2.0; they followed the head in
+     * each kind's table before, at the same offsets). create and destroy
+     * are required; reset may be NULL (an instance that holds nothing but
+     * its parameters; an integrator's reset forgets the problem and the
+     * statistics, and setup() must follow). */
+    nsdyn_create_fn create;
+    nsdyn_destroy_fn destroy;
+    nsdyn_reset_fn reset;
 } nsdyn_plugin_info;
 
 #define NSDYN_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* pi, the one spelling for host and plugins (M_PI is not ISO C). */
+#define NSDYN_PI 3.14159265358979323846
 
 /* Initialise the head of a descriptor with designators. The macro sets
  * struct_size, the ABI version and the kind; the plugin names the rest:
@@ -297,7 +314,6 @@ typedef struct nsdyn_plugin_info {
     }
 /* The parameter table of a descriptor head: .params and .n_params. */
 #define NSDYN_PARAMS(array) .params = (array), .n_params = NSDYN_COUNT(array)
-
 
 /* The entry point: return descriptor `index` (0, 1, ...) or NULL past the
  * last. `host_abi_major` lets a plugin refuse an incompatible host. */

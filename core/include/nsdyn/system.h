@@ -184,11 +184,6 @@ typedef struct nsdyn_system_summaries {
 typedef struct nsdyn_system {
     nsdyn_plugin_info info;
 
-    nsdyn_create_fn create;
-    nsdyn_destroy_fn destroy;
-    /* Return the instance to its state right after create (caches, counters);
-     * may be NULL when the instance holds nothing but parameters. */
-    nsdyn_reset_fn reset;
     nsdyn_system_layout_fn layout;
     /* Default initial state; the config overrides entries by name. */
     nsdyn_system_initial_state_fn initial_state;

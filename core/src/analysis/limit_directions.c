@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "nsdyn_numeric.h"
 #include "slip_flow.h"
 
 double nsd_limit_R(const nsd_limit_analysis *la, double phi) {
@@ -12,6 +13,25 @@ double nsd_limit_R(const nsd_limit_analysis *la, double phi) {
 
 double nsd_limit_V(const nsd_limit_analysis *la, double phi) {
     return nsd_slip_flow_V(la->a, la->G, la->F_kinetic, phi);
+}
+
+static double limit_V(void *ctx, double phi) { return nsd_limit_V(ctx, phi); }
+
+/* A root of V: a limit direction, unless it repeats one (a zero on a grid
+ * point is reported by both intervals next to it). Stops the scan when the
+ * table is full. */
+static int add_direction(void *ctx, double root) {
+    nsd_limit_analysis *out = ctx;
+    root = fmod(root, 2.0 * NSDYN_PI);
+    for (size_t k = 0; k < out->n_dirs; ++k) {
+        double gap = fabs(out->dirs[k].phi - root);
+        if (gap < 1e-9 || 2.0 * NSDYN_PI - gap < 1e-9) return 0;
+    }
+    nsd_limit_dir *d = &out->dirs[out->n_dirs++];
+    d->phi = root;
+    d->R = nsd_limit_R(out, d->phi);
+    d->attracting = d->R < 0;
+    return out->n_dirs >= NSD_MAX_LIMIT_DIRS;
 }
 
 int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out, char *err,
@@ -48,13 +68,13 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
         return -1;
     }
     out->contact = c;
-    size_t ms = m->m_stick;
-    out->a[0] = m->rhs_m[first];
-    out->a[1] = m->rhs_m[first + 1];
-    out->G[0] = m->G[first * ms + first];
-    out->G[1] = m->G[first * ms + first + 1];
-    out->G[2] = m->G[(first + 1) * ms + first];
-    out->G[3] = m->G[(first + 1) * ms + first + 1];
+    size_t ms = m->stick.m;
+    out->a[0] = m->stick.rhs[first];
+    out->a[1] = m->stick.rhs[first + 1];
+    out->G[0] = m->stick.G[first * ms + first];
+    out->G[1] = m->stick.G[first * ms + first + 1];
+    out->G[2] = m->stick.G[(first + 1) * ms + first];
+    out->G[3] = m->stick.G[(first + 1) * ms + first + 1];
     m->friction->bounds(m->friction_inst, e->normal_load, &out->F_static, &out->F_kinetic);
 
     /* Stick force: G F = -a. */
@@ -67,38 +87,7 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
         out->rolling_by_force = mag <= out->F_static;
     }
     /* Roots of V on a fine grid, refined by bisection to machine level. */
-    const size_t N = 7200;
-    double prev_phi = 0.0, prev_v = nsd_limit_V(out, 0.0);
-    for (size_t i = 1; i <= N && out->n_dirs < NSD_MAX_LIMIT_DIRS; ++i) {
-        double phi = 2.0 * M_PI * (double)i / (double)N, v = nsd_limit_V(out, phi);
-        if (prev_v == 0.0 || (prev_v < 0) != (v < 0)) {
-            double lo = prev_phi, hi = phi, vlo = prev_v;
-            if (prev_v != 0.0)
-                for (int it = 0; it < 80; ++it) {
-                    double mid = 0.5 * (lo + hi), vm = nsd_limit_V(out, mid);
-                    if ((vm < 0) == (vlo < 0)) {
-                        lo = mid;
-                        vlo = vm;
-                    } else
-                        hi = mid;
-                }
-            double root = fmod(prev_v == 0.0 ? prev_phi : 0.5 * (lo + hi), 2.0 * M_PI);
-            int dup = 0;
-            for (size_t k = 0; k < out->n_dirs; ++k) {
-                double gap = fabs(out->dirs[k].phi - root);
-                if (gap < 1e-9 || 2.0 * M_PI - gap < 1e-9) dup = 1;
-            }
-            prev_phi = phi;
-            prev_v = v;
-            if (dup) continue;
-            nsd_limit_dir *d = &out->dirs[out->n_dirs++];
-            d->phi = root;
-            d->R = nsd_limit_R(out, d->phi);
-            d->attracting = d->R < 0;
-        }
-        prev_phi = phi;
-        prev_v = v;
-    }
+    nsn_angle_roots(limit_V, out, 0.0, 2.0 * NSDYN_PI, 7200, 1, 80, 0.0, add_direction, out);
     out->rolling_by_directions = out->n_dirs > 0;
     for (size_t i = 0; i < out->n_dirs; ++i)
         if (!out->dirs[i].attracting) out->rolling_by_directions = 0;

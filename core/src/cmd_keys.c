@@ -1,0 +1,52 @@
+/* nsdyn keys CONFIG: every key the config accepts, resolved (help.c). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* One section: as TOML (`[name]`, the plugin id, key = value # [unit]
+ * set|default), or its keys as name.key= lines. */
+static void print_section(const char *name, const char *id, const nsd_params *p, int names) {
+    if (names) {
+        for (size_t i = 0; i < p->n; ++i) printf("%s.%s=\n", name, p->decls[i].name);
+        return;
+    }
+    printf("\n[%s]\n", name);
+    if (id) printf("id = \"%s\"\n", id);
+    nsd_params_write_toml(stdout, p);
+}
+
+/* [initial]: the states, at the initial state the model starts from. */
+static void print_initial(const nsd_model *m, int names) {
+    if (!names) printf("\n[initial]  # the states: q then v\n");
+    for (size_t i = 0; i < m->nq + m->nv; ++i) {
+        const nsdyn_channel *c = i < m->nq ? &m->layout.q[i] : &m->layout.v[i - m->nq];
+        if (names)
+            printf("initial.%s=\n", c->name);
+        else
+            printf("%s = %.17g  # [%s] %s\n", c->name, m->y0[i], c->unit, c->label ? c->label : "");
+    }
+}
+
+int nsd_cmd_keys(const nsd_cli *cli) {
+    nsd_scenario s = {0};
+    nsd_diag diag = {0};
+    int status = NSD_EXIT_USAGE;
+    if (nsd_cli_load(cli, &s, 1, &diag) == 0) {
+        const nsd_config *c = &s.app.cfg;
+        const nsd_section *sec[] = {&c->system, &c->contact, &c->friction, &c->integrator};
+        if (!cli->names_only) printf("# %s, resolved: every key and its value\n", c->path);
+        for (size_t k = 0; k < 4; ++k)
+            if (sec[k]->plugin)
+                print_section(nsd_kind_section(sec[k]->kind), sec[k]->plugin->info->id,
+                              &sec[k]->params, cli->names_only);
+        print_section("run", NULL, &c->run, cli->names_only);
+        print_section("plot", NULL, &c->plot, cli->names_only);
+        print_initial(&s.model, cli->names_only);
+        status = NSD_EXIT_OK;
+    }
+    nsd_scenario_destroy(&s);
+    nsd_diag_free(&diag);
+    return status;
+}

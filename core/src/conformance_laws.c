@@ -1,0 +1,150 @@
+/* The conformance checks of contact laws and integrators (conformance.h). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance_internal.h"
+
+/* A compliant law: never pulls, nothing while separated, finite while
+ * penetrating; deterministic; normal_force() allocates nothing. */
+static void check_compliant(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
+    const double gaps[] = {1e-3, 0.0, -1e-5, -1e-3}, rates[] = {-1.0, 0.0, 1.0};
+    for (size_t a = 0; a < 4; ++a)
+        for (size_t b = 0; b < 3; ++b) {
+            double N = -1.0, N2 = -2.0;
+            nsd_cf_probe_start(c);
+            nsdyn_status st = law->normal_force(inst, gaps[a], rates[b], &N);
+            nsd_cf_probe_stop(c, "normal_force()");
+            st |= law->normal_force(inst, gaps[a], rates[b], &N2);
+            if (st > NSDYN_WARNING || !isfinite(N) || N < 0.0 || (gaps[a] >= 0.0 && N != 0.0)) {
+                nsd_cf_finding(c,
+                               "normal_force(gap %g m, rate %g m/s) = %g N: it must be finite, "
+                               "never negative (pulling), and zero while separated",
+                               gaps[a], rates[b], N);
+                return;
+            }
+            if (N != N2) {
+                nsd_cf_finding(c, "normal_force() is not deterministic");
+                return;
+            }
+        }
+}
+
+/* A pseudo-random number in [-1, 1] (rand_r: no shared state). */
+static double uniform(unsigned *seed) { return (rand_r(seed) % 2001) / 1000.0 - 1.0; }
+
+/* A rigid law's local_impulse() with u_free = u_start = u- is its impact()
+ * for that one contact (contact.h): the event-driven runner and
+ * time-stepping run the same law. Random positive definite blocks and
+ * velocities, approaching and not; the same impulse bit for bit. */
+static void check_rigid(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
+    if (!law->coefficients) {
+        nsd_cf_finding(c, "has local_impulse() but no coefficients()");
+        return;
+    }
+    nsdyn_rigid_coefficients co = {sizeof co, 0, -1.0};
+    law->coefficients(inst, &co);
+    if (!(co.kind >= NSDYN_RESTITUTION_NEWTON && co.kind <= NSDYN_RESTITUTION_OTHER) ||
+        !(co.restitution >= 0.0))
+        nsd_cf_finding(c, "coefficients() gives an unknown kind or a negative restitution");
+    unsigned seed = 12345u;
+    for (int trial = 0; trial < 200; ++trial) {
+        double L[9] = {0}, G[9], u[3];
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j <= i; ++j) L[3 * i + j] = (i == j) + 0.5 * uniform(&seed);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                G[3 * i + j] = 0.0;
+                for (int k = 0; k < 3; ++k) G[3 * i + j] += L[3 * i + k] * L[3 * j + k];
+            }
+        for (int i = 0; i < 3; ++i) u[i] = 2.0 * uniform(&seed);
+        uint32_t dim = 1 + (uint32_t)(trial % 2);
+        double mu_s = 0.5, mu_k = 0.4, gap = 0.0, P_imp[3] = {0}, up[3], P_loc[3] = {0};
+        nsdyn_impact_problem pr = {sizeof pr, 1, dim, G, u, &mu_s, &mu_k, &gap, NULL, 0};
+        nsdyn_local_impact lp = {sizeof lp, dim, G, u, u, mu_s, mu_k};
+        nsdyn_status a = law->impact(inst, &pr, P_imp, up);
+        nsd_cf_probe_start(c);
+        nsdyn_status b = law->local_impulse(inst, &lp, P_loc);
+        nsd_cf_probe_stop(c, "local_impulse()");
+        if ((a > NSDYN_WARNING) != (b > NSDYN_WARNING) ||
+            (a <= NSDYN_WARNING && !nsd_cf_same(P_imp, P_loc, 3))) {
+            nsd_cf_finding(c,
+                           "trial %d: local_impulse() differs from impact() for one contact "
+                           "(P_n %.17g against %.17g)",
+                           trial, P_loc[0], P_imp[0]);
+            return;
+        }
+    }
+}
+
+void nsd_cf_contact(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
+    const uint32_t caps = c->p->provides;
+    if ((caps & NSDYN_CAP_COMPLIANT_NORMAL) && !law->normal_force)
+        nsd_cf_finding(c, "declares COMPLIANT_NORMAL but has no normal_force()");
+    if ((caps & NSDYN_CAP_RIGID_IMPACT) && !law->impact)
+        nsd_cf_finding(c, "declares RIGID_IMPACT but has no impact()");
+    if (law->normal_force) check_compliant(c, law, inst);
+    if (law->local_impulse && law->impact) check_rigid(c, law, inst);
+}
+
+/* ---- integrators: y'' = -y, y(0) = 1, y'(0) = 0, to t = 1 ------------------ */
+
+static nsdyn_status oscillator(void *ctx, double t, const double *y, double *ydot) {
+    (void)ctx, (void)t;
+    ydot[0] = y[1];
+    ydot[1] = -y[0];
+    return NSDYN_OK;
+}
+
+/* Run inst on the oscillator to t = 1; the final state and step count.
+ * Returns 0, or -1 with a finding. */
+static int integrate(nsd_cf *c, const nsdyn_integrator *ig, void *inst, double y[2],
+                     unsigned long *steps) {
+    const nsdyn_ode ode = {.struct_size = sizeof ode, .n = 2, .rhs = oscillator};
+    const double y0[2] = {1.0, 0.0};
+    if (ig->setup(inst, &ode, 0.0, y0, 1.0) > NSDYN_WARNING) {
+        nsd_cf_finding(c, "setup() refuses a two-state ODE: %s", ig->message(inst));
+        return -1;
+    }
+    nsdyn_step_report rep = {0};
+    /* The first step outside the probe: a solver may finish its set-up
+     * there (CVODE does); the steps after it are the hot path. */
+    nsdyn_status st = ig->step(inst, 1.0, &rep);
+    *steps = 1;
+    nsd_cf_probe_start(c);
+    while (rep.t < 1.0 && *steps < 1000000 && st <= NSDYN_WARNING) {
+        st = ig->step(inst, 1.0, &rep);
+        ++*steps;
+    }
+    nsd_cf_probe_stop(c, "step()");
+    if (st > NSDYN_WARNING || rep.t < 1.0 || !rep.y) {
+        nsd_cf_finding(c, "step() does not reach t = 1 on y'' = -y: %s", ig->message(inst));
+        return -1;
+    }
+    memcpy(y, rep.y, 2 * sizeof *y);
+    return 0;
+}
+
+void nsd_cf_integrator(nsd_cf *c, const nsdyn_integrator *ig, void *inst,
+                       const nsdyn_value *defaults, const nsdyn_host *host) {
+    const uint32_t caps = c->p->provides;
+    if ((caps & NSDYN_CAP_DENSE_OUTPUT) && !ig->dense)
+        nsd_cf_finding(c, "declares DENSE_OUTPUT but has no dense()");
+    nsdyn_integrator_stats st = {.struct_size = sizeof st};
+    ig->stats(inst, &st);
+    if (st.steps != 0) nsd_cf_finding(c, "stats() counts steps before any was taken");
+    if (caps & NSDYN_CAP_TIME_STEPPING) return; /* needs a mechanics problem, not an ODE */
+    double y[2], y2[2];
+    unsigned long n, n2;
+    if (integrate(c, ig, inst, y, &n) != 0) return;
+    if (!(hypot(y[0] - cos(1.0), y[1] + sin(1.0)) <= 1e-3))
+        nsd_cf_finding(c, "y'' = -y at t = 1: (%.9g, %.9g), exact (%.9g, %.9g)", y[0], y[1],
+                       cos(1.0), -sin(1.0));
+    char err[256] = "";
+    void *other = ig->info.create(defaults, host, err, sizeof err);
+    if (!other) return;
+    if (integrate(c, ig, other, y2, &n2) == 0 && (n != n2 || !nsd_cf_same(y, y2, 2)))
+        nsd_cf_finding(c, "two instances give different results on the same problem");
+    ig->info.destroy(other);
+}

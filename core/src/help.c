@@ -1,0 +1,294 @@
+/* The command line's documentation (help.h): one table, four printers. */
+#include "help.h"
+
+#include <string.h>
+
+#include "nsdyn/plugin.h"
+#include "nsdyn_build_config.h"
+
+static const nsd_command_help commands[] = {
+    {"run", "CONFIG [options]", "run one simulation",
+     "Runs the simulation a config describes and writes into DIR (default\n"
+     "out/<config name>): timeseries.csv (units in the header), events.csv for\n"
+     "event-driven runs, run.toml (the resolved config with provenance, itself a\n"
+     "runnable config) and the graphs of [plot]. The outputs are written into a\n"
+     "fresh folder that replaces DIR in one rename when everything is written;\n"
+     "a run that fails keeps what it computed in DIR.INCOMPLETE/ and leaves DIR\n"
+     "untouched.\n"
+     "\n"
+     "The summary line gives the outcome, the time reached, the cost (steps,\n"
+     "right-hand sides) and the events by kind.",
+     1},
+    {"compare", "CONFIG [options]", "run variants of a config side by side",
+     "Runs the config's [[variant]] tables, each laid over the base config (a\n"
+     "section whose plugin changes is replaced, other keys merge), overlays\n"
+     "their graphs and tabulates cost and deviations from the reference\n"
+     "variant in metrics.csv ([compare] reference, channels, x, summary;\n"
+     "docs/configs.md).",
+     1},
+    {"limits", "CONFIG [options]", "limit directions of a 2-D Coulomb contact",
+     "At the config's initial state, on the discontinuity set of a persistent\n"
+     "contact with 2-D slip: the limit-direction functions R(phi) and V(phi) of\n"
+     "the towed-wheel paper's (3), their roots (attracting or repelling), the\n"
+     "stick-force test, and the u1-u2 phase portrait; writes\n"
+     "limit_directions.csv, limit_functions.csv and the graphs.",
+     1},
+    {"sweep", "CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...] [-q]",
+     "a parameter study: the config's [sweep] runs in process, into SQLite",
+     "Runs every combination of the [sweep] axes' values (or a seeded random or\n"
+     "Latin-hypercube design) in process with N threads (-j N; under mpirun in\n"
+     "an MPI build, across ranks), and keeps one row of summaries per run in\n"
+     "DIR/sweep.sqlite (default DIR out/<config name>). The same command on the\n"
+     "same database goes on where it stopped; a database of another definition\n"
+     "is refused. Then writes runs.csv (--csv FILE elsewhere, --no-csv none)\n"
+     "and the [[sweep.graph]]s (--no-graphs none). Every axis value is checked\n"
+     "before the first run. Exit status 0 when the runs were done (failed runs\n"
+     "are rows with their message), 2 config error, 4 an output could not be\n"
+     "written (docs/sweep.md).",
+     0},
+    {"keys", "CONFIG [--set section.key=value]... [--names]",
+     "the keys a config accepts, with values, units and ranges",
+     "Lists every key of the config's sections: [run] and [plot] (the host's)\n"
+     "and [system], [contact], [friction], [integrator] (their plugins'), with\n"
+     "the value the config resolves to, its unit, range and help: what --set\n"
+     "can change. --names prints only section.key= (for shell completion).",
+     0},
+    {"plugins", "[--ids]", "list the plugins on the search path",
+     "Opens and checks every shared object on the plugin search path and\n"
+     "lists its plugins by kind (id, version, summary); also reports what a run\n"
+     "would meet (stale or missing indexes). Exit status 2 if one is broken.\n"
+     "--ids prints only the ids, one per line, from the indexes (nothing is\n"
+     "opened).",
+     0},
+    {"describe", "ID", "a plugin's parameters, and a system's layout",
+     "Prints a plugin's kind, version, file, capabilities and parameters\n"
+     "(units, defaults, ranges, help). For a system, also what it declares\n"
+     "with its default parameters: states (for [initial]), outputs (for\n"
+     "plot.series and compare channels), contacts, stop conditions and\n"
+     "switches. For a friction law, its internal states.",
+     0},
+    {"check", "PLUGIN.so...", "run the conformance checks on plugin files",
+     "Checks every plugin in the files the way the host's own are checked:\n"
+     "descriptors and parameter declarations well formed; create() and\n"
+     "destroy() with the defaults; a system's derivatives() affine in the\n"
+     "contact forces and consistent when asked for one half; friction laws\n"
+     "dissipative, bounded and proportional to the normal force; compliant\n"
+     "laws never pulling; a rigid law's local_impulse() equal to its impact()\n"
+     "for one contact; the same inputs give the same outputs (determinism);\n"
+     "and, in builds without sanitizers, no allocation in the hot-path\n"
+     "callbacks. One line per finding; exit status 2 if any.",
+     0},
+    {"index", "PLUGIN.so...", "check plugins and write their index",
+     "Checks the plugins in each file and writes PLUGIN.so.nsdyn-index next\n"
+     "to it, which runs read instead of opening the file (they open it only\n"
+     "for the ids it lists). nsdyn_add_plugin runs it when it builds a plugin.",
+     0},
+    {"help", "[COMMAND | --man | --bash-completion]", "help on a command",
+     "Without an argument, the overview. With a command, its help (as\n"
+     "`nsdyn COMMAND --help`). --man prints the man page nsdyn(1) in roff;\n"
+     "--bash-completion a completion script (source it, or install it as\n"
+     "share/bash-completion/completions/nsdyn).",
+     0},
+    {"--version", "", "the host's version and plugin ABI", "", 0},
+};
+
+/* The options of the commands that take a CONFIG. */
+static const struct {
+    const char *flags, *text;
+} config_options[] = {
+    {"-o, --output DIR", "write into DIR (default out/<config name>)"},
+    {"--set section.key=value", "override one value (repeat it); `nsdyn keys CONFIG` lists them"},
+    {"-q, --quiet", "no progress line, no list of the files written"},
+    {"--no-config-plugins", "refuse the config's plugin_path (NSDYN_NO_CONFIG_PLUGINS=1)"},
+    {"-h, --help", "this command's help"},
+};
+
+static const char search_path_text[] =
+    "The plugin search path: the config's plugin_path, then NSDYN_PLUGIN_PATH\n"
+    "(colon-separated), then the host's own plugin directory. A run opens only\n"
+    "the shared objects that hold the plugins its config names, found by their\n"
+    "index or their name nsdyn_<kind>_<id>.so; a config's plugin_path is code\n"
+    "that runs.";
+
+static const char exit_text[] =
+    "0 success; 2 usage or config error (file:line:col: message, nothing\n"
+    "written); 3 the simulation failed (time and state reported, the data so\n"
+    "far in DIR.INCOMPLETE/, DIR untouched); 4 the outputs could not be\n"
+    "written; 128+N stopped by signal N (130 for Ctrl-C; data kept as for 3).";
+
+const nsd_command_help *nsd_help_commands(size_t *n) {
+    *n = NSDYN_COUNT(commands);
+    return commands;
+}
+
+const nsd_command_help *nsd_help_find(const char *name) {
+    for (size_t i = 0; i < NSDYN_COUNT(commands); ++i)
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    return NULL;
+}
+
+/* text with every line indented by `indent` spaces. */
+static void print_indented(FILE *out, const char *text, int indent) {
+    for (const char *s = text; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        if (len) fprintf(out, "%*s%.*s", indent, "", (int)len, s);
+        fputc('\n', out);
+        s += len + (nl != NULL);
+    }
+}
+
+static void print_config_options(FILE *out) {
+    for (size_t i = 0; i < NSDYN_COUNT(config_options); ++i)
+        fprintf(out, "  %-26s %s\n", config_options[i].flags, config_options[i].text);
+}
+
+void nsd_help_print_overview(FILE *out) {
+    fprintf(out, "usage: nsdyn COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < NSDYN_COUNT(commands); ++i) {
+        char head[80];
+        snprintf(head, sizeof head, "%s %s", commands[i].name, commands[i].args);
+        if (strlen(head) > 36)
+            fprintf(out, "  %s\n  %-36s %s\n", head, "", commands[i].summary);
+        else
+            fprintf(out, "  %-36s %s\n", head, commands[i].summary);
+    }
+    fprintf(out, "\noptions of run, compare, limits (CONFIG commands):\n");
+    print_config_options(out);
+    fprintf(out, "\nnsdyn help COMMAND (or nsdyn COMMAND --help) says more; man nsdyn.\n\n");
+    fprintf(out, "%s\n\nexit status: %s\n", search_path_text, exit_text);
+}
+
+void nsd_help_print_command(FILE *out, const nsd_command_help *h) {
+    fprintf(out, "usage: nsdyn %s %s\n\n%s.\n", h->name, h->args, h->summary);
+    if (h->text[0]) {
+        fputc('\n', out);
+        print_indented(out, h->text, 0);
+    }
+    if (h->config_options) {
+        fprintf(out, "\noptions:\n");
+        print_config_options(out);
+        fprintf(out, "\nexit status: %s\n", exit_text);
+    }
+}
+
+/* roff text: a backslash doubled, a hyphen as \-, a leading . or ' escaped. */
+static void roff(FILE *out, const char *s) {
+    int bol = 1;
+    for (; *s; ++s) {
+        if (bol && (*s == '.' || *s == '\'')) fputs("\\&", out);
+        if (*s == '\\')
+            fputs("\\e", out);
+        else if (*s == '-')
+            fputs("\\-", out);
+        else
+            fputc(*s, out);
+        bol = *s == '\n';
+    }
+}
+
+/* A text's paragraphs as roff: a blank line starts a new paragraph
+ * (`para`: .PP at the top level, .IP inside a command's entry). */
+static void roff_paragraphs(FILE *out, const char *text, const char *para) {
+    for (const char *s = text; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)len, s);
+        if (!len)
+            fprintf(out, "%s\n", para);
+        else {
+            roff(out, line);
+            fputc('\n', out);
+        }
+        s += len + (nl != NULL);
+    }
+}
+
+void nsd_help_print_man(FILE *out) {
+    fprintf(out, ".TH NSDYN 1 \"\" \"nsdyn %s\" \"User Commands\"\n", NSDYN_VERSION);
+    fputs(".SH NAME\nnsdyn \\- simulate and compare non\\-smooth mechanical systems\n"
+          ".SH SYNOPSIS\n.B nsdyn\n.I COMMAND\n[\\fIARGS\\fR]\n.SH DESCRIPTION\n",
+          out);
+    roff(out, "nsdyn loads four kinds of plugin (systems, contact laws, friction laws,\n"
+              "integrators), each a shared object named in a TOML config, composes them,\n"
+              "runs simulations and comparisons, and writes data and graphs.\n");
+    fputs(".SH COMMANDS\n", out);
+    for (size_t i = 0; i < NSDYN_COUNT(commands); ++i) {
+        fputs(".TP\n.B ", out);
+        roff(out, commands[i].name);
+        fputs(" ", out);
+        roff(out, commands[i].args);
+        fputs("\n", out);
+        roff(out, commands[i].summary);
+        fputs(".\n", out);
+        if (commands[i].text[0]) {
+            fputs(".br\n", out);
+            roff_paragraphs(out, commands[i].text, ".IP");
+        }
+    }
+    fputs(".SH OPTIONS\nOf run, compare and limits:\n", out);
+    for (size_t i = 0; i < NSDYN_COUNT(config_options); ++i) {
+        fputs(".TP\n.B ", out);
+        roff(out, config_options[i].flags);
+        fputs("\n", out);
+        roff(out, config_options[i].text);
+        fputs("\n", out);
+    }
+    fputs(".SH ENVIRONMENT\n.TP\n.B NSDYN_PLUGIN_PATH\n", out);
+    roff(out, "colon-separated folders searched for plugins after the config's plugin_path\n");
+    fputs(".TP\n.B NSDYN_NO_CONFIG_PLUGINS\n", out);
+    roff(out, "1: refuse a config's plugin_path\n");
+    fputs(".SH PLUGIN SEARCH PATH\n", out);
+    roff_paragraphs(out, search_path_text, ".PP");
+    fputs("\n.SH EXIT STATUS\n", out);
+    roff_paragraphs(out, exit_text, ".PP");
+    fputs("\n.SH SEE ALSO\nThe project's docs/configs.md (config sections and --set),\n"
+          "docs/plugin\\-guide.md (writing plugins), docs/architecture.md.\n",
+          out);
+}
+
+void nsd_help_print_bash_completion(FILE *out) {
+    fputs("# bash completion for nsdyn (generated by `nsdyn help --bash-completion`)\n"
+          "_nsdyn() {\n"
+          "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+          "    local nsdyn=${COMP_WORDS[0]} cfg w\n"
+          "    if [[ $COMP_CWORD -eq 1 ]]; then\n"
+          "        COMPREPLY=($(compgen -W \"",
+          out);
+    for (size_t i = 0; i < NSDYN_COUNT(commands); ++i)
+        fprintf(out, "%s%s", i ? " " : "", commands[i].name);
+    fputs("\" -- \"$cur\"))\n"
+          "        return\n"
+          "    fi\n"
+          "    case ${COMP_WORDS[1]} in\n"
+          "    describe) COMPREPLY=($(compgen -W \"$($nsdyn plugins --ids 2>/dev/null)\" -- "
+          "\"$cur\")); return ;;\n"
+          "    help) COMPREPLY=($(compgen -W \"",
+          out);
+    for (size_t i = 0; i < NSDYN_COUNT(commands); ++i) fprintf(out, "%s ", commands[i].name);
+    fputs("--man --bash-completion\" -- \"$cur\")); return ;;\n"
+          "    index|check) compopt -o plusdirs; COMPREPLY=($(compgen -f -X '!*.so' -- "
+          "\"$cur\")); return ;;\n"
+          "    esac\n"
+          "    case $prev in\n"
+          "    -o|--output) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+          "    --set)\n"
+          "        for w in \"${COMP_WORDS[@]:2}\"; do [[ $w == *.toml ]] && cfg=$w; done\n"
+          "        [[ -n $cfg ]] || return\n"
+          "        compopt -o nospace\n"
+          "        COMPREPLY=($(compgen -W \"$($nsdyn keys \"$cfg\" --names 2>/dev/null)\" -- "
+          "\"$cur\"))\n"
+          "        return ;;\n"
+          "    esac\n"
+          "    if [[ $cur == -* ]]; then\n"
+          "        COMPREPLY=($(compgen -W \"-o --output --set -q --quiet --no-config-plugins "
+          "--names --help\" -- \"$cur\"))\n"
+          "    else\n"
+          "        compopt -o plusdirs\n"
+          "        COMPREPLY=($(compgen -f -X '!*.toml' -- \"$cur\"))\n"
+          "    fi\n"
+          "}\n"
+          "complete -F _nsdyn nsdyn\n",
+          out);
+}
