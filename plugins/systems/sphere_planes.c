@@ -90,6 +90,18 @@
  * and nearest (1-based index) of the active candidate with the smallest gap
  * (in flight, slip is the slip that contact would have).
  *
+ * Models (parameter `model`, docs/tumbleweed.md). "physical": every segment
+ * is a candidate everywhere, so a sphere in a concave corner touches both
+ * planes (a two-contact impact there). "thesis": the thesis switches plane
+ * models (Sec. 4.1) and never has two planes at once: each concave vertex
+ * gets an owner mode and two switches corner<k>_to_<segment>, the entered
+ * plane taking the corner THESIS_MARGIN b before the centre crosses the
+ * corner's bisector (sp_handover()); the other plane is off (corner_lost()
+ * in sphere_planes_terrain.c) and the owner is its infinite plane past the
+ * corner, on its side of the bisector (sp_nearest()). Convex edges are the
+ * same in both. backspin0 starts with wy = -v0/b, the spin as Sec. 4.2
+ * prints it (u3 = +u4/b).
+ *
  * Stops (thesis Sec. 4.1: "stopped once the rover rebounds or begins to roll
  * or slide down the incline plane"; validation-targets.md: "crossed" means
  * it reached the far rim):
@@ -176,8 +188,12 @@ enum {
     P_X0,
     P_V0,
     P_ROLL0,
+    P_MODEL,
+    P_BACKSPIN,
     N_P
 };
+
+static const char *const model_choices[] = {"physical", "thesis", NULL};
 
 static const char *const terrain_choices[] = {"valley", "profile", NULL};
 /* The profile default is the thesis's Sec. 4.2 valley written out: rim,
@@ -228,6 +244,14 @@ static const nsdyn_param_decl params[] = {
                         "initial speed of the centre along the supporting surface (thesis u4 = 5)"),
     [P_ROLL0] = NSDYN_BOOL(
         "rolling0", 1.0, "start rolling without slip (wy = v0/b, thesis Sec. 4.1); false: no spin"),
+    [P_MODEL] = NSDYN_CHOICE("model", 0.0, model_choices,
+                             "physical = both planes of a concave corner (decline -> floor, floor "
+                             "-> incline) in contact together (a two-contact impact there); thesis "
+                             "= one plane model at a time, switched at the corner's bisector (a "
+                             "single-plane Kane impact on the entered plane; docs/tumbleweed.md)"),
+    [P_BACKSPIN] = NSDYN_BOOL("backspin0", 0.0,
+                              "start with the spin as Sec. 4.2 prints it, u3 = +u4/b (wy = -v0/b: "
+                              "backspin, slip 2 v0) instead of rolling; overrides rolling0"),
 };
 
 static const nsdyn_channel q_channels[] = {
@@ -318,6 +342,8 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
     S->x0 = values[P_X0].num;
     S->v0 = values[P_V0].num;
     S->rolling0 = values[P_ROLL0].num != 0;
+    S->backspin0 = values[P_BACKSPIN].num != 0;
+    S->thesis = (int)values[P_MODEL].num == 1;
     if (profile) {
         S->xv[0] = values[P_XS].num;
         S->zv[0] = values[P_ZS].num;
@@ -412,6 +438,7 @@ static nsdyn_status initial_state(void *inst, double *q, double *v) {
     q[3] = 0.0;
     v[0] = v[2] = 0.0;
     v[1] = S->rolling0 ? S->v0 / S->b : 0.0; /* u_t1 = v0 - b wy = 0 */
+    if (S->backspin0) v[1] = -S->v0 / S->b;  /* u3 = +u4/b as Sec. 4.2 prints it */
     v[3] = S->v0 * t1x;
     v[4] = 0.0;
     v[5] = S->v0 * t1z;
@@ -559,22 +586,33 @@ static nsdyn_status stops_eval(void *inst, double t, const double *q, const doub
  * edge (x >= x_cross; the stop fires 1e-6 b later), else 0. Sample
  * resolution: near the top of a climb z - b is flat in t, so output_dt
  * = h costs at most g h^2 / 8 of height. */
-enum { SUM_HEIGHT, SUM_CROSSED, N_SUM };
+/* floor_height: the same highest sample measured from the valley floor
+ * (z - b - z_low: Sec. 4.2's "meters up from the valley's floor").
+ * rebound_time: the first sample in the incline region with vx <= 0 (the
+ * rolled_back stop's state, which ends the samples), NaN if none. */
+enum { SUM_HEIGHT, SUM_CROSSED, SUM_FLOOR_HEIGHT, SUM_REBOUND, N_SUM };
 static const nsdyn_channel summary_values[] = {
     [SUM_HEIGHT] = {"incline_height", "m",
                     "height reached on the incline, relative to the far rim (thesis Sec. 5.2)"},
     [SUM_CROSSED] = {"crossed", "1", "1 when the centre passed the far rim's edge"},
+    [SUM_FLOOR_HEIGHT] = {"floor_height", "m",
+                          "height reached on the incline above the valley floor (thesis Sec. 4.2)"},
+    [SUM_REBOUND] = {"rebound_time", "s",
+                     "time the centre first moved back (vx <= 0) in the incline region"},
 };
 
 static nsdyn_status summary_update(void *inst, double t, const double *q, const double *v,
                                    int first, double *values) {
-    (void)t;
-    (void)v;
     const sphere *S = inst;
-    if (first) values[SUM_CROSSED] = 0.0;
+    if (first) {
+        values[SUM_CROSSED] = 0.0;
+        values[SUM_HEIGHT] = values[SUM_FLOOR_HEIGHT] = values[SUM_REBOUND] = NAN;
+    }
     if (S->has_low && q[0] > S->x_low - S->b) {
         double h = q[2] - S->b - S->zv[S->n - 1];
         if (!(values[SUM_HEIGHT] >= h)) values[SUM_HEIGHT] = h; /* NaN at first */
+        values[SUM_FLOOR_HEIGHT] = values[SUM_HEIGHT] + S->zv[S->n - 1] - S->z_low;
+        if (isnan(values[SUM_REBOUND]) && v[3] <= 0.0) values[SUM_REBOUND] = t;
     }
     if (S->has_cross && q[0] >= S->x_cross) values[SUM_CROSSED] = 1.0;
     return NSDYN_OK;

@@ -13,6 +13,12 @@
 /* crossed fires this far past the last vertex, in units of b (the header's
  * Stops: keeps the stop off the root of the edge handover there). */
 #define CROSS_MARGIN 1e-6
+/* model = "thesis": a concave corner's plane switch fires this far (in
+ * units of b) before the corner's bisector, so that the plane being left
+ * is off before the entered plane's gap closes there (a single-plane
+ * impact, as the thesis's plane models apply it). Far above the switch's
+ * location error (about 1e-11 m), far below anything physical. */
+#define THESIS_MARGIN 1e-7
 
 typedef struct segment {
     double x, z;      /* start vertex P_i [m] */
@@ -26,7 +32,9 @@ typedef struct sphere {
     double b, m, J, g;
     double x0, v0;
     int rolling0;
-    size_t n; /* segments */
+    int backspin0; /* start with wy = -v0/b (Sec. 4.2 as printed) */
+    int thesis;    /* model = "thesis": concave corners switch plane models */
+    size_t n;      /* segments */
     segment seg[MAX_SEG];
     double xv[MAX_SEG + 1], zv[MAX_SEG + 1]; /* vertices P_0..P_n [m] */
     double x_cross;                          /* last vertex x (far rim edge) [m] */

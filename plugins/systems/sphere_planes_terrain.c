@@ -156,6 +156,10 @@ static int in_ground(const sphere *S, double x, double z) {
 double sp_handover(const sphere *S, size_t k, int to_next, double x, double z) {
     const segment *a = &S->seg[k - 1], *b = &S->seg[k];
     double dx = x - b->x, dz = z - b->z, md = b->mx * dx + b->mz * dz;
+    /* A concave corner (model = "thesis"): m.d is the signed distance from
+     * the bisector of the air's wedge, positive on B's side; the entered
+     * plane takes over THESIS_MARGIN b before the bisector. */
+    if (!b->convex_start) return (to_next ? md : -md) + THESIS_MARGIN * S->b;
     if (to_next) return fmin(b->c * dx + b->s * dz, md);
     return fmin(-(a->c * dx + a->s * dz), -md);
 }
@@ -168,14 +172,31 @@ static int own_start_lost(const sphere *S, size_t i) {
 static int own_end_lost(const sphere *S, size_t i) {
     return i + 1 < S->n && S->seg[i + 1].convex_start && S->owner_next[i + 1];
 }
+/* model = "thesis": has segment i handed a concave corner at either end to
+ * the neighbour? Then the whole candidate is off: one plane model at a
+ * time near the corner (docs/tumbleweed.md). On the owner's side of the
+ * bisector the owner's plane is the nearer of the two, so no contact with
+ * the other is missed. */
+static int corner_lost(const sphere *S, size_t i) {
+    if (!S->thesis) return 0;
+    if (i > 0 && !S->seg[i].convex_start && !S->owner_next[i]) return 1;
+    return i + 1 < S->n && !S->seg[i + 1].convex_start && S->owner_next[i + 1];
+}
 
 feature sp_nearest(const sphere *S, size_t i, double x, double z, int *ground) {
     const segment *g = &S->seg[i];
     double dx = x - g->x, dz = z - g->z;
     double sa = g->c * dx + g->s * dz; /* along-slope coordinate of the foot point */
     feature f;
-    f.active = 1;
-    if (sa >= g->lo && sa <= g->hi) { /* face */
+    f.active = !corner_lost(S, i);
+    /* model = "thesis": past a concave corner it owns, a segment is its
+     * plane (the thesis's plane model), not clamped to the corner: on its
+     * side of the bisector the plane is nearer than the other plane, and
+     * the corner point is farther than both (a centre there touching the
+     * corner would already have sunk into the neighbour's plane). */
+    int past_lo = sa < g->lo && !(S->thesis && i > 0 && !g->convex_start);
+    int past_hi = sa > g->hi && !(S->thesis && i + 1 < S->n && !S->seg[i + 1].convex_start);
+    if (!past_lo && !past_hi) { /* face */
         /* The foot point is the segment's nearest point, at |h| from the
          * centre. On the air side (h >= 0) the gap is h - b. Behind the
          * plane (h < 0) the centre is either in the ground (it sank through
@@ -280,7 +301,7 @@ void sp_finish_terrain(sphere *S) {
             S->x_low = S->xv[k];
         }
     for (size_t v = 1; v < n; ++v) {
-        if (!S->seg[v].convex_start) continue;
+        if (!S->seg[v].convex_start && !S->thesis) continue;
         for (int to_next = 1; to_next >= 0; --to_next) {
             size_t j = S->n_sw++;
             S->sw_vertex[j] = v;
@@ -290,8 +311,8 @@ void sp_finish_terrain(sphere *S) {
              * that two arrays of S do not overlap */
             char seg_name[sizeof S->names[0]];
             memcpy(seg_name, S->names[to_next ? v : v - 1], sizeof seg_name);
-            snprintf(S->sw_names[j], sizeof S->sw_names[j], "edge%u_to_%.15s", (unsigned)v,
-                     seg_name);
+            snprintf(S->sw_names[j], sizeof S->sw_names[j], "%s%u_to_%.15s",
+                     S->seg[v].convex_start ? "edge" : "corner", (unsigned)v, seg_name);
             S->sw_ptr[j] = S->sw_names[j];
         }
     }
@@ -332,6 +353,6 @@ void sp_init_modes(sphere *S) {
     double x = S->x0, z = sp_rest_height(S, x);
     for (size_t v = 0; v < MAX_SEG; ++v) S->owner0[v] = 0;
     for (size_t v = 1; v < S->n && isfinite(z); ++v)
-        S->owner0[v] = S->seg[v].convex_start && sp_handover(S, v, 1, x, z) > 0.0;
+        S->owner0[v] = (S->seg[v].convex_start || S->thesis) && sp_handover(S, v, 1, x, z) > 0.0;
     memcpy(S->owner_next, S->owner0, sizeof S->owner_next);
 }

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""The tumbleweed thesis's transitions and studies (docs/tumbleweed.md), through the CLI.
+
+usage: tumbleweed.py NSDYN SOURCE_DIR
+
+1. Each transition rule against a hand calculation, under both models (`model = "physical"`
+   and `"thesis"`), over a few random angles, inertias, restitutions and speeds:
+   - floor -> incline: a sphere rolling on the floor at v meets the incline (angle theta) with
+     u_n = -v sin(theta) and u_t1 = -v (1 - cos(theta)); Kane's impact (2.46), (2.51), (2.59)-(2.65)
+     with stick gives P_n = m (1 + e) v sin(theta), P_t1 = m v (1 - cos(theta)) k/(1 + k), k = J/(m b^2),
+     u_n+ = e v sin(theta), u_t1+ = 0, and the floor carries no impulse;
+   - decline -> floor: rolling down the decline from x0 at v0, it reaches the floor at V with
+     V^2 = v0^2 + 2 g dz/(1 + k) ((3.25)-(3.26)), and meets it with u_n = -V sin(beta), u_t1 =
+     -V (1 - cos(beta)); the same impulses with beta;
+   - bouncing -> rolling: a rolling sphere dropped from h onto the floor ends the accumulation
+     (Sec. 2.1.3, "until u5 = 0") rolling at the same vx, having lost exactly m g h of energy,
+     at t = t1 (1 + 2 e/(1 - e)) (t1 = sqrt(2 h/g)) within the accumulation rule's bound.
+   Tolerances: the impacts are located to 1e-12 s; the thesis model's plane switch fires
+   1e-7 b before the corner's bisector, a free flight of about 1e-7 b/v s that changes u_n by
+   g 1e-7 b/v (< 1e-7 m/s here): 1e-6 (relative to v) covers both.
+2. Energy bookkeeping across every impact of the Sec. 4.2 and Case III/IV runs, both models and
+   both spin readings: between two samples bracketing one impact, in flight or rolling (no
+   sliding: no friction work), the energy drop equals the impulses' work
+   P . (u- + u+)/2 (Kane's impulse-momentum (2.7) with the constant W), to 1e-6 of the energy
+   scale (dopri5 at rtol 1e-10 conserves energy in flight to ~1e-9 relatively), and no impact
+   gains energy.
+3. The reduced study (configs/sweep_tumbleweed_reduced.toml), both models, both spin
+   readings: every graph's percentage crossed and mean height equal the values recomputed
+   from the runs' own classification (the stop that ended each run: `crossed` or
+   `rolled_back`), and each run's declared values agree with that classification.
+"""
+import csv
+import math
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+NSDYN, SRC = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="nsdyn_tumbleweed_")
+FAIL = []
+
+
+def check(cond, msg):
+    if not cond:
+        FAIL.append(msg)
+        print("FAIL:", msg)
+
+
+def run(cfg, tag, sets):
+    out = os.path.join(TMP, tag)
+    args = [NSDYN, "run", os.path.join(SRC, "configs", cfg), "-o", out, "--set", "plot.enabled=false"]
+    for s in sets:
+        args += ["--set", s]
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    events = list(csv.DictReader(open(os.path.join(out, "events.csv"))))
+    series = list(csv.DictReader(open(os.path.join(out, "timeseries.csv"))))
+    return events, series
+
+
+def num(row, key):
+    for k, v in row.items():
+        if k.split(" ")[0] == key:
+            return float(v)
+    raise KeyError(key)
+
+
+def first_impact(events, contact):
+    for e in events:
+        if e["contact"] == contact and e["kind"] == "impact":
+            return e
+    return None
+
+
+def impact_closed_form(v, ang, k, e):
+    """Single-plane Kane impact of a sphere rolling along the previous plane at v onto a plane
+    turned up by ang (rad), m = 1 kg: (u_n-, u_t1-, P_n, P_t1, u_n+)."""
+    un = -v * math.sin(ang)
+    ut = -v * (1 - math.cos(ang))
+    return un, ut, -(1 + e) * un, -ut * k / (1 + k), -e * un
+
+
+def compare_impact(ev, cf, v, what):
+    names = ["u_n_before", "u_t1_before", "P_n", "P_t1", "u_n_after"]
+    for name, want in zip(names, cf):
+        got = num(ev, name)
+        check(abs(got - want) <= 1e-6 * v, f"{what}: {name} = {got:.12g}, hand calculation {want:.12g}")
+    check(abs(num(ev, "u_t1_after")) <= 1e-6 * v, f"{what}: u_t1 after = {num(ev, 'u_t1_after')}")
+
+
+def transitions():
+    rnd = random.Random(16)
+    for case in range(4):
+        th = rnd.uniform(10, 40)
+        k = rnd.choice([0.1, 0.4, 0.67])
+        e = rnd.uniform(0.6, 0.95)
+        v = rnd.uniform(1.0, 4.0)
+        for model in ("physical", "thesis"):
+            what = f"floor->incline {model} theta={th:.2f} k={k} e={e:.3f} v={v:.3f}"
+            sets = [f'system.model="{model}"', f"system.theta={th}", f"system.beta={th}",
+                    f"system.j_over_m={k}", f"contact.e={e}", f"system.v0={v}",
+                    f"system.x0={10 / math.tan(math.radians(th)) + 22}", "run.t_end=10"]
+            events, _ = run("tumbleweed_sec42_thesis.toml", f"fi{case}{model}", sets)
+            ev = first_impact(events, "incline")
+            check(ev is not None, what + ": no impact on the incline")
+            if ev:
+                compare_impact(ev, impact_closed_form(v, math.radians(th), k, e), v, what)
+                t = float(ev["t [s]"])
+                for f in events:  # the floor gets no impulse at that instant
+                    if f["contact"] == "floor" and abs(float(f["t [s]"]) - t) < 1e-9:
+                        check(abs(num(f, "P_n")) < 1e-12, what + ": the floor carried impulse")
+            # decline -> floor, rolling down from x0 on the decline
+            be = th
+            what = f"decline->floor {model} beta={be:.2f} k={k} e={e:.3f} v0={v:.3f}"
+            events, series = run("tumbleweed_sec42_thesis.toml", f"df{case}{model}",
+                                 sets + [f"system.x0={10 / math.tan(math.radians(th)) - 6}"])
+            ev = first_impact(events, "floor")
+            check(ev is not None, what + ": no impact on the floor")
+            if ev:
+                g, dh, b = 3.71, -10.0, 1.0
+                dz = num(series[0], "z") - (dh + b)
+                V = math.sqrt(v * v + 2 * g * dz / (1 + k))
+                compare_impact(ev, impact_closed_form(V, math.radians(be), k, e), V, what)
+
+
+def bounce_to_roll():
+    for model in ("physical", "thesis"):
+        for e, h in ((0.5, 1.0), (0.8, 2.5)):
+            g, v = 3.71, 2.0
+            what = f"bouncing->rolling {model} e={e} h={h}"
+            T = math.sqrt(2 * h / g) * (1 + 2 * e / (1 - e))  # the accumulation's end
+            sets = [f'system.model="{model}"', f"contact.e={e}", f"system.v0={v}", "system.x0=18.5",
+                    f"initial.z={-10 + 1 + h}", f"run.t_end={T + 1}", "run.output_dt=0.001"]
+            events, series = run("tumbleweed_sec42_thesis.toml", f"br{model}{e}", sets)
+            last = series[-1]
+            check(abs(num(last, "vx") - v) < 1e-9, f"{what}: vx = {num(last, 'vx')}, want {v}")
+            check(abs(num(last, "vz")) < 1e-9, f"{what}: vz = {num(last, 'vz')}")
+            check(abs(num(last, "wy") - v) < 1e-9, f"{what}: not rolling, wy = {num(last, 'wy')}")
+            de = num(series[0], "energy") - num(last, "energy")
+            check(abs(de - g * h) < 1e-6 * g * h, f"{what}: energy lost {de}, want m g h = {g * h}")
+            t1 = math.sqrt(2 * h / g)
+            T = t1 * (1 + 2 * e / (1 - e))
+            rest = [float(r["t [s]"]) for r in events if r["kind"] in ("rest", "close") and r["contact"] == "floor"]
+            t_rest = max(rest) if rest else float("nan")
+            bound = 2 * math.sqrt(2 * 3.71 * 1e-9) / (g * (1 - e)) + 1e-9 + 2 * 1e-6 * math.sqrt(2 * g * h) / (g * (1 - e))
+            check(T - bound - 1e-9 <= t_rest <= T + 1e-9, f"{what}: at rest at {t_rest}, closed form {T} (bound {bound})")
+
+
+def energy_bookkeeping():
+    for cfg in ("tumbleweed_sec42", "tumbleweed_case3", "tumbleweed_case4"):
+        for model in ("physical", "thesis"):
+            for bs in ("false", "true"):
+                tag = f"eb_{cfg}_{model}_{bs}"
+                events, series = run(cfg + "_thesis.toml", tag,
+                                     [f'system.model="{model}"', f"system.backspin0={bs}"])
+                t = [float(r["t [s]"]) for r in series]
+                E = [num(r, "energy") for r in series]
+                scale = max(abs(x) for x in E) + 1.0
+                times = sorted(float(r["t [s]"]) for r in events)
+                n_checked = 0
+                for r in events:
+                    if r["kind"] != "impact":
+                        continue
+                    ti = float(r["t [s]"])
+                    work = sum(num(r, "P_" + c) * 0.5 * (num(r, f"u_{c}_before") + num(r, f"u_{c}_after"))
+                               for c in ("n", "t1", "t2"))
+                    check(work <= 1e-9 * scale, f"{tag}: the impact at {ti} gains {work} J")
+                    i = next((j for j in range(len(t)) if t[j] > ti), None)
+                    if i is None or i == 0:
+                        continue
+                    others = [x for x in times if t[i - 1] < x < t[i] and abs(x - ti) > 1e-12]
+                    quiet = all(num(series[j], "slip") < 1e-9 or num(series[j], "gap") > 1e-9 for j in (i - 1, i))
+                    if others or not quiet:
+                        continue
+                    drop = E[i - 1] - E[i]
+                    check(abs(drop + work) <= 1e-6 * scale,
+                          f"{tag}: impact at {ti}: energy drop {drop}, impulses' work {-work}")
+                    n_checked += 1
+                check(n_checked >= 3, f"{tag}: only {n_checked} impacts could be checked")
+
+
+def reduced_study():
+    cfg = os.path.join(SRC, "configs", "sweep_tumbleweed_reduced.toml")
+    for model in ("physical", "thesis"):
+        for bs in ("false", "true"):
+            out = os.path.join(TMP, f"study_{model}_{bs}")
+            subprocess.run([NSDYN, "sweep", cfg, "-j", "2", "-q", "-o", out,
+                            "--set", f'system.model="{model}"', "--set", f"system.backspin0={bs}"],
+                           check=True, stdout=subprocess.DEVNULL)
+            con = sqlite3.connect(os.path.join(out, "sweep.sqlite"))
+            rows = con.execute("select b, e, k, speed, crossed, height, floor_height, rebound, outcome, "
+                               "status from runs").fetchall()
+            check(len(rows) == 330, f"{model}/{bs}: {len(rows)} runs, want 330")
+            ok = [r for r in rows if r[9] == "ok"]
+            check(len(ok) >= 320, f"{model}/{bs}: only {len(ok)} runs ok")
+            for b, e, k, sp, crossed, h, fh, reb, outcome, _ in ok:
+                tag = f"{model}/{bs} b={b} e={e} k={k} v={sp}"
+                check(outcome in ("crossed", "rolled_back"), f"{tag}: ended by {outcome}")
+                check(crossed == (outcome == "crossed"), f"{tag}: crossed = {crossed}, stop {outcome}")
+                check(abs(fh - h - 3.0) < 1e-9, f"{tag}: floor_height {fh} != height {h} + 3")
+                check((reb is None) == (outcome == "crossed"), f"{tag}: rebound {reb} with stop {outcome}")
+            by = {}
+            for b, e, k, sp, crossed, h, fh, reb, outcome, _ in ok:
+                by.setdefault((b, round(e, 2)), []).append((outcome == "crossed", h))
+            graph = list(csv.DictReader(open(os.path.join(out, "crossed_vs_e_by_b.csv"))))
+            check(len(graph) == 10, f"{model}/{bs}: {len(graph)} graph rows")
+            for g in graph:
+                runs = by[(float(g["b"]), round(float(g["e"]), 2))]
+                want = sum(c for c, _ in runs) / len(runs)
+                check(int(g["n"]) == len(runs) and abs(float(g["mean"]) - want) < 1e-12,
+                      f"{model}/{bs}: b={g['b']} e={g['e']}: graph {g['mean']} of {g['n']}, runs {want} of {len(runs)}")
+            hg = list(csv.DictReader(open(os.path.join(out, "height_vs_e_by_b.csv"))))
+            for g in hg:
+                hs = [h for _, h in by[(float(g["b"]), round(float(g["e"]), 2))]]
+                m = sum(hs) / len(hs)
+                check(abs(float(g["mean"]) - m) < 1e-9, f"{model}/{bs}: height mean {g['mean']} != {m}")
+
+
+transitions()
+bounce_to_roll()
+energy_bookkeeping()
+reduced_study()
+print(f"tumbleweed: {len(FAIL)} failures")
+sys.exit(1 if FAIL else 0)
