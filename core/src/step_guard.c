@@ -130,9 +130,9 @@ static int may_fall(double f0, double d0, double f1, double d1, double h, double
     return 0;
 }
 
-/* The crossing of contact c in [tl, tr] (f(tl) > 0 >= f(tr)) by
- * bisection on the dense output; the post-crossing end. */
-static int locate(guard_call *k, size_t c, double tl, double tr, double *root) {
+/* Bisection of contact c's crossing in [tl, tr] (f(tl) > 0 >= f(tr)) on
+ * the dense output; the post-crossing end. */
+static int bisect_crossing(guard_call *k, size_t c, double tl, double tr, double *root) {
     double tol = GUARD_ROOT_RTOL * fmax(1.0, fabs(tr));
     size_t scratch = NSD_GUARD_DEPTH + 2;
     for (int it = 0; it < GUARD_ROOT_MAX_ITER && tr - tl > tol; ++it) {
@@ -145,6 +145,40 @@ static int locate(guard_call *k, size_t c, double tl, double tr, double *root) {
             tl = mid;
     }
     *root = tr;
+    return 0;
+}
+
+/* Samples of an interval checked for an earlier crossing (locate). */
+#define GUARD_SCAN 64
+
+/* The first crossing of contact c in [tl, tr] (f(tl) > 0 >= f(tr)). A
+ * bracket may hold several sign changes: a gap with a kink or a jump where
+ * a terrain's nearest feature changes (a sphere past a concave corner sees
+ * the decline's gap fall through zero, rise again past the corner and jump
+ * where its centre crosses the floor), and bisection converges to any of
+ * them; a later one than the first is an impact missed (the sphere sank
+ * 6 cm into a valley's decline, tumbleweed_case4 with backspin0). So the
+ * stretch before a root is sampled at GUARD_SCAN points, and where a
+ * sample is at or below zero the earlier bracket is bisected instead. A
+ * bracket with one crossing gives the same root as before. */
+static int locate(guard_call *k, size_t c, double tl, double tr, double *root) {
+    size_t scratch = NSD_GUARD_DEPTH + 2;
+    for (int pass = 0; pass < 8; ++pass) {
+        if (bisect_crossing(k, c, tl, tr, root) != 0) return -1;
+        double a = tl, h = (*root - tl) / GUARD_SCAN, earlier = NAN;
+        for (int i = 1; i < GUARD_SCAN && isnan(earlier); ++i) {
+            double t = tl + i * h;
+            if (!(t > a && t < *root)) continue;
+            if (gaps_at(k, t, scratch) != 0) return -1;
+            if (lf(k->g, scratch)[c] <= 0.0)
+                earlier = t;
+            else
+                a = t;
+        }
+        if (isnan(earlier)) return 0;
+        tl = a;
+        tr = earlier;
+    }
     return 0;
 }
 
