@@ -340,6 +340,15 @@ START_TEST(first_crossing_of_a_bracket) {
     test_run_file(&R, "tumbleweed_case4_physical.toml", sets, 3, (nsd_run_outcome)TEST_ANY_OUTCOME);
     ck_assert_msg(deepest(&R) <= 1e-9 + 1e-10, "penetration %.3g m", deepest(&R));
     run_free(&R);
+    /* The search found the floor's crossing at a leaf that did not bracket
+     * the decline's earlier one (study I's grid, b = 2 m): 0.339 m deep
+     * before the hit was checked for earlier crossings. */
+    run Q = {0};
+    const char *grid[] = {"plot.enabled=false", "run.progress=false",  "system.b=2",
+                          "contact.e=0.81",     "system.j_over_m=0.8", "system.v0=6.0"};
+    test_run_file(&Q, "sweep_tumbleweed_study1.toml", grid, 6, (nsd_run_outcome)TEST_ANY_OUTCOME);
+    ck_assert_msg(deepest(&Q) <= 1e-9 + 1e-10, "penetration %.3g m", deepest(&Q));
+    run_free(&Q);
 }
 END_TEST
 

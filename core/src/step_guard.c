@@ -294,6 +294,40 @@ static int penetrating(nsd_model *m, const double *f, const double *df, double t
     return 0;
 }
 
+/* A crossing found at t_hit: does any contact fall through its threshold
+ * earlier in [t_a, t_hit]? The search follows the Hermite interpolants of
+ * the gaps, which a gap with a kink or a jump (a terrain's nearest feature
+ * changing) defeats: a long free flight past a concave corner left the
+ * search at a leaf where the floor's crossing was bracketed and the
+ * decline's earlier one was not. So the stretch before a hit is sampled at
+ * GUARD_SCAN points; the first sample where a contact is at or below its
+ * threshold brackets an earlier crossing (with the sample before it),
+ * which is located instead. Only steps with an impact pay for it. */
+static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
+    nsd_step_guard *g = k->g;
+    size_t scan = NSD_GUARD_DEPTH + 1; /* free while the search is over */
+    double t_prev = g->t_a, h = (*t_hit - g->t_a) / GUARD_SCAN;
+    const double *f0 = lf(g, 0);
+    for (int i = 1; i < GUARD_SCAN; ++i) {
+        double t = g->t_a + i * h;
+        if (!(t > t_prev && t < *t_hit)) continue;
+        if (gaps_at(k, t, scan) != 0) return -1;
+        const double *f = lf(g, scan);
+        for (size_t c = 0; c < g->nc; ++c) {
+            if (!(f0[c] > 0.0 && f[c] <= 0.0)) continue;
+            double root;
+            if (locate(k, c, t_prev, t, &root) != 0) return -1;
+            if (root < *t_hit) {
+                *t_hit = root;
+                *contact = c;
+            }
+        }
+        if (*t_hit <= t) return 0;
+        t_prev = t;
+    }
+    return 0;
+}
+
 int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator *ig, void *inst,
                          double t_b, const double *y_b, double *t_hit, size_t *contact) {
     guard_call k = {g, m, ig, inst, t_b, y_b};
@@ -301,6 +335,7 @@ int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator
     if (gaps_at(&k, t_b, 1) != 0) return -1;
     int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, t_hit, contact);
     if (r < 0) return -1;
+    if (r == 1 && earliest_hit(&k, t_hit, contact) != 0) return -1;
     if (r == 1) return located(&k, *t_hit, *contact);
     if (penetrating(m, lf(g, 1), ldf(g, 1), t_b)) return -1;
     memcpy(lf(g, 0), lf(g, 1), g->nc * sizeof *g->f);
