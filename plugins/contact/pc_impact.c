@@ -422,16 +422,9 @@ static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, doubl
     const double un = p->u_free[0];
     if (un >= 0.0) return NSDYN_OK;
     pc_law scaled = *law;
-    scaled.e = fmin(law->e * (fmin(p->u_start[0], 0.0) / un), 1.0);
-    double mu_s = p->mu_static, mu_k = p->mu_kinetic, gap = 0.0, up[3];
-    nsdyn_impact_problem pr = {.struct_size = sizeof pr,
-                               .n_contacts = 1,
-                               .tangent_dim = p->tangent_dim,
-                               .delassus = p->G,
-                               .u_minus = p->u_free,
-                               .mu_static = &mu_s,
-                               .mu_kinetic = &mu_k,
-                               .gaps = &gap};
+    scaled.e = fmin(law->e * nsdyn_local_restitution_scale(p), 1.0); /* e when u_start = u_free */
+    double mu_s, mu_k, gap, up[3];
+    nsdyn_impact_problem pr = nsdyn_local_problem(p, &mu_s, &mu_k, &gap);
     return impact(&scaled, &pr, P, up);
 }
 

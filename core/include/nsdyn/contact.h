@@ -102,6 +102,32 @@ typedef struct nsdyn_contact_law {
     nsdyn_contact_coefficients_fn coefficients;
 } nsdyn_contact_law;
 
+/* For a rigid law whose local_impulse() is its impact() for the one
+ * contact, with the restitution referred to the approach at the start
+ * (Moreau's rule: e_eff = e min(u_start,n, 0) / u_free,n, exactly e
+ * event-driven where u_start = u_free, 0 for a contact at rest): the factor
+ * that scales e (call it only for an approaching contact, u_free,n < 0),
+ * and the one-contact problem, whose coefficients and zero gap go into the
+ * caller's mu_s, mu_k and gap. The shipped rigid laws use both. */
+static inline double nsdyn_local_restitution_scale(const nsdyn_local_impact *p) {
+    return (p->u_start[0] < 0.0 ? p->u_start[0] : 0.0) / p->u_free[0];
+}
+static inline nsdyn_impact_problem nsdyn_local_problem(const nsdyn_local_impact *p, double *mu_s,
+                                                       double *mu_k, double *gap) {
+    *mu_s = p->mu_static;
+    *mu_k = p->mu_kinetic;
+    *gap = 0.0;
+    nsdyn_impact_problem pr = {.struct_size = sizeof pr,
+                               .n_contacts = 1,
+                               .tangent_dim = p->tangent_dim,
+                               .delassus = p->G,
+                               .u_minus = p->u_free,
+                               .mu_static = mu_s,
+                               .mu_kinetic = mu_k,
+                               .gaps = gap};
+    return pr;
+}
+
 /* Descriptor head of a contact law: NSDYN_CONTACT_INFO(.id = "...", ...). */
 #define NSDYN_CONTACT_INFO(...) NSDYN_INFO_OF(nsdyn_contact_law, NSDYN_KIND_CONTACT, __VA_ARGS__)
 
