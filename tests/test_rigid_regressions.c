@@ -349,6 +349,18 @@ START_TEST(first_crossing_of_a_bracket) {
     test_run_file(&Q, "sweep_tumbleweed_study1.toml", grid, 6, (nsd_run_outcome)TEST_ANY_OUTCOME);
     ck_assert_msg(deepest(&Q) <= 1e-9 + 1e-10, "penetration %.3g m", deepest(&Q));
     run_free(&Q);
+    /* A sphere meeting the concave corner: the decline's crossing 0.6 ms
+     * before the floor's, between two samples of the check (study IV's
+     * grid: 1.7 mm into the decline before the hit itself was checked). */
+    run C = {0};
+    const char *corner[] = {"plot.enabled=false", "run.progress=false",  "system.b=5",
+                            "contact.e=0.96",     "system.j_over_m=7.5", "system.v0=8.4"};
+    test_run_file(&C, "sweep_tumbleweed_study4.toml", corner, 6, (nsd_run_outcome)TEST_ANY_OUTCOME);
+    /* contact_tolerance + the position error of dopri5 at rtol 1e-10 over
+     * the deep valley's 30 m (the crossing is found on the dense output of
+     * a 2 s step): 1e-9 + 3e-9 m; the defect was 1.7e-3 m */
+    ck_assert_msg(deepest(&C) <= 1e-9 + 1e-10 * 30.0, "penetration %.3g m", deepest(&C));
+    run_free(&C);
 }
 END_TEST
 

@@ -325,6 +325,21 @@ static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
         if (*t_hit <= t) return 0;
         t_prev = t;
     }
+    /* The hit itself: another contact already below its threshold there
+     * crossed after the last sample (a sphere meeting a concave corner: the
+     * decline's crossing 0.6 ms before the floor's, between two samples). */
+    double t_end = *t_hit;
+    size_t hit = *contact;
+    if (gaps_at(k, t_end, scan) != 0) return -1;
+    for (size_t c = 0; c < g->nc; ++c) {
+        double root;
+        if (c == hit || !(f0[c] > 0.0 && lf(g, scan)[c] < 0.0)) continue;
+        if (locate(k, c, t_prev, t_end, &root) != 0) return -1;
+        if (root < *t_hit) {
+            *t_hit = root;
+            *contact = c;
+        }
+    }
     return 0;
 }
 
