@@ -1,0 +1,843 @@
+/* bistiffness_limit: the rigid (infinite-stiffness) limit of the
+ * bi-stiffness contact law of Barjau & Batlle (Section 5, eq. (5.1);
+ * ../shared/papers/rimless-wheel-percussion-centre-impact.txt) with
+ * set-valued Coulomb friction, as a rigid impact law for any number of
+ * planar contacts. Derivation and checks: docs/rimless-wheel.md, "The
+ * stiff limit of the bi-stiffness model".
+ *
+ * Model. During the impact the configuration is frozen (the contacts move
+ * by O(v sqrt(m/k)), which vanishes as k -> inf) and every finite force
+ * (gravity, springs, drift terms) is negligible against the contact forces
+ * (O(v sqrt(k m))). With the Delassus operator G = W M^-1 W^T, the local
+ * velocities u = u- + G P, the penetrations delta_i (zero at the start)
+ * and the impulses P:
+ *   delta_i' = -u_n,i,   P' = F,
+ *   F_n,i = k (1 + mu_n) delta_i (compression, delta_i' > 0),
+ *           k (1 - mu_n) delta_i (expansion, delta_i' < 0),
+ *           in [k(1 - mu_n), k(1 + mu_n)] delta_i with delta_i' = 0 held
+ *           (the damper's dry friction sticks: "hold", a Filippov mode of
+ *           (5.1) that two coupled contacts can reach), 0 when delta_i <= 0;
+ *   F_t,i = -mu_k F_n,i sign(u_t,i) (slip), or any |F_t,i| <= mu_s F_n,i
+ *           that keeps u_t,i = 0 (stick).
+ * With tau = sqrt(k) t and d = sqrt(k) delta the equations lose k:
+ * d' = -u_n, dP/dtau = f(d) (f: (5.1) with k = 1), so P and u+ do not
+ * depend on k. They are also of degree one in u- and depend on G only
+ * through its scale: the law solves the normalized problem (u-/max|u-|,
+ * G/max|G|) and scales P back.
+ *
+ * Integration. In a mode (each contact's normal branch and stick/slip
+ * fixed) the forces are linear in d (the stick and hold forces solve
+ * linear equations whose right-hand side is linear in d), so the state
+ * x = (d, P, 1) obeys x' = A x with a constant A: each step is the exact
+ * exp(A h) x (Taylor series to rounding, |A h| <= 0.1). A mode ends where
+ * one of its conditions (d_i >= 0 or <= 0, the sign of u_n,i in
+ * compression/expansion, the slip direction, the friction cone and the
+ * hold bounds) is about to fail: the root is bisected on the exact
+ * solution to rounding. The next modes are the first consistent
+ * combination (stick before slide) for the contacts whose mode is open at
+ * that state, judged a short probe (tau = 1e-6) ahead on the candidate's
+ * exact solution, so ties at zero (a contact touching at rest, a slip that
+ * stops, the deepest point) are decided by the higher derivatives.
+ *
+ * Redundant stick (two contacts with the same tangent row, a rimless wheel
+ * at theta = 0): the split between them does not change the motion (a null
+ * vector z of a principal block of G is in the null space of G); the
+ * friction cones are checked at the split that maximizes the smallest
+ * margin, and the final tangential impulses of contacts with identical
+ * tangent columns are shared in proportion to mu_s P_n.
+ *
+ * The impact ends when no contact carries a force and none approaches. The
+ * phase log uses pc_impact's vocabulary: with two contacts Q_f is the one
+ * approaching fastest, "SP <Q_f mode>" or "DP <Q_f>/<Q_b>", " jamb" when
+ * u_nf' < 0 at the phase's start, " reversal" when Q_f's slip changes
+ * sign, "; end" when Q_f leaves (" (Q_b stays closed)" if Q_b still
+ * touches), then "Q_b <mode>" while Q_b alone still pushes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsdyn/nsdyn.h"
+#include "nsdyn_numeric.h"
+
+enum { N_OPEN = 0, N_COMP = 1, N_EXP = 2, N_HOLD = 3 };
+enum { F_NONE = 0, F_STICK = 1, F_SLIDE_P = 2, F_SLIDE_M = 3 };
+enum {
+    STACK_N = 4,
+    STACK_DOUBLES = 1024,
+    STACK_INTS = 28 * STACK_N,
+    MAX_STEPS = 2000000,
+    MAX_EVENTS = 20000,
+    MAX_COMBOS = 6561
+};
+
+/* Normalized units (|u-| <= 1, |G| <= 1, k = 1): a quantity within TOL_C
+ * of zero is at its boundary (its mode is chosen again), a condition must
+ * fail by TOL_T beyond its start value to end a mode, and the probe looks
+ * PROBE ahead (the impact lasts O(1)). */
+#define TOL_C 1e-9
+#define TOL_T 1e-12
+#define PROBE 1e-6
+#define BIG 1e300
+
+static const nsdyn_param_decl params[] = {
+    NSDYN_REAL_F("mu_n", "1", 0.2, 0.0, 1.0, NSDYN_PARAM_MAX_EXCLUSIVE,
+                 "normal damper friction of (5.1): stiffness k(1+mu_n) compressing, k(1-mu_n) "
+                 "expanding; one contact rebounds with e = sqrt((1-mu_n)/(1+mu_n))"),
+};
+
+typedef struct bl_law {
+    double mu_n;
+    nsdyn_host host;
+    int have_host;
+} bl_law;
+
+/* One impact. Arrays point into one buffer (stack for n <= STACK_N). */
+typedef struct blx {
+    int n, N, f, b; /* contacts, state size 4n + 1, Q_f, Q_b (n == 2) */
+    double kc, ke;  /* 1 + mu_n, 1 - mu_n */
+    const double *mus, *muk;
+    double *G, *um;                    /* normalized Delassus (3n x 3n), u- (3n) */
+    double *A, *B, *z;                 /* mode: x' = A x, F = B d, null split z */
+    double *M, *rhs, *sol, *nul, *col; /* force solve */
+    double *x, *y, *t, *xp, *F, *u, *g, *g0, *c0, *c1;
+    int *nm, *fm, *cnm, *cfm, *opt, *nopt, *idx, *unk;
+    int has_z, nunk;
+    double anorm;
+    char *log;
+    size_t log_len, at;
+    char last[64];
+    int last_sigma, ended;
+} blx;
+
+static size_t ws_doubles(size_t n) {
+    const size_t N = 4 * n + 1, m = 3 * n, k = 2 * n;
+    return m * m + m + N * N + m * n + m + k * k + 3 * k + k * m + 5 * N + 2 * m + 2 * (m + 1) +
+           8 * n;
+}
+static size_t ws_ints(size_t n) { return 28 * n; }
+
+static void ws_bind(blx *x, double *d, int *iv) {
+    const size_t n = (size_t)x->n, N = 4 * n + 1, m = 3 * n, k = 2 * n;
+    x->G = d, d += m * m;
+    x->um = d, d += m;
+    x->A = d, d += N * N;
+    x->B = d, d += m * n;
+    x->z = d, d += m;
+    x->M = d, d += k * k;
+    x->rhs = d, d += k;
+    x->sol = d, d += k;
+    x->nul = d, d += k;
+    x->col = d, d += k * m;
+    x->x = d, d += N;
+    x->y = d, d += N;
+    x->t = d, d += N;
+    x->xp = d, d += N;
+    x->g0 = d, d += N;
+    x->F = d, d += m;
+    x->u = d, d += m;
+    x->g = d, d += m + 1;
+    x->c0 = d, d += 4 * n;
+    x->c1 = d;
+    x->nm = iv, iv += n;
+    x->fm = iv, iv += n;
+    x->cnm = iv, iv += n;
+    x->cfm = iv, iv += n;
+    x->opt = iv, iv += 18 * n;
+    x->nopt = iv, iv += 2 * n;
+    x->idx = iv, iv += 2 * n;
+    x->unk = iv;
+}
+
+static double Gq(const blx *x, int i, int j) { return x->G[(size_t)i * 3 * x->n + j]; }
+static double sigma_of(int fm) { return fm == F_SLIDE_P ? 1.0 : fm == F_SLIDE_M ? -1.0 : 0.0; }
+
+/* ---- forces of a mode: F = B d (+ alpha z) ------------------------------ */
+
+/* The unknowns (hold normals, stick tangents) and their force columns. */
+static void unknowns(blx *x, const int *nm, const int *fm) {
+    const int m = 3 * x->n;
+    x->nunk = 0;
+    for (int i = 0; i < x->n; ++i) {
+        if (nm[i] == N_HOLD) {
+            double *c = x->col + (size_t)x->nunk * m;
+            memset(c, 0, (size_t)m * sizeof *c);
+            c[3 * i] = 1.0;
+            c[3 * i + 1] = -sigma_of(fm[i]) * x->muk[i];
+            x->unk[x->nunk++] = 3 * i; /* its equation: u_n,i' = 0 */
+        }
+        if (nm[i] != N_OPEN && fm[i] == F_STICK) {
+            double *c = x->col + (size_t)x->nunk * m;
+            memset(c, 0, (size_t)m * sizeof *c);
+            c[3 * i + 1] = 1.0;
+            x->unk[x->nunk++] = 3 * i + 1; /* u_t,i' = 0 */
+        }
+    }
+}
+
+/* B (3n x n) and the null split z of modes (nm, fm); 0 if the equations
+ * of the stick and hold unknowns have no solution. */
+static int mode_forces(blx *x, const int *nm, const int *fm) {
+    const int n = x->n, m = 3 * n;
+    unknowns(x, nm, fm);
+    const int k = x->nunk;
+    x->has_z = 0;
+    memset(x->z, 0, (size_t)m * sizeof *x->z);
+    for (int j = 0; j < n; ++j) {
+        double *Fj = x->F; /* forces for d = e_j */
+        memset(Fj, 0, (size_t)m * sizeof *Fj);
+        if (nm[j] == N_COMP || nm[j] == N_EXP) {
+            Fj[3 * j] = nm[j] == N_COMP ? x->kc : x->ke;
+            Fj[3 * j + 1] = -sigma_of(fm[j]) * x->muk[j] * Fj[3 * j];
+        }
+        for (int r = 0; r < k; ++r) {
+            double s = 0.0;
+            for (int q = 0; q < m; ++q) s += Gq(x, x->unk[r], q) * Fj[q];
+            x->rhs[r] = -s;
+            for (int c = 0; c < k; ++c) {
+                const double *cc = x->col + (size_t)c * m;
+                double a = 0.0;
+                for (int q = 0; q < m; ++q) a += Gq(x, x->unk[r], q) * cc[q];
+                x->M[r * k + c] = a;
+            }
+        }
+        if (k > 0 && k <= NSN_GC_MAX) {
+            int rank = nsn_gauss_complete(k, x->M, (size_t)k, x->rhs, x->sol, x->nul);
+            if (rank < 0) return 0;
+            if (j == 0 && rank == k - 1) {
+                x->has_z = 1;
+                for (int c = 0; c < k; ++c)
+                    for (int q = 0; q < m; ++q) x->z[q] += x->nul[c] * x->col[(size_t)c * m + q];
+            }
+        } else if (k > 0) {
+            if (nsn_lu_solve((size_t)k, x->M, (size_t)k, x->rhs, 1e-13, 0.0) != NSN_OK) return 0;
+            memcpy(x->sol, x->rhs, (size_t)k * sizeof *x->sol);
+        }
+        for (int c = 0; c < k; ++c)
+            for (int q = 0; q < m; ++q) Fj[q] += x->sol[c] * x->col[(size_t)c * m + q];
+        for (int q = 0; q < m; ++q) x->B[(size_t)q * n + j] = Fj[q];
+    }
+    return 1;
+}
+
+/* x' = A x, x = (d, P, 1): d' = -(u- + G P)_n, P' = B d. */
+static void build_A(blx *x) {
+    const int n = x->n, N = x->N, m = 3 * n;
+    memset(x->A, 0, (size_t)N * N * sizeof *x->A);
+    for (int i = 0; i < n; ++i) {
+        for (int c = 0; c < m; ++c) x->A[(size_t)i * N + n + c] = -Gq(x, 3 * i, c);
+        x->A[(size_t)i * N + N - 1] = -x->um[3 * i];
+    }
+    for (int q = 0; q < m; ++q)
+        for (int j = 0; j < n; ++j) x->A[(size_t)(n + q) * N + j] = x->B[(size_t)q * n + j];
+    x->anorm = 0.0;
+    for (int i = 0; i < N; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < N; ++j) s += fabs(x->A[(size_t)i * N + j]);
+        x->anorm = fmax(x->anorm, s);
+    }
+}
+
+/* out = exp(A th) in, by its Taylor series (|A th| <= 0.1: 12 terms reach
+ * rounding; the loop stops when a term no longer changes the sum). */
+static void propagate(blx *x, const double *in, double th, double *out) {
+    const int N = x->N;
+    memcpy(out, in, (size_t)N * sizeof *out);
+    memcpy(x->t, in, (size_t)N * sizeof *x->t);
+    for (int k = 1; k < 40; ++k) {
+        double tn = 0.0, on = 0.0;
+        for (int i = 0; i < N; ++i) {
+            double s = 0.0;
+            for (int j = 0; j < N; ++j) s += x->A[(size_t)i * N + j] * x->t[j];
+            x->y[i] = s * th / k;
+        }
+        for (int i = 0; i < N; ++i) {
+            x->t[i] = x->y[i];
+            out[i] += x->t[i];
+            tn = fmax(tn, fabs(x->t[i]));
+            on = fmax(on, fabs(out[i]));
+        }
+        if (tn <= 1e-18 * on) break;
+    }
+}
+
+/* u = u- + G P and F = B d at state s (current mode). */
+static void state_uF(blx *x, const double *s) {
+    const int n = x->n, m = 3 * n;
+    for (int i = 0; i < m; ++i) {
+        double v = x->um[i];
+        for (int j = 0; j < m; ++j) v += Gq(x, i, j) * s[n + j];
+        x->u[i] = v;
+        double f = 0.0;
+        for (int j = 0; j < n; ++j) f += x->B[(size_t)i * n + j] * s[j];
+        x->F[i] = f;
+    }
+}
+
+/* max over alpha of min_j (c0_j + c1_j alpha): the friction cones' and hold
+ * bounds' smallest margin at the best split along z. */
+static double maximin(const double *c0, const double *c1, int m) {
+    double fixed = BIG, best = -BIG;
+    int pos = 0, neg = 0;
+    for (int j = 0; j < m; ++j) {
+        if (c1[j] > 0)
+            pos = 1;
+        else if (c1[j] < 0)
+            neg = 1;
+        else
+            fixed = fmin(fixed, c0[j]);
+    }
+    if (!(pos && neg)) return fixed; /* the free ones can all be satisfied */
+    for (int j = 0; j < m; ++j)
+        for (int l = 0; l < m; ++l) {
+            if (!(c1[j] > 0 && c1[l] < 0)) continue;
+            double a = (c0[l] - c0[j]) / (c1[j] - c1[l]), v = BIG;
+            for (int q = 0; q < m; ++q) v = fmin(v, c0[q] + c1[q] * a);
+            best = fmax(best, v);
+        }
+    return fmin(best, fixed);
+}
+
+/* The mode's conditions at state s into g (each >= 0 while it holds):
+ * per contact the normal position, the normal rate, the slip direction,
+ * then the cones and hold bounds. Calls state_uF. */
+static void conditions(blx *x, const double *s) {
+    const int n = x->n;
+    int mc = 0;
+    state_uF(x, s);
+    const double w = x->has_z ? 1.0 : 0.0;
+    for (int i = 0; i < n; ++i) {
+        const double d = s[i], un = x->u[3 * i], ut = x->u[3 * i + 1];
+        double *g = x->g + 3 * i;
+        g[0] = x->nm[i] == N_OPEN ? -d : d;
+        g[1] = x->nm[i] == N_COMP ? -un : x->nm[i] == N_EXP ? un : BIG;
+        g[2] = x->nm[i] != N_OPEN && x->fm[i] != F_STICK ? sigma_of(x->fm[i]) * ut : BIG;
+        const double Fn = x->F[3 * i], Ft = x->F[3 * i + 1], zn = w * x->z[3 * i],
+                     zt = w * x->z[3 * i + 1];
+        if (x->nm[i] == N_HOLD) { /* ke d <= F_n <= kc d */
+            x->c0[mc] = Fn - x->ke * d, x->c1[mc++] = zn;
+            x->c0[mc] = x->kc * d - Fn, x->c1[mc++] = -zn;
+        }
+        if (x->nm[i] != N_OPEN && x->fm[i] == F_STICK) { /* |F_t| <= mu_s F_n */
+            x->c0[mc] = x->mus[i] * Fn - Ft, x->c1[mc++] = x->mus[i] * zn - zt;
+            x->c0[mc] = x->mus[i] * Fn + Ft, x->c1[mc++] = x->mus[i] * zn + zt;
+        }
+    }
+    x->g[3 * n] = maximin(x->c0, x->c1, mc);
+}
+
+/* ---- mode choice ---------------------------------------------------------- */
+
+/* Sets the mode (nm, fm) <- (cnm, cfm) and its matrices; 0 if infeasible. */
+static int set_mode(blx *x, const int *cnm, const int *cfm) {
+    if (cnm != x->nm) memcpy(x->nm, cnm, (size_t)x->n * sizeof *x->nm);
+    if (cfm != x->fm) memcpy(x->fm, cfm, (size_t)x->n * sizeof *x->fm);
+    if (!mode_forces(x, x->nm, x->fm)) return 0;
+    build_A(x);
+    return 1;
+}
+
+/* Is the mode just set consistent at state x->x? Conditions clearly true
+ * must stay true, conditions at zero must not decrease over the probe. */
+static int consistent(blx *x) {
+    const int ng = 3 * x->n + 1;
+    conditions(x, x->x);
+    for (int k = 0; k < ng; ++k) {
+        if (x->g[k] < -TOL_C) return 0;
+        x->g0[k] = x->g[k];
+    }
+    propagate(x, x->x, PROBE, x->xp);
+    conditions(x, x->xp);
+    for (int k = 0; k < ng; ++k)
+        if (x->g0[k] <= TOL_C ? x->g[k] < x->g0[k] : x->g[k] < 0.0) return 0;
+    return 1;
+}
+
+/* Each contact's candidate modes at the current state, in the order of
+ * preference (stick before slide; expansion, hold, then compression). */
+static void candidates(blx *x) {
+    state_uF(x, x->x);
+    for (int i = 0; i < x->n; ++i) {
+        const double d = x->x[i], un = x->u[3 * i], ut = x->u[3 * i + 1];
+        int ns[3], nn = 0, fs[3], nf = 0, *o = x->opt + 18 * i, no = 0;
+        if (d > TOL_C) {
+            if (un < -TOL_C)
+                ns[nn++] = N_COMP;
+            else if (un > TOL_C)
+                ns[nn++] = N_EXP;
+            else
+                ns[nn++] = N_EXP, ns[nn++] = N_HOLD, ns[nn++] = N_COMP;
+        } else if (d >= -TOL_C) {
+            if (un < -TOL_C)
+                ns[nn++] = N_COMP;
+            else if (un > TOL_C)
+                ns[nn++] = N_OPEN;
+            else
+                ns[nn++] = N_OPEN, ns[nn++] = N_COMP;
+        } else {
+            ns[nn++] = N_OPEN;
+        }
+        if (ut > TOL_C)
+            fs[nf++] = F_SLIDE_P;
+        else if (ut < -TOL_C)
+            fs[nf++] = F_SLIDE_M;
+        else
+            fs[nf++] = F_STICK, fs[nf++] = F_SLIDE_P, fs[nf++] = F_SLIDE_M;
+        for (int a = 0; a < nn; ++a) {
+            if (ns[a] == N_OPEN) {
+                o[2 * no] = N_OPEN, o[2 * no + 1] = F_NONE, ++no;
+                continue;
+            }
+            for (int c = 0; c < nf; ++c) o[2 * no] = ns[a], o[2 * no + 1] = fs[c], ++no;
+        }
+        x->nopt[i] = no;
+    }
+}
+
+/* The first consistent combination of the candidates; 0 if none. */
+static int choose_modes(blx *x) {
+    candidates(x);
+    long combos = 1;
+    for (int i = 0; i < x->n; ++i) {
+        x->idx[i] = 0;
+        combos *= x->nopt[i];
+        if (combos > MAX_COMBOS) combos = MAX_COMBOS;
+    }
+    for (long c = 0; c < combos; ++c) {
+        for (int i = 0; i < x->n; ++i) {
+            const int *o = x->opt + 18 * i + 2 * x->idx[i];
+            x->cnm[i] = o[0], x->cfm[i] = o[1];
+        }
+        if (set_mode(x, x->cnm, x->cfm) && consistent(x)) return 1;
+        for (int i = x->n - 1; i >= 0; --i) { /* next combination, the last contact fastest */
+            if (++x->idx[i] < x->nopt[i]) break;
+            x->idx[i] = 0;
+        }
+    }
+    return 0;
+}
+
+/* ---- phase log ------------------------------------------------------------ */
+
+static const char *fname(int fm) {
+    return fm == F_STICK     ? "stick"
+           : fm == F_SLIDE_P ? "slide+"
+           : fm == F_SLIDE_M ? "slide-"
+                             : "off";
+}
+
+static void say(blx *x, const char *s) {
+    if (!x->log || x->at + 1 >= x->log_len) return;
+    int k = snprintf(x->log + x->at, x->log_len - x->at, "%s", s);
+    if (k > 0) x->at += (size_t)k;
+    if (x->at > x->log_len - 1) x->at = x->log_len - 1;
+}
+
+/* The label of the mode just chosen (pc_impact's words); logged once. */
+static void log_phase(blx *x) {
+    char lab[64] = "";
+    const int n = x->n, f = x->f, b = x->b;
+    const int fon = x->nm[f] != N_OPEN, bon = b >= 0 && x->nm[b] != N_OPEN;
+    int k = 0;
+    if (fon && x->ended) x->ended = 0; /* Q_f closes again: a new impact phase */
+    if (n <= 2 && fon && bon)
+        k = snprintf(lab, sizeof lab, "DP %s/%s", fname(x->fm[f]), fname(x->fm[b]));
+    else if (n <= 2 && fon)
+        k = snprintf(lab, sizeof lab, "SP %s", fname(x->fm[f]));
+    else if (n <= 2 && bon)
+        k = snprintf(lab, sizeof lab, "Q_b %s", fname(x->fm[b]));
+    else if (n > 2)
+        for (int i = 0; i < n && k >= 0 && (size_t)k < sizeof lab; ++i)
+            if (x->nm[i] != N_OPEN)
+                k += snprintf(lab + k, sizeof lab - (size_t)k, "%sc%d %s", k ? "," : "", i,
+                              fname(x->fm[i]));
+    if (lab[0] == '\0' || k < 0 || (size_t)k >= sizeof lab) return;
+    if (fon) {
+        double dun = 0.0; /* u_nf' at the probe: the approach grows (jamb) */
+        for (int q = 0; q < 3 * n; ++q) dun += Gq(x, 3 * f, q) * x->F[q];
+        const int sg = x->fm[f] == F_SLIDE_P ? 1 : x->fm[f] == F_SLIDE_M ? -1 : 0;
+        if (dun < 0.0 && (size_t)k < sizeof lab)
+            k += snprintf(lab + k, sizeof lab - (size_t)k, " jamb");
+        if (sg && x->last_sigma && sg != x->last_sigma && k > 0 && (size_t)k < sizeof lab)
+            snprintf(lab + k, sizeof lab - (size_t)k, " reversal");
+        if (sg) x->last_sigma = sg;
+    }
+    if (strcmp(lab, x->last) == 0) return;
+    snprintf(x->last, sizeof x->last, "%s", lab);
+    if (x->at) say(x, "; ");
+    say(x, lab);
+}
+
+/* Q_f has left: "end", and whether Q_b still touches (pc_impact's words). */
+static void log_end(blx *x) {
+    if (x->ended) return;
+    x->ended = 1;
+    say(x, x->at ? "; end" : "end");
+    if (x->n == 2 && x->nm[x->b] != N_OPEN) say(x, " (Q_b stays closed)");
+    x->last[0] = '\0';
+}
+
+/* ---- the integration ----------------------------------------------------- */
+
+/* Does any condition at state s fall TOL_T below its start value? */
+static int violated(blx *x, const double *s) {
+    conditions(x, s);
+    for (int k = 0; k < 3 * x->n + 1; ++k)
+        if (x->g[k] < fmin(x->g0[k], 0.0) - TOL_T) return 1;
+    return 0;
+}
+
+/* No force can act any more (every force column zero) and no contact
+ * approaches: the impact is over. */
+static int quiescent(blx *x) {
+    for (int q = 0; q < 3 * x->n * x->n; ++q)
+        if (x->B[q] != 0.0) return 0;
+    state_uF(x, x->x);
+    for (int i = 0; i < x->n; ++i)
+        if (x->u[3 * i] < -TOL_C) return 0;
+    return 1;
+}
+
+/* Nothing moves any more while forces act: every contact with a force at
+ * rest (u_n = 0) and the forces self-equilibrated (G F = 0), e.g. a body
+ * wedged between two contacts whose dampers hold. The velocities are final
+ * (the impulse would only grow along the null space of G). */
+static int wedged(blx *x) {
+    const int m = 3 * x->n;
+    double fmax_ = 0.0, acc = 0.0;
+    state_uF(x, x->x);
+    for (int i = 0; i < x->n; ++i)
+        if (x->nm[i] != N_OPEN && fabs(x->u[3 * i]) > TOL_C) return 0;
+    for (int q = 0; q < m; ++q) fmax_ = fmax(fmax_, fabs(x->F[q]));
+    for (int i = 0; i < m; ++i) {
+        double a = 0.0;
+        for (int q = 0; q < m; ++q) a += Gq(x, i, q) * x->F[q];
+        acc = fmax(acc, fabs(a));
+    }
+    return fmax_ > 0.0 && acc <= 1e-9 * fmax_;
+}
+
+/* One mode from x->x to its end (the event state in x->x). 1 ok, 0 with msg. */
+static int run_mode(blx *x, long *steps, char *msg, size_t len) {
+    conditions(x, x->x);
+    memcpy(x->g0, x->g, (size_t)(3 * x->n + 1) * sizeof *x->g0);
+    const double h = 0.1 / fmax(x->anorm, 1e-300);
+    for (;;) {
+        if (++*steps > MAX_STEPS) {
+            snprintf(msg, len,
+                     "bistiffness_limit: more than %d steps in one impact (a mode "
+                     "that never ends)",
+                     MAX_STEPS);
+            return 0;
+        }
+        double *s1 = x->xp;
+        propagate(x, x->x, h, s1);
+        if (!isfinite(s1[0]) || !isfinite(s1[x->n])) {
+            snprintf(msg, len,
+                     "bistiffness_limit: the impact diverges (a Delassus operator that "
+                     "is not positive semi-definite?)");
+            return 0;
+        }
+        if (!violated(x, s1)) {
+            memcpy(x->x, s1, (size_t)x->N * sizeof *x->x);
+            continue;
+        }
+        double lo = 0.0, hi = h; /* bisection on the exact solution */
+        for (int it = 0; it < 200 && hi - lo > 1e-16 * h; ++it) {
+            double mid = 0.5 * (lo + hi);
+            propagate(x, x->x, mid, s1);
+            if (violated(x, s1))
+                hi = mid;
+            else
+                lo = mid;
+        }
+        propagate(x, x->x, hi, s1);
+        memcpy(x->x, s1, (size_t)x->N * sizeof *x->x);
+        return 1;
+    }
+}
+
+/* Free flight (no contact pushes): jump to the first closing contact.
+ * Returns 0 if none approaches (the impact is over). */
+static int flight(blx *x) {
+    state_uF(x, x->x);
+    double best = BIG;
+    for (int i = 0; i < x->n; ++i)
+        if (x->u[3 * i] < -TOL_C && x->x[i] < 0.0) best = fmin(best, x->x[i] / x->u[3 * i]);
+    if (best >= BIG) return 0;
+    for (int i = 0; i < x->n; ++i) x->x[i] -= best * x->u[3 * i];
+    return 1;
+}
+
+static int integrate(blx *x, char *msg, size_t len) {
+    long steps = 0;
+    for (int ev = 0; ev < MAX_EVENTS; ++ev) {
+        if (!choose_modes(x)) {
+            state_uF(x, x->x);
+            snprintf(msg, len,
+                     "bistiffness_limit: no consistent contact modes after %d mode changes "
+                     "(Painleve-type: a sliding contact's friction drives it into the ground, "
+                     "or stick and slip both fail); u_n,0 = %g, u_t,0 = %g (normalized)",
+                     ev, x->u[0], x->u[1]);
+            return 0;
+        }
+        int any = 0;
+        for (int i = 0; i < x->n; ++i) any |= x->nm[i] != N_OPEN;
+        if (x->n <= 2 && x->nm[x->f] == N_OPEN && ev > 0) log_end(x);
+        if (!any && x->n > 2 && ev > 0) log_end(x);
+        log_phase(x);
+        if (quiescent(x)) {
+            log_end(x);
+            return 1;
+        }
+        if (wedged(x)) {
+            say(x, x->at ? "; wedged" : "wedged");
+            log_end(x);
+            return 1;
+        }
+        if (!any) {
+            if (!flight(x)) {
+                log_end(x);
+                return 1;
+            }
+            continue;
+        }
+        if (!run_mode(x, &steps, msg, len)) return 0;
+    }
+    snprintf(msg, len, "bistiffness_limit: more than %d mode changes in one impact", MAX_EVENTS);
+    return 0;
+}
+
+/* ---- the law -------------------------------------------------------------- */
+
+static nsdyn_status fail(const bl_law *law, const nsdyn_impact_problem *pr, const char *msg) {
+    if (law->have_host) law->host.log(law->host.ctx, NSDYN_LOG_ERROR, msg);
+    if (pr->phase_log && pr->phase_log_len) snprintf(pr->phase_log, pr->phase_log_len, "%s", msg);
+    return NSDYN_ERROR;
+}
+
+/* Checks and normalization; 0 no impact, 1 go, -1 bad data (msg). */
+static int setup(const nsdyn_impact_problem *pr, blx *x, double *vs, double *gs, char *msg,
+                 size_t len) {
+    const int n = x->n, m = 3 * n;
+    *vs = 0.0, *gs = 0.0;
+    for (int i = 0; i < n; ++i)
+        if (!(pr->mu_static[i] >= 0 && isfinite(pr->mu_static[i]) && pr->mu_kinetic[i] >= 0 &&
+              isfinite(pr->mu_kinetic[i]))) {
+            snprintf(msg, len,
+                     "bistiffness_limit: contact %d: mu_s = %g, mu_k = %g: expected "
+                     "finite, >= 0",
+                     i, pr->mu_static[i], pr->mu_kinetic[i]);
+            return -1;
+        }
+    for (int q = 0; q < m * m; ++q) {
+        if (!isfinite(pr->delassus[q])) {
+            snprintf(msg, len, "bistiffness_limit: non-finite Delassus entry %d", q);
+            return -1;
+        }
+        *gs = fmax(*gs, fabs(pr->delassus[q]));
+    }
+    int approach = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!isfinite(pr->u_minus[3 * i]) || !isfinite(pr->u_minus[3 * i + 1])) {
+            snprintf(msg, len, "bistiffness_limit: non-finite pre-impact velocity");
+            return -1;
+        }
+        *vs = fmax(*vs, fmax(fabs(pr->u_minus[3 * i]), fabs(pr->u_minus[3 * i + 1])));
+    }
+    for (int i = 0; i < n; ++i) approach |= pr->u_minus[3 * i] < -1e-12 * *vs;
+    if (!approach || !(*gs > 0.0)) return 0;
+    for (int i = 0; i < m; ++i) {
+        x->um[i] = (i % 3 == 2) ? 0.0 : pr->u_minus[i] / *vs;
+        for (int j = 0; j < m; ++j) x->G[(size_t)i * m + j] = pr->delassus[(size_t)i * m + j] / *gs;
+    }
+    x->f = 0;
+    for (int i = 1; i < n; ++i)
+        if (pr->u_minus[3 * i] < pr->u_minus[3 * x->f]) x->f = i;
+    x->b = n == 2 ? 1 - x->f : -1;
+    return 1;
+}
+
+/* Do contacts i and j have the same tangent column of G (to rounding)? */
+static int same_tangent(const nsdyn_impact_problem *pr, size_t i, size_t j) {
+    const size_t m = 3 * pr->n_contacts;
+    double d = 0.0, scale = 0.0;
+    for (size_t q = 0; q < m; ++q) {
+        d = fmax(d, fabs(pr->delassus[q * m + 3 * i + 1] - pr->delassus[q * m + 3 * j + 1]));
+        scale = fmax(scale, fabs(pr->delassus[q * m + 3 * i + 1]));
+    }
+    return d <= 1e-12 * scale;
+}
+
+/* Contacts with identical tangent columns of G share their tangential
+ * impulse in proportion to mu_s P_n (the motion does not see the split). */
+static void share_tangential(const nsdyn_impact_problem *pr, double *P) {
+    const size_t n = pr->n_contacts;
+    for (size_t i = 0; i < n; ++i) {
+        double T = 0.0, cap = 0.0;
+        int grp = 0;
+        for (size_t j = i; j < n; ++j) {
+            if (j > i && !same_tangent(pr, i, j)) continue;
+            grp += j > i;
+            T += P[3 * j + 1];
+            cap += pr->mu_static[j] * P[3 * j];
+        }
+        if (!grp || !(cap > 0.0)) continue;
+        for (size_t j = i; j < n; ++j)
+            if (j == i || same_tangent(pr, i, j))
+                P[3 * j + 1] = T * pr->mu_static[j] * P[3 * j] / cap;
+    }
+}
+
+/* The impact with workspace buffers d, iv (sized by ws_doubles/ws_ints). */
+static nsdyn_status solve(const bl_law *law, double mu_n, const nsdyn_impact_problem *pr,
+                          double *impulse, double *u_plus, double *d, int *iv) {
+    char msg[320], local[96];
+    const size_t n = pr->n_contacts, m = 3 * n;
+    blx x;
+    memset(&x, 0, sizeof x);
+    x.n = (int)n, x.N = 4 * x.n + 1;
+    x.kc = 1.0 + mu_n, x.ke = 1.0 - mu_n;
+    x.mus = pr->mu_static, x.muk = pr->mu_kinetic;
+    ws_bind(&x, d, iv);
+    double vs, gs;
+    int s = setup(pr, &x, &vs, &gs, msg, sizeof msg);
+    if (s < 0) return fail(law, pr, msg);
+    memset(impulse, 0, m * sizeof *impulse);
+    memcpy(u_plus, pr->u_minus, m * sizeof *u_plus);
+    if (s == 0) {
+        if (pr->phase_log && pr->phase_log_len)
+            snprintf(pr->phase_log, pr->phase_log_len, "no impact");
+        return NSDYN_OK;
+    }
+    x.log = pr->phase_log && pr->phase_log_len ? pr->phase_log : local;
+    x.log_len = pr->phase_log && pr->phase_log_len ? pr->phase_log_len : sizeof local;
+    x.log[0] = '\0';
+    memset(x.x, 0, (size_t)x.N * sizeof *x.x);
+    x.x[x.N - 1] = 1.0;
+    if (!integrate(&x, msg, sizeof msg)) return fail(law, pr, msg);
+    for (size_t q = 0; q < m; ++q) impulse[q] = (q % 3 == 2) ? 0.0 : x.x[n + q] * vs / gs;
+    share_tangential(pr, impulse);
+    double dT = 0.0, size = 0.0;
+    for (size_t i = 0; i < m; ++i) {
+        for (size_t j = 0; j < m; ++j) u_plus[i] += pr->delassus[i * m + j] * impulse[j];
+        size += fabs(impulse[i] * pr->u_minus[i]);
+    }
+    for (size_t i = 0; i < m; ++i) dT += impulse[i] * 0.5 * (pr->u_minus[i] + u_plus[i]);
+    for (size_t i = 0; i < n; ++i) /* Coulomb for the impulses (set-valued law, integrated) */
+        if (fabs(impulse[3 * i + 1]) >
+            pr->mu_static[i] * impulse[3 * i] * (1 + 1e-7) + 1e-9 * size / vs) {
+            snprintf(msg, sizeof msg,
+                     "bistiffness_limit: contact %zu: tangential impulse %g "
+                     "outside the cone mu_s P_n = %g (an unresolved redundant stick)",
+                     i, impulse[3 * i + 1], pr->mu_static[i] * impulse[3 * i]);
+            return fail(law, pr, msg);
+        }
+    if (dT > 1e-9 * size) {
+        snprintf(msg, sizeof msg, "bistiffness_limit: the impulse would add %g J", dT);
+        return fail(law, pr, msg);
+    }
+    return NSDYN_OK;
+}
+
+static nsdyn_status impact_mu(const bl_law *law, double mu_n, const nsdyn_impact_problem *pr,
+                              double *impulse, double *u_plus) {
+    if (pr->tangent_dim != 1) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "bistiffness_limit: tangent_dim %u; the law is planar "
+                 "(tangent_dim 1: stick and slip along one tangent)",
+                 (unsigned)pr->tangent_dim);
+        return fail(law, pr, msg);
+    }
+    const size_t n = pr->n_contacts;
+    if (n == 0) return NSDYN_OK;
+    if (n <= STACK_N) { /* no allocation: local_impulse() is a hot path */
+        double d[STACK_DOUBLES];
+        int iv[STACK_INTS];
+        return solve(law, mu_n, pr, impulse, u_plus, d, iv);
+    }
+    double *d = malloc(ws_doubles(n) * sizeof *d);
+    int *iv = malloc(ws_ints(n) * sizeof *iv);
+    nsdyn_status st = NSDYN_ERROR;
+    if (d && iv)
+        st = solve(law, mu_n, pr, impulse, u_plus, d, iv);
+    else
+        st = fail(law, pr, "bistiffness_limit: out of memory");
+    free(d);
+    free(iv);
+    return st;
+}
+
+static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *impulse,
+                           double *u_plus) {
+    const bl_law *law = inst;
+    return impact_mu(law, law->mu_n, pr, impulse, u_plus);
+}
+
+/* One contact alone: impact() for it. Restitution referred to u_start
+ * (contact.h): e_eff = e * scale, realized by the mu_n of that energetic
+ * coefficient, mu_n' = (1 - e_eff^2)/(1 + e_eff^2) (mu_n itself when
+ * u_start = u_free, so both paths agree bit for bit). */
+static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, double *P) {
+    const bl_law *law = inst;
+    P[0] = P[1] = P[2] = 0.0;
+    double mu_s, mu_k, gap, up[3];
+    nsdyn_impact_problem pr = nsdyn_local_problem(p, &mu_s, &mu_k, &gap);
+    if (p->tangent_dim == 1 && !(p->u_free[0] < 0.0)) return NSDYN_OK;
+    double mu_n = law->mu_n;
+    if (p->tangent_dim == 1) {
+        const double sc = nsdyn_local_restitution_scale(p);
+        if (sc != 1.0) {
+            const double e = sqrt((1.0 - mu_n) / (1.0 + mu_n)) * fmin(fmax(sc, 0.0), 1.0);
+            mu_n = (1.0 - e * e) / (1.0 + e * e);
+        }
+    }
+    return impact_mu(law, mu_n, &pr, P, up);
+}
+
+static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
+    const bl_law *law = inst;
+    out->kind = NSDYN_RESTITUTION_OTHER; /* energetic (Stronge) at one contact */
+    out->restitution = sqrt((1.0 - law->mu_n) / (1.0 + law->mu_n));
+}
+
+static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {
+    const double mu_n = v[0].num;
+    if (!(mu_n >= 0.0 && mu_n < 1.0)) {
+        snprintf(err, len,
+                 "mu_n = %g is outside [0, 1): the expansion stiffness k(1 - mu_n) of (5.1) must "
+                 "stay positive, and mu_n < 0 would create energy",
+                 mu_n);
+        return NULL;
+    }
+    bl_law *law = calloc(1, sizeof *law);
+    if (!law) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    law->mu_n = mu_n;
+    if (host && host->struct_size >= offsetof(nsdyn_host, log) + sizeof host->log && host->log) {
+        law->host = *host;
+        law->have_host = 1;
+    }
+    return law;
+}
+
+static void destroy(void *inst) { free(inst); }
+
+static const nsdyn_contact_law bistiffness_limit_law = {
+    .info = NSDYN_CONTACT_INFO(.id = "bistiffness_limit", .version = "1.0.0",
+                               .summary = "rigid limit k -> inf of the bi-stiffness law (5.1) "
+                                          "with set-valued Coulomb, any number of planar contacts",
+                               NSDYN_PARAMS(params), .provides = NSDYN_CAP_RIGID_IMPACT,
+                               .create = create, .destroy = destroy),
+    .impact = impact,
+    .local_impulse = local_impulse,
+    .coefficients = coefficients,
+};
+
+NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
+    if (host_abi_major != NSDYN_ABI_MAJOR || index > 0) return NULL;
+    return &bistiffness_limit_law.info;
+}
