@@ -108,7 +108,15 @@ typedef struct blx {
     size_t log_len, at;
     char last[64];
     int last_sigma, ended;
+    double tau; /* normalized time since the impact's start */
 } blx;
+
+/* A test that compiles this file defines BL_TRACE(x) to record the
+ * trajectory (tests/test_bistiffness_limit_vs_compliant.c); the plugin
+ * build records nothing. */
+#ifndef BL_TRACE
+#define BL_TRACE(x) ((void)0)
+#endif
 
 static size_t ws_doubles(size_t n) {
     const size_t N = 4 * n + 1, m = 3 * n, k = 2 * n;
@@ -540,6 +548,8 @@ static int run_mode(blx *x, long *steps, char *msg, size_t len) {
         }
         if (!violated(x, s1)) {
             memcpy(x->x, s1, (size_t)x->N * sizeof *x->x);
+            x->tau += h;
+            BL_TRACE(x);
             continue;
         }
         double lo = 0.0, hi = h; /* bisection on the exact solution */
@@ -553,6 +563,8 @@ static int run_mode(blx *x, long *steps, char *msg, size_t len) {
         }
         propagate(x, x->x, hi, s1);
         memcpy(x->x, s1, (size_t)x->N * sizeof *x->x);
+        x->tau += hi;
+        BL_TRACE(x);
         return 1;
     }
 }
@@ -566,6 +578,8 @@ static int flight(blx *x) {
         if (x->u[3 * i] < -TOL_C && x->x[i] < 0.0) best = fmin(best, x->x[i] / x->u[3 * i]);
     if (best >= BIG) return 0;
     for (int i = 0; i < x->n; ++i) x->x[i] -= best * x->u[3 * i];
+    x->tau += best;
+    BL_TRACE(x);
     return 1;
 }
 
