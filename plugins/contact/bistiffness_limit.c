@@ -441,11 +441,23 @@ static void say(blx *x, const char *s) {
     if (x->at > x->log_len - 1) x->at = x->log_len - 1;
 }
 
+/* Is contact i touching for the log: in contact and loaded, or being
+ * loaded (its approach or its normal acceleration at the probe state
+ * that choose_modes() left in x->F)? An unloaded tip resting on the ground
+ * (u_n' = 0 exactly, the PC on its vertical) is not. */
+static int touching(blx *x, int i) {
+    if (i < 0 || x->nm[i] == N_OPEN) return 0;
+    if (x->x[i] > TOL_C || x->u[3 * i] < -TOL_C) return 1;
+    double a = 0.0;
+    for (int q = 0; q < 3 * x->n; ++q) a += Gq(x, 3 * i, q) * x->F[q];
+    return a < -1e-12;
+}
+
 /* The label of the mode just chosen (pc_impact's words); logged once. */
 static void log_phase(blx *x) {
     char lab[64] = "";
     const int n = x->n, f = x->f, b = x->b;
-    const int fon = x->nm[f] != N_OPEN, bon = b >= 0 && x->nm[b] != N_OPEN;
+    const int fon = x->nm[f] != N_OPEN, bon = touching(x, b);
     int k = 0;
     if (fon && x->ended) x->ended = 0; /* Q_f closes again: a new impact phase */
     if (n <= 2 && fon && bon)
@@ -481,7 +493,7 @@ static void log_end(blx *x) {
     if (x->ended) return;
     x->ended = 1;
     say(x, x->at ? "; end" : "end");
-    if (x->n == 2 && x->nm[x->b] != N_OPEN) say(x, " (Q_b stays closed)");
+    if (x->n == 2 && touching(x, x->b)) say(x, " (Q_b stays closed)");
     x->last[0] = '\0';
 }
 
@@ -495,15 +507,20 @@ static int violated(blx *x, const double *s) {
     return 0;
 }
 
-/* No force can act any more (every force column zero) and no contact
- * approaches: the impact is over. */
+/* No force can act any more and no contact approaches: the impact is
+ * over. No force: every force column zero (an expansion with k(1 - mu_n)
+ * = 0), or every touching contact back at zero penetration (to TOL_C; a
+ * tip resting on the ground with no load, e.g. Q_b when the PC lies on its
+ * vertical, lambda = -cos 2 beta). */
 static int quiescent(blx *x) {
-    for (int q = 0; q < 3 * x->n * x->n; ++q)
-        if (x->B[q] != 0.0) return 0;
+    int no_force = 1, unloaded = 1;
+    for (int q = 0; q < 3 * x->n * x->n; ++q) no_force &= x->B[q] == 0.0;
     state_uF(x, x->x);
-    for (int i = 0; i < x->n; ++i)
+    for (int i = 0; i < x->n; ++i) {
         if (x->u[3 * i] < -TOL_C) return 0;
-    return 1;
+        if (x->nm[i] != N_OPEN && x->x[i] > TOL_C) unloaded = 0;
+    }
+    return no_force || unloaded;
 }
 
 /* Nothing moves any more while forces act: every contact with a force at
@@ -532,6 +549,13 @@ static int run_mode(blx *x, long *steps, char *msg, size_t len) {
     const double h = 0.1 / fmax(x->anorm, 1e-300);
     for (;;) {
         if (++*steps > MAX_STEPS) {
+#ifdef BL_DEBUG
+            state_uF(x, x->x);
+            for (int i = 0; i < x->n; ++i)
+                fprintf(stderr, "DBG c%d nm %d fm %d d %g un %g ut %g Fn %g Ft %g tau %g\n", i,
+                        x->nm[i], x->fm[i], x->x[i], x->u[3 * i], x->u[3 * i + 1], x->F[3 * i],
+                        x->F[3 * i + 1], x->tau);
+#endif
             snprintf(msg, len,
                      "bistiffness_limit: more than %d steps in one impact (a mode "
                      "that never ends)",
