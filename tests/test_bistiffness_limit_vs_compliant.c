@@ -35,6 +35,7 @@
 struct blx;
 static void trace_rec(const struct blx *x);
 #define BL_TRACE(x) trace_rec(x)
+#include "../plugins/contact/bistiffness_limit_flow.c"
 #include "../plugins/contact/bistiffness_limit.c"
 
 #include "registry.h"
