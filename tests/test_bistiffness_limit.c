@@ -332,6 +332,42 @@ START_TEST(pc_impact_vs_limit_table) {
 }
 END_TEST
 
+/* Under the event-driven runner (configs/rimless_section5_limit.toml): the
+ * first impact is the law's Section 5 impact (the direct call above); and a
+ * ball without gravity leaves at e = sqrt((1 - mu_n)/(1 + mu_n)) times its
+ * approach, event-driven and under moreau (local_impulse(), Moreau's rule:
+ * an approach within one step is restituted in full). */
+START_TEST(under_the_runners) {
+    run R = {0};
+    const char *sets[] = {"run.t_end=0.005"};
+    test_run_file(&R, "rimless_section5_limit.toml", sets, 1, NSD_RUN_COMPLETE);
+    result d = wheel("bistiffness_limit", 0.2, 0.25, 60, 2.9, 0.5);
+    ck_assert_uint_ge(R.res.contact_log.n, 2);
+    const nsd_event_record *r0 = &R.res.contact_log.rec[0], *r1 = &R.res.contact_log.rec[1];
+    ck_assert_int_eq(r0->kind, NSD_EVENT_IMPACT);
+    ck_assert_str_eq(r0->law_log, "SP slide+ jamb; SP stick; end; Q_b stick");
+    ck_assert_double_eq_tol(r0->impulse[0], d.P[0], 1e-9);
+    ck_assert_double_eq_tol(r0->impulse[1], d.P[1], 1e-9);
+    ck_assert_double_eq_tol(r1->impulse[0], d.P[3], 1e-9);
+    ck_assert_double_eq_tol(r1->u_after[0], d.up[3], 1e-9);
+    test_unload(&R);
+    const char *integ[2] = {"id = \"dopri5\"\nrtol = 1e-11\natol = 1e-14",
+                            "id = \"moreau\"\nh = 1e-4"};
+    for (int k = 0; k < 2; ++k) {
+        char toml[600];
+        snprintf(toml, sizeof toml,
+                 "[system]\nid = \"point_mass\"\nm = 0.1\nr = 0.05\ng = 0.0\n"
+                 "[contact]\nid = \"bistiffness_limit\"\nmu_n = 0.2\n[integrator]\n%s\n"
+                 "[initial]\ny = 0.06\nvy = -1.0\n[run]\nt_end = 0.05\noutput_dt = 1e-3\n",
+                 integ[k]);
+        run B = {0};
+        run_config(&B, toml, NSD_RUN_COMPLETE);
+        ck_assert_double_eq_tol(last(&B, "vy"), e_of(0.2), 1e-9);
+        test_unload(&B);
+    }
+}
+END_TEST
+
 START_TEST(scale_invariance) {
     double G[36], G2[36], um[6] = {-1.0, 0.3, 0, 0, 0.3, 0}, um2[6];
     delassus(0.4, 70 * PI / 180, G);
@@ -378,6 +414,7 @@ int main(void) {
     tcase_add_test(tc, section5_limit);
     tcase_add_test(tc, energy_and_cones_random);
     tcase_add_test(tc, scale_invariance);
+    tcase_add_test(tc, under_the_runners);
     tcase_add_test(tc, pc_impact_vs_limit_table);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);
