@@ -249,6 +249,8 @@ START_TEST(grid_vs_compliant) {
             for (int im = 0; im < 3; ++im)
                 for (int iv = 0; iv < 2; ++iv)
                     check_case(0.2, lams[il], betas[ib], mus[im], vts[iv], &n, &spdp, &dp, &worst);
+    printf("grid 1: %d cases, %d with DP, %d SP -> DP, largest |dv| %.3g\n", n, dp, spdp, worst);
+    const int n1 = n, dp1 = dp, sd1 = spdp;
     /* the SP -> DP area (Sec. 5, Fig. 20): beta > 45, forward slip, mu above mu_c */
     const double b2[] = {55, 65, 75}, l2[] = {0.15, 0.3, 0.45}, m2[] = {0.8, 1.5, 2.5, 4},
                  v2[] = {0.2, 0.6}, mn[] = {0.2, 0.5};
@@ -258,6 +260,8 @@ START_TEST(grid_vs_compliant) {
                 for (int iv = 0; iv < 2; ++iv)
                     check_case(mn[(ib + im) % 2], l2[il], b2[ib], m2[im], v2[iv], &n, &spdp, &dp,
                                &worst);
+    printf("grid 2: %d cases, %d with DP, %d SP -> DP, largest |dv| so far %.3g\n", n - n1,
+           dp - dp1, spdp - sd1, worst);
     check_case(0.2, 0.25, 60, 2.9, 0.5, &n, &spdp, &dp, &worst); /* Section 5, g = 0 */
     printf("vs compliant (k = 1e7): %d cases (%d with DP, %d SP -> DP), all the same phase "
            "sequence; largest velocity difference %.3g m/s\n",
