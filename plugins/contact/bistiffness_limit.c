@@ -60,10 +60,10 @@
 #include "bistiffness_limit.h"
 #include "nsdyn/nsdyn.h"
 
-    static const nsdyn_param_decl params[] = {
-        NSDYN_REAL_F("mu_n", "1", 0.2, 0.0, 1.0, NSDYN_PARAM_MAX_EXCLUSIVE,
-                     "normal damper friction of (5.1): stiffness k(1+mu_n) compressing, k(1-mu_n) "
-                     "expanding; one contact rebounds with e = sqrt((1-mu_n)/(1+mu_n))"),
+static const nsdyn_param_decl params[] = {
+    NSDYN_REAL_F("mu_n", "1", 0.2, 0.0, 1.0, NSDYN_PARAM_MAX_EXCLUSIVE,
+                 "normal damper friction of (5.1): stiffness k(1+mu_n) compressing, k(1-mu_n) "
+                 "expanding; one contact rebounds with e = sqrt((1-mu_n)/(1+mu_n))"),
 };
 
 typedef struct bl_law {
@@ -188,15 +188,16 @@ static nsdyn_status solve(const bl_law *law, double mu_n, const nsdyn_impact_pro
         size += fabs(impulse[i] * pr->u_minus[i]);
     }
     for (size_t i = 0; i < m; ++i) dT += impulse[i] * 0.5 * (pr->u_minus[i] + u_plus[i]);
-    for (size_t i = 0; i < n; ++i) /* Coulomb for the impulses (set-valued law, integrated) */
-        if (fabs(impulse[3 * i + 1]) >
-            pr->mu_static[i] * impulse[3 * i] * (1 + 1e-7) + 1e-9 * size / vs) {
+    for (size_t i = 0; i < n; ++i) { /* Coulomb for the impulses (the law's forces integrated) */
+        const double mu = fmax(pr->mu_static[i], pr->mu_kinetic[i]);
+        if (fabs(impulse[3 * i + 1]) > mu * impulse[3 * i] * (1 + 1e-7) + 1e-9 * size / vs) {
             snprintf(msg, sizeof msg,
-                     "bistiffness_limit: contact %zu: tangential impulse %g "
-                     "outside the cone mu_s P_n = %g (an unresolved redundant stick)",
-                     i, impulse[3 * i + 1], pr->mu_static[i] * impulse[3 * i]);
+                     "bistiffness_limit: contact %zu: tangential impulse %g outside the cone "
+                     "mu P_n = %g (an unresolved redundant stick)",
+                     i, impulse[3 * i + 1], mu * impulse[3 * i]);
             return fail(law, pr, msg);
         }
+    }
     if (dT > 1e-9 * size) {
         snprintf(msg, sizeof msg, "bistiffness_limit: the impulse would add %g J", dT);
         return fail(law, pr, msg);
