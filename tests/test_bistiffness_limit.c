@@ -231,6 +231,13 @@ START_TEST(energy_and_cones_random) {
         result r = impact_n("bistiffness_limit", mu_n, n, G, um, mu);
         snprintf(what, sizeof what, "trial %d (n %zu, mu %g, mu_n %g)", trial, n, mu, mu_n);
         if (r.st != NSDYN_OK && strstr(r.log, "Painleve")) { /* reported, never silent */
+            if (getenv("BL_SHOW")) {
+                printf("refused %s: %s\nG", what, r.log);
+                for (size_t q = 0; q < 9 * n * n; ++q) printf(" %.17g", G[q]);
+                printf("\nU");
+                for (size_t q = 0; q < 3 * n; ++q) printf(" %.17g", um[q]);
+                printf("\n");
+            }
             ++refused;
             continue;
         }
@@ -257,6 +264,9 @@ START_TEST(energy_and_cones_random) {
            counts[1], counts[2], counts[3], counts[0], dp, refused);
     ck_assert_int_gt(counts[3], 300);
     ck_assert_int_gt(dp, 50);
+    /* redundant (rank-deficient) 2- and 3-contact problems: a few refused after long
+     * hold/compression sequences (docs/rimless-wheel.md, Not done); none of the wheels */
+    ck_assert_int_le(refused, 30);
     (void)hold_free;
 }
 END_TEST

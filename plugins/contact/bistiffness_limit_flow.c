@@ -498,8 +498,9 @@ int bl_integrate(blx *x, char *msg, size_t len) {
             state_uF(x, x->x);
             snprintf(msg, len,
                      "bistiffness_limit: no consistent contact modes after %d mode changes "
-                     "(Painleve-type: a sliding contact's friction drives it into the ground, "
-                     "or stick and slip both fail); u_n,0 = %g, u_t,0 = %g (normalized)",
+                     "(Painleve-type: a sliding contact's friction drives it into the ground; "
+                     "or a tie at a mode boundary that the law cannot resolve); u_n,0 = %g, "
+                     "u_t,0 = %g (normalized)",
                      ev, x->u[0], x->u[1]);
             return 0;
         }
