@@ -27,6 +27,7 @@ enum {
 #define TOL_C 1e-9
 #define TOL_T 1e-12
 #define PROBE 1e-6
+#define ROUND 1e-13 /* a change this small in a normalized condition is rounding */
 #define BIG 1e300
 
 /* One impact. Arrays point into one buffer (stack for n <= STACK_N). */

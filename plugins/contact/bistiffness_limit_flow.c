@@ -237,18 +237,38 @@ static int set_mode(blx *x, const int *cnm, const int *cfm) {
 }
 
 /* Is the mode just set consistent at state x->x? Conditions clearly true
- * must stay true, conditions at zero must not decrease over the probe. */
+ * must stay true over the probe, conditions at zero must not decrease.
+ * A change within rounding (ROUND) decides nothing: the probe is then
+ * lengthened (x 100, up to 1e-2) for those conditions alone, so a tie whose
+ * first derivatives vanish (a hold reaching its bound: the compression
+ * branch starts with u_n' = 0) is settled by the next order; a condition
+ * that stays unchanged (a stick held) passes. */
 static int consistent(blx *x) {
     const int ng = 3 * x->n + 1;
+    unsigned long long unsure = 0; /* conditions still undecided (first 64) */
     conditions(x, x->x);
     for (int k = 0; k < ng; ++k) {
         if (x->g[k] < -TOL_C) return 0;
         x->g0[k] = x->g[k];
     }
-    propagate(x, x->x, PROBE, x->xp);
-    conditions(x, x->xp);
-    for (int k = 0; k < ng; ++k)
-        if (x->g0[k] <= TOL_C ? x->g[k] < x->g0[k] : x->g[k] < 0.0) return 0;
+    for (double pr = PROBE; pr <= 1.001e-2; pr *= 100.0) {
+        propagate(x, x->x, pr, x->xp);
+        conditions(x, x->xp);
+        unsigned long long still = 0;
+        for (int k = 0; k < ng; ++k) {
+            const int at_zero = x->g0[k] <= TOL_C;
+            if (pr > PROBE && (k >= 64 || !(unsure >> k & 1ull))) continue;
+            if (!at_zero) {
+                if (x->g[k] < 0.0) return 0;
+                continue;
+            }
+            const double d = x->g[k] - x->g0[k];
+            if (d < -ROUND) return 0;
+            if (d <= ROUND && k < 64) still |= 1ull << k;
+        }
+        unsure = still;
+        if (!unsure) return 1;
+    }
     return 1;
 }
 
