@@ -278,6 +278,42 @@ START_TEST(pcmap_command) {
 }
 END_TEST
 
+/* nsdyn pcmap along beta (the Fig. 24 config's [pcmap]): the thresholds
+ * it bisects against the closed forms: mu_DP appears at sin^2 beta_DP =
+ * lambda (Sec. 6), and equals mu_c where PC_c is on the Q_b vertical,
+ * lambda = -cos 2 beta (tan b (1 - lambda/s^2) = s c/(lambda + c^2) there).
+ * The bisection stops at 1e-12 of the 65 deg range; the derived scenario
+ * and the analysis add roundings: 1e-8 deg. */
+START_TEST(pcmap_along_beta) {
+    char dir[] = "/tmp/nsdyn-pcmap-XXXXXX", cmd[2048], path[1100];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "%s pcmap %s/configs/rimless_pcmap_fig24.toml -o %s/out > /dev/null",
+             NSDYN_TEST_BINARY, NSDYN_TEST_SOURCE_DIR, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/out/pcmap_marks.csv", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    double appears = NAN, equal = NAN;
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *comma = strchr(line, ',');
+        if (!comma || !strncmp(line, "what,", 5)) continue;
+        rows++;
+        if (!strncmp(line, "mu_DP appears,", 14)) appears = atof(comma + 1);
+        if (!strncmp(line, "mu_DP = mu_c,", 13)) equal = atof(comma + 1);
+    }
+    fclose(f);
+    ck_assert_int_eq(rows, 2);
+    ck_assert_double_eq_tol(appears, asin(sqrt(1.0 / 3.0)) * 180 / PI, 1e-8);
+    ck_assert_double_eq_tol(equal, 0.5 * acos(-1.0 / 3.0) * 180 / PI, 1e-8);
+    snprintf(path, sizeof path, "%s/out/pcmap_along.csv", dir);
+    ck_assert_int_eq(access(path, R_OK), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     unsetenv("NSDYN_PLUGIN_PATH");
@@ -290,6 +326,7 @@ int main(void) {
     tcase_add_test(tc, domains_match_the_response);
     tcase_add_test(tc, shades_match_the_predicates);
     tcase_add_test(tc, pcmap_command);
+    tcase_add_test(tc, pcmap_along_beta);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "outdir.h"
 #include "output.h"
+#include "pc_along.h"
 #include "pc_domains.h"
 #include "pc_map.h"
 #include "plot.h"
@@ -226,7 +227,61 @@ static void draw_names(void *ctx, const nsdyn_canvas *canvas) {
     }
 }
 
-static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, nsd_outdir *od) {
+/* pcmap_along.csv (the samples) and pcmap_marks.csv (the thresholds). */
+static int write_along(const char *dir, const nsd_pc_along *al, char *err, size_t len) {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/pcmap_along.csv", dir);
+    FILE *f = nsd_open_tmp(path, err, len);
+    if (!f) return -1;
+    fprintf(f, "%s.%s,lambda [1],mu_dp [1],mu_c [1],mu_inf [1],mu_i [1]\n", al->section, al->key);
+    for (size_t i = 0; i < al->n; ++i)
+        fprintf(f, "%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n", al->par[i], al->lambda[i], al->mu_dp[i],
+                al->mu_c[i], al->mu_inf[i], al->mu_i[i]);
+    if (nsd_commit_file(f, path, err, len) != 0) return -1;
+    snprintf(path, sizeof path, "%s/pcmap_marks.csv", dir);
+    if (!(f = nsd_open_tmp(path, err, len))) return -1;
+    fprintf(f, "what,%s.%s,mu [1]\n", al->section, al->key);
+    for (size_t i = 0; i < al->n_marks; ++i)
+        fprintf(f, "%s,%.12g,%.12g\n", al->marks[i].what, al->marks[i].at, al->marks[i].mu);
+    return nsd_commit_file(f, path, err, len);
+}
+
+/* The third panel: the critical coefficients along the parameter, the
+ * thresholds as vertical lines. */
+static nsd_panel along_panel(const nsd_pc_along *al, nsd_curve c[4], double *marks, char *xlabel,
+                             size_t xlabel_len) {
+    const double *ys[4] = {al->mu_dp, al->mu_c, al->mu_inf, al->mu_i};
+    static const char *const names[4] = {"mu_DP", "mu_c", "mu_inf", "mu_i"};
+    static const int colors[4] = {1, 2, 7, 0};
+    double top = 1;
+    for (size_t i = 0; i < al->n; ++i)
+        if (isfinite(al->mu_c[i])) top = fmax(top, fmin(6.0, 3 * al->mu_c[i]));
+    for (int k = 0; k < 4; ++k)
+        c[k] = (nsd_curve){.x = al->par,
+                           .y = ys[k],
+                           .n = al->n,
+                           .legend = names[k],
+                           .color = colors[k],
+                           .dashed = k == 2,
+                           .width = 2};
+    for (size_t i = 0; i < al->n_marks; ++i) marks[i] = al->marks[i].at;
+    snprintf(xlabel, xlabel_len, "%s.%s (the config's unit)", al->section, al->key);
+    return (nsd_panel){.title = "critical coefficients along the parameter (grey: thresholds)",
+                       .xlabel = xlabel,
+                       .ylabel = "friction coefficient mu",
+                       .curves = c,
+                       .n_curves = 4,
+                       .vlines = marks,
+                       .n_vlines = al->n_marks,
+                       .xmin = fmin(al->from, al->to),
+                       .xmax = fmax(al->from, al->to),
+                       .ymin = 0,
+                       .ymax = top,
+                       .legend_position = 5};
+}
+
+static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, const nsd_pc_along *al,
+                         nsd_outdir *od) {
     char err[1024], path[PATH_MAX + 32], title[400];
     nsd_model *m = &s->model;
     double mu = m->mu_kinetic;
@@ -274,7 +329,14 @@ static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, nsd_outdir *
     double ymax = 0;
     for (int i = 0; i < N_LAM; ++i)
         if (isfinite(F->muc[i])) ymax = fmax(ymax, 3 * F->muc[i]);
-    nsd_panel panels[2] = {panel,
+    nsd_curve along_curves[4];
+    double marks[NSD_PC_ALONG_MAX_MARKS];
+    char xlabel[128];
+    if (al->n && write_along(od->tmp, al, err, sizeof err) != 0) {
+        free(F);
+        goto fail;
+    }
+    nsd_panel panels[3] = {panel,
                            {.title = "critical friction coefficients of this geometry",
                             .xlabel = "inertia ratio lambda = I_G / (m |GQ_f|^2)",
                             .ylabel = "friction coefficient mu",
@@ -287,18 +349,19 @@ static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, nsd_outdir *
                             .ymin = 0,
                             .ymax = ymax > 0 ? ymax : 1,
                             .legend_position = 0}};
+    if (al->n) panels[2] = along_panel(al, along_curves, marks, xlabel, sizeof xlabel);
     nsd_figure fig = {.title = s->app.cfg.title,
                       .panels = panels,
-                      .n_panels = 2,
+                      .n_panels = al->n ? 3 : 2,
                       .columns = 1,
                       .width_px = 2000,
-                      .height_px = 1800};
+                      .height_px = al->n ? 2500 : 1800};
     int rc = nsd_plot_write(path, fmt, &fig, err, sizeof err);
     free(F);
     if (rc != 0) goto fail;
     if (!nsd_outdir_finish(od, 1, 1, NULL, 0)) return NSD_EXIT_OUTPUT;
-    printf("wrote %s/pcmap.csv, pcmap_critical.csv, pcmap.%s\n", od->target,
-           nsd_plot_format_ext(fmt));
+    printf("wrote %s/pcmap.csv, pcmap_critical.csv, %spcmap.%s\n", od->target,
+           al->n ? "pcmap_along.csv, pcmap_marks.csv, " : "", nsd_plot_format_ext(fmt));
     return NSD_EXIT_OK;
 fail:
     fprintf(stderr, "error: %s\n", err);
@@ -309,6 +372,7 @@ int nsd_cmd_pcmap(const nsd_cli *cli) {
     nsd_diag diag = {0};
     nsd_scenario s;
     nsd_outdir od = {0};
+    nsd_pc_along al = {0};
     int status = NSD_EXIT_USAGE;
     if (nsd_cli_load(cli, &s, 1, &diag) != 0) goto out;
     nsd_pc_analysis a;
@@ -320,10 +384,18 @@ int nsd_cmd_pcmap(const nsd_cli *cli) {
         nsd_diag_print(&diag, stderr);
         goto out;
     }
+    if (nsd_pc_along_read(&s, &al, &diag) != 0 || (al.n && nsd_pc_along_compute(&s, &al, &diag))) {
+        nsd_diag_print(&diag, stderr);
+        goto out;
+    }
     if (nsd_cli_open_outdir(cli, &od) != 0) goto out;
     print_analysis(stdout, &s.model, &a, s.model.mu_kinetic);
-    status = write_outputs(&s, &a, &od);
+    for (size_t i = 0; i < al.n_marks; ++i)
+        printf("  along %s.%s: %s at %.10g (mu %.6g)\n", al.section, al.key, al.marks[i].what,
+               al.marks[i].at, al.marks[i].mu);
+    status = write_outputs(&s, &a, &al, &od);
 out:
+    nsd_pc_along_free(&al);
     nsd_outdir_discard(&od);
     nsd_scenario_destroy(&s);
     nsd_diag_free(&diag);
