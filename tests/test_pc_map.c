@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 
+#include "pc_domains.h"
 #include "pc_map.h"
 #include "test_util.h"
 
@@ -150,6 +151,105 @@ START_TEST(rocking_block_beta_dp) {
 }
 END_TEST
 
+static double lcg(unsigned long long *st) {
+    *st = *st * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*st >> 11) / 9007199254740992.0;
+}
+
+/* The domains of Sec. 4 (geometric predicates, pc_domains.c) against the
+ * signs of the velocity changes the host's affine response gives for the
+ * same impulse (1, kappa) at Q_f (du = D (1, kappa)), on the body's
+ * lambda-line of random wheels and blocks: DP iff du_nb < 0, jamb iff
+ * du_nf < 0, forward sliding grows iff kappa < 0 with du_t > 0 in a
+ * single-point phase, reversal iff 0 < kappa < mu_c = D_tn/D_tt (backward
+ * sliding that the cone cannot stop for good) in a single-point phase,
+ * SP-DP iff the sticking impulse (1, -mu_c) pushes Q_b down (Fig. 20). */
+START_TEST(domains_match_the_response) {
+    unsigned long long st = 11;
+    size_t seen[5] = {0};
+    for (int k = 0; k < 40; ++k) {
+        double lam = 0.02 + 1.5 * lcg(&st), L = 0.3 + 2 * lcg(&st), u = lcg(&st);
+        nsd_pc_analysis a =
+            k % 2 ? analyse(3 + k % 9, 0.0, lam, L) : analyse(2, 10 + 75 * u, lam, L);
+        const double *D = a.D, tiny = 1e-9 * (fabs(D[0]) + fabs(D[5]));
+        const double muc = D[4] / D[5], du_nb_stick = D[8] - muc * D[9];
+        for (double kap = -6; kap <= 6; kap += 0.01) {
+            nsd_pc_point J;
+            if (nsd_pc_of_impulse(&a, kap, &J) != 0) continue;
+            double du[4];
+            for (int i = 0; i < 4; ++i) du[i] = D[4 * i] + kap * D[4 * i + 1];
+            if (fabs(du[0]) < tiny || fabs(du[1]) < tiny || fabs(du[2]) < tiny) continue;
+            unsigned f = nsd_pc_domains_at(&a, J);
+            int sp = du[2] > 0;
+            ck_assert_msg(f & NSD_PC_HALF_PLANE, "PC (%g, %g) of kappa %g outside", J.x, J.y, kap);
+            ck_assert_int_eq(!!(f & NSD_PC_DOMAIN_DP), du[2] < 0);
+            ck_assert_int_eq(!!(f & NSD_PC_DOMAIN_JAMB), du[0] < 0);
+            ck_assert_int_eq(!!(f & NSD_PC_DOMAIN_GROWS), kap < 0 && du[1] > 0 && sp);
+            if (fabs(kap - muc) > 1e-9)
+                ck_assert_int_eq(!!(f & NSD_PC_DOMAIN_REVERSAL), kap > 0 && kap < muc && sp);
+            if (fabs(du_nb_stick) > tiny)
+                ck_assert_int_eq(!!(f & NSD_PC_DOMAIN_SP_DP), sp && du_nb_stick < 0);
+            for (int b = 0; b < 5; ++b) seen[b] += !!(f & (1u << b));
+        }
+    }
+    for (int b = 0; b < 5; ++b)
+        ck_assert_msg(seen[b] > 100, "domain bit %d seen %zu times", b, seen[b]);
+}
+END_TEST
+
+/* The shaded polygons of pcmap hold exactly the points the predicates
+ * put in their domains (random points of the window; those within 0.01 L
+ * of the hyperbola, drawn as a polyline of chords, are not counted). */
+static int in_pieces(const nsd_pc_shade *sh, double x, double y) {
+    int in = 0;
+    for (size_t s0 = 0; s0 < sh->n;) {
+        size_t e = s0;
+        while (e < sh->n && !isnan(sh->x[e])) ++e;
+        for (size_t i = s0, j = e - 1; i < e; j = i++)
+            if ((sh->y[i] > y) != (sh->y[j] > y) &&
+                x < sh->x[j] + (y - sh->y[j]) * (sh->x[i] - sh->x[j]) / (sh->y[i] - sh->y[j]))
+                in ^= 1;
+        s0 = e + 1;
+    }
+    return in;
+}
+
+START_TEST(shades_match_the_predicates) {
+    unsigned long long st = 23;
+    size_t inside[NSD_PC_N_SHADES] = {0};
+    for (int k = 0; k < 12; ++k) {
+        double lam = 0.1 + lcg(&st), beta = 20 + 60 * lcg(&st);
+        nsd_pc_analysis a = analyse(2, beta, lam, 1.0);
+        const double box[4] = {-2.2, 1.4, a.ground_y - 1.2, 1.6};
+        static nsd_pc_shade sh[NSD_PC_N_SHADES];
+        nsd_pc_shades(&a, box[0], box[1], box[2], box[3], sh);
+        for (int n = 0; n < 4000; ++n) {
+            nsd_pc_point P = {box[0] + (box[1] - box[0]) * lcg(&st),
+                              box[2] + (box[3] - box[2]) * lcg(&st)};
+            unsigned f = nsd_pc_domains_at(&a, P);
+            nsd_pc_point C;
+            double d = -(P.x * a.ef[0] + P.y * a.ef[1]);
+            if (nsd_pc_conjugate(&a, d, &C) == 0 && fabs(P.y - C.y) < 0.01) continue;
+            const int jamb = !!(f & NSD_PC_DOMAIN_JAMB), spdp = !!(f & NSD_PC_DOMAIN_SP_DP);
+            const int want[NSD_PC_N_SHADES] = {!!(f & NSD_PC_DOMAIN_DP),
+                                               jamb && !spdp,
+                                               jamb && spdp,
+                                               spdp && !jamb,
+                                               !!(f & NSD_PC_DOMAIN_GROWS),
+                                               !!(f & NSD_PC_DOMAIN_REVERSAL)};
+            for (int i = 0; i < NSD_PC_N_SHADES; ++i) {
+                ck_assert_msg(in_pieces(&sh[i], P.x, P.y) == want[i],
+                              "beta %g lambda %g: (%g, %g) shade %d: in %d, predicate %d", beta,
+                              lam, P.x, P.y, i, !want[i], want[i]);
+                inside[i] += want[i];
+            }
+        }
+    }
+    for (int i = 0; i < NSD_PC_N_SHADES; ++i)
+        ck_assert_msg(inside[i] > 50, "shade %d: %zu", i, inside[i]);
+}
+END_TEST
+
 /* The command end to end: nsdyn pcmap on the Fig. 23 config writes
  * pcmap.csv with the critical values and the figure. */
 START_TEST(pcmap_command) {
@@ -178,6 +278,42 @@ START_TEST(pcmap_command) {
 }
 END_TEST
 
+/* nsdyn pcmap along beta (the Fig. 24 config's [pcmap]): the thresholds
+ * it bisects against the closed forms: mu_DP appears at sin^2 beta_DP =
+ * lambda (Sec. 6), and equals mu_c where PC_c is on the Q_b vertical,
+ * lambda = -cos 2 beta (tan b (1 - lambda/s^2) = s c/(lambda + c^2) there).
+ * The bisection stops at 1e-12 of the 65 deg range; the derived scenario
+ * and the analysis add roundings: 1e-8 deg. */
+START_TEST(pcmap_along_beta) {
+    char dir[] = "/tmp/nsdyn-pcmap-XXXXXX", cmd[2048], path[1100];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "%s pcmap %s/configs/rimless_pcmap_fig24.toml -o %s/out > /dev/null",
+             NSDYN_TEST_BINARY, NSDYN_TEST_SOURCE_DIR, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/out/pcmap_marks.csv", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    double appears = NAN, equal = NAN;
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *comma = strchr(line, ',');
+        if (!comma || !strncmp(line, "what,", 5)) continue;
+        rows++;
+        if (!strncmp(line, "mu_DP appears,", 14)) appears = atof(comma + 1);
+        if (!strncmp(line, "mu_DP = mu_c,", 13)) equal = atof(comma + 1);
+    }
+    fclose(f);
+    ck_assert_int_eq(rows, 2);
+    ck_assert_double_eq_tol(appears, asin(sqrt(1.0 / 3.0)) * 180 / PI, 1e-8);
+    ck_assert_double_eq_tol(equal, 0.5 * acos(-1.0 / 3.0) * 180 / PI, 1e-8);
+    snprintf(path, sizeof path, "%s/out/pcmap_along.csv", dir);
+    ck_assert_int_eq(access(path, R_OK), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     unsetenv("NSDYN_PLUGIN_PATH");
@@ -187,7 +323,10 @@ int main(void) {
     tcase_add_test(tc, closed_forms_on_a_grid);
     tcase_add_test(tc, fig23_printed_values);
     tcase_add_test(tc, rocking_block_beta_dp);
+    tcase_add_test(tc, domains_match_the_response);
+    tcase_add_test(tc, shades_match_the_predicates);
     tcase_add_test(tc, pcmap_command);
+    tcase_add_test(tc, pcmap_along_beta);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -151,6 +151,16 @@ typedef int (*nsn_affine_fn)(void *ctx, const double *lambda, double *out);
 int nsn_affine_columns(nsn_affine_fn f, void *ctx, double *lambda, const size_t *slots,
                        size_t n_sel, const double *base, size_t n_out, double *out, double *cols);
 
+/* ---- polygons ---------------------------------------------------------------- */
+
+/* The part of the closed polygon (x, y) (n vertices) with a x + b y <= c,
+ * into (ox, oy) (room for 2 n vertices): one Sutherland-Hodgman step, exact
+ * for a convex polygon (a concave one may keep zero-width bridges along the
+ * line, harmless for filling). Returns the number of vertices (0: nothing
+ * inside). Used by the plot's window clipping and the PC map's domains. */
+size_t nsn_clip_halfplane(size_t n, const double *x, const double *y, double a, double b, double c,
+                          double *ox, double *oy);
+
 /* ---- roots of a function of an angle --------------------------------------- */
 
 typedef double (*nsn_angle_fn)(void *ctx, double th);

@@ -106,7 +106,8 @@ const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
 
 static const char *const top_keys[] = {"title",      "plugin_path", "system", "contact", "friction",
                                        "integrator", "initial",     "run",    "plot",    "compare",
-                                       "variant",    "provenance",  "status",  "periodic", "sweep"};
+                                       "variant",    "provenance",  "status",  "periodic", "sweep",
+                                       "pcmap"};
 
 /* cfg->settings from the resolved [run] values (in declaration order). */
 static void fill_run_settings(nsd_config *cfg) {

@@ -109,6 +109,12 @@ void nsd_config_free(nsd_config *cfg);
  * result shares cfg's source strings; resolve it with nsd_config_resolve. */
 void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_node *variant);
 
+/* Split "SECTION.KEY" into section and key; 0 when it names a real
+ * parameter of the config's system, contact or friction plugin, else -1
+ * (config_param.c). For the keys analyses vary along. */
+int nsd_config_real_param(const nsd_config *cfg, const char *dotted, char *section,
+                          size_t section_len, char *key, size_t key_len);
+
 /* [plot] by key name; a key the host does not declare aborts (a host bug). */
 double nsd_plot_num(const nsd_config *cfg, const char *key);
 

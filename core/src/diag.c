@@ -105,3 +105,19 @@ const char *nsd_did_you_mean(const char *word, const char *const *candidates, si
     }
     return best_d <= limit ? best : NULL;
 }
+
+size_t nsd_diag_unknown_keys(nsd_diag *d, const nsd_toml_node *table, const char *what,
+                             const char *const *known, size_t n) {
+    size_t errors = 0;
+    for (size_t i = 0; i < table->n_items; ++i) {
+        const nsd_toml_node *e = &table->items[i];
+        size_t k = 0;
+        while (k < n && strcmp(e->key, known[k]) != 0) k++;
+        if (k < n) continue;
+        const char *near = nsd_did_you_mean(e->key, known, n);
+        nsd_diag_at(d, e, "%s: unknown key '%s'%s%s%s", what, e->key,
+                    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        errors++;
+    }
+    return errors;
+}

@@ -30,4 +30,9 @@ const char *nsd_node_where(const nsd_toml_node *node, char *buf, size_t len);
 /* Closest candidate to `word` within a small edit distance, or NULL. */
 const char *nsd_did_you_mean(const char *word, const char *const *candidates, size_t n);
 
+/* One error per key of `table` not in `known`, at the key, "WHAT: unknown
+ * key 'k' (did you mean 'x'?)". Returns the number of errors. */
+size_t nsd_diag_unknown_keys(nsd_diag *d, const nsd_toml_node *table, const char *what,
+                             const char *const *known, size_t n);
+
 #endif

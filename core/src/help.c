@@ -52,9 +52,12 @@ static const nsd_command_help commands[] = {
      "candidates nearest the ground (Barjau & Batlle 2022): the critical\n"
      "friction coefficients mu_DP, mu_c, mu_inf, mu_i from the contact geometry\n"
      "and the affine response, the PC half-plane's lines and points (lambda-\n"
-     "and mu-lines, the hyperbola (4.2)), and the critical values against\n"
-     "lambda; writes pcmap.csv, pcmap_critical.csv and pcmap.png\n"
-     "(docs/rimless-wheel.md).",
+     "and mu-lines, the hyperbola (4.2)), the domains of a first phase shaded\n"
+     "(DP, jamb, SP-DP, sliding grows, reversal), and the critical values\n"
+     "against lambda; with a [pcmap] table (along = \"system.beta\", from, to,\n"
+     "steps) also along that parameter, where mu_DP appears or vanishes and\n"
+     "equals mu_c bisected; writes pcmap.csv, pcmap_critical.csv,\n"
+     "pcmap_along.csv, pcmap_marks.csv and pcmap.png (docs/rimless-wheel.md).",
      1},
     {"sweep", "CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...] [-q]",
      "a parameter study: the config's [sweep] runs in process, into SQLite",

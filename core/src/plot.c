@@ -13,6 +13,7 @@
 
 #include <plplot.h>
 
+#include "nsdyn_numeric.h"
 #include "plot_internal.h"
 
 /* ---- canvases ------------------------------------------------------------- */
@@ -119,9 +120,11 @@ static void fill_and_outline(panel_ctx *pc, size_t n, double *tx, double *ty, in
             memcpy(ax, tx, n * sizeof *ax);
             memcpy(ay, ty, n * sizeof *ay);
             size_t m = n;
-            const double lim[4] = {pc->clip.x0, pc->clip.x1, pc->clip.y0, pc->clip.y1};
+            /* the window's edges: x >= x0, x <= x1, y >= y0, y <= y1 */
+            const double ea[4] = {-1, 1, 0, 0}, eb[4] = {0, 0, -1, 1};
+            const double ec[4] = {-pc->clip.x0, pc->clip.x1, -pc->clip.y0, pc->clip.y1};
             for (int e = 0; e < 4 && m >= 3; ++e) {
-                m = clip_poly_edge(m, ax, ay, bx, by, e, lim[e]);
+                m = nsn_clip_halfplane(m, ax, ay, ea[e], eb[e], ec[e], bx, by);
                 double *t;
                 t = ax, ax = bx, bx = t;
                 t = ay, ay = by, by = t;

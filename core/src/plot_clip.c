@@ -1,7 +1,8 @@
 /* nsdyn plotting module: clipping. Lines are clipped (Liang-Barsky) and polygons
  * (Sutherland-Hodgman) against a box a little larger than the window before they reach
- * PLplot, whose integer device coordinates cannot take absurd values; polylines drop
- * points closer than a fraction of a pixel to the last one drawn. */
+ * PLplot (polygons in plot.c, by nsn_clip_halfplane), whose integer device coordinates
+ * cannot take absurd values; polylines drop points closer than a fraction of a pixel to
+ * the last one drawn. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,53 +136,4 @@ int draw_polyline(const box *clip, size_t n, const double *xs, const double *ys)
     free(pl.x);
     free(pl.y);
     return 0;
-}
-
-/* Sutherland-Hodgman against one edge; out must hold 2n points. */
-size_t clip_poly_edge(size_t n, const double *x, const double *y, double *ox, double *oy, int edge,
-                      double v) {
-    size_t m = 0;
-    for (size_t i = 0; i < n; ++i) {
-        size_t j = (i + 1) % n;
-        double ax = x[i], ay = y[i], bx = x[j], by = y[j];
-        double da, db;
-        switch (edge) {
-            case 0:
-                da = ax - v;
-                db = bx - v;
-                break; /* x >= v */
-            case 1:
-                da = v - ax;
-                db = v - bx;
-                break; /* x <= v */
-            case 2:
-                da = ay - v;
-                db = by - v;
-                break; /* y >= v */
-            default:
-                da = v - ay;
-                db = v - by;
-                break; /* y <= v */
-        }
-        int ina = da >= 0.0, inb = db >= 0.0;
-        if (ina) {
-            ox[m] = ax;
-            oy[m] = ay;
-            m++;
-        }
-        if (ina != inb) {
-            double t = da / (da - db);
-            /* the clipped coordinate is exact; the other one may lose
-               precision for huge coordinates and is clamped later */
-            if (edge < 2) {
-                ox[m] = v;
-                oy[m] = ay + t * (by - ay);
-            } else {
-                ox[m] = ax + t * (bx - ax);
-                oy[m] = v;
-            }
-            m++;
-        }
-    }
-    return m;
 }

@@ -165,10 +165,6 @@ typedef struct box {
 /* Draw the polyline (xs, ys) in transformed coordinates; non-finite points
  * split it. Returns 0, or -1 if memory ran out. */
 int draw_polyline(const box *clip, size_t n, const double *xs, const double *ys);
-/* Sutherland-Hodgman against one edge (0 x >= v, 1 x <= v, 2 y >= v, 3 y <= v);
- * out must hold 2n points. Returns the number of points written. */
-size_t clip_poly_edge(size_t n, const double *x, const double *y, double *ox, double *oy, int edge,
-                      double v);
 
 /* ---- figure metrics -------------------------------------------------------- */
 

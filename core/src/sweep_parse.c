@@ -44,17 +44,7 @@ static const char *const sections[] = {"system",     "contact", "friction",
 /* Keys of `t` outside `known`: one error each. */
 static size_t unknown_keys(const nsd_toml_node *t, const char *const *known, size_t n,
                            const char *what, nsd_diag *diag) {
-    size_t errors = 0;
-    for (size_t i = 0; i < t->n_items; ++i) {
-        size_t k = 0;
-        while (k < n && strcmp(t->items[i].key, known[k]) != 0) k++;
-        if (k < n) continue;
-        const char *near = nsd_did_you_mean(t->items[i].key, known, n);
-        nsd_diag_at(diag, &t->items[i], "%s: unknown key '%s'%s%s%s", what, t->items[i].key,
-                    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
-        errors++;
-    }
-    return errors;
+    return nsd_diag_unknown_keys(diag, t, what, known, n);
 }
 
 /* "section.key" into the axis. */

@@ -325,7 +325,12 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
 }
 
 /* World frame: slope-frame (x, y) -> x (cos g, -sin g) + y (sin g, cos g).
- * Ground (pen 1), spokes (pen 0), G and the two lowest tips (pen 2). */
+ * Ground (pen 1), spokes (pen 0), G and the two lowest tips (pen 2), and
+ * the lambda-line of the front tip (pen 3): the PC of any impulse at Q_f
+ * lies on it (Sec. 3, Fig. 6), at distance lambda L from G opposite Q_f;
+ * the frictionless PC A (3.6) is marked where it meets the horizontal
+ * G-line. (The PC of the current forces needs the forces, which draw()
+ * does not receive: it is the pc_x, pc_y output.) */
 static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const rimless *w = inst;
@@ -349,6 +354,17 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     for (int i = 0; i < 2; ++i) {
         double a = spoke_angle(w, two[i], q[2]), px = q[0] + L * sin(a), py = q[1] - L * cos(a);
         cv->circle(cv->ctx, WX(px, py), WY(px, py), 0.03 * L);
+    }
+    const double af = spoke_angle(w, fr, q[2]), lam = w->I / (w->m * L * L);
+    const double fx = q[0] - lam * L * sin(af), fy = q[1] + lam * L * cos(af);
+    cv->pen(cv->ctx, NSDYN_PEN_TRACE);
+    cv->line(cv->ctx, WX(fx - 0.8 * L * cos(af), fy - 0.8 * L * sin(af)),
+             WY(fx - 0.8 * L * cos(af), fy - 0.8 * L * sin(af)),
+             WX(fx + 0.8 * L * cos(af), fy + 0.8 * L * sin(af)),
+             WY(fx + 0.8 * L * cos(af), fy + 0.8 * L * sin(af)));
+    if (fabs(sin(af)) > 0.05) { /* A: on the lambda-line at the height of G */
+        double s = -lam * L * cos(af) / sin(af), ax = fx + s * cos(af), ay = fy + s * sin(af);
+        if (fabs(s) < 0.8 * L) cv->circle(cv->ctx, WX(ax, ay), WY(ax, ay), 0.02 * L);
     }
 #undef WX
 #undef WY

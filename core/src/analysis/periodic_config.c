@@ -27,20 +27,9 @@ static double number(const nsd_toml_node *e) {
 /* Unknown keys of a table, each with a suggestion. */
 static size_t check_keys(const nsd_toml_node *t, const char *name, const char *const *keys,
                          size_t n, nsd_diag *diag) {
-    size_t errors = 0;
-    for (size_t i = 0; i < t->n_items; ++i) {
-        const nsd_toml_node *e = &t->items[i];
-        size_t k = 0;
-        while (k < n && strcmp(e->key, keys[k]) != 0) k++;
-        if (k < n) continue;
-        const char *near = nsd_did_you_mean(e->key, keys, n);
-        if (near)
-            nsd_diag_at(diag, e, "[%s]: unknown key '%s' (did you mean '%s'?)", name, e->key, near);
-        else
-            nsd_diag_at(diag, e, "[%s]: unknown key '%s'", name, e->key);
-        errors++;
-    }
-    return errors;
+    char what[64];
+    snprintf(what, sizeof what, "[%s]", name);
+    return nsd_diag_unknown_keys(diag, t, what, keys, n);
 }
 
 /* A real number key: default when absent; lo < value (or <=), < hi. */
@@ -247,25 +236,10 @@ static size_t read_swap(const nsd_toml_node *t, const nsd_model *m, nsd_periodic
  * parameter of the config's system, contact or friction law. */
 static size_t read_parameter(const nsd_config *cfg, nsd_periodic_config *pc, size_t k,
                              const nsd_toml_node *p, const nsd_toml_node *at, nsd_diag *diag) {
-    const nsd_section *sec = NULL;
-    const char *dot = p && p->type == NSD_TOML_STRING ? strchr(p->str, '.') : NULL;
-    if (dot && (size_t)(dot - p->str) < sizeof pc->cont_section[k] &&
-        strlen(dot + 1) < sizeof pc->cont_key[k]) {
-        snprintf(pc->cont_section[k], sizeof pc->cont_section[k], "%.*s", (int)(dot - p->str),
-                 p->str);
-        snprintf(pc->cont_key[k], sizeof pc->cont_key[k], "%s", dot + 1);
-        sec = !strcmp(pc->cont_section[k], "system")     ? &cfg->system
-              : !strcmp(pc->cont_section[k], "contact")  ? &cfg->contact
-              : !strcmp(pc->cont_section[k], "friction") ? &cfg->friction
-                                                         : NULL;
-    }
-    if (sec && sec->plugin) {
-        const nsdyn_plugin_info *info = sec->plugin->info;
-        for (size_t i = 0; i < info->n_params; ++i)
-            if (!strcmp(info->params[i].name, pc->cont_key[k]) &&
-                info->params[i].type == NSDYN_PARAM_REAL)
-                return 0;
-    }
+    if (p && p->type == NSD_TOML_STRING &&
+        nsd_config_real_param(cfg, p->str, pc->cont_section[k], sizeof pc->cont_section[k],
+                              pc->cont_key[k], sizeof pc->cont_key[k]) == 0)
+        return 0;
     nsd_diag_at(diag, p ? p : at,
                 "[periodic.continuation] key 'parameter': expected \"SECTION.KEY\" naming a "
                 "real parameter of the config's system, contact or friction law (e.g. "
