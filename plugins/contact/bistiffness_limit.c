@@ -241,9 +241,10 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
 }
 
 /* One contact alone: impact() for it. Restitution referred to u_start
- * (contact.h): e_eff = e * scale, realized by the mu_n of that energetic
- * coefficient, mu_n' = (1 - e_eff^2)/(1 + e_eff^2) (mu_n itself when
- * u_start = u_free, so both paths agree bit for bit). */
+ * (contact.h, as pc_impact does): e_eff = min(e * scale, 1), realized by
+ * the mu_n of that energetic coefficient, mu_n' = (1 - e_eff^2)/(1 +
+ * e_eff^2) (1 for a contact at rest: plastic; mu_n itself when u_start =
+ * u_free, so both paths agree bit for bit). */
 static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, double *P) {
     const bl_law *law = inst;
     P[0] = P[1] = P[2] = 0.0;
@@ -254,7 +255,7 @@ static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, doubl
     if (p->tangent_dim == 1) {
         const double sc = nsdyn_local_restitution_scale(p);
         if (sc != 1.0) {
-            const double e = sqrt((1.0 - mu_n) / (1.0 + mu_n)) * fmin(fmax(sc, 0.0), 1.0);
+            const double e = fmin(sqrt((1.0 - mu_n) / (1.0 + mu_n)) * fmax(sc, 0.0), 1.0);
             mu_n = (1.0 - e * e) / (1.0 + e * e);
         }
     }
