@@ -2,7 +2,8 @@
 # Set up, build, and run the demo: the towed wheel (unstable rolling into
 # stick-slip, the comparison of integrators and regularization widths, the
 # limit directions), the passive walker's gait and its CoM sweep (the
-# README's figures), and rigid contact (event-driven and time-stepping).
+# README's figures), rigid contact (event-driven and time-stepping), the
+# rimless wheel and its Percussion-Centre maps, and the tumbleweed rover.
 # Writes out/index.md: each key figure with one line on what it shows.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,6 +68,19 @@ step compare configs/curb_wheel_tasks.toml curb_wheel_tasks \
     "The curb tasks of Section 6.3 overlaid" timeseries.png
 step compare configs/bouncing_ball_moreau_vs_event.toml bouncing_ball_moreau_vs_event \
     "Moreau-Jean time-stepping against event-driven integration" timeseries.png
+step run configs/rimless_wheel_walk.toml rimless_wheel_walk \
+    "Rimless wheel down a slope settling on McGeer's gait (plastic impacts)" snapshots.png \
+    timeseries.png
+step pcmap configs/rimless_pcmap_fig23.toml rimless_pcmap_fig23 \
+    "The Percussion-Centre half-plane of Barjau & Batlle's Fig. 23: domains, critical values" \
+    pcmap.png
+step pcmap configs/rimless_pcmap_fig24.toml rimless_pcmap_fig24 \
+    "The rocking block at beta_DP (Fig. 24) and its critical values against beta" pcmap.png
+step compare configs/rimless_section5_limit_compare.toml rimless_section5_limit_compare \
+    "Section 5's impact: bi-stiffness k = 1e6..1e8 against its rigid limit and the PC law" \
+    timeseries.png
+step run configs/tumbleweed_sec42_physical.toml tumbleweed_sec42_physical \
+    "The tumbleweed rover crossing the valley of the thesis's Sec. 4.2" snapshots.png
 
 # Keep only the figures that exist (a config may draw fewer): report any missing.
 missing=0
