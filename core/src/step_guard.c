@@ -119,13 +119,17 @@ static int may_fall(double f0, double d0, double f1, double d1, double h, double
         if (!(s[i] >= 0.0 && s[i] <= 1.0)) continue;
         double v = hermite(f0, d0, f1, d1, h, s[i]);
         if (highest > -margin && v < margin) {
-            *split = v < 0.0 ? s[i] : s_high;
+            *split = v < 0.0 && f0 > 0.0 ? s[i] : s_high;
             return 1;
         }
         if (v > highest) {
             highest = v;
             s_high = s[i];
         }
+    }
+    if (margin > 0.0 && f0 < margin && highest > -margin) {
+        *split = s_high;
+        return 1;
     }
     return 0;
 }
