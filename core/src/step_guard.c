@@ -259,6 +259,8 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
         double hdm = hermite_rate(fl[c], dl[c], fr[c], dr[c], h, s);
         err = fmax(err, fabs(fm[c] - hm) + fmin(s, 1.0 - s) * h * fabs(dm[c] - hdm));
     }
+    double w = 4.0 * s * (1.0 - s);
+    err /= w * w;
     int unsafe_left = 0, unsafe_right = 0;
     for (size_t c = 0; c < g->nc; ++c) {
         double sc;
