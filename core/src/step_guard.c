@@ -263,7 +263,7 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
      * that error is f''''(t)/24 (t - tl)^2 (t - tr)^2, largest at the
      * midpoint, so the estimate of the largest is the mismatch over
      * (4 s (1 - s))^2 (unchanged at the midpoint). Without it a split at
-     * the high point 5 % into a step (a rebound's flight) measured ~1/30
+     * the high point 5 % into a step (a rebound's flight) measured ~1/25
      * of the error, and the long half, which held a dip past an edge, was
      * called safe (1.7e-6 m, study I). */
     double w = 4.0 * s * (1.0 - s);
