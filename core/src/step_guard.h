@@ -10,7 +10,9 @@
  * Per step [a, b] and open contact, f = gap - threshold [m] and its rate
  * f' = u_n [m/s] are known at both ends. The guard evaluates f, f' at a
  * split point and compares them with the cubic Hermite interpolant of the
- * ends: the difference estimates the interpolant's error. Each half is
+ * ends: the difference, scaled by the shape of the Hermite error
+ * ((t - a)^2 (t - b)^2, largest at the midpoint), estimates the
+ * interpolant's largest error. Each half is
  * safe when its own Hermite interpolant (built from the half's ends, more
  * accurate than the whole step's) cannot fall from above -err to below
  * +err for any contact, nor start inside that band or rise into it (a
