@@ -386,6 +386,18 @@ END_TEST
  * point and 7); without the error's normalization (search()) the second
  * grid point 1.73e-6 m. Tolerance: contact_tolerance + 1e-10 m, as the
  * others. */
+/* Fewer random scenarios under AddressSanitizer (several times slower). */
+#if defined(__SANITIZE_ADDRESS__)
+#define EDGE_N 40
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EDGE_N 40
+#endif
+#endif
+#ifndef EDGE_N
+#define EDGE_N 200
+#endif
+
 static uint64_t edge_lcg(uint64_t *s) {
     *s = *s * 6364136223846793005ull + 1442695040888963407ull;
     return *s >> 11;
@@ -442,7 +454,7 @@ START_TEST(rebound_at_a_convex_edge) {
     grid_deep = fmax(grid_deep, deepest(&R));
     run_free(&R);
     uint64_t seed = 20261126;
-    int n = getenv("NSDYN_EDGE_N") ? atoi(getenv("NSDYN_EDGE_N")) : 200, bad = 0;
+    int n = getenv("NSDYN_EDGE_N") ? atoi(getenv("NSDYN_EDGE_N")) : EDGE_N, bad = 0;
     double worst = 0.0;
     for (int k = 0; k < n; ++k) {
         char toml[2048];
