@@ -10,10 +10,15 @@
  * Per step [a, b] and open contact, f = gap - threshold [m] and its rate
  * f' = u_n [m/s] are known at both ends. The guard evaluates f, f' at a
  * split point and compares them with the cubic Hermite interpolant of the
- * ends: the difference estimates the interpolant's error. Each half is
+ * ends: the difference, scaled by the shape of the Hermite error
+ * ((t - a)^2 (t - b)^2, largest at the midpoint), estimates the
+ * interpolant's largest error. Each half is
  * safe when its own Hermite interpolant (built from the half's ends, more
  * accurate than the whole step's) cannot fall from above -err to below
- * +err for any contact; otherwise the half is split again, down to depth
+ * +err for any contact, nor start inside that band or rise into it (a
+ * contact that has just bounced starts at its threshold: its rebound may
+ * return within the step unseen by the interpolant); otherwise the half
+ * is split again, where the interpolant says to look, down to depth
  * NSD_GUARD_DEPTH, where a falling sign change between samples is a
  * bracket, located by bisection on the dense output to 1e-12 s per second
  * of t and reported at its post-crossing end (f <= 0); the earliest over
