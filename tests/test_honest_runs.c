@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modes.h"
 #include "test_util.h"
 
 /* A rigid contact that starts penetrated (initial.y = -10) rested 10 m
@@ -92,6 +93,44 @@ END_TEST
 START_TEST(nan_output_stops_the_run) { faulty_run("faulty_nan_output", "channel 'level' is nan"); }
 END_TEST
 
+/* An open contact found penetrating deeper than twice the tolerance at a
+ * drift correction (no impact caught it: the step guard did not see the
+ * gap fall through, e.g. a gap that rises again by the step's end) is
+ * projected out with the rest and reported: nsd_modes_correct_drift gives
+ * its depth, the run counts it (run.toml [status] open_projections,
+ * deepest_open_projection) and the summary line warns. */
+START_TEST(open_projection_reported) {
+    run R = {0};
+    test_load("[system]\nid = \"point_mass\"\nr = 0.05\n[contact]\nid = \"newton\"\ne = 0.5\n"
+              "[integrator]\nid = \"dopri5\"\n[initial]\ny = 1.0\n[run]\nt_end = 1.0\n"
+              "progress = false\n",
+              &R);
+    nsd_model *m = &R.model;
+    double y[64], deep = 1;
+    ck_assert_uint_le(m->n, 64);
+    memcpy(y, m->y0, m->n * sizeof *y);
+    int iy = -1;
+    for (size_t i = 0; i < m->n_channels; ++i)
+        if (!strcmp(m->channels[i].name, "y")) iy = (int)i - 1; /* channel 0 is t */
+    ck_assert_int_ge(iy, 0);
+    y[iy] = 0.05 - 0.004; /* 4 mm into the ground, open, at rest */
+    ck_assert_int_eq(nsd_modes_correct_drift(m, 0.0, y, &deep), 1);
+    ck_assert_double_eq_tol(deep, -0.004, 1e-12);
+    ck_assert_double_eq_tol(y[iy], 0.05, 1e-9); /* projected onto the surface */
+    y[iy] = 0.5; /* in flight: nothing to correct */
+    ck_assert_int_eq(nsd_modes_correct_drift(m, 0.0, y, &deep), 0);
+    ck_assert_double_eq(deep, 0.0);
+    test_unload(&R);
+    nsd_run_result res = {.open_projections = 2, .deepest_open = -0.004};
+    char buf[1024] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    nsd_scenario_print_summary(f, NULL, &res);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "2 open contacts found penetrating (deepest -0.004 m)") != NULL,
+                  "summary: %s", buf);
+}
+END_TEST
+
 /* A scenario run again without loading again (scenario.h, as a sweep or a
  * periodic analysis will) repeats the first run sample for sample: nothing
  * of the first run leaks into the second. Event-driven (contact modes and
@@ -131,6 +170,7 @@ int main(void) {
     tcase_add_test(tc, moreau_passes_the_energy_audit);
     tcase_add_test(tc, nan_gap_stops_the_run);
     tcase_add_test(tc, nan_output_stops_the_run);
+    tcase_add_test(tc, open_projection_reported);
     tcase_add_test(tc, rerun_without_reloading);
     suite_add_tcase(s, tc);
     return test_run_suite(s);

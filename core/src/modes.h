@@ -122,7 +122,10 @@ double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double norma
  * positions projected back onto the closed constraints (and velocities
  * onto their tangent). Returns 1 if y changed (the integrator must
  * restart), 0 if nothing drifted, -1 on failure with m->failure set. */
-int nsd_modes_correct_drift(nsd_model *m, double t, double *y);
+/* *deepest_open: the most negative gap of an open contact found deeper
+ * than twice the tolerance (projected out with the others), else 0: a
+ * penetration no impact caught (the run reports it, run.h). */
+int nsd_modes_correct_drift(nsd_model *m, double t, double *y, double *deepest_open);
 
 nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired);
 

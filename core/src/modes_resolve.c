@@ -400,10 +400,14 @@ static nsdyn_status drift_step(nsd_model *m, double t, double *y) {
     return NSDYN_OK;
 }
 
-int nsd_modes_correct_drift(nsd_model *m, double t, double *y) {
+int nsd_modes_correct_drift(nsd_model *m, double t, double *y, double *deepest_open) {
     double band = 0.5 * m->ed.contact_tolerance;
+    *deepest_open = 0.0;
     if (nsd_modes_eval_contacts(m, t, y, 1) > NSDYN_WARNING) return -1;
     if (!gaps_drifted(m, band)) return 0;
+    for (size_t c = 0; c < m->nc; ++c) /* open contacts found penetrating */
+        if (!m->ed.mode[c].closed && out_of_band(m, c, band))
+            *deepest_open = fmin(*deepest_open, m->ce[c].gap);
     for (int it = 0; it < NSD_DRIFT_ITER; ++it) {
         if (contact_response(m, t, y) > NSDYN_WARNING || drift_step(m, t, y) > NSDYN_WARNING)
             return -1;

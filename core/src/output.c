@@ -294,6 +294,10 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
         (unsigned long long)r->drift_corrections);
     fprintf(f, "rate_restarts = %llu  # integrator restarts at gap_rate = 0 (bi-stiffness)\n",
             (unsigned long long)r->rate_restarts);
+    fprintf(f,
+            "open_projections = %llu  # open contacts found penetrating and projected out (a "
+            "possible missed impact)\ndeepest_open_projection = %.6g  # [m]\n",
+            (unsigned long long)r->open_projections, r->deepest_open);
     fprintf(
         f,
         "energy_checked = %llu  # step ends the energy audit judged (docs/checks.md)\n"

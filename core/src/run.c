@@ -112,6 +112,14 @@ static int all_finite(const double *y, size_t n) {
     return 1;
 }
 
+/* A drift correction that lifted an open contact out of a penetration
+ * (run.h open_projections). */
+static void note_open_projection(nsd_run_result *res, double deep) {
+    if (!(deep < 0.0)) return;
+    res->open_projections++;
+    res->deepest_open = fmin(res->deepest_open, deep);
+}
+
 /* Sustained contacts drifted out of half the touching band at the end of
  * a step: positions projected back (modes.c), the integrator restarted
  * there; rep->y then points at the corrected copy in ybuf. 0 or -1. */
@@ -119,9 +127,11 @@ static int correct_drift(nsd_model *m, const nsdyn_integrator *ig, void *inst,
                          nsd_step_guard *guard, nsdyn_step_report *rep, double *ybuf,
                          nsd_run_result *res) {
     memcpy(ybuf, rep->y, m->n * sizeof *ybuf);
-    int r = nsd_modes_correct_drift(m, rep->t, ybuf);
+    double deep;
+    int r = nsd_modes_correct_drift(m, rep->t, ybuf, &deep);
     if (r <= 0) return r;
     res->drift_corrections++;
+    note_open_projection(res, deep);
     if (ig->restart(inst, rep->t, ybuf) > NSDYN_WARNING) {
         snprintf(m->failure, sizeof m->failure,
                  "the integrator could not restart after a drift correction: %s",
@@ -369,11 +379,13 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
     if (res->contact_log.n == logged) res->unlogged_roots++;
     const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
     if (!why) { /* a contact the impact left out of place */
-        int dc = nsd_modes_correct_drift(m, t, r->ybuf);
+        double deep;
+        int dc = nsd_modes_correct_drift(m, t, r->ybuf, &deep);
         if (dc < 0)
             why = m->failure;
         else
             res->drift_corrections += (uint64_t)dc;
+        if (dc > 0) note_open_projection(res, deep);
     }
     if (!why) *stop = stop_across_jump(r, rep->y, r->ybuf);
     if (!why && r->same_time > 100)

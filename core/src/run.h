@@ -51,6 +51,13 @@ typedef struct nsd_run_result {
     /* Integrator restarts at gap_rate = 0 of a compliant law with a rate
      * discontinuity (events.h NSD_SOURCE_RATE). */
     uint64_t rate_restarts;
+    /* Drift corrections that found an open contact penetrating deeper
+     * than twice the tolerance (not an impact: the step guard did not see
+     * it fall through, e.g. a gap that rises again by the step's end), and
+     * the deepest such gap [m] (0: none). A possible missed impact: the
+     * summary line warns. */
+    uint64_t open_projections;
+    double deepest_open;
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,

@@ -205,6 +205,12 @@ void nsd_scenario_print_summary(FILE *out, const char *label, const nsd_run_resu
     if (res->unlogged_roots)
         fprintf(out, "; %llu integrator root return%s changed nothing",
                 (unsigned long long)res->unlogged_roots, res->unlogged_roots == 1 ? "" : "s");
+    if (res->open_projections)
+        fprintf(out,
+                "; warning: %llu open contact%s found penetrating (deepest %.3g m) and projected "
+                "out: a possible missed impact",
+                (unsigned long long)res->open_projections, res->open_projections == 1 ? "" : "s",
+                res->deepest_open);
     fputc('\n', out);
 }
 
