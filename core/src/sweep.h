@@ -241,6 +241,7 @@ typedef struct nsd_sweep_opts {
 /* Counts of a sweep's runs: done now, failed by status, skipped. */
 typedef struct nsd_sweep_tally {
     size_t done, skipped, by_status[4];
+    size_t warned; /* ok runs with a warning in their message (an open projection) */
     double wall, sim_wall; /* [s] summed over the runs: all their cost, the simulations' */
     double db_wall;        /* [s] the writer in the database */
     double elapsed;        /* [s] of the sweep */

@@ -106,6 +106,12 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
             if (def->sums[k].kind == NSD_SUM_STOP) snprintf(row->sum_text[k], 8, "failed");
     } else if (nsd_sweep_summarize(def, &s, row) != 0) {
         row->status = NSD_SWEEP_NO_SUMMARY;
+    } else if (s.res.open_projections) { /* data, but say it (run.h) */
+        snprintf(row->message, sizeof row->message,
+                 "warning: %llu open contact%s found penetrating (deepest %.3g m) and projected "
+                 "out: a possible missed impact",
+                 (unsigned long long)s.res.open_projections,
+                 s.res.open_projections == 1 ? "" : "s", s.res.deepest_open);
     }
     if (!errors) keep_outputs(ctx, &s, row);
     nsd_scenario_destroy(&s);
@@ -153,7 +159,10 @@ void nsd_sweep_tally_add(nsd_sweep_tally *t, const nsd_sweep_row *row) {
     t->by_status[row->status & 3]++;
     t->wall += row->wall;
     t->sim_wall += row->sim_wall;
-    if (row->status == NSD_SWEEP_OK) return;
+    if (row->status == NSD_SWEEP_OK) {
+        t->warned += !strncmp(row->message, "warning:", 8);
+        return;
+    }
     char why[160];
     reason_of(row, why, sizeof why);
     for (size_t i = 0; i < t->n_reasons; ++i)
@@ -176,6 +185,11 @@ void nsd_sweep_tally_print(FILE *out, const nsd_sweep_tally *t) {
                 t->by_status[NSD_SWEEP_FAILED], t->by_status[NSD_SWEEP_REFUSED],
                 t->by_status[NSD_SWEEP_NO_SUMMARY]);
     fputc('\n', out);
+    if (t->warned)
+        fprintf(out,
+                "sweep: warning: %zu ok run%s projected an open contact out of a penetration (a "
+                "possible missed impact; their message column says how deep)\n",
+                t->warned, t->warned == 1 ? "" : "s");
     if (t->done && t->elapsed > 0)
         fprintf(out,
                 "sweep: %.1f s wall, %.1f runs/s; per run %.3f ms (simulation %.3f ms, set-up and "
