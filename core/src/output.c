@@ -294,6 +294,10 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
         (unsigned long long)r->drift_corrections);
     fprintf(f, "rate_restarts = %llu  # integrator restarts at gap_rate = 0 (bi-stiffness)\n",
             (unsigned long long)r->rate_restarts);
+    fprintf(f,
+            "system_reset_energy = %.9g  # [J] energy changed by the system's resets "
+            "(events_system_reset; the energy audit's floor rose by their rises)\n",
+            r->reset_energy);
     fprintf(
         f,
         "energy_checked = %llu  # step ends the energy audit judged (docs/checks.md)\n"

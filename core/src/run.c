@@ -205,6 +205,20 @@ static const nsd_event_source *stop_across_jump(nsd_runner *r, const double *bef
     return NULL;
 }
 
+/* The contact modes at an event (or the start: initial), with the system
+ * told of contacts that opened or closed (modes.h
+ * nsd_modes_resolve_notify). A reset the system makes there is its own
+ * energy input, not the contact laws': the audit's floor rises by what it
+ * added, so the audit still judges everything else. */
+static nsdyn_status resolve_modes(nsd_runner *r, double t, double *y, int fired, int initial) {
+    nsd_reset_tally tally = {0};
+    nsdyn_status st =
+        nsd_modes_resolve_notify(r->m, t, y, &r->res->contact_log, fired, initial, &tally);
+    r->res->reset_energy += tally.change;
+    if (r->res->energy_checked) r->res->energy_min += tally.gain;
+    return st;
+}
+
 /* Buffers, the integrator and its problem. Returns 1 if the integrator
  * refused its parameters (a config error in diag; nothing to close), 2 if
  * a buffer could not be allocated, else 0. */
@@ -286,7 +300,7 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
                           describe(r, m->y0));
     if (m->ed.on) {
         memcpy(r->y_switch, m->y0, m->n * sizeof *r->y_switch);
-        if (nsd_modes_resolve(m, r->t0, r->y_switch, &r->res->contact_log, -1) > NSDYN_WARNING)
+        if (resolve_modes(r, r->t0, r->y_switch, -1, 1) > NSDYN_WARNING)
             return run_failed(r, "the initial contact modes could not be determined: %s; state: %s",
                               m->failure, describe(r, m->y0));
         y_start = r->y_last = r->y_switch;
@@ -365,7 +379,7 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
     size_t logged = res->contact_log.n;
     res->root_returns++;
-    nsdyn_status rs = nsd_modes_resolve(m, t, r->ybuf, &res->contact_log, (int)src->index);
+    nsdyn_status rs = resolve_modes(r, t, r->ybuf, (int)src->index, 0);
     if (res->contact_log.n == logged) res->unlogged_roots++;
     const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
     if (!why) { /* a contact the impact left out of place */
@@ -423,8 +437,7 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
     r->res->root_returns++;
     r->res->n_switches++;
     nsdyn_status sw = m->sys->on_switch(m->sys_inst, src->index, t, r->ybuf, r->ybuf + m->nq);
-    if (sw <= NSDYN_WARNING && m->ed.on)
-        sw = nsd_modes_resolve(m, t, r->ybuf, &r->res->contact_log, -1);
+    if (sw <= NSDYN_WARNING && m->ed.on) sw = resolve_modes(r, t, r->ybuf, -1, 0);
     if (sw <= NSDYN_WARNING) *stop = stop_across_jump(r, rep->y, r->ybuf);
     if (sw <= NSDYN_WARNING && !*stop) sw = r->ig->restart(r->inst, t, r->ybuf);
     if (sw <= NSDYN_WARNING && !*stop && m->ed.on)
@@ -483,7 +496,7 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep) {
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
     /* Set-valued friction on the contact (model.h ed.compliant): the stick
      * bound mu_s N jumps with N, so the friction modes are chosen again */
-    if (m->ed.on && nsd_modes_resolve(m, r->t, r->ybuf, &r->res->contact_log, -1) > NSDYN_WARNING)
+    if (m->ed.on && resolve_modes(r, r->t, r->ybuf, -1, 0) > NSDYN_WARNING)
         return run_failed(r, "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s",
                           r->t, m->failure);
     if (r->ig->restart(r->inst, r->t, r->ybuf) > NSDYN_WARNING)
