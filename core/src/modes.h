@@ -128,6 +128,10 @@ int nsd_modes_correct_drift(nsd_model *m, double t, double *y);
 
 nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired);
 
+/* `fired` of nsd_modes_resolve after a system's velocity reset: each
+ * touching contact keeps its open/closed status if that is consistent. */
+#define NSD_FIRED_KEEP (-2)
+
 /* What the system's resets at one resolution did (nsd_modes_resolve_notify). */
 typedef struct nsd_reset_tally {
     size_t n;      /* resets (velocities changed by on_contact_modes) */

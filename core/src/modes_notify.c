@@ -117,7 +117,7 @@ nsdyn_status nsd_modes_resolve_notify(nsd_model *m, double t, double *y, nsd_eve
         if (r < 0) return NSDYN_ERROR;
         if (r == 0) return NSDYN_OK;
         /* the new velocities' modes, as after an impact */
-        st = nsd_modes_resolve(m, t, y, log, -1);
+        st = nsd_modes_resolve(m, t, y, log, NSD_FIRED_KEEP);
         if (st > NSDYN_WARNING) return st;
     }
 }
