@@ -266,6 +266,7 @@ def reading_f_is_b(rows_b, rows_f):
         check(r[4] == rb[4] and r[8] == rb[8], f"{tag}: outcome {r[8]} vs {rb[8]}")
         check(abs(r[5] - rb[5]) <= 1e-6, f"{tag}: height {r[5]} vs {rb[5]}")
     check(n_same >= 50 and n_more >= 50, f"F vs B: only {n_same} single-flip and {n_more} multi-flip runs")
+    print(f"reading F vs B: {n_same} single-flip runs equal to B's, {n_more} runs with more flips")
 
 
 def spin_flip_hand():
@@ -345,6 +346,7 @@ def spin_flip_count():
         check(run_toml_value(tag, "system_reset_energy") == 0, f"{cfg}{sets}: the flips changed the energy")
         total += n_resets
     check(total >= 12, f"only {total} flips in the single runs")
+    print(f"reading F: {total} flips in {len(cases)} single runs, each at a model change")
 
 
 transitions()
