@@ -349,8 +349,29 @@ def spin_flip_count():
     print(f"reading F: {total} flips in {len(cases)} single runs, each at a model change")
 
 
+def uncovered_switch():
+    """A bouncing sphere crosses the floor -> incline corner's bisector in flight, the step
+    guard cuts the integrator's step at the next floor impact, and the uncut step (through the
+    floor) had carried the corner switch's function back below zero: the switch was lost, the
+    sphere bounced on along the floor's plane under the incline (found by study IV with reading
+    F). The runner now locates the switch the cut uncovers (core/src/run.c). Against the same
+    run with steps short enough that none reaches under the floor (max_step 0.05 s)."""
+    sets = ["system.spin_flip=true", "system.b=3", "system.j_over_m=6.03", "contact.e=0.98",
+            "system.v0=5.0", "run.t_end=3000"]
+    ends = []
+    for tag, extra in (("us", []), ("us_short", ["integrator.max_step=0.05"])):
+        _, series = run("tumbleweed_case4_thesis.toml", tag, sets + extra)
+        gmin = min(num(r, "gap") for r in series)
+        check(gmin >= -1e-6, f"uncovered switch {tag}: the sphere sank {gmin} m into a plane")
+        msg = next(l for l in open(os.path.join(TMP, tag, "run.toml")) if l.startswith("message"))
+        check("rolled_back" in msg, f"uncovered switch {tag}: {msg}")
+        ends.append(float(series[-1]["t [s]"]))
+    check(abs(ends[0] - ends[1]) < 1e-6, f"uncovered switch: stops at {ends[0]} and {ends[1]} s")
+
+
 transitions()
 bounce_to_roll()
+uncovered_switch()
 energy_bookkeeping()
 reduced_study()
 spin_flip_hand()

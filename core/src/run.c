@@ -535,8 +535,67 @@ static nsd_flow handle_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
     return stop_event(r, rep->y, fired, stop != NULL);
 }
 
+/* Does source e's function cross from ga to gb in its direction? */
+static int crosses(const nsd_event_source *src, double ga, double gb) {
+    int down = ga > 0 && gb <= 0, up = ga < 0 && gb >= 0;
+    return (src->direction <= 0 && down) || (src->direction >= 0 && up);
+}
+
+/* A system switch or stop that the guard's cut of the step at rep->t
+ * uncovers. The integrator compares event signs at the ends of its own
+ * step only, and past the impact the guard found, the uncut step runs on
+ * through the ground: a switch function can rise through zero before the
+ * impact and fall back after it (a bouncing sphere's centre crossing a
+ * valley corner's bisector, docs/tumbleweed.md), so the integrator saw
+ * no crossing and the switch was lost. On [r->t, rep->t] the crossing is
+ * real; the first one is located by bisection on the dense output (to
+ * 1e-12 (1 + |t|) s, at its post-crossing end, as the guard locates
+ * impacts) and the step ends there instead: no impact comes before it,
+ * since the guard checked the whole stretch. Uses r->g, r->g_prev (the
+ * crossing checks of integrators that do not locate) and r->ybuf as
+ * scratch; the state goes to r->guard.y (rep->y). Returns the source, or
+ * NULL. */
+static const nsd_event_source *uncovered_crossing(nsd_runner *r, nsdyn_step_report *rep) {
+    nsd_model *m = r->m;
+    double *ga = r->g, *gb = r->g_prev;
+    if (!r->locates || !r->dense || !r->ode.n_events ||
+        nsd_model_event_functions(m, r->t, r->y_last, ga) > NSDYN_WARNING ||
+        nsd_model_event_functions(m, rep->t, rep->y, gb) > NSDYN_WARNING)
+        return NULL;
+    const nsd_event_source *first = NULL;
+    double t_first = rep->t;
+    for (size_t e = 0; e < m->n_events; ++e) {
+        const nsd_event_source *src = &m->event_sources[e];
+        if ((src->kind != NSD_SOURCE_SWITCH && src->kind != NSD_SOURCE_STOP) ||
+            !crosses(src, ga[e], gb[e]))
+            continue;
+        double lo = r->t, hi = rep->t, g_lo = ga[e];
+        while (hi - lo > 1e-12 * (1.0 + fabs(hi))) {
+            double mid = 0.5 * (lo + hi);
+            if (r->ig->dense(r->inst, mid, r->ybuf) > NSDYN_WARNING ||
+                nsd_model_event_functions(m, mid, r->ybuf, gb) > NSDYN_WARNING)
+                return NULL;
+            if (crosses(src, g_lo, gb[e])) {
+                hi = mid;
+            } else {
+                lo = mid;
+                g_lo = gb[e];
+            }
+        }
+        if (hi < t_first) {
+            t_first = hi;
+            first = src;
+        }
+    }
+    if (!first || r->ig->dense(r->inst, t_first, r->guard.y) > NSDYN_WARNING) return NULL;
+    rep->t = t_first;
+    rep->y = r->guard.y;
+    return first;
+}
+
 /* An impact inside the step comes first (the step guard): the step then
- * ends there. Returns NSD_END on failure; *fired the contact event. */
+ * ends there, or at a switch or stop the cut uncovers before it. Returns
+ * NSD_END on failure; *fired the event. */
 static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_source *hit_src,
                            const nsd_event_source **fired) {
     double t_hit = rep->t;
@@ -550,6 +609,8 @@ static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_sour
         rep->y = r->guard.y;
         *hit_src = (nsd_event_source){NSD_SOURCE_CONTACT, 2 * hit, -1};
         *fired = hit_src;
+        const nsd_event_source *sw = uncovered_crossing(r, rep);
+        if (sw) *fired = sw;
     }
     return NSD_GO_ON;
 }
