@@ -30,7 +30,8 @@ usage: tumbleweed.py NSDYN SOURCE_DIR
    (the stop that ended each run: `crossed` or `rolled_back`), and each run's declared values
    agree with that classification. Reading F against reading B: a run of F whose only flip is
    the one on leaving the near rim, started fast enough to leave it at once (v0^2 > g b), is
-   reading B's run (backspin0) and must give its outcome and height.
+   reading B's run (backspin0) and must give its outcome and height. Reading F's percentage
+   crossed at J/m = 0.1 b^2 rises at every step of e (the regression of docs/tumbleweed.md Sec. 4).
 4. Reading F (spin_flip, docs/tumbleweed.md Sec. 1.3), against hand calculations:
    - on a level floor, a sphere dropped from h with backspin wy = -v/b and e = 0: the flip at
      the start (it is in flight: Ch. 2) makes it roll in the air; the plastic impact at
@@ -246,6 +247,14 @@ def reduced_study():
                 m = sum(hs) / len(hs)
                 check(abs(float(g["mean"]) - m) < 1e-9, f"{model}/{bs}: height mean {g['mean']} != {m}")
     reading_f_is_b(per_variant[("thesis", "true", "false")], per_variant[("thesis", "false", "true")])
+    # The regression of reading F's finding (docs/tumbleweed.md Sec. 4): the percentage crossed
+    # rises with e. At J/m = 0.1 b^2 (over b and speed) it rises at every step of e; it was
+    # 27, 41, 59, 73, 86 % (e = 0.6 .. 1.0) when this was written. R and B show no such rise.
+    f_rows = [r for r in per_variant[("thesis", "false", "true")] if r[9] == "ok" and abs(r[2] - 0.1) < 1e-9]
+    pc = [sum(r[4] for r in f_rows if abs(r[1] - e) < 1e-9) / max(1, sum(abs(r[1] - e) < 1e-9 for r in f_rows))
+          for e in (0.6, 0.7, 0.8, 0.9, 1.0)]
+    check(all(b > a for a, b in zip(pc, pc[1:])) and pc[0] < 0.4 and pc[-1] > 0.75,
+          f"reading F: crossed at J/m = 0.1 b^2 against e: {pc}")
 
 
 def reading_f_is_b(rows_b, rows_f):
