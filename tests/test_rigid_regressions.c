@@ -569,7 +569,8 @@ static void straight_scenario(uint64_t *seed, char *toml, size_t len, int *dir, 
     double v = exp(edge_u(seed, log(0.3), log(8.0))), w = edge_u(seed, 0.2, 1.8) * v / b;
     double vy = edge_u(seed, -0.3, 0.3) * v, wx = edge_u(seed, -0.3, 0.3) * v / b;
     double mu = edge_u(seed, 0.1, 1.0), e = edge_u(seed, 0.0, 0.9);
-    double vf = (b * v + jm * w / b) / (b + jm / b), dist = *dir > 0 ? xv[*nv - 1] - s0 : s0 - xv[0];
+    double vf = (b * v + jm * w / b) / (b + jm / b),
+           dist = *dir > 0 ? xv[*nv - 1] - s0 : s0 - xv[0];
     double t_end = (dist + 0.3) / fmin(v, vf);
     /* centre b above the plane: s along the slope, b along its normal */
     double x = -20.0 * ca + (s0 + 20.0) * ca - b * sa, z = -20.0 * sa + (s0 + 20.0) * sa + b * ca;
@@ -582,7 +583,7 @@ static void straight_scenario(uint64_t *seed, char *toml, size_t len, int *dir, 
              "atol = 1e-12\n[initial]\nx = %.17g\nz = %.17g\nvx = %.17g\nvz = %.17g\n"
              "vy = %.17g\nwx = %.17g\nwy = %.17g\nwz = %.17g\n"
              "[run]\nt_end = %.17g\noutput_dt = 1e-3\nprogress = false\n[plot]\nenabled = false\n",
-             angles, lengths, -20.0 * ca, -20.0 * sa, b, jm / 1.0, g, x, e, mu, 0.9 * mu, x, z,
+             angles, lengths, -20.0 * ca, -20.0 * sa, b, jm, g, x, e, mu, 0.9 * mu, x, z,
              *dir * v * ca, *dir * v * sa, vy, wx, *dir * w, edge_u(seed, -2.0, 2.0), t_end);
     for (size_t i = 0; i < *nv; ++i) { /* world (x, z) */
         zv[i] = -20.0 * sa + (xv[i] + 20.0) * sa;
@@ -624,8 +625,10 @@ START_TEST(straight_vertices_never_gain_energy) {
         }
         run_free(&S);
     }
-    ck_assert_msg(bad == 0, "%d of %d straight-vertex scenarios failed, gained energy or lost a "
-                            "handover", bad, n);
+    ck_assert_msg(bad == 0,
+                  "%d of %d straight-vertex scenarios failed, gained energy or lost a "
+                  "handover",
+                  bad, n);
 }
 END_TEST
 

@@ -270,8 +270,8 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->sw_at = r->sw_from ? r->sw_from + m->layout.n_switches + 1 : NULL;
     r->y_last = m->y0;
     r->wall0 = r->last_progress = now_seconds();
-    if (!s->data || !r->ybuf || !r->y_switch || !r->g || !r->g_prev || !r->g_jump ||
-        !r->y_from || !r->sw_from)
+    if (!s->data || !r->ybuf || !r->y_switch || !r->g || !r->g_prev || !r->g_jump || !r->y_from ||
+        !r->sw_from)
         return 2;
     nsd_step_guard_init(&r->guard, m);
     r->guard_ready = 1;
@@ -409,8 +409,8 @@ static nsdyn_status simultaneous_switches(nsd_runner *r, double *y, size_t excep
             continue;
         st = m->sys->on_switch(m->sys_inst, j, r->t, y, y + m->nq);
         if (st > NSDYN_WARNING) {
-            snprintf(m->failure, sizeof m->failure, "switch '%s' (simultaneous) could not be applied",
-                     m->layout.switches[j]);
+            snprintf(m->failure, sizeof m->failure,
+                     "switch '%s' (simultaneous) could not be applied", m->layout.switches[j]);
             break;
         }
         r->res->n_switches++;

@@ -199,8 +199,8 @@ static int straight_lost(const sphere *S, size_t i, double x, double z) {
     if (own_start_lost(S, i) && S->seg[i].c == S->seg[i - 1].c && S->seg[i].s == S->seg[i - 1].s &&
         sp_handover(S, i, 0, x, z) >= 0.0)
         return 1;
-    return own_end_lost(S, i) && S->seg[i + 1].c == S->seg[i].c &&
-           S->seg[i + 1].s == S->seg[i].s && sp_handover(S, i + 1, 1, x, z) >= 0.0;
+    return own_end_lost(S, i) && S->seg[i + 1].c == S->seg[i].c && S->seg[i + 1].s == S->seg[i].s &&
+           sp_handover(S, i + 1, 1, x, z) >= 0.0;
 }
 
 feature sp_nearest(const sphere *S, size_t i, double x, double z, int *ground) {
