@@ -109,7 +109,8 @@
  * system: a start in a face region whose edge is owned by the other
  * segment counts that edge twice only within ~sqrt(2 b delta) of the
  * handover line, until the first switch there. A straight vertex (equal
- * slopes) is treated as convex; its wedge is a ray.
+ * slopes) is treated as convex; its wedge is a ray, and on that ray (at
+ * the switch itself) the segment handing it over is off (straight_lost()).
  *
  */
 #include <math.h>
