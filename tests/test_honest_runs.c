@@ -131,6 +131,74 @@ START_TEST(open_projection_reported) {
 }
 END_TEST
 
+/* A system that changes the velocities when told that contacts opened or
+ * closed (system.h on_contact_modes, ABI 2.2; fixtures/faulty_system.c). */
+static void reset_run(run *R, const char *id, double t_end, nsd_run_outcome want) {
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "plugin_path = [\"%s/faulty\"]\n[system]\nid = \"%s\"\n[contact]\nid = "
+             "\"newton\"\ne = 0.5\n[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = "
+             "1e-12\n[run]\nt_end = %g\noutput_dt = 1e-3\nprogress = false\n",
+             NSDYN_TEST_FIXTURE_DIR, id, t_end);
+    run_config(R, toml, want);
+}
+
+/* The kick at every closing (the end of each accumulation) adds exactly
+ * KICK^2/2 = 0.5 J to a ball at rest on the ground: the log has one
+ * system_reset per closing, the energy change sum is 0.5 J each, and the
+ * energy audit, told of it, finds no rise although the energy after each
+ * kick is above the lowest it had reached (a control: without the credit
+ * the audit's default "error" would end the run at the first kick). */
+START_TEST(system_resets_are_logged_and_credited) {
+    run R = {0};
+    reset_run(&R, "faulty_reset_kick", 4.0, NSD_RUN_COMPLETE);
+    size_t kicks = 0, closes = 0;
+    for (size_t i = 0; i < R.res.contact_log.n; ++i) {
+        const nsd_event_record *r = &R.res.contact_log.rec[i];
+        if (r->kind == NSD_EVENT_REST || r->kind == NSD_EVENT_CLOSE) closes++;
+        if (r->kind != NSD_EVENT_SYSTEM_RESET) continue;
+        kicks++;
+        ck_assert_double_eq_tol(r->u_before[0], 0.0, 1e-9);
+        ck_assert_double_eq_tol(r->u_after[0], 1.0, 1e-15);
+        /* the modes chosen again: the ball leaves the ground (an open record, same instant) */
+        ck_assert_uint_lt(i + 1, R.res.contact_log.n);
+        ck_assert_int_eq(R.res.contact_log.rec[i + 1].kind, NSD_EVENT_OPEN);
+        ck_assert_double_eq(R.res.contact_log.rec[i + 1].t, r->t);
+    }
+    ck_assert_uint_ge(kicks, 3);
+    ck_assert_uint_eq(kicks, closes);
+    ck_assert_double_eq_tol(R.res.reset_energy, 0.5 * (double)kicks, 1e-9 * (double)kicks);
+    ck_assert_uint_eq(R.res.energy_rises, 0);
+    ck_assert_uint_ge(R.res.energy_checked, 100);
+    double e_max_late = 0.0; /* after the first kick: up to 0.5 J above the resting energy */
+    for (size_t i = 0; i < R.res.series.rows; ++i)
+        if (at(&R, i, "t") > 1.5) e_max_late = fmax(e_max_late, at(&R, i, "energy"));
+    ck_assert_double_gt(e_max_late, 9.81 * 0.05 + 0.4);
+    run_free(&R);
+}
+END_TEST
+
+/* Resets that open and close the contact at every round never settle: the
+ * run fails at that instant with a message, after 4 rounds. A failing
+ * callback fails the run at the start (it is called once there). */
+START_TEST(system_resets_that_do_not_settle_fail) {
+    run R = {0};
+    reset_run(&R, "faulty_reset_chatter", 2.0, NSD_RUN_FAILED);
+    ck_assert_msg(strstr(R.res.message, "do not settle") != NULL, "message: %s", R.res.message);
+    ck_assert_double_lt(R.res.t_reached, 2.0);
+    size_t resets = 0;
+    for (size_t i = 0; i < R.res.contact_log.n; ++i)
+        resets += R.res.contact_log.rec[i].kind == NSD_EVENT_SYSTEM_RESET;
+    ck_assert_uint_eq(resets, 4);
+    run_free(&R);
+    run E = {0};
+    reset_run(&E, "faulty_reset_error", 1.0, NSD_RUN_FAILED);
+    ck_assert_msg(strstr(E.res.message, "on_contact_modes() failed at t = 0 s") != NULL,
+                  "message: %s", E.res.message);
+    run_free(&E);
+}
+END_TEST
+
 /* A scenario run again without loading again (scenario.h, as a sweep or a
  * periodic analysis will) repeats the first run sample for sample: nothing
  * of the first run leaks into the second. Event-driven (contact modes and
@@ -172,6 +240,8 @@ int main(void) {
     tcase_add_test(tc, nan_output_stops_the_run);
     tcase_add_test(tc, open_projection_reported);
     tcase_add_test(tc, rerun_without_reloading);
+    tcase_add_test(tc, system_resets_are_logged_and_credited);
+    tcase_add_test(tc, system_resets_that_do_not_settle_fail);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

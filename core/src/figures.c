@@ -404,7 +404,8 @@ static int event_chart(const char *path, nsd_plot_format fmt, const nsd_config *
             if (log->rec[i].kind == (nsd_event_kind)k) {
                 x[n] = log->rec[i].t;
                 /* rows of the lane, top to bottom in the order of the kinds */
-                y[n++] = (double)log->rec[i].contact + 1.0 + 0.3 * (2.5 - k) / 2.5;
+                y[n++] = (double)log->rec[i].contact + 1.0 +
+                         0.3 * (1.0 - 2.0 * k / (NSD_EVENT_KIND_COUNT - 1.0));
             }
         if (!n) continue;
         curves[nc++] = (nsd_curve){.x = x,

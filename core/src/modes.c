@@ -23,8 +23,13 @@
 #include "nsdyn_numeric.h"
 
 static const char *const kind_names[NSD_EVENT_KIND_COUNT] = {
-    [NSD_EVENT_IMPACT] = "impact", [NSD_EVENT_REST] = "rest",   [NSD_EVENT_CLOSE] = "close",
-    [NSD_EVENT_OPEN] = "open",     [NSD_EVENT_STICK] = "stick", [NSD_EVENT_SLIP] = "slip",
+    [NSD_EVENT_IMPACT] = "impact",
+    [NSD_EVENT_REST] = "rest",
+    [NSD_EVENT_CLOSE] = "close",
+    [NSD_EVENT_OPEN] = "open",
+    [NSD_EVENT_STICK] = "stick",
+    [NSD_EVENT_SLIP] = "slip",
+    [NSD_EVENT_SYSTEM_RESET] = "system_reset",
 };
 
 const char *nsd_event_kind_name(nsd_event_kind kind) {
@@ -93,6 +98,9 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
     w->ytmp = xcalloc(m->n + m->nq, sizeof *w->ytmp); /* n, or 2 nq in drift_step */
     w->acc = xcalloc(nv, sizeof *w->acc);
     w->an = xcalloc(nc, sizeof *w->an);
+    w->cm_old = xcalloc(nc, sizeof *w->cm_old);
+    w->cm_new = xcalloc(nc, sizeof *w->cm_new);
+    w->v_hook = xcalloc(nv, sizeof *w->v_hook);
     m->ed.work = w;
     m->ed.mode = xcalloc(nc, sizeof *m->ed.mode);
     nsd_modes_reset(m);
@@ -127,6 +135,9 @@ void nsd_modes_free(nsd_model *m) {
         free(w->ytmp);
         free(w->acc);
         free(w->an);
+        free(w->cm_old);
+        free(w->cm_new);
+        free(w->v_hook);
         free(w);
     }
     free(m->ed.mode);

@@ -26,12 +26,14 @@
 #include "model.h"
 
 typedef enum nsd_event_kind {
-    NSD_EVENT_IMPACT = 0, /* velocity jump by the impact law */
-    NSD_EVENT_REST,       /* slow approach closed plastically (accumulation rule) */
-    NSD_EVENT_CLOSE,      /* touching contact enters sustained contact */
-    NSD_EVENT_OPEN,       /* sustained contact separates (normal force reached 0) */
-    NSD_EVENT_STICK,      /* slip velocity reached 0 and the force stays in the cone */
-    NSD_EVENT_SLIP,       /* stick force left the cone, or slip restarted */
+    NSD_EVENT_IMPACT = 0,   /* velocity jump by the impact law */
+    NSD_EVENT_REST,         /* slow approach closed plastically (accumulation rule) */
+    NSD_EVENT_CLOSE,        /* touching contact enters sustained contact */
+    NSD_EVENT_OPEN,         /* sustained contact separates (normal force reached 0) */
+    NSD_EVENT_STICK,        /* slip velocity reached 0 and the force stays in the cone */
+    NSD_EVENT_SLIP,         /* stick force left the cone, or slip restarted */
+    NSD_EVENT_SYSTEM_RESET, /* the system changed the velocities when told that contacts
+                               opened or closed (system.h on_contact_modes, ABI 2.2) */
     NSD_EVENT_KIND_COUNT
 } nsd_event_kind;
 
@@ -128,5 +130,26 @@ double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double norma
 int nsd_modes_correct_drift(nsd_model *m, double t, double *y, double *deepest_open);
 
 nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired);
+
+/* `fired` of nsd_modes_resolve after a system's velocity reset: each
+ * touching contact keeps its open/closed status if that is consistent. */
+#define NSD_FIRED_KEEP (-2)
+
+/* What the system's resets at one resolution did (nsd_modes_resolve_notify). */
+typedef struct nsd_reset_tally {
+    size_t n;      /* resets (velocities changed by on_contact_modes) */
+    double change; /* [J] sum of the changes of the system's energy output they made */
+    double gain;   /* [J] sum of the rises among them (0 without an energy output) */
+} nsd_reset_tally;
+
+/* nsd_modes_resolve, then, when a unilateral contact went from open to
+ * closed or back (or at the start: initial != 0), the system's
+ * on_contact_modes() (system.h, ABI 2.2). If it changes the velocities,
+ * the reset is logged (NSD_EVENT_SYSTEM_RESET) and the modes are resolved
+ * again for the new velocities; at most 4 rounds at one instant. Adds to
+ * *tally. Without the callback it is nsd_modes_resolve. Returns as
+ * nsd_modes_resolve (m->failure set on error). */
+nsdyn_status nsd_modes_resolve_notify(nsd_model *m, double t, double *y, nsd_event_log *log,
+                                      int fired, int initial, nsd_reset_tally *tally);
 
 #endif

@@ -511,12 +511,36 @@ static int compliant_closed(const nsd_model *m, size_t c, int fired) {
     return e->gap < 0.0 || (e->gap == 0.0 && e->u[0] < 0.0);
 }
 
+/* One trial of choose_modes(): the touching contacts of mask (bits over
+ * w->set, k of them) closed, the other unilateral ones open; friction
+ * resolved (leaving: the contact whose stick event fired, or nc).
+ * Returns 1 if the modes are consistent. */
+static int try_modes(nsd_model *m, double t, const double *y, size_t k, unsigned long mask,
+                     int fired, size_t leaving) {
+    nsd_modes_work *w = m->ed.work;
+    for (size_t c = 0; c < m->nc; ++c)
+        if (is_unilateral(m, c))
+            m->ed.mode[c].closed = is_compliant(m, c) ? compliant_closed(m, c, fired) : 0;
+    for (size_t j = 0; j < k; ++j)
+        if (mask & (1ul << j)) m->ed.mode[w->set[j]].closed = 1;
+    for (size_t c = 0; c < m->nc; ++c)
+        if (tangent_held(m, c)) init_friction_mode(m, c);
+    /* rows for every contact: open touching ones are tested too */
+    for (size_t c = 0; c < m->nc; ++c) m->jac[c] = m->W + c * 3 * m->nv;
+    return resolve_friction(m, t, y, leaving) && modes_consistent(m, k);
+}
+
 /* 3. Closed subsets of the touching set (k contacts in w->set), largest
  *    first; friction resolved inside each trial. The contact whose event
  *    fired sits on the boundary of its mode (zero normal force, stick
  *    force on the cone): the first round makes it leave the mode it is
  *    leaving, so the phase after the event is not the one before it; the
- *    second round lets it stay if nothing else is consistent. */
+ *    second round lets it stay if nothing else is consistent. After a
+ *    system's reset (fired = NSD_FIRED_KEEP) the open/closed statuses the
+ *    system was told of are tried first: with friction the
+ *    acceleration-level problem can have two consistent answers (a
+ *    sphere given backspin just as it leaves a convex edge may also stay
+ *    on it, slipping), and the reset, not the host, decided the phase. */
 static nsdyn_status choose_modes(nsd_model *m, double t, const double *y, size_t k, int fired) {
     nsd_modes_work *w = m->ed.work;
     size_t fc = fired >= 0 ? (size_t)fired / 2 : m->nc;
@@ -524,26 +548,24 @@ static nsdyn_status choose_modes(nsd_model *m, double t, const double *y, size_t
                      !is_compliant(m, fc);
     int force_slip = fired >= 0 && fired % 2 == 1 && w->prev[fc].stick;
     int accepted = 0;
+    if (fired == NSD_FIRED_KEEP) {
+        unsigned long keep = 0;
+        for (size_t j = 0; j < k; ++j)
+            if (w->prev[w->set[j]].closed) keep |= 1ul << j;
+        accepted = try_modes(m, t, y, k, keep, fired, m->nc);
+    }
     for (int round = force_open || force_slip ? 0 : 1; round < 2 && !accepted; ++round)
         for (size_t size = k + 1; size-- > 0 && !accepted;) {
             for (unsigned long mask = 0; mask < (1ul << k) && !accepted; ++mask) {
                 if ((size_t)__builtin_popcountl(mask) != size) continue;
-                for (size_t c = 0; c < m->nc; ++c)
-                    if (is_unilateral(m, c))
-                        m->ed.mode[c].closed = is_compliant(m, c) ? compliant_closed(m, c, fired) : 0;
-                int skip = 0;
-                for (size_t j = 0; j < k; ++j)
-                    if (mask & (1ul << j)) {
-                        m->ed.mode[w->set[j]].closed = 1;
-                        if (round == 0 && force_open && w->set[j] == fc) skip = 1;
-                    }
-                if (skip) continue;
-                for (size_t c = 0; c < m->nc; ++c)
-                    if (tangent_held(m, c)) init_friction_mode(m, c);
-                /* rows for every contact: open touching ones are tested too */
-                for (size_t c = 0; c < m->nc; ++c) m->jac[c] = m->W + c * 3 * m->nv;
-                accepted = resolve_friction(m, t, y, round == 0 && force_slip ? fc : m->nc) &&
-                           modes_consistent(m, k);
+                if (round == 0 && force_open) {
+                    int has_fc = 0;
+                    for (size_t j = 0; j < k; ++j)
+                        if ((mask & (1ul << j)) && w->set[j] == fc) has_fc = 1;
+                    if (has_fc) continue;
+                }
+                accepted =
+                    try_modes(m, t, y, k, mask, fired, round == 0 && force_slip ? fc : m->nc);
             }
         }
     if (accepted) return NSDYN_OK;

@@ -25,6 +25,8 @@ typedef struct nsd_modes_work {
     double *ytmp;           /* n */
     double *acc;            /* nv */
     double *an;             /* nc: free normal accelerations at a resolution */
+    int *cm_old, *cm_new;   /* nc: nsdyn_contact_mode before and after, for the system */
+    double *v_hook;         /* nv: velocities before the system's on_contact_modes() */
     char law_log[256];
 } nsd_modes_work;
 

@@ -298,6 +298,10 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
             "open_projections = %llu  # open contacts found penetrating and projected out (a "
             "possible missed impact)\ndeepest_open_projection = %.6g  # [m]\n",
             (unsigned long long)r->open_projections, r->deepest_open);
+    fprintf(f,
+            "system_reset_energy = %.9g  # [J] energy changed by the system's resets "
+            "(events_system_reset; the energy audit's floor rose by their rises)\n",
+            r->reset_energy);
     fprintf(
         f,
         "energy_checked = %llu  # step ends the energy audit judged (docs/checks.md)\n"

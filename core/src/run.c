@@ -220,6 +220,20 @@ static const nsd_event_source *stop_across_jump(nsd_runner *r, const double *bef
     return NULL;
 }
 
+/* The contact modes at an event (or the start: initial), with the system
+ * told of contacts that opened or closed (modes.h
+ * nsd_modes_resolve_notify). A reset the system makes there is its own
+ * energy input, not the contact laws': the audit's floor rises by what it
+ * added, so the audit still judges everything else. */
+static nsdyn_status resolve_modes(nsd_runner *r, double t, double *y, int fired, int initial) {
+    nsd_reset_tally tally = {0};
+    nsdyn_status st =
+        nsd_modes_resolve_notify(r->m, t, y, &r->res->contact_log, fired, initial, &tally);
+    r->res->reset_energy += tally.change;
+    if (r->res->energy_checked) r->res->energy_min += tally.gain;
+    return st;
+}
+
 /* Buffers, the integrator and its problem. Returns 1 if the integrator
  * refused its parameters (a config error in diag; nothing to close), 2 if
  * a buffer could not be allocated, else 0. */
@@ -306,7 +320,7 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
                           describe(r, m->y0));
     if (m->ed.on) {
         memcpy(r->y_switch, m->y0, m->n * sizeof *r->y_switch);
-        if (nsd_modes_resolve(m, r->t0, r->y_switch, &r->res->contact_log, -1) > NSDYN_WARNING)
+        if (resolve_modes(r, r->t0, r->y_switch, -1, 1) > NSDYN_WARNING)
             return run_failed(r, "the initial contact modes could not be determined: %s; state: %s",
                               m->failure, describe(r, m->y0));
         y_start = r->y_last = r->y_switch;
@@ -381,20 +395,22 @@ static int note_event_time(nsd_runner *r) {
     return 0;
 }
 
+/* Does source e's function cross from ga to gb in its direction? */
+static int crosses(const nsd_event_source *src, double ga, double gb) {
+    int down = ga > 0 && gb <= 0, up = ga < 0 && gb >= 0;
+    return (src->direction <= 0 && down) || (src->direction >= 0 && up);
+}
+
 /* Events at one instant. The integrator reports one event per step, the
  * earliest; another whose root lies within its location tolerance has
- * crossed too at the reported state, and after the restart there its
- * function starts on the far side: it would never fire. For a contact
- * event that loses the system's mode switch, which the contact geometry
- * depends on (sphere_planes at a straight vertex: the edge's handover and
- * the old owner's normal force fall through zero together; resolved with
- * the stale owner, both segments carried the one contact point, and the
- * projection onto the two near-identical rows made the sphere roll 3x
- * faster, docs/event-driven.md). So every switch other than `except`
- * whose function crossed in its direction between the step's start
- * (r->y_from) and the event state y is applied to y here, before the
- * event's own resolution: the system's modes first, then the contacts
- * (whose resolution re-chooses every contact's mode anyway). */
+ * crossed too at that state, and after the restart there its function
+ * starts on the far side: it never fires. A contact event then lost the
+ * system's switch that the contact geometry depends on (sphere_planes at a
+ * straight vertex: the handover and the old owner's lift-off coincide;
+ * resolved with the stale owner, two segments carried one contact point,
+ * and the sphere rolled 3x faster, docs/event-driven.md). So each switch
+ * but `except` whose function crossed in its direction between the step's
+ * start (r->y_from) and the event state y is applied to y first. */
 static nsdyn_status simultaneous_switches(nsd_runner *r, double *y, size_t except) {
     nsd_model *m = r->m;
     size_t ns = m->layout.n_switches;
@@ -403,18 +419,13 @@ static nsdyn_status simultaneous_switches(nsd_runner *r, double *y, size_t excep
     if (st <= NSDYN_WARNING) st = nsd_model_switch_functions(m, r->t, y, r->sw_at);
     for (size_t j = 0; j < ns && st <= NSDYN_WARNING; ++j) {
         const nsd_event_source *src = &m->event_sources[m->event_first[NSD_SOURCE_SWITCH] + j];
-        double g0 = r->sw_from[j], g1 = r->sw_at[j];
-        int up = g0 < 0.0 && g1 >= 0.0, down = g0 > 0.0 && g1 <= 0.0;
-        if (j == except || !((src->direction >= 0 && up) || (src->direction <= 0 && down)))
-            continue;
+        if (j == except || !crosses(src, r->sw_from[j], r->sw_at[j])) continue;
         st = m->sys->on_switch(m->sys_inst, j, r->t, y, y + m->nq);
-        if (st > NSDYN_WARNING) {
+        if (st > NSDYN_WARNING)
             snprintf(m->failure, sizeof m->failure,
                      "switch '%s' (simultaneous) could not be applied", m->layout.switches[j]);
-            break;
-        }
-        r->res->n_switches++;
-        if (note_event_time(r) != 0) {
+        r->res->n_switches += st <= NSDYN_WARNING;
+        if (st <= NSDYN_WARNING && note_event_time(r) != 0) {
             snprintf(m->failure, sizeof m->failure, "out of memory for an event time");
             st = NSDYN_ERROR;
         }
@@ -437,8 +448,7 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
     size_t logged = res->contact_log.n;
     res->root_returns++;
     nsdyn_status rs = simultaneous_switches(r, r->ybuf, SIZE_MAX);
-    if (rs <= NSDYN_WARNING)
-        rs = nsd_modes_resolve(m, t, r->ybuf, &res->contact_log, (int)src->index);
+    if (rs <= NSDYN_WARNING) rs = resolve_modes(r, t, r->ybuf, (int)src->index, 0);
     if (res->contact_log.n == logged) res->unlogged_roots++;
     const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
     if (!why) { /* a contact the impact left out of place */
@@ -500,8 +510,7 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
     nsdyn_status sw = simultaneous_switches(r, r->ybuf, src->index);
     if (sw <= NSDYN_WARNING)
         sw = m->sys->on_switch(m->sys_inst, src->index, t, r->ybuf, r->ybuf + m->nq);
-    if (sw <= NSDYN_WARNING && m->ed.on)
-        sw = nsd_modes_resolve(m, t, r->ybuf, &r->res->contact_log, -1);
+    if (sw <= NSDYN_WARNING && m->ed.on) sw = resolve_modes(r, t, r->ybuf, -1, 0);
     if (sw <= NSDYN_WARNING) *stop = stop_across_jump(r, rep->y, r->ybuf);
     if (sw <= NSDYN_WARNING && !*stop) sw = r->ig->restart(r->inst, t, r->ybuf);
     if (sw <= NSDYN_WARNING && !*stop && m->ed.on)
@@ -560,7 +569,7 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep) {
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
     /* Set-valued friction on the contact (model.h ed.compliant): the stick
      * bound mu_s N jumps with N, so the friction modes are chosen again */
-    if (m->ed.on && nsd_modes_resolve(m, r->t, r->ybuf, &r->res->contact_log, -1) > NSDYN_WARNING)
+    if (m->ed.on && resolve_modes(r, r->t, r->ybuf, -1, 0) > NSDYN_WARNING)
         return run_failed(r, "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s",
                           r->t, m->failure);
     if (r->ig->restart(r->inst, r->t, r->ybuf) > NSDYN_WARNING)
@@ -596,8 +605,61 @@ static nsd_flow handle_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
     return stop_event(r, rep->y, fired, stop != NULL);
 }
 
+/* A system switch or stop that the guard's cut of the step at rep->t
+ * uncovers. The integrator compares event signs at the ends of its own
+ * step only, and past the impact the guard found, the uncut step runs on
+ * through the ground: a switch function can rise through zero before the
+ * impact and fall back after it (a bouncing sphere's centre crossing a
+ * valley corner's bisector, docs/tumbleweed.md), so the integrator saw
+ * no crossing and the switch was lost. On [r->t, rep->t] the crossing is
+ * real; the first one is located by bisection on the dense output (to
+ * 1e-12 (1 + |t|) s, at its post-crossing end, as the guard locates
+ * impacts) and the step ends there instead: no impact comes before it,
+ * since the guard checked the whole stretch. Uses r->g, r->g_prev (the
+ * crossing checks of integrators that do not locate) and r->ybuf as
+ * scratch; the state goes to r->guard.y (rep->y). Returns the source, or
+ * NULL. */
+static const nsd_event_source *uncovered_crossing(nsd_runner *r, nsdyn_step_report *rep) {
+    nsd_model *m = r->m;
+    double *ga = r->g, *gb = r->g_prev;
+    if (!r->locates || !r->dense || !r->ode.n_events ||
+        nsd_model_event_functions(m, r->t, r->y_last, ga) > NSDYN_WARNING ||
+        nsd_model_event_functions(m, rep->t, rep->y, gb) > NSDYN_WARNING)
+        return NULL;
+    const nsd_event_source *first = NULL;
+    double t_first = rep->t;
+    for (size_t e = 0; e < m->n_events; ++e) {
+        const nsd_event_source *src = &m->event_sources[e];
+        if ((src->kind != NSD_SOURCE_SWITCH && src->kind != NSD_SOURCE_STOP) ||
+            !crosses(src, ga[e], gb[e]))
+            continue;
+        double lo = r->t, hi = rep->t, g_lo = ga[e];
+        while (hi - lo > 1e-12 * (1.0 + fabs(hi))) {
+            double mid = 0.5 * (lo + hi);
+            if (r->ig->dense(r->inst, mid, r->ybuf) > NSDYN_WARNING ||
+                nsd_model_event_functions(m, mid, r->ybuf, gb) > NSDYN_WARNING)
+                return NULL;
+            if (crosses(src, g_lo, gb[e])) {
+                hi = mid;
+            } else {
+                lo = mid;
+                g_lo = gb[e];
+            }
+        }
+        if (hi < t_first) {
+            t_first = hi;
+            first = src;
+        }
+    }
+    if (!first || r->ig->dense(r->inst, t_first, r->guard.y) > NSDYN_WARNING) return NULL;
+    rep->t = t_first;
+    rep->y = r->guard.y;
+    return first;
+}
+
 /* An impact inside the step comes first (the step guard): the step then
- * ends there. Returns NSD_END on failure; *fired the contact event. */
+ * ends there, or at a switch or stop the cut uncovers before it. Returns
+ * NSD_END on failure; *fired the event. */
 static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_source *hit_src,
                            const nsd_event_source **fired) {
     double t_hit = rep->t;
@@ -611,6 +673,8 @@ static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_sour
         rep->y = r->guard.y;
         *hit_src = (nsd_event_source){NSD_SOURCE_CONTACT, 2 * hit, -1};
         *fired = hit_src;
+        const nsd_event_source *sw = uncovered_crossing(r, rep);
+        if (sw) *fired = sw;
     }
     return NSD_GO_ON;
 }

@@ -58,6 +58,11 @@ typedef struct nsd_run_result {
      * summary line warns. */
     uint64_t open_projections;
     double deepest_open;
+    /* Velocity resets by the system when contacts opened or closed
+     * (system.h on_contact_modes; logged as system_reset events): the
+     * sum of the energy changes they made [J]; the energy audit's floor
+     * rose by their rises. */
+    double reset_energy;
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,

@@ -190,6 +190,7 @@ enum {
     P_ROLL0,
     P_MODEL,
     P_BACKSPIN,
+    P_SPIN_FLIP,
     N_P
 };
 
@@ -252,6 +253,11 @@ static const nsdyn_param_decl params[] = {
     [P_BACKSPIN] = NSDYN_BOOL("backspin0", 0.0,
                               "start with the spin as Sec. 4.2 prints it, u3 = +u4/b (wy = -v0/b: "
                               "backspin, slip 2 v0) instead of rolling; overrides rolling0"),
+    [P_SPIN_FLIP] = NSDYN_BOOL(
+        "spin_flip", 0.0,
+        "model = \"thesis\" only: reverse the spin wy at every change between the thesis's "
+        "bouncing (Ch. 2) and rolling/sliding (Ch. 3) models, the first when the rover leaves "
+        "the near rim (reading F, docs/tumbleweed.md)"),
 };
 
 static const nsdyn_channel q_channels[] = {
@@ -344,6 +350,20 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
     S->rolling0 = values[P_ROLL0].num != 0;
     S->backspin0 = values[P_BACKSPIN].num != 0;
     S->thesis = (int)values[P_MODEL].num == 1;
+    S->spin_flip = values[P_SPIN_FLIP].num != 0;
+    S->ch3 = 1;
+    if (S->spin_flip && (!S->thesis || S->backspin0)) {
+        snprintf(err, len, "%s",
+                 !S->thesis ? "spin_flip = true needs model = \"thesis\": the flip belongs to "
+                              "the thesis's plane models, which open the plane rolled on before "
+                              "the next plane's impact (the physical model's two-contact "
+                              "corner impact would come before the flip)"
+                            : "spin_flip = true with backspin0 = true: reading F already "
+                              "reverses the rolling start's spin when the rover leaves the near "
+                              "rim (that is backspin0); both would reverse it twice");
+        free(S);
+        return NULL;
+    }
     if (profile) {
         S->xv[0] = values[P_XS].num;
         S->zv[0] = values[P_ZS].num;
@@ -392,6 +412,7 @@ static void destroy(void *inst) { free(inst); }
 static void reset(void *inst) {
     sphere *S = inst;
     memcpy(S->owner_next, S->owner0, sizeof S->owner_next);
+    S->ch3 = 1;
 }
 
 static nsdyn_status layout(void *inst, nsdyn_system_layout *out) {
@@ -650,6 +671,41 @@ static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, dou
     return NSDYN_OK;
 }
 
+/* Reading F (spin_flip; docs/tumbleweed.md Sec. 1.3). The thesis's rolling and
+ * sliding model keeps the spin clockwise-positive ((3.3), (3.6): "with the
+ * clockwise direction as positive"; Appendix B integrates it under the name
+ * u3, (B.32)-(B.40) and (B.52)-(B.60), where sliding forward raises it), its
+ * bouncing model counter-clockwise (Kane's u3 about n3 = n1 x n2, (2.12);
+ * rolling is u3 = -u4/b, (2.51)). A code that hands the number from one to
+ * the other unchanged reverses the physical spin at every change between
+ * them. Here wy is Ch. 3's clockwise spin (wy = v/b rolls forward) and
+ * -wy Kane's u3, so the flip is wy -> -wy; wx, wz (u1, u2) exist only in
+ * Ch. 2 and keep their values. The rover is in Ch. 3 while a contact is
+ * closed (rolling, sliding, pivoting on an edge) and in Ch. 2 while all
+ * are open (flight, bounces). It starts in Ch. 3 (Sec. 4.1: it "rolls
+ * without slipping over the valley edge"; Sec. 4.2's u3 = +5 rad/s with u4
+ * = 5 m/s rolls in Ch. 3's sense), so the first flip comes when it leaves
+ * the near rim, before its first bounce. With model = "thesis" the plane
+ * rolled on is off before the next plane's impact (the corner switch), so
+ * a bounce from rolling sees the flipped spin, as the thesis's Kane model
+ * would. The flip keeps the kinetic energy. */
+static nsdyn_status on_contact_modes(void *inst, double t, size_t n, const int *old_modes,
+                                     const int *new_modes, const double *q, double *v) {
+    (void)t;
+    (void)old_modes;
+    (void)q;
+    sphere *S = inst;
+    if (!S->spin_flip) return NSDYN_OK;
+    int ch3 = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (new_modes[i] != NSDYN_CMODE_OPEN) ch3 = 1;
+    if (ch3 != S->ch3) {
+        v[1] = -v[1];
+        S->ch3 = ch3;
+    }
+    return NSDYN_OK;
+}
+
 /* Side view in the x-z plane: the terrain polyline (pen 1), the sphere and a
  * spoke at phi from the upward vertical, clockwise for wy > 0 (pen 0). */
 static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
@@ -684,6 +740,7 @@ static const nsdyn_system sphere_planes_system = {
     .switches = switches_eval,
     .on_switch = on_switch,
     .summaries = &summaries,
+    .on_contact_modes = on_contact_modes,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

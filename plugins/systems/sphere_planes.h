@@ -34,6 +34,8 @@ typedef struct sphere {
     int rolling0;
     int backspin0; /* start with wy = -v0/b (Sec. 4.2 as printed) */
     int thesis;    /* model = "thesis": concave corners switch plane models */
+    int spin_flip; /* reading F: wy reversed at every change between Ch. 2 and Ch. 3 */
+    int ch3;       /* run state of spin_flip: 1 while a contact is closed (Ch. 3) */
     size_t n;      /* segments */
     segment seg[MAX_SEG];
     double xv[MAX_SEG + 1], zv[MAX_SEG + 1]; /* vertices P_0..P_n [m] */

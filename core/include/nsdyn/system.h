@@ -181,6 +181,36 @@ typedef struct nsdyn_system_summaries {
     nsdyn_system_summary_fn update;
 } nsdyn_system_summaries;
 
+/* Contact modes as a system sees them (ABI 2.2, on_contact_modes below).
+ * The values are the ABI's. */
+typedef enum nsdyn_contact_mode {
+    NSDYN_CMODE_UNKNOWN = -1, /* before the first choice of modes (the start) */
+    NSDYN_CMODE_OPEN = 0,     /* no force: flight, or bouncing (impacts only) */
+    NSDYN_CMODE_CLOSED = 1,   /* sustained contact without tangential force (no friction law) */
+    NSDYN_CMODE_STICK = 2,    /* sustained, no slip: rolling */
+    NSDYN_CMODE_SLIP = 3      /* sustained, slipping: sliding */
+} nsdyn_contact_mode;
+
+/* The event-driven runner changed whether a contact is open or closed
+ * (ABI 2.2): the end of an accumulation of impacts (rest, close), a
+ * touch-down, a lift-off (open), or a contact switched off by the system's
+ * own mode. Called once per resolution of the contact modes in which at
+ * least one unilateral contact went from open to closed or back (stick <->
+ * slip alone does not call it), and once at the start after the initial
+ * modes are chosen, with every old mode NSDYN_CMODE_UNKNOWN. old_modes and
+ * new_modes have n (= n_contacts) entries, nsdyn_contact_mode values
+ * (persistent contacts always closed: CLOSED, STICK or SLIP). The system
+ * may change the velocities v in place (a reset map; q is read-only, the
+ * contact geometry stays). If it does, the host logs a `system_reset`
+ * event, tells the energy audit, and chooses the contact modes again for
+ * the new velocities (impacts, touching set, stick or slip), as after an
+ * impact; if that changes an open/closed status again, it calls this
+ * again (at most 4 times at one instant). May change instance state (like
+ * on_switch); the host calls it only between steps. NULL: not called. */
+typedef nsdyn_status (*nsdyn_system_on_contact_modes_fn)(void *inst, double t, size_t n,
+                                                         const int *old_modes, const int *new_modes,
+                                                         const double *q, double *v);
+
 typedef struct nsdyn_system {
     nsdyn_plugin_info info;
 
@@ -213,6 +243,11 @@ typedef struct nsdyn_system {
     /* ABI 2.1 (appended): the system's own summary values of a run, or
      * NULL. Read only when info.struct_size covers this field. */
     const nsdyn_system_summaries *summaries;
+
+    /* ABI 2.2 (appended): contact modes changed between open and closed,
+     * or NULL (see nsdyn_system_on_contact_modes_fn). Event-driven runs
+     * only. Read only when info.struct_size covers this field. */
+    nsdyn_system_on_contact_modes_fn on_contact_modes;
 } nsdyn_system;
 
 /* Descriptor head of a system: NSDYN_SYSTEM_INFO(.id = "...", ...). */
