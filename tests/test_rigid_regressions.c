@@ -479,6 +479,162 @@ START_TEST(rebound_at_a_convex_edge) {
 }
 END_TEST
 
+/* Mechanical energy rise over the run's samples: the largest E(t) - min
+ * E(s <= t) [J], the energy audit's own measure, here on the output grid. */
+static double energy_rise(const run *R) {
+    size_t ce = chan(R, "energy");
+    double lo = INFINITY, rise = 0.0;
+    for (size_t r = 0; r < R->res.series.rows; ++r) {
+        double E = nsd_series_at(&R->res.series, r, ce);
+        lo = fmin(lo, E);
+        rise = fmax(rise, E - lo);
+    }
+    return rise;
+}
+
+/* Scenario 164 of rigid-campaign.py --kinds sphere: rolling at 2.35 m/s
+ * over the straight vertex between seg1 and seg2 (both level), the
+ * integrator located seg2's normal force falling through zero (the old
+ * owner of the edge sees it as a sharp edge past x = 0: N = m g - m v^2/b
+ * < 0) 2.2e-13 m past the vertex, before the edge's handover to seg1, whose
+ * function had crossed too. Resolved with the stale owner, seg1's face and
+ * seg2's edge carried the one contact point (normals equal to 7e-13), the
+ * projection onto the near-identical rows gave impulses of 1e13 N s and
+ * the sphere rolled 3.04 times faster (7.10 -> 40.9 J, the energy audit
+ * stopped the run); the handover itself was lost at the restart. Now the
+ * switch is applied first: the sphere rolls on at its speed. */
+START_TEST(straight_vertex_handover_with_a_contact_event) {
+    static const char toml[] =
+        "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\n"
+        "angles = [0, 0, -15.729, 0, -90, 5.171, -60, 0]\n"
+        "lengths = [20, 1.606, 1.835, 0.613, 0.31, 2.564, 0.844, 20]\n"
+        "x_start = -20.0\nz_start = 0.0\nb = 0.296\nm = 1.0\nj_over_m = 0.043\ng = 9.81\n"
+        "x0 = 3.081\nv0 = 0.0\nrolling0 = false\n"
+        "[contact]\nid = \"kane_impulse\"\ne = 0.37\n"
+        "[friction]\nid = \"coulomb\"\nmu_s = 0.695\nmu_k = 0.69\n"
+        "[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n"
+        "[initial]\nwx = 0.11\nwy = -3.558\nwz = 0.481\nvx = -2.984\nvy = -0.464\nvz = 2.489\n"
+        "z = 0.32510553691325145\n"
+        "[run]\nt_end = 3\noutput_dt = 1e-3\nprogress = false\n[plot]\nenabled = false\n";
+    run R = {0};
+    test_load(toml, &R);
+    test_run(&R);
+    ck_assert_msg(R.res.outcome == NSD_RUN_COMPLETE, "outcome %d: %s", (int)R.res.outcome,
+                  R.res.message);
+    /* the rolling speed before the vertex (t = 1.17 s) is kept to the end:
+     * a level plane, rolling without slip, no force does work */
+    size_t rows = R.res.series.rows, k = (size_t)(1.17 / 1e-3);
+    ck_assert_double_eq_tol(at(&R, k, "vx"), -2.34835217737, 1e-9);
+    ck_assert_double_eq_tol(last(&R, "vx"), at(&R, k, "vx"), 1e-9);
+    ck_assert_double_eq_tol(last(&R, "wy"), at(&R, k, "wy"), 1e-9);
+    ck_assert_double_eq_tol(last(&R, "energy"), at(&R, k, "energy"), 1e-9);
+    ck_assert_uint_eq(rows, 3001);
+    /* both handovers: edge2 to seg2 at 0.494 s, edge1 to seg1 at 1.1715 s */
+    ck_assert_uint_eq(R.res.n_switches, 2);
+    ck_assert_double_eq_tol(R.res.event_times[R.res.n_events - 1], 1.1715349951, 1e-9);
+    run_free(&R);
+}
+END_TEST
+
+/* A sphere on a straight profile of collinear segments (a random common
+ * slope, random lengths, some shorter than b), rolling or sliding downhill
+ * across their vertices at random speeds and spins with random Coulomb
+ * friction and restitution. The motion along the slope is monotone
+ * (downhill, spin of the same sense: friction drives the speed towards
+ * the positive rolling speed (m b v + J w)/(m b + J/b)), so every vertex
+ * between the start and the end is crossed once: one handover each. The
+ * energy never rises by more than the audit's own bound
+ * (run.energy_tolerance times the largest |E|), checked on the samples
+ * independently of the audit, and the run completes. */
+static void straight_scenario(uint64_t *seed, char *toml, size_t len, int *dir, double *xv,
+                              double *zv, double *t, size_t *nv) {
+    double b = edge_u(seed, 0.1, 0.5), g = 9.81, jm = edge_u(seed, 0.2, 0.67) * b * b;
+    *dir = edge_lcg(seed) % 2 ? 1 : -1;
+    double slope = -*dir * edge_u(seed, 0.0, 8.0) * (edge_lcg(seed) % 3 ? 1.0 : 0.0);
+    double ca = cos(slope * M_PI / 180), sa = sin(slope * M_PI / 180);
+    size_t n = 3 + edge_lcg(seed) % 5; /* segments; the outer two unbounded */
+    char angles[256] = "", lengths[256] = "";
+    double s = -20.0;
+    *nv = n - 1;
+    for (size_t i = 0; i < n; ++i) {
+        double L = i == 0 || i + 1 == n ? 20.0 : edge_u(seed, 0.05, 1.5);
+        size_t ua = strlen(angles), ul = strlen(lengths);
+        snprintf(angles + ua, sizeof angles - ua, "%s%.17g", i ? ", " : "", slope);
+        snprintf(lengths + ul, sizeof lengths - ul, "%s%.17g", i ? ", " : "", L);
+        s += L;
+        if (i + 1 < n) xv[i] = s; /* along-slope coordinate of vertex i + 1 */
+    }
+    /* start 0.3 m before the first vertex (dir +1) or after the last */
+    double s0 = *dir > 0 ? xv[0] - 0.3 : xv[*nv - 1] + 0.3;
+    double v = exp(edge_u(seed, log(0.3), log(8.0))), w = edge_u(seed, 0.2, 1.8) * v / b;
+    double vy = edge_u(seed, -0.3, 0.3) * v, wx = edge_u(seed, -0.3, 0.3) * v / b;
+    double mu = edge_u(seed, 0.1, 1.0), e = edge_u(seed, 0.0, 0.9);
+    double vf = (b * v + jm * w / b) / (b + jm / b),
+           dist = *dir > 0 ? xv[*nv - 1] - s0 : s0 - xv[0];
+    double t_end = (dist + 0.3) / fmin(v, vf);
+    /* centre b above the plane: s along the slope, b along its normal */
+    double x = -20.0 * ca + (s0 + 20.0) * ca - b * sa, z = -20.0 * sa + (s0 + 20.0) * sa + b * ca;
+    snprintf(toml, len,
+             "[system]\nid = \"sphere_planes\"\nterrain = \"profile\"\nangles = [%s]\n"
+             "lengths = [%s]\nx_start = %.17g\nz_start = %.17g\nb = %.17g\nm = 1.0\n"
+             "j_over_m = %.17g\ng = %.17g\nx0 = %.17g\nv0 = 0.0\nrolling0 = false\n"
+             "[contact]\nid = \"kane_impulse\"\ne = %.17g\n[friction]\nid = \"coulomb\"\n"
+             "mu_s = %.17g\nmu_k = %.17g\n[integrator]\nid = \"dopri5\"\nrtol = 1e-10\n"
+             "atol = 1e-12\n[initial]\nx = %.17g\nz = %.17g\nvx = %.17g\nvz = %.17g\n"
+             "vy = %.17g\nwx = %.17g\nwy = %.17g\nwz = %.17g\n"
+             "[run]\nt_end = %.17g\noutput_dt = 1e-3\nprogress = false\n[plot]\nenabled = false\n",
+             angles, lengths, -20.0 * ca, -20.0 * sa, b, jm, g, x, e, mu, 0.9 * mu, x, z,
+             *dir * v * ca, *dir * v * sa, vy, wx, *dir * w, edge_u(seed, -2.0, 2.0), t_end);
+    for (size_t i = 0; i < *nv; ++i) { /* world (x, z) */
+        zv[i] = -20.0 * sa + (xv[i] + 20.0) * sa;
+        xv[i] = -20.0 * ca + (xv[i] + 20.0) * ca;
+    }
+    t[0] = ca;
+    t[1] = sa;
+}
+
+START_TEST(straight_vertices_never_gain_energy) {
+    uint64_t seed = 20261126164ull;
+    int n = getenv("NSDYN_EDGE_N") ? atoi(getenv("NSDYN_EDGE_N")) : EDGE_N, bad = 0;
+    double worst = 0.0;
+    for (int k = 0; k < n; ++k) {
+        char toml[4096];
+        double xv[8], zv[8], t[2];
+        size_t nv = 0;
+        int dir = 1;
+        straight_scenario(&seed, toml, sizeof toml, &dir, xv, zv, t, &nv);
+        run S = {0};
+        test_load(toml, &S);
+        test_run(&S);
+        double rise = energy_rise(&S), bound = S.model.audit.tolerance * S.res.energy_scale;
+        /* a vertex is handed over where the centre crosses its normal line */
+        double x0 = at(&S, 0, "x"), z0 = at(&S, 0, "z"), x1 = last(&S, "x"), z1 = last(&S, "z");
+        size_t crossed = 0;
+        for (size_t i = 0; i < nv; ++i)
+            crossed += (t[0] * (x0 - xv[i]) + t[1] * (z0 - zv[i])) *
+                           (t[0] * (x1 - xv[i]) + t[1] * (z1 - zv[i])) <
+                       0.0;
+        /* complete, or stopped past the last vertex (the system's 'crossed') */
+        int failed = S.res.outcome == NSD_RUN_FAILED;
+        worst = fmax(worst, rise);
+        if (failed || rise > bound || S.res.n_switches != crossed) {
+            bad++;
+            fprintf(stderr,
+                    "straight scenario %d: %s; energy rise %.3g J (bound %.3g J); %zu switches "
+                    "for %zu vertices crossed\n%s\n",
+                    k, failed ? S.res.message : "ran", rise, bound, S.res.n_switches, crossed,
+                    toml);
+        }
+        run_free(&S);
+    }
+    fprintf(stderr, "straight vertices: %d scenarios, largest energy rise %.3g J\n", n, worst);
+    ck_assert_msg(bad == 0,
+                  "%d of %d straight-vertex scenarios failed, gained energy or lost a "
+                  "handover (largest energy rise %.3g J)",
+                  bad, n, worst);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("rigid_regressions");
     TCase *tc = tcase_create("issue9");
@@ -493,6 +649,8 @@ int main(void) {
     tcase_add_test(tc, shipped_rigid_configs_never_penetrate);
     tcase_add_test(tc, first_crossing_of_a_bracket);
     tcase_add_test(tc, rebound_at_a_convex_edge);
+    tcase_add_test(tc, straight_vertex_handover_with_a_contact_event);
+    tcase_add_test(tc, straight_vertices_never_gain_energy);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -163,6 +163,10 @@ nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot);
 /* The event functions g (n_events) at (t, y), in the order of
  * m->event_sources: stop conditions, mode switches, contact events. */
 nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, double *g);
+/* The system's switch functions alone (layout.n_switches values) at (t, y),
+ * with the contact modes as they are (the runner's simultaneous switches,
+ * run.c). */
+nsdyn_status nsd_model_switch_functions(nsd_model *m, double t, const double *y, double *g);
 /* Deprecated name of nsd_model_event_functions (bench/ still uses it). */
 static inline nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
     return nsd_model_event_functions(ctx, t, y, g);

@@ -291,13 +291,19 @@ static void init_friction_mode(nsd_model *m, size_t c) {
 /* Solve w->A x = w->x (nr rows) in place; a wedge (two contacts that press the body against
  * each other with fewer freedoms than rows) makes it singular: then the
  * least-squares solution of the Tikhonov-regularised system (1e-12 of its
- * scale) moves the body least. */
+ * scale) moves the body least. So does a system singular to rounding (a
+ * pivot below 1e-12 of max |A_ij|): two rows equal but for ~1e-13 (one
+ * contact point carried by two candidates, docs/event-driven.md) passed
+ * the old absolute pivot test (1e-300), and their right-hand sides, which
+ * differed by 2e-12 m/s, became impulses of 1e13 N s whose rounding made a
+ * sphere roll 3x faster. The regularised solution never adds kinetic
+ * energy (x = -(A + eps I)^-1 u: dT = u.x + x.A x/2 <= -u.(A + eps I)^-1 u/2). */
 static int solve_regularized(nsd_modes_work *w, size_t nr) {
     double scale = 0.0;
     for (size_t r = 0; r < nr; ++r) scale = fmax(scale, w->A[r * nr + r]);
     memcpy(w->D, w->A, nr * nr * sizeof *w->A);
     memcpy(w->u_minus, w->x, nr * sizeof *w->x);
-    if (nsd_solve_small(w->A, w->x, nr) == 0) return 0;
+    if (nsn_lu_solve(nr, w->A, nr, w->x, 1e-12, 1e-300) == NSN_OK) return 0;
     for (size_t r = 0; r < nr; ++r) w->D[r * nr + r] += 1e-12 * scale + 1e-300;
     memcpy(w->x, w->u_minus, nr * sizeof *w->x);
     return nsd_solve_small(w->D, w->x, nr);

@@ -163,6 +163,14 @@ nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, dou
     return NSDYN_OK;
 }
 
+nsdyn_status nsd_model_switch_functions(nsd_model *m, double t, const double *y, double *g) {
+    if (!m->layout.n_switches || !m->sys->switches) return NSDYN_OK;
+    nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
+    if (st > NSDYN_WARNING) return st;
+    st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda, g);
+    return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "system switches()") : NSDYN_OK;
+}
+
 void nsd_model_ode(nsd_model *m, nsdyn_ode *ode) {
     *ode = (nsdyn_ode){
         .struct_size = sizeof *ode,

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,10 @@ typedef struct nsd_runner {
      * event restarted it. */
     const double *y_last;
     double *ybuf, *y_switch; /* n */
+    /* The state the current step started from (a copy: the integrator
+     * overwrites its own) and the switch functions there and at an event
+     * (layout.n_switches each): simultaneous_switches() */
+    double t_from, *y_from, *sw_from, *sw_at;
     double *g, *g_prev;      /* n_events: crossings seen at step ends */
     double *g_jump;          /* 2 (n_stops + 1): stops across a jump */
     nsd_step_guard guard;
@@ -274,9 +279,14 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->g = calloc(ne, sizeof *r->g);
     r->g_prev = calloc(ne, sizeof *r->g_prev);
     r->g_jump = calloc(2 * (m->layout.n_stops + 1), sizeof *r->g_jump);
+    r->y_from = malloc(m->n * sizeof *r->y_from);
+    r->sw_from = calloc(2 * (m->layout.n_switches + 1), sizeof *r->sw_from);
+    r->sw_at = r->sw_from ? r->sw_from + m->layout.n_switches + 1 : NULL;
     r->y_last = m->y0;
     r->wall0 = r->last_progress = now_seconds();
-    if (!s->data || !r->ybuf || !r->y_switch || !r->g || !r->g_prev || !r->g_jump) return 2;
+    if (!s->data || !r->ybuf || !r->y_switch || !r->g || !r->g_prev || !r->g_jump || !r->y_from ||
+        !r->sw_from)
+        return 2;
     nsd_step_guard_init(&r->guard, m);
     r->guard_ready = 1;
     return 0;
@@ -375,6 +385,54 @@ static const nsd_event_source *check_crossings(nsd_runner *r, const double *y) {
     return fired;
 }
 
+/* The time of a located switch or stop (res->event_times). 0, or -1 out
+ * of memory. */
+static int note_event_time(nsd_runner *r) {
+    double *times = realloc(r->res->event_times, (r->res->n_events + 1) * sizeof *times);
+    if (!times) return -1;
+    r->res->event_times = times;
+    r->res->event_times[r->res->n_events++] = r->t;
+    return 0;
+}
+
+/* Does source e's function cross from ga to gb in its direction? */
+static int crosses(const nsd_event_source *src, double ga, double gb) {
+    int down = ga > 0 && gb <= 0, up = ga < 0 && gb >= 0;
+    return (src->direction <= 0 && down) || (src->direction >= 0 && up);
+}
+
+/* Events at one instant. The integrator reports one event per step, the
+ * earliest; another whose root lies within its location tolerance has
+ * crossed too at that state, and after the restart there its function
+ * starts on the far side: it never fires. A contact event then lost the
+ * system's switch that the contact geometry depends on (sphere_planes at a
+ * straight vertex: the handover and the old owner's lift-off coincide;
+ * resolved with the stale owner, two segments carried one contact point,
+ * and the sphere rolled 3x faster, docs/event-driven.md). So each switch
+ * but `except` whose function crossed in its direction between the step's
+ * start (r->y_from) and the event state y is applied to y first. */
+static nsdyn_status simultaneous_switches(nsd_runner *r, double *y, size_t except) {
+    nsd_model *m = r->m;
+    size_t ns = m->layout.n_switches;
+    if (!ns || !m->sys->switches || !m->sys->on_switch) return NSDYN_OK;
+    nsdyn_status st = nsd_model_switch_functions(m, r->t_from, r->y_from, r->sw_from);
+    if (st <= NSDYN_WARNING) st = nsd_model_switch_functions(m, r->t, y, r->sw_at);
+    for (size_t j = 0; j < ns && st <= NSDYN_WARNING; ++j) {
+        const nsd_event_source *src = &m->event_sources[m->event_first[NSD_SOURCE_SWITCH] + j];
+        if (j == except || !crosses(src, r->sw_from[j], r->sw_at[j])) continue;
+        st = m->sys->on_switch(m->sys_inst, j, r->t, y, y + m->nq);
+        if (st > NSDYN_WARNING)
+            snprintf(m->failure, sizeof m->failure,
+                     "switch '%s' (simultaneous) could not be applied", m->layout.switches[j]);
+        r->res->n_switches += st <= NSDYN_WARNING;
+        if (st <= NSDYN_WARNING && note_event_time(r) != 0) {
+            snprintf(m->failure, sizeof m->failure, "out of memory for an event time");
+            st = NSDYN_ERROR;
+        }
+    }
+    return st;
+}
+
 /* A contact event (contact event function src->index): impact,
  * accumulation rule, new modes, then a restart, or a stop the jump
  * crossed (*stop). Many events at one instant mean the modes do not
@@ -389,7 +447,8 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
     size_t logged = res->contact_log.n;
     res->root_returns++;
-    nsdyn_status rs = resolve_modes(r, t, r->ybuf, (int)src->index, 0);
+    nsdyn_status rs = simultaneous_switches(r, r->ybuf, SIZE_MAX);
+    if (rs <= NSDYN_WARNING) rs = resolve_modes(r, t, r->ybuf, (int)src->index, 0);
     if (res->contact_log.n == logged) res->unlogged_roots++;
     const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
     if (!why) { /* a contact the impact left out of place */
@@ -448,7 +507,9 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
     r->res->root_returns++;
     r->res->n_switches++;
-    nsdyn_status sw = m->sys->on_switch(m->sys_inst, src->index, t, r->ybuf, r->ybuf + m->nq);
+    nsdyn_status sw = simultaneous_switches(r, r->ybuf, src->index);
+    if (sw <= NSDYN_WARNING)
+        sw = m->sys->on_switch(m->sys_inst, src->index, t, r->ybuf, r->ybuf + m->nq);
     if (sw <= NSDYN_WARNING && m->ed.on) sw = resolve_modes(r, t, r->ybuf, -1, 0);
     if (sw <= NSDYN_WARNING) *stop = stop_across_jump(r, rep->y, r->ybuf);
     if (sw <= NSDYN_WARNING && !*stop) sw = r->ig->restart(r->inst, t, r->ybuf);
@@ -533,24 +594,15 @@ static nsd_flow handle_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
         if (f != NSD_GO_ON) return f;
         fired = stop;
     }
-    double *times = realloc(r->res->event_times, (r->res->n_events + 1) * sizeof *times);
-    if (!times)
+    if (note_event_time(r) != 0)
         return run_failed(r, "out of memory for event %zu at t = %.9g s", r->res->n_events + 1,
                           r->t);
-    r->res->event_times = times;
-    r->res->event_times[r->res->n_events++] = r->t;
     if (fired->kind == NSD_SOURCE_SWITCH) {
         f = switch_event(r, rep, fired, &stop);
         if (f != NSD_GO_ON) return f;
         fired = stop;
     }
     return stop_event(r, rep->y, fired, stop != NULL);
-}
-
-/* Does source e's function cross from ga to gb in its direction? */
-static int crosses(const nsd_event_source *src, double ga, double gb) {
-    int down = ga > 0 && gb <= 0, up = ga < 0 && gb >= 0;
-    return (src->direction <= 0 && down) || (src->direction >= 0 && up);
 }
 
 /* A system switch or stop that the guard's cut of the step at rep->t
@@ -635,6 +687,8 @@ static nsd_flow run_step(nsd_runner *r) {
                           nsd_interrupt_signal(), r->t, describe(r, r->y_last));
     nsdyn_step_report rep = {0};
     rep.event = -1;
+    memcpy(r->y_from, r->y_last, m->n * sizeof *r->y_from);
+    r->t_from = r->t;
     if (r->ig->step(r->inst, r->t_end, &rep) > NSDYN_WARNING)
         return run_failed(r, "the simulation failed at t = %.9g s: %s%s%s; last good state: %s",
                           r->t, r->ig->message ? r->ig->message(r->inst) : "integrator error",
@@ -692,6 +746,8 @@ static void runner_close(nsd_runner *r) {
     free(r->g);
     free(r->g_prev);
     free(r->g_jump);
+    free(r->y_from);
+    free(r->sw_from);
     free(r->y_switch);
     if (r->guard_ready) nsd_step_guard_free(&r->guard);
 }

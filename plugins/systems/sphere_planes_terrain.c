@@ -109,7 +109,8 @@
  * system: a start in a face region whose edge is owned by the other
  * segment counts that edge twice only within ~sqrt(2 b delta) of the
  * handover line, until the first switch there. A straight vertex (equal
- * slopes) is treated as convex; its wedge is a ray.
+ * slopes) is treated as convex; its wedge is a ray, and on that ray (at
+ * the switch itself) the segment handing it over is off (straight_lost()).
  *
  */
 #include <math.h>
@@ -183,6 +184,26 @@ static int corner_lost(const sphere *S, size_t i) {
     return i + 1 < S->n && !S->seg[i + 1].convex_start && S->owner_next[i + 1];
 }
 
+/* A straight vertex k (segments k - 1 and k at the same slope: one plane
+ * on both sides). Its wedge is a ray: where the owner changes, the centre
+ * is on the common normal line, and there (to rounding: the two segments'
+ * along-slope coordinates come from different start points) the segment
+ * handing the vertex over still has its foot point on its face, at the
+ * same point, gap and normal as the new owner's: the one contact twice (a
+ * sphere rolling over it was resolved with both closed, the constraint
+ * rows identical). So a segment whose straight end vertex the neighbour
+ * owns is off wherever the centre is on the owner's side of the handover
+ * line or on it, by the switch function's own arithmetic; off it, on its
+ * own side, the foot point is on its face and the owner's is clamped to
+ * the vertex, which this changes nothing about. */
+static int straight_lost(const sphere *S, size_t i, double x, double z) {
+    if (own_start_lost(S, i) && S->seg[i].c == S->seg[i - 1].c && S->seg[i].s == S->seg[i - 1].s &&
+        sp_handover(S, i, 0, x, z) >= 0.0)
+        return 1;
+    return own_end_lost(S, i) && S->seg[i + 1].c == S->seg[i].c && S->seg[i + 1].s == S->seg[i].s &&
+           sp_handover(S, i + 1, 1, x, z) >= 0.0;
+}
+
 feature sp_nearest(const sphere *S, size_t i, double x, double z, int *ground) {
     const segment *g = &S->seg[i];
     double dx = x - g->x, dz = z - g->z;
@@ -222,6 +243,7 @@ feature sp_nearest(const sphere *S, size_t i, double x, double z, int *ground) {
          * this candidate is off, as where it clamps to that edge (so its
          * flag does not change across its normal line at that edge). */
         if (sg < 0.0 && (own_start_lost(S, i) || own_end_lost(S, i))) f.active = 0;
+        if (straight_lost(S, i, x, z)) f.active = 0;
         f.px = g->x + sa * g->c;
         f.pz = g->z + sa * g->s;
         f.kappa = 0.0;
