@@ -19,35 +19,12 @@
 #include <math.h>
 
 #include "registry.h"
+#include "rimless_impact_util.h"
 #include "test_util.h"
 
 #define PI 3.14159265358979323846
 
 static nsd_registry reg;
-static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
-
-static const nsdyn_contact_law *law_of(const char *id, double p, void **inst) {
-    const nsd_plugin *pl = nsd_registry_find(&reg, id);
-    ck_assert_ptr_nonnull(pl);
-    const nsdyn_contact_law *C = (const nsdyn_contact_law *)pl->info;
-    nsdyn_value v[1] = {{.num = p}};
-    char err[256] = "";
-    *inst = C->info.create(v, &host, err, sizeof err);
-    ck_assert_msg(*inst != NULL, "%s", err);
-    return C;
-}
-
-/* G = J M^-1 J^T (6 x 6) for Q_f, Q_b of (A.2), m = L = 1, theta = 0. */
-static void delassus(double lam, double beta, double G[36]) {
-    const double s = sin(beta), c = cos(beta);
-    const double J[6][3] = {{0, 1, -s}, {1, 0, -c}, {0, 0, 0}, {0, 1, s}, {1, 0, -c}, {0, 0, 0}};
-    const double Mi[3] = {1, 1, 1 / lam};
-    for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 6; ++j) {
-            G[6 * i + j] = 0;
-            for (int k = 0; k < 3; ++k) G[6 * i + j] += J[i][k] * Mi[k] * J[j][k];
-        }
-}
 
 typedef struct result {
     nsdyn_status st;
@@ -59,7 +36,7 @@ typedef struct result {
 static result impact_n(const char *id, double p, size_t n, const double *G, const double *um,
                        double mu) {
     void *inst;
-    const nsdyn_contact_law *C = law_of(id, p, &inst);
+    const nsdyn_contact_law *C = test_law_of(&reg, id, p, &inst);
     double mus[3] = {mu, mu, mu}, gaps[3] = {0, 0, 0};
     result r = {0};
     nsdyn_impact_problem pr = {.struct_size = sizeof pr,
@@ -84,7 +61,7 @@ static result impact_n(const char *id, double p, size_t n, const double *G, cons
 /* The rimless wheel at theta = 0: v_nf = -1, v_nb = 0, v_t at both tips. */
 static result wheel(const char *id, double p, double lam, double beta_deg, double mu, double vt) {
     double G[36], um[6] = {-1.0, vt, 0, 0, vt, 0};
-    delassus(lam, beta_deg * PI / 180, G);
+    rimless_delassus(lam, beta_deg * PI / 180, G);
     return impact_n(id, p, 2, G, um, mu);
 }
 
@@ -380,7 +357,7 @@ END_TEST
 
 START_TEST(scale_invariance) {
     double G[36], G2[36], um[6] = {-1.0, 0.3, 0, 0, 0.3, 0}, um2[6];
-    delassus(0.4, 70 * PI / 180, G);
+    rimless_delassus(0.4, 70 * PI / 180, G);
     for (int i = 0; i < 36; ++i) G2[i] = 7.0 * G[i];
     for (int i = 0; i < 6; ++i) um2[i] = 0.01 * um[i];
     result a = impact_n("bistiffness_limit", 0.3, 2, G, um, 0.8);
@@ -399,10 +376,10 @@ START_TEST(bad_input) {
     const nsdyn_contact_law *C = (const nsdyn_contact_law *)pl->info;
     nsdyn_value v[1] = {{.num = 1.0}};
     char err[256] = "";
-    ck_assert_ptr_null(C->info.create(v, &host, err, sizeof err));
+    ck_assert_ptr_null(C->info.create(v, &test_bare_host, err, sizeof err));
     ck_assert_msg(strstr(err, "outside [0, 1)") != NULL, "%s", err);
     void *inst;
-    law_of("bistiffness_limit", 0.2, &inst);
+    test_law_of(&reg, "bistiffness_limit", 0.2, &inst);
     double G[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, um[3] = {-1, 0.1, 0.1}, mus = 0.5, gap = 0, P[3],
            up[3];
     char log[200];

@@ -19,35 +19,12 @@
 #include <math.h>
 
 #include "registry.h"
+#include "rimless_impact_util.h"
 #include "test_util.h"
 
 #define PI 3.14159265358979323846
 
 static nsd_registry reg;
-static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
-
-static const nsdyn_contact_law *law_of(double e, void **inst) {
-    const nsd_plugin *p = nsd_registry_find(&reg, "pc_impact");
-    ck_assert_ptr_nonnull(p);
-    const nsdyn_contact_law *C = (const nsdyn_contact_law *)p->info;
-    nsdyn_value v[1] = {{.num = e}};
-    char err[256] = "";
-    *inst = C->info.create(v, &host, err, sizeof err);
-    ck_assert_msg(*inst != NULL, "%s", err);
-    return C;
-}
-
-/* G = J M^-1 J^T (6 x 6) for Q_f, Q_b of (A.2), m = L = 1. */
-static void delassus(double lam, double beta, double G[36]) {
-    const double s = sin(beta), c = cos(beta);
-    const double J[6][3] = {{0, 1, -s}, {1, 0, -c}, {0, 0, 0}, {0, 1, s}, {1, 0, -c}, {0, 0, 0}};
-    const double Mi[3] = {1, 1, 1 / lam};
-    for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 6; ++j) {
-            G[6 * i + j] = 0;
-            for (int k = 0; k < 3; ++k) G[6 * i + j] += J[i][k] * Mi[k] * J[j][k];
-        }
-}
 
 typedef struct result {
     nsdyn_status st;
@@ -58,9 +35,9 @@ typedef struct result {
 /* One impact with v_nf = vn (< 0), v_nb = 0, v_t = vt at both tips. */
 static result pc(double lam, double beta_deg, double mu, double vn, double vt, double e) {
     void *inst;
-    const nsdyn_contact_law *C = law_of(e, &inst);
+    const nsdyn_contact_law *C = test_law_of(&reg, "pc_impact", e, &inst);
     double G[36], um[6] = {vn, vt, 0, 0, vt, 0}, mus[2] = {mu, mu}, gaps[2] = {0, 0};
-    delassus(lam, beta_deg * PI / 180, G);
+    rimless_delassus(lam, beta_deg * PI / 180, G);
     /* the two rows of v_nb: v_nb = v_nf + 2 s theta', consistent data */
     result r = {0};
     nsdyn_impact_problem p = {.struct_size = sizeof p,
@@ -232,10 +209,10 @@ END_TEST
 
 START_TEST(bad_input) {
     void *inst;
-    const nsdyn_contact_law *C = law_of(0.0, &inst);
+    const nsdyn_contact_law *C = test_law_of(&reg, "pc_impact", 0.0, &inst);
     double G[36], um[6] = {-1, 0, 0, -0.5, 0, 0}, mus[2] = {1, 1}, gaps[2] = {0, 0}, P[9], up[9];
     char log[256];
-    delassus(0.5, 1.0, G);
+    rimless_delassus(0.5, 1.0, G);
     nsdyn_impact_problem p = {.struct_size = sizeof p,
                               .n_contacts = 2,
                               .tangent_dim = 1,
@@ -255,7 +232,7 @@ START_TEST(bad_input) {
     const nsd_plugin *pl = nsd_registry_find(&reg, "pc_impact");
     nsdyn_value v[1] = {{.num = 1.5}};
     char err[256] = "";
-    ck_assert_ptr_null(C->info.create(v, &host, err, sizeof err));
+    ck_assert_ptr_null(C->info.create(v, &test_bare_host, err, sizeof err));
     ck_assert_msg(strstr(err, "outside [0, 1]") != NULL, "%s", err);
     (void)pl;
 }

@@ -283,7 +283,7 @@ static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, siz
         return NULL;
     }
     law->mu_n = mu_n;
-    if (host && host->struct_size >= offsetof(nsdyn_host, log) + sizeof host->log && host->log) {
+    if (NSDYN_HOST_HAS(host, log)) {
         law->host = *host;
         law->have_host = 1;
     }

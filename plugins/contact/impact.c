@@ -116,7 +116,7 @@ static void *create(law_kind kind, const nsdyn_value *v, const nsdyn_host *host,
     }
     law->kind = kind;
     law->e = e;
-    if (host && host->struct_size >= offsetof(nsdyn_host, log) + sizeof host->log && host->log) {
+    if (NSDYN_HOST_HAS(host, log)) {
         law->host = *host;
         law->have_host = 1;
     }

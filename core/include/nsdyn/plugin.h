@@ -217,6 +217,13 @@ typedef struct nsdyn_host {
     nsdyn_log_fn log;
 } nsdyn_host;
 
+/* A service of the table is there when struct_size covers it and it is
+ * set (a later host may append services; an earlier one lacks them):
+ * NSDYN_HOST_HAS(host, log). */
+#define NSDYN_HOST_HAS(host, member)                                                         \
+    ((host) && (host)->struct_size >= offsetof(nsdyn_host, member) + sizeof(host)->member && \
+     (host)->member)
+
 /* ---- instance operations, the same signature in every kind ------------ */
 
 /* Make an instance from the resolved parameters (declaration order). On
