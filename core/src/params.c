@@ -92,10 +92,6 @@ static size_t n_choices(const nsdyn_param_decl *d) {
     return k;
 }
 
-static int is_number(const nsd_toml_node *v) {
-    return v->type == NSD_TOML_FLOAT || v->type == NSD_TOML_INTEGER;
-}
-
 /* Convert one value; returns 0 on success, else adds one error. */
 static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const char *section,
                       nsd_diag *diag) {
@@ -105,7 +101,7 @@ static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const cha
     switch (d->type) {
         case NSDYN_PARAM_REAL:
         case NSDYN_PARAM_INT:
-            if (!is_number(v) || (d->type == NSDYN_PARAM_INT && v->type != NSD_TOML_INTEGER)) {
+            if (!nsd_toml_is_number(v) || (d->type == NSDYN_PARAM_INT && v->type != NSD_TOML_INTEGER)) {
                 nsd_diag_at(diag, v, "%s key '%s': expected %s, found %s", section, d->name,
                             type_text(d->type), found_text(v, found, sizeof found));
                 return 1;
@@ -166,7 +162,7 @@ static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const cha
             if (!arr) abort();
             for (size_t k = 0; k < v->n_items; ++k) {
                 const nsd_toml_node *e = &v->items[k];
-                if (!is_number(e)) {
+                if (!nsd_toml_is_number(e)) {
                     nsd_diag_at(diag, e,
                                 "%s key '%s' element %zu: expected a real number, found %s",
                                 section, d->name, k + 1, nsd_toml_type_name(e->type));

@@ -20,10 +20,6 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
-static int is_num(const nsd_toml_node *n) {
-    return n && (n->type == NSD_TOML_FLOAT || n->type == NSD_TOML_INTEGER);
-}
-
 /* A column name: [A-Za-z_][A-Za-z0-9_]*, not a reserved column. */
 int nsd_sweep_valid_column(const char *s) {
     static const char *const reserved[] = {"run", "status", "message", "wall", "config_hash"};
@@ -85,8 +81,8 @@ static size_t axis_list(nsd_sweep_axis *ax, const nsd_toml_node *v, nsd_diag *di
     for (size_t i = 0; i < v->n_items; ++i) {
         const nsd_toml_node *it = &v->items[i];
         int ok =
-            ax->is_text ? it->type == NSD_TOML_STRING : is_num(it) || it->type == NSD_TOML_BOOLEAN;
-        if (!ok || (is_num(it) && !isfinite(it->real))) {
+            ax->is_text ? it->type == NSD_TOML_STRING : nsd_toml_is_number(it) || it->type == NSD_TOML_BOOLEAN;
+        if (!ok || (nsd_toml_is_number(it) && !isfinite(it->real))) {
             nsd_diag_at(diag, it,
                         "[[sweep.axis]] 'values': item %zu is %s; expected all numbers or all "
                         "strings, finite",
@@ -101,7 +97,7 @@ static size_t axis_list(nsd_sweep_axis *ax, const nsd_toml_node *v, nsd_diag *di
 }
 
 static size_t need_number(const nsd_toml_node *n, const char *key, nsd_diag *diag) {
-    if (is_num(n) && isfinite(n->real)) return 0;
+    if (nsd_toml_is_number(n) && isfinite(n->real)) return 0;
     nsd_diag_at(diag, n, "[[sweep.axis]] '%s': expected a finite number, found %s", key,
                 nsd_toml_type_name(n->type));
     return 1;
@@ -310,7 +306,7 @@ static size_t resolve_per(nsd_sweep_def *def, const nsd_config *cfg, nsd_diag *d
         const nsd_toml_node *sec = nsd_toml_get(&cfg->root, ax->per_key);
         const nsd_toml_node *v = nsd_toml_get(sec, dot + 1);
         *dot = '.';
-        if (!is_num(v)) {
+        if (!nsd_toml_is_number(v)) {
             nsd_diag_at(diag, nsd_toml_get(ax->at, "per"),
                         "[[sweep.axis]] 'per': '%s' is neither swept nor a number in the config "
                         "(write it there)",

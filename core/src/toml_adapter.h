@@ -44,6 +44,12 @@ nsd_toml_doc *nsd_toml_parse_string(const char *text, const char *source_name, c
 void nsd_toml_free(nsd_toml_doc *doc);
 nsd_toml_node *nsd_toml_root(nsd_toml_doc *doc);
 
+/* A FLOAT or INTEGER node; its value is `real` in both (INTEGER sets both
+ * `integer` and `real`). NULL: 0. */
+static inline int nsd_toml_is_number(const nsd_toml_node *n) {
+    return n && (n->type == NSD_TOML_FLOAT || n->type == NSD_TOML_INTEGER);
+}
+
 /* Entry `key` of a table, or NULL. */
 const nsd_toml_node *nsd_toml_get(const nsd_toml_node *table, const char *key);
 const char *nsd_toml_type_name(nsd_toml_type type);

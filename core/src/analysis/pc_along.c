@@ -9,14 +9,6 @@
 
 #include "pc_map.h"
 
-static int is_number(const nsd_toml_node *e) {
-    return e && (e->type == NSD_TOML_FLOAT || e->type == NSD_TOML_INTEGER);
-}
-
-static double number(const nsd_toml_node *e) {
-    return e->type == NSD_TOML_INTEGER ? (double)e->integer : e->real;
-}
-
 size_t nsd_pc_along_read(const nsd_scenario *s, nsd_pc_along *a, nsd_diag *diag) {
     static const char *const keys[] = {"along", "from", "to", "steps"};
     memset(a, 0, sizeof *a);
@@ -43,7 +35,7 @@ size_t nsd_pc_along_read(const nsd_scenario *s, nsd_pc_along *a, nsd_diag *diag)
     const nsd_toml_node *need[2] = {f, to};
     const char *names[2] = {"from", "to"};
     for (int i = 0; i < 2; ++i)
-        if (!is_number(need[i]) || !isfinite(number(need[i]))) {
+        if (!nsd_toml_is_number(need[i]) || !isfinite(need[i]->real)) {
             nsd_diag_at(diag, need[i] ? need[i] : t, "[pcmap] key '%s': expected a finite number",
                         names[i]);
             errors++;
@@ -53,13 +45,13 @@ size_t nsd_pc_along_read(const nsd_scenario *s, nsd_pc_along *a, nsd_diag *diag)
         errors++;
     }
     if (errors) return errors;
-    if (number(f) == number(to)) {
+    if (f->real == to->real) {
         nsd_diag_at(diag, to, "[pcmap] key 'to': expected a value other than 'from' (%g)",
-                    number(f));
+                    f->real);
         return 1;
     }
-    a->from = number(f);
-    a->to = number(to);
+    a->from = f->real;
+    a->to = to->real;
     a->n = (size_t)st->integer;
     return 0;
 }

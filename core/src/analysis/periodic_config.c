@@ -16,14 +16,6 @@ enum {
     N_CONT_KEYS = sizeof cont_keys / sizeof *cont_keys
 };
 
-static int is_number(const nsd_toml_node *e) {
-    return e && (e->type == NSD_TOML_FLOAT || e->type == NSD_TOML_INTEGER);
-}
-
-static double number(const nsd_toml_node *e) {
-    return e->type == NSD_TOML_INTEGER ? (double)e->integer : e->real;
-}
-
 /* Unknown keys of a table, each with a suggestion. */
 static size_t check_keys(const nsd_toml_node *t, const char *name, const char *const *keys,
                          size_t n, nsd_diag *diag) {
@@ -38,16 +30,16 @@ static size_t read_real(const nsd_toml_node *t, const char *key, double def, dou
     const nsd_toml_node *e = nsd_toml_get(t, key);
     *out = def;
     if (!e) return 0;
-    if (!is_number(e) || !isfinite(number(e)) || !(number(e) > lo) || !(number(e) < hi)) {
-        if (is_number(e))
+    if (!nsd_toml_is_number(e) || !isfinite(e->real) || !(e->real > lo) || !(e->real < hi)) {
+        if (nsd_toml_is_number(e))
             nsd_diag_at(diag, e, "[periodic] key '%s': expected a number in (%g, %g), found %g",
-                        key, lo, hi, number(e));
+                        key, lo, hi, e->real);
         else
             nsd_diag_at(diag, e, "[periodic] key '%s': expected a number, found %s", key,
                         nsd_toml_type_name(e->type));
         return 1;
     }
-    *out = number(e);
+    *out = e->real;
     return 0;
 }
 
@@ -187,11 +179,11 @@ static size_t read_free(const nsd_toml_node *t, const nsd_model *m, nsd_periodic
             nsd_diag_at(diag, v, "[periodic] key 'scale': '%s' is not one of the free states",
                         v->key);
             errors++;
-        } else if (!is_number(v) || !(number(v) > 0) || !isfinite(number(v))) {
+        } else if (!nsd_toml_is_number(v) || !(v->real > 0) || !isfinite(v->real)) {
             nsd_diag_at(diag, v, "[periodic] scale '%s': expected a positive number", v->key);
             errors++;
         } else
-            sp->scale[j] = number(v);
+            sp->scale[j] = v->real;
     }
     return errors;
 }
@@ -271,13 +263,13 @@ static size_t read_values(const nsd_toml_node *v, nsd_periodic_config *pc, nsd_d
         }
         for (size_t j = 0; j < np; ++j) {
             const nsd_toml_node *e = np > 1 ? &row->items[j] : row;
-            if (!is_number(e) || !isfinite(number(e))) {
+            if (!nsd_toml_is_number(e) || !isfinite(e->real)) {
                 nsd_diag_at(diag, e,
                             "[periodic.continuation] key 'values': expected a finite "
                             "number");
                 return 1;
             }
-            pc->values[i * np + j] = number(e);
+            pc->values[i * np + j] = e->real;
         }
     }
     pc->n_values = v->n_items;
@@ -307,7 +299,7 @@ static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, 
     if (v) return errors + read_values(v, pc, diag);
     const nsd_toml_node *from = nsd_toml_get(c, "from"), *to = nsd_toml_get(c, "to"),
                         *steps = nsd_toml_get(c, "steps");
-    if (pc->n_par != 1 || !is_number(from) || !is_number(to) || !steps ||
+    if (pc->n_par != 1 || !nsd_toml_is_number(from) || !nsd_toml_is_number(to) || !steps ||
         steps->type != NSD_TOML_INTEGER || steps->integer < 1 || steps->integer > 100000) {
         nsd_diag_at(diag, c,
                     "[periodic.continuation]: expected 'values = [...]', or for one parameter "
@@ -318,7 +310,7 @@ static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, 
     pc->values = calloc(n, sizeof *pc->values);
     if (!pc->values) return errors + 1;
     for (size_t i = 0; i < n; ++i)
-        pc->values[i] = number(from) + (number(to) - number(from)) * (double)i / (double)(n - 1);
+        pc->values[i] = from->real + (to->real - from->real) * (double)i / (double)(n - 1);
     pc->n_values = n;
     return errors;
 }
