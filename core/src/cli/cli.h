@@ -1,5 +1,4 @@
-/* The nsdyn command's subcommands. Exit status: 0 success, 2 usage or
- * config error, 3 the simulation failed (data kept, marked incomplete). */
+/* The nsdyn command's subcommands. Exit statuses: outdir.h. */
 #ifndef NSD_CLI_H
 #define NSD_CLI_H
 
@@ -7,8 +6,6 @@
 
 #include "outdir.h"
 #include "scenario.h"
-
-enum { NSD_EXIT_OK = 0, NSD_EXIT_USAGE = 2, NSD_EXIT_FAILED = 3 };
 
 typedef struct nsd_cli {
     const char *config;  /* CONFIG argument */

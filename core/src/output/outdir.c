@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "interrupt.h"
 #include "output.h"
 

@@ -26,10 +26,18 @@
 #include <limits.h>
 #include <stddef.h>
 
-/* Exit statuses beyond cli.h's: the outputs could not be written (the
- * earlier result is untouched), and 128 + N after signal N (SIGINT 130,
- * SIGTERM 143), as a shell reports a command that a signal ended. */
-enum { NSD_EXIT_OUTPUT = 4, NSD_EXIT_SIGNAL_BASE = 128 };
+/* The exit statuses of a command: 0 success, 2 usage or config error, 3
+ * the simulation failed (data kept, marked incomplete), 4 the outputs could
+ * not be written (the earlier result is untouched), and 128 + N after
+ * signal N (SIGINT 130, SIGTERM 143), as a shell reports a command that a
+ * signal ended. */
+enum {
+    NSD_EXIT_OK = 0,
+    NSD_EXIT_USAGE = 2,
+    NSD_EXIT_FAILED = 3,
+    NSD_EXIT_OUTPUT = 4,
+    NSD_EXIT_SIGNAL_BASE = 128
+};
 
 typedef struct nsd_outdir {
     char target[PATH_MAX];     /* <out>, trailing slashes removed */

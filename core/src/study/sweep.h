@@ -203,7 +203,12 @@ int nsd_sweep_summarize(const nsd_sweep_def *def, const nsd_scenario *s, nsd_swe
 /* The system's summary values (ABI 2.1), or NULL. */
 const nsdyn_system_summaries *nsd_sweep_system_summaries(const nsdyn_system *sys);
 /* A column name: [A-Za-z_][A-Za-z0-9_]*, not a reserved one. */
-int nsd_sweep_valid_column(const char *s);
+int nsd_sweep_valid_column(const char *s); /* sweep_summary.c */
+/* The [[sweep.summary]] and [[sweep.graph]] tables, read by nsd_sweep_parse
+ * (sweep_summary.c, sweep_graphs.c). */
+size_t nsd_sweep_parse_summaries(nsd_sweep_def *def, const nsd_toml_node *t,
+                                 const nsd_scenario *base, nsd_diag *diag);
+size_t nsd_sweep_parse_graphs(nsd_sweep_def *def, const nsd_toml_node *list, nsd_diag *diag);
 
 /* The resolved config's hash (plugins, parameters with defaults, [run],
  * [initial]) as hex. */

@@ -20,18 +20,6 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
-/* A column name: [A-Za-z_][A-Za-z0-9_]*, not a reserved column. */
-int nsd_sweep_valid_column(const char *s) {
-    static const char *const reserved[] = {"run", "status", "message", "wall", "config_hash"};
-    if (!s || !*s || !(s[0] == '_' || ((s[0] | 32) >= 'a' && (s[0] | 32) <= 'z'))) return 0;
-    for (const char *p = s; *p; ++p)
-        if (!(*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z')))
-            return 0;
-    for (size_t i = 0; i < NSDYN_COUNT(reserved); ++i)
-        if (!strcmp(s, reserved[i])) return 0;
-    return strlen(s) < 64;
-}
-
 static const char *const axis_keys[] = {"key",  "name",  "values", "start", "stop",
                                         "step", "count", "scale",  "zip",   "per"};
 static const char *const sections[] = {"system",     "contact", "friction",
@@ -372,10 +360,6 @@ static size_t parse_design(nsd_sweep_def *def, const nsd_toml_node *sw, nsd_diag
     }
     return errors;
 }
-
-size_t nsd_sweep_parse_summaries(nsd_sweep_def *def, const nsd_toml_node *t,
-                                 const nsd_scenario *base, nsd_diag *diag);
-size_t nsd_sweep_parse_graphs(nsd_sweep_def *def, const nsd_toml_node *list, nsd_diag *diag);
 
 static size_t parse_axes(nsd_sweep_def *def, const nsd_toml_node *sw, nsd_diag *diag) {
     const nsd_toml_node *axes = nsd_toml_get(sw, "axis");

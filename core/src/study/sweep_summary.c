@@ -10,6 +10,18 @@
 #include "sha256.h"
 #include "sweep.h"
 
+/* A column name: [A-Za-z_][A-Za-z0-9_]*, not a reserved column. */
+int nsd_sweep_valid_column(const char *s) {
+    static const char *const reserved[] = {"run", "status", "message", "wall", "config_hash"};
+    if (!s || !*s || !(s[0] == '_' || ((s[0] | 32) >= 'a' && (s[0] | 32) <= 'z'))) return 0;
+    for (const char *p = s; *p; ++p)
+        if (!(*p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z')))
+            return 0;
+    for (size_t i = 0; i < NSDYN_COUNT(reserved); ++i)
+        if (!strcmp(s, reserved[i])) return 0;
+    return strlen(s) < 64;
+}
+
 /* Event kinds a summary may name: the contact log's, then the system's
  * switches and stops, then every event. */
 enum { EV_SWITCH = NSD_EVENT_KIND_COUNT, EV_STOP, EV_ALL, EV_N };

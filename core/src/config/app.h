@@ -7,7 +7,7 @@
 
 #include "compose.h"
 #include "config.h"
-#include "model.h"
+#include "nsdyn/nsdyn.h"
 #include "registry.h"
 
 typedef struct nsd_app {
