@@ -2,7 +2,8 @@
  * (registry_internal.h). Plugins are checked, not trusted: the host reads
  * nothing of a descriptor that has not passed these checks. */
 #define _GNU_SOURCE
-#include "registry_internal.h"
+#include "plugin_file.h"
+#include "loader_util.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,6 +48,12 @@ static size_t min_descriptor_size(nsdyn_kind kind) {
         case NSDYN_KIND_INTEGRATOR: return offsetof(nsdyn_integrator, message) + sizeof(void *);
     }
     return 0;
+}
+
+uint32_t nsd_descriptor_flags(const nsdyn_plugin_info *p) {
+    if (p->kind != NSDYN_KIND_CONTACT) return 0;
+    const nsdyn_contact_law *c = (const nsdyn_contact_law *)p;
+    return c->local_impulse && c->coefficients ? NSD_INDEX_LOCAL_IMPULSE : 0;
 }
 
 /* A plugin id: [a-z0-9_]+, at most NSD_MAX_ID_LEN characters. The length

@@ -1,7 +1,9 @@
 /* The plugin registry: scan or index a search path, find a plugin by id
  * (opening its file on first use), close (registry.h). */
 #define _GNU_SOURCE
-#include "registry_internal.h"
+#include "registry.h"
+#include "registry_index.h"
+#include "loader_util.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -44,12 +46,6 @@ static void stub_coefficients(void *inst, nsdyn_rigid_coefficients *out) {
     (void)inst;
     out->kind = NSDYN_RESTITUTION_OTHER;
     out->restitution = 0.0;
-}
-
-uint32_t nsd_descriptor_flags(const nsdyn_plugin_info *p) {
-    if (p->kind != NSDYN_KIND_CONTACT) return 0;
-    const nsdyn_contact_law *c = (const nsdyn_contact_law *)p;
-    return c->local_impulse && c->coefficients ? NSD_INDEX_LOCAL_IMPULSE : 0;
 }
 
 static size_t kind_size(nsdyn_kind kind) {

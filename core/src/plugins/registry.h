@@ -22,21 +22,13 @@
 #define NSD_REGISTRY_H
 
 #include "diag.h"
+#include "plugin_file.h"
 #include "nsdyn/nsdyn.h"
 
 /* Suffix of the index that sits next to a plugin: nsdyn_x.so.nsdyn-index. */
 #define NSD_INDEX_SUFFIX ".nsdyn-index"
 
 /* Bounds a descriptor must keep. */
-enum {
-    NSD_MAX_DESCRIPTORS = 256, /* per shared object */
-    NSD_MAX_ID_LEN = 63,       /* plugin ids and parameter names */
-    NSD_MAX_PARAMS = 256,      /* parameters of one plugin */
-    NSD_MAX_CHOICES = 256,     /* choices of one CHOICE parameter */
-    NSD_MAX_UNIT_LEN = 63,     /* parameter units */
-    NSD_MAX_TEXT_LEN = 1000    /* version, summary, help */
-};
-
 typedef struct nsd_plugin {
     /* The descriptor. In an index-filled registry, until find() opens the
      * file, a placeholder holding what the index says (id, kind,
@@ -49,17 +41,6 @@ typedef struct nsd_plugin {
     char *problem;    /* why it cannot be used, once known; or NULL */
     void *stub;       /* the placeholder (owned) */
 } nsd_plugin;
-
-typedef struct nsd_plugin_file {
-    char *path;
-    char *real;                      /* realpath, to open a file reached twice only once */
-    void *handle;                    /* dlopen handle once opened */
-    int opened;                      /* opening was tried */
-    int by_name;                     /* entered by its name nsdyn_<kind>_<id>.so (no index) */
-    const nsdyn_plugin_info **descs; /* scan: every descriptor that passed the checks */
-    size_t n_descs;
-    int failed; /* scan: some descriptor failed a check */
-} nsd_plugin_file;
 
 typedef struct nsd_registry {
     nsd_plugin *plugins;
@@ -110,13 +91,13 @@ size_t nsd_registry_write_index(const char *so_path, nsd_diag *diag);
 
 void nsd_registry_close(nsd_registry *r);
 
-const char *nsd_kind_name(nsdyn_kind kind);    /* "friction law" */
-const char *nsd_kind_article(nsdyn_kind kind); /* "a" or "an" */
-const char *nsd_kind_section(nsdyn_kind kind); /* "friction" */
-
 /* The host's own plugin directory: the build tree's when this binary runs
  * from the build tree, else the install prefix's. */
 const char *nsd_builtin_plugin_dir(void);
+
+/* Add file `path` (realpath `real`) to r; returns its number (the index
+ * audit and `nsdyn index`, registry_audit.c). */
+size_t nsd_registry_add_file(nsd_registry *r, const char *path, const char *real, int by_name);
 
 /* Open and check one shared object (as nsd_registry_scan does for each
  * file of a folder) and add its plugins. Returns the problems. */

@@ -1,11 +1,12 @@
-/* The plugin index (FILE.so.nsdyn-index): its format, reading it,
- * writing it (`nsdyn index`), and auditing it against the file it
- * describes (`nsdyn plugins`). Format:
+/* The plugin index (FILE.so.nsdyn-index): its format and reading it
+ * (writing it, `nsdyn index`, and auditing it against the file it
+ * describes, `nsdyn plugins`: registry_audit.c). Format:
  *   # comments
  *   nsdyn-index 1
  *   <kind section> <id> <provides hex> <needs hex> <flags hex>   (one line per plugin) */
 #define _GNU_SOURCE
-#include "registry_internal.h"
+#include "registry_index.h"
+#include "loader_util.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -122,144 +123,4 @@ char *nsd_index_parse(const char *path, index_entry **out, size_t *n_out) {
     *out = list;
     *n_out = n;
     return NULL;
-}
-
-/* ---- audit and index writing --------------------------------------------- */
-
-static const nsdyn_plugin_info *desc_with_id(const nsd_plugin_file *f, const char *id) {
-    for (size_t i = 0; i < f->n_descs; ++i)
-        if (strcmp(f->descs[i]->id, id) == 0) return f->descs[i];
-    return NULL;
-}
-
-/* What a run would see of scanned file f, against what it holds: NULL
- * when they agree, else the problem. */
-static char *audit_file(const nsd_plugin_file *f) {
-    const char *name = strrchr(f->path, '/');
-    name = name ? name + 1 : f->path;
-    char *index = fmt("%s%s", f->path, NSD_INDEX_SUFFIX), *problem = NULL;
-    index_entry conv, *entries = NULL;
-    size_t n = 0;
-    if (access(index, F_OK) == 0) {
-        char *why = nsd_index_parse(index, &entries, &n);
-        if (why) {
-            problem = fmt("%s: its index %s is malformed (%s): runs never open the file; rebuild "
-                          "the plugin or run `nsdyn index %s`",
-                          f->path, index, why, f->path);
-            free(why);
-        }
-        for (size_t i = 0; !problem && i < n; ++i) {
-            const nsdyn_plugin_info *d = desc_with_id(f, entries[i].id);
-            if (!d || d->kind != entries[i].kind || d->provides != entries[i].provides ||
-                d->needs != entries[i].needs || nsd_descriptor_flags(d) != entries[i].flags)
-                problem = fmt("%s: its index %s is stale (%s '%s'): rebuild the plugin or run "
-                              "`nsdyn index %s`",
-                              f->path, index, d ? "it describes differently" : "it lists",
-                              entries[i].id, f->path);
-        }
-        for (size_t i = 0; !problem && i < f->n_descs; ++i) {
-            int listed = 0;
-            for (size_t k = 0; k < n; ++k) listed |= strcmp(entries[k].id, f->descs[i]->id) == 0;
-            if (!listed)
-                problem = fmt("%s: its index %s is stale (it lacks '%s'): rebuild the plugin or "
-                              "run `nsdyn index %s`",
-                              f->path, index, f->descs[i]->id, f->path);
-        }
-    } else if (nsd_index_name_convention(name, &conv)) {
-        const nsdyn_plugin_info *d = desc_with_id(f, conv.id);
-        if (!d || d->kind != conv.kind)
-            problem =
-                fmt("%s: named for %s %s '%s' (nsdyn_<kind>_<id>.so), but it holds no such plugin",
-                    f->path, nsd_kind_article(conv.kind), nsd_kind_name(conv.kind), conv.id);
-        else if (f->n_descs > 1)
-            problem = fmt("%s: holds %zu plugins, but without an index runs find only '%s' (its "
-                          "name); write one with `nsdyn index %s`",
-                          f->path, f->n_descs, conv.id, f->path);
-    } else {
-        problem =
-            fmt("%s: not indexed: runs never open it (no %s, and its name is not "
-                "nsdyn_<kind>_<id>.so); build it with nsdyn_add_plugin or run `nsdyn index %s`",
-                f->path, index, f->path);
-    }
-    free(entries);
-    free(index);
-    return problem;
-}
-
-size_t nsd_registry_audit(const nsd_registry *r, nsd_diag *diag) {
-    size_t problems = 0;
-    for (size_t k = 0; k < r->n_files; ++k) {
-        const nsd_plugin_file *f = &r->files[k];
-        /* A file that failed to open, or with a descriptor that failed a
-         * check, has had its one line already. */
-        if (!f->handle || !f->n_descs || f->failed) continue;
-        char *problem = audit_file(f);
-        if (problem) {
-            nsd_diag_add(diag, "%s", problem);
-            free(problem);
-            problems++;
-        }
-    }
-    return problems;
-}
-
-size_t nsd_registry_write_index(const char *so_path, nsd_diag *diag) {
-    /* dlopen() searches the library path for a bare name: make it a path. */
-    char *path = strchr(so_path, '/') ? dup_str(so_path) : fmt("./%s", so_path);
-    char *index = fmt("%s%s", path, NSD_INDEX_SUFFIX);
-    nsd_registry r = {0};
-    char real[PATH_MAX];
-    if (!realpath(path, real)) snprintf(real, sizeof real, "%s", path);
-    size_t k = nsd_registry_add_file(&r, path, real, 0);
-    found *list;
-    size_t n, problems = 0;
-    char *whole = nsd_open_plugin_file(&r.files[k], &list, &n);
-    if (whole) {
-        nsd_diag_add(diag, "%s", whole);
-        free(whole);
-        problems++;
-    }
-    for (size_t i = 0; i < n; ++i)
-        if (list[i].problem) {
-            nsd_diag_add(diag, "%s", list[i].problem);
-            problems++;
-        }
-    if (problems) {
-        if (remove(index) != 0 && errno != ENOENT)
-            nsd_diag_add(diag, "%s: cannot remove the stale index: %s", index, strerror(errno));
-    } else {
-        const char *name = strrchr(path, '/') + 1;
-        char *tmp = fmt("%s.tmp.%ld", index, (long)getpid());
-        FILE *out = fopen(tmp, "w");
-        int ok = out != NULL;
-        if (out) {
-            fprintf(out,
-                    "# nsdyn plugin index of %s, written by `nsdyn index` when it was built.\n",
-                    name);
-            fprintf(
-                out,
-                "# Runs read this instead of opening the file; they open it only for these ids.\n");
-            fprintf(out, "# <kind> <id> <provides> <needs> <flags>\n");
-            fprintf(out, "nsdyn-index 1\n");
-            for (size_t i = 0; i < n; ++i) {
-                const nsdyn_plugin_info *d = list[i].info;
-                fprintf(out, "%s %s 0x%08x 0x%08x 0x%x\n", nsd_kind_section(d->kind), d->id,
-                        (unsigned)d->provides, (unsigned)d->needs,
-                        (unsigned)nsd_descriptor_flags(d));
-            }
-            ok = !ferror(out);
-            ok = fclose(out) == 0 && ok;
-        }
-        if (!ok || rename(tmp, index) != 0) {
-            nsd_diag_add(diag, "%s: cannot write the index: %s", index, strerror(errno));
-            remove(tmp);
-            problems++;
-        }
-        free(tmp);
-    }
-    nsd_free_found(list, n);
-    nsd_registry_close(&r);
-    free(index);
-    free(path);
-    return problems;
 }
