@@ -303,4 +303,3 @@ char *nsd_open_plugin_file(nsd_plugin_file *f, found **out, size_t *n_out) {
     *n_out = n;
     return NULL;
 }
-

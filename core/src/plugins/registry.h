@@ -103,5 +103,4 @@ size_t nsd_registry_add_file(nsd_registry *r, const char *path, const char *real
  * file of a folder) and add its plugins. Returns the problems. */
 size_t nsd_registry_add_path(nsd_registry *r, const char *so_path, nsd_diag *diag);
 
-
 #endif
