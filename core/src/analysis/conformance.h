@@ -26,15 +26,7 @@
 #ifndef NSD_CONFORMANCE_H
 #define NSD_CONFORMANCE_H
 
-#include "alloc_probe.h"
-#include "diag.h"
-#include "nsdyn/nsdyn.h"
-
-typedef struct nsd_conformance {
-    size_t findings;      /* lines added to diag */
-    int instance_checked; /* 0: declarations only (a required parameter) */
-    int allocs_checked;   /* the hot paths ran under an allocation probe */
-} nsd_conformance;
+#include "conformance_probe.h"
 
 /* Check plugin p; probe may be NULL (no allocation check). */
 nsd_conformance nsd_conformance_check(const nsdyn_plugin_info *p, const nsd_alloc_probe *probe,

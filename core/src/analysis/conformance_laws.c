@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance_internal.h"
+#include "conformance_laws.h"
 
 /* A compliant law: never pulls, nothing while separated, finite while
  * penetrating; deterministic; normal_force() allocates nothing. */
