@@ -1,4 +1,4 @@
-/* Tests of the plotting module (core/src/plot.c). */
+/* Tests of the plotting module (core/src/plot/). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>

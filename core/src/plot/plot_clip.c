@@ -1,6 +1,6 @@
 /* nsdyn plotting module: clipping. Lines are clipped (Liang-Barsky) and polygons
  * (Sutherland-Hodgman) against a box a little larger than the window before they reach
- * PLplot (polygons in plot.c, by nsn_clip_halfplane), whose integer device coordinates
+ * PLplot (polygons in plot_canvas.c, by nsn_clip_halfplane), whose integer device coordinates
  * cannot take absurd values; polylines drop points closer than a fraction of a pixel to
  * the last one drawn. */
 #include <math.h>

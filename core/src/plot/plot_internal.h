@@ -5,7 +5,7 @@
  *   plot_text.c    text: PLplot escaping, label widths, output formats and their devices
  *   plot_axes.c    axes: ranges, data -> plotting coordinates, ticks and tick labels
  *   plot_clip.c    clipping of lines and polygons, decimated polylines handed to PLplot
- *   plot.c         the canvas a panel's picture is drawn through (nsdyn_canvas), and the
+ *   plot_canvas.c  the canvas a panel's picture is drawn through (nsdyn_canvas), and the
  *                  bounding-box canvas that measures such a picture
  *   plot_curves.c  curves: palette colours, line styles, markers
  *   plot_legend.c  legends: their width for the layout, and drawing them
@@ -196,7 +196,7 @@ void report_box(const metrics *m, const char *kind, long panel, double x0, doubl
 void report_mtex(const metrics *m, long panel, const double vp[4], const char *side, double disp,
                  double pos, double just, double ch_mm, const char *text);
 
-/* ---- plot.c: canvases -------------------------------------------------------- */
+/* ---- plot_canvas.c: canvases ------------------------------------------------------ */
 
 /* What the drawing canvas of a panel works with (the ctx of its nsdyn_canvas). */
 typedef struct panel_ctx {
