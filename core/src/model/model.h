@@ -57,7 +57,7 @@ typedef struct nsd_event_modes {
      * contact, on the state with its slip projected to zero (the event
      * record's limit_check): 1 agrees with the force test, 0 not, -1 does
      * not apply. nsd_model_create installs the limit-direction test
-     * (analysis/limit_directions.h); NULL: none. */
+     * (contact/limit_directions.h); NULL: none. */
     int (*switch_check)(struct nsd_model *m, double t, const double *y, size_t contact);
 } nsd_event_modes;
 
