@@ -9,12 +9,12 @@
  * composed  The config is loaded with nsd_app_load + nsd_model_create (the
  *           path `nsdyn run` takes), the rk4 plugin is created and set up
  *           through the nsdyn_integrator ABI with the model's nsdyn_ode
- *           (nsd_model_rhs, nsd_model_stops), and the stepping loop of
+ *           (nsd_model_rhs, nsd_model_event_functions), and the stepping loop of
  *           core/src/run.c is replayed without output sampling: per step
  *           ig->step(), the status check, the finite check of the new
  *           state, the copy to the last good state, and (rk4 has no event
  *           location) the runner's own stop-condition check through
- *           nsd_model_stops(). Timed: that loop, from t = 0 to t_end.
+ *           nsd_model_event_functions(). Timed: that loop, from t = 0 to t_end.
  *           Not timed: create/setup (they may allocate), sampling, output.
  * bare      Only `ig->step()` in a loop (no runner work): splits the cost of
  *           the runner from the cost of the integrator plus the model.
@@ -216,7 +216,7 @@ static int composed_setup(composed *c, uint64_t *setup_allocs) {
         fprintf(stderr, "bench: rk4 setup failed: %s\n", c->ig->message(c->inst));
         return -1;
     }
-    if (c->ode.n_events) nsd_model_stops(&c->m, c->t0, c->m.y0, c->g_prev);
+    if (c->ode.n_events) nsd_model_event_functions(&c->m, c->t0, c->m.y0, c->g_prev);
     return 0;
 }
 
@@ -248,7 +248,7 @@ static int composed_run(composed *c, run_out *o) {
         y_last = rep.y;
         int fired = rep.event;
         if (fired < 0 && !locates && ne) {
-            if (nsd_model_stops(m, t, rep.y, c->g) <= NSDYN_WARNING)
+            if (nsd_model_event_functions(m, t, rep.y, c->g) <= NSDYN_WARNING)
                 for (size_t i = 0; i < ne && fired < 0; ++i) {
                     int dir = c->ode.event_direction[i];
                     int down = c->g_prev[i] > 0 && c->g[i] <= 0,

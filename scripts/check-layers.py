@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The host's layering holds: no loop between files, no arrow down the layers.
 
-    python3 scripts/check-layers.py SRC [--objects DIR]... [--list]
+    python3 scripts/check-layers.py SRC [--objects DIR_OR_FILE.o]... [--list]
 
 SRC is core/src. Its folders are the layers, in the order of the table in
 SRC/README.md (lowest first). A unit is one file stem: foo.c with foo.h (a
@@ -72,16 +72,19 @@ def nm_symbols(obj):
 
 def call_edges(src, obj_dirs):
     units = {}
-    for d in obj_dirs:
-        for obj in pathlib.Path(d).rglob("*.o"):
-            # CMake names an object after its source: .../src/model/model.c.o
-            parts = obj.parts
-            if "src" not in parts:
-                continue
-            rel = pathlib.Path(*parts[len(parts) - parts[::-1].index("src"):])
-            source = src / rel.with_suffix("")
-            if source.exists():
-                units[unit_of(src, source)] = nm_symbols(str(obj))
+    objs = []
+    for d in map(pathlib.Path, obj_dirs):
+        objs += [d] if d.suffix == ".o" else sorted(d.rglob("*.o"))
+    for obj in objs:
+        # CMake names an object after its source: .../src/model/model.c.o;
+        # an object whose source is gone (a stale one) is not read
+        parts = obj.parts
+        if "src" not in parts:
+            continue
+        rel = pathlib.Path(*parts[len(parts) - parts[::-1].index("src"):])
+        source = src / rel.with_suffix("")
+        if source.exists():
+            units[unit_of(src, source)] = nm_symbols(str(obj))
     owner = {}
     for u, (defined, _) in units.items():
         for s in defined - LIBC_REPLACED:
@@ -130,7 +133,7 @@ def loops(nodes, succ):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("src")
-    ap.add_argument("--objects", action="append", default=[])
+    ap.add_argument("--objects", action="extend", nargs="+", default=[])
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
     src = pathlib.Path(a.src).resolve()

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "limit_directions.h"
 #include "outdir.h"
+#include "regime.h"
 #include "output.h"
 #include "plot.h"
 #include "scenario.h"
@@ -229,7 +230,7 @@ static void picture_free(picture *P) {
  * run.hold_stick says. 0, or -1 when out of memory. */
 static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double t0, picture *P) {
     nsd_model *m = &s->model;
-    m->stick.hold = 0;
+    nsd_regime_release_stick(m);
     const double *G = la->G;
     double gnorm = fmax(fmax(fabs(G[0]), fabs(G[1])), fmax(fabs(G[2]), fabs(G[3])));
     double speed = la->F_kinetic * gnorm + hypot(la->a[0], la->a[1]); /* [m/s^2] */

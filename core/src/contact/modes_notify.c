@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "modes_work.h"
+#include "modes_phase.h"
 
 /* Rounds of reset and resolution at one instant before the run fails. */
 #define NSD_MAX_RESET_ROUNDS 4

@@ -12,7 +12,7 @@
  * slipping contacts carry F_t = -mu_k N d; one linear solve per
  * right-hand side. The mode of each contact changes only at events. */
 #define _DEFAULT_SOURCE
-#include "modes_work.h"
+#include "modes_phase.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "affine.h"
-#include "modes_work.h"
+#include "modes_phase.h"
 #include "nsdyn_numeric.h"
 #include "slip_flow.h"
 

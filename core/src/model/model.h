@@ -76,6 +76,33 @@ typedef struct nsd_mech_view {
     double step_h;
 } nsd_mech_view;
 
+/* The contact regime: how the contacts' forces and events come about,
+ * chosen once by nsd_model_create (contact/regime.c) from the config: the
+ * compliant laws, the stick hold (run.hold_stick), event-driven rigid or
+ * set-valued contact, or a time-stepping integrator's own contact
+ * treatment. The right-hand side, the event functions, a run's reset and
+ * the model's end call through it instead of branching on the regime. */
+typedef enum nsd_regime_kind {
+    NSD_REGIME_COMPLIANT = 0,
+    NSD_REGIME_HOLD_STICK,
+    NSD_REGIME_EVENT_DRIVEN,
+    NSD_REGIME_TIME_STEPPING
+} nsd_regime_kind;
+
+typedef struct nsd_regime {
+    nsd_regime_kind kind;
+    const char *name; /* "compliant", "hold-stick", "event-driven", "time-stepping" */
+    /* The contact forces (m->lambda) and v' (nv) together at (t, y); NULL:
+     * the laws give the forces (nsd_model_contact_forces) and the system's
+     * derivatives() gives v'. */
+    nsdyn_status (*solve)(struct nsd_model *m, double t, const double *y, double *vdot);
+    /* The regime's 2 nc contact event functions at (t, y), from
+     * event_first[NSD_SOURCE_CONTACT] (NULL: it has none). */
+    nsdyn_status (*events)(struct nsd_model *m, double t, const double *y, double *g);
+    void (*reset)(struct nsd_model *m);   /* before every run (NULL: nothing to reset) */
+    void (*release)(struct nsd_model *m); /* at nsd_model_destroy (NULL: nothing held) */
+} nsd_regime;
+
 /* The energy audit (run.c): the index of the system's energy output (-1:
  * no audit: the system is not conservative, has no energy output, or a
  * friction law stores energy in internal states), the mode and the
@@ -133,8 +160,9 @@ typedef struct nsd_model {
     size_t event_first[4]; /* by nsd_event_source_kind */
     size_t n_rate_events;  /* NSD_SOURCE_RATE entries, at event_first[NSD_SOURCE_RATE] */
 
-    /* How the contacts run: one of the three views below is in use (the
-     * compliant path needs none of them). */
+    /* How the contacts run (chosen at creation), and its view: one of the
+     * three below is in use (the compliant path needs none of them). */
+    const nsd_regime *regime;
     nsd_stick_view stick;   /* run.hold_stick (stick.c) */
     nsd_event_modes ed;     /* event-driven rigid or set-valued contact (modes.c) */
     nsd_mech_view mech;     /* time-stepping integrators (mechanics.c) */
@@ -150,9 +178,13 @@ typedef struct nsd_model {
     size_t section_switch, section_count;
 } nsd_model;
 
-/* Instantiate the plugins of a resolved config, read [initial]. */
+/* Instantiate the plugins of a resolved config, read [initial], choose the
+ * contact regime (contact/regime.c). */
 size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                         nsd_diag *diag);
+/* nsd_model_create without the regime (model_create.c): m->regime NULL.
+ * m->y0 stays NULL when the plugins or the layout failed. */
+size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host, nsd_diag *diag);
 void nsd_model_destroy(nsd_model *m);
 /* Before every run (nsd_scenario_run): the plugins' reset() (their state
  * right after create, e.g. a walker's stance leg) and the contact modes. */
@@ -167,10 +199,6 @@ nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, dou
  * with the contact modes as they are (the runner's simultaneous switches,
  * run.c). */
 nsdyn_status nsd_model_switch_functions(nsd_model *m, double t, const double *y, double *g);
-/* Deprecated name of nsd_model_event_functions (bench/ still uses it). */
-static inline nsdyn_status nsd_model_stops(void *ctx, double t, const double *y, double *g) {
-    return nsd_model_event_functions(ctx, t, y, g);
-}
 void nsd_model_ode(nsd_model *m, nsdyn_ode *ode);
 
 /* One sample of every channel at (t, y). */

@@ -2,8 +2,6 @@
 #include "model.h"
 
 #include "layout.h"
-#include "limit_directions.h"
-#include "modes.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -286,8 +284,8 @@ static void build_channels(nsd_model *m) {
                     m->layout.outputs[i].label);
 }
 
-size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
-                        nsd_diag *diag) {
+size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
+                       nsd_diag *diag) {
     memset(m, 0, sizeof *m);
     size_t errors = create_plugins(m, cfg, host, diag);
     if (errors) return errors;
@@ -300,16 +298,10 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     alloc_work(m);
     build_events(m);
     build_channels(m);
-    if (m->ed.on)
-        nsd_modes_init(m, cfg->settings.rest_ratio, cfg->settings.rest_velocity,
-                       cfg->settings.contact_tolerance);
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
     setup_energy_audit(m, cfg);
-    /* the paper's limit-direction test, checked at every stick/slip switch
-     * (docs/towed-wheel.md); the runner only calls the hook */
-    m->ed.switch_check = nsd_limit_switch_check;
     return errors;
 }
 
@@ -317,7 +309,7 @@ void nsd_model_reset(nsd_model *m) {
     if (m->sys && m->sys->info.reset) m->sys->info.reset(m->sys_inst);
     if (m->contact && m->contact->info.reset) m->contact->info.reset(m->contact_inst);
     if (m->friction && m->friction->info.reset) m->friction->info.reset(m->friction_inst);
-    if (m->ed.on && m->ed.mode) nsd_modes_reset(m);
+    if (m->regime && m->regime->reset) m->regime->reset(m);
     m->rhs_evals = 0;
     m->failure[0] = '\0';
 }
@@ -344,7 +336,7 @@ void nsd_model_destroy(nsd_model *m) {
     free(m->stick.comp);
     free(m->event_sources);
     free(m->event_direction);
-    nsd_modes_free(m);
+    if (m->regime && m->regime->release) m->regime->release(m);
     free(m->mech.contact);
     free(m->mech.tangent_dim);
     free(m->mech.name);

@@ -1,6 +1,6 @@
 /* The right-hand side of the composed model (model.h): contact forces
- * from the compliant and friction laws, or from the stick solver
- * (stick.h) or the event-driven modes (modes.h); the event functions of
+ * from the compliant and friction laws, or from the contact regime's own
+ * solve (the stick hold, the event-driven modes); the event functions of
  * the ODE (events.h); the samples of every channel. */
 #include "model.h"
 
@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdint.h>
-
-#include "modes.h"
-#include "stick.h"
 
 static inline void move_bits(double *dst, const double *src) {
     uint64_t b;
@@ -88,12 +85,8 @@ static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *qd
                              double *zdot) {
     const double *q = y, *v = y + m->nq;
     nsdyn_status st;
-    if (m->ed.on) {
-        st = nsd_modes_forces(m, t, y, vdot);
-        if (st > NSDYN_WARNING || !qdot) return st;
-        vdot = NULL;
-    } else if (m->stick.hold && m->stick.m) {
-        st = nsd_stick_solve(m, t, y, vdot);
+    if (m->regime->solve) {
+        st = m->regime->solve(m, t, y, vdot);
         if (st > NSDYN_WARNING || !qdot) return st;
         vdot = NULL; /* already known: only q' is left */
     } else {
@@ -143,10 +136,10 @@ nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, dou
                               g + m->event_first[NSD_SOURCE_SWITCH]);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system switches()");
     }
-    if (m->ed.on) {
-        nsdyn_status st = nsd_modes_events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
+    if (m->regime->events) {
+        nsdyn_status st = m->regime->events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
         if (st > NSDYN_WARNING || !m->n_rate_events) return st;
-        /* m->ce is current: nsd_modes_events evaluated every contact at (t, y) */
+        /* m->ce is current: the regime's events evaluated every contact at (t, y) */
     } else if (m->n_rate_events) {
         nsd_model_ask_contacts(m, NSD_ROWS_NONE);
         nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
