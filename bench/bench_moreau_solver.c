@@ -62,7 +62,7 @@
 #define BENCH_COUNT_ALLOCS 1
 #endif
 
-/* The allocation probe (core/src/alloc_probe.c, linked into this
+/* The allocation probe (core/probe/alloc_probe.c, linked into this
  * executable with ENABLE_EXPORTS: its malloc & co. also serve libnsdyn.so
  * and the dlopen'ed plugins). g_allocs accumulates what the probe saw
  * between count_start() and count_stop(). */

@@ -10,7 +10,7 @@
  *           path `nsdyn run` takes), the rk4 plugin is created and set up
  *           through the nsdyn_integrator ABI with the model's nsdyn_ode
  *           (nsd_model_rhs, nsd_model_event_functions), and the stepping loop of
- *           core/src/run.c is replayed without output sampling: per step
+ *           core/src/runner/run.c is replayed without output sampling: per step
  *           ig->step(), the status check, the finite check of the new
  *           state, the copy to the last good state, and (rk4 has no event
  *           location) the runner's own stop-condition check through
@@ -45,7 +45,7 @@
  *        bench_towed_wheel_rk4 N composed|bare|fused
  *            runs only that variant N times, no checks (for perf record).
  *
- * When core/src/run.c's stepping loop or rk4.c's step rule changes,
+ * When core/src/runner/run.c's stepping loop or rk4.c's step rule changes,
  * composed_run() and fused_run() must follow, or the checks fail.
  */
 #define _GNU_SOURCE
@@ -75,7 +75,7 @@
 #define BENCH_COUNT_ALLOCS 1
 #endif
 
-/* The allocation probe (core/src/alloc_probe.c, linked into this
+/* The allocation probe (core/probe/alloc_probe.c, linked into this
  * executable with ENABLE_EXPORTS: its malloc & co. also serve libnsdyn.so
  * and the dlopen'ed plugins). g_allocs accumulates what the probe saw
  * between count_start() and count_stop(). */
@@ -220,7 +220,7 @@ static int composed_setup(composed *c, uint64_t *setup_allocs) {
     return 0;
 }
 
-/* The stepping loop of nsd_run_simulation (core/src/run.c) without output
+/* The stepping loop of nsd_run_simulation (core/src/runner/run.c) without output
  * sampling and progress. Counts allocations while it runs. */
 static int composed_run(composed *c, run_out *o) {
     const nsdyn_integrator *ig = c->ig;

@@ -6,7 +6,7 @@
  * Tables 6-8 L#4, 2.05 degree ramp) with the overrides given by --set
  * (the script sets run.t_end, integrator.rtol, atol, max_step).
  *
- * What is timed: the stepping loop of core/src/run.c (nsd_run_simulation)
+ * What is timed: the stepping loop of core/src/runner/run.c (nsd_run_simulation)
  * without output sampling: the integrator's setup() (for bdf: creating
  * CVODE), then per step ig->step(), the status and finiteness checks, and
  * at each located event the system's on_switch() and the integrator's
@@ -31,7 +31,7 @@
  * Usage: bench_walker_bdf CONFIG [--set section.key=value]... [--reps N]
  *                         [--json FILE] [--grid-dt S]
  *
- * If core/src/run.c's stepping loop changes, timed_run() must follow it, or
+ * If core/src/runner/run.c's stepping loop changes, timed_run() must follow it, or
  * the check against nsd_run_simulation fails.
  */
 #define _GNU_SOURCE

@@ -11,7 +11,7 @@ python3-numpy; scripts/setup-bench.sh installs them):
 Model. The same equations as nsdyn's walker2 system (plugins/systems/walker2.c)
 composed with the hunt_crossley contact law (plugins/contact/compliant.c) and
 the lugre friction law (plugins/friction/lugre.c) by the host
-(core/src/model.c), with the parameters of configs/walker2_gait.toml (the
+(core/src/model/model_create.c), with the parameters of configs/walker2_gait.toml (the
 walker's defaults: Tables 6-8, CoM position L#4; Table 7 contact and
 friction). Equation numbers refer to P. C. Koop, C. Q. Wu, "Passive dynamic
 biped walking - Part I", ASME J. Comput. Nonlinear Dyn. 8 (2013) 041007
@@ -179,7 +179,7 @@ class Walker:
 
     def force(self, on, gap, gap_rate, v, z):
         """Normal force N [N], friction force Ft [N] and bristle rate z'
-        [m/s] of a foot, as core/src/model.c's contact_forces() composes
+        [m/s] of a foot, as core/src/model/model_create.c's contact_forces() composes
         them from walker2's contacts(), hunt_crossley and lugre.
         on: the foot may make force in this mode; gap = c_y [m] of (8) and
         its rate [m/s]; v: slip [m/s] (17); z: bristle deflection [m]."""

@@ -1,7 +1,7 @@
 /* Entry points shared by the libFuzzer targets and the corpus replay test.
  *
  * Each input goes through what `nsdyn run` / `nsdyn compare` do before the
- * first step (core/src/app.c nsd_app_load, cmd_run.c, cmd_compare.c):
+ * first step (core/src/config/app.c nsd_app_load, cmd_run.c, cmd_compare.c):
  * nsd_config_read (TOML parse, --set overrides), nsd_config_search_path,
  * nsd_config_resolve, nsd_compose_check, nsd_model_create (the plugins'
  * create() with the config's values, [initial]), nsd_figures_check and, for

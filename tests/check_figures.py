@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Visual test of every kind of figure nsdyn draws (issue 13): render them and check the
-layout the plot module reports (NSDYN_PLOT_LAYOUT, core/src/plot_report.c) against rules,
+layout the plot module reports (NSDYN_PLOT_LAYOUT, core/src/plot/plot_report.c) against rules,
 instead of only "a PNG was written":
 
   1. every text (titles, axis labels, tick labels, legend texts, snapshot labels) lies

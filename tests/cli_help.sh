@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The command line's help, man page, completion, keys and describe
-# (core/src/help.c): every command documented, the generated files valid.
+# (core/src/cli/help.c): every command documented, the generated files valid.
 # usage: cli_help.sh NSDYN CONFIG_DIR
 set -uo pipefail
 nsdyn=$1 configs=$2

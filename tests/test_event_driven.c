@@ -1,4 +1,4 @@
-/* The event-driven contact runner (core/src/modes.c) against closed forms:
+/* The event-driven contact runner (core/src/contact/modes_phase.c) against closed forms:
  * the bouncing ball (validation-targets.md), a block sliding to rest under
  * Coulomb friction, and towed-wheel stick-slip switches derived by hand,
  * each under dopri5 and bdf.

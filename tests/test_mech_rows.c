@@ -1,4 +1,4 @@
-/* The mechanics view's contact_rows (integrator.h, core/src/mechanics.c)
+/* The mechanics view's contact_rows (integrator.h, core/src/model/mechanics.c)
  * and moreau's use of it (issue 14: a step linear in the number of
  * contact candidates).
  *
@@ -139,7 +139,7 @@ static void stepper_open(stepper *S, run *R, int with_rows) {
         S->ig->info.create(R->app.cfg.integrator.params.values, &R->app.host, err, sizeof err);
     ck_assert_msg(S->inst != NULL, "moreau create: %s", err);
     nsd_model_ode(m, &S->ode);
-    nsd_model_mechanics(m, &S->mech); /* as core/src/run.c for moreau */
+    nsd_model_mechanics(m, &S->mech); /* as core/src/runner/run.c for moreau */
     if (!with_rows) S->mech.contact_rows = NULL;
     S->ode.mech = &S->mech;
     S->ode.n_events = 0;

@@ -1,5 +1,5 @@
-/* Property tests of event-driven rigid contact (core/src/modes.c with the
- * step guard, core/src/step_guard.c): seeded pseudo-random scenarios, run
+/* Property tests of event-driven rigid contact (core/src/contact/modes_phase.c with the
+ * step guard, core/src/contact/step_guard.c): seeded pseudo-random scenarios, run
  * in-process through the host as `nsdyn run` runs them, checked against
  * invariants rather than closed forms.
  *

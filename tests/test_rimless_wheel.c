@@ -273,7 +273,7 @@ END_TEST
 
 /* The stance tip slides from the start (mu = 0.35 < the ~0.4 the stance
  * needs) and stops at t = 0.094 s: the event-driven runner must locate
- * the end of the 1-D slip (core/src/modes.c: the friction keeps the
+ * the end of the 1-D slip (core/src/contact/modes_phase.c: the friction keeps the
  * phase's direction up to the event; it used to flip at the event itself
  * and the integrator stalled there, 1e6 steps). */
 START_TEST(stance_slip_stops) {
@@ -293,7 +293,7 @@ END_TEST
 
 /* Standing on two spokes on a slope: the two tangent rows are the same
  * (A.2), so the friction forces are not determined (redundant
- * constraints); the runner takes the least-norm split (core/src/modes.c)
+ * constraints); the runner takes the least-norm split (core/src/contact/modes_phase.c)
  * instead of failing: equal friction forces, normal forces and their sums
  * balancing gravity (sum N = m g cos gamma, sum F = -m g sin gamma). */
 START_TEST(standing_on_two_spokes) {

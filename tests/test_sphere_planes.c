@@ -1456,7 +1456,7 @@ START_TEST(rebound_off_incline_stops_rolled_back) {
      * -1.31 m/s. The forward speed reverses in the impact's jump: the run
      * must stop there with rolled_back, at t_imp, after exactly that one
      * impact. This needs the host to evaluate the stops across a contact
-     * event's velocity jump (core/src/run.c); without it the stop function
+     * event's velocity jump (core/src/runner/run.c); without it the stop function
      * jumps from vx- = +1 to -1.31 unseen and the run goes on to t_end. The
      * impact checks below hold either way: they pin the scenario. */
     const double b = 1.0, g = 3.71, th = 30 * DEG, e = 0.5, x0 = 5.0, z0 = 6.0, vx0 = 1.0;

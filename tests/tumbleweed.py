@@ -363,7 +363,7 @@ def uncovered_switch():
     guard cuts the integrator's step at the next floor impact, and the uncut step (through the
     floor) had carried the corner switch's function back below zero: the switch was lost, the
     sphere bounced on along the floor's plane under the incline (found by study IV with reading
-    F). The runner now locates the switch the cut uncovers (core/src/run.c). Against the same
+    F). The runner now locates the switch the cut uncovers (core/src/runner/run.c). Against the same
     run with steps short enough that none reaches under the floor (max_step 0.05 s)."""
     sets = ["system.spin_flip=true", "system.b=3", "system.j_over_m=6.03", "contact.e=0.98",
             "system.v0=5.0", "run.t_end=3000"]

@@ -31,7 +31,7 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
          NULL, 0},
     [NSD_RUN_PROGRESS] = {"progress", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0,
                           "show progress on a terminal", NULL, NULL, 0},
-    /* Event-driven contact (core/src/modes.c). */
+    /* Event-driven contact (core/src/contact/modes_phase.c). */
     [NSD_RUN_REST_RATIO] =
         {"rest_ratio", NSDYN_PARAM_REAL, "1", 1e-6, 0, 0.1, NSDYN_PARAM_MIN_EXCLUSIVE,
          "event-driven contact, the accumulation rule: an approach or rebound slower than this "
@@ -54,7 +54,7 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
     [NSD_RUN_MAX_EVENTS] = {"max_events", NSDYN_PARAM_INT, "1", 1000000, 1, 1e9, 0,
                             "event-driven contact: the run fails after this many contact events",
                             NULL, NULL, 0},
-    /* The energy audit (core/src/run.c). */
+    /* The energy audit (core/src/runner/run.c). */
     [NSD_RUN_ENERGY_AUDIT] =
         {"energy_audit", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
          "a conservative system with dissipative contact and friction laws must never gain energy: "
@@ -65,7 +65,7 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
          "energy audit: the rise allowed, relative to the largest |energy| seen (at least 1e-9 J); "
          "the default is 100 times the integrators' default rtol",
          NULL, NULL, 0},
-    /* Friction states of open contacts (core/src/rhs.c). */
+    /* Friction states of open contacts (core/src/model/rhs.c). */
     [NSD_RUN_FRICTION_STATES_OPEN] =
         {"friction_states_open", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
          "integrate a friction law's internal states (LuGre's bristle deflection) while their "
