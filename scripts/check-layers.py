@@ -16,8 +16,9 @@ graph, calls through function pointers aside). Exit 1 when
     tie it; or
   - a unit depends on a unit of a later (higher) layer in README.md.
 
---list prints every unit with its layer and what it depends on, and the
-count of dependencies, for docs/layers.md."""
+--list prints every unit and the units it depends on; --folders each layer
+(top first) with the layers it uses and how many unit-to-unit dependencies
+run there (the map in docs/architecture.md)."""
 import argparse, collections, pathlib, re, subprocess, sys
 
 # The allocation probe (analysis/alloc_probe.c, linked into the executable)
@@ -135,6 +136,7 @@ def main():
     ap.add_argument("src")
     ap.add_argument("--objects", action="extend", nargs="+", default=[])
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--folders", action="store_true", help="each layer and the layers it uses")
     a = ap.parse_args()
     src = pathlib.Path(a.src).resolve()
     layers = layers_of(src)
@@ -169,6 +171,16 @@ def main():
     if a.list:
         for u in sorted(nodes, key=lambda u: (rank[layer(u)], u)):
             print(f"{u}: {' '.join(sorted(succ[u]))}")
+    if a.folders:
+        uses = collections.defaultdict(collections.Counter)
+        for x, y in edges:
+            if layer(x) != layer(y):
+                uses[layer(x)][layer(y)] += 1
+        for name in reversed(layers):
+            used = sorted(uses[name], key=lambda l: -rank[l])
+            n_files = sum(1 for f in files if f.relative_to(src).parts[0] == name)
+            print(f"{name}/ ({n_files} files): " +
+                  (", ".join(f"{l} {uses[name][l]}" for l in used) or "-"))
     print(f"{len(nodes)} units in {len(layers)} layers, {len(edges)} dependencies "
           f"({n_objects} object files read); {bad} problem(s)")
     return 1 if bad else 0
