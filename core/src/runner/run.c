@@ -121,28 +121,6 @@ static void note_open_projection(nsd_run_result *res, double deep) {
     res->deepest_open = fmin(res->deepest_open, deep);
 }
 
-/* Sustained contacts drifted out of half the touching band at the end of
- * a step: positions projected back (modes.c), the integrator restarted
- * there; rep->y then points at the corrected copy in ybuf. 0 or -1. */
-static int correct_drift(nsd_model *m, const nsdyn_integrator *ig, void *inst,
-                         nsd_step_guard *guard, nsdyn_step_report *rep, double *ybuf,
-                         nsd_run_result *res) {
-    memcpy(ybuf, rep->y, m->n * sizeof *ybuf);
-    double deep;
-    int r = nsd_modes_correct_drift(m, rep->t, ybuf, &deep);
-    if (r <= 0) return r;
-    res->drift_corrections++;
-    note_open_projection(res, deep);
-    if (ig->restart(inst, rep->t, ybuf) > NSDYN_WARNING) {
-        snprintf(m->failure, sizeof m->failure,
-                 "the integrator could not restart after a drift correction: %s",
-                 ig->message ? ig->message(inst) : "");
-        return -1;
-    }
-    rep->y = ybuf;
-    return nsd_step_guard_start(guard, m, rep->t, ybuf) > NSDYN_WARNING ? -1 : 0;
-}
-
 /* One run in progress: the integrator, the buffers, and the run's place
  * on the output grid. */
 typedef struct nsd_runner {
@@ -170,8 +148,8 @@ typedef struct nsd_runner {
      * overwrites its own) and the switch functions there and at an event
      * (layout.n_switches each): simultaneous_switches() */
     double t_from, *y_from, *sw_from, *sw_at;
-    double *g, *g_prev;      /* n_events: crossings seen at step ends */
-    double *g_jump;          /* 2 (n_stops + 1): stops across a jump */
+    double *g, *g_prev; /* n_events: crossings seen at step ends */
+    double *g_jump;     /* 2 (n_stops + 1): stops across a jump */
     nsd_step_guard guard;
     int guard_ready;
     char state[600]; /* describe_state output, bounded */
@@ -195,6 +173,46 @@ __attribute__((format(printf, 2, 3))) static nsd_flow run_failed(nsd_runner *r, 
 static const char *describe(nsd_runner *r, const double *y) {
     describe_state(r->m, y, r->state, sizeof r->state);
     return r->state;
+}
+
+/* How the one way on after a jump ended (jump_restart). */
+typedef enum { NSD_JUMP_ON = 0, NSD_JUMP_NO_RESTART, NSD_JUMP_NO_GUARD } nsd_jump;
+
+/* The one way on after a jump of the state at t, whatever made it (an
+ * impact with the new contact modes, a switch's reset map, a force that
+ * jumps at gap_rate = 0, a drift projection): the integrator restarts from
+ * y, so no step straddles the jump, and under the event-driven regime the
+ * step guard starts there with it. NSD_JUMP_NO_RESTART: the integrator
+ * refused (its message()); NSD_JUMP_NO_GUARD: m->failure says why. */
+static nsd_jump jump_restart(nsd_runner *r, double t, const double *y) {
+    if (r->ig->restart(r->inst, t, y) > NSDYN_WARNING) return NSD_JUMP_NO_RESTART;
+    if (r->m->regime->kind == NSD_REGIME_EVENT_DRIVEN &&
+        nsd_step_guard_start(&r->guard, r->m, t, y) > NSDYN_WARNING)
+        return NSD_JUMP_NO_GUARD;
+    return NSD_JUMP_ON;
+}
+
+/* Sustained contacts drifted out of half the touching band at the end of
+ * a step: positions projected back (modes.c) into r->y_switch, then the
+ * jump's restart there; rep->y then points at the corrected copy. 0 or
+ * -1 (m->failure). */
+static int correct_drift(nsd_runner *r, nsdyn_step_report *rep) {
+    nsd_model *m = r->m;
+    double *ybuf = r->y_switch, deep;
+    memcpy(ybuf, rep->y, m->n * sizeof *ybuf);
+    int c = nsd_modes_correct_drift(m, rep->t, ybuf, &deep);
+    if (c <= 0) return c;
+    r->res->drift_corrections++;
+    note_open_projection(r->res, deep);
+    nsd_jump j = jump_restart(r, rep->t, ybuf);
+    if (j == NSD_JUMP_NO_RESTART) {
+        snprintf(m->failure, sizeof m->failure,
+                 "the integrator could not restart after a drift correction: %s",
+                 r->ig->message ? r->ig->message(r->inst) : "");
+        return -1;
+    }
+    rep->y = ybuf;
+    return j == NSD_JUMP_ON ? 0 : -1;
 }
 
 /* A stop condition that the jump of an event (an impact, a switch's reset)
@@ -465,10 +483,10 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
         why = "more than 100 contact events at the same instant: the contact modes chatter "
               "(an accumulation the rest_velocity rule does not catch)";
     if (!why && res->contact_log.n > r->max_events) why = "run.max_events contact events reached";
-    if (!why && !*stop) rs = r->ig->restart(r->inst, t, r->ybuf);
-    if (!why && rs > NSDYN_WARNING)
+    nsd_jump j = !why && !*stop ? jump_restart(r, t, r->ybuf) : NSD_JUMP_ON;
+    if (j == NSD_JUMP_NO_RESTART)
         why = r->ig->message ? r->ig->message(r->inst) : "the integrator could not restart";
-    if (!why && !*stop && nsd_step_guard_start(&r->guard, m, t, r->ybuf) > NSDYN_WARNING)
+    else if (j == NSD_JUMP_NO_GUARD)
         why = m->failure;
     if (why)
         return run_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", t, why,
@@ -512,9 +530,8 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
         sw = m->sys->on_switch(m->sys_inst, src->index, t, r->ybuf, r->ybuf + m->nq);
     if (sw <= NSDYN_WARNING && m->ed.on) sw = resolve_modes(r, t, r->ybuf, -1, 0);
     if (sw <= NSDYN_WARNING) *stop = stop_across_jump(r, rep->y, r->ybuf);
-    if (sw <= NSDYN_WARNING && !*stop) sw = r->ig->restart(r->inst, t, r->ybuf);
-    if (sw <= NSDYN_WARNING && !*stop && m->ed.on)
-        sw = nsd_step_guard_start(&r->guard, m, t, r->ybuf);
+    if (sw <= NSDYN_WARNING && !*stop && jump_restart(r, t, r->ybuf) != NSD_JUMP_ON)
+        sw = NSDYN_ERROR;
     if (sw > NSDYN_WARNING)
         return run_failed(r,
                           "the simulation failed at t = %.9g s: switch '%s' could not be applied "
@@ -570,15 +587,16 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep) {
     /* Set-valued friction on the contact (model.h ed.compliant): the stick
      * bound mu_s N jumps with N, so the friction modes are chosen again */
     if (m->ed.on && resolve_modes(r, r->t, r->ybuf, -1, 0) > NSDYN_WARNING)
-        return run_failed(r, "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s",
-                          r->t, m->failure);
-    if (r->ig->restart(r->inst, r->t, r->ybuf) > NSDYN_WARNING)
+        return run_failed(r, "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s", r->t,
+                          m->failure);
+    nsd_jump j = jump_restart(r, r->t, r->ybuf);
+    if (j == NSD_JUMP_NO_RESTART)
         return run_failed(r, "the simulation failed at t = %.9g s: restart at gap_rate = 0 (%s)",
                           r->t, r->ig->message ? r->ig->message(r->inst) : "");
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
     r->res->rate_restarts++;
-    if (m->ed.on && nsd_step_guard_start(&r->guard, m, r->t, r->ybuf) > NSDYN_WARNING)
+    if (j == NSD_JUMP_NO_GUARD)
         return run_failed(r, "the simulation failed at t = %.9g s: %s", r->t, m->failure);
     if (!r->locates) nsd_model_event_functions(m, r->t, r->ybuf, r->g_prev);
     return NSD_NEXT_STEP;
@@ -708,8 +726,7 @@ static nsd_flow run_step(nsd_runner *r) {
     r->t = rep.t;
     r->y_last = rep.y;
     /* after the step's samples: a restart ends its dense output */
-    if (m->ed.on && !fired &&
-        correct_drift(m, r->ig, r->inst, &r->guard, &rep, r->y_switch, r->res) != 0)
+    if (m->ed.on && !fired && correct_drift(r, &rep) != 0)
         return run_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", r->t, m->failure,
                           describe(r, rep.y));
     r->y_last = rep.y;
@@ -777,22 +794,4 @@ size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host 
         res->outcome = NSD_RUN_FAILED;
     runner_close(&r);
     return refused;
-}
-
-void nsd_run_count_events(const nsd_run_result *res, nsd_event_counts *out) {
-    memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < res->contact_log.n; ++i) {
-        nsd_event_kind k = res->contact_log.rec[i].kind;
-        if (k < NSD_EVENT_KIND_COUNT) out->contact[k]++;
-    }
-    out->switches = res->n_switches;
-    out->stops = res->n_stops;
-    out->total = res->contact_log.n + out->switches + out->stops;
-}
-
-void nsd_run_result_free(nsd_run_result *res) {
-    free(res->series.data);
-    free(res->event_times);
-    nsd_event_log_free(&res->contact_log);
-    memset(res, 0, sizeof *res);
 }
