@@ -18,6 +18,7 @@ static const nsd_regime regimes[] = {
                                .solve = nsd_stick_solve},
     [NSD_REGIME_EVENT_DRIVEN] = {.kind = NSD_REGIME_EVENT_DRIVEN,
                                  .name = "event-driven",
+                                 .logs_events = 1,
                                  .solve = nsd_modes_forces,
                                  .events = nsd_modes_events,
                                  .reset = reset_modes,

@@ -92,6 +92,9 @@ typedef enum nsd_regime_kind {
 typedef struct nsd_regime {
     nsd_regime_kind kind;
     const char *name; /* "compliant", "hold-stick", "event-driven", "time-stepping" */
+    /* A run keeps a log of its contact events (events.csv, the event chart,
+     * compare's event metrics); the other regimes have none to keep. */
+    int logs_events;
     /* The contact forces (m->lambda) and v' (nv) together at (t, y); NULL:
      * the laws give the forces (nsd_model_contact_forces) and the system's
      * derivatives() gives v'. */

@@ -504,7 +504,7 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
     if (rc == 0 && nsd_paths_push(written, n_written, path, err, err_len) != 0) return -1;
 
     const nsd_event_log *log = &runs[0].result->contact_log;
-    if (n_runs == 1 && runs[0].model->ed.on && log->n) {
+    if (n_runs == 1 && runs[0].model->regime->logs_events && log->n) {
         snprintf(path, sizeof path, "%s/events.%s", dir, ext);
         if (event_chart(path, fmt, cfg, title, runs[0].model, log, err, err_len) != 0 ||
             nsd_paths_push(written, n_written, path, err, err_len) != 0)

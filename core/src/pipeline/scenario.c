@@ -84,7 +84,7 @@ static int write_data(nsd_scenario *s, const char *dir, int incomplete, char ***
     if (nsd_write_csv(path, s->model.channels, &s->res.series, err, err_len) != 0 ||
         nsd_paths_push(written, n_written, path, err, err_len) != 0)
         return -1;
-    if (!s->model.ed.on) return 0;
+    if (!s->model.regime->logs_events) return 0;
     snprintf(path, sizeof path, "%s/events.csv", dir);
     if (nsd_write_event_log(path, &s->model, &s->res.contact_log, err, err_len) != 0) return -1;
     return nsd_paths_push(written, n_written, path, err, err_len);

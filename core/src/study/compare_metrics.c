@@ -127,9 +127,10 @@ static void match_events(const nsd_scenario *rs, const nsd_scenario *vs, double 
         }
     m->event_dt_rms = m->n_matched ? sqrt(sum2 / (double)m->n_matched) : NAN;
     /* one run located its contact events, the other did not */
-    const nsd_scenario *logged = r->contact_log.n && !v->contact_log.n && !vs->model.ed.on   ? rs
-                                 : v->contact_log.n && !r->contact_log.n && !rs->model.ed.on ? vs
-                                                                                             : NULL;
+    const nsd_scenario *logged =
+        r->contact_log.n && !v->contact_log.n && !vs->model.regime->logs_events   ? rs
+        : v->contact_log.n && !r->contact_log.n && !rs->model.regime->logs_events ? vs
+                                                                                  : NULL;
     if (!logged) return;
     const nsd_run_result *other = logged == rs ? v : r;
     double h = other->stats.steps
