@@ -31,6 +31,8 @@ int nsd_cmd_plugins(void);
 /* The plugin ids on the search path, one a line, from the indexes. */
 int nsd_cmd_plugin_ids(void);
 int nsd_cmd_describe(const char *id);
+/* nsdyn index FILE.so...: check each plugin and write its index. */
+int nsd_cmd_index(int n_files, char **files);
 /* The conformance checks (conformance.h) on every plugin of the files;
  * probe: the executable's allocation probe, or NULL (not checked). */
 struct nsd_alloc_probe;

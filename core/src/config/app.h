@@ -28,9 +28,6 @@ size_t nsd_app_scan_default(nsd_registry *reg, nsd_diag *diag);
  * the file of the id asked for). */
 void nsd_app_index_default(nsd_registry *reg, nsd_diag *diag);
 
-/* nsdyn index FILE.so...: check each plugin and write its index. */
-int nsd_cmd_index(int n_files, char **files);
-
 /* The host services table handed to plugins: logs to stderr. */
 void nsd_host_services(nsdyn_host *host);
 
