@@ -134,6 +134,12 @@ NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_run(nsdyn_data *data, double t_en
  * command line's Ctrl-C message). Cleared when the next run starts. */
 NSDYN_HOST_EXPORT void nsdyn_data_request_stop(nsdyn_data *data);
 
+/* For a SIGINT handler (the Python package installs it around a run in
+ * the main thread): nsdyn_host_signal_stop(sig) requests the stop of the
+ * data last named by nsdyn_host_stop_on_signal (NULL: none). */
+NSDYN_HOST_EXPORT void nsdyn_host_stop_on_signal(nsdyn_data *data);
+NSDYN_HOST_EXPORT void nsdyn_host_signal_stop(int sig);
+
 /* ---- results of the last run (valid until the next run, reset or free) ---- */
 
 NSDYN_HOST_EXPORT size_t nsdyn_data_channel_count(const nsdyn_data *data);

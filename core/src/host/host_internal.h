@@ -41,7 +41,7 @@ nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const c
  * messages into diag (NULL: into data->err). The old scenario and its
  * results stay when this fails. */
 nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *diag);
-/* Forget the last run's results. */
-void nsd_host_clear_results(nsdyn_data *d);
+/* d is no longer the SIGINT handler's target (before it is freed). */
+void nsd_host_forget_signal(nsdyn_data *d);
 
 #endif

@@ -11,14 +11,6 @@
 #include "interrupt.h"
 #include "output.h"
 
-void nsd_host_clear_results(nsdyn_data *d) {
-    if (d->s) {
-        nsd_run_result_free(&d->s->res);
-        memset(&d->s->res, 0, sizeof d->s->res);
-    }
-    d->ran = 0;
-}
-
 nsdyn_host_status nsdyn_data_run(nsdyn_data *d, double t_end) {
     if (!d) return NSDYN_HOST_ERR_ARGUMENT;
     nsdyn_host_status st = nsd_host_prepare(d, NULL);
@@ -55,6 +47,21 @@ nsdyn_host_status nsdyn_data_run(nsdyn_data *d, double t_end) {
 void nsdyn_data_request_stop(nsdyn_data *d) {
     /* lock-free on every platform nsdyn builds on: safe in a handler */
     if (d) atomic_store(&d->stop, SIGINT);
+}
+
+/* The data a SIGINT stops (nsdyn_host_stop_on_signal). */
+static _Atomic(nsdyn_data *) signal_target;
+
+void nsdyn_host_stop_on_signal(nsdyn_data *d) { atomic_store(&signal_target, d); }
+
+void nsdyn_host_signal_stop(int sig) {
+    nsdyn_data *d = atomic_load(&signal_target);
+    if (d) atomic_store(&d->stop, sig);
+}
+
+void nsd_host_forget_signal(nsdyn_data *d) {
+    nsdyn_data *expected = d;
+    atomic_compare_exchange_strong(&signal_target, &expected, NULL);
 }
 
 /* The data has a run to report; else the error. */

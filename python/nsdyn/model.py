@@ -1,0 +1,297 @@
+"""Models and data over the host API (core/include/nsdyn/host.h).
+
+    model = nsdyn.load("configs/bouncing_ball_newton.toml", **{"contact.e": 0.7})
+    r = model.run(1.0)                      # a Result
+    r = model.run(1.0, params={"contact.e": 0.6}, state={"y": 2.0})
+
+A Model is constant and may be shared by threads; each thread runs on its
+own Data (model.run keeps one per thread)."""
+import ctypes
+import signal
+import threading
+
+import numpy as np
+
+from . import _capi as C
+from .errors import ConfigError, Interrupted, NotFoundError, NsdynError, RunFailed
+from .result import EVENT_DTYPE, Result
+
+_libc = ctypes.CDLL(None)
+_libc.signal.restype = ctypes.c_void_p
+_libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
+
+
+def _toml_value(v):
+    """A Python value as the TOML text of a --set override."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v)).replace("inf", "inf")
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"override value {v!r}: expected a number, string, bool or list")
+
+
+def _key(name):
+    """'contact.e', or contact__e (a keyword argument) -> 'contact.e'."""
+    return name if "." in name else name.replace("__", ".")
+
+
+def _take_errors(ptr):
+    if not ptr:
+        return []
+    n = C.lib.nsdyn_errors_count(ptr)
+    out = [C.lib.nsdyn_errors_at(ptr, i).decode() for i in range(n)]
+    C.lib.nsdyn_errors_free(ptr)
+    return out
+
+
+def load(config, *, sets=(), text=None, name=None, **overrides):
+    """Open a config: a path (or TOML `text`, named `name` in messages)
+    with overrides, as `nsdyn run --set`: keyword arguments
+    ("contact__e=0.7", or **{"contact.e": 0.7}) and `sets`
+    (["contact.e=0.7"]). Raises ConfigError with every message."""
+    lines = [str(s) for s in sets]
+    lines += [f"{_key(k)}={_toml_value(v)}" for k, v in overrides.items()]
+    arr = (ctypes.c_char_p * max(1, len(lines)))(*[s.encode() for s in lines])
+    model, errs = ctypes.c_void_p(), ctypes.c_void_p()
+    if text is not None:
+        st = C.lib.nsdyn_model_open_string(
+            text.encode(), (name or "<string>").encode(), arr, len(lines),
+            ctypes.byref(model), ctypes.byref(errs))
+    else:
+        if config is None:
+            raise TypeError("load(config): a path, or text=...")
+        st = C.lib.nsdyn_model_open(
+            str(config).encode(), arr, len(lines), ctypes.byref(model), ctypes.byref(errs))
+    if st != C.OK:
+        raise ConfigError(_take_errors(errs.value) or [f"the config was refused (status {st})"])
+    return Model(model.value)
+
+
+class Model:
+    """A config opened and checked: constant, shareable between threads."""
+
+    def __init__(self, handle):
+        self._h = handle
+        self._local = threading.local()
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            self._local = None  # the data go first
+            C.lib.nsdyn_model_free(self._h)
+            self._h = None
+
+    @property
+    def title(self):
+        return C.lib.nsdyn_model_title(self._h).decode()
+
+    @property
+    def path(self):
+        return C.lib.nsdyn_model_path(self._h).decode()
+
+    def data(self):
+        """A new Data: one per thread."""
+        return Data(self)
+
+    def _data(self):
+        d = getattr(self._local, "data", None)
+        if d is None:
+            d = self._local.data = Data(self)
+        return d
+
+    def run(self, t_end=None, params=None, state=None):
+        """Run from the initial state to t_end [s] (None: the config's
+        run.t_end) with parameters and initial states changed by name;
+        returns a Result. A failed or interrupted run raises RunFailed /
+        Interrupted with the data so far on .result (incomplete)."""
+        d = self._data()
+        d.reset_if_changed(params, state)
+        return d.run(t_end)
+
+    def sweep(self, param, values, t_end=None, summary=None, state=None):
+        """Run once per value of parameter `param` (e.g. "contact.e");
+        returns a SweepTable with the value, the outcome, the time reached,
+        the event count and `summary(result)` (a number or a tuple of
+        numbers, if given). Failed runs are rows with status 'failed'."""
+        from .result import SweepTable
+
+        d = self._data()
+        rows = []
+        for v in values:
+            d.reset_if_changed({param: v}, state)
+            try:
+                r = d.run(t_end)
+                status, msg = "ok", ""
+            except RunFailed as e:
+                r, status, msg = e.result, "failed", str(e)
+            s = summary(r) if summary else ()
+            s = s if isinstance(s, tuple) else (s,)
+            rows.append((float(v), status, r.summary["t_reached"], len(r.events), msg) + s)
+        cols = [param, "status", "t_reached", "n_events", "message"]
+        cols += [f"summary{i}" for i in range(len(rows[0]) - 5)] if rows else []
+        return SweepTable(cols, rows)
+
+
+class Data:
+    """What one run changes: overrides, instances, the last run. Not shared
+    between threads."""
+
+    def __init__(self, model):
+        self.model = model  # keeps the model alive
+        h, errs = ctypes.c_void_p(), ctypes.c_void_p()
+        if C.lib.nsdyn_data_create(model._h, ctypes.byref(h), ctypes.byref(errs)) != C.OK:
+            raise ConfigError(_take_errors(errs.value))
+        self._h = h.value
+        self._applied = ({}, {})
+        self._gen = 0
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            C.lib.nsdyn_data_free(self._h)
+            self._h = None
+
+    def _error(self):
+        return C.lib.nsdyn_data_last_error(self._h).decode()
+
+    def _check(self, st):
+        if st == C.OK:
+            return
+        msg = self._error()
+        if st == C.ERR_NOT_FOUND:
+            raise NotFoundError(msg)
+        if st == C.ERR_CONFIG:
+            raise ConfigError(msg.split("\n"))
+        raise NsdynError(msg or f"status {st}")
+
+    @staticmethod
+    def _number(name, value):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"'{name}': expected a real number, found {type(value).__name__}")
+        return float(value)
+
+    def set_param(self, name, value):
+        self._check(C.lib.nsdyn_data_set_param(self._h, _key(name).encode(),
+                                               self._number(name, value)))
+
+    def get_param(self, name):
+        out = ctypes.c_double()
+        self._check(C.lib.nsdyn_data_get_param(self._h, _key(name).encode(), ctypes.byref(out)))
+        return out.value
+
+    def set_state(self, name, value):
+        self._check(C.lib.nsdyn_data_set_state(self._h, name.encode(), self._number(name, value)))
+
+    def get_state(self, name):
+        out = ctypes.c_double()
+        self._check(C.lib.nsdyn_data_get_state(self._h, name.encode(), ctypes.byref(out)))
+        return out.value
+
+    def reset(self):
+        self._check(C.lib.nsdyn_data_reset(self._h))
+        self._applied = ({}, {})
+
+    def copy(self):
+        h, errs = ctypes.c_void_p(), ctypes.c_void_p()
+        if C.lib.nsdyn_data_copy(self._h, ctypes.byref(h), ctypes.byref(errs)) != C.OK:
+            raise ConfigError(_take_errors(errs.value))
+        d = Data.__new__(Data)
+        d.model, d._h, d._applied, d._gen = self.model, h.value, self._applied, 0
+        return d
+
+    def reset_if_changed(self, params, state):
+        """Make the overrides exactly `params` and `state` (dicts), setting
+        only what changed since the last call."""
+        params, state = dict(params or {}), dict(state or {})
+        old_p, old_s = self._applied
+        if any(k not in params for k in old_p) or any(k not in state for k in old_s):
+            self.reset()
+            old_p, old_s = {}, {}
+        for k, v in params.items():
+            if old_p.get(k) != v:
+                self.set_param(k, v)
+        for k, v in state.items():
+            if old_s.get(k) != v:
+                self.set_state(k, v)
+        self._applied = (params, state)
+
+    def request_stop(self):
+        """Stop the run in progress on this data (from another thread)."""
+        C.lib.nsdyn_data_request_stop(self._h)
+
+    def run(self, t_end=None):
+        """Run; returns a Result, or raises RunFailed / Interrupted (with
+        .result) / ConfigError."""
+        main = threading.current_thread() is threading.main_thread()
+        main = main and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        if main:  # Ctrl-C stops the run (in C; Python's handler cannot run meanwhile)
+            C.lib.nsdyn_host_stop_on_signal(self._h)
+            old = _libc.signal(signal.SIGINT, C.signal_stop_ptr)
+        try:
+            st = C.lib.nsdyn_data_run(self._h, float(t_end) if t_end else 0.0)
+        finally:
+            if main:
+                _libc.signal(signal.SIGINT, old)
+                C.lib.nsdyn_host_stop_on_signal(None)
+        self._gen += 1
+        if st in (C.OK, C.ERR_RUN_FAILED, C.ERR_INTERRUPTED):
+            r = self.result()
+            if st == C.ERR_RUN_FAILED:
+                raise RunFailed(r.message, r)
+            if st == C.ERR_INTERRUPTED:
+                raise Interrupted(r.message, r)
+            return r
+        self._check(st)
+
+    def result(self):
+        """The last run as a Result (its own copy of the samples: one
+        copy of the whole block, none per sample)."""
+        h, lib = self._h, C.lib
+        nc = lib.nsdyn_data_channel_count(h)
+        names = [lib.nsdyn_data_channel_name(h, i).decode() for i in range(nc)]
+        units = [lib.nsdyn_data_channel_unit(h, i).decode() for i in range(nc)]
+        ptr, rows = C.c_double_p(), ctypes.c_size_t()
+        self._check(lib.nsdyn_data_samples(h, ctypes.byref(ptr), ctypes.byref(rows)))
+        if rows.value:
+            samples = np.ctypeslib.as_array(ptr, shape=(rows.value, nc)).copy()
+        else:
+            samples = np.zeros((0, nc))
+        s = C.Summary()
+        self._check(lib.nsdyn_data_summary(h, ctypes.byref(s)))
+        outcome = ("complete", "stopped", "failed")[s.outcome]
+        summary = {
+            "outcome": outcome, "incomplete": bool(s.incomplete), "t_reached": s.t_reached,
+            "wall_seconds": s.wall_seconds, "steps": s.steps, "rhs_evals": s.rhs_evals,
+            "rejected_steps": s.rejected_steps, "n_events": s.n_events,
+            "message": s.message.decode(), "line": lib.nsdyn_data_summary_line(h).decode(),
+        }
+        n = lib.nsdyn_data_event_count(h)
+        events = np.zeros(n, dtype=EVENT_DTYPE)
+        e = C.Event()
+        for i in range(n):
+            lib.nsdyn_data_event(h, i, ctypes.byref(e))
+            events[i] = (e.t, e.kind.decode(), e.contact.decode(), tuple(e.u_before),
+                         tuple(e.u_after), tuple(e.impulse))
+        gen = self._gen
+        return Result(names, units, samples, events, summary,
+                      log=lib.nsdyn_data_log(h).decode(), record=lambda: self._record(gen))
+
+    def _record(self, gen):
+        if gen != self._gen:
+            raise NsdynError("the run.toml of this result is gone: its data has run again "
+                             "(read result.record before the next run, or use write())")
+        p = ctypes.c_void_p()
+        self._check(C.lib.nsdyn_data_record(self._h, ctypes.byref(p)))
+        try:
+            return ctypes.string_at(p.value).decode()
+        finally:
+            C.lib.nsdyn_host_free(p)
+
+    def write(self, folder):
+        """The last run's outputs into folder, as `nsdyn run` writes them
+        (no graphs)."""
+        self._check(C.lib.nsdyn_data_write(self._h, str(folder).encode()))
