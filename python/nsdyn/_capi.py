@@ -107,6 +107,7 @@ _sig = {
     "nsdyn_data_channel_count": (ctypes.c_size_t, [P]),
     "nsdyn_data_channel_name": (ctypes.c_char_p, [P, ctypes.c_size_t]),
     "nsdyn_data_channel_unit": (ctypes.c_char_p, [P, ctypes.c_size_t]),
+    "nsdyn_data_channel_list": (ctypes.c_char_p, [P, ctypes.c_int]),
     "nsdyn_data_channel_index": (ctypes.c_long, [P, ctypes.c_char_p]),
     "nsdyn_data_samples": (
         ctypes.c_int, [P, ctypes.POINTER(c_double_p), ctypes.POINTER(ctypes.c_size_t)]),

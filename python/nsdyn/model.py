@@ -6,6 +6,7 @@
 
 A Model is constant and may be shared by threads; each thread runs on its
 own Data (model.run keeps one per thread)."""
+import _signal
 import ctypes
 import signal
 import threading
@@ -79,10 +80,17 @@ class Model:
     def __init__(self, handle):
         self._h = handle
         self._local = threading.local()
+        self._live = 0  # Data over this model not yet freed
+        self._dead = False
 
     def __del__(self):
-        if getattr(self, "_h", None):
-            self._local = None  # the data go first
+        # The garbage collector may finalize a model before its data (a
+        # cycle through the per-thread data): the last data frees it then.
+        self._dead = True
+        self._free_if_unused()
+
+    def _free_if_unused(self):
+        if self._dead and not self._live and getattr(self, "_h", None):
             C.lib.nsdyn_model_free(self._h)
             self._h = None
 
@@ -149,11 +157,14 @@ class Data:
         self._h = h.value
         self._applied = ({}, {})
         self._gen = 0
+        model._live += 1
 
     def __del__(self):
         if getattr(self, "_h", None):
             C.lib.nsdyn_data_free(self._h)
             self._h = None
+            self.model._live -= 1
+            self.model._free_if_unused()
 
     def _error(self):
         return C.lib.nsdyn_data_last_error(self._h).decode()
@@ -201,6 +212,7 @@ class Data:
             raise ConfigError(_take_errors(errs.value))
         d = Data.__new__(Data)
         d.model, d._h, d._applied, d._gen = self.model, h.value, self._applied, 0
+        self.model._live += 1
         return d
 
     def reset_if_changed(self, params, state):
@@ -227,7 +239,8 @@ class Data:
         """Run; returns a Result, or raises RunFailed / Interrupted (with
         .result) / ConfigError."""
         main = threading.current_thread() is threading.main_thread()
-        main = main and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        # (_signal: without the enum wrapping, a few microseconds a run)
+        main = main and _signal.getsignal(signal.SIGINT) is _signal.default_int_handler
         if main:  # Ctrl-C stops the run (in C; Python's handler cannot run meanwhile)
             C.lib.nsdyn_host_stop_on_signal(self._h)
             old = _libc.signal(signal.SIGINT, C.signal_stop_ptr)
@@ -251,15 +264,18 @@ class Data:
         """The last run as a Result (its own copy of the samples: one
         copy of the whole block, none per sample)."""
         h, lib = self._h, C.lib
-        nc = lib.nsdyn_data_channel_count(h)
-        names = [lib.nsdyn_data_channel_name(h, i).decode() for i in range(nc)]
-        units = [lib.nsdyn_data_channel_unit(h, i).decode() for i in range(nc)]
+        raw = (lib.nsdyn_data_channel_list(h, 0), lib.nsdyn_data_channel_list(h, 1))
+        if raw != getattr(self, "_raw", None):  # the channels change with the plugins' layout
+            self._raw = raw
+            self._names = raw[0].decode().split("\n")
+            self._units = raw[1].decode().split("\n")
+        names, units, nc = self._names, self._units, len(self._names)
         ptr, rows = C.c_double_p(), ctypes.c_size_t()
         self._check(lib.nsdyn_data_samples(h, ctypes.byref(ptr), ctypes.byref(rows)))
+        # one memmove of the block (np.ctypeslib.as_array costs ~10 us a call)
+        samples = np.empty((rows.value, nc))
         if rows.value:
-            samples = np.ctypeslib.as_array(ptr, shape=(rows.value, nc)).copy()
-        else:
-            samples = np.zeros((0, nc))
+            ctypes.memmove(samples.__array_interface__["data"][0], ptr, samples.nbytes)
         s = C.Summary()
         self._check(lib.nsdyn_data_summary(h, ctypes.byref(s)))
         outcome = ("complete", "stopped", "failed")[s.outcome]
@@ -270,12 +286,12 @@ class Data:
             "message": s.message.decode(), "line": lib.nsdyn_data_summary_line(h).decode(),
         }
         n = lib.nsdyn_data_event_count(h)
-        events = np.zeros(n, dtype=EVENT_DTYPE)
-        e = C.Event()
+        e, rows = C.Event(), []
         for i in range(n):
             lib.nsdyn_data_event(h, i, ctypes.byref(e))
-            events[i] = (e.t, e.kind.decode(), e.contact.decode(), tuple(e.u_before),
-                         tuple(e.u_after), tuple(e.impulse))
+            rows.append((e.t, e.kind.decode(), e.contact.decode(), tuple(e.u_before),
+                         tuple(e.u_after), tuple(e.impulse)))
+        events = np.array(rows, dtype=EVENT_DTYPE)
         gen = self._gen
         return Result(names, units, samples, events, summary,
                       log=lib.nsdyn_data_log(h).decode(), record=lambda: self._record(gen))

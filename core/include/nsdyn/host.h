@@ -146,6 +146,9 @@ NSDYN_HOST_EXPORT size_t nsdyn_data_channel_count(const nsdyn_data *data);
 /* Channel names and units (e.g. "t" "s", "y" "m"); NULL when out of range. */
 NSDYN_HOST_EXPORT const char *nsdyn_data_channel_name(const nsdyn_data *data, size_t i);
 NSDYN_HOST_EXPORT const char *nsdyn_data_channel_unit(const nsdyn_data *data, size_t i);
+/* Every channel's name (units: 0) or unit (units: 1), separated by
+ * newlines, in channel order: one call for a binding that reads them all. */
+NSDYN_HOST_EXPORT const char *nsdyn_data_channel_list(nsdyn_data *data, int units);
 /* Index of a channel, or -1 (last_error names the channels). */
 NSDYN_HOST_EXPORT long nsdyn_data_channel_index(nsdyn_data *data, const char *name);
 /* The samples, row-major: rows x channel_count doubles, channel c of row r

@@ -31,7 +31,8 @@ struct nsdyn_data {
     char err[4096];     /* last error */
     char *log;          /* plugin log lines of create and the last run */
     size_t log_len, log_cap;
-    char *line; /* the summary line */
+    char *line;     /* the summary line */
+    char *lists[2]; /* channel names, units (nsdyn_data_channel_list), or NULL */
 };
 
 /* Set data->err; returns status. */

@@ -167,6 +167,10 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     s->app.cfg.settings.progress = 0;
     scenario_free(d->s);
     d->s = s;
+    for (int k = 0; k < 2; ++k) {
+        free(d->lists[k]);
+        d->lists[k] = NULL;
+    }
     d->ran = 0;
     d->ready = 1;
     return NSDYN_HOST_OK;
@@ -213,6 +217,8 @@ void nsdyn_data_free(nsdyn_data *d) {
     nsd_toml_node_clear(&d->over);
     free(d->log);
     free(d->line);
+    free(d->lists[0]);
+    free(d->lists[1]);
     free(d);
 }
 

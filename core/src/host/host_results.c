@@ -79,6 +79,20 @@ const char *nsdyn_data_channel_unit(const nsdyn_data *d, size_t i) {
     return d && d->s && i < d->s->model.n_channels ? d->s->model.channels[i].unit : NULL;
 }
 
+const char *nsdyn_data_channel_list(nsdyn_data *d, int units) {
+    if (!d || !d->s) return "";
+    units = units != 0;
+    if (d->lists[units]) return d->lists[units];
+    size_t len = 0;
+    FILE *f = open_memstream(&d->lists[units], &len);
+    if (!f) return "";
+    for (size_t i = 0; i < d->s->model.n_channels; ++i)
+        fprintf(f, "%s%s", i ? "\n" : "",
+                units ? d->s->model.channels[i].unit : d->s->model.channels[i].name);
+    fclose(f);
+    return d->lists[units] ? d->lists[units] : "";
+}
+
 long nsdyn_data_channel_index(nsdyn_data *d, const char *name) {
     if (!d || !d->s || !name) return -1;
     int c = nsd_model_channel(&d->s->model, name);
