@@ -1,8 +1,9 @@
 """ctypes declarations of the host API (core/include/nsdyn/host.h).
 
-The library is found, in order, at $NSDYN_HOST_LIB; in the build folder
-of the source tree this package lies in (python/../build/core, or
-$NSDYN_BUILD_DIR/core); where the dynamic loader finds libnsdyn_host.so
+The library is found, in order, at $NSDYN_HOST_LIB; in
+$NSDYN_PYTHON_BUILD_DIR/core (set by the .pth file scripts/install-python.sh
+writes); in the build folder of the source tree this package lies in
+(python/../build/core); where the dynamic loader finds libnsdyn_host.so
 (an installed nsdyn)."""
 import ctypes
 import ctypes.util
@@ -45,7 +46,7 @@ def _candidates():
         yield env
         return
     here = pathlib.Path(__file__).resolve().parent
-    build = os.environ.get("NSDYN_BUILD_DIR")
+    build = os.environ.get("NSDYN_PYTHON_BUILD_DIR")
     if build:
         yield str(pathlib.Path(build) / "core" / "libnsdyn_host.so")
     yield str(here.parent.parent / "build" / "core" / "libnsdyn_host.so")

@@ -20,6 +20,13 @@ struct nsdyn_model {
     nsd_scenario base; /* opened, not created: the config and the plugins */
 };
 
+/* The text an override's TOML node names as its source ("--set
+ * contact.e=0.7"): owned by the data, one per key, alive while a config
+ * refers to it. */
+typedef struct nsd_host_source {
+    char *key, *text;
+} nsd_host_source;
+
 struct nsdyn_data {
     const nsdyn_model *model;
     nsd_toml_node over; /* TABLE {section: {key: value}}: the data's overrides */
@@ -33,6 +40,8 @@ struct nsdyn_data {
     size_t log_len, log_cap;
     char *line;     /* the summary line */
     char *lists[2]; /* channel names, units (nsdyn_data_channel_list), or NULL */
+    nsd_host_source *sources;
+    size_t n_sources;
 };
 
 /* Set data->err; returns status. */

@@ -145,7 +145,9 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     size_t log_len = d->log_len;
     d->log_len = 0;
     size_t errors = nsd_scenario_derive(s, &d->model->base, &d->over, &diag);
-    s->no_graphs = 1;
+    /* create checks the [plot] channel names as nsdyn run does (the API
+     * draws nothing: nsdyn_data_write passes no graphs) */
+    s->no_graphs = 0;
     s->app.host = (nsdyn_host){sizeof s->app.host, d, capture_log};
     if (!errors) errors = nsd_scenario_create(s, &diag);
     if (errors) {
@@ -176,6 +178,33 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     return NSDYN_HOST_OK;
 }
 
+/* The source of the override section.key = value as the command line
+ * names it, "--set section.key=value" (the value's shortest text that
+ * reads back the same double), so that messages read the same. */
+static char *set_source(const char *section, const char *key, double value) {
+    char num[40];
+    for (int prec = 1; prec <= 17; ++prec) {
+        snprintf(num, sizeof num, "%.*g", prec, value);
+        if (strtod(num, NULL) == value) break;
+    }
+    char *out = NULL;
+    if (asprintf(&out, "--set %s.%s=%s", section, key, num) < 0) return NULL;
+    return out;
+}
+
+/* The slot of section.key among the data's override sources (created). */
+static char **source_slot(nsdyn_data *d, const char *section, const char *key) {
+    char name[160];
+    snprintf(name, sizeof name, "%s.%s", section, key);
+    for (size_t i = 0; i < d->n_sources; ++i)
+        if (!strcmp(d->sources[i].key, name)) return &d->sources[i].text;
+    void *p = realloc(d->sources, (d->n_sources + 1) * sizeof *d->sources);
+    if (!p) return NULL;
+    d->sources = p;
+    d->sources[d->n_sources] = (nsd_host_source){strdup(name), NULL};
+    return &d->sources[d->n_sources++].text;
+}
+
 static nsdyn_host_status data_new(const nsdyn_model *m, const nsd_toml_node *over, nsdyn_data **out,
                                   nsdyn_errors **errors) {
     if (!m || !out || !errors) return NSDYN_HOST_ERR_ARGUMENT;
@@ -185,8 +214,16 @@ static nsdyn_host_status data_new(const nsdyn_model *m, const nsd_toml_node *ove
     if (!d) return NSDYN_HOST_ERR_MEMORY;
     d->model = m;
     atomic_init(&d->stop, 0);
-    if (over) {
+    if (over) { /* a copy: its own sources (the original may go first) */
         nsd_toml_node_copy(&d->over, over);
+        for (size_t i = 0; i < d->over.n_items; ++i) {
+            nsd_toml_node *t = &d->over.items[i];
+            for (size_t k = 0; k < t->n_items; ++k) {
+                char **slot = source_slot(d, t->key, t->items[k].key);
+                if (slot) *slot = set_source(t->key, t->items[k].key, t->items[k].real);
+                if (slot && *slot) t->items[k].source = *slot;
+            }
+        }
     } else {
         d->over.type = NSD_TOML_TABLE;
     }
@@ -219,6 +256,11 @@ void nsdyn_data_free(nsdyn_data *d) {
     free(d->line);
     free(d->lists[0]);
     free(d->lists[1]);
+    for (size_t i = 0; i < d->n_sources; ++i) {
+        free(d->sources[i].key);
+        free(d->sources[i].text);
+    }
+    free(d->sources);
     free(d);
 }
 
@@ -310,8 +352,13 @@ static void over_set(nsd_toml_node *over, const char *section, const char *key,
 /* Set an override and rebuild; on refusal the override is undone. */
 static nsdyn_host_status set_override(nsdyn_data *d, const char *section, const char *key,
                                       double value) {
-    /* "--set": messages read as the command line's for the same override */
-    nsd_toml_node v = {.type = NSD_TOML_FLOAT, .source = "--set", .real = value};
+    char **slot = source_slot(d, section, key);
+    char *source = set_source(section, key, value);
+    if (!slot || !source) {
+        free(source);
+        return nsd_host_fail(d, NSDYN_HOST_ERR_MEMORY, "out of memory");
+    }
+    nsd_toml_node v = {.type = NSD_TOML_FLOAT, .source = source, .real = value};
     if (value == (double)(int64_t)value && value > -9e15 && value < 9e15) {
         v.type = NSD_TOML_INTEGER;
         v.integer = (int64_t)value;
@@ -324,6 +371,10 @@ static nsdyn_host_status set_override(nsdyn_data *d, const char *section, const 
         over_set(&d->over, section, key, old.type == NSD_TOML_TABLE ? NULL : &old, &v);
         nsd_toml_node_clear(&v);
         d->ready = d->s != NULL; /* the previous scenario is still there */
+        free(source);
+    } else { /* nothing refers to the previous source any more */
+        free(*slot);
+        *slot = source;
     }
     nsd_toml_node_clear(&old);
     return st;
