@@ -35,7 +35,7 @@ a = ap.parse_args()
 
 model = nsdyn.load(here.parent.parent / "configs" / "walker2_gait.toml")
 r = model.run()  # the config's t_end: about 12 steps
-print(r.summary["line"])
+print(r.summary_line)
 
 t, th1, om1 = r["t"], r["theta1"], r["omega1"]
 ds = r["double_support"] > 0.5

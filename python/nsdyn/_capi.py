@@ -103,8 +103,8 @@ _sig = {
     "nsdyn_data_set_state": (ctypes.c_int, [P, ctypes.c_char_p, ctypes.c_double]),
     "nsdyn_data_get_state": (ctypes.c_int, [P, ctypes.c_char_p, c_double_p]),
     "nsdyn_data_run": (ctypes.c_int, [P, ctypes.c_double]),
+    "nsdyn_data_run_catching_sigint": (ctypes.c_int, [P, ctypes.c_double]),
     "nsdyn_data_request_stop": (None, [P]),
-    "nsdyn_host_stop_on_signal": (None, [P]),
     "nsdyn_data_channel_count": (ctypes.c_size_t, [P]),
     "nsdyn_data_channel_name": (ctypes.c_char_p, [P, ctypes.c_size_t]),
     "nsdyn_data_channel_unit": (ctypes.c_char_p, [P, ctypes.c_size_t]),
@@ -124,9 +124,6 @@ for _name, (_res, _args) in _sig.items():
     _f = getattr(lib, _name)
     _f.restype = _res
     _f.argtypes = _args
-
-# the C function, for signal(2) (not a Python callable: it runs in the handler)
-signal_stop_ptr = ctypes.cast(lib.nsdyn_host_signal_stop, ctypes.c_void_p).value
 
 if lib.nsdyn_host_api_version() >> 16 != API_MAJOR:
     raise ImportError(

@@ -17,9 +17,8 @@ from . import _capi as C
 from .errors import ConfigError, Interrupted, NotFoundError, NsdynError, RunFailed
 from .result import EVENT_DTYPE, Result
 
-_libc = ctypes.CDLL(None)
-_libc.signal.restype = ctypes.c_void_p
-_libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
+
+_MAIN = threading.main_thread().ident
 
 
 def _toml_value(v):
@@ -156,6 +155,7 @@ class Data:
             raise ConfigError(_take_errors(errs.value))
         self._h = h.value
         self._applied = ({}, {})
+        self._keys = {}  # parameter names given -> their SECTION.KEY, encoded
         self._gen = 0
         model._live += 1
 
@@ -211,21 +211,27 @@ class Data:
         if C.lib.nsdyn_data_copy(self._h, ctypes.byref(h), ctypes.byref(errs)) != C.OK:
             raise ConfigError(_take_errors(errs.value))
         d = Data.__new__(Data)
-        d.model, d._h, d._applied, d._gen = self.model, h.value, self._applied, 0
+        d.model, d._h, d._applied, d._gen, d._keys = self.model, h.value, self._applied, 0, {}
         self.model._live += 1
         return d
 
     def reset_if_changed(self, params, state):
         """Make the overrides exactly `params` and `state` (dicts), setting
         only what changed since the last call."""
-        params, state = dict(params or {}), dict(state or {})
+        params = dict(params) if params else {}
+        state = dict(state) if state else {}
         old_p, old_s = self._applied
-        if any(k not in params for k in old_p) or any(k not in state for k in old_s):
+        if not (old_p.keys() <= params.keys() and old_s.keys() <= state.keys()):
             self.reset()
             old_p, old_s = {}, {}
         for k, v in params.items():
             if old_p.get(k) != v:
-                self.set_param(k, v)
+                kb = self._keys.get(k)
+                if kb is not None and type(v) is float:  # the common case, without checks
+                    self._check(C.lib.nsdyn_data_set_param(self._h, kb, v))
+                else:
+                    self.set_param(k, v)
+                    self._keys[k] = _key(k).encode()
         for k, v in state.items():
             if old_s.get(k) != v:
                 self.set_state(k, v)
@@ -238,18 +244,13 @@ class Data:
     def run(self, t_end=None):
         """Run; returns a Result, or raises RunFailed / Interrupted (with
         .result) / ConfigError."""
-        main = threading.current_thread() is threading.main_thread()
-        # (_signal: without the enum wrapping, a few microseconds a run)
-        main = main and _signal.getsignal(signal.SIGINT) is _signal.default_int_handler
-        if main:  # Ctrl-C stops the run (in C; Python's handler cannot run meanwhile)
-            C.lib.nsdyn_host_stop_on_signal(self._h)
-            old = _libc.signal(signal.SIGINT, C.signal_stop_ptr)
-        try:
-            st = C.lib.nsdyn_data_run(self._h, float(t_end) if t_end else 0.0)
-        finally:
-            if main:
-                _libc.signal(signal.SIGINT, old)
-                C.lib.nsdyn_host_stop_on_signal(None)
+        # In the main thread with Python's own handler, Ctrl-C stops the run
+        # in C (Python's handler cannot run meanwhile): the library's handler
+        # for the run only. (_signal: no enum wrapping, a few us a run.)
+        main = threading.get_ident() == _MAIN and \
+            _signal.getsignal(signal.SIGINT) is _signal.default_int_handler
+        run = C.lib.nsdyn_data_run_catching_sigint if main else C.lib.nsdyn_data_run
+        st = run(self._h, float(t_end) if t_end else 0.0)
         self._gen += 1
         if st in (C.OK, C.ERR_RUN_FAILED, C.ERR_INTERRUPTED):
             r = self.result()
@@ -264,12 +265,12 @@ class Data:
         """The last run as a Result (its own copy of the samples: one
         copy of the whole block, none per sample)."""
         h, lib = self._h, C.lib
-        raw = (lib.nsdyn_data_channel_list(h, 0), lib.nsdyn_data_channel_list(h, 1))
+        raw = lib.nsdyn_data_channel_list(h, 0)
         if raw != getattr(self, "_raw", None):  # the channels change with the plugins' layout
             self._raw = raw
-            self._names = raw[0].decode().split("\n")
-            self._units = raw[1].decode().split("\n")
-        names, units, nc = self._names, self._units, len(self._names)
+            self._names = raw.decode().split("\n")
+            self._units = lib.nsdyn_data_channel_list(h, 1).decode().split("\n")
+        names, units, nc = list(self._names), self._units, len(self._names)
         ptr, rows = C.c_double_p(), ctypes.c_size_t()
         self._check(lib.nsdyn_data_samples(h, ctypes.byref(ptr), ctypes.byref(rows)))
         # one memmove of the block (np.ctypeslib.as_array costs ~10 us a call)
@@ -278,28 +279,30 @@ class Data:
             ctypes.memmove(samples.__array_interface__["data"][0], ptr, samples.nbytes)
         s = C.Summary()
         self._check(lib.nsdyn_data_summary(h, ctypes.byref(s)))
-        outcome = ("complete", "stopped", "failed")[s.outcome]
-        summary = {
-            "outcome": outcome, "incomplete": bool(s.incomplete), "t_reached": s.t_reached,
-            "wall_seconds": s.wall_seconds, "steps": s.steps, "rhs_evals": s.rhs_evals,
-            "rejected_steps": s.rejected_steps, "n_events": s.n_events,
-            "message": s.message.decode(), "line": lib.nsdyn_data_summary_line(h).decode(),
-        }
+        summary = (s, s.message.decode())  # a dict when asked (Result.summary)
         n = lib.nsdyn_data_event_count(h)
-        e, rows = C.Event(), []
+        e, rows, ref = C.Event(), [], ctypes.byref
         for i in range(n):
-            lib.nsdyn_data_event(h, i, ctypes.byref(e))
-            rows.append((e.t, e.kind.decode(), e.contact.decode(), tuple(e.u_before),
-                         tuple(e.u_after), tuple(e.impulse)))
+            lib.nsdyn_data_event(h, i, ref(e))
+            rows.append((e.t, e.kind.decode(), e.contact.decode(), e.u_before[:],
+                         e.u_after[:], e.impulse[:]))
         events = np.array(rows, dtype=EVENT_DTYPE)
         gen = self._gen
         return Result(names, units, samples, events, summary,
-                      log=lib.nsdyn_data_log(h).decode(), record=lambda: self._record(gen))
+                      log=lib.nsdyn_data_log(h).decode(), record=lambda: self._record(gen),
+                      line=lambda: self._line(gen))
+
+    def _line(self, gen):
+        self._same_run(gen)
+        return C.lib.nsdyn_data_summary_line(self._h).decode()
+
+    def _same_run(self, gen):
+        if gen != self._gen:
+            raise NsdynError("this result's run.toml and summary line are gone: its data has "
+                             "run again (read them before the next run, or use write())")
 
     def _record(self, gen):
-        if gen != self._gen:
-            raise NsdynError("the run.toml of this result is gone: its data has run again "
-                             "(read result.record before the next run, or use write())")
+        self._same_run(gen)
         p = ctypes.c_void_p()
         self._check(C.lib.nsdyn_data_record(self._h, ctypes.byref(p)))
         try:

@@ -30,20 +30,49 @@ class Result:
     `incomplete`, `message`, `log`, and `record` / `config` / `provenance`
     (run.toml's text and its parsed tables)."""
 
-    def __init__(self, names, units, samples, events, summary, log="", record=None):
-        self.names = list(names)
-        self.units = dict(zip(self.names, units))
+    def __init__(self, names, units, samples, events, summary, log="", record=None, line=None):
+        self.names = names
+        self.units = dict(zip(names, units))
         self.samples = samples
-        self.channels = {n: samples[:, i] for i, n in enumerate(self.names)}
         self.events = events
-        self.summary = summary
+        self._summary = summary  # a dict, or (a host summary struct, its message)
         self.log = log
         self._record = record  # text, or a callable that returns it
+        self._line = line
+        self._channels = None
+
+    @property
+    def summary(self):
+        """outcome, incomplete, t_reached [s], wall_seconds [s], steps,
+        rhs_evals, rejected_steps, n_events, message."""
+        if isinstance(self._summary, tuple):
+            s, message = self._summary
+            self._summary = {
+                "outcome": ("complete", "stopped", "failed")[s.outcome],
+                "incomplete": bool(s.incomplete), "t_reached": s.t_reached,
+                "wall_seconds": s.wall_seconds, "steps": s.steps, "rhs_evals": s.rhs_evals,
+                "rejected_steps": s.rejected_steps, "n_events": s.n_events, "message": message,
+            }
+        return self._summary
+
+    @property
+    def channels(self):
+        """name -> column (a view of samples)."""
+        if self._channels is None:
+            self._channels = {n: self.samples[:, i] for i, n in enumerate(self.names)}
+        return self._channels
+
+    @property
+    def summary_line(self):
+        """The command line's summary line of the run."""
+        if callable(self._line):
+            self._line = self._line()
+        return self._line
 
     def __getitem__(self, name):
         try:
-            return self.channels[name]
-        except KeyError:
+            return self.samples[:, self.names.index(name)]
+        except ValueError:
             from .errors import NotFoundError
 
             raise NotFoundError(

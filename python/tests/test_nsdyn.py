@@ -93,7 +93,7 @@ def test_result_contents():
     assert r.config["contact"]["e"] == 0.7
     assert "plugins" in str(r.provenance) or r.provenance
     assert r.summary["outcome"] == "complete" and not r.incomplete
-    assert r.summary["line"].startswith("complete: t = 1.5 s")
+    assert r.summary_line.startswith("complete: t = 1.5 s")
 
 
 def test_params_and_states_by_name():

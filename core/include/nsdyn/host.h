@@ -11,7 +11,8 @@
  * Errors: every call returns an nsdyn_status; the message (the text the
  * command line prints, "file:line:col: ..." where there is a position) is
  * kept per object (nsdyn_data_last_error, or the error list of an open).
- * Nothing here prints, exits or installs a signal handler.
+ * Nothing here prints or exits; only nsdyn_data_run_catching_sigint
+ * touches a signal handler, for the duration of its run.
  *
  * Versioning as the plugin ABI: NSDYN_HOST_API_MAJOR changes when a
  * declaration here changes meaning; MINOR when functions are added. A
@@ -139,6 +140,13 @@ NSDYN_HOST_EXPORT void nsdyn_data_request_stop(nsdyn_data *data);
  * data last named by nsdyn_host_stop_on_signal (NULL: none). */
 NSDYN_HOST_EXPORT void nsdyn_host_stop_on_signal(nsdyn_data *data);
 NSDYN_HOST_EXPORT void nsdyn_host_signal_stop(int sig);
+
+/* nsdyn_data_run with SIGINT stopping it: for an interpreter whose own
+ * handler cannot run while the run is in C (Python). The handler
+ * (nsdyn_host_signal_stop, for this data) is installed for the run only
+ * and the previous one put back; the only call here that touches signal
+ * dispositions. Call it from the thread that receives SIGINT. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_run_catching_sigint(nsdyn_data *data, double t_end);
 
 /* ---- results of the last run (valid until the next run, reset or free) ---- */
 

@@ -59,6 +59,19 @@ void nsdyn_host_signal_stop(int sig) {
     if (d) atomic_store(&d->stop, sig);
 }
 
+nsdyn_host_status nsdyn_data_run_catching_sigint(nsdyn_data *d, double t_end) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = nsdyn_host_signal_stop;
+    sigemptyset(&sa.sa_mask);
+    nsdyn_host_stop_on_signal(d);
+    int installed = sigaction(SIGINT, &sa, &old) == 0;
+    nsdyn_host_status st = nsdyn_data_run(d, t_end);
+    if (installed) sigaction(SIGINT, &old, NULL);
+    nsdyn_host_stop_on_signal(NULL);
+    return st;
+}
+
 void nsd_host_forget_signal(nsdyn_data *d) {
     nsdyn_data *expected = d;
     atomic_compare_exchange_strong(&signal_target, &expected, NULL);
