@@ -181,8 +181,9 @@ NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_summary(const nsdyn_data *data,
                                                        nsdyn_host_summary *out);
 /* The command line's one-line summary of the run (as `nsdyn run` prints). */
 NSDYN_HOST_EXPORT const char *nsdyn_data_summary_line(nsdyn_data *data);
-/* Messages the plugins logged during create and the last run, one per
- * line ("warning: ..."). */
+/* Messages the plugins logged while the data's instances were created
+ * (the last create attempt) and during the last run, one per line
+ * ("warning: ..."). */
 NSDYN_HOST_EXPORT const char *nsdyn_data_log(const nsdyn_data *data);
 
 /* Events: contact events of an event-driven run (events.csv), then the

@@ -38,8 +38,9 @@ struct nsdyn_data {
     char err[4096];     /* last error */
     char *log;          /* plugin log lines of create and the last run */
     size_t log_len, log_cap;
-    char *line;     /* the summary line */
-    char *lists[2]; /* channel names, units (nsdyn_data_channel_list), or NULL */
+    size_t create_log_len; /* the part of the log the current instances' create wrote */
+    char *line;            /* the summary line */
+    char *lists[2];        /* channel names, units (nsdyn_data_channel_list), or NULL */
     nsd_host_source *sources;
     size_t n_sources;
 };

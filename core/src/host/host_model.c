@@ -142,8 +142,8 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     nsd_scenario *s = calloc(1, sizeof *s);
     if (!s) return nsd_host_fail(d, NSDYN_HOST_ERR_MEMORY, "out of memory");
     nsd_diag diag = {0};
-    size_t log_len = d->log_len;
-    d->log_len = 0;
+    d->log_len = 0; /* the log starts with this create's messages */
+    if (d->log) d->log[0] = '\0';
     size_t errors = nsd_scenario_derive(s, &d->model->base, &d->over, &diag);
     /* create checks the [plot] channel names as nsdyn run does (the API
      * draws nothing: nsdyn_data_write passes no graphs) */
@@ -151,7 +151,6 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     s->app.host = (nsdyn_host){sizeof s->app.host, d, capture_log};
     if (!errors) errors = nsd_scenario_create(s, &diag);
     if (errors) {
-        d->log_len = log_len < d->log_len ? d->log_len : log_len;
         scenario_free(s);
         d->err[0] = '\0';
         for (size_t i = 0; i < diag.n; ++i) {
@@ -167,6 +166,7 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     }
     nsd_diag_free(&diag);
     s->app.cfg.settings.progress = 0;
+    d->create_log_len = d->log_len;
     scenario_free(d->s);
     d->s = s;
     for (int k = 0; k < 2; ++k) {

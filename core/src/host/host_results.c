@@ -20,8 +20,8 @@ nsdyn_host_status nsdyn_data_run(nsdyn_data *d, double t_end) {
         if (st != NSDYN_HOST_OK) return st;
     }
     d->err[0] = '\0';
-    d->log_len = 0;
-    if (d->log) d->log[0] = '\0';
+    d->log_len = d->create_log_len; /* create's messages stay, the last run's go */
+    if (d->log) d->log[d->log_len] = '\0';
     nsd_diag diag = {0};
     atomic_store(&d->stop, 0);
     nsd_interrupt_watch(&d->stop);
