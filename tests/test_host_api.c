@@ -373,6 +373,42 @@ START_TEST(copy_and_reset) {
 }
 END_TEST
 
+/* The rimless wheel's gait (configs/rimless_hub_periodic.toml): the
+ * multipliers are cos^2(2 alpha), alpha = pi / spokes, and 0 (the
+ * section's own direction), for several spoke counts. */
+START_TEST(periodic_rimless_closed_form) {
+    nsdyn_model *m = open_ok(CFG("rimless_hub_periodic.toml"), NULL, 0);
+    nsdyn_data *d = data_ok(m);
+    const int spokes[] = {8, 10, 12};
+    for (size_t k = 0; k < 3; ++k) {
+        ck_assert_int_eq(nsdyn_data_set_param(d, "system.spokes", spokes[k]), NSDYN_HOST_OK);
+        nsdyn_host_periodic p;
+        nsdyn_host_status st = nsdyn_data_periodic(d, &p);
+        ck_assert_msg(st == NSDYN_HOST_OK, "%d spokes: %s", spokes[k], nsdyn_data_last_error(d));
+        ck_assert(p.converged && p.stable);
+        ck_assert_uint_eq(p.n_free, 2);
+        double c = cos(2 * M_PI / spokes[k]);
+        /* the map good to ~1e-11 at rtol 1e-11, its central differences
+         * (h = 1e-6 relative) to ~1e-5: the multipliers' error bound
+         * (tests/test_periodic.c) */
+        ck_assert_msg(fabs(p.mult_re[0] - c * c) < 1e-5, "%d spokes: %.9g vs cos^2(2 alpha) = %.9g",
+                      spokes[k], p.mult_re[0], c * c);
+        ck_assert_double_eq_tol(p.mult_im[0], 0, 1e-12);
+        ck_assert_double_le(hypot(p.mult_re[1], p.mult_im[1]), 1e-5);
+        ck_assert(p.period > 0 && p.state[p.free[1]] > 0);
+    }
+    /* no [periodic]: a config error */
+    nsdyn_model *b = open_ok(CFG("bouncing_ball_newton.toml"), NULL, 0);
+    nsdyn_data *db = data_ok(b);
+    nsdyn_host_periodic p;
+    ck_assert_int_eq(nsdyn_data_periodic(db, &p), NSDYN_HOST_ERR_CONFIG);
+    nsdyn_data_free(db);
+    nsdyn_model_free(b);
+    nsdyn_data_free(d);
+    nsdyn_model_free(m);
+}
+END_TEST
+
 int main(void) {
     if (!mkdtemp(tmp_root)) return 1;
     Suite *s = suite_create("host_api");
@@ -387,6 +423,7 @@ int main(void) {
     tcase_add_test(tc, stop_request);
     tcase_add_test(tc, threads_share_model);
     tcase_add_test(tc, copy_and_reset);
+    tcase_add_test(tc, periodic_rimless_closed_form);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

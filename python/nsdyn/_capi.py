@@ -40,6 +40,26 @@ class Event(ctypes.Structure):
     ]
 
 
+class Periodic(ctypes.Structure):
+    _fields_ = [
+        ("converged", ctypes.c_int),
+        ("stable", ctypes.c_int),
+        ("iterations", ctypes.c_int),
+        ("residual", ctypes.c_double),
+        ("period", ctypes.c_double),
+        ("n_state", ctypes.c_size_t),
+        ("state", c_double_p),
+        ("n_free", ctypes.c_size_t),
+        ("free", ctypes.POINTER(ctypes.c_size_t)),
+        ("mult_re", c_double_p),
+        ("mult_im", c_double_p),
+        ("jacobian", c_double_p),
+        ("mult_error", ctypes.c_double),
+        ("map_evals", ctypes.c_size_t),
+        ("message", ctypes.c_char_p),
+    ]
+
+
 def _candidates():
     env = os.environ.get("NSDYN_HOST_LIB")
     if env:
@@ -105,6 +125,7 @@ _sig = {
     "nsdyn_data_run": (ctypes.c_int, [P, ctypes.c_double]),
     "nsdyn_data_run_catching_sigint": (ctypes.c_int, [P, ctypes.c_double]),
     "nsdyn_data_request_stop": (None, [P]),
+    "nsdyn_data_periodic": (ctypes.c_int, [P, ctypes.POINTER(Periodic)]),
     "nsdyn_data_channel_count": (ctypes.c_size_t, [P]),
     "nsdyn_data_channel_name": (ctypes.c_char_p, [P, ctypes.c_size_t]),
     "nsdyn_data_channel_unit": (ctypes.c_char_p, [P, ctypes.c_size_t]),

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _capi as C
 from .errors import ConfigError, Interrupted, NotFoundError, NsdynError, RunFailed
-from .result import EVENT_DTYPE, Result
+from .result import EVENT_DTYPE, Orbit, Result
 
 
 _MAIN = threading.main_thread().ident
@@ -119,6 +119,15 @@ class Model:
         d = self._data()
         d.reset_if_changed(params, state)
         return d.run(t_end)
+
+    def periodic(self, params=None, state=None):
+        """The periodic orbit of the config's [periodic] section by
+        shooting from the initial state (docs/periodic.md): an Orbit.
+        Newton not converging raises RunFailed with the Orbit reached on
+        .result; a missing or bad [periodic], ConfigError."""
+        d = self._data()
+        d.reset_if_changed(params, state)
+        return d.periodic()
 
     def sweep(self, param, values, t_end=None, summary=None, state=None):
         """Run once per value of parameter `param` (e.g. "contact.e");
@@ -309,6 +318,47 @@ class Data:
             return ctypes.string_at(p.value).decode()
         finally:
             C.lib.nsdyn_host_free(p)
+
+    def periodic(self):
+        """See Model.periodic."""
+        p = C.Periodic()
+        st = C.lib.nsdyn_data_periodic(self._h, ctypes.byref(p))
+        self._gen += 1
+        if st not in (C.OK, C.ERR_RUN_FAILED, C.ERR_INTERRUPTED):
+            self._check(st)
+        names = self.model_state_names()
+        nf = p.n_free
+        free = [p.free[i] for i in range(nf)]
+        jac = np.array(p.jacobian[: nf * nf], dtype=float).reshape(nf, nf)
+        mult = np.array(p.mult_re[:nf]) + 1j * np.array(p.mult_im[:nf])
+        orbit = Orbit(
+            converged=bool(p.converged), stable=bool(p.stable), period=p.period,
+            state=dict(zip(names, p.state[: p.n_state])),
+            units=dict(zip(names, self._units[1: 1 + len(names)])),
+            free=[names[i] for i in free], multipliers=mult, jacobian=jac,
+            residual=p.residual, iterations=p.iterations, mult_error=p.mult_error,
+            map_evals=p.map_evals, message=p.message.decode(),
+        )
+        if st == C.ERR_RUN_FAILED:
+            raise RunFailed(self._error(), orbit)
+        if st == C.ERR_INTERRUPTED:
+            raise Interrupted(self._error(), orbit)
+        return orbit
+
+    def model_state_names(self):
+        """The state names (the channels after t, as many as states)."""
+        raw = C.lib.nsdyn_data_channel_list(self._h, 0)
+        if raw != getattr(self, "_raw", None):
+            self._raw = raw
+            self._names = raw.decode().split("\n")
+            self._units = C.lib.nsdyn_data_channel_list(self._h, 1).decode().split("\n")
+        p = ctypes.c_double()
+        n = 0
+        for name in self._names[1:]:  # states come first, in order (model.h)
+            if C.lib.nsdyn_data_get_state(self._h, name.encode(), ctypes.byref(p)) != C.OK:
+                break
+            n += 1
+        return self._names[1: 1 + n]
 
     def write(self, folder):
         """The last run's outputs into folder, as `nsdyn run` writes them

@@ -130,6 +130,24 @@ class Result:
         return pd.DataFrame(self.samples, columns=self.names)
 
 
+class Orbit:
+    """A periodic orbit (Model.periodic, as `nsdyn periodic` finds it):
+    `converged`, `stable`, `period` [s], `state` (name -> value on the
+    orbit after the section), `units`, `free` (the free states' names),
+    `multipliers` (complex, by modulus descending), `jacobian` (of the
+    return map on the free states), `residual`, `iterations`,
+    `mult_error`, `map_evals`, `message`."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    def __repr__(self):
+        mods = ", ".join(f"{abs(m):.6g}" for m in self.multipliers)
+        return (f"<nsdyn.Orbit {'converged' if self.converged else 'NOT converged'}, "
+                f"period {self.period:.9g} s, |multipliers| {mods}, "
+                f"{'stable' if self.stable else 'unstable'}>")
+
+
 def _parse_toml(text):
     if tomllib is None:
         raise RuntimeError("reading TOML needs Python 3.11 (tomllib)")

@@ -298,3 +298,28 @@ def test_string_config_and_write(tmp_path):
                                                            for row in r.samples]))
     with pytest.raises(nsdyn.ConfigError, match=r"^broken.toml:2:"):
         nsdyn.load(None, text='title = "x"\n[system\n', name="broken.toml")
+
+
+def test_periodic_equals_cli(tmp_path):
+    """The orbit and multipliers of `nsdyn periodic`, bit for bit as it
+    writes them (orbit.csv %.17g, multipliers.csv %.12g); the rimless
+    hub's closed form (docs/periodic.md) is the CLI's own test."""
+    cfg = CFG / "rimless_hub_periodic.toml"
+    proc = cli("periodic", cfg, "-q", "--set", "plot.enabled=false", "-o", tmp_path / "p")
+    assert proc.returncode == 0, proc.stderr
+    o = nsdyn.load(cfg).periodic()
+    assert o.converged and o.stable
+    rows = [ln.split(",") for ln in (tmp_path / "p" / "orbit.csv").read_text().splitlines()[1:]]
+    for name, value, unit, free in rows:
+        got = o.period if name == "period" else o.state[name]
+        assert got == float(value), name
+        if name != "period":
+            assert o.units[name] == unit and (name in o.free) == (free == "1")
+    mult = [ln.split(",") for ln in (tmp_path / "p" / "multipliers.csv").read_text().splitlines()[1:]]
+    assert [("%.12g" % m.real, "%.12g" % m.imag) for m in o.multipliers] == \
+        [(re, im) for re, im, _ in mult]
+
+
+def test_periodic_without_section_raises():
+    with pytest.raises(nsdyn.ConfigError, match=r"\[periodic\]"):
+        nsdyn.load(NEWTON).periodic()

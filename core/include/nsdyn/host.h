@@ -148,6 +148,35 @@ NSDYN_HOST_EXPORT void nsdyn_host_signal_stop(int sig);
  * dispositions. Call it from the thread that receives SIGINT. */
 NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_run_catching_sigint(nsdyn_data *data, double t_end);
 
+/* ---- analyses ---- */
+
+/* A periodic orbit by shooting, as `nsdyn periodic` finds it (the
+ * config's [periodic] section, docs/periodic.md): Newton on the free
+ * states from the initial state, multipliers from the Jacobian of the
+ * return map. The arrays belong to the data (valid until its next
+ * periodic, reset or free); the last run's results are gone after it. */
+typedef struct nsdyn_host_periodic {
+    int converged;         /* Newton converged */
+    int stable;            /* every multiplier inside the unit circle */
+    int iterations;        /* Newton iterations */
+    double residual;       /* scaled, as [periodic] tol */
+    double period;         /* [s] */
+    size_t n_state;        /* state size */
+    const double *state;   /* n_state: the full state on the orbit after the section */
+    size_t n_free;         /* the free states of the shooting */
+    const size_t *free;    /* n_free indices into state (channel = 1 + index) */
+    const double *mult_re; /* n_free multipliers, by modulus descending */
+    const double *mult_im;
+    const double *jacobian; /* n_free x n_free row-major dP/dx of the return map */
+    double mult_error;      /* the multipliers' own error estimate (h vs 2h) */
+    size_t map_evals;       /* simulations of the map */
+    const char *message;    /* why Newton failed ("" otherwise) */
+} nsdyn_host_periodic;
+/* OK when converged; RUN_FAILED (message) when not, with what Newton
+ * reached in *out; CONFIG for a missing or bad [periodic] or a guess that
+ * does not reach the section; INTERRUPTED after a stop request. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_periodic(nsdyn_data *data, nsdyn_host_periodic *out);
+
 /* ---- results of the last run (valid until the next run, reset or free) ---- */
 
 NSDYN_HOST_EXPORT size_t nsdyn_data_channel_count(const nsdyn_data *data);

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 
 #include "nsdyn/host.h"
+#include "periodic.h"
 #include "scenario.h"
 
 struct nsdyn_errors {
@@ -43,6 +44,9 @@ struct nsdyn_data {
     char *lists[2];        /* channel names, units (nsdyn_data_channel_list), or NULL */
     nsd_host_source *sources;
     size_t n_sources;
+    nsd_periodic_result periodic; /* nsdyn_data_periodic's, when have_periodic */
+    size_t *periodic_free;        /* its free state indices */
+    int have_periodic;
 };
 
 /* Set data->err; returns status. */
@@ -52,6 +56,8 @@ nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const c
  * messages into diag (NULL: into data->err). The old scenario and its
  * results stay when this fails. */
 nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *diag);
+/* Free the periodic orbit's results. */
+void nsd_host_periodic_free(nsdyn_data *d);
 /* d is no longer the SIGINT handler's target (before it is freed). */
 void nsd_host_forget_signal(nsdyn_data *d);
 

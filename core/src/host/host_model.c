@@ -250,6 +250,7 @@ nsdyn_host_status nsdyn_data_copy(const nsdyn_data *src, nsdyn_data **out, nsdyn
 void nsdyn_data_free(nsdyn_data *d) {
     if (!d) return;
     nsd_host_forget_signal(d);
+    nsd_host_periodic_free(d);
     scenario_free(d->s);
     nsd_toml_node_clear(&d->over);
     free(d->log);
