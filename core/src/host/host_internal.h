@@ -52,6 +52,10 @@ struct nsdyn_data {
 /* Set data->err; returns status. */
 nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Destroy and free a heap scenario (NULL: nothing). */
+void nsd_host_scenario_free(nsd_scenario *s);
+/* diag's messages into d->err, one a line (diag freed); returns status. */
+nsdyn_host_status nsd_host_fail_diag(nsdyn_data *d, nsd_diag *diag, nsdyn_host_status status);
 /* (Re)derive and create data->s from data->over when not ready; the
  * messages into diag (NULL: into data->err). The old scenario and its
  * results stay when this fails. */

@@ -44,15 +44,6 @@ static nsdyn_errors *errors_take(nsd_diag *diag, const char *fallback) {
     return e;
 }
 
-nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const char *fmt, ...) {
-    if (!d) return status;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->err, sizeof d->err, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
 const char *nsdyn_data_last_error(const nsdyn_data *d) { return d ? d->err : "no data"; }
 
 /* ---- model ---- */
@@ -113,70 +104,6 @@ const char *nsdyn_model_path(const nsdyn_model *m) {
 }
 
 /* ---- data ---- */
-
-/* Plugin log messages into the data's log (the CLI prints them). */
-static void capture_log(void *ctx, nsdyn_log_level level, const char *message) {
-    nsdyn_data *d = ctx;
-    static const char *const names[] = {"debug", "info", "warning", "error"};
-    const char *name = names[level <= NSDYN_LOG_ERROR ? level : NSDYN_LOG_ERROR];
-    size_t need = strlen(name) + strlen(message) + 4;
-    if (d->log_len + need > d->log_cap) {
-        size_t cap = (d->log_cap + need) * 2;
-        char *p = realloc(d->log, cap);
-        if (!p) return; /* the log is best effort */
-        d->log = p;
-        d->log_cap = cap;
-    }
-    d->log_len +=
-        (size_t)snprintf(d->log + d->log_len, d->log_cap - d->log_len, "%s: %s\n", name, message);
-}
-
-static void scenario_free(nsd_scenario *s) {
-    if (!s) return;
-    nsd_scenario_destroy(s);
-    free(s);
-}
-
-nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
-    if (d->ready) return NSDYN_HOST_OK;
-    nsd_scenario *s = calloc(1, sizeof *s);
-    if (!s) return nsd_host_fail(d, NSDYN_HOST_ERR_MEMORY, "out of memory");
-    nsd_diag diag = {0};
-    d->log_len = 0; /* the log starts with this create's messages */
-    if (d->log) d->log[0] = '\0';
-    size_t errors = nsd_scenario_derive(s, &d->model->base, &d->over, &diag);
-    /* create checks the [plot] channel names as nsdyn run does (the API
-     * draws nothing: nsdyn_data_write passes no graphs) */
-    s->no_graphs = 0;
-    s->app.host = (nsdyn_host){sizeof s->app.host, d, capture_log};
-    if (!errors) errors = nsd_scenario_create(s, &diag);
-    if (errors) {
-        scenario_free(s);
-        d->err[0] = '\0';
-        for (size_t i = 0; i < diag.n; ++i) {
-            size_t at = strlen(d->err);
-            snprintf(d->err + at, sizeof d->err - at, "%s%s", i ? "\n" : "", diag.lines[i]);
-        }
-        if (out) {
-            *out = diag;
-        } else {
-            nsd_diag_free(&diag);
-        }
-        return NSDYN_HOST_ERR_CONFIG;
-    }
-    nsd_diag_free(&diag);
-    s->app.cfg.settings.progress = 0;
-    d->create_log_len = d->log_len;
-    scenario_free(d->s);
-    d->s = s;
-    for (int k = 0; k < 2; ++k) {
-        free(d->lists[k]);
-        d->lists[k] = NULL;
-    }
-    d->ran = 0;
-    d->ready = 1;
-    return NSDYN_HOST_OK;
-}
 
 /* The source of the override section.key = value as the command line
  * names it, "--set section.key=value" (the value's shortest text that
@@ -251,7 +178,7 @@ void nsdyn_data_free(nsdyn_data *d) {
     if (!d) return;
     nsd_host_forget_signal(d);
     nsd_host_periodic_free(d);
-    scenario_free(d->s);
+    nsd_host_scenario_free(d->s);
     nsd_toml_node_clear(&d->over);
     free(d->log);
     free(d->line);

@@ -10,24 +10,6 @@
 #include "interrupt.h"
 #include "periodic_config.h"
 
-void nsd_host_periodic_free(nsdyn_data *d) {
-    if (d->have_periodic) nsd_periodic_result_free(&d->periodic);
-    free(d->periodic_free);
-    d->periodic_free = NULL;
-    d->have_periodic = 0;
-}
-
-/* The errors of diag into d->err; returns status. */
-static nsdyn_host_status fail_diag(nsdyn_data *d, nsd_diag *diag, nsdyn_host_status status) {
-    d->err[0] = '\0';
-    for (size_t i = 0; i < diag->n; ++i) {
-        size_t at = strlen(d->err);
-        snprintf(d->err + at, sizeof d->err - at, "%s%s", i ? "\n" : "", diag->lines[i]);
-    }
-    nsd_diag_free(diag);
-    return status;
-}
-
 /* Solve from the model's initial state, as nsdyn periodic does: the
  * shooting runs sample only their ends. s's settings and y0 are put back. */
 static int solve(nsdyn_data *d, const nsd_periodic_config *pc, nsd_diag *diag) {
@@ -71,7 +53,7 @@ nsdyn_host_status nsdyn_data_periodic(nsdyn_data *d, nsdyn_host_periodic *out) {
     memset(&pc, 0, sizeof pc);
     if (nsd_periodic_read(&d->s->app.cfg, &d->s->model, &pc, &diag) != 0) {
         nsd_periodic_config_free(&pc);
-        return fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
+        return nsd_host_fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
     }
     const nsd_periodic_spec *sp = &pc.spec;
     d->periodic_free = malloc((sp->n_free + 1) * sizeof *d->periodic_free);
@@ -102,7 +84,7 @@ nsdyn_host_status nsdyn_data_periodic(nsdyn_data *d, nsdyn_host_periodic *out) {
         .message = r->message,
     };
     nsd_periodic_config_free(&pc);
-    if (rc == -2) return fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
+    if (rc == -2) return nsd_host_fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
     nsd_diag_free(&diag);
     if (rc == 0) return NSDYN_HOST_OK;
     snprintf(d->err, sizeof d->err, "%s", r->message);

@@ -28,15 +28,7 @@ nsdyn_host_status nsdyn_data_run(nsdyn_data *d, double t_end) {
     size_t errors = nsd_scenario_run(d->s, NULL, &diag);
     nsd_interrupt_watch(NULL);
     d->ran = 1;
-    if (errors) {
-        d->err[0] = '\0';
-        for (size_t i = 0; i < diag.n; ++i) {
-            size_t at = strlen(d->err);
-            snprintf(d->err + at, sizeof d->err - at, "%s%s", i ? "\n" : "", diag.lines[i]);
-        }
-        nsd_diag_free(&diag);
-        return NSDYN_HOST_ERR_CONFIG;
-    }
+    if (errors) return nsd_host_fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
     nsd_diag_free(&diag);
     const nsd_run_result *res = &d->s->res;
     if (res->outcome != NSD_RUN_FAILED) return NSDYN_HOST_OK;
@@ -47,16 +39,6 @@ nsdyn_host_status nsdyn_data_run(nsdyn_data *d, double t_end) {
 void nsdyn_data_request_stop(nsdyn_data *d) {
     /* lock-free on every platform nsdyn builds on: safe in a handler */
     if (d) atomic_store(&d->stop, SIGINT);
-}
-
-/* The data a SIGINT stops (nsdyn_host_stop_on_signal). */
-static _Atomic(nsdyn_data *) signal_target;
-
-void nsdyn_host_stop_on_signal(nsdyn_data *d) { atomic_store(&signal_target, d); }
-
-void nsdyn_host_signal_stop(int sig) {
-    nsdyn_data *d = atomic_load(&signal_target);
-    if (d) atomic_store(&d->stop, sig);
 }
 
 nsdyn_host_status nsdyn_data_run_catching_sigint(nsdyn_data *d, double t_end) {
@@ -70,11 +52,6 @@ nsdyn_host_status nsdyn_data_run_catching_sigint(nsdyn_data *d, double t_end) {
     if (installed) sigaction(SIGINT, &old, NULL);
     nsdyn_host_stop_on_signal(NULL);
     return st;
-}
-
-void nsd_host_forget_signal(nsdyn_data *d) {
-    nsdyn_data *expected = d;
-    atomic_compare_exchange_strong(&signal_target, &expected, NULL);
 }
 
 /* The data has a run to report; else the error. */
