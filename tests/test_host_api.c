@@ -114,6 +114,12 @@ START_TEST(samples_equal_cli) {
         line = end + 1;
     }
     ck_assert_msg(*line == '\0', "%s: the CLI has more rows than the API's %zu", config, rows);
+    /* a channel as one contiguous column: the samples' values */
+    double *col = malloc(rows * sizeof *col);
+    ck_assert_int_eq(nsdyn_data_channel_copy(d, nc - 1, col, rows), NSDYN_HOST_OK);
+    for (size_t r = 0; r < rows; ++r) ck_assert(col[r] == v[r * nc + nc - 1]);
+    ck_assert_int_eq(nsdyn_data_channel_copy(d, nc, col, rows), NSDYN_HOST_ERR_ARGUMENT);
+    free(col);
     /* nsdyn_data_write: the same bytes */
     ck_assert_int_eq(nsdyn_data_write(d, api_dir), NSDYN_HOST_OK);
     snprintf(path, sizeof path, "%s/timeseries.csv", api_dir);
