@@ -51,11 +51,27 @@ static size_t open_used(const nsd_app *app, size_t *unknown, nsd_diag *diag) {
     return errors;
 }
 
+/* After the config is read: index, open, resolve, check. */
+static size_t load_read(nsd_app *app, nsd_diag *diag);
+
 size_t nsd_app_load(nsd_app *app, const char *path, const char *const *sets, size_t n_sets,
                     nsd_diag *diag) {
     memset(app, 0, sizeof *app);
     nsd_host_services(&app->host);
     if (nsd_config_read(&app->cfg, path, sets, n_sets, diag) != 0) return diag->n ? diag->n : 1;
+    return load_read(app, diag);
+}
+
+size_t nsd_app_load_text(nsd_app *app, const char *text, const char *name, const char *const *sets,
+                         size_t n_sets, nsd_diag *diag) {
+    memset(app, 0, sizeof *app);
+    nsd_host_services(&app->host);
+    if (nsd_config_read_text(&app->cfg, text, name, sets, n_sets, diag) != 0)
+        return diag->n ? diag->n : 1;
+    return load_read(app, diag);
+}
+
+static size_t load_read(nsd_app *app, nsd_diag *diag) {
     char **dirs = NULL;
     size_t before = diag->n;
     size_t n = nsd_config_search_path(&app->cfg, &dirs, diag);

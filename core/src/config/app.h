@@ -19,6 +19,9 @@ typedef struct nsd_app {
 /* Returns the number of errors (reported in diag). */
 size_t nsd_app_load(nsd_app *app, const char *path, const char *const *sets, size_t n_sets,
                     nsd_diag *diag);
+/* The same from TOML text named `name` (the host API). */
+size_t nsd_app_load_text(nsd_app *app, const char *text, const char *name, const char *const *sets,
+                         size_t n_sets, nsd_diag *diag);
 void nsd_app_free(nsd_app *app);
 
 /* NSDYN_PLUGIN_PATH and the host's own directory, with every shared

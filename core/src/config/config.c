@@ -294,11 +294,13 @@ static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
     return 0;
 }
 
-int nsd_config_read(nsd_config *cfg, const char *path, const char *const *sets, size_t n_sets,
-                    nsd_diag *diag) {
+/* text NULL: read the file at path; else parse text, named path. */
+static int config_read(nsd_config *cfg, const char *path, const char *text,
+                       const char *const *sets, size_t n_sets, nsd_diag *diag) {
     memset(cfg, 0, sizeof *cfg);
     char err[1024];
-    cfg->doc = nsd_toml_parse_file(path, err, sizeof err);
+    cfg->doc = text ? nsd_toml_parse_string(text, path, err, sizeof err)
+                    : nsd_toml_parse_file(path, err, sizeof err);
     if (!cfg->doc) {
         nsd_diag_add(diag, "%s", err);
         return 1;
@@ -308,6 +310,16 @@ int nsd_config_read(nsd_config *cfg, const char *path, const char *const *sets, 
     size_t errors = 0;
     for (size_t i = 0; i < n_sets; ++i) errors += (size_t)apply_set(cfg, sets[i], diag);
     return errors ? 1 : 0;
+}
+
+int nsd_config_read(nsd_config *cfg, const char *path, const char *const *sets, size_t n_sets,
+                    nsd_diag *diag) {
+    return config_read(cfg, path, NULL, sets, n_sets, diag);
+}
+
+int nsd_config_read_text(nsd_config *cfg, const char *text, const char *name,
+                         const char *const *sets, size_t n_sets, nsd_diag *diag) {
+    return config_read(cfg, name, text, sets, n_sets, diag);
 }
 
 size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag *diag) {

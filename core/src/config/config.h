@@ -96,6 +96,10 @@ extern const size_t nsd_n_plot_decls;
 /* Step 1: parse `path` and apply `--set section.key=value` overrides. */
 int nsd_config_read(nsd_config *cfg, const char *path, const char *const *sets, size_t n_sets,
                     nsd_diag *diag);
+/* The same from TOML text; `name` stands for the file in messages (the
+ * host API, nsdyn/host.h). */
+int nsd_config_read_text(nsd_config *cfg, const char *text, const char *name,
+                         const char *const *sets, size_t n_sets, nsd_diag *diag);
 /* The plugin search path: config plugin_path (relative to the config),
  * NSDYN_PLUGIN_PATH, then the host's own plugin directory. Returns count;
  * caller frees each entry and the array. */

@@ -7,6 +7,10 @@
 #include <string.h>
 
 static volatile sig_atomic_t received;
+/* The host API's stop request of the run on this thread (host.h
+ * nsdyn_data_request_stop): per thread, so one data's stop stops no other
+ * data's run. */
+static _Thread_local const atomic_int *watched;
 
 static void on_signal(int sig) {
     if (received) {
@@ -26,4 +30,9 @@ void nsd_interrupt_install(void) {
     sigaction(SIGTERM, &sa, NULL);
 }
 
-int nsd_interrupt_signal(void) { return (int)received; }
+int nsd_interrupt_signal(void) {
+    if (received) return (int)received;
+    return watched ? atomic_load_explicit(watched, memory_order_relaxed) : 0;
+}
+
+void nsd_interrupt_watch(const atomic_int *flag) { watched = flag; }

@@ -1,0 +1,109 @@
+/* What the host API's files share (host_internal.h): errors, the data's
+ * scenario built from its overrides, the plugin log, the SIGINT target,
+ * the periodic results' release. It calls none of the other host files. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+
+nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const char *fmt, ...) {
+    if (!d) return status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err, sizeof d->err, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void nsd_host_periodic_free(nsdyn_data *d) {
+    if (d->have_periodic) nsd_periodic_result_free(&d->periodic);
+    free(d->periodic_free);
+    d->periodic_free = NULL;
+    d->have_periodic = 0;
+}
+
+nsdyn_host_status nsd_host_fail_diag(nsdyn_data *d, nsd_diag *diag, nsdyn_host_status status) {
+    d->err[0] = '\0';
+    for (size_t i = 0; i < diag->n; ++i) {
+        size_t at = strlen(d->err);
+        snprintf(d->err + at, sizeof d->err - at, "%s%s", i ? "\n" : "", diag->lines[i]);
+    }
+    nsd_diag_free(diag);
+    return status;
+}
+
+/* Plugin log messages into the data's log (the CLI prints them). */
+static void capture_log(void *ctx, nsdyn_log_level level, const char *message) {
+    nsdyn_data *d = ctx;
+    static const char *const names[] = {"debug", "info", "warning", "error"};
+    const char *name = names[level <= NSDYN_LOG_ERROR ? level : NSDYN_LOG_ERROR];
+    size_t need = strlen(name) + strlen(message) + 4;
+    if (d->log_len + need > d->log_cap) {
+        size_t cap = (d->log_cap + need) * 2;
+        char *p = realloc(d->log, cap);
+        if (!p) return; /* the log is best effort */
+        d->log = p;
+        d->log_cap = cap;
+    }
+    d->log_len +=
+        (size_t)snprintf(d->log + d->log_len, d->log_cap - d->log_len, "%s: %s\n", name, message);
+}
+
+void nsd_host_scenario_free(nsd_scenario *s) {
+    if (!s) return;
+    nsd_scenario_destroy(s);
+    free(s);
+}
+
+nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
+    if (d->ready) return NSDYN_HOST_OK;
+    nsd_scenario *s = calloc(1, sizeof *s);
+    if (!s) return nsd_host_fail(d, NSDYN_HOST_ERR_MEMORY, "out of memory");
+    nsd_diag diag = {0};
+    d->log_len = 0; /* the log starts with this create's messages */
+    if (d->log) d->log[0] = '\0';
+    size_t errors = nsd_scenario_derive(s, &d->model->base, &d->over, &diag);
+    /* create checks the [plot] channel names as nsdyn run does (the API
+     * draws nothing: nsdyn_data_write passes no graphs) */
+    s->no_graphs = 0;
+    s->app.host = (nsdyn_host){sizeof s->app.host, d, capture_log};
+    if (!errors) errors = nsd_scenario_create(s, &diag);
+    if (errors) {
+        nsd_host_scenario_free(s);
+        if (out) { /* the messages to the caller, the first in d->err too */
+            snprintf(d->err, sizeof d->err, "%s", diag.n ? diag.lines[0] : "refused");
+            *out = diag;
+            return NSDYN_HOST_ERR_CONFIG;
+        }
+        return nsd_host_fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
+    }
+    nsd_diag_free(&diag);
+    s->app.cfg.settings.progress = 0;
+    d->create_log_len = d->log_len;
+    nsd_host_scenario_free(d->s);
+    d->s = s;
+    for (int k = 0; k < 2; ++k) {
+        free(d->lists[k]);
+        d->lists[k] = NULL;
+    }
+    d->ran = 0;
+    d->ready = 1;
+    return NSDYN_HOST_OK;
+}
+
+/* The data a SIGINT stops (nsdyn_host_stop_on_signal). */
+static _Atomic(nsdyn_data *) signal_target;
+
+void nsdyn_host_stop_on_signal(nsdyn_data *d) { atomic_store(&signal_target, d); }
+
+void nsdyn_host_signal_stop(int sig) {
+    nsdyn_data *d = atomic_load(&signal_target);
+    if (d) atomic_store(&d->stop, sig);
+}
+
+void nsd_host_forget_signal(nsdyn_data *d) {
+    nsdyn_data *expected = d;
+    atomic_compare_exchange_strong(&signal_target, &expected, NULL);
+}

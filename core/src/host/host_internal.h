@@ -1,0 +1,68 @@
+/* The host API's objects (nsdyn/host.h) over the scenario pipeline: a
+ * model is an opened scenario (read-only after open); a data is a
+ * scenario derived from it with the data's overrides laid over, created
+ * (its own plugin instances), and its last run. When the internals split
+ * into a shared constant model and per-run data, only these files change,
+ * not the API. */
+#ifndef NSD_HOST_INTERNAL_H
+#define NSD_HOST_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "nsdyn/host.h"
+#include "periodic.h"
+#include "scenario.h"
+
+struct nsdyn_errors {
+    nsd_diag diag;
+};
+
+struct nsdyn_model {
+    nsd_scenario base; /* opened, not created: the config and the plugins */
+};
+
+/* The text an override's TOML node names as its source ("--set
+ * contact.e=0.7"): owned by the data, one per key, alive while a config
+ * refers to it. */
+typedef struct nsd_host_source {
+    char *key, *text;
+} nsd_host_source;
+
+struct nsdyn_data {
+    const nsdyn_model *model;
+    nsd_toml_node over; /* TABLE {section: {key: value}}: the data's overrides */
+    nsd_scenario *s;    /* derived from model->base with `over`, created (heap: its model
+                        * points into it), or NULL */
+    int ready;          /* s derived and created from the current `over` */
+    int ran;            /* s.res holds a run */
+    atomic_int stop;    /* nsdyn_data_request_stop: the signal number to report */
+    char err[4096];     /* last error */
+    char *log;          /* plugin log lines of create and the last run */
+    size_t log_len, log_cap;
+    size_t create_log_len; /* the part of the log the current instances' create wrote */
+    char *line;            /* the summary line */
+    char *lists[2];        /* channel names, units (nsdyn_data_channel_list), or NULL */
+    nsd_host_source *sources;
+    size_t n_sources;
+    nsd_periodic_result periodic; /* nsdyn_data_periodic's, when have_periodic */
+    size_t *periodic_free;        /* its free state indices */
+    int have_periodic;
+};
+
+/* Set data->err; returns status. */
+nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Destroy and free a heap scenario (NULL: nothing). */
+void nsd_host_scenario_free(nsd_scenario *s);
+/* diag's messages into d->err, one a line (diag freed); returns status. */
+nsdyn_host_status nsd_host_fail_diag(nsdyn_data *d, nsd_diag *diag, nsdyn_host_status status);
+/* (Re)derive and create data->s from data->over when not ready; the
+ * messages into diag (NULL: into data->err). The old scenario and its
+ * results stay when this fails. */
+nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *diag);
+/* Free the periodic orbit's results. */
+void nsd_host_periodic_free(nsdyn_data *d);
+/* d is no longer the SIGINT handler's target (before it is freed). */
+void nsd_host_forget_signal(nsdyn_data *d);
+
+#endif

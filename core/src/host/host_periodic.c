@@ -1,0 +1,92 @@
+/* The host API's periodic orbit (nsdyn/host.h nsdyn_data_periodic): the
+ * shooting of `nsdyn periodic` (analysis/periodic.h, docs/periodic.md) on
+ * the data's config, its [periodic] section, the orbit and multipliers in
+ * memory. No continuation, no repeat check, no files. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_internal.h"
+#include "interrupt.h"
+#include "periodic_config.h"
+
+/* Solve from the model's initial state, as nsdyn periodic does: the
+ * shooting runs sample only their ends. s's settings and y0 are put back. */
+static int solve(nsdyn_data *d, const nsd_periodic_config *pc, nsd_diag *diag) {
+    nsd_scenario *s = d->s;
+    size_t n = s->model.n;
+    nsd_run_settings saved = s->app.cfg.settings;
+    s->app.cfg.settings.output_dt = saved.t_end - saved.t_start;
+    double *y0 = malloc(n * sizeof *y0), *y1 = malloc(n * sizeof *y1), T;
+    int rc = -1;
+    char why[1536] = "out of memory";
+    if (y0 && y1) {
+        memcpy(y0, s->model.y0, n * sizeof *y0);
+        atomic_store(&d->stop, 0);
+        nsd_interrupt_watch(&d->stop);
+        /* the guess must reach the section (the CLI's check) */
+        rc = nsd_periodic_map(s, &pc->spec, y0, y1, &T, why, sizeof why);
+        if (rc != 0) {
+            nsd_diag_at(diag, pc->section_node,
+                        "[periodic] key 'section': from the initial state (the guess), %s", why);
+            rc = -2;
+        } else {
+            rc = nsd_periodic_solve(s, &pc->spec, y0, &d->periodic, NULL);
+        }
+        nsd_interrupt_watch(NULL);
+        memcpy(s->model.y0, y0, n * sizeof *y0);
+    }
+    free(y0);
+    free(y1);
+    s->app.cfg.settings = saved;
+    return rc;
+}
+
+nsdyn_host_status nsdyn_data_periodic(nsdyn_data *d, nsdyn_host_periodic *out) {
+    if (!d || !out) return NSDYN_HOST_ERR_ARGUMENT;
+    nsdyn_host_status st = nsd_host_prepare(d, NULL);
+    if (st != NSDYN_HOST_OK) return st;
+    nsd_host_periodic_free(d);
+    memset(out, 0, sizeof *out);
+    nsd_diag diag = {0};
+    nsd_periodic_config pc;
+    memset(&pc, 0, sizeof pc);
+    if (nsd_periodic_read(&d->s->app.cfg, &d->s->model, &pc, &diag) != 0) {
+        nsd_periodic_config_free(&pc);
+        return nsd_host_fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
+    }
+    const nsd_periodic_spec *sp = &pc.spec;
+    d->periodic_free = malloc((sp->n_free + 1) * sizeof *d->periodic_free);
+    if (!d->periodic_free || nsd_periodic_result_init(&d->periodic, d->s->model.n, sp->n_free)) {
+        nsd_periodic_config_free(&pc);
+        return nsd_host_fail(d, NSDYN_HOST_ERR_MEMORY, "out of memory");
+    }
+    d->have_periodic = 1;
+    for (size_t i = 0; i < sp->n_free; ++i) d->periodic_free[i] = sp->free[i];
+    int rc = solve(d, &pc, &diag);
+    d->ran = 0; /* the shooting runs replaced the last run's results */
+    const nsd_periodic_result *r = &d->periodic;
+    *out = (nsdyn_host_periodic){
+        .converged = rc == 0,
+        .stable = rc == 0 && r->stable,
+        .iterations = r->iterations,
+        .residual = r->residual,
+        .period = r->period,
+        .n_state = d->s->model.n,
+        .state = r->y,
+        .n_free = sp->n_free,
+        .free = d->periodic_free,
+        .mult_re = r->mult_re,
+        .mult_im = r->mult_im,
+        .jacobian = r->J,
+        .mult_error = r->mult_error,
+        .map_evals = r->map_evals,
+        .message = r->message,
+    };
+    nsd_periodic_config_free(&pc);
+    if (rc == -2) return nsd_host_fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
+    nsd_diag_free(&diag);
+    if (rc == 0) return NSDYN_HOST_OK;
+    snprintf(d->err, sizeof d->err, "%s", r->message);
+    return atomic_load(&d->stop) ? NSDYN_HOST_ERR_INTERRUPTED : NSDYN_HOST_ERR_RUN_FAILED;
+}
