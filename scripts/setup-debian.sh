@@ -14,5 +14,6 @@ packages=(
   check libsubunit-dev                 # unit tests
   clang libclang-rt-14-dev             # fuzz targets: clang 14 and libFuzzer (fuzz/, docs/fuzzing.md)
   universal-ctags python3              # tests: scripts/check-lengths.py (function and file lengths)
+  libmujoco-dev                        # the mjcf system: MuJoCo model files (docs/mjcf.md)
 )
 bash "$(dirname "$0")/apt-install-missing.sh" setup "${packages[@]}"

@@ -1,0 +1,256 @@
+/* The mjcf system: a mechanism read from a MuJoCo model file (MJCF) through
+ * libmujoco, with its contacts decided by nsdyn's contact and friction laws
+ * on every path (event-driven, compliant, time-stepping). MuJoCo's own
+ * contact and constraint solver is switched off (mjcf_model.c).
+ *
+ * State: MuJoCo's generalized coordinates q = qpos (nq) and velocities v =
+ * qvel (nv). A free joint has q = (position [m], unit quaternion) and v =
+ * (linear velocity in the world frame [m/s], angular velocity in the body
+ * frame [rad/s]); a ball joint q = quaternion, v = body-frame angular
+ * velocity. So nq != nv and q' = N(q) v with, per quaternion Q and body
+ * angular velocity w, Q' = (1/2) Q (x) (0, w) (quaternion product); hinges
+ * and slides have q' = v.
+ *
+ * Dynamics: M(q) v' = f_passive(q, v) - c(q, v) + sum_c W_c^T lambda_c, with
+ * MuJoCo's joint-space inertia M (mj_crb, factorized by mj_factorM), its
+ * bias c (gravity, Coriolis, centrifugal: mj_rne with qacc = 0) and its
+ * passive forces (joint springs and dampers: mj_passive). v' = M^-1 (...)
+ * by mj_solveM, affine in the contact forces lambda as the ABI requires.
+ *
+ * Contacts: mjcf_contacts.c. Loading and checks: mjcf_model.c.
+ * Derivations and the list of ignored MuJoCo features: docs/mjcf.md. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mjcf.h"
+
+static const nsdyn_param_decl params[] = {
+    NSDYN_STRING_F("model", NSDYN_PARAM_PATH | NSDYN_PARAM_REQUIRED,
+                   "MJCF file (relative to the config file's folder)"),
+    NSDYN_STRING_F(
+        "contacts", 0u,
+        "contact features: site, sphere/capsule/box geom or body names, comma separated"),
+    NSDYN_STRING_F("planes", 0u, "plane geoms of the world body to touch (empty: every plane)"),
+    NSDYN_BOOL("planar", 0, "contacts slip in 1-D along the plane's x axis (planar models)"),
+    {.name = "gravity",
+     .type = NSDYN_PARAM_REAL_ARRAY,
+     .unit = "m/s^2",
+     .min = -HUGE_VAL,
+     .max = HUGE_VAL,
+     .help = "gravity vector [gx, gy, gz] (empty: the file's)",
+     .default_array = NULL,
+     .default_array_len = 0},
+    NSDYN_STRING_F("body_mass", 0u, "body masses, \"body=kg, ...\" (inertia scales along)"),
+    NSDYN_STRING_F("joint_damping", 0u, "joint damping, \"joint=N m s/rad, ...\""),
+};
+
+static const nsdyn_channel outputs_ch[] = {
+    {"energy", "J", "mechanical energy (kinetic + potential)"},
+    {"kinetic", "J", "kinetic energy"},
+    {"potential", "J", "potential energy (gravity and joint springs)"},
+};
+
+/* Channel names are [A-Za-z0-9_.]+: anything else in a MuJoCo name becomes _. */
+static void clean_name(char *s) {
+    for (; *s; ++s)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '.'))
+            *s = '_';
+}
+
+static void set_channel(mjcf_inst *s, nsdyn_channel *ch, size_t slot, const char *joint,
+                        const char *suffix, const char *unit, const char *what) {
+    snprintf(s->ch_names[slot], MJCF_NAME_LEN, "%.50s%s", joint, suffix);
+    clean_name(s->ch_names[slot]);
+    snprintf(s->ch_labels[slot], 2 * MJCF_NAME_LEN, "%s of joint %.50s", what, joint);
+    ch->name = s->ch_names[slot];
+    ch->unit = unit;
+    ch->label = s->ch_labels[slot];
+}
+
+/* q and v channels from the joints, in MuJoCo's qpos / qvel order. */
+static void name_states(mjcf_inst *s) {
+    const mjModel *m = s->m;
+    s->q_ch = calloc(s->nq ? s->nq : 1, sizeof *s->q_ch);
+    s->v_ch = calloc(s->nv ? s->nv : 1, sizeof *s->v_ch);
+    s->ch_names = calloc(s->nq + s->nv + 1, sizeof *s->ch_names);
+    s->ch_labels = calloc(s->nq + s->nv + 1, sizeof *s->ch_labels);
+    if (!s->q_ch || !s->v_ch || !s->ch_names || !s->ch_labels) abort();
+    static const char *const fq[] = {".x", ".y", ".z", ".qw", ".qx", ".qy", ".qz"};
+    static const char *const fv[] = {".vx", ".vy", ".vz", ".wx", ".wy", ".wz"};
+    static const char *const fq_unit[] = {"m", "m", "m", "1", "1", "1", "1"};
+    static const char *const fv_unit[] = {"m/s", "m/s", "m/s", "rad/s", "rad/s", "rad/s"};
+    for (int j = 0; j < m->njnt; ++j) {
+        char jn[MJCF_NAME_LEN];
+        const char *name = mj_id2name(m, mjOBJ_JOINT, j);
+        snprintf(jn, sizeof jn, "%s", name && *name ? name : "");
+        if (!jn[0]) snprintf(jn, sizeof jn, "j%d", j);
+        size_t qa = (size_t)m->jnt_qposadr[j], va = (size_t)m->jnt_dofadr[j];
+        switch (m->jnt_type[j]) {
+            case mjJNT_FREE:
+            case mjJNT_BALL: {
+                int off = m->jnt_type[j] == mjJNT_FREE ? 0 : 3, nq = 7 - off, nv = 6 - off;
+                for (int k = 0; k < nq; ++k)
+                    set_channel(s, &s->q_ch[qa + k], qa + k, jn, fq[off + k], fq_unit[off + k],
+                                k + off < 3 ? "position" : "orientation quaternion");
+                for (int k = 0; k < nv; ++k)
+                    set_channel(
+                        s, &s->v_ch[va + k], s->nq + va + k, jn, fv[off + k], fv_unit[off + k],
+                        k + off < 3 ? "velocity (world frame)" : "angular velocity (body frame)");
+                break;
+            }
+            case mjJNT_SLIDE:
+                set_channel(s, &s->q_ch[qa], qa, jn, "", "m", "position");
+                set_channel(s, &s->v_ch[va], s->nq + va, jn, ".v", "m/s", "speed");
+                break;
+            default:
+                set_channel(s, &s->q_ch[qa], qa, jn, "", "rad", "angle");
+                set_channel(s, &s->v_ch[va], s->nq + va, jn, ".v", "rad/s", "rate");
+                break;
+        }
+    }
+}
+
+static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t err_len) {
+    (void)host;
+    mjcf_inst *s = mjcf_model_open(p, err, err_len);
+    if (!s) return NULL;
+    s->planar = p[3].num != 0;
+    name_states(s);
+    if (mjcf_contacts_build(s, nsdyn_value_text(&p[1]), nsdyn_value_text(&p[2]), err, err_len)) {
+        mjcf_model_close(s);
+        return NULL;
+    }
+    for (size_t c = 0; c < s->nc; ++c) clean_name(s->cand[c].name);
+    return s;
+}
+
+static void destroy(void *inst) { mjcf_model_close(inst); }
+
+void mjcf_sync(mjcf_inst *s, const double *q, const double *v, int with_velocity) {
+    const mjModel *m = s->m;
+    mjData *d = s->d;
+    if (!s->valid_pos || memcmp(q, s->q_now, s->nq * sizeof *q) != 0) {
+        memcpy(s->q_now, q, s->nq * sizeof *q);
+        memcpy(d->qpos, q, s->nq * sizeof *q);
+        for (int j = 0; j < m->njnt; ++j)
+            if (m->jnt_type[j] == mjJNT_FREE || m->jnt_type[j] == mjJNT_BALL)
+                mju_normalize4(d->qpos + m->jnt_qposadr[j] +
+                               (m->jnt_type[j] == mjJNT_FREE ? 3 : 0));
+        mj_fwdPosition(m, d);
+        s->valid_pos = 1;
+        s->valid_vel = 0;
+    }
+    if (with_velocity && (!s->valid_vel || memcmp(v, s->v_now, s->nv * sizeof *v) != 0)) {
+        memcpy(s->v_now, v, s->nv * sizeof *v);
+        memcpy(d->qvel, v, s->nv * sizeof *v);
+        mj_fwdVelocity(m, d);
+        s->valid_vel = 1;
+        s->valid_bias = 0;
+    }
+}
+
+/* q' = N(q) v: quaternions Q' = Q (x) (0, w) / 2, the rest q' = v. */
+static void position_rates(const mjcf_inst *s, const double *q, const double *v, double *qdot) {
+    const mjModel *m = s->m;
+    for (int j = 0; j < m->njnt; ++j) {
+        int qa = m->jnt_qposadr[j], va = m->jnt_dofadr[j];
+        int type = m->jnt_type[j];
+        if (type == mjJNT_FREE) {
+            for (int k = 0; k < 3; ++k) qdot[qa + k] = v[va + k];
+            qa += 3; /* the rotation part is a ball joint's */
+            va += 3;
+        }
+        switch (type) {
+            case mjJNT_FREE:
+            case mjJNT_BALL: {
+                const double *Q = q + qa, *w = v + va;
+                qdot[qa] = -0.5 * (Q[1] * w[0] + Q[2] * w[1] + Q[3] * w[2]);
+                qdot[qa + 1] = 0.5 * (Q[0] * w[0] + Q[2] * w[2] - Q[3] * w[1]);
+                qdot[qa + 2] = 0.5 * (Q[0] * w[1] + Q[3] * w[0] - Q[1] * w[2]);
+                qdot[qa + 3] = 0.5 * (Q[0] * w[2] + Q[1] * w[1] - Q[2] * w[0]);
+                break;
+            }
+            default: qdot[qa] = v[va]; break;
+        }
+    }
+}
+
+static nsdyn_status derivatives(void *inst, double t, const double *q, const double *v,
+                                const double *lambda, double *qdot, double *vdot) {
+    (void)t;
+    mjcf_inst *s = inst;
+    if (qdot) position_rates(s, q, v, qdot);
+    if (!vdot) return NSDYN_OK;
+    mjcf_sync(s, q, v, 1);
+    for (size_t j = 0; j < s->nv; ++j) s->force[j] = s->d->qfrc_passive[j] - s->d->qfrc_bias[j];
+    if (lambda) mjcf_contact_forces(s, lambda);
+    mj_solveM(s->m, s->d, vdot, s->force, 1);
+    for (size_t j = 0; j < s->nv; ++j)
+        if (!isfinite(vdot[j])) return NSDYN_REJECT_STEP;
+    return NSDYN_OK;
+}
+
+static nsdyn_status outputs(void *inst, double t, const double *q, const double *v,
+                            const double *lambda, double *out) {
+    (void)t;
+    (void)lambda;
+    mjcf_inst *s = inst;
+    mjcf_sync(s, q, v, 1);
+    mj_energyPos(s->m, s->d);
+    mj_energyVel(s->m, s->d);
+    out[1] = s->d->energy[1];
+    out[2] = s->d->energy[0];
+    out[0] = out[1] + out[2];
+    return NSDYN_OK;
+}
+
+static nsdyn_status layout(void *inst, nsdyn_system_layout *L) {
+    mjcf_inst *s = inst;
+    static const char *const series[] = {"energy", NULL};
+    *L = (nsdyn_system_layout){.struct_size = sizeof *L,
+                               .nq = s->nq,
+                               .nv = s->nv,
+                               .q = s->q_ch,
+                               .v = s->v_ch,
+                               .n_contacts = s->nc,
+                               .contacts = s->decl,
+                               .n_outputs = NSDYN_COUNT(outputs_ch),
+                               .outputs = outputs_ch,
+                               .plot_series = series,
+                               .draw_x_label = "x [m]",
+                               .draw_y_label = "z [m]",
+                               .energy_output = "energy"};
+    return NSDYN_OK;
+}
+
+static nsdyn_status initial_state(void *inst, double *q, double *v) {
+    mjcf_inst *s = inst;
+    memcpy(q, s->q0, s->nq * sizeof *q);
+    memcpy(v, s->v0, s->nv * sizeof *v);
+    return NSDYN_OK;
+}
+
+static const nsdyn_system mjcf = {
+    .info = NSDYN_SYSTEM_INFO(.id = "mjcf", .version = "1.0.0",
+                              .summary = "a mechanism from a MuJoCo model file (MJCF), its "
+                                         "contacts decided by nsdyn's laws",
+                              NSDYN_PARAMS(params),
+                              .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D |
+                                          NSDYN_CAP_DRAWS,
+                              .create = create, .destroy = destroy, .reset = NULL),
+    .layout = layout,
+    .initial_state = initial_state,
+    .derivatives = derivatives,
+    .contacts = mjcf_contacts,
+    .outputs = outputs,
+    .draw = mjcf_draw,
+};
+
+NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
+    if (host_abi_major != NSDYN_ABI_MAJOR || index > 0) return NULL;
+    return &mjcf.info;
+}
