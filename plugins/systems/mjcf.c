@@ -27,6 +27,8 @@
 
 #include "mjcf.h"
 
+static const char *const engines[] = {"nsdyn", "mujoco", NULL};
+
 static const nsdyn_param_decl params[] = {
     NSDYN_STRING_F("model", NSDYN_PARAM_PATH | NSDYN_PARAM_REQUIRED,
                    "MJCF file (relative to the config file's folder)"),
@@ -45,6 +47,8 @@ static const nsdyn_param_decl params[] = {
      .default_array_len = 0},
     NSDYN_STRING_F("body_mass", 0u, "body masses, \"body=kg, ...\" (inertia scales along)"),
     NSDYN_STRING_F("joint_damping", 0u, "joint damping, \"joint=N m s/rad, ...\""),
+    NSDYN_CHOICE("engine", 0, engines,
+                 "nsdyn: nsdyn's contact laws decide; mujoco: MuJoCo's own mj_step (comparison)"),
 };
 
 static const nsdyn_channel outputs_ch[] = {
@@ -119,16 +123,24 @@ static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, siz
     mjcf_inst *s = mjcf_model_open(p, err, err_len);
     if (!s) return NULL;
     s->planar = p[3].num != 0;
+    s->engine_mujoco = p[7].num != 0;
     name_states(s);
     if (mjcf_contacts_build(s, nsdyn_value_text(&p[1]), nsdyn_value_text(&p[2]), err, err_len)) {
         mjcf_model_close(s);
         return NULL;
     }
     for (size_t c = 0; c < s->nc; ++c) clean_name(s->cand[c].name);
+    if (s->engine_mujoco) s->nc = 0; /* MuJoCo's own contact; the names were checked */
     return s;
 }
 
 static void destroy(void *inst) { mjcf_model_close(inst); }
+
+static void reset(void *inst) {
+    mjcf_inst *s = inst;
+    if (s->engine_mujoco) mjcf_mujoco_restart(s);
+    s->valid_pos = s->valid_vel = 0;
+}
 
 void mjcf_sync(mjcf_inst *s, const double *q, const double *v, int with_velocity) {
     const mjModel *m = s->m;
@@ -183,6 +195,11 @@ static nsdyn_status derivatives(void *inst, double t, const double *q, const dou
                                 const double *lambda, double *qdot, double *vdot) {
     (void)t;
     mjcf_inst *s = inst;
+    if (s->engine_mujoco) { /* held between MuJoCo's steps */
+        if (qdot) memset(qdot, 0, s->nq * sizeof *qdot);
+        if (vdot) memset(vdot, 0, s->nv * sizeof *vdot);
+        return NSDYN_OK;
+    }
     if (qdot) position_rates(s, q, v, qdot);
     if (!vdot) return NSDYN_OK;
     mjcf_sync(s, q, v, 1);
@@ -211,6 +228,8 @@ static nsdyn_status outputs(void *inst, double t, const double *q, const double 
 static nsdyn_status layout(void *inst, nsdyn_system_layout *L) {
     mjcf_inst *s = inst;
     static const char *const series[] = {"energy", NULL};
+    static const char *const ticks[] = {"mujoco_step"};
+    static const int rising[] = {1};
     *L = (nsdyn_system_layout){.struct_size = sizeof *L,
                                .nq = s->nq,
                                .nv = s->nv,
@@ -224,6 +243,11 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *L) {
                                .draw_x_label = "x [m]",
                                .draw_y_label = "z [m]",
                                .energy_output = "energy"};
+    if (s->engine_mujoco) {
+        L->n_switches = 1;
+        L->switches = ticks;
+        L->switch_direction = rising;
+    }
     return NSDYN_OK;
 }
 
@@ -241,13 +265,15 @@ static const nsdyn_system mjcf = {
                               NSDYN_PARAMS(params),
                               .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_TANGENT_2D |
                                           NSDYN_CAP_DRAWS,
-                              .create = create, .destroy = destroy, .reset = NULL),
+                              .create = create, .destroy = destroy, .reset = reset),
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,
     .contacts = mjcf_contacts,
     .outputs = outputs,
     .draw = mjcf_draw,
+    .switches = mjcf_mujoco_switches,
+    .on_switch = mjcf_mujoco_step,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -32,7 +32,9 @@ typedef struct mjcf_candidate {
 typedef struct mjcf_inst {
     mjModel *m;
     mjData *d;
-    int planar; /* contacts with 1-D slip along the plane's x axis */
+    int planar;        /* contacts with 1-D slip along the plane's x axis */
+    int engine_mujoco; /* engine = "mujoco": MuJoCo's own steps (mjcf_mujoco.c) */
+    long long ticks;   /* MuJoCo steps taken since the start */
     size_t nq, nv, nc;
     nsdyn_channel *q_ch, *v_ch;
     char (*ch_names)[MJCF_NAME_LEN]; /* storage of q_ch, v_ch names: nq + nv */
@@ -69,6 +71,13 @@ void mjcf_contact_forces(mjcf_inst *s, const double *lambda);
 /* mjcf.c: bring mjData to (q, v): positions always, velocity stages when
  * with_velocity. Quaternions are normalized in the copy MuJoCo reads. */
 void mjcf_sync(mjcf_inst *s, const double *q, const double *v, int with_velocity);
+
+/* mjcf_mujoco.c: engine = "mujoco", MuJoCo's mj_step as a switch's reset
+ * map at every tick k h. */
+void mjcf_mujoco_restart(mjcf_inst *s);
+nsdyn_status mjcf_mujoco_switches(void *inst, double t, const double *q, const double *v,
+                                  const double *lambda, double *g);
+nsdyn_status mjcf_mujoco_step(void *inst, size_t index, double t, double *q, double *v);
 
 /* mjcf_draw.c: the x-z projection of the model's geoms and contacts. */
 void mjcf_draw(void *inst, double t, const double *q, const nsdyn_canvas *canvas);

@@ -157,7 +157,7 @@ static int set_damping(mjModel *m, int id, double c, char *err, size_t err_len) 
 }
 
 /* Parameters in declaration order (mjcf.c): model, contacts, planes,
- * planar, gravity, body_mass, joint_damping. */
+ * planar, gravity, body_mass, joint_damping, engine. */
 static int configure(mjModel *m, const nsdyn_value *p, char *err, size_t err_len) {
     if (p[4].len && p[4].len != 3) {
         snprintf(err, err_len, "key 'gravity': expected 3 components [m/s^2], found %zu", p[4].len);
@@ -171,8 +171,9 @@ static int configure(mjModel *m, const nsdyn_value *p, char *err, size_t err_len
                    set_damping, err, err_len))
         return -1;
     /* MuJoCo's own contact and constraint solver are off: nsdyn's laws
-     * decide every contact. Energy is computed for the output channel. */
-    m->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_CONSTRAINT;
+     * decide every contact (engine = "nsdyn"; "mujoco" keeps them, it is
+     * MuJoCo's own simulation). Energy is computed for the output channel. */
+    if (p[7].num == 0) m->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_CONSTRAINT;
     m->opt.enableflags |= mjENBL_ENERGY;
     return 0;
 }
