@@ -310,6 +310,8 @@ START_TEST(test_bad_input) {
                    "ball", NULL, "MuJoCo cannot load", NULL);
     /* names: did-you-mean */
     expect_refusal(ball_xml, "nos", NULL, "no site, geom or body 'nos'", "did you mean 'nose'");
+    expect_refusal(ball_xml, "qqqqqqq", NULL, "no site, geom or body 'qqqqqqq'",
+                   "(sites: nose; sphere/capsule/box geoms: ball; bodies: ball)");
     expect_refusal(ball_xml, "ball", "planes = \"flor\"", "'flor'", "did you mean 'floor'");
     expect_refusal(ball_xml, "ball", "body_mass = \"bal=2\"", "no body 'bal'",
                    "did you mean 'ball'");

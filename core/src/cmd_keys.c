@@ -29,6 +29,16 @@ static void print_initial(const nsd_model *m, int names) {
     }
 }
 
+/* The system's contact candidates, as comments (what the contact force
+ * channels <name>.N, .Ft1, .Ft2 are named after). */
+static void print_contacts(const nsd_model *m) {
+    printf("\n# contact candidates of the system: %s\n", m->layout.n_contacts ? "" : "none");
+    for (size_t i = 0; i < m->layout.n_contacts; ++i)
+        printf("#   %s (%s, %u-D slip)\n", m->layout.contacts[i].name,
+               m->layout.contacts[i].type == NSDYN_CONTACT_UNILATERAL ? "unilateral" : "persistent",
+               (unsigned)m->layout.contacts[i].tangent_dim);
+}
+
 int nsd_cmd_keys(const nsd_cli *cli) {
     nsd_scenario s = {0};
     nsd_diag diag = {0};
@@ -44,6 +54,7 @@ int nsd_cmd_keys(const nsd_cli *cli) {
         print_section("run", NULL, &c->run, cli->names_only);
         print_section("plot", NULL, &c->plot, cli->names_only);
         print_initial(&s.model, cli->names_only);
+        if (!cli->names_only) print_contacts(&s.model);
         status = NSD_EXIT_OK;
     }
     nsd_scenario_destroy(&s);

@@ -63,6 +63,8 @@ const char *mjcf_nearest_name(const mjModel *m, int obj_type, int count, const c
  * `planes` (empty: every plane geom of the world body). 0, or -1 with err. */
 int mjcf_contacts_build(mjcf_inst *s, const char *spec, const char *planes, char *err,
                         size_t err_len);
+/* What the model offers as contact features, one line: "sites: a b; ...". */
+void mjcf_inventory(const mjModel *m, char *out, size_t len);
 nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *v,
                            const nsdyn_contact_request *request, nsdyn_contact_eval *out);
 /* Add W_c^T lambda_c of every contact to s->force (nv), at the state in d. */

@@ -153,6 +153,36 @@ void mjcf_contact_forces(mjcf_inst *s, const double *lambda) {
 
 /* ---- building the candidate list ---------------------------------------- */
 
+static void append_names(const mjModel *m, int type, int count, const char *what, int geoms_only,
+                         char *out, size_t len) {
+    size_t used = strlen(out);
+    snprintf(out + used, len - used, "%s%s:", used ? "; " : "", what);
+    int any = 0;
+    for (int i = 0; i < count; ++i) {
+        const char *n = mj_id2name(m, type, i);
+        if (!n || !*n) continue;
+        if (type == mjOBJ_BODY && i == 0) continue;
+        if (geoms_only) {
+            int t = m->geom_type[i];
+            if (t != mjGEOM_SPHERE && t != mjGEOM_CAPSULE && t != mjGEOM_BOX) continue;
+        }
+        used = strlen(out);
+        snprintf(out + used, len - used, " %s", n);
+        any = 1;
+    }
+    if (!any) {
+        used = strlen(out);
+        snprintf(out + used, len - used, " none");
+    }
+}
+
+void mjcf_inventory(const mjModel *m, char *out, size_t len) {
+    out[0] = '\0';
+    append_names(m, mjOBJ_SITE, m->nsite, "sites", 0, out, len);
+    append_names(m, mjOBJ_GEOM, m->ngeom, "sphere/capsule/box geoms", 1, out, len);
+    append_names(m, mjOBJ_BODY, m->nbody, "bodies", 0, out, len);
+}
+
 typedef struct feature {
     char name[MJCF_NAME_LEN];
     mjcf_feature kind;
@@ -235,8 +265,17 @@ static int resolve_name(const mjModel *m, const char *tok, feature *out, int roo
     const char *near = mjcf_nearest_name(m, mjOBJ_SITE, m->nsite, tok);
     if (!near) near = mjcf_nearest_name(m, mjOBJ_GEOM, m->ngeom, tok);
     if (!near) near = mjcf_nearest_name(m, mjOBJ_BODY, m->nbody, tok);
-    snprintf(err, err_len, "key 'contacts': the model has no site, geom or body '%s'%s%s%s", tok,
-             near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+    if (near) {
+        snprintf(err, err_len,
+                 "key 'contacts': the model has no site, geom or body '%s' (did you "
+                 "mean '%s'?)",
+                 tok, near);
+        return -1;
+    }
+    char list[400];
+    mjcf_inventory(m, list, sizeof list);
+    snprintf(err, err_len, "key 'contacts': the model has no site, geom or body '%s' (%s)", tok,
+             list);
     return -1;
 }
 
