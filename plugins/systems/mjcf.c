@@ -30,8 +30,8 @@
 static const char *const engines[] = {"nsdyn", "mujoco", NULL};
 
 static const nsdyn_param_decl params[] = {
-    NSDYN_STRING_F("model", NSDYN_PARAM_PATH | NSDYN_PARAM_REQUIRED,
-                   "MJCF file (relative to the config file's folder)"),
+    NSDYN_STRING_F("model", NSDYN_PARAM_PATH,
+                   "MJCF file, relative to the config's folder (empty: a built-in pendulum demo)"),
     NSDYN_STRING_F(
         "contacts", 0u,
         "contact features: site, sphere/capsule/box geom or body names, comma separated"),
@@ -125,7 +125,10 @@ static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, siz
     s->planar = p[3].num != 0;
     s->engine_mujoco = p[7].num != 0;
     name_states(s);
-    if (mjcf_contacts_build(s, nsdyn_value_text(&p[1]), nsdyn_value_text(&p[2]), err, err_len)) {
+    /* the built-in demo's bob touches the floor unless told otherwise */
+    const char *names = nsdyn_value_text(&p[1]);
+    if (!nsdyn_value_text(&p[0])[0] && !names[0]) names = "bob";
+    if (mjcf_contacts_build(s, names, nsdyn_value_text(&p[2]), err, err_len)) {
         mjcf_model_close(s);
         return NULL;
     }

@@ -184,10 +184,35 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
+/* The model of an empty `model` key: a pendulum (hinge, capsule rod) with a
+ * ball bob over a floor, so `nsdyn check` and `describe` exercise the
+ * plugin without a file. */
+static const char mjcf_demo_xml[] =
+    "<mujoco model='demo'><worldbody><geom name='floor' type='plane' size='2 2 0.1'/>"
+    "<body name='rod' pos='0 0 1'><joint name='swing' type='hinge' axis='0 1 0' damping='0.01'/>"
+    "<geom name='rod' type='capsule' fromto='0 0 0 0.5 0 0' size='0.02' mass='0.1'/>"
+    "<body name='bob' pos='0.5 0 0'><joint name='spin' type='hinge' axis='0 1 0'/>"
+    "<geom name='bob' type='sphere' size='0.1' mass='1'/></body></body></worldbody></mujoco>";
+
+static mjModel *load_demo(char *mj_err, size_t len) {
+    mjVFS *vfs = calloc(1, sizeof *vfs);
+    if (!vfs) abort();
+    mj_defaultVFS(vfs);
+    mjModel *m = NULL;
+    if (mj_makeEmptyFileVFS(vfs, "demo.xml", (int)sizeof mjcf_demo_xml - 1) == 0) {
+        memcpy(vfs->filedata[vfs->nfile - 1], mjcf_demo_xml, sizeof mjcf_demo_xml - 1);
+        m = mj_loadXML("demo.xml", vfs, mj_err, (int)len);
+    }
+    mj_deleteVFS(vfs);
+    free(vfs);
+    return m;
+}
+
 mjcf_inst *mjcf_model_open(const nsdyn_value *params, char *err, size_t err_len) {
     const char *path = nsdyn_value_text(&params[0]);
     char mj_err[1000] = "";
-    mjModel *m = mj_loadXML(path, NULL, mj_err, sizeof mj_err);
+    mjModel *m =
+        path[0] ? mj_loadXML(path, NULL, mj_err, sizeof mj_err) : load_demo(mj_err, sizeof mj_err);
     if (!m) {
         snprintf(err, err_len, "key 'model': MuJoCo cannot load %s: %s", path,
                  mj_err[0] ? mj_err : "(no message)");
