@@ -69,7 +69,10 @@ static void set_channel(mjcf_inst *s, nsdyn_channel *ch, size_t slot, const char
                         const char *suffix, const char *unit, const char *what) {
     snprintf(s->ch_names[slot], MJCF_NAME_LEN, "%.50s%s", joint, suffix);
     clean_name(s->ch_names[slot]);
-    snprintf(s->ch_labels[slot], 2 * MJCF_NAME_LEN, "%s of joint %.50s", what, joint);
+    /* "x position of joint box", "angle of joint theta" */
+    snprintf(s->ch_labels[slot], 2 * MJCF_NAME_LEN, "%s%s%s of joint %.50s",
+             suffix[0] && strcmp(suffix, ".v") ? suffix + 1 : "",
+             suffix[0] && strcmp(suffix, ".v") ? " " : "", what, joint);
     ch->name = s->ch_names[slot];
     ch->unit = unit;
     ch->label = s->ch_labels[slot];

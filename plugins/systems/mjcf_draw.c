@@ -33,8 +33,10 @@ void mjcf_draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
         const double *size = m->geom_size + 3 * g;
         switch (m->geom_type[g]) {
             case mjGEOM_PLANE: {
-                /* the plane's trace in the x-z plane: direction n x y */
-                double dx = xm[8], dz = -xm[2], half = 5.0;
+                /* the plane's trace in the x-z plane (direction n x y), as
+                 * long as its MJCF size (rendering only: planes are
+                 * infinite), 1 m if that is 0 */
+                double dx = xm[8], dz = -xm[2], half = size[0] > 0 ? size[0] : 1.0;
                 if (cv->pen) cv->pen(cv->ctx, NSDYN_PEN_GROUND);
                 cv->line(cv->ctx, xp[0] - half * dx, xp[2] - half * dz, xp[0] + half * dx,
                          xp[2] + half * dz);
