@@ -119,8 +119,9 @@ static size_t convert_text(nsd_params *p, size_t i, const nsd_toml_node *v, cons
         if (!text[0] || !realpath(joined, real) || access(real, R_OK) != 0) {
             nsd_diag_at(diag, v, "%s key '%s': cannot read file \"%s\" (looked for %s; %s)",
                         section, d->name, text, joined,
-                        text[0] ? "relative paths start at the config file's folder"
-                                : "the name is empty");
+                        !text[0]  ? "the name is empty"
+                        : src[0] ? "relative paths start at the config file's folder"
+                                 : "relative paths from --set start at the working folder");
             return 1;
         }
         text = real;
