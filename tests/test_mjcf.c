@@ -365,6 +365,25 @@ START_TEST(test_relative_path_and_settings) {
     R.model.sys->derivatives(R.model.sys_inst, 0, q, v, lambda, NULL, a1);
     ck_assert_double_eq_tol(a1[2] - a0[2], 1.0 / 4.0, 1e-12);
     test_unload(&R);
+    /* a path given by --set starts at the working folder */
+    char path[256], all2[4096] = "";
+    snprintf(path, sizeof path, "%s/c.toml", tmpdir);
+    const char *sets[] = {"system.model=\"models/b.xml\""};
+    nsd_diag diag = {0};
+    run S = {0};
+    S.no_graphs = 1;
+    ck_assert_uint_gt(nsd_scenario_load(&S, path, sets, 1, &diag), 0); /* from "/" */
+    for (size_t i = 0; i < diag.n; ++i)
+        strncat(all2, diag.lines[i], sizeof all2 - strlen(all2) - 1);
+    ck_assert_msg(strstr(all2, "from --set start at the working folder"), "%s", all2);
+    nsd_diag_free(&diag);
+    test_unload(&S);
+    ck_assert_int_eq(chdir(tmpdir), 0);
+    run T = {0};
+    T.no_graphs = 1;
+    ck_assert_uint_eq(nsd_scenario_load(&T, path, sets, 1, &diag), 0);
+    nsd_diag_free(&diag);
+    test_unload(&T);
 }
 END_TEST
 

@@ -64,9 +64,9 @@ static void check_against_loop(const char *config, const char *xml, const char *
 }
 
 START_TEST(test_engine_is_mj_step) {
-    const char *ball[] = {"ball.z", "ball.vz", "ball.qw", "ball.wy"};
+    const char *ball[] = {"ball_z", "ball_vz", "ball_qw", "ball_wy"};
     check_against_loop("mjcf_ball_drop_mujoco.toml", MJCF_DIR "/ball.xml", ball, 4);
-    const char *box[] = {"box.x", "box.z", "box.qy", "box.vx", "box.wz"};
+    const char *box[] = {"box_x", "box_z", "box_qy", "box_vx", "box_wz"};
     check_against_loop("mjcf_box_incline_mujoco.toml", MJCF_DIR "/box_incline.xml", box, 5);
 }
 END_TEST
@@ -75,8 +75,8 @@ END_TEST
 static double apex_restitution(const run *R) {
     double apex = 0;
     for (size_t row = 0; row < R->res.series.rows; ++row)
-        if (at(R, row, "t") > 0.6 && at(R, row, "t") < 1.0 && at(R, row, "ball.z") > apex)
-            apex = at(R, row, "ball.z");
+        if (at(R, row, "t") > 0.6 && at(R, row, "t") < 1.0 && at(R, row, "ball_z") > apex)
+            apex = at(R, row, "ball_z");
     return sqrt((apex - 0.05) / 1.0);
 }
 
@@ -85,8 +85,8 @@ static double creep_rate(const run *R) {
     const double th = NSDYN_PI / 6;
     size_t r1 = 0, r2 = R->res.series.rows - 1;
     while (at(R, r1, "t") < 1.0) r1++;
-    double s1 = at(R, r1, "box.x") * cos(th) - at(R, r1, "box.z") * sin(th);
-    double s2 = at(R, r2, "box.x") * cos(th) - at(R, r2, "box.z") * sin(th);
+    double s1 = at(R, r1, "box_x") * cos(th) - at(R, r1, "box_z") * sin(th);
+    double s2 = at(R, r2, "box_x") * cos(th) - at(R, r2, "box_z") * sin(th);
     return (s2 - s1) / (at(R, r2, "t") - at(R, r1, "t"));
 }
 

@@ -139,12 +139,12 @@ static void sphere_run(double mu, double *accel, double *spin, double *max_slip)
     const double th = NSDYN_PI / 6;
     size_t n = R.res.series.rows - 1;
     double t = at(&R, n, "t");
-    *accel = (last(&R, "ball.vx") * cos(th) - last(&R, "ball.vz") * sin(th)) / t;
-    *spin = last(&R, "ball.wy") / t;
+    *accel = (last(&R, "ball_vx") * cos(th) - last(&R, "ball_vz") * sin(th)) / t;
+    *spin = last(&R, "ball_wy") / t;
     *max_slip = 0;
     for (size_t i = 0; i <= n; ++i) {
-        double vs = at(&R, i, "ball.vx") * cos(th) - at(&R, i, "ball.vz") * sin(th);
-        double slip = vs - 0.1 * at(&R, i, "ball.wy"); /* contact point speed along t1 */
+        double vs = at(&R, i, "ball_vx") * cos(th) - at(&R, i, "ball_vz") * sin(th);
+        double slip = vs - 0.1 * at(&R, i, "ball_wy"); /* contact point speed along t1 */
         if (fabs(slip) > *max_slip) *max_slip = fabs(slip);
     }
     test_unload(&R);
@@ -182,11 +182,11 @@ static void box_run(double mu, double *x_end, double *max_speed) {
              MJCF_DIR, mu, mu);
     run R = {0};
     run_config(&R, toml, NSD_RUN_COMPLETE);
-    *x_end = last(&R, "box.x");
+    *x_end = last(&R, "box_x");
     *max_speed = 0;
     for (size_t i = 0; i < R.res.series.rows; ++i) {
-        double speed = sqrt(pow(at(&R, i, "box.vx"), 2) + pow(at(&R, i, "box.vy"), 2) +
-                            pow(at(&R, i, "box.vz"), 2));
+        double speed = sqrt(pow(at(&R, i, "box_vx"), 2) + pow(at(&R, i, "box_vy"), 2) +
+                            pow(at(&R, i, "box_vz"), 2));
         if (speed > *max_speed) *max_speed = speed;
     }
     test_unload(&R);
@@ -224,7 +224,7 @@ static void same_as_point_mass(const char *contact, const char *integrator, doub
     ck_assert_uint_eq(A.res.series.rows, B.res.series.rows);
     double worst = 0;
     for (size_t i = 0; i < A.res.series.rows; ++i) {
-        double d = fabs(at(&A, i, "ball.z") - at(&B, i, "y"));
+        double d = fabs(at(&A, i, "ball_z") - at(&B, i, "y"));
         if (d > worst) worst = d;
     }
     ck_assert_msg(worst < tol_m, "%s / %s: mjcf and point_mass differ by %.3g m", contact,

@@ -110,7 +110,8 @@ static size_t convert_text(nsd_params *p, size_t i, const nsd_toml_node *v, cons
     const char *text = v->str;
     char joined[PATH_MAX], real[PATH_MAX];
     if (d->flags & NSDYN_PARAM_PATH) {
-        const char *src = v->source && strcmp(v->source, "--set") ? v->source : "";
+        /* a --set value's source is "--set KEY=VALUE" (config.c): no folder */
+        const char *src = v->source && strncmp(v->source, "--set", 5) ? v->source : "";
         const char *slash = strrchr(src, '/');
         if (text[0] == '/' || !slash)
             snprintf(joined, sizeof joined, "%s", text);

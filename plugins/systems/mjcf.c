@@ -57,11 +57,13 @@ static const nsdyn_channel outputs_ch[] = {
     {"potential", "J", "potential energy (gravity and joint springs)"},
 };
 
-/* Channel names are [A-Za-z0-9_.]+: anything else in a MuJoCo name becomes _. */
+/* State and contact names become [A-Za-z0-9_]+ (anything else in a MuJoCo
+ * name becomes _): a state is a key of [initial], where a dot would make a
+ * dotted TOML key, and a contact's channels append ".N". */
 static void clean_name(char *s) {
     for (; *s; ++s)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '.'))
+              *s == '_'))
             *s = '_';
 }
 
@@ -71,8 +73,8 @@ static void set_channel(mjcf_inst *s, nsdyn_channel *ch, size_t slot, const char
     clean_name(s->ch_names[slot]);
     /* "x position of joint box", "angle of joint theta" */
     snprintf(s->ch_labels[slot], 2 * MJCF_NAME_LEN, "%s%s%s of joint %.50s",
-             suffix[0] && strcmp(suffix, ".v") ? suffix + 1 : "",
-             suffix[0] && strcmp(suffix, ".v") ? " " : "", what, joint);
+             suffix[0] && strcmp(suffix, "_dot") ? suffix + 1 : "",
+             suffix[0] && strcmp(suffix, "_dot") ? " " : "", what, joint);
     ch->name = s->ch_names[slot];
     ch->unit = unit;
     ch->label = s->ch_labels[slot];
@@ -86,8 +88,8 @@ static void name_states(mjcf_inst *s) {
     s->ch_names = calloc(s->nq + s->nv + 1, sizeof *s->ch_names);
     s->ch_labels = calloc(s->nq + s->nv + 1, sizeof *s->ch_labels);
     if (!s->q_ch || !s->v_ch || !s->ch_names || !s->ch_labels) abort();
-    static const char *const fq[] = {".x", ".y", ".z", ".qw", ".qx", ".qy", ".qz"};
-    static const char *const fv[] = {".vx", ".vy", ".vz", ".wx", ".wy", ".wz"};
+    static const char *const fq[] = {"_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz"};
+    static const char *const fv[] = {"_vx", "_vy", "_vz", "_wx", "_wy", "_wz"};
     static const char *const fq_unit[] = {"m", "m", "m", "1", "1", "1", "1"};
     static const char *const fv_unit[] = {"m/s", "m/s", "m/s", "rad/s", "rad/s", "rad/s"};
     for (int j = 0; j < m->njnt; ++j) {
@@ -111,11 +113,11 @@ static void name_states(mjcf_inst *s) {
             }
             case mjJNT_SLIDE:
                 set_channel(s, &s->q_ch[qa], qa, jn, "", "m", "position");
-                set_channel(s, &s->v_ch[va], s->nq + va, jn, ".v", "m/s", "speed");
+                set_channel(s, &s->v_ch[va], s->nq + va, jn, "_dot", "m/s", "speed");
                 break;
             default:
                 set_channel(s, &s->q_ch[qa], qa, jn, "", "rad", "angle");
-                set_channel(s, &s->v_ch[va], s->nq + va, jn, ".v", "rad/s", "rate");
+                set_channel(s, &s->v_ch[va], s->nq + va, jn, "_dot", "rad/s", "rate");
                 break;
         }
     }
