@@ -106,6 +106,7 @@ START_TEST(test_dynamics_against_mujoco) {
     mjModel *mm = mj_loadXML(KIN_XML, NULL, err, sizeof err);
     mjData *dd = mj_makeData(mm);
     mm->opt.disableflags |= mjDSBL_CONTACT;
+    mm->opt.enableflags |= mjENBL_ENERGY;
     size_t nv = (size_t)mm->nv, nc = R.model.nc;
     double q[32], v[32], a0[32], a1[32], M[32 * 32];
     double *lambda = calloc(3 * nc, sizeof *lambda), *jac = calloc(3 * nc * nv, sizeof *jac);
@@ -127,6 +128,16 @@ START_TEST(test_dynamics_against_mujoco) {
             ck_assert_msg(fabs(a0[j] - dd->qacc[j]) < 1e-9 * (1 + fabs(dd->qacc[j])),
                           "v'[%zu] = %.12g, MuJoCo's qacc %.12g", j, a0[j], dd->qacc[j]);
         ck_assert_int_eq(R.model.sys->contacts(S, 0, q, v, &req, ce), NSDYN_OK);
+        /* outputs: energies, then every body's and site's position (MuJoCo's) */
+        double out[128];
+        ck_assert_uint_le(R.model.layout.n_outputs, 128);
+        ck_assert_int_eq(R.model.sys->outputs(S, 0, q, v, lambda, out), NSDYN_OK);
+        ck_assert_uint_eq(R.model.layout.n_outputs, 3 + 3 * (size_t)(mm->nbody - 1 + mm->nsite));
+        ck_assert_double_eq_tol(out[0], dd->energy[0] + dd->energy[1], 1e-9);
+        for (int k = 0; k < 3 * (mm->nbody - 1); ++k)
+            ck_assert_double_eq_tol(out[3 + k], dd->xpos[3 + k], 1e-12);
+        for (int k = 0; k < 3 * mm->nsite; ++k)
+            ck_assert_double_eq_tol(out[3 + 3 * (mm->nbody - 1) + k], dd->site_xpos[k], 1e-12);
         size_t c = (size_t)trial % nc;
         int dir = trial % 3;
         lambda[3 * c + (size_t)dir] = 1.0;
@@ -387,6 +398,24 @@ START_TEST(test_relative_path_and_settings) {
 }
 END_TEST
 
+/* nsdyn keys lists the model's states (joints), its bodies and sites (as
+ * output channels) and the contact candidates. */
+START_TEST(test_keys_lists_the_model) {
+    char cmd[1024], text[16384] = "";
+    snprintf(cmd, sizeof cmd, "%s keys %s/configs/mjcf_rocking_block.toml", NSDYN_TEST_BINARY,
+             NSDYN_TEST_SOURCE_DIR);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(text, 1, sizeof text - 1, p);
+    text[n] = '\0';
+    ck_assert_int_eq(pclose(p), 0);
+    const char *want[] = {"theta_dot = 0", "body_block_x [m]", "site_left_z [m]",
+                          "left (unilateral, 1-D slip)", "right (unilateral, 1-D slip)"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; ++i)
+        ck_assert_msg(strstr(text, want[i]), "keys lacks \"%s\":\n%s", want[i], text);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("mjcf");
     TCase *tc = tcase_create("mjcf");
@@ -396,6 +425,7 @@ int main(void) {
     tcase_add_test(tc, test_drift_central_differences);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_relative_path_and_settings);
+    tcase_add_test(tc, test_keys_lists_the_model);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

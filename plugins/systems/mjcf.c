@@ -123,6 +123,39 @@ static void name_states(mjcf_inst *s) {
     }
 }
 
+/* Output channels: the energies, then the position of every body's frame
+ * and every site, so a model's bodies and sites are plot channels (and
+ * listed by `nsdyn describe` / `keys`). */
+static void name_outputs(mjcf_inst *s) {
+    const mjModel *m = s->m;
+    size_t n = NSDYN_COUNT(outputs_ch) + 3 * (size_t)(m->nbody - 1 + m->nsite);
+    s->out_ch = calloc(n, sizeof *s->out_ch);
+    s->out_names = calloc(n, sizeof *s->out_names);
+    s->out_labels = calloc(n, sizeof *s->out_labels);
+    if (!s->out_ch || !s->out_names || !s->out_labels) abort();
+    memcpy(s->out_ch, outputs_ch, sizeof outputs_ch);
+    size_t k = NSDYN_COUNT(outputs_ch);
+    static const char axis[] = "xyz";
+    for (int pass = 0; pass < 2; ++pass) {
+        int count = pass ? m->nsite : m->nbody, type = pass ? mjOBJ_SITE : mjOBJ_BODY;
+        for (int i = pass ? 0 : 1; i < count; ++i) {
+            const char *name = mj_id2name(m, type, i);
+            char nm[MJCF_NAME_LEN];
+            snprintf(nm, sizeof nm, "%s", name && *name ? name : "");
+            if (!nm[0]) snprintf(nm, sizeof nm, "%d", i);
+            for (int a = 0; a < 3; ++a, ++k) {
+                snprintf(s->out_names[k], MJCF_NAME_LEN, "%s_%.50s_%c", pass ? "site" : "body", nm,
+                         axis[a]);
+                clean_name(s->out_names[k]);
+                snprintf(s->out_labels[k], 2 * MJCF_NAME_LEN, "%c position of %s %.50s", axis[a],
+                         pass ? "site" : "body", nm);
+                s->out_ch[k] = (nsdyn_channel){s->out_names[k], "m", s->out_labels[k]};
+            }
+        }
+    }
+    s->n_out = k;
+}
+
 static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t err_len) {
     (void)host;
     mjcf_inst *s = mjcf_model_open(p, err, err_len);
@@ -130,6 +163,7 @@ static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, siz
     s->planar = p[3].num != 0;
     s->engine_mujoco = p[7].num != 0;
     name_states(s);
+    name_outputs(s);
     /* the built-in demo's bob touches the floor unless told otherwise */
     const char *names = nsdyn_value_text(&p[1]);
     if (!nsdyn_value_text(&p[0])[0] && !names[0]) names = "bob";
@@ -230,6 +264,11 @@ static nsdyn_status outputs(void *inst, double t, const double *q, const double 
     out[1] = s->d->energy[1];
     out[2] = s->d->energy[0];
     out[0] = out[1] + out[2];
+    const mjModel *m = s->m;
+    size_t k = NSDYN_COUNT(outputs_ch);
+    memcpy(out + k, s->d->xpos + 3, 3 * (size_t)(m->nbody - 1) * sizeof *out);
+    memcpy(out + k + 3 * (size_t)(m->nbody - 1), s->d->site_xpos,
+           3 * (size_t)m->nsite * sizeof *out);
     return NSDYN_OK;
 }
 
@@ -245,8 +284,8 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *L) {
                                .v = s->v_ch,
                                .n_contacts = s->nc,
                                .contacts = s->decl,
-                               .n_outputs = NSDYN_COUNT(outputs_ch),
-                               .outputs = outputs_ch,
+                               .n_outputs = s->n_out,
+                               .outputs = s->out_ch,
                                .plot_series = series,
                                .draw_x_label = "x [m]",
                                .draw_y_label = "z [m]",

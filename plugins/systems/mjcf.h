@@ -39,6 +39,12 @@ typedef struct mjcf_inst {
     nsdyn_channel *q_ch, *v_ch;
     char (*ch_names)[MJCF_NAME_LEN]; /* storage of q_ch, v_ch names: nq + nv */
     char (*ch_labels)[2 * MJCF_NAME_LEN];
+    /* outputs: energies, then the frame origin (x, y, z) of every body
+     * (body_NAME_x ...) and of every site (site_NAME_x ...) [m] */
+    size_t n_out;
+    nsdyn_channel *out_ch;
+    char (*out_names)[MJCF_NAME_LEN];
+    char (*out_labels)[2 * MJCF_NAME_LEN];
     mjcf_candidate *cand;
     nsdyn_contact_decl *decl;
     /* The state mjData holds (valid_pos: positions and everything of them;

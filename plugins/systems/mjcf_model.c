@@ -268,6 +268,9 @@ void mjcf_model_close(mjcf_inst *s) {
     free(s->v_ch);
     free(s->ch_names);
     free(s->ch_labels);
+    free(s->out_ch);
+    free(s->out_names);
+    free(s->out_labels);
     free(s->cand);
     free(s->decl);
     free(s);
