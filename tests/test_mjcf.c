@@ -326,6 +326,8 @@ START_TEST(test_bad_input) {
     expect_refusal(ball_xml, "ball", "planes = \"flor\"", "'flor'", "did you mean 'floor'");
     expect_refusal(ball_xml, "ball", "body_mass = \"bal=2\"", "no body 'bal'",
                    "did you mean 'ball'");
+    expect_refusal(ball_xml, "ball", "planar = true", "key 'planar': contact 'ball' can move",
+                   "not planar");
     expect_refusal(ball_xml, "can", NULL, "geom 'can' is of a shape", "sphere, capsule");
     expect_refusal(ball_xml, "floor", NULL, "geom 'floor' is of a shape", NULL);
     expect_refusal(ball_xml, "ball", "gravity = [0.0, -9.81]", "3 components", NULL);

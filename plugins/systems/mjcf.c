@@ -172,6 +172,10 @@ static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, siz
         return NULL;
     }
     for (size_t c = 0; c < s->nc; ++c) clean_name(s->cand[c].name);
+    if (s->planar && mjcf_check_planar(s, err, err_len)) {
+        mjcf_model_close(s);
+        return NULL;
+    }
     if (s->engine_mujoco) s->nc = 0; /* MuJoCo's own contact; the names were checked */
     return s;
 }

@@ -73,6 +73,9 @@ int mjcf_contacts_build(mjcf_inst *s, const char *spec, const char *planes, char
 void mjcf_inventory(const mjModel *m, char *out, size_t len);
 nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *v,
                            const nsdyn_contact_request *request, nsdyn_contact_eval *out);
+/* planar = true is honest only where no candidate can move along its
+ * plane's y axis (checked at the initial state): 0, or -1 with err. */
+int mjcf_check_planar(mjcf_inst *s, char *err, size_t err_len);
 /* Add W_c^T lambda_c of every contact to s->force (nv), at the state in d. */
 void mjcf_contact_forces(mjcf_inst *s, const double *lambda);
 

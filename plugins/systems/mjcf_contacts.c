@@ -23,6 +23,7 @@
  * same formula holds with X = C. docs/mjcf.md has the derivation and
  * tests/test_mjcf.c checks it against central differences of u. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,28 @@ nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *
         }
     }
     return NSDYN_OK;
+}
+
+int mjcf_check_planar(mjcf_inst *s, char *err, size_t err_len) {
+    mjcf_sync(s, s->q0, s->v0, 1);
+    for (size_t c = 0; c < s->nc; ++c) {
+        geo g;
+        geometry(s, &s->cand[c], &g);
+        mj_jac(s->m, s->d, s->jacp, s->jacr, g.x, s->cand[c].body);
+        for (size_t j = 0; j < s->nv; ++j) {
+            double w = g.r[2][0] * s->jacp[j] + g.r[2][1] * s->jacp[s->nv + j] +
+                       g.r[2][2] * s->jacp[2 * s->nv + j];
+            if (fabs(w) > 1e-12) {
+                snprintf(err, err_len,
+                         "key 'planar': contact '%s' can move along its plane's y axis (degree of "
+                         "freedom %zu), so its 2-D slip would be cut to 1-D: the model is not "
+                         "planar in the plane's x-z (set planar = false)",
+                         s->cand[c].name, j);
+                return -1;
+            }
+        }
+    }
+    return 0;
 }
 
 void mjcf_contact_forces(mjcf_inst *s, const double *lambda) {
