@@ -315,6 +315,15 @@ START_TEST(test_bad_input) {
     snprintf(want, sizeof want, "looked for %s/nowhere.xml", tmpdir);
     ck_assert_msg(strstr(all, want) && strstr(all, "c.toml:3:"), "%s", all);
     test_unload(&R);
+    /* a text key given a number: the host's type check, at the key */
+    write_file("m.xml", ball_xml);
+    write_file("c.toml", "[system]\nid = \"mjcf\"\nmodel = \"m.xml\"\ncontacts = 3\n[contact]\n"
+                         "id = \"newton\"\n[integrator]\nid = \"dopri5\"\n[run]\nt_end = 0.1\n");
+    ck_assert_uint_gt(load_at("c.toml", &R, all, sizeof all), 0);
+    ck_assert_msg(strstr(all, "c.toml:4:1: [system] (mjcf) key 'contacts': expected a string, "
+                              "found an integer (3)"),
+                  "%s", all);
+    test_unload(&R);
     /* invalid XML: MuJoCo's own message */
     expect_refusal("<mujoco><worldbody><body></mujoco>", "ball", NULL, "MuJoCo cannot load", "XML");
     expect_refusal("<mujoco><worldbody><geom type='sphere' size='-1'/></worldbody></mujoco>",
