@@ -15,5 +15,6 @@ packages=(
   clang libclang-rt-14-dev             # fuzz targets: clang 14 and libFuzzer (fuzz/, docs/fuzzing.md)
   universal-ctags python3              # tests: scripts/check-lengths.py (function and file lengths)
   python3-numpy python3-pytest python3-matplotlib  # the Python package nsdyn, its tests and example (docs/python.md)
+  libmujoco-dev                        # the mjcf system: MuJoCo model files (docs/mjcf.md)
 )
 bash "$(dirname "$0")/apt-install-missing.sh" setup "${packages[@]}"

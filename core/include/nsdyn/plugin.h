@@ -87,7 +87,13 @@ typedef enum nsdyn_param_type {
     NSDYN_PARAM_INT = 2,       /* integer, passed as a double holding an integer */
     NSDYN_PARAM_BOOL = 3,      /* 0 or 1, passed as a double */
     NSDYN_PARAM_CHOICE = 4,    /* one of `choices`; passed as the index */
-    NSDYN_PARAM_REAL_ARRAY = 5 /* array of doubles */
+    NSDYN_PARAM_REAL_ARRAY = 5, /* array of doubles */
+    /* Text (appended, issue 23: a model file's name, names of its parts).
+     * Passed in nsdyn_value.arr as the NUL-terminated text in memory the
+     * host aligns for double; read it with nsdyn_value_text(). len is its
+     * strlen. The default is the empty text (or NSDYN_PARAM_REQUIRED). A
+     * host older than this addition refuses such a declaration by name. */
+    NSDYN_PARAM_STRING = 6
 } nsdyn_param_type;
 
 /* Flags of a parameter declaration. */
@@ -99,7 +105,12 @@ enum {
      * still subject to the range. Without this flag the host refuses a
      * non-finite value even where a side of the range is open (HUGE_VAL).
      * NaN is refused always. (Appended; older hosts checked no finiteness.) */
-    NSDYN_PARAM_NONFINITE = 1u << 3
+    NSDYN_PARAM_NONFINITE = 1u << 3,
+    /* STRING only (appended, issue 23): the text names a file. The host
+     * resolves it relative to the folder of the config file that set it
+     * (the working folder for --set), checks that it can be read, and
+     * passes the absolute path; a missing file is an error at the key. */
+    NSDYN_PARAM_PATH = 1u << 4
 };
 
 /* One parameter, declared in C inside the plugin. The host validates config
@@ -127,6 +138,11 @@ typedef struct nsdyn_value {
                            until destroy()) */
     size_t len;        /* REAL_ARRAY length */
 } nsdyn_value;
+
+/* The text of a STRING value ("" when unset). */
+static inline const char *nsdyn_value_text(const nsdyn_value *v) {
+    return v && v->arr ? (const char *)(const void *)v->arr : "";
+}
 
 /* Designated initialisers of nsdyn_param_decl, one per type, so a
  * declaration names its fields instead of relying on their order:
@@ -186,6 +202,12 @@ typedef struct nsdyn_value {
     }
 #define NSDYN_REAL_ARRAY(name_, unit_, default_array_, min_, max_, help_) \
     NSDYN_REAL_ARRAY_F(name_, unit_, default_array_, min_, max_, 0u, help_)
+
+/* A text parameter; flags_ may hold NSDYN_PARAM_PATH, NSDYN_PARAM_REQUIRED. */
+#define NSDYN_STRING_F(name_, flags_, help_)                                                      \
+    {                                                                                             \
+        .name = (name_), .type = NSDYN_PARAM_STRING, .unit = "1", .flags = (flags_), .help = (help_) \
+    }
 
 /* ---- named quantities -------------------------------------------------- */
 

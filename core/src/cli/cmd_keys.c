@@ -29,6 +29,22 @@ static void print_initial(const nsd_model *m, int names) {
     }
 }
 
+/* The system's output channels and contact candidates, as comments (the
+ * names plot.series, compare channels and the contact force channels
+ * <name>.N, .Ft1, .Ft2 use). */
+static void print_system_names(const nsd_model *m) {
+    const nsdyn_system_layout *L = &m->layout;
+    printf("\n# output channels of the system:%s\n", L->n_outputs ? "" : " none");
+    for (size_t i = 0; i < L->n_outputs; ++i)
+        printf("#   %s [%s] %s\n", L->outputs[i].name, L->outputs[i].unit,
+               L->outputs[i].label ? L->outputs[i].label : "");
+    printf("# contact candidates of the system:%s\n", L->n_contacts ? "" : " none");
+    for (size_t i = 0; i < L->n_contacts; ++i)
+        printf("#   %s (%s, %u-D slip)\n", L->contacts[i].name,
+               L->contacts[i].type == NSDYN_CONTACT_UNILATERAL ? "unilateral" : "persistent",
+               (unsigned)L->contacts[i].tangent_dim);
+}
+
 int nsd_cmd_keys(const nsd_cli *cli) {
     nsd_scenario s = {0};
     nsd_diag diag = {0};
@@ -44,6 +60,7 @@ int nsd_cmd_keys(const nsd_cli *cli) {
         print_section("run", NULL, &c->run, cli->names_only);
         print_section("plot", NULL, &c->plot, cli->names_only);
         print_initial(&s.model, cli->names_only);
+        if (!cli->names_only) print_system_names(&s.model);
         status = NSD_EXIT_OK;
     }
     nsd_scenario_destroy(&s);

@@ -1,9 +1,11 @@
 #define _GNU_SOURCE
 #include "params.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Shortest of %.15g / %.17g that reads back as exactly x. */
 static void fmt_real(char *buf, size_t len, double x) {
@@ -36,6 +38,7 @@ static const char *type_text(nsdyn_param_type t) {
         case NSDYN_PARAM_BOOL: return "a boolean";
         case NSDYN_PARAM_CHOICE: return "a string";
         case NSDYN_PARAM_REAL_ARRAY: return "an array of real numbers";
+        case NSDYN_PARAM_STRING: return "a string";
     }
     return "a value";
 }
@@ -90,6 +93,49 @@ static size_t n_choices(const nsdyn_param_decl *d) {
     size_t k = 0;
     while (d->choices && d->choices[k]) k++;
     return k;
+}
+
+/* A STRING value: the text, in double-aligned storage (nsdyn_value_text);
+ * with NSDYN_PARAM_PATH the absolute path of a readable file, resolved
+ * against the folder of the file that set it. Returns the errors added. */
+static size_t convert_text(nsd_params *p, size_t i, const nsd_toml_node *v, const char *section,
+                           nsd_diag *diag) {
+    const nsdyn_param_decl *d = &p->decls[i];
+    char found[128];
+    if (v->type != NSD_TOML_STRING) {
+        nsd_diag_at(diag, v, "%s key '%s': expected a string, found %s", section, d->name,
+                    found_text(v, found, sizeof found));
+        return 1;
+    }
+    const char *text = v->str;
+    char joined[PATH_MAX], real[PATH_MAX];
+    if (d->flags & NSDYN_PARAM_PATH) {
+        /* a --set value's source is "--set KEY=VALUE" (config.c): no folder */
+        const char *src = v->source && strncmp(v->source, "--set", 5) ? v->source : "";
+        const char *slash = strrchr(src, '/');
+        if (text[0] == '/' || !slash)
+            snprintf(joined, sizeof joined, "%s", text);
+        else
+            snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - src), src, text);
+        if (!text[0] || !realpath(joined, real) || access(real, R_OK) != 0) {
+            nsd_diag_at(diag, v, "%s key '%s': cannot read file \"%s\" (looked for %s; %s)",
+                        section, d->name, text, joined,
+                        !text[0]  ? "the name is empty"
+                        : src[0] ? "relative paths start at the config file's folder"
+                                 : "relative paths from --set start at the working folder");
+            return 1;
+        }
+        text = real;
+    }
+    size_t len = strlen(text);
+    double *store = calloc(len / sizeof(double) + 1, sizeof(double));
+    if (!store) abort();
+    memcpy(store, text, len);
+    free(p->arrays[i]);
+    p->arrays[i] = store;
+    p->values[i].arr = store;
+    p->values[i].len = len;
+    return 0;
 }
 
 /* Convert one value; returns 0 on success, else adds one error. */
@@ -191,6 +237,7 @@ static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const cha
             p->values[i].len = v->n_items;
             return 0;
         }
+        case NSDYN_PARAM_STRING: return convert_text(p, i, v, section, diag);
     }
     return 1;
 }
@@ -265,6 +312,21 @@ void nsd_params_free(nsd_params *p) {
     memset(p, 0, sizeof *p);
 }
 
+/* A TOML basic string: quotes, backslashes and control characters escaped. */
+static void write_quoted(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; ++s) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20 || ch == 0x7f)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
 static void write_value(FILE *out, const nsdyn_param_decl *d, const nsdyn_value *v) {
     switch (d->type) {
         case NSDYN_PARAM_REAL: {
@@ -285,6 +347,7 @@ static void write_value(FILE *out, const nsdyn_param_decl *d, const nsdyn_value 
             }
             fputc(']', out);
             break;
+        case NSDYN_PARAM_STRING: write_quoted(out, nsdyn_value_text(v)); break;
     }
 }
 
@@ -331,12 +394,13 @@ void nsd_params_print_help(FILE *out, const nsdyn_param_decl *decls, size_t n) {
                 : d->type == NSDYN_PARAM_INT    ? "int"
                 : d->type == NSDYN_PARAM_BOOL   ? "bool"
                 : d->type == NSDYN_PARAM_CHOICE ? "choice"
+                : d->type == NSDYN_PARAM_STRING ? (d->flags & NSDYN_PARAM_PATH ? "file" : "string")
                                                 : "real[]",
                 d->unit, def);
         if (d->type == NSDYN_PARAM_CHOICE) {
             fprintf(out, " one of:");
             for (size_t c = 0; d->choices && d->choices[c]; ++c) fprintf(out, " %s", d->choices[c]);
-        } else if (d->type != NSDYN_PARAM_BOOL)
+        } else if (d->type != NSDYN_PARAM_BOOL && d->type != NSDYN_PARAM_STRING)
             fprintf(out, " range %s", range);
         fprintf(out, "\n  %14s %s\n", "", d->help);
     }
@@ -377,7 +441,7 @@ size_t nsd_params_check_decls(const nsdyn_param_decl *decls, size_t n, const cha
             nsd_diag_add(diag, "%s: parameter '%s' has no help text", owner, name);
             problems++;
         }
-        if (d->type < NSDYN_PARAM_REAL || d->type > NSDYN_PARAM_REAL_ARRAY) {
+        if (d->type < NSDYN_PARAM_REAL || d->type > NSDYN_PARAM_STRING) {
             nsd_diag_add(diag, "%s: parameter '%s' has unknown type", owner, name);
             problems++;
             continue;

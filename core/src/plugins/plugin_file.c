@@ -112,7 +112,7 @@ static char *check_params(const nsdyn_plugin_info *p) {
                        d->name, null_or_bad(d->unit));
         if (!valid_text(d->help, NSD_MAX_TEXT_LEN))
             return fmt("parameter '%s' has %s help text (one line)", d->name, null_or_bad(d->help));
-        if (d->type < NSDYN_PARAM_REAL || d->type > NSDYN_PARAM_REAL_ARRAY)
+        if (d->type < NSDYN_PARAM_REAL || d->type > NSDYN_PARAM_STRING)
             return fmt("parameter '%s' has unknown type %d", d->name, (int)d->type);
         if (d->type == NSDYN_PARAM_CHOICE) {
             if (!d->choices)

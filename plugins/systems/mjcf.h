@@ -1,0 +1,96 @@
+/* The mjcf system: a mechanism from a MuJoCo model file (MJCF), driven by
+ * nsdyn's contact and friction laws. Shared by mjcf.c (the system ABI),
+ * mjcf_contacts.c (contact candidates, gaps, Jacobians, drift) and
+ * mjcf_model.c (loading, checking and configuring the model).
+ * docs/mjcf.md has the derivations. */
+#ifndef NSDYN_PLUGIN_MJCF_H
+#define NSDYN_PLUGIN_MJCF_H
+
+#include <mujoco/mujoco.h>
+
+#include "nsdyn/system.h"
+
+#define MJCF_NAME_LEN 64
+
+/* What a contact candidate's point is on its body. */
+typedef enum mjcf_feature {
+    MJCF_POINT = 0, /* a body-fixed point: a site or a box corner */
+    MJCF_SPHERE = 1 /* a sphere's centre (a sphere geom, a capsule end) and radius */
+} mjcf_feature;
+
+typedef struct mjcf_candidate {
+    char name[MJCF_NAME_LEN];
+    mjcf_feature feature;
+    int site;        /* site id, or -1 (then geom) */
+    int geom;        /* geom id when site < 0 */
+    int body;        /* body the point is fixed to */
+    double local[3]; /* offset in the geom frame [m] (box corner, capsule end) */
+    double radius_m; /* sphere radius, 0 for points */
+    int plane;       /* plane geom id (world body) */
+} mjcf_candidate;
+
+typedef struct mjcf_inst {
+    mjModel *m;
+    mjData *d;
+    int planar;        /* contacts with 1-D slip along the plane's x axis */
+    int engine_mujoco; /* engine = "mujoco": MuJoCo's own steps (mjcf_mujoco.c) */
+    long long ticks;   /* MuJoCo steps taken since the start */
+    size_t nq, nv, nc;
+    nsdyn_channel *q_ch, *v_ch;
+    char (*ch_names)[MJCF_NAME_LEN]; /* storage of q_ch, v_ch names: nq + nv */
+    char (*ch_labels)[2 * MJCF_NAME_LEN];
+    /* outputs: energies, then the frame origin (x, y, z) of every body
+     * (body_NAME_x ...) and of every site (site_NAME_x ...) [m] */
+    size_t n_out;
+    nsdyn_channel *out_ch;
+    char (*out_names)[MJCF_NAME_LEN];
+    char (*out_labels)[2 * MJCF_NAME_LEN];
+    mjcf_candidate *cand;
+    nsdyn_contact_decl *decl;
+    /* The state mjData holds (valid_pos: positions and everything of them;
+     * valid_vel: also velocities and the bias accelerations). */
+    double *q_now, *v_now;
+    int valid_pos, valid_vel, valid_bias;
+    double *cacc_bias;      /* nbody x 6: the bodies' spatial accelerations at v' = 0 */
+    double *jacp, *jacr;    /* 3 x nv each */
+    double *force, *solved; /* nv each */
+    double *q0, *v0;        /* the initial state (keyframe 0 or qpos0) */
+} mjcf_inst;
+
+/* mjcf_model.c: read the model file and apply the config's settings;
+ * NULL on refusal with the reason in err. */
+mjcf_inst *mjcf_model_open(const nsdyn_value *params, char *err, size_t err_len);
+void mjcf_model_close(mjcf_inst *s);
+/* The did-you-mean of a name among the objects of one type, or NULL. */
+const char *mjcf_nearest_name(const mjModel *m, int obj_type, int count, const char *name);
+
+/* mjcf_contacts.c: the candidates named by `spec` (comma or space
+ * separated site, geom or body names) against the planes named by
+ * `planes` (empty: every plane geom of the world body). 0, or -1 with err. */
+int mjcf_contacts_build(mjcf_inst *s, const char *spec, const char *planes, char *err,
+                        size_t err_len);
+/* What the model offers as contact features, one line: "sites: a b; ...". */
+void mjcf_inventory(const mjModel *m, char *out, size_t len);
+nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *v,
+                           const nsdyn_contact_request *request, nsdyn_contact_eval *out);
+/* planar = true is honest only where no candidate can move along its
+ * plane's y axis (checked at the initial state): 0, or -1 with err. */
+int mjcf_check_planar(mjcf_inst *s, char *err, size_t err_len);
+/* Add W_c^T lambda_c of every contact to s->force (nv), at the state in d. */
+void mjcf_contact_forces(mjcf_inst *s, const double *lambda);
+
+/* mjcf.c: bring mjData to (q, v): positions always, velocity stages when
+ * with_velocity. Quaternions are normalized in the copy MuJoCo reads. */
+void mjcf_sync(mjcf_inst *s, const double *q, const double *v, int with_velocity);
+
+/* mjcf_mujoco.c: engine = "mujoco", MuJoCo's mj_step as a switch's reset
+ * map at every tick k h. */
+void mjcf_mujoco_restart(mjcf_inst *s);
+nsdyn_status mjcf_mujoco_switches(void *inst, double t, const double *q, const double *v,
+                                  const double *lambda, double *g);
+nsdyn_status mjcf_mujoco_step(void *inst, size_t index, double t, double *q, double *v);
+
+/* mjcf_draw.c: the x-z projection of the model's geoms and contacts. */
+void mjcf_draw(void *inst, double t, const double *q, const nsdyn_canvas *canvas);
+
+#endif
