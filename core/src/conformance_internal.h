@@ -5,12 +5,27 @@
 #include "conformance.h"
 #include "registry.h"
 
+/* Bounds of what the checks size on the stack; a larger system is
+ * checked for its declarations only. */
+enum { NSD_CF_MAXN = 64, NSD_CF_MAXC = 16, NSD_CF_MAXOUT = 128, NSD_CF_GUARD = 4 };
+/* Random states a system is checked at by `nsdyn check`. */
+enum { NSD_CF_STATES = 24 };
+
 typedef struct nsd_cf {
     const nsdyn_plugin_info *p;
     const nsd_alloc_probe *probe;
     nsd_diag *diag;
     nsd_conformance out;
+    /* Isolation (conformance_isolate.c): where >= 0 is a pipe that takes
+     * each finding as it is found (so the findings before a crash survive)
+     * and `where` a page shared with the parent naming the callback being
+     * called (so a crash names it). -1 and NULL in process. */
+    int fd;
+    char *where;
 } nsd_cf;
+
+/* The callback about to be called, for a crash report (no-op in process). */
+void nsd_cf_at(nsd_cf *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* One finding: "<kind> '<id>': <message>". */
 void nsd_cf_finding(nsd_cf *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -19,6 +34,15 @@ void nsd_cf_probe_start(nsd_cf *c);
 void nsd_cf_probe_stop(nsd_cf *c, const char *what);
 /* The same bits. */
 int nsd_cf_same(const double *a, const double *b, size_t n);
+
+/* The system checks at random states (conformance_states.c and
+ * conformance_motion.c): the counts against every buffer, then the
+ * kinematics of every contact, the work of the contact forces and, for a
+ * CONSERVATIVE system, its energy in free flight. q0, v0: the state the
+ * random states are drawn around; n_states of them, from seed. */
+void nsd_cf_system_states(nsd_cf *c, const nsdyn_system *s, void *inst,
+                          const nsdyn_system_layout *L, const double *q0, const double *v0,
+                          int n_states, unsigned seed);
 
 void nsd_cf_contact(nsd_cf *c, const nsdyn_contact_law *law, void *inst);
 void nsd_cf_integrator(nsd_cf *c, const nsdyn_integrator *ig, void *inst,

@@ -80,6 +80,7 @@ static void check_rigid(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
 
 void nsd_cf_contact(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
     const uint32_t caps = c->p->provides;
+    nsd_cf_at(c, "normal_force(), impact(), local_impulse()");
     if ((caps & NSDYN_CAP_COMPLIANT_NORMAL) && !law->normal_force)
         nsd_cf_finding(c, "declares COMPLIANT_NORMAL but has no normal_force()");
     if ((caps & NSDYN_CAP_RIGID_IMPACT) && !law->impact)
@@ -129,6 +130,7 @@ static int integrate(nsd_cf *c, const nsdyn_integrator *ig, void *inst, double y
 void nsd_cf_integrator(nsd_cf *c, const nsdyn_integrator *ig, void *inst,
                        const nsdyn_value *defaults, const nsdyn_host *host) {
     const uint32_t caps = c->p->provides;
+    nsd_cf_at(c, "setup(), step() on y'' = -y");
     if ((caps & NSDYN_CAP_DENSE_OUTPUT) && !ig->dense)
         nsd_cf_finding(c, "declares DENSE_OUTPUT but has no dense()");
     nsdyn_integrator_stats st = {.struct_size = sizeof st};
