@@ -97,6 +97,51 @@ START_TEST(a_crash_does_not_stop_the_others) {
 }
 END_TEST
 
+/* `nsdyn run` on a config whose system has a wrong Jacobian row (u_n and
+ * W agree, the gap disagrees): a config error (exit 2) before the run,
+ * naming the system, the contact and the size of the error; with [run]
+ * precheck = false the run goes ahead (the author's choice). */
+static int run_block(const char *sys_id, const char *extra, char *out, size_t len) {
+    char cfg[] = "/tmp/nsdyn-precheck-XXXXXX.toml", dir[] = "/tmp/nsdyn-precheck-out-XXXXXX";
+    int fd = mkstemps(cfg, 5);
+    ck_assert(fd >= 0 && mkdtemp(dir));
+    FILE *f = fdopen(fd, "w");
+    fprintf(f,
+            "[system]\nid = \"%s\"\n[contact]\nid = \"newton\"\ne = 0.5\n"
+            "[integrator]\nid = \"dopri5\"\n[run]\nt_end = 0.2\nprogress = false\n%s\n"
+            "[plot]\nenabled = false\n",
+            sys_id, extra);
+    fclose(f);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "NSDYN_PLUGIN_PATH='%s' '%s' run '%s' -o '%s/out' -q 2>&1; echo \"exit $?\"", DIR,
+             NSDYN_TEST_BINARY, cfg, dir);
+    FILE *p = popen(cmd, "r");
+    size_t k = fread(out, 1, len - 1, p);
+    out[k] = '\0';
+    pclose(p);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, cfg);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *e = strstr(out, "exit ");
+    return e ? atoi(e + 5) : -1;
+}
+
+START_TEST(a_wrong_jacobian_is_a_config_error_before_the_run) {
+    static char out[1 << 15];
+    int st = run_block("block_wrong_row", "", out, sizeof out);
+    ck_assert_msg(st == 2, "exit %d\n%s", st, out);
+    ck_assert_msg(strstr(out, ".toml:1:"), "%s", out); /* at the [system] table */
+    ck_assert_msg(strstr(out, "system 'block_wrong_row': contacts(): contact 'left' normal "
+                              "velocity u_n") &&
+                      strstr(out, "(error ") && strstr(out, "[run] precheck = false"),
+                  "%s", out);
+    st = run_block("block_wrong_row", "precheck = false", out, sizeof out);
+    ck_assert_msg(st == 0, "exit %d\n%s", st, out);
+    st = run_block("block_none", "", out, sizeof out);
+    ck_assert_msg(st == 0, "exit %d\n%s", st, out);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("check_mistakes");
     TCase *tc = tcase_create("mistakes");
@@ -105,6 +150,7 @@ int main(void) {
     tcase_add_test(tc, a_crash_names_callback_state_and_signal);
     tcase_add_test(tc, the_correct_plugins_pass);
     tcase_add_test(tc, a_crash_does_not_stop_the_others);
+    tcase_add_test(tc, a_wrong_jacobian_is_a_config_error_before_the_run);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -274,7 +274,8 @@ void nsd_cf_system_states(nsd_cf *c, const nsdyn_system *s, void *inst,
         describe_state(&y, n, t, q, v);
         if (n == 0) check_guards(&y, t, q, v);
         nsd_cf_motion(&y, t, q, v);
-        if (n < 3 && y.energy >= 0 && (c->p->provides & NSDYN_CAP_CONSERVATIVE))
+        if (n < 3 && n_states >= NSD_CF_STATES && y.energy >= 0 &&
+            (c->p->provides & NSDYN_CAP_CONSERVATIVE))
             nsd_cf_free_flight(&y, t, q, v);
     }
     nsd_cf_at(c, "the checks");

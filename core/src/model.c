@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "model.h"
 
+#include "conformance.h"
+
 #include "layout.h"
 #include "limit_directions.h"
 #include "modes.h"
@@ -286,6 +288,20 @@ static void build_channels(nsd_model *m) {
                     m->layout.outputs[i].label);
 }
 
+/* The kinematic checks of `nsdyn check` (conformance.h) on the config's
+ * system at a few states around its initial state: a wrong Jacobian row is
+ * a config error before it is a wrong answer ([run] precheck = false skips
+ * it). Each finding at the [system] table. */
+static size_t precheck(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+    nsd_diag found = {0};
+    size_t n = nsd_conformance_precheck(m->sys, m->sys_inst, m->y0, m->y0 + m->nq, 4, &found);
+    for (size_t i = 0; i < found.n; ++i)
+        nsd_diag_at(diag, cfg->system.table, "%s ([run] precheck = false runs it anyway)",
+                    found.lines[i]);
+    nsd_diag_free(&found);
+    return n;
+}
+
 size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                         nsd_diag *diag) {
     memset(m, 0, sizeof *m);
@@ -306,6 +322,7 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
+    if (!errors && cfg->settings.precheck) errors += precheck(m, cfg, diag);
     setup_energy_audit(m, cfg);
     /* the paper's limit-direction test, checked at every stick/slip switch
      * (docs/towed-wheel.md); the runner only calls the hook */
