@@ -302,6 +302,19 @@ static size_t precheck(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     return n;
 }
 
+/* A rigid contact that starts penetrated cannot push the body out: known
+ * from the config alone, so a config error (exit 2, at [system]) rather
+ * than a run that fails at its first step. */
+static size_t initial_gaps(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+    if (!m->contact || !(m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT)) return 0;
+    if (nsd_model_check_initial_gaps(m, cfg->settings.t_start, m->y0,
+                                     cfg->settings.contact_tolerance) <= NSDYN_WARNING)
+        return 0;
+    nsd_diag_at(diag, cfg->system.table, "the initial state: %s", m->failure);
+    m->failure[0] = '\0';
+    return 1;
+}
+
 size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                         nsd_diag *diag) {
     memset(m, 0, sizeof *m);
@@ -323,6 +336,7 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
     if (!errors && cfg->settings.precheck) errors += precheck(m, cfg, diag);
+    if (!errors) errors += initial_gaps(m, cfg, diag);
     setup_energy_audit(m, cfg);
     /* the paper's limit-direction test, checked at every stick/slip switch
      * (docs/towed-wheel.md); the runner only calls the hook */

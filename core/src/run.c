@@ -170,8 +170,8 @@ typedef struct nsd_runner {
      * overwrites its own) and the switch functions there and at an event
      * (layout.n_switches each): simultaneous_switches() */
     double t_from, *y_from, *sw_from, *sw_at;
-    double *g, *g_prev;      /* n_events: crossings seen at step ends */
-    double *g_jump;          /* 2 (n_stops + 1): stops across a jump */
+    double *g, *g_prev; /* n_events: crossings seen at step ends */
+    double *g_jump;     /* 2 (n_stops + 1): stops across a jump */
     nsd_step_guard guard;
     int guard_ready;
     char state[600]; /* describe_state output, bounded */
@@ -326,6 +326,8 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
         y_start = r->y_last = r->y_switch;
     }
     if (r->ig->setup(r->inst, &r->ode_ig, r->t0, y_start, r->t_end) > NSDYN_WARNING) {
+        if (m->failure[0]) /* the model failed (a plugin's NaN): its message, exit 3 */
+            return run_failed(r, "the simulation failed at t = %.9g s: %s", r->t0, m->failure);
         report_setup_refusal(r, cfg, diag);
         *refused = 1;
         return NSD_NEXT_STEP;
@@ -570,8 +572,8 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep) {
     /* Set-valued friction on the contact (model.h ed.compliant): the stick
      * bound mu_s N jumps with N, so the friction modes are chosen again */
     if (m->ed.on && resolve_modes(r, r->t, r->ybuf, -1, 0) > NSDYN_WARNING)
-        return run_failed(r, "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s",
-                          r->t, m->failure);
+        return run_failed(r, "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s", r->t,
+                          m->failure);
     if (r->ig->restart(r->inst, r->t, r->ybuf) > NSDYN_WARNING)
         return run_failed(r, "the simulation failed at t = %.9g s: restart at gap_rate = 0 (%s)",
                           r->t, r->ig->message ? r->ig->message(r->inst) : "");
