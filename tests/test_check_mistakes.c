@@ -1,6 +1,7 @@
 /* `nsdyn check` against an author's own plugins (issue 22): a rocking
  * block and a Coulomb law, each built with one deliberate mistake
- * (fixtures/author_mistakes.c, fixtures/friction_mistakes.c). Each must
+ * (fixtures/author_mistakes.c, fixtures/friction_mistakes.c,
+ * fixtures/law_mistakes.c). Each must
  * fail with a finding that names the callback; each passed the check
  * before issue 22 (exit 0; the crashing ones killed it). The same files
  * without a mistake pass: the checks do not cry wolf. */
@@ -52,6 +53,9 @@ static const struct mistake {
     {"friction_coulomb_nan_at_rest", "force() gives a non-finite force at slip (0, 0) m/s"},
     {"friction_coulomb_nan_fast", "force() gives a non-finite force at slip (18, -24) m/s"},
     {"friction_coulomb_nan_load", "force() gives a non-finite force at slip (0, 0) m/s, N = 0 N"},
+    /* a rigid law with e = 1.5, and one whose friction impulse ignores the cone */
+    {"contact_newton_energy_gain", "impact() gives a gain of kinetic energy"},
+    {"contact_newton_no_cone", "impact() gives a tangential impulse outside the cone"},
 };
 
 START_TEST(each_mistake_fails_check) {
@@ -82,6 +86,7 @@ START_TEST(the_correct_plugins_pass) {
     ck_assert_int_eq(check_file(DIR "nsdyn_system_block_none.so", out, sizeof out), 0);
     ck_assert_msg(strstr(out, "system       block_none             ok"), "%s", out);
     ck_assert_int_eq(check_file(DIR "nsdyn_friction_coulomb_none.so", out, sizeof out), 0);
+    ck_assert_int_eq(check_file(DIR "nsdyn_contact_newton_none.so", out, sizeof out), 0);
 }
 END_TEST
 
