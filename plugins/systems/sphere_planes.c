@@ -108,7 +108,9 @@
  *   crossed      x_cross + d - x, d = CROSS_MARGIN b = 1e-6 b: the centre
  *                passes the last vertex x_cross (the far rim's edge, the top
  *                of the incline) by d; the constant +1 when the profile has
- *                one segment. Why d: on a level last segment (the valley's
+ *                one segment or its last vertex is no top of a rise (the
+ *                profile turns up there, floor -> incline: passing that
+ *                vertex is getting onto the incline, not over it). Why d: on a level last segment (the valley's
  *                far rim) the handover switch edge<k>_to_<last> is the
  *                function x - x_cross, the same root as x_cross - x. The
  *                integrator locates each root on its own (dopri5: regula

@@ -312,7 +312,15 @@ void sp_finish_terrain(sphere *S) {
     }
     for (size_t i = 0; i < n; ++i)
         S->decl[i] = (nsdyn_contact_decl){S->names[i], NSDYN_CONTACT_UNILATERAL, 2};
-    S->has_cross = n >= 2;
+    /* "crossed" is reaching the far rim: the last vertex must be the top
+     * of a rise, an edge where the profile turns down. Where it turns up
+     * (floor -> incline) passing it is getting onto the incline, not over
+     * it: no crossed stop (it fired there while the body still bounced on
+     * the incline, issue 22). */
+    double last_turn =
+        n >= 2 ? atan2(S->seg[n - 1].s, S->seg[n - 1].c) - atan2(S->seg[n - 2].s, S->seg[n - 2].c)
+               : 0.0;
+    S->has_cross = n >= 2 && last_turn < 0.0;
     S->x_cross = n >= 2 ? S->xv[n - 1] : 0.0;
     S->x_stop = S->x_cross + CROSS_MARGIN * b;
     S->has_low = n >= 2;

@@ -9,13 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "contact_eval.h"
 #include "params.h"
 
 /* ---- systems ----------------------------------------------------------- */
 
-enum { MAXN = 64, MAXC = 16 };
+enum { MAXN = NSD_CF_MAXN, MAXC = NSD_CF_MAXC };
 
 static int distinct_names(const nsdyn_system_layout *L, char *dup, size_t len) {
     const char *names[3 * MAXN];
@@ -68,6 +69,7 @@ static void check_layout(nsd_cf *c, const nsdyn_system *s, const nsdyn_system_la
  * deterministic and allocation-free. */
 static void check_derivatives(nsd_cf *c, const nsdyn_system *s, void *inst,
                               const nsdyn_system_layout *L, const double *q, const double *v) {
+    nsd_cf_at(c, "derivatives() at the initial state");
     double f0[3 * MAXC] = {0}, f1[3 * MAXC], fm[3 * MAXC];
     double a0[MAXN], a1[MAXN], am[MAXN], again[MAXN], qd[MAXN], qd_only[MAXN], ab[MAXN];
     for (size_t k = 0; k < 3 * L->n_contacts; ++k) {
@@ -101,6 +103,7 @@ static void check_contacts(nsd_cf *c, const nsdyn_system *s, void *inst,
     nsdyn_contact_eval e1[MAXC], e2[MAXC];
     double rows[MAXC][3 * MAXN], *jac[MAXC];
     for (size_t k = 0; k < L->n_contacts; ++k) jac[k] = rows[k];
+    nsd_cf_at(c, "contacts() at the initial state");
     nsd_contacts_evaluate(s, inst, 0.1, q, v, L->n_contacts, 1, jac, e1);
     nsd_cf_probe_start(c);
     nsdyn_status st = nsd_contacts_evaluate(s, inst, 0.1, q, v, L->n_contacts, 1, jac, e2);
@@ -120,6 +123,7 @@ static void check_contacts(nsd_cf *c, const nsdyn_system *s, void *inst,
 
 static void check_system(nsd_cf *c, const nsdyn_system *s, void *inst) {
     nsdyn_system_layout L = {.struct_size = sizeof L};
+    nsd_cf_at(c, "layout()");
     if (s->layout(inst, &L) > NSDYN_WARNING) {
         nsd_cf_finding(c, "layout() fails with the default parameters");
         return;
@@ -131,14 +135,18 @@ static void check_system(nsd_cf *c, const nsdyn_system *s, void *inst) {
         return;
     }
     double q[MAXN] = {0}, v[MAXN] = {0};
+    nsd_cf_at(c, "initial_state()");
     if (s->initial_state(inst, q, v) > NSDYN_WARNING || !isfinite(q[0]) ||
         !isfinite(L.nv ? v[0] : 0.0)) {
         nsd_cf_finding(c, "initial_state() fails or is not finite");
         return;
     }
+    double v0[MAXN];
+    memcpy(v0, v, sizeof v0);
     for (size_t k = 0; k < L.nv; ++k) v[k] += 0.1 * (double)(k + 1);
     check_derivatives(c, s, inst, &L, q, v);
     check_contacts(c, s, inst, &L, q, v);
+    nsd_cf_system_states(c, s, inst, &L, q, v0, NSD_CF_STATES, 20261127u);
 }
 
 /* ---- friction laws -------------------------------------------------------- */
@@ -222,11 +230,52 @@ static void check_force_call(nsd_cf *c, const nsdyn_friction_law *f, void *inst)
         nsd_cf_finding(c, "force() is not deterministic");
 }
 
+/* Any law, its internal states at zero: a finite force (and finite state
+ * rates) at rest, at creeping and at fast slip (to 100 m/s), at zero and
+ * at large normal load; |F| within the static bound where the slip is
+ * zero. A NaN from a law poisons every state it touches. */
+static void check_finite_force(nsd_cf *c, const nsdyn_friction_law *f, void *inst) {
+    static const double speeds[] = {0.0, 1e-12, 1e-6, 1e-3, 0.1, 1.0, 10.0, 30.0, 100.0};
+    static const double loads[] = {0.0, 1e-9, 1.0, 100.0, 1e6};
+    double z[MAXN] = {0}, rate[MAXN];
+    size_t nz = f->n_states(inst, 2);
+    if (nz > MAXN) return;
+    for (size_t a = 0; a < sizeof speeds / sizeof *speeds; ++a)
+        for (size_t b = 0; b < sizeof loads / sizeof *loads; ++b)
+            for (uint32_t dim = 1; dim <= 2; ++dim) {
+                double F[2] = {0, 0}, s = speeds[a], Fs = 0.0, Fk = 0.0;
+                nsdyn_friction_input in = {dim, {0.6 * s, dim == 2 ? -0.8 * s : 0.0}, loads[b], z};
+                nsd_cf_at(c, "force() at slip %g m/s, N = %g N", s, loads[b]);
+                if (f->force(inst, &in, F, nz ? rate : NULL) > NSDYN_WARNING) continue;
+                size_t bad = nz;
+                for (size_t k = 0; k < f->n_states(inst, dim) && k < MAXN; ++k)
+                    if (!isfinite(rate[k])) bad = k;
+                if (!isfinite(F[0]) || (dim == 2 && !isfinite(F[1])) || bad < nz) {
+                    nsd_cf_finding(c,
+                                   "force() gives a non-finite %s at slip (%g, %g) m/s, N = %g N "
+                                   "(%u-D)",
+                                   bad < nz ? "internal state rate" : "force", in.slip[0],
+                                   in.slip[1], loads[b], dim);
+                    return;
+                }
+                f->bounds(inst, loads[b], &Fs, &Fk);
+                if (nz == 0 && hypot(F[0], dim == 2 ? F[1] : 0.0) > fmax(Fs, Fk) * (1 + 1e-12)) {
+                    nsd_cf_finding(c,
+                                   "|force()| = %g N at slip %g m/s, N = %g N: outside the "
+                                   "friction cone (bounds %g, %g N)",
+                                   hypot(F[0], F[1]), s, loads[b], Fs, Fk);
+                    return;
+                }
+            }
+}
+
 static void check_friction(nsd_cf *c, const nsdyn_friction_law *f, void *inst) {
     double Fs = -1, Fk = -1;
+    nsd_cf_at(c, "bounds(), n_states(), force()");
     f->bounds(inst, 100.0, &Fs, &Fk);
     if (!(Fs >= 0 && Fk >= 0)) nsd_cf_finding(c, "bounds() gives a negative or NaN bound");
     check_force_call(c, f, inst);
+    check_finite_force(c, f, inst);
     if (f->n_states(inst, 2) == 0) check_stateless(c, f, inst, Fk);
     check_states(c, f, inst);
 }
@@ -239,7 +288,13 @@ static void drop_message(void *ctx, nsdyn_log_level level, const char *message) 
 
 nsd_conformance nsd_conformance_check(const nsdyn_plugin_info *p, const nsd_alloc_probe *probe,
                                       nsd_diag *diag) {
-    nsd_cf c = {.p = p, .probe = probe, .diag = diag};
+    return nsd_conformance_run(p, probe, diag, -1, NULL);
+}
+
+nsd_conformance nsd_conformance_run(const nsdyn_plugin_info *p, const nsd_alloc_probe *probe,
+                                    nsd_diag *diag, int fd, char *where) {
+    nsd_cf c = {.p = p, .probe = probe, .diag = diag, .fd = fd, .where = where};
+    nsd_cf_at(&c, "the parameter declarations");
     if (nsd_params_check_decls(p->params, p->n_params, p->id, diag)) c.out.findings++;
     int required = 0;
     for (size_t k = 0; k < p->n_params; ++k)
@@ -253,6 +308,7 @@ nsd_conformance nsd_conformance_check(const nsdyn_plugin_info *p, const nsd_allo
     nsd_params_resolve(&defaults, p->params, p->n_params, NULL, "", NULL, &quiet);
     nsd_diag_free(&quiet);
     char err[256] = "";
+    nsd_cf_at(&c, "create()");
     void *inst = p->create(defaults.values, &host, err, sizeof err);
     if (!inst) {
         nsd_cf_finding(&c, "create() with the default parameters fails: %s", err);
@@ -268,6 +324,7 @@ nsd_conformance nsd_conformance_check(const nsdyn_plugin_info *p, const nsd_allo
                 nsd_cf_integrator(&c, (const nsdyn_integrator *)p, inst, defaults.values, &host);
                 break;
         }
+        nsd_cf_at(&c, "destroy()");
         p->destroy(inst);
     }
     nsd_params_free(&defaults);

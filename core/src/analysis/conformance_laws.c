@@ -34,6 +34,43 @@ static void check_compliant(nsd_cf *c, const nsdyn_contact_law *law, void *inst)
 /* A pseudo-random number in [-1, 1] (rand_r: no shared state). */
 static double uniform(unsigned *seed) { return (rand_r(seed) % 2001) / 1000.0 - 1.0; }
 
+/* The contract of a single approaching impact (u_n- < 0): finite; P_n >=
+ * 0; no approach after it; the tangential impulse within the cone; u+ =
+ * u- + G P; and no kinetic energy gained: dT = P . (u- + u+) / 2 <= 0 (the
+ * energy in the metric G^-1 without inverting G). Tolerances: 1e-9 of
+ * the sizes involved (a direct solve of a 3 x 3 problem). Returns 0 with
+ * a finding. */
+static int impact_contract(nsd_cf *c, int trial, uint32_t dim, const double *G, const double *u,
+                           const double *P, const double *up, double mu) {
+    const uint32_t k = dim + 1; /* components in play */
+    double size_u = 0.0, size_P = 0.0, dT = 0.0, resid = 0.0;
+    for (uint32_t i = 0; i < k; ++i) {
+        if (!isfinite(P[i]) || !isfinite(up[i])) {
+            nsd_cf_finding(c, "trial %d: impact() gives a non-finite impulse or velocity", trial);
+            return 0;
+        }
+        size_u = fmax(size_u, fmax(fabs(u[i]), fabs(up[i]))), size_P = fmax(size_P, fabs(P[i]));
+        double GP = 0.0;
+        for (uint32_t j = 0; j < k; ++j) GP += G[3 * i + j] * P[j];
+        resid = fmax(resid, fabs(up[i] - u[i] - GP));
+        dT += 0.5 * P[i] * (u[i] + up[i]);
+    }
+    double tol_u = 1e-9 * (size_u + 1e-300), tol_P = 1e-9 * (size_P + 1e-300);
+    double Pt = hypot(P[1], dim == 2 ? P[2] : 0.0);
+    const char *bad = P[0] < -tol_P                 ? "a pulling normal impulse (P_n < 0)"
+                      : up[0] < -tol_u              ? "an approach after the impact (u_n+ < 0)"
+                      : Pt > mu * P[0] + tol_P      ? "a tangential impulse outside the cone"
+                      : resid > tol_u               ? "u+ that is not u- + G P"
+                      : dT > 1e-9 * size_u * size_P ? "a gain of kinetic energy"
+                                                    : NULL;
+    if (!bad) return 1;
+    nsd_cf_finding(c,
+                   "trial %d: impact() gives %s (u- = (%.6g, %.6g), P = (%.6g, %.6g), u+ = (%.6g, "
+                   "%.6g), energy change %.3g J)",
+                   trial, bad, u[0], u[1], P[0], P[1], up[0], up[1], dT);
+    return 0;
+}
+
 /* A rigid law's local_impulse() with u_free = u_start = u- is its impact()
  * for that one contact (contact.h): the event-driven runner and
  * time-stepping run the same law. Random positive definite blocks and
@@ -67,6 +104,9 @@ static void check_rigid(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
         nsd_cf_probe_start(c);
         nsdyn_status b = law->local_impulse(inst, &lp, P_loc);
         nsd_cf_probe_stop(c, "local_impulse()");
+        if (a <= NSDYN_WARNING && u[0] < 0.0 && !impact_contract(c, trial, dim, G, u, P_imp, up,
+                                                                 fmax(mu_s, mu_k)))
+            return;
         if ((a > NSDYN_WARNING) != (b > NSDYN_WARNING) ||
             (a <= NSDYN_WARNING && !nsd_cf_same(P_imp, P_loc, 3))) {
             nsd_cf_finding(c,
@@ -80,6 +120,7 @@ static void check_rigid(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
 
 void nsd_cf_contact(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
     const uint32_t caps = c->p->provides;
+    nsd_cf_at(c, "normal_force(), impact(), local_impulse()");
     if ((caps & NSDYN_CAP_COMPLIANT_NORMAL) && !law->normal_force)
         nsd_cf_finding(c, "declares COMPLIANT_NORMAL but has no normal_force()");
     if ((caps & NSDYN_CAP_RIGID_IMPACT) && !law->impact)
@@ -129,6 +170,7 @@ static int integrate(nsd_cf *c, const nsdyn_integrator *ig, void *inst, double y
 void nsd_cf_integrator(nsd_cf *c, const nsdyn_integrator *ig, void *inst,
                        const nsdyn_value *defaults, const nsdyn_host *host) {
     const uint32_t caps = c->p->provides;
+    nsd_cf_at(c, "setup(), step() on y'' = -y");
     if ((caps & NSDYN_CAP_DENSE_OUTPUT) && !ig->dense)
         nsd_cf_finding(c, "declares DENSE_OUTPUT but has no dense()");
     nsdyn_integrator_stats st = {.struct_size = sizeof st};

@@ -36,7 +36,8 @@ int nsd_cmd_index(int n_files, char **files);
 /* The conformance checks (conformance.h) on every plugin of the files;
  * probe: the executable's allocation probe, or NULL (not checked). */
 struct nsd_alloc_probe;
-int nsd_cmd_check(int n_files, char **files, const struct nsd_alloc_probe *probe);
+int nsd_cmd_check(int n_files, char **files, const struct nsd_alloc_probe *probe,
+                  double timeout_s);
 
 /* Shared by the commands (cmd_common.c). */
 /* out/<stem of config> unless -o was given. */

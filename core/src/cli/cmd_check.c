@@ -1,4 +1,5 @@
-/* nsdyn check PLUGIN.so...: the conformance checks on any plugin file. */
+/* nsdyn check [--timeout S] PLUGIN.so...: the conformance checks on any
+ * plugin file, each plugin in a child process (conformance_isolate.c). */
 #define _GNU_SOURCE
 #include <stdio.h>
 
@@ -6,7 +7,7 @@
 #include "conformance.h"
 #include "registry.h"
 
-int nsd_cmd_check(int n_files, char **files, const nsd_alloc_probe *probe) {
+int nsd_cmd_check(int n_files, char **files, const nsd_alloc_probe *probe, double timeout_s) {
     nsd_registry reg = {0};
     nsd_diag diag = {0};
     size_t problems = 0;
@@ -16,9 +17,11 @@ int nsd_cmd_check(int n_files, char **files, const nsd_alloc_probe *probe) {
     for (size_t i = 0; i < reg.n; ++i) {
         const nsdyn_plugin_info *p = reg.plugins[i].info;
         nsd_diag found = {0};
-        nsd_conformance r = nsd_conformance_check(p, probe, &found);
+        nsd_conformance r = nsd_conformance_isolated(p, probe, &found, timeout_s);
         printf("%-12s %-22s %s%s%s\n", nsd_kind_name(p->kind), p->id, r.findings ? "FAILED" : "ok",
-               r.instance_checked ? "" : " (declarations only: a parameter is required)",
+               r.instance_checked || r.ended_early
+                   ? ""
+                   : " (declarations only: a parameter is required)",
                r.instance_checked && !r.allocs_checked ? " (allocations not checked)" : "");
         for (size_t k = 0; k < found.n; ++k) printf("  %s\n", found.lines[k]);
         problems += r.findings;

@@ -31,6 +31,9 @@ static void caps_text(uint32_t caps, char *buf, size_t len) {
         {NSDYN_CAP_FRICTION_LOAD_FREE, "load-free (not proportional to N)"},
         {NSDYN_CAP_TANGENT_2D, "2-D slip"},
         {NSDYN_CAP_DRAWS, "draws itself"},
+        {NSDYN_CAP_RATE_DISCONTINUITY, "rate-discontinuous (force jumps where the gap rate "
+                                       "changes sign)"},
+        {NSDYN_CAP_CONSERVATIVE, "conservative (its energy output is audited)"},
     };
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)

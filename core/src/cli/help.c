@@ -93,16 +93,24 @@ static const nsd_command_help commands[] = {
      "plot.series and compare channels), contacts, stop conditions and\n"
      "switches. For a friction law, its internal states.",
      0},
-    {"check", "PLUGIN.so...", "run the conformance checks on plugin files",
+    {"check", "[--timeout S] PLUGIN.so...", "run the conformance checks on plugin files",
      "Checks every plugin in the files the way the host's own are checked:\n"
      "descriptors and parameter declarations well formed; create() and\n"
      "destroy() with the defaults; a system's derivatives() affine in the\n"
-     "contact forces and consistent when asked for one half; friction laws\n"
-     "dissipative, bounded and proportional to the normal force; compliant\n"
-     "laws never pulling; a rigid law's local_impulse() equal to its impact()\n"
-     "for one contact; the same inputs give the same outputs (determinism);\n"
-     "and, in builds without sanitizers, no allocation in the hot-path\n"
-     "callbacks. One line per finding; exit status 2 if any.",
+     "contact forces and consistent when asked for one half; at 24 random\n"
+     "states: nothing written or read past the layout's counts, every value\n"
+     "finite, each contact's Jacobian rows against its velocity, its gap rate\n"
+     "and its drift (finite differences along the motion), the contact\n"
+     "forces' work against the rows, a CONSERVATIVE system's energy in free\n"
+     "flight, energy_output and plot names; friction laws finite, dissipative,\n"
+     "inside the cone and proportional to the normal force; compliant laws\n"
+     "never pulling; a rigid law's impact() dissipative, inside the cone and\n"
+     "equal to its local_impulse() for one contact; the same inputs give the\n"
+     "same outputs; and, in builds without sanitizers, no allocation in the\n"
+     "hot-path callbacks. Each plugin runs in a child process limited to\n"
+     "--timeout seconds (default 60): a crash, abort, exit() or endless loop\n"
+     "is a finding naming the callback. One line per finding; exit status 2\n"
+     "if any.",
      0},
     {"index", "PLUGIN.so...", "check plugins and write their index",
      "Checks the plugins in each file and writes PLUGIN.so.nsdyn-index next\n"

@@ -55,8 +55,19 @@ static int cmd_plugins(int argc, char **argv) {
 }
 
 static int cmd_check(int argc, char **argv) {
+    double timeout_s = 60.0; /* per plugin: a callback that never returns is a finding */
+    if (argc >= 4 && strcmp(argv[2], "--timeout") == 0) {
+        char *end;
+        timeout_s = strtod(argv[3], &end);
+        if (*end || !(timeout_s > 0 && timeout_s <= 86400)) {
+            fprintf(stderr, "error: nsdyn check --timeout: expected seconds in (0, 86400], "
+                            "found '%s'\n", argv[3]);
+            return NSD_EXIT_USAGE;
+        }
+        argc -= 2, argv += 2;
+    }
     if (argc < 3) {
-        fprintf(stderr, "error: usage: nsdyn check PLUGIN.so...\n");
+        fprintf(stderr, "error: usage: nsdyn check [--timeout S] PLUGIN.so...\n");
         return NSD_EXIT_USAGE;
     }
 #ifdef NSDYN_ALLOC_PROBE
@@ -64,7 +75,7 @@ static int cmd_check(int argc, char **argv) {
 #else
     const nsd_alloc_probe *probe = NULL; /* sanitizer build: malloc is theirs */
 #endif
-    return nsd_cmd_check(argc - 2, argv + 2, probe);
+    return nsd_cmd_check(argc - 2, argv + 2, probe, timeout_s);
 }
 
 static int cmd_index(int argc, char **argv) {

@@ -72,6 +72,13 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
          "contact carries no normal force, from the contact's slip velocity, as the walker paper "
          "does through the swing; false: hold them until the contact closes",
          NULL, NULL, 0},
+    /* The kinematic checks of `nsdyn check` before a run (conformance.h). */
+    [NSD_RUN_PRECHECK] =
+        {"precheck", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0,
+         "before the run, check the system's contact kinematics at a few states around the initial "
+         "one, as `nsdyn check` does (Jacobian rows against the gap rate, drift, counts): a "
+         "mistake is a config error; false: skip",
+         NULL, NULL, 0},
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
@@ -93,10 +100,10 @@ const nsdyn_param_decl nsd_plot_decls[] = {
     {"height", NSDYN_PARAM_INT, "1", 0, 0, 10000, 0,
      "figure height in the unit of width; 0 = automatic (in proportion to width)", NULL, NULL, 0},
     {"font_scale", NSDYN_PARAM_REAL, "1", 1.0, 0.25, 4.0, 0,
-     "text size relative to the default (svg/pdf default: 8 pt text at the automatic width)",
+     "text size relative to the default (svg/pdf default: 8 pt text at the automatic width)", NULL,
+     NULL, 0},
+    {"line_width", NSDYN_PARAM_REAL, "1", 1.0, 0.1, 10.0, 0, "line widths relative to the default",
      NULL, NULL, 0},
-    {"line_width", NSDYN_PARAM_REAL, "1", 1.0, 0.1, 10.0, 0,
-     "line widths relative to the default", NULL, NULL, 0},
     {"legend", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
      "where legends go: \"best\" (an inside corner that covers no data, else outside), "
      "\"outside\" (right of the plot), \"none\"",
@@ -104,10 +111,9 @@ const nsdyn_param_decl nsd_plot_decls[] = {
 };
 const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
 
-static const char *const top_keys[] = {"title",      "plugin_path", "system", "contact", "friction",
-                                       "integrator", "initial",     "run",    "plot",    "compare",
-                                       "variant",    "provenance",  "status",  "periodic", "sweep",
-                                       "pcmap"};
+static const char *const top_keys[] = {
+    "title", "plugin_path", "system",  "contact",    "friction", "integrator", "initial", "run",
+    "plot",  "compare",     "variant", "provenance", "status",   "periodic",   "sweep",   "pcmap"};
 
 /* cfg->settings from the resolved [run] values (in declaration order). */
 static void fill_run_settings(nsd_config *cfg) {
@@ -130,6 +136,7 @@ static void fill_run_settings(nsd_config *cfg) {
         .energy_audit = (nsd_energy_audit)(int)v[NSD_RUN_ENERGY_AUDIT].num,
         .energy_tolerance = v[NSD_RUN_ENERGY_TOLERANCE].num,
         .friction_states_open = v[NSD_RUN_FRICTION_STATES_OPEN].num != 0,
+        .precheck = v[NSD_RUN_PRECHECK].num != 0,
     };
 }
 double nsd_plot_num(const nsd_config *cfg, const char *key) {
@@ -553,7 +560,8 @@ static size_t resolve_top(nsd_config *cfg, nsd_diag *diag) {
             else
                 nsd_diag_at(diag, e,
                             "unknown top-level key '%s' (known: title, plugin_path, system, "
-                            "contact, friction, integrator, initial, run, plot, compare, variant, periodic, sweep)",
+                            "contact, friction, integrator, initial, run, plot, compare, variant, "
+                            "periodic, sweep)",
                             e->key);
             errors++;
         }

@@ -33,6 +33,7 @@ enum nsd_run_key {
     NSD_RUN_ENERGY_AUDIT,
     NSD_RUN_ENERGY_TOLERANCE,
     NSD_RUN_FRICTION_STATES_OPEN, /* issue 12 */
+    NSD_RUN_PRECHECK,             /* issue 22 */
     NSD_RUN_KEY_COUNT
 };
 
@@ -59,6 +60,7 @@ typedef struct nsd_run_settings {
     nsd_energy_audit energy_audit;
     double energy_tolerance; /* [1] relative energy rise allowed */
     int friction_states_open; /* integrate friction states while the contact is open */
+    int precheck;             /* the system's kinematics checked before the run */
 } nsd_run_settings;
 
 typedef struct nsd_config {

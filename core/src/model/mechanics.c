@@ -32,7 +32,16 @@ static nsdyn_status mech_free_acceleration(void *ctx, double t, const double *q,
         if (m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL)
             m->lambda[3 * c] = m->lambda[3 * c + 1] = m->lambda[3 * c + 2] = 0.0;
     st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, vdot);
-    return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "system derivatives()") : NSDYN_OK;
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system derivatives()");
+    /* a plugin's NaN named here, as the ODE right-hand side names it
+     * (rhs.c), not left to surface as a step that went non-finite */
+    for (size_t i = 0; i < m->nv; ++i)
+        if (!isfinite(vdot[i])) {
+            snprintf(m->failure, sizeof m->failure, "non-finite derivative of '%s' at t = %.9g s",
+                     m->layout.v[i].name, t);
+            return NSDYN_ERROR;
+        }
+    return NSDYN_OK;
 }
 
 static nsdyn_status mech_contacts(void *ctx, double t, const double *q, const double *v,

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "model.h"
 
+#include "conformance_probe.h"
+
 #include "layout.h"
 
 #include <math.h>
@@ -284,6 +286,33 @@ static void build_channels(nsd_model *m) {
                     m->layout.outputs[i].label);
 }
 
+/* The kinematic checks of `nsdyn check` (conformance.h) on the config's
+ * system at a few states around its initial state: a wrong Jacobian row is
+ * a config error before it is a wrong answer ([run] precheck = false skips
+ * it). Each finding at the [system] table. */
+static size_t precheck(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+    nsd_diag found = {0};
+    size_t n = nsd_conformance_precheck(m->sys, m->sys_inst, m->y0, m->y0 + m->nq, 4, &found);
+    for (size_t i = 0; i < found.n; ++i)
+        nsd_diag_at(diag, cfg->system.table, "%s ([run] precheck = false runs it anyway)",
+                    found.lines[i]);
+    nsd_diag_free(&found);
+    return n;
+}
+
+/* A rigid contact that starts penetrated cannot push the body out: known
+ * from the config alone, so a config error (exit 2, at [system]) rather
+ * than a run that fails at its first step. */
+static size_t initial_gaps(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+    if (!m->contact || !(m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT)) return 0;
+    if (nsd_model_check_initial_gaps(m, cfg->settings.t_start, m->y0,
+                                     cfg->settings.contact_tolerance) <= NSDYN_WARNING)
+        return 0;
+    nsd_diag_at(diag, cfg->system.table, "the initial state: %s", m->failure);
+    m->failure[0] = '\0';
+    return 1;
+}
+
 size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
                        nsd_diag *diag) {
     memset(m, 0, sizeof *m);
@@ -301,6 +330,8 @@ size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *ho
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
+    if (!errors && cfg->settings.precheck) errors += precheck(m, cfg, diag);
+    if (!errors) errors += initial_gaps(m, cfg, diag);
     setup_energy_audit(m, cfg);
     return errors;
 }

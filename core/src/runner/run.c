@@ -344,6 +344,8 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
         y_start = r->y_last = r->y_switch;
     }
     if (r->ig->setup(r->inst, &r->ode_ig, r->t0, y_start, r->t_end) > NSDYN_WARNING) {
+        if (m->failure[0]) /* the model failed (a plugin's NaN): its message, exit 3 */
+            return run_failed(r, "the simulation failed at t = %.9g s: %s", r->t0, m->failure);
         report_setup_refusal(r, cfg, diag);
         *refused = 1;
         return NSD_NEXT_STEP;
