@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "numfmt.h"
 #include "interrupt.h"
 #include "output.h"
 #include "periodic_branch.h"
@@ -71,20 +72,24 @@ static int write_tables(const char *dir, const nsd_model *m, const nsd_periodic_
     snprintf(path, sizeof path, "%s/orbit.csv", dir);
     FILE *f = nsd_open_tmp(path, err, len);
     if (!f) return -1;
-    fprintf(f, "name,value,unit,free\nperiod,%.17g,s,0\n", r->period);
+    fputs("name,value,unit,free\nperiod,", f);
+    nsd_num_put(f, r->period);
+    fputs(",s,0\n", f);
     for (size_t i = 0; i < m->n; ++i) {
         int is_free = 0;
         for (size_t j = 0; j < sp->n_free; ++j) is_free |= sp->free[j] == i;
-        fprintf(f, "%s,%.17g,%s,%d\n", m->channels[1 + i].name, r->y[i], m->channels[1 + i].unit,
-                is_free);
+        fprintf(f, "%s,", m->channels[1 + i].name);
+        nsd_num_put(f, r->y[i]);
+        fprintf(f, ",%s,%d\n", m->channels[1 + i].unit, is_free);
     }
     if (nsd_commit_file(f, path, err, len) != 0) return -1;
     snprintf(path, sizeof path, "%s/multipliers.csv", dir);
     if (!(f = nsd_open_tmp(path, err, len))) return -1;
     fprintf(f, "re,im,modulus\n");
-    for (size_t i = 0; r->converged && i < sp->n_free; ++i)
-        fprintf(f, "%.12g,%.12g,%.12g\n", r->mult_re[i], r->mult_im[i],
-                hypot(r->mult_re[i], r->mult_im[i]));
+    for (size_t i = 0; r->converged && i < sp->n_free; ++i) {
+        nsd_num_put(f, r->mult_re[i]), fputc(',', f), nsd_num_put(f, r->mult_im[i]);
+        fputc(',', f), nsd_num_put(f, hypot(r->mult_re[i], r->mult_im[i])), fputc('\n', f);
+    }
     if (nsd_commit_file(f, path, err, len) != 0) return -1;
     snprintf(path, sizeof path, "%s/newton.csv", dir);
     if (!(f = nsd_open_tmp(path, err, len))) return -1;
@@ -356,15 +361,17 @@ static int write_summary_csv(const char *dir, const pvariant *v, size_t nv, char
     for (size_t i = 0; i < nv; ++i) {
         const nsd_branch_summary *b = &v[i].sum;
         for (size_t k = 0; k < b->np; ++k) {
-            fprintf(f, "\"%s\",%.12g,%d,%d,%.12g,%.9g", v[i].name, b->p[k], b->converged[k],
-                    b->stable[k], b->period[k], b->max_mu[k]);
+            fprintf(f, "\"%s\",", v[i].name);
+            nsd_num_put(f, b->p[k]);
+            fprintf(f, ",%d,%d,", b->converged[k], b->stable[k]);
+            nsd_num_put(f, b->period[k]), fputc(',', f), nsd_num_put(f, b->max_mu[k]);
             for (size_t j = 0; j < pc0->n_report; ++j) {
                 const char *want = v[0].sc.model.channels[pc0->report[j]].name;
                 double val = NAN;
                 for (size_t r = 0; r < v[i].pc.n_report && r < b->nr; ++r)
                     if (!strcmp(v[i].sc.model.channels[v[i].pc.report[r]].name, want))
                         val = b->rep[k * b->nr + r];
-                fprintf(f, ",%.12g", val);
+                fputc(',', f), nsd_num_put(f, val);
             }
             fprintf(f, "\n");
         }

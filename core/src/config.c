@@ -77,6 +77,7 @@ const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
 static const char *const formats[] = {"png", "svg", "pdf", NULL};
 static const char *const legend_choices[] = {"best", "outside", "none", NULL};
+static const char *const animate_choices[] = {"none", "mp4", "gif", NULL};
 const nsdyn_param_decl nsd_plot_decls[] = {
     {"enabled", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0, "write graphs", NULL, NULL, 0},
     {"format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0, "graph file format", formats,
@@ -101,6 +102,17 @@ const nsdyn_param_decl nsd_plot_decls[] = {
      "where legends go: \"best\" (an inside corner that covers no data, else outside), "
      "\"outside\" (right of the plot), \"none\"",
      legend_choices, NULL, 0},
+    /* The run's animation (animate.h, nsdyn animate). */
+    {"animate", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "a video of the mechanism moving beside the graphs: \"mp4\", \"gif\" or \"none\" "
+     "(needs ffmpeg; nsdyn animate RUN_DIR makes one later)",
+     animate_choices, NULL, 0},
+    {"animate_slow", NSDYN_PARAM_REAL, "1", 1.0, 1e-3, 1e6, 0,
+     "video seconds per simulated second (1: the recorded time scale)", NULL, NULL, 0},
+    {"animate_fps", NSDYN_PARAM_INT, "1", 25, 1, 60, 0, "frames per second of the video", NULL,
+     NULL, 0},
+    {"animate_trails", NSDYN_PARAM_INT, "1", 0, 0, 50, 0,
+     "earlier frames drawn fainter behind the current one", NULL, NULL, 0},
 };
 const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
 

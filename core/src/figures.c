@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "figures.h"
+#include "animate.h"
 
 #include <limits.h>
 #include <math.h>
@@ -516,6 +517,18 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
     if (n_runs == 1 && snaps && draw_model && draw_model->sys->draw && ser->rows) {
         snprintf(path, sizeof path, "%s/snapshots.%s", dir, ext);
         if (snapshots(path, fmt, cfg, title, draw_model, ser, snaps, err, err_len) != 0 ||
+            nsd_paths_push(written, n_written, path, err, err_len) != 0)
+            return -1;
+    }
+    int anim = (int)nsd_plot_num(cfg, "animate"); /* 0 none, 1 mp4, 2 gif */
+    if (anim && n_runs == 1 && draw_model && draw_model->sys->draw && ser->rows) {
+        nsd_anim_opts o = {.format = anim == 2 ? NSD_ANIM_GIF : NSD_ANIM_MP4,
+                           .fps = nsd_plot_num(cfg, "animate_fps"),
+                           .slow = nsd_plot_num(cfg, "animate_slow"),
+                           .trails = (int)nsd_plot_num(cfg, "animate_trails"),
+                           .title = title};
+        snprintf(path, sizeof path, "%s/animation.%s", dir, anim == 2 ? "gif" : "mp4");
+        if (nsd_anim_write(path, draw_model, ser, &o, err, err_len) != 0 ||
             nsd_paths_push(written, n_written, path, err, err_len) != 0)
             return -1;
     }

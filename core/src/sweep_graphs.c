@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sweep.h"
+#include "numfmt.h"
 
 static long axis_named(const nsd_sweep_def *def, const nsd_toml_node *n) {
     for (size_t a = 0; n && n->type == NSD_TOML_STRING && a < def->n_axes; ++a)
@@ -258,10 +259,13 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
         if (c->p[i].gtext[0])
             fprintf(f, "%s,", c->p[i].gtext);
         else
-            fprintf(f, "%.15g,", g->group_axis >= 0 ? c->p[i].g : 0.0);
-        fprintf(f, "%.15g,%zu,%.15g,%.15g,%.15g,%.15g,", a->x, a->n, a->mean, a->std, a->min,
-                a->max);
-        if (!isnan(g->above)) fprintf(f, "%.15g", a->fraction);
+            nsd_num_put(f, g->group_axis >= 0 ? c->p[i].g : 0.0), fputc(',', f);
+        nsd_num_put(f, a->x);
+        fprintf(f, ",%zu", a->n);
+        const double stat[4] = {a->mean, a->std, a->min, a->max};
+        for (int k = 0; k < 4; ++k) fputc(',', f), nsd_num_put(f, stat[k]);
+        fputc(',', f);
+        if (!isnan(g->above)) nsd_num_put(f, a->fraction);
         fputc('\n', f);
         i = j;
     }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sweep.h"
+#include "numfmt.h"
 
 #define MAX_CATS 8 /* the palette; more categories draw as "other" */
 
@@ -87,8 +88,10 @@ static void map_category(const scatter *s, const nsd_sweep_row *row, char *buf, 
 /* The runs of a map of a number: their rows of the CSV (the value itself);
  * they are drawn as heat-map cells (heat_cells). */
 static void write_numbers(scatter *s) {
-    for (size_t i = 0; i < s->mn; ++i)
-        fprintf(s->csv, "%.15g,%.15g,%.15g\n", s->mx[i], s->my[i], s->mv[i]);
+    for (size_t i = 0; i < s->mn; ++i) {
+        nsd_num_put(s->csv, s->mx[i]), fputc(',', s->csv), nsd_num_put(s->csv, s->my[i]);
+        fputc(',', s->csv), nsd_num_put(s->csv, s->mv[i]), fputc('\n', s->csv);
+    }
 }
 
 static void add_row(void *ctx, const nsd_sweep_row *row) {
@@ -106,7 +109,8 @@ static void add_row(void *ctx, const nsd_sweep_row *row) {
             return;
         }
         push(s, category(s, name), x, y);
-        fprintf(s->csv, "%.15g,%.15g,%s\n", x, y, name);
+        nsd_num_put(s->csv, x), fputc(',', s->csv), nsd_num_put(s->csv, y);
+        fprintf(s->csv, ",%s\n", name);
         return;
     }
     if (row->status != NSD_SWEEP_OK) return;
@@ -121,7 +125,8 @@ static void add_row(void *ctx, const nsd_sweep_row *row) {
     size_t c = category(s, name);
     for (uint32_t k = 0; k < row->n_points; ++k) {
         push(s, c, x, row->points[k]);
-        fprintf(s->csv, "%.15g,%.15g,%s\n", x, row->points[k], name);
+        nsd_num_put(s->csv, x), fputc(',', s->csv), nsd_num_put(s->csv, row->points[k]);
+        fprintf(s->csv, ",%s\n", name);
     }
 }
 
