@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process cost of a run that writes a sample every step: the bouncing
-# ball under moreau (bench/bouncing_ball_every_step.toml, 100 000 steps,
-# 100 001 rows of 9 numbers), two nsdyn executables in turn (A B A B ...),
+# ball under moreau (bench/bouncing_ball_every_step.toml, 300 000 steps,
+# 300 001 rows of 9 numbers), two nsdyn executables in turn (A B A B ...),
 # CPU time (user + sys, from /usr/bin/time) and wall time of each process,
 # min / median / max over the runs, and the machine load beside them.
 #
@@ -29,8 +29,8 @@ for exe in "$old" "$new"; do one "$exe" warm; done
 for ((i = 0; i < runs; i++)); do
     one "$old" old
     one "$new" new
-    one "$old" old_nooutput --set run.output_dt=10
-    one "$new" new_nooutput --set run.output_dt=10
+    one "$old" old_nooutput --set run.output_dt=30
+    one "$new" new_nooutput --set run.output_dt=30
 done
 echo "load after:  $(uptime)"
 stats() { # file column -> min median max

@@ -160,25 +160,44 @@ int nsd_anim_write(const char *path, nsd_model *m, const nsd_series *s, const ns
     size_t n = nsd_anim_frames(t0, t1, o);
     size_t *rows = malloc(n * sizeof *rows);
     if (!rows) return snprintf(err, err_len, "out of memory"), -1;
-    box b = {HUGE_VAL, -HUGE_VAL, HUGE_VAL, -HUGE_VAL};
-    nsdyn_canvas cv = {sizeof cv, &b, box_line, box_circle, box_polygon, box_pen};
+    box b = {HUGE_VAL, -HUGE_VAL, HUGE_VAL, -HUGE_VAL}, *fb = malloc(n * sizeof *fb);
+    if (!fb) return free(rows), snprintf(err, err_len, "out of memory"), -1;
+    double w_frame = 0;                     /* the widest single drawing */
     for (size_t k = 0, r = 0; k < n; ++k) { /* the last sample at or before the frame's time */
         double tk = t0 + (double)k / (o->fps * o->slow);
         while (r + 1 < s->rows && nsd_series_at(s, r + 1, 0) <= tk * (1 + 1e-12) + 1e-300) r++;
         rows[k] = r;
         const double *row = s->data + r * s->n_channels;
+        fb[k] = (box){HUGE_VAL, -HUGE_VAL, HUGE_VAL, -HUGE_VAL};
+        nsdyn_canvas cv = {sizeof cv, &fb[k], box_line, box_circle, box_polygon, box_pen};
         m->sys->draw(m->sys_inst, row[0], row + 1, &cv);
+        if (fb[k].x1 >= fb[k].x0)
+            grow(&b, fb[k].x0, fb[k].y0), grow(&b, fb[k].x1, fb[k].y1),
+                w_frame = fmax(w_frame, fb[k].x1 - fb[k].x0);
     }
     if (!(b.x1 >= b.x0) || !(b.y1 >= b.y0)) {
-        free(rows);
+        free(rows), free(fb);
         return snprintf(err, err_len, "the system's drawing is empty"), -1;
     }
-    double mx = 0.05 * fmax(b.x1 - b.x0, b.y1 - b.y0) + 1e-9; /* a margin round the motion */
-    b.x0 -= mx, b.x1 += mx, b.y0 -= mx, b.y1 += mx;
+    /* A mechanism that travels far (a rolling or walking system) is
+     * followed: a window 3 drawings wide, centred on the frame's drawing
+     * (within the whole motion), instead of the whole path at a tiny scale. */
+    double h = b.y1 - b.y0, win = fmax(3 * w_frame, 2 * h);
+    for (size_t k = 0; k < n; ++k) {
+        box *w = &fb[k];
+        if (b.x1 - b.x0 <= 1.5 * win || !(w->x1 >= w->x0)) {
+            *w = b;
+        } else {
+            double c = fmin(fmax(0.5 * (w->x0 + w->x1), b.x0 + 0.5 * win), b.x1 - 0.5 * win);
+            *w = (box){c - 0.5 * win, c + 0.5 * win, b.y0, b.y1};
+        }
+        double mx = 0.05 * fmax(w->x1 - w->x0, w->y1 - w->y0) + 1e-9; /* a margin */
+        w->x0 -= mx, w->x1 += mx, w->y0 -= mx, w->y1 += mx;
+    }
     char dir[PATH_MAX + 32], tmp[PATH_MAX + 32], fp[PATH_MAX + 64];
     snprintf(dir, sizeof dir, "%s.frames.XXXXXX", path);
     if (!mkdtemp(dir)) {
-        free(rows);
+        free(rows), free(fb);
         return snprintf(err, err_len, "cannot make %s: %s", dir, strerror(errno)), -1;
     }
     int rc = 0;
@@ -187,7 +206,7 @@ int nsd_anim_write(const char *path, nsd_model *m, const nsd_series *s, const ns
     for (; rc == 0 && done < n; ++done) {
         f.k = done;
         snprintf(fp, sizeof fp, "%s/frame_%06zu.png", dir, done);
-        rc = write_frame(fp, &f, &b, o, err, err_len);
+        rc = write_frame(fp, &f, &fb[done], o, err, err_len);
     }
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     if (rc == 0) rc = encode(dir, tmp, o, err, err_len);
@@ -198,5 +217,6 @@ int nsd_anim_write(const char *path, nsd_model *m, const nsd_series *s, const ns
     if (rc != 0) unlink(tmp);
     remove_frames(dir, done);
     free(rows);
+    free(fb);
     return rc;
 }

@@ -20,8 +20,9 @@
  * scientific otherwise (1e-05, 1.5e+16), as %g writes them. */
 size_t nsd_num_format(char *buf, double x);
 
-/* fputs of nsd_num_format(x). Stream
- * errors stay in the stream (ferror), as for fprintf. */
+/* fputs of nsd_num_format(x), without stdio's lock: f must not be written
+ * by two threads at once. Stream errors stay in the stream (ferror), as
+ * for fprintf. */
 void nsd_num_put(FILE *f, double x);
 
 #endif
