@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "figures.h"
 #include "numfmt.h"
 #include "interrupt.h"
 #include "output.h"
@@ -117,8 +118,8 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
     snprintf(title, sizeof title, "%s: period %.6g s, %s", cfg->title, r->period,
              r->stable ? "stable" : "unstable");
     nsd_panel panel = {"multipliers of the section map",
-                       "Re mu",
-                       "Im mu",
+                       "Re μ [1]",
+                       "Im μ [1]",
                        curves,
                        2,
                        NULL,
@@ -132,7 +133,7 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
                        0,
                        NULL,
                        NULL,
-                       0, NULL, NULL, 0};
+                       5, NULL, NULL, 0};
     nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];
@@ -405,7 +406,8 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
     nsd_panel panels[2 + SUM_REPORTS];
     double *rep[SUM_MAX_VARIANTS][SUM_REPORTS] = {{NULL}};
     char xl[128], yl[SUM_REPORTS][96];
-    snprintf(xl, sizeof xl, "%s.%s", pc0->cont_section[0], pc0->cont_key[0]);
+    snprintf(xl, sizeof xl, "%s [%s]", pc0->cont_key[0],
+             nsd_figures_key_unit(&v[0].sc.app.cfg, pc0->cont_section[0], pc0->cont_key[0]));
     static const double one[2] = {1.0, 1.0};
     double ends[2] = {HUGE_VAL, -HUGE_VAL};
     int rc = -1;
@@ -431,7 +433,7 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
         }
     }
     curves[nc] = (nsd_curve){ends, one, 2, "|mu| = 1", 6, 1, 1.0, 0, 0, 0};
-    panels[0] = summary_panel("largest |Floquet multiplier|", xl, "|mu|", curves, nc + 1);
+    panels[0] = summary_panel("largest |Floquet multiplier|", xl, "|μ| [1]", curves, nc + 1);
     panels[0].ymin = 0.0;
     panels[0].legend_position = 3; /* bottom left: the multipliers lie above */
     panels[1] = summary_panel("period", xl, "period [s]", curves + nc + 1, nc);

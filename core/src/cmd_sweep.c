@@ -94,8 +94,8 @@ static int exec_sweep(const sweep_args *a, const nsd_sweep_def *def, const nsd_s
 }
 
 /* After the runs: the summary line, CSV, graphs (the writer only). */
-static int finish(const sweep_args *a, const nsd_sweep_def *def, nsd_sweep_db *db, const char *dir,
-                  const nsd_sweep_tally *tally) {
+static int finish(const sweep_args *a, const nsd_sweep_def *def, const nsd_scenario *base,
+                  nsd_sweep_db *db, const char *dir, const nsd_sweep_tally *tally) {
     nsd_sweep_tally_print(stderr, tally);
     char path[PATH_MAX + 32], err[PATH_MAX + 512];
     int rc = 0;
@@ -112,7 +112,7 @@ static int finish(const sweep_args *a, const nsd_sweep_def *def, nsd_sweep_db *d
         }
     }
     if (!a->no_graphs && def->n_graphs && !nsd_interrupt_signal() &&
-        nsd_sweep_graphs(def, db, dir, NSD_PLOT_PNG, a->opts.quiet) != 0)
+        nsd_sweep_graphs(def, base, db, dir, NSD_PLOT_PNG, a->opts.quiet) != 0)
         rc = -1;
     return rc;
 }
@@ -148,7 +148,7 @@ static int sweep_main(sweep_args *a, int rank, int size) {
     nsd_sweep_tally tally = {0};
     status = NSD_EXIT_OK;
     if (exec_sweep(a, &def, &base, db, done, &tally, rank, size) != 0) status = 4;
-    if (rank == 0 && finish(a, &def, db, dir, &tally) != 0) status = 4;
+    if (rank == 0 && finish(a, &def, &base, db, dir, &tally) != 0) status = 4;
     if (nsd_interrupt_signal()) {
         if (rank == 0)
             fprintf(stderr,

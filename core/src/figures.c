@@ -72,6 +72,20 @@ size_t nsd_figures_series(const nsd_config *cfg, const nsd_model *m, const char 
     return n;
 }
 
+const char *nsd_figures_key_unit(const nsd_config *c, const char *section, const char *key) {
+    const nsd_section *sec[] = {&c->system, &c->contact, &c->friction, &c->integrator};
+    for (size_t k = 0; k < 4; ++k) {
+        if (!sec[k]->plugin || strcmp(nsd_kind_section(sec[k]->kind), section)) continue;
+        for (size_t i = 0; i < sec[k]->params.n; ++i)
+            if (!strcmp(sec[k]->params.decls[i].name, key))
+                return sec[k]->params.decls[i].unit ? sec[k]->params.decls[i].unit : "1";
+    }
+    if (!strcmp(section, "run"))
+        for (size_t i = 0; i < nsd_n_run_decls; ++i)
+            if (!strcmp(nsd_run_decls[i].name, key)) return nsd_run_decls[i].unit;
+    return "1";
+}
+
 void nsd_figures_axis_label(const nsd_channel *c, char *buf, size_t len) {
     snprintf(buf, len, "%s [%s]", c->label[0] ? c->label : c->name, c->unit[0] ? c->unit : "1");
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "sweep.h"
+#include "figures.h"
+#include "scenario.h"
 #include "numfmt.h"
 
 static long axis_named(const nsd_sweep_def *def, const nsd_toml_node *n) {
@@ -224,8 +226,9 @@ static double agg_value(const agg *a, nsd_reduce r) {
 }
 
 /* Curves per group (value, and for mean the +-std bars), CSV rows. */
-static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collect *c,
-                      const char *dir, nsd_plot_format fmt, int quiet) {
+static int draw_graph(const nsd_sweep_def *def, const nsd_scenario *base,
+                      const nsd_sweep_graph *g, collect *c, const char *dir, nsd_plot_format fmt,
+                      int quiet) {
     qsort(c->p, c->n, sizeof *c->p, cmp_point);
     char path[PATH_MAX + 300], err[512];
     snprintf(path, sizeof path, "%s/%s.csv", dir, g->name);
@@ -271,7 +274,9 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
     }
     gstart[n_groups] = n_agg;
     fclose(f);
-    int bars = g->reduce == NSD_REDUCE_MEAN;
+    /* error bars only where there is a spread: some point reduces 2 runs or more */
+    int bars = 0;
+    for (size_t i = 0; i < n_agg && g->reduce == NSD_REDUCE_MEAN; ++i) bars |= ag[i].n > 1;
     nsd_curve *curves = calloc(2 * n_groups + 1, sizeof *curves);
     double *xs = calloc(4 * n_agg + 1, sizeof *xs), *ys = calloc(4 * n_agg + 1, sizeof *ys);
     if (!curves || !xs || !ys) abort();
@@ -306,15 +311,19 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
     static const char *const rname[] = {"mean", "std", "min", "max", "fraction"};
     char title[300], ylabel[200], xlabel[200];
     const nsd_sweep_summary *s = &def->sums[g->summary];
+    const char *unit = nsd_sweep_summary_unit(base, s);
+    int one_each = n_agg == c->n; /* one run per point: the values themselves */
     if (g->reduce == NSD_REDUCE_FRACTION)
-        snprintf(ylabel, sizeof ylabel, "fraction of runs with %s > %g", s->name, g->above);
+        snprintf(ylabel, sizeof ylabel, "fraction of runs with %s > %g %s [1]", s->name, g->above,
+                 unit);
+    else if (one_each && g->reduce != NSD_REDUCE_STD)
+        snprintf(ylabel, sizeof ylabel, "%s [%s]", s->expr, unit);
     else
-        snprintf(ylabel, sizeof ylabel, "%s of %s%s", rname[g->reduce], s->name,
-                 bars ? " (bars: +-1 std)" : "");
-    snprintf(xlabel, sizeof xlabel, "%s (%s.%s)", def->axes[g->x_axis].name,
-             def->axes[g->x_axis].section, def->axes[g->x_axis].param);
-    snprintf(title, sizeof title, "%s = %s against %s, %zu runs", s->name, s->expr,
-             def->axes[g->x_axis].name, c->n);
+        snprintf(ylabel, sizeof ylabel, "%s of %s [%s]%s", rname[g->reduce], s->expr, unit,
+                 bars ? ", bars ±1 std" : "");
+    snprintf(xlabel, sizeof xlabel, "%s [%s]", def->axes[g->x_axis].name,
+             nsd_sweep_axis_unit(base, &def->axes[g->x_axis]));
+    snprintf(title, sizeof title, "%s", base->app.cfg.title ? base->app.cfg.title : "");
     nsd_panel panel = {.title = title,
                        .xlabel = xlabel,
                        .ylabel = ylabel,
@@ -340,20 +349,45 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
     return rc;
 }
 
-int nsd_sweep_graphs(const nsd_sweep_def *def, nsd_sweep_db *db, const char *dir,
-                     nsd_plot_format format, int quiet) {
+const char *nsd_sweep_axis_unit(const nsd_scenario *base, const nsd_sweep_axis *ax) {
+    if (!strcmp(ax->section, "initial")) {
+        int ch = nsd_model_channel(&base->model, ax->param);
+        return ch >= 0 ? base->model.channels[ch].unit : "1";
+    }
+    return nsd_figures_key_unit(&base->app.cfg, ax->section, ax->param);
+}
+
+const char *nsd_sweep_summary_unit(const nsd_scenario *base, const nsd_sweep_summary *sum) {
+    switch (sum->kind) {
+    case NSD_SUM_TIME_OF_MAX:
+    case NSD_SUM_TIME_OF_MIN:
+    case NSD_SUM_TIME_OF_FIRST:
+    case NSD_SUM_T_REACHED: return "s";
+    case NSD_SUM_COUNT:
+    case NSD_SUM_STOP:
+    case NSD_SUM_SYSTEM:
+    case NSD_SUM_KIND_COUNT: return "1";
+    default: break;
+    }
+    int ch = sum->channel ? nsd_model_channel(&base->model, sum->channel) : -1;
+    return ch >= 0 ? base->model.channels[ch].unit : "1";
+}
+
+int nsd_sweep_graphs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
+                     const char *dir, nsd_plot_format format, int quiet) {
     int rc = 0;
     for (size_t i = 0; i < def->n_graphs; ++i) {
         collect c = {.g = &def->graphs[i]};
         char err[512];
         if (def->graphs[i].points || def->graphs[i].y_axis >= 0) {
-            if (nsd_sweep_scatter(def, &def->graphs[i], db, dir, format, quiet) != 0) rc = -1;
+            if (nsd_sweep_scatter(def, base, &def->graphs[i], db, dir, format, quiet) != 0)
+                rc = -1;
             continue;
         }
         if (nsd_sweep_db_scan(db, collect_row, &c, err, sizeof err) != 0) {
             fprintf(stderr, "error: %s\n", err);
             rc = -1;
-        } else if (draw_graph(def, &def->graphs[i], &c, dir, format, quiet) != 0) {
+        } else if (draw_graph(def, base, &def->graphs[i], &c, dir, format, quiet) != 0) {
             rc = -1;
         }
         free(c.p);
