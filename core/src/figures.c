@@ -257,6 +257,8 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
         }
         np++;
     }
+    /* one time axis for the stack: tick labels and "time t [s]" under the last panel only */
+    for (size_t i = 0; i + 1 < np; ++i) panels[i].shared_x = 1;
     int rc = 0;
     if (np) {
         nsd_figure fig = {.title = fig_title, .panels = panels, .n_panels = np, .columns = 1};
