@@ -219,7 +219,16 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
     nsd_curve *curves = calloc((n_names ? n_names : 1) * n_runs, sizeof *curves);
     double **cols = calloc((n_names ? n_names : 1) * n_runs * 2, sizeof *cols);
     char(*labels)[160] = calloc(n_names ? n_names : 1, sizeof *labels);
-    if (!panels || !curves || !cols || !labels) abort();
+    char(*names_k)[200] = calloc(n_runs, sizeof *names_k);
+    if (!panels || !curves || !cols || !labels || !names_k) abort();
+    /* a failed run's curves stop early: the legend says where */
+    for (size_t k = 0; k < n_runs; ++k) {
+        if (runs[k].result->outcome == NSD_RUN_FAILED)
+            snprintf(names_k[k], sizeof names_k[k], "%s (FAILED at t = %.4g s)",
+                     runs[k].name ? runs[k].name : "", runs[k].result->t_reached);
+        else
+            snprintf(names_k[k], sizeof names_k[k], "%s", runs[k].name ? runs[k].name : "");
+    }
     size_t np = 0, nc = 0, ncol = 0;
     double *event_lines = NULL;
     size_t n_event_lines = 0;
@@ -250,7 +259,7 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
             cv->y = cols[ncol + 1];
             ncol += 2;
             cv->n = runs[k].result->series.rows;
-            cv->legend = n_runs > 1 && np == 0 ? runs[k].name : NULL;
+            cv->legend = n_runs > 1 && np == 0 ? names_k[k] : NULL;
             cv->color = (int)(k % NSD_PLOT_PALETTE_SIZE);
             cv->dashed = run_dash(k, n_runs);
             p->n_curves++;
@@ -271,6 +280,7 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
     free(curves);
     free(panels);
     free(labels);
+    free(names_k);
     return np ? rc : 1;
 }
 
