@@ -225,6 +225,25 @@ static double agg_value(const agg *a, nsd_reduce r) {
     return NAN;
 }
 
+/* The axis labels of a summary graph, with units; one_each: one run per
+ * point (the values themselves, not a mean of one). */
+static void graph_labels(const nsd_sweep_def *def, const nsd_scenario *base,
+                         const nsd_sweep_graph *g, int one_each, int bars, char ylabel[200],
+                         char xlabel[200]) {
+    static const char *const rname[] = {"mean", "std", "min", "max", "fraction"};
+    const nsd_sweep_summary *s = &def->sums[g->summary];
+    const char *unit = nsd_sweep_summary_unit(base, s);
+    if (g->reduce == NSD_REDUCE_FRACTION)
+        snprintf(ylabel, 200, "fraction of runs with %s > %g %s [1]", s->name, g->above, unit);
+    else if (one_each && g->reduce != NSD_REDUCE_STD)
+        snprintf(ylabel, 200, "%s [%s]", s->expr, unit);
+    else
+        snprintf(ylabel, 200, "%s of %s [%s]%s", rname[g->reduce], s->expr, unit,
+                 bars ? ", bars ±1 std" : "");
+    snprintf(xlabel, 200, "%s [%s]", def->axes[g->x_axis].name,
+             nsd_sweep_axis_unit(base, &def->axes[g->x_axis]));
+}
+
 /* Curves per group (value, and for mean the +-std bars), CSV rows. */
 static int draw_graph(const nsd_sweep_def *def, const nsd_scenario *base,
                       const nsd_sweep_graph *g, collect *c, const char *dir, nsd_plot_format fmt,
@@ -308,21 +327,8 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_scenario *base,
         used += m;
         curves[nc++] = (nsd_curve){.x = bx, .y = by, .n = m, .color = (int)k, .width = 1.0};
     }
-    static const char *const rname[] = {"mean", "std", "min", "max", "fraction"};
     char title[300], ylabel[200], xlabel[200];
-    const nsd_sweep_summary *s = &def->sums[g->summary];
-    const char *unit = nsd_sweep_summary_unit(base, s);
-    int one_each = n_agg == c->n; /* one run per point: the values themselves */
-    if (g->reduce == NSD_REDUCE_FRACTION)
-        snprintf(ylabel, sizeof ylabel, "fraction of runs with %s > %g %s [1]", s->name, g->above,
-                 unit);
-    else if (one_each && g->reduce != NSD_REDUCE_STD)
-        snprintf(ylabel, sizeof ylabel, "%s [%s]", s->expr, unit);
-    else
-        snprintf(ylabel, sizeof ylabel, "%s of %s [%s]%s", rname[g->reduce], s->expr, unit,
-                 bars ? ", bars ±1 std" : "");
-    snprintf(xlabel, sizeof xlabel, "%s [%s]", def->axes[g->x_axis].name,
-             nsd_sweep_axis_unit(base, &def->axes[g->x_axis]));
+    graph_labels(def, base, g, n_agg == c->n, bars, ylabel, xlabel);
     snprintf(title, sizeof title, "%s", base->app.cfg.title ? base->app.cfg.title : "");
     nsd_panel panel = {.title = title,
                        .xlabel = xlabel,
