@@ -153,8 +153,10 @@ size_t nsd_num_format(char *buf, double x) {
     int bq = (int)(bits >> 52 & 0x7ff);
     size_t n = 0;
     if (bq == 0x7ff) {
-        memcpy(buf, t ? "nan" : bits >> 63 ? "-inf" : "inf", 5);
-        return strlen(buf);
+        const char *word = t ? "nan" : bits >> 63 ? "-inf" : "inf";
+        size_t len = strlen(word);
+        memcpy(buf, word, len + 1);
+        return len;
     }
     if (bits >> 63) buf[n++] = '-';
     uint64_t f;
