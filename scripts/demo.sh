@@ -71,6 +71,12 @@ step compare configs/bouncing_ball_moreau_vs_event.toml bouncing_ball_moreau_vs_
 step run configs/rimless_wheel_walk.toml rimless_wheel_walk \
     "Rimless wheel down a slope settling on McGeer's gait (plastic impacts)" snapshots.png \
     timeseries.png
+say "Rimless wheel walking, as a video (nsdyn animate, through ffmpeg)"
+echo "   nsdyn animate out/rimless_wheel_walk --trails 2 -o out/rimless_wheel_walk/animation.gif"
+"$nsdyn" animate "$out/rimless_wheel_walk" --trails 2 -o "$out/rimless_wheel_walk/animation.gif" \
+    -q > "$out/rimless_wheel_walk_animate.log" 2>&1 || { cat "$out/rimless_wheel_walk_animate.log"; exit 1; }
+printf '\n## %s\n\n`nsdyn animate out/rimless_wheel_walk --trails 2 -o out/rimless_wheel_walk/animation.gif`\n\n![animation](rimless_wheel_walk/animation.gif)\n' \
+    "Rimless wheel walking, as a video" >> "$index"
 step pcmap configs/rimless_pcmap_fig23.toml rimless_pcmap_fig23 \
     "The Percussion-Centre half-plane of Barjau & Batlle's Fig. 23: domains, critical values" \
     pcmap.png

@@ -6,8 +6,10 @@
 A refactor that promises "outputs unchanged" (issue 14) is checked with this:
 each config runs under the command it is written for (compare for a
 [compare] config, limits for a [limits] one, run otherwise), graphs off,
-and every .csv the two runs write must be byte-identical (columns named for
-wall time aside). Exit 1 on any
+and every .csv the two runs write must hold the same data (columns named for
+wall time aside): the same text, or the same numbers where the number format
+changed (same_field: issue 26 writes shortest round-trip numbers where older
+builds wrote %.9g/%.12g/%.15g). Exit 1 on any
 difference, listing it; run.toml is not compared (it records paths and
 hashes of the binaries)."""
 import argparse, csv, os, re, pathlib, subprocess, sys, tempfile
@@ -22,14 +24,48 @@ def command_for(config: pathlib.Path) -> str:
     return "run"
 
 
+def sig_digits(text: str) -> int:
+    """Significant digits of a number as %g writes it (0 if not a number)."""
+    m = re.fullmatch(r"[-+]?(\d*)\.?(\d*)(?:[eE][-+]?\d+)?", text)
+    if not m or not (m.group(1) + m.group(2)):
+        return 0
+    return len((m.group(1) + m.group(2)).lstrip("0").rstrip("0")) or 1
+
+
+def same_field(old: str, new: str, digits: int) -> bool:
+    """The same text, or the same number: the new build writes every number
+    as the shortest text that reads back as the same double (issue 26,
+    core/src/numfmt.h), where older builds wrote %.9g, %.12g or %.15g. Then
+    the new number, rounded to the digits the old one's column carries,
+    must read as the old number: a change within those digits is a
+    difference, one beyond them is the old format's rounding."""
+    if old == new:
+        return True
+    try:
+        a, b = float(old), float(new)
+    except ValueError:
+        return False
+    if a == b or (a != a and b != b):  # same double (or both NaN)
+        return True
+    return 0 < digits < 17 and float(f"{b:.{digits}g}") == a
+
+
 def same_csv(a: pathlib.Path, b: pathlib.Path) -> bool:
-    """Equal field by field, except columns whose header names a wall time."""
+    """Equal field by field, except columns whose header names a wall time;
+    numbers compared as numbers (same_field) at their column's precision in
+    the old file (the most significant digits any of its fields shows)."""
     ra, rb = (list(csv.reader(p.open(newline=""))) for p in (a, b))
     if len(ra) != len(rb) or not ra or ra[0] != rb[0]:
         return ra == rb
     keep = [i for i, h in enumerate(ra[0]) if "wall" not in h]
-    cut = lambda row: [c for i, c in enumerate(row) if i in keep]
-    return all(cut(x) == cut(y) for x, y in zip(ra, rb))
+    digits = [max((sig_digits(r[i]) for r in ra[1:] if i < len(r)), default=0)
+              for i in range(len(ra[0]))]
+    for x, y in zip(ra[1:], rb[1:]):
+        if len(x) != len(y):
+            return False
+        if not all(same_field(x[i], y[i], digits[i]) for i in keep if i < len(x)):
+            return False
+    return True
 
 
 def run(build: pathlib.Path, cmd: str, config: pathlib.Path, out: pathlib.Path):

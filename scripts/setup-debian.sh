@@ -10,11 +10,13 @@ packages=(
   liblapacke-dev                       # LAPACKE: dense solves above 3x3 (core/numeric)
   libsiconos-numerics-dev              # Siconos: optional contact solver of moreau
   libsqlite3-dev                       # nsdyn sweep: results database (docs/sweep.md)
+  ffmpeg                               # nsdyn animate: MP4/GIF of a run (docs/figures.md)
   libopenmpi-dev openmpi-bin           # nsdyn sweep across machines (-DNSDYN_MPI=ON, optional)
   check libsubunit-dev                 # unit tests
   clang libclang-rt-14-dev             # fuzz targets: clang 14 and libFuzzer (fuzz/, docs/fuzzing.md)
   universal-ctags python3              # tests: scripts/check-lengths.py (function and file lengths)
   python3-numpy python3-pytest python3-matplotlib  # the Python package nsdyn, its tests and example (docs/python.md)
   libmujoco-dev                        # the mjcf system: MuJoCo model files (docs/mjcf.md)
+  zsh fish                             # tests/cli_help.sh: the zsh and fish completions parse
 )
 bash "$(dirname "$0")/apt-install-missing.sh" setup "${packages[@]}"

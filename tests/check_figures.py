@@ -38,6 +38,13 @@ RUNS = [
 ]
 # summary graphs: the CoM sweep (7 walker runs) shortened
 RUNS.append(("compare", "walker2_com_sweep.toml", ["--set", "run.t_end=3"]))
+# issue 26: the other commands' figures too
+RUNS += [
+    ("pcmap", "rimless_pcmap_fig23.toml", []),  # the Percussion-Centre half-plane
+    ("periodic", "rimless_hub_periodic.toml", []),  # continuation, multipliers
+    # every kind of sweep graph on 9 short runs: summary by group, bifurcation, heat map
+    ("sweep", "../tests/fixtures/sweep_figures.toml", []),
+]
 
 SLACK = 0.5  # mm
 SHRINK = 0.08
@@ -150,7 +157,8 @@ def main():
                 n_texts += check_figure(fig, problems)
                 check_labels(fig, problems)
     want = {"timeseries", "phase", "events", "snapshots", "deviation", "summary",
-            "limit_directions"}
+            "limit_directions", "pcmap", "continuation", "multipliers", "psi_max_vs_B2",
+            "psi_maxima_vs_B2", "psi_max_map"}
     if not want <= kinds:
         problems.append(f"figure kinds not rendered: {sorted(want - kinds)}")
     for p in problems:

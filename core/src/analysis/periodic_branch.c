@@ -1,6 +1,7 @@
 /* Continuation of a periodic orbit along a parameter (periodic_branch.h). */
 #define _GNU_SOURCE
 #include "periodic_branch.h"
+#include "figures.h"
 
 #include <limits.h>
 #include <math.h>
@@ -169,7 +170,7 @@ static size_t report_panels(const nsd_scenario *s, const nsd_periodic_config *pc
         cv[j] = (nsd_curve){P, R + j * np, np, NULL, 1, 0, 2.0, 2, 0, 0};
         snprintf(yl[j], sizeof yl[j], "%s [%s]", ch->name, ch->unit);
         panels[j] = (nsd_panel){ch->label, xl,  yl[j], &cv[j], 1, vl,   nv,   NAN, NAN,
-                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0, NULL, NULL, 0};
+                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0, NULL, NULL, 0, 0};
     }
     return nr;
 }
@@ -206,24 +207,26 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
     one[0] = one[1] = 1.0;
     one[2] = one[3] = -1.0;
     for (size_t j = 0; j < k; ++j) {
-        snprintf(leg[j], sizeof leg[j], "mu%zu", j + 1);
+        snprintf(leg[j], sizeof leg[j], "μ%zu", j + 1);
         cv[j] = (nsd_curve){P, mod + j * np, np, leg[j], (int)j, 0, 1.5, 2, 0, 0};
         cv[k + 1 + j] = (nsd_curve){P, re + j * np, np, NULL, (int)j, 0, 1.5, 2, 0, 0};
     }
-    cv[k] = (nsd_curve){ends, one, 2, "|mu| = 1", 6, 1, 1.0, 0, 0, 0};
-    cv[2 * k + 1] = (nsd_curve){ends, one + 2, 2, "mu = -1", 6, 1, 1.0, 0, 0, 0};
+    cv[k] = (nsd_curve){ends, one, 2, "|μ| = 1", 6, 1, 1.0, 0, 0, 0};
+    cv[2 * k + 1] = (nsd_curve){ends, one + 2, 2, "μ = −1", 6, 1, 1.0, 0, 0, 0};
     cv[2 * k + 2] = (nsd_curve){P, T, np, NULL, 0, 0, 2.0, 2, 0, 0};
     char xl[128], title[600];
-    snprintf(xl, sizeof xl, "%s.%s", pc->cont_section[0], pc->cont_key[0]);
-    snprintf(title, sizeof title, "periodic orbits along %s (grey lines: a multiplier crosses)",
-             xl);
+    snprintf(xl, sizeof xl, "%s [%s]", pc->cont_key[0],
+             nsd_figures_key_unit(&s->app.cfg, pc->cont_section[0], pc->cont_key[0]));
+    snprintf(title, sizeof title,
+             "periodic orbits along %s.%s (grey lines: a multiplier crosses)",
+             pc->cont_section[0], pc->cont_key[0]);
     nsd_panel panels[3 + NR_PANELS] = {
-        {"Floquet multipliers |mu|", xl, "|mu|", cv, k + 1, vl, nv, NAN, NAN, 0.0, NAN, 0, 0, 0,
-         NULL, NULL, 4, NULL, NULL, 0},
-        {"real parts", xl, "Re mu", cv + k + 1, k + 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
-         NULL, 0, NULL, NULL, 0},
+        {"Floquet multipliers |μ|", xl, "|μ| [1]", cv, k + 1, vl, nv, NAN, NAN, 0.0, NAN, 0, 0, 0,
+         NULL, NULL, 4, NULL, NULL, 0, 0},
+        {"real parts", xl, "Re μ [1]", cv + k + 1, k + 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
+         NULL, 5, NULL, NULL, 0, 0},
         {"period", xl, "period [s]", cv + 2 * k + 2, 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
-         NULL, 0, NULL, NULL, 0},
+         NULL, 0, NULL, NULL, 0, 0},
     };
     char yl[NR_PANELS][96];
     size_t npanels = 3 + report_panels(s, pc, b, P, R, vl, nv, xl, cv + 2 * k + 3, panels + 3, yl);

@@ -27,6 +27,8 @@ int nsd_cmd_periodic(const nsd_cli *cli); /* cmd_periodic.c */
 int nsd_cmd_pcmap(const nsd_cli *cli); /* cmd_pcmap.c: the Percussion-Centre half-plane */
 /* nsdyn sweep: reads its own options (cmd_sweep.c). */
 int nsd_cmd_sweep(int argc, char **argv);
+/* nsdyn animate RUN_DIR: a video of a run (cmd_animate.c, animate.h). */
+int nsd_cmd_animate(int argc, char **argv);
 int nsd_cmd_plugins(void);
 /* The plugin ids on the search path, one a line, from the indexes. */
 int nsd_cmd_plugin_ids(void);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "numfmt.h"
 #include "limit_directions.h"
 #include "outdir.h"
 #include "regime.h"
@@ -195,15 +196,18 @@ static int write_tables(const char *dir, const nsd_limit_analysis *la, limit_fun
         lf->phi_deg[i] = phi * 180.0 / NSDYN_PI;
         lf->R[i] = nsd_limit_R(la, phi);
         lf->V[i] = nsd_limit_V(la, phi);
-        fprintf(f, "%.9g,%.9g,%.9g\n", phi, lf->R[i], lf->V[i]);
+        nsd_num_put(f, phi), fputc(',', f), nsd_num_put(f, lf->R[i]), fputc(',', f);
+        nsd_num_put(f, lf->V[i]), fputc('\n', f);
     }
     if (nsd_commit_file(f, path, err, err_len) != 0) return -1;
     snprintf(path, sizeof path, "%s/limit_directions.csv", dir);
     f = nsd_open_tmp(path, err, err_len);
     if (!f) return -1;
     fprintf(f, "phi [rad],R [m/s^2],attracting\n");
-    for (size_t i = 0; i < la->n_dirs; ++i)
-        fprintf(f, "%.12g,%.9g,%d\n", la->dirs[i].phi, la->dirs[i].R, la->dirs[i].attracting);
+    for (size_t i = 0; i < la->n_dirs; ++i) {
+        nsd_num_put(f, la->dirs[i].phi), fputc(',', f), nsd_num_put(f, la->dirs[i].R);
+        fprintf(f, ",%d\n", la->dirs[i].attracting);
+    }
     return nsd_commit_file(f, path, err, err_len);
 }
 
@@ -318,9 +322,9 @@ static int write_figure(const char *dir, const nsd_config *cfg, const char *cnam
     };
     nsd_panel panels[2] = {
         {"limit-direction functions R and V", "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL,
-         0, 0, 360, NAN, NAN, 0, 0, 0, NULL, NULL, 5, NULL, NULL, 0},
+         0, 0, 360, NAN, NAN, 0, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0},
         {"u1-u2 projection of the phase portrait", xl, yl, P->curves, P->nc, NULL, 0, -1.6 * r,
-         1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 5, NULL, NULL, 0},
+         1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0},
     };
     snprintf(path, sizeof path, "%s/limit_directions.%s", dir, nsd_plot_format_ext(fmt));
     nsd_figure fig = {title, panels, 2, 2, 1600, 700, 0, 0};

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "figures.h"
 #include "outdir.h"
 #include "output.h"
 #include "pc_along.h"
@@ -248,7 +249,8 @@ static int write_along(const char *dir, const nsd_pc_along *al, char *err, size_
 
 /* The third panel: the critical coefficients along the parameter, the
  * thresholds as vertical lines. */
-static nsd_panel along_panel(const nsd_pc_along *al, nsd_curve c[4], double *marks, char *xlabel,
+static nsd_panel along_panel(const nsd_config *cfg, const nsd_pc_along *al, nsd_curve c[4],
+                             double *marks, char *xlabel,
                              size_t xlabel_len) {
     const double *ys[4] = {al->mu_dp, al->mu_c, al->mu_inf, al->mu_i};
     static const char *const names[4] = {"mu_DP", "mu_c", "mu_inf", "mu_i"};
@@ -265,10 +267,11 @@ static nsd_panel along_panel(const nsd_pc_along *al, nsd_curve c[4], double *mar
                            .dashed = k == 2,
                            .width = 2};
     for (size_t i = 0; i < al->n_marks; ++i) marks[i] = al->marks[i].at;
-    snprintf(xlabel, xlabel_len, "%s.%s (the config's unit)", al->section, al->key);
+    snprintf(xlabel, xlabel_len, "%s [%s]", al->key,
+             nsd_figures_key_unit(cfg, al->section, al->key));
     return (nsd_panel){.title = "critical coefficients along the parameter (grey: thresholds)",
                        .xlabel = xlabel,
-                       .ylabel = "friction coefficient mu",
+                       .ylabel = "friction coefficient μ [1]",
                        .curves = c,
                        .n_curves = 4,
                        .vlines = marks,
@@ -338,8 +341,8 @@ static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, const nsd_pc
     }
     nsd_panel panels[3] = {panel,
                            {.title = "critical friction coefficients of this geometry",
-                            .xlabel = "inertia ratio lambda = I_G / (m |GQ_f|^2)",
-                            .ylabel = "friction coefficient mu",
+                            .xlabel = "inertia ratio λ = I_G / (m |GQ_f|²) [1]",
+                            .ylabel = "friction coefficient μ [1]",
                             .curves = F->crit,
                             .n_curves = 3,
                             .vlines = F->vx,
@@ -348,8 +351,8 @@ static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, const nsd_pc
                             .xmax = 1.5,
                             .ymin = 0,
                             .ymax = ymax > 0 ? ymax : 1,
-                            .legend_position = 0}};
-    if (al->n) panels[2] = along_panel(al, along_curves, marks, xlabel, sizeof xlabel);
+                            .legend_position = 5}};
+    if (al->n) panels[2] = along_panel(&s->app.cfg, al, along_curves, marks, xlabel, sizeof xlabel);
     nsd_figure fig = {.title = s->app.cfg.title,
                       .panels = panels,
                       .n_panels = al->n ? 3 : 2,

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "figures.h"
+#include "numfmt.h"
 #include "interrupt.h"
 #include "output.h"
 #include "periodic_branch.h"
@@ -71,20 +73,24 @@ static int write_tables(const char *dir, const nsd_model *m, const nsd_periodic_
     snprintf(path, sizeof path, "%s/orbit.csv", dir);
     FILE *f = nsd_open_tmp(path, err, len);
     if (!f) return -1;
-    fprintf(f, "name,value,unit,free\nperiod,%.17g,s,0\n", r->period);
+    fputs("name,value,unit,free\nperiod,", f);
+    nsd_num_put(f, r->period);
+    fputs(",s,0\n", f);
     for (size_t i = 0; i < m->n; ++i) {
         int is_free = 0;
         for (size_t j = 0; j < sp->n_free; ++j) is_free |= sp->free[j] == i;
-        fprintf(f, "%s,%.17g,%s,%d\n", m->channels[1 + i].name, r->y[i], m->channels[1 + i].unit,
-                is_free);
+        fprintf(f, "%s,", m->channels[1 + i].name);
+        nsd_num_put(f, r->y[i]);
+        fprintf(f, ",%s,%d\n", m->channels[1 + i].unit, is_free);
     }
     if (nsd_commit_file(f, path, err, len) != 0) return -1;
     snprintf(path, sizeof path, "%s/multipliers.csv", dir);
     if (!(f = nsd_open_tmp(path, err, len))) return -1;
     fprintf(f, "re,im,modulus\n");
-    for (size_t i = 0; r->converged && i < sp->n_free; ++i)
-        fprintf(f, "%.12g,%.12g,%.12g\n", r->mult_re[i], r->mult_im[i],
-                hypot(r->mult_re[i], r->mult_im[i]));
+    for (size_t i = 0; r->converged && i < sp->n_free; ++i) {
+        nsd_num_put(f, r->mult_re[i]), fputc(',', f), nsd_num_put(f, r->mult_im[i]);
+        fputc(',', f), nsd_num_put(f, hypot(r->mult_re[i], r->mult_im[i])), fputc('\n', f);
+    }
     if (nsd_commit_file(f, path, err, len) != 0) return -1;
     snprintf(path, sizeof path, "%s/newton.csv", dir);
     if (!(f = nsd_open_tmp(path, err, len))) return -1;
@@ -112,8 +118,8 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
     snprintf(title, sizeof title, "%s: period %.6g s, %s", cfg->title, r->period,
              r->stable ? "stable" : "unstable");
     nsd_panel panel = {"multipliers of the section map",
-                       "Re mu",
-                       "Im mu",
+                       "Re μ [1]",
+                       "Im μ [1]",
                        curves,
                        2,
                        NULL,
@@ -127,7 +133,7 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
                        0,
                        NULL,
                        NULL,
-                       0, NULL, NULL, 0};
+                       5, NULL, NULL, 0, 0};
     nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];
@@ -356,15 +362,17 @@ static int write_summary_csv(const char *dir, const pvariant *v, size_t nv, char
     for (size_t i = 0; i < nv; ++i) {
         const nsd_branch_summary *b = &v[i].sum;
         for (size_t k = 0; k < b->np; ++k) {
-            fprintf(f, "\"%s\",%.12g,%d,%d,%.12g,%.9g", v[i].name, b->p[k], b->converged[k],
-                    b->stable[k], b->period[k], b->max_mu[k]);
+            fprintf(f, "\"%s\",", v[i].name);
+            nsd_num_put(f, b->p[k]);
+            fprintf(f, ",%d,%d,", b->converged[k], b->stable[k]);
+            nsd_num_put(f, b->period[k]), fputc(',', f), nsd_num_put(f, b->max_mu[k]);
             for (size_t j = 0; j < pc0->n_report; ++j) {
                 const char *want = v[0].sc.model.channels[pc0->report[j]].name;
                 double val = NAN;
                 for (size_t r = 0; r < v[i].pc.n_report && r < b->nr; ++r)
                     if (!strcmp(v[i].sc.model.channels[v[i].pc.report[r]].name, want))
                         val = b->rep[k * b->nr + r];
-                fprintf(f, ",%.12g", val);
+                fputc(',', f), nsd_num_put(f, val);
             }
             fprintf(f, "\n");
         }
@@ -398,7 +406,8 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
     nsd_panel panels[2 + SUM_REPORTS];
     double *rep[SUM_MAX_VARIANTS][SUM_REPORTS] = {{NULL}};
     char xl[128], yl[SUM_REPORTS][96];
-    snprintf(xl, sizeof xl, "%s.%s", pc0->cont_section[0], pc0->cont_key[0]);
+    snprintf(xl, sizeof xl, "%s [%s]", pc0->cont_key[0],
+             nsd_figures_key_unit(&v[0].sc.app.cfg, pc0->cont_section[0], pc0->cont_key[0]));
     static const double one[2] = {1.0, 1.0};
     double ends[2] = {HUGE_VAL, -HUGE_VAL};
     int rc = -1;
@@ -424,7 +433,7 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
         }
     }
     curves[nc] = (nsd_curve){ends, one, 2, "|mu| = 1", 6, 1, 1.0, 0, 0, 0};
-    panels[0] = summary_panel("largest |Floquet multiplier|", xl, "|mu|", curves, nc + 1);
+    panels[0] = summary_panel("largest |Floquet multiplier|", xl, "|μ| [1]", curves, nc + 1);
     panels[0].ymin = 0.0;
     panels[0].legend_position = 3; /* bottom left: the multipliers lie above */
     panels[1] = summary_panel("period", xl, "period [s]", curves + nc + 1, nc);

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_args.h"
+#include "help.h"
 #include "interrupt.h"
 #include "output.h"
 #include "sweep.h"
@@ -32,63 +34,41 @@ typedef struct sweep_args {
     int no_csv, no_graphs;
 } sweep_args;
 
-static int need_value(int i, int argc, char **argv) {
-    if (i + 1 < argc) return 0;
-    fprintf(stderr, "error: %s needs a value\n", argv[i]);
-    return -1;
+static int on_option(void *ctx, int key, const char *v) {
+    sweep_args *a = ctx;
+    long n = 0;
+    switch (key) {
+    case 'o': a->cli.out_dir = v; return 0;
+    case NSD_OPT_SET: a->cli.sets[a->cli.n_sets++] = v; return 0;
+    case NSD_OPT_DB: a->opts.db_path = v; return 0;
+    case NSD_OPT_CSV: a->csv = v; return 0;
+    case 'q': a->opts.quiet = 1; return 0;
+    case NSD_OPT_NO_CSV: a->no_csv = 1; return 0;
+    case NSD_OPT_NO_GRAPHS: a->no_graphs = 1; return 0;
+    case NSD_OPT_NO_CONFIG_PLUGINS: setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1); return 0;
+    case 'j':
+        if (nsd_cli_whole("-j", v, 1, 1024, &n) != 0) return -1;
+        a->opts.threads = (int)n;
+        return 0;
+    default: return -1; /* not in the table: cannot happen */
+    }
 }
 
+/* 0, NSD_CLI_HELP (help printed) or -1 (message printed). */
 static int parse_args(int argc, char **argv, sweep_args *a) {
-    for (int i = 2; i < argc; ++i) {
-        const char *s = argv[i];
-        if (!strcmp(s, "-o") || !strcmp(s, "--set") || !strcmp(s, "-j") || !strcmp(s, "--db") ||
-            !strcmp(s, "--csv")) {
-            if (need_value(i, argc, argv)) return -1;
-            const char *v = argv[++i];
-            if (!strcmp(s, "-o")) a->cli.out_dir = v;
-            if (!strcmp(s, "--set")) a->cli.sets[a->cli.n_sets++] = v;
-            if (!strcmp(s, "--db")) a->opts.db_path = v;
-            if (!strcmp(s, "--csv")) a->csv = v;
-            if (!strcmp(s, "-j")) {
-                char *end = NULL;
-                long n = strtol(v, &end, 10);
-                if (*end || n < 1 || n > 1024) {
-                    fprintf(stderr, "error: -j %s: expected a thread count 1..1024\n", v);
-                    return -1;
-                }
-                a->opts.threads = (int)n;
-            }
-        } else if (!strncmp(s, "--set=", 6)) {
-            a->cli.sets[a->cli.n_sets++] = s + 6;
-        } else if (!strncmp(s, "-j", 2) && s[2]) {
-            a->opts.threads = atoi(s + 2);
-            if (a->opts.threads < 1 || a->opts.threads > 1024) {
-                fprintf(stderr, "error: %s: expected a thread count 1..1024\n", s);
-                return -1;
-            }
-        } else if (!strcmp(s, "-q") || !strcmp(s, "--quiet")) {
-            a->opts.quiet = 1;
-        } else if (!strcmp(s, "--no-csv")) {
-            a->no_csv = 1;
-        } else if (!strcmp(s, "--no-graphs")) {
-            a->no_graphs = 1;
-        } else if (!strcmp(s, "--no-config-plugins")) {
-            setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1);
-        } else if (s[0] == '-') {
-            fprintf(stderr, "error: unknown option '%s' (nsdyn --help)\n", s);
-            return -1;
-        } else if (!a->cli.config) {
-            a->cli.config = s;
-        } else {
-            fprintf(stderr, "error: unexpected argument '%s' (one CONFIG)\n", s);
-            return -1;
-        }
-    }
-    if (!a->cli.config) {
-        fprintf(stderr, "error: nsdyn sweep needs a CONFIG file\n");
+    char **ops = NULL;
+    int n = 0, rc = nsd_cli_parse("sweep", argc - 1, argv + 1, on_option, a, &ops, &n);
+    if (rc == NSD_CLI_HELP) nsd_help_print_command(stdout, nsd_help_find("sweep"));
+    if (rc != NSD_CLI_OK) return rc == NSD_CLI_HELP ? NSD_CLI_HELP : -1;
+    if (n != 1) {
+        if (n == 0)
+            fprintf(stderr, "error: nsdyn sweep needs a CONFIG file\n");
+        else
+            fprintf(stderr, "error: unexpected argument '%s' (one CONFIG)\n", ops[1]);
         return -1;
     }
-    return 0;
+    a->cli.config = ops[0];
+    return nsd_cli_check_file("config", a->cli.config);
 }
 
 /* Config, [sweep] and every axis value; 0, or -1 with the messages out. */
@@ -114,8 +94,8 @@ static int exec_sweep(const sweep_args *a, const nsd_sweep_def *def, const nsd_s
 }
 
 /* After the runs: the summary line, CSV, graphs (the writer only). */
-static int finish(const sweep_args *a, const nsd_sweep_def *def, nsd_sweep_db *db, const char *dir,
-                  const nsd_sweep_tally *tally) {
+static int finish(const sweep_args *a, const nsd_sweep_def *def, const nsd_scenario *base,
+                  nsd_sweep_db *db, const char *dir, const nsd_sweep_tally *tally) {
     nsd_sweep_tally_print(stderr, tally);
     char path[PATH_MAX + 32], err[PATH_MAX + 512];
     int rc = 0;
@@ -132,7 +112,7 @@ static int finish(const sweep_args *a, const nsd_sweep_def *def, nsd_sweep_db *d
         }
     }
     if (!a->no_graphs && def->n_graphs && !nsd_interrupt_signal() &&
-        nsd_sweep_graphs(def, db, dir, NSD_PLOT_PNG, a->opts.quiet) != 0)
+        nsd_sweep_graphs(def, base, db, dir, NSD_PLOT_PNG, a->opts.quiet) != 0)
         rc = -1;
     return rc;
 }
@@ -168,7 +148,7 @@ static int sweep_main(sweep_args *a, int rank, int size) {
     nsd_sweep_tally tally = {0};
     status = NSD_EXIT_OK;
     if (exec_sweep(a, &def, &base, db, done, &tally, rank, size) != 0) status = 4;
-    if (rank == 0 && finish(a, &def, db, dir, &tally) != 0) status = 4;
+    if (rank == 0 && finish(a, &def, &base, db, dir, &tally) != 0) status = 4;
     if (nsd_interrupt_signal()) {
         if (rank == 0)
             fprintf(stderr,
@@ -197,8 +177,9 @@ int nsd_cmd_sweep(int argc, char **argv) {
         return NSD_EXIT_FAILED;
     }
 #endif
-    int status = parse_args(argc, argv, &a) != 0 ? NSD_EXIT_USAGE : NSD_EXIT_OK;
-    if (status == NSD_EXIT_OK) {
+    int parsed = parse_args(argc, argv, &a);
+    int status = parsed == NSD_CLI_HELP ? NSD_EXIT_OK : parsed ? NSD_EXIT_USAGE : NSD_EXIT_OK;
+    if (parsed == 0) {
         nsd_interrupt_install();
         status = sweep_main(&a, rank, size);
     }

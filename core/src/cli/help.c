@@ -72,6 +72,16 @@ static const nsd_command_help commands[] = {
      "are rows with their message), 2 config error, 4 an output could not be\n"
      "written (docs/sweep.md).",
      0},
+    {"animate", "RUN_DIR [options]", "a video of the mechanism moving, from a run's folder",
+     "Draws the system (its own drawing, as in snapshots.png) at the samples of\n"
+     "RUN_DIR/timeseries.csv, rebuilt from RUN_DIR/run.toml, one frame per\n"
+     "1/fps s of video, stamped with the simulated time; --slow X plays X video\n"
+     "seconds per simulated second (default 1, the recorded time scale);\n"
+     "--trails N draws the N frames before fainter. Encoded by ffmpeg (Debian's\n"
+     "ffmpeg) to MP4 (H.264) or GIF. A run writes one itself with [plot] animate\n"
+     "= \"mp4\" or \"gif\" (docs/figures.md). Exit status 4 when ffmpeg is\n"
+     "missing or fails.",
+     0},
     {"keys", "CONFIG [--set section.key=value]... [--names]",
      "the keys a config accepts, with values, units and ranges",
      "Lists every key of the config's sections: [run] and [plot] (the host's)\n"
@@ -93,7 +103,7 @@ static const nsd_command_help commands[] = {
      "plot.series and compare channels), contacts, stop conditions and\n"
      "switches. For a friction law, its internal states.",
      0},
-    {"check", "[--timeout S] PLUGIN.so...", "run the conformance checks on plugin files",
+    {"check", "PLUGIN.so...", "run the conformance checks on plugin files",
      "Checks every plugin in the files the way the host's own are checked:\n"
      "descriptors and parameter declarations well formed; create() and\n"
      "destroy() with the defaults; a system's derivatives() affine in the\n"
@@ -117,24 +127,57 @@ static const nsd_command_help commands[] = {
      "to it, which runs read instead of opening the file (they open it only\n"
      "for the ids it lists). nsdyn_add_plugin runs it when it builds a plugin.",
      0},
-    {"help", "[COMMAND | --man | --bash-completion]", "help on a command",
+    {"help", "[COMMAND | --man | --bash-completion | --zsh-completion | --fish-completion]",
+     "help on a command",
      "Without an argument, the overview. With a command, its help (as\n"
      "`nsdyn COMMAND --help`). --man prints the man page nsdyn(1) in roff;\n"
-     "--bash-completion a completion script (source it, or install it as\n"
-     "share/bash-completion/completions/nsdyn).",
+     "--bash-completion, --zsh-completion and --fish-completion a completion\n"
+     "script for that shell, each option offered only to the commands that take\n"
+     "it (installed as share/bash-completion/completions/nsdyn,\n"
+     "share/zsh/vendor-completions/_nsdyn and\n"
+     "share/fish/vendor_completions.d/nsdyn.fish).",
      0},
     {"--version", "", "the host's version and plugin ABI", "", 0},
 };
 
-/* The options of the commands that take a CONFIG. */
-static const struct {
-    const char *flags, *text;
-} config_options[] = {
-    {"-o, --output DIR", "write into DIR (default out/<config name>)"},
-    {"--set section.key=value", "override one value (repeat it); `nsdyn keys CONFIG` lists them"},
-    {"-q, --quiet", "no progress line, no list of the files written"},
-    {"--no-config-plugins", "refuse the config's plugin_path (NSDYN_NO_CONFIG_PLUGINS=1)"},
-    {"-h, --help", "this command's help"},
+/* Every option of every command: the getopt_long tables (cli_args.c), the
+ * help, the man page and the completions are all made from it. */
+static const nsd_option_help options[] = {
+    {'o', "output", "DIR", "write into DIR (default out/<config name>)",
+     " run compare limits periodic pcmap sweep "},
+    {'o', "output", "FILE", "write the video to FILE, .mp4 or .gif (default RUN_DIR/animation.mp4)",
+     " animate "},
+    {NSD_OPT_SET, "set", "section.key=value",
+     "override one value (repeat it); `nsdyn keys CONFIG` lists them",
+     " run compare limits periodic pcmap keys sweep "},
+    {'q', "quiet", NULL, "no progress line, no list of the files written",
+     " run compare limits periodic pcmap sweep animate "},
+    {NSD_OPT_NO_CONFIG_PLUGINS, "no-config-plugins", NULL,
+     "refuse the config's plugin_path (NSDYN_NO_CONFIG_PLUGINS=1)",
+     " run compare limits periodic pcmap keys sweep "},
+    {NSD_OPT_REPEAT, "repeat", "N", "runs of each variant for the wall-time median (1 to 100)",
+     " compare "},
+    {NSD_OPT_NAMES, "names", NULL, "only section.key= (for shell completion)", " keys "},
+    {'j', "jobs", "N", "threads (1 to 1024)", " sweep "},
+    {NSD_OPT_DB, "db", "FILE", "the results database (default DIR/sweep.sqlite)", " sweep "},
+    {NSD_OPT_CSV, "csv", "FILE", "write runs.csv to FILE instead", " sweep "},
+    {NSD_OPT_NO_CSV, "no-csv", NULL, "write no runs.csv", " sweep "},
+    {NSD_OPT_NO_GRAPHS, "no-graphs", NULL, "draw no [[sweep.graph]]", " sweep "},
+    {NSD_OPT_FORMAT, "format", "FORMAT", "mp4 (H.264) or gif (default mp4)", " animate "},
+    {NSD_OPT_FPS, "fps", "N", "frames per second of the video (1 to 60, default 25)", " animate "},
+    {NSD_OPT_SLOW, "slow", "X",
+     "video seconds per simulated second (default 1: the recorded time scale)", " animate "},
+    {NSD_OPT_TIMEOUT, "timeout", "S",
+     "seconds per plugin file before a callback that never returns is a finding (default 60)",
+     " check "},
+    {NSD_OPT_TRAILS, "trails", "N", "earlier frames drawn fainter behind the current one (0 to 50)",
+     " animate "},
+    {NSD_OPT_IDS, "ids", NULL, "only the ids, one a line, from the indexes", " plugins "},
+    {NSD_OPT_MAN, "man", NULL, "the man page nsdyn(1) in roff", " help "},
+    {NSD_OPT_BASH, "bash-completion", NULL, "a bash completion script", " help "},
+    {NSD_OPT_ZSH, "zsh-completion", NULL, "a zsh completion script", " help "},
+    {NSD_OPT_FISH, "fish-completion", NULL, "a fish completion script", " help "},
+    {'h', "help", NULL, "this command's help", "*"},
 };
 
 static const char search_path_text[] =
@@ -149,6 +192,27 @@ static const char exit_text[] =
     "written); 3 the simulation failed (time and state reported, the data so\n"
     "far in DIR.INCOMPLETE/, DIR untouched); 4 the outputs could not be\n"
     "written; 128+N stopped by signal N (130 for Ctrl-C; data kept as for 3).";
+
+const nsd_option_help *nsd_help_options(size_t *n) {
+    *n = NSDYN_COUNT(options);
+    return options;
+}
+
+int nsd_help_option_of(const nsd_option_help *o, const char *command) {
+    if (!strcmp(o->commands, "*")) return 1;
+    char word[40];
+    snprintf(word, sizeof word, " %s ", command);
+    return strstr(o->commands, word) != NULL;
+}
+
+/* "-o, --output DIR" / "--set section.key=value" */
+static void option_flags(const nsd_option_help *o, char *buf, size_t len) {
+    if (o->key < 128)
+        snprintf(buf, len, "-%c, --%s%s%s", o->key, o->name, o->arg ? " " : "",
+                 o->arg ? o->arg : "");
+    else
+        snprintf(buf, len, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+}
 
 const nsd_command_help *nsd_help_commands(size_t *n) {
     *n = NSDYN_COUNT(commands);
@@ -172,9 +236,13 @@ static void print_indented(FILE *out, const char *text, int indent) {
     }
 }
 
-static void print_config_options(FILE *out) {
-    for (size_t i = 0; i < NSDYN_COUNT(config_options); ++i)
-        fprintf(out, "  %-26s %s\n", config_options[i].flags, config_options[i].text);
+static void print_options(FILE *out, const char *command) {
+    for (size_t i = 0; i < NSDYN_COUNT(options); ++i) {
+        if (!nsd_help_option_of(&options[i], command)) continue;
+        char flags[64];
+        option_flags(&options[i], flags, sizeof flags);
+        fprintf(out, "  %-26s %s\n", flags, options[i].text);
+    }
 }
 
 void nsd_help_print_overview(FILE *out) {
@@ -188,7 +256,7 @@ void nsd_help_print_overview(FILE *out) {
             fprintf(out, "  %-36s %s\n", head, commands[i].summary);
     }
     fprintf(out, "\noptions of run, compare, limits, periodic, pcmap (CONFIG commands):\n");
-    print_config_options(out);
+    print_options(out, "run");
     fprintf(out, "\nnsdyn help COMMAND (or nsdyn COMMAND --help) says more; man nsdyn.\n\n");
     fprintf(out, "%s\n\nexit status: %s\n", search_path_text, exit_text);
 }
@@ -199,11 +267,9 @@ void nsd_help_print_command(FILE *out, const nsd_command_help *h) {
         fputc('\n', out);
         print_indented(out, h->text, 0);
     }
-    if (h->config_options) {
-        fprintf(out, "\noptions:\n");
-        print_config_options(out);
-        fprintf(out, "\nexit status: %s\n", exit_text);
-    }
+    fprintf(out, "\noptions:\n");
+    print_options(out, h->name);
+    if (h->config_options) fprintf(out, "\nexit status: %s\n", exit_text);
 }
 
 /* roff text: a backslash doubled, a hyphen as \-, a leading . or ' escaped. */
@@ -261,13 +327,24 @@ void nsd_help_print_man(FILE *out) {
             roff_paragraphs(out, commands[i].text, ".IP");
         }
     }
-    fputs(".SH OPTIONS\nOf run, compare, limits, periodic and pcmap:\n", out);
-    for (size_t i = 0; i < NSDYN_COUNT(config_options); ++i) {
+    fputs(".SH OPTIONS\n", out);
+    for (size_t i = 0; i < NSDYN_COUNT(options); ++i) {
+        char flags[64];
+        option_flags(&options[i], flags, sizeof flags);
         fputs(".TP\n.B ", out);
-        roff(out, config_options[i].flags);
+        roff(out, flags);
         fputs("\n", out);
-        roff(out, config_options[i].text);
-        fputs("\n", out);
+        roff(out, options[i].text);
+        if (!strcmp(options[i].commands, "*")) {
+            fputs(" (every command)\n", out);
+        } else {
+            char list[160];
+            snprintf(list, sizeof list, "%s", options[i].commands + 1);
+            list[strlen(list) - 1] = '\0'; /* the list's trailing space */
+            fputs(" (", out);
+            roff(out, list);
+            fputs(")\n", out);
+        }
     }
     fputs(".SH ENVIRONMENT\n.TP\n.B NSDYN_PLUGIN_PATH\n", out);
     roff(out, "colon-separated folders searched for plugins after the config's plugin_path\n");
@@ -279,50 +356,5 @@ void nsd_help_print_man(FILE *out) {
     roff_paragraphs(out, exit_text, ".PP");
     fputs("\n.SH SEE ALSO\nThe project's docs/configs.md (config sections and --set),\n"
           "docs/plugin\\-guide.md (writing plugins), docs/architecture.md.\n",
-          out);
-}
-
-void nsd_help_print_bash_completion(FILE *out) {
-    fputs("# bash completion for nsdyn (generated by `nsdyn help --bash-completion`)\n"
-          "_nsdyn() {\n"
-          "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-          "    local nsdyn=${COMP_WORDS[0]} cfg w\n"
-          "    if [[ $COMP_CWORD -eq 1 ]]; then\n"
-          "        COMPREPLY=($(compgen -W \"",
-          out);
-    for (size_t i = 0; i < NSDYN_COUNT(commands); ++i)
-        fprintf(out, "%s%s", i ? " " : "", commands[i].name);
-    fputs("\" -- \"$cur\"))\n"
-          "        return\n"
-          "    fi\n"
-          "    case ${COMP_WORDS[1]} in\n"
-          "    describe) COMPREPLY=($(compgen -W \"$($nsdyn plugins --ids 2>/dev/null)\" -- "
-          "\"$cur\")); return ;;\n"
-          "    help) COMPREPLY=($(compgen -W \"",
-          out);
-    for (size_t i = 0; i < NSDYN_COUNT(commands); ++i) fprintf(out, "%s ", commands[i].name);
-    fputs("--man --bash-completion\" -- \"$cur\")); return ;;\n"
-          "    index|check) compopt -o plusdirs; COMPREPLY=($(compgen -f -X '!*.so' -- "
-          "\"$cur\")); return ;;\n"
-          "    esac\n"
-          "    case $prev in\n"
-          "    -o|--output) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
-          "    --set)\n"
-          "        for w in \"${COMP_WORDS[@]:2}\"; do [[ $w == *.toml ]] && cfg=$w; done\n"
-          "        [[ -n $cfg ]] || return\n"
-          "        compopt -o nospace\n"
-          "        COMPREPLY=($(compgen -W \"$($nsdyn keys \"$cfg\" --names 2>/dev/null)\" -- "
-          "\"$cur\"))\n"
-          "        return ;;\n"
-          "    esac\n"
-          "    if [[ $cur == -* ]]; then\n"
-          "        COMPREPLY=($(compgen -W \"-o --output --set -q --quiet --no-config-plugins "
-          "--names --help\" -- \"$cur\"))\n"
-          "    else\n"
-          "        compopt -o plusdirs\n"
-          "        COMPREPLY=($(compgen -f -X '!*.toml' -- \"$cur\"))\n"
-          "    fi\n"
-          "}\n"
-          "complete -F _nsdyn nsdyn\n",
           out);
 }

@@ -1,7 +1,7 @@
 /* The command line's documentation, written once: `nsdyn help [CMD]`,
  * `nsdyn CMD --help`, the man page (`nsdyn help --man`, installed as
  * nsdyn.1) and the bash completion (`nsdyn help --bash-completion`) are all
- * printed from the table in help.c. Every command of main.c's dispatch
+ * printed from the tables in help.c (commands and options). Every command of main.c's dispatch
  * table has an entry (main.c checks it when asked for help; the test
  * cli_help runs `nsdyn CMD --help` for each). */
 #ifndef NSD_HELP_H
@@ -19,6 +19,40 @@ typedef struct nsd_command_help {
     int config_options; /* takes the options of the CONFIG commands */
 } nsd_command_help;
 
+/* One option: its short letter (key < 128) or an NSD_OPT_ key (long
+ * only), long name, the placeholder of its value (NULL: takes none), help
+ * text and the commands that take it (" run sweep ", or "*" for all). */
+typedef struct nsd_option_help {
+    int key;
+    const char *name, *arg, *text, *commands;
+} nsd_option_help;
+
+enum {
+    NSD_OPT_SET = 256,
+    NSD_OPT_NO_CONFIG_PLUGINS,
+    NSD_OPT_REPEAT,
+    NSD_OPT_NAMES,
+    NSD_OPT_DB,
+    NSD_OPT_CSV,
+    NSD_OPT_NO_CSV,
+    NSD_OPT_NO_GRAPHS,
+    NSD_OPT_IDS,
+    NSD_OPT_MAN,
+    NSD_OPT_BASH,
+    NSD_OPT_ZSH,
+    NSD_OPT_FISH,
+    NSD_OPT_FPS,
+    NSD_OPT_SLOW,
+    NSD_OPT_TRAILS,
+    NSD_OPT_FORMAT,
+    NSD_OPT_TIMEOUT,
+};
+
+/* Every option, in the order of the help. */
+const nsd_option_help *nsd_help_options(size_t *n);
+/* Does command take option o? */
+int nsd_help_option_of(const nsd_option_help *o, const char *command);
+
 /* The entry of command `name`, or NULL. */
 const nsd_command_help *nsd_help_find(const char *name);
 
@@ -35,9 +69,12 @@ void nsd_help_print_command(FILE *out, const nsd_command_help *h);
 /* The man page nsdyn(1) in roff (man macros). */
 void nsd_help_print_man(FILE *out);
 
-/* A bash completion script for nsdyn: commands, options, CONFIG files,
- * plugin ids (describe) and the keys a config accepts (--set, through
- * `nsdyn keys CONFIG`). */
+/* Completion scripts for bash, zsh and fish (help_completion.c): commands,
+ * each command's own options, CONFIG files, folders for DIR, plugin ids
+ * (describe) and the keys a config accepts (--set, through
+ * `nsdyn keys CONFIG --names`). */
 void nsd_help_print_bash_completion(FILE *out);
+void nsd_help_print_zsh_completion(FILE *out);
+void nsd_help_print_fish_completion(FILE *out);
 
 #endif

@@ -5,6 +5,7 @@
 #define NSD_CONFIG_H
 
 #include "diag.h"
+#include "host_keys.h"
 #include "params.h"
 #include "plot.h"
 #include "registry.h"
@@ -15,27 +16,6 @@ typedef struct nsd_section {
     const nsd_plugin *plugin;   /* NULL when absent */
     nsd_params params;
 } nsd_section;
-
-/* The host's [run] keys, in declaration order: the index of each in
- * nsd_run_decls (config.c declares them by these indices, so a key and its
- * field cannot drift apart). */
-enum nsd_run_key {
-    NSD_RUN_T_END = 0,
-    NSD_RUN_T_START,
-    NSD_RUN_OUTPUT_DT,
-    NSD_RUN_MAX_SAMPLES,
-    NSD_RUN_HOLD_STICK,
-    NSD_RUN_PROGRESS,
-    NSD_RUN_REST_RATIO,
-    NSD_RUN_REST_VELOCITY,
-    NSD_RUN_CONTACT_TOLERANCE,
-    NSD_RUN_MAX_EVENTS,
-    NSD_RUN_ENERGY_AUDIT,
-    NSD_RUN_ENERGY_TOLERANCE,
-    NSD_RUN_FRICTION_STATES_OPEN, /* issue 12 */
-    NSD_RUN_PRECHECK,             /* issue 22 */
-    NSD_RUN_KEY_COUNT
-};
 
 /* run.energy_audit, in the order of its choices. */
 typedef enum nsd_energy_audit {
@@ -88,12 +68,6 @@ typedef struct nsd_config {
     size_t n_limits;
 } nsd_config;
 
-/* Host-declared keys of [run] and [plot]: the same declaration type the
- * plugins use, so one parser checks both. */
-extern const nsdyn_param_decl nsd_run_decls[];
-extern const size_t nsd_n_run_decls;
-extern const nsdyn_param_decl nsd_plot_decls[];
-extern const size_t nsd_n_plot_decls;
 
 /* Step 1: parse `path` and apply `--set section.key=value` overrides. */
 int nsd_config_read(nsd_config *cfg, const char *path, const char *const *sets, size_t n_sets,

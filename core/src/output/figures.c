@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "figures.h"
+#include "animate.h"
 
 #include <limits.h>
 #include <math.h>
@@ -69,6 +70,20 @@ size_t nsd_figures_series(const nsd_config *cfg, const nsd_model *m, const char 
         while (m->layout.plot_series[n]) n++;
     *names = (const char **)m->layout.plot_series;
     return n;
+}
+
+const char *nsd_figures_key_unit(const nsd_config *c, const char *section, const char *key) {
+    const nsd_section *sec[] = {&c->system, &c->contact, &c->friction, &c->integrator};
+    for (size_t k = 0; k < 4; ++k) {
+        if (!sec[k]->plugin || strcmp(nsd_kind_section(sec[k]->kind), section)) continue;
+        for (size_t i = 0; i < sec[k]->params.n; ++i)
+            if (!strcmp(sec[k]->params.decls[i].name, key))
+                return sec[k]->params.decls[i].unit ? sec[k]->params.decls[i].unit : "1";
+    }
+    if (!strcmp(section, "run"))
+        for (size_t i = 0; i < nsd_n_run_decls; ++i)
+            if (!strcmp(nsd_run_decls[i].name, key)) return nsd_run_decls[i].unit;
+    return "1";
 }
 
 void nsd_figures_axis_label(const nsd_channel *c, char *buf, size_t len) {
@@ -204,7 +219,16 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
     nsd_curve *curves = calloc((n_names ? n_names : 1) * n_runs, sizeof *curves);
     double **cols = calloc((n_names ? n_names : 1) * n_runs * 2, sizeof *cols);
     char(*labels)[160] = calloc(n_names ? n_names : 1, sizeof *labels);
-    if (!panels || !curves || !cols || !labels) abort();
+    char(*names_k)[200] = calloc(n_runs, sizeof *names_k);
+    if (!panels || !curves || !cols || !labels || !names_k) abort();
+    /* a failed run's curves stop early: the legend says where */
+    for (size_t k = 0; k < n_runs; ++k) {
+        if (runs[k].result->outcome == NSD_RUN_FAILED)
+            snprintf(names_k[k], sizeof names_k[k], "%s (FAILED at t = %.4g s)",
+                     runs[k].name ? runs[k].name : "", runs[k].result->t_reached);
+        else
+            snprintf(names_k[k], sizeof names_k[k], "%s", runs[k].name ? runs[k].name : "");
+    }
     size_t np = 0, nc = 0, ncol = 0;
     double *event_lines = NULL;
     size_t n_event_lines = 0;
@@ -235,13 +259,15 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
             cv->y = cols[ncol + 1];
             ncol += 2;
             cv->n = runs[k].result->series.rows;
-            cv->legend = n_runs > 1 && np == 0 ? runs[k].name : NULL;
+            cv->legend = n_runs > 1 && np == 0 ? names_k[k] : NULL;
             cv->color = (int)(k % NSD_PLOT_PALETTE_SIZE);
             cv->dashed = run_dash(k, n_runs);
             p->n_curves++;
         }
         np++;
     }
+    /* one time axis for the stack: tick labels and "time t [s]" under the last panel only */
+    for (size_t i = 0; i + 1 < np; ++i) panels[i].shared_x = 1;
     int rc = 0;
     if (np) {
         nsd_figure fig = {.title = fig_title, .panels = panels, .n_panels = np, .columns = 1};
@@ -254,6 +280,7 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
     free(curves);
     free(panels);
     free(labels);
+    free(names_k);
     return np ? rc : 1;
 }
 
@@ -516,6 +543,18 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
     if (n_runs == 1 && snaps && draw_model && draw_model->sys->draw && ser->rows) {
         snprintf(path, sizeof path, "%s/snapshots.%s", dir, ext);
         if (snapshots(path, fmt, cfg, title, draw_model, ser, snaps, err, err_len) != 0 ||
+            nsd_paths_push(written, n_written, path, err, err_len) != 0)
+            return -1;
+    }
+    int anim = (int)nsd_plot_num(cfg, "animate"); /* 0 none, 1 mp4, 2 gif */
+    if (anim && n_runs == 1 && draw_model && draw_model->sys->draw && ser->rows) {
+        nsd_anim_opts o = {.format = anim == 2 ? NSD_ANIM_GIF : NSD_ANIM_MP4,
+                           .fps = nsd_plot_num(cfg, "animate_fps"),
+                           .slow = nsd_plot_num(cfg, "animate_slow"),
+                           .trails = (int)nsd_plot_num(cfg, "animate_trails"),
+                           .title = title};
+        snprintf(path, sizeof path, "%s/animation.%s", dir, anim == 2 ? "gif" : "mp4");
+        if (nsd_anim_write(path, draw_model, ser, &o, err, err_len) != 0 ||
             nsd_paths_push(written, n_written, path, err, err_len) != 0)
             return -1;
     }

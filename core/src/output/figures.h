@@ -46,6 +46,11 @@ int nsd_figures_stack_legend(const nsd_config *cfg);
 /* [plot] limits of a channel: 1 with *lo, *hi set, else 0. */
 int nsd_figures_limits(const nsd_config *cfg, const char *channel, double *lo, double *hi);
 
+/* The unit of config key section.key (a plugin parameter or a [run] key),
+ * "1" when it has none or is not found: for axis labels of swept and
+ * continued parameters. */
+const char *nsd_figures_key_unit(const nsd_config *cfg, const char *section, const char *key);
+
 /* "label [unit]" for an axis; dimensionless channels get "[1]". */
 void nsd_figures_axis_label(const nsd_channel *c, char *buf, size_t len);
 

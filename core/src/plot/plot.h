@@ -121,6 +121,9 @@ typedef struct nsd_panel {
        numeric ticks; automatic y limits 0.5 .. n + 0.5; thin lines between the lanes. */
     const char *const *y_categories;
     size_t n_y_categories;
+    /* Appended for issue 26: 1 = the x axis is shared with the panel below (a stack of
+       panels over the same x range): no x tick labels, no x label, a narrow bottom margin. */
+    int shared_x;
 } nsd_panel;
 
 typedef struct nsd_figure {

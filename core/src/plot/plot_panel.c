@@ -91,8 +91,8 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
     pl->ylabel_split = ylabel_split(p->ylabel, ch, 0.92 * vh_mm);
     if (pl->ylabel_split) pl->L += 1.5 * ch;
     /* bottom: tick labels centred at 1.5, x label at 3.2 */
-    int xlab = p->xlabel && p->xlabel[0];
-    pl->B = (xlab ? 4.5 : 2.7) * ch;
+    int xlab = p->xlabel && p->xlabel[0] && !p->shared_x;
+    pl->B = (p->shared_x ? 0.8 : xlab ? 4.5 : 2.7) * ch;
     /* top: half a tick label, the panel title, the y x10^k factor */
     int title = p->title && p->title[0];
     int yfac = !pl->ay.log && pl->ay.expo != 0;
@@ -199,7 +199,10 @@ static void draw_frame(panel_ctx *pc, const panel_layout *pl, const metrics *m) 
     plwidth(lw(m, 1.0));
     plslabelfunc(label_cb, pc);
     int lanes = pc->panel->n_y_categories > 0;
-    plbox(uses_pl_log(&pl->ax) ? "bcnstlo" : "bcnsto", pl->ax.step, pl->ax.nsub,
+    const char *xopt = pc->panel->shared_x ? (uses_pl_log(&pl->ax) ? "bcstlo" : "bcsto")
+                       : uses_pl_log(&pl->ax) ? "bcnstlo"
+                                              : "bcnsto";
+    plbox(xopt, pl->ax.step, pl->ax.nsub,
           lanes                  ? "bc"
           : uses_pl_log(&pl->ay) ? "bcnstvlo"
                                  : "bcnstvo",
@@ -259,7 +262,7 @@ static void label(const metrics *m, const panel_layout *pl, const char *side, do
 /* Axis labels and the panel title; a label longer than its side is set smaller. */
 static void draw_labels(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
     double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm, vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
-    label(m, pl, "b", 3.2, 1.0, vw_mm, p->xlabel);
+    if (!p->shared_x) label(m, pl, "b", 3.2, 1.0, vw_mm, p->xlabel);
     /* the rendered text runs up to ~8% longer than its estimate: keep clear of the y
        axis' x10^k factor above the plot */
     double ydisp = 0.5 + pl->ay.label_w + 1.2;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "numfmt.h"
 #include "output.h"
 #include "figures.h"
 #include "plot.h"
@@ -193,10 +194,12 @@ static int write_summary_table(const char *dir, const variant *vars, size_t nv, 
     printf("\n");
     for (size_t i = 0; i < nv; ++i) {
         const char *outcome = nsd_outcome_text(vars[i].sc.res.outcome, NSD_OUTCOME_TABLE);
-        fprintf(csv, "\"%s\",%.9g,%s", vars[i].name, x[i], outcome);
+        fprintf(csv, "\"%s\",", vars[i].name);
+        nsd_num_put(csv, x[i]);
+        fprintf(csv, ",%s", outcome);
         printf("%-28.28s %14.6g %-9s", vars[i].name, x[i], outcome);
         for (size_t k = 0; k < ns; ++k) {
-            fprintf(csv, ",%.9g", val[i * ns + k]);
+            fputc(',', csv), nsd_num_put(csv, val[i * ns + k]);
             printf(" %16.6g", val[i * ns + k]);
         }
         fputc('\n', csv);
@@ -361,7 +364,7 @@ static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
     int corner = k == 0 ? 5 : 6;
     P->panels[k] = (nsd_panel){P->titles[k], xlabel,  P->ylabels[k], cv,        nc, NULL, 0,
                                P->xmin,      P->xmax, ylo - pad,     yhi + pad, 0,  0,    P->log_x,
-                               NULL,         NULL,    corner, NULL, NULL, 0};
+                               NULL,         NULL,    corner, NULL, NULL, 0, 0};
 }
 
 /* summary.<fmt>: one panel per summary channel. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "numfmt.h"
 #include "modes.h"
 #include "output.h"
 
@@ -31,7 +32,7 @@ static void csv_num(FILE *f, double x) {
     if (isnan(x))
         fputc(',', f);
     else
-        fprintf(f, ",%.9g", x);
+        fputc(',', f), nsd_num_put(f, x);
 }
 
 static const char *channel_unit(const variant *r, const char *name) {

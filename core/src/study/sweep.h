@@ -279,9 +279,16 @@ int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, n
  * into dir (sweep_graphs.c). Returns 0 or -1 (printed). */
 /* A bifurcation diagram (every point of a maxima() summary against an
  * axis) or a map over two axes coloured by a summary (sweep_maps.c). */
-int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_sweep_graph *g, nsd_sweep_db *db,
-                      const char *dir, nsd_plot_format format, int quiet);
-int nsd_sweep_graphs(const nsd_sweep_def *def, nsd_sweep_db *db, const char *dir,
-                     nsd_plot_format format, int quiet);
+int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base,
+                      const nsd_sweep_graph *g, nsd_sweep_db *db, const char *dir,
+                      nsd_plot_format format, int quiet);
+/* base: the study's config and model (the units of the axes and summaries,
+ * the title). */
+int nsd_sweep_graphs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
+                     const char *dir, nsd_plot_format format, int quiet);
+/* The unit of an axis's parameter or initial state ("1" when unknown), and
+ * of a summary (its channel's; "s" for times, "1" for counts), from base. */
+const char *nsd_sweep_axis_unit(const nsd_scenario *base, const nsd_sweep_axis *ax);
+const char *nsd_sweep_summary_unit(const nsd_scenario *base, const nsd_sweep_summary *sum);
 
 #endif

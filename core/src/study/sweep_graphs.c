@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "sweep.h"
+#include "figures.h"
+#include "scenario.h"
+#include "numfmt.h"
 
 static long axis_named(const nsd_sweep_def *def, const nsd_toml_node *n) {
     for (size_t a = 0; n && n->type == NSD_TOML_STRING && a < def->n_axes; ++a)
@@ -222,9 +225,29 @@ static double agg_value(const agg *a, nsd_reduce r) {
     return NAN;
 }
 
+/* The axis labels of a summary graph, with units; one_each: one run per
+ * point (the values themselves, not a mean of one). */
+static void graph_labels(const nsd_sweep_def *def, const nsd_scenario *base,
+                         const nsd_sweep_graph *g, int one_each, int bars, char ylabel[200],
+                         char xlabel[200]) {
+    static const char *const rname[] = {"mean", "std", "min", "max", "fraction"};
+    const nsd_sweep_summary *s = &def->sums[g->summary];
+    const char *unit = nsd_sweep_summary_unit(base, s);
+    if (g->reduce == NSD_REDUCE_FRACTION)
+        snprintf(ylabel, 200, "fraction of runs with %s > %g %s [1]", s->name, g->above, unit);
+    else if (one_each && g->reduce != NSD_REDUCE_STD)
+        snprintf(ylabel, 200, "%s [%s]", s->expr, unit);
+    else
+        snprintf(ylabel, 200, "%s of %s [%s]%s", rname[g->reduce], s->expr, unit,
+                 bars ? ", bars ±1 std" : "");
+    snprintf(xlabel, 200, "%s [%s]", def->axes[g->x_axis].name,
+             nsd_sweep_axis_unit(base, &def->axes[g->x_axis]));
+}
+
 /* Curves per group (value, and for mean the +-std bars), CSV rows. */
-static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collect *c,
-                      const char *dir, nsd_plot_format fmt, int quiet) {
+static int draw_graph(const nsd_sweep_def *def, const nsd_scenario *base,
+                      const nsd_sweep_graph *g, collect *c, const char *dir, nsd_plot_format fmt,
+                      int quiet) {
     qsort(c->p, c->n, sizeof *c->p, cmp_point);
     char path[PATH_MAX + 300], err[512];
     snprintf(path, sizeof path, "%s/%s.csv", dir, g->name);
@@ -258,16 +281,21 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
         if (c->p[i].gtext[0])
             fprintf(f, "%s,", c->p[i].gtext);
         else
-            fprintf(f, "%.15g,", g->group_axis >= 0 ? c->p[i].g : 0.0);
-        fprintf(f, "%.15g,%zu,%.15g,%.15g,%.15g,%.15g,", a->x, a->n, a->mean, a->std, a->min,
-                a->max);
-        if (!isnan(g->above)) fprintf(f, "%.15g", a->fraction);
+            nsd_num_put(f, g->group_axis >= 0 ? c->p[i].g : 0.0), fputc(',', f);
+        nsd_num_put(f, a->x);
+        fprintf(f, ",%zu", a->n);
+        const double stat[4] = {a->mean, a->std, a->min, a->max};
+        for (int k = 0; k < 4; ++k) fputc(',', f), nsd_num_put(f, stat[k]);
+        fputc(',', f);
+        if (!isnan(g->above)) nsd_num_put(f, a->fraction);
         fputc('\n', f);
         i = j;
     }
     gstart[n_groups] = n_agg;
     fclose(f);
-    int bars = g->reduce == NSD_REDUCE_MEAN;
+    /* error bars only where there is a spread: some point reduces 2 runs or more */
+    int bars = 0;
+    for (size_t i = 0; i < n_agg && g->reduce == NSD_REDUCE_MEAN; ++i) bars |= ag[i].n > 1;
     nsd_curve *curves = calloc(2 * n_groups + 1, sizeof *curves);
     double *xs = calloc(4 * n_agg + 1, sizeof *xs), *ys = calloc(4 * n_agg + 1, sizeof *ys);
     if (!curves || !xs || !ys) abort();
@@ -299,18 +327,9 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
         used += m;
         curves[nc++] = (nsd_curve){.x = bx, .y = by, .n = m, .color = (int)k, .width = 1.0};
     }
-    static const char *const rname[] = {"mean", "std", "min", "max", "fraction"};
     char title[300], ylabel[200], xlabel[200];
-    const nsd_sweep_summary *s = &def->sums[g->summary];
-    if (g->reduce == NSD_REDUCE_FRACTION)
-        snprintf(ylabel, sizeof ylabel, "fraction of runs with %s > %g", s->name, g->above);
-    else
-        snprintf(ylabel, sizeof ylabel, "%s of %s%s", rname[g->reduce], s->name,
-                 bars ? " (bars: +-1 std)" : "");
-    snprintf(xlabel, sizeof xlabel, "%s (%s.%s)", def->axes[g->x_axis].name,
-             def->axes[g->x_axis].section, def->axes[g->x_axis].param);
-    snprintf(title, sizeof title, "%s = %s against %s, %zu runs", s->name, s->expr,
-             def->axes[g->x_axis].name, c->n);
+    graph_labels(def, base, g, n_agg == c->n, bars, ylabel, xlabel);
+    snprintf(title, sizeof title, "%s", base->app.cfg.title ? base->app.cfg.title : "");
     nsd_panel panel = {.title = title,
                        .xlabel = xlabel,
                        .ylabel = ylabel,
@@ -336,20 +355,21 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
     return rc;
 }
 
-int nsd_sweep_graphs(const nsd_sweep_def *def, nsd_sweep_db *db, const char *dir,
-                     nsd_plot_format format, int quiet) {
+int nsd_sweep_graphs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
+                     const char *dir, nsd_plot_format format, int quiet) {
     int rc = 0;
     for (size_t i = 0; i < def->n_graphs; ++i) {
         collect c = {.g = &def->graphs[i]};
         char err[512];
         if (def->graphs[i].points || def->graphs[i].y_axis >= 0) {
-            if (nsd_sweep_scatter(def, &def->graphs[i], db, dir, format, quiet) != 0) rc = -1;
+            if (nsd_sweep_scatter(def, base, &def->graphs[i], db, dir, format, quiet) != 0)
+                rc = -1;
             continue;
         }
         if (nsd_sweep_db_scan(db, collect_row, &c, err, sizeof err) != 0) {
             fprintf(stderr, "error: %s\n", err);
             rc = -1;
-        } else if (draw_graph(def, &def->graphs[i], &c, dir, format, quiet) != 0) {
+        } else if (draw_graph(def, base, &def->graphs[i], &c, dir, format, quiet) != 0) {
             rc = -1;
         }
         free(c.p);

@@ -16,11 +16,14 @@
 #include <string.h>
 
 #include "sweep.h"
+#include "scenario.h"
+#include "numfmt.h"
 
 #define MAX_CATS 8 /* the palette; more categories draw as "other" */
 
 typedef struct scatter {
     const nsd_sweep_def *def;
+    const nsd_scenario *base; /* units and title */
     const nsd_sweep_graph *g;
     char cat[MAX_CATS][80]; /* category names, in order of appearance */
     size_t n_cats;
@@ -87,8 +90,10 @@ static void map_category(const scatter *s, const nsd_sweep_row *row, char *buf, 
 /* The runs of a map of a number: their rows of the CSV (the value itself);
  * they are drawn as heat-map cells (heat_cells). */
 static void write_numbers(scatter *s) {
-    for (size_t i = 0; i < s->mn; ++i)
-        fprintf(s->csv, "%.15g,%.15g,%.15g\n", s->mx[i], s->my[i], s->mv[i]);
+    for (size_t i = 0; i < s->mn; ++i) {
+        nsd_num_put(s->csv, s->mx[i]), fputc(',', s->csv), nsd_num_put(s->csv, s->my[i]);
+        fputc(',', s->csv), nsd_num_put(s->csv, s->mv[i]), fputc('\n', s->csv);
+    }
 }
 
 static void add_row(void *ctx, const nsd_sweep_row *row) {
@@ -106,7 +111,8 @@ static void add_row(void *ctx, const nsd_sweep_row *row) {
             return;
         }
         push(s, category(s, name), x, y);
-        fprintf(s->csv, "%.15g,%.15g,%s\n", x, y, name);
+        nsd_num_put(s->csv, x), fputc(',', s->csv), nsd_num_put(s->csv, y);
+        fprintf(s->csv, ",%s\n", name);
         return;
     }
     if (row->status != NSD_SWEEP_OK) return;
@@ -121,7 +127,8 @@ static void add_row(void *ctx, const nsd_sweep_row *row) {
     size_t c = category(s, name);
     for (uint32_t k = 0; k < row->n_points; ++k) {
         push(s, c, x, row->points[k]);
-        fprintf(s->csv, "%.15g,%.15g,%s\n", x, row->points[k], name);
+        nsd_num_put(s->csv, x), fputc(',', s->csv), nsd_num_put(s->csv, row->points[k]);
+        fprintf(s->csv, ",%s\n", name);
     }
 }
 
@@ -264,8 +271,8 @@ static size_t heat_cells(const grid *G, const char *name, nsd_curve *curves, cha
     return k;
 }
 
-static void axis_label(const nsd_sweep_axis *ax, char *buf, size_t len) {
-    snprintf(buf, len, "%s (%s.%s)", ax->name, ax->section, ax->param);
+static void axis_label(const scatter *s, const nsd_sweep_axis *ax, char *buf, size_t len) {
+    snprintf(buf, len, "%s [%s]", ax->name, nsd_sweep_axis_unit(s->base, ax));
 }
 
 static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quiet) {
@@ -297,15 +304,15 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
     }
     char title[300], xl[200], yl[200], path[PATH_MAX + 300], err[512];
     const nsd_sweep_summary *sum = &def->sums[g->summary];
-    axis_label(&def->axes[g->x_axis], xl, sizeof xl);
+    axis_label(s, &def->axes[g->x_axis], xl, sizeof xl);
+    const char *title_cfg = s->base->app.cfg.title ? s->base->app.cfg.title : "";
     if (g->y_axis >= 0) {
-        axis_label(&def->axes[g->y_axis], yl, sizeof yl);
-        snprintf(title, sizeof title, "%s = %s over %s and %s", sum->name, sum->expr,
-                 def->axes[g->x_axis].name, def->axes[g->y_axis].name);
+        axis_label(s, &def->axes[g->y_axis], yl, sizeof yl);
+        snprintf(title, sizeof title, "%s: %s", title_cfg, sum->expr);
     } else {
-        snprintf(yl, sizeof yl, "local maxima of %s after t = %g s", sum->channel, sum->after);
-        snprintf(title, sizeof title, "%s: %zu maxima against %s", sum->name, s->total,
-                 def->axes[g->x_axis].name);
+        snprintf(yl, sizeof yl, "local maxima of %s after t = %g s [%s]", sum->channel,
+                 sum->after, nsd_sweep_summary_unit(s->base, sum));
+        snprintf(title, sizeof title, "%s", title_cfg);
     }
     nsd_panel panel = {.title = title,
                        .xlabel = xl,
@@ -334,9 +341,10 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
     return rc;
 }
 
-int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_sweep_graph *g, nsd_sweep_db *db,
-                      const char *dir, nsd_plot_format format, int quiet) {
-    scatter s = {.def = def, .g = g};
+int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base,
+                      const nsd_sweep_graph *g, nsd_sweep_db *db, const char *dir,
+                      nsd_plot_format format, int quiet) {
+    scatter s = {.def = def, .base = base, .g = g};
     char path[PATH_MAX + 300], err[512];
     snprintf(path, sizeof path, "%s/%s.csv", dir, g->name);
     s.csv = fopen(path, "w");

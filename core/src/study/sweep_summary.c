@@ -9,6 +9,8 @@
 #include "params.h"
 #include "sha256.h"
 #include "sweep.h"
+#include "figures.h"
+#include "scenario.h"
 
 /* A column name: [A-Za-z_][A-Za-z0-9_]*, not a reserved column. */
 int nsd_sweep_valid_column(const char *s) {
@@ -389,4 +391,29 @@ void nsd_sweep_config_hash(const nsd_config *cfg, char hex[65]) {
     fclose(f);
     nsd_sha256_hex(text, len, hex);
     free(text);
+}
+
+/* The unit of a swept axis and of a summary column (labels, runs.csv). */
+const char *nsd_sweep_axis_unit(const nsd_scenario *base, const nsd_sweep_axis *ax) {
+    if (!strcmp(ax->section, "initial")) {
+        int ch = nsd_model_channel(&base->model, ax->param);
+        return ch >= 0 ? base->model.channels[ch].unit : "1";
+    }
+    return nsd_figures_key_unit(&base->app.cfg, ax->section, ax->param);
+}
+
+const char *nsd_sweep_summary_unit(const nsd_scenario *base, const nsd_sweep_summary *sum) {
+    switch (sum->kind) {
+    case NSD_SUM_TIME_OF_MAX:
+    case NSD_SUM_TIME_OF_MIN:
+    case NSD_SUM_TIME_OF_FIRST:
+    case NSD_SUM_T_REACHED: return "s";
+    case NSD_SUM_COUNT:
+    case NSD_SUM_STOP:
+    case NSD_SUM_SYSTEM:
+    case NSD_SUM_KIND_COUNT: return "1";
+    default: break;
+    }
+    int ch = sum->channel ? nsd_model_channel(&base->model, sum->channel) : -1;
+    return ch >= 0 ? base->model.channels[ch].unit : "1";
 }

@@ -1,0 +1,122 @@
+/* The host's own keys, [run] and [plot], declared like a plugin's
+ * parameters (name, type, unit, default, range, help) so that one
+ * mechanism (params.c) reads, checks, documents and lists them
+ * (`nsdyn keys`). config.c resolves them; config.h names them. */
+#include "host_keys.h"
+
+#include <math.h>
+#include <stddef.h>
+
+static const char *const audit_choices[] = {"error", "warn", "off", NULL};
+const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
+    [NSD_RUN_T_END] = {"t_end", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL,
+                       NSDYN_PARAM_REQUIRED | NSDYN_PARAM_MIN_EXCLUSIVE,
+                       "end time of the simulation", NULL, NULL, 0},
+    [NSD_RUN_T_START] = {"t_start", NSDYN_PARAM_REAL, "s", 0, -HUGE_VAL, HUGE_VAL, 0, "start time",
+                         NULL, NULL, 0},
+    [NSD_RUN_OUTPUT_DT] = {"output_dt", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL, 0,
+                           "sampling interval of the written data; 0 = (t_end - t_start)/2000",
+                           NULL, NULL, 0},
+    [NSD_RUN_MAX_SAMPLES] =
+        {"max_samples", NSDYN_PARAM_INT, "1", 1e7, 1, 1e9, 0,
+         "most samples of the output grid, (t_end - t_start)/output_dt: a larger grid is refused "
+         "before the run (each sample holds every channel, 8 bytes each, in memory)",
+         NULL, NULL, 0},
+    [NSD_RUN_HOLD_STICK] =
+        {"hold_stick", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
+         "hold every persistent contact in stick (rolling) and report the force that does it", NULL,
+         NULL, 0},
+    [NSD_RUN_PROGRESS] = {"progress", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0,
+                          "show progress on a terminal", NULL, NULL, 0},
+    /* Event-driven contact (core/src/contact/modes_phase.c). */
+    [NSD_RUN_REST_RATIO] =
+        {"rest_ratio", NSDYN_PARAM_REAL, "1", 1e-6, 0, 0.1, NSDYN_PARAM_MIN_EXCLUSIVE,
+         "event-driven contact, the accumulation rule: an approach or rebound slower than this "
+         "fraction of the contact's largest impact speed closes it plastically (a bouncing ball "
+         "comes to rest; the time to rest is off by at most this fraction of the accumulation's "
+         "duration, divided by e)",
+         NULL, NULL, 0},
+    [NSD_RUN_REST_VELOCITY] =
+        {"rest_velocity", NSDYN_PARAM_REAL, "m/s", 1e-5, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
+         "event-driven contact: a slip slower than this counts as zero (stick at the start, the "
+         "end of 2-D slip)",
+         NULL, NULL, 0},
+    [NSD_RUN_CONTACT_TOLERANCE] =
+        {"contact_tolerance", NSDYN_PARAM_REAL, "m", 1e-9, 0, 1e-3, NSDYN_PARAM_MIN_EXCLUSIVE,
+         "event-driven contact: a gap at most this small counts as touching. It is an error in "
+         "every contact position: a body comes to rest anywhere in this band above the surface "
+         "(1 m let a ball rest 1 m up in the air), so at most 1 mm, and far below the model's "
+         "own lengths",
+         NULL, NULL, 0},
+    [NSD_RUN_MAX_EVENTS] = {"max_events", NSDYN_PARAM_INT, "1", 1000000, 1, 1e9, 0,
+                            "event-driven contact: the run fails after this many contact events",
+                            NULL, NULL, 0},
+    /* The energy audit (core/src/runner/run.c). */
+    [NSD_RUN_ENERGY_AUDIT] =
+        {"energy_audit", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+         "a conservative system with dissipative contact and friction laws must never gain energy: "
+         "\"error\" ends the run when it does, \"warn\" counts it in run.toml, \"off\"",
+         audit_choices, NULL, 0},
+    [NSD_RUN_ENERGY_TOLERANCE] =
+        {"energy_tolerance", NSDYN_PARAM_REAL, "1", 1e-4, 0, 1, NSDYN_PARAM_MIN_EXCLUSIVE,
+         "energy audit: the rise allowed, relative to the largest |energy| seen (at least 1e-9 J); "
+         "the default is 100 times the integrators' default rtol",
+         NULL, NULL, 0},
+    /* Friction states of open contacts (core/src/model/rhs.c). */
+    [NSD_RUN_FRICTION_STATES_OPEN] =
+        {"friction_states_open", NSDYN_PARAM_BOOL, "1", 0, 0, 1, 0,
+         "integrate a friction law's internal states (LuGre's bristle deflection) while their "
+         "contact carries no normal force, from the contact's slip velocity, as the walker paper "
+         "does through the swing; false: hold them until the contact closes",
+         NULL, NULL, 0},
+    /* The kinematic checks of `nsdyn check` before a run (conformance.h). */
+    [NSD_RUN_PRECHECK] =
+        {"precheck", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0,
+         "before the run, check the system's contact kinematics at a few states around the initial "
+         "one, as `nsdyn check` does (Jacobian rows against the gap rate, drift, counts): a "
+         "mistake is a config error; false: skip",
+         NULL, NULL, 0},
+};
+const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
+
+static const char *const formats[] = {"png", "svg", "pdf", NULL};
+static const char *const legend_choices[] = {"best", "outside", "none", NULL};
+static const char *const animate_choices[] = {"none", "mp4", "gif", NULL};
+const nsdyn_param_decl nsd_plot_decls[] = {
+    {"enabled", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0, "write graphs", NULL, NULL, 0},
+    {"format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0, "graph file format", formats,
+     NULL, 0},
+    {"snapshots", NSDYN_PARAM_INT, "1", 12, 0, 200, 0,
+     "number of pictures of the system in the strobe graph (0 = none)", NULL, NULL, 0},
+    {"snapshot_window", NSDYN_PARAM_REAL_ARRAY, "s", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "[t0, t1]: time window of the strobe graph (default: the whole run)", NULL, NULL, 0},
+    /* The figure style (docs/figures.md). */
+    {"width", NSDYN_PARAM_INT, "1", 0, 0, 10000, 0,
+     "figure width: pixels for png, points (1/72 in) for svg and pdf; 0 = automatic (png: "
+     "1200 px; svg/pdf: 504 pt, a two-column journal figure)",
+     NULL, NULL, 0},
+    {"height", NSDYN_PARAM_INT, "1", 0, 0, 10000, 0,
+     "figure height in the unit of width; 0 = automatic (in proportion to width)", NULL, NULL, 0},
+    {"font_scale", NSDYN_PARAM_REAL, "1", 1.0, 0.25, 4.0, 0,
+     "text size relative to the default (svg/pdf default: 8 pt text at the automatic width)", NULL,
+     NULL, 0},
+    {"line_width", NSDYN_PARAM_REAL, "1", 1.0, 0.1, 10.0, 0, "line widths relative to the default",
+     NULL, NULL, 0},
+    {"legend", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "where legends go: \"best\" (an inside corner that covers no data, else outside), "
+     "\"outside\" (right of the plot), \"none\"",
+     legend_choices, NULL, 0},
+    /* The run's animation (animate.h, nsdyn animate). */
+    {"animate", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "a video of the mechanism moving beside the graphs: \"mp4\", \"gif\" or \"none\" "
+     "(needs ffmpeg; nsdyn animate RUN_DIR makes one later)",
+     animate_choices, NULL, 0},
+    {"animate_slow", NSDYN_PARAM_REAL, "1", 1.0, 1e-3, 1e6, 0,
+     "video seconds per simulated second (1: the recorded time scale)", NULL, NULL, 0},
+    {"animate_fps", NSDYN_PARAM_INT, "1", 25, 1, 60, 0, "frames per second of the video", NULL,
+     NULL, 0},
+    {"animate_trails", NSDYN_PARAM_INT, "1", 0, 0, 50, 0,
+     "earlier frames drawn fainter behind the current one", NULL, NULL, 0},
+};
+const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
+
