@@ -33,6 +33,8 @@ enum nsd_run_key {
     NSD_RUN_ENERGY_AUDIT,
     NSD_RUN_ENERGY_TOLERANCE,
     NSD_RUN_FRICTION_STATES_OPEN, /* issue 12 */
+    NSD_RUN_PENETRATION_AUDIT,    /* issue 28 */
+    NSD_RUN_PENETRATION_TOLERANCE,
     NSD_RUN_KEY_COUNT
 };
 
@@ -59,6 +61,8 @@ typedef struct nsd_run_settings {
     nsd_energy_audit energy_audit;
     double energy_tolerance; /* [1] relative energy rise allowed */
     int friction_states_open; /* integrate friction states while the contact is open */
+    nsd_energy_audit penetration_audit; /* time-stepping: the deepest penetration judged */
+    double penetration_tolerance;       /* [m] deepest penetration allowed (time-stepping) */
 } nsd_run_settings;
 
 typedef struct nsd_config {

@@ -97,6 +97,10 @@ static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
     m->audit.contact_compliant =
         m->contact && (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
     m->ed.contact_tolerance = cfg->settings.contact_tolerance;
+    m->audit.time_stepping = cfg->integrator.plugin &&
+                             (cfg->integrator.plugin->info->provides & NSDYN_CAP_TIME_STEPPING);
+    m->audit.penetration_mode = cfg->settings.penetration_audit;
+    m->audit.penetration_tolerance = cfg->settings.penetration_tolerance;
     int stateful = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_STATEFUL);
     size_t has = offsetof(nsdyn_system_layout, energy_output) + sizeof m->layout.energy_output;
     if (!(m->sys->info.provides & NSDYN_CAP_CONSERVATIVE) || stateful ||

@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include "interrupt.h"
+#include "run_audit.h"
 #include "step_guard.h"
 
 #include <math.h>
@@ -34,9 +35,9 @@ static double *append_row(nsd_series *s) {
 }
 
 /* A state whose energy the audit can judge: no compliant contact
- * compressed (its spring holds energy the system's output does not count)
- * and no rigid contact penetrating beyond the tolerance (time-stepping's
- * O(h v) penetration lowers the potential energy the output reports). */
+ * compressed (its spring holds energy the output does not count) and no
+ * rigid contact penetrating beyond the tolerance (a penetration lowers the
+ * potential energy the output reports; time-stepping's: run_audit.h). */
 static int energy_judgeable(nsd_model *m, double t, const double *y) {
     nsd_model_ask_contacts(m, NSD_ROWS_NONE);
     if (m->nc && nsd_model_contacts_now(m, t, y, y + m->nq) > NSDYN_WARNING) return 0;
@@ -113,8 +114,7 @@ static int all_finite(const double *y, size_t n) {
     return 1;
 }
 
-/* A drift correction that lifted an open contact out of a penetration
- * (run.h open_projections). */
+/* A drift correction lifted an open contact out (run.h open_projections). */
 static void note_open_projection(nsd_run_result *res, double deep) {
     if (!(deep < 0.0)) return;
     res->open_projections++;
@@ -330,7 +330,8 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
         *refused = 1;
         return NSD_NEXT_STEP;
     }
-    if (record(m, r->res, r->t0, y_start) != 0 || energy_audit(m, r->res, r->t0, y_start) != 0) {
+    if (record(m, r->res, r->t0, y_start) != 0 || energy_audit(m, r->res, r->t0, y_start) != 0 ||
+        nsd_penetration_audit(m, r->res, r->t0, y_start) != 0) {
         r->res->outcome = NSD_RUN_FAILED;
         return NSD_END;
     }
@@ -713,7 +714,8 @@ static nsd_flow run_step(nsd_runner *r) {
         return run_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", r->t, m->failure,
                           describe(r, rep.y));
     r->y_last = rep.y;
-    if (energy_audit(m, r->res, r->t, rep.y) != 0) {
+    if (energy_audit(m, r->res, r->t, rep.y) != 0 ||
+        nsd_penetration_audit(m, r->res, r->t, rep.y) != 0) {
         r->res->outcome = NSD_RUN_FAILED;
         return NSD_END;
     }

@@ -63,6 +63,16 @@ typedef struct nsd_run_result {
      * sum of the energy changes they made [J]; the energy audit's floor
      * rose by their rises. */
     double reset_energy;
+    /* Time-stepping runs (run_audit.h): step ends whose rigid contacts
+     * were measured, the deepest penetration [m] (>= 0; 0: none), its time
+     * [s] and contact (layout index; valid when the depth is > 0), whether it went past
+     * run.penetration_tolerance; the system's energy output at the
+     * start and at the last step end [J] (energy_steps: how many were read). */
+    uint64_t penetration_checked;
+    double deepest_penetration, t_deepest_penetration;
+    int deepest_contact, penetration_exceeded;
+    uint64_t energy_steps;
+    double energy_first, energy_last;
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,
