@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "app.h"
+#include "plugin_trust.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,8 @@ size_t nsd_app_load(nsd_app *app, const char *path, const char *const *sets, siz
     errors += open_used(app, &unknown, diag);
     if (errors) return errors;
     errors += nsd_config_resolve(&app->cfg, &app->reg, diag);
+    /* a record re-run: the plugin files that made it (plugin_trust.h) */
+    if (!errors) errors += nsd_plugin_check_record(&app->cfg, diag);
     /* An id no file declares: say which shared objects were never opened. */
     if (errors && unknown && app->reg.n_skipped) {
         size_t shown = app->reg.n_skipped < 3 ? app->reg.n_skipped : 3;

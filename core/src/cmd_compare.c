@@ -228,6 +228,16 @@ static size_t check_variants(const nsd_config *cfg, const nsd_toml_node **varian
                 }
             }
     }
+    for (size_t i = 0; i < v->n_items; ++i) {
+        const nsd_toml_node *pp =
+            v->items[i].type == NSD_TOML_TABLE ? nsd_toml_get(&v->items[i], "plugin_path") : NULL;
+        if (!pp) continue;
+        nsd_diag_at(diag, pp,
+                    "variant %zu: plugin_path cannot change in a [[variant]] (the plugins of every "
+                    "variant come from one search path); set it at the top of the config",
+                    i + 1);
+        errors++;
+    }
     *variants = v;
     return errors;
 }

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "interrupt.h"
 #include "output.h"
+#include "plugin_trust.h"
 #include "sweep.h"
 
 #ifdef NSDYN_MPI
@@ -72,6 +73,10 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
             a->no_csv = 1;
         } else if (!strcmp(s, "--no-graphs")) {
             a->no_graphs = 1;
+        } else if (!strcmp(s, "--trust-config-plugins")) {
+            setenv("NSDYN_TRUST_CONFIG_PLUGINS", "1", 1); /* read by plugin_trust.c */
+        } else if (!strcmp(s, "--accept-plugin-change")) {
+            setenv("NSDYN_ACCEPT_PLUGIN_CHANGE", "1", 1);
         } else if (!strcmp(s, "--no-config-plugins")) {
             setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1);
         } else if (s[0] == '-') {
@@ -137,6 +142,15 @@ static int finish(const sweep_args *a, const nsd_sweep_def *def, nsd_sweep_db *d
     return rc;
 }
 
+/* A resumed sweep's rows and new ones come from the same plugin files. */
+static int check_plugins(nsd_sweep_db *db, const nsd_scenario *base, char *err, size_t len) {
+    char *fingerprint = nsd_plugin_fingerprint(&base->app.cfg);
+    err[0] = '\0';
+    int rc = nsd_sweep_db_check_plugins(db, fingerprint, nsd_plugin_change_accepted(), err, len);
+    free(fingerprint);
+    return rc;
+}
+
 static int sweep_main(sweep_args *a, int rank, int size) {
     nsd_scenario base;
     nsd_sweep_def def = {0};
@@ -160,7 +174,11 @@ static int sweep_main(sweep_args *a, int rank, int size) {
         else if (!(db = nsd_sweep_db_open(db_path, &def, a->cli.config, &done, &n_done, err,
                                           sizeof err)))
             fprintf(stderr, "error: %s\n", err);
-        else if (!a->opts.quiet)
+        else if (check_plugins(db, &base, err, sizeof err) != 0) {
+            fprintf(stderr, "error: database %s: %s\n", db_path, err);
+            nsd_sweep_db_close(db);
+            db = NULL;
+        } else if (!a->opts.quiet)
             fprintf(stderr, "sweep: %zu runs (%zu finished before) into %s%s\n", def.n_runs, n_done,
                     db_path, size > 1 ? " (MPI)" : "");
     }

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "config.h"
+#include "plugin_trust.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -338,7 +339,8 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
     } while (0)
     const nsd_toml_node *pp = nsd_toml_get(&cfg->root, "plugin_path");
     /* A config's plugin_path is code that runs: --no-config-plugins (which
-     * sets NSDYN_NO_CONFIG_PLUGINS=1) refuses it. */
+     * sets NSDYN_NO_CONFIG_PLUGINS=1) refuses it; otherwise each folder is
+     * searched only if the user trusts it (plugin_trust.h). */
     const char *refuse = getenv("NSDYN_NO_CONFIG_PLUGINS");
     if (pp && refuse && *refuse && strcmp(refuse, "0") != 0) {
         nsd_diag_at(diag, pp,
@@ -378,6 +380,7 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
                             e->str, dir);
                 continue;
             }
+            if (nsd_plugin_trust_dir(real, e, diag)) continue; /* only by the user's choice */
             PUSH(real);
         }
     }
@@ -385,7 +388,7 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
     if (env && *env) {
         char *copy = dup_str(env), *save = NULL;
         for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
-            if (*tok) PUSH(tok);
+            if (*tok && nsd_plugin_env_dir_ok(tok)) PUSH(tok);
         free(copy);
     }
     PUSH(nsd_builtin_plugin_dir());

@@ -125,6 +125,11 @@ static const struct {
     {"-o, --output DIR", "write into DIR (default out/<config name>)"},
     {"--set section.key=value", "override one value (repeat it); `nsdyn keys CONFIG` lists them"},
     {"-q, --quiet", "no progress line, no list of the files written"},
+    {"--trust-config-plugins",
+     "search the config's plugin_path (NSDYN_TRUST_CONFIG_PLUGINS=1); without it only folders of "
+     "~/.config/nsdyn/trusted-plugin-paths are"},
+    {"--accept-plugin-change",
+     "re-run a record whose plugin files changed (NSDYN_ACCEPT_PLUGIN_CHANGE=1)"},
     {"--no-config-plugins", "refuse the config's plugin_path (NSDYN_NO_CONFIG_PLUGINS=1)"},
     {"-h, --help", "this command's help"},
 };
@@ -134,7 +139,8 @@ static const char search_path_text[] =
     "(colon-separated), then the host's own plugin directory. A run opens only\n"
     "the shared objects that hold the plugins its config names, found by their\n"
     "index or their name nsdyn_<kind>_<id>.so; a config's plugin_path is code\n"
-    "that runs.";
+    "that runs: it is searched only with --trust-config-plugins or for folders\n"
+    "listed in ~/.config/nsdyn/trusted-plugin-paths, never by `nsdyn keys`.";
 
 static const char exit_text[] =
     "0 success; 2 usage or config error (file:line:col: message, nothing\n"

@@ -117,6 +117,10 @@ static int parse_options(int argc, char **argv, nsd_cli *cli) {
             cli->quiet = 1;
         } else if (!strcmp(a, "--names") && !strcmp(argv[1], "keys")) {
             cli->names_only = 1;
+        } else if (!strcmp(a, "--trust-config-plugins")) {
+            setenv("NSDYN_TRUST_CONFIG_PLUGINS", "1", 1); /* read by plugin_trust.c */
+        } else if (!strcmp(a, "--accept-plugin-change")) {
+            setenv("NSDYN_ACCEPT_PLUGIN_CHANGE", "1", 1);
         } else if (!strcmp(a, "--no-config-plugins")) {
             /* Read where the search path is built (config.c). */
             setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1);

@@ -218,6 +218,12 @@ typedef struct nsd_sweep_db nsd_sweep_db;
  * frees), *n_done their count. */
 nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, const char *config,
                                 uint8_t **done, size_t *n_done, char *err, size_t err_len);
+/* The plugins that write the rows (plugin_trust.h nsd_plugin_fingerprint)
+ * against those the database recorded: recorded when new; a different
+ * file or hash is an error (message in err) unless accept (then a warning,
+ * the new list recorded and the old kept as plugins_before). 0 or -1. */
+int nsd_sweep_db_check_plugins(nsd_sweep_db *db, const char *fingerprint, int accept, char *err,
+                               size_t err_len);
 int nsd_sweep_db_begin(nsd_sweep_db *db, char *err, size_t err_len);
 int nsd_sweep_db_put(nsd_sweep_db *db, const nsd_sweep_row *row, char *err, size_t err_len);
 int nsd_sweep_db_commit(nsd_sweep_db *db, char *err, size_t err_len);

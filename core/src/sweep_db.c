@@ -190,6 +190,64 @@ nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, cons
     return NULL;
 }
 
+/* The line of `text` that starts like `line` up to its file (section and
+ * id), or NULL. */
+static const char *same_plugin(const char *text, const char *line) {
+    const char *sp = strchr(line, ' ');
+    sp = sp ? strchr(sp + 1, ' ') : NULL;
+    size_t n = sp ? (size_t)(sp - line) + 1 : 0;
+    for (const char *l = text; n && l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+        if (strncmp(l, line, n) == 0) return l;
+    return NULL;
+}
+
+int nsd_sweep_db_check_plugins(nsd_sweep_db *d, const char *now, int accept, char *err,
+                               size_t len) {
+    sqlite3_stmt *st = NULL;
+    char *before = NULL;
+    if (sqlite3_prepare_v2(d->db, "SELECT value FROM sweep WHERE key = 'plugins'", -1, &st,
+                           NULL) != SQLITE_OK)
+        return fail(d, "reading the recorded plugins", err, len);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        before = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    int rc = 0;
+    if (!before || strcmp(before, now) != 0) {
+        /* the first plugin whose file or hash differs from the record */
+        const char *l = now;
+        while (*l) {
+            size_t n = strcspn(l, "\n");
+            const char *old = before ? same_plugin(before, l) : NULL;
+            if (before && (!old || strncmp(old, l, n + 1) != 0)) {
+                size_t m = old ? strcspn(old, "\n") : 0;
+                snprintf(err, len,
+                         "the plugins changed since this database was written: now '%.*s', "
+                         "recorded '%.*s' (section id file sha256): its rows and new ones would "
+                         "come from two builds; rebuild the recorded plugin, use another "
+                         "database (--db), or pass --accept-plugin-change to go on and record "
+                         "both",
+                         (int)n, l, (int)m, old ? old : "(none)");
+                break;
+            }
+            l += n + (l[n] == '\n');
+        }
+        if (before && !accept && err[0]) rc = -1;
+        if (rc == 0) {
+            if (before) fprintf(stderr, "warning: %s: accepted\n", err);
+            err[0] = '\0';
+            char *sql = sqlite3_mprintf(
+                "INSERT OR REPLACE INTO sweep VALUES('plugins', %Q);"
+                "INSERT OR REPLACE INTO sweep VALUES('plugins_before', "
+                "coalesce((SELECT value FROM sweep WHERE key = 'plugins_before'), '') || %Q);",
+                now, before ? before : "");
+            rc = exec(d, sql, err, len);
+            sqlite3_free(sql);
+        }
+    }
+    free(before);
+    return rc;
+}
+
 int nsd_sweep_db_begin(nsd_sweep_db *d, char *err, size_t len) {
     return exec(d, "BEGIN", err, len);
 }
