@@ -242,7 +242,8 @@ static int nsdyn_sh(const char *env, const char *args) {
     char cmd[4096], err_path[300];
     snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
     snprintf(cmd, sizeof cmd,
-             "env -u NSDYN_NO_CONFIG_PLUGINS -u NSDYN_TRUST_CONFIG_PLUGINS -u NSDYN_PLUGIN_PATH %s '%s' %s >/dev/null 2>'%s'",
+             "env -u NSDYN_NO_CONFIG_PLUGINS -u NSDYN_TRUST_CONFIG_PLUGINS -u NSDYN_PLUGIN_PATH %s "
+             "'%s' %s >/dev/null 2>'%s'",
              env, NSDYN_TEST_BINARY, args, err_path);
     int st = system(cmd);
     err_text[0] = '\0';

@@ -205,8 +205,8 @@ int nsd_sweep_db_check_plugins(nsd_sweep_db *d, const char *now, int accept, cha
                                size_t len) {
     sqlite3_stmt *st = NULL;
     char *before = NULL;
-    if (sqlite3_prepare_v2(d->db, "SELECT value FROM sweep WHERE key = 'plugins'", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(d->db, "SELECT value FROM sweep WHERE key = 'plugins'", -1, &st, NULL) !=
+        SQLITE_OK)
         return fail(d, "reading the recorded plugins", err, len);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
         before = strdup((const char *)sqlite3_column_text(st, 0));
