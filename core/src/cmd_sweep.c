@@ -69,6 +69,10 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
             }
         } else if (!strcmp(s, "-q") || !strcmp(s, "--quiet")) {
             a->opts.quiet = 1;
+        } else if (!strcmp(s, "--in-process")) {
+            a->opts.in_process = 1;
+        } else if (!strcmp(s, "--retry-crashed")) {
+            setenv("NSDYN_SWEEP_RETRY_CRASHED", "1", 1); /* read by sweep_db.c */
         } else if (!strcmp(s, "--no-csv")) {
             a->no_csv = 1;
         } else if (!strcmp(s, "--no-graphs")) {
@@ -115,7 +119,8 @@ static int exec_sweep(const sweep_args *a, const nsd_sweep_def *def, const nsd_s
     if (size > 1) return nsd_sweep_exec_mpi(def, base, db, done, &a->opts, tally, rank, size);
 #endif
     (void)rank, (void)size;
-    return nsd_sweep_exec_threads(def, base, db, done, &a->opts, tally);
+    if (a->opts.in_process) return nsd_sweep_exec_threads(def, base, db, done, &a->opts, tally);
+    return nsd_sweep_exec_procs(def, base, db, done, &a->opts, tally);
 }
 
 /* After the runs: the summary line, CSV, graphs (the writer only). */

@@ -59,11 +59,15 @@ static const nsd_command_help commands[] = {
      "equals mu_c bisected; writes pcmap.csv, pcmap_critical.csv,\n"
      "pcmap_along.csv, pcmap_marks.csv and pcmap.png (docs/rimless-wheel.md).",
      1},
-    {"sweep", "CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...] [-q]",
-     "a parameter study: the config's [sweep] runs in process, into SQLite",
+    {"sweep",
+     "CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...] [-q] [--in-process] "
+     "[--retry-crashed]",
+     "a parameter study: the config's [sweep] runs in worker processes, into SQLite",
      "Runs every combination of the [sweep] axes' values (or a seeded random or\n"
-     "Latin-hypercube design) in process with N threads (-j N; under mpirun in\n"
-     "an MPI build, across ranks), and keeps one row of summaries per run in\n"
+     "Latin-hypercube design) in N worker processes (-j N; a run that crashes\n"
+     "or outlives [sweep] run_timeout is a failed row, not retried on resume\n"
+     "without --retry-crashed; --in-process: N threads, no isolation; under\n"
+     "mpirun in an MPI build, across ranks), and keeps one row of summaries per run in\n"
      "DIR/sweep.sqlite (default DIR out/<config name>). The same command on the\n"
      "same database goes on where it stopped; a database of another definition\n"
      "is refused. Then writes runs.csv (--csv FILE elsewhere, --no-csv none)\n"

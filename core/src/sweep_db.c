@@ -145,7 +145,13 @@ static int read_done(nsd_sweep_db *d, uint8_t **done, size_t *n_done, char *err,
     if (!*done) abort();
     *n_done = 0;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(d->db, "SELECT run FROM runs", -1, &st, NULL) != SQLITE_OK)
+    /* a run whose process died stays done unless --retry-crashed */
+    const char *retry = getenv("NSDYN_SWEEP_RETRY_CRASHED");
+    const char *sql = retry && *retry && strcmp(retry, "0") != 0
+                          ? "SELECT run FROM runs WHERE message IS NULL OR message NOT LIKE "
+                            "'crashed:%'"
+                          : "SELECT run FROM runs";
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
         return fail(d, "reading the finished runs", err, len);
     while (sqlite3_step(st) == SQLITE_ROW) {
         sqlite3_int64 r = sqlite3_column_int64(st, 0);

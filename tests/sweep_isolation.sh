@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Sweep isolation (issue 28; core/src/sweep_procs.c): a sweep over a
+# system that segfaults, aborts, exits, hangs or leaks at t = 0.05 s (by
+# its `fault` parameter, tests/fixtures/crashing_system.c), with -j 2: each
+# bad run is a failed row naming its reason, the good runs are all there,
+# the sweep exits 0; a resume retries no crashed row unless asked.
+# usage: sweep_isolation.sh NSDYN FIXTURE_DIR
+set -uo pipefail
+nsdyn=$1 fixtures=$2
+tmp=$(mktemp -d /tmp/nsdyn-iso.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+export NSDYN_PLUGIN_PATH=$fixtures
+unset NSDYN_SWEEP_RETRY_CRASHED
+cat > "$tmp/s.toml" << 'TOML'
+[system]
+id = "crashing"
+[integrator]
+id = "rk4"
+h = 0.001
+[run]
+t_end = 0.1
+progress = false
+[plot]
+enabled = false
+[sweep]
+run_timeout = 3.0
+run_max_memory = 512
+[[sweep.axis]]
+key = "system.fault"
+name = "fault"
+values = [0, 1, 2, 3, 4, 5, 0, 0]
+[sweep.summary]
+y_end = "final(y)"
+TOML
+q() { sqlite3 "$tmp/o/sweep.sqlite" "$1"; }
+timeout 60 "$nsdyn" sweep "$tmp/s.toml" -o "$tmp/o" -j 2 -q --no-graphs 2> "$tmp/err.txt"; st=$?
+[[ $st == 0 ]] || fail "sweep with crashing runs: exit $st: $(cat "$tmp/err.txt")"
+[[ $(q "SELECT count(*) FROM runs") == 8 ]] || fail "rows: $(q 'SELECT count(*) FROM runs')"
+[[ $(q "SELECT count(*) FROM runs WHERE status = 'ok'") == 3 ]] || fail "ok rows: $(q "SELECT run, status, message FROM runs")"
+want() { # fault, pattern of its message
+    local m
+    m=$(q "SELECT message FROM runs WHERE fault = $1 AND status = 'failed'")
+    [[ $m == *"$2"* ]] || fail "fault $1: message '$m', want '$2'"
+}
+want 1 "crashed: the run's process was killed by signal 11"
+want 2 "crashed: the run's process was killed by signal 6"
+want 3 "crashed: the run's process exited with status 0 in the middle of the run"
+want 4 "crashed: the run took longer than [sweep] run_timeout = 3 s and was killed"
+want 5 "crashed: the run's process was killed by signal"
+for v in $(q "SELECT y_end FROM runs WHERE status = 'ok'"); do
+    python3 -c "import sys; y=float('$v'); sys.exit(0 if abs(y - (1 - 9.81*0.1**2/2)) < 1e-9 else 1)" ||
+        fail "a good run's final y = $v (free fall: 0.95095 m)"
+done
+grep -q "5 failed" "$tmp/err.txt" || fail "summary: $(cat "$tmp/err.txt")"
+# Resume: nothing left to run, no crashed row retried.
+timeout 60 "$nsdyn" sweep "$tmp/s.toml" -o "$tmp/o" -j 2 -q --no-graphs 2> "$tmp/err.txt"; st=$?
+[[ $st == 0 ]] || fail "resume: exit $st"
+grep -q "0 runs done (8 skipped" "$tmp/err.txt" || fail "resume retried: $(cat "$tmp/err.txt")"
+# Asked: the crashed ones run again (and crash again).
+timeout 60 "$nsdyn" sweep "$tmp/s.toml" -o "$tmp/o" -j 2 -q --no-graphs --retry-crashed 2> "$tmp/err.txt"
+grep -q "5 runs done (3 skipped" "$tmp/err.txt" || fail "--retry-crashed: $(cat "$tmp/err.txt")"
+[[ $fails == 0 ]] && echo "sweep isolation: all checks passed"
+exit $((fails > 0))
