@@ -92,8 +92,9 @@ static int recv_row(int fd, const nsd_sweep_def *def, nsd_sweep_row *r) {
 typedef struct child {
     pid_t pid;
     int task, result; /* the writer's ends */
-    int busy;
-    uint64_t run;
+    int busy;         /* runs sent and not answered: 0, 1 or 2 (the next one waits in
+                        the pipe, so a child never waits for the writer) */
+    uint64_t run[2];  /* run[0] is running, since t_start */
     double t_start;
 } child;
 
@@ -133,7 +134,7 @@ static int spawn(child *c, const nsd_sweep_worker_ctx *ctx, double max_mb, child
         child_main(ctx, tp[0], rp[1], max_mb);
     }
     close(tp[0]), close(rp[1]);
-    *c = (child){pid, tp[1], rp[0], 0, 0, 0};
+    *c = (child){.pid = pid, .task = tp[1], .result = rp[0]};
     return 0;
 }
 
@@ -162,13 +163,13 @@ static void death_reason(int st, int timed_out, double timeout, double max_mb, c
 /* The row of a run whose process died: its axes, no summaries, the reason. */
 static void crashed_row(const nsd_sweep_def *def, const child *c, int st, int timed_out,
                         double timeout, nsd_sweep_row *row) {
-    row->run = c->run;
+    row->run = c->run[0];
     row->status = NSD_SWEEP_FAILED;
     row->config_hash[0] = '\0';
     row->n_points = 0;
     row->sim_wall = 0;
     row->wall = now_s() - c->t_start;
-    nsd_sweep_fill_axes(def, c->run, row);
+    nsd_sweep_fill_axes(def, c->run[0], row);
     for (size_t k = 0; k < def->n_sums; ++k) {
         row->sum_num[k] = NAN;
         row->sum_text[k][0] = '\0';
@@ -188,6 +189,10 @@ typedef struct pool {
     nsd_sweep_tally *tally;
     double last_commit;
     int db_failed;
+    const uint64_t *pending; /* the runs to do, taken from next on */
+    size_t n_pending, next;
+    uint64_t *again; /* runs sent to a child that died before it began them */
+    size_t n_again;
 } pool;
 
 static void put_row(pool *p) {
@@ -222,6 +227,8 @@ static void replace(pool *p, size_t i, int timed_out) {
         crashed_row(p->def, c, st, timed_out, p->def->run_timeout_s, p->row);
         put_row(p);
     }
+    if (c->busy == 2) p->again[p->n_again++] = c->run[1];
+    c->busy = 0;
     if (!nsd_interrupt_signal() && spawn(c, &p->ctx, p->def->run_max_memory_mb, p->c, p->n) != 0)
         c->pid = -1;
 }
@@ -242,7 +249,9 @@ static void collect(pool *p) {
         if (!fds[k].revents) continue;
         child *c = &p->c[idx[k]];
         if (recv_row(c->result, p->def, p->row) == 0) {
-            c->busy = 0;
+            c->run[0] = c->run[1];
+            c->busy--;
+            c->t_start = now_s();
             put_row(p);
         } else {
             replace(p, idx[k], 0);
@@ -276,17 +285,24 @@ static void shut_down(pool *p) {
 
 int nsd_sweep_exec_procs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
                          const uint8_t *done, const nsd_sweep_opts *opts, nsd_sweep_tally *tally) {
-    size_t n = opts->threads > 0 ? (size_t)opts->threads : 1, next = 0, n_pending = 0;
+    size_t n = opts->threads > 0 ? (size_t)opts->threads : 1, n_pending = 0;
     uint64_t *pending = malloc((def->n_runs ? def->n_runs : 1) * sizeof *pending);
-    pool p = {def,     {def, base, opts->keep_dir, NULL},
-              opts,    calloc(n, sizeof(child)),
-              n,       nsd_sweep_row_new(def),
-              db,      tally,
-              now_s(), 0};
-    if (!pending || !p.c) abort();
+    pool p = {.def = def,
+              .ctx = {def, base, opts->keep_dir, NULL},
+              .opts = opts,
+              .c = calloc(n, sizeof(child)),
+              .n = n,
+              .row = nsd_sweep_row_new(def),
+              .db = db,
+              .tally = tally,
+              .last_commit = now_s(),
+              .pending = pending,
+              .again = calloc(2 * n + 1, sizeof(uint64_t))};
+    if (!pending || !p.c || !p.again) abort();
     for (size_t r = 0; r < def->n_runs; ++r)
         if (!(done && (done[r / 8] >> (r % 8) & 1))) pending[n_pending++] = r;
     tally->skipped = def->n_runs - n_pending;
+    p.n_pending = n_pending;
     nsd_sweep_progress prog;
     nsd_sweep_progress_start(&prog, n_pending, opts->quiet);
     char err[512];
@@ -304,16 +320,16 @@ int nsd_sweep_exec_procs(const nsd_sweep_def *def, const nsd_scenario *base, nsd
         int any_busy = 0;
         for (size_t i = 0; i < n; ++i) {
             child *c = &p.c[i];
-            if (c->pid > 0 && !c->busy && next < n_pending && !p.db_failed &&
-                !nsd_interrupt_signal()) {
-                c->run = pending[next];
-                c->t_start = now_s();
-                if (write_all(c->task, &c->run, sizeof c->run) == 0) {
-                    c->busy = 1;
-                    next++;
-                } else {
-                    replace(&p, i, 0); /* died idle: its run goes to the next child */
+            while (c->pid > 0 && c->busy < 2 && (p.n_again || p.next < p.n_pending) &&
+                   !p.db_failed && !nsd_interrupt_signal()) {
+                uint64_t run = p.n_again ? p.again[--p.n_again] : p.pending[p.next++];
+                if (write_all(c->task, &run, sizeof run) != 0) {
+                    p.again[p.n_again++] = run;
+                    replace(&p, i, 0); /* it died: its runs are failed or go to another */
+                    continue;
                 }
+                if (!c->busy) c->t_start = now_s();
+                c->run[c->busy++] = run;
             }
             any_busy |= c->pid > 0 && c->busy;
         }
@@ -323,11 +339,11 @@ int nsd_sweep_exec_procs(const nsd_sweep_def *def, const nsd_scenario *base, nsd
     }
     shut_down(&p);
     int rc = p.db_failed ? -1 : 0;
-    if (next < n_pending && !p.db_failed && !nsd_interrupt_signal()) {
+    if ((p.next < n_pending || p.n_again) && !p.db_failed && !nsd_interrupt_signal()) {
         fprintf(stderr,
                 "error: sweep: no worker process could be started (%zu started at first); %zu "
                 "runs not run: the same command goes on with them\n",
-                alive, n_pending - next);
+                alive, n_pending - p.next + p.n_again);
         rc = -1;
     }
     if (!p.db_failed && nsd_sweep_db_commit(db, err, sizeof err) != 0) {
@@ -338,6 +354,7 @@ int nsd_sweep_exec_procs(const nsd_sweep_def *def, const nsd_scenario *base, nsd
     tally->elapsed = now_s() - prog.t0;
     nsd_sweep_row_free(p.row);
     free(p.c);
+    free(p.again);
     free(pending);
     return rc;
 }
