@@ -139,6 +139,30 @@ static int prepare_put(nsd_sweep_db *d, char *err, size_t len) {
     return rc == SQLITE_OK ? 0 : fail(d, "prepare", err, len);
 }
 
+/* Rows whose status is none of ours or whose wall time is not a number:
+ * a resume would count them as finished runs. 0, or -1 naming one. */
+static int bogus_rows(nsd_sweep_db *d, char *err, size_t len) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->db,
+                           "SELECT run, quote(status), quote(wall) FROM runs WHERE status NOT IN "
+                           "('ok', 'failed', 'refused', 'no summary') OR status IS NULL OR "
+                           "typeof(wall) NOT IN ('real', 'integer') LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(d, "checking the finished runs", err, len);
+    int rc = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(err, len,
+                 "row run = %lld holds status %s and wall %s, which nsdyn sweep never writes: the "
+                 "database was changed outside nsdyn sweep; delete that row or use another "
+                 "database (--db)",
+                 (long long)sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                 (const char *)sqlite3_column_text(st, 2));
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int read_done(nsd_sweep_db *d, uint8_t **done, size_t *n_done, char *err, size_t len) {
     size_t n = d->def->n_runs;
     *done = calloc(n / 8 + 1, 1);
@@ -155,12 +179,20 @@ static int read_done(nsd_sweep_db *d, uint8_t **done, size_t *n_done, char *err,
         return fail(d, "reading the finished runs", err, len);
     while (sqlite3_step(st) == SQLITE_ROW) {
         sqlite3_int64 r = sqlite3_column_int64(st, 0);
-        if (r < 0 || (size_t)r >= n || ((*done)[r / 8] >> (r % 8) & 1)) continue;
+        if (r < 0 || (size_t)r >= n) { /* not ours: written by something else */
+            snprintf(err, len,
+                     "row run = %lld is not a run of this sweep (0 to %zu): the database was "
+                     "changed outside nsdyn sweep; delete that row or use another database (--db)",
+                     (long long)r, n ? n - 1 : 0);
+            sqlite3_finalize(st);
+            return -1;
+        }
+        if ((*done)[r / 8] >> (r % 8) & 1) continue;
         (*done)[r / 8] |= (uint8_t)(1u << (r % 8));
         (*n_done)++;
     }
     sqlite3_finalize(st);
-    return 0;
+    return bogus_rows(d, err, len);
 }
 
 nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, const char *config,
@@ -190,6 +222,11 @@ nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, cons
         rc = 0;
     }
     if (rc == 0) return d;
+    if (strncmp(err, "database ", 9) != 0) { /* say which */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, len, "database %s: %s", path, why);
+    }
     free(*done);
     *done = NULL;
     nsd_sweep_db_close(d);
