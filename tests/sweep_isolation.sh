@@ -61,5 +61,35 @@ grep -q "0 runs done (8 skipped" "$tmp/err.txt" || fail "resume retried: $(cat "
 # Asked: the crashed ones run again (and crash again).
 timeout 60 "$nsdyn" sweep "$tmp/s.toml" -o "$tmp/o" -j 2 -q --no-graphs --retry-crashed 2> "$tmp/err.txt"
 grep -q "5 runs done (3 skipped" "$tmp/err.txt" || fail "--retry-crashed: $(cat "$tmp/err.txt")"
+# compare and run: a crash or exit() names the variant, keeps the finished ones.
+cat > "$tmp/c.toml" << 'TOML'
+[system]
+id = "crashing"
+[integrator]
+id = "rk4"
+h = 0.001
+[run]
+t_end = 0.1
+progress = false
+[plot]
+enabled = false
+[[variant]]
+name = "fine"
+[[variant]]
+name = "bad one"
+system = { fault = 1 }
+TOML
+timeout 60 "$nsdyn" compare "$tmp/c.toml" -o "$tmp/cmp" -q 2> "$tmp/err.txt"; st=$?
+[[ $st == 139 ]] || fail "compare with a crashing variant: exit $st, want 139 (SIGSEGV)"
+grep -q 'a plugin crashed (signal SIGSEGV, segmentation fault) while running variant "bad one" (2 of 2); the finished variants are kept in '"$tmp/cmp.INCOMPLETE" "$tmp/err.txt" || fail "compare crash message: $(cat "$tmp/err.txt")"
+[[ -f $tmp/cmp.INCOMPLETE/variant-01/run.toml ]] || fail "the finished variant was not kept in DIR.INCOMPLETE"
+sed -i 's/fault = 1/fault = 3/' "$tmp/c.toml"
+rm -rf "$tmp/cmp.INCOMPLETE"
+timeout 60 "$nsdyn" compare "$tmp/c.toml" -o "$tmp/cmp" -q 2> "$tmp/err.txt"; st=$?
+[[ $st == 3 ]] || fail "compare with a variant calling exit(0): exit $st, want 3"
+grep -q 'a plugin called exit() while running variant "bad one"' "$tmp/err.txt" || fail "compare exit message: $(cat "$tmp/err.txt")"
+timeout 60 "$nsdyn" run "$tmp/c.toml" -o "$tmp/r" -q --set system.fault=3 2> "$tmp/err.txt"; st=$?
+[[ $st == 3 ]] || fail "run with a plugin calling exit(0): exit $st, want 3"
+grep -q "a plugin called exit() while running" "$tmp/err.txt" || fail "run exit message: $(cat "$tmp/err.txt")"
 [[ $fails == 0 ]] && echo "sweep isolation: all checks passed"
 exit $((fails > 0))

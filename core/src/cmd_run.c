@@ -46,7 +46,10 @@ int nsd_cmd_run(const nsd_cli *cli) {
     char **written = NULL;
     size_t n_written = 0;
     if (nsd_cli_load(cli, &s, 0, &diag) != 0 || nsd_cli_open_outdir(cli, &od) != 0) goto out;
-    if (nsd_scenario_run(&s, s.app.cfg.title, &diag) != 0) {
+    nsd_crash_guard_set(cli->config, NULL, NULL); /* a plugin's crash or exit() is said */
+    size_t refused = nsd_scenario_run(&s, s.app.cfg.title, &diag);
+    nsd_crash_guard_clear();
+    if (refused != 0) {
         nsd_diag_print(&diag, stderr);
         goto out;
     }

@@ -11,4 +11,13 @@ void nsd_interrupt_install(void);
 /* The signal received since the install (SIGINT, SIGTERM), or 0. */
 int nsd_interrupt_signal(void);
 
+/* A plugin that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) or
+ * calls exit() while `what` runs (a variant's name): one line on stderr
+ * names it, the folder `keep_from` (the finished variants) is renamed to
+ * `keep_to` when both are given, and the process ends by the signal, or
+ * with exit status 3 after an exit(). The strings are copied. Clear it
+ * when the plugin code is done (the host's own exit is then a plain one). */
+void nsd_crash_guard_set(const char *what, const char *keep_from, const char *keep_to);
+void nsd_crash_guard_clear(void);
+
 #endif
