@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "nsdyn_build_config.h"
+#include "output.h"
 #include "sweep.h"
 
 struct nsd_sweep_db {
@@ -371,12 +372,11 @@ int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL) != SQLITE_OK)
         return fail(d, "reading the runs", err, len);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    /* path.tmp created exclusively, never through a link; renamed into
+     * place only when every write succeeded (output.h) */
+    FILE *f = nsd_open_tmp(path, err, len);
     if (!f) {
         sqlite3_finalize(st);
-        snprintf(err, len, "cannot write %s", tmp);
         return -1;
     }
     int nc = sqlite3_column_count(st);
@@ -390,11 +390,7 @@ int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
         fputc('\n', f);
     }
     sqlite3_finalize(st);
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        snprintf(err, len, "cannot write %s", path);
-        return -1;
-    }
-    return 0;
+    return nsd_commit_file(f, path, err, len);
 }
 
 static void column_value(sqlite3_stmt *st, int c, double *num, char *text) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "sweep.h"
 
 static long axis_named(const nsd_sweep_def *def, const nsd_toml_node *n) {
@@ -226,11 +227,11 @@ static double agg_value(const agg *a, nsd_reduce r) {
 static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collect *c,
                       const char *dir, nsd_plot_format fmt, int quiet) {
     qsort(c->p, c->n, sizeof *c->p, cmp_point);
-    char path[PATH_MAX + 300], err[512];
+    char path[PATH_MAX + 300], err[PATH_MAX + 512];
     snprintf(path, sizeof path, "%s/%s.csv", dir, g->name);
-    FILE *f = fopen(path, "w");
+    FILE *f = nsd_open_tmp(path, err, sizeof err); /* never through a link (output.h) */
     if (!f) {
-        fprintf(stderr, "error: cannot write %s\n", path);
+        fprintf(stderr, "error: %s\n", err);
         return -1;
     }
     const char *gname = g->group_axis >= 0 ? def->axes[g->group_axis].name : "group";
@@ -266,7 +267,11 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_sweep_graph *g, collec
         i = j;
     }
     gstart[n_groups] = n_agg;
-    fclose(f);
+    if (nsd_commit_file(f, path, err, sizeof err) != 0) { /* a full disk: said, no half file */
+        fprintf(stderr, "error: %s\n", err);
+        free(ag), free(gstart), free(glabel);
+        return -1;
+    }
     int bars = g->reduce == NSD_REDUCE_MEAN;
     nsd_curve *curves = calloc(2 * n_groups + 1, sizeof *curves);
     double *xs = calloc(4 * n_agg + 1, sizeof *xs), *ys = calloc(4 * n_agg + 1, sizeof *ys);
