@@ -81,6 +81,21 @@ static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) 
             errors++;
             continue;
         }
+        /* A state so large that the spacing of doubles around it exceeds
+         * 1e-6 of its unit (|x| >= 2^33 = 8.6e9) cannot take the increments
+         * of a step: the body "moves" (its velocity says so) while its
+         * position stays put (issue 28: x = 1e300 ran at 5 m/s, exit 0). */
+        double gap = nextafter(fabs(e->real), INFINITY) - fabs(e->real);
+        if (gap > 1e-6) {
+            const nsdyn_channel *ch = i < m->nq ? &m->layout.q[i] : &m->layout.v[i - m->nq];
+            nsd_diag_at(diag, e,
+                        "[initial] key '%s': %g %s cannot change by less than %.3g %s (the spacing "
+                        "of doubles at that magnitude), so the run would lose every smaller "
+                        "motion; a state must stay below %.3g in its unit",
+                        e->key, e->real, ch->unit, gap, ch->unit, ldexp(1.0, 33));
+            errors++;
+            continue;
+        }
         m->y0[i] = e->real;
     }
     free(names);
