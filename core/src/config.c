@@ -88,6 +88,11 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
          "h |v_n| per impact and the depth accumulates over a bounce sequence (the shipped ball, "
          "e = 0.5 from 1 m: 3.2 mm at h = 1e-3 s, 6.5 mm at 4e-3 s, 0.35 m at 0.1 s)",
          NULL, NULL, 0},
+    [NSD_RUN_TIMEOUT] = {"timeout", NSDYN_PARAM_REAL, "s", 0, 0, 1e7, 0,
+                         "wall time of `nsdyn run`'s simulation (0: none): past it the run stops "
+                         "between two steps and keeps its data, as after Ctrl-C; a plugin callback "
+                         "that does not return within 2 s more ends the process (interrupt.h)",
+                         NULL, NULL, 0},
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
@@ -148,6 +153,7 @@ static void fill_run_settings(nsd_config *cfg) {
         .friction_states_open = v[NSD_RUN_FRICTION_STATES_OPEN].num != 0,
         .penetration_audit = (nsd_energy_audit)(int)v[NSD_RUN_PENETRATION_AUDIT].num,
         .penetration_tolerance = v[NSD_RUN_PENETRATION_TOLERANCE].num,
+        .timeout = v[NSD_RUN_TIMEOUT].num,
     };
 }
 double nsd_plot_num(const nsd_config *cfg, const char *key) {

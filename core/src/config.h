@@ -35,6 +35,7 @@ enum nsd_run_key {
     NSD_RUN_FRICTION_STATES_OPEN, /* issue 12 */
     NSD_RUN_PENETRATION_AUDIT,    /* issue 28 */
     NSD_RUN_PENETRATION_TOLERANCE,
+    NSD_RUN_TIMEOUT,
     NSD_RUN_KEY_COUNT
 };
 
@@ -63,6 +64,7 @@ typedef struct nsd_run_settings {
     int friction_states_open; /* integrate friction states while the contact is open */
     nsd_energy_audit penetration_audit; /* time-stepping: the deepest penetration judged */
     double penetration_tolerance;       /* [m] deepest penetration allowed (time-stepping) */
+    double timeout;                     /* [s] wall time of a run (0: none) */
 } nsd_run_settings;
 
 typedef struct nsd_config {

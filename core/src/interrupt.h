@@ -11,6 +11,12 @@ void nsd_interrupt_install(void);
 /* The signal received since the install (SIGINT, SIGTERM), or 0. */
 int nsd_interrupt_signal(void);
 
+/* run.timeout: SIGALRM after `seconds` [s] acts as a first SIGINT (the
+ * run stops between steps, data kept; nsd_interrupt_signal() = SIGALRM);
+ * 2 s later, if the run is stuck in a plugin callback, a second SIGALRM
+ * ends the process with a message. */
+void nsd_interrupt_after(double seconds);
+
 /* A plugin that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) or
  * calls exit() while `what` runs (a variant's name): one line on stderr
  * names it, the folder `keep_from` (the finished variants) is renamed to
