@@ -242,7 +242,8 @@ static int nsdyn_sh(const char *env, const char *args) {
     char cmd[4096], err_path[300];
     snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
     snprintf(cmd, sizeof cmd,
-             "env -u NSDYN_NO_CONFIG_PLUGINS -u NSDYN_PLUGIN_PATH %s '%s' %s >/dev/null 2>'%s'",
+             "env -u NSDYN_NO_CONFIG_PLUGINS -u NSDYN_TRUST_CONFIG_PLUGINS -u NSDYN_PLUGIN_PATH %s "
+             "'%s' %s >/dev/null 2>'%s'",
              env, NSDYN_TEST_BINARY, args, err_path);
     int st = system(cmd);
     err_text[0] = '\0';
@@ -518,8 +519,9 @@ START_TEST(unused_plugins_are_never_opened) {
     snprintf(cfg, sizeof cfg, "%s/c.toml", tmp);
     snprintf(text, sizeof text, "plugin_path = [\"c\"]\n%s", builtin_config);
     write_file(cfg, text);
-    snprintf(env, sizeof env, "NSDYN_FIXTURE_MARKER='%s' NSDYN_PLUGIN_PATH='%s/p:%s/r'", marker,
-             tmp, tmp);
+    snprintf(env, sizeof env,
+             "NSDYN_FIXTURE_MARKER='%s' NSDYN_PLUGIN_PATH='%s/p:%s/r' NSDYN_TRUST_CONFIG_PLUGINS=1",
+             marker, tmp, tmp);
     snprintf(args, sizeof args, "run '%s' -o '%s/out' -q", cfg, tmp);
     ck_assert_msg(nsdyn_sh(env, args) == 0, "%s", err_text);
     ck_assert_msg(!exists(marker), "a run that does not use marker_friction opened it");
@@ -532,7 +534,9 @@ START_TEST(unused_plugins_are_never_opened) {
     snprintf(path, sizeof path, "%s/q/other_name.so" NSD_INDEX_SUFFIX, tmp);
     ck_assert(exists(path));
     remove(marker);
-    snprintf(env, sizeof env, "NSDYN_FIXTURE_MARKER='%s' NSDYN_PLUGIN_PATH='%s/q'", marker, tmp);
+    snprintf(env, sizeof env,
+             "NSDYN_FIXTURE_MARKER='%s' NSDYN_PLUGIN_PATH='%s/q' NSDYN_TRUST_CONFIG_PLUGINS=1",
+             marker, tmp);
     snprintf(args, sizeof args, "run '%s' -o '%s/out1' -q", cfg, tmp);
     ck_assert_msg(nsdyn_sh(env, args) == 0, "%s", err_text);
     ck_assert(!exists(marker));
@@ -572,7 +576,9 @@ START_TEST(config_plugin_path_can_be_refused) {
     ck_assert_msg(strstr(err_text, want), "%s", err_text);
     ck_assert(!exists(marker) && !exists(out));
     /* Allowed, the same config runs the plugin in its plugin_path. */
-    snprintf(env, sizeof env, "NSDYN_FIXTURE_MARKER='%s' NSDYN_NO_CONFIG_PLUGINS=0", marker);
+    snprintf(env, sizeof env,
+             "NSDYN_FIXTURE_MARKER='%s' NSDYN_NO_CONFIG_PLUGINS=0 NSDYN_TRUST_CONFIG_PLUGINS=1",
+             marker);
     snprintf(args, sizeof args, "run '%s' -o '%s' -q --set friction.id=marker_friction", cfg, out);
     ck_assert_msg(nsdyn_sh(env, args) == 0, "%s", err_text);
     ck_assert(exists(marker));

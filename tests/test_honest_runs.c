@@ -237,6 +237,51 @@ START_TEST(rerun_without_reloading) {
 }
 END_TEST
 
+/* Issue 28: moreau at h = 0.1 s left the ball 0.35 m under the ground and
+ * reported "complete", exit 0. The penetration audit now ends the run (or
+ * warns with run.penetration_audit = "warn"), naming the contact. Its
+ * depth must equal the system's own penetration output at every step end
+ * (output_dt = h puts a sample on each step end), over random steps; and
+ * the run fails exactly when that depth is past the tolerance. */
+START_TEST(moreau_penetration_audited) {
+    run R = {0}, W = {0};
+    const char *big[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=0.1"};
+    test_run_file(&R, "bouncing_ball_moreau_vs_event.toml", big, 3, NSD_RUN_FAILED);
+    ck_assert_ptr_nonnull(strstr(R.res.message, "penetration audit: contact 'ground'"));
+    run_free(&R);
+    const char *warn[] = {"plot.enabled=false", "integrator.id=moreau", "integrator.h=0.1",
+                          "run.penetration_audit=\"warn\""};
+    test_run_file(&W, "bouncing_ball_moreau_vs_event.toml", warn, 4, NSD_RUN_COMPLETE);
+    ck_assert_int_eq(W.res.penetration_exceeded, 1);
+    ck_assert_double_gt(W.res.deepest_penetration, 0.3);
+    run_free(&W);
+    srand(28);
+    for (int trial = 0; trial < 12; ++trial) {
+        int k = 1 + rand() % 40; /* h = k ms: 1 ms .. 40 ms */
+        char h[64], dt[64];
+        snprintf(h, sizeof h, "integrator.h=%de-3", k);
+        snprintf(dt, sizeof dt, "run.output_dt=%de-3", k);
+        const char *sets[] = {"plot.enabled=false", "integrator.id=moreau", h, dt,
+                              "run.penetration_audit=\"off\""};
+        run T = {0};
+        test_run_file(&T, "bouncing_ball_moreau_vs_event.toml", sets, 5, NSD_RUN_COMPLETE);
+        double deepest = 0.0;
+        for (size_t i = 0; i < T.res.series.rows; ++i)
+            deepest = fmax(deepest, at(&T, i, "penetration"));
+        ck_assert_msg(fabs(T.res.deepest_penetration - deepest) <= 1e-12,
+                      "h = %d ms: audit %.17g m, output %.17g m", k, T.res.deepest_penetration,
+                      deepest);
+        ck_assert_uint_eq(T.res.penetration_checked, T.res.stats.steps + 1);
+        ck_assert_int_eq(T.res.penetration_exceeded, 0); /* "off" judges nothing */
+        run_free(&T);
+        const char *judged[] = {"plot.enabled=false", "integrator.id=moreau", h, dt};
+        test_run_file(&T, "bouncing_ball_moreau_vs_event.toml", judged, 4,
+                      deepest > 1e-2 ? NSD_RUN_FAILED : NSD_RUN_COMPLETE);
+        run_free(&T);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("honest_runs");
     TCase *tc = tcase_create("issue10");
@@ -244,6 +289,7 @@ int main(void) {
     tcase_add_test(tc, initial_penetration_refused);
     tcase_add_test(tc, energy_audit_catches_a_blow_up);
     tcase_add_test(tc, moreau_passes_the_energy_audit);
+    tcase_add_test(tc, moreau_penetration_audited);
     tcase_add_test(tc, nan_gap_stops_the_run);
     tcase_add_test(tc, nan_output_stops_the_run);
     tcase_add_test(tc, open_projection_reported);

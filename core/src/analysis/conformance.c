@@ -146,7 +146,7 @@ static void check_system(nsd_cf *c, const nsdyn_system *s, void *inst) {
     for (size_t k = 0; k < L.nv; ++k) v[k] += 0.1 * (double)(k + 1);
     check_derivatives(c, s, inst, &L, q, v);
     check_contacts(c, s, inst, &L, q, v);
-    nsd_cf_system_states(c, s, inst, &L, q, v0, NSD_CF_STATES, 20261127u);
+    nsd_cf_system_states(c, s, inst, &L, 0.0, 1.0, q, v0, NSD_CF_STATES, 20261127u);
 }
 
 /* ---- friction laws -------------------------------------------------------- */

@@ -228,6 +228,16 @@ static size_t check_variants(const nsd_config *cfg, const nsd_toml_node **varian
                 }
             }
     }
+    for (size_t i = 0; i < v->n_items; ++i) {
+        const nsd_toml_node *pp =
+            v->items[i].type == NSD_TOML_TABLE ? nsd_toml_get(&v->items[i], "plugin_path") : NULL;
+        if (!pp) continue;
+        nsd_diag_at(diag, pp,
+                    "variant %zu: plugin_path cannot change in a [[variant]] (the plugins of every "
+                    "variant come from one search path); set it at the top of the config",
+                    i + 1);
+        errors++;
+    }
     *variants = v;
     return errors;
 }
@@ -365,7 +375,12 @@ static long run_variants(comparison *C) {
         variant *v = &C->vars[i];
         char label[200];
         snprintf(label, sizeof label, "[%zu/%zu] %s", i + 1, C->nv, v->name);
-        if (nsd_scenario_run(&v->sc, label, &C->diag) != 0) return -1;
+        char what[300];
+        snprintf(what, sizeof what, "variant \"%s\" (%zu of %zu)", v->name, i + 1, C->nv);
+        nsd_crash_guard_set(what, i ? C->od.tmp : NULL, C->od.incomplete);
+        int started = nsd_scenario_run(&v->sc, label, &C->diag) == 0;
+        nsd_crash_guard_clear();
+        if (!started) return -1;
         C->walls[i * C->repeats] = v->sc.res.wall_seconds;
         /* --repeat: the same run again for its wall time (the runs are
            deterministic; the last one's result is kept and written) */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plugin_trust.h"
 
 /* One section: as TOML (`[name]`, the plugin id, key = value # [unit]
  * set|default), or its keys as name.key= lines. */
@@ -49,6 +50,7 @@ int nsd_cmd_keys(const nsd_cli *cli) {
     nsd_scenario s = {0};
     nsd_diag diag = {0};
     int status = NSD_EXIT_USAGE;
+    nsd_plugin_trust_read_only("keys"); /* opens no shared object the config names */
     if (nsd_cli_load(cli, &s, 1, &diag) == 0) {
         const nsd_config *c = &s.app.cfg;
         const nsd_section *sec[] = {&c->system, &c->contact, &c->friction, &c->integrator};

@@ -1,5 +1,6 @@
 /* nsdyn run CONFIG: one simulation, its data, record and graphs. */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -12,6 +13,9 @@ static void report(const nsd_cli *cli, const nsd_scenario *s, const nsd_outdir *
                    int abandoned, char **written, size_t n_written) {
     const nsd_run_result *res = &s->res;
     if (res->outcome == NSD_RUN_FAILED) {
+        if (nsd_interrupt_signal() == SIGALRM)
+            fprintf(stderr, "error: run.timeout = %g s reached (signal %d is its alarm)\n",
+                    s->app.cfg.settings.timeout, SIGALRM);
         fprintf(stderr, "error: %s\n", res->message);
         if (outputs_ok)
             fprintf(stderr,
@@ -46,7 +50,11 @@ int nsd_cmd_run(const nsd_cli *cli) {
     char **written = NULL;
     size_t n_written = 0;
     if (nsd_cli_load(cli, &s, 0, &diag) != 0 || nsd_cli_open_outdir(cli, &od) != 0) goto out;
-    if (nsd_scenario_run(&s, s.app.cfg.title, &diag) != 0) {
+    if (s.app.cfg.settings.timeout > 0) nsd_interrupt_after(s.app.cfg.settings.timeout);
+    nsd_crash_guard_set(cli->config, NULL, NULL); /* a plugin's crash or exit() is said */
+    size_t refused = nsd_scenario_run(&s, s.app.cfg.title, &diag);
+    nsd_crash_guard_clear();
+    if (refused != 0) {
         nsd_diag_print(&diag, stderr);
         goto out;
     }

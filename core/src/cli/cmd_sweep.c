@@ -14,6 +14,8 @@
 #include "help.h"
 #include "interrupt.h"
 #include "output.h"
+#include "plugin_record.h"
+#include "plugin_trust.h"
 #include "sweep.h"
 
 #ifdef NSDYN_MPI
@@ -46,6 +48,10 @@ static int on_option(void *ctx, int key, const char *v) {
     case NSD_OPT_NO_CSV: a->no_csv = 1; return 0;
     case NSD_OPT_NO_GRAPHS: a->no_graphs = 1; return 0;
     case NSD_OPT_NO_CONFIG_PLUGINS: setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1); return 0;
+    case NSD_OPT_TRUST_CONFIG_PLUGINS: setenv("NSDYN_TRUST_CONFIG_PLUGINS", "1", 1); return 0;
+    case NSD_OPT_ACCEPT_PLUGIN_CHANGE: setenv("NSDYN_ACCEPT_PLUGIN_CHANGE", "1", 1); return 0;
+    case NSD_OPT_IN_PROCESS: a->opts.in_process = 1; return 0;
+    case NSD_OPT_RETRY_CRASHED: setenv("NSDYN_SWEEP_RETRY_CRASHED", "1", 1); return 0; /* sweep_db.c */
     case 'j':
         if (nsd_cli_whole("-j", v, 1, 1024, &n) != 0) return -1;
         a->opts.threads = (int)n;
@@ -90,7 +96,8 @@ static int exec_sweep(const sweep_args *a, const nsd_sweep_def *def, const nsd_s
     if (size > 1) return nsd_sweep_exec_mpi(def, base, db, done, &a->opts, tally, rank, size);
 #endif
     (void)rank, (void)size;
-    return nsd_sweep_exec_threads(def, base, db, done, &a->opts, tally);
+    if (a->opts.in_process) return nsd_sweep_exec_threads(def, base, db, done, &a->opts, tally);
+    return nsd_sweep_exec_procs(def, base, db, done, &a->opts, tally);
 }
 
 /* After the runs: the summary line, CSV, graphs (the writer only). */
@@ -117,6 +124,15 @@ static int finish(const sweep_args *a, const nsd_sweep_def *def, const nsd_scena
     return rc;
 }
 
+/* A resumed sweep's rows and new ones come from the same plugin files. */
+static int check_plugins(nsd_sweep_db *db, const nsd_scenario *base, char *err, size_t len) {
+    char *fingerprint = nsd_plugin_fingerprint(&base->app.cfg);
+    err[0] = '\0';
+    int rc = nsd_sweep_db_check_plugins(db, fingerprint, nsd_plugin_change_accepted(), err, len);
+    free(fingerprint);
+    return rc;
+}
+
 static int sweep_main(sweep_args *a, int rank, int size) {
     nsd_scenario base;
     nsd_sweep_def def = {0};
@@ -140,7 +156,11 @@ static int sweep_main(sweep_args *a, int rank, int size) {
         else if (!(db = nsd_sweep_db_open(db_path, &def, a->cli.config, &done, &n_done, err,
                                           sizeof err)))
             fprintf(stderr, "error: %s\n", err);
-        else if (!a->opts.quiet)
+        else if (check_plugins(db, &base, err, sizeof err) != 0) {
+            fprintf(stderr, "error: database %s: %s\n", db_path, err);
+            nsd_sweep_db_close(db);
+            db = NULL;
+        } else if (!a->opts.quiet)
             fprintf(stderr, "sweep: %zu runs (%zu finished before) into %s%s\n", def.n_runs, n_done,
                     db_path, size > 1 ? " (MPI)" : "");
     }

@@ -59,11 +59,15 @@ static const nsd_command_help commands[] = {
      "equals mu_c bisected; writes pcmap.csv, pcmap_critical.csv,\n"
      "pcmap_along.csv, pcmap_marks.csv and pcmap.png (docs/rimless-wheel.md).",
      1},
-    {"sweep", "CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...] [-q]",
-     "a parameter study: the config's [sweep] runs in process, into SQLite",
+    {"sweep",
+     "CONFIG [-j N] [-o DIR] [--db FILE] [--csv FILE] [--set ...] [-q] [--in-process] "
+     "[--retry-crashed]",
+     "a parameter study: the config's [sweep] runs in worker processes, into SQLite",
      "Runs every combination of the [sweep] axes' values (or a seeded random or\n"
-     "Latin-hypercube design) in process with N threads (-j N; under mpirun in\n"
-     "an MPI build, across ranks), and keeps one row of summaries per run in\n"
+     "Latin-hypercube design) in N worker processes (-j N; a run that crashes\n"
+     "or outlives [sweep] run_timeout is a failed row, not retried on resume\n"
+     "without --retry-crashed; --in-process: N threads, no isolation; under\n"
+     "mpirun in an MPI build, across ranks), and keeps one row of summaries per run in\n"
      "DIR/sweep.sqlite (default DIR out/<config name>). The same command on the\n"
      "same database goes on where it stopped; a database of another definition\n"
      "is refused. Then writes runs.csv (--csv FILE elsewhere, --no-csv none)\n"
@@ -155,10 +159,23 @@ static const nsd_option_help options[] = {
     {NSD_OPT_NO_CONFIG_PLUGINS, "no-config-plugins", NULL,
      "refuse the config's plugin_path (NSDYN_NO_CONFIG_PLUGINS=1)",
      " run compare limits periodic pcmap keys sweep "},
+    {NSD_OPT_TRUST_CONFIG_PLUGINS, "trust-config-plugins", NULL,
+     "search the config's plugin_path (NSDYN_TRUST_CONFIG_PLUGINS=1); without it only folders of "
+     "~/.config/nsdyn/trusted-plugin-paths are (never by keys)",
+     " run compare limits periodic pcmap keys sweep "},
+    {NSD_OPT_ACCEPT_PLUGIN_CHANGE, "accept-plugin-change", NULL,
+     "re-run a record or resume a study whose plugin files changed (NSDYN_ACCEPT_PLUGIN_CHANGE=1)",
+     " run compare limits periodic pcmap sweep "},
+    {NSD_OPT_IN_PROCESS, "in-process", NULL,
+     "run in threads of this process, not in worker processes (faster; a crashing plugin ends "
+     "the study)",
+     " sweep "},
+    {NSD_OPT_RETRY_CRASHED, "retry-crashed", NULL,
+     "on resume, run again the rows that crashed (NSDYN_SWEEP_RETRY_CRASHED=1)", " sweep "},
     {NSD_OPT_REPEAT, "repeat", "N", "runs of each variant for the wall-time median (1 to 100)",
      " compare "},
     {NSD_OPT_NAMES, "names", NULL, "only section.key= (for shell completion)", " keys "},
-    {'j', "jobs", "N", "threads (1 to 1024)", " sweep "},
+    {'j', "jobs", "N", "worker processes (threads with --in-process), 1 to 1024", " sweep "},
     {NSD_OPT_DB, "db", "FILE", "the results database (default DIR/sweep.sqlite)", " sweep "},
     {NSD_OPT_CSV, "csv", "FILE", "write runs.csv to FILE instead", " sweep "},
     {NSD_OPT_NO_CSV, "no-csv", NULL, "write no runs.csv", " sweep "},
@@ -185,7 +202,8 @@ static const char search_path_text[] =
     "(colon-separated), then the host's own plugin directory. A run opens only\n"
     "the shared objects that hold the plugins its config names, found by their\n"
     "index or their name nsdyn_<kind>_<id>.so; a config's plugin_path is code\n"
-    "that runs.";
+    "that runs: it is searched only with --trust-config-plugins or for folders\n"
+    "listed in ~/.config/nsdyn/trusted-plugin-paths, never by `nsdyn keys`.";
 
 static const char exit_text[] =
     "0 success; 2 usage or config error (file:line:col: message, nothing\n"

@@ -46,6 +46,10 @@ enum {
     NSD_OPT_TRAILS,
     NSD_OPT_FORMAT,
     NSD_OPT_TIMEOUT,
+    NSD_OPT_TRUST_CONFIG_PLUGINS,
+    NSD_OPT_ACCEPT_PLUGIN_CHANGE,
+    NSD_OPT_IN_PROCESS,
+    NSD_OPT_RETRY_CRASHED,
 };
 
 /* Every option, in the order of the help. */

@@ -158,6 +158,10 @@ static int on_config_option(void *ctx, int key, const char *value) {
         case NSD_OPT_NO_CONFIG_PLUGINS: /* read where the search path is built (config.c) */
             setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1);
             return 0;
+        case NSD_OPT_TRUST_CONFIG_PLUGINS: /* read by plugin_trust.c */
+            setenv("NSDYN_TRUST_CONFIG_PLUGINS", "1", 1);
+            return 0;
+        case NSD_OPT_ACCEPT_PLUGIN_CHANGE: setenv("NSDYN_ACCEPT_PLUGIN_CHANGE", "1", 1); return 0;
         case NSD_OPT_REPEAT:
             if (nsd_cli_whole("--repeat", value, 1, NSD_COMPARE_MAX_REPEAT, &n) != 0) return -1;
             cli->repeat = (int)n;

@@ -1,5 +1,7 @@
 #define _GNU_SOURCE
 #include "app.h"
+#include "plugin_trust.h"
+#include "plugin_record.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,8 @@ static size_t load_read(nsd_app *app, nsd_diag *diag) {
     errors += open_used(app, &unknown, diag);
     if (errors) return errors;
     errors += nsd_config_resolve(&app->cfg, &app->reg, diag);
+    /* a record re-run: the plugin files that made it (plugin_record.h) */
+    if (!errors) errors += nsd_plugin_check_record(&app->cfg, diag);
     /* An id no file declares: say which shared objects were never opened. */
     if (errors && unknown && app->reg.n_skipped) {
         size_t shown = app->reg.n_skipped < 3 ? app->reg.n_skipped : 3;

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "config.h"
+#include "plugin_trust.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -34,6 +35,9 @@ static void fill_run_settings(nsd_config *cfg) {
         .energy_tolerance = v[NSD_RUN_ENERGY_TOLERANCE].num,
         .friction_states_open = v[NSD_RUN_FRICTION_STATES_OPEN].num != 0,
         .precheck = v[NSD_RUN_PRECHECK].num != 0,
+        .penetration_audit = (nsd_energy_audit)(int)v[NSD_RUN_PENETRATION_AUDIT].num,
+        .penetration_tolerance = v[NSD_RUN_PENETRATION_TOLERANCE].num,
+        .timeout = v[NSD_RUN_TIMEOUT].num,
     };
 }
 double nsd_plot_num(const nsd_config *cfg, const char *key) {
@@ -237,7 +241,8 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
     } while (0)
     const nsd_toml_node *pp = nsd_toml_get(&cfg->root, "plugin_path");
     /* A config's plugin_path is code that runs: --no-config-plugins (which
-     * sets NSDYN_NO_CONFIG_PLUGINS=1) refuses it. */
+     * sets NSDYN_NO_CONFIG_PLUGINS=1) refuses it; otherwise each folder is
+     * searched only if the user trusts it (plugin_trust.h). */
     const char *refuse = getenv("NSDYN_NO_CONFIG_PLUGINS");
     if (pp && refuse && *refuse && strcmp(refuse, "0") != 0) {
         nsd_diag_at(diag, pp,
@@ -277,6 +282,7 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
                             e->str, dir);
                 continue;
             }
+            if (nsd_plugin_trust_dir(real, e, diag)) continue; /* only by the user's choice */
             PUSH(real);
         }
     }
@@ -284,7 +290,7 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
     if (env && *env) {
         char *copy = dup_str(env), *save = NULL;
         for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
-            if (*tok) PUSH(tok);
+            if (*tok && nsd_plugin_env_dir_ok(tok)) PUSH(tok);
         free(copy);
     }
     PUSH(nsd_builtin_plugin_dir());

@@ -41,6 +41,9 @@ typedef struct nsd_run_settings {
     double energy_tolerance; /* [1] relative energy rise allowed */
     int friction_states_open; /* integrate friction states while the contact is open */
     int precheck;             /* the system's kinematics checked before the run */
+    nsd_energy_audit penetration_audit; /* time-stepping: the deepest penetration judged */
+    double penetration_tolerance;       /* [m] deepest penetration allowed (time-stepping) */
+    double timeout;                     /* [s] wall time of a run (0: none) */
 } nsd_run_settings;
 
 typedef struct nsd_config {

@@ -24,6 +24,9 @@ enum nsd_run_key {
     NSD_RUN_ENERGY_TOLERANCE,
     NSD_RUN_FRICTION_STATES_OPEN, /* issue 12 */
     NSD_RUN_PRECHECK,             /* issue 22 */
+    NSD_RUN_PENETRATION_AUDIT,    /* issue 28 */
+    NSD_RUN_PENETRATION_TOLERANCE,
+    NSD_RUN_TIMEOUT,
     NSD_RUN_KEY_COUNT
 };
 

@@ -51,17 +51,19 @@ int nsd_cf_same(const double *a, const double *b, size_t n);
  * conformance_motion.c): the counts against every buffer, then the
  * kinematics of every contact, the work of the contact forces and, for a
  * CONSERVATIVE system, its energy in free flight. q0, v0: the state the
- * random states are drawn around; n_states of them, from seed. */
+ * random states are drawn around, at times t0 + [0, t_spread] s; n_states
+ * of them, from seed. */
 void nsd_cf_system_states(nsd_cf *c, const nsdyn_system *s, void *inst,
-                          const nsdyn_system_layout *L, const double *q0, const double *v0,
-                          int n_states, unsigned seed);
+                          const nsdyn_system_layout *L, double t0, double t_spread,
+                          const double *q0, const double *v0, int n_states, unsigned seed);
 
 /* The kinematic checks of a config's system before a run (the instance
- * with the config's parameters, around its initial state q0, v0), at
- * n_states random states: a wrong Jacobian row, drift or gap rate, a
- * write past a count. Each finding is one line in diag ("system 'id':
+ * with the config's parameters, around its initial state q0, v0 at the
+ * start time t0 [s]: a plugin is not called at times the run never
+ * reaches before it starts), at n_states random states: a wrong Jacobian
+ * row, drift or gap rate, a write past a count. Each finding is one line in diag ("system 'id':
  * ..."); returns their number. */
-size_t nsd_conformance_precheck(const nsdyn_system *s, void *inst, const double *q0,
+size_t nsd_conformance_precheck(const nsdyn_system *s, void *inst, double t0, const double *q0,
                                 const double *v0, int n_states, nsd_diag *diag);
 
 #endif

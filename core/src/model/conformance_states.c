@@ -248,8 +248,8 @@ static void describe_state(nsd_cf_sys *y, int n, double t, const double *q, cons
 }
 
 void nsd_cf_system_states(nsd_cf *c, const nsdyn_system *s, void *inst,
-                          const nsdyn_system_layout *L, const double *q0, const double *v0,
-                          int n_states, unsigned seed) {
+                          const nsdyn_system_layout *L, double t0, double t_spread,
+                          const double *q0, const double *v0, int n_states, unsigned seed) {
     if (L->nq > MAXN || L->nv > MAXN || L->n_contacts > MAXC || L->n_outputs > MAXO ||
         L->n_stops > MAXO || L->n_switches > MAXO)
         return; /* conformance.c said so */
@@ -258,7 +258,7 @@ void nsd_cf_system_states(nsd_cf *c, const nsdyn_system *s, void *inst,
     y.energy = check_names(c, L);
     double q[MAXN], v[MAXN];
     for (int n = 0; n < n_states; ++n) {
-        double t = 0.5 * (1.0 + uniform(&seed));
+        double t = t0 + t_spread * 0.5 * (1.0 + uniform(&seed));
         draw_state(L, q0, v0, &seed, q, v);
         describe_state(&y, n, t, q, v);
         if (n == 0) check_guards(&y, t, q, v);
@@ -270,11 +270,11 @@ void nsd_cf_system_states(nsd_cf *c, const nsdyn_system *s, void *inst,
     nsd_cf_at(c, "the checks");
 }
 
-size_t nsd_conformance_precheck(const nsdyn_system *s, void *inst, const double *q0,
+size_t nsd_conformance_precheck(const nsdyn_system *s, void *inst, double t0, const double *q0,
                                 const double *v0, int n_states, nsd_diag *diag) {
     nsd_cf c = {.p = &s->info, .diag = diag, .fd = -1};
     nsdyn_system_layout L = {.struct_size = sizeof L};
     if (s->layout(inst, &L) > NSDYN_WARNING) return 0; /* the model's own checks say so */
-    nsd_cf_system_states(&c, s, inst, &L, q0, v0, n_states, 20261127u);
+    nsd_cf_system_states(&c, s, inst, &L, t0, 0.0, q0, v0, n_states, 20261127u);
     return c.out.findings;
 }

@@ -117,6 +117,11 @@ typedef struct nsd_energy_check {
     nsd_energy_audit mode;
     double tolerance;
     int contact_compliant;
+    /* Time-stepping runs (run_audit.h): the penetration audit's mode and
+     * tolerance [m] (run.penetration_audit, run.penetration_tolerance). */
+    int time_stepping;
+    nsd_energy_audit penetration_mode;
+    double penetration_tolerance;
 } nsd_energy_check;
 
 typedef struct nsd_model {

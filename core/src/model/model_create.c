@@ -81,6 +81,21 @@ static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) 
             errors++;
             continue;
         }
+        /* A state so large that the spacing of doubles around it exceeds
+         * 1e-6 of its unit (|x| >= 2^33 = 8.6e9) cannot take the increments
+         * of a step: the body "moves" (its velocity says so) while its
+         * position stays put (issue 28: x = 1e300 ran at 5 m/s, exit 0). */
+        double gap = nextafter(fabs(e->real), INFINITY) - fabs(e->real);
+        if (gap > 1e-6) {
+            const nsdyn_channel *ch = i < m->nq ? &m->layout.q[i] : &m->layout.v[i - m->nq];
+            nsd_diag_at(diag, e,
+                        "[initial] key '%s': %g %s cannot change by less than %.3g %s (the spacing "
+                        "of doubles at that magnitude), so the run would lose every smaller "
+                        "motion; a state must stay below %.3g in its unit",
+                        e->key, e->real, ch->unit, gap, ch->unit, ldexp(1.0, 33));
+            errors++;
+            continue;
+        }
         m->y0[i] = e->real;
     }
     free(names);
@@ -97,6 +112,10 @@ static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
     m->audit.contact_compliant =
         m->contact && (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
     m->ed.contact_tolerance = cfg->settings.contact_tolerance;
+    m->audit.time_stepping = cfg->integrator.plugin &&
+                             (cfg->integrator.plugin->info->provides & NSDYN_CAP_TIME_STEPPING);
+    m->audit.penetration_mode = cfg->settings.penetration_audit;
+    m->audit.penetration_tolerance = cfg->settings.penetration_tolerance;
     int stateful = m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_STATEFUL);
     size_t has = offsetof(nsdyn_system_layout, energy_output) + sizeof m->layout.energy_output;
     if (!(m->sys->info.provides & NSDYN_CAP_CONSERVATIVE) || stateful ||
@@ -292,7 +311,8 @@ static void build_channels(nsd_model *m) {
  * it). Each finding at the [system] table. */
 static size_t precheck(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     nsd_diag found = {0};
-    size_t n = nsd_conformance_precheck(m->sys, m->sys_inst, m->y0, m->y0 + m->nq, 4, &found);
+    size_t n = nsd_conformance_precheck(m->sys, m->sys_inst, cfg->settings.t_start, m->y0,
+                                        m->y0 + m->nq, 4, &found);
     for (size_t i = 0; i < found.n; ++i)
         nsd_diag_at(diag, cfg->system.table, "%s ([run] precheck = false runs it anyway)",
                     found.lines[i]);

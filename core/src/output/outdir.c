@@ -29,6 +29,8 @@ static int is_output_file(const char *name) {
                                         "limit_directions.csv",
                                         "pcmap.csv", /* nsdyn pcmap */
                                         "pcmap_critical.csv",
+                                        "pcmap_along.csv", /* pcmap with [pcmap] */
+                                        "pcmap_marks.csv",
                                         "orbit.csv", /* nsdyn periodic */
                                         "multipliers.csv",
                                         "newton.csv",

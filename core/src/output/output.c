@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "output.h"
 #include "numfmt.h"
+#include "run_audit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -323,6 +324,7 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
         "energy_worst = %.9g  # [J] the largest rise above the lowest energy before it\n",
         (unsigned long long)r->energy_checked, (unsigned long long)r->energy_rises,
         r->energy_worst);
+    nsd_run_audit_write_toml(f, r); /* time-stepping: penetration, energy balance (issue 28) */
 }
 
 /* [status]: how the run ended and what it cost. */

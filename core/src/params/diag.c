@@ -1,5 +1,6 @@
 #include "diag.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,8 +60,49 @@ void nsd_diag_suffix(nsd_diag *d, size_t first, const char *suffix) {
     }
 }
 
+/* The message without its "source:line:col: " prefix (identical mistakes
+ * at many places compare equal). */
+static const char *body_of(const char *line) {
+    for (const char *p = line; *p; ++p) {
+        if (*p != ':' || !isdigit((unsigned char)p[1])) continue;
+        const char *q = p + 1;
+        while (isdigit((unsigned char)*q)) q++;
+        if (*q == ':' && isdigit((unsigned char)q[1])) {
+            q++;
+            while (isdigit((unsigned char)*q)) q++;
+        }
+        if (q[0] == ':' && q[1] == ' ') return q + 2;
+    }
+    return line;
+}
+
+/* At most a screenful (NSD_DIAG_SHOWN distinct messages): one mistake
+ * found at many places, or many values refused the same way, is one line
+ * with "(and N more like it)"; past the limit "and N more errors". */
 void nsd_diag_print(const nsd_diag *d, FILE *out) {
-    for (size_t i = 0; i < d->n; ++i) fprintf(out, "error: %s\n", d->lines[i]);
+    enum { NSD_DIAG_SHOWN = 20 };
+    size_t first[NSD_DIAG_SHOWN], same[NSD_DIAG_SHOWN], n_shown = 0, hidden = 0;
+    for (size_t i = 0; i < d->n; ++i) {
+        const char *b = body_of(d->lines[i]);
+        size_t k = 0;
+        while (k < n_shown && strcmp(body_of(d->lines[first[k]]), b) != 0) k++;
+        if (k < n_shown) {
+            same[k]++;
+        } else if (n_shown < NSD_DIAG_SHOWN) {
+            first[n_shown] = i;
+            same[n_shown++] = 0;
+        } else {
+            hidden++;
+        }
+    }
+    for (size_t k = 0; k < n_shown; ++k) {
+        fprintf(out, "error: %s", d->lines[first[k]]);
+        if (same[k]) fprintf(out, " (and %zu more like it elsewhere)", same[k]);
+        fputc('\n', out);
+    }
+    if (hidden)
+        fprintf(out, "error: ... and %zu more error%s (not shown: correct the ones above first)\n",
+                hidden, hidden == 1 ? "" : "s");
 }
 
 void nsd_diag_free(nsd_diag *d) {

@@ -165,6 +165,22 @@ static size_t convert(nsd_params *p, size_t i, const nsd_toml_node *v, const cha
                             strcmp(d->unit, "1") ? d->unit : "");
                 return 1;
             }
+            /* A length or angle whose doubles are more than 1e-6 apart
+             * (|x| >= 2^33) cannot take a motion's increments: the sphere
+             * at x0 = 9e18 m "rolled" while its position stood still
+             * (issue 28; the same rule as [initial], model.c). */
+            if (d->type == NSDYN_PARAM_REAL && (!strcmp(d->unit, "m") || !strcmp(d->unit, "rad")) &&
+                fabs(v->real) >= ldexp(1.0, 33)) {
+                fmt_real(num, sizeof num, v->real);
+                nsd_diag_at(diag, v,
+                            "%s key '%s' = %s %s is too large to resolve motion: doubles at that "
+                            "magnitude are %.3g %s apart; a length or angle must stay below "
+                            "%.3g %s",
+                            section, d->name, num, d->unit,
+                            nextafter(fabs(v->real), INFINITY) - fabs(v->real), d->unit,
+                            ldexp(1.0, 33), d->unit);
+                return 1;
+            }
             p->values[i].num = v->real;
             return 0;
         case NSDYN_PARAM_BOOL:

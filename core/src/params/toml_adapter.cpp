@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <sys/stat.h>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -201,9 +202,16 @@ void report(char *err, size_t err_len, const char *source, const toml::parse_err
 extern "C" {
 
 nsd_toml_doc *nsd_toml_parse_file(const char *path, char *err, size_t err_len) {
+    /* the command line's words for the same trouble (cli_args.c
+     * nsd_cli_check_file), so an embedding program reads what it prints */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        std::snprintf(err, err_len, "config '%s' is a directory, not a file", path);
+        return nullptr;
+    }
     FILE *f = std::fopen(path, "rb");
     if (!f) {
-        std::snprintf(err, err_len, "%s: cannot open config: %s", path, std::strerror(errno));
+        std::snprintf(err, err_len, "config '%s': %s", path, std::strerror(errno));
         return nullptr;
     }
     std::string text;

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "scenario.h"
 
+#include "run_audit.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -211,6 +213,7 @@ void nsd_scenario_print_summary(FILE *out, const char *label, const nsd_run_resu
                 "out: a possible missed impact",
                 (unsigned long long)res->open_projections, res->open_projections == 1 ? "" : "s",
                 res->deepest_open);
+    nsd_run_audit_print_summary(out, res);
     fputc('\n', out);
 }
 

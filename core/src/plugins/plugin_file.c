@@ -6,6 +6,9 @@
 #include "loader_util.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -249,6 +252,19 @@ void nsd_free_found(found *list, size_t n) {
     free(list);
 }
 
+/* A FIFO, device or folder named like a plugin: dlopen() would block on a
+ * FIFO with no writer (a hung `nsdyn run`). Opened without blocking and
+ * checked by fstat(); NULL for a regular file (through links). */
+char *nsd_plugin_not_regular(const char *path) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL; /* dlopen() reports why it cannot be read */
+    struct stat st;
+    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    close(fd);
+    return regular ? NULL
+                   : fmt("%s: not a regular file (a FIFO, device or folder): not opened", path);
+}
+
 /* Open `f` (this runs its code) and check every descriptor. Returns a
  * problem of the whole file (then *n_out = 0), or NULL and the
  * descriptors, each with its own problem or none. */
@@ -256,6 +272,8 @@ char *nsd_open_plugin_file(nsd_plugin_file *f, found **out, size_t *n_out) {
     *out = NULL;
     *n_out = 0;
     f->opened = 1;
+    char *not_regular = nsd_plugin_not_regular(f->path);
+    if (not_regular) return not_regular;
     dlerror();
     void *handle = dlopen(f->path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {

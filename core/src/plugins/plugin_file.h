@@ -57,5 +57,7 @@ void nsd_free_found(found *list, size_t n);
  * problem of the whole file (then *n_out = 0), or NULL and the
  * descriptors, each with its own problem or none. */
 char *nsd_open_plugin_file(nsd_plugin_file *f, found **out, size_t *n_out);
+/* NULL for a regular file (through links), else why it is not opened. */
+char *nsd_plugin_not_regular(const char *path);
 
 #endif

@@ -6,6 +6,7 @@
  *   <kind section> <id> <provides hex> <needs hex> <flags hex>   (one line per plugin) */
 #define _GNU_SOURCE
 #include "registry_index.h"
+#include "plugin_file.h"
 #include "loader_util.h"
 
 #include <dlfcn.h>
@@ -45,6 +46,8 @@ int nsd_index_name_convention(const char *name, index_entry *e) {
 char *nsd_index_parse(const char *path, index_entry **out, size_t *n_out) {
     *out = NULL;
     *n_out = 0;
+    char *not_regular = nsd_plugin_not_regular(path); /* a FIFO would block fopen() */
+    if (not_regular) return not_regular;
     FILE *f = fopen(path, "r");
     if (!f) return fmt("cannot read it: %s", strerror(errno));
     char line[512], *problem = NULL;

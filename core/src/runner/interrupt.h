@@ -16,5 +16,19 @@ int nsd_interrupt_signal(void);
 /* Also report *flag (a signal number, or 0) as received, for the runs of
  * the calling thread (the host API's stop request); NULL: stop watching. */
 void nsd_interrupt_watch(const atomic_int *flag);
+/* run.timeout: SIGALRM after `seconds` [s] acts as a first SIGINT (the
+ * run stops between steps, data kept; nsd_interrupt_signal() = SIGALRM);
+ * 2 s later, if the run is stuck in a plugin callback, a second SIGALRM
+ * ends the process with a message. */
+void nsd_interrupt_after(double seconds);
+
+/* A plugin that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) or
+ * calls exit() while `what` runs (a variant's name): one line on stderr
+ * names it, the folder `keep_from` (the finished variants) is renamed to
+ * `keep_to` when both are given, and the process ends by the signal, or
+ * with exit status 3 after an exit(). The strings are copied. Clear it
+ * when the plugin code is done (the host's own exit is then a plain one). */
+void nsd_crash_guard_set(const char *what, const char *keep_from, const char *keep_to);
+void nsd_crash_guard_clear(void);
 
 #endif

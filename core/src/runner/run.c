@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include "interrupt.h"
+#include "run_audit.h"
 #include "step_guard.h"
 
 #include <math.h>
@@ -31,56 +32,6 @@ static double *append_row(nsd_series *s) {
         s->cap = cap;
     }
     return s->data + (s->rows++) * s->n_channels;
-}
-
-/* A state whose energy the audit can judge: no compliant contact
- * compressed (its spring holds energy the system's output does not count)
- * and no rigid contact penetrating beyond the tolerance (time-stepping's
- * O(h v) penetration lowers the potential energy the output reports). */
-static int energy_judgeable(nsd_model *m, double t, const double *y) {
-    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
-    if (m->nc && nsd_model_contacts_now(m, t, y, y + m->nq) > NSDYN_WARNING) return 0;
-    for (size_t c = 0; c < m->nc; ++c) {
-        const nsdyn_contact_eval *e = &m->ce[c];
-        if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
-        if (m->audit.contact_compliant ? e->gap <= 0.0 : e->gap < -m->ed.contact_tolerance)
-            return 0;
-    }
-    return 1;
-}
-
-/* The energy audit (docs/checks.md): a conservative system with
- * dissipative contact and friction laws never gains mechanical energy. At
- * every accepted step's end (the integrator's error-controlled state, not
- * an interpolated sample) that is judgeable, the energy must not exceed
- * the lowest judgeable value so far by more than run.energy_tolerance
- * times the largest |E| seen (at least 1e-9 J). "warn" counts it in
- * run.toml, "error" ends the run. Costs one contacts() and one outputs()
- * call per step. Returns 0, or -1 with res->message set. */
-static int energy_audit(nsd_model *m, nsd_run_result *res, double t, const double *y) {
-    if (m->audit.output < 0 || m->audit.mode == NSD_AUDIT_OFF || !energy_judgeable(m, t, y))
-        return 0;
-    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit.scratch) > NSDYN_WARNING)
-        return 0;
-    double E = m->audit.scratch[m->audit.output];
-    if (!res->energy_checked) res->energy_min = E;
-    res->energy_checked++;
-    res->energy_scale = fmax(fmax(res->energy_scale, fabs(E)), 1e-9);
-    double allowed = res->energy_min + m->audit.tolerance * res->energy_scale;
-    if (E > allowed) {
-        res->energy_rises++;
-        if (E - res->energy_min > res->energy_worst) res->energy_worst = E - res->energy_min;
-        snprintf(res->message, sizeof res->message,
-                 "energy audit: the mechanical energy rose to %.9g J at t = %.9g s, above the "
-                 "lowest %.9g J reached before (by %.3g J, allowed %.3g J): the system is "
-                 "conservative and the contact and friction laws dissipate, so the numerical "
-                 "solution is wrong (a step too large, a tolerance too loose)",
-                 E, t, res->energy_min, E - res->energy_min, allowed - res->energy_min);
-        if (m->audit.mode == NSD_AUDIT_ERROR) return -1;
-        res->message[0] = '\0';
-    }
-    res->energy_min = fmin(res->energy_min, E);
-    return 0;
 }
 
 static int record(nsd_model *m, nsd_run_result *res, double t, const double *y) {
@@ -113,8 +64,7 @@ static int all_finite(const double *y, size_t n) {
     return 1;
 }
 
-/* A drift correction that lifted an open contact out of a penetration
- * (run.h open_projections). */
+/* A drift correction lifted an open contact out (run.h open_projections). */
 static void note_open_projection(nsd_run_result *res, double deep) {
     if (!(deep < 0.0)) return;
     res->open_projections++;
@@ -350,7 +300,8 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
         *refused = 1;
         return NSD_NEXT_STEP;
     }
-    if (record(m, r->res, r->t0, y_start) != 0 || energy_audit(m, r->res, r->t0, y_start) != 0) {
+    if (record(m, r->res, r->t0, y_start) != 0 || nsd_audit_energy(m, r->res, r->t0, y_start) != 0 ||
+        nsd_penetration_audit(m, r->res, r->t0, y_start) != 0) {
         r->res->outcome = NSD_RUN_FAILED;
         return NSD_END;
     }
@@ -732,7 +683,8 @@ static nsd_flow run_step(nsd_runner *r) {
         return run_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", r->t, m->failure,
                           describe(r, rep.y));
     r->y_last = rep.y;
-    if (energy_audit(m, r->res, r->t, rep.y) != 0) {
+    if (nsd_audit_energy(m, r->res, r->t, rep.y) != 0 ||
+        nsd_penetration_audit(m, r->res, r->t, rep.y) != 0) {
         r->res->outcome = NSD_RUN_FAILED;
         return NSD_END;
     }

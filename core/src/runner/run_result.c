@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
+#include "run_result.h"
 
 void nsd_run_count_events(const nsd_run_result *res, nsd_event_counts *out) {
     memset(out, 0, sizeof *out);

@@ -131,6 +131,9 @@ typedef struct nsd_sweep_def {
     long points_sum;   /* the maxima() summary (one at most), or -1 */
     uint32_t *lhs;     /* lhs design: n_dims x samples strata, a permutation per dimension */
     char hash[65];     /* of the definition: base config, axes, summaries */
+    /* [sweep] run_timeout [s] and run_max_memory [MiB] of each run in its
+     * worker process (0: none; not part of the hash). */
+    double run_timeout_s, run_max_memory_mb;
 } nsd_sweep_def;
 
 /* One run's results. sizes from the def: values[n_axes] (the axis value;
@@ -195,6 +198,8 @@ typedef struct nsd_sweep_worker_ctx {
     void (*lock)(int on); /* derive lock, or NULL */
 } nsd_sweep_worker_ctx;
 void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_row *row);
+/* The axis values of `run` into row. */
+void nsd_sweep_fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *row);
 
 /* Summaries of a finished run of s into row (sweep_summary.c). Returns 0,
  * or -1 with row->message set (a summary that cannot be computed). */
@@ -223,6 +228,12 @@ typedef struct nsd_sweep_db nsd_sweep_db;
  * frees), *n_done their count. */
 nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, const char *config,
                                 uint8_t **done, size_t *n_done, char *err, size_t err_len);
+/* The plugins that write the rows (plugin_record.h nsd_plugin_fingerprint)
+ * against those the database recorded: recorded when new; a different
+ * file or hash is an error (message in err) unless accept (then a warning,
+ * the new list recorded and the old kept as plugins_before). 0 or -1. */
+int nsd_sweep_db_check_plugins(nsd_sweep_db *db, const char *fingerprint, int accept, char *err,
+                               size_t err_len);
 int nsd_sweep_db_begin(nsd_sweep_db *db, char *err, size_t err_len);
 int nsd_sweep_db_put(nsd_sweep_db *db, const nsd_sweep_row *row, char *err, size_t err_len);
 int nsd_sweep_db_commit(nsd_sweep_db *db, char *err, size_t err_len);
@@ -241,6 +252,7 @@ typedef struct nsd_sweep_opts {
     const char *keep_dir;
     const char *config;
     int quiet;
+    int in_process; /* --in-process: threads, no isolation (sweep_exec.c) */
 } nsd_sweep_opts;
 
 /* Counts of a sweep's runs: done now, failed by status, skipped. */
@@ -274,6 +286,12 @@ void nsd_sweep_progress_show(nsd_sweep_progress *p, const nsd_sweep_tally *t, in
  * (printed); *interrupted when a signal stopped it. */
 int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
                            const uint8_t *done, const nsd_sweep_opts *opts, nsd_sweep_tally *tally);
+
+/* The same in a pool of opts->threads worker processes (sweep_procs.c):
+ * a run whose process dies or outlives run_timeout is a failed row whose
+ * message starts "crashed:", and the sweep goes on. */
+int nsd_sweep_exec_procs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
+                         const uint8_t *done, const nsd_sweep_opts *opts, nsd_sweep_tally *tally);
 
 /* Aggregates and graphs of the def's [[sweep.graph]]s from the database
  * into dir (sweep_graphs.c). Returns 0 or -1 (printed). */

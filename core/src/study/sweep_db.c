@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "nsdyn_build_config.h"
+#include "output.h"
 #include "sweep.h"
 
 struct nsd_sweep_db {
@@ -139,22 +140,60 @@ static int prepare_put(nsd_sweep_db *d, char *err, size_t len) {
     return rc == SQLITE_OK ? 0 : fail(d, "prepare", err, len);
 }
 
+/* Rows whose status is none of ours or whose wall time is not a number:
+ * a resume would count them as finished runs. 0, or -1 naming one. */
+static int bogus_rows(nsd_sweep_db *d, char *err, size_t len) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->db,
+                           "SELECT run, quote(status), quote(wall) FROM runs WHERE status NOT IN "
+                           "('ok', 'failed', 'refused', 'no summary') OR status IS NULL OR "
+                           "typeof(wall) NOT IN ('real', 'integer') LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(d, "checking the finished runs", err, len);
+    int rc = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(err, len,
+                 "row run = %lld holds status %s and wall %s, which nsdyn sweep never writes: the "
+                 "database was changed outside nsdyn sweep; delete that row or use another "
+                 "database (--db)",
+                 (long long)sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                 (const char *)sqlite3_column_text(st, 2));
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int read_done(nsd_sweep_db *d, uint8_t **done, size_t *n_done, char *err, size_t len) {
     size_t n = d->def->n_runs;
     *done = calloc(n / 8 + 1, 1);
     if (!*done) abort();
     *n_done = 0;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(d->db, "SELECT run FROM runs", -1, &st, NULL) != SQLITE_OK)
+    /* a run whose process died stays done unless --retry-crashed */
+    const char *retry = getenv("NSDYN_SWEEP_RETRY_CRASHED");
+    const char *sql = retry && *retry && strcmp(retry, "0") != 0
+                          ? "SELECT run FROM runs WHERE message IS NULL OR message NOT LIKE "
+                            "'crashed:%'"
+                          : "SELECT run FROM runs";
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
         return fail(d, "reading the finished runs", err, len);
     while (sqlite3_step(st) == SQLITE_ROW) {
         sqlite3_int64 r = sqlite3_column_int64(st, 0);
-        if (r < 0 || (size_t)r >= n || ((*done)[r / 8] >> (r % 8) & 1)) continue;
+        if (r < 0 || (size_t)r >= n) { /* not ours: written by something else */
+            snprintf(err, len,
+                     "row run = %lld is not a run of this sweep (0 to %zu): the database was "
+                     "changed outside nsdyn sweep; delete that row or use another database (--db)",
+                     (long long)r, n ? n - 1 : 0);
+            sqlite3_finalize(st);
+            return -1;
+        }
+        if ((*done)[r / 8] >> (r % 8) & 1) continue;
         (*done)[r / 8] |= (uint8_t)(1u << (r % 8));
         (*n_done)++;
     }
     sqlite3_finalize(st);
-    return 0;
+    return bogus_rows(d, err, len);
 }
 
 nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, const char *config,
@@ -184,10 +223,73 @@ nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, cons
         rc = 0;
     }
     if (rc == 0) return d;
+    if (strncmp(err, "database ", 9) != 0) { /* say which */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, len, "database %s: %s", path, why);
+    }
     free(*done);
     *done = NULL;
     nsd_sweep_db_close(d);
     return NULL;
+}
+
+/* The line of `text` that starts like `line` up to its file (section and
+ * id), or NULL. */
+static const char *same_plugin(const char *text, const char *line) {
+    const char *sp = strchr(line, ' ');
+    sp = sp ? strchr(sp + 1, ' ') : NULL;
+    size_t n = sp ? (size_t)(sp - line) + 1 : 0;
+    for (const char *l = text; n && l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+        if (strncmp(l, line, n) == 0) return l;
+    return NULL;
+}
+
+int nsd_sweep_db_check_plugins(nsd_sweep_db *d, const char *now, int accept, char *err,
+                               size_t len) {
+    sqlite3_stmt *st = NULL;
+    char *before = NULL;
+    if (sqlite3_prepare_v2(d->db, "SELECT value FROM sweep WHERE key = 'plugins'", -1, &st, NULL) !=
+        SQLITE_OK)
+        return fail(d, "reading the recorded plugins", err, len);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        before = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    int rc = 0;
+    if (!before || strcmp(before, now) != 0) {
+        /* the first plugin whose file or hash differs from the record */
+        const char *l = now;
+        while (*l) {
+            size_t n = strcspn(l, "\n");
+            const char *old = before ? same_plugin(before, l) : NULL;
+            if (before && (!old || strncmp(old, l, n + 1) != 0)) {
+                size_t m = old ? strcspn(old, "\n") : 0;
+                snprintf(err, len,
+                         "the plugins changed since this database was written: now '%.*s', "
+                         "recorded '%.*s' (section id file sha256): its rows and new ones would "
+                         "come from two builds; rebuild the recorded plugin, use another "
+                         "database (--db), or pass --accept-plugin-change to go on and record "
+                         "both",
+                         (int)n, l, (int)m, old ? old : "(none)");
+                break;
+            }
+            l += n + (l[n] == '\n');
+        }
+        if (before && !accept && err[0]) rc = -1;
+        if (rc == 0) {
+            if (before) fprintf(stderr, "warning: %s: accepted\n", err);
+            err[0] = '\0';
+            char *sql = sqlite3_mprintf(
+                "INSERT OR REPLACE INTO sweep VALUES('plugins', %Q);"
+                "INSERT OR REPLACE INTO sweep VALUES('plugins_before', "
+                "coalesce((SELECT value FROM sweep WHERE key = 'plugins_before'), '') || %Q);",
+                now, before ? before : "");
+            rc = exec(d, sql, err, len);
+            sqlite3_free(sql);
+        }
+    }
+    free(before);
+    return rc;
 }
 
 int nsd_sweep_db_begin(nsd_sweep_db *d, char *err, size_t len) {
@@ -270,12 +372,11 @@ int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL) != SQLITE_OK)
         return fail(d, "reading the runs", err, len);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    /* path.tmp created exclusively, never through a link; renamed into
+     * place only when every write succeeded (output.h) */
+    FILE *f = nsd_open_tmp(path, err, len);
     if (!f) {
         sqlite3_finalize(st);
-        snprintf(err, len, "cannot write %s", tmp);
         return -1;
     }
     int nc = sqlite3_column_count(st);
@@ -289,11 +390,7 @@ int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
         fputc('\n', f);
     }
     sqlite3_finalize(st);
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        snprintf(err, len, "cannot write %s", path);
-        return -1;
-    }
-    return 0;
+    return nsd_commit_file(f, path, err, len);
 }
 
 static void column_value(sqlite3_stmt *st, int c, double *num, char *text) {

@@ -21,7 +21,7 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *row) {
+void nsd_sweep_fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *row) {
     for (size_t a = 0; a < def->n_axes; ++a) {
         const char *t = nsd_sweep_value(def, run, a, &row->axis_num[a]);
         snprintf(row->axis_text[a], NSD_SWEEP_TEXT, "%s", t ? t : "");
@@ -75,7 +75,7 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     row->config_hash[0] = '\0';
     row->sim_wall = 0;
     row->n_points = 0;
-    fill_axes(def, run, row);
+    nsd_sweep_fill_axes(def, run, row);
     for (size_t k = 0; k < def->n_sums; ++k) {
         row->sum_num[k] = NAN;
         row->sum_text[k][0] = '\0';

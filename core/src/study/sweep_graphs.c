@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "sweep.h"
 #include "figures.h"
 #include "scenario.h"
@@ -249,11 +250,11 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_scenario *base,
                       const nsd_sweep_graph *g, collect *c, const char *dir, nsd_plot_format fmt,
                       int quiet) {
     qsort(c->p, c->n, sizeof *c->p, cmp_point);
-    char path[PATH_MAX + 300], err[512];
+    char path[PATH_MAX + 300], err[PATH_MAX + 512];
     snprintf(path, sizeof path, "%s/%s.csv", dir, g->name);
-    FILE *f = fopen(path, "w");
+    FILE *f = nsd_open_tmp(path, err, sizeof err); /* never through a link (output.h) */
     if (!f) {
-        fprintf(stderr, "error: cannot write %s\n", path);
+        fprintf(stderr, "error: %s\n", err);
         return -1;
     }
     const char *gname = g->group_axis >= 0 ? def->axes[g->group_axis].name : "group";
@@ -292,7 +293,11 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_scenario *base,
         i = j;
     }
     gstart[n_groups] = n_agg;
-    fclose(f);
+    if (nsd_commit_file(f, path, err, sizeof err) != 0) { /* a full disk: said, no half file */
+        fprintf(stderr, "error: %s\n", err);
+        free(ag), free(gstart), free(glabel);
+        return -1;
+    }
     /* error bars only where there is a spread: some point reduces 2 runs or more */
     int bars = 0;
     for (size_t i = 0; i < n_agg && g->reduce == NSD_REDUCE_MEAN; ++i) bars |= ag[i].n > 1;

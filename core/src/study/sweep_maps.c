@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "sweep.h"
 #include "scenario.h"
 #include "numfmt.h"
@@ -345,11 +346,11 @@ int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base,
                       const nsd_sweep_graph *g, nsd_sweep_db *db, const char *dir,
                       nsd_plot_format format, int quiet) {
     scatter s = {.def = def, .base = base, .g = g};
-    char path[PATH_MAX + 300], err[512];
+    char path[PATH_MAX + 300], err[PATH_MAX + 512];
     snprintf(path, sizeof path, "%s/%s.csv", dir, g->name);
-    s.csv = fopen(path, "w");
+    s.csv = nsd_open_tmp(path, err, sizeof err); /* never through a link (output.h) */
     if (!s.csv) {
-        fprintf(stderr, "error: cannot write %s\n", path);
+        fprintf(stderr, "error: %s\n", err);
         return -1;
     }
     fprintf(s.csv, "%s,%s,%s\n", def->axes[g->x_axis].name,
@@ -358,7 +359,11 @@ int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base,
     int rc = nsd_sweep_db_scan(db, add_row, &s, err, sizeof err);
     if (rc != 0) fprintf(stderr, "error: %s\n", err);
     write_numbers(&s);
-    if (fclose(s.csv) != 0) rc = -1;
+    char werr[PATH_MAX + 512];
+    if (nsd_commit_file(s.csv, path, werr, sizeof werr) != 0) {
+        fprintf(stderr, "error: %s\n", werr);
+        rc = -1;
+    }
     if (rc == 0) rc = draw(&s, dir, format, quiet);
     for (size_t c = 0; c < MAX_CATS; ++c) {
         free(s.x[c]);

@@ -361,6 +361,22 @@ static size_t parse_design(nsd_sweep_def *def, const nsd_toml_node *sw, nsd_diag
     return errors;
 }
 
+/* [sweep] run_timeout / run_max_memory: a number in [lo, hi] (unit) or
+ * absent (0: no limit). A limit acts on the worker processes only. */
+static size_t parse_limit(const nsd_toml_node *sw, const char *key, const char *unit, double lo,
+                          double hi, double *out, nsd_diag *diag) {
+    const nsd_toml_node *n = nsd_toml_get(sw, key);
+    *out = 0;
+    if (!n) return 0;
+    if (!nsd_toml_is_number(n) || !(n->real >= lo && n->real <= hi)) {
+        nsd_diag_at(diag, n, "[sweep] '%s': expected a number of %s from %g to %g", key, unit, lo,
+                    hi);
+        return 1;
+    }
+    *out = n->real;
+    return 0;
+}
+
 static size_t parse_axes(nsd_sweep_def *def, const nsd_toml_node *sw, nsd_diag *diag) {
     const nsd_toml_node *axes = nsd_toml_get(sw, "axis");
     if (!axes || axes->type != NSD_TOML_ARRAY || axes->n_items == 0) {
@@ -461,10 +477,12 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
     }
     def->at = sw;
     def->points_sum = -1;
-    static const char *const keys[] = {"design", "seed",    "samples", "keep",
-                                       "axis",   "summary", "graph"};
+    static const char *const keys[] = {"design", "seed",  "samples",     "keep",          "axis",
+                                       "summary", "graph", "run_timeout", "run_max_memory"};
     size_t errors = unknown_keys(sw, keys, NSDYN_COUNT(keys), "[sweep]", diag);
     errors += parse_design(def, sw, diag);
+    errors += parse_limit(sw, "run_timeout", "s", 1e-3, 1e7, &def->run_timeout_s, diag);
+    errors += parse_limit(sw, "run_max_memory", "MiB", 16, 1e9, &def->run_max_memory_mb, diag);
     errors += parse_axes(def, sw, diag);
     if (errors) return errors;
     errors += build_dims(def, diag);
