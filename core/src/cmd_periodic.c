@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "interrupt.h"
 #include "output.h"
+#include "periodic_arc.h"
 #include "periodic_branch.h"
 #include "periodic_config.h"
 #include "plot.h"
@@ -127,7 +128,10 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
                        0,
                        NULL,
                        NULL,
-                       0, NULL, NULL, 0};
+                       0,
+                       NULL,
+                       NULL,
+                       0};
     nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];
@@ -219,9 +223,37 @@ static int one_point(nsd_scenario *s, const nsd_periodic_config *pc, const nsd_p
  * continuation's points into *sum, or the orbit alone when there is none.
  * Returns NSD_EXIT_OK or NSD_EXIT_FAILED (Newton, the repeat check); *ok
  * = 0 when an output could not be written (said on stderr). */
+/* The arclength continuation (periodic_arc.h) from the orbit r: its
+ * outputs into dir; NSD_EXIT_FAILED when a branch ended on a failure (the
+ * branches so far are kept). */
+static int arclength(const nsd_cli *cli, nsd_scenario *s, const nsd_periodic_config *pc,
+                     const nsd_arc_config *ac, const nsd_periodic_result *r, const char *dir,
+                     int *ok) {
+    nsd_arc_outcome *o = malloc(sizeof *o);
+    char err[PATH_MAX + 1024] = "out of memory";
+    if (!o || nsd_periodic_arclength(s, pc, ac, r, dir, cli->quiet ? NULL : stdout, o, err,
+                                     sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        *ok = 0;
+        free(o);
+        return NSD_EXIT_FAILED;
+    }
+    int status = NSD_EXIT_OK;
+    if (!o->complete) {
+        fprintf(stderr, "error: the continuation is incomplete: %s\n", o->why);
+        status = NSD_EXIT_FAILED;
+    }
+    if (!cli->quiet)
+        printf("arclength continuation: %zu branches, %zu points, %zu located points; %llu runs "
+               "of the map, %llu rhs evaluations\n",
+               o->n_branches, o->n_points, o->n_special, o->map_evals, o->rhs_evals);
+    free(o);
+    return status;
+}
+
 static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *pc,
-                      const nsd_run_settings *saved, const char *dir, char ***written,
-                      size_t *n_written, nsd_branch_summary *sum, int *ok) {
+                      const nsd_arc_config *ac, const nsd_run_settings *saved, const char *dir,
+                      char ***written, size_t *n_written, nsd_branch_summary *sum, int *ok) {
     nsd_periodic_result r;
     const nsd_periodic_spec *sp = &pc->spec;
     double *guess = malloc(s->model.n * sizeof *guess);
@@ -259,7 +291,11 @@ static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *
         *ok = write_multiplier_graph(dir, &s->app.cfg, sp, &r, err, sizeof err) == 0 &&
               write_orbit_run(s, sp, r.y, saved, dir, cli->command_line, written, n_written, err,
                               sizeof err) == 0;
-    if (*ok && rc == 0 && pc->cont) {
+    if (*ok && rc == 0 && pc->cont && ac) {
+        shooting_settings(&s->app.cfg);
+        int st = arclength(cli, s, pc, ac, &r, dir, ok);
+        if (status == NSD_EXIT_OK) status = st;
+    } else if (*ok && rc == 0 && pc->cont) {
         shooting_settings(&s->app.cfg);
         if (nsd_periodic_branch(s, pc, &r, dir, cli->quiet ? NULL : stdout, sum, err, sizeof err) <
             0)
@@ -327,6 +363,12 @@ static size_t prepare_variants(nsd_scenario *base, const nsd_toml_node *vt, pvar
             shooting_settings(&v[i].sc.app.cfg);
             e = nsd_periodic_read(&v[i].sc.app.cfg, &v[i].sc.model, &v[i].pc, diag);
             if (!e) e = check_guess(&v[i].sc, &v[i].pc, diag);
+            if (!e && nsd_arc_wanted(&v[i].pc)) {
+                nsd_diag_at(diag, v[i].pc.cont,
+                            "[periodic.continuation] method = \"arclength\" is not available "
+                            "with [[variant]]s: run each variant's config on its own");
+                e = 1;
+            }
         }
         char suffix[160];
         snprintf(suffix, sizeof suffix, " (in variant \"%s\")", v[i].name);
@@ -473,7 +515,7 @@ static int periodic_variants(const nsd_cli *cli, nsd_scenario *base, const nsd_t
         char dir[PATH_MAX + 32];
         snprintf(dir, sizeof dir, "%s/variant-%02zu", od->tmp, i + 1);
         if (!cli->quiet) printf("== variant \"%s\" (%s)\n", v[i].name, v[i].sc.model.sys->info.id);
-        int st = solve_into(cli, &v[i].sc, &v[i].pc, &v[i].saved, dir, &written, &n_written,
+        int st = solve_into(cli, &v[i].sc, &v[i].pc, NULL, &v[i].saved, dir, &written, &n_written,
                             &v[i].sum, &ok);
         if (st != NSD_EXIT_OK) status = st;
     }
@@ -510,7 +552,10 @@ int nsd_cmd_periodic(const nsd_cli *cli) {
     }
     nsd_run_settings saved = s.app.cfg.settings;
     shooting_settings(&s.app.cfg);
+    nsd_arc_config ac;
+    int arc = 0;
     if (nsd_periodic_read(&s.app.cfg, &s.model, &pc, &diag) != 0 ||
+        ((arc = nsd_arc_wanted(&pc)) && nsd_arc_read(&pc, &ac, &diag) != 0) ||
         check_guess(&s, &pc, &diag) != 0) {
         nsd_diag_print(&diag, stderr);
         goto out;
@@ -519,7 +564,8 @@ int nsd_cmd_periodic(const nsd_cli *cli) {
     char **written = NULL;
     size_t n_written = 0;
     int ok = 1;
-    status = solve_into(cli, &s, &pc, &saved, od.tmp, &written, &n_written, NULL, &ok);
+    status =
+        solve_into(cli, &s, &pc, arc ? &ac : NULL, &saved, od.tmp, &written, &n_written, NULL, &ok);
     status = finish(cli, &od, status, ok, written, n_written);
     nsd_paths_free(written, n_written);
 out:
