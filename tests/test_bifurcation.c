@@ -133,7 +133,7 @@ START_TEST(grazing_closed_form) {
     ck_assert(T.out.complete);
     const nsd_arc_special *g = NULL;
     for (int i = 0; (g = find(&T.out, NSD_ARC_NONSMOOTH, 1, i)); ++i)
-        if (strstr(g->text, "grazing") && strstr(g->text, "ends here")) break;
+        if (strstr(g->text, "grazes") && strstr(g->text, "ends here")) break;
     ck_assert_msg(g, "no grazing located");
     fprintf(stderr, "grazing: located %.10f +- %.1e, closed form %.10f (diff %.2e)\n", g->p,
             g->p_err, lo, g->p - lo);

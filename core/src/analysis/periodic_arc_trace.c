@@ -115,6 +115,16 @@ static nsd_arc_special *locate(arc_ctx *c, int bi, nsd_arc_kind kind, arc_crit_f
     if (!sp) return NULL;
     critical_mu(c, hi, kind, &sp->mu_re, &sp->mu_im);
     sp->x = hi->u[0] * c->sx[0];
+    if (kind == NSD_ARC_FOLD && !(fabs(sp->mu_re - 1.0) < 0.1)) {
+        sp->kind = NSD_ARC_NONSMOOTH;
+        snprintf(sp->text, sizeof sp->text,
+                 "non-smooth fold at %s = %.10g: dp/ds changes sign with no multiplier near +1 "
+                 "(the nearest real one %.4f): the branch turns at a corner of the map, where an "
+                 "impact or contact grazes",
+                 c->pc->cont_key[0], arc_p(c, hi->u), sp->mu_re);
+        if (c->progress) fprintf(c->progress, "  (relabelled: %s)\n", sp->text);
+        return sp;
+    }
     double want = kind == NSD_ARC_PD ? -1.0 : 1.0;
     if (kind != NSD_ARC_NONSMOOTH && kind != NSD_ARC_FOLD &&
         !(fabs(hypot(sp->mu_re, sp->mu_im) - 1.0) < 0.05 &&
@@ -187,20 +197,13 @@ static void check_pair(arc_ctx *c, int bi, const arc_point *a, const arc_point *
 }
 
 /* The last located point of branch bi is a fold with no multiplier near
- * +1: the branch turns at a corner of the non-smooth map (a grazing), not
- * at a smooth fold; renamed so. */
-static int corner_fold(arc_ctx *c, int bi) {
+ * +1 (relabelled by locate()): the branch turns at a corner of the
+ * non-smooth map (a grazing), not at a smooth fold. */
+static int corner_fold(const arc_ctx *c, int bi) {
     for (size_t i = c->out->n_special; i-- > 0;) {
-        nsd_arc_special *sp = &c->out->special[i];
+        const nsd_arc_special *sp = &c->out->special[i];
         if (sp->branch != bi) continue;
-        if (sp->kind != NSD_ARC_FOLD || !(fabs(sp->mu_re - 1.0) > 0.1)) return 0;
-        sp->kind = NSD_ARC_NONSMOOTH;
-        snprintf(sp->text, sizeof sp->text,
-                 "non-smooth fold: dp/ds changes sign with no multiplier near +1 (the nearest "
-                 "real one %.4f): the branch turns at a corner of the map, where an impact or "
-                 "contact grazes",
-                 sp->mu_re);
-        return 1;
+        return sp->kind == NSD_ARC_NONSMOOTH && !strncmp(sp->text, "non-smooth fold", 15);
     }
     return 0;
 }
@@ -238,7 +241,7 @@ static int locate_end(arc_ctx *c, int bi, const arc_point *a, double s_fail, arc
     sp->x = x_lo;
     int n = snprintf(sp->text, sizeof sp->text,
                      "the orbit with this branch's events (impacts per period %zu) ends here: "
-                     "a non-smooth boundary, a grazing",
+                     "a non-smooth boundary, where an impact or contact grazes",
                      a->ev[NSD_EVENT_IMPACT]);
     if (memcmp(ev_hi, a->ev, sizeof ev_hi) != 0 && n > 0 && (size_t)n < sizeof sp->text)
         name_nonsmooth(a->ev, ev_hi, sp->text + n, sizeof sp->text - (size_t)n);
