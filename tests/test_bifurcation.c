@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "impact_oscillator_ref.h"
 #include "periodic_arc.h"
@@ -207,12 +208,54 @@ START_TEST(period_doubling_and_switching) {
 }
 END_TEST
 
+/* A branch that runs into a failure of the map (the forcing period
+ * outgrows [run] t_end as omega falls) is incomplete: exit 3, the
+ * branches kept in DIR.INCOMPLETE and marked, the reason given; not taken
+ * for a non-smooth boundary (as it was before the boundary needed runs
+ * beyond it to see other events). */
+START_TEST(failure_is_incomplete) {
+    char dir[] = "/tmp/nsdyn-bif-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char cfg[128], out[128], cmd[1024];
+    snprintf(cfg, sizeof cfg, "%s/c.toml", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    FILE *f = fopen(cfg, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "[system]\nid = \"impact_oscillator\"\nc = 0.1\nomega = 0.1\ngap = 10.0\n"
+               "[contact]\nid = \"newton\"\ne = 0.8\n"
+               "[integrator]\nid = \"dopri5\"\nrtol = 1e-11\natol = 1e-13\n"
+               "[run]\nt_end = 70.0\n[initial]\nx = 0.0\nv = 0.0\n"
+               "[periodic]\nsection = \"forcing_period\"\nfree = [\"x\", \"v\"]\ntol = 1e-10\n"
+               "[periodic.continuation]\nmethod = \"arclength\"\nparameter = \"system.omega\"\n"
+               "from = 0.5\nto = -0.5\nds = 0.05\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s periodic %s -o %s -q 2>%s/err.txt", NSDYN_TEST_BINARY, cfg, out,
+             dir);
+    int st = system(cmd);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 3);
+    char path[256], text[8192] = "";
+    snprintf(path, sizeof path, "%s.INCOMPLETE/special.csv", out);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "# INCOMPLETE"));
+    ck_assert_ptr_nonnull(strstr(text, "t_end"));
+    ck_assert_ptr_null(strstr(text, "non-smooth"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("bifurcation");
     TCase *tc = tcase_create("impact_oscillator");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, grazing_closed_form);
     tcase_add_test(tc, period_doubling_and_switching);
+    tcase_add_test(tc, failure_is_incomplete);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

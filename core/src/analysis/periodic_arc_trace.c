@@ -219,6 +219,7 @@ static int locate_end(arc_ctx *c, int bi, const arc_point *a, double s_fail, arc
     double lo = 0.0, hi = s_fail, plo = arc_p(c, a->u), phi = plo + s_fail * a->t[c->k] * c->ps;
     double pred[65], x_lo = a->u[0] * c->sx[0];
     size_t ev_hi[NSD_EVENT_KIND_COUNT];
+    int other = 0;
     memcpy(ev_hi, a->ev, sizeof ev_hi);
     for (int it = 0; it < 80 && fabs(phi - plo) > c->ac->locate_tol; ++it) {
         double mid = 0.5 * (lo + hi);
@@ -229,12 +230,20 @@ static int locate_end(arc_ctx *c, int bi, const arc_point *a, double s_fail, arc
         c->chord_only = 0;
         if (ok && crit_events(c, tmp) == ca) {
             lo = mid, plo = arc_p(c, tmp->u), x_lo = tmp->u[0] * c->sx[0];
-        } else {
-            if (ok) memcpy(ev_hi, tmp->ev, sizeof ev_hi);
-            hi = mid, phi = arc_p(c, pred);
+            continue;
         }
+        if (ok)
+            memcpy(ev_hi, tmp->ev, sizeof ev_hi);
+        else if (arc_map(c, pred, c->Pt, &tmp->period) == 0)
+            memcpy(ev_hi, c->last_ev, sizeof ev_hi); /* the runs there see other events */
+        else
+            return 0; /* the map itself fails there (c->why): no event boundary */
+        other |= memcmp(ev_hi, a->ev, sizeof ev_hi) != 0;
+        hi = mid, phi = arc_p(c, pred);
     }
-    if (!(fabs(phi - plo) <= c->ac->locate_tol)) return 0;
+    /* a boundary only where runs beyond it see other events: a corrector
+     * that merely fails to converge is not a bifurcation */
+    if (!other || !(fabs(phi - plo) <= c->ac->locate_tol)) return 0;
     nsd_arc_special *sp =
         add_special(c, NSD_ARC_NONSMOOTH, bi, 0.5 * (plo + phi), 0.5 * fabs(phi - plo));
     if (!sp) return 0;
@@ -243,7 +252,7 @@ static int locate_end(arc_ctx *c, int bi, const arc_point *a, double s_fail, arc
                      "the orbit with this branch's events (impacts per period %zu) ends here: "
                      "a non-smooth boundary, where an impact or contact grazes",
                      a->ev[NSD_EVENT_IMPACT]);
-    if (memcmp(ev_hi, a->ev, sizeof ev_hi) != 0 && n > 0 && (size_t)n < sizeof sp->text)
+    if (n > 0 && (size_t)n < sizeof sp->text)
         name_nonsmooth(a->ev, ev_hi, sp->text + n, sizeof sp->text - (size_t)n);
     if (c->progress)
         fprintf(c->progress, "  located nonsmooth end of branch %d: %s.%s = %.10g +- %.1e: %s\n",
