@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "interrupt.h"
 #include "output.h"
+#include "lyapunov.h"
 #include "periodic_arc.h"
 #include "periodic_branch.h"
 #include "periodic_config.h"
@@ -310,6 +311,37 @@ static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *
     return status;
 }
 
+/* [periodic.lyapunov]: the exponents of the trajectory from the initial
+ * state instead of a periodic orbit; lyapunov.csv and .png into dir. */
+static int lyapunov(const nsd_cli *cli, nsd_scenario *s, const nsd_periodic_config *pc,
+                    const nsd_lyap_config *lc, const char *dir, int *ok) {
+    nsd_lyap_result r;
+    char err[PATH_MAX + 1024];
+    if (!cli->quiet)
+        printf("Lyapunov exponents on the section '%s' map: %d transient crossings, %d measured\n",
+               s->model.layout.switches[pc->spec.section], lc->transient, lc->periods);
+    int rc = nsd_lyapunov(s, &pc->spec, lc, &r, cli->quiet ? NULL : stdout);
+    if (rc != 0) {
+        fprintf(stderr, "error: %s\n", r.message);
+    } else if (!cli->quiet) {
+        printf("  over %.6g s (%llu runs of the map, %llu rhs evaluations):", r.time, r.map_evals,
+               r.rhs_evals);
+        for (size_t j = 0; j < r.m; ++j) printf(" lambda%zu = %.6g 1/s", j + 1, r.exponent[j]);
+        printf("\n  convergence: the last half of the periods changed them by at most %.2g 1/s\n",
+               r.change);
+        if (r.collapses)
+            printf("  the map sent %zu tangent vectors to exactly zero (a sticking phase: all "
+                   "nearby states end in the same one; perturbations are erased there, those "
+                   "periods are left out of the means)\n",
+                   r.collapses);
+    }
+    *ok = nsd_make_dirs(dir, err, sizeof err) == 0 &&
+          (rc != 0 || nsd_lyap_write(s, &r, dir, err, sizeof err) == 0);
+    if (!*ok) fprintf(stderr, "error: %s\n", err);
+    nsd_lyap_result_free(&r);
+    return rc == 0 ? NSD_EXIT_OK : NSD_EXIT_FAILED;
+}
+
 /* The end of the command: a signal, the folder in place, what was
  * written. Returns the exit status. */
 static int finish(const nsd_cli *cli, nsd_outdir *od, int status, int ok, char **written,
@@ -553,9 +585,11 @@ int nsd_cmd_periodic(const nsd_cli *cli) {
     nsd_run_settings saved = s.app.cfg.settings;
     shooting_settings(&s.app.cfg);
     nsd_arc_config ac;
-    int arc = 0;
+    nsd_lyap_config lc;
+    int arc = 0, lyap = 0;
     if (nsd_periodic_read(&s.app.cfg, &s.model, &pc, &diag) != 0 ||
         ((arc = nsd_arc_wanted(&pc)) && nsd_arc_read(&pc, &ac, &diag) != 0) ||
+        ((lyap = nsd_lyap_wanted(&pc)) && nsd_lyap_read(&pc, &lc, &diag) != 0) ||
         check_guess(&s, &pc, &diag) != 0) {
         nsd_diag_print(&diag, stderr);
         goto out;
@@ -564,8 +598,11 @@ int nsd_cmd_periodic(const nsd_cli *cli) {
     char **written = NULL;
     size_t n_written = 0;
     int ok = 1;
-    status =
-        solve_into(cli, &s, &pc, arc ? &ac : NULL, &saved, od.tmp, &written, &n_written, NULL, &ok);
+    if (lyap)
+        status = lyapunov(cli, &s, &pc, &lc, od.tmp, &ok);
+    else
+        status = solve_into(cli, &s, &pc, arc ? &ac : NULL, &saved, od.tmp, &written, &n_written,
+                            NULL, &ok);
     status = finish(cli, &od, status, ok, written, n_written);
     nsd_paths_free(written, n_written);
 out:

@@ -9,7 +9,8 @@
 
 static const char *const periodic_keys[] = {"section", "crossings", "free",        "swap",
                                             "scale",   "tol",       "max_iter",    "fd_step",
-                                            "verify",  "report",    "continuation"};
+                                            "verify",  "report",    "continuation",
+                                            "lyapunov"};
 static const char *const cont_keys[] = {
     "parameter", "values", "from",       "to",         "steps",     "method",     "ds",
     "ds_min",    "ds_max", "max_points", "locate_tol", "doublings", "brute_force"};
