@@ -269,6 +269,15 @@ int arc_correct(arc_ctx *c, const double *u_pred, const double *t, const arc_poi
     return -1;
 }
 
+void arc_set_crossings(arc_ctx *c, size_t crossings) {
+    c->spec.crossings = crossings;
+    /* the swap is a symmetry the flow commutes with (the walker's legs):
+     * over m periods of the swapped map it is applied m times, so not at
+     * all when m is even */
+    size_t m = crossings / (c->pc->spec.crossings ? c->pc->spec.crossings : 1);
+    c->spec.n_swap = m % 2 ? c->pc->spec.n_swap : 0;
+}
+
 int arc_iterates(arc_ctx *c, arc_point *pt, size_t crossings) {
     nsd_periodic_spec one = c->spec;
     one.crossings = 1;
@@ -304,7 +313,7 @@ void arc_count_outside(const arc_point *pt, size_t k, int out[3]) {
 double arc_half_residual(arc_ctx *c, const arc_point *pt, size_t crossings) {
     if (crossings < 2 || crossings % 2) return HUGE_VAL;
     nsd_periodic_spec keep = c->spec;
-    c->spec.crossings = crossings / 2;
+    arc_set_crossings(c, crossings / 2);
     double F[65], T, r = HUGE_VAL;
     if (c->k <= 64 && arc_map(c, pt->u, c->Pt, &T) == 0) r = residual(c, pt->u, c->Pt, F);
     c->spec = keep;

@@ -79,6 +79,10 @@ int arc_point_eval(arc_ctx *c, const double *u, const double *t_prev, arc_point 
 int arc_correct(arc_ctx *c, const double *u_pred, const double *t, const arc_point *from,
                 arc_point *pt);
 
+/* The map over `crossings` section crossings (the swap applied when the
+ * number of the config's periods in it is odd). */
+void arc_set_crossings(arc_ctx *c, size_t crossings);
+
 /* The first free state at each of the pt's crossings (pt->iter). */
 int arc_iterates(arc_ctx *c, arc_point *pt, size_t crossings);
 

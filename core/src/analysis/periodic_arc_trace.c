@@ -361,7 +361,7 @@ static int switch_at(arc_ctx *c, int bi, const arc_point *pd, arc_end *end) {
     }
     for (size_t j = 0; j < k; ++j) t_sw[j] = w[j];
     t_sw[k] = 0.0;
-    c->spec.crossings = c->br[nb].crossings;
+    arc_set_crossings(c, c->br[nb].crossings);
     arc_point first;
     if (arc_point_alloc(c, &first, 1) != 0) return -1;
     int rc = -1;
@@ -429,7 +429,7 @@ static int start_branch(arc_ctx *c, const nsd_periodic_result *r, double p0, dou
     for (size_t i = 0; i < c->k; ++i) pt.u[i] = r->y[c->pc->spec.free[i]] / c->sx[i];
     pt.u[c->k] = p0 / c->ps;
     t0[c->k] = dir;
-    c->spec.crossings = c->br[bi].crossings;
+    arc_set_crossings(c, c->br[bi].crossings);
     int rc = arc_point_eval(c, pt.u, t0, &pt);
     if (rc == 0) rc = push(c, &c->br[bi], &pt);
     arc_point_free(&pt);
@@ -488,7 +488,7 @@ int nsd_periodic_arclength(nsd_scenario *s, const nsd_periodic_config *pc, const
     }
     run_all(&c, r, out);
     for (size_t b = 0; b < c.nbr; ++b) {
-        c.spec.crossings = c.br[b].crossings;
+        arc_set_crossings(&c, c.br[b].crossings);
         for (size_t i = 0; i < c.br[b].np; ++i) arc_iterates(&c, &c.br[b].pt[i], c.br[b].crossings);
         out->n_points += c.br[b].np;
     }
