@@ -334,6 +334,37 @@ START_TEST(lyapunov_chaotic_positive) {
 }
 END_TEST
 
+/* Natural continuation of a period-2 orbit up through its period doubling:
+ * at omega = 1.18329 Newton on the two-period map converges to the period-1
+ * orbit counted twice; the branch stops there and says so (before issue
+ * 27 it was listed as a stable period-2 orbit, period 10.6199 s). */
+START_TEST(natural_collapse_stopped) {
+    char dir[] = "/tmp/nsdyn-bif-XXXXXX", cmd[1024], path[256], text[16384] = "";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "%s periodic %s/tests/fixtures/impact_oscillator_period2_natural.toml -o %s/out "
+             "> %s/log.txt 2>&1",
+             NSDYN_TEST_BINARY, NSDYN_TEST_SOURCE_DIR, dir, dir);
+    int st = system(cmd);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    snprintf(path, sizeof path, "%s/out/continuation.csv", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "collapsed onto the period-1 orbit"));
+    /* no converged point above the doubling */
+    for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        double w;
+        int conv;
+        if (sscanf(line + 1, "%lf,%d", &w, &conv) == 2 && w > 1.1817) ck_assert_int_eq(conv, 0);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("bifurcation");
     TCase *tc = tcase_create("impact_oscillator");
@@ -341,6 +372,7 @@ int main(void) {
     tcase_add_test(tc, grazing_closed_form);
     tcase_add_test(tc, period_doubling_and_switching);
     tcase_add_test(tc, failure_is_incomplete);
+    tcase_add_test(tc, natural_collapse_stopped);
     tcase_add_test(tc, lyapunov_periodic_negative);
     tcase_add_test(tc, lyapunov_chaotic_positive);
     suite_add_tcase(s, tc);
