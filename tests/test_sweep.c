@@ -390,6 +390,42 @@ START_TEST(maxima_are_the_apexes) {
 }
 END_TEST
 
+/* A run ended by a stop condition (the rimless wheel rolling back) keeps
+ * its maxima out of the bifurcation diagram: the summary is NULL for it,
+ * and maxima_with_stopped() keeps them (issue 27). */
+START_TEST(stopped_runs_out_of_diagram) {
+    make_tmp();
+    for (int with = 0; with < 2; ++with) {
+        char cfg[2048];
+        snprintf(cfg, sizeof cfg,
+                 "[system]\nid = \"rimless_hub\"\ngamma = 4.0\nspokes = 10\n"
+                 "[integrator]\nid = \"dopri5\"\nrtol = 1e-9\natol = 1e-12\n"
+                 "[run]\nt_end = 3.0\noutput_dt = 1e-3\n"
+                 "[[sweep.axis]]\nkey = \"system.omega0\"\nname = \"w0\"\n"
+                 "values = [1.2, -3.0]\n"
+                 "[sweep.summary]\npeaks = \"%s(omega, 0)\"\nend = \"stop\"\n",
+                 with ? "maxima_with_stopped" : "maxima");
+        write_file("stopped.toml", cfg);
+        ck_assert_int_eq(sweep("stopped.toml -o out%d -q", with), 0);
+        char name[64];
+        snprintf(name, sizeof name, "out%d/sweep.sqlite", with);
+        sqlite3 *db = open_db(name);
+        sqlite3_stmt *st = NULL;
+        ck_assert_int_eq(
+            sqlite3_prepare_v2(db, "SELECT w0, peaks, end FROM runs ORDER BY w0", -1, &st, NULL),
+            SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW); /* w0 = -3: rolls back, stopped */
+        ck_assert_str_eq((const char *)sqlite3_column_text(st, 2), "rolls_back");
+        ck_assert_int_eq(sqlite3_column_type(st, 1) == SQLITE_NULL, !with);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW); /* w0 = 1.2: walks */
+        ck_assert_int_ne(sqlite3_column_type(st, 1), SQLITE_NULL);
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+    }
+    remove_tmp();
+}
+END_TEST
+
 /* keep = "n > 3": the outputs of the runs with more than 3 impacts only. */
 START_TEST(keep_filter) {
     make_tmp();
@@ -533,6 +569,7 @@ int main(void) {
     tcase_add_test(tc, study_threads_identical_and_resume);
     tcase_add_test(tc, failed_run_recorded_and_kept);
     tcase_add_test(tc, maxima_are_the_apexes);
+    tcase_add_test(tc, stopped_runs_out_of_diagram);
     tcase_add_test(tc, keep_filter);
     tcase_add_test(tc, lhs_one_per_stratum);
     tcase_add_test(tc, random_design_and_log_grid);

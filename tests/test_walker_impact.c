@@ -211,6 +211,23 @@ START_TEST(gait_l4_repeats) {
 }
 END_TEST
 
+/* A walker pushed too hard pitches forward over its stance foot: the stop
+ * that ends the run is named for that (it was "backwards", issue 27), and
+ * the hip is still moving downhill when it fires. */
+START_TEST(forward_fall_named_forward) {
+    run R;
+    memset(&R, 0, sizeof R);
+    const char *sets[] = {"initial.omega_st=-2.5", "run.t_end=5"};
+    test_run_file(&R, "walker_impact_periodic.toml", sets, 2, NSD_RUN_STOPPED);
+    ck_assert_msg(strstr(R.res.message, "'pitched_forward'"), "%s", R.res.message);
+    size_t n = R.res.series.rows;
+    ck_assert_uint_ge(n, 3);
+    ck_assert_double_gt(at(&R, n - 1, "x_hip"), at(&R, n - 3, "x_hip"));
+    ck_assert_double_lt(at(&R, n - 1, "theta_st"), -0.78);
+    test_unload(&R);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("walker_impact");
     TCase *tc = tcase_create("impact");
@@ -218,6 +235,7 @@ int main(void) {
     tcase_add_test(tc, heel_strike_conserves_momenta);
     tcase_add_test(tc, swing_conserves_energy);
     tcase_add_test(tc, gait_l4_repeats);
+    tcase_add_test(tc, forward_fall_named_forward);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -53,8 +53,11 @@
  * strike step_length (22), step_period and hip_velocity (23) as walker2
  * computes them (walker_gait.h).
  * Stops: "fall" (hip below fall_height l), "leg_angle" (|theta| >= 90 deg),
- * "backwards" (the stance leg rotates back past theta_st = -pi/4: the
- * walker falls back before getting over the top).
+ * "pitched_forward" (the stance leg rotates forward past theta_st = -pi/4:
+ * the hip has gone far past the stance foot, the walker falls forward,
+ * downhill, with x_hip still growing; legs lead with larger theta, so
+ * progression lowers theta_st. It was named "backwards" before issue 27,
+ * which misnamed the forward fall).
  * Units: l, rho, b, r_g in m; m, M in kg; gamma, delta, alpha0 in degrees
  * (Tables 6-8); the initial angles and rates in rad and rad/s. */
 #include <math.h>
@@ -173,7 +176,7 @@ static const nsdyn_channel out_ch[] = {
     [O_PER] = {"step_period", "s", "last step period"},
     [O_VEL] = {"hip_velocity", "m/s", "last average hip velocity (23)"},
 };
-static const char *const stops[] = {"fall", "leg_angle", "backwards"};
+static const char *const stops[] = {"fall", "leg_angle", "pitched_forward"};
 static const char *const switches[] = {"heel_strike"};
 static const int switch_direction[] = {-1};
 static const char *const series[] = {"theta1", "theta2",      "alpha", "hip_height",

@@ -68,6 +68,33 @@ static void mark_crossings(branch_point *prev, branch_point *cur, size_t k) {
         }
 }
 
+/* A period-2k orbit (crossings even) whose map over k crossings already
+ * returns is the period-k orbit counted twice: the branch has slid onto
+ * the one below its doubling (issue 27). 1 with why, else 0. */
+static int collapsed(nsd_scenario *d, const nsd_periodic_spec *sp, const double *y, char *why,
+                     size_t len) {
+    if (sp->crossings < 2 || sp->crossings % 2) return 0;
+    nsd_periodic_spec half = *sp;
+    half.crossings = sp->crossings / 2;
+    double *y1 = malloc(d->model.n * sizeof *y1), T, r = HUGE_VAL;
+    char miss[256];
+    if (y1 && nsd_periodic_map(d, &half, y, y1, &T, miss, sizeof miss) == 0) {
+        r = 0.0;
+        for (size_t i = 0; i < sp->n_free; ++i) {
+            size_t f = sp->free[i];
+            r = fmax(r, fabs(y1[f] - y[f]) / fmax(fabs(y[f]), sp->scale[i]));
+        }
+    }
+    free(y1);
+    if (!(r < 1e3 * sp->tol)) return 0;
+    snprintf(why, len,
+             "the orbit returns after %zu of its %zu crossings (scaled residual %.1e): it is the "
+             "period-%zu orbit counted twice, the branch has collapsed onto the one below the "
+             "period doubling; the branch stops here",
+             half.crossings, sp->crossings, r, half.crossings);
+    return 1;
+}
+
 /* The orbit at parameter value p from the guess: a scenario derived from
  * s with the parameter set, Newton. Returns 0 when converged. */
 static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, branch_point *bp,
@@ -111,6 +138,7 @@ static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, branch_point
             memcpy(bp->re, r.mult_re, k * sizeof *bp->re);
             memcpy(bp->im, r.mult_im, k * sizeof *bp->im);
             if (rc != 0) snprintf(why, why_len, "%s", r.message);
+            if (rc == 0 && collapsed(&d, &pc->spec, r.y, why, why_len)) rc = 2;
             if (rc == 0 && nsd_periodic_report(&d, &pc->spec, r.y, pc->report, pc->n_report,
                                                bp->rep, why, why_len) != 0) {
                 for (size_t i = 0; i < pc->n_report; ++i) bp->rep[i] = NAN;
@@ -398,6 +426,15 @@ int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
             int rc = solve_point(s, pc, &b, (size_t)i, d, r->y, guess, why, sizeof why);
             converged += rc == 0;
             if (progress) print_point(progress, s, pc, &b, &b.pt[i], rc);
+            if (rc == 2) { /* collapsed: not a point of this branch */
+                b.pt[i].converged = 0;
+                snprintf(b.pt[i].mark, sizeof b.pt[i].mark,
+                         "the branch collapsed onto the period-%zu orbit", pc->spec.crossings / 2);
+                if (progress)
+                    fprintf(progress, "  the branch stops at %s.%s = %g: %s\n", pc->cont_section[0],
+                            pc->cont_key[0], b.pt[i].p, why);
+                break;
+            }
             if (rc != 0) {
                 branch_end(&b, (size_t)i, d, why, sizeof why);
                 if (progress)

@@ -9,8 +9,11 @@
 
 static const char *const periodic_keys[] = {"section", "crossings", "free",        "swap",
                                             "scale",   "tol",       "max_iter",    "fd_step",
-                                            "verify",  "report",    "continuation"};
-static const char *const cont_keys[] = {"parameter", "values", "from", "to", "steps"};
+                                            "verify",  "report",    "continuation",
+                                            "lyapunov"};
+static const char *const cont_keys[] = {
+    "parameter", "values", "from",       "to",         "steps",     "method",     "ds",
+    "ds_min",    "ds_max", "max_points", "locate_tol", "doublings", "brute_force"};
 enum {
     N_PERIODIC_KEYS = sizeof periodic_keys / sizeof *periodic_keys,
     N_CONT_KEYS = sizeof cont_keys / sizeof *cont_keys
@@ -294,6 +297,15 @@ static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, 
     } else {
         pc->n_par = 1;
         errors += read_parameter(cfg, pc, 0, p, c, diag);
+    }
+    const nsd_toml_node *method = nsd_toml_get(c, "method");
+    if (method && method->type == NSD_TOML_STRING && !strcmp(method->str, "arclength"))
+        return errors; /* its own keys: periodic_arc_config.c */
+    if (method && (method->type != NSD_TOML_STRING || strcmp(method->str, "natural") != 0)) {
+        nsd_diag_at(diag, method,
+                    "[periodic.continuation] key 'method': expected \"natural\" (the default) "
+                    "or \"arclength\"");
+        errors++;
     }
     const nsd_toml_node *v = nsd_toml_get(c, "values");
     if (v) return errors + read_values(v, pc, diag);

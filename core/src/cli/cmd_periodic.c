@@ -14,6 +14,8 @@
 #include "numfmt.h"
 #include "interrupt.h"
 #include "output.h"
+#include "lyapunov.h"
+#include "periodic_arc.h"
 #include "periodic_branch.h"
 #include "periodic_config.h"
 #include "plot.h"
@@ -225,9 +227,37 @@ static int one_point(nsd_scenario *s, const nsd_periodic_config *pc, const nsd_p
  * continuation's points into *sum, or the orbit alone when there is none.
  * Returns NSD_EXIT_OK or NSD_EXIT_FAILED (Newton, the repeat check); *ok
  * = 0 when an output could not be written (said on stderr). */
+/* The arclength continuation (periodic_arc.h) from the orbit r: its
+ * outputs into dir; NSD_EXIT_FAILED when a branch ended on a failure (the
+ * branches so far are kept). */
+static int arclength(const nsd_cli *cli, nsd_scenario *s, const nsd_periodic_config *pc,
+                     const nsd_arc_config *ac, const nsd_periodic_result *r, const char *dir,
+                     int *ok) {
+    nsd_arc_outcome *o = malloc(sizeof *o);
+    char err[PATH_MAX + 1024] = "out of memory";
+    if (!o || nsd_periodic_arclength(s, pc, ac, r, dir, cli->quiet ? NULL : stdout, o, err,
+                                     sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        *ok = 0;
+        free(o);
+        return NSD_EXIT_FAILED;
+    }
+    int status = NSD_EXIT_OK;
+    if (!o->complete) {
+        fprintf(stderr, "error: the continuation is incomplete: %s\n", o->why);
+        status = NSD_EXIT_FAILED;
+    }
+    if (!cli->quiet)
+        printf("arclength continuation: %zu branches, %zu points, %zu located points; %llu runs "
+               "of the map, %llu rhs evaluations\n",
+               o->n_branches, o->n_points, o->n_special, o->map_evals, o->rhs_evals);
+    free(o);
+    return status;
+}
+
 static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *pc,
-                      const nsd_run_settings *saved, const char *dir, char ***written,
-                      size_t *n_written, nsd_branch_summary *sum, int *ok) {
+                      const nsd_arc_config *ac, const nsd_run_settings *saved, const char *dir,
+                      char ***written, size_t *n_written, nsd_branch_summary *sum, int *ok) {
     nsd_periodic_result r;
     const nsd_periodic_spec *sp = &pc->spec;
     double *guess = malloc(s->model.n * sizeof *guess);
@@ -265,7 +295,11 @@ static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *
         *ok = write_multiplier_graph(dir, &s->app.cfg, sp, &r, err, sizeof err) == 0 &&
               write_orbit_run(s, sp, r.y, saved, dir, cli->command_line, written, n_written, err,
                               sizeof err) == 0;
-    if (*ok && rc == 0 && pc->cont) {
+    if (*ok && rc == 0 && pc->cont && ac) {
+        shooting_settings(&s->app.cfg);
+        int st = arclength(cli, s, pc, ac, &r, dir, ok);
+        if (status == NSD_EXIT_OK) status = st;
+    } else if (*ok && rc == 0 && pc->cont) {
         shooting_settings(&s->app.cfg);
         if (nsd_periodic_branch(s, pc, &r, dir, cli->quiet ? NULL : stdout, sum, err, sizeof err) <
             0)
@@ -278,6 +312,37 @@ static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *
     if (!*ok) fprintf(stderr, "error: %s\n", err);
     nsd_periodic_result_free(&r);
     return status;
+}
+
+/* [periodic.lyapunov]: the exponents of the trajectory from the initial
+ * state instead of a periodic orbit; lyapunov.csv and .png into dir. */
+static int lyapunov(const nsd_cli *cli, nsd_scenario *s, const nsd_periodic_config *pc,
+                    const nsd_lyap_config *lc, const char *dir, int *ok) {
+    nsd_lyap_result r;
+    char err[PATH_MAX + 1024];
+    if (!cli->quiet)
+        printf("Lyapunov exponents on the section '%s' map: %d transient crossings, %d measured\n",
+               s->model.layout.switches[pc->spec.section], lc->transient, lc->periods);
+    int rc = nsd_lyapunov(s, &pc->spec, lc, &r, cli->quiet ? NULL : stdout);
+    if (rc != 0) {
+        fprintf(stderr, "error: %s\n", r.message);
+    } else if (!cli->quiet) {
+        printf("  over %.6g s (%llu runs of the map, %llu rhs evaluations):", r.time, r.map_evals,
+               r.rhs_evals);
+        for (size_t j = 0; j < r.m; ++j) printf(" lambda%zu = %.6g 1/s", j + 1, r.exponent[j]);
+        printf("\n  convergence: the last half of the periods changed them by at most %.2g 1/s\n",
+               r.change);
+        if (r.collapses)
+            printf("  the map sent %zu tangent vectors to exactly zero (a sticking phase: all "
+                   "nearby states end in the same one; perturbations are erased there, those "
+                   "periods are left out of the means)\n",
+                   r.collapses);
+    }
+    *ok = nsd_make_dirs(dir, err, sizeof err) == 0 &&
+          (rc != 0 || nsd_lyap_write(s, &r, dir, err, sizeof err) == 0);
+    if (!*ok) fprintf(stderr, "error: %s\n", err);
+    nsd_lyap_result_free(&r);
+    return rc == 0 ? NSD_EXIT_OK : NSD_EXIT_FAILED;
 }
 
 /* The end of the command: a signal, the folder in place, what was
@@ -333,6 +398,12 @@ static size_t prepare_variants(nsd_scenario *base, const nsd_toml_node *vt, pvar
             shooting_settings(&v[i].sc.app.cfg);
             e = nsd_periodic_read(&v[i].sc.app.cfg, &v[i].sc.model, &v[i].pc, diag);
             if (!e) e = check_guess(&v[i].sc, &v[i].pc, diag);
+            if (!e && nsd_arc_wanted(&v[i].pc)) {
+                nsd_diag_at(diag, v[i].pc.cont,
+                            "[periodic.continuation] method = \"arclength\" is not available "
+                            "with [[variant]]s: run each variant's config on its own");
+                e = 1;
+            }
         }
         char suffix[160];
         snprintf(suffix, sizeof suffix, " (in variant \"%s\")", v[i].name);
@@ -482,7 +553,7 @@ static int periodic_variants(const nsd_cli *cli, nsd_scenario *base, const nsd_t
         char dir[PATH_MAX + 32];
         snprintf(dir, sizeof dir, "%s/variant-%02zu", od->tmp, i + 1);
         if (!cli->quiet) printf("== variant \"%s\" (%s)\n", v[i].name, v[i].sc.model.sys->info.id);
-        int st = solve_into(cli, &v[i].sc, &v[i].pc, &v[i].saved, dir, &written, &n_written,
+        int st = solve_into(cli, &v[i].sc, &v[i].pc, NULL, &v[i].saved, dir, &written, &n_written,
                             &v[i].sum, &ok);
         if (st != NSD_EXIT_OK) status = st;
     }
@@ -519,7 +590,12 @@ int nsd_cmd_periodic(const nsd_cli *cli) {
     }
     nsd_run_settings saved = s.app.cfg.settings;
     shooting_settings(&s.app.cfg);
+    nsd_arc_config ac;
+    nsd_lyap_config lc;
+    int arc = 0, lyap = 0;
     if (nsd_periodic_read(&s.app.cfg, &s.model, &pc, &diag) != 0 ||
+        ((arc = nsd_arc_wanted(&pc)) && nsd_arc_read(&pc, &ac, &diag) != 0) ||
+        ((lyap = nsd_lyap_wanted(&pc)) && nsd_lyap_read(&pc, &lc, &diag) != 0) ||
         check_guess(&s, &pc, &diag) != 0) {
         nsd_diag_print(&diag, stderr);
         goto out;
@@ -528,7 +604,11 @@ int nsd_cmd_periodic(const nsd_cli *cli) {
     char **written = NULL;
     size_t n_written = 0;
     int ok = 1;
-    status = solve_into(cli, &s, &pc, &saved, od.tmp, &written, &n_written, NULL, &ok);
+    if (lyap)
+        status = lyapunov(cli, &s, &pc, &lc, od.tmp, &ok);
+    else
+        status = solve_into(cli, &s, &pc, arc ? &ac : NULL, &saved, od.tmp, &written, &n_written,
+                            NULL, &ok);
     status = finish(cli, &od, status, ok, written, n_written);
     nsd_paths_free(written, n_written);
 out:

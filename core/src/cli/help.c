@@ -44,8 +44,11 @@ static const nsd_command_help commands[] = {
      "Jacobian; reports the fixed point, the period, the Floquet multipliers and\n"
      "stability, checks that the orbit repeats under plain simulation, and\n"
      "continues it along parameters with the multipliers along the branch\n"
-     "(docs/periodic.md). A Newton iteration that does not converge prints its\n"
-     "residual history (exit 3).",
+     "(method = \"arclength\": round folds, bifurcations and grazing located,\n"
+     "branch switching at period doubling; branches.csv, special.csv,\n"
+     "bifurcation.png). [periodic.lyapunov]: the Lyapunov exponents of the\n"
+     "trajectory instead (docs/periodic.md). A Newton iteration that does not\n"
+     "converge prints its residual history (exit 3).",
      1},
     {"pcmap", "CONFIG [options]", "the Percussion-Centre half-plane of two planar contacts",
      "At the config's initial state, for the two planar unilateral contact\n"

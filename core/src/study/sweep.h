@@ -74,9 +74,10 @@ typedef struct nsd_sweep_summary {
     char *expr; /* as written, e.g. "max(z)" */
     const nsd_toml_node *at;
     nsd_summary_kind kind;
-    char *channel; /* channel or system value name */
-    int event;     /* nsd_event_kind, or NSD_EVENT_KIND_COUNT + 0 switch, + 1 stop, + 2 all */
-    double after;  /* maxima: from this time on [s] (after the transient) */
+    char *channel;    /* channel or system value name */
+    int event;        /* nsd_event_kind, or NSD_EVENT_KIND_COUNT + 0 switch, + 1 stop, + 2 all */
+    double after;     /* maxima: from this time on [s] (after the transient) */
+    int with_stopped; /* maxima_with_stopped(): runs ended by a stop condition count too */
 } nsd_sweep_summary;
 
 typedef enum { NSD_KEEP_NONE = 0, NSD_KEEP_FAILED, NSD_KEEP_ALL, NSD_KEEP_FILTER } nsd_sweep_keep;
@@ -258,7 +259,7 @@ typedef struct nsd_sweep_opts {
 /* Counts of a sweep's runs: done now, failed by status, skipped. */
 typedef struct nsd_sweep_tally {
     size_t done, skipped, by_status[4];
-    size_t warned; /* ok runs with a warning in their message (an open projection) */
+    size_t warned;         /* ok runs with a warning in their message (an open projection) */
     double wall, sim_wall; /* [s] summed over the runs: all their cost, the simulations' */
     double db_wall;        /* [s] the writer in the database */
     double elapsed;        /* [s] of the sweep */

@@ -48,6 +48,7 @@ static const struct {
     {"time_of_first", NSD_SUM_TIME_OF_FIRST, 3},
     {"count", NSD_SUM_COUNT, 3},
     {"maxima", NSD_SUM_MAXIMA, 4},
+    {"maxima_with_stopped", NSD_SUM_MAXIMA, 4}, /* stopped runs' maxima kept (issue 27) */
 };
 
 const nsdyn_system_summaries *nsd_sweep_system_summaries(const nsdyn_system *sys) {
@@ -114,6 +115,7 @@ static size_t parse_expr(nsd_sweep_summary *sum, const nsd_model *m, nsd_diag *d
         return 1;
     }
     sum->kind = forms[f].kind;
+    sum->with_stopped = !strcmp(forms[f].fn, "maxima_with_stopped");
     char *args = open + 1, *comma = strchr(args, ',');
     char *ev = forms[f].args == 1 || forms[f].args == 4 ? NULL : args;
     char *ch = forms[f].args == 3 ? NULL : args;
@@ -345,6 +347,16 @@ int nsd_sweep_summarize(const nsd_sweep_def *def, const nsd_scenario *s, nsd_swe
                 break;
             }
             case NSD_SUM_MAXIMA:
+                if (res->outcome == NSD_RUN_STOPPED && !sum->with_stopped) {
+                    /* a run ended by a stop condition (a fall) is no motion on an
+                     * attractor: its maxima stay out of the diagram */
+                    row->n_points = 0;
+                    snprintf(row->message, sizeof row->message,
+                             "stopped: its maxima are left out of %s (maxima_with_stopped() "
+                             "keeps them)",
+                             sum->name);
+                    break; /* the summary stays NaN */
+                }
                 row->sum_num[k] = local_maxima(&res->series, c, sum->after, row);
                 break;
             default: row->sum_num[k] = channel_reduce(&res->series, c, sum->kind); break;
