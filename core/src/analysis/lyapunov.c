@@ -232,27 +232,17 @@ int nsd_lyap_write(const nsd_scenario *s, const nsd_lyap_result *r, const char *
     snprintf(sub, sizeof sub,
              "running means on the section map (the last half changed them by %.2g 1/s)",
              r->change);
-    nsd_panel panel = {sub,
-                       "time measured [s]",
-                       "exponent [1/s]",
-                       cv,
-                       m,
-                       NULL,
-                       0,
-                       NAN,
-                       NAN,
-                       NAN,
-                       NAN,
-                       0,
-                       0,
-                       1,
-                       NULL,
-                       NULL,
-                       5,
-                       NULL,
-                       NULL,
-                       0,
-                       0}; /* shared_x: one panel */
+    nsd_panel panel = {.title = sub,
+                       .xlabel = "time measured [s]",
+                       .ylabel = "exponent [1/s]",
+                       .curves = cv,
+                       .n_curves = m,
+                       .xmin = NAN,
+                       .xmax = NAN,
+                       .ymin = NAN,
+                       .ymax = NAN,
+                       .log_x = 1,
+                       .legend_position = 5}; /* best */
     nsd_figure fig = {title, &panel, 1, 1, 1400, 700, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
     snprintf(path, sizeof path, "%s/lyapunov.%s", dir, nsd_plot_format_ext(fmt));

@@ -9,7 +9,7 @@
 
 #include "output.h"
 #include "params.h"
-#include "periodic_arc_internal.h"
+#include "periodic_arc_core.h"
 #include "plot.h"
 
 static const char *const kind_label[NSD_ARC_KIND_COUNT] = {
@@ -194,27 +194,16 @@ int arc_write(arc_ctx *c, const char *dir, char *err, size_t len) {
     snprintf(title, sizeof title, "%s: periodic orbits along %s%s%s", c->s->app.cfg.title, xl,
              c->out->complete ? "" : " (INCOMPLETE: a branch ended on a failure)",
              left_out ? " (brute force: runs that failed or stopped left out)" : "");
-    nsd_panel panel = {"branches (solid stable, dashed unstable) and located points",
-                       xl,
-                       yl,
-                       cv,
-                       n,
-                       NULL,
-                       0,
-                       NAN,
-                       NAN,
-                       NAN,
-                       NAN,
-                       0,
-                       0,
-                       0,
-                       NULL,
-                       NULL,
-                       4,
-                       NULL,
-                       NULL,
-                       0,
-                       0}; /* shared_x: one panel */
+    nsd_panel panel = {.title = "branches (solid stable, dashed unstable) and located points",
+                       .xlabel = xl,
+                       .ylabel = yl,
+                       .curves = cv,
+                       .n_curves = n,
+                       .xmin = NAN,
+                       .xmax = NAN,
+                       .ymin = NAN,
+                       .ymax = NAN,
+                       .legend_position = 4}; /* outside right */
     nsd_figure fig = {title, &panel, 1, 1, 1600, 900, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&c->s->app.cfg, "format");
     char path[PATH_MAX + 64];

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "params.h"
-#include "periodic_arc_internal.h"
+#include "periodic_arc_core.h"
 
 /* What a bisection watches: a code that changes across the bifurcation. */
 typedef long (*arc_crit_fn)(const arc_ctx *c, const arc_point *pt);

@@ -1,10 +1,10 @@
 /* Internals of the arclength continuation (periodic_arc.h): the working
  * context, a branch point, and the steps the files share:
- * periodic_arc.c (the map at a parameter, Jacobian, tangent, corrector),
+ * periodic_arc_core.c (the map at a parameter, Jacobian, tangent, corrector),
  * periodic_arc_trace.c (branches, bifurcations located, switching) and
  * periodic_arc_out.c (CSV, figure, brute-force overlay). */
-#ifndef NSD_PERIODIC_ARC_INTERNAL_H
-#define NSD_PERIODIC_ARC_INTERNAL_H
+#ifndef NSD_PERIODIC_ARC_CORE_H
+#define NSD_PERIODIC_ARC_CORE_H
 
 #include "periodic_arc.h"
 #include "run.h"

@@ -1,4 +1,4 @@
-/* Arclength continuation, the numerical core (periodic_arc.h): the map at
+/* Arclength continuation, the numerical core (periodic_arc_core.h): the map at
  * a parameter value, its Jacobian, the branch's tangent, the corrector. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "nsdyn_numeric.h"
-#include "periodic_arc_internal.h"
+#include "periodic_arc_core.h"
 
 int arc_point_alloc(const arc_ctx *c, arc_point *pt, size_t crossings) {
     size_t k = c->k;
