@@ -42,6 +42,10 @@ RUNS.append(("compare", "walker2_com_sweep.toml", ["--set", "run.t_end=3"]))
 RUNS += [
     ("pcmap", "rimless_pcmap_fig23.toml", []),  # the Percussion-Centre half-plane
     ("periodic", "rimless_hub_periodic.toml", []),  # continuation, multipliers
+    # issue 27: the bifurcation diagram (branches, located points, brute force) and the
+    # Lyapunov exponents' convergence
+    ("periodic", "impact_oscillator_cascade.toml", []),
+    ("periodic", "impact_oscillator_lyapunov.toml", []),
     # every kind of sweep graph on 9 short runs: summary by group, bifurcation, heat map
     ("sweep", "../tests/fixtures/sweep_figures.toml", []),
 ]

@@ -223,14 +223,15 @@ int nsd_lyap_write(const nsd_scenario *s, const nsd_lyap_result *r, const char *
     for (size_t j = 0; j < m; ++j) {
         double *y = buf + (j + 1) * r->n_hist;
         for (size_t i = 0; i < r->n_hist; ++i) y[i] = r->hist[i * w + 2 + j];
-        snprintf(leg[j], sizeof leg[j], "lambda%zu = %.4g 1/s", j + 1, r->exponent[j]);
+        snprintf(leg[j], sizeof leg[j], "λ%zu = %.4g 1/s", j + 1, r->exponent[j]);
         cv[j] = (nsd_curve){t, y, r->n_hist, leg[j], (int)j, 0, 2.0, 0, 0, 0};
     }
     char title[700];
-    char sub[160];
-    snprintf(title, sizeof title, "%s: Lyapunov exponents", s->app.cfg.title);
+    char sub[200];
+    snprintf(title, sizeof title, "%s", s->app.cfg.title);
     snprintf(sub, sizeof sub,
-             "running means on the section map (the last half changed them by %.2g 1/s)",
+             "Lyapunov exponents: running means on the section map (the last half changed them "
+             "by %.2g 1/s)",
              r->change);
     nsd_panel panel = {.title = sub,
                        .xlabel = "time measured [s]",

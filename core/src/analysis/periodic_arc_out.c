@@ -191,10 +191,11 @@ int arc_write(arc_ctx *c, const char *dir, char *err, size_t len) {
              arc_param_unit(c));
     snprintf(yl, sizeof yl, "%s at the section [%s]", m->channels[1 + c->spec.free[0]].name,
              m->channels[1 + c->spec.free[0]].unit);
-    snprintf(title, sizeof title, "%s: periodic orbits along %s%s%s", c->s->app.cfg.title, xl,
+    snprintf(title, sizeof title, "%s%s%s", c->s->app.cfg.title, /* x label names the parameter */
              c->out->complete ? "" : " (INCOMPLETE: a branch ended on a failure)",
              left_out ? " (brute force: runs that failed or stopped left out)" : "");
-    nsd_panel panel = {.title = "branches (solid stable, dashed unstable) and located points",
+    nsd_panel panel = {.title = "periodic orbits: branches (solid stable, dashed unstable), "
+                                "located points",
                        .xlabel = xl,
                        .ylabel = yl,
                        .curves = cv,
