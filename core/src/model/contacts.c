@@ -12,7 +12,32 @@ static int all_finite_n(const double *a, size_t n) {
     return 1;
 }
 
+static double sum_n(const double *a, size_t n) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; ++i) s += a[i];
+    return s;
+}
+
+/* The sum of every value the check looks at: finite whenever they all are,
+ * except when finite values overflow it (|sum| above DBL_MAX), and
+ * non-finite whenever one is inf or NaN (inf + -inf is NaN; NaN + x is
+ * NaN), so a finite sum proves them all finite with one branch per
+ * evaluation instead of one per entry (5 % of a study's instructions). */
+static double contacts_sum(const nsd_model *m) {
+    double s = 0.0;
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_eval *e = &m->ce[c];
+        if (!e->active) continue;
+        s += e->gap + sum_n(e->u, 3) + e->normal_load;
+        if (m->jac[c]) s += sum_n(m->jac[c], 3 * m->nv) + sum_n(e->drift, 3);
+    }
+    return s;
+}
+
 nsdyn_status nsd_model_check_contacts(nsd_model *m, double t) {
+    if (isfinite(contacts_sum(m))) return NSDYN_OK;
+    /* Something is not finite (or a sum of finite values overflowed):
+     * find and name the culprit entry by entry. */
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_eval *e = &m->ce[c];
         if (!e->active) continue;
