@@ -213,7 +213,7 @@ int nsd_lyap_write(const nsd_scenario *s, const nsd_lyap_result *r, const char *
     if (nsd_commit_file(f, path, err, len) != 0) return -1;
     double *buf = calloc((m + 1) * r->n_hist + 1, sizeof *buf);
     nsd_curve cv[17];
-    char leg[16][32];
+    char leg[16][48];
     if (!buf) {
         snprintf(err, len, "out of memory");
         return -1;
