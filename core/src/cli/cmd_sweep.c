@@ -40,23 +40,25 @@ static int on_option(void *ctx, int key, const char *v) {
     sweep_args *a = ctx;
     long n = 0;
     switch (key) {
-    case 'o': a->cli.out_dir = v; return 0;
-    case NSD_OPT_SET: a->cli.sets[a->cli.n_sets++] = v; return 0;
-    case NSD_OPT_DB: a->opts.db_path = v; return 0;
-    case NSD_OPT_CSV: a->csv = v; return 0;
-    case 'q': a->opts.quiet = 1; return 0;
-    case NSD_OPT_NO_CSV: a->no_csv = 1; return 0;
-    case NSD_OPT_NO_GRAPHS: a->no_graphs = 1; return 0;
-    case NSD_OPT_NO_CONFIG_PLUGINS: setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1); return 0;
-    case NSD_OPT_TRUST_CONFIG_PLUGINS: setenv("NSDYN_TRUST_CONFIG_PLUGINS", "1", 1); return 0;
-    case NSD_OPT_ACCEPT_PLUGIN_CHANGE: setenv("NSDYN_ACCEPT_PLUGIN_CHANGE", "1", 1); return 0;
-    case NSD_OPT_IN_PROCESS: a->opts.in_process = 1; return 0;
-    case NSD_OPT_RETRY_CRASHED: setenv("NSDYN_SWEEP_RETRY_CRASHED", "1", 1); return 0; /* sweep_db.c */
-    case 'j':
-        if (nsd_cli_whole("-j", v, 1, 1024, &n) != 0) return -1;
-        a->opts.threads = (int)n;
-        return 0;
-    default: return -1; /* not in the table: cannot happen */
+        case 'o': a->cli.out_dir = v; return 0;
+        case NSD_OPT_SET: a->cli.sets[a->cli.n_sets++] = v; return 0;
+        case NSD_OPT_DB: a->opts.db_path = v; return 0;
+        case NSD_OPT_CSV: a->csv = v; return 0;
+        case 'q': a->opts.quiet = 1; return 0;
+        case NSD_OPT_NO_CSV: a->no_csv = 1; return 0;
+        case NSD_OPT_NO_GRAPHS: a->no_graphs = 1; return 0;
+        case NSD_OPT_NO_CONFIG_PLUGINS: setenv("NSDYN_NO_CONFIG_PLUGINS", "1", 1); return 0;
+        case NSD_OPT_TRUST_CONFIG_PLUGINS: setenv("NSDYN_TRUST_CONFIG_PLUGINS", "1", 1); return 0;
+        case NSD_OPT_ACCEPT_PLUGIN_CHANGE: setenv("NSDYN_ACCEPT_PLUGIN_CHANGE", "1", 1); return 0;
+        case NSD_OPT_IN_PROCESS: a->opts.in_process = 1; return 0;
+        case NSD_OPT_RETRY_CRASHED:
+            setenv("NSDYN_SWEEP_RETRY_CRASHED", "1", 1);
+            return 0; /* sweep_db.c */
+        case 'j':
+            if (nsd_cli_whole("-j", v, 1, 1024, &n) != 0) return -1;
+            a->opts.threads = (int)n;
+            return 0;
+        default: return -1; /* not in the table: cannot happen */
     }
 }
 

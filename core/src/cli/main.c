@@ -104,7 +104,8 @@ static int on_check_option(void *ctx, int key, const char *value) {
     char *end;
     double s = strtod(value, &end);
     if (end == value || *end || !(s > 0 && s <= 86400)) {
-        fprintf(stderr, "error: nsdyn check --timeout: expected seconds in (0, 86400], found '%s'\n",
+        fprintf(stderr,
+                "error: nsdyn check --timeout: expected seconds in (0, 86400], found '%s'\n",
                 value);
         return -1;
     }

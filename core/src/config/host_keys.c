@@ -139,4 +139,3 @@ const nsdyn_param_decl nsd_plot_decls[] = {
      "earlier frames drawn fainter behind the current one", NULL, NULL, 0},
 };
 const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
-

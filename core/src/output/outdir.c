@@ -38,13 +38,14 @@ static int is_output_file(const char *name) {
                                         "periodic_summary.csv",
                                         "branches.csv", /* periodic, arclength */
                                         "special.csv",
-                                        "lyapunov.csv", /* periodic, [periodic.lyapunov] */
+                                        "lyapunov.csv",  /* periodic, [periodic.lyapunov] */
                                         "animation.mp4", /* [plot] animate */
                                         "animation.gif"};
     static const char *const graphs[] = {
-        "timeseries",       "phase", "snapshots",   "events",       "deviation",       "summary",
-        "limit_directions", "pcmap", "multipliers", "continuation", "periodic_summary",
-        "bifurcation",      "lyapunov"};
+        "timeseries",  "phase",        "snapshots",        "events",
+        "deviation",   "summary",      "limit_directions", "pcmap",
+        "multipliers", "continuation", "periodic_summary", "bifurcation",
+        "lyapunov"};
     static const char *const exts[] = {"png", "svg", "pdf"};
     char base[NAME_MAX + 1];
     snprintf(base, sizeof base, "%s", name);

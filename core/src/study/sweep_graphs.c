@@ -246,9 +246,8 @@ static void graph_labels(const nsd_sweep_def *def, const nsd_scenario *base,
 }
 
 /* Curves per group (value, and for mean the +-std bars), CSV rows. */
-static int draw_graph(const nsd_sweep_def *def, const nsd_scenario *base,
-                      const nsd_sweep_graph *g, collect *c, const char *dir, nsd_plot_format fmt,
-                      int quiet) {
+static int draw_graph(const nsd_sweep_def *def, const nsd_scenario *base, const nsd_sweep_graph *g,
+                      collect *c, const char *dir, nsd_plot_format fmt, int quiet) {
     qsort(c->p, c->n, sizeof *c->p, cmp_point);
     char path[PATH_MAX + 300], err[PATH_MAX + 512];
     snprintf(path, sizeof path, "%s/%s.csv", dir, g->name);
@@ -367,8 +366,7 @@ int nsd_sweep_graphs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_swe
         collect c = {.g = &def->graphs[i]};
         char err[512];
         if (def->graphs[i].points || def->graphs[i].y_axis >= 0) {
-            if (nsd_sweep_scatter(def, base, &def->graphs[i], db, dir, format, quiet) != 0)
-                rc = -1;
+            if (nsd_sweep_scatter(def, base, &def->graphs[i], db, dir, format, quiet) != 0) rc = -1;
             continue;
         }
         if (nsd_sweep_db_scan(db, collect_row, &c, err, sizeof err) != 0) {

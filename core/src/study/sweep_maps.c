@@ -311,8 +311,8 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
         axis_label(s, &def->axes[g->y_axis], yl, sizeof yl);
         snprintf(title, sizeof title, "%s: %s", title_cfg, sum->expr);
     } else {
-        snprintf(yl, sizeof yl, "local maxima of %s after t = %g s [%s]", sum->channel,
-                 sum->after, nsd_sweep_summary_unit(s->base, sum));
+        snprintf(yl, sizeof yl, "local maxima of %s after t = %g s [%s]", sum->channel, sum->after,
+                 nsd_sweep_summary_unit(s->base, sum));
         snprintf(title, sizeof title, "%s", title_cfg);
     }
     nsd_panel panel = {.title = title,
@@ -342,9 +342,8 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
     return rc;
 }
 
-int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base,
-                      const nsd_sweep_graph *g, nsd_sweep_db *db, const char *dir,
-                      nsd_plot_format format, int quiet) {
+int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base, const nsd_sweep_graph *g,
+                      nsd_sweep_db *db, const char *dir, nsd_plot_format format, int quiet) {
     scatter s = {.def = def, .base = base, .g = g};
     char path[PATH_MAX + 300], err[PATH_MAX + 512];
     snprintf(path, sizeof path, "%s/%s.csv", dir, g->name);

@@ -416,15 +416,15 @@ const char *nsd_sweep_axis_unit(const nsd_scenario *base, const nsd_sweep_axis *
 
 const char *nsd_sweep_summary_unit(const nsd_scenario *base, const nsd_sweep_summary *sum) {
     switch (sum->kind) {
-    case NSD_SUM_TIME_OF_MAX:
-    case NSD_SUM_TIME_OF_MIN:
-    case NSD_SUM_TIME_OF_FIRST:
-    case NSD_SUM_T_REACHED: return "s";
-    case NSD_SUM_COUNT:
-    case NSD_SUM_STOP:
-    case NSD_SUM_SYSTEM:
-    case NSD_SUM_KIND_COUNT: return "1";
-    default: break;
+        case NSD_SUM_TIME_OF_MAX:
+        case NSD_SUM_TIME_OF_MIN:
+        case NSD_SUM_TIME_OF_FIRST:
+        case NSD_SUM_T_REACHED: return "s";
+        case NSD_SUM_COUNT:
+        case NSD_SUM_STOP:
+        case NSD_SUM_SYSTEM:
+        case NSD_SUM_KIND_COUNT: return "1";
+        default: break;
     }
     int ch = sum->channel ? nsd_model_channel(&base->model, sum->channel) : -1;
     return ch >= 0 ? base->model.channels[ch].unit : "1";
