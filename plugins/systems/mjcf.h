@@ -1,5 +1,5 @@
 /* The mjcf system: a mechanism from a MuJoCo model file (MJCF), driven by
- * nsdyn's contact and friction laws. Shared by mjcf.c (the system ABI),
+ * nsdyn's contact and friction laws. Shared by mjcf_system.c (the system ABI),
  * mjcf_contacts.c (contact candidates, gaps, Jacobians, drift) and
  * mjcf_model.c (loading, checking and configuring the model).
  * docs/mjcf.md has the derivations. */
@@ -79,7 +79,7 @@ int mjcf_check_planar(mjcf_inst *s, char *err, size_t err_len);
 /* Add W_c^T lambda_c of every contact to s->force (nv), at the state in d. */
 void mjcf_contact_forces(mjcf_inst *s, const double *lambda);
 
-/* mjcf.c: bring mjData to (q, v): positions always, velocity stages when
+/* mjcf_model.c: bring mjData to (q, v): positions always, velocity stages when
  * with_velocity. Quaternions are normalized in the copy MuJoCo reads. */
 void mjcf_sync(mjcf_inst *s, const double *q, const double *v, int with_velocity);
 

@@ -156,7 +156,7 @@ static int set_damping(mjModel *m, int id, double c, char *err, size_t err_len) 
     return 0;
 }
 
-/* Parameters in declaration order (mjcf.c): model, contacts, planes,
+/* Parameters in declaration order (mjcf_system.c): model, contacts, planes,
  * planar, gravity, body_mass, joint_damping, engine. */
 static int configure(mjModel *m, const nsdyn_value *p, char *err, size_t err_len) {
     if (p[4].len && p[4].len != 3) {
@@ -274,4 +274,29 @@ void mjcf_model_close(mjcf_inst *s) {
     free(s->cand);
     free(s->decl);
     free(s);
+}
+
+/* MuJoCo's data at (q, v): positions (quaternions normalized) and, when
+ * asked, velocities, each pass only when its input changed (mjcf.h). */
+void mjcf_sync(mjcf_inst *s, const double *q, const double *v, int with_velocity) {
+    const mjModel *m = s->m;
+    mjData *d = s->d;
+    if (!s->valid_pos || memcmp(q, s->q_now, s->nq * sizeof *q) != 0) {
+        memcpy(s->q_now, q, s->nq * sizeof *q);
+        memcpy(d->qpos, q, s->nq * sizeof *q);
+        for (int j = 0; j < m->njnt; ++j)
+            if (m->jnt_type[j] == mjJNT_FREE || m->jnt_type[j] == mjJNT_BALL)
+                mju_normalize4(d->qpos + m->jnt_qposadr[j] +
+                               (m->jnt_type[j] == mjJNT_FREE ? 3 : 0));
+        mj_fwdPosition(m, d);
+        s->valid_pos = 1;
+        s->valid_vel = 0;
+    }
+    if (with_velocity && (!s->valid_vel || memcmp(v, s->v_now, s->nv * sizeof *v) != 0)) {
+        memcpy(s->v_now, v, s->nv * sizeof *v);
+        memcpy(d->qvel, v, s->nv * sizeof *v);
+        mj_fwdVelocity(m, d);
+        s->valid_vel = 1;
+        s->valid_bias = 0;
+    }
 }

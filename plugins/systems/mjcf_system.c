@@ -188,29 +188,6 @@ static void reset(void *inst) {
     s->valid_pos = s->valid_vel = 0;
 }
 
-void mjcf_sync(mjcf_inst *s, const double *q, const double *v, int with_velocity) {
-    const mjModel *m = s->m;
-    mjData *d = s->d;
-    if (!s->valid_pos || memcmp(q, s->q_now, s->nq * sizeof *q) != 0) {
-        memcpy(s->q_now, q, s->nq * sizeof *q);
-        memcpy(d->qpos, q, s->nq * sizeof *q);
-        for (int j = 0; j < m->njnt; ++j)
-            if (m->jnt_type[j] == mjJNT_FREE || m->jnt_type[j] == mjJNT_BALL)
-                mju_normalize4(d->qpos + m->jnt_qposadr[j] +
-                               (m->jnt_type[j] == mjJNT_FREE ? 3 : 0));
-        mj_fwdPosition(m, d);
-        s->valid_pos = 1;
-        s->valid_vel = 0;
-    }
-    if (with_velocity && (!s->valid_vel || memcmp(v, s->v_now, s->nv * sizeof *v) != 0)) {
-        memcpy(s->v_now, v, s->nv * sizeof *v);
-        memcpy(d->qvel, v, s->nv * sizeof *v);
-        mj_fwdVelocity(m, d);
-        s->valid_vel = 1;
-        s->valid_bias = 0;
-    }
-}
-
 /* q' = N(q) v: quaternions Q' = Q (x) (0, w) / 2, the rest q' = v. */
 static void position_rates(const mjcf_inst *s, const double *q, const double *v, double *qdot) {
     const mjModel *m = s->m;
