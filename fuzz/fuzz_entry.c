@@ -131,7 +131,7 @@ static size_t check_variants(nsd_config *base, nsd_diag *diag) {
     for (size_t i = 0; i < nv; ++i) {
         variant *v = &vars[i];
         v->name = nsd_toml_get(&vt->items[i], "name")->str;
-        nsd_config_derive(&v->sc.app.cfg, base, &vt->items[i]);
+        nsd_config_derive(&v->sc.app.cfg, base, &vt->items[i], NULL);
         size_t e = nsd_config_resolve(&v->sc.app.cfg, &reg, diag);
         if (!e) e = nsd_compose_check(&v->sc.app.cfg, &reg, diag);
         if (!e) e = nsd_model_create(&v->sc.model, &v->sc.app.cfg, &host, diag);

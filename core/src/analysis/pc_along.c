@@ -64,19 +64,15 @@ typedef struct sample {
  * reason in why. */
 static int sample_at(const nsd_scenario *s, const nsd_pc_along *a, double p, sample *out, char *why,
                      size_t why_len) {
-    nsd_toml_node val = {
-        .type = NSD_TOML_FLOAT, .source = "[pcmap]", .key = (char *)a->key, .real = p};
-    nsd_toml_node sec = {.type = NSD_TOML_TABLE,
-                         .source = "[pcmap]",
-                         .key = (char *)a->section,
-                         .items = &val,
-                         .n_items = 1};
-    nsd_toml_node table = {
-        .type = NSD_TOML_TABLE, .source = "[pcmap]", .items = &sec, .n_items = 1};
+    nsd_overrides over = {0};
     nsd_scenario d;
     nsd_diag diag = {0};
     int rc = -1;
-    size_t errors = nsd_scenario_derive(&d, s, &table, &diag);
+    /* a->section names a real parameter (nsd_config_real_param) */
+    nsd_overrides_set_real(&over, a->section, a->key, p, (nsd_where){"[pcmap]", 0, 0}, why,
+                           why_len);
+    size_t errors = nsd_scenario_override(&d, s, &over, &diag);
+    nsd_overrides_free(&over);
     d.no_graphs = 1;
     if (!errors) errors = nsd_scenario_create(&d, &diag);
     nsd_pc_analysis an;

@@ -86,20 +86,14 @@ nsd_scenario *arc_scenario_at(arc_ctx *c, double p) {
     if (c->cache_used[oldest]) nsd_scenario_destroy(&c->cache[oldest]);
     c->cache_used[oldest] = 0;
     const nsd_periodic_config *pc = c->pc;
-    nsd_toml_node val = {.type = NSD_TOML_FLOAT,
-                         .source = "[periodic.continuation]",
-                         .key = (char *)pc->cont_key[0],
-                         .real = p};
-    nsd_toml_node sec = {.type = NSD_TOML_TABLE,
-                         .source = "[periodic.continuation]",
-                         .key = (char *)pc->cont_section[0],
-                         .items = &val,
-                         .n_items = 1};
-    nsd_toml_node table = {
-        .type = NSD_TOML_TABLE, .source = "[periodic.continuation]", .items = &sec, .n_items = 1};
+    nsd_overrides over = {0};
+    /* the key names a real parameter (periodic_config.c) */
+    nsd_overrides_set_real(&over, pc->cont_section[0], pc->cont_key[0], p,
+                           (nsd_where){"[periodic.continuation]", 0, 0}, c->why, sizeof c->why);
     nsd_scenario *d = &c->cache[oldest];
     nsd_diag diag = {0};
-    size_t errors = nsd_scenario_derive(d, c->s, &table, &diag);
+    size_t errors = nsd_scenario_override(d, c->s, &over, &diag);
+    nsd_overrides_free(&over);
     d->no_graphs = 1;
     if (!errors) errors = nsd_scenario_create(d, &diag);
     if (errors) {

@@ -99,26 +99,16 @@ static int collapsed(nsd_scenario *d, const nsd_periodic_spec *sp, const double 
  * s with the parameter set, Newton. Returns 0 when converged. */
 static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, branch_point *bp,
                     const double *guess, size_t n, size_t k, char *why, size_t why_len) {
-    nsd_toml_node val[NSD_PERIODIC_MAX_PAR], sec[NSD_PERIODIC_MAX_PAR];
-    for (size_t j = 0; j < pc->n_par; ++j) {
-        val[j] = (nsd_toml_node){.type = NSD_TOML_FLOAT,
-                                 .source = "[periodic.continuation]",
-                                 .key = (char *)pc->cont_key[j],
-                                 .real = bp->par[j]};
-        sec[j] = (nsd_toml_node){.type = NSD_TOML_TABLE,
-                                 .source = "[periodic.continuation]",
-                                 .key = (char *)pc->cont_section[j],
-                                 .items = &val[j],
-                                 .n_items = 1};
-    }
-    nsd_toml_node table = {.type = NSD_TOML_TABLE,
-                           .source = "[periodic.continuation]",
-                           .items = sec,
-                           .n_items = pc->n_par};
+    nsd_overrides over = {0};
+    /* the keys name real parameters (periodic_config.c) */
+    for (size_t j = 0; j < pc->n_par; ++j)
+        nsd_overrides_set_real(&over, pc->cont_section[j], pc->cont_key[j], bp->par[j],
+                               (nsd_where){"[periodic.continuation]", 0, 0}, why, why_len);
     nsd_scenario d;
     nsd_diag diag = {0};
     int rc = -1;
-    size_t errors = nsd_scenario_derive(&d, s, &table, &diag);
+    size_t errors = nsd_scenario_override(&d, s, &over, &diag);
+    nsd_overrides_free(&over);
     d.no_graphs = 1;
     if (!errors) errors = nsd_scenario_create(&d, &diag);
     if (errors) {

@@ -18,10 +18,7 @@ static void list_ids(const nsd_registry *reg, nsdyn_kind kind, uint32_t caps, ui
 }
 
 static const nsd_toml_node *where(const nsd_section *s, const nsd_config *cfg) {
-    if (s->table) {
-        const nsd_toml_node *id = nsd_toml_get(s->table, "id");
-        return id ? id : s->table;
-    }
+    if (s->table) return s->id ? s->id : s->table;
     return &cfg->root;
 }
 

@@ -299,28 +299,75 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs_out, nsd_diag 
     return n;
 }
 
-/* Resolve one plugin section: id, kind, parameters. */
-static size_t resolve_section(nsd_section *sec, nsdyn_kind kind, const nsd_toml_node *root,
+/* The overrides of section `name` into a new array (caller frees): their
+ * values, in order; the count in *n. */
+static const nsd_toml_node **section_overrides(const nsd_config *cfg, const char *name, size_t *n) {
+    const nsd_toml_node **out = calloc(cfg->over.n + 1, sizeof *out);
+    if (!out) abort();
+    *n = 0;
+    for (size_t i = 0; i < cfg->over.n; ++i)
+        if (!strcmp(cfg->over.items[i].section, name)) out[(*n)++] = &cfg->over.items[i].value;
+    return out;
+}
+
+/* The file's table of a section under its overrides: NULL when the
+ * overrides replace it (an id naming another plugin drops the file's
+ * keys, as a [[variant]] does; a non-table entry is replaced too). */
+static const nsd_toml_node *file_table(const nsd_config *cfg, const char *name, size_t n_over) {
+    const nsd_toml_node *t = nsd_toml_get(&cfg->root, name);
+    if (!t || !n_over) return t;
+    if (t->type != NSD_TOML_TABLE) return NULL;
+    const nsd_override *o = nsd_overrides_find(&cfg->over, name, "id");
+    const nsd_toml_node *id = nsd_toml_get(t, "id");
+    if (o && o->value.type == NSD_TOML_STRING && id && id->type == NSD_TOML_STRING &&
+        strcmp(o->value.str, id->str) != 0)
+        return NULL;
+    return t;
+}
+
+static size_t resolve_plugin(nsd_section *sec, const nsd_toml_node *id, const nsd_toml_node *t,
+                             const nsd_toml_node *const *over, size_t n_over,
+                             const nsd_registry *reg, nsd_diag *diag);
+
+/* Resolve one plugin section: id, kind, parameters (the file's table
+ * with the section's overrides laid over it). */
+static size_t resolve_section(nsd_section *sec, nsdyn_kind kind, const nsd_config *cfg,
                               const nsd_registry *reg, int required, nsd_diag *diag) {
     memset(sec, 0, sizeof *sec);
     sec->kind = kind;
     const char *name = nsd_kind_section(kind);
-    const nsd_toml_node *t = nsd_toml_get(root, name);
-    if (!t) {
-        if (!required) return 0;
-        nsd_diag_at(diag, root, "missing section [%s]: every run needs %s %s", name,
-                    kind == NSDYN_KIND_INTEGRATOR ? "an" : "a", nsd_kind_name(kind));
-        return 1;
-    }
-    if (t->type != NSD_TOML_TABLE) {
+    size_t n_over;
+    const nsd_toml_node **over = section_overrides(cfg, name, &n_over);
+    const nsd_toml_node *t = file_table(cfg, name, n_over);
+    size_t errors = 0;
+    if (!t && !n_over) {
+        if (required) {
+            nsd_diag_at(diag, &cfg->root, "missing section [%s]: every run needs %s %s", name,
+                        kind == NSDYN_KIND_INTEGRATOR ? "an" : "a", nsd_kind_name(kind));
+            errors = 1;
+        }
+    } else if (t && t->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, t, "'%s' must be a table ([%s]), found %s", name, name,
                     nsd_toml_type_name(t->type));
-        return 1;
+        errors = 1;
+    } else {
+        sec->table = t ? t : over[0];
+        const nsd_override *o = nsd_overrides_find(&cfg->over, name, "id");
+        sec->id = o ? &o->value : nsd_toml_get(t, "id");
+        errors = resolve_plugin(sec, sec->id, t, over, n_over, reg, diag);
     }
-    sec->table = t;
-    const nsd_toml_node *id = nsd_toml_get(t, "id");
+    free(over);
+    return errors;
+}
+
+/* The plugin named by id (may be NULL) and its parameters. */
+static size_t resolve_plugin(nsd_section *sec, const nsd_toml_node *id, const nsd_toml_node *t,
+                             const nsd_toml_node *const *over, size_t n_over,
+                             const nsd_registry *reg, nsd_diag *diag) {
+    const nsdyn_kind kind = sec->kind;
+    const char *name = nsd_kind_section(kind);
     if (!id) {
-        nsd_diag_at(diag, t,
+        nsd_diag_at(diag, sec->table,
                     "[%s]: missing required key 'id' (which %s to use; `nsdyn plugins` lists them)",
                     name, nsd_kind_name(kind));
         return 1;
@@ -370,8 +417,8 @@ static size_t resolve_section(nsd_section *sec, nsdyn_kind kind, const nsd_toml_
     char label[160];
     snprintf(label, sizeof label, "[%s] (%s)", name, p->info->id);
     static const char *const skip[] = {"id", NULL};
-    return nsd_params_resolve(&sec->params, p->info->params, p->info->n_params, t, label, skip,
-                              diag);
+    return nsd_params_resolve_over(&sec->params, p->info->params, p->info->n_params, t, over,
+                                   n_over, label, skip, diag);
 }
 
 /* What an element of [plot] limits is, for "found ...". */
@@ -491,19 +538,19 @@ static size_t resolve_top(nsd_config *cfg, nsd_diag *diag) {
 /* [run]: checked against nsd_run_decls, then the run's span and output
  * grid; cfg->settings filled (the defaults after errors). */
 static size_t resolve_run(nsd_config *cfg, nsd_diag *diag) {
-    size_t errors = 0;
-    const nsd_toml_node *root = &cfg->root;
-    const nsd_toml_node *run = nsd_toml_get(root, "run");
-    if (!run) {
-        nsd_diag_at(diag, root,
+    size_t errors = 0, n_over;
+    const nsd_toml_node **over = section_overrides(cfg, "run", &n_over);
+    const nsd_toml_node *run = file_table(cfg, "run", n_over);
+    if (!run && !n_over) {
+        nsd_diag_at(diag, &cfg->root,
                     "missing section [run] (it sets at least t_end, the end time in s)");
         errors++;
-    } else if (run->type != NSD_TOML_TABLE) {
+    } else if (run && run->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, run, "'run' must be a table, found %s", nsd_toml_type_name(run->type));
         errors++;
     } else {
-        size_t run_errors =
-            nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, run, "[run]", NULL, diag);
+        size_t run_errors = nsd_params_resolve_over(&cfg->run, nsd_run_decls, nsd_n_run_decls, run,
+                                                    over, n_over, "[run]", NULL, diag);
         errors += run_errors;
         fill_run_settings(cfg);
         double t0 = cfg->settings.t_start, t1 = cfg->settings.t_end;
@@ -521,6 +568,7 @@ static size_t resolve_run(nsd_config *cfg, nsd_diag *diag) {
             errors += check_output_grid(cfg, diag);
         }
     }
+    free(over);
     if (!cfg->run.values) { /* keep accessors safe after errors; already reported */
         nsd_diag quiet = {0};
         nsd_params_resolve(&cfg->run, nsd_run_decls, nsd_n_run_decls, NULL, "[run]", NULL, &quiet);
@@ -612,21 +660,42 @@ static size_t resolve_plot(nsd_config *cfg, nsd_diag *diag) {
     return errors;
 }
 
+/* [initial]: the file's entries that no override replaces, then the
+ * overrides (the values are checked against the system's states when the
+ * model is created). */
+static size_t resolve_initial(nsd_config *cfg, nsd_diag *diag) {
+    size_t n_over;
+    const nsd_toml_node **over = section_overrides(cfg, "initial", &n_over);
+    const nsd_toml_node *t = file_table(cfg, "initial", n_over);
+    free(cfg->initial);
+    cfg->initial = NULL;
+    cfg->n_initial = 0;
+    cfg->has_initial = 0;
+    if (t && t->type != NSD_TOML_TABLE) {
+        nsd_diag_at(diag, t, "'initial' must be a table, found %s", nsd_toml_type_name(t->type));
+        free(over);
+        return 1;
+    }
+    cfg->has_initial = t || n_over;
+    cfg->initial = calloc((t ? t->n_items : 0) + n_over + 1, sizeof *cfg->initial);
+    if (!cfg->initial) abort();
+    for (size_t i = 0; t && i < t->n_items; ++i)
+        if (!nsd_overrides_find(&cfg->over, "initial", t->items[i].key))
+            cfg->initial[cfg->n_initial++] = &t->items[i];
+    for (size_t i = 0; i < n_over; ++i) cfg->initial[cfg->n_initial++] = over[i];
+    free(over);
+    return 0;
+}
+
 size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag) {
-    const nsd_toml_node *root = &cfg->root;
     size_t errors = resolve_top(cfg, diag);
-    errors += resolve_section(&cfg->system, NSDYN_KIND_SYSTEM, root, reg, 1, diag);
-    errors += resolve_section(&cfg->contact, NSDYN_KIND_CONTACT, root, reg, 0, diag);
-    errors += resolve_section(&cfg->friction, NSDYN_KIND_FRICTION, root, reg, 0, diag);
-    errors += resolve_section(&cfg->integrator, NSDYN_KIND_INTEGRATOR, root, reg, 1, diag);
+    errors += resolve_section(&cfg->system, NSDYN_KIND_SYSTEM, cfg, reg, 1, diag);
+    errors += resolve_section(&cfg->contact, NSDYN_KIND_CONTACT, cfg, reg, 0, diag);
+    errors += resolve_section(&cfg->friction, NSDYN_KIND_FRICTION, cfg, reg, 0, diag);
+    errors += resolve_section(&cfg->integrator, NSDYN_KIND_INTEGRATOR, cfg, reg, 1, diag);
     errors += resolve_run(cfg, diag);
     errors += resolve_plot(cfg, diag);
-    const nsd_toml_node *initial = nsd_toml_get(root, "initial");
-    if (initial && initial->type != NSD_TOML_TABLE) {
-        nsd_diag_at(diag, initial, "'initial' must be a table, found %s",
-                    nsd_toml_type_name(initial->type));
-        errors++;
-    }
+    errors += resolve_initial(cfg, diag);
     return errors;
 }
 
@@ -649,6 +718,8 @@ void nsd_config_free(nsd_config *cfg) {
     free(cfg->phase);
     free(cfg->highlight);
     nsd_toml_node_clear(&cfg->root);
+    nsd_overrides_free(&cfg->over);
+    free(cfg->initial);
     if (!cfg->derived) {
         for (size_t i = 0; i < cfg->n_set_docs; ++i) nsd_toml_free(cfg->set_docs[i]);
         free(cfg->set_docs);
@@ -664,16 +735,19 @@ static const char *section_id(const nsd_toml_node *t) {
     return id && id->type == NSD_TOML_STRING ? id->str : NULL;
 }
 
-void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_node *variant) {
+void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_node *variant,
+                       const nsd_overrides *over) {
     memset(out, 0, sizeof *out);
     out->derived = 1;
     out->doc = base->doc;
     out->path = dup_str(base->path);
+    nsd_overrides_copy(&out->over, &base->over);
+    nsd_overrides_merge(&out->over, over);
     nsd_toml_node_copy(&out->root, &base->root);
     nsd_toml_table_remove(&out->root, "compare");
     nsd_toml_table_remove(&out->root, "variant");
     nsd_toml_table_remove(&out->root, "sweep");
-    for (size_t i = 0; i < variant->n_items; ++i) {
+    for (size_t i = 0; variant && i < variant->n_items; ++i) {
         const nsd_toml_node *e = &variant->items[i];
         if (strcmp(e->key, "name") == 0) continue;
         nsd_toml_node *dst = table_child(&out->root, e->key);

@@ -6,14 +6,19 @@
 
 #include "diag.h"
 #include "host_keys.h"
+#include "overrides.h"
 #include "params.h"
 #include "plot.h"
 #include "registry.h"
 
 typedef struct nsd_section {
     nsdyn_kind kind;
-    const nsd_toml_node *table; /* NULL when the config has no such section */
-    const nsd_plugin *plugin;   /* NULL when absent */
+    /* The file's table; when overrides make the section (a plugin the file
+     * does not name, or another id) the first override: a place for
+     * messages only. NULL when the config has no such section. */
+    const nsd_toml_node *table;
+    const nsd_toml_node *id;  /* the id's entry (file or override) */
+    const nsd_plugin *plugin; /* NULL when absent */
     nsd_params params;
 } nsd_section;
 
@@ -47,8 +52,14 @@ typedef struct nsd_run_settings {
 } nsd_run_settings;
 
 typedef struct nsd_config {
-    nsd_toml_doc *doc;       /* the parsed file (owns the source strings) */
-    nsd_toml_node root;      /* working tree: file + overrides (+ variant) */
+    nsd_toml_doc *doc;  /* the parsed file (owns the source strings) */
+    nsd_toml_node root; /* working tree: file + --set values (+ variant) */
+    nsd_overrides over; /* laid over root when resolved (overrides.h) */
+    /* [initial] as resolved: root's entries, then the overrides; has_initial
+     * when there is a table or an override */
+    const nsd_toml_node **initial;
+    size_t n_initial;
+    int has_initial;
     nsd_toml_doc **set_docs; /* documents of --set values (own their sources) */
     size_t n_set_docs;
     int derived; /* a variant: doc and set_docs belong to the base */
@@ -87,10 +98,14 @@ size_t nsd_config_search_path(const nsd_config *cfg, char ***dirs, nsd_diag *dia
 size_t nsd_config_resolve(nsd_config *cfg, const nsd_registry *reg, nsd_diag *diag);
 void nsd_config_free(nsd_config *cfg);
 
-/* A copy of cfg's tree with `variant` laid over it (see docs/configs.md):
- * a section whose id changes is replaced, otherwise keys are merged. The
- * result shares cfg's source strings; resolve it with nsd_config_resolve. */
-void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_node *variant);
+/* A copy of cfg's tree with `variant` (a [[variant]] table of the file,
+ * or NULL) laid over it (see docs/configs.md): a section whose id changes
+ * is replaced, otherwise keys are merged; and base's overrides with `over`
+ * (NULL: none) laid over them, kept aside (never written into the tree).
+ * The result shares cfg's source strings; resolve it with
+ * nsd_config_resolve. */
+void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_node *variant,
+                       const nsd_overrides *over);
 
 /* Split "SECTION.KEY" into section and key; 0 when it names a real
  * parameter of the config's system, contact or friction plugin, else -1

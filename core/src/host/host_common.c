@@ -64,7 +64,7 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     nsd_diag diag = {0};
     d->log_len = 0; /* the log starts with this create's messages */
     if (d->log) d->log[0] = '\0';
-    size_t errors = nsd_scenario_derive(s, &d->model->base, &d->over, &diag);
+    size_t errors = nsd_scenario_override(s, &d->model->base, &d->over, &diag);
     /* create checks the [plot] channel names as nsdyn run does (the API
      * draws nothing: nsdyn_data_write passes no graphs) */
     s->no_graphs = 0;

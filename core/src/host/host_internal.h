@@ -21,16 +21,9 @@ struct nsdyn_model {
     nsd_scenario base; /* opened, not created: the config and the plugins */
 };
 
-/* The text an override's TOML node names as its source ("--set
- * contact.e=0.7"): owned by the data, one per key, alive while a config
- * refers to it. */
-typedef struct nsd_host_source {
-    char *key, *text;
-} nsd_host_source;
-
 struct nsdyn_data {
     const nsdyn_model *model;
-    nsd_toml_node over; /* TABLE {section: {key: value}}: the data's overrides */
+    nsd_overrides over; /* the data's overrides (config/overrides.h) */
     nsd_scenario *s;    /* derived from model->base with `over`, created (heap: its model
                         * points into it), or NULL */
     int ready;          /* s derived and created from the current `over` */
@@ -39,11 +32,9 @@ struct nsdyn_data {
     char err[4096];     /* last error */
     char *log;          /* plugin log lines of create and the last run */
     size_t log_len, log_cap;
-    size_t create_log_len; /* the part of the log the current instances' create wrote */
-    char *line;            /* the summary line */
-    char *lists[2];        /* channel names, units (nsdyn_data_channel_list), or NULL */
-    nsd_host_source *sources;
-    size_t n_sources;
+    size_t create_log_len;        /* the part of the log the current instances' create wrote */
+    char *line;                   /* the summary line */
+    char *lists[2];               /* channel names, units (nsdyn_data_channel_list), or NULL */
     nsd_periodic_result periodic; /* nsdyn_data_periodic's, when have_periodic */
     size_t *periodic_free;        /* its free state indices */
     int have_periodic;

@@ -119,20 +119,7 @@ static char *set_source(const char *section, const char *key, double value) {
     return out;
 }
 
-/* The slot of section.key among the data's override sources (created). */
-static char **source_slot(nsdyn_data *d, const char *section, const char *key) {
-    char name[160];
-    snprintf(name, sizeof name, "%s.%s", section, key);
-    for (size_t i = 0; i < d->n_sources; ++i)
-        if (!strcmp(d->sources[i].key, name)) return &d->sources[i].text;
-    void *p = realloc(d->sources, (d->n_sources + 1) * sizeof *d->sources);
-    if (!p) return NULL;
-    d->sources = p;
-    d->sources[d->n_sources] = (nsd_host_source){strdup(name), NULL};
-    return &d->sources[d->n_sources++].text;
-}
-
-static nsdyn_host_status data_new(const nsdyn_model *m, const nsd_toml_node *over, nsdyn_data **out,
+static nsdyn_host_status data_new(const nsdyn_model *m, const nsd_overrides *over, nsdyn_data **out,
                                   nsdyn_errors **errors) {
     if (!m || !out || !errors) return NSDYN_HOST_ERR_ARGUMENT;
     *out = NULL;
@@ -141,19 +128,7 @@ static nsdyn_host_status data_new(const nsdyn_model *m, const nsd_toml_node *ove
     if (!d) return NSDYN_HOST_ERR_MEMORY;
     d->model = m;
     atomic_init(&d->stop, 0);
-    if (over) { /* a copy: its own sources (the original may go first) */
-        nsd_toml_node_copy(&d->over, over);
-        for (size_t i = 0; i < d->over.n_items; ++i) {
-            nsd_toml_node *t = &d->over.items[i];
-            for (size_t k = 0; k < t->n_items; ++k) {
-                char **slot = source_slot(d, t->key, t->items[k].key);
-                if (slot) *slot = set_source(t->key, t->items[k].key, t->items[k].real);
-                if (slot && *slot) t->items[k].source = *slot;
-            }
-        }
-    } else {
-        d->over.type = NSD_TOML_TABLE;
-    }
+    if (over) nsd_overrides_copy(&d->over, over); /* its own (the original may go first) */
     nsd_diag diag = {0};
     nsdyn_host_status st = nsd_host_prepare(d, &diag);
     if (st != NSDYN_HOST_OK) {
@@ -179,24 +154,17 @@ void nsdyn_data_free(nsdyn_data *d) {
     nsd_host_forget_signal(d);
     nsd_host_periodic_free(d);
     nsd_host_scenario_free(d->s);
-    nsd_toml_node_clear(&d->over);
+    nsd_overrides_free(&d->over);
     free(d->log);
     free(d->line);
     free(d->lists[0]);
     free(d->lists[1]);
-    for (size_t i = 0; i < d->n_sources; ++i) {
-        free(d->sources[i].key);
-        free(d->sources[i].text);
-    }
-    free(d->sources);
     free(d);
 }
 
 nsdyn_host_status nsdyn_data_reset(nsdyn_data *d) {
     if (!d) return NSDYN_HOST_ERR_ARGUMENT;
-    nsd_toml_node_clear(&d->over);
-    memset(&d->over, 0, sizeof d->over);
-    d->over.type = NSD_TOML_TABLE;
+    nsd_overrides_free(&d->over);
     d->ready = 0;
     d->err[0] = '\0';
     return nsd_host_prepare(d, NULL);
@@ -254,57 +222,34 @@ static int find_param(nsdyn_data *d, const char *name, char *section, size_t len
     return -1;
 }
 
-/* over[section][key] = value; returns the previous value node (or a node
- * of type TABLE with no items when there was none) in *old. */
-static void over_set(nsd_toml_node *over, const char *section, const char *key,
-                     const nsd_toml_node *value, nsd_toml_node *old) {
-    memset(old, 0, sizeof *old);
-    old->type = NSD_TOML_TABLE;
-    const nsd_toml_node *sec = nsd_toml_get(over, section);
-    if (!sec) {
-        nsd_toml_node empty = {.type = NSD_TOML_TABLE};
-        nsd_toml_table_set(over, section, &empty);
-    }
-    for (size_t i = 0; i < over->n_items; ++i) {
-        nsd_toml_node *t = &over->items[i];
-        if (strcmp(t->key, section) != 0) continue;
-        const nsd_toml_node *prev = nsd_toml_get(t, key);
-        if (prev) nsd_toml_node_copy(old, prev);
-        if (value)
-            nsd_toml_table_set(t, key, value);
-        else
-            nsd_toml_table_remove(t, key);
-    }
-}
-
-/* Set an override and rebuild; on refusal the override is undone. */
+/* Set an override and rebuild; on refusal the overrides are as before. */
 static nsdyn_host_status set_override(nsdyn_data *d, const char *section, const char *key,
                                       double value) {
-    char **slot = source_slot(d, section, key);
     char *source = set_source(section, key, value);
-    if (!slot || !source) {
-        free(source);
-        return nsd_host_fail(d, NSDYN_HOST_ERR_MEMORY, "out of memory");
+    if (!source) return nsd_host_fail(d, NSDYN_HOST_ERR_MEMORY, "out of memory");
+    nsd_overrides before;
+    nsd_overrides_copy(&before, &d->over);
+    /* a whole number as the file's `k = 3` would be: an INT key takes it */
+    int whole = value == (double)(int64_t)value && value > -9e15 && value < 9e15;
+    nsd_where at = {source, 0, 0};
+    int rc = whole
+                 ? nsd_overrides_set_int(&d->over, section, key, (int64_t)value, at, d->err,
+                                         sizeof d->err)
+                 : nsd_overrides_set_real(&d->over, section, key, value, at, d->err, sizeof d->err);
+    free(source); /* the override keeps its own copy */
+    if (rc != 0) {
+        nsd_overrides_free(&before);
+        return NSDYN_HOST_ERR_ARGUMENT;
     }
-    nsd_toml_node v = {.type = NSD_TOML_FLOAT, .source = source, .real = value};
-    if (value == (double)(int64_t)value && value > -9e15 && value < 9e15) {
-        v.type = NSD_TOML_INTEGER;
-        v.integer = (int64_t)value;
-    }
-    nsd_toml_node old;
-    over_set(&d->over, section, key, &v, &old);
     d->ready = 0;
     nsdyn_host_status st = nsd_host_prepare(d, NULL);
     if (st != NSDYN_HOST_OK) {
-        over_set(&d->over, section, key, old.type == NSD_TOML_TABLE ? NULL : &old, &v);
-        nsd_toml_node_clear(&v);
+        nsd_overrides_free(&d->over);
+        d->over = before;
         d->ready = d->s != NULL; /* the previous scenario is still there */
-        free(source);
-    } else { /* nothing refers to the previous source any more */
-        free(*slot);
-        *slot = source;
+    } else {
+        nsd_overrides_free(&before);
     }
-    nsd_toml_node_clear(&old);
     return st;
 }
 

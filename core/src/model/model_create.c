@@ -42,14 +42,13 @@ static void *create_plugin(const nsd_section *s, const nsdyn_host *host, nsd_dia
 }
 
 static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
-    const nsd_toml_node *init = nsd_toml_get(&cfg->root, "initial");
-    if (!init || init->type != NSD_TOML_TABLE) return 0;
+    if (!cfg->n_initial) return 0;
     size_t errors = 0, ns = m->nq + m->nv;
     const char **names = xcalloc(ns, sizeof *names);
     for (size_t i = 0; i < m->nq; ++i) names[i] = m->layout.q[i].name;
     for (size_t i = 0; i < m->nv; ++i) names[m->nq + i] = m->layout.v[i].name;
-    for (size_t k = 0; k < init->n_items; ++k) {
-        const nsd_toml_node *e = &init->items[k];
+    for (size_t k = 0; k < cfg->n_initial; ++k) { /* the file's, then the overrides */
+        const nsd_toml_node *e = cfg->initial[k];
         size_t i = 0;
         while (i < ns && strcmp(names[i], e->key) != 0) i++;
         if (i == ns) {

@@ -264,60 +264,85 @@ static int skipped(const char *key, const char *const *skip) {
     return 0;
 }
 
-size_t nsd_params_resolve(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
-                          const nsd_toml_node *table, const char *section, const char *const *skip,
-                          nsd_diag *diag) {
+/* One entry v of a table (or an override standing in for it): an
+ * unknown key is an error, else converted. Returns the errors added. */
+static size_t take(nsd_params *out, const char **names, const nsd_toml_node *v, const char *section,
+                   nsd_diag *diag) {
+    const size_t n = out->n;
+    int i = nsd_params_index(out->decls, n, v->key);
+    if (i < 0) {
+        const char *near = nsd_did_you_mean(v->key, names, n);
+        if (near)
+            nsd_diag_at(diag, v, "%s: unknown key '%s' (did you mean '%s'?)", section, v->key,
+                        near);
+        else {
+            char list[768] = "";
+            for (size_t j = 0; j < n; ++j) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", names[j]);
+            }
+            nsd_diag_at(diag, v, "%s: unknown key '%s' (known keys: %s)", section, v->key,
+                        n ? list : "none");
+        }
+        return 1;
+    }
+    out->from[i] = v;
+    return convert(out, (size_t)i, v, section, diag);
+}
+
+/* Is key among the n entries of over? */
+static int overridden(const char *key, const nsd_toml_node *const *over, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (strcmp(over[i]->key, key) == 0) return 1;
+    return 0;
+}
+
+size_t nsd_params_resolve_over(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
+                               const nsd_toml_node *table, const nsd_toml_node *const *over,
+                               size_t n_over, const char *section, const char *const *skip,
+                               nsd_diag *diag) {
     memset(out, 0, sizeof *out);
     out->decls = decls;
     out->n = n;
     out->values = calloc(n ? n : 1, sizeof *out->values);
     out->arrays = calloc(n ? n : 1, sizeof *out->arrays);
     out->from = calloc(n ? n : 1, sizeof *out->from);
-    if (!out->values || !out->arrays || !out->from) abort();
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    if (!out->values || !out->arrays || !out->from || !names) abort();
     for (size_t i = 0; i < n; ++i) {
         out->values[i].num = decls[i].default_value;
         out->values[i].arr = decls[i].default_array;
         out->values[i].len = decls[i].default_array_len;
+        names[i] = decls[i].name;
     }
     size_t errors = 0;
-    if (table) {
-        const char **names = calloc(n ? n : 1, sizeof *names);
-        if (!names) abort();
-        for (size_t i = 0; i < n; ++i) names[i] = decls[i].name;
-        for (size_t k = 0; k < table->n_items; ++k) {
-            const nsd_toml_node *v = &table->items[k];
-            if (skipped(v->key, skip)) continue;
-            int i = nsd_params_index(decls, n, v->key);
-            if (i < 0) {
-                const char *near = nsd_did_you_mean(v->key, names, n);
-                if (near)
-                    nsd_diag_at(diag, v, "%s: unknown key '%s' (did you mean '%s'?)", section,
-                                v->key, near);
-                else {
-                    char list[768] = "";
-                    for (size_t j = 0; j < n; ++j) {
-                        size_t used = strlen(list);
-                        snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", names[j]);
-                    }
-                    nsd_diag_at(diag, v, "%s: unknown key '%s' (known keys: %s)", section, v->key,
-                                n ? list : "none");
-                }
-                errors++;
-                continue;
-            }
-            out->from[i] = v;
-            errors += convert(out, (size_t)i, v, section, diag);
-        }
-        free(names);
+    /* The file's entries, then the overrides in their order: the order a
+     * table with the overrides set into it would have (nsd_toml_table_set
+     * appends), so the messages come in the same order. */
+    for (size_t k = 0; table && k < table->n_items; ++k) {
+        const nsd_toml_node *v = &table->items[k];
+        if (!skipped(v->key, skip) && !overridden(v->key, over, n_over))
+            errors += take(out, names, v, section, diag);
     }
+    for (size_t k = 0; k < n_over; ++k)
+        if (!skipped(over[k]->key, skip)) errors += take(out, names, over[k], section, diag);
+    free(names);
+    /* the section's place: the file's table, else the first override */
+    const nsd_toml_node *at = table ? table : n_over ? over[0] : NULL;
     for (size_t i = 0; i < n; ++i)
         if ((decls[i].flags & NSDYN_PARAM_REQUIRED) && !out->from[i]) {
-            nsd_diag_at(diag, table, "%s: missing required key '%s' (%s%s%s)", section,
-                        decls[i].name, decls[i].help, strcmp(decls[i].unit, "1") ? ", " : "",
+            nsd_diag_at(diag, at, "%s: missing required key '%s' (%s%s%s)", section, decls[i].name,
+                        decls[i].help, strcmp(decls[i].unit, "1") ? ", " : "",
                         strcmp(decls[i].unit, "1") ? decls[i].unit : "");
             errors++;
         }
     return errors;
+}
+
+size_t nsd_params_resolve(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
+                          const nsd_toml_node *table, const char *section, const char *const *skip,
+                          nsd_diag *diag) {
+    return nsd_params_resolve_over(out, decls, n, table, NULL, 0, section, skip, diag);
 }
 
 void nsd_params_free(nsd_params *p) {

@@ -25,6 +25,15 @@ typedef struct nsd_params {
 size_t nsd_params_resolve(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
                           const nsd_toml_node *table, const char *section, const char *const *skip,
                           nsd_diag *diag);
+/* The same with `over` (n_over leaf entries, each with its key) laid over
+ * `table`: an entry of over stands in for the table's entry of the same
+ * key and is checked the same way, with the same messages at its own
+ * position (config/overrides.h). A missing required key is reported at
+ * the table, or at over[0] when there is no table. */
+size_t nsd_params_resolve_over(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
+                               const nsd_toml_node *table, const nsd_toml_node *const *over,
+                               size_t n_over, const char *section, const char *const *skip,
+                               nsd_diag *diag);
 void nsd_params_free(nsd_params *p);
 
 /* Index of a declared name, or -1. */

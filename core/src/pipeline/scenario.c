@@ -20,8 +20,8 @@ size_t nsd_scenario_open(nsd_scenario *s, const char *path, const char *const *s
     return nsd_app_load(&s->app, path, sets, n_sets, diag);
 }
 
-size_t nsd_scenario_derive(nsd_scenario *s, const nsd_scenario *base, const nsd_toml_node *table,
-                           nsd_diag *diag) {
+static size_t derive(nsd_scenario *s, const nsd_scenario *base, const nsd_toml_node *table,
+                     const nsd_overrides *over, nsd_diag *diag) {
     memset(s, 0, sizeof *s);
     s->base = base;
     s->app.host = base->app.host;
@@ -29,10 +29,20 @@ size_t nsd_scenario_derive(nsd_scenario *s, const nsd_scenario *base, const nsd_
      * plugins are the opened scenario's at the root */
     const nsd_scenario *root = base;
     while (root->base) root = root->base;
-    nsd_config_derive(&s->app.cfg, &base->app.cfg, table);
+    nsd_config_derive(&s->app.cfg, &base->app.cfg, table, over);
     size_t errors = nsd_config_resolve(&s->app.cfg, &root->app.reg, diag);
     if (!errors) errors = nsd_compose_check(&s->app.cfg, &root->app.reg, diag);
     return errors;
+}
+
+size_t nsd_scenario_derive(nsd_scenario *s, const nsd_scenario *base, const nsd_toml_node *table,
+                           nsd_diag *diag) {
+    return derive(s, base, table, NULL, diag);
+}
+
+size_t nsd_scenario_override(nsd_scenario *s, const nsd_scenario *base, const nsd_overrides *over,
+                             nsd_diag *diag) {
+    return derive(s, base, NULL, over, diag);
 }
 
 size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag) {

@@ -4,8 +4,9 @@
  *
  *   open    read the config with its --set overrides, index the plugin
  *           search path, open the plugins it names, resolve and check the
- *           composition (nsd_app_load); or derive: lay a variant table over
- *           an opened scenario, sharing its plugins (compare, a sweep);
+ *           composition (nsd_app_load); or derive: lay a variant table or
+ *           parameter overrides over an opened scenario, sharing its
+ *           plugins (compare, a sweep, continuation);
  *   create  instantiate the plugins and the model, with the initial checks
  *           (and the [plot] channel names unless no_graphs);
  *   run     nsd_run_simulation from the model's initial state; may be
@@ -65,6 +66,16 @@ size_t nsd_scenario_open(nsd_scenario *s, const char *path, const char *const *s
  * case. */
 size_t nsd_scenario_derive(nsd_scenario *s, const nsd_scenario *base, const nsd_toml_node *table,
                            nsd_diag *diag);
+
+/* The config of base with parameter overrides (config/overrides.h) laid
+ * over it: a sweep's run, a point of a continuation or of pcmap's `along`,
+ * the host API's data. Each override is checked like the file's key it
+ * stands for, with the same messages at the override's origin; base's
+ * config is not changed (its overrides, when base is derived itself, stay
+ * under the new ones). base must outlive s; `over` need not (s keeps a
+ * copy). Returns the number of errors; destroy s in any case. */
+size_t nsd_scenario_override(nsd_scenario *s, const nsd_scenario *base, const nsd_overrides *over,
+                             nsd_diag *diag);
 
 /* Instantiate the plugins and the model. Returns the number of errors. */
 size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag);

@@ -175,9 +175,9 @@ size_t nsd_sweep_check_values(const nsd_sweep_def *def, const nsd_scenario *base
 /* The run's value of axis a: a number into *num, or a text (NULL: a
  * number). The value written to the config is *written (per applied). */
 const char *nsd_sweep_value(const nsd_sweep_def *def, uint64_t run, size_t a, double *num);
-/* The variant table of run `run` (nsd_config_derive), nodes placed at the
- * axes' positions. Free with nsd_toml_node_clear. */
-void nsd_sweep_variant(const nsd_sweep_def *def, uint64_t run, nsd_toml_node *table);
+/* The parameter overrides of run `run` (nsd_scenario_override), each
+ * placed at its axis's key for messages. Free with nsd_overrides_free. */
+void nsd_sweep_overrides(const nsd_sweep_def *def, uint64_t run, nsd_overrides *over);
 
 /* Rows: allocated for a def, reset, packed for MPI. */
 nsd_sweep_row *nsd_sweep_row_new(const nsd_sweep_def *def);

@@ -102,58 +102,48 @@ const char *nsd_sweep_value(const nsd_sweep_def *def, uint64_t run, size_t a, do
     return v && v->type == NSD_TOML_STRING ? v->str : NULL;
 }
 
-static nsd_toml_node *section_of(nsd_toml_node *table, const char *name, const nsd_toml_node *at) {
-    for (size_t i = 0; i < table->n_items; ++i)
-        if (!strcmp(table->items[i].key, name)) return &table->items[i];
-    nsd_toml_node empty = {
-        .type = NSD_TOML_TABLE, .source = at->source, .line = at->line, .column = at->column};
-    nsd_toml_table_set(table, name, &empty);
-    return &table->items[table->n_items - 1];
-}
-
-/* The variant table for axis positions dims; override axis `only` at
- * position p when only < n_axes. */
-static void build_variant(const nsd_sweep_def *def, const pos *dims, size_t only, pos p,
-                          nsd_toml_node *table) {
-    memset(table, 0, sizeof *table);
-    table->type = NSD_TOML_TABLE;
+/* The overrides for axis positions dims (each at its axis's key, for
+ * messages); axis `only` at position p when only < n_axes. */
+static void build_overrides(const nsd_sweep_def *def, const pos *dims, size_t only, pos p,
+                            nsd_overrides *over) {
+    memset(over, 0, sizeof *over);
     double nums[256];
     const nsd_toml_node *items[256];
     for (size_t a = 0; a < def->n_axes && a < 256; ++a)
         items[a] = axis_pick(&def->axes[a], a == only ? p : dims[def->axes[a].dim], &nums[a]);
+    char err[256];
     for (size_t a = 0; a < def->n_axes && a < 256; ++a) {
         const nsd_sweep_axis *ax = &def->axes[a];
-        const nsd_toml_node *key = nsd_toml_get(ax->at, "key");
-        nsd_toml_node v = {.type = NSD_TOML_FLOAT,
-                           .source = key->source,
-                           .line = key->line,
-                           .column = key->column,
-                           .real = nums[a]};
+        nsd_where at = nsd_where_of(nsd_toml_get(ax->at, "key"));
+        /* The section and the kind of value were checked when the axis was
+         * read (sweep_parse.c): these cannot be refused. A value of a list
+         * is placed at its item, a range's at the axis's key. */
         if (items[a] && !ax->per_key) {
-            v = *items[a];
-            v.key = NULL;
+            nsd_overrides_set_node(over, ax->section, ax->param, items[a], nsd_where_of(items[a]),
+                                   err, sizeof err);
         } else if (ax->per_key) {
             double per = ax->per_axis >= 0 ? nums[ax->per_axis] : ax->per_config;
-            v.real = nums[a] * pow(per, ax->per_power);
+            nsd_overrides_set_real(over, ax->section, ax->param, nums[a] * pow(per, ax->per_power),
+                                   at, err, sizeof err);
         } else if (ax->is_int && nums[a] == floor(nums[a])) {
-            v.type = NSD_TOML_INTEGER;
-            v.integer = (int64_t)nums[a];
+            nsd_overrides_set_int(over, ax->section, ax->param, (int64_t)nums[a], at, err,
+                                  sizeof err);
+        } else {
+            nsd_overrides_set_real(over, ax->section, ax->param, nums[a], at, err, sizeof err);
         }
-        nsd_toml_node *sec = section_of(table, ax->section, key);
-        nsd_toml_table_set(sec, ax->param, &v);
     }
 }
 
-void nsd_sweep_variant(const nsd_sweep_def *def, uint64_t run, nsd_toml_node *table) {
+void nsd_sweep_overrides(const nsd_sweep_def *def, uint64_t run, nsd_overrides *over) {
     pos dims[64];
     run_positions(def, run, dims);
-    build_variant(def, dims, (size_t)-1, (pos){0}, table);
+    build_overrides(def, dims, (size_t)-1, (pos){0}, over);
 }
 
-/* Derive and create a scenario of base with the variant; errors in diag. */
-static size_t try_variant(const nsd_scenario *base, const nsd_toml_node *var, nsd_diag *diag) {
+/* Derive and create a scenario of base with the overrides; errors in diag. */
+static size_t try_variant(const nsd_scenario *base, const nsd_overrides *over, nsd_diag *diag) {
     nsd_scenario s;
-    size_t errors = nsd_scenario_derive(&s, base, var, diag);
+    size_t errors = nsd_scenario_override(&s, base, over, diag);
     s.no_graphs = 1;
     if (!errors) errors = nsd_scenario_create(&s, diag);
     nsd_scenario_destroy(&s);
@@ -169,11 +159,11 @@ size_t nsd_sweep_check_values(const nsd_sweep_def *def, const nsd_scenario *base
         int by_u = def->design != NSD_DESIGN_GRID && ax->is_range;
         size_t n = by_u ? 2 : ax->n;
         for (size_t k = 0; k < n; ++k) {
-            nsd_toml_node var;
-            build_variant(def, dims, a, (pos){by_u, k, (double)k}, &var);
+            nsd_overrides over;
+            build_overrides(def, dims, a, (pos){by_u, k, (double)k}, &over);
             size_t first = diag->n;
-            size_t e = try_variant(base, &var, diag);
-            nsd_toml_node_clear(&var);
+            size_t e = try_variant(base, &over, diag);
+            nsd_overrides_free(&over);
             if (!e) continue;
             double num;
             const nsd_toml_node *it = axis_pick(ax, (pos){by_u, k, (double)k}, &num);

@@ -80,12 +80,12 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
         row->sum_num[k] = NAN;
         row->sum_text[k][0] = '\0';
     }
-    nsd_toml_node var;
-    nsd_sweep_variant(def, run, &var);
+    nsd_overrides over;
+    nsd_sweep_overrides(def, run, &over);
     nsd_scenario s;
     nsd_diag diag = {0};
     if (ctx->lock) ctx->lock(1);
-    size_t errors = nsd_scenario_derive(&s, ctx->base, &var, &diag);
+    size_t errors = nsd_scenario_override(&s, ctx->base, &over, &diag);
     if (ctx->lock) ctx->lock(0);
     s.no_graphs = 1;
     if (!errors) errors = nsd_scenario_create(&s, &diag);
@@ -116,7 +116,7 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     if (!errors) keep_outputs(ctx, &s, row);
     nsd_scenario_destroy(&s);
     nsd_diag_free(&diag);
-    nsd_toml_node_clear(&var);
+    nsd_overrides_free(&over);
     row->wall = now_s() - w0;
 }
 

@@ -398,8 +398,11 @@ void nsd_sweep_config_hash(const nsd_config *cfg, char hex[65]) {
     }
     fprintf(f, "[run]\n");
     nsd_params_write_toml(f, &cfg->run);
-    const nsd_toml_node *init = nsd_toml_get(&cfg->root, "initial");
-    if (init) nsd_sweep_node_text(f, init);
+    if (cfg->has_initial) { /* as nsd_sweep_node_text writes a table */
+        fprintf(f, "initial={");
+        for (size_t i = 0; i < cfg->n_initial; ++i) nsd_sweep_node_text(f, cfg->initial[i]);
+        fprintf(f, "};");
+    }
     fclose(f);
     nsd_sha256_hex(text, len, hex);
     free(text);
