@@ -68,8 +68,7 @@ int nsd_fuzz_init(void) {
     static int status = -1;
     if (ready) return status;
     ready = 1;
-    nsd_host_services(&host);
-    host.log = quiet_log;
+    host = (nsdyn_host){sizeof host, NULL, quiet_log};
     devnull = fopen("/dev/null", "w");
     nsd_diag diag = {0};
     nsd_app_scan_default(&reg, &diag);

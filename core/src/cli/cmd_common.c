@@ -35,3 +35,19 @@ int nsd_cli_load(const nsd_cli *cli, nsd_scenario *s, int no_graphs, nsd_diag *d
     nsd_diag_print(diag, stderr);
     return -1;
 }
+
+void nsd_cli_print_plugin_log(const char *label, const nsd_run_result *res) {
+    const nsd_runlog *log = &res->log;
+    size_t n = res->log_plugin_bytes <= log->len ? res->log_plugin_bytes : log->len;
+    for (size_t at = 0; at < n;) { /* line by line, each with the label */
+        const char *nl = memchr(log->text + at, '\n', n - at);
+        size_t end = nl ? (size_t)(nl - log->text) + 1 : n;
+        fprintf(stderr, "%s%s%.*s", label ? label : "", label ? ": " : "", (int)(end - at),
+                log->text + at);
+        at = end;
+    }
+    if (log->dropped)
+        fprintf(stderr,
+                "%s%sinfo: %zu more message%s not kept (debug ones, or past the log's size)\n",
+                label ? label : "", label ? ": " : "", log->dropped, log->dropped == 1 ? "" : "s");
+}

@@ -391,6 +391,7 @@ static long run_variants(comparison *C) {
             C->walls[i * C->repeats + j] = v->sc.res.wall_seconds;
         }
         n_run = i + 1;
+        nsd_cli_print_plugin_log(label, &v->sc.res);
         if (!C->cli->quiet) nsd_scenario_print_summary(stdout, label, &v->sc.res);
         if (v->sc.res.outcome == NSD_RUN_FAILED && !nsd_interrupt_signal())
             fprintf(stderr, "warning: variant \"%s\": %s\n", v->name, v->sc.res.message);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "help.h"
 #include "params.h"
+#include "runlog.h"
 
 static void caps_text(uint32_t caps, char *buf, size_t len) {
     static const struct {
@@ -146,8 +147,8 @@ static void describe_states(const nsdyn_friction_law *f, const nsdyn_value *v,
 static void describe_instance(const nsdyn_plugin_info *i) {
     nsd_params p = {0};
     nsd_diag diag = {0};
-    nsdyn_host host;
-    nsd_host_services(&host);
+    nsd_runlog log = {0}; /* the instance's messages, printed below */
+    nsdyn_host host = nsd_runlog_host(&log);
     int required = 0;
     for (size_t k = 0; k < i->n_params; ++k)
         required |= (i->params[k].flags & NSDYN_PARAM_REQUIRED) != 0;
@@ -158,6 +159,8 @@ static void describe_instance(const nsdyn_plugin_info *i) {
             describe_states((const nsdyn_friction_law *)i, p.values, &host);
     }
     nsd_params_free(&p);
+    nsd_runlog_print(stderr, &log);
+    nsd_runlog_free(&log);
     nsd_diag_free(&diag);
 }
 

@@ -6,17 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void log_to_stderr(void *ctx, nsdyn_log_level level, const char *message) {
-    (void)ctx;
-    static const char *const names[] = {"debug", "info", "warning", "error"};
-    if (level < NSDYN_LOG_INFO) return;
-    fprintf(stderr, "%s: %s\n", names[level <= NSDYN_LOG_ERROR ? level : NSDYN_LOG_ERROR], message);
-}
-
-void nsd_host_services(nsdyn_host *host) {
-    *host = (nsdyn_host){sizeof *host, NULL, log_to_stderr};
-}
-
 static const char *const plugin_sections[] = {"system", "contact", "friction", "integrator"};
 
 /* Open the plugin that section `name` of `table` names, if any. Returns 1
@@ -58,8 +47,7 @@ static size_t load_read(nsd_app *app, nsd_diag *diag);
 
 size_t nsd_app_load(nsd_app *app, const char *path, const char *const *sets, size_t n_sets,
                     nsd_diag *diag) {
-    memset(app, 0, sizeof *app);
-    nsd_host_services(&app->host);
+    memset(app, 0, sizeof *app); /* no log service: a scenario gives its run log (scenario.h) */
     if (nsd_config_read(&app->cfg, path, sets, n_sets, diag) != 0) return diag->n ? diag->n : 1;
     return load_read(app, diag);
 }
@@ -67,7 +55,6 @@ size_t nsd_app_load(nsd_app *app, const char *path, const char *const *sets, siz
 size_t nsd_app_load_text(nsd_app *app, const char *text, const char *name, const char *const *sets,
                          size_t n_sets, nsd_diag *diag) {
     memset(app, 0, sizeof *app);
-    nsd_host_services(&app->host);
     if (nsd_config_read_text(&app->cfg, text, name, sets, n_sets, diag) != 0)
         return diag->n ? diag->n : 1;
     return load_read(app, diag);

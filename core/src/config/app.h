@@ -13,6 +13,8 @@
 typedef struct nsd_app {
     nsd_registry reg;
     nsd_config cfg;
+    /* The services handed to the plugins: none after load; the scenario
+     * sets its run log (scenario.h) unless the caller set a log first. */
     nsdyn_host host;
 } nsd_app;
 
@@ -30,8 +32,5 @@ size_t nsd_app_scan_default(nsd_registry *reg, nsd_diag *diag);
 /* The same path, indexed only (`nsdyn describe`: find() then opens just
  * the file of the id asked for). */
 void nsd_app_index_default(nsd_registry *reg, nsd_diag *diag);
-
-/* The host services table handed to plugins: logs to stderr. */
-void nsd_host_services(nsdyn_host *host);
 
 #endif

@@ -20,6 +20,7 @@ static int is_output_file(const char *name) {
     static const char *const files[] = {"timeseries.csv",
                                         "timeseries.INCOMPLETE.csv",
                                         "run.toml",
+                                        "run.log",
                                         "events.csv",
                                         "metrics.csv",
                                         "metrics.md",

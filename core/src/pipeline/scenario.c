@@ -23,8 +23,7 @@ size_t nsd_scenario_open(nsd_scenario *s, const char *path, const char *const *s
 static size_t derive(nsd_scenario *s, const nsd_scenario *base, const nsd_toml_node *table,
                      const nsd_overrides *over, nsd_diag *diag) {
     memset(s, 0, sizeof *s);
-    s->base = base;
-    s->app.host = base->app.host;
+    s->base = base; /* its own log service, set at create (not base's log) */
     /* base may be derived itself (a continuation point of a variant): the
      * plugins are the opened scenario's at the root */
     const nsd_scenario *root = base;
@@ -46,7 +45,9 @@ size_t nsd_scenario_override(nsd_scenario *s, const nsd_scenario *base, const ns
 }
 
 size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag) {
+    if (!s->app.host.log) s->app.host = nsd_runlog_host(&s->log);
     size_t errors = nsd_model_create(&s->model, &s->app.cfg, &s->app.host, diag);
+    s->created_mark = nsd_runlog_mark_now(&s->log);
     s->created = 1; /* a model that failed half-way is destroyed too */
     if (!errors && !s->no_graphs) errors = nsd_figures_check(&s->app.cfg, &s->model, diag);
     return errors;
@@ -70,7 +71,13 @@ size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
      * ball at rest at the end of one run would start the next one in
      * sustained contact, in the air). */
     nsd_model_reset(&s->model);
-    return nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
+    nsd_runlog_rewind(&s->log, s->created_mark); /* the previous run's messages go */
+    size_t errors = nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
+    size_t plugin_bytes = s->log.len;
+    if (!errors) nsd_run_audit_log(&s->log, &s->res);
+    nsd_runlog_copy(&s->res.log, &s->log);
+    s->res.log_plugin_bytes = plugin_bytes;
+    return errors;
 }
 
 /* A signal received while the outputs of a run that did not fail are
@@ -161,6 +168,10 @@ int nsd_scenario_write_into(nsd_scenario *s, const char *dir, int graphs, const 
         rename_data_incomplete(dir, &(*written)[data_entry], err, err_len) != 0)
         return -1;
     char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/run.log", dir);
+    if (nsd_runlog_write(path, &res->log, err, err_len) != 0 ||
+        nsd_paths_push(written, n_written, path, err, err_len) != 0)
+        return -1;
     snprintf(path, sizeof path, "%s/run.toml", dir);
     if (nsd_write_run_record(path, &s->app.cfg, &s->model, &rec, command_line, err, err_len) != 0 ||
         nsd_paths_push(written, n_written, path, err, err_len) != 0)
@@ -231,5 +242,6 @@ void nsd_scenario_destroy(nsd_scenario *s) {
     nsd_run_result_free(&s->res);
     if (s->created) nsd_model_destroy(&s->model);
     nsd_app_free(&s->app); /* a derived scenario's registry is empty */
+    nsd_runlog_free(&s->log);
     memset(s, 0, sizeof *s);
 }

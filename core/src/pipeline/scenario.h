@@ -52,6 +52,13 @@ typedef struct nsd_scenario {
      * analyses that draw their own. */
     int no_graphs;
     int created; /* create was called: destroy frees the model */
+    /* The log of this scenario (runlog.h): its plugins' messages, handed
+     * to them as app.host at create unless the caller set app.host.log
+     * first (the host API keeps its own), then a run's and the host's;
+     * each run starts again from create's messages and leaves a copy in
+     * res.log. Derived scenarios have their own: threads never mix. */
+    nsd_runlog log;
+    nsd_runlog_mark created_mark;
 } nsd_scenario;
 
 /* Read, override and resolve the config at path. Returns the number of
@@ -77,22 +84,28 @@ size_t nsd_scenario_derive(nsd_scenario *s, const nsd_scenario *base, const nsd_
 size_t nsd_scenario_override(nsd_scenario *s, const nsd_scenario *base, const nsd_overrides *over,
                              nsd_diag *diag);
 
-/* Instantiate the plugins and the model. Returns the number of errors. */
+/* Instantiate the plugins (their log service: s->log, unless
+ * s->app.host.log was set) and the model. Returns the number of errors. */
 size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag);
 
 /* Open and create in one call (the usual start). */
 size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *sets, size_t n_sets,
                          nsd_diag *diag);
 
-/* Run the model from its initial state into s->res (see res.outcome).
- * Returns 0, or the number of config errors (the run did not start).
+/* Run the model from its initial state into s->res (see res.outcome),
+ * with the run's log in res.log: create's and the run's plugin messages,
+ * then the host's (a failure or stop, a possible missed impact, an
+ * energy or penetration warning). Nothing is printed but the progress
+ * line (run.progress, on a terminal). Returns 0, or the number of config
+ * errors (the run did not start).
  * `label` prefixes progress lines (NULL: none). */
 size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag);
 
 /* The outputs of the run into dir, a fresh folder of the command's own
  * (outdir.h): data (timeseries.csv, or timeseries.INCOMPLETE.csv after a
  * failure; events.csv for event-driven runs), the graphs if `graphs` (and
- * not no_graphs, and [plot] enabled), and run.toml. The paths are appended
+ * not no_graphs, and [plot] enabled), run.log (the run's log, res.log)
+ * and run.toml. The paths are appended
  * to *written (caller frees). Returns 0; 1 when a SIGINT/SIGTERM arrived
  * while the outputs of a run that had not failed were written (the record
  * says so, the data are named INCOMPLETE); -1 with err when a write

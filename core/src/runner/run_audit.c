@@ -79,6 +79,32 @@ void nsd_run_audit_print_summary(FILE *out, const nsd_run_result *res) {
         fprintf(out, "; energy %.6g J -> %.6g J", res->energy_first, res->energy_last);
 }
 
+void nsd_run_audit_log(nsd_runlog *log, const nsd_run_result *res) {
+    if (res->outcome == NSD_RUN_FAILED)
+        nsd_runlog_addf(log, NSDYN_LOG_ERROR, "the run failed at t = %.9g s: %s", res->t_reached,
+                        res->message);
+    else if (res->outcome == NSD_RUN_STOPPED)
+        nsd_runlog_addf(log, NSDYN_LOG_INFO, "the run stopped at t = %.9g s: %s", res->t_reached,
+                        res->message);
+    if (res->open_projections)
+        nsd_runlog_addf(log, NSDYN_LOG_WARNING,
+                        "%llu open contact%s found penetrating (deepest %.3g m) and projected "
+                        "out: a possible missed impact",
+                        (unsigned long long)res->open_projections,
+                        res->open_projections == 1 ? "" : "s", res->deepest_open);
+    if (nsd_run_audit_warns(res))
+        nsd_runlog_addf(log, NSDYN_LOG_WARNING,
+                        "penetration audit: %.3g m at t = %.9g s, deeper than "
+                        "run.penetration_tolerance: the step is too large for this motion",
+                        res->deepest_penetration, res->t_deepest_penetration);
+    if (res->energy_rises && res->outcome != NSD_RUN_FAILED)
+        nsd_runlog_addf(log, NSDYN_LOG_WARNING,
+                        "energy audit: %llu of %llu samples above the allowed bound (largest rise "
+                        "%.3g J)",
+                        (unsigned long long)res->energy_rises,
+                        (unsigned long long)res->energy_checked, res->energy_worst);
+}
+
 void nsd_run_audit_write_toml(FILE *f, const nsd_run_result *res) {
     fprintf(f,
             "penetration_checked = %llu  # time-stepping step ends whose rigid gaps were "

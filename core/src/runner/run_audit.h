@@ -33,6 +33,10 @@ int nsd_run_audit_warns(const nsd_run_result *res);
  * run that measured none. */
 void nsd_run_audit_print_summary(FILE *out, const nsd_run_result *res);
 
+/* The run's host messages into its log (runlog.h): how it failed or
+ * stopped, a possible missed impact, the audits' warnings. */
+void nsd_run_audit_log(nsd_runlog *log, const nsd_run_result *res);
+
 /* run.toml [status] keys (written for every run, zero when unmeasured). */
 void nsd_run_audit_write_toml(FILE *f, const nsd_run_result *res);
 

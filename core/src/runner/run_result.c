@@ -20,5 +20,6 @@ void nsd_run_result_free(nsd_run_result *res) {
     free(res->series.data);
     free(res->event_times);
     nsd_event_log_free(&res->contact_log);
+    nsd_runlog_free(&res->log);
     memset(res, 0, sizeof *res);
 }

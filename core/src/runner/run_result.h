@@ -6,6 +6,7 @@
 
 #include "model.h"
 #include "modes.h"
+#include "runlog.h"
 
 typedef struct nsd_series {
     size_t n_channels;
@@ -73,6 +74,10 @@ typedef struct nsd_run_result {
     int deepest_contact, penetration_exceeded;
     uint64_t energy_steps;
     double energy_first, energy_last;
+    /* The run's log: its plugins' messages (create's and the run's) and
+     * the host's (runlog.h); filled by the scenario (nsd_scenario_run). */
+    nsd_runlog log;
+    size_t log_plugin_bytes; /* the first bytes of log.text: the plugins' messages */
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,

@@ -157,6 +157,10 @@ typedef struct nsd_sweep_row {
     char (*sum_text)[NSD_SWEEP_TEXT];  /* n_sums ("" for numbers) */
     char message[512];
     char config_hash[65];
+    /* The run's log (runlog.h): its warnings and errors, plugins' and
+     * host's, and the first of them (columns log_warnings, log_first) */
+    uint32_t log_warnings;
+    char log_first[256];
     uint32_t n_points; /* the maxima() summary's points (at most NSD_SWEEP_POINTS) */
     double *points;
 } nsd_sweep_row;

@@ -3,8 +3,10 @@
  *                         the run count, the host's version;
  *   axes(pos, name, key, kind, n, start, stop, scale, zip_dim, per)
  *   summaries(pos, name, expr)
- *   runs(run, <axes>, <summaries>, status, message, wall, config_hash)
- *                         one row per finished run;
+ *   runs(run, <axes>, <summaries>, status, message, wall, config_hash,
+ *        log_warnings, log_first)
+ *                         one row per finished run (log_: the count of the
+ *                         warnings and errors in the run's log, the first);
  *   points(run, k, value) the local maxima of a maxima() summary, when the
  *                         sweep has one (a bifurcation diagram).
  * Rows are written in transactions by one thread; a run is finished once
@@ -111,7 +113,8 @@ static int create_schema(nsd_sweep_db *d, const char *config, char *err, size_t 
         sqlite3_free(q);
         runs = next;
     }
-    sql = sqlite3_mprintf("%z, status TEXT, message TEXT, wall REAL, config_hash TEXT); %s COMMIT;",
+    sql = sqlite3_mprintf("%z, status TEXT, message TEXT, wall REAL, config_hash TEXT, "
+                          "log_warnings INTEGER, log_first TEXT); %s COMMIT;",
                           runs,
                           def->points_sum >= 0 ? "CREATE TABLE points(run INTEGER, k INTEGER, "
                                                  "value REAL, PRIMARY KEY(run, k));"
@@ -121,8 +124,22 @@ static int create_schema(nsd_sweep_db *d, const char *config, char *err, size_t 
     return rc;
 }
 
+/* A database begun before runs carried their log (issue 21) gets its two
+ * columns (NULL in the rows it holds), so the study goes on in it. */
+static int add_log_columns(nsd_sweep_db *d, char *err, size_t len) {
+    sqlite3_stmt *st = NULL;
+    int have = sqlite3_prepare_v2(d->db, "SELECT log_warnings, log_first FROM runs LIMIT 0", -1,
+                                  &st, NULL) == SQLITE_OK;
+    sqlite3_finalize(st);
+    if (have) return 0;
+    return exec(d,
+                "ALTER TABLE runs ADD COLUMN log_warnings INTEGER; "
+                "ALTER TABLE runs ADD COLUMN log_first TEXT;",
+                err, len);
+}
+
 static int prepare_put(nsd_sweep_db *d, char *err, size_t len) {
-    size_t n = 1 + d->def->n_axes + d->def->n_sums + 4;
+    size_t n = 1 + d->def->n_axes + d->def->n_sums + 6;
     char *sql = sqlite3_mprintf("INSERT OR REPLACE INTO runs VALUES(?");
     for (size_t i = 1; i < n; ++i) sql = sqlite3_mprintf("%z, ?", sql);
     sql = sqlite3_mprintf("%z)", sql);
@@ -218,7 +235,7 @@ nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, cons
                  "summaries changed; use another database (--db) or remove this one",
                  path, hash, def->hash);
     } else if (exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err, len) == 0 &&
-               (hash[0] || create_schema(d, config, err, len) == 0) &&
+               (hash[0] ? add_log_columns(d, err, len) : create_schema(d, config, err, len)) == 0 &&
                prepare_put(d, err, len) == 0 && read_done(d, done, n_done, err, len) == 0) {
         rc = 0;
     }
@@ -322,6 +339,8 @@ int nsd_sweep_db_put(nsd_sweep_db *d, const nsd_sweep_row *row, char *err, size_
     sqlite3_bind_text(st, i++, row->message, -1, SQLITE_TRANSIENT);
     sqlite3_bind_double(st, i++, row->wall);
     sqlite3_bind_text(st, i++, row->config_hash, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)row->log_warnings);
+    sqlite3_bind_text(st, i++, row->log_first, -1, SQLITE_TRANSIENT);
     if (sqlite3_step(st) != SQLITE_DONE) return fail(d, "writing a run", err, len);
     if (!d->put_clear) return 0;
     sqlite3_reset(d->put_clear);

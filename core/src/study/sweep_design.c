@@ -212,7 +212,7 @@ void nsd_sweep_row_free(nsd_sweep_row *r) {
 size_t nsd_sweep_row_packed_size(const nsd_sweep_def *def) {
     return sizeof(uint64_t) + sizeof(int) + 2 * sizeof(double) +
            (def->n_axes + def->n_sums) * (sizeof(double) + NSD_SWEEP_TEXT) + 512 + 65 +
-           sizeof(uint32_t) + NSD_SWEEP_POINTS * sizeof(double);
+           sizeof(uint32_t) + 256 + sizeof(uint32_t) + NSD_SWEEP_POINTS * sizeof(double);
 }
 
 #define PUT(p, src, len) (memcpy((p), (src), (len)), (p) += (len))
@@ -229,6 +229,8 @@ void nsd_sweep_row_pack(const nsd_sweep_def *def, const nsd_sweep_row *r, unsign
     PUT(p, r->sum_text, def->n_sums * sizeof *r->sum_text);
     PUT(p, r->message, sizeof r->message);
     PUT(p, r->config_hash, sizeof r->config_hash);
+    PUT(p, &r->log_warnings, sizeof r->log_warnings);
+    PUT(p, r->log_first, sizeof r->log_first);
     PUT(p, &r->n_points, sizeof r->n_points);
     PUT(p, r->points, r->n_points * sizeof *r->points);
 }
@@ -244,6 +246,9 @@ void nsd_sweep_row_unpack(const nsd_sweep_def *def, const unsigned char *p, nsd_
     GET(p, r->sum_text, def->n_sums * sizeof *r->sum_text);
     GET(p, r->message, sizeof r->message);
     GET(p, r->config_hash, sizeof r->config_hash);
+    GET(p, &r->log_warnings, sizeof r->log_warnings);
+    GET(p, r->log_first, sizeof r->log_first);
+    r->log_first[sizeof r->log_first - 1] = '\0';
     GET(p, &r->n_points, sizeof r->n_points);
     if (r->n_points > NSD_SWEEP_POINTS) r->n_points = 0; /* not from a row_pack */
     GET(p, r->points, r->n_points * sizeof *r->points);

@@ -73,6 +73,8 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     row->status = NSD_SWEEP_OK;
     row->message[0] = '\0';
     row->config_hash[0] = '\0';
+    row->log_warnings = 0;
+    row->log_first[0] = '\0';
     row->sim_wall = 0;
     row->n_points = 0;
     nsd_sweep_fill_axes(def, run, row);
@@ -94,6 +96,9 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
         nsd_sweep_config_hash(&s.app.cfg, row->config_hash);
         errors = nsd_scenario_run(&s, NULL, &diag);
         row->sim_wall = s.res.wall_seconds;
+        /* the run's own log: threads never share one, nothing on stderr */
+        row->log_warnings = (uint32_t)s.res.log.n_warnings;
+        snprintf(row->log_first, sizeof row->log_first, "%s", s.res.log.first);
     }
     if (errors) {
         row->status = NSD_SWEEP_REFUSED;

@@ -58,11 +58,14 @@ typedef struct wire {
     double wall, sim_wall;
     char message[512];
     char config_hash[65];
+    uint32_t log_warnings;
+    char log_first[256];
 } wire;
 
 static int send_row(int fd, const nsd_sweep_def *def, const nsd_sweep_row *r) {
-    wire w = {r->run, r->status, r->n_points, r->wall, r->sim_wall, {0}, {0}};
+    wire w = {r->run, r->status, r->n_points, r->wall, r->sim_wall, {0}, {0}, r->log_warnings, {0}};
     memcpy(w.message, r->message, sizeof w.message);
+    memcpy(w.log_first, r->log_first, sizeof w.log_first);
     memcpy(w.config_hash, r->config_hash, sizeof w.config_hash);
     size_t na = def->n_axes, ns = def->n_sums;
     return write_all(fd, &w, sizeof w) || write_all(fd, r->axis_num, na * sizeof(double)) ||
@@ -82,6 +85,9 @@ static int recv_row(int fd, const nsd_sweep_def *def, nsd_sweep_row *r) {
     r->message[sizeof r->message - 1] = '\0';
     memcpy(r->config_hash, w.config_hash, sizeof r->config_hash);
     r->config_hash[64] = '\0';
+    r->log_warnings = w.log_warnings;
+    memcpy(r->log_first, w.log_first, sizeof r->log_first);
+    r->log_first[sizeof r->log_first - 1] = '\0';
     return read_all(fd, r->axis_num, na * sizeof(double)) ||
            read_all(fd, r->axis_text, na * NSD_SWEEP_TEXT) ||
            read_all(fd, r->sum_num, ns * sizeof(double)) ||
