@@ -37,7 +37,7 @@ START_TEST(step_to_step_map_converges) {
     static const char *const sets[] = {"run.t_end=15",         "run.output_dt=1e-4",
                                        "run.progress=false",   "plot.enabled=false",
                                        "integrator.rtol=1e-9", "integrator.atol=1e-12"};
-    run R;
+    run R = {0}; /* built by hand below, freed by nsd_scenario_destroy: starts empty */
     nsd_diag diag = {0};
     size_t errors = nsd_app_load(&R.app, NSDYN_TEST_SOURCE_DIR "/configs/walker2_gait.toml", sets,
                                  NSDYN_COUNT(sets), &diag);

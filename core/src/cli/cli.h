@@ -50,8 +50,8 @@ int nsd_cli_open_outdir(const nsd_cli *cli, nsd_outdir *od);
 /* nsd_scenario_load the CONFIG with its --set overrides. 0, or -1 with the
  * diagnostics printed (exit status 2); destroy s in any case. */
 int nsd_cli_load(const nsd_cli *cli, nsd_scenario *s, int no_graphs, nsd_diag *diag);
-/* The plugins' messages of a run (its log, res.log, up to the host's
- * own, which the command reports its way) on stderr, labelled. */
-void nsd_cli_print_plugin_log(const char *label, const nsd_run_result *res);
+/* The plugins' messages as they come, on stderr (a scenario's log echo,
+ * runlog.h): for the commands that run one scenario at a time. */
+void nsd_cli_echo_log(void *ctx, nsdyn_log_level level, const char *message);
 
 #endif

@@ -30,24 +30,19 @@ int nsd_cli_open_outdir(const nsd_cli *cli, nsd_outdir *od) {
 
 /* Load the config and create its model; on errors print them. */
 int nsd_cli_load(const nsd_cli *cli, nsd_scenario *s, int no_graphs, nsd_diag *diag) {
+    /* open, then the plugins' messages shown as they come (run.log keeps
+     * them too), then create */
+    size_t errors = nsd_scenario_open(s, cli->config, cli->sets, cli->n_sets, diag);
     s->no_graphs = no_graphs;
-    if (nsd_scenario_load(s, cli->config, cli->sets, cli->n_sets, diag) == 0) return 0;
+    s->log.echo = nsd_cli_echo_log;
+    if (!errors) errors = nsd_scenario_create(s, diag);
+    if (errors == 0) return 0;
     nsd_diag_print(diag, stderr);
     return -1;
 }
 
-void nsd_cli_print_plugin_log(const char *label, const nsd_run_result *res) {
-    const nsd_runlog *log = &res->log;
-    size_t n = res->log_plugin_bytes <= log->len ? res->log_plugin_bytes : log->len;
-    for (size_t at = 0; at < n;) { /* line by line, each with the label */
-        const char *nl = memchr(log->text + at, '\n', n - at);
-        size_t end = nl ? (size_t)(nl - log->text) + 1 : n;
-        fprintf(stderr, "%s%s%.*s", label ? label : "", label ? ": " : "", (int)(end - at),
-                log->text + at);
-        at = end;
-    }
-    if (log->dropped)
-        fprintf(stderr,
-                "%s%sinfo: %zu more message%s not kept (debug ones, or past the log's size)\n",
-                label ? label : "", label ? ": " : "", log->dropped, log->dropped == 1 ? "" : "s");
+void nsd_cli_echo_log(void *ctx, nsdyn_log_level level, const char *message) {
+    (void)ctx;
+    static const char *const names[] = {"debug", "info", "warning", "error"};
+    fprintf(stderr, "%s: %s\n", names[level <= NSDYN_LOG_ERROR ? level : NSDYN_LOG_ERROR], message);
 }

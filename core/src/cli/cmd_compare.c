@@ -356,6 +356,7 @@ static size_t resolve_summary(comparison *C) {
 static size_t prepare(comparison *C) {
     const nsd_cli *cli = C->cli;
     size_t errors = nsd_scenario_open(&C->base, cli->config, cli->sets, cli->n_sets, &C->diag);
+    C->base.log.echo = nsd_cli_echo_log; /* the variants' plugin messages as they come */
     const nsd_toml_node *vt = NULL;
     if (!errors) errors = check_compare_section(&C->base.app.cfg, &vt, &C->ck, &C->diag);
     if (!errors) errors = create_variants(C, vt);
@@ -391,7 +392,6 @@ static long run_variants(comparison *C) {
             C->walls[i * C->repeats + j] = v->sc.res.wall_seconds;
         }
         n_run = i + 1;
-        nsd_cli_print_plugin_log(label, &v->sc.res);
         if (!C->cli->quiet) nsd_scenario_print_summary(stdout, label, &v->sc.res);
         if (v->sc.res.outcome == NSD_RUN_FAILED && !nsd_interrupt_signal())
             fprintf(stderr, "warning: variant \"%s\": %s\n", v->name, v->sc.res.message);

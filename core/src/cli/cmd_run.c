@@ -12,7 +12,6 @@
 static void report(const nsd_cli *cli, const nsd_scenario *s, const nsd_outdir *od, int outputs_ok,
                    int abandoned, char **written, size_t n_written) {
     const nsd_run_result *res = &s->res;
-    nsd_cli_print_plugin_log(NULL, res);
     if (res->outcome == NSD_RUN_FAILED) {
         if (nsd_interrupt_signal() == SIGALRM)
             fprintf(stderr, "error: run.timeout = %g s reached (signal %d is its alarm)\n",

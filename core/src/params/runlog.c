@@ -51,7 +51,10 @@ void nsd_runlog_addf(nsd_runlog *log, nsdyn_log_level level, const char *fmt, ..
 }
 
 void nsd_runlog_sink(void *ctx, nsdyn_log_level level, const char *message) {
-    nsd_runlog_add(ctx, level, message);
+    nsd_runlog *log = ctx;
+    nsd_runlog_add(log, level, message);
+    if (log && log->echo && level >= NSDYN_LOG_INFO)
+        log->echo(log->echo_ctx, level, message ? message : "(no message)");
 }
 
 nsdyn_host nsd_runlog_host(nsd_runlog *log) {
@@ -76,6 +79,8 @@ void nsd_runlog_copy(nsd_runlog *dst, const nsd_runlog *src) {
     *dst = *src;
     dst->text = NULL;
     dst->cap = 0;
+    dst->echo = NULL;
+    dst->echo_ctx = NULL;
     if (!src->len) {
         dst->len = 0;
         return;

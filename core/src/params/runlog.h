@@ -20,6 +20,10 @@
 
 #define NSD_RUNLOG_MAX_BYTES (256u * 1024u)
 
+/* A reader of a plugin's messages as they come (the command line's
+ * printer); called from the thread that runs the plugin. */
+typedef void (*nsd_runlog_echo_fn)(void *ctx, nsdyn_log_level level, const char *message);
+
 typedef struct nsd_runlog {
     char *text;        /* the kept lines, NUL-terminated (NULL: none yet) */
     size_t len, cap;   /* bytes of text, of its storage */
@@ -27,6 +31,12 @@ typedef struct nsd_runlog {
     size_t n_warnings; /* of all messages (kept or not), warnings and errors */
     size_t dropped;    /* messages past NSD_RUNLOG_MAX_BYTES, and debug ones */
     char first[256];   /* the first warning or error ("" when none) */
+    /* Set by a single-threaded command: every plugin message (info and
+     * up, through nsd_runlog_sink) is handed to it as it comes too, as
+     * `nsdyn run` shows them. Not copied (nsd_runlog_copy); a scenario
+     * derived from one that has it gets it (scenario.c). */
+    nsd_runlog_echo_fn echo;
+    void *echo_ctx;
 } nsd_runlog;
 
 /* A place in a log to come back to (nsd_runlog_rewind). */

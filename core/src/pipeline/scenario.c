@@ -23,7 +23,9 @@ size_t nsd_scenario_open(nsd_scenario *s, const char *path, const char *const *s
 static size_t derive(nsd_scenario *s, const nsd_scenario *base, const nsd_toml_node *table,
                      const nsd_overrides *over, nsd_diag *diag) {
     memset(s, 0, sizeof *s);
-    s->base = base; /* its own log service, set at create (not base's log) */
+    s->base = base;               /* its own log service, set at create (not base's log) */
+    s->log.echo = base->log.echo; /* a command's printer, when it set one */
+    s->log.echo_ctx = base->log.echo_ctx;
     /* base may be derived itself (a continuation point of a variant): the
      * plugins are the opened scenario's at the root */
     const nsd_scenario *root = base;
@@ -73,10 +75,8 @@ size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
     nsd_model_reset(&s->model);
     nsd_runlog_rewind(&s->log, s->created_mark); /* the previous run's messages go */
     size_t errors = nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
-    size_t plugin_bytes = s->log.len;
     if (!errors) nsd_run_audit_log(&s->log, &s->res);
     nsd_runlog_copy(&s->res.log, &s->log);
-    s->res.log_plugin_bytes = plugin_bytes;
     return errors;
 }
 

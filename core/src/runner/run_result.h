@@ -77,7 +77,6 @@ typedef struct nsd_run_result {
     /* The run's log: its plugins' messages (create's and the run's) and
      * the host's (runlog.h); filled by the scenario (nsd_scenario_run). */
     nsd_runlog log;
-    size_t log_plugin_bytes; /* the first bytes of log.text: the plugins' messages */
 } nsd_run_result;
 
 /* Events of a run by kind: the contact log's kinds (impact, rest, close,
