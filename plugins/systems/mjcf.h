@@ -29,6 +29,17 @@ typedef struct mjcf_candidate {
     int plane;       /* plane geom id (world body) */
 } mjcf_candidate;
 
+/* A rule that arms a contact (key `arm`, mjcf_arming.c): r(q) = sign
+ * (sum coef_k q[qadr_k] - value), the rule holds where r > 0. */
+#define MJCF_RULE_TERMS 4
+typedef struct mjcf_rule {
+    int contact; /* candidate index */
+    int n_terms;
+    int qadr[MJCF_RULE_TERMS];
+    double coef[MJCF_RULE_TERMS];
+    double value, sign; /* sign +1 for '>', -1 for '<' */
+} mjcf_rule;
+
 typedef struct mjcf_inst {
     mjModel *m;
     mjData *d;
@@ -55,6 +66,13 @@ typedef struct mjcf_inst {
     double *jacp, *jacr;    /* 3 x nv each */
     double *force, *solved; /* nv each */
     double *q0, *v0;        /* the initial state (keyframe 0 or qpos0) */
+    /* arming rules (mjcf_arming.c): armed[c] is candidate c's discrete
+     * mode (1 armed), rule_of[c] its rule or -1 */
+    mjcf_rule *rules;
+    size_t n_rules;
+    int *armed, *rule_of;
+    double clearance_m;  /* disarm once this far above the surface [m] */
+    double *gap_scratch; /* nc gaps */
 } mjcf_inst;
 
 /* mjcf_model.c: read the model file and apply the config's settings;
@@ -78,6 +96,18 @@ nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *
 int mjcf_check_planar(mjcf_inst *s, char *err, size_t err_len);
 /* Add W_c^T lambda_c of every contact to s->force (nv), at the state in d. */
 void mjcf_contact_forces(mjcf_inst *s, const double *lambda);
+
+/* The gaps of every candidate at positions q (nc entries) [m]. */
+void mjcf_gaps(mjcf_inst *s, const double *q, double *gap);
+
+/* mjcf_arming.c: the rules of key `arm` ("CONTACT: SUM > VALUE; ...") for
+ * the candidates built; 0, or -1 with err. */
+int mjcf_rules_build(mjcf_inst *s, const char *text, double clearance_m, char *err, size_t err_len);
+void mjcf_rules_reset(mjcf_inst *s);
+/* The switches "arm" (g[0]) and "disarm" (g[1]) at positions q. */
+nsdyn_status mjcf_rules_switches(mjcf_inst *s, const double *q, double *g);
+/* Switch `index` (0 arm, 1 disarm) fired at positions q. */
+nsdyn_status mjcf_rules_apply(mjcf_inst *s, size_t index, const double *q);
 
 /* mjcf_model.c: bring mjData to (q, v): positions always, velocity stages when
  * with_velocity. Quaternions are normalized in the copy MuJoCo reads. */

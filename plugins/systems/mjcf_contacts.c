@@ -112,6 +112,7 @@ nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *
         geo g;
         geometry(s, k, &g);
         out[c].gap = g.gap;
+        if (s->armed && !s->armed[c]) out[c].active = 0; /* disarmed (mjcf_arming.c) */
         mj_jac(s->m, s->d, s->jacp, s->jacr, g.x, k->body);
         double *jac = nsdyn_contact_jacobian(request, c);
         for (int r = 0; r < 3; ++r) {
@@ -134,6 +135,15 @@ nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *
         }
     }
     return NSDYN_OK;
+}
+
+void mjcf_gaps(mjcf_inst *s, const double *q, double *gap) {
+    mjcf_sync(s, q, NULL, 0);
+    for (size_t c = 0; c < s->nc; ++c) {
+        geo g;
+        geometry(s, &s->cand[c], &g);
+        gap[c] = g.gap;
+    }
 }
 
 int mjcf_check_planar(mjcf_inst *s, char *err, size_t err_len) {

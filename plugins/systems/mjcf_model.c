@@ -273,6 +273,10 @@ void mjcf_model_close(mjcf_inst *s) {
     free(s->out_labels);
     free(s->cand);
     free(s->decl);
+    free(s->rules);
+    free(s->armed);
+    free(s->rule_of);
+    free(s->gap_scratch);
     free(s);
 }
 

@@ -49,6 +49,11 @@ static const nsdyn_param_decl params[] = {
     NSDYN_STRING_F("joint_damping", 0u, "joint damping, \"joint=N m s/rad, ...\""),
     NSDYN_CHOICE("engine", 0, engines,
                  "nsdyn: nsdyn's contact laws decide; mujoco: MuJoCo's own mj_step (comparison)"),
+    NSDYN_STRING_F("arm", 0u,
+                   "contacts armed by a rule of joint coordinates, \"CONTACT: th2 - th1 > rad; "
+                   "...\" (off until it holds, off again once open while it fails)"),
+    NSDYN_REAL_F("arm_clearance", "m", 1e-6, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "an armed contact whose rule fails is disarmed this far above its surface"),
 };
 
 static const nsdyn_channel outputs_ch[] = {
@@ -172,6 +177,12 @@ static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, siz
         return NULL;
     }
     for (size_t c = 0; c < s->nc; ++c) clean_name(s->cand[c].name);
+    s->gap_scratch = calloc(s->nc ? s->nc : 1, sizeof *s->gap_scratch);
+    if (!s->gap_scratch) abort();
+    if (mjcf_rules_build(s, nsdyn_value_text(&p[8]), p[9].num, err, err_len)) {
+        mjcf_model_close(s);
+        return NULL;
+    }
     if (s->planar && mjcf_check_planar(s, err, err_len)) {
         mjcf_model_close(s);
         return NULL;
@@ -185,6 +196,7 @@ static void destroy(void *inst) { mjcf_model_close(inst); }
 static void reset(void *inst) {
     mjcf_inst *s = inst;
     if (s->engine_mujoco) mjcf_mujoco_restart(s);
+    mjcf_rules_reset(s);
     s->valid_pos = s->valid_vel = 0;
 }
 
@@ -271,10 +283,16 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *L) {
                                .draw_x_label = "x [m]",
                                .draw_y_label = "z [m]",
                                .energy_output = "energy"};
+    static const char *const arming[] = {"arm", "disarm"};
+    static const int both_rising[] = {1, 1};
     if (s->engine_mujoco) {
         L->n_switches = 1;
         L->switches = ticks;
         L->switch_direction = rising;
+    } else if (s->n_rules) {
+        L->n_switches = 2;
+        L->switches = arming;
+        L->switch_direction = both_rising;
     }
     return NSDYN_OK;
 }
@@ -284,6 +302,19 @@ static nsdyn_status initial_state(void *inst, double *q, double *v) {
     memcpy(q, s->q0, s->nq * sizeof *q);
     memcpy(v, s->v0, s->nv * sizeof *v);
     return NSDYN_OK;
+}
+
+static nsdyn_status switches(void *inst, double t, const double *q, const double *v,
+                             const double *lambda, double *g) {
+    mjcf_inst *s = inst;
+    if (s->engine_mujoco) return mjcf_mujoco_switches(inst, t, q, v, lambda, g);
+    return mjcf_rules_switches(s, q, g);
+}
+
+static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, double *v) {
+    mjcf_inst *s = inst;
+    if (s->engine_mujoco) return mjcf_mujoco_step(inst, index, t, q, v);
+    return mjcf_rules_apply(s, index, q);
 }
 
 static const nsdyn_system mjcf = {
@@ -300,8 +331,8 @@ static const nsdyn_system mjcf = {
     .contacts = mjcf_contacts,
     .outputs = outputs,
     .draw = mjcf_draw,
-    .switches = mjcf_mujoco_switches,
-    .on_switch = mjcf_mujoco_step,
+    .switches = switches,
+    .on_switch = on_switch,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
