@@ -6,7 +6,8 @@
  *
  * A rule "CONTACT: c1 JOINT1 + c2 JOINT2 ... > VALUE" (or "<"; hinge angles
  * in rad, slides in m; "foot2: th2 - th1 > 0.1745") gives a contact
- * candidate a discrete mode, armed or disarmed; a disarmed candidate is
+ * candidate (or each candidate of a feature: foot2 against every plane
+ * and terrain segment) a discrete mode of its own, armed or disarmed; a disarmed candidate is
  * off (its `active` flag cleared: no force, no impact, its gap unseen).
  * With r(q) = (sum c_j q_j) - VALUE (sign flipped for "<") and gap g(q):
  *   disarmed -> armed  where min(r, g) rises through 0: the rule holds with
@@ -117,8 +118,9 @@ static int parse_sum(const mjModel *m, const char *text, mjcf_rule *r, char *err
     return 0;
 }
 
-/* One rule "CONTACT: SUM > VALUE"; 0, or -1 with err. */
-static int parse_rule(mjcf_inst *s, char *text, mjcf_rule *r, char *err, size_t len) {
+/* One rule "CONTACT: SUM > VALUE" (CONTACT a candidate or a feature: all
+ * its candidates), as rule number `index`; 0, or -1 with err. */
+static int parse_rule(mjcf_inst *s, char *text, mjcf_rule *r, int index, char *err, size_t len) {
     char *colon = strchr(text, ':');
     char *cmp = strpbrk(text, "<>");
     if (!colon || !cmp || cmp < colon) {
@@ -130,10 +132,17 @@ static int parse_rule(mjcf_inst *s, char *text, mjcf_rule *r, char *err, size_t 
     }
     *colon = '\0';
     trim(text);
-    r->contact = -1;
-    for (size_t c = 0; c < s->nc; ++c)
-        if (!strcmp(s->cand[c].name, text)) r->contact = (int)c;
-    if (r->contact < 0) {
+    int found = 0;
+    for (size_t c = 0; c < s->nc; ++c) {
+        if (strcmp(s->cand[c].name, text) && strcmp(s->cand[c].feat_name, text)) continue;
+        if (s->rule_of[c] >= 0) {
+            snprintf(err, len, "key 'arm': contact '%s' has two rules", s->cand[c].name);
+            return -1;
+        }
+        s->rule_of[c] = index;
+        found = 1;
+    }
+    if (!found) {
         snprintf(err, len, "key 'arm': '%s' is not one of the contacts (", text);
         for (size_t c = 0; c < s->nc; ++c) {
             size_t used = strlen(err);
@@ -172,18 +181,11 @@ int mjcf_rules_build(mjcf_inst *s, const char *text, double clearance_m, char *e
     for (char *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
         trim(tok);
         if (!*tok) continue;
-        mjcf_rule *r = &s->rules[s->n_rules];
-        if (parse_rule(s, tok, r, err, err_len)) {
+        if (parse_rule(s, tok, &s->rules[s->n_rules], (int)s->n_rules, err, err_len)) {
             free(buf);
             return -1;
         }
-        if (s->rule_of[r->contact] >= 0) {
-            snprintf(err, err_len, "key 'arm': contact '%s' has two rules",
-                     s->cand[r->contact].name);
-            free(buf);
-            return -1;
-        }
-        s->rule_of[r->contact] = (int)s->n_rules++;
+        s->n_rules++;
     }
     free(buf);
     mjcf_rules_reset(s);
@@ -203,13 +205,13 @@ static double rule_value(const mjcf_rule *r, const double *q) {
 /* Both functions of the head comment at (q); gap[c] from mjcf_gaps(). */
 static void rule_functions(const mjcf_inst *s, const double *q, const double *gap, double g[2]) {
     g[0] = g[1] = -1.0;
-    for (size_t k = 0; k < s->n_rules; ++k) {
-        const mjcf_rule *r = &s->rules[k];
-        double rv = rule_value(r, q), gc = gap[r->contact];
-        if (s->armed[r->contact])
-            g[1] = fmax(g[1], fmin(-rv, gc - s->clearance_m));
+    for (size_t c = 0; c < s->nc; ++c) {
+        if (s->rule_of[c] < 0) continue;
+        double rv = rule_value(&s->rules[s->rule_of[c]], q);
+        if (s->armed[c])
+            g[1] = fmax(g[1], fmin(-rv, gap[c] - s->clearance_m));
         else
-            g[0] = fmax(g[0], fmin(rv, gc));
+            g[0] = fmax(g[0], fmin(rv, gap[c]));
     }
 }
 
@@ -225,15 +227,13 @@ nsdyn_status mjcf_rules_apply(mjcf_inst *s, size_t index, const double *q) {
      * whose crossing was located */
     int best = -1;
     double best_v = -HUGE_VAL;
-    for (size_t k = 0; k < s->n_rules; ++k) {
-        const mjcf_rule *r = &s->rules[k];
-        double rv = rule_value(r, q), gc = s->gap_scratch[r->contact];
-        int armed = s->armed[r->contact];
-        if ((index == 0) == armed) continue;
+    for (size_t c = 0; c < s->nc; ++c) {
+        if (s->rule_of[c] < 0 || (index == 0) == s->armed[c]) continue;
+        double rv = rule_value(&s->rules[s->rule_of[c]], q), gc = s->gap_scratch[c];
         double v = index == 0 ? fmin(rv, gc) : fmin(-rv, gc - s->clearance_m);
         if (v > best_v) {
             best_v = v;
-            best = r->contact;
+            best = (int)c;
         }
     }
     if (best >= 0) s->armed[best] = index == 0;
