@@ -16,7 +16,9 @@
  *    y* with |y* - y_a| at the shooting tolerance: the same gait;
  *  - its period equals walker_impact's, and the multipliers of the MJCF
  *    map (central differences at h and 2h) equal walker_impact's (the
- *    multipliers do not depend on the section).
+ *    multipliers do not depend on the section);
+ *  - from 8 random post-strike states near the gait, both walk the same
+ *    two steps (legs' angles and rates equal at t = 1.1 s to 1e-7).
  * Tolerances: both shootings converge to 1e-10 (scaled) at rtol 1e-11;
  * states and period to 1e-8 (a few hundred times the integrators'
  * tolerance, through an impact and an arming switch each located to
@@ -252,11 +254,59 @@ START_TEST(mjcf_walker_is_walker_impact) {
 }
 END_TEST
 
+/* From random post-strike states near the gait (both feet on the ramp,
+ * th_sw = -th_st, as a heel strike leaves them), the MJCF walker and
+ * walker_impact walk the same two steps: the legs' angles and rates agree
+ * at t = 1.1 s (mid-step, after two heel strikes). */
+START_TEST(mjcf_walker_follows_walker_impact) {
+    unsigned long long seed = 0x2545F4914F6CDD1Dull;
+    for (int trial = 0; trial < 8; ++trial) {
+        double u[3];
+        for (int k = 0; k < 3; ++k) {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            u[k] = (double)(seed >> 11) / 9007199254740992.0;
+        }
+        double th = 0.2618 + 0.01 * u[0], ws = -1.99 + 0.06 * u[1], ww = -1.34 + 0.1 * u[2];
+        double L = L_LEG - RHO;
+        char s1[64], s2[64], s3[64], s4[64], s5[64], s6[64], s7[64];
+        snprintf(s1, sizeof s1, "system.theta_st0=%.17g", th);
+        snprintf(s2, sizeof s2, "system.theta_sw0=%.17g", -th);
+        snprintf(s3, sizeof s3, "system.omega_st0=%.17g", ws);
+        snprintf(s4, sizeof s4, "system.omega_sw0=%.17g", ww);
+        const char *wsets[] = {s1, s2, s3, s4, "run.t_end=1.1", "run.output_dt=1.1"};
+        run W = {0};
+        test_run_file(&W, "walker_impact_periodic.toml", wsets, 6, NSD_RUN_COMPLETE);
+        snprintf(s1, sizeof s1, "initial.th1=%.17g", th);
+        snprintf(s2, sizeof s2, "initial.th2=%.17g", -th);
+        snprintf(s3, sizeof s3, "initial.th1_dot=%.17g", ws);
+        snprintf(s4, sizeof s4, "initial.th2_dot=%.17g", ww);
+        snprintf(s5, sizeof s5, "initial.z=%.17g", L * cos(th) + RHO);
+        snprintf(s6, sizeof s6, "initial.x_dot=%.17g", -(L * cos(th) + RHO) * ws);
+        snprintf(s7, sizeof s7, "initial.z_dot=%.17g", -L * sin(th) * ws);
+        const char *msets[] = {s1, s2, s3, s4, s5, s6, s7, "run.t_end=1.1", "run.output_dt=1.1"};
+        run R = {0};
+        test_run_file(&R, "mjcf_compass_walker.toml", msets, 9, NSD_RUN_COMPLETE);
+        ck_assert_uint_eq(test_count_kind(&R, NSD_EVENT_IMPACT), 2);
+        static const char *const wn[] = {"theta1", "theta2", "omega1", "omega2"};
+        static const char *const mn[] = {"th1", "th2", "th1_dot", "th2_dot"};
+        for (int k = 0; k < 4; ++k) {
+            double a = last(&W, wn[k]), b = last(&R, mn[k]);
+            ck_assert_msg(fabs(a - b) < 1e-7 * (1 + fabs(a)),
+                          "trial %d (th %.6f, w %.6f %.6f): %s %.12g, walker_impact %.12g", trial,
+                          th, ws, ww, mn[k], b, a);
+        }
+        test_unload(&W);
+        test_unload(&R);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("mjcf_walker");
     TCase *tc = tcase_create("walker");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, mjcf_walker_is_walker_impact);
+    tcase_add_test(tc, mjcf_walker_follows_walker_impact);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
