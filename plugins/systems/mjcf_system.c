@@ -49,9 +49,11 @@ static const nsdyn_param_decl params[] = {
     NSDYN_STRING_F("joint_damping", 0u, "joint damping, \"joint=N m s/rad, ...\""),
     NSDYN_CHOICE("engine", 0, engines,
                  "nsdyn: nsdyn's contact laws decide; mujoco: MuJoCo's own mj_step (comparison)"),
-    NSDYN_STRING_F("arm", 0u,
-                   "contacts armed by a rule of joint coordinates, \"CONTACT: th2 - th1 > rad; "
-                   "...\" (off until it holds, off again once open while it fails)"),
+    NSDYN_STRING_F(
+        "arm", 0u,
+        "contacts armed by a rule of joint coordinates, \"CONTACT: th2 - th1 > rad; "
+        "...\": armed at the start, off once above its surface while the rule fails, on again "
+        "when it holds (docs/mjcf.md 3b)"),
     NSDYN_REAL_F("arm_clearance", "m", 1e-6, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
                  "an armed contact whose rule fails is disarmed this far above its surface"),
     {.name = "profile_x",
