@@ -266,7 +266,8 @@ START_TEST(bad_profiles_and_rules) {
                    NULL);
     expect_refusal("arm = \"nose: hinge > x\"", "expected a number after '>'", NULL);
     expect_refusal("arm = \"nose: 2 hinge > 0\"", "expected NUMBER * JOINT", NULL);
-    expect_refusal("arm = \"nose: hinge > 0; nose: -hinge > 0\"", "'nose_seg1' has two rules", NULL);
+    expect_refusal("arm = \"nose: hinge > 0; nose: -hinge > 0\"", "'nose_seg1' has two rules",
+                   NULL);
 }
 END_TEST
 
