@@ -32,8 +32,9 @@
  * (the section of `nsdyn periodic`). Each function is continuous between
  * its switches; where a candidate changes sets its value there is below 0
  * in its new set, so no change is a crossing. A run starts with every
- * candidate armed (reset()): start a walker with its swing foot above the
- * ramp. docs/mjcf.md section 6. */
+ * candidate armed (reset()): start a walker just after a heel strike, both
+ * feet on the ramp (a trailing foot that starts above arm_clearance is not
+ * disarmed until it has touched and left the ramp: no crossing). docs/mjcf.md section 6. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
