@@ -18,7 +18,9 @@
  *    map (central differences at h and 2h) equal walker_impact's (the
  *    multipliers do not depend on the section);
  *  - from 8 random post-strike states near the gait, both walk the same
- *    two steps (legs' angles and rates equal at t = 1.1 s to 1e-7).
+ *    two steps (legs' angles and rates equal at t = 1.1 s to 1e-7);
+ *  - on the ramp given as a one-segment terrain profile it walks as on
+ *    the plane (1e-9).
  * Tolerances: both shootings converge to 1e-10 (scaled) at rtol 1e-11;
  * states and period to 1e-8 (a few hundred times the integrators'
  * tolerance, through an impact and an arming switch each located to
@@ -301,12 +303,33 @@ START_TEST(mjcf_walker_follows_walker_impact) {
 }
 END_TEST
 
+/* The same ramp as a one-segment terrain profile instead of the plane
+ * (arming rules naming the features, whose candidates are then the
+ * segment's): the same two steps to rounding. */
+START_TEST(mjcf_walker_on_a_profile_ramp) {
+    const char *sets[] = {"run.t_end=1.1", "run.output_dt=1.1"};
+    const char *psets[] = {"run.t_end=1.1", "run.output_dt=1.1", "system.profile_x=[-1.0, 3.0]",
+                           "system.profile_z=[0.03579452514620942, -0.10738357543862825]"};
+    run A = {0}, B = {0};
+    test_run_file(&A, "mjcf_compass_walker.toml", sets, 2, NSD_RUN_COMPLETE);
+    test_run_file(&B, "mjcf_compass_walker.toml", psets, 4, NSD_RUN_COMPLETE);
+    ck_assert_uint_eq(test_count_kind(&B, NSD_EVENT_IMPACT), 2);
+    static const char *const mn[] = {"x", "z", "th1", "th2", "th1_dot", "th2_dot"};
+    for (int k = 0; k < 6; ++k)
+        ck_assert_msg(fabs(last(&A, mn[k]) - last(&B, mn[k])) < 1e-9,
+                      "%s: plane %.15g, profile %.15g", mn[k], last(&A, mn[k]), last(&B, mn[k]));
+    test_unload(&A);
+    test_unload(&B);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("mjcf_walker");
     TCase *tc = tcase_create("walker");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, mjcf_walker_is_walker_impact);
     tcase_add_test(tc, mjcf_walker_follows_walker_impact);
+    tcase_add_test(tc, mjcf_walker_on_a_profile_ramp);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
