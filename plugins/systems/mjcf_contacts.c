@@ -30,9 +30,7 @@
 
 #include "mjcf.h"
 
-typedef struct geo {
-    double c[3], x[3], r[3][3], gap;
-} geo;
+typedef mjcf_geo geo;
 
 static void cross3(double *out, const double *a, const double *b) {
     out[0] = a[1] * b[2] - a[2] * b[1];
@@ -45,8 +43,14 @@ static double dot3(const double *a, const double *b) {
 }
 
 /* Centre C, contact point X, frame R and gap of candidate k at the
- * positions mjData holds. */
+ * positions mjData holds: against a plane here, against a terrain
+ * segment in mjcf_terrain.c. */
 static void geometry(const mjcf_inst *s, const mjcf_candidate *k, geo *g) {
+    mjcf_candidate_centre(s, k, g->c);
+    if (k->segment >= 0) {
+        mjcf_terrain_geometry(s, k, g);
+        return;
+    }
     const mjData *d = s->d;
     const double *pm = d->geom_xmat + 9 * k->plane, *p0 = d->geom_xpos + 3 * k->plane;
     for (int i = 0; i < 3; ++i) {
@@ -54,16 +58,10 @@ static void geometry(const mjcf_inst *s, const mjcf_candidate *k, geo *g) {
         g->r[1][i] = pm[3 * i + 0]; /* x column: t1 */
         g->r[2][i] = pm[3 * i + 1]; /* y column: t2 */
     }
-    if (k->site >= 0)
-        memcpy(g->c, d->site_xpos + 3 * k->site, sizeof g->c);
-    else {
-        const double *gm = d->geom_xmat + 9 * k->geom, *gp = d->geom_xpos + 3 * k->geom;
-        for (int i = 0; i < 3; ++i)
-            g->c[i] = gp[i] + gm[3 * i] * k->local[0] + gm[3 * i + 1] * k->local[1] +
-                      gm[3 * i + 2] * k->local[2];
-    }
     double rel[3] = {g->c[0] - p0[0], g->c[1] - p0[1], g->c[2] - p0[2]};
     g->gap = dot3(g->r[0], rel) - k->radius_m;
+    g->kappa = 0.0;
+    g->clamped = 0;
     for (int i = 0; i < 3; ++i) g->x[i] = g->c[i] - k->radius_m * g->r[0][i];
 }
 
@@ -99,6 +97,17 @@ static void drift(const mjcf_inst *s, const mjcf_candidate *k, const geo *g, dou
     cross3(t, al, xc);
     for (int i = 0; i < 3; ++i) a[i] += t[i];
     for (int r = 0; r < 3; ++r) out[r] = dot3(g->r[r], a);
+    if (g->kappa == 0.0) return;
+    /* a frame turning about a terrain vertex (mjcf_terrain.c): R' v_X and
+     * R (omega x (X - C))' with (X - C)' = -r phi' t1 */
+    double vx[3], wt[3], phi;
+    cross3(t, w, xc);
+    for (int i = 0; i < 3; ++i) vx[i] = vc[i] + t[i];
+    phi = g->kappa * dot3(g->r[1], vc);
+    out[0] += phi * dot3(g->r[1], vx);
+    out[1] -= phi * dot3(g->r[0], vx);
+    cross3(wt, w, g->r[1]);
+    for (int r = 0; r < 3; ++r) out[r] -= k->radius_m * phi * dot3(g->r[r], wt);
 }
 
 nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *v,
@@ -112,6 +121,8 @@ nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *
         geo g;
         geometry(s, k, &g);
         out[c].gap = g.gap;
+        if (s->armed && !s->armed[c]) out[c].active = 0; /* disarmed (mjcf_arming.c) */
+        if (k->segment >= 0 && !mjcf_terrain_active(s, k, &g)) out[c].active = 0;
         mj_jac(s->m, s->d, s->jacp, s->jacr, g.x, k->body);
         double *jac = nsdyn_contact_jacobian(request, c);
         for (int r = 0; r < 3; ++r) {
@@ -134,6 +145,15 @@ nsdyn_status mjcf_contacts(void *inst, double t, const double *q, const double *
         }
     }
     return NSDYN_OK;
+}
+
+void mjcf_gaps(mjcf_inst *s, const double *q, double *gap) {
+    mjcf_sync(s, q, NULL, 0);
+    for (size_t c = 0; c < s->nc; ++c) {
+        geo g;
+        geometry(s, &s->cand[c], &g);
+        gap[c] = g.gap;
+    }
 }
 
 int mjcf_check_planar(mjcf_inst *s, char *err, size_t err_len) {
@@ -309,7 +329,10 @@ static int resolve_planes(const mjModel *m, const char *planes, int *ids, int ro
     if (!planes[0]) {
         for (int g = 0; g < m->ngeom && n < room; ++g)
             if (m->geom_type[g] == mjGEOM_PLANE && m->geom_bodyid[g] == 0) ids[n++] = g;
-        if (!n) snprintf(err, err_len, "the model has no plane geom in its <worldbody>");
+        if (!n)
+            snprintf(err, err_len,
+                     "the model has no plane geom in its <worldbody> (and the config no terrain "
+                     "profile: keys profile_x, profile_z)");
         return n ? n : -1;
     }
     char buf[512];
@@ -348,8 +371,10 @@ int mjcf_contacts_build(mjcf_inst *s, const char *spec, const char *planes, char
         }
         nf += k;
     }
-    if (nf) np = resolve_planes(m, planes, plane, MAX_PLANES, err, err_len);
-    for (int f = 0; f < nf && np > 0; ++f)
+    /* with a terrain profile, planes only where named */
+    size_t nseg = s->terrain.n_vert ? s->terrain.n_vert - 1 : 0;
+    if (nf && (planes[0] || !nseg)) np = resolve_planes(m, planes, plane, MAX_PLANES, err, err_len);
+    for (int f = 0; f < nf && np >= 0; ++f)
         if (feat[f].body == 0) {
             snprintf(err, err_len,
                      "key 'contacts': '%s' belongs to the world body (it cannot move)",
@@ -360,30 +385,41 @@ int mjcf_contacts_build(mjcf_inst *s, const char *spec, const char *planes, char
         free(feat);
         return -1;
     }
-    s->nc = (size_t)(nf * np);
+    size_t per = (size_t)np + nseg;
+    s->nc = (size_t)nf * per;
     s->cand = calloc(s->nc ? s->nc : 1, sizeof *s->cand);
     s->decl = calloc(s->nc ? s->nc : 1, sizeof *s->decl);
-    if (!s->cand || !s->decl) abort();
-    for (int f = 0; f < nf; ++f)
-        for (int p = 0; p < np; ++p) {
-            mjcf_candidate *k = &s->cand[f * np + p];
-            const char *pn = mj_id2name(m, mjOBJ_GEOM, plane[p]);
-            if (np == 1)
+    char(*names)[64] = calloc(nf ? (size_t)nf : 1, sizeof *names);
+    if (!s->cand || !s->decl || !names) abort();
+    for (int f = 0; f < nf; ++f) {
+        snprintf(names[f], sizeof names[f], "%s", feat[f].name);
+        for (size_t p = 0; p < per; ++p) {
+            mjcf_candidate *k = &s->cand[(size_t)f * per + p];
+            int is_plane = p < (size_t)np;
+            const char *pn = is_plane ? mj_id2name(m, mjOBJ_GEOM, plane[p]) : NULL;
+            if (per == 1)
                 snprintf(k->name, MJCF_NAME_LEN, "%s", feat[f].name);
-            else
+            else if (is_plane)
                 snprintf(k->name, MJCF_NAME_LEN, "%.40s_%.20s", feat[f].name,
                          pn && *pn ? pn : "plane");
-            k->feature = feat[f].kind;
+            else
+                snprintf(k->name, MJCF_NAME_LEN, "%.40s_seg%zu", feat[f].name, p - np + 1);
+            k->feat_index = f;
+            snprintf(k->feat_name, sizeof k->feat_name, "%s", feat[f].name);
             k->site = feat[f].site;
             k->geom = feat[f].geom;
             k->body = feat[f].body;
             memcpy(k->local, feat[f].local, sizeof k->local);
             k->radius_m = feat[f].radius_m;
-            k->plane = plane[p];
-            s->decl[f * np + p] = (nsdyn_contact_decl){.name = k->name,
-                                                       .type = NSDYN_CONTACT_UNILATERAL,
-                                                       .tangent_dim = s->planar ? 1 : 2};
+            k->plane = is_plane ? plane[p] : -1;
+            k->segment = is_plane ? -1 : (int)(p - np);
+            s->decl[(size_t)f * per + p] = (nsdyn_contact_decl){.name = k->name,
+                                                                .type = NSDYN_CONTACT_UNILATERAL,
+                                                                .tangent_dim = s->planar ? 1 : 2};
         }
+    }
+    mjcf_terrain_switches_build(s, nf, (const char(*)[64])names);
+    free(names);
     free(feat);
     return 0;
 }

@@ -2,6 +2,7 @@
  * plane (the drawing plane of nsdyn's strobe pictures): planes as lines,
  * spheres and capsules as circles and outlines, boxes as their 12 edges.
  * Other shapes are drawn as their centre. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "mjcf.h"
@@ -63,6 +64,16 @@ void mjcf_draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
                 cv->circle(cv->ctx, xp[0], xp[2], 0.01);
                 break;
         }
+    }
+    /* the terrain profile: its vertices, and its end segments drawn as
+     * long as the segment next to them (they extend indefinitely) */
+    const mjcf_terrain *T = &s->terrain;
+    if (T->n_vert && cv->pen) cv->pen(cv->ctx, NSDYN_PEN_GROUND);
+    for (size_t i = 0; i + 1 < T->n_vert; ++i) {
+        double x0 = T->x[i], z0 = T->z[i], x1 = T->x[i + 1], z1 = T->z[i + 1];
+        if (i == 0) x0 -= T->len[0] * T->t[0], z0 -= T->len[0] * T->t[1];
+        if (i + 2 == T->n_vert) x1 += T->len[i] * T->t[2 * i], z1 += T->len[i] * T->t[2 * i + 1];
+        cv->line(cv->ctx, x0, z0, x1, z1);
     }
     if (cv->pen) cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT);
     for (int k = 0; k < m->nsite; ++k)

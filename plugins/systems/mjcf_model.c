@@ -273,6 +273,12 @@ void mjcf_model_close(mjcf_inst *s) {
     free(s->out_labels);
     free(s->cand);
     free(s->decl);
+    free(s->rules);
+    free(s->armed);
+    free(s->rule_of);
+    free(s->gap_scratch);
+    free(s->switch_names);
+    free(s->switch_dirs);
     free(s);
 }
 
@@ -298,5 +304,25 @@ void mjcf_sync(mjcf_inst *s, const double *q, const double *v, int with_velocity
         mj_fwdVelocity(m, d);
         s->valid_vel = 1;
         s->valid_bias = 0;
+    }
+}
+
+void mjcf_candidate_centre(const mjcf_inst *s, const mjcf_candidate *k, double *c) {
+    const mjData *d = s->d;
+    if (k->site >= 0) {
+        memcpy(c, d->site_xpos + 3 * k->site, 3 * sizeof *c);
+        return;
+    }
+    const double *gm = d->geom_xmat + 9 * k->geom, *gp = d->geom_xpos + 3 * k->geom;
+    for (int i = 0; i < 3; ++i)
+        c[i] = gp[i] + gm[3 * i] * k->local[0] + gm[3 * i + 1] * k->local[1] +
+               gm[3 * i + 2] * k->local[2];
+}
+
+void mjcf_candidate_velocity(mjcf_inst *s, const mjcf_candidate *k, const double *c, double *vc) {
+    mj_jac(s->m, s->d, s->jacp, NULL, c, k->body);
+    for (int i = 0; i < 3; ++i) {
+        vc[i] = 0.0;
+        for (size_t j = 0; j < s->nv; ++j) vc[i] += s->jacp[i * s->nv + j] * s->d->qvel[j];
     }
 }

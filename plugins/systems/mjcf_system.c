@@ -49,6 +49,30 @@ static const nsdyn_param_decl params[] = {
     NSDYN_STRING_F("joint_damping", 0u, "joint damping, \"joint=N m s/rad, ...\""),
     NSDYN_CHOICE("engine", 0, engines,
                  "nsdyn: nsdyn's contact laws decide; mujoco: MuJoCo's own mj_step (comparison)"),
+    NSDYN_STRING_F(
+        "arm", 0u,
+        "contacts armed by a rule of joint coordinates, \"CONTACT: th2 - th1 > rad; "
+        "...\": armed at the start, off once above its surface while the rule fails, on again "
+        "when it holds (docs/mjcf.md 3b)"),
+    NSDYN_REAL_F("arm_clearance", "m", 1e-6, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "an armed contact whose rule fails is disarmed this far above its surface"),
+    {.name = "profile_x",
+     .type = NSDYN_PARAM_REAL_ARRAY,
+     .unit = "m",
+     .min = -HUGE_VAL,
+     .max = HUGE_VAL,
+     .help = "terrain profile: world x of its vertices, increasing (empty: no profile)",
+     .default_array = NULL,
+     .default_array_len = 0},
+    {.name = "profile_z",
+     .type = NSDYN_PARAM_REAL_ARRAY,
+     .unit = "m",
+     .min = -HUGE_VAL,
+     .max = HUGE_VAL,
+     .help = "terrain profile: world z of its vertices (extruded along y; the end segments "
+             "extend indefinitely)",
+     .default_array = NULL,
+     .default_array_len = 0},
 };
 
 static const nsdyn_channel outputs_ch[] = {
@@ -156,6 +180,29 @@ static void name_outputs(mjcf_inst *s) {
     s->n_out = k;
 }
 
+static void close_instance(mjcf_inst *s) {
+    if (s) mjcf_terrain_free(&s->terrain);
+    mjcf_model_close(s);
+}
+
+/* The switch list: arm, disarm (rules), then the terrain's handovers. */
+static void list_switches(mjcf_inst *s) {
+    size_t nr = s->n_rules ? 2 : 0, n = nr + s->terrain.n_sw;
+    s->switch_names = calloc(n + 1, sizeof *s->switch_names);
+    s->switch_dirs = calloc(n + 1, sizeof *s->switch_dirs);
+    if (!s->switch_names || !s->switch_dirs) abort();
+    static const char *const arming[] = {"arm", "disarm"};
+    for (size_t k = 0; k < nr; ++k) {
+        s->switch_names[k] = arming[k];
+        s->switch_dirs[k] = 1;
+    }
+    for (size_t k = 0; k < s->terrain.n_sw; ++k) {
+        s->switch_names[nr + k] = s->terrain.sw_name_ptr[k];
+        s->switch_dirs[nr + k] = 0;
+    }
+    s->n_switches = n;
+}
+
 static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t err_len) {
     (void)host;
     mjcf_inst *s = mjcf_model_open(p, err, err_len);
@@ -167,24 +214,31 @@ static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, siz
     /* the built-in demo's bob touches the floor unless told otherwise */
     const char *names = nsdyn_value_text(&p[1]);
     if (!nsdyn_value_text(&p[0])[0] && !names[0]) names = "bob";
-    if (mjcf_contacts_build(s, names, nsdyn_value_text(&p[2]), err, err_len)) {
-        mjcf_model_close(s);
+    if (mjcf_terrain_build(s, &p[10], &p[11], err, err_len) ||
+        mjcf_contacts_build(s, names, nsdyn_value_text(&p[2]), err, err_len)) {
+        close_instance(s);
         return NULL;
     }
     for (size_t c = 0; c < s->nc; ++c) clean_name(s->cand[c].name);
-    if (s->planar && mjcf_check_planar(s, err, err_len)) {
-        mjcf_model_close(s);
+    s->gap_scratch = calloc(s->nc ? s->nc : 1, sizeof *s->gap_scratch);
+    if (!s->gap_scratch) abort();
+    if (mjcf_rules_build(s, nsdyn_value_text(&p[8]), p[9].num, err, err_len) ||
+        (s->planar && mjcf_check_planar(s, err, err_len))) {
+        close_instance(s);
         return NULL;
     }
+    list_switches(s);
     if (s->engine_mujoco) s->nc = 0; /* MuJoCo's own contact; the names were checked */
     return s;
 }
 
-static void destroy(void *inst) { mjcf_model_close(inst); }
+static void destroy(void *inst) { close_instance(inst); }
 
 static void reset(void *inst) {
     mjcf_inst *s = inst;
     if (s->engine_mujoco) mjcf_mujoco_restart(s);
+    mjcf_rules_reset(s);
+    mjcf_terrain_reset(s);
     s->valid_pos = s->valid_vel = 0;
 }
 
@@ -275,6 +329,10 @@ static nsdyn_status layout(void *inst, nsdyn_system_layout *L) {
         L->n_switches = 1;
         L->switches = ticks;
         L->switch_direction = rising;
+    } else {
+        L->n_switches = s->n_switches;
+        L->switches = s->switch_names;
+        L->switch_direction = s->switch_dirs;
     }
     return NSDYN_OK;
 }
@@ -284,6 +342,23 @@ static nsdyn_status initial_state(void *inst, double *q, double *v) {
     memcpy(q, s->q0, s->nq * sizeof *q);
     memcpy(v, s->v0, s->nv * sizeof *v);
     return NSDYN_OK;
+}
+
+static nsdyn_status switches(void *inst, double t, const double *q, const double *v,
+                             const double *lambda, double *g) {
+    mjcf_inst *s = inst;
+    if (s->engine_mujoco) return mjcf_mujoco_switches(inst, t, q, v, lambda, g);
+    size_t nr = s->n_rules ? 2 : 0;
+    if (nr) mjcf_rules_switches(s, q, g);
+    return mjcf_terrain_switches(s, q, g + nr);
+}
+
+static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, double *v) {
+    mjcf_inst *s = inst;
+    if (s->engine_mujoco) return mjcf_mujoco_step(inst, index, t, q, v);
+    size_t nr = s->n_rules ? 2 : 0;
+    if (index < nr) return mjcf_rules_apply(s, index, q);
+    return mjcf_terrain_handover(s, index - nr, q, v);
 }
 
 static const nsdyn_system mjcf = {
@@ -300,8 +375,8 @@ static const nsdyn_system mjcf = {
     .contacts = mjcf_contacts,
     .outputs = outputs,
     .draw = mjcf_draw,
-    .switches = mjcf_mujoco_switches,
-    .on_switch = mjcf_mujoco_step,
+    .switches = switches,
+    .on_switch = on_switch,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
