@@ -82,6 +82,42 @@ START_TEST(a_nan_at_the_start_keeps_the_plugins_message) {
 }
 END_TEST
 
+/* A plugin's NaN inside a run (block_nan_derivative: |theta| passes
+ * 0.045 rad while it tilts at a random rate): exit 3, the plugin's reason
+ * first, with the one time of the evaluation that failed; the message
+ * named two or three different times (the last good step's, the
+ * integrator's stage, the model's), with the integrator's account first. */
+START_TEST(a_nan_inside_a_run_is_reported_with_one_time) {
+    char d[] = "/tmp/nsdyn-nanrun-XXXXXX";
+    ck_assert(mkdtemp(d));
+    unsigned seed = 2206u;
+    char cfg[600], text[1200];
+    snprintf(cfg, sizeof cfg, "%s/nan.toml", d);
+    for (int trial = 0; trial < 6; ++trial) {
+        double om = uniform(&seed, 0.1, 2.0) * (trial % 2 ? -1 : 1), y = uniform(&seed, 2, 4);
+        snprintf(text, sizeof text,
+                 "[system]\nid = \"block_nan_derivative\"\n[contact]\nid = \"newton\"\ne = "
+                 "0.5\n[integrator]\n%s\n[initial]\nomega = %.17g\ny = %.17g\n[run]\nt_end = "
+                 "0.5\nprogress = false\nprecheck = false\n[plot]\nenabled = false\n",
+                 integrators[trial % 3], om, y);
+        write_config(cfg, text);
+        int st = nsdyn("run '%s' -o '%s/o%d' -q", cfg, d, trial);
+        ck_assert_msg(st == 3, "omega %g, %s: exit %d\n%s", om, integrators[trial % 3], st, out);
+        const char *line = strstr(out, "error: the simulation failed: non-finite derivative");
+        ck_assert_msg(line, "%s", out);
+        const char *eol = strchr(line, '\n');
+        size_t times = 0;
+        for (const char *p = strstr(line, "t = "); p && (!eol || p < eol);
+             p = strstr(p + 1, "t = "))
+            times++;
+        ck_assert_msg(times == 1, "%zu times in: %.*s", times, (int)(eol ? eol - line : 400), line);
+    }
+    char rm[600];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", d);
+    ck_assert_int_eq(system(rm), 0);
+}
+END_TEST
+
 /* A block whose corner starts below the ground by more than the contact
  * tolerance, at random tilts and heights: exit 2 naming the corner, and
  * no output folder (nothing ran). */
@@ -241,6 +277,7 @@ int main(void) {
     TCase *tc = tcase_create("cases");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, a_nan_at_the_start_keeps_the_plugins_message);
+    tcase_add_test(tc, a_nan_inside_a_run_is_reported_with_one_time);
     tcase_add_test(tc, initial_penetration_is_a_config_error);
     tcase_add_test(tc, crossed_never_fires_at_the_foot_of_an_incline);
     tcase_add_test(tc, describe_lists_every_capability);

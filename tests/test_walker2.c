@@ -552,6 +552,63 @@ START_TEST(short_gait) {
 }
 END_TEST
 
+/* Double support by geometry (issue 22): double_support (force-based, the
+ * published flag) ends when the old stance foot's normal force falls to
+ * n_lift, while that foot is still ~2 mm in the ramp;
+ * double_support_geometric runs from the same heel strike until the foot
+ * is out (gap y_hip + c_y > 0, c_y = -l cos th + rho (cos th - 1) for
+ * delta = 0). Random starts near the walking one: on every sample the
+ * force flag implies the geometric one, the geometric one implies both
+ * feet at or below the ramp, each geometric episode starts with a force one
+ * and ends later, at the first sample with the trailing foot out. */
+static double foot_gap(const run *R, size_t r, const char *theta) {
+    double th = at(R, r, theta);
+    return at(R, r, "y_hip") - L_ * cos(th) + RHO * (cos(th) - 1.0);
+}
+
+START_TEST(double_support_geometric) {
+    unsigned seed = 2205u;
+    for (int i = 0; i < 2; ++i) {
+        double th1 = 0.2 + 0.02 * (rand_r(&seed) / (double)RAND_MAX - 0.5);
+        double w1 = -1.5 + 0.1 * (rand_r(&seed) / (double)RAND_MAX - 0.5);
+        char toml[800];
+        snprintf(toml, sizeof toml,
+                 "[system]\nid = \"walker2\"\ntheta1_0 = %.17g\nomega1_0 = %.17g\n" CONTACT_HC
+                 "[friction]\nid = \"lugre\"\n"
+                 "[integrator]\nid = \"bdf\"\nrtol = 1e-6\natol = 1e-10\nmax_step = 1e-4\n"
+                 "[run]\nt_end = 1.0\noutput_dt = 1e-4\nprogress = false\n",
+                 th1, w1);
+        run R;
+        run_config(&R, toml, NSD_RUN_COMPLETE);
+        int episodes = 0, in_force = 0, in_geo = 0;
+        double t_force_end = -1.0;
+        for (size_t r = 0; r < R.res.series.rows; ++r) {
+            double f = at(&R, r, "double_support"), g = at(&R, r, "double_support_geometric");
+            double g1 = foot_gap(&R, r, "theta1"), g2 = foot_gap(&R, r, "theta2");
+            double t = at(&R, r, "t");
+            ck_assert_msg(!f || g, "case %d t = %.4f: force-based double support only", i, t);
+            ck_assert_msg(!g || (g1 <= 0.0 && g2 <= 0.0),
+                          "case %d t = %.4f: geometric double support with a foot out (%g, %g m)",
+                          i, t, g1, g2);
+            if (g && !in_geo) ck_assert_msg(f, "case %d t = %.4f: starts without a strike", i, t);
+            if (!f && in_force) t_force_end = t;
+            if (!g && in_geo) {
+                /* the trailing foot (not the stance foot after the strike) is out */
+                const char *trail = at(&R, r, "stance") == 1 ? "theta2" : "theta1";
+                ck_assert_msg(foot_gap(&R, r, trail) > 0.0 && t_force_end > 0 && t > t_force_end,
+                              "case %d t = %.4f: geometric end without the lift-off", i, t);
+                printf("double support %d: force-based to %.4f s, geometric to %.4f s\n", episodes,
+                       t_force_end, t);
+                episodes++;
+            }
+            in_force = f != 0.0, in_geo = g != 0.0;
+        }
+        ck_assert_int_ge(episodes, 1);
+        run_free(&R);
+    }
+}
+END_TEST
+
 /* ---- (e) bad input -------------------------------------------------------------- */
 
 /* create() with the defaults but key = value (and key2 = value2 if given)
@@ -610,6 +667,7 @@ int main(void) {
     tcase_add_test(tc, gait_metrics_geometry);
     tcase_add_test(tc, standing_settles);
     tcase_add_test(tc, short_gait);
+    tcase_add_test(tc, double_support_geometric);
     tcase_add_test(tc, bad_input_refused);
     suite_add_tcase(s, tc);
     int rc = test_run_suite(s);

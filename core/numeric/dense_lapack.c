@@ -1,9 +1,11 @@
 /* Dense solves of any size through LAPACKE (Debian liblapacke-dev), in an
- * object of its own: only callers of nsn_solve() link LAPACK
+ * object of its own: only callers of nsn_solve(), nsn_least_norm() and
+ * nsn_eigenvalues() link LAPACK
  * (nsdyn_numeric.h says why). */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
+#include <string.h>
 
 #include "nsdyn_numeric.h"
 
@@ -41,4 +43,66 @@ int nsn_eigenvalues(size_t n, double *A, double *wr, double *wi, double *work) {
     lapack_int info = LAPACKE_dgeev_work(LAPACK_COL_MAJOR, 'N', 'N', ln, A, ln, wr, wi, &dummy, 1,
                                          &dummy, 1, work, (lapack_int)(4 * n));
     return info == 0 ? NSN_OK : NSN_SINGULAR;
+}
+
+/* dgelsy's workspace for an n x n system with one right-hand side, by its
+ * own query (lwork = -1), plus the n x n column-major copy of A. */
+size_t nsn_least_norm_work(size_t n) {
+    if (n == 0) return 1;
+    const lapack_int ln = (lapack_int)n;
+    lapack_int rank = 0;
+    double query = 0.0, dummy = 0.0;
+    int jpvt = 0;
+    if (LAPACKE_dgelsy_work(LAPACK_COL_MAJOR, ln, ln, 1, &dummy, ln, &dummy, ln, &jpvt, 0.1, &rank,
+                            &query, -1) != 0)
+        query = (double)(4 * n + 64);
+    return n * n + (size_t)query + 1;
+}
+
+int nsn_least_norm(size_t n, const double *A, double *b, double rcond, double *work,
+                   size_t work_len, int *jpvt) {
+    if (n == 0) return 0;
+    if (work_len <= n * n) return -1;
+    /* dgelsy has no transposed mode: A, row-major, is copied column-major. */
+    double *a = work;
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) a[j * n + i] = A[i * n + j];
+    for (size_t j = 0; j < n; ++j) jpvt[j] = 0; /* every column free to move */
+    const lapack_int ln = (lapack_int)n;
+    lapack_int rank = 0;
+    lapack_int lwork = (lapack_int)(work_len - n * n);
+    lapack_int info = LAPACKE_dgelsy_work(LAPACK_COL_MAJOR, ln, ln, 1, a, ln, b, ln, jpvt, rcond,
+                                          &rank, work + n * n, lwork);
+    return info == 0 ? (int)rank : -1;
+}
+
+/* dgesvd's workspace (jobu 'A', jobvt 'N') by its own query, plus the n x n
+ * left singular vectors and the n singular values. */
+size_t nsn_null_space_work(size_t n) {
+    if (n == 0) return 1;
+    const lapack_int ln = (lapack_int)n;
+    double query = 0.0, dummy = 0.0;
+    if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'N', ln, ln, &dummy, ln, &dummy, &dummy, ln,
+                            &dummy, 1, &query, -1) != 0)
+        query = (double)(5 * n + 64);
+    return n * n + n + (size_t)query + 1;
+}
+
+int nsn_null_space(size_t n, double *A, double rcond, double *Z, double *work, size_t work_len) {
+    if (n == 0) return 0;
+    if (work_len <= n * n + n) return -1;
+    /* Row-major A is column-major A^T = U S V^T, so A = V S U^T: the right
+     * singular vectors of A are the columns of U, singular values in
+     * decreasing order. */
+    double *U = work, *s = work + n * n, dummy = 0.0;
+    const lapack_int ln = (lapack_int)n;
+    lapack_int info =
+        LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'N', ln, ln, A, ln, s, U, ln, &dummy, 1,
+                            work + n * n + n, (lapack_int)(work_len - n * n - n));
+    if (info != 0) return -1;
+    size_t rank = 0;
+    while (rank < n && s[rank] > rcond * s[0]) ++rank;
+    size_t d = n - rank;
+    memcpy(Z, U + rank * n, d * n * sizeof *Z);
+    return (int)d;
 }

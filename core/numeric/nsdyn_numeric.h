@@ -8,7 +8,8 @@
  *                  pivoting (in place) and with complete pivoting (rank,
  *                  one-dimensional null space)
  *   dense_lapack.c general n: LAPACK's LU (dgetrf/dgetrs through LAPACKE),
- *                  caller-provided pivots. In an object of its own, so a
+ *                  caller-provided pivots; the rank-revealing minimum-norm
+ *                  least-squares solve (dgelsy), a null-space basis (dgesvd). In an object of its own, so a
  *                  plugin that does not call nsn_solve() does not pull in
  *                  LAPACK (on Debian liblapack.so.3 may be OpenBLAS, which
  *                  starts a thread pool when loaded).
@@ -66,6 +67,31 @@ int nsn_gauss_complete(int k, double *A, size_t lda, double *b, double *x, doubl
  * 1e3 eps n max|A_ij|. Row-major A is LAPACK's column-major A^T; the solve
  * uses it as such (dgetrs with 'T'), no transposed copy. */
 int nsn_solve(size_t n, double *A, double *b, int *ipiv);
+
+/* The minimum-norm least-squares solution of A x = b (n x n, row-major,
+ * packed: lda = n) by LAPACK's dgelsy: QR with column pivoting, the rank r
+ * the largest leading block of R whose estimated condition number stays
+ * below 1/rcond (a relative test: the scale of A cancels), then a complete
+ * orthogonal decomposition of the first r rows, so among all minimisers of
+ * |A x - b| the one of least |x| (unique, and for a consistent system an
+ * exact solution). A is kept; b receives x. `work` holds work_len >=
+ * nsn_least_norm_work(n) doubles (that query calls LAPACK: once, at the
+ * caller's setup) and jpvt n ints (the caller's: no call allocates). Returns the rank r (n: A is non-singular to rcond), or -1 if
+ * LAPACK reported an error. */
+size_t nsn_least_norm_work(size_t n);
+int nsn_least_norm(size_t n, const double *A, double *b, double rcond, double *work,
+                   size_t work_len, int *jpvt);
+
+/* An orthonormal basis of the null space of A (n x n, row-major, packed;
+ * overwritten) by LAPACK's SVD (dgesvd): the right singular vectors whose
+ * singular value is not above rcond times the largest. Z receives them
+ * as the first d columns of an n x n column-major array (Z[j n + i] is
+ * component i of vector j). `work` holds work_len >=
+ * nsn_null_space_work(n) doubles (the query calls LAPACK: once, at the
+ * caller's setup). Returns d (0: A has full rank to rcond), or -1 if LAPACK
+ * reported an error. */
+size_t nsn_null_space_work(size_t n);
+int nsn_null_space(size_t n, double *A, double rcond, double *Z, double *work, size_t work_len);
 
 /* Eigenvalues wr + i wi (n each) of a general real n x n matrix (row-major,
  * overwritten), by LAPACK's dgeev (Hessenberg QR, no eigenvectors). `work`

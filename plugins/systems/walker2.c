@@ -251,6 +251,10 @@ typedef struct walker {
     double mt, J, mb, sg, cg;
     /* discrete mode: stance foot (0 or 1), double support */
     int stance, dbl;
+    /* geometric double support (double_geometric): the foot that was the
+     * stance foot at the last heel strike has not been seen out of the
+     * ramp at an output sample since */
+    int trail_in;
     /* step records, updated at each heel strike */
     unsigned steps;
     double t_hs, th_ld_hs; /* time and lead angle (20) of the last strike */
@@ -278,6 +282,7 @@ enum {
     O_ENERGY,
     O_STANCE,
     O_DOUBLE,
+    O_DOUBLE_GEO,
     O_STEPS,
     O_STEP_LENGTH,
     O_STEP_PERIOD,
@@ -303,6 +308,8 @@ static const nsdyn_channel outputs[] = {
     [O_ENERGY] = {"energy", "J", "kinetic + potential energy"},
     [O_STANCE] = {"stance", "1", "stance leg (1 or 2)"},
     [O_DOUBLE] = {"double_support", "1", "double support (1) or single (0)"},
+    [O_DOUBLE_GEO] = {"double_support_geometric", "1",
+                      "both feet in the ramp (1): the trailing foot not yet out"},
     [O_STEPS] = {"steps", "1", "heel strikes so far"},
     [O_STEP_LENGTH] = {"step_length", "m", "last step length"},
     [O_STEP_PERIOD] = {"step_period", "s", "last step period"},
@@ -352,6 +359,7 @@ static foot foot_at(const walker *w, double th) {
 static void set_initial_mode(walker *w) {
     w->stance = w->mode0_stance;
     w->dbl = w->mode0_double;
+    w->trail_in = w->mode0_double;
     w->steps = 0;
     w->t_hs = 0.0;
     w->th_ld_hs = 0.0;
@@ -577,11 +585,32 @@ static double energy(const walker *w, const double *q, const double *v) {
     return T + V;
 }
 
+/* Double support by geometry (issue 22): from the heel strike (where
+ * double_support starts too) until the foot that was the stance foot is out
+ * of the ramp (gap y_hip + c_y > 0), with both feet's contact points at or
+ * below the ramp surface meanwhile. double_support ends earlier, when that
+ * foot's normal force falls to n_lift: the compliant force reaches zero
+ * while the foot is still in the ramp (the damper's pull is clamped),
+ * about 2 mm deep on the walker of docs/walker.md. The lift-off is seen at
+ * the output samples (outputs() are evaluated in time order during a run,
+ * and trail_in latches it), so its end is known to one output step; an
+ * event of its own would restart the integrator and change the published
+ * runs. Without the latch the swing foot passing through the ramp
+ * (stepping stones) would count. */
+static int double_geometric(walker *w, const double *q) {
+    int st = w->stance, sw = 1 - st;
+    double gap_st = q[1] + foot_at(w, q[2 + st]).cy, gap_sw = q[1] + foot_at(w, q[2 + sw]).cy;
+    /* after double_support: the stance foot is the one that struck, the
+     * trailing (old stance) foot is sw */
+    if (!w->dbl && w->trail_in && gap_sw > 0.0) w->trail_in = 0;
+    return (w->dbl || w->trail_in) && gap_st <= 0.0 && gap_sw <= 0.0;
+}
+
 static nsdyn_status outputs_eval(void *inst, double t, const double *q, const double *v,
                                  const double *f, double *out) {
     (void)t;
     (void)f;
-    const walker *w = inst;
+    walker *w = inst;
     foot f1 = foot_at(w, q[2]), f2 = foot_at(w, q[3]);
     out[O_ALPHA] = q[2] - q[3];
     out[O_HIP_HEIGHT] = q[1];
@@ -590,6 +619,7 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
     out[O_ENERGY] = energy(w, q, v);
     out[O_STANCE] = (double)(w->stance + 1);
     out[O_DOUBLE] = (double)w->dbl;
+    out[O_DOUBLE_GEO] = (double)double_geometric(w, q);
     out[O_STEPS] = (double)w->steps;
     out[O_STEP_LENGTH] = w->step_length;
     out[O_STEP_PERIOD] = w->step_period;
@@ -657,6 +687,7 @@ static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, dou
         w->t_hs = t;
         w->th_ld_hs = th_ld;
         w->dbl = 1;
+        w->trail_in = 1;
     } else if (index == 1) {
         if (!w->dbl) return NSDYN_OK;
         w->dbl = 0;

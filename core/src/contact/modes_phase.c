@@ -101,6 +101,15 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
     w->cm_old = xcalloc(nc, sizeof *w->cm_old);
     w->cm_new = xcalloc(nc, sizeof *w->cm_new);
     w->v_hook = xcalloc(nv, sizeof *w->v_hook);
+    w->ln_len = nsn_least_norm_work(n3);
+    w->ln_work = xcalloc(w->ln_len, sizeof *w->ln_work);
+    w->ln_jpvt = xcalloc(n3, sizeof *w->ln_jpvt);
+    w->adm_len = n3 * n3 + nsn_null_space_work(n3);
+    w->adm_work = xcalloc(w->adm_len, sizeof *w->adm_work);
+    w->adm_Z = xcalloc(n3 * n3, sizeof *w->adm_Z);
+    w->adm_x0 = xcalloc(5 * n3, sizeof *w->adm_x0);
+    w->adm_xk = w->adm_x0 + n3, w->adm_p = w->adm_x0 + 2 * n3;
+    w->adm_q = w->adm_x0 + 3 * n3, w->adm_y = w->adm_x0 + 4 * n3;
     m->ed.work = w;
     m->ed.mode = xcalloc(nc, sizeof *m->ed.mode);
     nsd_modes_reset(m);
@@ -138,6 +147,11 @@ void nsd_modes_free(nsd_model *m) {
         free(w->cm_old);
         free(w->cm_new);
         free(w->v_hook);
+        free(w->ln_work);
+        free(w->ln_jpvt);
+        free(w->adm_work);
+        free(w->adm_Z);
+        free(w->adm_x0);
         free(w);
     }
     free(m->ed.mode);
@@ -212,33 +226,6 @@ static void apply_unknown(nsd_model *m, size_t k, double amount) {
     }
 }
 
-/* w->A x = w->x for the unknown forces (nu rows), in place. Redundant
- * constraints (two sticking contacts with the same tangent row: a rimless
- * wheel standing on two spokes) make A singular while the accelerations are
- * determined: then the least-norm split of the forces, from Gaussian
- * elimination with complete pivoting (nsn_gauss_complete: exact, so the
- * forces do not jitter from one evaluation to the next) and its null
- * vector; -1 if the rows are inconsistent (a Painleve-type singularity) or
- * there are more than NSN_GC_MAX unknowns. w->D and w->u_minus are
- * scratch (3 nc each way). */
-static int solve_forces(nsd_modes_work *w, size_t nu) {
-    memcpy(w->D, w->A, nu * nu * sizeof *w->A);
-    memcpy(w->u_minus, w->x, nu * sizeof *w->x);
-    if (nsd_solve_small(w->A, w->x, nu) == 0) return 0;
-    if (nu > NSN_GC_MAX) return -1;
-    double nul[NSN_GC_MAX];
-    int rank = nsn_gauss_complete((int)nu, w->D, nu, w->u_minus, w->x, nul);
-    if (rank < 0) return -1;
-    double xn = 0.0, nn = 0.0;
-    for (size_t k = 0; k < nu; ++k) {
-        xn += w->x[k] * nul[k];
-        nn += nul[k] * nul[k];
-    }
-    if (nn > 0.0)
-        for (size_t k = 0; k < nu; ++k) w->x[k] -= xn / nn * nul[k];
-    return 0;
-}
-
 /* Forces of the current modes and v' at (t, y): contacts must have been
  * evaluated (eval_contacts) at (t, y) with rows for the closed ones. */
 nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, double *vdot) {
@@ -302,7 +289,7 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
     if (st > NSDYN_WARNING) return st;
     nsd_affine_block(m, w->unk, nu, w->C, nu, w->A);
     for (size_t r = 0; r < nu; ++r) w->x[r] = -nsd_affine_local_acc(m, w->unk[r], m->a0);
-    if (solve_forces(w, nu) != 0) {
+    if (nsd_modes_solve_forces(m, nu) != 0) {
         snprintf(m->failure, sizeof m->failure,
                  "the contact constraints of the current modes are singular at t = %.9g s "
                  "(redundant contacts: the forces are not determined)",

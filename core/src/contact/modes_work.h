@@ -27,6 +27,14 @@ typedef struct nsd_modes_work {
     double *an;             /* nc: free normal accelerations at a resolution */
     int *cm_old, *cm_new;   /* nc: nsdyn_contact_mode before and after, for the system */
     double *v_hook;         /* nv: velocities before the system's on_contact_modes() */
+    double *ln_work;        /* nsn_least_norm's workspace for 3 nc unknowns */
+    size_t ln_len;          /* its length (doubles) */
+    int *ln_jpvt;           /* 3 nc: its column pivots */
+    double *adm_work;       /* the admissible forces (modes_forces.c): A's copy and
+                               nsn_null_space's workspace, adm_len doubles */
+    size_t adm_len;
+    double *adm_Z;                                  /* (3 nc)^2: null-space basis */
+    double *adm_x0, *adm_xk, *adm_p, *adm_q, *adm_y; /* 3 nc each: Dykstra's iterates */
     char law_log[256];
 } nsd_modes_work;
 
@@ -45,5 +53,12 @@ static inline int is_compliant(const nsd_model *m, size_t c) {
 static inline int tangent_held(const nsd_model *m, size_t c) {
     return m->friction && m->ce[c].active && (m->ed.mode[c].closed || !is_unilateral(m, c));
 }
+
+/* The unknown forces of the current modes (w->n_unknown = nu of them):
+ * w->A x = w->x in place, the least-norm solution, and of the admissible
+ * ones the least-norm if that one is not admissible (modes_forces.c).
+ * m->lambda holds the fixed parts of the forces. Returns 0, or -1 if the
+ * rows are inconsistent (w->x then undefined). */
+int nsd_modes_solve_forces(nsd_model *m, size_t nu);
 
 #endif

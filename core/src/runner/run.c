@@ -300,7 +300,8 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
         *refused = 1;
         return NSD_NEXT_STEP;
     }
-    if (record(m, r->res, r->t0, y_start) != 0 || nsd_audit_energy(m, r->res, r->t0, y_start) != 0 ||
+    if (record(m, r->res, r->t0, y_start) != 0 ||
+        nsd_audit_energy(m, r->res, r->t0, y_start) != 0 ||
         nsd_penetration_audit(m, r->res, r->t0, y_start) != 0) {
         r->res->outcome = NSD_RUN_FAILED;
         return NSD_END;
@@ -650,6 +651,30 @@ static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_sour
     return NSD_GO_ON;
 }
 
+/* The integrator's step failed. When the model said why (a plugin's NaN,
+ * singular contact modes: m->failure, with the time of the evaluation that
+ * failed), that reason leads, with its one time: the integrator's own
+ * account (its stage time, a step size that collapsed retrying, CVODE's
+ * corrector) is a consequence, and printed with it the message named two
+ * or three different times (issue 22). Otherwise the integrator's message,
+ * at the time of the last good state. */
+static nsd_flow step_failed(nsd_runner *r) {
+    nsd_model *m = r->m;
+    const char *ig_msg = r->ig->message ? r->ig->message(r->inst) : "integrator error";
+    if (!m->failure[0])
+        return run_failed(r, "the simulation failed at t = %.9g s: %s; last good state: %s", r->t,
+                          ig_msg, describe(r, r->y_last));
+    if (strstr(m->failure, "t = "))
+        return run_failed(r,
+                          "the simulation failed: %s (%s stopped on it in the step after the "
+                          "last good state); last good state: %s",
+                          m->failure, r->ig->info.id, describe(r, r->y_last));
+    return run_failed(r,
+                      "the simulation failed after t = %.9g s: %s (%s stopped on it in the next "
+                      "step); last good state: %s",
+                      r->t, m->failure, r->ig->info.id, describe(r, r->y_last));
+}
+
 /* One integrator step with its samples and events. */
 static nsd_flow run_step(nsd_runner *r) {
     nsd_model *m = r->m;
@@ -660,10 +685,8 @@ static nsd_flow run_step(nsd_runner *r) {
     rep.event = -1;
     memcpy(r->y_from, r->y_last, m->n * sizeof *r->y_from);
     r->t_from = r->t;
-    if (r->ig->step(r->inst, r->t_end, &rep) > NSDYN_WARNING)
-        return run_failed(r, "the simulation failed at t = %.9g s: %s%s%s; last good state: %s",
-                          r->t, r->ig->message ? r->ig->message(r->inst) : "integrator error",
-                          m->failure[0] ? "; model: " : "", m->failure, describe(r, r->y_last));
+    m->failure[0] = '\0'; /* a reason the model gives now is this step's */
+    if (r->ig->step(r->inst, r->t_end, &rep) > NSDYN_WARNING) return step_failed(r);
     if (!all_finite(rep.y, m->n))
         return run_failed(
             r, "the simulation failed at t = %.9g s: the state became NaN or infinite (%s)", rep.t,

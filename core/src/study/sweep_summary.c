@@ -80,6 +80,24 @@ static char *trim(char *s) {
 }
 
 /* One "fn(args)" / "stop" / "t_reached" / "system.NAME" into sum. */
+/* stick and slip are events of set-valued friction only (docs/event-driven.md):
+ * with a smooth law (coulomb_regularized, stribeck, lugre) or none, no run
+ * ever logs one, and time_of_first(slip) would be NULL in every row, count(slip)
+ * 0, with nothing to say why. Refused before any run (issue 22). */
+static int no_stick_slip(const nsd_sweep_summary *sum, const nsd_model *m, nsd_diag *diag) {
+    if (sum->event != NSD_EVENT_STICK && sum->event != NSD_EVENT_SLIP) return 0;
+    if (m->friction && (m->friction->info.provides & NSDYN_CAP_FRICTION_SET_VALUED)) return 0;
+    nsd_diag_at(diag, sum->at,
+                "[sweep.summary] %s = \"%s\": no run logs '%s' events: %s%s%s, and stick and "
+                "slip are events of a set-valued friction law (coulomb) only; a smooth law "
+                "has no stick phase to start or end",
+                sum->name, sum->expr, event_name(sum->event),
+                m->friction ? "the friction law '" : "the config has no [friction]",
+                m->friction ? m->friction->info.id : "",
+                m->friction ? "' is smooth (single-valued at zero slip)" : "");
+    return 1;
+}
+
 static size_t parse_expr(nsd_sweep_summary *sum, const nsd_model *m, nsd_diag *diag) {
     const char *e = sum->expr;
     if (!strcmp(e, "stop")) return sum->kind = NSD_SUM_STOP, 0;
@@ -150,6 +168,7 @@ static size_t parse_expr(nsd_sweep_summary *sum, const nsd_model *m, nsd_diag *d
                         sum->name, e, trim(ev), contact_only ? "" : ", switch, stop, event");
             return 1;
         }
+        if (no_stick_slip(sum, m, diag)) return 1;
     }
     if (ch) {
         sum->channel = dup_str(trim(ch));
