@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define NSDYN_HOST_API_MAJOR 1u
-#define NSDYN_HOST_API_MINOR 0u
+#define NSDYN_HOST_API_MINOR 1u
 
 #if defined(__GNUC__)
 #define NSDYN_HOST_EXPORT __attribute__((visibility("default")))
@@ -45,14 +45,16 @@ typedef enum nsdyn_host_status {
     NSDYN_HOST_ERR_INTERRUPTED = 5, /* stopped by nsdyn_data_request_stop: data incomplete */
     NSDYN_HOST_ERR_NO_RUN = 6,      /* results asked for before a run */
     NSDYN_HOST_ERR_IO = 7,          /* writing or reading a file failed */
-    NSDYN_HOST_ERR_MEMORY = 8
+    NSDYN_HOST_ERR_MEMORY = 8,
+    NSDYN_HOST_ENDED = 9 /* (1.1) step / run_until / run_to_event: the run has ended */
 } nsdyn_host_status;
 
 /* How the last run ended (run.toml [result] outcome). */
 typedef enum nsdyn_host_outcome {
     NSDYN_HOST_RUN_COMPLETE = 0, /* reached t_end */
     NSDYN_HOST_RUN_STOPPED = 1,  /* a stop condition of the system fired */
-    NSDYN_HOST_RUN_FAILED = 2    /* failed or interrupted: the data are incomplete */
+    NSDYN_HOST_RUN_FAILED = 2,   /* failed or interrupted: the data are incomplete */
+    NSDYN_HOST_RUN_GOING = 3     /* (1.1) a run advanced by steps, not at its end yet */
 } nsdyn_host_outcome;
 
 typedef struct nsdyn_model nsdyn_model;
@@ -228,6 +230,49 @@ typedef struct nsdyn_host_event {
 NSDYN_HOST_EXPORT size_t nsdyn_data_event_count(const nsdyn_data *data);
 NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_event(const nsdyn_data *data, size_t i,
                                                      nsdyn_host_event *out);
+
+/* ---- a run a step at a time (1.1) ----
+ *
+ * One run from the initial state, advanced in parts: the same run as
+ * nsdyn_data_run (the integrator's steps, samples, events and counters
+ * are identical bit for bit: run_until(1) then run_until(2) is run(2)),
+ * with the state read in between. The run's end is the config's
+ * run.t_end (set it first: the integrator's last step, and the default
+ * output grid, depend on it). While the run goes on, the results calls
+ * below read what it has so far (the summary's outcome
+ * NSDYN_HOST_RUN_GOING) and get_state reads the state at its clock.
+ * Setting a parameter or a state, reset, nsdyn_data_run and
+ * nsdyn_data_periodic end it (its samples stay until the next run).
+ * Each call stops at nsdyn_data_request_stop (INTERRUPTED, the run ended
+ * as a failure, data kept); RUN_FAILED when the run failed; CONFIG when it
+ * could not start; ENDED when the run had already ended (nothing done:
+ * start a new one with nsdyn_data_start). */
+
+/* Start a new run (the initial sample taken, no step), ending any run in
+ * progress. step / run_until / run_to_event start one themselves when
+ * none was started since the last whole run or change. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_start(nsdyn_data *data);
+/* One integrator step, with its samples and events. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_step(nsdyn_data *data);
+/* Steps until the clock reaches t [s] (the last step ends at or past t;
+ * the samples of the output grid up to there are taken) or the run ends
+ * (a stop condition). t past run.t_end: ARGUMENT. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_run_until(nsdyn_data *data, double t);
+/* Steps until the next event (as nsdyn_data_event describes it: contact
+ * events, switches, the stop), which goes into *out; events of one step
+ * come one per call, in time order (at one instant contact events before
+ * switches). ENDED when the run reaches its end with no further event. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_run_to_event(nsdyn_data *data,
+                                                            nsdyn_host_event *out);
+/* 1 while a run advanced by steps goes on, else 0. */
+NSDYN_HOST_EXPORT int nsdyn_data_running(const nsdyn_data *data);
+/* The data's clock [s]: the last accepted time of the run in progress,
+ * else the time the last run reached, else run.t_start. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_time(const nsdyn_data *data, double *t);
+/* on: the calls that simulate (step, run_until, run_to_event, periodic,
+ * continuation, sweep) catch SIGINT as nsdyn_data_run_catching_sigint
+ * does, for their duration (call from the thread that receives it). */
+NSDYN_HOST_EXPORT void nsdyn_data_catch_sigint(nsdyn_data *data, int on);
 
 /* The resolved config and provenance as the run.toml text `nsdyn run`
  * writes (the caller frees *text with nsdyn_host_free). */

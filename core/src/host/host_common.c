@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "host_internal.h"
+#include "interrupt.h"
 
 nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const char *fmt, ...) {
     if (!d) return status;
@@ -82,6 +83,7 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     nsd_diag_free(&diag);
     s->app.cfg.settings.progress = 0;
     d->create_log_len = d->log_len;
+    nsd_host_end_run(d); /* its scenario goes */
     nsd_host_scenario_free(d->s);
     d->s = s;
     for (int k = 0; k < 2; ++k) {
@@ -91,6 +93,12 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     d->ran = 0;
     d->ready = 1;
     return NSDYN_HOST_OK;
+}
+
+void nsd_host_end_run(nsdyn_data *d) {
+    nsd_run_end(d->run);
+    d->run = NULL;
+    d->stepped = 0;
 }
 
 /* The data a SIGINT stops (nsdyn_host_stop_on_signal). */
@@ -106,4 +114,25 @@ void nsdyn_host_signal_stop(int sig) {
 void nsd_host_forget_signal(nsdyn_data *d) {
     nsdyn_data *expected = d;
     atomic_compare_exchange_strong(&signal_target, &expected, NULL);
+}
+
+void nsd_host_call_begin(nsdyn_data *d, nsd_host_call *c) {
+    c->installed = 0;
+    atomic_store(&d->stop, 0);
+    nsd_interrupt_watch(&d->stop);
+    if (!d->catch_sigint) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = nsdyn_host_signal_stop;
+    sigemptyset(&sa.sa_mask);
+    nsdyn_host_stop_on_signal(d);
+    c->installed = sigaction(SIGINT, &sa, &c->old) == 0;
+}
+
+void nsd_host_call_end(nsdyn_data *d, nsd_host_call *c) {
+    if (c->installed) {
+        sigaction(SIGINT, &c->old, NULL);
+        nsd_host_forget_signal(d);
+    }
+    nsd_interrupt_watch(NULL);
 }

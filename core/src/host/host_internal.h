@@ -7,6 +7,7 @@
 #ifndef NSD_HOST_INTERNAL_H
 #define NSD_HOST_INTERNAL_H
 
+#include <signal.h>
 #include <stdatomic.h>
 
 #include "nsdyn/host.h"
@@ -44,6 +45,15 @@ struct nsdyn_data {
     char *lists[2];        /* channel names, units (nsdyn_data_channel_list), or NULL */
     nsd_host_source *sources;
     size_t n_sources;
+    /* The run advanced a step at a time (nsdyn_data_step, run_until,
+     * run_to_event), while it goes on; NULL otherwise. stepped: 0 no such
+     * run since the last whole run or rebuild, 1 one goes on, 2 it ended.
+     * ev_contact, ev_other: its contact events and switches/stops
+     * nsdyn_data_run_to_event has returned. */
+    nsd_run *run;
+    int stepped;
+    size_t ev_contact, ev_other;
+    int catch_sigint;             /* nsdyn_data_catch_sigint */
     nsd_periodic_result periodic; /* nsdyn_data_periodic's, when have_periodic */
     size_t *periodic_free;        /* its free state indices */
     int have_periodic;
@@ -60,6 +70,18 @@ nsdyn_host_status nsd_host_fail_diag(nsdyn_data *d, nsd_diag *diag, nsdyn_host_s
  * messages into diag (NULL: into data->err). The old scenario and its
  * results stay when this fails. */
 nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *diag);
+/* End the run in progress on d, if any (its samples stay in d->s->res);
+ * stepped back to 0. */
+void nsd_host_end_run(nsdyn_data *d);
+/* Around a call that runs simulations: the stop request watched (cleared
+ * first), SIGINT caught when d->catch_sigint (the previous handler kept in
+ * *old); nsd_host_call_end undoes it. */
+typedef struct nsd_host_call {
+    int installed;
+    struct sigaction old;
+} nsd_host_call;
+void nsd_host_call_begin(nsdyn_data *d, nsd_host_call *c);
+void nsd_host_call_end(nsdyn_data *d, nsd_host_call *c);
 /* Free the periodic orbit's results. */
 void nsd_host_periodic_free(nsdyn_data *d);
 /* d is no longer the SIGINT handler's target (before it is freed). */

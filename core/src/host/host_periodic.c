@@ -22,8 +22,8 @@ static int solve(nsdyn_data *d, const nsd_periodic_config *pc, nsd_diag *diag) {
     char why[1536] = "out of memory";
     if (y0 && y1) {
         memcpy(y0, s->model.y0, n * sizeof *y0);
-        atomic_store(&d->stop, 0);
-        nsd_interrupt_watch(&d->stop);
+        nsd_host_call c;
+        nsd_host_call_begin(d, &c);
         /* the guess must reach the section (the CLI's check) */
         rc = nsd_periodic_map(s, &pc->spec, y0, y1, &T, why, sizeof why);
         if (rc != 0) {
@@ -33,7 +33,7 @@ static int solve(nsdyn_data *d, const nsd_periodic_config *pc, nsd_diag *diag) {
         } else {
             rc = nsd_periodic_solve(s, &pc->spec, y0, &d->periodic, NULL);
         }
-        nsd_interrupt_watch(NULL);
+        nsd_host_call_end(d, &c);
         memcpy(s->model.y0, y0, n * sizeof *y0);
     }
     free(y0);
@@ -46,6 +46,7 @@ nsdyn_host_status nsdyn_data_periodic(nsdyn_data *d, nsdyn_host_periodic *out) {
     if (!d || !out) return NSDYN_HOST_ERR_ARGUMENT;
     nsdyn_host_status st = nsd_host_prepare(d, NULL);
     if (st != NSDYN_HOST_OK) return st;
+    nsd_host_end_run(d); /* the shooting runs replace a run in progress */
     nsd_host_periodic_free(d);
     memset(out, 0, sizeof *out);
     nsd_diag diag = {0};

@@ -50,17 +50,26 @@ size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *s
     return errors ? errors : nsd_scenario_create(s, diag);
 }
 
-size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
+/* Before a run: the previous result freed, and the instances as create
+ * left them: a system's discrete mode (the walker's stance foot, its step
+ * count) is part of the initial state, and a second run must not start
+ * where the first one ended; nor must the contact modes of event-driven
+ * contact (a ball at rest at the end of one run would start the next one
+ * in sustained contact, in the air). */
+static void fresh_run(nsd_scenario *s) {
     nsd_run_result_free(&s->res);
     memset(&s->res, 0, sizeof s->res);
-    /* Every run starts from the instances as create left them: a system's
-     * discrete mode (the walker's stance foot, its step count) is part of
-     * the initial state, and a second run must not start where the first
-     * one ended; nor must the contact modes of event-driven contact (a
-     * ball at rest at the end of one run would start the next one in
-     * sustained contact, in the air). */
     nsd_model_reset(&s->model);
+}
+
+size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
+    fresh_run(s);
     return nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
+}
+
+size_t nsd_scenario_begin(nsd_scenario *s, nsd_diag *diag, nsd_run **run) {
+    fresh_run(s);
+    return nsd_run_begin(&s->model, &s->app.cfg, &s->app.host, NULL, &s->res, diag, run);
 }
 
 /* A signal received while the outputs of a run that did not fail are
