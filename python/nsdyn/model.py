@@ -270,6 +270,80 @@ class Data:
             return r
         self._check(st)
 
+    # ---- a run a step at a time (host.h 1.1) ----
+
+    def _catching(self):
+        """Ctrl-C stops the calls that simulate, as in run()."""
+        main = threading.get_ident() == _MAIN and \
+            _signal.getsignal(signal.SIGINT) is _signal.default_int_handler
+        C.lib.nsdyn_data_catch_sigint(self._h, 1 if main else 0)
+
+    def _advance(self, st):
+        """OK: True; ENDED: False; a failure raises with the run so far."""
+        if st == C.OK:
+            return True
+        if st == C.ENDED:
+            return False
+        if st in (C.ERR_RUN_FAILED, C.ERR_INTERRUPTED):
+            self._gen += 1
+            r = self.result()
+            raise (RunFailed if st == C.ERR_RUN_FAILED else Interrupted)(r.message, r)
+        if st == C.ERR_ARGUMENT:
+            raise ValueError(self._error())
+        self._check(st)
+
+    def start(self):
+        """Start a new run from the initial state (the first sample taken,
+        no step), ending one in progress."""
+        self._catching()
+        self._gen += 1
+        self._advance(C.lib.nsdyn_data_start(self._h))
+
+    def step(self):
+        """One integrator step of the run in progress (started if none
+        was since the last change). False when the run had already ended
+        (nothing done): start() a new one."""
+        self._catching()
+        return self._advance(C.lib.nsdyn_data_step(self._h))
+
+    def run_until(self, t):
+        """Steps until the clock reaches t [s] (the last step ends at or
+        past it) or the run ends; the same run as run() bit for bit. True
+        when the clock reached t; t past run.t_end raises ValueError."""
+        self._catching()
+        if not self._advance(C.lib.nsdyn_data_run_until(self._h, self._number("t", t))):
+            return False
+        return self.time >= t
+
+    def next_event(self):
+        """Steps to the next event of the run and returns it (a dict: t,
+        kind, contact, u_before, u_after, impulse, as Result.events), or
+        None when the run ends without another."""
+        self._catching()
+        e = C.Event()
+        if not self._advance(C.lib.nsdyn_data_run_to_event(self._h, ctypes.byref(e))):
+            return None
+        return {"t": e.t, "kind": e.kind.decode(), "contact": e.contact.decode(),
+                "u_before": tuple(e.u_before), "u_after": tuple(e.u_after),
+                "impulse": tuple(e.impulse)}
+
+    @property
+    def running(self):
+        """A run advanced by steps goes on."""
+        return bool(C.lib.nsdyn_data_running(self._h))
+
+    @property
+    def time(self):
+        """The clock [s]: of the run in progress, else where the last run
+        ended, else run.t_start."""
+        out = ctypes.c_double()
+        self._check(C.lib.nsdyn_data_time(self._h, ctypes.byref(out)))
+        return out.value
+
+    def state(self):
+        """The states by name at the clock (dict name -> value)."""
+        return {n: self.get_state(n) for n in self.model_state_names()}
+
     def result(self):
         """The last run as a Result (its own copy of the samples: one
         copy of the whole block, none per sample)."""

@@ -48,7 +48,7 @@ class Result:
         if isinstance(self._summary, tuple):
             s, message = self._summary
             self._summary = {
-                "outcome": ("complete", "stopped", "failed")[s.outcome],
+                "outcome": ("complete", "stopped", "failed", "going")[s.outcome],
                 "incomplete": bool(s.incomplete), "t_reached": s.t_reached,
                 "wall_seconds": s.wall_seconds, "steps": s.steps, "rhs_evals": s.rhs_evals,
                 "rejected_steps": s.rejected_steps, "n_events": s.n_events, "message": message,

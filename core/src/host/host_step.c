@@ -9,6 +9,13 @@
 
 #include "host_internal.h"
 
+/* step and run_until pass the events they step over: run_to_event goes
+ * on from the next one after. */
+static void pass_events(nsdyn_data *d) {
+    d->ev_contact = d->s->res.contact_log.n;
+    d->ev_other = d->s->res.n_events;
+}
+
 /* The run went on or ended in the last advance: end it when it ended
  * (the last sample, the statistics); the status of how it ended. */
 static nsdyn_host_status settle(nsdyn_data *d) {
@@ -82,7 +89,9 @@ nsdyn_host_status nsdyn_data_step(nsdyn_data *d) {
     nsd_host_call_begin(d, &c);
     nsd_run_step(d->run);
     nsd_host_call_end(d, &c);
-    return settle(d);
+    st = settle(d);
+    pass_events(d);
+    return st;
 }
 
 nsdyn_host_status nsdyn_data_run_until(nsdyn_data *d, double t) {
@@ -104,7 +113,9 @@ nsdyn_host_status nsdyn_data_run_until(nsdyn_data *d, double t) {
     const double *y;
     while (nsd_run_where(d->run, &now, &y) && now < t && nsd_run_step(d->run)) continue;
     nsd_host_call_end(d, &c);
-    return settle(d);
+    st = settle(d);
+    pass_events(d);
+    return st;
 }
 
 /* The earliest event the run has logged and run_to_event not returned,
