@@ -61,6 +61,19 @@ class Periodic(ctypes.Structure):
     ]
 
 
+class Sweep(ctypes.Structure):
+    _fields_ = [
+        ("n_runs", ctypes.c_size_t),
+        ("n_rows", ctypes.c_size_t),
+        ("n_done_before", ctypes.c_size_t),
+        ("n_failed", ctypes.c_size_t),
+        ("n_columns", ctypes.c_size_t),
+        ("columns", ctypes.POINTER(ctypes.c_char_p)),
+        ("num", c_double_p),
+        ("text", ctypes.POINTER(ctypes.c_char_p)),
+    ]
+
+
 def _candidates():
     env = os.environ.get("NSDYN_HOST_LIB")
     if env:
@@ -147,6 +160,7 @@ _sig = {
     "nsdyn_data_running": (ctypes.c_int, [P]),
     "nsdyn_data_time": (ctypes.c_int, [P, c_double_p]),
     "nsdyn_data_catch_sigint": (None, [P, ctypes.c_int]),
+    "nsdyn_data_sweep": (ctypes.c_int, [P, ctypes.c_char_p, ctypes.POINTER(Sweep)]),
     "nsdyn_data_write": (ctypes.c_int, [P, ctypes.c_char_p]),
 }
 for _name, (_res, _args) in _sig.items():

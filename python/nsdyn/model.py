@@ -129,14 +129,25 @@ class Model:
         d.reset_if_changed(params, state)
         return d.periodic()
 
-    def sweep(self, param, values, t_end=None, summary=None, state=None):
-        """Run once per value of parameter `param` (e.g. "contact.e");
-        returns a SweepTable with the value, the outcome, the time reached,
-        the event count and `summary(result)` (a number or a tuple of
-        numbers, if given). Failed runs are rows with status 'failed'."""
+    def sweep(self, param=None, values=None, t_end=None, summary=None, state=None, *, db=None,
+              params=None):
+        """Without `param`: the config's [sweep] study (docs/sweep.md),
+        its rows written to the SQLite database `db` as `nsdyn sweep --db`
+        writes them (None: a database in memory only; a database of
+        finished runs resumes) and returned as a SweepTable of the runs
+        table (NULL as None). `params`/`state` change the study's base
+        config as --set does.
+
+        With `param` (e.g. "contact.e"): one run per value of `values`;
+        a SweepTable with the value, the outcome, the time reached, the
+        event count and `summary(result)` (a number or a tuple of numbers,
+        if given). Failed runs are rows with status 'failed'."""
         from .result import SweepTable
 
         d = self._data()
+        if param is None:
+            d.reset_if_changed(params, state)
+            return d.sweep(db)
         rows = []
         for v in values:
             d.reset_if_changed({param: v}, state)
@@ -418,6 +429,39 @@ class Data:
         if st == C.ERR_INTERRUPTED:
             raise Interrupted(self._error(), orbit)
         return orbit
+
+    def sweep(self, db=None):
+        """See Model.sweep (the [sweep] study)."""
+        from .result import SweepTable
+
+        self._catching()
+        t = C.Sweep()
+        st = C.lib.nsdyn_data_sweep(self._h, None if db is None else str(db).encode(),
+                                    ctypes.byref(t))
+        self._gen += 1
+        if st == C.ERR_IO:
+            raise OSError(self._error())
+        if st not in (C.OK, C.ERR_INTERRUPTED):
+            self._check(st)
+        nc = t.n_columns
+        cols = [t.columns[c].decode() for c in range(nc)]
+        rows = []
+        for r in range(t.n_rows):
+            row = []
+            for c in range(nc):
+                i = r * nc + c
+                if t.text[i] is not None:
+                    row.append(t.text[i].decode())
+                elif t.num[i] != t.num[i]:  # NaN: NULL in the database
+                    row.append(None)
+                else:
+                    row.append(int(t.num[i]) if c == 0 else t.num[i])
+            rows.append(tuple(row))
+        table = SweepTable(cols, rows)
+        table.n_runs, table.n_done_before, table.n_failed = t.n_runs, t.n_done_before, t.n_failed
+        if st == C.ERR_INTERRUPTED:
+            raise Interrupted(self._error(), table)
+        return table
 
     def model_state_names(self):
         """The state names (the channels after t, as many as states)."""

@@ -179,6 +179,35 @@ typedef struct nsdyn_host_periodic {
  * does not reach the section; INTERRUPTED after a stop request. */
 NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_periodic(nsdyn_data *data, nsdyn_host_periodic *out);
 
+/* A parameter study: the config's [sweep] section (docs/sweep.md) over
+ * the data's config, run by run in the calling thread, each row written
+ * to the SQLite database at db_path as `nsdyn sweep --db db_path` writes
+ * it (the same tables and rows; a database of finished runs resumes, as
+ * the command's does), and every finished row in memory. db_path NULL: a
+ * database in memory only. No graphs, no CSV, no kept run folders. The
+ * table belongs to the data (valid until its next sweep or its free).
+ * (1.1) */
+typedef struct nsdyn_host_sweep {
+    size_t n_runs;        /* the study's runs */
+    size_t n_rows;        /* finished runs in the database: the rows below, by run */
+    size_t n_done_before; /* of them, finished before this call (a resumed database) */
+    size_t n_failed;      /* rows whose status is not "ok" */
+    /* The runs table's columns: run, the axes, the summaries, status,
+     * message, wall [s], config_hash. */
+    size_t n_columns;
+    const char *const *columns;
+    /* Cell (r, c) at r * n_columns + c: a text (text[] not NULL) or a
+     * number (num[]; NaN: NULL in the database). */
+    const double *num;
+    const char *const *text;
+} nsdyn_host_sweep;
+/* OK, also when runs failed (their rows say why); CONFIG for a missing or
+ * bad [sweep] or a value the config refuses (the command's messages); IO
+ * when the database cannot be opened or written (its message);
+ * INTERRUPTED after a stop request (the finished rows are kept). */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_sweep(nsdyn_data *data, const char *db_path,
+                                                     nsdyn_host_sweep *out);
+
 /* ---- results of the last run (valid until the next run, reset or free) ---- */
 
 NSDYN_HOST_EXPORT size_t nsdyn_data_channel_count(const nsdyn_data *data);

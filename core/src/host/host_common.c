@@ -18,6 +18,16 @@ nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const c
     return status;
 }
 
+void nsd_host_sweep_free(nsdyn_data *d) {
+    struct nsd_host_table *t = &d->sweep;
+    for (size_t i = 0; t->text && i < t->n_rows * t->n_columns; ++i) free(t->text[i]);
+    for (size_t i = 0; t->columns && i < t->n_columns; ++i) free(t->columns[i]);
+    free(t->text);
+    free(t->columns);
+    free(t->num);
+    memset(t, 0, sizeof *t);
+}
+
 void nsd_host_periodic_free(nsdyn_data *d) {
     if (d->have_periodic) nsd_periodic_result_free(&d->periodic);
     free(d->periodic_free);

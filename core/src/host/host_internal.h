@@ -54,6 +54,13 @@ struct nsdyn_data {
     int stepped;
     size_t ev_contact, ev_other;
     int catch_sigint;             /* nsdyn_data_catch_sigint */
+    /* nsdyn_data_sweep's table: column names, cells (numbers, texts) */
+    struct nsd_host_table {
+        size_t n_rows, n_columns;
+        char **columns;
+        double *num;
+        char **text;
+    } sweep;
     nsd_periodic_result periodic; /* nsdyn_data_periodic's, when have_periodic */
     size_t *periodic_free;        /* its free state indices */
     int have_periodic;
@@ -82,6 +89,8 @@ typedef struct nsd_host_call {
 } nsd_host_call;
 void nsd_host_call_begin(nsdyn_data *d, nsd_host_call *c);
 void nsd_host_call_end(nsdyn_data *d, nsd_host_call *c);
+/* Free the sweep's table. */
+void nsd_host_sweep_free(nsdyn_data *d);
 /* Free the periodic orbit's results. */
 void nsd_host_periodic_free(nsdyn_data *d);
 /* d is no longer the SIGINT handler's target (before it is freed). */
