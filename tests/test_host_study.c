@@ -159,6 +159,119 @@ START_TEST(sweep_bad_input) {
 }
 END_TEST
 
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* A value of column `name` as continuation.csv prints it (periodic_branch.c
+ * write_csv). */
+static void csv_text(char *buf, size_t len, const char *name, double v) {
+    if (!strcmp(name, "converged") || !strcmp(name, "stable"))
+        snprintf(buf, len, "%d", (int)v);
+    else if (!strcmp(name, "residual") || !strcmp(name, "mu error (h/2h)"))
+        snprintf(buf, len, "%.3e", v);
+    else if (!strcmp(name, "max |mu|") || !strncmp(name, "mu", 2))
+        snprintf(buf, len, "%.9g", v);
+    else
+        snprintf(buf, len, "%.12g", v);
+}
+
+/* The API's branch of config, printed as continuation.csv prints it, is
+ * the CSV `nsdyn periodic` writes, row by row, field by field. */
+static void branch_is_cli_csv(const char *config, const char *const *sets, size_t n_sets,
+                              const char *set_args, int k) {
+    char cmd[2048], path[400];
+    snprintf(cmd, sizeof cmd, "'%s' periodic '%s' %s -q -o '%s/periodic%d' >/dev/null 2>&1",
+             NSDYN_TEST_BINARY, config, set_args, tmp_root, k);
+    ck_assert_msg(system(cmd) == 0, "%s", cmd);
+    snprintf(path, sizeof path, "%s/periodic%d/continuation.csv", tmp_root, k);
+    char *csv = slurp(path);
+    ck_assert_ptr_nonnull(csv);
+    nsdyn_model *m;
+    nsdyn_data *d = open_data(config, sets, n_sets, &m);
+    nsdyn_host_periodic orbit;
+    nsdyn_host_branch b;
+    ck_assert_msg(nsdyn_data_continuation(d, &orbit, &b) == NSDYN_HOST_OK, "%s",
+                  nsdyn_data_last_error(d));
+    ck_assert(orbit.converged);
+    char *line = csv, *end = strchr(line, '\n');
+    /* the header: the columns, then event */
+    size_t at = 0;
+    for (size_t c = 0; c < b.n_columns; ++c) {
+        size_t n = strlen(b.columns[c]);
+        ck_assert_msg(!strncmp(line + at, b.columns[c], n) && line[at + n] == ',',
+                      "column %zu: %s vs %.*s", c, b.columns[c], (int)(end - line), line);
+        at += n + 1;
+    }
+    ck_assert(!strncmp(line + at, "event\n", 6));
+    size_t rows = 0;
+    for (line = end + 1; *line; line = end + 1, ++rows) {
+        end = strchr(line, '\n');
+        ck_assert_uint_lt(rows, b.n_rows);
+        char want[4096] = "", field[64];
+        for (size_t c = 0; c < b.n_columns; ++c) {
+            csv_text(field, sizeof field, b.columns[c], b.values[rows * b.n_columns + c]);
+            strcat(want, field);
+            strcat(want, ",");
+        }
+        snprintf(want + strlen(want), sizeof want - strlen(want), "\"%s\"", b.event[rows]);
+        ck_assert_msg(strlen(want) == (size_t)(end - line) && !strncmp(want, line, strlen(want)),
+                      "row %zu:\n API %s\n CLI %.*s", rows, want, (int)(end - line), line);
+    }
+    ck_assert_uint_eq(rows, b.n_rows);
+    ck_assert_uint_ge(b.n_converged, 3);
+    free(csv);
+    nsdyn_data_free(d);
+    nsdyn_model_free(m);
+}
+
+START_TEST(continuation_is_cli_csv) {
+    branch_is_cli_csv(SRC "/configs/rimless_hub_periodic.toml", NULL, 0, "", 0);
+    /* the walker along b: a multiplier crosses -1 on the way (a marked row) */
+    branch_is_cli_csv(SRC "/configs/walker_impact_periodic.toml", NULL, 0, "", 1);
+}
+END_TEST
+
+START_TEST(continuation_bad_input) {
+    char cli[2048], args[1024];
+    nsdyn_model *m;
+    nsdyn_host_periodic orbit;
+    nsdyn_host_branch b;
+    /* no [periodic]: the command's message */
+    nsdyn_data *d = open_data(SRC "/configs/bouncing_ball_newton.toml", NULL, 0, &m);
+    ck_assert_int_eq(nsdyn_data_continuation(d, &orbit, &b), NSDYN_HOST_ERR_CONFIG);
+    snprintf(args, sizeof args, "periodic '%s/configs/bouncing_ball_newton.toml' -q -o '%s/np'",
+             SRC, tmp_root);
+    cli_error(args, cli, sizeof cli);
+    ck_assert(cli[0]);
+    ck_assert_str_eq(nsdyn_data_last_error(d), cli);
+    ck_assert_uint_eq(b.n_rows, 0);
+    nsdyn_data_free(d);
+    nsdyn_model_free(m);
+    /* [periodic] without a continuation; an arclength continuation */
+    d = open_data(SRC "/configs/impact_oscillator.toml", NULL, 0, &m);
+    ck_assert_int_eq(nsdyn_data_continuation(d, &orbit, &b), NSDYN_HOST_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(nsdyn_data_last_error(d), "impact_oscillator.toml:"));
+    ck_assert_ptr_nonnull(strstr(nsdyn_data_last_error(d), "no [periodic.continuation]"));
+    nsdyn_data_free(d);
+    nsdyn_model_free(m);
+    d = open_data(SRC "/configs/impact_oscillator_grazing.toml", NULL, 0, &m);
+    ck_assert_int_eq(nsdyn_data_continuation(d, &orbit, &b), NSDYN_HOST_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(nsdyn_data_last_error(d), "arclength"));
+    nsdyn_data_free(d);
+    nsdyn_model_free(m);
+}
+END_TEST
+
 int main(void) {
     if (!mkdtemp(tmp_root)) return 1;
     Suite *s = suite_create("host_study");
@@ -166,6 +279,8 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, sweep_is_cli_database);
     tcase_add_test(tc, sweep_bad_input);
+    tcase_add_test(tc, continuation_is_cli_csv);
+    tcase_add_test(tc, continuation_bad_input);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

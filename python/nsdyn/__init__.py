@@ -11,12 +11,12 @@ nsdyn.read_sweep(db)."""
 from ._capi import lib as _lib
 from .errors import ConfigError, Interrupted, NotFoundError, NsdynError, RunFailed
 from .model import Data, Model, load
-from .result import EVENT_DTYPE, Orbit, Result, SweepTable, read_run, read_sweep
+from .result import EVENT_DTYPE, Branch, Orbit, Result, SweepTable, read_run, read_sweep
 
 __version__ = _lib.nsdyn_host_version_string().decode()
 host_api_version = (_lib.nsdyn_host_api_version() >> 16, _lib.nsdyn_host_api_version() & 0xFFFF)
 
 __all__ = [
-    "load", "Model", "Data", "Result", "Orbit", "SweepTable", "read_run", "read_sweep", "EVENT_DTYPE",
+    "load", "Model", "Data", "Result", "Orbit", "Branch", "SweepTable", "read_run", "read_sweep", "EVENT_DTYPE",
     "NsdynError", "ConfigError", "NotFoundError", "RunFailed", "Interrupted",
 ]

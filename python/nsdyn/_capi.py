@@ -74,6 +74,17 @@ class Sweep(ctypes.Structure):
     ]
 
 
+class Branch(ctypes.Structure):
+    _fields_ = [
+        ("n_rows", ctypes.c_size_t),
+        ("n_columns", ctypes.c_size_t),
+        ("columns", ctypes.POINTER(ctypes.c_char_p)),
+        ("values", c_double_p),
+        ("event", ctypes.POINTER(ctypes.c_char_p)),
+        ("n_converged", ctypes.c_size_t),
+    ]
+
+
 def _candidates():
     env = os.environ.get("NSDYN_HOST_LIB")
     if env:
@@ -161,6 +172,8 @@ _sig = {
     "nsdyn_data_time": (ctypes.c_int, [P, c_double_p]),
     "nsdyn_data_catch_sigint": (None, [P, ctypes.c_int]),
     "nsdyn_data_sweep": (ctypes.c_int, [P, ctypes.c_char_p, ctypes.POINTER(Sweep)]),
+    "nsdyn_data_continuation": (
+        ctypes.c_int, [P, ctypes.POINTER(Periodic), ctypes.POINTER(Branch)]),
     "nsdyn_data_write": (ctypes.c_int, [P, ctypes.c_char_p]),
 }
 for _name, (_res, _args) in _sig.items():

@@ -129,6 +129,17 @@ class Model:
         d.reset_if_changed(params, state)
         return d.periodic()
 
+    def continuation(self, params=None, state=None):
+        """The natural continuation of [periodic.continuation]
+        (docs/periodic.md) as `nsdyn periodic` makes it: a Branch, the
+        rows of continuation.csv at full precision, with the first orbit
+        on .orbit. A first orbit that does not converge raises RunFailed
+        (the Orbit on .result); no [periodic.continuation], or method =
+        "arclength", ConfigError."""
+        d = self._data()
+        d.reset_if_changed(params, state)
+        return d.continuation()
+
     def sweep(self, param=None, values=None, t_end=None, summary=None, state=None, *, db=None,
               params=None):
         """Without `param`: the config's [sweep] study (docs/sweep.md),
@@ -407,7 +418,32 @@ class Data:
     def periodic(self):
         """See Model.periodic."""
         p = C.Periodic()
+        self._catching()
         st = C.lib.nsdyn_data_periodic(self._h, ctypes.byref(p))
+        return self._orbit(st, p)
+
+    def continuation(self):
+        """See Model.continuation."""
+        from .result import Branch
+
+        p, b = C.Periodic(), C.Branch()
+        self._catching()
+        st = C.lib.nsdyn_data_continuation(self._h, ctypes.byref(p), ctypes.byref(b))
+        if st == C.ERR_RUN_FAILED:
+            self._orbit(st, p)  # raises, with the orbit reached
+        orbit = self._orbit(C.OK, p) if p.n_state else None
+        nc, nr = b.n_columns, b.n_rows
+        values = np.array(b.values[: nr * nc], dtype=float).reshape(nr, nc) if nr else \
+            np.empty((0, nc))
+        branch = Branch([b.columns[c].decode() for c in range(nc)], values,
+                        [b.event[r].decode() for r in range(nr)], orbit, b.n_converged)
+        if st == C.ERR_INTERRUPTED:
+            raise Interrupted(self._error(), branch)
+        self._check(st)
+        return branch
+
+    def _orbit(self, st, p):
+        """The Orbit of a shooting's struct p; raises by status st."""
         self._gen += 1
         if st not in (C.OK, C.ERR_RUN_FAILED, C.ERR_INTERRUPTED):
             self._check(st)

@@ -66,3 +66,41 @@ def test_sweep_bad_input(tmp_path):
     proc = cli("sweep", SWEEP, "-q", "--no-graphs", "-o", tmp_path / "y", "--db",
                tmp_path / "other.sqlite")
     assert proc.returncode != 0 and str(e.value) == cli_error(proc)
+
+
+def csv_text(name, v):
+    """A value of column `name` as continuation.csv prints it."""
+    if name in ("converged", "stable"):
+        return "%d" % v
+    if name in ("residual", "mu error (h/2h)"):
+        return "%.3e" % v
+    if name == "max |mu|" or name.startswith("mu"):
+        return "%.9g" % v
+    return "%.12g" % v
+
+
+@pytest.mark.parametrize("config", ["rimless_hub_periodic.toml", "walker_impact_periodic.toml"])
+def test_continuation_is_cli_csv(tmp_path, config):
+    proc = cli("periodic", CFG / config, "-q", "-o", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    with open(tmp_path / "continuation.csv") as f:
+        rows = list(csv.reader(f))
+    b = nsdyn.load(CFG / config).continuation()
+    assert b.columns + ["event"] == rows[0]
+    assert len(b) == len(rows) - 1 and b.n_converged >= 3 and b.orbit.converged
+    for values, event, row in zip(b.values, b.events, rows[1:]):
+        assert [csv_text(n, v) for n, v in zip(b.columns, values)] + [event] == row
+    # the first orbit is Model.periodic's, bit for bit
+    p0 = nsdyn.load(CFG / config).periodic()
+    assert b.orbit.period == p0.period and b.orbit.state == p0.state
+
+
+def test_continuation_bad_input(tmp_path):
+    with pytest.raises(nsdyn.ConfigError) as e:
+        nsdyn.load(CFG / "bouncing_ball_newton.toml").continuation()
+    proc = cli("periodic", CFG / "bouncing_ball_newton.toml", "-q", "-o", tmp_path)
+    assert proc.returncode == 2 and str(e.value) == cli_error(proc)
+    with pytest.raises(nsdyn.ConfigError, match=r"impact_oscillator\.toml:.*no \[periodic\.cont"):
+        nsdyn.load(CFG / "impact_oscillator.toml").continuation()
+    with pytest.raises(nsdyn.ConfigError, match="arclength"):
+        nsdyn.load(CFG / "impact_oscillator_grazing.toml").continuation()

@@ -208,6 +208,33 @@ typedef struct nsdyn_host_sweep {
 NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_sweep(nsdyn_data *data, const char *db_path,
                                                      nsdyn_host_sweep *out);
 
+/* The natural continuation of [periodic.continuation] (docs/periodic.md)
+ * as `nsdyn periodic` makes it: the orbit from the initial state by
+ * shooting (into *orbit, as nsdyn_data_periodic), then one orbit per value
+ * of the parameter, from the config's own value outwards, ending where
+ * Newton fails. The table is continuation.csv in memory: its rows (the
+ * solved points, in the values' order), its columns but the last
+ * (parameters, converged, stable, period [s], residual, mu error (h/2h),
+ * max |mu|, report channels, free states, mu1 re, mu1 im, ...) with the
+ * numbers at full precision (the CSV prints 9 to 12 digits), and its
+ * last column, the crossings marked, as `event`. It belongs to the data
+ * (valid until its next continuation or free). (1.1) */
+typedef struct nsdyn_host_branch {
+    size_t n_rows, n_columns;
+    const char *const *columns;
+    const double *values;     /* n_rows x n_columns, row-major */
+    const char *const *event; /* n_rows ("" where nothing happened) */
+    size_t n_converged;       /* rows whose Newton converged */
+} nsdyn_host_branch;
+/* OK with the branch (a branch that ends early is data: its last row says
+ * why); RUN_FAILED when the first orbit does not converge (no branch);
+ * CONFIG for a missing or bad [periodic], no [periodic.continuation], or
+ * method = "arclength" (not followed here); INTERRUPTED after a stop
+ * request, with the points so far. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_continuation(nsdyn_data *data,
+                                                            nsdyn_host_periodic *orbit,
+                                                            nsdyn_host_branch *out);
+
 /* ---- results of the last run (valid until the next run, reset or free) ---- */
 
 NSDYN_HOST_EXPORT size_t nsdyn_data_channel_count(const nsdyn_data *data);

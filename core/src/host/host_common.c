@@ -28,6 +28,16 @@ void nsd_host_sweep_free(nsdyn_data *d) {
     memset(t, 0, sizeof *t);
 }
 
+void nsd_host_branch_free(nsdyn_data *d) {
+    struct nsd_host_branch *b = &d->branch;
+    for (size_t i = 0; b->event && i < b->n_rows; ++i) free(b->event[i]);
+    for (size_t i = 0; b->columns && i < b->n_columns; ++i) free(b->columns[i]);
+    free(b->event);
+    free(b->columns);
+    free(b->values);
+    memset(b, 0, sizeof *b);
+}
+
 void nsd_host_periodic_free(nsdyn_data *d) {
     if (d->have_periodic) nsd_periodic_result_free(&d->periodic);
     free(d->periodic_free);

@@ -12,6 +12,7 @@
 
 #include "nsdyn/host.h"
 #include "periodic.h"
+#include "periodic_branch.h"
 #include "scenario.h"
 
 struct nsdyn_errors {
@@ -53,7 +54,7 @@ struct nsdyn_data {
     nsd_run *run;
     int stepped;
     size_t ev_contact, ev_other;
-    int catch_sigint;             /* nsdyn_data_catch_sigint */
+    int catch_sigint; /* nsdyn_data_catch_sigint */
     /* nsdyn_data_sweep's table: column names, cells (numbers, texts) */
     struct nsd_host_table {
         size_t n_rows, n_columns;
@@ -61,6 +62,14 @@ struct nsdyn_data {
         double *num;
         char **text;
     } sweep;
+    /* nsdyn_data_continuation's branch: continuation.csv's columns, values
+     * and event marks */
+    struct nsd_host_branch {
+        size_t n_rows, n_columns, n_converged;
+        char **columns;
+        double *values;
+        char **event;
+    } branch;
     nsd_periodic_result periodic; /* nsdyn_data_periodic's, when have_periodic */
     size_t *periodic_free;        /* its free state indices */
     int have_periodic;
@@ -89,6 +98,12 @@ typedef struct nsd_host_call {
 } nsd_host_call;
 void nsd_host_call_begin(nsdyn_data *d, nsd_host_call *c);
 void nsd_host_call_end(nsdyn_data *d, nsd_host_call *c);
+/* The solved points of sum (nsd_periodic_branch's) into d->branch, as
+ * continuation.csv has them (host_branch.c). */
+nsdyn_host_status nsd_host_branch_table(nsdyn_data *d, const nsd_periodic_config *pc,
+                                        const nsd_branch_summary *sum);
+/* Free the branch's table. */
+void nsd_host_branch_free(nsdyn_data *d);
 /* Free the sweep's table. */
 void nsd_host_sweep_free(nsdyn_data *d);
 /* Free the periodic orbit's results. */

@@ -179,6 +179,7 @@ void nsdyn_data_free(nsdyn_data *d) {
     nsd_host_forget_signal(d);
     nsd_host_end_run(d);
     nsd_host_sweep_free(d);
+    nsd_host_branch_free(d);
     nsd_host_periodic_free(d);
     nsd_host_scenario_free(d->s);
     nsd_toml_node_clear(&d->over);
