@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "nsdyn/host.h"
+#include "host_test_util.h"
 
 #define CFG(name) NSDYN_TEST_SOURCE_DIR "/configs/" name
 
@@ -60,14 +60,6 @@ static nsdyn_model *open_case(int i) {
                         : nsdyn_model_open_string(moreau_ball, "moreau.toml", &set, 1, &m, &e);
     if (st != NSDYN_HOST_OK) ck_abort_msg("case %d: %s", i, nsdyn_errors_at(e, 0));
     return m;
-}
-
-static nsdyn_data *data_ok(const nsdyn_model *m) {
-    nsdyn_data *d = NULL;
-    nsdyn_errors *e = NULL;
-    if (nsdyn_data_create(m, &d, &e) != NSDYN_HOST_OK)
-        ck_abort_msg("data: %s", nsdyn_errors_at(e, 0));
-    return d;
 }
 
 static double uniform(void) { return (double)rand() / ((double)RAND_MAX + 1.0); }
@@ -177,7 +169,7 @@ static nsdyn_host_status random_part(nsdyn_data *d, double t_end, const char *wh
 
 START_TEST(parts_equal_whole) {
     nsdyn_model *m = open_case(_i);
-    nsdyn_data *whole = data_ok(m), *part = data_ok(m);
+    nsdyn_data *whole = host_data(m), *part = host_data(m);
     const char *what = cases[_i].config ? cases[_i].config : "moreau ball";
     nsdyn_host_status whole_st = nsdyn_data_run(whole, 0);
     ck_assert_msg(whole_st == NSDYN_HOST_OK, "%s: %s", what, nsdyn_data_last_error(whole));
@@ -214,7 +206,7 @@ END_TEST
  * switches/stops merged by time (contact events first at one instant). */
 START_TEST(events_one_by_one) {
     nsdyn_model *m = open_case(_i);
-    nsdyn_data *whole = data_ok(m), *part = data_ok(m);
+    nsdyn_data *whole = host_data(m), *part = host_data(m);
     ck_assert_int_eq(nsdyn_data_run(whole, 0), NSDYN_HOST_OK);
     size_t ne = nsdyn_data_event_count(whole), nc = 0;
     nsdyn_host_event *ev = calloc(ne + 1, sizeof *ev);
@@ -253,7 +245,7 @@ START_TEST(bad_input) {
     nsdyn_errors *e = NULL;
     ck_assert_int_eq(nsdyn_model_open(CFG("bouncing_ball_newton.toml"), &set, 1, &m, &e),
                      NSDYN_HOST_OK);
-    nsdyn_data *d = data_ok(m);
+    nsdyn_data *d = host_data(m);
     ck_assert_int_eq(nsdyn_data_run_until(d, 2.0), NSDYN_HOST_ERR_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(nsdyn_data_last_error(d), "past the run's end, run.t_end = 1"));
     ck_assert_int_eq(nsdyn_data_run_until(d, NAN), NSDYN_HOST_ERR_ARGUMENT);
@@ -290,8 +282,8 @@ START_TEST(bad_input) {
     const char *sets[] = {"run.max_events=5", "run.t_end=2"};
     ck_assert_int_eq(nsdyn_model_open(CFG("bouncing_ball_newton.toml"), sets, 2, &m, &e),
                      NSDYN_HOST_OK);
-    nsdyn_data *whole = data_ok(m);
-    d = data_ok(m);
+    nsdyn_data *whole = host_data(m);
+    d = host_data(m);
     ck_assert_int_eq(nsdyn_data_run(whole, 0), NSDYN_HOST_ERR_RUN_FAILED);
     nsdyn_host_status st;
     t = 0.0;

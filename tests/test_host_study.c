@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nsdyn/host.h"
+#include "host_test_util.h"
 
 #define SRC NSDYN_TEST_SOURCE_DIR
 #define SWEEP_CFG SRC "/tests/fixtures/host_sweep_ball.toml"
@@ -26,13 +26,8 @@
 static char tmp_root[] = "/tmp/nsdyn-host-study-XXXXXX";
 
 static nsdyn_data *open_data(const char *path, const char *const *sets, size_t n, nsdyn_model **m) {
-    nsdyn_errors *e = NULL;
-    if (nsdyn_model_open(path, sets, n, m, &e) != NSDYN_HOST_OK)
-        ck_abort_msg("%s: %s", path, nsdyn_errors_at(e, 0));
-    nsdyn_data *d = NULL;
-    if (nsdyn_data_create(*m, &d, &e) != NSDYN_HOST_OK)
-        ck_abort_msg("data: %s", nsdyn_errors_at(e, 0));
-    return d;
+    *m = host_open(path, sets, n);
+    return host_data(*m);
 }
 
 /* The command's stderr when it fails (its first "error: " line, without
@@ -50,6 +45,14 @@ static void cli_error(const char *args, char *buf, size_t len) {
             snprintf(buf, len, "%s", line + 7);
         }
     pclose(p);
+}
+
+/* The data's last error is the first error line of `nsdyn ARGS`. */
+static void same_message_as_cli(nsdyn_data *d, const char *args) {
+    char cli[2048];
+    cli_error(args, cli, sizeof cli);
+    ck_assert_msg(cli[0], "nsdyn %s printed no error", args);
+    ck_assert_str_eq(nsdyn_data_last_error(d), cli);
 }
 
 static void same_rows(const nsdyn_host_sweep *a, const nsdyn_host_sweep *b) {
@@ -124,7 +127,7 @@ START_TEST(sweep_is_cli_database) {
 END_TEST
 
 START_TEST(sweep_bad_input) {
-    char cli[2048], args[1024];
+    char args[1024];
     /* no [sweep]: the command's message */
     nsdyn_model *m;
     nsdyn_data *d = open_data(SRC "/configs/bouncing_ball_newton.toml", NULL, 0, &m);
@@ -132,9 +135,7 @@ START_TEST(sweep_bad_input) {
     ck_assert_int_eq(nsdyn_data_sweep(d, NULL, &out), NSDYN_HOST_ERR_CONFIG);
     snprintf(args, sizeof args, "sweep '%s/configs/bouncing_ball_newton.toml' -q -o '%s/none'", SRC,
              tmp_root);
-    cli_error(args, cli, sizeof cli);
-    ck_assert(cli[0]);
-    ck_assert_str_eq(nsdyn_data_last_error(d), cli);
+    same_message_as_cli(d, args);
     ck_assert_uint_eq(out.n_rows, 0);
     nsdyn_data_free(d);
     nsdyn_model_free(m);
@@ -151,26 +152,12 @@ START_TEST(sweep_bad_input) {
     ck_assert_int_eq(nsdyn_data_sweep(d, db, &out), NSDYN_HOST_ERR_IO);
     snprintf(args, sizeof args, "sweep '%s' -q --no-graphs -o '%s/other' --db '%s'", SWEEP_CFG,
              tmp_root, db);
-    cli_error(args, cli, sizeof cli);
-    ck_assert_str_eq(nsdyn_data_last_error(d), cli);
+    same_message_as_cli(d, args);
     ck_assert_uint_eq(out.n_rows, 0);
     nsdyn_data_free(d);
     nsdyn_model_free(m);
 }
 END_TEST
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 /* A value of column `name` as continuation.csv prints it (periodic_branch.c
  * write_csv). */
@@ -194,7 +181,7 @@ static void branch_is_cli_csv(const char *config, const char *const *sets, size_
              NSDYN_TEST_BINARY, config, set_args, tmp_root, k);
     ck_assert_msg(system(cmd) == 0, "%s", cmd);
     snprintf(path, sizeof path, "%s/periodic%d/continuation.csv", tmp_root, k);
-    char *csv = slurp(path);
+    char *csv = host_slurp(path);
     ck_assert_ptr_nonnull(csv);
     nsdyn_model *m;
     nsdyn_data *d = open_data(config, sets, n_sets, &m);
@@ -242,7 +229,7 @@ START_TEST(continuation_is_cli_csv) {
 END_TEST
 
 START_TEST(continuation_bad_input) {
-    char cli[2048], args[1024];
+    char args[1024];
     nsdyn_model *m;
     nsdyn_host_periodic orbit;
     nsdyn_host_branch b;
@@ -251,9 +238,7 @@ START_TEST(continuation_bad_input) {
     ck_assert_int_eq(nsdyn_data_continuation(d, &orbit, &b), NSDYN_HOST_ERR_CONFIG);
     snprintf(args, sizeof args, "periodic '%s/configs/bouncing_ball_newton.toml' -q -o '%s/np'",
              SRC, tmp_root);
-    cli_error(args, cli, sizeof cli);
-    ck_assert(cli[0]);
-    ck_assert_str_eq(nsdyn_data_last_error(d), cli);
+    same_message_as_cli(d, args);
     ck_assert_uint_eq(b.n_rows, 0);
     nsdyn_data_free(d);
     nsdyn_model_free(m);
