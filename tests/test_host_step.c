@@ -239,6 +239,34 @@ START_TEST(events_one_by_one) {
 }
 END_TEST
 
+/* An event where a step (or run_until) ended is still to come for
+ * run_to_event; those before the clock are passed. Every impact of the
+ * Newton ball ends a step (the step guard cuts it there). */
+START_TEST(event_at_step_end) {
+    const char *set = "run.t_end=1.3";
+    nsdyn_model *m = host_open(CFG("bouncing_ball_newton.toml"), &set, 1);
+    nsdyn_data *d = host_data(m);
+    size_t seen = 0, returned = 0;
+    while (nsdyn_data_step(d) == NSDYN_HOST_OK) {
+        size_t n = nsdyn_data_event_count(d);
+        if (n == seen) continue;
+        nsdyn_host_event last, e;
+        double t, t_after;
+        ck_assert_int_eq(nsdyn_data_event(d, n - 1, &last), NSDYN_HOST_OK);
+        ck_assert_int_eq(nsdyn_data_time(d, &t), NSDYN_HOST_OK);
+        ck_assert(last.t == t);
+        ck_assert_int_eq(nsdyn_data_run_to_event(d, &e), NSDYN_HOST_OK);
+        ck_assert_int_eq(nsdyn_data_time(d, &t_after), NSDYN_HOST_OK);
+        ck_assert(t_after == t && e.t == t); /* no step taken */
+        seen = n;
+        returned++;
+    }
+    ck_assert_uint_ge(returned, 3);
+    nsdyn_data_free(d);
+    nsdyn_model_free(m);
+}
+END_TEST
+
 START_TEST(bad_input) {
     const char *set = "run.t_end=1";
     nsdyn_model *m = NULL;
@@ -315,6 +343,7 @@ int main(void) {
     int n = (int)(sizeof cases / sizeof cases[0]);
     tcase_add_loop_test(tc, parts_equal_whole, 0, n);
     tcase_add_loop_test(tc, events_one_by_one, 0, n);
+    tcase_add_test(tc, event_at_step_end);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

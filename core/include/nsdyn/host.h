@@ -317,9 +317,9 @@ NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_run_until(nsdyn_data *data, doubl
 /* Steps until the next event (as nsdyn_data_event describes it: contact
  * events, switches, the stop), which goes into *out; events of one step
  * come one per call, in time order (at one instant contact events before
- * switches). Events that step and run_until passed are not returned (the
- * results list them). ENDED when the run reaches its end with no further
- * event. */
+ * switches). Events before the clock that step and run_until passed are
+ * not returned (the results list them); one where their last step ended
+ * is. ENDED when the run reaches its end with no further event. */
 NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_run_to_event(nsdyn_data *data,
                                                             nsdyn_host_event *out);
 /* 1 while a run advanced by steps goes on, else 0. */

@@ -9,11 +9,16 @@
 
 #include "host_internal.h"
 
-/* step and run_until pass the events they step over: run_to_event goes
- * on from the next one after. */
+/* step and run_until pass the events they stepped over: run_to_event
+ * goes on from the first one at or after the clock (an event where the
+ * last step ended is still to come). */
 static void pass_events(nsdyn_data *d) {
-    d->ev_contact = d->s->res.contact_log.n;
-    d->ev_other = d->s->res.n_events;
+    const nsd_run_result *res = &d->s->res;
+    double now;
+    if (nsdyn_data_time(d, &now) != NSDYN_HOST_OK) return;
+    while (d->ev_contact < res->contact_log.n && res->contact_log.rec[d->ev_contact].t < now)
+        d->ev_contact++;
+    while (d->ev_other < res->n_events && res->event_times[d->ev_other] < now) d->ev_other++;
 }
 
 /* The run went on or ended in the last advance: end it when it ended
