@@ -235,7 +235,7 @@ NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_continuation(nsdyn_data *data,
                                                             nsdyn_host_periodic *orbit,
                                                             nsdyn_host_branch *out);
 
-/* ---- results of the last run (valid until the next run, reset or free) ---- */
+/* ---- results of the last run (valid until the next run, step, reset or free) ---- */
 
 NSDYN_HOST_EXPORT size_t nsdyn_data_channel_count(const nsdyn_data *data);
 /* Channel names and units (e.g. "t" "s", "y" "m"); NULL when out of range. */
