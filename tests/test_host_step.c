@@ -329,6 +329,23 @@ START_TEST(bad_input) {
     nsdyn_data_free(d);
     nsdyn_data_free(whole);
     nsdyn_model_free(m);
+    /* a run the integrator refuses to start (h longer than the run): the
+     * config error of nsdyn_data_run, at every try */
+    const char *long_h[] = {"integrator.h=1", "run.t_end=0.5"};
+    ck_assert_int_eq(nsdyn_model_open_string(moreau_ball, "moreau.toml", long_h, 2, &m, &e),
+                     NSDYN_HOST_OK);
+    whole = host_data(m);
+    d = host_data(m);
+    ck_assert_int_eq(nsdyn_data_run(whole, 0), NSDYN_HOST_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(nsdyn_data_last_error(whole), "longer than the run"));
+    for (int k = 0; k < 2; ++k) {
+        ck_assert_int_eq(nsdyn_data_step(d), NSDYN_HOST_ERR_CONFIG);
+        ck_assert_str_eq(nsdyn_data_last_error(d), nsdyn_data_last_error(whole));
+        ck_assert_int_eq(nsdyn_data_running(d), 0);
+    }
+    nsdyn_data_free(d);
+    nsdyn_data_free(whole);
+    nsdyn_model_free(m);
 }
 END_TEST
 

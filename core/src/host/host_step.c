@@ -49,8 +49,8 @@ static nsdyn_host_status start(nsdyn_data *d) {
     size_t errors = nsd_scenario_begin(d->s, &diag, &d->run);
     d->ran = 1;
     d->stepped = 1;
-    if (errors) {
-        d->stepped = 2;
+    if (errors) { /* nothing ran: the next call tries again, and says so again */
+        d->stepped = 0;
         return nsd_host_fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
     }
     nsd_diag_free(&diag);
