@@ -175,7 +175,7 @@ START_TEST(parts_equal_whole) {
     ck_assert_msg(whole_st == NSDYN_HOST_OK, "%s: %s", what, nsdyn_data_last_error(whole));
     double t_end;
     ck_assert_int_eq(nsdyn_data_get_param(whole, "run.t_end", &t_end), NSDYN_HOST_OK);
-    for (int rep = 0; rep < 3; ++rep) {
+    for (int rep = 0; rep < 2; ++rep) {
         ck_assert_int_eq(nsdyn_data_start(part), NSDYN_HOST_OK);
         ck_assert_int_eq(nsdyn_data_running(part), 1);
         nsdyn_host_summary s;
