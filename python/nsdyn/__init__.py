@@ -5,6 +5,9 @@
     model = nsdyn.load("configs/bouncing_ball_newton.toml", contact__e=0.7)
     r = model.run(1.0)
     r["y"], r.units["y"], r.events["t"], r.summary["outcome"], r.config
+    d = model.data(); d.run_until(0.5); d.state(); d.next_event()   # a run in parts
+    model.sweep(db="study.sqlite")        # the config's [sweep], as nsdyn sweep writes it
+    model.continuation()                  # [periodic.continuation], continuation.csv in memory
 
 Readers for what the command line wrote: nsdyn.read_run(folder),
 nsdyn.read_sweep(db)."""
