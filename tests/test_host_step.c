@@ -303,6 +303,15 @@ START_TEST(bad_input) {
     /* a whole run ends the stepped one */
     ck_assert_int_eq(nsdyn_data_run(d, 0), NSDYN_HOST_OK);
     ck_assert_int_eq(nsdyn_data_running(d), 0);
+    /* a run abandoned before its end (here by a sweep, refused: no
+     * [sweep]) is not offered as a result that looks complete */
+    ck_assert_int_eq(nsdyn_data_run_until(d, 0.2), NSDYN_HOST_OK);
+    nsdyn_host_sweep table;
+    ck_assert_int_eq(nsdyn_data_sweep(d, NULL, &table), NSDYN_HOST_ERR_CONFIG);
+    ck_assert_int_eq(nsdyn_data_running(d), 0);
+    nsdyn_host_summary sum;
+    ck_assert_int_eq(nsdyn_data_summary(d, &sum), NSDYN_HOST_ERR_NO_RUN);
+    ck_assert_uint_eq(nsdyn_data_event_count(d), 0);
     nsdyn_data_free(d);
     nsdyn_model_free(m);
     /* a run that fails by steps keeps its data, marked incomplete, as

@@ -295,10 +295,11 @@ NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_event(const nsdyn_data *data, siz
  * with the state read in between. The run's end is the config's
  * run.t_end (set it first: the integrator's last step, and the default
  * output grid, depend on it). While the run goes on, the results calls
- * below read what it has so far (the summary's outcome
+ * read what it has so far (the summary's outcome
  * NSDYN_HOST_RUN_GOING) and get_state reads the state at its clock.
  * Setting a parameter or a state, reset, nsdyn_data_run and
- * nsdyn_data_periodic end it (its samples stay until the next run).
+ * nsdyn_data_periodic, sweep and continuation end it (abandoned before its
+ * end, its results are dropped: NO_RUN until the next run).
  * Each call stops at nsdyn_data_request_stop (INTERRUPTED, the run ended
  * as a failure, data kept); RUN_FAILED when the run failed; CONFIG when it
  * could not start; ENDED when the run had already ended (nothing done:

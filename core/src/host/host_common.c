@@ -116,7 +116,10 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
 }
 
 void nsd_host_end_run(nsdyn_data *d) {
-    nsd_run_end(d->run);
+    if (d->run) { /* abandoned before its end: no result to show as complete */
+        nsd_run_end(d->run);
+        d->ran = 0;
+    }
     d->run = NULL;
     d->stepped = 0;
 }

@@ -86,8 +86,8 @@ nsdyn_host_status nsd_host_fail_diag(nsdyn_data *d, nsd_diag *diag, nsdyn_host_s
  * messages into diag (NULL: into data->err). The old scenario and its
  * results stay when this fails. */
 nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *diag);
-/* End the run in progress on d, if any (its samples stay in d->s->res);
- * stepped back to 0. */
+/* End the run in progress on d, if any: abandoned before its end, its
+ * results are no longer offered (ran = 0); stepped back to 0. */
 void nsd_host_end_run(nsdyn_data *d);
 /* Around a call that runs simulations: the stop request watched (cleared
  * first), SIGINT caught when d->catch_sigint (the previous handler kept in
