@@ -47,8 +47,8 @@ static const struct {
     {CFG("towed_wheel_rolling.toml"), "run.t_end=3"},         /* stick / slip */
     {CFG("sphere_rebound_incline.toml"), "run.t_end=1.5"},    /* 3-D impacts */
     {CFG("rimless_wheel_walk.toml"), "run.t_end=4"},          /* switches */
-    {CFG("impact_oscillator.toml"), "run.t_end=12"},          /* forced impacts */
-    {NULL, "run.t_end=1.5"},                                  /* time-stepping */
+    {CFG("impact_oscillator.toml"), "run.t_end=8"},           /* forced impacts */
+    {NULL, "run.t_end=1"},                                    /* time-stepping */
 };
 
 static nsdyn_model *open_case(int i) {
