@@ -23,41 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nsdyn/host.h"
+#include "host_test_util.h"
 
 #define CFG(name) NSDYN_TEST_SOURCE_DIR "/configs/" name
 
 static char tmp_root[] = "/tmp/nsdyn-host-XXXXXX";
-
-static nsdyn_model *open_ok(const char *path, const char *const *sets, size_t n) {
-    nsdyn_model *m = NULL;
-    nsdyn_errors *e = NULL;
-    nsdyn_host_status st = nsdyn_model_open(path, sets, n, &m, &e);
-    if (st != NSDYN_HOST_OK) ck_abort_msg("%s: %s", path, nsdyn_errors_at(e, 0));
-    ck_assert_ptr_null(e);
-    return m;
-}
-
-static nsdyn_data *data_ok(const nsdyn_model *m) {
-    nsdyn_data *d = NULL;
-    nsdyn_errors *e = NULL;
-    if (nsdyn_data_create(m, &d, &e) != NSDYN_HOST_OK)
-        ck_abort_msg("data: %s", nsdyn_errors_at(e, 0));
-    return d;
-}
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 START_TEST(version) {
     ck_assert_uint_eq(nsdyn_host_api_version() >> 16, NSDYN_HOST_API_MAJOR);
@@ -87,14 +57,14 @@ START_TEST(samples_equal_cli) {
              "'%s' run '%s' %s%s --set plot.enabled=false -q -o '%s' >/dev/null 2>&1",
              NSDYN_TEST_BINARY, config, set ? "--set " : "", set ? set : "", cli_dir);
     ck_assert_msg(system(cmd) == 0, "%s", cmd);
-    nsdyn_model *m = open_ok(config, set ? &set : NULL, set ? 1 : 0);
-    nsdyn_data *d = data_ok(m);
+    nsdyn_model *m = host_open(config, set ? &set : NULL, set ? 1 : 0);
+    nsdyn_data *d = host_data(m);
     ck_assert_int_eq(nsdyn_data_run(d, 0), NSDYN_HOST_OK);
     /* each CSV field reads back to the API's double, bit for bit (the CSV
      * writes the shortest round-trip decimal, numfmt.h) */
     char path[300];
     snprintf(path, sizeof path, "%s/timeseries.csv", cli_dir);
-    char *csv = slurp(path);
+    char *csv = host_slurp(path);
     ck_assert_ptr_nonnull(csv);
     const double *v;
     size_t rows, nc = nsdyn_data_channel_count(d);
@@ -126,7 +96,7 @@ START_TEST(samples_equal_cli) {
     /* nsdyn_data_write: the same bytes */
     ck_assert_int_eq(nsdyn_data_write(d, api_dir), NSDYN_HOST_OK);
     snprintf(path, sizeof path, "%s/timeseries.csv", api_dir);
-    char *api = slurp(path);
+    char *api = host_slurp(path);
     ck_assert_ptr_nonnull(api);
     ck_assert_str_eq(api, csv);
     free(api);
@@ -140,8 +110,8 @@ END_TEST
  * t = sqrt(2 h / g) (the dopri5 event location to ~1e-10 s), at
  * u = -sqrt(2 g h), leaving at -e u, over random e and h. */
 START_TEST(newton_ball_closed_form) {
-    nsdyn_model *m = open_ok(CFG("bouncing_ball_newton.toml"), NULL, 0);
-    nsdyn_data *d = data_ok(m);
+    nsdyn_model *m = host_open(CFG("bouncing_ball_newton.toml"), NULL, 0);
+    nsdyn_data *d = host_data(m);
     double r, g;
     ck_assert_int_eq(nsdyn_data_get_param(d, "system.r", &r), NSDYN_HOST_OK);
     ck_assert_int_eq(nsdyn_data_get_param(d, "system.g", &g), NSDYN_HOST_OK);
@@ -199,7 +169,7 @@ START_TEST(bad_configs) {
     ck_assert(saw_e && saw_bogus);
     nsdyn_errors_free(e);
     /* a string config: plugins found, the run is the file's */
-    char *text = slurp(CFG("bouncing_ball_newton.toml"));
+    char *text = host_slurp(CFG("bouncing_ball_newton.toml"));
     ck_assert_int_eq(nsdyn_model_open_string(text, NULL, NULL, 0, &m, &e), NSDYN_HOST_OK);
     ck_assert_str_eq(nsdyn_model_title(m),
                      "bouncing ball, Newton restitution e = 0.5 (event-driven)");
@@ -209,8 +179,8 @@ START_TEST(bad_configs) {
 END_TEST
 
 START_TEST(bad_names_keep_results) {
-    nsdyn_model *m = open_ok(CFG("bouncing_ball_newton.toml"), NULL, 0);
-    nsdyn_data *d = data_ok(m);
+    nsdyn_model *m = host_open(CFG("bouncing_ball_newton.toml"), NULL, 0);
+    nsdyn_data *d = host_data(m);
     ck_assert_int_eq(nsdyn_data_run(d, 0.5), NSDYN_HOST_OK);
     size_t rows_before;
     const double *v;
@@ -244,8 +214,8 @@ END_TEST
  * bounces) keeps what it computed, marked incomplete. */
 START_TEST(failed_run_keeps_data) {
     const char *set = "run.max_events=5";
-    nsdyn_model *m = open_ok(CFG("bouncing_ball_newton.toml"), &set, 1);
-    nsdyn_data *d = data_ok(m);
+    nsdyn_model *m = host_open(CFG("bouncing_ball_newton.toml"), &set, 1);
+    nsdyn_data *d = host_data(m);
     ck_assert_int_eq(nsdyn_data_run(d, 0), NSDYN_HOST_ERR_RUN_FAILED);
     ck_assert_ptr_nonnull(strstr(nsdyn_data_last_error(d), "max_events"));
     nsdyn_host_summary s;
@@ -291,8 +261,8 @@ static void *run_job(void *arg) {
  * from outside. */
 START_TEST(stop_request) {
     const char *sets[] = {"run.t_end=100", "run.output_dt=1e-3"};
-    nsdyn_model *m = open_ok(CFG("bouncing_ball_hunt_crossley.toml"), sets, 2);
-    job j = {data_ok(m), 0, 0, 0};
+    nsdyn_model *m = host_open(CFG("bouncing_ball_hunt_crossley.toml"), sets, 2);
+    job j = {host_data(m), 0, 0, 0};
     pthread_t th;
     pthread_create(&th, NULL, run_job, &j);
     struct timespec pause = {0, 200 * 1000 * 1000};
@@ -323,15 +293,15 @@ END_TEST
 /* One model, four threads with a data each, random e: the same numbers as
  * the same runs one after the other. */
 START_TEST(threads_share_model) {
-    nsdyn_model *m = open_ok(CFG("bouncing_ball_newton.toml"), NULL, 0);
+    nsdyn_model *m = host_open(CFG("bouncing_ball_newton.toml"), NULL, 0);
     enum { N = 4 };
     job par[N], ser[N];
     pthread_t th[N];
     unsigned seed = 7;
     for (int k = 0; k < N; ++k) {
         double e = 0.1 + 0.8 * rand_r(&seed) / (double)RAND_MAX;
-        par[k] = (job){data_ok(m), 0, e, 0};
-        ser[k] = (job){data_ok(m), 0, e, 0};
+        par[k] = (job){host_data(m), 0, e, 0};
+        ser[k] = (job){host_data(m), 0, e, 0};
     }
     for (int k = 0; k < N; ++k) pthread_create(&th[k], NULL, run_job, &par[k]);
     for (int k = 0; k < N; ++k) pthread_join(th[k], NULL);
@@ -349,8 +319,8 @@ START_TEST(threads_share_model) {
 END_TEST
 
 START_TEST(copy_and_reset) {
-    nsdyn_model *m = open_ok(CFG("bouncing_ball_newton.toml"), NULL, 0);
-    nsdyn_data *d = data_ok(m), *c = NULL;
+    nsdyn_model *m = host_open(CFG("bouncing_ball_newton.toml"), NULL, 0);
+    nsdyn_data *d = host_data(m), *c = NULL;
     nsdyn_errors *e = NULL;
     ck_assert_int_eq(nsdyn_data_set_param(d, "contact.e", 0.8), NSDYN_HOST_OK);
     ck_assert_int_eq(nsdyn_data_set_state(d, "y", 2.0), NSDYN_HOST_OK);
@@ -386,8 +356,8 @@ END_TEST
  * multipliers are cos^2(2 alpha), alpha = pi / spokes, and 0 (the
  * section's own direction), for several spoke counts. */
 START_TEST(periodic_rimless_closed_form) {
-    nsdyn_model *m = open_ok(CFG("rimless_hub_periodic.toml"), NULL, 0);
-    nsdyn_data *d = data_ok(m);
+    nsdyn_model *m = host_open(CFG("rimless_hub_periodic.toml"), NULL, 0);
+    nsdyn_data *d = host_data(m);
     const int spokes[] = {8, 10, 12};
     for (size_t k = 0; k < 3; ++k) {
         ck_assert_int_eq(nsdyn_data_set_param(d, "system.spokes", spokes[k]), NSDYN_HOST_OK);
@@ -407,8 +377,8 @@ START_TEST(periodic_rimless_closed_form) {
         ck_assert(p.period > 0 && p.state[p.free[1]] > 0);
     }
     /* no [periodic]: a config error */
-    nsdyn_model *b = open_ok(CFG("bouncing_ball_newton.toml"), NULL, 0);
-    nsdyn_data *db = data_ok(b);
+    nsdyn_model *b = host_open(CFG("bouncing_ball_newton.toml"), NULL, 0);
+    nsdyn_data *db = host_data(b);
     nsdyn_host_periodic p;
     ck_assert_int_eq(nsdyn_data_periodic(db, &p), NSDYN_HOST_ERR_CONFIG);
     nsdyn_data_free(db);

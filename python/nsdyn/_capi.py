@@ -11,6 +11,7 @@ import os
 import pathlib
 
 API_MAJOR = 1  # NSDYN_HOST_API_MAJOR this package was written against
+API_MINOR = 1  # the functions it calls came with this minor version
 
 c_double_p = ctypes.POINTER(ctypes.c_double)
 
@@ -57,6 +58,30 @@ class Periodic(ctypes.Structure):
         ("mult_error", ctypes.c_double),
         ("map_evals", ctypes.c_size_t),
         ("message", ctypes.c_char_p),
+    ]
+
+
+class Sweep(ctypes.Structure):
+    _fields_ = [
+        ("n_runs", ctypes.c_size_t),
+        ("n_rows", ctypes.c_size_t),
+        ("n_done_before", ctypes.c_size_t),
+        ("n_failed", ctypes.c_size_t),
+        ("n_columns", ctypes.c_size_t),
+        ("columns", ctypes.POINTER(ctypes.c_char_p)),
+        ("num", c_double_p),
+        ("text", ctypes.POINTER(ctypes.c_char_p)),
+    ]
+
+
+class Branch(ctypes.Structure):
+    _fields_ = [
+        ("n_rows", ctypes.c_size_t),
+        ("n_columns", ctypes.c_size_t),
+        ("columns", ctypes.POINTER(ctypes.c_char_p)),
+        ("values", c_double_p),
+        ("event", ctypes.POINTER(ctypes.c_char_p)),
+        ("n_converged", ctypes.c_size_t),
     ]
 
 
@@ -139,6 +164,16 @@ _sig = {
     "nsdyn_data_event_count": (ctypes.c_size_t, [P]),
     "nsdyn_data_event": (ctypes.c_int, [P, ctypes.c_size_t, ctypes.POINTER(Event)]),
     "nsdyn_data_record": (ctypes.c_int, [P, ctypes.POINTER(ctypes.c_void_p)]),
+    "nsdyn_data_start": (ctypes.c_int, [P]),
+    "nsdyn_data_step": (ctypes.c_int, [P]),
+    "nsdyn_data_run_until": (ctypes.c_int, [P, ctypes.c_double]),
+    "nsdyn_data_run_to_event": (ctypes.c_int, [P, ctypes.POINTER(Event)]),
+    "nsdyn_data_running": (ctypes.c_int, [P]),
+    "nsdyn_data_time": (ctypes.c_int, [P, c_double_p]),
+    "nsdyn_data_catch_sigint": (None, [P, ctypes.c_int]),
+    "nsdyn_data_sweep": (ctypes.c_int, [P, ctypes.c_char_p, ctypes.POINTER(Sweep)]),
+    "nsdyn_data_continuation": (
+        ctypes.c_int, [P, ctypes.POINTER(Periodic), ctypes.POINTER(Branch)]),
     "nsdyn_data_write": (ctypes.c_int, [P, ctypes.c_char_p]),
 }
 for _name, (_res, _args) in _sig.items():
@@ -146,12 +181,14 @@ for _name, (_res, _args) in _sig.items():
     _f.restype = _res
     _f.argtypes = _args
 
-if lib.nsdyn_host_api_version() >> 16 != API_MAJOR:
+if lib.nsdyn_host_api_version() >> 16 != API_MAJOR or \
+        lib.nsdyn_host_api_version() & 0xFFFF < API_MINOR:
     raise ImportError(
         f"nsdyn: libnsdyn_host {lib.nsdyn_host_version_string().decode()} has host API major "
-        f"{lib.nsdyn_host_api_version() >> 16}, this package needs {API_MAJOR}"
+        f"{lib.nsdyn_host_api_version() >> 16}.{lib.nsdyn_host_api_version() & 0xFFFF}, this "
+        f"package needs {API_MAJOR}.{API_MINOR} or a later {API_MAJOR}.x"
     )
 
 # status codes (host.h nsdyn_host_status)
 OK, ERR_CONFIG, ERR_NOT_FOUND, ERR_ARGUMENT, ERR_RUN_FAILED, ERR_INTERRUPTED, ERR_NO_RUN, \
-    ERR_IO, ERR_MEMORY = range(9)
+    ERR_IO, ERR_MEMORY, ENDED = range(10)

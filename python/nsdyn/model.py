@@ -129,14 +129,36 @@ class Model:
         d.reset_if_changed(params, state)
         return d.periodic()
 
-    def sweep(self, param, values, t_end=None, summary=None, state=None):
-        """Run once per value of parameter `param` (e.g. "contact.e");
-        returns a SweepTable with the value, the outcome, the time reached,
-        the event count and `summary(result)` (a number or a tuple of
-        numbers, if given). Failed runs are rows with status 'failed'."""
+    def continuation(self, params=None, state=None):
+        """The natural continuation of [periodic.continuation]
+        (docs/periodic.md) as `nsdyn periodic` makes it: a Branch, the
+        rows of continuation.csv at full precision, with the first orbit
+        on .orbit. A first orbit that does not converge raises RunFailed
+        (the Orbit on .result); no [periodic.continuation], or method =
+        "arclength", ConfigError."""
+        d = self._data()
+        d.reset_if_changed(params, state)
+        return d.continuation()
+
+    def sweep(self, param=None, values=None, t_end=None, summary=None, state=None, *, db=None,
+              params=None):
+        """Without `param`: the config's [sweep] study (docs/sweep.md),
+        its rows written to the SQLite database `db` as `nsdyn sweep --db`
+        writes them (None: a database in memory only; a database of
+        finished runs resumes) and returned as a SweepTable of the runs
+        table (NULL as None). `params`/`state` change the study's base
+        config as --set does.
+
+        With `param` (e.g. "contact.e"): one run per value of `values`;
+        a SweepTable with the value, the outcome, the time reached, the
+        event count and `summary(result)` (a number or a tuple of numbers,
+        if given). Failed runs are rows with status 'failed'."""
         from .result import SweepTable
 
         d = self._data()
+        if param is None:
+            d.reset_if_changed(params, state)
+            return d.sweep(db)
         rows = []
         for v in values:
             d.reset_if_changed({param: v}, state)
@@ -270,6 +292,80 @@ class Data:
             return r
         self._check(st)
 
+    # ---- a run a step at a time (host.h 1.1) ----
+
+    def _catching(self):
+        """Ctrl-C stops the calls that simulate, as in run()."""
+        main = threading.get_ident() == _MAIN and \
+            _signal.getsignal(signal.SIGINT) is _signal.default_int_handler
+        C.lib.nsdyn_data_catch_sigint(self._h, 1 if main else 0)
+
+    def _advance(self, st):
+        """OK: True; ENDED: False; a failure raises with the run so far."""
+        if st == C.OK:
+            return True
+        if st == C.ENDED:
+            return False
+        if st in (C.ERR_RUN_FAILED, C.ERR_INTERRUPTED):
+            self._gen += 1
+            r = self.result()
+            raise (RunFailed if st == C.ERR_RUN_FAILED else Interrupted)(r.message, r)
+        if st == C.ERR_ARGUMENT:
+            raise ValueError(self._error())
+        self._check(st)
+
+    def start(self):
+        """Start a new run from the initial state (the first sample taken,
+        no step), ending one in progress."""
+        self._catching()
+        self._gen += 1
+        self._advance(C.lib.nsdyn_data_start(self._h))
+
+    def step(self):
+        """One integrator step of the run in progress (started if none
+        was since the last change). False when the run had already ended
+        (nothing done): start() a new one."""
+        self._catching()
+        return self._advance(C.lib.nsdyn_data_step(self._h))
+
+    def run_until(self, t):
+        """Steps until the clock reaches t [s] (the last step ends at or
+        past it) or the run ends; the same run as run() bit for bit. True
+        when the clock reached t; t past run.t_end raises ValueError."""
+        self._catching()
+        if not self._advance(C.lib.nsdyn_data_run_until(self._h, self._number("t", t))):
+            return False
+        return self.time >= t
+
+    def next_event(self):
+        """Steps to the next event of the run and returns it (a dict: t,
+        kind, contact, u_before, u_after, impulse, as Result.events), or
+        None when the run ends without another."""
+        self._catching()
+        e = C.Event()
+        if not self._advance(C.lib.nsdyn_data_run_to_event(self._h, ctypes.byref(e))):
+            return None
+        return {"t": e.t, "kind": e.kind.decode(), "contact": e.contact.decode(),
+                "u_before": tuple(e.u_before), "u_after": tuple(e.u_after),
+                "impulse": tuple(e.impulse)}
+
+    @property
+    def running(self):
+        """A run advanced by steps goes on."""
+        return bool(C.lib.nsdyn_data_running(self._h))
+
+    @property
+    def time(self):
+        """The clock [s]: of the run in progress, else where the last run
+        ended, else run.t_start."""
+        out = ctypes.c_double()
+        self._check(C.lib.nsdyn_data_time(self._h, ctypes.byref(out)))
+        return out.value
+
+    def state(self):
+        """The states by name at the clock (dict name -> value)."""
+        return {n: self.get_state(n) for n in self.model_state_names()}
+
     def result(self):
         """The last run as a Result (its own copy of the samples: one
         copy of the whole block, none per sample)."""
@@ -322,7 +418,32 @@ class Data:
     def periodic(self):
         """See Model.periodic."""
         p = C.Periodic()
+        self._catching()
         st = C.lib.nsdyn_data_periodic(self._h, ctypes.byref(p))
+        return self._orbit(st, p)
+
+    def continuation(self):
+        """See Model.continuation."""
+        from .result import Branch
+
+        p, b = C.Periodic(), C.Branch()
+        self._catching()
+        st = C.lib.nsdyn_data_continuation(self._h, ctypes.byref(p), ctypes.byref(b))
+        if st == C.ERR_RUN_FAILED:
+            self._orbit(st, p)  # raises, with the orbit reached
+        orbit = self._orbit(C.OK, p) if p.n_state else None
+        nc, nr = b.n_columns, b.n_rows
+        values = np.array(b.values[: nr * nc], dtype=float).reshape(nr, nc) if nr else \
+            np.empty((0, nc))
+        branch = Branch([b.columns[c].decode() for c in range(nc)], values,
+                        [b.event[r].decode() for r in range(nr)], orbit, b.n_converged)
+        if st == C.ERR_INTERRUPTED:
+            raise Interrupted(self._error(), branch)
+        self._check(st)
+        return branch
+
+    def _orbit(self, st, p):
+        """The Orbit of a shooting's struct p; raises by status st."""
         self._gen += 1
         if st not in (C.OK, C.ERR_RUN_FAILED, C.ERR_INTERRUPTED):
             self._check(st)
@@ -344,6 +465,39 @@ class Data:
         if st == C.ERR_INTERRUPTED:
             raise Interrupted(self._error(), orbit)
         return orbit
+
+    def sweep(self, db=None):
+        """See Model.sweep (the [sweep] study)."""
+        from .result import SweepTable
+
+        self._catching()
+        t = C.Sweep()
+        st = C.lib.nsdyn_data_sweep(self._h, None if db is None else str(db).encode(),
+                                    ctypes.byref(t))
+        self._gen += 1
+        if st == C.ERR_IO:
+            raise OSError(self._error())
+        if st not in (C.OK, C.ERR_INTERRUPTED):
+            self._check(st)
+        nc = t.n_columns
+        cols = [t.columns[c].decode() for c in range(nc)]
+        rows = []
+        for r in range(t.n_rows):
+            row = []
+            for c in range(nc):
+                i = r * nc + c
+                if t.text[i] is not None:
+                    row.append(t.text[i].decode())
+                elif t.num[i] != t.num[i]:  # NaN: NULL in the database
+                    row.append(None)
+                else:
+                    row.append(int(t.num[i]) if c == 0 else t.num[i])
+            rows.append(tuple(row))
+        table = SweepTable(cols, rows)
+        table.n_runs, table.n_done_before, table.n_failed = t.n_runs, t.n_done_before, t.n_failed
+        if st == C.ERR_INTERRUPTED:
+            raise Interrupted(self._error(), table)
+        return table
 
     def model_state_names(self):
         """The state names (the channels after t, as many as states)."""

@@ -48,7 +48,7 @@ class Result:
         if isinstance(self._summary, tuple):
             s, message = self._summary
             self._summary = {
-                "outcome": ("complete", "stopped", "failed")[s.outcome],
+                "outcome": ("complete", "stopped", "failed", "going")[s.outcome],
                 "incomplete": bool(s.incomplete), "t_reached": s.t_reached,
                 "wall_seconds": s.wall_seconds, "steps": s.steps, "rhs_evals": s.rhs_evals,
                 "rejected_steps": s.rejected_steps, "n_events": s.n_events, "message": message,
@@ -146,6 +146,38 @@ class Orbit:
         return (f"<nsdyn.Orbit {'converged' if self.converged else 'NOT converged'}, "
                 f"period {self.period:.9g} s, |multipliers| {mods}, "
                 f"{'stable' if self.stable else 'unstable'}>")
+
+
+class Branch:
+    """A continuation's branch (Model.continuation): continuation.csv in
+    memory. `columns` (the CSV's header but its last column), `values`
+    (rows x columns, full precision), `events` (the CSV's last column, ""
+    where nothing happened), `column(name)`, `orbit` (the first orbit, an
+    Orbit), `n_converged`, `to_pandas()`."""
+
+    def __init__(self, columns, values, events, orbit, n_converged):
+        self.columns = list(columns)
+        self.values = values
+        self.events = list(events)
+        self.orbit = orbit
+        self.n_converged = n_converged
+
+    def __len__(self):
+        return len(self.values)
+
+    def column(self, name):
+        return self.values[:, self.columns.index(name)]
+
+    def __repr__(self):
+        return (f"<nsdyn.Branch along {self.columns[0]}: {len(self)} points, "
+                f"{self.n_converged} converged>")
+
+    def to_pandas(self):
+        import pandas as pd
+
+        df = pd.DataFrame(self.values, columns=self.columns)
+        df["event"] = self.events
+        return df
 
 
 def _parse_toml(text):

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define NSDYN_HOST_API_MAJOR 1u
-#define NSDYN_HOST_API_MINOR 0u
+#define NSDYN_HOST_API_MINOR 1u
 
 #if defined(__GNUC__)
 #define NSDYN_HOST_EXPORT __attribute__((visibility("default")))
@@ -45,14 +45,16 @@ typedef enum nsdyn_host_status {
     NSDYN_HOST_ERR_INTERRUPTED = 5, /* stopped by nsdyn_data_request_stop: data incomplete */
     NSDYN_HOST_ERR_NO_RUN = 6,      /* results asked for before a run */
     NSDYN_HOST_ERR_IO = 7,          /* writing or reading a file failed */
-    NSDYN_HOST_ERR_MEMORY = 8
+    NSDYN_HOST_ERR_MEMORY = 8,
+    NSDYN_HOST_ENDED = 9 /* (1.1) step / run_until / run_to_event: the run has ended */
 } nsdyn_host_status;
 
 /* How the last run ended (run.toml [result] outcome). */
 typedef enum nsdyn_host_outcome {
     NSDYN_HOST_RUN_COMPLETE = 0, /* reached t_end */
     NSDYN_HOST_RUN_STOPPED = 1,  /* a stop condition of the system fired */
-    NSDYN_HOST_RUN_FAILED = 2    /* failed or interrupted: the data are incomplete */
+    NSDYN_HOST_RUN_FAILED = 2,   /* failed or interrupted: the data are incomplete */
+    NSDYN_HOST_RUN_GOING = 3     /* (1.1) a run advanced by steps, not at its end yet */
 } nsdyn_host_outcome;
 
 typedef struct nsdyn_model nsdyn_model;
@@ -177,7 +179,63 @@ typedef struct nsdyn_host_periodic {
  * does not reach the section; INTERRUPTED after a stop request. */
 NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_periodic(nsdyn_data *data, nsdyn_host_periodic *out);
 
-/* ---- results of the last run (valid until the next run, reset or free) ---- */
+/* A parameter study: the config's [sweep] section (docs/sweep.md) over
+ * the data's config, run by run in the calling thread, each row written
+ * to the SQLite database at db_path as `nsdyn sweep --db db_path` writes
+ * it (the same tables and rows; a database of finished runs resumes, as
+ * the command's does), and every finished row in memory. db_path NULL: a
+ * database in memory only. No graphs, no CSV, no kept run folders. The
+ * table belongs to the data (valid until its next sweep or its free).
+ * (1.1) */
+typedef struct nsdyn_host_sweep {
+    size_t n_runs;        /* the study's runs */
+    size_t n_rows;        /* finished runs in the database: the rows below, by run */
+    size_t n_done_before; /* of them, finished before this call (a resumed database) */
+    size_t n_failed;      /* rows whose status is not "ok" */
+    /* The runs table's columns: run, the axes, the summaries, status,
+     * message, wall [s], config_hash. */
+    size_t n_columns;
+    const char *const *columns;
+    /* Cell (r, c) at r * n_columns + c: a text (text[] not NULL) or a
+     * number (num[]; NaN: NULL in the database). */
+    const double *num;
+    const char *const *text;
+} nsdyn_host_sweep;
+/* OK, also when runs failed (their rows say why); CONFIG for a missing or
+ * bad [sweep] or a value the config refuses (the command's messages); IO
+ * when the database cannot be opened or written (its message);
+ * INTERRUPTED after a stop request (the finished rows are kept). */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_sweep(nsdyn_data *data, const char *db_path,
+                                                     nsdyn_host_sweep *out);
+
+/* The natural continuation of [periodic.continuation] (docs/periodic.md)
+ * as `nsdyn periodic` makes it: the orbit from the initial state by
+ * shooting (into *orbit, as nsdyn_data_periodic), then one orbit per value
+ * of the parameter, from the config's own value outwards, ending where
+ * Newton fails. The table is continuation.csv in memory: its rows (the
+ * solved points, in the values' order), its columns but the last
+ * (parameters, converged, stable, period [s], residual, mu error (h/2h),
+ * max |mu|, report channels, free states, mu1 re, mu1 im, ...) with the
+ * numbers at full precision (the CSV prints 9 to 12 digits), and its
+ * last column, the crossings marked, as `event`. It belongs to the data
+ * (valid until its next continuation or free). (1.1) */
+typedef struct nsdyn_host_branch {
+    size_t n_rows, n_columns;
+    const char *const *columns;
+    const double *values;     /* n_rows x n_columns, row-major */
+    const char *const *event; /* n_rows ("" where nothing happened) */
+    size_t n_converged;       /* rows whose Newton converged */
+} nsdyn_host_branch;
+/* OK with the branch (a branch that ends early is data: its last row says
+ * why); RUN_FAILED when the first orbit does not converge (no branch);
+ * CONFIG for a missing or bad [periodic], no [periodic.continuation], or
+ * method = "arclength" (not followed here); INTERRUPTED after a stop
+ * request, with the points so far. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_continuation(nsdyn_data *data,
+                                                            nsdyn_host_periodic *orbit,
+                                                            nsdyn_host_branch *out);
+
+/* ---- results of the last run (valid until the next run, step, reset or free) ---- */
 
 NSDYN_HOST_EXPORT size_t nsdyn_data_channel_count(const nsdyn_data *data);
 /* Channel names and units (e.g. "t" "s", "y" "m"); NULL when out of range. */
@@ -228,6 +286,52 @@ typedef struct nsdyn_host_event {
 NSDYN_HOST_EXPORT size_t nsdyn_data_event_count(const nsdyn_data *data);
 NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_event(const nsdyn_data *data, size_t i,
                                                      nsdyn_host_event *out);
+
+/* ---- a run a step at a time (1.1) ----
+ *
+ * One run from the initial state, advanced in parts: the same run as
+ * nsdyn_data_run (the integrator's steps, samples, events and counters
+ * are identical bit for bit: run_until(1) then run_until(2) is run(2)),
+ * with the state read in between. The run's end is the config's
+ * run.t_end (set it first: the integrator's last step, and the default
+ * output grid, depend on it). While the run goes on, the results calls
+ * read what it has so far (the summary's outcome
+ * NSDYN_HOST_RUN_GOING) and get_state reads the state at its clock.
+ * Setting a parameter or a state, reset, nsdyn_data_run and
+ * nsdyn_data_periodic, sweep and continuation end it (abandoned before its
+ * end, its results are dropped: NO_RUN until the next run).
+ * Each call stops at nsdyn_data_request_stop (INTERRUPTED, the run ended
+ * as a failure, data kept); RUN_FAILED when the run failed; CONFIG when it
+ * could not start; ENDED when the run had already ended (nothing done:
+ * start a new one with nsdyn_data_start). */
+
+/* Start a new run (the initial sample taken, no step), ending any run in
+ * progress. step / run_until / run_to_event start one themselves when
+ * none was started since the last whole run or change. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_start(nsdyn_data *data);
+/* One integrator step, with its samples and events. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_step(nsdyn_data *data);
+/* Steps until the clock reaches t [s] (the last step ends at or past t;
+ * the samples of the output grid up to there are taken) or the run ends
+ * (a stop condition). t past run.t_end: ARGUMENT. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_run_until(nsdyn_data *data, double t);
+/* Steps until the next event (as nsdyn_data_event describes it: contact
+ * events, switches, the stop), which goes into *out; events of one step
+ * come one per call, in time order (at one instant contact events before
+ * switches). Events before the clock that step and run_until passed are
+ * not returned (the results list them); one where their last step ended
+ * is. ENDED when the run reaches its end with no further event. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_run_to_event(nsdyn_data *data,
+                                                            nsdyn_host_event *out);
+/* 1 while a run advanced by steps goes on, else 0. */
+NSDYN_HOST_EXPORT int nsdyn_data_running(const nsdyn_data *data);
+/* The data's clock [s]: the last accepted time of the run in progress,
+ * else the time the last run reached, else run.t_start. */
+NSDYN_HOST_EXPORT nsdyn_host_status nsdyn_data_time(const nsdyn_data *data, double *t);
+/* on: the calls that simulate (step, run_until, run_to_event, periodic,
+ * continuation, sweep) catch SIGINT as nsdyn_data_run_catching_sigint
+ * does, for their duration (call from the thread that receives it). */
+NSDYN_HOST_EXPORT void nsdyn_data_catch_sigint(nsdyn_data *data, int on);
 
 /* The resolved config and provenance as the run.toml text `nsdyn run`
  * writes (the caller frees *text with nsdyn_host_free). */

@@ -353,6 +353,16 @@ static int solve_point(nsd_scenario *s, const nsd_periodic_config *pc, branch *b
 }
 
 void nsd_branch_summary_free(nsd_branch_summary *sum) {
+    free(sum->solved);
+    free(sum->stable_raw);
+    free(sum->period_raw);
+    free(sum->par);
+    free(sum->residual);
+    free(sum->mu_error);
+    free(sum->x);
+    free(sum->mu_re);
+    free(sum->mu_im);
+    free(sum->mark);
     free(sum->p);
     free(sum->period);
     free(sum->max_mu);
@@ -362,8 +372,47 @@ void nsd_branch_summary_free(nsd_branch_summary *sum) {
     memset(sum, 0, sizeof *sum);
 }
 
+/* The columns of continuation.csv that the summary's first part leaves
+ * out, into sum. 0 or -1 (out of memory). */
+static int summarize_rows(const branch *b, const nsd_periodic_config *pc,
+                          nsd_branch_summary *sum) {
+    size_t np = b->np, k = b->k;
+    sum->n_par = pc->n_par;
+    sum->k = k;
+    sum->solved = calloc(np, sizeof *sum->solved);
+    sum->stable_raw = calloc(np, sizeof *sum->stable_raw);
+    sum->period_raw = calloc(np, sizeof *sum->period_raw);
+    sum->par = calloc(np * pc->n_par + 1, sizeof *sum->par);
+    sum->residual = calloc(np, sizeof *sum->residual);
+    sum->mu_error = calloc(np, sizeof *sum->mu_error);
+    sum->x = calloc(np * k + 1, sizeof *sum->x);
+    sum->mu_re = calloc(np * k + 1, sizeof *sum->mu_re);
+    sum->mu_im = calloc(np * k + 1, sizeof *sum->mu_im);
+    sum->mark = calloc(np, sizeof *sum->mark);
+    if (!sum->solved || !sum->stable_raw || !sum->period_raw || !sum->par || !sum->residual ||
+        !sum->mu_error || !sum->x || !sum->mu_re || !sum->mu_im || !sum->mark)
+        return -1;
+    for (size_t i = 0; i < np; ++i) {
+        const branch_point *bp = &b->pt[i];
+        sum->solved[i] = bp->solved;
+        sum->stable_raw[i] = bp->stable;
+        sum->period_raw[i] = bp->period;
+        memcpy(sum->par + i * pc->n_par, bp->par, pc->n_par * sizeof *sum->par);
+        sum->residual[i] = bp->residual;
+        sum->mu_error[i] = bp->jac_error;
+        for (size_t j = 0; j < k; ++j) {
+            sum->x[i * k + j] = bp->y[pc->spec.free[j]];
+            sum->mu_re[i * k + j] = bp->re[j];
+            sum->mu_im[i * k + j] = bp->im[j];
+        }
+        memcpy(sum->mark[i], bp->mark, sizeof sum->mark[i]);
+    }
+    return 0;
+}
+
 /* The branch's points into sum. 0 or -1 (out of memory). */
-static int summarize(const branch *b, nsd_branch_summary *sum) {
+static int summarize(const branch *b, const nsd_periodic_config *pc, nsd_branch_summary *sum) {
+    if (summarize_rows(b, pc, sum) != 0) return -1;
     size_t np = b->np, nr = b->nr;
     sum->np = np;
     sum->nr = nr;
@@ -440,9 +489,9 @@ int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
                 fprintf(progress, "  between %s.%s = %g and %g: %s\n", pc->cont_section[0],
                         pc->cont_key[0], b.pt[i - 1].p, b.pt[i].p, b.pt[i].mark);
         }
-    int ok = write_csv(dir, s, pc, &b, err, err_len) == 0 &&
-             (converged < 2 || write_graph(dir, s, pc, &b, err, err_len) == 0);
-    if (ok && sum && summarize(&b, sum) != 0) {
+    int ok = !dir || (write_csv(dir, s, pc, &b, err, err_len) == 0 &&
+                      (converged < 2 || write_graph(dir, s, pc, &b, err, err_len) == 0));
+    if (ok && sum && summarize(&b, pc, sum) != 0) {
         snprintf(err, err_len, "out of memory");
         ok = 0;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "host_internal.h"
+#include "interrupt.h"
 
 nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const char *fmt, ...) {
     if (!d) return status;
@@ -15,6 +16,26 @@ nsdyn_host_status nsd_host_fail(nsdyn_data *d, nsdyn_host_status status, const c
     vsnprintf(d->err, sizeof d->err, fmt, ap);
     va_end(ap);
     return status;
+}
+
+void nsd_host_sweep_free(nsdyn_data *d) {
+    struct nsd_host_table *t = &d->sweep;
+    for (size_t i = 0; t->text && i < t->n_rows * t->n_columns; ++i) free(t->text[i]);
+    for (size_t i = 0; t->columns && i < t->n_columns; ++i) free(t->columns[i]);
+    free(t->text);
+    free(t->columns);
+    free(t->num);
+    memset(t, 0, sizeof *t);
+}
+
+void nsd_host_branch_free(nsdyn_data *d) {
+    struct nsd_host_branch *b = &d->branch;
+    for (size_t i = 0; b->event && i < b->n_rows; ++i) free(b->event[i]);
+    for (size_t i = 0; b->columns && i < b->n_columns; ++i) free(b->columns[i]);
+    free(b->event);
+    free(b->columns);
+    free(b->values);
+    memset(b, 0, sizeof *b);
 }
 
 void nsd_host_periodic_free(nsdyn_data *d) {
@@ -82,6 +103,7 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     nsd_diag_free(&diag);
     s->app.cfg.settings.progress = 0;
     d->create_log_len = d->log_len;
+    nsd_host_end_run(d); /* its scenario goes */
     nsd_host_scenario_free(d->s);
     d->s = s;
     for (int k = 0; k < 2; ++k) {
@@ -91,6 +113,15 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
     d->ran = 0;
     d->ready = 1;
     return NSDYN_HOST_OK;
+}
+
+void nsd_host_end_run(nsdyn_data *d) {
+    if (d->run) { /* abandoned before its end: no result to show as complete */
+        nsd_run_end(d->run);
+        d->ran = 0;
+    }
+    d->run = NULL;
+    d->stepped = 0;
 }
 
 /* The data a SIGINT stops (nsdyn_host_stop_on_signal). */
@@ -106,4 +137,25 @@ void nsdyn_host_signal_stop(int sig) {
 void nsd_host_forget_signal(nsdyn_data *d) {
     nsdyn_data *expected = d;
     atomic_compare_exchange_strong(&signal_target, &expected, NULL);
+}
+
+void nsd_host_call_begin(nsdyn_data *d, nsd_host_call *c) {
+    c->installed = 0;
+    atomic_store(&d->stop, 0);
+    nsd_interrupt_watch(&d->stop);
+    if (!d->catch_sigint) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = nsdyn_host_signal_stop;
+    sigemptyset(&sa.sa_mask);
+    nsdyn_host_stop_on_signal(d);
+    c->installed = sigaction(SIGINT, &sa, &c->old) == 0;
+}
+
+void nsd_host_call_end(nsdyn_data *d, nsd_host_call *c) {
+    if (c->installed) {
+        sigaction(SIGINT, &c->old, NULL);
+        nsd_host_forget_signal(d);
+    }
+    nsd_interrupt_watch(NULL);
 }

@@ -7,10 +7,12 @@
 #ifndef NSD_HOST_INTERNAL_H
 #define NSD_HOST_INTERNAL_H
 
+#include <signal.h>
 #include <stdatomic.h>
 
 #include "nsdyn/host.h"
 #include "periodic.h"
+#include "periodic_branch.h"
 #include "scenario.h"
 
 struct nsdyn_errors {
@@ -32,9 +34,33 @@ struct nsdyn_data {
     char err[4096];     /* last error */
     char *log;          /* plugin log lines of create and the last run */
     size_t log_len, log_cap;
-    size_t create_log_len;        /* the part of the log the current instances' create wrote */
-    char *line;                   /* the summary line */
-    char *lists[2];               /* channel names, units (nsdyn_data_channel_list), or NULL */
+    size_t create_log_len; /* the part of the log the current instances' create wrote */
+    char *line;            /* the summary line */
+    char *lists[2];        /* channel names, units (nsdyn_data_channel_list), or NULL */
+    /* The run advanced a step at a time (nsdyn_data_step, run_until,
+     * run_to_event), while it goes on; NULL otherwise. stepped: 0 no such
+     * run since the last whole run or rebuild, 1 one goes on, 2 it ended.
+     * ev_contact, ev_other: its contact events and switches/stops
+     * nsdyn_data_run_to_event has returned. */
+    nsd_run *run;
+    int stepped;
+    size_t ev_contact, ev_other;
+    int catch_sigint; /* nsdyn_data_catch_sigint */
+    /* nsdyn_data_sweep's table: column names, cells (numbers, texts) */
+    struct nsd_host_table {
+        size_t n_rows, n_columns;
+        char **columns;
+        double *num;
+        char **text;
+    } sweep;
+    /* nsdyn_data_continuation's branch: continuation.csv's columns, values
+     * and event marks */
+    struct nsd_host_branch {
+        size_t n_rows, n_columns, n_converged;
+        char **columns;
+        double *values;
+        char **event;
+    } branch;
     nsd_periodic_result periodic; /* nsdyn_data_periodic's, when have_periodic */
     size_t *periodic_free;        /* its free state indices */
     int have_periodic;
@@ -51,6 +77,26 @@ nsdyn_host_status nsd_host_fail_diag(nsdyn_data *d, nsd_diag *diag, nsdyn_host_s
  * messages into diag (NULL: into data->err). The old scenario and its
  * results stay when this fails. */
 nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *diag);
+/* End the run in progress on d, if any: abandoned before its end, its
+ * results are no longer offered (ran = 0); stepped back to 0. */
+void nsd_host_end_run(nsdyn_data *d);
+/* Around a call that runs simulations: the stop request watched (cleared
+ * first), SIGINT caught when d->catch_sigint (the previous handler kept in
+ * *old); nsd_host_call_end undoes it. */
+typedef struct nsd_host_call {
+    int installed;
+    struct sigaction old;
+} nsd_host_call;
+void nsd_host_call_begin(nsdyn_data *d, nsd_host_call *c);
+void nsd_host_call_end(nsdyn_data *d, nsd_host_call *c);
+/* The solved points of sum (nsd_periodic_branch's) into d->branch, as
+ * continuation.csv has them (host_branch.c). */
+nsdyn_host_status nsd_host_branch_table(nsdyn_data *d, const nsd_periodic_config *pc,
+                                        const nsd_branch_summary *sum);
+/* Free the branch's table. */
+void nsd_host_branch_free(nsdyn_data *d);
+/* Free the sweep's table. */
+void nsd_host_sweep_free(nsdyn_data *d);
 /* Free the periodic orbit's results. */
 void nsd_host_periodic_free(nsdyn_data *d);
 /* d is no longer the SIGINT handler's target (before it is freed). */

@@ -152,6 +152,9 @@ nsdyn_host_status nsdyn_data_copy(const nsdyn_data *src, nsdyn_data **out, nsdyn
 void nsdyn_data_free(nsdyn_data *d) {
     if (!d) return;
     nsd_host_forget_signal(d);
+    nsd_host_end_run(d);
+    nsd_host_sweep_free(d);
+    nsd_host_branch_free(d);
     nsd_host_periodic_free(d);
     nsd_host_scenario_free(d->s);
     nsd_overrides_free(&d->over);
@@ -310,7 +313,11 @@ nsdyn_host_status nsdyn_data_get_state(nsdyn_data *d, const char *name, double *
     int c = state_channel(d, name);
     if (c < 0) return NSDYN_HOST_ERR_NOT_FOUND;
     const nsd_series *s = &d->s->res.series;
-    if (d->ran && s->rows)
+    double t;
+    const double *y;
+    if (d->run && nsd_run_where(d->run, &t, &y))
+        *value = y[c - 1];
+    else if (d->ran && s->rows)
         *value = nsd_series_at(s, s->rows - 1, (size_t)c);
     else
         *value = d->s->model.y0[c - 1];

@@ -15,6 +15,7 @@ nsdyn_host_status nsdyn_data_run(nsdyn_data *d, double t_end) {
     if (!d) return NSDYN_HOST_ERR_ARGUMENT;
     nsdyn_host_status st = nsd_host_prepare(d, NULL);
     if (st != NSDYN_HOST_OK) return st;
+    nsd_host_end_run(d); /* a run in progress by steps ends */
     if (t_end > 0 && t_end != d->s->app.cfg.settings.t_end) {
         st = nsdyn_data_set_param(d, "run.t_end", t_end);
         if (st != NSDYN_HOST_OK) return st;
@@ -52,6 +53,13 @@ nsdyn_host_status nsdyn_data_run_catching_sigint(nsdyn_data *d, double t_end) {
     if (installed) sigaction(SIGINT, &old, NULL);
     nsdyn_host_stop_on_signal(NULL);
     return st;
+}
+
+/* The outputs and the record describe a finished run. */
+static nsdyn_host_status going(nsdyn_data *d) {
+    return nsd_host_fail(d, NSDYN_HOST_ERR_ARGUMENT,
+                         "the run is still going (advanced by steps, not at its end): run it to "
+                         "its end (nsdyn_data_run_until(run.t_end)) before writing its outputs");
 }
 
 /* The data has a run to report; else the error. */
@@ -119,11 +127,12 @@ nsdyn_host_status nsdyn_data_channel_copy(nsdyn_data *d, size_t channel, double 
 nsdyn_host_status nsdyn_data_summary(const nsdyn_data *d, nsdyn_host_summary *out) {
     if (!out) return NSDYN_HOST_ERR_ARGUMENT;
     if (!has_run(d)) return NSDYN_HOST_ERR_NO_RUN;
+    if (d->run) nsd_run_peek(d->run); /* a run in progress: the counters so far */
     const nsd_run_result *r = &d->s->res;
     nsd_event_counts counts;
     nsd_run_count_events(r, &counts);
     *out = (nsdyn_host_summary){
-        .outcome = (nsdyn_host_outcome)r->outcome,
+        .outcome = d->run ? NSDYN_HOST_RUN_GOING : (nsdyn_host_outcome)r->outcome,
         .incomplete = r->outcome == NSD_RUN_FAILED,
         .t_reached = r->t_reached,
         .wall_seconds = r->wall_seconds,
@@ -185,6 +194,7 @@ nsdyn_host_status nsdyn_data_event(const nsdyn_data *d, size_t i, nsdyn_host_eve
 nsdyn_host_status nsdyn_data_write(nsdyn_data *d, const char *dir) {
     if (!dir) return nsd_host_fail(d, NSDYN_HOST_ERR_ARGUMENT, "no folder given");
     if (!has_run(d)) return nsd_host_fail(d, NSDYN_HOST_ERR_NO_RUN, "no run yet");
+    if (d->run) return going(d);
     char **written = NULL;
     size_t n = 0;
     int rc = nsd_scenario_write_into(d->s, dir, 0, "nsdyn host API", &written, &n, d->err,
@@ -197,6 +207,7 @@ nsdyn_host_status nsdyn_data_record(nsdyn_data *d, char **text) {
     if (!text) return NSDYN_HOST_ERR_ARGUMENT;
     *text = NULL;
     if (!has_run(d)) return nsd_host_fail(d, NSDYN_HOST_ERR_NO_RUN, "no run yet");
+    if (d->run) return going(d);
     /* run.toml is written by path (write and rename): into a private
      * temporary folder, read back */
     const char *tmp = getenv("TMPDIR");

@@ -63,21 +63,35 @@ size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *s
     return errors ? errors : nsd_scenario_create(s, diag);
 }
 
-size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
+/* Before a run: the previous result freed, and the instances as create
+ * left them: a system's discrete mode (the walker's stance foot, its step
+ * count) is part of the initial state, and a second run must not start
+ * where the first one ended; nor must the contact modes of event-driven
+ * contact (a ball at rest at the end of one run would start the next one
+ * in sustained contact, in the air). */
+static void fresh_run(nsd_scenario *s) {
     nsd_run_result_free(&s->res);
     memset(&s->res, 0, sizeof s->res);
-    /* Every run starts from the instances as create left them: a system's
-     * discrete mode (the walker's stance foot, its step count) is part of
-     * the initial state, and a second run must not start where the first
-     * one ended; nor must the contact modes of event-driven contact (a
-     * ball at rest at the end of one run would start the next one in
-     * sustained contact, in the air). */
     nsd_model_reset(&s->model);
     nsd_runlog_rewind(&s->log, s->created_mark); /* the previous run's messages go */
+}
+
+size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
+    fresh_run(s);
     size_t errors = nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
-    if (!errors) nsd_run_audit_log(&s->log, &s->res);
-    nsd_runlog_copy(&s->res.log, &s->log);
+    if (!errors) nsd_scenario_ended(s);
+    else nsd_runlog_copy(&s->res.log, &s->log);
     return errors;
+}
+
+void nsd_scenario_ended(nsd_scenario *s) {
+    nsd_run_audit_log(&s->log, &s->res);
+    nsd_runlog_copy(&s->res.log, &s->log);
+}
+
+size_t nsd_scenario_begin(nsd_scenario *s, nsd_diag *diag, nsd_run **run) {
+    fresh_run(s);
+    return nsd_run_begin(&s->model, &s->app.cfg, &s->app.host, NULL, &s->res, diag, run);
 }
 
 /* A signal received while the outputs of a run that did not fail are

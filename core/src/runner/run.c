@@ -71,9 +71,10 @@ static void note_open_projection(nsd_run_result *res, double deep) {
     res->deepest_open = fmin(res->deepest_open, deep);
 }
 
-/* One run in progress: the integrator, the buffers, and the run's place
- * on the output grid. */
-typedef struct nsd_runner {
+/* One run in progress (run.h nsd_run): the integrator, the buffers, and
+ * the run's place on the output grid. */
+typedef struct nsd_run nsd_runner;
+struct nsd_run {
     nsd_model *m;
     const nsdyn_integrator *ig;
     void *inst;
@@ -103,7 +104,9 @@ typedef struct nsd_runner {
     nsd_step_guard guard;
     int guard_ready;
     char state[600]; /* describe_state output, bounded */
-} nsd_runner;
+    int started;     /* runner_start let the run go on (else the run ended or never began) */
+    int going;       /* steps may follow: started, not ended, t < t_end */
+};
 
 /* What the loop does after one part of a step. */
 typedef enum { NSD_GO_ON = 0, NSD_NEXT_STEP, NSD_END } nsd_flow;
@@ -723,19 +726,21 @@ static void print_progress(nsd_runner *r) {
     r->last_progress = w;
 }
 
-/* The single cleanup path: the integrator's statistics, then everything
- * runner_open made (any part of it may be missing). */
-static void runner_close(nsd_runner *r) {
+void nsd_run_peek(nsd_run *r) {
     nsd_run_result *res = r->res;
-    r->m->mech.step_impulse = NULL; /* the integrator's, about to be destroyed */
-    if (r->show_progress) fprintf(stderr, "\r%70s\r", "");
     res->t_reached = r->t;
     res->wall_seconds = now_seconds() - r->wall0;
     res->stats.struct_size = sizeof res->stats;
-    if (r->inst) {
-        if (r->ig->stats) r->ig->stats(r->inst, &res->stats);
-        r->ig->info.destroy(r->inst);
-    }
+    if (r->inst && r->ig->stats) r->ig->stats(r->inst, &res->stats);
+}
+
+/* The single cleanup path: the integrator's statistics, then everything
+ * runner_open made (any part of it may be missing). */
+static void runner_close(nsd_runner *r) {
+    r->m->mech.step_impulse = NULL; /* the integrator's, about to be destroyed */
+    if (r->show_progress) fprintf(stderr, "\r%70s\r", "");
+    nsd_run_peek(r);
+    if (r->inst) r->ig->info.destroy(r->inst);
     free(r->ybuf);
     free(r->g);
     free(r->g_prev);
@@ -746,29 +751,72 @@ static void runner_close(nsd_runner *r) {
     if (r->guard_ready) nsd_step_guard_free(&r->guard);
 }
 
-size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
-                          const char *label, nsd_run_result *res, nsd_diag *diag) {
+size_t nsd_run_begin(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host, const char *label,
+                     nsd_run_result *res, nsd_diag *diag, nsd_run **run) {
     memset(res, 0, sizeof *res);
     res->stop_index = -1;
-    nsd_runner r = {.res = res, .label = label};
-    size_t opened = runner_open(&r, m, cfg, host, diag);
-    if (opened == 1) return 1;
+    *run = NULL;
+    nsd_runner *r = calloc(1, sizeof *r);
+    if (!r) {
+        res->outcome = NSD_RUN_FAILED;
+        snprintf(res->message, sizeof res->message, "out of memory for the run");
+        return 0;
+    }
+    r->res = res;
+    r->label = label;
+    size_t opened = runner_open(r, m, cfg, host, diag);
+    if (opened == 1) {
+        free(r);
+        return 1;
+    }
     res->outcome = NSD_RUN_COMPLETE;
     size_t refused = 0; /* 1: the integrator refused this run (a config error) */
     nsd_flow f = opened == 2
-                     ? run_failed(&r, "out of memory for the run's buffers (%zu states)", m->n)
-                     : runner_start(&r, cfg, diag, &refused);
-    while (f == NSD_GO_ON && r.t < r.t_end) {
-        nsd_flow sf = run_step(&r);
-        if (sf == NSD_END) break;
-        if (sf == NSD_GO_ON && r.show_progress) print_progress(&r);
+                     ? run_failed(r, "out of memory for the run's buffers (%zu states)", m->n)
+                     : runner_start(r, cfg, diag, &refused);
+    r->started = f == NSD_GO_ON;
+    r->going = r->started && r->t < r->t_end;
+    if (refused) {
+        nsd_run_end(r);
+        return refused;
     }
-    /* the last sample at the end of a complete run, if the grid missed it */
-    if (f == NSD_GO_ON && res->outcome == NSD_RUN_COMPLETE && res->series.rows &&
+    *run = r;
+    return 0;
+}
+
+int nsd_run_step(nsd_run *r) {
+    if (!r->going) return 0;
+    nsd_flow sf = run_step(r);
+    r->going = sf != NSD_END && r->t < r->t_end;
+    if (sf == NSD_GO_ON && r->show_progress) print_progress(r);
+    return r->going;
+}
+
+int nsd_run_where(const nsd_run *r, double *t, const double **y) {
+    *t = r->t;
+    *y = r->y_last;
+    return r->going;
+}
+
+void nsd_run_end(nsd_run *r) {
+    if (!r) return;
+    nsd_run_result *res = r->res;
+    /* the last sample at the end of a complete run (not an abandoned one), if the grid missed it */
+    if (r->started && !r->going && res->outcome == NSD_RUN_COMPLETE && res->series.rows &&
         res->series.data[(res->series.rows - 1) * res->series.n_channels] <
-            r.t_end - 1e-9 * r.dt_out &&
-        record(m, res, r.t, r.y_last) != 0)
+            r->t_end - 1e-9 * r->dt_out &&
+        record(r->m, res, r->t, r->y_last) != 0)
         res->outcome = NSD_RUN_FAILED;
-    runner_close(&r);
-    return refused;
+    runner_close(r);
+    free(r);
+}
+
+size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
+                          const char *label, nsd_run_result *res, nsd_diag *diag) {
+    nsd_run *r = NULL;
+    size_t errors = nsd_run_begin(m, cfg, host, label, res, diag, &r);
+    if (!r) return errors;
+    while (nsd_run_step(r)) continue;
+    nsd_run_end(r);
+    return 0;
 }

@@ -442,6 +442,8 @@ int nsd_sweep_db_scan(nsd_sweep_db *d, nsd_sweep_row_fn fn, void *ctx, char *err
         const char *msg = (const char *)sqlite3_column_text(st, c++);
         snprintf(row->message, sizeof row->message, "%s", msg ? msg : "");
         row->wall = sqlite3_column_double(st, c++);
+        const char *hash = (const char *)sqlite3_column_text(st, c++);
+        snprintf(row->config_hash, sizeof row->config_hash, "%s", hash ? hash : "");
         row->n_points = 0;
         if (d->get_points) {
             sqlite3_reset(d->get_points);
