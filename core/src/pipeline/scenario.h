@@ -102,10 +102,10 @@ size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *s
 size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag);
 /* The same run begun, to be advanced a step at a time (run.h nsd_run:
  * nsd_run_step, nsd_run_end before the scenario's next run or destroy). */
+size_t nsd_scenario_begin(nsd_scenario *s, nsd_diag *diag, nsd_run **run);
 /* A run begun by nsd_scenario_begin has ended (nsd_run_end): the audit's
  * findings into the log, and the log into res.log, as nsd_scenario_run does. */
 void nsd_scenario_ended(nsd_scenario *s);
-size_t nsd_scenario_begin(nsd_scenario *s, nsd_diag *diag, nsd_run **run);
 
 /* The outputs of the run into dir, a fresh folder of the command's own
  * (outdir.h): data (timeseries.csv, or timeseries.INCOMPLETE.csv after a
