@@ -137,7 +137,7 @@ static void eval(const sys *X, const double *q, const double *v, nsdyn_contact_e
         ce[c].active = 1;
         rows[c] = W ? W[c] : NULL;
     }
-    const nsdyn_contact_request req = {sizeof req, 1, rows};
+    const nsdyn_contact_request req = {sizeof req, 1, rows, NULL};
     ck_assert_int_eq(X->S->contacts(X->p, 0.0, q, v, &req, ce), NSDYN_OK);
 }
 

@@ -38,11 +38,16 @@
 typedef struct nsd_step_guard {
     size_t nc, n;
     double t_a;
-    double *f, *df;       /* (NSD_GUARD_DEPTH + 3) levels x nc */
-    double *y;            /* n: state at the located impact */
-    double *ytmp;         /* n */
-    uint64_t evaluations; /* dense-output evaluations of the gaps */
-    uint64_t unresolved;  /* intervals accepted at the depth limit */
+    double *f, *df;           /* levels x nc (step_guard.c) */
+    double *rate;             /* 2 nc: the scans' rate bounds [m/s] */
+    unsigned char *wanted;    /* nc: the contact a root finder follows */
+    double *y;                /* n: state at the located impact */
+    double *ytmp;             /* n */
+    uint64_t evaluations;     /* evaluations of every contact's gap (dense output) */
+    uint64_t evaluations_one; /* evaluations of one contact's gap (root finding, its scans) */
+    uint64_t hits;            /* impacts located */
+    uint64_t unresolved;      /* intervals accepted at the depth limit */
+    int exhaustive;           /* 1: scans take every sample (no rate bound; tests) */
 } nsd_step_guard;
 
 void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m);

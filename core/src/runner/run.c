@@ -720,7 +720,12 @@ static void runner_close(nsd_runner *r) {
     free(r->y_from);
     free(r->sw_from);
     free(r->y_switch);
-    if (r->guard_ready) nsd_step_guard_free(&r->guard);
+    if (r->guard_ready) {
+        r->res->guard_evaluations = r->guard.evaluations;
+        r->res->guard_evaluations_one = r->guard.evaluations_one;
+        r->res->guard_hits = r->guard.hits;
+        nsd_step_guard_free(&r->guard);
+    }
 }
 
 size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
