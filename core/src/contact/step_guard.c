@@ -36,6 +36,7 @@ void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m) {
     g->df = xcalloc(L_COUNT * m->nc, sizeof *g->df);
     g->rate = xcalloc(2 * m->nc, sizeof *g->rate);
     g->wanted = xcalloc(m->nc, 1);
+    g->mask = xcalloc(2 * NSD_GUARD_DEPTH * m->nc, 1);
     g->y = xcalloc(m->n, sizeof *g->y);
     g->ytmp = xcalloc(m->n, sizeof *g->ytmp);
 }
@@ -45,6 +46,7 @@ void nsd_step_guard_free(nsd_step_guard *g) {
     free(g->df);
     free(g->rate);
     free(g->wanted);
+    free(g->mask);
     free(g->y);
     free(g->ytmp);
     memset(g, 0, sizeof *g);
@@ -86,36 +88,51 @@ static int state_at(guard_call *k, double t, double *y) {
 static int gaps_at(guard_call *k, double t, size_t level) {
     if (state_at(k, t, k->g->ytmp) != 0) return -1;
     k->g->evaluations++;
+    k->g->gaps += k->g->nc;
     return nsd_modes_gaps(k->m, t, k->g->ytmp, lf(k->g, level), ldf(k->g, level)) > NSDYN_WARNING
                ? -1
                : 0;
 }
 
-/* Contact c's f, f' at the state y at t into its entry of level: the
- * system is asked for that contact only (system.h request.wanted, ABI 2.3;
- * sphere_planes then evaluates one segment of its terrain, not all). */
-static int gap_one_at(guard_call *k, double t, const double *y, size_t c, size_t level) {
+/* The f, f' at the state y at t of the contacts c with mask[c] != 0 into
+ * their entries of level: the system is asked for those only (system.h
+ * request.wanted, ABI 2.3; sphere_planes then evaluates those segments of
+ * its terrain, not all). */
+static int gaps_masked_at(guard_call *k, double t, const double *y, const unsigned char *mask,
+                          size_t level) {
     nsd_model *m = k->m;
-    k->g->evaluations_one++;
+    nsd_step_guard *g = k->g;
+    g->evaluations_some++;
     nsd_model_ask_contacts(m, NSD_ROWS_NONE);
-    nsdyn_status st = nsd_contacts_evaluate_one(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, c,
-                                                k->g->wanted, m->ce);
+    nsdyn_status st =
+        nsd_contacts_evaluate_some(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, mask, m->ce);
     if (st > NSDYN_WARNING) {
         nsd_model_fail(m, st, t, "system contacts()");
         return -1;
     }
-    const nsdyn_contact_eval *e = &m->ce[c];
-    if (e->active && !isfinite(e->gap + e->u[0] + e->u[1] + e->u[2] + e->normal_load)) {
-        snprintf(m->failure, sizeof m->failure,
-                 "system '%s' returned a non-finite gap, velocity or load at contact '%s' at t = "
-                 "%.9g s (gap %g m, u_n %g m/s)",
-                 m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
-        return -1;
+    for (size_t c = 0; c < m->nc; ++c) {
+        if (!mask[c]) continue;
+        g->gaps++;
+        const nsdyn_contact_eval *e = &m->ce[c];
+        if (e->active && !isfinite(e->gap + e->u[0] + e->u[1] + e->u[2] + e->normal_load)) {
+            snprintf(m->failure, sizeof m->failure,
+                     "system '%s' returned a non-finite gap, velocity or load at contact '%s' at "
+                     "t = %.9g s (gap %g m, u_n %g m/s)",
+                     m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
+            return -1;
+        }
+        int open = is_unilateral(m, c) && e->active && !m->ed.mode[c].closed;
+        lf(g, level)[c] = open ? e->gap - m->ed.mode[c].g_ref[0] : INFINITY;
+        ldf(g, level)[c] = e->u[0];
     }
-    int open = is_unilateral(m, c) && e->active && !m->ed.mode[c].closed;
-    lf(k->g, level)[c] = open ? e->gap - m->ed.mode[c].g_ref[0] : INFINITY;
-    ldf(k->g, level)[c] = e->u[0];
     return 0;
+}
+
+/* Contact c's f, f' at the state y at t into its entry of level. */
+static int gap_one_at(guard_call *k, double t, const double *y, size_t c, size_t level) {
+    memset(k->g->wanted, 0, k->g->nc);
+    k->g->wanted[c] = 1;
+    return gaps_masked_at(k, t, y, k->g->wanted, level);
 }
 
 static int gap_one(guard_call *k, double t, size_t c, size_t level) {
@@ -393,12 +410,12 @@ static int locate(guard_call *k, size_t c, double tl, size_t il, double tr, size
 
 /* A falling sign change between two samples: locate every contact that
  * changes sign in [tl, tr], keep the earliest. */
-static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr, double *t_hit,
-                   size_t *contact) {
+static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr,
+                   const unsigned char *mask, double *t_hit, size_t *contact) {
     const double *fl = lf(k->g, il), *fr = lf(k->g, ir);
     int found = 0;
     for (size_t c = 0; c < k->g->nc; ++c) {
-        if (!(fl[c] > 0.0 && fr[c] <= 0.0)) continue;
+        if ((mask && !mask[c]) || !(fl[c] > 0.0 && fr[c] <= 0.0)) continue;
         double root;
         if (locate(k, c, tl, il, tr, ir, &root) != 0) return -1;
         if (!found || root < *t_hit) {
@@ -410,18 +427,22 @@ static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr, do
     return found;
 }
 
-/* Where to split [tl, tr]: the earliest place a contact's Hermite
+/* Does the search follow contact c in this interval? (mask NULL: every
+ * contact, the whole step; else those its parent found unsafe here.) */
+static int follows(const unsigned char *mask, size_t c) { return !mask || mask[c]; }
+
+/* Where to split [tl, tr]: the earliest place a followed contact's Hermite
  * interpolant says to look (may_fall with the margin known so far),
  * strictly inside; else the midpoint. */
-static double split_point(guard_call *k, double tl, double tr, size_t il, size_t ir,
-                          double margin) {
+static double split_point(guard_call *k, double tl, double tr, size_t il, size_t ir, double margin,
+                          const unsigned char *mask) {
     const nsd_step_guard *g = k->g;
     const double *fl = g->f + il * g->nc, *dl = g->df + il * g->nc;
     const double *fr = g->f + ir * g->nc, *dr = g->df + ir * g->nc;
     double h = tr - tl, best = 2.0;
     for (size_t c = 0; c < g->nc; ++c) {
         double s;
-        if (!isfinite(fl[c]) || !isfinite(fr[c])) continue;
+        if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fr[c])) continue;
         if (may_fall(fl[c], dl[c], fr[c], dr[c], h, margin, &s) && s > 0.0 && s < 1.0)
             best = fmin(best, s);
     }
@@ -429,56 +450,77 @@ static double split_point(guard_call *k, double tl, double tr, size_t il, size_t
     return ts > tl && ts < tr ? ts : 0.5 * (tl + tr);
 }
 
-/* Search [tl, tr] (samples at levels il, ir) at depth d, with the error
- * estimate of the interpolants known so far (margin): 1 found, 0 none,
- * -1 failure. A half is searched again when any contact's interpolant may
- * fall through its threshold there, a sign change included: one contact's
- * crossing in a half does not rule out another contact's earlier dip and
- * return inside it (a wheel's corner gap passing through zero and back
- * while its floor gap crosses later). At the depth limit, or where a half
- * cannot be split, the sign changes at its samples are located. */
-static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, size_t d,
-                  double margin, double *t_hit, size_t *contact) {
-    nsd_step_guard *g = k->g;
-    double ts = split_point(k, tl, tr, il, ir, margin), h = tr - tl, s = (ts - tl) / h;
-    size_t im = 2 + d;
-    if (!(ts > tl && ts < tr)) return bracket(k, il, ir, tl, tr, t_hit, contact);
-    if (gaps_at(k, ts, im) != 0) return -1;
-    const double *fl = lf(g, il), *dl = ldf(g, il), *fm = lf(g, im), *dm = ldf(g, im);
-    const double *fr = lf(g, ir), *dr = ldf(g, ir);
+/* The estimate of the largest error of the followed contacts' Hermite
+ * interpolants over [tl, tr] from their mismatch at the split s. The
+ * mismatch at s is the interpolant's error there; for a smooth gap that
+ * error is f''''(t)/24 (t - tl)^2 (t - tr)^2, largest at the midpoint, so
+ * the estimate of the largest is the mismatch over (4 s (1 - s))^2
+ * (unchanged at the midpoint). Without it a split at the high point 5 %
+ * into a step (a rebound's flight) measured ~1/25 of the error, and the
+ * long half, which held a dip past an edge, was called safe (1.7e-6 m,
+ * study I). */
+static double split_error(const nsd_step_guard *g, size_t il, size_t im, size_t ir, double h,
+                          double s, const unsigned char *mask) {
+    const double *fl = g->f + il * g->nc, *dl = g->df + il * g->nc;
+    const double *fm = g->f + im * g->nc, *dm = g->df + im * g->nc;
+    const double *fr = g->f + ir * g->nc, *dr = g->df + ir * g->nc;
     double err = 0.0;
     for (size_t c = 0; c < g->nc; ++c) {
-        if (!isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
+        if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
         double hm = hermite(fl[c], dl[c], fr[c], dr[c], h, s);
         double hdm = hermite_rate(fl[c], dl[c], fr[c], dr[c], h, s);
         err = fmax(err, fabs(fm[c] - hm) + fmin(s, 1.0 - s) * h * fabs(dm[c] - hdm));
     }
-    /* The mismatch at s is the interpolant's error there; for a smooth gap
-     * that error is f''''(t)/24 (t - tl)^2 (t - tr)^2, largest at the
-     * midpoint, so the estimate of the largest is the mismatch over
-     * (4 s (1 - s))^2 (unchanged at the midpoint). Without it a split at
-     * the high point 5 % into a step (a rebound's flight) measured ~1/25
-     * of the error, and the long half, which held a dip past an edge, was
-     * called safe (1.7e-6 m, study I). */
     double w = 4.0 * s * (1.0 - s);
-    err /= w * w;
+    return err / (w * w);
+}
+
+/* Search [tl, tr] (samples at levels il, ir) at depth d for the followed
+ * contacts (mask), with the error estimate of the interpolants known so
+ * far (margin): 1 found, 0 none, -1 failure. A half is searched again for
+ * each contact whose interpolant may fall through its threshold there, a
+ * sign change included: one contact's crossing in a half does not rule out
+ * another contact's earlier dip and return inside it (a wheel's corner gap
+ * passing through zero and back while its floor gap crosses later). A
+ * contact a half is safe for is not followed into it, as it is not into a
+ * safe half: the deeper samples evaluate the followed contacts only (a
+ * rebound at a contact's threshold is followed to the depth limit without
+ * evaluating the terrain's other faces at every level). At the depth
+ * limit, or where a half cannot be split, the sign changes at its samples
+ * are located. */
+static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, size_t d,
+                  double margin, const unsigned char *mask, double *t_hit, size_t *contact) {
+    nsd_step_guard *g = k->g;
+    double ts = split_point(k, tl, tr, il, ir, margin, mask), h = tr - tl, s = (ts - tl) / h;
+    size_t im = 2 + d;
+    if (!(ts > tl && ts < tr)) return bracket(k, il, ir, tl, tr, mask, t_hit, contact);
+    if (mask ? state_at(k, ts, g->ytmp) != 0 || gaps_masked_at(k, ts, g->ytmp, mask, im) != 0
+             : gaps_at(k, ts, im) != 0)
+        return -1;
+    double err = split_error(g, il, im, ir, h, s, mask);
+    const double *fl = lf(g, il), *dl = ldf(g, il), *fm = lf(g, im), *dm = ldf(g, im);
+    const double *fr = lf(g, ir), *dr = ldf(g, ir);
+    unsigned char *left = g->mask + 2 * d * g->nc, *right = left + g->nc;
     int unsafe_left = 0, unsafe_right = 0;
     for (size_t c = 0; c < g->nc; ++c) {
         double sc;
-        if (!isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
-        unsafe_left |= may_fall(fl[c], dl[c], fm[c], dm[c], ts - tl, err, &sc);
-        unsafe_right |= may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc);
+        left[c] = right[c] = 0;
+        if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
+        left[c] = (unsigned char)may_fall(fl[c], dl[c], fm[c], dm[c], ts - tl, err, &sc);
+        right[c] = (unsigned char)may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc);
+        unsafe_left |= left[c];
+        unsafe_right |= right[c];
     }
     int leaf = d + 1 >= NSD_GUARD_DEPTH, r = 0;
     if (unsafe_left)
-        r = leaf ? bracket(k, il, im, tl, ts, t_hit, contact)
-                 : search(k, tl, ts, il, im, d + 1, err, t_hit, contact);
+        r = leaf ? bracket(k, il, im, tl, ts, left, t_hit, contact)
+                 : search(k, tl, ts, il, im, d + 1, err, left, t_hit, contact);
     if (r != 0 || !unsafe_right) {
         g->unresolved += leaf && unsafe_left && r == 0;
         return r;
     }
-    r = leaf ? bracket(k, im, ir, ts, tr, t_hit, contact)
-             : search(k, ts, tr, im, ir, d + 1, err, t_hit, contact);
+    r = leaf ? bracket(k, im, ir, ts, tr, right, t_hit, contact)
+             : search(k, ts, tr, im, ir, d + 1, err, right, t_hit, contact);
     g->unresolved += leaf && r == 0;
     return r;
 }
@@ -556,7 +598,7 @@ int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator
     guard_call k = {g, m, ig, inst, t_b, y_b};
     if (g->nc == 0 || !(t_b > g->t_a)) return 0;
     if (gaps_at(&k, t_b, 1) != 0) return -1;
-    int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, t_hit, contact);
+    int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, NULL, t_hit, contact);
     if (r < 0) return -1;
     if (r == 1 && earliest_hit(&k, t_hit, contact) != 0) return -1;
     if (r == 1) return located(&k, *t_hit, *contact);

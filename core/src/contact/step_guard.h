@@ -38,16 +38,18 @@
 typedef struct nsd_step_guard {
     size_t nc, n;
     double t_a;
-    double *f, *df;           /* levels x nc (step_guard.c) */
-    double *rate;             /* 2 nc: the scans' rate bounds [m/s] */
-    unsigned char *wanted;    /* nc: the contact a root finder follows */
-    double *y;                /* n: state at the located impact */
-    double *ytmp;             /* n */
-    uint64_t evaluations;     /* evaluations of every contact's gap (dense output) */
-    uint64_t evaluations_one; /* evaluations of one contact's gap (root finding, its scans) */
-    uint64_t hits;            /* impacts located */
-    uint64_t unresolved;      /* intervals accepted at the depth limit */
-    int exhaustive;           /* 1: scans take every sample (no rate bound; tests) */
+    double *f, *df;            /* levels x nc (step_guard.c) */
+    double *rate;              /* 2 nc: the scans' rate bounds [m/s] */
+    unsigned char *wanted;     /* nc: the contact a root finder follows */
+    double *y;                 /* n: state at the located impact */
+    double *ytmp;              /* n */
+    unsigned char *mask;       /* 2 NSD_GUARD_DEPTH x nc: the contacts each half follows */
+    uint64_t evaluations;      /* evaluations of every contact's gap (dense output) */
+    uint64_t evaluations_some; /* of some contacts' (the followed ones, root finding) */
+    uint64_t gaps;             /* contact gaps evaluated over both */
+    uint64_t hits;             /* impacts located */
+    uint64_t unresolved;       /* intervals accepted at the depth limit */
+    int exhaustive;            /* 1: scans take every sample (no rate bound; tests) */
 } nsd_step_guard;
 
 void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m);

@@ -722,7 +722,8 @@ static void runner_close(nsd_runner *r) {
     free(r->y_switch);
     if (r->guard_ready) {
         r->res->guard_evaluations = r->guard.evaluations;
-        r->res->guard_evaluations_one = r->guard.evaluations_one;
+        r->res->guard_evaluations_some = r->guard.evaluations_some;
+        r->res->guard_gaps = r->guard.gaps;
         r->res->guard_hits = r->guard.hits;
         nsd_step_guard_free(&r->guard);
     }

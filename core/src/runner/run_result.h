@@ -59,8 +59,9 @@ typedef struct nsd_run_result {
     uint64_t open_projections;
     double deepest_open;
     /* The step guard's cost (step_guard.h): evaluations of every contact's
-     * gap, of one contact's (root finding), and the impacts it located. */
-    uint64_t guard_evaluations, guard_evaluations_one, guard_hits;
+     * gap, of some contacts' (those it follows), the contact gaps evaluated
+     * over both, and the impacts it located. */
+    uint64_t guard_evaluations, guard_evaluations_some, guard_gaps, guard_hits;
     /* Velocity resets by the system when contacts opened or closed
      * (system.h on_contact_modes; logged as system_reset events): the
      * sum of the energy changes they made [J]; the energy audit's floor
