@@ -340,7 +340,7 @@ static int scan(guard_call *k, const scan_levels *s, double tl, double tr, doubl
         lf(g, s->last)[c] = fl[c];
         ldf(g, s->last)[c] = dl[c];
     }
-    int i_last = 0, every = g->exhaustive;
+    int i_last = 0, every = 0;
     *t_last = tl;
     for (int i = 1; i < GUARD_SCAN; ++i) {
         if (!every) {

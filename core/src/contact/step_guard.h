@@ -49,7 +49,6 @@ typedef struct nsd_step_guard {
     uint64_t gaps;             /* contact gaps evaluated over both */
     uint64_t hits;             /* impacts located */
     uint64_t unresolved;       /* intervals accepted at the depth limit */
-    int exhaustive;            /* 1: scans take every sample (no rate bound; tests) */
 } nsd_step_guard;
 
 void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m);
