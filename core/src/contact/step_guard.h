@@ -19,11 +19,15 @@
  * contact that has just bounced starts at its threshold: its rebound may
  * return within the step unseen by the interpolant); otherwise the half
  * is split again, where the interpolant says to look, down to depth
- * NSD_GUARD_DEPTH, where a falling sign change between samples is a
- * bracket, located by bisection on the dense output to 1e-12 s per second
- * of t and reported at its post-crossing end (f <= 0); the earliest over
- * the contacts wins. A crossing is followed to the depth limit, so another
- * contact's dip inside its bracket is found too. docs/event-driven.md has the
+ * NSD_GUARD_DEPTH, following into each half only the contacts that may
+ * fall there (evaluated alone through the system's request.wanted, ABI
+ * 2.3). At the depth limit a falling sign change between samples is a
+ * bracket, located by a safeguarded Illinois method on that one contact on
+ * the dense output to 1e-12 s per second of t and reported at its
+ * post-crossing end (f <= 0); the earliest over the contacts wins. The
+ * stretch before a hit, and before a located root, is scanned for an
+ * earlier crossing (a gap with a kink or a jump), passing over the samples
+ * a bound on the gaps' rates rules out. docs/event-driven.md has the
  * argument and the measured cost. */
 #ifndef NSD_STEP_GUARD_H
 #define NSD_STEP_GUARD_H
