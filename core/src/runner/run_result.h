@@ -11,6 +11,9 @@ typedef struct nsd_series {
     size_t n_channels;
     size_t rows, cap;
     double *data; /* rows x n_channels, row-major */
+    /* Only t and the states were sampled (run settings sample_states_only):
+     * the channels after them (forces, friction states, outputs) are NaN. */
+    int states_only;
 } nsd_series;
 
 typedef enum nsd_run_outcome {
