@@ -87,19 +87,19 @@ static void exec_sql(sqlite3 *db, const char *sql) {
                   sqlite3_errmsg(db));
 }
 
-/* The runs table without the wall column, as text, in run order. */
-static char *runs_text(const char *db_name) {
+/* A query's rows as text (doubles as %a: every bit), without the column
+ * named skip (NULL: none). */
+static char *query_text(const char *db_name, const char *sql, const char *skip) {
     sqlite3 *db = open_db(db_name);
     sqlite3_stmt *st = NULL;
-    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL),
-                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     int nc = sqlite3_column_count(st);
     while (sqlite3_step(st) == SQLITE_ROW) {
         for (int c = 0; c < nc; ++c) {
-            if (!strcmp(sqlite3_column_name(st, c), "wall")) continue;
+            if (skip && !strcmp(sqlite3_column_name(st, c), skip)) continue;
             if (sqlite3_column_type(st, c) == SQLITE_FLOAT)
                 fprintf(f, "%a|", sqlite3_column_double(st, c)); /* every bit */
             else
@@ -111,6 +111,11 @@ static char *runs_text(const char *db_name) {
     sqlite3_finalize(st);
     sqlite3_close(db);
     return text;
+}
+
+/* The runs table without the wall column, as text, in run order. */
+static char *runs_text(const char *db_name) {
+    return query_text(db_name, "SELECT * FROM runs ORDER BY run", "wall");
 }
 
 static const char *ball = "[system]\nid = \"point_mass\"\nm = 0.1\nr = 0.05\ng = 9.81\n"
@@ -564,31 +569,6 @@ END_TEST
  * counts): the runs sample t and the states alone (sweep_exec.c
  * states_suffice, issue 25), and give every summary bit for bit as the
  * same study whose extra min(gap) makes it sample every channel. */
-static char *columns_text(const char *db_name) {
-    sqlite3 *db = open_db(db_name);
-    sqlite3_stmt *st = NULL;
-    ck_assert_int_eq(sqlite3_prepare_v2(db,
-                                        "SELECT run, crossed, h, fh, out, n, status FROM runs "
-                                        "ORDER BY run",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        for (int c = 0; c < 7; ++c)
-            if (sqlite3_column_type(st, c) == SQLITE_FLOAT)
-                fprintf(f, "%a|", sqlite3_column_double(st, c));
-            else
-                fprintf(f, "%s|", (const char *)sqlite3_column_text(st, c));
-        fputc('\n', f);
-    }
-    fclose(f);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return text;
-}
-
 START_TEST(states_only_sampling_same_summaries) {
     make_tmp();
     const char *study =
@@ -609,7 +589,8 @@ START_TEST(states_only_sampling_same_summaries) {
     write_file("every.toml", text);
     ck_assert_int_eq(sweep("states.toml -o a -q --no-graphs"), 0);
     ck_assert_int_eq(sweep("every.toml -o b -q --no-graphs"), 0);
-    char *a = columns_text("a/sweep.sqlite"), *b = columns_text("b/sweep.sqlite");
+    const char *sql = "SELECT run, crossed, h, fh, out, n, status FROM runs ORDER BY run";
+    char *a = query_text("a/sweep.sqlite", sql, NULL), *b = query_text("b/sweep.sqlite", sql, NULL);
     ck_assert_msg(strlen(a) > 100 && !strcmp(a, b), "states only:\n%s\nevery channel:\n%s", a, b);
     free(a);
     free(b);
