@@ -141,7 +141,7 @@ static double rhs_cost(const char *path, const char *const *sets, size_t n_sets,
     double q[2][16] = {{0}}, v[2][16] = {{0}}, qd[16], vd[16], lam[48] = {0}, jac[3 * 16 * 4];
     double *bufs[4] = {jac, jac + 48, jac + 96, jac + 144};
     nsdyn_contact_eval ce[4];
-    nsdyn_contact_request req = {sizeof req, 0, bufs};
+    nsdyn_contact_request req = {sizeof req, 0, bufs, NULL};
     for (int k = 0; k < 2; ++k) {
         memcpy(q[k], m->y0, nq * sizeof(double));
         q[k][0] += 1e-3 * k; /* both halves of the state change between calls */

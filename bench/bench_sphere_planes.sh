@@ -3,10 +3,11 @@
 # runs), interleaved A B A B ... so drift in the machine's load hits both
 # alike; prints each build's wall and CPU (user + sys) seconds as median
 # (min - max) and the load average before and after (issue 25, item 2).
-#   bash bench/bench_sphere_planes.sh OLD_BUILD NEW_BUILD [PAIRS] [J]
+#   bash bench/bench_sphere_planes.sh OLD_BUILD NEW_BUILD [PAIRS] [J] [CONFIG]
+# (CONFIG: another study instead, e.g. bench_sweep.sh's variant of it)
 set -euo pipefail
 old=${1:?old build dir} new=${2:?new build dir} pairs=${3:-9} j=${4:-1}
-cfg=$(cd "$(dirname "$0")/.." && pwd)/configs/sweep_tumbleweed_reduced.toml
+cfg=${5:-$(cd "$(dirname "$0")/.." && pwd)/configs/sweep_tumbleweed_reduced.toml}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 one() { # build label: one sweep into a fresh folder, appends "wall cpu"

@@ -116,7 +116,7 @@ START_TEST(test_dynamics_against_mujoco) {
     double **bufs = calloc(nc, sizeof *bufs);
     nsdyn_contact_eval *ce = calloc(nc, sizeof *ce);
     for (size_t c = 0; c < nc; ++c) bufs[c] = jac + 3 * nv * c;
-    nsdyn_contact_request req = {sizeof req, 0, bufs};
+    nsdyn_contact_request req = {sizeof req, 0, bufs, NULL};
     unsigned seed = 11;
     for (int trial = 0; trial < 30; ++trial) {
         random_state(&seed, mm, q, v);
@@ -194,7 +194,7 @@ START_TEST(test_drift_central_differences) {
     nsdyn_contact_eval *ce = calloc(nc, sizeof *ce), *cp = calloc(nc, sizeof *cp),
                        *cm = calloc(nc, sizeof *cm);
     for (size_t c = 0; c < nc; ++c) bufs[c] = jac + 3 * nv * c;
-    nsdyn_contact_request req = {sizeof req, 1, bufs};
+    nsdyn_contact_request req = {sizeof req, 1, bufs, NULL};
     const nsdyn_system *S = R.model.sys;
     void *I = R.model.sys_inst;
     unsigned seed = 5;

@@ -74,7 +74,7 @@ static void eval(const wheel *w, const double *q, const double *v, nsdyn_contact
         ce[c].active = 1;
         rows[c] = W[c];
     }
-    const nsdyn_contact_request req = {sizeof req, 1, rows};
+    const nsdyn_contact_request req = {sizeof req, 1, rows, NULL};
     ck_assert_int_eq(w->S->contacts(w->inst, 0.0, q, v, &req, ce), NSDYN_OK);
 }
 

@@ -137,7 +137,7 @@ static void eval(const sys *X, const double *q, const double *v, nsdyn_contact_e
         ce[c].active = 1;
         rows[c] = W ? W[c] : NULL;
     }
-    const nsdyn_contact_request req = {sizeof req, 1, rows};
+    const nsdyn_contact_request req = {sizeof req, 1, rows, NULL};
     ck_assert_int_eq(X->S->contacts(X->p, 0.0, q, v, &req, ce), NSDYN_OK);
 }
 
@@ -599,6 +599,52 @@ START_TEST(kinematics_profile) {
     eval(&X, q, v, ce, NULL);
     ck_assert_double_eq_tol(ce[3].gap, 0.0, 1e-12);
     ck_assert_double_eq_tol(ce[3].normal[0], -1.0, 1e-15);
+    sys_close(&X);
+}
+END_TEST
+
+/* ---- one contact asked for (ABI 2.3 request.wanted, the step guard) ------- */
+
+/* Asked for one contact, the plugin gives that contact's gap, velocity and
+ * active flag bit for bit as when asked for all (it evaluates that segment
+ * alone, with the same in_ground() of the centre), and leaves the other
+ * entries alone: random centres over and under the profile of
+ * kinematics_profile (faces, ends, a wall) and random velocities. */
+START_TEST(one_contact_as_in_all) {
+    sys X;
+    const kv o[] = {{"terrain", 1.0}, {"x_start", -3.0}, {"z_start", 0.5},
+                    {"b", 0.7},       {"m", 2.5},        {"j_over_m", 0.3}};
+    sys_open(&X, o, 6, PA, PL, 7);
+    size_t n = X.L.n_contacts;
+    uint64_t seed = 20261127;
+    for (int k = 0; k < 400; ++k) {
+        double q[4] = {uni(&seed, -4.0, 20.0), 0.3, uni(&seed, -3.0, 6.0), uni(&seed, -1, 1)};
+        double v[6];
+        for (int i = 0; i < 6; ++i) v[i] = uni(&seed, -5.0, 5.0);
+        nsdyn_contact_eval all[MAXC], one[MAXC];
+        memset(all, 0, sizeof all);
+        for (size_t c = 0; c < n; ++c) all[c].active = 1;
+        const nsdyn_contact_request req_all = {sizeof req_all, 0, NULL, NULL};
+        ck_assert_int_eq(X.S->contacts(X.p, 0.0, q, v, &req_all, all), NSDYN_OK);
+        for (size_t c = 0; c < n; ++c) {
+            unsigned char wanted[MAXC] = {0};
+            wanted[c] = 1;
+            for (size_t i = 0; i < n; ++i) {
+                one[i].gap = NAN;
+                one[i].u[0] = NAN;
+                one[i].active = 7;
+            }
+            one[c].active = 1;
+            const nsdyn_contact_request req = {sizeof req, 0, NULL, wanted};
+            ck_assert_int_eq(X.S->contacts(X.p, 0.0, q, v, &req, one), NSDYN_OK);
+            ck_assert_msg(memcmp(&one[c].gap, &all[c].gap, sizeof one[c].gap) == 0 &&
+                              memcmp(one[c].u, all[c].u, sizeof one[c].u) == 0 &&
+                              one[c].active == all[c].active,
+                          "state %d contact %zu: gap %.17g vs %.17g", k, c, one[c].gap, all[c].gap);
+            for (size_t i = 0; i < n; ++i)
+                if (i != c) ck_assert(isnan(one[i].gap) && one[i].active == 7);
+        }
+    }
     sys_close(&X);
 }
 END_TEST
@@ -1705,6 +1751,7 @@ int main(void) {
     tcase_add_test(tc, steep_drop_start);
     tcase_add_test(tc, steep_drop_geometry);
     tcase_add_test(tc, steep_drop_handover);
+    tcase_add_test(tc, one_contact_as_in_all);
     tcase_add_test(tc, kinematics_steep_drop);
     tcase_add_test(tc, steep_drop_run);
     tcase_add_test(tc, pivot_over_steep_edge);

@@ -87,19 +87,19 @@ static void exec_sql(sqlite3 *db, const char *sql) {
                   sqlite3_errmsg(db));
 }
 
-/* The runs table without the wall column, as text, in run order. */
-static char *runs_text(const char *db_name) {
+/* A query's rows as text (doubles as %a: every bit), without the column
+ * named skip (NULL: none). */
+static char *query_text(const char *db_name, const char *sql, const char *skip) {
     sqlite3 *db = open_db(db_name);
     sqlite3_stmt *st = NULL;
-    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL),
-                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     int nc = sqlite3_column_count(st);
     while (sqlite3_step(st) == SQLITE_ROW) {
         for (int c = 0; c < nc; ++c) {
-            if (!strcmp(sqlite3_column_name(st, c), "wall")) continue;
+            if (skip && !strcmp(sqlite3_column_name(st, c), skip)) continue;
             if (sqlite3_column_type(st, c) == SQLITE_FLOAT)
                 fprintf(f, "%a|", sqlite3_column_double(st, c)); /* every bit */
             else
@@ -111,6 +111,11 @@ static char *runs_text(const char *db_name) {
     sqlite3_finalize(st);
     sqlite3_close(db);
     return text;
+}
+
+/* The runs table without the wall column, as text, in run order. */
+static char *runs_text(const char *db_name) {
+    return query_text(db_name, "SELECT * FROM runs ORDER BY run", "wall");
 }
 
 static const char *ball = "[system]\nid = \"point_mass\"\nm = 0.1\nr = 0.05\ng = 9.81\n"
@@ -560,6 +565,39 @@ START_TEST(random_design_and_log_grid) {
 }
 END_TEST
 
+/* Summaries read only t, the states and the events (system values, stop,
+ * counts): the runs sample t and the states alone (sweep_exec.c
+ * states_suffice, issue 25), and give every summary bit for bit as the
+ * same study whose extra min(gap) makes it sample every channel. */
+START_TEST(states_only_sampling_same_summaries) {
+    make_tmp();
+    const char *study =
+        "[system]\nid = \"sphere_planes\"\nterrain = \"valley\"\nbeta = 15.0\ntheta = 15.0\n"
+        "depth = -3.0\nfloor_length = 9.0\nb = 1.0\nj_over_m = 0.4\ng = 3.71\nx0 = 0.0\n"
+        "v0 = 5.0\nrolling0 = true\n[contact]\nid = \"kane_impulse\"\ne = 0.92\n"
+        "[friction]\nid = \"coulomb\"\nmu_s = 1.0\nmu_k = 0.8\n"
+        "[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n"
+        "[run]\nt_end = 60.0\noutput_dt = 0.01\n"
+        "[[sweep.axis]]\nkey = \"contact.e\"\nname = \"e\"\nvalues = [0.63, 0.81, 0.97]\n"
+        "[[sweep.axis]]\nkey = \"system.v0\"\nname = \"v0\"\nvalues = [2.3, 4.1, 6.7]\n"
+        "[sweep.summary]\ncrossed = \"system.crossed\"\nh = \"system.incline_height\"\n"
+        "fh = \"system.floor_height\"\nout = \"stop\"\nn = \"count(impact)\"\n%s";
+    char text[2048];
+    snprintf(text, sizeof text, study, "");
+    write_file("states.toml", text);
+    snprintf(text, sizeof text, study, "gm = \"min(gap)\"\n");
+    write_file("every.toml", text);
+    ck_assert_int_eq(sweep("states.toml -o a -q --no-graphs"), 0);
+    ck_assert_int_eq(sweep("every.toml -o b -q --no-graphs"), 0);
+    const char *sql = "SELECT run, crossed, h, fh, out, n, status FROM runs ORDER BY run";
+    char *a = query_text("a/sweep.sqlite", sql, NULL), *b = query_text("b/sweep.sqlite", sql, NULL);
+    ck_assert_msg(strlen(a) > 100 && !strcmp(a, b), "states only:\n%s\nevery channel:\n%s", a, b);
+    free(a);
+    free(b);
+    remove_tmp();
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sweep");
     TCase *tc = tcase_create("sweep");
@@ -573,6 +611,7 @@ int main(void) {
     tcase_add_test(tc, keep_filter);
     tcase_add_test(tc, lhs_one_per_stratum);
     tcase_add_test(tc, random_design_and_log_grid);
+    tcase_add_test(tc, states_only_sampling_same_summaries);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

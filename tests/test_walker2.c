@@ -123,7 +123,7 @@ static void jacobian(const probe *P, const double *q, const double *v, double Wr
         ce[c].active = 1;
         rows[c] = Wbuf[c];
     }
-    const nsdyn_contact_request req = {sizeof req, 0, rows};
+    const nsdyn_contact_request req = {sizeof req, 0, rows, NULL};
     ck_assert_int_le(P->sys->contacts(P->inst, 0.0, q, v, &req, ce), NSDYN_WARNING);
     for (int c = 0; c < 2; ++c) {
         for (int k = 0; k < 4; ++k) {

@@ -520,6 +520,7 @@ static nsdyn_status contacts_eval(void *inst, double t, const double *q, const d
     const double b = S->b;
     int ground = -1;
     for (size_t i = 0; i < S->n; ++i) {
+        if (!nsdyn_contact_wanted(req, i)) continue; /* the step guard follows one */
         nsdyn_contact_eval *e = &out[i];
         feature c = sp_nearest(S, i, q[0], q[2], &ground);
         double t1x = c.nz, t1z = -c.nx;

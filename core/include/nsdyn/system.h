@@ -88,11 +88,25 @@ typedef struct nsdyn_contact_request {
      * Where it is set, fill it and that contact's drift. Read it with
      * nsdyn_contact_jacobian(). */
     double *const *jacobian;
+    /* ABI 2.3 (appended): NULL, or n_contacts flags: the host reads the
+     * outputs of the contacts c with wanted[c] != 0 only (the step guard
+     * follows one contact to its impact), so a system may skip the others
+     * and leave their outputs as they are. Read it with
+     * nsdyn_contact_wanted(), which also covers an older host's shorter
+     * request (every contact wanted). */
+    const unsigned char *wanted;
 } nsdyn_contact_request;
 
 /* Contact c's Jacobian buffer, or NULL when the host does not want it. */
 static inline double *nsdyn_contact_jacobian(const nsdyn_contact_request *request, size_t c) {
     return request && request->jacobian ? request->jacobian[c] : NULL;
+}
+
+/* Does the host read contact c's outputs from this call? (ABI 2.3) */
+static inline int nsdyn_contact_wanted(const nsdyn_contact_request *request, size_t c) {
+    size_t end = offsetof(nsdyn_contact_request, wanted) + sizeof request->wanted;
+    if (!request || request->struct_size < end || !request->wanted) return 1;
+    return request->wanted[c] != 0;
 }
 
 /* What contacts() reports for one candidate: outputs only. */

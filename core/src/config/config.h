@@ -43,12 +43,17 @@ typedef struct nsd_run_settings {
     double contact_tolerance; /* [m] touching band */
     size_t max_events;        /* contact events before the run fails */
     nsd_energy_audit energy_audit;
-    double energy_tolerance; /* [1] relative energy rise allowed */
-    int friction_states_open; /* integrate friction states while the contact is open */
-    int precheck;             /* the system's kinematics checked before the run */
+    double energy_tolerance;            /* [1] relative energy rise allowed */
+    int friction_states_open;           /* integrate friction states while the contact is open */
+    int precheck;                       /* the system's kinematics checked before the run */
     nsd_energy_audit penetration_audit; /* time-stepping: the deepest penetration judged */
     double penetration_tolerance;       /* [m] deepest penetration allowed (time-stepping) */
     double timeout;                     /* [s] wall time of a run (0: none) */
+    /* Not a [run] key: the host's own choice (a study whose summaries read
+     * only t, the states and the events, and that keeps no run's output,
+     * docs/sweep.md): samples hold t and the states only, the other
+     * channels NaN, so no forces or outputs are evaluated to sample. */
+    int sample_states_only;
 } nsd_run_settings;
 
 typedef struct nsd_config {
@@ -81,7 +86,6 @@ typedef struct nsd_config {
     double (*limits)[2];
     size_t n_limits;
 } nsd_config;
-
 
 /* Step 1: parse `path` and apply `--set section.key=value` overrides. */
 int nsd_config_read(nsd_config *cfg, const char *path, const char *const *sets, size_t n_sets,

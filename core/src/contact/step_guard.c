@@ -6,12 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_eval.h"
 #include "modes.h"
+#include "modes_work.h"
 
-/* Bisection of a located crossing: time resolution per second of t, the
- * same as the integrators' own root finders (dopri5 DP_ROOT_RTOL). */
+/* A located crossing's time resolution per second of t, the same as the
+ * integrators' own root finders (dopri5 DP_ROOT_RTOL). */
 #define GUARD_ROOT_RTOL 1e-12
 #define GUARD_ROOT_MAX_ITER 200
+
+/* Level storage (f and f' of every contact at one time): 0 the step start,
+ * 1 the step end, 2 + d the midpoint of a search interval at depth d; then
+ * the scan over every contact (its last sample above 0, the current one,
+ * the hit's end), then the one-contact root finder and its scan (bracket
+ * ends, last sample, current one), which write only their contact's entry. */
+enum { L_LAST = NSD_GUARD_DEPTH + 2, L_CUR, L_END, L1_L, L1_R, L1_LAST, L1_CUR, L_COUNT };
 
 static void *xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
@@ -23,8 +32,11 @@ void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m) {
     memset(g, 0, sizeof *g);
     g->nc = m->nc;
     g->n = m->n;
-    g->f = xcalloc((NSD_GUARD_DEPTH + 3) * m->nc, sizeof *g->f);
-    g->df = xcalloc((NSD_GUARD_DEPTH + 3) * m->nc, sizeof *g->df);
+    g->f = xcalloc(L_COUNT * m->nc, sizeof *g->f);
+    g->df = xcalloc(L_COUNT * m->nc, sizeof *g->df);
+    g->rate = xcalloc(2 * m->nc, sizeof *g->rate);
+    g->wanted = xcalloc(m->nc, 1);
+    g->mask = xcalloc(2 * NSD_GUARD_DEPTH * m->nc, 1);
     g->y = xcalloc(m->n, sizeof *g->y);
     g->ytmp = xcalloc(m->n, sizeof *g->ytmp);
 }
@@ -32,13 +44,14 @@ void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m) {
 void nsd_step_guard_free(nsd_step_guard *g) {
     free(g->f);
     free(g->df);
+    free(g->rate);
+    free(g->wanted);
+    free(g->mask);
     free(g->y);
     free(g->ytmp);
     memset(g, 0, sizeof *g);
 }
 
-/* Level storage: 0 the step start, 1 the step end, 2 + d the midpoint of
- * an interval at depth d. */
 static double *lf(nsd_step_guard *g, size_t level) { return g->f + level * g->nc; }
 static double *ldf(nsd_step_guard *g, size_t level) { return g->df + level * g->nc; }
 
@@ -71,12 +84,60 @@ static int state_at(guard_call *k, double t, double *y) {
     return 0;
 }
 
+/* Every contact's f, f' at t into level. */
 static int gaps_at(guard_call *k, double t, size_t level) {
     if (state_at(k, t, k->g->ytmp) != 0) return -1;
     k->g->evaluations++;
+    k->g->gaps += k->g->nc;
     return nsd_modes_gaps(k->m, t, k->g->ytmp, lf(k->g, level), ldf(k->g, level)) > NSDYN_WARNING
                ? -1
                : 0;
+}
+
+/* The f, f' at the state y at t of the contacts c with mask[c] != 0 into
+ * their entries of level: the system is asked for those only (system.h
+ * request.wanted, ABI 2.3; sphere_planes then evaluates those segments of
+ * its terrain, not all). */
+static int gaps_masked_at(guard_call *k, double t, const double *y, const unsigned char *mask,
+                          size_t level) {
+    nsd_model *m = k->m;
+    nsd_step_guard *g = k->g;
+    g->evaluations_some++;
+    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
+    nsdyn_status st =
+        nsd_contacts_evaluate_some(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, mask, m->ce);
+    if (st > NSDYN_WARNING) {
+        nsd_model_fail(m, st, t, "system contacts()");
+        return -1;
+    }
+    for (size_t c = 0; c < m->nc; ++c) {
+        if (!mask[c]) continue;
+        g->gaps++;
+        const nsdyn_contact_eval *e = &m->ce[c];
+        if (e->active && !isfinite(e->gap + e->u[0] + e->u[1] + e->u[2] + e->normal_load)) {
+            snprintf(m->failure, sizeof m->failure,
+                     "system '%s' returned a non-finite gap, velocity or load at contact '%s' at "
+                     "t = %.9g s (gap %g m, u_n %g m/s)",
+                     m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
+            return -1;
+        }
+        int open = is_unilateral(m, c) && e->active && !m->ed.mode[c].closed;
+        lf(g, level)[c] = open ? e->gap - m->ed.mode[c].g_ref[0] : INFINITY;
+        ldf(g, level)[c] = e->u[0];
+    }
+    return 0;
+}
+
+/* Contact c's f, f' at the state y at t into its entry of level. */
+static int gap_one_at(guard_call *k, double t, const double *y, size_t c, size_t level) {
+    memset(k->g->wanted, 0, k->g->nc);
+    k->g->wanted[c] = 1;
+    return gaps_masked_at(k, t, y, k->g->wanted, level);
+}
+
+static int gap_one(guard_call *k, double t, size_t c, size_t level) {
+    if (state_at(k, t, k->g->ytmp) != 0) return -1;
+    return gap_one_at(k, t, k->g->ytmp, c, level);
 }
 
 /* Cubic Hermite on s in [0, 1] over an interval of length h. */
@@ -112,6 +173,12 @@ static double hermite_rate(double f0, double d0, double f1, double d1, double h,
  * sampled the flight: 1.26e-5 m into an incline, tumbleweed study I). */
 static int may_fall(double f0, double d0, double f1, double d1, double h, double margin,
                     double *split) {
+    /* The interpolant is H00 f0 + H01 f1 + h (H10 d0 + H11 d1) with H00,
+     * H01 >= 0 summing to 1 and |H10|, |H11| <= 4/27 on [0, 1]: never below
+     * min(f0, f1) - 4/27 h (|d0| + |d1|). Above the band there, it can
+     * neither fall into it nor start in it: the answer is no, without the
+     * critical points (most contacts of most steps are far from contact). */
+    if (fmin(f0, f1) - (4.0 / 27.0) * h * (fabs(d0) + fabs(d1)) > margin) return 0;
     double A = 6 * f0 + 3 * h * d0 - 6 * f1 + 3 * h * d1;
     double B = -6 * f0 - 4 * h * d0 + 6 * f1 - 2 * h * d1, C = h * d0;
     double s[4] = {0.0, 2.0, 2.0, 1.0}, disc = B * B - 4 * A * C;
@@ -147,68 +214,210 @@ static int may_fall(double f0, double d0, double f1, double d1, double h, double
     return 0;
 }
 
-/* Bisection of contact c's crossing in [tl, tr] (f(tl) > 0 >= f(tr)) on
- * the dense output; the post-crossing end. */
-static int bisect_crossing(guard_call *k, size_t c, double tl, double tr, double *root) {
-    double tol = GUARD_ROOT_RTOL * fmax(1.0, fabs(tr));
-    size_t scratch = NSD_GUARD_DEPTH + 2;
+/* Contact c's crossing in [tl, tr] (f(tl) > 0 >= f(tr), the ends' f in
+ * levels L1_L and L1_R) by a safeguarded Illinois method on the dense
+ * output, one contact per evaluation; *root is the post-crossing end of a
+ * final bracket no wider than 1e-12 s per second of t, and its f, f' go to
+ * L1_R. Illinois (regula falsi that halves the kept end's value when the
+ * same end is kept twice; Dowell & Jarratt 1971) converges superlinearly on
+ * a smooth gap where bisection needed about 40 halvings; a trial point is
+ * kept half the tolerance inside the bracket (so the last step closes it,
+ * as SUNDIALS' CVODE rootfinder does), and a bisection step is forced
+ * whenever three steps did not halve the bracket (a kink or a jump of the
+ * gap, where the secant stalls): never slower than a third of bisection. */
+static int illinois(guard_call *k, size_t c, double tl, double tr, double *root) {
+    nsd_step_guard *g = k->g;
+    double fl = lf(g, L1_L)[c], fr = lf(g, L1_R)[c], f_root = fr, df_root = ldf(g, L1_R)[c];
+    double tol = GUARD_ROOT_RTOL * fmax(1.0, fabs(tr)), width = tr - tl;
+    int kept = 0; /* -1: the last step moved tr (kept tl), +1: moved tl */
     for (int it = 0; it < GUARD_ROOT_MAX_ITER && tr - tl > tol; ++it) {
-        double mid = 0.5 * (tl + tr);
-        if (!(mid > tl && mid < tr)) break;
-        if (gaps_at(k, mid, scratch) != 0) return -1;
-        if (lf(k->g, scratch)[c] <= 0.0)
-            tr = mid;
-        else
-            tl = mid;
+        double mid = 0.5 * (tl + tr), t = (tl * fr - tr * fl) / (fr - fl);
+        if (it % 3 == 0) {
+            if (it > 0 && tr - tl > 0.5 * width) t = mid;
+            width = tr - tl;
+        }
+        if (!isfinite(t)) t = mid;
+        t = fmin(fmax(t, tl + 0.5 * tol), tr - 0.5 * tol);
+        if (!(t > tl && t < tr)) t = mid;
+        if (!(t > tl && t < tr)) break;
+        if (gap_one(k, t, c, L1_CUR) != 0) return -1;
+        double f = lf(g, L1_CUR)[c];
+        if (f <= 0.0) {
+            tr = t;
+            fr = f_root = f;
+            df_root = ldf(g, L1_CUR)[c];
+            if (kept == -1) fl *= 0.5;
+            kept = -1;
+        } else {
+            tl = t;
+            fl = isfinite(f) ? f : fl; /* switched off: above, its size unknown */
+            if (kept == +1) fr *= 0.5;
+            kept = +1;
+        }
     }
     *root = tr;
+    lf(g, L1_R)[c] = f_root;
+    ldf(g, L1_R)[c] = df_root;
     return 0;
 }
 
-/* Samples of an interval checked for an earlier crossing (locate). */
+/* Samples of an interval checked for an earlier crossing, and the most of
+ * them a rate bound lets a scan pass over in a row. */
 #define GUARD_SCAN 64
+#define GUARD_SKIP_MAX 8
+/* The rate bound of a scan: this many times the largest |f'| seen in it
+ * (at its ends and at every sample taken) or its mean rate. */
+#define GUARD_RATE_SAFETY 2.0
 
-/* The first crossing of contact c in [tl, tr] (f(tl) > 0 >= f(tr)). A
- * bracket may hold several sign changes: a gap with a kink or a jump where
- * a terrain's nearest feature changes (a sphere past a concave corner sees
- * the decline's gap fall through zero, rise again past the corner and jump
- * where its centre crosses the floor), and bisection converges to any of
- * them; a later one than the first is an impact missed (the sphere sank
- * 6 cm into a valley's decline, tumbleweed_case4 with backspin0). So the
- * stretch before a root is sampled at GUARD_SCAN points, and where a
- * sample is at or below zero the earlier bracket is bisected instead. A
- * bracket with one crossing gives the same root as before. */
-static int locate(guard_call *k, size_t c, double tl, double tr, double *root) {
-    size_t scratch = NSD_GUARD_DEPTH + 2;
-    for (int pass = 0; pass < 8; ++pass) {
-        if (bisect_crossing(k, c, tl, tr, root) != 0) return -1;
-        double a = tl, h = (*root - tl) / GUARD_SCAN, earlier = NAN;
-        for (int i = 1; i < GUARD_SCAN && isnan(earlier); ++i) {
-            double t = tl + i * h;
-            if (!(t > a && t < *root)) continue;
-            if (gaps_at(k, t, scratch) != 0) return -1;
-            if (lf(k->g, scratch)[c] <= 0.0)
-                earlier = t;
-            else
-                a = t;
+typedef struct scan_levels {
+    size_t only;      /* one contact (SIZE_MAX: every contact above 0 at tl) */
+    size_t l, r;      /* levels of the ends */
+    size_t last, cur; /* levels of the last sample above 0 and the current one */
+    double *rate;     /* per contact: the rate bound [m/s] */
+} scan_levels;
+
+static int watched(const scan_levels *s, const double *fl, size_t c) {
+    return (s->only == SIZE_MAX || c == s->only) && fl[c] > 0.0 && isfinite(fl[c]);
+}
+
+/* One sample of a scan: every contact's gap, or the one contact's. */
+static int scan_sample(guard_call *k, const scan_levels *s, double t) {
+    return s->only == SIZE_MAX ? gaps_at(k, t, s->cur) : gap_one(k, t, s->only, s->cur);
+}
+
+/* How many of the samples after the last one the rate bound rules out
+ * (every watched f stays above 0 there), at most GUARD_SKIP_MAX - 1: an
+ * f above 0 at the last sample cannot reach 0 before f / rate. */
+static int ruled_out(guard_call *k, const scan_levels *s, double h) {
+    nsd_step_guard *g = k->g;
+    const double *fl = lf(g, s->l), *f = lf(g, s->last);
+    double cells = GUARD_SKIP_MAX - 1;
+    for (size_t c = 0; c < g->nc && cells > 0.0; ++c) {
+        if (!watched(s, fl, c)) continue;
+        double reach = f[c] / (s->rate[c] * h); /* cells to reach 0; inf at rate 0 */
+        cells = fmin(cells, ceil(reach) - 1.0);
+    }
+    return cells > 0.0 ? (int)cells : 0;
+}
+
+/* Did the last stretch break the rate bound (a sample's |f'|, or the mean
+ * rate since the last sample, above it)? The bound grows to what was
+ * seen either way. */
+static int bound_broken(guard_call *k, const scan_levels *s, double dt) {
+    nsd_step_guard *g = k->g;
+    const double *fl = lf(g, s->l), *fa = lf(g, s->last), *fb = lf(g, s->cur);
+    const double *db = ldf(g, s->cur);
+    int broken = 0;
+    for (size_t c = 0; c < g->nc; ++c) {
+        if (!watched(s, fl, c) || !isfinite(fb[c])) continue;
+        double seen = fmax(fabs(db[c]), fabs(fb[c] - fa[c]) / dt);
+        broken |= seen > s->rate[c];
+        s->rate[c] = fmax(s->rate[c], GUARD_RATE_SAFETY * seen);
+    }
+    return broken;
+}
+
+/* The samples tl + i (tr - tl) / GUARD_SCAN, i = 1 .. GUARD_SCAN - 1, in
+ * order, up to the first where a watched contact is at or below 0: 1 with
+ * that sample at *t_cur (level cur) and the sample before it at *t_last
+ * (level last; tl if none), 0 if none, -1 on failure. A sample is taken
+ * only where a bound on the watched gaps' rates does not rule out their
+ * reaching 0 since the last sample (at most GUARD_SKIP_MAX - 1 passed over
+ * in a row). The bound is GUARD_RATE_SAFETY times the largest |f'| or mean
+ * rate seen in the scan; where a sample shows the bound was broken over
+ * the stretch before it, the stretch is sampled again without skipping
+ * (and the rest of the scan too): what a scan of every sample finds, it
+ * finds, while a falling gap costs about log2(GUARD_SCAN) samples. */
+static int scan(guard_call *k, const scan_levels *s, double tl, double tr, double *t_last,
+                double *t_cur) {
+    nsd_step_guard *g = k->g;
+    const double *fl = lf(g, s->l), *dl = ldf(g, s->l), *fr = lf(g, s->r), *dr = ldf(g, s->r);
+    double h = (tr - tl) / GUARD_SCAN;
+    for (size_t c = 0; c < g->nc; ++c) {
+        if (!watched(s, fl, c)) continue;
+        double mean = isfinite(fr[c]) ? fabs(fr[c] - fl[c]) / (tr - tl) : 0.0;
+        s->rate[c] = GUARD_RATE_SAFETY * fmax(fmax(fabs(dl[c]), fabs(dr[c])), mean);
+        lf(g, s->last)[c] = fl[c];
+        ldf(g, s->last)[c] = dl[c];
+    }
+    int i_last = 0, every = 0;
+    *t_last = tl;
+    for (int i = 1; i < GUARD_SCAN; ++i) {
+        if (!every) {
+            int next = i_last + 1 + ruled_out(k, s, h);
+            i = next > i ? next : i;
         }
-        if (isnan(earlier)) return 0;
-        tl = a;
-        tr = earlier;
+        if (i >= GUARD_SCAN) break;
+        double t = tl + i * h;
+        if (!(t > *t_last && t < tr)) continue;
+        if (scan_sample(k, s, t) != 0) return -1;
+        if (bound_broken(k, s, t - *t_last) && !every && i > i_last + 1) {
+            every = 1; /* passed over samples the bound did not cover: take them */
+            i = i_last;
+            continue;
+        }
+        const double *f = lf(g, s->cur);
+        for (size_t c = 0; c < g->nc; ++c)
+            if (watched(s, fl, c) && f[c] <= 0.0) {
+                *t_cur = t;
+                return 1;
+            }
+        for (size_t c = 0; c < g->nc; ++c) {
+            if (!watched(s, fl, c)) continue;
+            lf(g, s->last)[c] = f[c];
+            ldf(g, s->last)[c] = ldf(g, s->cur)[c];
+        }
+        *t_last = t;
+        i_last = i;
+    }
+    return 0;
+}
+
+/* The first crossing of contact c in [tl, tr] (f(tl) > 0 >= f(tr), at
+ * levels il, ir). A bracket may hold several sign changes: a gap with a
+ * kink or a jump where a terrain's nearest feature changes (a sphere past
+ * a concave corner sees the decline's gap fall through zero, rise again
+ * past the corner and jump where its centre crosses the floor), and a
+ * root finder converges to any of them; a later one than the first is an
+ * impact missed (the sphere sank 6 cm into a valley's decline,
+ * tumbleweed_case4 with backspin0). So the stretch before a root is
+ * scanned (scan(): GUARD_SCAN samples, those a rate bound rules out
+ * passed over), and where a sample is at or below zero the earlier
+ * bracket is searched instead. A bracket with one crossing gives its
+ * root. */
+static int locate(guard_call *k, size_t c, double tl, size_t il, double tr, size_t ir,
+                  double *root) {
+    nsd_step_guard *g = k->g;
+    lf(g, L1_L)[c] = lf(g, il)[c];
+    ldf(g, L1_L)[c] = ldf(g, il)[c];
+    lf(g, L1_R)[c] = lf(g, ir)[c];
+    ldf(g, L1_R)[c] = ldf(g, ir)[c];
+    scan_levels s = {c, L1_L, L1_R, L1_LAST, L1_CUR, g->rate + g->nc};
+    for (int pass = 0; pass < 8; ++pass) {
+        if (illinois(k, c, tl, tr, root) != 0) return -1;
+        double t_last, t_cur;
+        int r = scan(k, &s, tl, *root, &t_last, &t_cur);
+        if (r <= 0) return r;
+        tl = t_last;
+        tr = t_cur;
+        lf(g, L1_L)[c] = lf(g, L1_LAST)[c];
+        ldf(g, L1_L)[c] = ldf(g, L1_LAST)[c];
+        lf(g, L1_R)[c] = lf(g, L1_CUR)[c];
+        ldf(g, L1_R)[c] = ldf(g, L1_CUR)[c];
     }
     return 0;
 }
 
 /* A falling sign change between two samples: locate every contact that
  * changes sign in [tl, tr], keep the earliest. */
-static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr, double *t_hit,
-                   size_t *contact) {
+static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr,
+                   const unsigned char *mask, double *t_hit, size_t *contact) {
     const double *fl = lf(k->g, il), *fr = lf(k->g, ir);
     int found = 0;
     for (size_t c = 0; c < k->g->nc; ++c) {
-        if (!(fl[c] > 0.0 && fr[c] <= 0.0)) continue;
+        if ((mask && !mask[c]) || !(fl[c] > 0.0 && fr[c] <= 0.0)) continue;
         double root;
-        if (locate(k, c, tl, tr, &root) != 0) return -1;
+        if (locate(k, c, tl, il, tr, ir, &root) != 0) return -1;
         if (!found || root < *t_hit) {
             *t_hit = root;
             *contact = c;
@@ -218,18 +427,22 @@ static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr, do
     return found;
 }
 
-/* Where to split [tl, tr]: the earliest place a contact's Hermite
+/* Does the search follow contact c in this interval? (mask NULL: every
+ * contact, the whole step; else those its parent found unsafe here.) */
+static int follows(const unsigned char *mask, size_t c) { return !mask || mask[c]; }
+
+/* Where to split [tl, tr]: the earliest place a followed contact's Hermite
  * interpolant says to look (may_fall with the margin known so far),
  * strictly inside; else the midpoint. */
-static double split_point(guard_call *k, double tl, double tr, size_t il, size_t ir,
-                          double margin) {
+static double split_point(guard_call *k, double tl, double tr, size_t il, size_t ir, double margin,
+                          const unsigned char *mask) {
     const nsd_step_guard *g = k->g;
     const double *fl = g->f + il * g->nc, *dl = g->df + il * g->nc;
     const double *fr = g->f + ir * g->nc, *dr = g->df + ir * g->nc;
     double h = tr - tl, best = 2.0;
     for (size_t c = 0; c < g->nc; ++c) {
         double s;
-        if (!isfinite(fl[c]) || !isfinite(fr[c])) continue;
+        if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fr[c])) continue;
         if (may_fall(fl[c], dl[c], fr[c], dr[c], h, margin, &s) && s > 0.0 && s < 1.0)
             best = fmin(best, s);
     }
@@ -237,56 +450,77 @@ static double split_point(guard_call *k, double tl, double tr, size_t il, size_t
     return ts > tl && ts < tr ? ts : 0.5 * (tl + tr);
 }
 
-/* Search [tl, tr] (samples at levels il, ir) at depth d, with the error
- * estimate of the interpolants known so far (margin): 1 found, 0 none,
- * -1 failure. A half is searched again when any contact's interpolant may
- * fall through its threshold there, a sign change included: one contact's
- * crossing in a half does not rule out another contact's earlier dip and
- * return inside it (a wheel's corner gap passing through zero and back
- * while its floor gap crosses later). At the depth limit, or where a half
- * cannot be split, the sign changes at its samples are located. */
-static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, size_t d,
-                  double margin, double *t_hit, size_t *contact) {
-    nsd_step_guard *g = k->g;
-    double ts = split_point(k, tl, tr, il, ir, margin), h = tr - tl, s = (ts - tl) / h;
-    size_t im = 2 + d;
-    if (!(ts > tl && ts < tr)) return bracket(k, il, ir, tl, tr, t_hit, contact);
-    if (gaps_at(k, ts, im) != 0) return -1;
-    const double *fl = lf(g, il), *dl = ldf(g, il), *fm = lf(g, im), *dm = ldf(g, im);
-    const double *fr = lf(g, ir), *dr = ldf(g, ir);
+/* The estimate of the largest error of the followed contacts' Hermite
+ * interpolants over [tl, tr] from their mismatch at the split s. The
+ * mismatch at s is the interpolant's error there; for a smooth gap that
+ * error is f''''(t)/24 (t - tl)^2 (t - tr)^2, largest at the midpoint, so
+ * the estimate of the largest is the mismatch over (4 s (1 - s))^2
+ * (unchanged at the midpoint). Without it a split at the high point 5 %
+ * into a step (a rebound's flight) measured ~1/25 of the error, and the
+ * long half, which held a dip past an edge, was called safe (1.7e-6 m,
+ * study I). */
+static double split_error(const nsd_step_guard *g, size_t il, size_t im, size_t ir, double h,
+                          double s, const unsigned char *mask) {
+    const double *fl = g->f + il * g->nc, *dl = g->df + il * g->nc;
+    const double *fm = g->f + im * g->nc, *dm = g->df + im * g->nc;
+    const double *fr = g->f + ir * g->nc, *dr = g->df + ir * g->nc;
     double err = 0.0;
     for (size_t c = 0; c < g->nc; ++c) {
-        if (!isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
+        if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
         double hm = hermite(fl[c], dl[c], fr[c], dr[c], h, s);
         double hdm = hermite_rate(fl[c], dl[c], fr[c], dr[c], h, s);
         err = fmax(err, fabs(fm[c] - hm) + fmin(s, 1.0 - s) * h * fabs(dm[c] - hdm));
     }
-    /* The mismatch at s is the interpolant's error there; for a smooth gap
-     * that error is f''''(t)/24 (t - tl)^2 (t - tr)^2, largest at the
-     * midpoint, so the estimate of the largest is the mismatch over
-     * (4 s (1 - s))^2 (unchanged at the midpoint). Without it a split at
-     * the high point 5 % into a step (a rebound's flight) measured ~1/25
-     * of the error, and the long half, which held a dip past an edge, was
-     * called safe (1.7e-6 m, study I). */
     double w = 4.0 * s * (1.0 - s);
-    err /= w * w;
+    return err / (w * w);
+}
+
+/* Search [tl, tr] (samples at levels il, ir) at depth d for the followed
+ * contacts (mask), with the error estimate of the interpolants known so
+ * far (margin): 1 found, 0 none, -1 failure. A half is searched again for
+ * each contact whose interpolant may fall through its threshold there, a
+ * sign change included: one contact's crossing in a half does not rule out
+ * another contact's earlier dip and return inside it (a wheel's corner gap
+ * passing through zero and back while its floor gap crosses later). A
+ * contact a half is safe for is not followed into it, as it is not into a
+ * safe half: the deeper samples evaluate the followed contacts only (a
+ * rebound at a contact's threshold is followed to the depth limit without
+ * evaluating the terrain's other faces at every level). At the depth
+ * limit, or where a half cannot be split, the sign changes at its samples
+ * are located. */
+static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, size_t d,
+                  double margin, const unsigned char *mask, double *t_hit, size_t *contact) {
+    nsd_step_guard *g = k->g;
+    double ts = split_point(k, tl, tr, il, ir, margin, mask), h = tr - tl, s = (ts - tl) / h;
+    size_t im = 2 + d;
+    if (!(ts > tl && ts < tr)) return bracket(k, il, ir, tl, tr, mask, t_hit, contact);
+    if (mask ? state_at(k, ts, g->ytmp) != 0 || gaps_masked_at(k, ts, g->ytmp, mask, im) != 0
+             : gaps_at(k, ts, im) != 0)
+        return -1;
+    double err = split_error(g, il, im, ir, h, s, mask);
+    const double *fl = lf(g, il), *dl = ldf(g, il), *fm = lf(g, im), *dm = ldf(g, im);
+    const double *fr = lf(g, ir), *dr = ldf(g, ir);
+    unsigned char *left = g->mask + 2 * d * g->nc, *right = left + g->nc;
     int unsafe_left = 0, unsafe_right = 0;
     for (size_t c = 0; c < g->nc; ++c) {
         double sc;
-        if (!isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
-        unsafe_left |= may_fall(fl[c], dl[c], fm[c], dm[c], ts - tl, err, &sc);
-        unsafe_right |= may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc);
+        left[c] = right[c] = 0;
+        if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
+        left[c] = (unsigned char)may_fall(fl[c], dl[c], fm[c], dm[c], ts - tl, err, &sc);
+        right[c] = (unsigned char)may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc);
+        unsafe_left |= left[c];
+        unsafe_right |= right[c];
     }
     int leaf = d + 1 >= NSD_GUARD_DEPTH, r = 0;
     if (unsafe_left)
-        r = leaf ? bracket(k, il, im, tl, ts, t_hit, contact)
-                 : search(k, tl, ts, il, im, d + 1, err, t_hit, contact);
+        r = leaf ? bracket(k, il, im, tl, ts, left, t_hit, contact)
+                 : search(k, tl, ts, il, im, d + 1, err, left, t_hit, contact);
     if (r != 0 || !unsafe_right) {
         g->unresolved += leaf && unsafe_left && r == 0;
         return r;
     }
-    r = leaf ? bracket(k, im, ir, ts, tr, t_hit, contact)
-             : search(k, ts, tr, im, ir, d + 1, err, t_hit, contact);
+    r = leaf ? bracket(k, im, ir, ts, tr, right, t_hit, contact)
+             : search(k, ts, tr, im, ir, d + 1, err, right, t_hit, contact);
     g->unresolved += leaf && r == 0;
     return r;
 }
@@ -297,9 +531,10 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
  * speed (modes.h v_unresolved), and the accumulation rule treats rebounds
  * that slow as rest. */
 static int located(guard_call *k, double t_hit, size_t c) {
-    size_t scratch = NSD_GUARD_DEPTH + 2;
-    if (state_at(k, t_hit, k->g->y) != 0 || gaps_at(k, t_hit, scratch) != 0) return -1;
-    double rate = ldf(k->g, scratch)[c];
+    if (state_at(k, t_hit, k->g->y) != 0 || gap_one_at(k, t_hit, k->g->y, c, L1_CUR) != 0)
+        return -1;
+    k->g->hits++;
+    double rate = ldf(k->g, L1_CUR)[c];
     nsd_contact_mode *md = &k->m->ed.mode[c];
     if (rate > 0.0) md->v_unresolved = fmax(md->v_unresolved, rate * (1.0 + 1e-9));
     return 1;
@@ -325,43 +560,32 @@ static int penetrating(nsd_model *m, const double *f, const double *df, double t
  * the gaps, which a gap with a kink or a jump (a terrain's nearest feature
  * changing) defeats: a long free flight past a concave corner left the
  * search at a leaf where the floor's crossing was bracketed and the
- * decline's earlier one was not. So the stretch before a hit is sampled at
- * GUARD_SCAN points; the first sample where a contact is at or below its
- * threshold brackets an earlier crossing (with the sample before it),
- * which is located instead. Only steps with an impact pay for it. */
+ * decline's earlier one was not. So the stretch before a hit is scanned
+ * (scan(): GUARD_SCAN samples of every contact above its threshold at t_a,
+ * those a rate bound rules out passed over); the first sample where a
+ * contact is at or below its threshold brackets an earlier crossing (with
+ * the sample before it), which is located instead. Only steps with an
+ * impact pay for it. */
 static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
     nsd_step_guard *g = k->g;
-    size_t scan = NSD_GUARD_DEPTH + 1; /* free while the search is over */
-    double t_prev = g->t_a, h = (*t_hit - g->t_a) / GUARD_SCAN;
-    const double *f0 = lf(g, 0);
-    for (int i = 1; i < GUARD_SCAN; ++i) {
-        double t = g->t_a + i * h;
-        if (!(t > t_prev && t < *t_hit)) continue;
-        if (gaps_at(k, t, scan) != 0) return -1;
-        const double *f = lf(g, scan);
-        for (size_t c = 0; c < g->nc; ++c) {
-            if (!(f0[c] > 0.0 && f[c] <= 0.0)) continue;
-            double root;
-            if (locate(k, c, t_prev, t, &root) != 0) return -1;
-            if (root < *t_hit) {
-                *t_hit = root;
-                *contact = c;
-            }
-        }
-        if (*t_hit <= t) return 0;
-        t_prev = t;
-    }
-    /* The hit itself: another contact already below its threshold there
-     * crossed after the last sample (a sphere meeting a concave corner: the
-     * decline's crossing 0.6 ms before the floor's, between two samples). */
-    double t_end = *t_hit;
+    double t_end = *t_hit, t_last, t_cur;
     size_t hit = *contact;
-    if (gaps_at(k, t_end, scan) != 0) return -1;
+    if (gaps_at(k, t_end, L_END) != 0) return -1;
+    scan_levels s = {SIZE_MAX, 0, L_END, L_LAST, L_CUR, g->rate};
+    int r = scan(k, &s, g->t_a, t_end, &t_last, &t_cur);
+    if (r < 0) return -1;
+    /* Found: the contacts at or below 0 at t_cur crossed in [t_last,
+     * t_cur]. None: the hit itself, where another contact already below
+     * its threshold crossed after the last sample (a sphere meeting a
+     * concave corner: the decline's crossing 0.6 ms before the floor's,
+     * between two samples). */
+    size_t at = r == 1 ? L_CUR : L_END;
+    const double *f0 = lf(g, 0), *f = lf(g, at);
     for (size_t c = 0; c < g->nc; ++c) {
         double root;
-        if (c == hit || !(f0[c] > 0.0 && lf(g, scan)[c] < 0.0)) continue;
-        if (locate(k, c, t_prev, t_end, &root) != 0) return -1;
-        if (root < *t_hit) {
+        if (!(f0[c] > 0.0 && (r == 1 ? f[c] <= 0.0 : c != hit && f[c] < 0.0))) continue;
+        if (locate(k, c, t_last, L_LAST, r == 1 ? t_cur : t_end, at, &root) != 0) return -1;
+        if (root < *t_hit) { /* found: every root is before t_cur < t_end */
             *t_hit = root;
             *contact = c;
         }
@@ -374,7 +598,7 @@ int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator
     guard_call k = {g, m, ig, inst, t_b, y_b};
     if (g->nc == 0 || !(t_b > g->t_a)) return 0;
     if (gaps_at(&k, t_b, 1) != 0) return -1;
-    int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, t_hit, contact);
+    int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, NULL, t_hit, contact);
     if (r < 0) return -1;
     if (r == 1 && earliest_hit(&k, t_hit, contact) != 0) return -1;
     if (r == 1) return located(&k, *t_hit, *contact);

@@ -19,11 +19,15 @@
  * contact that has just bounced starts at its threshold: its rebound may
  * return within the step unseen by the interpolant); otherwise the half
  * is split again, where the interpolant says to look, down to depth
- * NSD_GUARD_DEPTH, where a falling sign change between samples is a
- * bracket, located by bisection on the dense output to 1e-12 s per second
- * of t and reported at its post-crossing end (f <= 0); the earliest over
- * the contacts wins. A crossing is followed to the depth limit, so another
- * contact's dip inside its bracket is found too. docs/event-driven.md has the
+ * NSD_GUARD_DEPTH, following into each half only the contacts that may
+ * fall there (evaluated alone through the system's request.wanted, ABI
+ * 2.3). At the depth limit a falling sign change between samples is a
+ * bracket, located by a safeguarded Illinois method on that one contact on
+ * the dense output to 1e-12 s per second of t and reported at its
+ * post-crossing end (f <= 0); the earliest over the contacts wins. The
+ * stretch before a hit, and before a located root, is scanned for an
+ * earlier crossing (a gap with a kink or a jump), passing over the samples
+ * a bound on the gaps' rates rules out. docs/event-driven.md has the
  * argument and the measured cost. */
 #ifndef NSD_STEP_GUARD_H
 #define NSD_STEP_GUARD_H
@@ -38,11 +42,17 @@
 typedef struct nsd_step_guard {
     size_t nc, n;
     double t_a;
-    double *f, *df;       /* (NSD_GUARD_DEPTH + 3) levels x nc */
-    double *y;            /* n: state at the located impact */
-    double *ytmp;         /* n */
-    uint64_t evaluations; /* dense-output evaluations of the gaps */
-    uint64_t unresolved;  /* intervals accepted at the depth limit */
+    double *f, *df;            /* levels x nc (step_guard.c) */
+    double *rate;              /* 2 nc: the scans' rate bounds [m/s] */
+    unsigned char *wanted;     /* nc: the contact a root finder follows */
+    double *y;                 /* n: state at the located impact */
+    double *ytmp;              /* n */
+    unsigned char *mask;       /* 2 NSD_GUARD_DEPTH x nc: the contacts each half follows */
+    uint64_t evaluations;      /* evaluations of every contact's gap (dense output) */
+    uint64_t evaluations_some; /* of some contacts' (the followed ones, root finding) */
+    uint64_t gaps;             /* contact gaps evaluated over both */
+    uint64_t hits;             /* impacts located */
+    uint64_t unresolved;       /* intervals accepted at the depth limit */
 } nsd_step_guard;
 
 void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m);

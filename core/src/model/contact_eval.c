@@ -7,3 +7,8 @@ extern inline nsdyn_status nsd_contacts_evaluate(const nsdyn_system *sys, void *
                                                  const double *q, const double *v,
                                                  size_t n_contacts, int want_geometry,
                                                  double *const *jacobian, nsdyn_contact_eval *out);
+extern inline nsdyn_status nsd_contacts_evaluate_some(const nsdyn_system *sys, void *inst, double t,
+                                                      const double *q, const double *v,
+                                                      size_t n_contacts,
+                                                      const unsigned char *wanted,
+                                                      nsdyn_contact_eval *out);

@@ -37,4 +37,22 @@ inline nsdyn_status nsd_contacts_evaluate(const nsdyn_system *sys, void *inst, d
     return sys->contacts(inst, t, q, v, &request, out);
 }
 
+/* The gaps and local velocities of the contacts c with wanted[c] != 0 at
+ * (t, q, v) into out[c] (ABI 2.3 request.wanted: a system may skip the
+ * other candidates, whose outputs then stay as they were; an older system
+ * fills them all). No geometry, no Jacobian rows. Hot path: the step
+ * guard, which follows the contacts that may reach their threshold. */
+inline nsdyn_status nsd_contacts_evaluate_some(const nsdyn_system *sys, void *inst, double t,
+                                               const double *q, const double *v, size_t n_contacts,
+                                               const unsigned char *wanted,
+                                               nsdyn_contact_eval *out) {
+    for (size_t c = 0; c < n_contacts; ++c)
+        if (wanted[c]) out[c].active = 1;
+    const nsdyn_contact_request request = {
+        .struct_size = (uint32_t)sizeof request,
+        .wanted = wanted,
+    };
+    return sys->contacts(inst, t, q, v, &request, out);
+}
+
 #endif

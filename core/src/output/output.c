@@ -314,6 +314,14 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
             "possible missed impact)\ndeepest_open_projection = %.6g  # [m]\n",
             (unsigned long long)r->open_projections, r->deepest_open);
     fprintf(f,
+            "guard_evaluations = %llu  # the step guard's evaluations of every contact's gap\n"
+            "guard_evaluations_some = %llu  # of the gaps of the contacts it follows\n"
+            "guard_gaps = %llu  # contact gaps evaluated over both\n"
+            "guard_hits = %llu  # impacts the step guard located\n",
+            (unsigned long long)r->guard_evaluations,
+            (unsigned long long)r->guard_evaluations_some, (unsigned long long)r->guard_gaps,
+            (unsigned long long)r->guard_hits);
+    fprintf(f,
             "system_reset_energy = %.9g  # [J] energy changed by the system's resets "
             "(events_system_reset; the energy audit's floor rose by their rises)\n",
             r->reset_energy);

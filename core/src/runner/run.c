@@ -42,6 +42,12 @@ static int record(nsd_model *m, nsd_run_result *res, double t, const double *y) 
                  t, res->series.n_channels);
         return -1;
     }
+    if (res->series.states_only) { /* t and the states: no forces, no outputs */
+        row[0] = t;
+        memcpy(row + 1, y, m->n * sizeof *y);
+        for (size_t i = 1 + m->n; i < res->series.n_channels; ++i) row[i] = NAN;
+        return 0;
+    }
     nsdyn_status st = nsd_model_sample(m, t, y, row);
     if (st > NSDYN_WARNING) {
         res->series.rows--;
@@ -240,6 +246,7 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     if (!r->locates) r->ode_ig.n_events = 0;
     nsd_series *s = &r->res->series;
     s->n_channels = m->n_channels;
+    s->states_only = rs->sample_states_only;
     /* the expected rows, up to a first block; append_row grows it */
     double rows = (r->t_end - r->t0) / r->dt_out + 4.0;
     s->cap = rows < 65536.0 ? (size_t)rows : 65536;
@@ -748,7 +755,13 @@ static void runner_close(nsd_runner *r) {
     free(r->y_from);
     free(r->sw_from);
     free(r->y_switch);
-    if (r->guard_ready) nsd_step_guard_free(&r->guard);
+    if (r->guard_ready) {
+        r->res->guard_evaluations = r->guard.evaluations;
+        r->res->guard_evaluations_some = r->guard.evaluations_some;
+        r->res->guard_gaps = r->guard.gaps;
+        r->res->guard_hits = r->guard.hits;
+        nsd_step_guard_free(&r->guard);
+    }
 }
 
 size_t nsd_run_begin(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host, const char *label,

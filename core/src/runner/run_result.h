@@ -12,6 +12,9 @@ typedef struct nsd_series {
     size_t n_channels;
     size_t rows, cap;
     double *data; /* rows x n_channels, row-major */
+    /* Only t and the states were sampled (run settings sample_states_only):
+     * the channels after them (forces, friction states, outputs) are NaN. */
+    int states_only;
 } nsd_series;
 
 typedef enum nsd_run_outcome {
@@ -59,6 +62,10 @@ typedef struct nsd_run_result {
      * summary line warns. */
     uint64_t open_projections;
     double deepest_open;
+    /* The step guard's cost (step_guard.h): evaluations of every contact's
+     * gap, of some contacts' (those it follows), the contact gaps evaluated
+     * over both, and the impacts it located. */
+    uint64_t guard_evaluations, guard_evaluations_some, guard_gaps, guard_hits;
     /* Velocity resets by the system when contacts opened or closed
      * (system.h on_contact_modes; logged as system_reset events): the
      * sum of the energy changes they made [J]; the energy audit's floor
