@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define NSDYN_ABI_MAJOR 2u
-#define NSDYN_ABI_MINOR 2u
+#define NSDYN_ABI_MINOR 3u
 
 /* Name of the single exported entry point. */
 #define NSDYN_PLUGIN_ENTRY nsdyn_plugin_entry

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "nsdyn_numeric.h"
+#include "periodic_tangent.h"
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -116,6 +117,8 @@ typedef struct shooter {
     int *ipiv;               /* k */
     int fresh;               /* out->J is a finite-difference Jacobian at x, not a Broyden update */
     int have_J;              /* out->J may be used for the next step */
+    nsd_tangent *tg;         /* jacobian = "variational": the observer of the runs */
+    size_t *row;             /* n: the raw end state's entry behind each swapped one */
 } shooter;
 
 static double scale_of(const shooter *sh, size_t i, double x) {
@@ -146,6 +149,38 @@ static double residual(const shooter *sh, const double *x, const double *Px, dou
     return r;
 }
 
+/* dP/dx at x from one run with the variational equations and saltation
+ * matrices (periodic_tangent.h), mult times the configured Magnus
+ * substeps: the rows and columns of the free entries of Phi, rows taken
+ * through the swap. 0 or -1 (out->message). */
+static int tangent_jacobian(shooter *sh, const double *x, double mult, double *J) {
+    size_t k = sh->k, n = sh->n;
+    double T;
+    unsigned long long before = nsd_tangent_rhs_evals(sh->tg);
+    size_t jumps = nsd_tangent_jumps(sh->tg);
+    nsd_tangent_set_substeps(sh->tg, (int)mult * sh->sp->substeps);
+    nsd_tangent_begin(sh->tg);
+    int rc = eval(sh, x, sh->Pt, &T);
+    nsd_tangent_end(sh->tg);
+    sh->out->rhs_evals += nsd_tangent_rhs_evals(sh->tg) - before;
+    sh->out->jumps = nsd_tangent_jumps(sh->tg) - jumps;
+    if (rc != 0) return -1;
+    if (sh->s->res.drift_corrections) {
+        snprintf(sh->out->message, sizeof sh->out->message,
+                 "variational equations: the run projected sustained contacts back onto their "
+                 "surfaces %llu time%s (drift corrections), which the variational equations do "
+                 "not follow; use [periodic] jacobian = \"differences\"",
+                 (unsigned long long)sh->s->res.drift_corrections,
+                 sh->s->res.drift_corrections == 1 ? "" : "s");
+        return -1;
+    }
+    const double *Phi = nsd_tangent_matrix(sh->tg);
+    for (size_t i = 0; i < k; ++i)
+        for (size_t j = 0; j < k; ++j)
+            J[i * k + j] = Phi[sh->row[sh->sp->free[i]] * n + sh->sp->free[j]];
+    return 0;
+}
+
 /* dP/dx at x (whose image is Px) by central differences with steps
  * `mult` times the base step, into J (k x k row-major). Where one side
  * cannot be evaluated (the walker falls on that side of a gait near its
@@ -154,6 +189,7 @@ static double residual(const shooter *sh, const double *x, const double *Px, dou
 static int jacobian(shooter *sh, const double *x, const double *Px, double mult, double *J) {
     size_t k = sh->k;
     double T;
+    if (sh->tg) return tangent_jacobian(sh, x, mult, J);
     for (size_t j = 0; j < k; ++j) {
         double h = mult * sh->sp->fd_step * scale_of(sh, j, x[j]);
         memcpy(sh->xt, x, k * sizeof *x);
@@ -287,7 +323,21 @@ static int shooter_alloc(shooter *sh) {
     sh->y_end = calloc(n, sizeof(double));
     sh->x = calloc(13 * k + 2 * k * k, sizeof(double)); /* 7k vectors, 4k work, 2 k^2 */
     sh->ipiv = calloc(k, sizeof(int));
-    if (!sh->base || !sh->y || !sh->y_end || !sh->x || !sh->ipiv) return -1;
+    sh->row = calloc(n, sizeof *sh->row);
+    if (!sh->base || !sh->y || !sh->y_end || !sh->x || !sh->ipiv || !sh->row) return -1;
+    for (size_t i = 0; i < n; ++i) sh->row[i] = i;
+    for (size_t p = 0; p < sh->sp->n_swap; ++p) { /* as nsd_periodic_map swaps the end state */
+        size_t a = sh->sp->swap[2 * p], b = sh->sp->swap[2 * p + 1], t = sh->row[a];
+        sh->row[a] = sh->row[b];
+        sh->row[b] = t;
+    }
+    if (sh->sp->jacobian == NSD_PERIODIC_JAC_VARIATIONAL) {
+        double *scale = sh->y_end; /* the states' magnitudes: the free entries' scale */
+        for (size_t i = 0; i < n; ++i) scale[i] = 1.0;
+        for (size_t i = 0; i < sh->k; ++i) scale[sh->sp->free[i]] = sh->sp->scale[i];
+        sh->tg = nsd_tangent_new(&sh->s->model, scale, sh->sp->substeps);
+        if (!sh->tg) return -1;
+    }
     sh->Px = sh->x + k;
     sh->F = sh->Px + k;
     sh->xt = sh->F + k;
@@ -306,6 +356,8 @@ static void shooter_free(shooter *sh) {
     free(sh->y_end);
     free(sh->x);
     free(sh->ipiv);
+    free(sh->row);
+    nsd_tangent_free(sh->tg);
 }
 
 /* At the converged point: the Jacobian at h and 2h, the multipliers. */
