@@ -212,6 +212,8 @@ START_TEST(impact_closed_form) {
         } else {
             re[0] = re[1] = tr / 2, im[0] = sqrt(-disc), im[1] = -im[0];
         }
+        printf("omega %.4g: closed form %.10f%+.10fi, variational %.10f%+.10fi\n", omegas[w],
+               re[0], im[0], r.mult_re[0], r.mult_im[0]);
         for (int i = 0; i < 2; ++i) {
             double d = HUGE_VAL;
             for (int j = 0; j < 2; ++j)
