@@ -26,6 +26,7 @@
 
 #include "impact_oscillator_ref.h"
 #include "periodic.h"
+#include "periodic_arc.h"
 #include "periodic_config.h"
 #include "periodic_tangent.h"
 #include "scenario.h"
@@ -133,10 +134,10 @@ END_TEST
 
 /* The closed form: the exact linear flow's transition matrix between
  * impacts and Newton's saltation matrix at each, over one forcing period
- * from the orbit (x, v) at phase 0. Impact times as io_ref_advance finds
- * them. J: 2 x 2 row-major. */
-static void ref_monodromy(const io_ref *o, double x, double v, double *J) {
-    double T = 2.0 * M_PI / o->omega, t = 0.0, dt = 2.0 * M_PI / o->wd / 64.0;
+ * from the orbit (x, v) at phase 0, over `periods` forcing periods. Impact
+ * times as io_ref_advance finds them. J: 2 x 2 row-major. */
+static void ref_monodromy(const io_ref *o, int periods, double x, double v, double *J) {
+    double T = 2.0 * M_PI * periods / o->omega, t = 0.0, dt = 2.0 * M_PI / o->wd / 64.0;
     double M[4] = {1, 0, 0, 1};
     for (;;) {
         double ta = t, hit = -1.0;
@@ -203,7 +204,7 @@ START_TEST(impact_closed_form) {
         double J[4], xs = r.y[0], vs = r.y[2], dmin;
         ck_assert_int_gt(io_ref_strobe(&o, 1, &xs, &vs, &dmin), 0); /* an impacting orbit */
         ck_assert_double_le(hypot(xs - r.y[0], vs - r.y[2]), 1e-8); /* of the reference too */
-        ref_monodromy(&o, r.y[0], r.y[2], J);
+        ref_monodromy(&o, 1, r.y[0], r.y[2], J);
         /* the eigenvalues of the 2 x 2 reference */
         double tr = J[0] + J[3], det = J[0] * J[3] - J[1] * J[2], disc = tr * tr / 4 - det;
         double re[2], im[2];
@@ -212,8 +213,8 @@ START_TEST(impact_closed_form) {
         } else {
             re[0] = re[1] = tr / 2, im[0] = sqrt(-disc), im[1] = -im[0];
         }
-        printf("omega %.4g: closed form %.10f%+.10fi, variational %.10f%+.10fi\n", omegas[w],
-               re[0], im[0], r.mult_re[0], r.mult_im[0]);
+        printf("omega %.4g: closed form %.10f%+.10fi, variational %.10f%+.10fi\n", omegas[w], re[0],
+               im[0], r.mult_re[0], r.mult_im[0]);
         for (int i = 0; i < 2; ++i) {
             double d = HUGE_VAL;
             for (int j = 0; j < 2; ++j)
@@ -273,6 +274,74 @@ START_TEST(shipped_multipliers) {
 }
 END_TEST
 
+/* The reference's k-period orbit near (x, v) by Newton with the closed-form
+ * Jacobian, and det(J + I) there (its sign changes at a period doubling). */
+static double ref_det(double omega, int k, double *x, double *v) {
+    io_ref o = io_ref_make(0.05, omega, 0.1, 0.8);
+    double J[4], d;
+    for (int it = 0; it < 50; ++it) {
+        double x1 = *x, v1 = *v;
+        io_ref_strobe(&o, k, &x1, &v1, &d);
+        ref_monodromy(&o, k, *x, *v, J);
+        double fx = x1 - *x, fv = v1 - *v, a = J[0] - 1, b = J[1], c = J[2], e = J[3] - 1;
+        double det = a * e - b * c;
+        *x -= (e * fx - b * fv) / det;
+        *v -= (-c * fx + a * fv) / det;
+        if (fabs(fx) + fabs(fv) < 1e-14) break;
+    }
+    ref_monodromy(&o, k, *x, *v, J);
+    return (J[0] + 1) * (J[3] + 1) - J[1] * J[2];
+}
+
+/* Past the period-2 branch's corner (issue 27 item 2): the three-impact
+ * period-2 orbit's doubling continued by arclength with the variational
+ * Jacobian, against the closed form (det(J + I) = 0 of the exact flow
+ * with Newton's saltation, bisected to 1e-12). The differences of the
+ * map locate it 4.8e-7 off (their multipliers' error, 6e-6, over
+ * d mu / d omega ~ 13); the variational Jacobian within 1e-8. */
+START_TEST(cascade_past_corner) {
+    double lo = 1.145, hi = 1.140, x = -0.0587256, v = -0.6340286;
+    double s_lo = ref_det(lo, 2, &x, &v) > 0;
+    while (fabs(hi - lo) > 1e-12) {
+        double mid = 0.5 * (lo + hi), xm = x, vm = v;
+        if ((ref_det(mid, 2, &xm, &vm) > 0) == s_lo)
+            lo = mid, x = xm, v = vm;
+        else
+            hi = mid;
+    }
+    double w_ref = 0.5 * (lo + hi);
+    const char *sets[] = {"system.omega=1.145", "periodic.jacobian=\"variational\""};
+    nsd_scenario R;
+    nsd_periodic_config pc;
+    nsd_periodic_result r;
+    nsd_arc_config ac;
+    nsd_arc_outcome out;
+    load(&R, "impact_oscillator_cascade2.toml", sets, 2);
+    solve(&R, &pc, &r, NSD_PERIODIC_JAC_VARIATIONAL, NULL);
+    nsd_diag diag = {0};
+    ck_assert_uint_eq(nsd_arc_read(&pc, &ac, &diag), 0);
+    nsd_diag_free(&diag);
+    ac.from = 1.145, ac.to = 1.14, ac.doublings = 0, ac.brute_n = 0; /* the first doubling only */
+    char dir[] = "/tmp/nsdyn-var-XXXXXX", err[1024];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(nsd_periodic_arclength(&R, &pc, &ac, &r, dir, NULL, &out, err, sizeof err), 0);
+    const nsd_arc_special *pd = NULL;
+    for (size_t i = 0; i < out.n_special && !pd; ++i)
+        if (out.special[i].kind == NSD_ARC_PD && out.special[i].crossings == 2)
+            pd = &out.special[i];
+    ck_assert_ptr_nonnull(pd);
+    printf("period-2 doubling past the corner: omega %.10f +- %.1e, closed form %.10f\n", pd->p,
+           pd->p_err, w_ref);
+    ck_assert_double_le(fabs(pd->p - w_ref), 1e-8);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    nsd_periodic_result_free(&r);
+    nsd_periodic_config_free(&pc);
+    nsd_scenario_destroy(&R);
+}
+END_TEST
+
 /* Bad input: a value that is no method, and the variational equations
  * with a compliant contact law (walker2): config errors at the key. */
 START_TEST(refuses) {
@@ -305,6 +374,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, impact_closed_form);
     tcase_add_test(tc, shipped_multipliers);
     tcase_add_test(tc, refuses);
+    tcase_add_test(tc, cascade_past_corner);
     suite_add_tcase(s, tc);
     return s;
 }

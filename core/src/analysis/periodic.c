@@ -117,8 +117,6 @@ typedef struct shooter {
     int *ipiv;               /* k */
     int fresh;               /* out->J is a finite-difference Jacobian at x, not a Broyden update */
     int have_J;              /* out->J may be used for the next step */
-    nsd_tangent *tg;         /* jacobian = "variational": the observer of the runs */
-    size_t *row;             /* n: the raw end state's entry behind each swapped one */
 } shooter;
 
 static double scale_of(const shooter *sh, size_t i, double x) {
@@ -149,36 +147,63 @@ static double residual(const shooter *sh, const double *x, const double *Px, dou
     return r;
 }
 
-/* dP/dx at x from one run with the variational equations and saltation
- * matrices (periodic_tangent.h), mult times the configured Magnus
- * substeps: the rows and columns of the free entries of Phi, rows taken
- * through the swap. 0 or -1 (out->message). */
-static int tangent_jacobian(shooter *sh, const double *x, double mult, double *J) {
-    size_t k = sh->k, n = sh->n;
-    double T;
-    unsigned long long before = nsd_tangent_rhs_evals(sh->tg);
-    size_t jumps = nsd_tangent_jumps(sh->tg);
-    nsd_tangent_set_substeps(sh->tg, (int)mult * sh->sp->substeps);
-    nsd_tangent_begin(sh->tg);
-    int rc = eval(sh, x, sh->Pt, &T);
-    nsd_tangent_end(sh->tg);
-    sh->out->rhs_evals += nsd_tangent_rhs_evals(sh->tg) - before;
-    sh->out->jumps = nsd_tangent_jumps(sh->tg) - jumps;
-    if (rc != 0) return -1;
-    if (sh->s->res.drift_corrections) {
-        snprintf(sh->out->message, sizeof sh->out->message,
+int nsd_periodic_map_tangent(nsd_scenario *s, const nsd_periodic_spec *sp, int substeps_mult,
+                             const double *y0, double *y_end, double *period, double *J,
+                             unsigned long long *rhs_evals, size_t *jumps, char *why,
+                             size_t why_len) {
+    size_t n = s->model.n, k = sp->n_free;
+    double *scale = malloc(n * sizeof *scale);
+    size_t *row = malloc(n * sizeof *row);
+    nsd_tangent *tg = NULL;
+    int rc = -1;
+    if (!scale || !row) goto done;
+    for (size_t i = 0; i < n; ++i) scale[i] = 1.0, row[i] = i;
+    for (size_t i = 0; i < k; ++i) scale[sp->free[i]] = sp->scale[i];
+    for (size_t p = 0; p < sp->n_swap; ++p) { /* as nsd_periodic_map swaps the end state */
+        size_t a = sp->swap[2 * p], b = sp->swap[2 * p + 1], t = row[a];
+        row[a] = row[b];
+        row[b] = t;
+    }
+    tg = nsd_tangent_new(&s->model, scale, substeps_mult * (sp->substeps > 0 ? sp->substeps : 1));
+    if (!tg) goto done;
+    nsd_tangent_begin(tg);
+    rc = nsd_periodic_map(s, sp, y0, y_end, period, why, why_len);
+    nsd_tangent_end(tg);
+    *rhs_evals += nsd_tangent_rhs_evals(tg);
+    *jumps = nsd_tangent_jumps(tg);
+    if (rc == 0 && s->res.drift_corrections) {
+        snprintf(why, why_len,
                  "variational equations: the run projected sustained contacts back onto their "
                  "surfaces %llu time%s (drift corrections), which the variational equations do "
                  "not follow; use [periodic] jacobian = \"differences\"",
-                 (unsigned long long)sh->s->res.drift_corrections,
-                 sh->s->res.drift_corrections == 1 ? "" : "s");
-        return -1;
+                 (unsigned long long)s->res.drift_corrections,
+                 s->res.drift_corrections == 1 ? "" : "s");
+        rc = -1;
     }
-    const double *Phi = nsd_tangent_matrix(sh->tg);
-    for (size_t i = 0; i < k; ++i)
-        for (size_t j = 0; j < k; ++j)
-            J[i * k + j] = Phi[sh->row[sh->sp->free[i]] * n + sh->sp->free[j]];
-    return 0;
+    const double *Phi = nsd_tangent_matrix(tg);
+    for (size_t i = 0; rc == 0 && i < k; ++i)
+        for (size_t j = 0; j < k; ++j) J[i * k + j] = Phi[row[sp->free[i]] * n + sp->free[j]];
+done:
+    if (!scale || !row || !tg) snprintf(why, why_len, "out of memory");
+    nsd_tangent_free(tg);
+    free(scale);
+    free(row);
+    return rc;
+}
+
+/* dP/dx at x from one run with the variational equations and saltation
+ * matrices (nsd_periodic_map_tangent), mult times the configured Magnus
+ * substeps. 0 or -1 (out->message). */
+static int tangent_jacobian(shooter *sh, const double *x, double mult, double *J) {
+    double T;
+    memcpy(sh->y, sh->base, sh->n * sizeof *sh->y);
+    for (size_t i = 0; i < sh->k; ++i) sh->y[sh->sp->free[i]] = x[i];
+    sh->out->map_evals++;
+    int rc = nsd_periodic_map_tangent(sh->s, sh->sp, (int)mult, sh->y, sh->y_end, &T, J,
+                                      &sh->out->rhs_evals, &sh->out->jumps, sh->out->message,
+                                      sizeof sh->out->message);
+    sh->out->rhs_evals += sh->s->res.stats.rhs_evals;
+    return rc;
 }
 
 /* dP/dx at x (whose image is Px) by central differences with steps
@@ -189,7 +214,7 @@ static int tangent_jacobian(shooter *sh, const double *x, double mult, double *J
 static int jacobian(shooter *sh, const double *x, const double *Px, double mult, double *J) {
     size_t k = sh->k;
     double T;
-    if (sh->tg) return tangent_jacobian(sh, x, mult, J);
+    if (sh->sp->jacobian == NSD_PERIODIC_JAC_VARIATIONAL) return tangent_jacobian(sh, x, mult, J);
     for (size_t j = 0; j < k; ++j) {
         double h = mult * sh->sp->fd_step * scale_of(sh, j, x[j]);
         memcpy(sh->xt, x, k * sizeof *x);
@@ -323,21 +348,7 @@ static int shooter_alloc(shooter *sh) {
     sh->y_end = calloc(n, sizeof(double));
     sh->x = calloc(13 * k + 2 * k * k, sizeof(double)); /* 7k vectors, 4k work, 2 k^2 */
     sh->ipiv = calloc(k, sizeof(int));
-    sh->row = calloc(n, sizeof *sh->row);
-    if (!sh->base || !sh->y || !sh->y_end || !sh->x || !sh->ipiv || !sh->row) return -1;
-    for (size_t i = 0; i < n; ++i) sh->row[i] = i;
-    for (size_t p = 0; p < sh->sp->n_swap; ++p) { /* as nsd_periodic_map swaps the end state */
-        size_t a = sh->sp->swap[2 * p], b = sh->sp->swap[2 * p + 1], t = sh->row[a];
-        sh->row[a] = sh->row[b];
-        sh->row[b] = t;
-    }
-    if (sh->sp->jacobian == NSD_PERIODIC_JAC_VARIATIONAL) {
-        double *scale = sh->y_end; /* the states' magnitudes: the free entries' scale */
-        for (size_t i = 0; i < n; ++i) scale[i] = 1.0;
-        for (size_t i = 0; i < sh->k; ++i) scale[sh->sp->free[i]] = sh->sp->scale[i];
-        sh->tg = nsd_tangent_new(&sh->s->model, scale, sh->sp->substeps);
-        if (!sh->tg) return -1;
-    }
+    if (!sh->base || !sh->y || !sh->y_end || !sh->x || !sh->ipiv) return -1;
     sh->Px = sh->x + k;
     sh->F = sh->Px + k;
     sh->xt = sh->F + k;
@@ -356,8 +367,6 @@ static void shooter_free(shooter *sh) {
     free(sh->y_end);
     free(sh->x);
     free(sh->ipiv);
-    free(sh->row);
-    nsd_tangent_free(sh->tg);
 }
 
 /* At the converged point: the Jacobian at h and 2h, the multipliers. */

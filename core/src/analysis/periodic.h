@@ -101,6 +101,18 @@ void nsd_periodic_result_free(nsd_periodic_result *out);
 int nsd_periodic_map(nsd_scenario *s, const nsd_periodic_spec *sp, const double *y0, double *y_end,
                      double *period, char *why, size_t why_len);
 
+/* nsd_periodic_map with the map's Jacobian on the free entries from the
+ * variational equations and saltation matrices (periodic_tangent.h): J
+ * (n_free^2 row-major, rows through the swap), with substeps_mult times
+ * the spec's Magnus substeps; *rhs_evals grows by the variational
+ * equations' evaluations (the run's own are in s->res.stats), *jumps the
+ * saltation matrices composed. 0, or -1 with why (a jump the variational
+ * equations cannot follow is named there). */
+int nsd_periodic_map_tangent(nsd_scenario *s, const nsd_periodic_spec *sp, int substeps_mult,
+                             const double *y0, double *y_end, double *period, double *J,
+                             unsigned long long *rhs_evals, size_t *jumps, char *why,
+                             size_t why_len);
+
 /* Newton from the full state y_guess (n): the orbit, its period and
  * multipliers into out (initialised). Returns 0 when converged, 1 when
  * Newton did not converge (out->history, out->message), -1 when the map
