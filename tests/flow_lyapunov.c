@@ -5,6 +5,7 @@
  * not run by ctest:
  *
  *   flow_lyapunov CONFIG WINDOW_S TRANSIENT MEASURED [KEY=VALUE ...]
+ *   NSDYN_FLOW_LYAPUNOV_D0=1e-8 flow_lyapunov ...   (differences instead)
  *
  * runs TRANSIENT windows of WINDOW_S seconds of plain simulation, then
  * MEASURED windows each carrying the fundamental matrix Phi from the end
@@ -13,7 +14,10 @@
  * unit time (Benettin et al., Meccanica 15 (1980), one vector). Each window
  * is one run, so every plugin starts it from its reset() (the towed wheel
  * keeps no mode of its own; the contact modes are chosen again at the
- * window's start). Prints lambda_1 [1/s], its change over the last half
+ * window's start). With NSDYN_FLOW_LYAPUNOV_D0 set, the vector is carried
+ * instead by a second run from y + d0 v (differences of the flow: for
+ * exact Coulomb friction, whose stick projections the variational
+ * equations refuse). Prints lambda_1 [1/s], its change over the last half
  * of the windows (the convergence), and the rhs evaluations; exit 1 when a
  * run fails (the variational equations name a jump they cannot follow). */
 #define _GNU_SOURCE
@@ -87,16 +91,26 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < n; ++i) v[i] = 1.0 / sqrt((double)n);
     double sum = 0.0, half = NAN;
     unsigned long long rhs = 0;
+    const char *d0s = getenv("NSDYN_FLOW_LYAPUNOV_D0");
+    double d0 = d0s ? atof(d0s) : 0.0;
     for (int k = 0; k < measured; ++k) {
-        if (run_window(&R, y, tg) != 0) return 1;
-        rhs += R.res.stats.rhs_evals;
-        const double *Phi = nsd_tangent_matrix(tg);
         double norm = 0.0;
-        for (size_t i = 0; i < n; ++i) {
-            w[i] = 0.0;
-            for (size_t j = 0; j < n; ++j) w[i] += Phi[i * n + j] * v[j];
-            norm += w[i] * w[i];
+        if (d0 > 0.0) { /* differences: a second run from y + d0 v */
+            for (size_t i = 0; i < n; ++i) w[i] = y[i] + d0 * v[i];
+            if (run_window(&R, w, NULL) != 0) return 1;
+            rhs += R.res.stats.rhs_evals;
+            if (run_window(&R, y, NULL) != 0) return 1;
+            for (size_t i = 0; i < n; ++i) w[i] = (w[i] - y[i]) / d0;
+        } else {
+            if (run_window(&R, y, tg) != 0) return 1;
+            const double *Phi = nsd_tangent_matrix(tg);
+            for (size_t i = 0; i < n; ++i) {
+                w[i] = 0.0;
+                for (size_t j = 0; j < n; ++j) w[i] += Phi[i * n + j] * v[j];
+            }
         }
+        rhs += R.res.stats.rhs_evals;
+        for (size_t i = 0; i < n; ++i) norm += w[i] * w[i];
         norm = sqrt(norm);
         if (!(norm > 0.0) || !isfinite(norm)) {
             fprintf(stderr, "flow_lyapunov: the tangent vector vanished or overflowed\n");
