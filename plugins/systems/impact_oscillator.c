@@ -187,6 +187,13 @@ static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, dou
     return NSDYN_OK;
 }
 
+/* The wrap of the phase as a smooth map (system.h switch_map: no guard). */
+static nsdyn_status switch_map(void *inst, size_t index, double t, double *q, double *v) {
+    (void)inst, (void)t, (void)v;
+    if (index == 0) q[1] -= TWO_PI;
+    return NSDYN_OK;
+}
+
 /* Side view along x: the stop, the spring's anchor and the mass. */
 static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
@@ -216,6 +223,7 @@ static const nsdyn_system impact_oscillator = {
     .draw = draw,
     .switches = switches_eval,
     .on_switch = on_switch,
+    .switch_map = switch_map,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -185,12 +185,25 @@ static nsdyn_status switches_eval(void *inst, double t, const double *q, const d
     return NSDYN_OK;
 }
 
+/* The spoke impact's jump: the next spoke becomes the stance spoke, the
+ * plastic impact keeps cos(2 alpha) of the rate. */
+static void spoke_jump(const wheel *w, double *q, double *v) {
+    q[0] -= 2.0 * w->alpha;
+    v[0] *= cos(2.0 * w->alpha);
+}
+
+/* The jump as a smooth map (system.h switch_map: without on_switch's guard). */
+static nsdyn_status switch_map(void *inst, size_t index, double t, double *q, double *v) {
+    (void)t;
+    if (index == 0) spoke_jump(inst, q, v);
+    return NSDYN_OK;
+}
+
 static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, double *v) {
     (void)t;
     wheel *w = inst;
     if (index != 0 || !(q[0] >= w->alpha - 1e-9)) return NSDYN_OK;
-    q[0] -= 2.0 * w->alpha;
-    v[0] *= cos(2.0 * w->alpha);
+    spoke_jump(w, q, v);
     w->steps++;
     return NSDYN_OK;
 }
@@ -209,6 +222,7 @@ static const nsdyn_system rimless_hub = {
     .stops = stops_eval,
     .switches = switches_eval,
     .on_switch = on_switch,
+    .switch_map = switch_map,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -340,6 +340,14 @@ static int impact_map(const walker *w, const double *q, const double *v, double 
     return 0;
 }
 
+/* The heel strike's jump as a smooth map (system.h switch_map): without
+ * on_switch's guard, the instance keeps its stance and counters. */
+static nsdyn_status switch_map(void *inst, size_t index, double t, double *q, double *v) {
+    (void)t;
+    if (index != 0) return NSDYN_OK;
+    return impact_map(inst, q, v, q, v) != 0 ? NSDYN_ERROR : NSDYN_OK;
+}
+
 static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, double *v) {
     walker *w = inst;
     double lead = q[1] - q[0];
@@ -459,6 +467,7 @@ static const nsdyn_system walker_impact = {
     .stops = stops_eval,
     .switches = switches_eval,
     .on_switch = on_switch,
+    .switch_map = switch_map,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

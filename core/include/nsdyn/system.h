@@ -225,6 +225,22 @@ typedef nsdyn_status (*nsdyn_system_on_contact_modes_fn)(void *inst, double t, s
                                                          const int *old_modes, const int *new_modes,
                                                          const double *q, double *v);
 
+/* The jump of switch `index` alone (ABI 2.3): the (q, v) that on_switch()
+ * leaves when it applies its reset, for the instance in the mode it is in
+ * now, written in place, WITHOUT changing the instance (no mode, counter
+ * or record). Analyses call it on states near a crossing to differentiate
+ * the reset map (the saltation matrices of the variational equations,
+ * core/src/analysis/periodic_tangent.c, docs/periodic.md), so it is the
+ * reset as a smooth function of the state: leave out the guards with which
+ * on_switch() tells a real switch from a spurious crossing (a tolerance
+ * on a position would cut through the difference steps). The host calls
+ * it only at a crossing, and checks that the run's own state after the
+ * switch is its result (or, where on_switch() applied nothing, the state
+ * before). A system whose on_switch() never changes q or v may leave it
+ * NULL: the jump is then taken as none, and checked likewise. Run class. */
+typedef nsdyn_status (*nsdyn_system_switch_map_fn)(void *inst, size_t index, double t, double *q,
+                                                   double *v);
+
 typedef struct nsdyn_system {
     nsdyn_plugin_info info;
 
@@ -262,6 +278,11 @@ typedef struct nsdyn_system {
      * or NULL (see nsdyn_system_on_contact_modes_fn). Event-driven runs
      * only. Read only when info.struct_size covers this field. */
     nsdyn_system_on_contact_modes_fn on_contact_modes;
+
+    /* ABI 2.3 (appended): the switches' jumps without the mode change, or
+     * NULL (see nsdyn_system_switch_map_fn). Read only when
+     * info.struct_size covers this field. */
+    nsdyn_system_switch_map_fn switch_map;
 } nsdyn_system;
 
 /* Descriptor head of a system: NSDYN_SYSTEM_INFO(.id = "...", ...). */

@@ -64,6 +64,7 @@ typedef struct lyap_work {
     size_t n, k, m;
     double d0;
     double *y, *y1, *yp, *yq, *sx, *q, *z; /* n, n, n, n, k, m k, m k */
+    double *J;                             /* k^2: jacobian = "variational" */
 } lyap_work;
 
 static int map(lyap_work *w, const nsd_periodic_spec *sp, const double *y, double *y1, double *T) {
@@ -78,8 +79,24 @@ static int map(lyap_work *w, const nsd_periodic_spec *sp, const double *y, doubl
 static int step(lyap_work *w, double *sum, double *T) {
     size_t k = w->k, m = w->m;
     const size_t *fr = w->sp->free;
-    if (map(w, w->sp, w->y, w->y1, T) != 0) return -1;
-    for (size_t j = 0; j < m; ++j) {
+    if (w->sp->jacobian == NSD_PERIODIC_JAC_VARIATIONAL) {
+        /* the vectors carried by the map's Jacobian from the variational
+         * equations and saltation matrices: one run, no difference step */
+        size_t jumps;
+        w->out->map_evals++;
+        if (nsd_periodic_map_tangent(w->s, w->sp, 1, w->y, w->y1, T, w->J, &w->out->rhs_evals,
+                                     &jumps, w->out->message, sizeof w->out->message) != 0)
+            return -1;
+        w->out->rhs_evals += w->s->res.stats.rhs_evals;
+        for (size_t j = 0; j < m; ++j)
+            for (size_t i = 0; i < k; ++i) {
+                double zi = 0.0;
+                for (size_t l = 0; l < k; ++l) zi += w->J[i * k + l] * w->q[j * k + l] * w->sx[l];
+                w->z[j * k + i] = zi / w->sx[i];
+            }
+    } else if (map(w, w->sp, w->y, w->y1, T) != 0)
+        return -1;
+    for (size_t j = 0; j < m && w->sp->jacobian != NSD_PERIODIC_JAC_VARIATIONAL; ++j) {
         memcpy(w->yp, w->y, w->n * sizeof *w->yp);
         for (size_t i = 0; i < k; ++i) w->yp[fr[i]] += w->d0 * w->q[j * k + i] * w->sx[i];
         double T2;
@@ -149,8 +166,8 @@ int nsd_lyapunov(nsd_scenario *s, const nsd_periodic_spec *sp, const nsd_lyap_co
                  nsd_lyap_result *out, FILE *progress) {
     memset(out, 0, sizeof *out);
     size_t n = s->model.n, k = sp->n_free, m = (size_t)lc->count;
-    lyap_work w = {s, sp, out, n, k, m, lc->d0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    double *buf = calloc(4 * n + k + 2 * m * k + m, sizeof *buf);
+    lyap_work w = {s, sp, out, n, k, m, lc->d0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    double *buf = calloc(4 * n + k + 2 * m * k + m + k * k, sizeof *buf);
     out->m = m;
     out->hist = calloc((size_t)lc->periods * (2 + m), sizeof *out->hist);
     if (!buf || !out->hist || m > 16) {
@@ -161,6 +178,7 @@ int nsd_lyapunov(nsd_scenario *s, const nsd_periodic_spec *sp, const nsd_lyap_co
     w.y = buf, w.y1 = w.y + n, w.yp = w.y1 + n, w.yq = w.yp + n, w.sx = w.yq + n;
     w.q = w.sx + k, w.z = w.q + m * k;
     double *sum = w.z + m * k;
+    w.J = sum + m;
     memcpy(w.y, s->model.y0, n * sizeof *w.y);
     int rc = transient(&w, lc->transient);
     for (size_t i = 0; i < k; ++i) w.sx[i] = fmax(fabs(w.y[sp->free[i]]), sp->scale[i]);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "nsdyn_numeric.h"
+#include "periodic_tangent.h"
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -146,6 +147,65 @@ static double residual(const shooter *sh, const double *x, const double *Px, dou
     return r;
 }
 
+int nsd_periodic_map_tangent(nsd_scenario *s, const nsd_periodic_spec *sp, int substeps_mult,
+                             const double *y0, double *y_end, double *period, double *J,
+                             unsigned long long *rhs_evals, size_t *jumps, char *why,
+                             size_t why_len) {
+    size_t n = s->model.n, k = sp->n_free;
+    double *scale = malloc(n * sizeof *scale);
+    size_t *row = malloc(n * sizeof *row);
+    nsd_tangent *tg = NULL;
+    int rc = -1;
+    if (!scale || !row) goto done;
+    for (size_t i = 0; i < n; ++i) scale[i] = 1.0, row[i] = i;
+    for (size_t i = 0; i < k; ++i) scale[sp->free[i]] = sp->scale[i];
+    for (size_t p = 0; p < sp->n_swap; ++p) { /* as nsd_periodic_map swaps the end state */
+        size_t a = sp->swap[2 * p], b = sp->swap[2 * p + 1], t = row[a];
+        row[a] = row[b];
+        row[b] = t;
+    }
+    tg = nsd_tangent_new(&s->model, scale, substeps_mult * (sp->substeps > 0 ? sp->substeps : 1));
+    if (!tg) goto done;
+    nsd_tangent_begin(tg);
+    rc = nsd_periodic_map(s, sp, y0, y_end, period, why, why_len);
+    nsd_tangent_end(tg);
+    *rhs_evals += nsd_tangent_rhs_evals(tg);
+    *jumps = nsd_tangent_jumps(tg);
+    if (rc == 0 && s->res.drift_corrections) {
+        snprintf(why, why_len,
+                 "variational equations: the run projected sustained contacts back onto their "
+                 "surfaces %llu time%s (drift corrections), which the variational equations do "
+                 "not follow; use [periodic] jacobian = \"differences\"",
+                 (unsigned long long)s->res.drift_corrections,
+                 s->res.drift_corrections == 1 ? "" : "s");
+        rc = -1;
+    }
+    const double *Phi = nsd_tangent_matrix(tg);
+    for (size_t i = 0; rc == 0 && i < k; ++i)
+        for (size_t j = 0; j < k; ++j) J[i * k + j] = Phi[row[sp->free[i]] * n + sp->free[j]];
+done:
+    if (!scale || !row || !tg) snprintf(why, why_len, "out of memory");
+    nsd_tangent_free(tg);
+    free(scale);
+    free(row);
+    return rc;
+}
+
+/* dP/dx at x from one run with the variational equations and saltation
+ * matrices (nsd_periodic_map_tangent), mult times the configured Magnus
+ * substeps. 0 or -1 (out->message). */
+static int tangent_jacobian(shooter *sh, const double *x, double mult, double *J) {
+    double T;
+    memcpy(sh->y, sh->base, sh->n * sizeof *sh->y);
+    for (size_t i = 0; i < sh->k; ++i) sh->y[sh->sp->free[i]] = x[i];
+    sh->out->map_evals++;
+    int rc = nsd_periodic_map_tangent(sh->s, sh->sp, (int)mult, sh->y, sh->y_end, &T, J,
+                                      &sh->out->rhs_evals, &sh->out->jumps, sh->out->message,
+                                      sizeof sh->out->message);
+    sh->out->rhs_evals += sh->s->res.stats.rhs_evals;
+    return rc;
+}
+
 /* dP/dx at x (whose image is Px) by central differences with steps
  * `mult` times the base step, into J (k x k row-major). Where one side
  * cannot be evaluated (the walker falls on that side of a gait near its
@@ -154,6 +214,7 @@ static double residual(const shooter *sh, const double *x, const double *Px, dou
 static int jacobian(shooter *sh, const double *x, const double *Px, double mult, double *J) {
     size_t k = sh->k;
     double T;
+    if (sh->sp->jacobian == NSD_PERIODIC_JAC_VARIATIONAL) return tangent_jacobian(sh, x, mult, J);
     for (size_t j = 0; j < k; ++j) {
         double h = mult * sh->sp->fd_step * scale_of(sh, j, x[j]);
         memcpy(sh->xt, x, k * sizeof *x);

@@ -12,8 +12,12 @@
  * legs change roles every step, so its period-1 gait is a fixed point of
  * P followed by the exchange of the legs.
  *
- * Jacobian: central finite differences of the whole map, one column per
- * free entry (2 n_free runs). Why not variational equations: the map
+ * Jacobian ([periodic] jacobian): "differences" (the default) or
+ * "variational", one run carrying the variational equations and the
+ * saltation matrices of its jumps (periodic_tangent.h), where the system
+ * and the run allow it (every jump reproduced, events located). The
+ * differences: central finite differences of the whole map, one column per
+ * free entry (2 n_free runs). Why they stay the default: the map
  * crosses integrator restarts, located events, the system's reset maps
  * and, for compliant contacts, very stiff short phases; a variational
  * Jacobian needs the system's state Jacobian (the ABI has none) and the
@@ -39,6 +43,13 @@
 
 enum { NSD_PERIODIC_MAX_ITER = 100 };
 
+/* How dP/dx is computed ([periodic] jacobian). */
+typedef enum nsd_periodic_jacobian {
+    NSD_PERIODIC_JAC_DIFFERENCES = 0, /* central differences of the whole map (2 n_free runs) */
+    NSD_PERIODIC_JAC_VARIATIONAL = 1  /* one run with the variational equations and saltation
+                                         matrices (periodic_tangent.h) */
+} nsd_periodic_jacobian;
+
 typedef struct nsd_periodic_spec {
     size_t section;   /* index of the system's switch */
     size_t crossings; /* applications of the switch per period, >= 1 */
@@ -50,6 +61,8 @@ typedef struct nsd_periodic_spec {
     double tol;     /* Newton: max_i |P_i - x_i| / max(|x_i|, scale_i) */
     int max_iter;   /* Newton iterations, <= NSD_PERIODIC_MAX_ITER */
     double fd_step; /* relative finite-difference step */
+    nsd_periodic_jacobian jacobian;
+    int substeps; /* variational: Magnus steps per integrator step (the check uses twice as many) */
 } nsd_periodic_spec;
 
 typedef struct nsd_periodic_result {
@@ -61,13 +74,16 @@ typedef struct nsd_periodic_result {
     double period;             /* [s] time for `crossings` crossings */
     double *J;                 /* n_free^2 row-major dP/dx */
     double *mult_re, *mult_im; /* n_free multipliers, by modulus descending */
-    double jac_error;          /* max |J_h - J_2h| s_j / s_i (scaled) */
+    double jac_error;          /* max |J_h - J_2h| s_j / s_i (scaled); variational: the
+                                  Jacobians at substeps and twice as many */
     size_t jac_error_at[2];    /* its row and column (free entries) */
     double mult_error;         /* max over the multipliers of J_h of the distance to the nearest of
                           J_2h's: the multipliers' own error estimate */
     int stable;                /* every multiplier inside the unit circle */
     size_t map_evals;          /* simulations of the map */
-    unsigned long long rhs_evals; /* the runs' right-hand sides */
+    unsigned long long rhs_evals; /* the runs' right-hand sides (variational: with those of the
+                                     variational equations and the event functions of the jumps) */
+    size_t jumps;                 /* variational: jumps composed in the last Jacobian's run */
     double wall_seconds;
     char message[1024]; /* why it failed */
 } nsd_periodic_result;
@@ -84,6 +100,18 @@ void nsd_periodic_result_free(nsd_periodic_result *out);
  * y0 is overwritten. */
 int nsd_periodic_map(nsd_scenario *s, const nsd_periodic_spec *sp, const double *y0, double *y_end,
                      double *period, char *why, size_t why_len);
+
+/* nsd_periodic_map with the map's Jacobian on the free entries from the
+ * variational equations and saltation matrices (periodic_tangent.h): J
+ * (n_free^2 row-major, rows through the swap), with substeps_mult times
+ * the spec's Magnus substeps; *rhs_evals grows by the variational
+ * equations' evaluations (the run's own are in s->res.stats), *jumps the
+ * saltation matrices composed. 0, or -1 with why (a jump the variational
+ * equations cannot follow is named there). */
+int nsd_periodic_map_tangent(nsd_scenario *s, const nsd_periodic_spec *sp, int substeps_mult,
+                             const double *y0, double *y_end, double *period, double *J,
+                             unsigned long long *rhs_evals, size_t *jumps, char *why,
+                             size_t why_len);
 
 /* Newton from the full state y_guess (n): the orbit, its period and
  * multipliers into out (initialised). Returns 0 when converged, 1 when

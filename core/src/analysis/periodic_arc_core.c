@@ -126,12 +126,32 @@ int arc_map(arc_ctx *c, const double *u, double *Px, double *T) {
     return 0;
 }
 
+/* dP/dx at u from the variational equations and saltation matrices
+ * (jacobian = "variational", nsd_periodic_map_tangent) into pt->J. 0 or -1. */
+static int tangent_jacobian(arc_ctx *c, const double *u, arc_point *pt) {
+    nsd_scenario *d = arc_scenario_at(c, arc_p(c, u));
+    if (!d) return -1;
+    memcpy(c->y, c->base, c->n * sizeof(double));
+    for (size_t i = 0; i < c->k; ++i) c->y[c->spec.free[i]] = u[i] * c->sx[i];
+    c->out->map_evals++;
+    size_t jumps = 0;
+    double T;
+    int rc = nsd_periodic_map_tangent(d, &c->spec, 1, c->y, c->y_end, &T, pt->J, &c->out->rhs_evals,
+                                      &jumps, c->why, sizeof c->why);
+    c->out->rhs_evals += d->res.stats.rhs_evals;
+    return rc;
+}
+
 /* Central differences of P at u (scaled steps fd_step in each of the
- * k + 1 unknowns) into pt->J, pt->Jp (unscaled). 0 or -1. */
+ * k + 1 unknowns) into pt->J, pt->Jp (unscaled); with jacobian =
+ * "variational" only the parameter's column, pt->J from the variational
+ * equations. 0 or -1. */
 static int jacobian(arc_ctx *c, const double *u, arc_point *pt) {
     size_t k = c->k;
     double h = c->spec.fd_step, T;
-    for (size_t j = 0; j <= k; ++j) {
+    int variational = c->spec.jacobian == NSD_PERIODIC_JAC_VARIATIONAL;
+    if (variational && tangent_jacobian(c, u, pt) != 0) return -1;
+    for (size_t j = variational ? k : 0; j <= k; ++j) {
         memcpy(c->xt, u, (k + 1) * sizeof(double));
         double hj = h * fmax(fabs(u[j]), 1.0);
         c->xt[j] = u[j] + hj;

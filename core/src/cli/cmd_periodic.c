@@ -39,11 +39,19 @@ static void print_result(const nsd_scenario *s, const nsd_periodic_config *pc,
                m->channels[1 + i].unit);
     }
     if (!r->converged) return;
-    printf("  Floquet multipliers (eigenvalues of dP/dx on the free states, central differences;\n"
-           "  those of the Jacobian at 2h differ by up to %.1e; the Jacobians differ by up to\n"
-           "  %.1e, scaled, at d %s / d %s):\n",
-           r->mult_error, r->jac_error, m->channels[1 + sp->free[r->jac_error_at[0]]].name,
-           m->channels[1 + sp->free[r->jac_error_at[1]]].name);
+    if (sp->jacobian == NSD_PERIODIC_JAC_VARIATIONAL)
+        printf("  Floquet multipliers (eigenvalues of dP/dx on the free states, variational "
+               "equations\n  with %zu saltation matri%s; with twice the Magnus steps they differ "
+               "by up to %.1e;\n  the Jacobians by up to %.1e, scaled, at d %s / d %s):\n",
+               r->jumps, r->jumps == 1 ? "x" : "ces", r->mult_error, r->jac_error,
+               m->channels[1 + sp->free[r->jac_error_at[0]]].name,
+               m->channels[1 + sp->free[r->jac_error_at[1]]].name);
+    else
+        printf("  Floquet multipliers (eigenvalues of dP/dx on the free states, central "
+               "differences;\n  those of the Jacobian at 2h differ by up to %.1e; the Jacobians "
+               "differ by up to\n  %.1e, scaled, at d %s / d %s):\n",
+               r->mult_error, r->jac_error, m->channels[1 + sp->free[r->jac_error_at[0]]].name,
+               m->channels[1 + sp->free[r->jac_error_at[1]]].name);
     for (size_t i = 0; i < sp->n_free; ++i)
         printf("    % .8f %+.8fi   |mu| = %.8f\n", r->mult_re[i], r->mult_im[i],
                hypot(r->mult_re[i], r->mult_im[i]));
@@ -135,7 +143,11 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
                        0,
                        NULL,
                        NULL,
-                       5, NULL, NULL, 0, 0};
+                       5,
+                       NULL,
+                       NULL,
+                       0,
+                       0};
     nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];

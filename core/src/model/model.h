@@ -124,6 +124,26 @@ typedef struct nsd_energy_check {
     double penetration_tolerance;
 } nsd_energy_check;
 
+/* An observer of a run's smooth flow and its jumps, for analyses that
+ * carry more than the state along (analysis/periodic_tangent.h: the
+ * variational equations and saltation matrices of a section map). The
+ * runner calls step() after every accepted step from (t0, y0) to (t1, y1),
+ * while the integrator's dense output (ig, ig_inst) covers it, and
+ * jump_before() / jump_after() around the jump of every contact event,
+ * system switch and gap-rate restart at t, with the contact modes and the
+ * system's own mode as they are before and after it. A nonzero return
+ * fails the run with message(). The runner refuses an observer with an
+ * integrator that does not locate events (a jump at a step end is not at
+ * its event). */
+typedef struct nsd_run_observer {
+    void *ctx;
+    int (*step)(void *ctx, double t0, const double *y0, double t1, const double *y1,
+                const nsdyn_integrator *ig, void *ig_inst);
+    int (*jump_before)(void *ctx, const nsd_event_source *src, double t, const double *y);
+    int (*jump_after)(void *ctx, const nsd_event_source *src, double t, const double *y);
+    const char *(*message)(void *ctx);
+} nsd_run_observer;
+
 typedef struct nsd_model {
     const nsdyn_system *sys;
     void *sys_inst;
@@ -184,6 +204,9 @@ typedef struct nsd_model {
      * applied section_count times (its reset map included); the last
      * sample is the state after it. 0: no section (set it after create). */
     size_t section_switch, section_count;
+    /* NULL, or the run's observer (above); set it after create, like the
+     * section, and clear it after the run. */
+    const nsd_run_observer *observer;
 } nsd_model;
 
 /* Instantiate the plugins of a resolved config, read [initial], choose the

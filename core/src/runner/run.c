@@ -134,6 +134,14 @@ static const char *describe(nsd_runner *r, const double *y) {
     return r->state;
 }
 
+/* The model's observer (model.h) after a jump to r->y_switch: NSD_END with
+ * the run failed on its refusal, else NSD_GO_ON. */
+static nsd_flow observe_jump(nsd_runner *r, const nsd_event_source *src) {
+    const nsd_run_observer *o = r->m->observer;
+    if (!o || o->jump_after(o->ctx, src, r->t, r->y_switch) == 0) return NSD_GO_ON;
+    return run_failed(r, "the simulation failed at t = %.9g s: %s", r->t, o->message(o->ctx));
+}
+
 /* How the one way on after a jump ended (jump_restart). */
 typedef enum { NSD_JUMP_ON = 0, NSD_JUMP_NO_RESTART, NSD_JUMP_NO_GUARD } nsd_jump;
 
@@ -291,6 +299,12 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
                              size_t *refused) {
     nsd_model *m = r->m;
     const double *y_start = m->y0;
+    if (m->observer && (!r->locates || (r->ig->info.provides & NSDYN_CAP_TIME_STEPPING)))
+        return run_failed(r,
+                          "integrator '%s' does not locate events: the variational equations "
+                          "need every jump at its event (use an event-locating integrator "
+                          "such as dopri5 or bdf)",
+                          r->ig->info.id);
     int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT);
     if (rigid && nsd_model_check_initial_gaps(m, r->t0, m->y0, cfg->settings.contact_tolerance) >
                      NSDYN_WARNING)
@@ -457,6 +471,7 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
                           describe(r, rep->y));
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
+    if (observe_jump(r, src) == NSD_END) return NSD_END;
     if (!*stop) return NSD_NEXT_STEP;
     rep->y = r->y_switch;
     return NSD_GO_ON;
@@ -504,6 +519,7 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
                           r->ig->message ? r->ig->message(r->inst) : "", describe(r, rep->y));
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
+    if (observe_jump(r, src) == NSD_END) return NSD_END;
     if (!*stop && m->section_switch == src->index + 1 &&
         ++r->res->section_crossings >= m->section_count)
         return section_stop(r);
@@ -545,7 +561,7 @@ static nsd_flow stop_event(nsd_runner *r, const double *y, const nsd_event_sourc
  * zero (events.h NSD_SOURCE_RATE): the force jumps here, so the integrator
  * restarts at (t, y) and no step straddles the jump. Nothing else changes,
  * and it is no contact event (not in events.csv or the root counts). */
-static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep) {
+static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *src) {
     nsd_model *m = r->m;
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
     /* Set-valued friction on the contact (model.h ed.compliant): the stick
@@ -559,6 +575,7 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep) {
                           r->t, r->ig->message ? r->ig->message(r->inst) : "");
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
+    if (observe_jump(r, src) == NSD_END) return NSD_END;
     r->res->rate_restarts++;
     if (j == NSD_JUMP_NO_GUARD)
         return run_failed(r, "the simulation failed at t = %.9g s: %s", r->t, m->failure);
@@ -570,7 +587,10 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep) {
 static nsd_flow handle_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *fired) {
     const nsd_event_source *stop = NULL;
     nsd_flow f = NSD_GO_ON;
-    if (fired->kind == NSD_SOURCE_RATE) return rate_event(r, rep);
+    const nsd_run_observer *o = r->m->observer;
+    if (o && fired->kind != NSD_SOURCE_STOP && o->jump_before(o->ctx, fired, r->t, rep->y) != 0)
+        return run_failed(r, "the simulation failed at t = %.9g s: %s", r->t, o->message(o->ctx));
+    if (fired->kind == NSD_SOURCE_RATE) return rate_event(r, rep, fired);
     if (fired->kind == NSD_SOURCE_CONTACT) {
         f = contact_event(r, rep, fired, &stop);
         if (f != NSD_GO_ON) return f;
@@ -709,6 +729,9 @@ static nsd_flow run_step(nsd_runner *r) {
     m->mech.step_impulse = rep.contact_impulse;
     m->mech.step_h = rep.h;
     if (sample_step(r, &rep) == NSD_END) return NSD_END;
+    const nsd_run_observer *o = m->observer; /* while the step's dense output stands */
+    if (o && o->step(o->ctx, r->t_from, r->y_from, rep.t, rep.y, r->ig, r->inst) != 0)
+        return run_failed(r, "the simulation failed at t = %.9g s: %s", rep.t, o->message(o->ctx));
     r->t = rep.t;
     r->y_last = rep.y;
     /* after the step's samples: a restart ends its dense output */
