@@ -42,6 +42,11 @@ static void report(const nsd_cli *cli, const nsd_scenario *s, const nsd_outdir *
                     "%s/timeseries.INCOMPLETE.csv; "
                     "the earlier result in %s, if any, is untouched\n",
                     res->t_reached, od->incomplete, od->target);
+    } else if (abandoned == 2 && outputs_ok) {
+        fprintf(stderr,
+                "error: the outputs are incomplete (a graph could not be written): the data and "
+                "the record are kept in %s; the earlier result in %s, if any, is untouched\n",
+                od->incomplete, od->target);
     } else if (abandoned && outputs_ok) {
         fprintf(stderr,
                 "error: interrupted by signal %d while the outputs were written: what was written "
@@ -229,7 +234,8 @@ int nsd_cmd_run(const nsd_cli *cli) {
     int outputs_ok =
         nsd_scenario_write(&s, &od, cli->command_line, &written, &n_written, &abandoned);
     report(cli, &s, &od, outputs_ok, abandoned, written, n_written);
-    status = nsd_exit_status(outputs_ok, s.res.outcome == NSD_RUN_FAILED);
+    status = abandoned == 2 ? NSD_EXIT_OUTPUT
+                            : nsd_exit_status(outputs_ok, s.res.outcome == NSD_RUN_FAILED);
 out:
     nsd_outdir_discard(&od); /* if still open: the simulation never ran */
     nsd_paths_free(written, n_written);
