@@ -83,13 +83,14 @@ static int abandon_if_interrupted(nsd_run_result *rec, const nsd_run_result *res
 static int graphs_incomplete(nsd_run_result *rec, const nsd_run_result *res, const char *err) {
     char was[sizeof rec->message];
     snprintf(was, sizeof was, "%s", rec->message);
-    snprintf(rec->message, sizeof rec->message,
-             "the graphs could not be written (%.600s); the simulation had %s at t = %.9g s%s%.1000s",
-             err,
-             res->outcome == NSD_RUN_FAILED    ? "failed"
-             : res->outcome == NSD_RUN_STOPPED ? "stopped"
-                                               : "ended",
-             res->t_reached, was[0] ? ": " : "", was);
+    snprintf(
+        rec->message, sizeof rec->message,
+        "the graphs could not be written (%.600s); the simulation had %s at t = %.9g s%s%.1000s",
+        err,
+        res->outcome == NSD_RUN_FAILED    ? "failed"
+        : res->outcome == NSD_RUN_STOPPED ? "stopped"
+                                          : "ended",
+        res->t_reached, was[0] ? ": " : "", was);
     rec->outcome = NSD_RUN_FAILED;
     return 1;
 }
