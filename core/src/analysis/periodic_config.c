@@ -243,8 +243,31 @@ static size_t read_parameter(const nsd_config *cfg, nsd_periodic_config *pc, siz
     return 1;
 }
 
+/* A value of parameter k at node e (key 'key'): a number its declaration
+ * admits (finite, in range), else an error naming both. 0 or 1. */
+static size_t check_value(const nsd_config *cfg, const nsd_periodic_config *pc, size_t k,
+                          const nsd_toml_node *e, const char *key, nsd_diag *diag) {
+    const nsdyn_param_decl *d =
+        nsd_config_real_param_decl(cfg, pc->cont_section[k], pc->cont_key[k]);
+    if (nsd_toml_is_number(e) && (d ? nsd_params_admits(d, e->real) : isfinite(e->real))) return 0;
+    char range[120] = "finite";
+    if (d) nsd_params_range_text(d, range, sizeof range);
+    char found[64];
+    if (nsd_toml_is_number(e))
+        snprintf(found, sizeof found, "%g", e->real);
+    else
+        snprintf(found, sizeof found, "%s", nsd_toml_type_name(e->type));
+    nsd_diag_at(diag, e,
+                "[periodic.continuation] key '%s': expected a finite number %s%s (the range of "
+                "%s.%s), found %s",
+                key, range[0] == '(' || range[0] == '[' ? "in " : "", range, pc->cont_section[k],
+                pc->cont_key[k], found);
+    return 1;
+}
+
 /* values = [...] (one parameter) or [[...], ...] (n_par each). */
-static size_t read_values(const nsd_toml_node *v, nsd_periodic_config *pc, nsd_diag *diag) {
+static size_t read_values(const nsd_config *cfg, const nsd_toml_node *v, nsd_periodic_config *pc,
+                          nsd_diag *diag) {
     size_t np = pc->n_par;
     if (v->type != NSD_TOML_ARRAY || v->n_items < 2) {
         nsd_diag_at(diag, v,
@@ -265,12 +288,7 @@ static size_t read_values(const nsd_toml_node *v, nsd_periodic_config *pc, nsd_d
         }
         for (size_t j = 0; j < np; ++j) {
             const nsd_toml_node *e = np > 1 ? &row->items[j] : row;
-            if (!nsd_toml_is_number(e) || !isfinite(e->real)) {
-                nsd_diag_at(diag, e,
-                            "[periodic.continuation] key 'values': expected a finite "
-                            "number");
-                return 1;
-            }
+            if (check_value(cfg, pc, j, e, "values", diag)) return 1;
             pc->values[i * np + j] = e->real;
         }
     }
@@ -289,14 +307,16 @@ static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, 
     }
     size_t errors = check_keys(c, "periodic.continuation", cont_keys, N_CONT_KEYS, diag);
     const nsd_toml_node *p = nsd_toml_get(c, "parameter");
+    size_t par_errors = 0; /* without the parameters, no range to check values against */
     if (p && p->type == NSD_TOML_ARRAY && p->n_items >= 1 && p->n_items <= NSD_PERIODIC_MAX_PAR) {
         pc->n_par = p->n_items;
         for (size_t k = 0; k < p->n_items; ++k)
-            errors += read_parameter(cfg, pc, k, &p->items[k], p, diag);
+            par_errors += read_parameter(cfg, pc, k, &p->items[k], p, diag);
     } else {
         pc->n_par = 1;
-        errors += read_parameter(cfg, pc, 0, p, c, diag);
+        par_errors += read_parameter(cfg, pc, 0, p, c, diag);
     }
+    errors += par_errors;
     const nsd_toml_node *method = nsd_toml_get(c, "method");
     if (method && method->type == NSD_TOML_STRING && !strcmp(method->str, "arclength"))
         return errors; /* its own keys: periodic_arc_config.c */
@@ -307,16 +327,39 @@ static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, 
         errors++;
     }
     const nsd_toml_node *v = nsd_toml_get(c, "values");
-    if (v) return errors + read_values(v, pc, diag);
+    if (v) return errors + (par_errors ? 0 : read_values(cfg, v, pc, diag));
     const nsd_toml_node *from = nsd_toml_get(c, "from"), *to = nsd_toml_get(c, "to"),
                         *steps = nsd_toml_get(c, "steps");
-    if (pc->n_par != 1 || !nsd_toml_is_number(from) || !nsd_toml_is_number(to) || !steps ||
-        steps->type != NSD_TOML_INTEGER || steps->integer < 1 || steps->integer > 100000) {
+    if (steps &&
+        (steps->type != NSD_TOML_INTEGER || steps->integer < 1 || steps->integer > 100000)) {
+        if (steps->type == NSD_TOML_INTEGER)
+            nsd_diag_at(diag, steps,
+                        "[periodic.continuation] key 'steps': expected an integer in [1, 100000], "
+                        "found %lld",
+                        (long long)steps->integer);
+        else
+            nsd_diag_at(diag, steps,
+                        "[periodic.continuation] key 'steps': expected an integer in [1, 100000], "
+                        "found %s",
+                        nsd_toml_type_name(steps->type));
+        return errors + 1;
+    }
+    if (pc->n_par != 1 || !nsd_toml_is_number(from) || !nsd_toml_is_number(to) || !steps) {
         nsd_diag_at(diag, c,
                     "[periodic.continuation]: expected 'values = [...]', or for one parameter "
                     "'from', 'to' (numbers) and 'steps' (an integer in [1, 100000])");
         return errors + 1;
     }
+    if (par_errors) return errors;
+    errors += check_value(cfg, pc, 0, from, "from", diag) + check_value(cfg, pc, 0, to, "to", diag);
+    if (!errors && from->real == to->real) {
+        nsd_diag_at(diag, to,
+                    "[periodic.continuation] key 'to': expected a value other than 'from' = %.17g "
+                    "(a step of 0), found %.17g",
+                    from->real, to->real);
+        errors++;
+    }
+    if (errors) return errors;
     size_t n = (size_t)steps->integer + 1;
     pc->values = calloc(n, sizeof *pc->values);
     if (!pc->values) return errors + 1;

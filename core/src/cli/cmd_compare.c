@@ -365,6 +365,14 @@ static size_t prepare(comparison *C) {
     return errors;
 }
 
+/* The variant's run stopped at its run.timeout: its message says so. */
+static void timed_out(variant *v, double timeout_s) {
+    char msg[sizeof v->sc.res.message];
+    snprintf(msg, sizeof msg, "run.timeout = %g s reached in variant \"%s\": %.1900s", timeout_s,
+             v->name, v->sc.res.message);
+    memcpy(v->sc.res.message, msg, sizeof msg);
+}
+
 /* Run the variants in order until a signal, each with its own data and
  * record in variant-NN/. Returns the variants run, or -1 when one could
  * not start (a config error, in diag). Clears outputs_ok if a write
@@ -379,7 +387,13 @@ static long run_variants(comparison *C) {
         char what[300];
         snprintf(what, sizeof what, "variant \"%s\" (%zu of %zu)", v->name, i + 1, C->nv);
         nsd_crash_guard_set(what, i ? C->od.tmp : NULL, C->od.incomplete);
+        /* run.timeout per variant: past it this variant stops between
+           steps and fails; the next one starts with its own time */
+        double timeout_s = v->sc.app.cfg.settings.timeout;
+        if (timeout_s > 0) nsd_interrupt_after(timeout_s);
         int started = nsd_scenario_run(&v->sc, label, &C->diag) == 0;
+        if (timeout_s > 0 && nsd_interrupt_cancel_alarm(1) && v->sc.res.outcome == NSD_RUN_FAILED)
+            timed_out(v, timeout_s);
         nsd_crash_guard_clear();
         if (!started) return -1;
         C->walls[i * C->repeats] = v->sc.res.wall_seconds;

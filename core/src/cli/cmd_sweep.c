@@ -143,7 +143,11 @@ static int sweep_main(sweep_args *a, int rank, int size) {
     nsd_sweep_db *db = NULL;
     uint8_t *done = NULL;
     char dir[PATH_MAX], db_path[PATH_MAX + 32], err[PATH_MAX + 1024];
-    if (!nsd_sweep_mpi_agree(load(a, &base, &def, rank) == 0)) goto out;
+    if (!nsd_sweep_mpi_agree(load(a, &base, &def, rank) == 0)) {
+        /* a signal during the checks: 128 + N, as after one during the runs */
+        if (nsd_interrupt_signal()) status = NSD_EXIT_SIGNAL_BASE + nsd_interrupt_signal();
+        goto out;
+    }
     nsd_cli_out_dir(&a->cli, dir, sizeof dir);
     char keep[PATH_MAX + 16];
     snprintf(keep, sizeof keep, "%s/runs", dir);

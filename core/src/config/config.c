@@ -38,6 +38,7 @@ static void fill_run_settings(nsd_config *cfg) {
         .penetration_audit = (nsd_energy_audit)(int)v[NSD_RUN_PENETRATION_AUDIT].num,
         .penetration_tolerance = v[NSD_RUN_PENETRATION_TOLERANCE].num,
         .timeout = v[NSD_RUN_TIMEOUT].num,
+        .max_memory_mib = v[NSD_RUN_MAX_MEMORY].num,
     };
 }
 double nsd_plot_num(const nsd_config *cfg, const char *key) {
@@ -165,37 +166,40 @@ static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
     cfg->set_docs[cfg->n_set_docs++] = doc;
     nsd_toml_node *v = nsd_toml_root(doc)->items; /* the single entry "v" */
     clear_positions(v);                           /* report as "--set ..." */
-    char *dot = strchr(path, '.');
+    /* section.key, or a nested table's key (periodic.continuation.to):
+       each table on the way made when the config has none */
     nsd_toml_node *table = &cfg->root;
-    const char *key = path;
-    if (dot) {
-        *dot = '\0';
-        key = dot + 1;
-        nsd_toml_node *sec = table_child(table, path);
+    const char *key = path, *dot;
+    size_t depth = 0;
+    while ((dot = strchr(key, '.')) != NULL) {
+        char part[256];
+        snprintf(part, sizeof part, "%.*s", (int)(dot - key), key);
+        if (!*part) break; /* "empty key" below */
+        nsd_toml_node *sec = table_child(table, part);
         if (!sec) {
             nsd_toml_node empty = {0};
             empty.type = NSD_TOML_TABLE;
             empty.source = nsd_toml_root(doc)->source;
-            nsd_toml_table_set(table, path, &empty);
-            sec = table_child(table, path);
+            nsd_toml_table_set(table, part, &empty);
+            sec = table_child(table, part);
         }
         if (sec->type != NSD_TOML_TABLE) {
-            nsd_diag_add(diag, "%s: '%s' is not a table", label, path);
+            nsd_diag_add(diag, "%s: key '%.*s': expected a table, found %s", label,
+                         (int)(dot - path), path, nsd_toml_type_name(sec->type));
             return 1;
         }
         table = sec;
-        if (strchr(key, '.')) {
-            nsd_diag_add(diag, "%s: nested keys are not supported; use section.key=value", label);
-            return 1;
-        }
+        key = dot + 1;
+        depth++;
     }
-    if (!*key) {
-        nsd_diag_add(diag, "%s: empty key", label);
+    if (!*key || (dot && dot == key)) {
+        nsd_diag_add(diag, "%s: key '%s': expected section.key=value, found an empty key part",
+                     label, path);
         return 1;
     }
     /* Another plugin for a section: the file's keys belonged to the old one. */
     const nsd_toml_node *old_id = nsd_toml_get(table, "id");
-    if (dot && strcmp(key, "id") == 0 && old_id && v->type == NSD_TOML_STRING &&
+    if (depth == 1 && strcmp(key, "id") == 0 && old_id && v->type == NSD_TOML_STRING &&
         old_id->type == NSD_TOML_STRING && strcmp(old_id->str, v->str) != 0)
         while (table->n_items) nsd_toml_table_remove(table, table->items[0].key);
     nsd_toml_table_set(table, key, v);

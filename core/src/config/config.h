@@ -54,6 +54,7 @@ typedef struct nsd_run_settings {
      * docs/sweep.md): samples hold t and the states only, the other
      * channels NaN, so no forces or outputs are evaluated to sample. */
     int sample_states_only;
+    double max_memory_mib;              /* [MiB] address space of `nsdyn run` (0: none) */
 } nsd_run_settings;
 
 typedef struct nsd_config {
@@ -114,6 +115,10 @@ void nsd_config_derive(nsd_config *out, const nsd_config *base, const nsd_toml_n
 /* Split "SECTION.KEY" into section and key; 0 when it names a real
  * parameter of the config's system, contact or friction plugin, else -1
  * (config_param.c). For the keys analyses vary along. */
+/* The declaration of the real parameter "SECTION.KEY" (as
+ * nsd_config_real_param accepts it), or NULL. */
+const nsdyn_param_decl *nsd_config_real_param_decl(const nsd_config *cfg, const char *section,
+                                                   const char *key);
 int nsd_config_real_param(const nsd_config *cfg, const char *dotted, char *section,
                           size_t section_len, char *key, size_t key_len);
 

@@ -94,8 +94,15 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
     [NSD_RUN_TIMEOUT] = {"timeout", NSDYN_PARAM_REAL, "s", 0, 0, 1e7, 0,
                          "wall time of `nsdyn run`'s simulation (0: none): past it the run stops "
                          "between two steps and keeps its data, as after Ctrl-C; a plugin callback "
-                         "that does not return within 2 s more ends the process (interrupt.h)",
+                         "that does not return within 0.5 s more is abandoned, its data so far "
+                         "kept; compare: per variant (that variant fails, the next one runs; a "
+                         "callback stuck 2 s more ends compare, the finished variants kept)",
                          NULL, NULL, 0},
+    [NSD_RUN_MAX_MEMORY] = {"max_memory", NSDYN_PARAM_REAL, "MiB", 0, 0, 1e9, 0,
+                            "address space of `nsdyn run` (RLIMIT_AS; 0: none): an allocation "
+                            "past it is refused, so a leaking plugin ends with a message naming "
+                            "this key instead of taking the machine's memory",
+                            NULL, NULL, 0},
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 

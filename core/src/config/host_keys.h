@@ -27,6 +27,7 @@ enum nsd_run_key {
     NSD_RUN_PENETRATION_AUDIT,    /* issue 28 */
     NSD_RUN_PENETRATION_TOLERANCE,
     NSD_RUN_TIMEOUT,
+    NSD_RUN_MAX_MEMORY,
     NSD_RUN_KEY_COUNT
 };
 

@@ -9,7 +9,7 @@
 
 #include "plugin_trust.h"
 #include "registry.h"
-#include "sha256.h"
+#include "sha256_cache.h"
 
 static const nsd_section *config_section(const nsd_config *cfg, const char *name) {
     const nsd_section *all[] = {&cfg->system, &cfg->contact, &cfg->friction, &cfg->integrator};
@@ -24,7 +24,8 @@ static size_t check_one(const nsd_config *cfg, const nsd_toml_node *e, nsd_diag 
     const nsd_section *sec = config_section(cfg, e->key);
     if (!sec || !want || want->type != NSD_TOML_STRING || strlen(want->str) != 64) return 0;
     char hash[65];
-    if (nsd_sha256_file(sec->plugin->path, hash) != 0) snprintf(hash, sizeof hash, "unreadable");
+    if (nsd_sha256_file_cached(sec->plugin->path, hash) != 0)
+        snprintf(hash, sizeof hash, "unreadable");
     if (strcmp(hash, want->str) == 0) return 0;
     const char *recorded = file && file->type == NSD_TOML_STRING ? file->str : "?";
     if (nsd_plugin_change_accepted()) {
@@ -62,7 +63,7 @@ char *nsd_plugin_fingerprint(const nsd_config *cfg) {
         if (!all[i]->plugin) continue;
         char hash[65], real[PATH_MAX];
         const char *path = all[i]->plugin->path;
-        if (nsd_sha256_file(path, hash) != 0) snprintf(hash, sizeof hash, "unreadable");
+        if (nsd_sha256_file_cached(path, hash) != 0) snprintf(hash, sizeof hash, "unreadable");
         fprintf(f, "%s %s %s %s\n", nsd_kind_section(all[i]->kind), all[i]->plugin->info->id,
                 realpath(path, real) ? real : path, hash);
     }

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "nsdyn_build_config.h"
-#include "sha256.h"
+#include "sha256_cache.h"
 
 const char *nsd_outcome_text(nsd_run_outcome o, nsd_outcome_style style) {
     static const char *const failed[] = {"failed (data incomplete)", "FAILED", "failed"};
@@ -258,7 +258,8 @@ static void write_plugin_provenance(FILE *f, const nsd_section *s) {
                                                                                 : s->plugin->path);
     fprintf(f, ", sha256 = ");
     nsd_toml_write_string(
-        f, s->plugin->path && nsd_sha256_file(s->plugin->path, hash) == 0 ? hash : "unreadable");
+        f, s->plugin->path && nsd_sha256_file_cached(s->plugin->path, hash) == 0 ? hash
+                                                                                 : "unreadable");
     fprintf(f, " }\n");
 }
 

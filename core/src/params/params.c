@@ -89,6 +89,10 @@ static int finite_ok(const nsdyn_param_decl *d, double x) {
     return isfinite(x) || (d->flags & NSDYN_PARAM_NONFINITE);
 }
 
+int nsd_params_admits(const nsdyn_param_decl *d, double x) {
+    return finite_ok(d, x) && in_range(d, x);
+}
+
 static size_t n_choices(const nsdyn_param_decl *d) {
     size_t k = 0;
     while (d->choices && d->choices[k]) k++;

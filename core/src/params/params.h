@@ -42,6 +42,9 @@ double nsd_params_num(const nsd_params *p, const char *name);
 
 /* "(0, 1]", "> 0", "any" */
 void nsd_params_range_text(const nsdyn_param_decl *d, char *buf, size_t len);
+/* 1 when the declaration admits x as its value (finite unless it allows
+ * +-inf, inside its range), else 0. */
+int nsd_params_admits(const nsdyn_param_decl *d, double x);
 /* Resolved values on one line, "key=value key=value" (declaration order;
  * the variant configuration column of nsdyn compare's metrics). */
 void nsd_params_write_inline(FILE *out, const nsd_params *p);

@@ -108,6 +108,24 @@ static int abandon_if_interrupted(nsd_run_result *rec, const nsd_run_result *res
     return 1;
 }
 
+/* A graph could not be written (a full disk: err names the file): the
+ * data and the record are kept, the record says the outputs are
+ * incomplete. Returns 1. */
+static int graphs_incomplete(nsd_run_result *rec, const nsd_run_result *res, const char *err) {
+    char was[sizeof rec->message];
+    snprintf(was, sizeof was, "%s", rec->message);
+    snprintf(
+        rec->message, sizeof rec->message,
+        "the graphs could not be written (%.600s); the simulation had %s at t = %.9g s%s%.1000s",
+        err,
+        res->outcome == NSD_RUN_FAILED    ? "failed"
+        : res->outcome == NSD_RUN_STOPPED ? "stopped"
+                                          : "ended",
+        res->t_reached, was[0] ? ": " : "", was);
+    rec->outcome = NSD_RUN_FAILED;
+    return 1;
+}
+
 /* timeseries.csv (or .INCOMPLETE.csv) and, event-driven, events.csv. */
 static int write_data(nsd_scenario *s, const char *dir, int incomplete, char ***written,
                       size_t *n_written, char *err, size_t err_len) {
@@ -173,11 +191,15 @@ int nsd_scenario_write_into(nsd_scenario *s, const char *dir, int graphs, const 
     if (write_data(s, dir, data_incomplete, written, n_written, err, err_len) != 0) return -1;
     abandoned |= abandon_if_interrupted(&rec, res);
     /* After a signal the user waits: no graphs (they take a while). */
+    int graphs_failed = 0;
     if (graphs && !s->no_graphs && nsd_plot_num(&s->app.cfg, "enabled") != 0 &&
         res->series.rows >= 2 && !nsd_interrupt_signal()) {
-        if (write_graphs(s, dir, written, n_written, err, err_len) != 0) return -1;
-        abandoned |= abandon_if_interrupted(&rec, res);
+        if (write_graphs(s, dir, written, n_written, err, err_len) != 0)
+            graphs_failed = graphs_incomplete(&rec, res, err);
+        else
+            abandoned |= abandon_if_interrupted(&rec, res);
     }
+    abandoned |= graphs_failed;
     if (abandoned && !data_incomplete &&
         rename_data_incomplete(dir, &(*written)[data_entry], err, err_len) != 0)
         return -1;
@@ -190,7 +212,7 @@ int nsd_scenario_write_into(nsd_scenario *s, const char *dir, int graphs, const 
     if (nsd_write_run_record(path, &s->app.cfg, &s->model, &rec, command_line, err, err_len) != 0 ||
         nsd_paths_push(written, n_written, path, err, err_len) != 0)
         return -1;
-    return abandoned;
+    return graphs_failed ? -2 : abandoned;
 }
 
 int nsd_scenario_write(nsd_scenario *s, nsd_outdir *od, const char *command_line, char ***written,
@@ -199,9 +221,9 @@ int nsd_scenario_write(nsd_scenario *s, nsd_outdir *od, const char *command_line
     int rc =
         nsd_scenario_write_into(s, od->tmp, 1, command_line, written, n_written, err, sizeof err);
     if (rc < 0) fprintf(stderr, "error: %s\n", err);
-    *abandoned = rc == 1;
+    *abandoned = rc == 1 ? 1 : rc == -2 ? 2 : 0;
     int complete = rc == 0 && s->res.outcome != NSD_RUN_FAILED;
-    return nsd_outdir_finish(od, rc >= 0, complete, *written, *n_written);
+    return nsd_outdir_finish(od, rc >= 0 || rc == -2, complete, *written, *n_written);
 }
 
 /* Append ", N name(s)" to buf when n > 0; `plural` NULL adds an "s". */

@@ -115,15 +115,17 @@ void nsd_scenario_ended(nsd_scenario *s);
  * to *written (caller frees). Returns 0; 1 when a SIGINT/SIGTERM arrived
  * while the outputs of a run that had not failed were written (the record
  * says so, the data are named INCOMPLETE); -1 with err when a write
- * failed. */
+ * failed; -2 with err when a graph could not be written but the data and
+ * the record were (the record says the outputs are incomplete). */
 int nsd_scenario_write_into(nsd_scenario *s, const char *dir, int graphs, const char *command_line,
                             char ***written, size_t *n_written, char *err, size_t err_len);
 
 /* write_into the opened output folder od, then put it in place: at DIR
  * when the run completed or stopped and nothing interrupted the writing,
  * else at DIR.INCOMPLETE (nsd_outdir_finish prints what went wrong).
- * Returns 1 when the outputs are in place, 0 when not; *abandoned is set
- * when a signal cut the writing short. */
+ * Returns 1 when the outputs are in place, 0 when not; *abandoned is 1
+ * when a signal cut the writing short, 2 when a graph could not be
+ * written (a full disk; the data and record are in DIR.INCOMPLETE). */
 int nsd_scenario_write(nsd_scenario *s, nsd_outdir *od, const char *command_line, char ***written,
                        size_t *n_written, int *abandoned);
 

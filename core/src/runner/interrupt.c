@@ -17,16 +17,12 @@ static volatile sig_atomic_t received;
  * data's run. */
 static _Thread_local const atomic_int *watched;
 
+static void report_stuck(void);
+
 static void on_signal(int sig) {
     if (received) {
-        if (sig == SIGALRM) { /* the time limit, twice: stuck in a plugin callback */
-            static const char msg[] = "error: run.timeout: the run did not stop within 2 s of its "
-                                      "time limit (a plugin callback that does not return): "
-                                      "ended, its data lost\n";
-            ssize_t r = write(STDERR_FILENO, msg, sizeof msg - 1);
-            (void)r;
-        }
-        signal(sig, SIG_DFL); /* a second signal ends the process */
+        if (sig == SIGALRM) report_stuck(); /* the time limit, twice: stuck in a callback */
+        signal(sig, SIG_DFL);               /* a second signal ends the process */
         raise(sig);
         return;
     }
@@ -75,6 +71,18 @@ static void report_crash(const char *how) {
         }
     }
     say("\n");
+}
+
+/* The time limit's second alarm, 2 s after the first: a plugin callback
+ * that does not return. The run named, the finished variants kept. */
+static void report_stuck(void) {
+    if (!guard_on) {
+        say("error: run.timeout: the run did not stop within 2 s of its time limit (a plugin "
+            "callback that does not return): ended, its data lost\n");
+        return;
+    }
+    guard_on = 0;
+    report_crash("run.timeout: a plugin callback did not return within 2 s of the time limit");
 }
 
 static void on_crash(int sig) {
@@ -128,4 +136,13 @@ void nsd_interrupt_after(double seconds) {
         {2, 0}, {(time_t)seconds, (suseconds_t)(1e6 * (seconds - (double)(time_t)seconds))}};
     if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0) it.it_value.tv_usec = 1;
     setitimer(ITIMER_REAL, &it, NULL);
+}
+
+int nsd_interrupt_cancel_alarm(int forget) {
+    struct itimerval off;
+    memset(&off, 0, sizeof off);
+    setitimer(ITIMER_REAL, &off, NULL);
+    int had = received == SIGALRM;
+    if (had && forget) received = 0;
+    return had;
 }

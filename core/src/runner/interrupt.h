@@ -21,6 +21,10 @@ void nsd_interrupt_watch(const atomic_int *flag);
  * 2 s later, if the run is stuck in a plugin callback, a second SIGALRM
  * ends the process with a message. */
 void nsd_interrupt_after(double seconds);
+/* Stop the time limit's alarm; with `forget`, also forget an alarm that
+ * arrived (the next variant of a compare starts afresh). Returns 1 when
+ * the alarm had arrived. */
+int nsd_interrupt_cancel_alarm(int forget);
 
 /* A plugin that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) or
  * calls exit() while `what` runs (a variant's name): one line on stderr

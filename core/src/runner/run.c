@@ -3,6 +3,7 @@
 
 #include "interrupt.h"
 #include "run_audit.h"
+#include "run_watch.h"
 #include "step_guard.h"
 
 #include <math.h>
@@ -35,7 +36,9 @@ static double *append_row(nsd_series *s) {
 }
 
 static int record(nsd_model *m, nsd_run_result *res, double t, const double *y) {
+    nsd_run_watch_lock(); /* a watching thread reads the series (run_watch.h) */
     double *row = append_row(&res->series);
+    nsd_run_watch_unlock();
     if (!row) {
         snprintf(res->message, sizeof res->message,
                  "out of memory for sample %zu at t = %.9g s (%zu channels)", res->series.rows + 1,
@@ -54,6 +57,7 @@ static int record(nsd_model *m, nsd_run_result *res, double t, const double *y) 
         snprintf(res->message, sizeof res->message, "%s", m->failure);
         return -1;
     }
+    nsd_run_watch_publish(res);
     return 0;
 }
 

@@ -172,8 +172,11 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
 void nsd_sweep_def_free(nsd_sweep_def *def);
 /* The Latin-hypercube strata (called by nsd_sweep_parse). */
 void nsd_sweep_design_init(nsd_sweep_def *def);
-/* Check every distinct value of every axis against the config before any
- * run (derive and create a scenario for each). Returns errors. */
+/* Check the values of every axis against the config before any run:
+ * every value against its key's declared range (a number of [run] or of
+ * a plugin), and up to 1000 of them per axis (all, or the ends and evenly
+ * spread ones) by deriving and creating a scenario. A SIGINT/SIGTERM
+ * stops it (an error says how far it got). Returns errors. */
 size_t nsd_sweep_check_values(const nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *diag);
 
 /* The run's value of axis a: a number into *num, or a text (NULL: a

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_keys.h"
+#include "interrupt.h"
 #include "sweep.h"
 
 /* SplitMix64 (Steele, Lea, Flood 2014): a bijective mixer, used as a
@@ -150,6 +152,85 @@ static size_t try_variant(const nsd_scenario *base, const nsd_overrides *over, n
     return errors;
 }
 
+/* Values per axis checked by creating the model (the ends and evenly
+ * spread ones between): a derive and create costs about 0.1 ms, so every
+ * value of a 10^7-value axis would take minutes. */
+#define NSD_SWEEP_CHECK_CREATED 1000
+
+/* The declaration of an axis's key when it is a number of [run] or of a
+ * plugin's section (else NULL): every value is checked against it. */
+static const nsdyn_param_decl *axis_decl(const nsd_scenario *base, const nsd_sweep_axis *ax) {
+    const nsd_config *cfg = &base->app.cfg;
+    const nsdyn_param_decl *d = NULL;
+    size_t n = 0;
+    if (!strcmp(ax->section, "run")) {
+        d = nsd_run_decls;
+        n = nsd_n_run_decls;
+    } else {
+        const nsd_section *sec = !strcmp(ax->section, "system")       ? &cfg->system
+                                 : !strcmp(ax->section, "contact")    ? &cfg->contact
+                                 : !strcmp(ax->section, "friction")   ? &cfg->friction
+                                 : !strcmp(ax->section, "integrator") ? &cfg->integrator
+                                                                      : NULL;
+        if (!sec || !sec->plugin) return NULL;
+        d = sec->plugin->info->params;
+        n = sec->plugin->info->n_params;
+    }
+    int i = nsd_params_index(d, n, ax->param);
+    if (i < 0 || (d[i].type != NSDYN_PARAM_REAL && d[i].type != NSDYN_PARAM_INT)) return NULL;
+    return &d[i];
+}
+
+/* The number axis a writes at position p (other axes at dims), or NAN for
+ * a text or boolean item. */
+static double written_value(const nsd_sweep_def *def, size_t a, const pos *dims, pos p) {
+    const nsd_sweep_axis *ax = &def->axes[a];
+    double num;
+    const nsd_toml_node *it = axis_pick(ax, p, &num);
+    if (it && it->type != NSD_TOML_INTEGER && it->type != NSD_TOML_FLOAT) return NAN;
+    if (!ax->per_key) return num;
+    double per = ax->per_config;
+    if (ax->per_axis >= 0) {
+        const nsd_sweep_axis *pa = &def->axes[ax->per_axis];
+        axis_pick(pa, dims[pa->dim], &per);
+    }
+    return num * pow(per, ax->per_power);
+}
+
+/* Signal during the check: one error saying how far it got. */
+static size_t check_interrupted(const nsd_sweep_axis *ax, size_t k, size_t n, nsd_diag *diag) {
+    nsd_diag_add(diag,
+                 "interrupted by signal %d during the value check of axis '%s' (%zu of %zu "
+                 "values checked): nothing was run",
+                 nsd_interrupt_signal(), ax->name, k, n);
+    return 1;
+}
+
+/* Every value of axis a against its key's declaration (when it has one):
+ * a number the declaration refuses is an error at the axis, with the
+ * value and its position. */
+static size_t check_ranges(const nsd_sweep_def *def, const nsd_scenario *base, size_t a,
+                           const pos *dims, nsd_diag *diag) {
+    const nsd_sweep_axis *ax = &def->axes[a];
+    const nsdyn_param_decl *d = axis_decl(base, ax);
+    if (!d || def->design != NSD_DESIGN_GRID) return 0;
+    for (size_t k = 0; k < ax->n; ++k) {
+        if ((k & 4095) == 0 && nsd_interrupt_signal()) return check_interrupted(ax, k, ax->n, diag);
+        double x = written_value(def, a, dims, (pos){0, k, 0});
+        if (isnan(x) && !ax->is_range) continue; /* a text item: created below */
+        if (nsd_params_admits(d, x) && (d->type != NSDYN_PARAM_INT || x == floor(x))) continue;
+        char range[120];
+        nsd_params_range_text(d, range, sizeof range);
+        nsd_diag_at(diag, nsd_toml_get(ax->at, "key"),
+                    "[[sweep.axis]] '%s': value %.12g (number %zu of %zu) of %s.%s: expected "
+                    "%s%s %s",
+                    ax->name, x, k + 1, ax->n, ax->section, ax->param,
+                    d->type == NSDYN_PARAM_INT ? "an integer " : "", range, d->unit);
+        return 1;
+    }
+    return 0;
+}
+
 size_t nsd_sweep_check_values(const nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *diag) {
     pos dims[64];
     run_positions(def, 0, dims);
@@ -158,15 +239,24 @@ size_t nsd_sweep_check_values(const nsd_sweep_def *def, const nsd_scenario *base
         const nsd_sweep_axis *ax = &def->axes[a];
         int by_u = def->design != NSD_DESIGN_GRID && ax->is_range;
         size_t n = by_u ? 2 : ax->n;
-        for (size_t k = 0; k < n; ++k) {
+        size_t e = check_ranges(def, base, a, dims, diag);
+        if (e && nsd_interrupt_signal()) return errors + e;
+        errors += e;
+        if (e) continue;
+        /* by creating the model: every value, or the ends and evenly spread ones */
+        size_t m = n > NSD_SWEEP_CHECK_CREATED ? NSD_SWEEP_CHECK_CREATED : n;
+        for (size_t j = 0; j < m; ++j) {
+            if (nsd_interrupt_signal()) return errors + check_interrupted(ax, j, m, diag);
+            size_t k = m == n ? j : (size_t)((double)j * (double)(n - 1) / (double)(m - 1) + 0.5);
+            pos p = {by_u, k, (double)k};
             nsd_overrides over;
-            build_overrides(def, dims, a, (pos){by_u, k, (double)k}, &over);
+            build_overrides(def, dims, a, p, &over);
             size_t first = diag->n;
-            size_t e = try_variant(base, &over, diag);
+            e = try_variant(base, &over, diag);
             nsd_overrides_free(&over);
             if (!e) continue;
             double num;
-            const nsd_toml_node *it = axis_pick(ax, (pos){by_u, k, (double)k}, &num);
+            const nsd_toml_node *it = axis_pick(ax, p, &num);
             char what[200];
             if (it && it->type == NSD_TOML_STRING)
                 snprintf(what, sizeof what, " (axis '%s', value \"%s\")", ax->name, it->str);

@@ -124,7 +124,16 @@ static size_t axis_range(nsd_sweep_axis *ax, const nsd_toml_node *t, int random,
     }
     if (ct) {
         if (ct->type != NSD_TOML_INTEGER || ct->integer < 1 || ct->integer > 100000000) {
-            nsd_diag_at(diag, ct, "[[sweep.axis]] 'count': expected an integer >= 1");
+            if (ct->type == NSD_TOML_INTEGER)
+                nsd_diag_at(diag, ct,
+                            "[[sweep.axis]] '%s' key 'count': expected an integer in [1, "
+                            "100000000], found %lld",
+                            ax->name, (long long)ct->integer);
+            else
+                nsd_diag_at(diag, ct,
+                            "[[sweep.axis]] '%s' key 'count': expected an integer in [1, "
+                            "100000000], found %s",
+                            ax->name, nsd_toml_type_name(ct->type));
             return 1;
         }
         ax->n = (size_t)ct->integer;

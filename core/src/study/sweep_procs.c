@@ -104,6 +104,35 @@ typedef struct child {
     double t_start;
 } child;
 
+/* Do two results of one run agree (status, summaries, points)? */
+static int same_result(const nsd_sweep_def *def, const nsd_sweep_row *a, const nsd_sweep_row *b) {
+    return a->status == b->status && a->n_points == b->n_points &&
+           !memcmp(a->sum_num, b->sum_num, def->n_sums * sizeof *a->sum_num) &&
+           !memcmp(a->sum_text, b->sum_text, def->n_sums * sizeof *a->sum_text) &&
+           !memcmp(a->points, b->points, a->n_points * sizeof *a->points);
+}
+
+/* A plugin with mutable global state gives a run different results in a
+ * worker that ran others before it: the rows would depend on which
+ * worker ran what (-j N; the workers live for many runs). The worker's
+ * first finished run, run once more before its row is sent (a crash in
+ * the repeat is that run's, its time limit covers both), tells: a
+ * difference is a warning on stderr, once per worker. */
+static void probe_global_state(const nsd_sweep_worker_ctx *ctx, uint64_t run,
+                               const nsd_sweep_row *first) {
+    if (first->status != NSD_SWEEP_OK) return;
+    nsd_sweep_row *again = nsd_sweep_row_new(ctx->def);
+    nsd_sweep_run_one(ctx, run, again);
+    if (!nsd_interrupt_signal() && !same_result(ctx->def, first, again))
+        fprintf(stderr,
+                "warning: run %llu gave a different result when run again in its worker process: "
+                "a plugin keeps state from run to run (mutable global state), so the rows depend "
+                "on which worker ran which run and in what order; fix the plugin, or compare "
+                "with -j 1 (docs/sweep.md)\n",
+                (unsigned long long)run);
+    nsd_sweep_row_free(again);
+}
+
 /* The child: runs until its task pipe closes; never returns. */
 static void child_main(const nsd_sweep_worker_ctx *ctx, int task, int result, double max_mb) {
     if (max_mb > 0) {
@@ -112,8 +141,10 @@ static void child_main(const nsd_sweep_worker_ctx *ctx, int task, int result, do
     }
     nsd_sweep_row *row = nsd_sweep_row_new(ctx->def);
     uint64_t run;
+    int probed = 0;
     while (!nsd_interrupt_signal() && read_all(task, &run, sizeof run) == 0) {
         nsd_sweep_run_one(ctx, run, row);
+        if (!probed) probe_global_state(ctx, run, row), probed = 1;
         if (nsd_interrupt_signal() || send_row(result, ctx->def, row) != 0) break;
     }
     _exit(0); /* no atexit handlers, no stdio flush of the writer's buffers */

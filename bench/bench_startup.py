@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Start-up of `nsdyn run` without plots (issue 28, round 3): the plugin
+SHA-256 cache (core/src/plugins/sha256_cache.c) against hashing every
+plugin file at every start, and optionally against another build.
+
+    python3 bench/bench_startup.py [BUILD_DIR] [--old NSDYN] [-n PAIRS]
+
+A tiny run (impact oscillator, dopri5, t_end = 1 ms, [plot] off) is timed as
+a whole process, interleaved A B (C) A B (C) ...: A the build with its hash
+cache, B the same build with NSDYN_NO_HASH_CACHE=1 (every file hashed, the
+behaviour before the cache), C an older nsdyn if given. Per command: wall and
+CPU (user + sys of the child, from wait4) as min / median / max, and the
+pair-by-pair CPU ratio A/B; the machine load (uptime) before and after.
+Target: <= 5 ms of start-up."""
+import argparse, os, pathlib, statistics, subprocess, sys, tempfile, time
+
+CONFIG = """[system]
+id = "impact_oscillator"
+[contact]
+id = "newton"
+e = 0.8
+[integrator]
+id = "dopri5"
+[run]
+t_end = 0.001
+progress = false
+[plot]
+enabled = false
+"""
+
+
+def once(cmd, env):
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.read().decode()}")
+    return wall, ru.ru_utime + ru.ru_stime
+
+
+def spread(xs):
+    return f"{1e3 * min(xs):8.2f} {1e3 * statistics.median(xs):8.2f} {1e3 * max(xs):8.2f}"
+
+
+def main():
+    root = pathlib.Path(__file__).resolve().parent.parent
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build", nargs="?", default=str(root / "build"))
+    ap.add_argument("--old", help="another nsdyn to time beside it")
+    ap.add_argument("-n", type=int, default=30, help="pairs (default 30)")
+    a = ap.parse_args()
+    nsdyn = str(pathlib.Path(a.build) / "core" / "nsdyn")
+    tmp = tempfile.mkdtemp(prefix="nsdyn_startup_")
+    cfg = os.path.join(tmp, "tiny.toml")
+    open(cfg, "w").write(CONFIG)
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"), NSDYN_NO_HASH_CACHE="0")
+    cmds = {"A cached": ([nsdyn], env), "B hashed": ([nsdyn], dict(env, NSDYN_NO_HASH_CACHE="1"))}
+    if a.old:
+        cmds["C old"] = ([a.old], env)
+    print("uptime before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    res = {k: ([], []) for k in cmds}
+    for i in range(a.n + 1):  # the first round warms the caches and is not counted
+        for k, (exe, e) in cmds.items():
+            w, c = once(exe + ["run", cfg, "-o", os.path.join(tmp, "o"), "-q"], e)
+            if i:
+                res[k][0].append(w)
+                res[k][1].append(c)
+    print("uptime after: ", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    print(f"{a.n} rounds; [ms]          min   median      max")
+    for k, (w, c) in res.items():
+        print(f"{k:10s} wall {spread(w)}")
+        print(f"{k:10s} cpu  {spread(c)}")
+    ca, cb = res["A cached"][1], res["B hashed"][1]
+    r = [x / y for x, y in zip(ca, cb) if y > 0]
+    print(f"cpu A/B pair by pair: min {min(r):.3f} median {statistics.median(r):.3f} max {max(r):.3f}")
+    subprocess.run(["rm", "-rf", tmp])
+
+
+if __name__ == "__main__":
+    main()
