@@ -24,7 +24,9 @@ import os
 import re
 import subprocess
 import sys
+import struct
 import tempfile
+import zlib
 
 RUNS = [
     # (command, config, extra options): one run of each kind of figure
@@ -51,7 +53,9 @@ RUNS += [
 ]
 
 SLACK = 0.5  # mm
-SHRINK = 0.08
+SHRINK = 0.03
+TITLE_TOL = 0.25  # of the text height: a title's ink against its measured box (the side
+#                   bearings of its first and last glyph, antialiasing)
 
 
 def shrink(b):
@@ -134,9 +138,63 @@ def check_labels(fig, problems):
             problems.append(f"{name}: tick label '{t['text']}' (an axis on rounding?)")
 
 
+INK = bytes(1 if v < 153 else 0 for v in range(256))  # dark: text, frames, curves
+
+
+def read_png_ink(path):
+    """The image as (width, height, bytes with 1 for a dark pixel, row-major), decoded to
+    8-bit grey by ffmpeg (a dependency already: nsdyn animate)."""
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt",
+                        "gray", "-"], capture_output=True)
+    p = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                        "stream=width,height", "-of", "csv=p=0", path],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or p.returncode != 0:
+        return None
+    w, h = (int(v) for v in p.stdout.strip().split(","))
+    return w, h, r.stdout.translate(INK)
+
+
+def check_pixels(fig, problems):
+    """The measured text boxes against the rendered PNG: nothing is drawn on the page's
+    outermost pixels (a clipped text touches them), and the figure title's ink lies within
+    its reported box, whose ends it reaches (the box is the measured width, not an
+    estimate: a box too narrow lets a clipped title pass, one too wide hides overlaps)."""
+    name = os.path.basename(fig["file"])
+    # drawn into the output's staging directory (.NAME.tmp-XXXXXX), renamed to NAME after
+    path = re.sub(r"(^|/)\.([^/]+)\.tmp-[^/]+/", r"\1\2/", fig["file"])
+    if not path.endswith(".png") or not os.path.exists(path):
+        return 0
+    img = read_png_ink(path)
+    if img is None:
+        problems.append(f"{name}: cannot decode {path}")
+        return 0
+    w, h, ink = img
+    if 1 in ink[:w] or 1 in ink[(h - 1) * w:] or 1 in ink[0::w] or 1 in ink[w - 1::w]:
+        problems.append(f"{name}: something is drawn on the page's edge (clipped?)")
+    px_per_mm = w / fig["page_w"]
+    for t in fig["boxes"][1:]:
+        if t["kind"] != "text" or t["panel"] != -1:
+            continue
+        r0 = max(0, int(h - t["y1"] * px_per_mm))
+        r1 = min(h, int(h - t["y0"] * px_per_mm) + 1)
+        rows = [ink[y * w:(y + 1) * w] for y in range(r0, r1)]
+        lefts = [r.find(1) for r in rows if 1 in r]
+        if not lefts:
+            problems.append(f"{name}: title '{t['text']}' not found in the image")
+            continue
+        left = min(lefts) / px_per_mm
+        right = (max(r.rfind(1) for r in rows) + 1) / px_per_mm
+        tol = TITLE_TOL * (t["y1"] - t["y0"])  # side bearings: a fraction of the text size
+        if abs(left - t["x0"]) > tol or abs(right - t["x1"]) > tol:
+            problems.append(f"{name}: title '{t['text']}' drawn over {left:.1f}..{right:.1f} mm, "
+                            f"reported {t['x0']:.1f}..{t['x1']:.1f} mm")
+    return 1
+
+
 def main():
     binary, source = sys.argv[1], sys.argv[2]
-    problems, n_figs, n_texts = [], 0, 0
+    problems, n_figs, n_texts, n_images = [], 0, 0, 0
     kinds = set()
     with tempfile.TemporaryDirectory() as tmp:
         layout = os.path.join(tmp, "layout.jsonl")
@@ -160,6 +218,7 @@ def main():
                 kinds.add(re.sub(r"\.\w+$", "", os.path.basename(fig["file"])))
                 n_texts += check_figure(fig, problems)
                 check_labels(fig, problems)
+                n_images += check_pixels(fig, problems)
     want = {"timeseries", "phase", "events", "snapshots", "deviation", "summary",
             "limit_directions", "pcmap", "continuation", "multipliers", "psi_max_vs_B2",
             "psi_maxima_vs_B2", "psi_max_map"}
@@ -167,7 +226,8 @@ def main():
         problems.append(f"figure kinds not rendered: {sorted(want - kinds)}")
     for p in problems:
         print("FAIL:", p)
-    print(f"{n_figs} figures, {n_texts} text boxes checked; kinds: {sorted(kinds)}; "
+    print(f"{n_figs} figures, {n_texts} text boxes, {n_images} images checked; "
+          f"kinds: {sorted(kinds)}; "
           f"{len(problems)} problems")
     return 1 if problems else 0
 

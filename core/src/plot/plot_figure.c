@@ -136,19 +136,23 @@ static void place_panel(const grid *g, const metrics *m, size_t i, panel_layout 
 }
 
 /* The overall title, bold, centred in its band at the top of the page; a title wider
- * than the page is set smaller until it fits. */
+ * than the page is set smaller until it fits (down to MIN_FIT_SCALE). */
 static void draw_title(const nsd_figure *fig, const metrics *m, double title_h) {
     char buf[1024];
     nsd_plot_escape_text(fig->title, buf, sizeof buf);
     plvpor(0.0, 1.0, 0.0, 1.0);
     plwind(0.0, 1.0, 0.0, 1.0);
-    /* bold text runs about 8% wider than the metrics of plot_text.c */
-    double w = 1.08 * text_width_ch(buf) * m->ch * 1.3, avail = 0.96 * m->page_w_mm;
-    double scale = 1.3 * (w > avail ? avail / w : 1.0);
-    plschr(m->ch, scale);
     plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_BOLD);
+    plschr(m->ch, 1.3);
+    /* measured in the bold font it is drawn in */
+    double w = text_width_ch(buf) * m->ch * 1.3, avail = 0.96 * m->page_w_mm;
+    double scale = 1.3 * (w > avail ? fmax(MIN_FIT_SCALE, avail / w) : 1.0);
+    plschr(m->ch, scale);
+    /* measured again at the size it is drawn at: hinted glyph advances do not scale
+       linearly with the size */
+    double hw = 0.5 * text_width_ch(buf) * m->ch * scale;
     plcol0(COL_FG);
-    double yc = m->page_h_mm - 0.5 * title_h, hw = 0.5 * 1.08 * text_width_ch(buf) * m->ch * scale;
+    double yc = m->page_h_mm - 0.5 * title_h;
     report_box(m, "text", -1, 0.5 * m->page_w_mm - hw, yc - 0.5 * m->ch * scale,
                0.5 * m->page_w_mm + hw, yc + 0.5 * m->ch * scale, -1, fig->title);
     plptex(0.5, 1.0 - 0.5 * title_h / m->page_h_mm, 1.0, 0.0, 0.5, buf);
@@ -162,6 +166,9 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     if (figure_metrics(&m, fig, width_px, height_px, rows) != 0) return -1;
     m.report = report;
     report_begin(&m, path);
+    /* a viewport and the text size, so the driver can measure text for the layout */
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plschr(m.ch, 1.0);
 
     size_t n = fig->n_panels;
     grid g = {cols, rows, 0.0, 0.0, 0.0, 0.0, NULL, NULL, NULL, NULL};

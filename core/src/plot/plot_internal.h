@@ -62,6 +62,11 @@
 #define DOT_W 0.42
 #define LETTER_W 0.78
 
+/* The smallest scale a title or label is set at to fit its side (of its own size): smaller
+ * text is unreadable in print; a text that does not fit even so is clipped, and the layout
+ * test reports it (tests/check_figures.py). */
+#define MIN_FIT_SCALE 0.6
+
 /* Reference text height: 13 px of PLplot character height for a
  * 1200 x 400 px panel row; scaled with the figure (see figure_metrics). */
 #define REF_CHAR_PX 13.0

@@ -241,7 +241,7 @@ static double fit(const char *text, double ch, double scale, double avail_mm) {
     char buf[1024];
     nsd_plot_escape_text(text ? text : "", buf, sizeof buf);
     double w = text_width_ch(buf) * ch * scale;
-    return w > avail_mm && w > 0.0 ? scale * avail_mm / w : scale;
+    return w > avail_mm && w > 0.0 ? scale * fmax(MIN_FIT_SCALE, avail_mm / w) : scale;
 }
 
 /* One label: plmtex at a scale that fits avail_mm, in the report. The displacement is in
@@ -263,8 +263,7 @@ static void label(const metrics *m, const panel_layout *pl, const char *side, do
 static void draw_labels(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
     double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm, vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
     if (!p->shared_x) label(m, pl, "b", 3.2, 1.0, vw_mm, p->xlabel);
-    /* the rendered text runs up to ~8% longer than its estimate: keep clear of the y
-       axis' x10^k factor above the plot */
+    /* clear of the tick labels (their measured width) */
     double ydisp = 0.5 + pl->ay.label_w + 1.2;
     if (pl->ylabel_split) { /* two lines: the first further out (rotated text reads upwards) */
         char first[512];
