@@ -86,6 +86,23 @@ typedef struct nsd_curve {
                          a line sample (shaded regions, highlighted stretches) */
 } nsd_curve;
 
+/* A scalar over the grid of two axes (issue 26), drawn under the curves of its panel as a
+ * continuous colour scale: plshades with 128 shades between the least and greatest value,
+ * interpolated linearly between the nodes (no bins, no staircase), in a perceptually uniform
+ * sequential colour map (viridis: monotone in lightness, readable in grey and with the common
+ * colour-vision deficiencies), and a colour bar (plcolorbar) with ticks and `label` right of
+ * the plot. A cell with a NaN corner is left blank (no value is made up there). The panel's
+ * automatic limits include the grid; a legend that would go right of the plot goes above
+ * it (the colour bar is there). Automatic limits are the grid's extent (the map fills the
+ * plot). Contour lines are curves of the panel. */
+typedef struct nsd_map {
+    const double *x, *y; /* node coordinates, strictly increasing, nx and ny of them (>= 2) */
+    size_t nx, ny;
+    const double *z;   /* z[j * nx + i]: the value at (x[i], y[j]); NaN: none */
+    const char *label; /* the colour bar's label, with its unit: "mean max(ψ) [rad]" */
+    double zmin, zmax; /* the colour scale's range; NaN = the values' least and greatest */
+} nsd_map;
+
 typedef struct nsd_panel {
     const char *title;           /* panel title, may be NULL */
     const char *xlabel, *ylabel; /* axis labels with units, e.g. "time t [s]"; may be NULL */
@@ -124,6 +141,8 @@ typedef struct nsd_panel {
     /* Appended for issue 26: 1 = the x axis is shared with the panel below (a stack of
        panels over the same x range): no x tick labels, no x label, a narrow bottom margin. */
     int shared_x;
+    /* Appended for issue 26: a map of a scalar under the curves (NULL: none), see nsd_map. */
+    const nsd_map *map;
 } nsd_panel;
 
 typedef struct nsd_figure {

@@ -105,8 +105,8 @@ static void layout_panels(const nsd_figure *fig, panel_layout *pl, const metrics
             }
             /* a legend above the plot may run on over the free top margin of the panels to
                its right in the row, to the right edge of the page */
-            pl[i].above_w_mm = m->page_w_mm - (double)c * cell_w - 2 * pad -
-                               (pass > 0 ? g->colL[c] : 0.0);
+            pl[i].above_w_mm =
+                m->page_w_mm - (double)c * cell_w - 2 * pad - (pass > 0 ? g->colL[c] : 0.0);
             panel_axes(&fig->panels[i], &pl[i], m, fmax(vw, 1.0), fmax(vh, 1.0));
         }
         grid_margins(g, pl, n);

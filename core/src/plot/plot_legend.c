@@ -81,6 +81,11 @@ static int best_position(const nsd_panel *p, const panel_layout *pl, double w, d
 static void decide_position(const nsd_panel *p, panel_layout *pl, double ch, double vw_mm,
                             double vh_mm) {
     pl->legend_pos = p->legend_position;
+    /* a map: the colour bar is right of the plot, and a legend inside would hide the map */
+    if (p->map != NULL && (p->legend_position == 4 || p->legend_position == 5)) {
+        pl->legend_pos = 7;
+        return;
+    }
     if (pl->n_legend && p->legend_position == 5) {
         pl->legend_pos = best_position(p, pl, pl->legend_w_mm / vw_mm, pl->legend_h_mm / vh_mm,
                                        0.8 * ch / vw_mm, 0.8 * ch / vh_mm);

@@ -28,6 +28,7 @@ void panel_extents(const nsd_panel *p, panel_layout *pl) {
     if (p->draw != NULL && panel_auto_limits(p)) {
         canvas_picture_extents(p, &pl->dx, &pl->dy);
     }
+    map_extents(p, &pl->dx, &pl->dy);
 }
 
 /* Where a y label longer than avail_mm at 0.8 of the text size splits (the byte index of
@@ -71,6 +72,7 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
     pl->ay.log = p->log_y != 0;
     resolve_axis(p->xmin, p->xmax, &pl->dx, pl->ax.log, &pl->ax.lo, &pl->ax.hi);
     resolve_axis(p->ymin, p->ymax, &pl->dy, pl->ay.log, &pl->ay.lo, &pl->ay.hi);
+    map_window(p, &pl->ax, &pl->ay); /* a map fills its plot: no margin around the grid */
     if (p->equal_aspect) apply_equal_aspect(&pl->ax, &pl->ay, vw_mm, vh_mm);
     if (pl->ax.log)
         log_ticks(&pl->ax, vw_mm, m->ch, 0);
@@ -102,6 +104,7 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
     if (!pl->ax.log && pl->ax.expo != 0)
         pl->R = fmax(pl->R, (factor_offset(&pl->ax) + factor_width(pl->ax.expo) + 0.4) * ch);
 
+    pl->R += map_axis(p, pl, ch, vh_mm); /* the colour bar */
     legend_measure(p, pl, ch, vw_mm, vh_mm);
     if (pl->n_legend > 0 && pl->legend_pos == 4) pl->R += pl->legend_w_mm;
     if (pl->n_legend > 0 && pl->legend_pos == 7) pl->T += pl->legend_h_mm;
@@ -199,7 +202,7 @@ static void draw_frame(panel_ctx *pc, const panel_layout *pl, const metrics *m) 
     plwidth(lw(m, 1.0));
     plslabelfunc(label_cb, pc);
     int lanes = pc->panel->n_y_categories > 0;
-    const char *xopt = pc->panel->shared_x ? (uses_pl_log(&pl->ax) ? "bcstlo" : "bcsto")
+    const char *xopt = pc->panel->shared_x    ? (uses_pl_log(&pl->ax) ? "bcstlo" : "bcsto")
                        : uses_pl_log(&pl->ax) ? "bcnstlo"
                                               : "bcnsto";
     plbox(xopt, pl->ax.step, pl->ax.nsub,
@@ -292,12 +295,14 @@ int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
         if (colors == NULL) return -1;
         for (size_t c = 0; c < p->n_curves; ++c) colors[c] = curve_color(p, c);
     }
-    if (draw_curves(&pc, pl, colors) != 0 || (p->draw != NULL && canvas_draw_picture(&pc) != 0)) {
+    if (draw_map(&pc, pl) != 0 || draw_curves(&pc, pl, colors) != 0 ||
+        (p->draw != NULL && canvas_draw_picture(&pc) != 0)) {
         free(colors);
         return -1;
     }
 
     draw_frame(&pc, pl, m);
+    draw_colorbar(&pc, pl);
     draw_labels(p, pl, m);
     draw_legend(&pc, pl, colors);
     free(colors);

@@ -99,8 +99,8 @@ void report_mtex(const metrics *m, long panel, const double vp[4], const char *s
         y1 = cy + 0.5 * h;
     }
     /* panel <= -2: an axis label of panel -2 - panel */
-    report_box(m, panel <= -2 ? "axis" : "text", panel <= -2 ? -2 - panel : panel, x0, y0, x1,
-               y1, -1, text);
+    report_box(m, panel <= -2 ? "axis" : "text", panel <= -2 ? -2 - panel : panel, x0, y0, x1, y1,
+               -1, text);
 }
 
 void report_begin(const metrics *m, const char *path) {

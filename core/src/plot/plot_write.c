@@ -100,6 +100,7 @@ static int validate_panel(const nsd_panel *p, size_t i, char *err, size_t err_le
                 p->n_y_categories);
         return -1;
     }
+    if (map_validate(p->map, i, err, err_len) != 0) return -1;
     for (size_t c = 0; c < p->n_curves; ++c) {
         const nsd_curve *cv = &p->curves[c];
         if (cv->n > 0 && (cv->x == NULL || cv->y == NULL)) {

@@ -364,7 +364,7 @@ static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
     int corner = k == 0 ? 5 : 6;
     P->panels[k] = (nsd_panel){P->titles[k], xlabel,  P->ylabels[k], cv,        nc, NULL, 0,
                                P->xmin,      P->xmax, ylo - pad,     yhi + pad, 0,  0,    P->log_x,
-                               NULL,         NULL,    corner, NULL, NULL, 0, 0};
+                               NULL,         NULL,    corner, NULL, NULL, 0, 0, NULL};
 }
 
 /* summary.<fmt>: one panel per summary channel. */
