@@ -258,11 +258,11 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
     };
     char yl[NR_PANELS][96];
     size_t npanels = 3 + report_panels(s, pc, b, P, R, vl, nv, xl, cv + 2 * k + 3, panels + 3, yl);
-    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, 1200, 0, 0};
+    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, 1200, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/continuation.%s", dir, nsd_plot_format_ext(fmt));
-    int rc = nsd_plot_write(path, fmt, &fig, err, len);
+    int rc = nsd_figure_write(&s->app.cfg, path, fmt, &fig, err, len);
     free(buf), free(cv), free(leg);
     return rc;
 }

@@ -576,7 +576,8 @@ static size_t resolve_plot(nsd_config *cfg, nsd_diag *diag) {
     size_t errors = 0;
     const nsd_toml_node *root = &cfg->root;
     const nsd_toml_node *plot = nsd_toml_get(root, "plot");
-    static const char *const plot_skip[] = {"series", "phase", "highlight", "limits", NULL};
+    static const char *const plot_skip[] = {"series", "phase", "highlight", "limits", "figure",
+                                            NULL};
     if (plot && plot->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, plot, "'plot' must be a table, found %s", nsd_toml_type_name(plot->type));
         errors++;
@@ -601,6 +602,7 @@ static size_t resolve_plot(nsd_config *cfg, nsd_diag *diag) {
         errors += string_list(plot, "highlight", &cfg->highlight, &cfg->n_highlight,
                               &cfg->have_highlight, diag);
         errors += plot_limits(cfg, nsd_toml_get(plot, "limits"), diag);
+        errors += nsd_config_plot_figures(cfg, plot, diag);
         for (size_t i = 0; i < cfg->n_phase; ++i)
             if (!strchr(cfg->phase[i], ':')) {
                 nsd_diag_at(diag, nsd_toml_get(plot, "phase"),
@@ -645,6 +647,7 @@ void nsd_config_free(nsd_config *cfg) {
     for (size_t i = 0; i < cfg->n_limits; ++i) free(cfg->limit_names[i]);
     free(cfg->limit_names);
     free(cfg->limits);
+    nsd_config_plot_figures_free(cfg);
     free(cfg->series);
     free(cfg->phase);
     free(cfg->highlight);

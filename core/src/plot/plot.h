@@ -156,6 +156,10 @@ typedef struct nsd_figure {
                                         markers scale with the size of a panel row. */
     /* Appended for issue 13 (0 = 1): text size and line widths relative to the defaults. */
     double font_scale, line_scale;
+    /* Appended for issue 26: the text's size (its em) in pixels for PNG, points for SVG and
+       PDF (a journal's 8 pt at 300 dpi: 33.3 px); 0 = from the panel size. font_scale
+       multiplies it. */
+    double text_size;
 } nsd_figure;
 
 /* Write `fig` to `path` in `format`. Returns 0 on success; on failure returns -1 and writes

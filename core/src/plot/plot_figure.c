@@ -34,7 +34,12 @@ static int figure_metrics(metrics *m, const nsd_figure *fig, int width_px, int h
     m->s = clampd(s, 0.55, 4.0);
     double fs = fig->font_scale > 0.0 && isfinite(fig->font_scale) ? fig->font_scale : 1.0;
     double ls = fig->line_scale > 0.0 && isfinite(fig->line_scale) ? fig->line_scale : 1.0;
-    m->ch = REF_CHAR_PX * m->s * m->mm_per_px * clampd(fs, 0.25, 4.0);
+    /* text_size: the em in page pixels. The cairo drivers ask Pango for chrht * 72 / 25.4
+       points (drivers/cairo.c, open_span_tag), which Pango renders at its default 96 dpi
+       on a surface of one pixel per point: an em of 4/3 of the character height */
+    double ch_px = fig->text_size > 0.0 && isfinite(fig->text_size) ? 0.75 * fig->text_size
+                                                                    : REF_CHAR_PX * m->s;
+    m->ch = ch_px * m->mm_per_px * clampd(fs, 0.25, 4.0);
     m->line_scale = clampd(ls, 0.1, 10.0);
     return 0;
 }
@@ -194,13 +199,18 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     }
     layout_panels(fig, pl, &m, &g);
 
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; ++i) {
+    double ylabel_scale = 1.0; /* every y label at the size the tightest one fits at */
+    for (size_t i = 0; i < n; ++i) {
         place_panel(&g, &m, i, &pl[i]);
         pl[i].above_w_mm = m.page_w_mm - pl[i].vx0 * m.page_w_mm - g.pad;
         /* final axes for the final viewport (equal aspect) */
         panel_axes(&fig->panels[i], &pl[i], &m, (pl[i].vx1 - pl[i].vx0) * m.page_w_mm,
                    (pl[i].vy1 - pl[i].vy0) * m.page_h_mm);
+        ylabel_scale = fmin(ylabel_scale, ylabel_fit(&fig->panels[i], &pl[i], &m));
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; ++i) {
+        pl[i].ylabel_scale = fmax(MIN_FIT_SCALE, ylabel_scale);
         rc = draw_panel(&fig->panels[i], &pl[i], &m);
     }
 

@@ -265,6 +265,7 @@ typedef struct panel_layout {
     double title_disp;   /* panel title line: the same for a whole row */
     long index;          /* the panel's index in the figure */
     axis_info az;        /* a map's colour scale (nsd_panel.map): range, ticks, labels */
+    double ylabel_scale; /* y labels at this text scale at most (0: each its own fit) */
 } panel_layout;
 
 int curve_in_legend(const nsd_curve *c);
@@ -283,6 +284,8 @@ void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors);
 void panel_extents(const nsd_panel *p, panel_layout *pl);
 /* Axes, ticks and margins of a panel for a given viewport size [mm]. */
 void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double vw_mm, double vh_mm);
+/* The scale at which p's y label fits its side (placed: viewport and split known). */
+double ylabel_fit(const nsd_panel *p, const panel_layout *pl, const metrics *m);
 /* Draw panel p in the viewport pl->vx0..vy1. 0, or -1 if memory ran out. */
 int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m);
 

@@ -278,6 +278,9 @@ static void draw_legend_above(panel_ctx *pc, const panel_layout *pl, const int *
     plwind(0.0, 1.0, 0.0, 1.0);
     for (size_t i = 0; i < e->n; ++i) {
         double w = above_entry_w(e->texts[i], ch);
+        /* an entry wider than the row: its text smaller, down to MIN_FIT_SCALE */
+        double tw = 0.85 * text_width_ch(e->texts[i]) * ch, room = x1 - x0 - (3.2 + 0.4) * ch;
+        double ts = 0.85 * (tw > room && tw > 0.0 ? fmax(MIN_FIT_SCALE, room / tw) : 1.0);
         if (x > x0 && x + w > x1) {
             x = x0;
             y -= row_h;
@@ -286,12 +289,12 @@ static void draw_legend_above(panel_ctx *pc, const panel_layout *pl, const int *
         legend_sample(m, c < p->n_curves ? &p->curves[c] : NULL, c < p->n_curves ? colors[c] : 0,
                       x / W, (x + 2.6 * ch) / W, y / H);
         plcol0(COL_FG);
-        plschr(ch, 0.85);
+        plschr(ch, ts);
         plptex((x + 3.2 * ch) / W, y / H, 1.0, 0.0, 0.0, e->texts[i]);
-        plschr(ch, 1.0);
         report_box(m, "text", pl->index, x + 3.2 * ch, y - 0.425 * ch,
-                   x + (3.2 + 0.85 * text_width_ch(e->texts[i])) * ch, y + 0.425 * ch, -1,
+                   x + 3.2 * ch + ts * text_width_ch(e->texts[i]) * ch, y + 0.425 * ch, -1,
                    e->texts[i]);
+        plschr(ch, 1.0);
         x += w;
     }
     report_box(m, "legend", pl->index, x0, pl->vy1 * H, x1, top, 0, NULL);

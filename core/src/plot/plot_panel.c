@@ -253,6 +253,7 @@ static void label(const metrics *m, const panel_layout *pl, const char *side, do
                   double scale, double avail_mm, const char *text) {
     if (!text || !text[0]) return;
     double sc = fit(text, m->ch, scale, avail_mm);
+    if (side[0] == 'l' && pl->ylabel_scale > 0.0) sc = fmin(sc, pl->ylabel_scale);
     plschr(m->ch, sc);
     mtex(side, disp * scale / sc, 0.5, 0.5, text);
     const double vp[4] = {pl->vx0, pl->vx1, pl->vy0, pl->vy1};
@@ -262,7 +263,19 @@ static void label(const metrics *m, const panel_layout *pl, const char *side, do
     plschr(m->ch, 1.0);
 }
 
-/* Axis labels and the panel title; a label longer than its side is set smaller. */
+/* The scale at which p's y label (both lines of a split one) fits the side of its plot. */
+double ylabel_fit(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
+    if (!p->ylabel || !p->ylabel[0]) return 1.0;
+    double avail = 0.92 * (pl->vy1 - pl->vy0) * m->page_h_mm;
+    if (!pl->ylabel_split) return fit(p->ylabel, m->ch, 1.0, avail);
+    char first[512];
+    snprintf(first, sizeof first, "%.*s", (int)pl->ylabel_split, p->ylabel);
+    return fmin(fit(first, m->ch, 1.0, avail),
+                fit(p->ylabel + pl->ylabel_split + 1, m->ch, 1.0, avail));
+}
+
+/* Axis labels and the panel title; a label longer than its side is set smaller (a y label
+ * at pl->ylabel_scale at most: the same size in every panel). */
 static void draw_labels(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
     double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm, vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
     if (!p->shared_x) label(m, pl, "b", 3.2, 1.0, vw_mm, p->xlabel);

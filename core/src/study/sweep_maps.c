@@ -20,6 +20,7 @@
 #include "sweep.h"
 #include "scenario.h"
 #include "numfmt.h"
+#include "figures.h"
 
 #define MAX_CATS 8 /* the palette; more categories draw as "other" */
 
@@ -302,7 +303,7 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
     int rc = 0;
     if (!s->total && !s->mn)
         fprintf(stderr, "warning: graph %s: nothing to draw\n", g->name);
-    else if ((rc = nsd_plot_write(path, fmt, &fig, err, sizeof err)) != 0)
+    else if ((rc = nsd_figure_write(&s->base->app.cfg, path, fmt, &fig, err, sizeof err)) != 0)
         fprintf(stderr, "error: %s: %s\n", path, err);
     else if (!quiet)
         fprintf(stderr, "wrote %s\n", path);
