@@ -99,14 +99,17 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
-static const char *const formats[] = {"png", "svg", "pdf", NULL};
+/* in the order of nsd_plot_format (plot.h) */
+static const char *const formats[] = {"png", "svg", "pdf", "svg-text", NULL};
 static const char *const legend_choices[] = {"best", "outside", "none", NULL};
 static const char *const animate_choices[] = {"none", "mp4", "gif", NULL};
 static const char *const size_choices[] = {"auto", "column", "double-column", NULL};
 const nsdyn_param_decl nsd_plot_decls[] = {
     {"enabled", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0, "write graphs", NULL, NULL, 0},
-    {"format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0, "graph file format", formats,
-     NULL, 0},
+    {"format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "graph file format; \"svg-text\": svg with editable <text> (PLplot's svg driver; "
+     "\"svg\" has glyph outlines)",
+     formats, NULL, 0},
     {"snapshots", NSDYN_PARAM_INT, "1", 12, 0, 200, 0,
      "number of pictures of the system in the strobe graph (0 = none)", NULL, NULL, 0},
     {"snapshot_window", NSDYN_PARAM_REAL_ARRAY, "s", 0, -HUGE_VAL, HUGE_VAL, 0,

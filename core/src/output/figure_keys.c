@@ -26,7 +26,7 @@ static void figure_name(const char *path, char *buf, size_t len) {
 static void apply_preset(const nsd_config *cfg, nsd_plot_format fmt, nsd_figure *f) {
     int k = (int)nsd_plot_num(cfg, "size");
     if (k < 1 || k > 2) return;
-    int vector = fmt == NSD_PLOT_SVG || fmt == NSD_PLOT_PDF;
+    int vector = fmt != NSD_PLOT_PNG;
     double per_in = vector ? 72.0 : nsd_plot_num(cfg, "dpi"); /* page units per inch */
     size_t cols = f->columns ? f->columns : 1;
     if (cols > f->n_panels) cols = f->n_panels;
@@ -34,9 +34,13 @@ static void apply_preset(const nsd_config *cfg, nsd_plot_format fmt, nsd_figure 
     double w0 = f->width_px ? f->width_px : 1200.0;
     double h0 = f->height_px ? f->height_px : fmin(400.0 * (double)rows, 2400.0);
     double w = preset_mm[k] / 25.4 * per_in;
-    f->width_px = (int)fmin(10000.0, fmax(100.0, round(w)));
-    f->height_px = (int)fmin(10000.0, fmax(100.0, round(h0 * w / w0)));
     f->text_size = nsd_plot_num(cfg, "font_pt") / 72.0 * per_in;
+    /* in proportion, but text of a fixed size needs room: a row of panels at least 10 ems
+       (its margins take about 6), a title 3 more */
+    double em = f->text_size * nsd_plot_num(cfg, "font_scale");
+    double h_min = 10.0 * em * (double)rows + (f->title && f->title[0] ? 3.0 * em : 0.0);
+    f->width_px = (int)fmin(10000.0, fmax(100.0, round(w)));
+    f->height_px = (int)fmin(10000.0, fmax(100.0, round(fmax(h0 * w / w0, h_min))));
     f->font_scale = nsd_plot_num(cfg, "font_scale");
 }
 

@@ -92,7 +92,7 @@ void nsd_figures_axis_label(const nsd_channel *c, char *buf, size_t len) {
 
 void nsd_figures_style(const nsd_config *cfg, nsd_figure *fig) {
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
-    int vector = fmt == NSD_PLOT_SVG || fmt == NSD_PLOT_PDF;
+    int vector = fmt != NSD_PLOT_PNG;
     size_t cols = fig->columns ? fig->columns : 1;
     if (cols > fig->n_panels) cols = fig->n_panels ? fig->n_panels : 1;
     size_t rows = fig->n_panels ? (fig->n_panels + cols - 1) / cols : 1;

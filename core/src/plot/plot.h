@@ -55,11 +55,17 @@
 extern "C" {
 #endif
 
-typedef enum { NSD_PLOT_PNG, NSD_PLOT_SVG, NSD_PLOT_PDF } nsd_plot_format;
+/* NSD_PLOT_SVG draws through cairo (svgcairo): every glyph is an outline (<symbol>/<use>),
+ * exactly the PNG's and PDF's text, not editable: cairo's SVG surface has no text output.
+ * NSD_PLOT_SVG_TEXT (issue 26) draws through PLplot's own svg driver: text is <text>
+ * elements in the viewer's sans-serif, editable in Inkscape or Illustrator; that driver
+ * cannot measure text (no string lengths), so the layout uses estimated widths, and it
+ * writes font sizes in whole points. */
+typedef enum { NSD_PLOT_PNG, NSD_PLOT_SVG, NSD_PLOT_PDF, NSD_PLOT_SVG_TEXT } nsd_plot_format;
 
-/* "png" | "svg" | "pdf" (ASCII case-insensitive); 0 ok, -1 unknown or NULL. */
+/* "png" | "svg" | "pdf" | "svg-text" (ASCII case-insensitive); 0 ok, -1 unknown or NULL. */
 int nsd_plot_format_parse(const char *name, nsd_plot_format *out);
-/* "png", "svg", "pdf"; "" for a value outside the enum. */
+/* "png", "svg", "pdf" ("svg" for svg-text); "" for a value outside the enum. */
 const char *nsd_plot_format_ext(nsd_plot_format f);
 
 /* Number of colours in the curve palette (see above). */

@@ -89,9 +89,10 @@ static void decide_position(const nsd_panel *p, panel_layout *pl, double ch, dou
     if (pl->n_legend && p->legend_position == 5) {
         pl->legend_pos = best_position(p, pl, pl->legend_w_mm / vw_mm, pl->legend_h_mm / vh_mm,
                                        0.8 * ch / vw_mm, 0.8 * ch / vh_mm);
-        /* outside right only while it leaves the plot most of the width; else above */
-        if (pl->legend_pos == 4 && pl->legend_w_mm > 0.4 * vw_mm) pl->legend_pos = 7;
     }
+    /* outside right only while it leaves the plot most of the width (a narrow figure:
+       a column-wide one); else above, outside the plot too */
+    if (pl->n_legend && pl->legend_pos == 4 && pl->legend_w_mm > 0.4 * vw_mm) pl->legend_pos = 7;
 }
 
 /* Width of an entry of a legend above the plot [mm]: sample, gap, text at 0.85, space. */
@@ -117,8 +118,9 @@ void legend_measure(const nsd_panel *p, panel_layout *pl, double ch, double vw_m
     /* An upper bound of the box pllegend draws (it sizes part of it in character heights
        of the subpage's y, so its width in x varies with the page's aspect): measured on
        boxes of 4 to 47 character widths of text, from 10.8 to 41.2 ch wide, all below
-       1.1 (9.5 + 0.85 * 0.8 * text); rows of 2 ch. */
-    pl->legend_w_mm = pl->n_legend ? 1.1 * (9.5 + 0.85 * 0.8 * maxw) * ch : 0.0;
+       1.1 (9.5 + 0.85 * 0.8 * text) with the text's estimated width; the measured
+       width (plot_text.c) replaces 0.8 * estimate; rows of 2 ch. */
+    pl->legend_w_mm = pl->n_legend ? 1.1 * (9.5 + 0.85 * maxw) * ch : 0.0;
     pl->legend_h_mm = pl->n_legend ? (2.0 * (double)pl->n_legend + 0.5) * ch : 0.0;
     /* "best" is decided once, at the first layout pass, whose viewport is the smallest
        (the legend covers the most): the margins are sized for that decision */

@@ -170,6 +170,8 @@ int nsd_plot_format_parse(const char *name, nsd_plot_format *out) {
         f = NSD_PLOT_SVG;
     else if (ascii_ieq(name, "pdf"))
         f = NSD_PLOT_PDF;
+    else if (ascii_ieq(name, "svg-text"))
+        f = NSD_PLOT_SVG_TEXT;
     else
         return -1;
     if (out) *out = f;
@@ -181,6 +183,7 @@ const char *nsd_plot_format_ext(nsd_plot_format f) {
         case NSD_PLOT_PNG: return "png";
         case NSD_PLOT_SVG: return "svg";
         case NSD_PLOT_PDF: return "pdf";
+        case NSD_PLOT_SVG_TEXT: return "svg";
     }
     return "";
 }
@@ -190,6 +193,7 @@ const char *format_device(nsd_plot_format f) {
         case NSD_PLOT_PNG: return "pngcairo";
         case NSD_PLOT_SVG: return "svgcairo";
         case NSD_PLOT_PDF: return "pdfcairo";
+        case NSD_PLOT_SVG_TEXT: return "svg"; /* PLplot's own: text as <text> */
     }
     return NULL;
 }

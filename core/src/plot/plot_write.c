@@ -187,7 +187,8 @@ static int output_complete(const char *path, nsd_plot_format format) {
     const char *needle = NULL;
     switch (format) {
         case NSD_PLOT_PNG: return memcmp(tail + n - 8, png_end, 8) == 0;
-        case NSD_PLOT_SVG: needle = "</svg>"; break;
+        case NSD_PLOT_SVG:
+        case NSD_PLOT_SVG_TEXT: needle = "</svg>"; break;
         case NSD_PLOT_PDF: needle = "%%EOF"; break;
     }
     size_t k = strlen(needle);
