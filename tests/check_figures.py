@@ -228,6 +228,19 @@ def check_map(fig, problems):
         if abs(g_map - g_bar) > MAP_TOL:
             problems.append(f"{name}: the map at ({x:g}, {y:g}) = {z:g} has grey {g_map}, "
                             f"its colour bar at {z:g} has {g_bar}")
+    # the bar's tick labels where their values lie on the scale
+    n_ticks = 0
+    for t in fig["boxes"]:
+        if t["kind"] != "text" or not is_tick(t) or t["x0"] < bar["x0"]:
+            continue
+        v = float(t["text"].replace("\u2212", "-"))
+        want = plot["y0"] + (v - zlo) / (zhi - zlo) * (plot["y1"] - plot["y0"])
+        n_ticks += 1
+        if abs(0.5 * (t["y0"] + t["y1"]) - want) > 0.5:
+            problems.append(f"{name}: colour bar label {t['text']} at y = "
+                            f"{0.5 * (t['y0'] + t['y1']):.1f} mm, its value at {want:.1f} mm")
+    if n_ticks < 2:
+        problems.append(f"{name}: the colour bar has {n_ticks} tick labels")
 
 
 def check_pixels(fig, problems):
