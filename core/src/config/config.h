@@ -8,6 +8,7 @@
 #include "host_keys.h"
 #include "params.h"
 #include "plot.h"
+#include "plot_figures.h"
 #include "registry.h"
 
 typedef struct nsd_section {
@@ -75,19 +76,7 @@ typedef struct nsd_config {
     size_t n_figures;
 } nsd_config;
 
-/* One [plot.figure.NAME] table: the figure's file name without extension, the panel
- * (1-based; 0 = the figure and every panel) and its keys (nsd_plot_figure_decls). */
-typedef struct nsd_plot_figure {
-    char *name;
-    size_t panel;
-    nsd_params keys;
-    const nsd_toml_node *where; /* the table, for messages */
-} nsd_plot_figure;
 
-/* [plot] figure: the [plot.figure.*] tables into cfg->figures, each checked against
- * nsd_plot_figure_decls (errors at file:line:col). Returns the number of errors. */
-size_t nsd_config_plot_figures(nsd_config *cfg, const nsd_toml_node *plot, nsd_diag *diag);
-void nsd_config_plot_figures_free(nsd_config *cfg);
 
 
 /* Step 1: parse `path` and apply `--set section.key=value` overrides. */

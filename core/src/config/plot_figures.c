@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "host_keys.h"
+#include "plot_figures.h"
 
 /* The figures the commands write under a fixed name (a sweep's graphs are named by the
  * study). */
@@ -44,9 +45,8 @@ static char *split_panel(const char *key, size_t *panel) {
 
 /* A figure name the config can draw: a fixed one, or any with a [sweep] (its graphs'
  * names); derived configs (variants, a sweep's runs) were checked as the base. */
-static size_t check_name(const nsd_config *cfg, const nsd_toml_node *t, const char *name,
-                         nsd_diag *diag) {
-    if (cfg->derived || nsd_toml_get(&cfg->root, "sweep")) return 0;
+static size_t check_name(int any_name, const nsd_toml_node *t, const char *name, nsd_diag *diag) {
+    if (any_name) return 0;
     for (size_t i = 0; i < N_FIXED; ++i)
         if (!strcmp(fixed_names[i], name)) return 0;
     const char *near = nsd_did_you_mean(name, fixed_names, N_FIXED);
@@ -89,7 +89,8 @@ static size_t check_panel_keys(const nsd_plot_figure *f, nsd_diag *diag) {
     return errors;
 }
 
-size_t nsd_config_plot_figures(nsd_config *cfg, const nsd_toml_node *plot, nsd_diag *diag) {
+size_t nsd_plot_figures_parse(const nsd_toml_node *plot, int any_name, nsd_plot_figure **out,
+                              size_t *n_out, nsd_diag *diag) {
     const nsd_toml_node *figs = nsd_toml_get(plot, "figure");
     if (!figs) return 0;
     if (figs->type != NSD_TOML_TABLE) {
@@ -100,8 +101,9 @@ size_t nsd_config_plot_figures(nsd_config *cfg, const nsd_toml_node *plot, nsd_d
         return 1;
     }
     size_t errors = 0;
-    cfg->figures = calloc(figs->n_items ? figs->n_items : 1, sizeof *cfg->figures);
-    if (!cfg->figures) abort();
+    nsd_plot_figure *list = calloc(figs->n_items ? figs->n_items : 1, sizeof *list);
+    if (!list) abort();
+    *out = list;
     for (size_t i = 0; i < figs->n_items; ++i) {
         const nsd_toml_node *t = &figs->items[i];
         if (t->type != NSD_TOML_TABLE) {
@@ -112,12 +114,12 @@ size_t nsd_config_plot_figures(nsd_config *cfg, const nsd_toml_node *plot, nsd_d
             errors++;
             continue;
         }
-        nsd_plot_figure *f = &cfg->figures[cfg->n_figures++];
+        nsd_plot_figure *f = &list[(*n_out)++];
         f->name = split_panel(t->key, &f->panel);
         f->where = t;
         char section[300];
         snprintf(section, sizeof section, "[plot.figure.%s]", t->key);
-        size_t e = check_name(cfg, t, f->name, diag);
+        size_t e = check_name(any_name, t, f->name, diag);
         e += nsd_params_resolve(&f->keys, nsd_plot_figure_decls, nsd_n_plot_figure_decls, t,
                                 section, NULL, diag);
         if (e == 0) e += check_range(f, "xlim", diag) + check_range(f, "ylim", diag);
@@ -127,12 +129,10 @@ size_t nsd_config_plot_figures(nsd_config *cfg, const nsd_toml_node *plot, nsd_d
     return errors;
 }
 
-void nsd_config_plot_figures_free(nsd_config *cfg) {
-    for (size_t i = 0; i < cfg->n_figures; ++i) {
-        free(cfg->figures[i].name);
-        nsd_params_free(&cfg->figures[i].keys);
+void nsd_plot_figures_free(nsd_plot_figure *figs, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        free(figs[i].name);
+        nsd_params_free(&figs[i].keys);
     }
-    free(cfg->figures);
-    cfg->figures = NULL;
-    cfg->n_figures = 0;
+    free(figs);
 }

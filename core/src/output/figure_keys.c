@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "figures.h"
+#include "figure_keys.h"
 
 /* Journal widths [mm]: a single column and a full page width (Elsevier: 90 / 190 mm,
  * Springer: 84 / 174 mm, IEEE: 88 / 181 mm; the preset takes 88 and 180). */

@@ -4,6 +4,7 @@
 #define NSD_FIGURES_H
 
 #include "config.h"
+#include "figure_keys.h"
 #include "model.h"
 #include "plot.h"
 #include "run.h"
@@ -35,13 +36,6 @@ size_t nsd_figures_series(const nsd_config *cfg, const nsd_model *m, const char 
  * proportion when one is set), font_scale and line_width; svg and pdf figures default to
  * a two-column journal width, 504 pt, with about 8 pt text. */
 void nsd_figures_style(const nsd_config *cfg, nsd_figure *fig);
-
-/* nsd_plot_write with the config's figure keys laid over fig (figure_keys.c): the [plot]
- * size preset (size, dpi, font_pt) and the [plot.figure.NAME] tables of the figure named by
- * path's file name without extension (title, labels, ranges, size; "NAME.K": panel K).
- * Every figure of every command is written through here. */
-int nsd_figure_write(const nsd_config *cfg, const char *path, nsd_plot_format fmt,
-                     const nsd_figure *fig, char *err, size_t err_len);
 
 /* [plot] legend as an nsd_panel legend_position: best 5, outside 4, none 6. */
 int nsd_figures_legend(const nsd_config *cfg);
