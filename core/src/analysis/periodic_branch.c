@@ -198,7 +198,8 @@ static size_t report_panels(const nsd_scenario *s, const nsd_periodic_config *pc
         cv[j] = (nsd_curve){P, R + j * np, np, NULL, 1, 0, 2.0, 2, 0, 0};
         snprintf(yl[j], sizeof yl[j], "%s [%s]", ch->name, ch->unit);
         panels[j] = (nsd_panel){ch->label, xl,  yl[j], &cv[j], 1, vl,   nv,   NAN, NAN,
-                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0, NULL, NULL, 0, 0, NULL};
+                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0, NULL, NULL, 0, 0,
+                                NULL};
     }
     return nr;
 }

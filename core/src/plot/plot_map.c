@@ -1,6 +1,6 @@
 /* nsdyn plotting module: maps (nsd_map, plot.h). A scalar over the grid of two axes as a
  * continuous colour scale under the panel's curves (plshades: 128 shades, linear between
- * the nodes), the cells with a NaN corner blank, and a colour bar (plcolorbar, a gradient)
+ * the nodes), the cells with a NaN corner blank, and a colour bar (plcolorbar, the same shades)
  * right of the plot with its own ticks and label. */
 #include <math.h>
 #include <stdio.h>
@@ -111,6 +111,15 @@ static void blank_cells(const nsd_map *mp, const double *xs, const double *ys) {
         }
 }
 
+/* The edges of the shades: N_SHADES equal steps over the colour scale, the outer edges a
+ * hair outside it so the extremes are filled. The map and its colour bar use the same. */
+static void shade_levels(const axis_info *az, PLFLT clevel[N_SHADES + 1]) {
+    for (int k = 0; k <= N_SHADES; ++k) clevel[k] = az->lo + (az->hi - az->lo) * k / N_SHADES;
+    double eps = 1e-9 * (az->hi - az->lo);
+    clevel[0] -= eps;
+    clevel[N_SHADES] += eps;
+}
+
 static void set_cmap1(void) {
     PLFLT pos[9], r[9], g[9], b[9];
     for (int k = 0; k < 9; ++k) {
@@ -142,12 +151,7 @@ int draw_map(panel_ctx *pc, const panel_layout *pl) {
             a[i][j] = isfinite(z) ? clampd(z, pl->az.lo, pl->az.hi) : pl->az.lo;
         }
     PLFLT clevel[N_SHADES + 1];
-    for (int k = 0; k <= N_SHADES; ++k)
-        clevel[k] = pl->az.lo + (pl->az.hi - pl->az.lo) * k / N_SHADES;
-    /* the edges a hair outside the range, so the extremes are filled */
-    double eps = 1e-9 * (pl->az.hi - pl->az.lo);
-    clevel[0] -= eps;
-    clevel[N_SHADES] += eps;
+    shade_levels(&pl->az, clevel);
     PLcGrid cg = {.xg = xs, .yg = ys, .zg = NULL, .nx = (PLINT)nx, .ny = (PLINT)ny};
     set_cmap1();
     plshades((PLFLT_MATRIX)a, (PLINT)nx, (PLINT)ny, NULL, xs[0], xs[nx - 1], ys[0], ys[ny - 1],
@@ -192,9 +196,12 @@ void draw_colorbar(panel_ctx *pc, const panel_layout *pl) {
     b.vp[1] = pl->vx1 + (BAR_GAP + BAR_W) * ch / W;
     b.vp[2] = pl->vy0;
     b.vp[3] = pl->vy1;
-    PLFLT values[2] = {pl->az.lo, pl->az.hi};
+    /* shades, the map's own (a gradient would leak a cairo pattern per call: PLplot's
+       cairo driver references it once more than it releases it, drivers/cairo.c) */
+    PLFLT values[N_SHADES + 1];
+    shade_levels(&pl->az, values);
     const PLFLT *vals[1] = {values};
-    PLINT n_values[1] = {2}, sub[1] = {pl->az.nsub};
+    PLINT n_values[1] = {N_SHADES + 1}, sub[1] = {pl->az.nsub};
     PLFLT ticks[1] = {pl->az.step};
     const char *axis_opts[1] = {"bcmtvo"}; /* labels right, horizontal, ours */
     PLFLT cw = 0.0, chh = 0.0;
@@ -204,7 +211,7 @@ void draw_colorbar(panel_ctx *pc, const panel_layout *pl) {
     plsmaj(0.4 * ch, 1.0);
     plsmin(0.2 * ch, 1.0);
     plslabelfunc(bar_label_cb, &b);
-    plcolorbar(&cw, &chh, PL_COLORBAR_GRADIENT | PL_COLORBAR_ORIENT_TOP,
+    plcolorbar(&cw, &chh, PL_COLORBAR_SHADE | PL_COLORBAR_ORIENT_TOP,
                PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, BAR_GAP * ch / vw_mm,
                0.0, BAR_W * ch / vw_mm, 1.0, COL_BG, COL_FG, 1, 0.0, 0.0, 0, 0.0, 0, NULL, NULL, 1,
                axis_opts, ticks, sub, n_values, vals);
