@@ -13,15 +13,18 @@ instead of only "a PNG was written":
   4. every axis label names a unit ("[...]"), and no text cites an equation number "(17)";
   5. no tick label is longer than 9 characters (an axis autoscaled onto rounding: 0.0499999995).
 
-Text boxes are estimates from the module's text metrics (within ~10 % of the rendered
-width), so overlaps are judged on boxes shrunk by 8 % of their size, and "inside the page"
-with 0.5 mm of slack.
+Text boxes have the widths the driver measures (plot_text.c), so overlaps are judged on
+boxes shrunk by only 3 % of their size, and "inside the page" with 0.5 mm of slack. The PNGs
+themselves are checked too (check_pixels, check_map): nothing on the page's edge, each
+figure title's ink within its box, a map's colours those of its colour bar. A figure with a
+deliberately clipped title must be reported (CLIPPED).
 
 Usage: check_figures.py NSDYN_BINARY SOURCE_DIR
 """
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -48,10 +51,22 @@ RUNS += [
     ("periodic", "impact_oscillator_lyapunov.toml", []),
     # every kind of sweep graph on 9 short runs: summary by group, bifurcation, heat map
     ("sweep", "../tests/fixtures/sweep_figures.toml", []),
+    # the [plot] figure keys: a column-wide figure at 8 pt, overridden title, labels, ranges
+    ("run", "../tests/fixtures/figure_keys.toml", []),
+    ("run", "towed_wheel_exact.toml", ["--set", "plot.size=\"column\""]),
+    ("pcmap", "rimless_pcmap_fig23.toml", ["--set", "plot.size=\"double-column\"",
+                                            "--set", "plot.format=\"pdf\""]),
 ]
+# The test of the test: a figure whose title is clipped (too long even at the smallest size
+# a title is set in) must be reported, from its measured box and from the pixels.
+CLIPPED = ("run", "../tests/fixtures/clipped_title.toml", [])
 
 SLACK = 0.5  # mm
-SHRINK = 0.08
+SHRINK = 0.03
+MAP_TOL = 12  # grey levels of 255: a node's colour against its colour bar's (128 shades of
+#              about 1.4 levels each, antialiasing of the bar's edge)
+TITLE_TOL = 0.25  # of the text height: a title's ink against its measured box (the side
+#                   bearings of its first and last glyph, antialiasing)
 
 
 def shrink(b):
@@ -121,10 +136,15 @@ def check_labels(fig, problems):
     # axis labels: an x label is one box; a y label (written upwards: taller than wide) may
     # take two lines, outer first
     labels = {}
+    plots = {b["panel"]: b for b in fig["boxes"][1:] if b["kind"] == "plot"}
     for t in fig["boxes"][1:]:
         if t["kind"] == "axis":
             vertical = t["y1"] - t["y0"] > t["x1"] - t["x0"]
-            labels.setdefault((t["panel"], vertical, None if vertical else id(t)), []).append(t)
+            # a vertical label left of the plot (y, on one or two lines) or right of it (a
+            # map's colour bar)
+            right = vertical and t["panel"] in plots and t["x0"] > plots[t["panel"]]["x1"]
+            labels.setdefault((t["panel"], vertical, right, None if vertical else id(t)),
+                              []).append(t)
     for parts in labels.values():
         text = " ".join(p["text"] for p in sorted(parts, key=lambda p: p["x0"]))
         if not re.search(r"\[[^\]]+\]", text) and text != "contact":  # event lanes
@@ -134,40 +154,188 @@ def check_labels(fig, problems):
             problems.append(f"{name}: tick label '{t['text']}' (an axis on rounding?)")
 
 
+INK = bytes(1 if v < 153 else 0 for v in range(256))  # dark: text, frames, curves
+
+
+def read_png_ink(path, grey=False):
+    """The image as (width, height, bytes with 1 for a dark pixel, row-major; or the grey
+    levels themselves), decoded to 8-bit grey by ffmpeg (a dependency already: nsdyn
+    animate)."""
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt",
+                        "gray", "-"], capture_output=True)
+    if r.returncode != 0:
+        return None
+    with open(path, "rb") as f:  # the size from the PNG's IHDR chunk
+        w, h = struct.unpack(">II", f.read(24)[16:24])
+    return w, h, r.stdout if grey else r.stdout.translate(INK)
+
+
+def staged(path):
+    """A file drawn into the output's staging directory (.NAME.tmp-XXXXXX), renamed to NAME
+    after the command."""
+    return re.sub(r"(^|/)\.([^/]+)\.tmp-[^/]+/", r"\1\2/", path)
+
+
+def check_map(fig, problems):
+    """A sweep map against its colour bar: the grid's node values (the plotted CSV) have
+    the grey level of the bar at the same value (viridis is monotone in lightness), so the
+    scale is neither reversed nor shifted. The map fills its plot (the grid's extent)."""
+    path = staged(fig["file"])
+    name = os.path.basename(path)
+    if not name.endswith("_map.png") or not os.path.exists(path):
+        return
+    sums = {}
+    with open(path[:-4] + ".csv") as f:
+        next(f)
+        for line in f:
+            x, y, v = line.strip().split(",", 2)
+            try:
+                sums.setdefault((float(x), float(y)), []).append(float(v))
+            except ValueError:
+                continue  # a category (stop name, failed run): a marker
+    if not sums:
+        return
+    node = {k: sum(v) / len(v) for k, v in sums.items()}
+    xs, ys, zs = [k[0] for k in node], [k[1] for k in node], list(node.values())
+    plot = next(b for b in fig["boxes"] if b["kind"] == "plot")
+    bar = next(b for b in fig["boxes"] if b["kind"] == "legend" and b["x0"] > plot["x1"])
+    w, h, grey = read_png_ink(path, grey=True)
+    px = w / fig["page_w"]
+
+    def at(xmm, ymm, r=2):  # the median grey of a small square, clear of thin lines
+        cx, cy = int(xmm * px), int(h - ymm * px)
+        v = sorted(grey[yy * w + xx] for yy in range(cy - r, cy + r + 1)
+                   for xx in range(cx - r, cx + r + 1) if 0 <= xx < w and 0 <= yy < h)
+        return v[len(v) // 2], v[0]
+
+    inset = 4 / px  # clear of the frame
+    zlo, zhi = min(zs), max(zs)
+    for (x, y), z in node.items():
+        fx = (x - min(xs)) / (max(xs) - min(xs))
+        fy = (y - min(ys)) / (max(ys) - min(ys))
+        xm = min(max(plot["x0"] + fx * (plot["x1"] - plot["x0"]), plot["x0"] + inset),
+                 plot["x1"] - inset)
+        ym = min(max(plot["y0"] + fy * (plot["y1"] - plot["y0"]), plot["y0"] + inset),
+                 plot["y1"] - inset)
+        g_map, darkest = at(xm, ym)
+        if darkest < 15:  # a contour line or marker there: not the map's colour
+            continue
+        fz = (z - zlo) / (zhi - zlo) if zhi > zlo else 0.5
+        zm = min(max(plot["y0"] + fz * (plot["y1"] - plot["y0"]), plot["y0"] + inset),
+                 plot["y1"] - inset)
+        g_bar, _ = at(bar["x0"] + 3 * inset / 4, zm, 1)
+        if abs(g_map - g_bar) > MAP_TOL:
+            problems.append(f"{name}: the map at ({x:g}, {y:g}) = {z:g} has grey {g_map}, "
+                            f"its colour bar at {z:g} has {g_bar}")
+    # the bar's tick labels where their values lie on the scale
+    n_ticks = 0
+    for t in fig["boxes"]:
+        if t["kind"] != "text" or not is_tick(t) or t["x0"] < bar["x0"]:
+            continue
+        v = float(t["text"].replace("\u2212", "-"))
+        want = plot["y0"] + (v - zlo) / (zhi - zlo) * (plot["y1"] - plot["y0"])
+        n_ticks += 1
+        if abs(0.5 * (t["y0"] + t["y1"]) - want) > 0.5:
+            problems.append(f"{name}: colour bar label {t['text']} at y = "
+                            f"{0.5 * (t['y0'] + t['y1']):.1f} mm, its value at {want:.1f} mm")
+    if n_ticks < 2:
+        problems.append(f"{name}: the colour bar has {n_ticks} tick labels")
+
+
+def check_pixels(fig, problems):
+    """The measured text boxes against the rendered PNG: nothing is drawn on the page's
+    outermost pixels (a clipped text touches them), and the figure title's ink lies within
+    its reported box, whose ends it reaches (the box is the measured width, not an
+    estimate: a box too narrow lets a clipped title pass, one too wide hides overlaps)."""
+    name = os.path.basename(fig["file"])
+    path = staged(fig["file"])
+    if not path.endswith(".png") or not os.path.exists(path):
+        return 0
+    img = read_png_ink(path)
+    if img is None:
+        problems.append(f"{name}: cannot decode {path}")
+        return 0
+    w, h, ink = img
+    if 1 in ink[:w] or 1 in ink[(h - 1) * w:] or 1 in ink[0::w] or 1 in ink[w - 1::w]:
+        problems.append(f"{name}: something is drawn on the page's edge (clipped?)")
+    px_per_mm = w / fig["page_w"]
+    for t in fig["boxes"][1:]:
+        if t["kind"] != "text" or t["panel"] != -1:
+            continue
+        r0 = max(0, int(h - t["y1"] * px_per_mm))
+        r1 = min(h, int(h - t["y0"] * px_per_mm) + 1)
+        rows = [ink[y * w:(y + 1) * w] for y in range(r0, r1)]
+        lefts = [r.find(1) for r in rows if 1 in r]
+        if not lefts:
+            problems.append(f"{name}: title '{t['text']}' not found in the image")
+            continue
+        left = min(lefts) / px_per_mm
+        right = (max(r.rfind(1) for r in rows) + 1) / px_per_mm
+        tol = TITLE_TOL * (t["y1"] - t["y0"])  # side bearings: a fraction of the text size
+        if abs(left - t["x0"]) > tol or abs(right - t["x1"]) > tol:
+            problems.append(f"{name}: title '{t['text']}' drawn over {left:.1f}..{right:.1f} mm, "
+                            f"reported {t['x0']:.1f}..{t['x1']:.1f} mm")
+    return 1
+
+
+def render(binary, source, runs, tmp, tag, problems):
+    """Run every command of `runs` with the layout report on; the report's figures."""
+    layout = os.path.join(tmp, f"layout-{tag}.jsonl")
+    # sanitizer builds: fontconfig (under cairo) keeps process-lifetime caches that
+    # LeakSanitizer reports (as tests/test_plot.c suppresses them)
+    supp = os.path.join(tmp, "lsan.supp")
+    with open(supp, "w") as f:
+        f.write("leak:libfontconfig.so\n")
+    env = dict(os.environ, NSDYN_PLOT_LAYOUT=layout,
+               LSAN_OPTIONS=f"suppressions={supp}:print_suppressions=0")
+    for k, (cmd, cfg, extra) in enumerate(runs):
+        out = os.path.join(tmp, f"{tag}{k}")
+        args = [binary, cmd, os.path.join(source, "configs", cfg), "-o", out, "-q"] + extra
+        r = subprocess.run(args, env=env, capture_output=True, text=True)
+        if r.returncode not in (0, 3):
+            problems.append(f"{cmd} {cfg}: exit {r.returncode}: {r.stderr.strip()[:300]}")
+    if not os.path.exists(layout):
+        return []
+    with open(layout) as f:
+        return [json.loads(line) for line in f]
+
+
+def check_all(fig, problems):
+    """Every rule on one figure; the number of text boxes and of images checked."""
+    n_texts = check_figure(fig, problems)
+    check_labels(fig, problems)
+    n_images = check_pixels(fig, problems)
+    check_map(fig, problems)
+    return n_texts, n_images
+
+
 def main():
     binary, source = sys.argv[1], sys.argv[2]
-    problems, n_figs, n_texts = [], 0, 0
+    problems, n_figs, n_texts, n_images = [], 0, 0, 0
     kinds = set()
     with tempfile.TemporaryDirectory() as tmp:
-        layout = os.path.join(tmp, "layout.jsonl")
-        # sanitizer builds: fontconfig (under cairo) keeps process-lifetime caches that
-        # LeakSanitizer reports (as tests/test_plot.c suppresses them)
-        supp = os.path.join(tmp, "lsan.supp")
-        with open(supp, "w") as f:
-            f.write("leak:libfontconfig.so\n")
-        env = dict(os.environ, NSDYN_PLOT_LAYOUT=layout,
-                   LSAN_OPTIONS=f"suppressions={supp}:print_suppressions=0")
-        for k, (cmd, cfg, extra) in enumerate(RUNS):
-            out = os.path.join(tmp, f"out{k}")
-            args = [binary, cmd, os.path.join(source, "configs", cfg), "-o", out, "-q"] + extra
-            r = subprocess.run(args, env=env, capture_output=True, text=True)
-            if r.returncode not in (0, 3):
-                problems.append(f"{cmd} {cfg}: exit {r.returncode}: {r.stderr.strip()[:300]}")
-        with open(layout) as f:
-            for line in f:
-                fig = json.loads(line)
-                n_figs += 1
-                kinds.add(re.sub(r"\.\w+$", "", os.path.basename(fig["file"])))
-                n_texts += check_figure(fig, problems)
-                check_labels(fig, problems)
+        for fig in render(binary, source, RUNS, tmp, "out", problems):
+            n_figs += 1
+            kinds.add(re.sub(r"\.\w+$", "", os.path.basename(fig["file"])))
+            t, i = check_all(fig, problems)
+            n_texts, n_images = n_texts + t, n_images + i
+        caught = []
+        for fig in render(binary, source, [CLIPPED], tmp, "clipped", problems):
+            if os.path.basename(fig["file"]).startswith("timeseries"):
+                check_all(fig, caught)
+        if not any("leaves the page" in c for c in caught) or \
+                not any("page's edge" in c for c in caught):
+            problems.append("a deliberately clipped title (tests/fixtures/clipped_title.toml) "
+                            f"was not reported: {caught}")
     want = {"timeseries", "phase", "events", "snapshots", "deviation", "summary",
             "limit_directions", "pcmap", "continuation", "multipliers", "psi_max_vs_B2",
-            "psi_maxima_vs_B2", "psi_max_map"}
+            "psi_maxima_vs_B2", "psi_max_map", "bifurcation", "lyapunov"}
     if not want <= kinds:
         problems.append(f"figure kinds not rendered: {sorted(want - kinds)}")
     for p in problems:
         print("FAIL:", p)
-    print(f"{n_figs} figures, {n_texts} text boxes checked; kinds: {sorted(kinds)}; "
+    print(f"{n_figs} figures, {n_texts} text boxes, {n_images} images checked; "
+          f"kinds: {sorted(kinds)}; the clipped title caught ({len(caught)} problems); "
           f"{len(problems)} problems")
     return 1 if problems else 0
 

@@ -11,6 +11,7 @@
 #include "params.h"
 #include "periodic_arc_core.h"
 #include "plot.h"
+#include "figures.h"
 
 static const char *const kind_label[NSD_ARC_KIND_COUNT] = {
     "fold", "period doubling", "Neimark-Sacker", "non-smooth (grazing, sticking, sliding)",
@@ -205,11 +206,11 @@ int arc_write(arc_ctx *c, const char *dir, char *err, size_t len) {
                        .ymin = NAN,
                        .ymax = NAN,
                        .legend_position = 4}; /* outside right */
-    nsd_figure fig = {title, &panel, 1, 1, 1600, 900, 0, 0};
+    nsd_figure fig = {title, &panel, 1, 1, 1600, 900, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&c->s->app.cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/bifurcation.%s", dir, nsd_plot_format_ext(fmt));
-    int rc = nsd_plot_write(path, fmt, &fig, err, len);
+    int rc = nsd_figure_write(&c->s->app.cfg, path, fmt, &fig, err, len);
     free(buf), free(cv);
     return rc;
 }

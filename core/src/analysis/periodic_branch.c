@@ -188,7 +188,8 @@ static size_t report_panels(const nsd_scenario *s, const nsd_periodic_config *pc
         cv[j] = (nsd_curve){P, R + j * np, np, NULL, 1, 0, 2.0, 2, 0, 0};
         snprintf(yl[j], sizeof yl[j], "%s [%s]", ch->name, ch->unit);
         panels[j] = (nsd_panel){ch->label, xl,  yl[j], &cv[j], 1, vl,   nv,   NAN, NAN,
-                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0, NULL, NULL, 0, 0};
+                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0, NULL, NULL, 0, 0,
+                                NULL};
     }
     return nr;
 }
@@ -240,19 +241,19 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
              pc->cont_section[0], pc->cont_key[0]);
     nsd_panel panels[3 + NR_PANELS] = {
         {"Floquet multipliers |μ|", xl, "|μ| [1]", cv, k + 1, vl, nv, NAN, NAN, 0.0, NAN, 0, 0, 0,
-         NULL, NULL, 4, NULL, NULL, 0, 0},
+         NULL, NULL, 4, NULL, NULL, 0, 0, NULL},
         {"real parts", xl, "Re μ [1]", cv + k + 1, k + 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
-         NULL, 5, NULL, NULL, 0, 0},
+         NULL, 5, NULL, NULL, 0, 0, NULL},
         {"period", xl, "period [s]", cv + 2 * k + 2, 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
-         NULL, 0, NULL, NULL, 0, 0},
+         NULL, 0, NULL, NULL, 0, 0, NULL},
     };
     char yl[NR_PANELS][96];
     size_t npanels = 3 + report_panels(s, pc, b, P, R, vl, nv, xl, cv + 2 * k + 3, panels + 3, yl);
-    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, 1200, 0, 0};
+    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, 1200, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/continuation.%s", dir, nsd_plot_format_ext(fmt));
-    int rc = nsd_plot_write(path, fmt, &fig, err, len);
+    int rc = nsd_figure_write(&s->app.cfg, path, fmt, &fig, err, len);
     free(buf), free(cv), free(leg);
     return rc;
 }

@@ -93,7 +93,7 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
                       .width_px = 1400, .height_px = np <= 6 ? (int)(330 * np + 120) : 0};
     nsd_figures_style(cfg, &fig);
     snprintf(path, sizeof path, "%s/deviation.%s", dir, nsd_plot_format_ext(fmt));
-    rc = drawn ? nsd_plot_write(path, fmt, &fig, err, err_len) : 0;
+    rc = drawn ? nsd_figure_write(cfg, path, fmt, &fig, err, err_len) : 0;
     if (drawn && rc == 0) rc = nsd_paths_push(written, n_written, path, err, err_len);
 out:
     free(t);

@@ -18,6 +18,19 @@ static void print_section(const char *name, const char *id, const nsd_params *p,
     nsd_params_write_toml(stdout, p);
 }
 
+/* The keys of a [plot.figure.NAME] table (docs/figures.md), as comments: they override one
+ * figure, so none is set unless the config sets it (those are in the [plot] section). */
+static void print_figure_keys(int names) {
+    for (size_t i = 0; names && i < nsd_n_plot_figure_decls; ++i)
+        printf("plot.figure.NAME.%s=\n", nsd_plot_figure_decls[i].name);
+    if (names) return;
+    printf("\n# [plot.figure.NAME] overrides one figure, NAME its file name without extension "
+           "(timeseries, phase, pcmap, a sweep graph's name, ...);\n# [plot.figure.\"NAME.K\"] "
+           "its K-th panel only. Keys:\n");
+    for (size_t i = 0; i < nsd_n_plot_figure_decls; ++i)
+        printf("#   %-7s %s\n", nsd_plot_figure_decls[i].name, nsd_plot_figure_decls[i].help);
+}
+
 /* [initial]: the states, at the initial state the model starts from. */
 static void print_initial(const nsd_model *m, int names) {
     if (!names) printf("\n[initial]  # the states: q then v\n");
@@ -61,6 +74,14 @@ int nsd_cmd_keys(const nsd_cli *cli) {
                               &sec[k]->params, cli->names_only);
         print_section("run", NULL, &c->run, cli->names_only);
         print_section("plot", NULL, &c->plot, cli->names_only);
+        for (size_t i = 0; !cli->names_only && i < c->n_figures; ++i) {
+            char key[300];
+            snprintf(key, sizeof key,
+                     c->figures[i].panel ? "plot.figure.\"%s.%zu\"" : "plot.figure.%s",
+                     c->figures[i].name, c->figures[i].panel);
+            print_section(key, NULL, &c->figures[i].keys, 0);
+        }
+        print_figure_keys(cli->names_only);
         print_initial(&s.model, cli->names_only);
         if (!cli->names_only) print_system_names(&s.model);
         status = NSD_EXIT_OK;

@@ -17,6 +17,7 @@
 #include "output.h"
 #include "plot.h"
 #include "scenario.h"
+#include "figures.h"
 
 enum { N_START = 24, MAX_POINTS = 4000, NSD_WHY_LEN = 512 };
 
@@ -322,13 +323,13 @@ static int write_figure(const char *dir, const nsd_config *cfg, const char *cnam
     };
     nsd_panel panels[2] = {
         {"limit-direction functions R and V", "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL,
-         0, 0, 360, NAN, NAN, 0, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0},
+         0, 0, 360, NAN, NAN, 0, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0, NULL},
         {"u1-u2 projection of the phase portrait", xl, yl, P->curves, P->nc, NULL, 0, -1.6 * r,
-         1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0},
+         1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0, NULL},
     };
     snprintf(path, sizeof path, "%s/limit_directions.%s", dir, nsd_plot_format_ext(fmt));
-    nsd_figure fig = {title, panels, 2, 2, 1600, 700, 0, 0};
-    return nsd_plot_write(path, fmt, &fig, err, err_len);
+    nsd_figure fig = {title, panels, 2, 2, 1600, 700, 0, 0, 0};
+    return nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
 }
 
 /* The tables, the portrait and the figure into od, then od in place.

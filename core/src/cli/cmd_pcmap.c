@@ -359,7 +359,7 @@ static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, const nsd_pc
                       .columns = 1,
                       .width_px = 2000,
                       .height_px = al->n ? 2500 : 1800};
-    int rc = nsd_plot_write(path, fmt, &fig, err, sizeof err);
+    int rc = nsd_figure_write(&s->app.cfg, path, fmt, &fig, err, sizeof err);
     free(F);
     if (rc != 0) goto fail;
     if (!nsd_outdir_finish(od, 1, 1, NULL, 0)) return NSD_EXIT_OUTPUT;

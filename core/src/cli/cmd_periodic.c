@@ -143,16 +143,12 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
                        0,
                        NULL,
                        NULL,
-                       5,
-                       NULL,
-                       NULL,
-                       0,
-                       0};
-    nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0};
+                       5, NULL, NULL, 0, 0, NULL};
+    nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/multipliers.%s", dir, nsd_plot_format_ext(fmt));
-    return nsd_plot_write(path, fmt, &fig, err, len);
+    return nsd_figure_write(cfg, path, fmt, &fig, err, len);
 }
 
 /* The orbit simulated once more at the config's output settings: its
@@ -527,10 +523,10 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
     }
     char title[600], path[PATH_MAX + 64];
     snprintf(title, sizeof title, "%s: periodic orbits of %zu variants", cfg->title, nv);
-    nsd_figure fig = {title, panels, np, np > 2 ? 2 : 1, 1600, np > 2 ? 1200 : 600, 0, 0};
+    nsd_figure fig = {title, panels, np, np > 2 ? 2 : 1, 1600, np > 2 ? 1200 : 600, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     snprintf(path, sizeof path, "%s/periodic_summary.%s", dir, nsd_plot_format_ext(fmt));
-    rc = nsd_plot_write(path, fmt, &fig, err, len);
+    rc = nsd_figure_write(cfg, path, fmt, &fig, err, len);
 out:
     for (size_t i = 0; i < SUM_MAX_VARIANTS; ++i)
         for (size_t j = 0; j < SUM_REPORTS; ++j) free(rep[i][j]);

@@ -207,8 +207,8 @@ static int apply_set(nsd_config *cfg, const char *set, nsd_diag *diag) {
 }
 
 /* text NULL: read the file at path; else parse text, named path. */
-static int config_read(nsd_config *cfg, const char *path, const char *text,
-                       const char *const *sets, size_t n_sets, nsd_diag *diag) {
+static int config_read(nsd_config *cfg, const char *path, const char *text, const char *const *sets,
+                       size_t n_sets, nsd_diag *diag) {
     memset(cfg, 0, sizeof *cfg);
     char err[1024];
     cfg->doc = text ? nsd_toml_parse_string(text, path, err, sizeof err)
@@ -628,7 +628,8 @@ static size_t resolve_plot(nsd_config *cfg, nsd_diag *diag) {
     size_t errors = 0;
     const nsd_toml_node *root = &cfg->root;
     const nsd_toml_node *plot = nsd_toml_get(root, "plot");
-    static const char *const plot_skip[] = {"series", "phase", "highlight", "limits", NULL};
+    static const char *const plot_skip[] = {"series", "phase",  "highlight",
+                                            "limits", "figure", NULL};
     if (plot && plot->type != NSD_TOML_TABLE) {
         nsd_diag_at(diag, plot, "'plot' must be a table, found %s", nsd_toml_type_name(plot->type));
         errors++;
@@ -653,6 +654,8 @@ static size_t resolve_plot(nsd_config *cfg, nsd_diag *diag) {
         errors += string_list(plot, "highlight", &cfg->highlight, &cfg->n_highlight,
                               &cfg->have_highlight, diag);
         errors += plot_limits(cfg, nsd_toml_get(plot, "limits"), diag);
+        errors += nsd_plot_figures_parse(plot, cfg->derived || nsd_toml_get(root, "sweep"),
+                                         &cfg->figures, &cfg->n_figures, diag);
         for (size_t i = 0; i < cfg->n_phase; ++i)
             if (!strchr(cfg->phase[i], ':')) {
                 nsd_diag_at(diag, nsd_toml_get(plot, "phase"),
@@ -718,6 +721,7 @@ void nsd_config_free(nsd_config *cfg) {
     for (size_t i = 0; i < cfg->n_limits; ++i) free(cfg->limit_names[i]);
     free(cfg->limit_names);
     free(cfg->limits);
+    nsd_plot_figures_free(cfg->figures, cfg->n_figures);
     free(cfg->series);
     free(cfg->phase);
     free(cfg->highlight);

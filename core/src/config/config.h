@@ -9,6 +9,7 @@
 #include "overrides.h"
 #include "params.h"
 #include "plot.h"
+#include "plot_figures.h"
 #include "registry.h"
 
 typedef struct nsd_section {
@@ -86,6 +87,10 @@ typedef struct nsd_config {
     char **limit_names;
     double (*limits)[2];
     size_t n_limits;
+    /* [plot.figure.NAME] / [plot.figure."NAME.K"]: overrides of one figure or of its K-th
+       panel (plot_figures.c; applied by output/figure_keys.c) */
+    struct nsd_plot_figure *figures;
+    size_t n_figures;
 } nsd_config;
 
 /* Step 1: parse `path` and apply `--set section.key=value` overrides. */

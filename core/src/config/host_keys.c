@@ -106,13 +106,17 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
-static const char *const formats[] = {"png", "svg", "pdf", NULL};
+/* in the order of nsd_plot_format (plot.h) */
+static const char *const formats[] = {"png", "svg", "pdf", "svg-text", NULL};
 static const char *const legend_choices[] = {"best", "outside", "none", NULL};
 static const char *const animate_choices[] = {"none", "mp4", "gif", NULL};
+static const char *const size_choices[] = {"auto", "column", "double-column", NULL};
 const nsdyn_param_decl nsd_plot_decls[] = {
     {"enabled", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0, "write graphs", NULL, NULL, 0},
-    {"format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0, "graph file format", formats,
-     NULL, 0},
+    {"format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "graph file format; \"svg-text\": svg with editable <text> (PLplot's svg driver; "
+     "\"svg\" has glyph outlines)",
+     formats, NULL, 0},
     {"snapshots", NSDYN_PARAM_INT, "1", 12, 0, 200, 0,
      "number of pictures of the system in the strobe graph (0 = none)", NULL, NULL, 0},
     {"snapshot_window", NSDYN_PARAM_REAL_ARRAY, "s", 0, -HUGE_VAL, HUGE_VAL, 0,
@@ -133,6 +137,16 @@ const nsdyn_param_decl nsd_plot_decls[] = {
      "where legends go: \"best\" (an inside corner that covers no data, else outside), "
      "\"outside\" (right of the plot), \"none\"",
      legend_choices, NULL, 0},
+    /* Journal size presets (docs/figures.md): every figure this width, its height in
+       proportion, the text in points. */
+    {"size", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "a journal width for every figure: \"column\" (88 mm), \"double-column\" (180 mm) or "
+     "\"auto\" (width, height); the height in proportion",
+     size_choices, NULL, 0},
+    {"dpi", NSDYN_PARAM_INT, "1/in", 300, 72, 1200, 0,
+     "png pixels per inch with a size preset (svg and pdf are in points)", NULL, NULL, 0},
+    {"font_pt", NSDYN_PARAM_REAL, "pt", 8.0, 4.0, 24.0, 0,
+     "text size in points with a size preset (times font_scale)", NULL, NULL, 0},
     /* The run's animation (animate.h, nsdyn animate). */
     {"animate", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
      "a video of the mechanism moving beside the graphs: \"mp4\", \"gif\" or \"none\" "
@@ -146,3 +160,26 @@ const nsdyn_param_decl nsd_plot_decls[] = {
      "earlier frames drawn fainter behind the current one", NULL, NULL, 0},
 };
 const size_t nsd_n_plot_decls = NSDYN_COUNT(nsd_plot_decls);
+
+/* [plot.figure.NAME] and [plot.figure."NAME.K"]: one figure's (or its K-th panel's)
+ * overrides (plot_figures.c, output/figure_keys.c). Strings set to "" keep the figure's own. */
+const nsdyn_param_decl nsd_plot_figure_decls[] = {
+    {"title", NSDYN_PARAM_STRING, "1", 0, 0, 0, 0,
+     "the figure's title (NAME.K: panel K's title; a figure of one panel without an overall "
+     "title: its panel's)",
+     NULL, NULL, 0},
+    {"xlabel", NSDYN_PARAM_STRING, "1", 0, 0, 0, 0,
+     "x axis label of every panel (NAME.K: of panel K), with its unit", NULL, NULL, 0},
+    {"ylabel", NSDYN_PARAM_STRING, "1", 0, 0, 0, 0,
+     "y axis label of every panel (NAME.K: of panel K), with its unit", NULL, NULL, 0},
+    {"xlim", NSDYN_PARAM_REAL_ARRAY, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "[lo, hi]: the x range, in the axis' unit", NULL, NULL, 0},
+    {"ylim", NSDYN_PARAM_REAL_ARRAY, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+     "[lo, hi]: the y range, in the axis' unit", NULL, NULL, 0},
+    {"width", NSDYN_PARAM_INT, "1", 0, 0, 10000, 0,
+     "the figure's width (px for png, pt for svg and pdf; 0 = as [plot]); not per panel", NULL,
+     NULL, 0},
+    {"height", NSDYN_PARAM_INT, "1", 0, 0, 10000, 0,
+     "the figure's height in the unit of width (0 = in proportion); not per panel", NULL, NULL, 0},
+};
+const size_t nsd_n_plot_figure_decls = NSDYN_COUNT(nsd_plot_figure_decls);

@@ -37,5 +37,8 @@ extern const nsdyn_param_decl nsd_run_decls[];
 extern const size_t nsd_n_run_decls;
 extern const nsdyn_param_decl nsd_plot_decls[];
 extern const size_t nsd_n_plot_decls;
+/* The keys of [plot.figure.NAME] tables (one figure's overrides, docs/figures.md). */
+extern const nsdyn_param_decl nsd_plot_figure_decls[];
+extern const size_t nsd_n_plot_figure_decls;
 
 #endif

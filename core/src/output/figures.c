@@ -92,7 +92,7 @@ void nsd_figures_axis_label(const nsd_channel *c, char *buf, size_t len) {
 
 void nsd_figures_style(const nsd_config *cfg, nsd_figure *fig) {
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
-    int vector = fmt == NSD_PLOT_SVG || fmt == NSD_PLOT_PDF;
+    int vector = fmt != NSD_PLOT_PNG;
     size_t cols = fig->columns ? fig->columns : 1;
     if (cols > fig->n_panels) cols = fig->n_panels ? fig->n_panels : 1;
     size_t rows = fig->n_panels ? (fig->n_panels + cols - 1) / cols : 1;
@@ -272,7 +272,7 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
     if (np) {
         nsd_figure fig = {.title = fig_title, .panels = panels, .n_panels = np, .columns = 1};
         nsd_figures_style(cfg, &fig);
-        rc = nsd_plot_write(path, fmt, &fig, err, err_len);
+        rc = nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
     }
     for (size_t i = 0; i < ncol; ++i) free(cols[i]);
     free(event_lines);
@@ -401,7 +401,7 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
         nsd_figure fig = {
             .title = title, .panels = panels, .n_panels = np, .columns = np > 1 ? 2 : 1};
         nsd_figures_style(cfg, &fig);
-        rc = nsd_plot_write(path, fmt, &fig, err, err_len);
+        rc = nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
     }
     for (size_t i = 0; i < B.ncol; ++i) free(B.cols[i]);
     free(B.cols);
@@ -460,7 +460,7 @@ static int event_chart(const char *path, nsd_plot_format fmt, const nsd_config *
                       .width_px = 1400,
                       .height_px = 260 + 50 * (int)(m->nc < 30 ? m->nc : 30)};
     nsd_figures_style(cfg, &fig);
-    int rc = nsd_plot_write(path, fmt, &fig, err, err_len);
+    int rc = nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
     free(xs);
     free(ys);
     free(lanes);
@@ -510,7 +510,7 @@ static int snapshots(const char *path, nsd_plot_format fmt, const nsd_config *cf
                       .width_px = 1600,
                       .height_px = 600};
     nsd_figures_style(cfg, &fig);
-    return nsd_plot_write(path, fmt, &fig, err, err_len);
+    return nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
 }
 
 int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,

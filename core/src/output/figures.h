@@ -4,6 +4,7 @@
 #define NSD_FIGURES_H
 
 #include "config.h"
+#include "figure_keys.h"
 #include "model.h"
 #include "plot.h"
 #include "run.h"

@@ -157,16 +157,19 @@ int nsd_write_event_log(const char *path, const nsd_model *m, const nsd_event_lo
         nsd_num_put(f, r->t);
         fprintf(f, ",%s,%s", m->layout.contacts[r->contact].name, nsd_event_kind_name(r->kind));
         int slip = r->kind == NSD_EVENT_SLIP;
-        const double num[11] = {r->u_before[0],      r->u_before[1],
-                                r->u_before[2],      r->u_after[0],
-                                r->u_after[1],       r->u_after[2],
-                                r->impulse[0] + 0.0, r->impulse[1] + 0.0, /* no "-0" */
-                                r->impulse[2] + 0.0, slip ? r->slip_dir[0] : 0.0,
+        const double num[11] = {r->u_before[0],
+                                r->u_before[1],
+                                r->u_before[2],
+                                r->u_after[0],
+                                r->u_after[1],
+                                r->u_after[2],
+                                r->impulse[0] + 0.0,
+                                r->impulse[1] + 0.0, /* no "-0" */
+                                r->impulse[2] + 0.0,
+                                slip ? r->slip_dir[0] : 0.0,
                                 slip ? r->slip_dir[1] : 0.0};
         for (int a = 0; a < 11; ++a) fputc(',', f), nsd_num_put(f, num[a]);
-        fprintf(f, ",%s,", r->limit_check < 0 ? ""
-                : r->limit_check   ? "yes"
-                                   : "no");
+        fprintf(f, ",%s,", r->limit_check < 0 ? "" : r->limit_check ? "yes" : "no");
         /* the impact law's phase log, quoted (it may hold commas); '"' doubled */
         if (r->kind == NSD_EVENT_IMPACT && r->law_log[0]) {
             fputc('"', f);
@@ -417,6 +420,18 @@ int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_mode
             fprintf(f, " = [%.17g, %.17g]", cfg->limits[i][0], cfg->limits[i][1]);
         }
         fprintf(f, " }\n");
+    }
+    for (size_t i = 0; i < cfg->n_figures; ++i) { /* [plot.figure.NAME]: after [plot]'s keys */
+        const nsd_plot_figure *o = &cfg->figures[i];
+        char key[300];
+        if (o->panel)
+            snprintf(key, sizeof key, "%s.%zu", o->name, o->panel);
+        else
+            snprintf(key, sizeof key, "%s", o->name);
+        fprintf(f, "\n[plot.figure.");
+        nsd_toml_write_string(f, key);
+        fprintf(f, "]\n");
+        write_params(f, &o->keys);
     }
     return nsd_commit_file(f, path, err, err_len);
 }

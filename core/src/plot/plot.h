@@ -55,11 +55,17 @@
 extern "C" {
 #endif
 
-typedef enum { NSD_PLOT_PNG, NSD_PLOT_SVG, NSD_PLOT_PDF } nsd_plot_format;
+/* NSD_PLOT_SVG draws through cairo (svgcairo): every glyph is an outline (<symbol>/<use>),
+ * exactly the PNG's and PDF's text, not editable: cairo's SVG surface has no text output.
+ * NSD_PLOT_SVG_TEXT (issue 26) draws through PLplot's own svg driver: text is <text>
+ * elements in the viewer's sans-serif, editable in Inkscape or Illustrator; that driver
+ * cannot measure text (no string lengths), so the layout uses estimated widths, and it
+ * writes font sizes in whole points. */
+typedef enum { NSD_PLOT_PNG, NSD_PLOT_SVG, NSD_PLOT_PDF, NSD_PLOT_SVG_TEXT } nsd_plot_format;
 
-/* "png" | "svg" | "pdf" (ASCII case-insensitive); 0 ok, -1 unknown or NULL. */
+/* "png" | "svg" | "pdf" | "svg-text" (ASCII case-insensitive); 0 ok, -1 unknown or NULL. */
 int nsd_plot_format_parse(const char *name, nsd_plot_format *out);
-/* "png", "svg", "pdf"; "" for a value outside the enum. */
+/* "png", "svg", "pdf" ("svg" for svg-text); "" for a value outside the enum. */
 const char *nsd_plot_format_ext(nsd_plot_format f);
 
 /* Number of colours in the curve palette (see above). */
@@ -85,6 +91,23 @@ typedef struct nsd_curve {
     int legend_patch; /* 1: the legend shows a filled patch in the curve's colour instead of
                          a line sample (shaded regions, highlighted stretches) */
 } nsd_curve;
+
+/* A scalar over the grid of two axes (issue 26), drawn under the curves of its panel as a
+ * continuous colour scale: plshades with 128 shades between the least and greatest value,
+ * interpolated linearly between the nodes (no bins, no staircase), in a perceptually uniform
+ * sequential colour map (viridis: monotone in lightness, readable in grey and with the common
+ * colour-vision deficiencies), and a colour bar (plcolorbar) with ticks and `label` right of
+ * the plot. A cell with a NaN corner is left blank (no value is made up there). The panel's
+ * automatic limits include the grid; a legend that would go right of the plot goes above
+ * it (the colour bar is there). Automatic limits are the grid's extent (the map fills the
+ * plot). Contour lines are curves of the panel. */
+typedef struct nsd_map {
+    const double *x, *y; /* node coordinates, strictly increasing, nx and ny of them (>= 2) */
+    size_t nx, ny;
+    const double *z;   /* z[j * nx + i]: the value at (x[i], y[j]); NaN: none */
+    const char *label; /* the colour bar's label, with its unit: "mean max(ψ) [rad]" */
+    double zmin, zmax; /* the colour scale's range; NaN = the values' least and greatest */
+} nsd_map;
 
 typedef struct nsd_panel {
     const char *title;           /* panel title, may be NULL */
@@ -124,6 +147,8 @@ typedef struct nsd_panel {
     /* Appended for issue 26: 1 = the x axis is shared with the panel below (a stack of
        panels over the same x range): no x tick labels, no x label, a narrow bottom margin. */
     int shared_x;
+    /* Appended for issue 26: a map of a scalar under the curves (NULL: none), see nsd_map. */
+    const nsd_map *map;
 } nsd_panel;
 
 typedef struct nsd_figure {
@@ -137,6 +162,10 @@ typedef struct nsd_figure {
                                         markers scale with the size of a panel row. */
     /* Appended for issue 13 (0 = 1): text size and line widths relative to the defaults. */
     double font_scale, line_scale;
+    /* Appended for issue 26: the text's size (its em) in pixels for PNG, points for SVG and
+       PDF (a journal's 8 pt at 300 dpi: 33.3 px); 0 = from the panel size. font_scale
+       multiplies it. */
+    double text_size;
 } nsd_figure;
 
 /* Write `fig` to `path` in `format`. Returns 0 on success; on failure returns -1 and writes

@@ -237,7 +237,10 @@ void log_ticks(axis_info *a, double len_mm, double ch, int vertical) {
     a->decimals = 0;
     double emax = fmax(fabs(floor(a->lo)), fabs(ceil(a->hi)));
     double digits = emax >= 100 ? 3 : (emax >= 10 ? 2 : 1);
-    a->label_w = 2 * DIGIT_W + 0.8 * (digits * DIGIT_W + MINUS_W);
+    /* the widest label: 10 with a superscript of `digits` digits and a minus, measured */
+    char widest[32];
+    snprintf(widest, sizeof widest, "10#u\xE2\x88\x92%.*s#d", (int)digits, "888");
+    a->label_w = text_width_ch(widest);
     double per = vertical ? 2.6 * ch : (a->label_w + 1.5) * ch;
     double first = ceil(a->lo - 1e-9), last = floor(a->hi + 1e-9);
     double fit = fmax(2.0, floor(len_mm / per));
@@ -272,8 +275,9 @@ int uses_pl_log(const axis_info *a) { return a->log && a->step == 1.0; }
 double factor_offset(const axis_info *ax) { return 0.5 * ax->label_w + 0.6; }
 
 double factor_width(int e) {
-    int digits = abs(e) >= 100 ? 3 : (abs(e) >= 10 ? 2 : 1);
-    return LETTER_W + 2 * DIGIT_W + 0.8 * (digits * DIGIT_W + (e < 0 ? MINUS_W : 0.0));
+    char buf[64];
+    format_factor(e, buf, sizeof buf);
+    return text_width_ch(buf);
 }
 
 /* "×10^e" for the common factor of an axis. */

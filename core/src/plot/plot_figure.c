@@ -2,7 +2,9 @@
  * row), the grid of panels with margins shared by a column or a row, the overall title,
  * and the colour map. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plot_internal.h"
 
@@ -34,7 +36,12 @@ static int figure_metrics(metrics *m, const nsd_figure *fig, int width_px, int h
     m->s = clampd(s, 0.55, 4.0);
     double fs = fig->font_scale > 0.0 && isfinite(fig->font_scale) ? fig->font_scale : 1.0;
     double ls = fig->line_scale > 0.0 && isfinite(fig->line_scale) ? fig->line_scale : 1.0;
-    m->ch = REF_CHAR_PX * m->s * m->mm_per_px * clampd(fs, 0.25, 4.0);
+    /* text_size: the em in page pixels. The cairo drivers ask Pango for chrht * 72 / 25.4
+       points (drivers/cairo.c, open_span_tag), which Pango renders at its default 96 dpi
+       on a surface of one pixel per point: an em of 4/3 of the character height */
+    double ch_px = fig->text_size > 0.0 && isfinite(fig->text_size) ? 0.75 * fig->text_size
+                                                                    : REF_CHAR_PX * m->s;
+    m->ch = ch_px * m->mm_per_px * clampd(fs, 0.25, 4.0);
     m->line_scale = clampd(ls, 0.1, 10.0);
     return 0;
 }
@@ -105,8 +112,8 @@ static void layout_panels(const nsd_figure *fig, panel_layout *pl, const metrics
             }
             /* a legend above the plot may run on over the free top margin of the panels to
                its right in the row, to the right edge of the page */
-            pl[i].above_w_mm = m->page_w_mm - (double)c * cell_w - 2 * pad -
-                               (pass > 0 ? g->colL[c] : 0.0);
+            pl[i].above_w_mm =
+                m->page_w_mm - (double)c * cell_w - 2 * pad - (pass > 0 ? g->colL[c] : 0.0);
             panel_axes(&fig->panels[i], &pl[i], m, fmax(vw, 1.0), fmax(vh, 1.0));
         }
         grid_margins(g, pl, n);
@@ -135,23 +142,69 @@ static void place_panel(const grid *g, const metrics *m, size_t i, panel_layout 
     pl->title_disp = fmax(1.0, (g->rowT[r] / m->ch - 1.25) / 1.1);
 }
 
-/* The overall title, bold, centred in its band at the top of the page; a title wider
- * than the page is set smaller until it fits. */
-static void draw_title(const nsd_figure *fig, const metrics *m, double title_h) {
-    char buf[1024];
-    nsd_plot_escape_text(fig->title, buf, sizeof buf);
+/* The overall title: one line, or two (split at the blank nearest the middle) when one does
+ * not fit the page's width at full size; bold at 1.3 of the text size, smaller until the
+ * longer line fits, down to 1.3 MIN_FIT_SCALE (below, it is clipped: the layout test says
+ * so). Measured in the bold font it is drawn in. */
+typedef struct title_layout {
+    char line[2][1024]; /* escaped */
+    int n;
+    double scale;
+} title_layout;
+
+#define TITLE_LINE 1.45 /* line spacing of a two-line title [its character heights] */
+
+static double bold_width_mm(const char *escaped, const metrics *m, double scale) {
+    plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_BOLD);
+    plschr(m->ch, scale);
+    double w = text_width_ch(escaped) * m->ch * scale;
+    plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_MEDIUM);
+    plschr(m->ch, 1.0);
+    return w;
+}
+
+static void title_layout_of(const char *title, const metrics *m, title_layout *t) {
+    double avail = 0.96 * m->page_w_mm;
+    t->n = 1;
+    nsd_plot_escape_text(title, t->line[0], sizeof t->line[0]);
+    double w = bold_width_mm(t->line[0], m, 1.3);
+    size_t n = strlen(title), split = 0;
+    for (size_t i = 1; w > avail && i + 1 < n; ++i)
+        if (title[i] == ' ' && (split == 0 || fabs((double)i - 0.5 * (double)n) <
+                                                  fabs((double)split - 0.5 * (double)n)))
+            split = i;
+    if (split) {
+        char first[1024];
+        snprintf(first, sizeof first, "%.*s", (int)split, title);
+        nsd_plot_escape_text(first, t->line[0], sizeof t->line[0]);
+        nsd_plot_escape_text(title + split + 1, t->line[1], sizeof t->line[1]);
+        t->n = 2;
+        w = fmax(bold_width_mm(t->line[0], m, 1.3), bold_width_mm(t->line[1], m, 1.3));
+    }
+    t->scale = 1.3 * (w > avail ? fmax(MIN_FIT_SCALE, avail / w) : 1.0);
+}
+
+/* The height of the title's band [mm]. */
+static double title_band(const title_layout *t, const metrics *m) {
+    return (2.6 * 1.3 + (t->n - 1) * TITLE_LINE * t->scale) * m->ch;
+}
+
+/* The overall title, centred in its band at the top of the page. */
+static void draw_title(const title_layout *t, const metrics *m, double title_h, const char *title) {
     plvpor(0.0, 1.0, 0.0, 1.0);
     plwind(0.0, 1.0, 0.0, 1.0);
-    /* bold text runs about 8% wider than the metrics of plot_text.c */
-    double w = 1.08 * text_width_ch(buf) * m->ch * 1.3, avail = 0.96 * m->page_w_mm;
-    double scale = 1.3 * (w > avail ? avail / w : 1.0);
-    plschr(m->ch, scale);
-    plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_BOLD);
-    plcol0(COL_FG);
-    double yc = m->page_h_mm - 0.5 * title_h, hw = 0.5 * 1.08 * text_width_ch(buf) * m->ch * scale;
-    report_box(m, "text", -1, 0.5 * m->page_w_mm - hw, yc - 0.5 * m->ch * scale,
-               0.5 * m->page_w_mm + hw, yc + 0.5 * m->ch * scale, -1, fig->title);
-    plptex(0.5, 1.0 - 0.5 * title_h / m->page_h_mm, 1.0, 0.0, 0.5, buf);
+    for (int k = 0; k < t->n; ++k) {
+        /* measured again at the size it is drawn at: hinted glyph advances do not scale
+           linearly with the size */
+        double hw = 0.5 * bold_width_mm(t->line[k], m, t->scale), ch = m->ch * t->scale;
+        double yc = m->page_h_mm - 0.5 * title_h + (0.5 * (t->n - 1) - k) * TITLE_LINE * ch;
+        plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_BOLD);
+        plschr(m->ch, t->scale);
+        plcol0(COL_FG);
+        report_box(m, "text", -1, 0.5 * m->page_w_mm - hw, yc - 0.5 * ch, 0.5 * m->page_w_mm + hw,
+                   yc + 0.5 * ch, -1, t->n == 1 ? title : t->line[k]);
+        plptex(0.5, yc / m->page_h_mm, 1.0, 0.0, 0.5, t->line[k]);
+    }
     plsfont(PL_FCI_SANS, PL_FCI_UPRIGHT, PL_FCI_MEDIUM);
     plschr(m->ch, 1.0);
 }
@@ -162,6 +215,9 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     if (figure_metrics(&m, fig, width_px, height_px, rows) != 0) return -1;
     m.report = report;
     report_begin(&m, path);
+    /* a viewport and the text size, so the driver can measure text for the layout */
+    plvpor(0.0, 1.0, 0.0, 1.0);
+    plschr(m.ch, 1.0);
 
     size_t n = fig->n_panels;
     grid g = {cols, rows, 0.0, 0.0, 0.0, 0.0, NULL, NULL, NULL, NULL};
@@ -176,7 +232,9 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
         return -1;
     }
 
-    g.title_h = (fig->title && fig->title[0]) ? 2.6 * m.ch * 1.3 : 0.6 * m.ch;
+    title_layout tl = {.n = 0};
+    if (fig->title && fig->title[0]) title_layout_of(fig->title, &m, &tl);
+    g.title_h = tl.n ? title_band(&tl, &m) : 0.6 * m.ch;
     g.cell_w = m.page_w_mm / (double)cols;
     g.cell_h = (m.page_h_mm - g.title_h) / (double)rows;
     g.pad = 0.5 * m.ch;
@@ -187,17 +245,22 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     }
     layout_panels(fig, pl, &m, &g);
 
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; ++i) {
+    double ylabel_scale = 1.0; /* every y label at the size the tightest one fits at */
+    for (size_t i = 0; i < n; ++i) {
         place_panel(&g, &m, i, &pl[i]);
         pl[i].above_w_mm = m.page_w_mm - pl[i].vx0 * m.page_w_mm - g.pad;
         /* final axes for the final viewport (equal aspect) */
         panel_axes(&fig->panels[i], &pl[i], &m, (pl[i].vx1 - pl[i].vx0) * m.page_w_mm,
                    (pl[i].vy1 - pl[i].vy0) * m.page_h_mm);
+        ylabel_scale = fmin(ylabel_scale, ylabel_fit(&fig->panels[i], &pl[i], &m));
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; ++i) {
+        pl[i].ylabel_scale = fmax(MIN_FIT_SCALE, ylabel_scale);
         rc = draw_panel(&fig->panels[i], &pl[i], &m);
     }
 
-    if (rc == 0 && fig->title && fig->title[0]) draw_title(fig, &m, g.title_h);
+    if (rc == 0 && tl.n) draw_title(&tl, &m, g.title_h, fig->title);
     report_end(&m);
 
     free(pl);

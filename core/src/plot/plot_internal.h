@@ -9,6 +9,7 @@
  *                  bounding-box canvas that measures such a picture
  *   plot_curves.c  curves: palette colours, line styles, markers
  *   plot_legend.c  legends: their width for the layout, and drawing them
+ *   plot_map.c     maps: a scalar over a grid as a continuous colour scale, the colour bar
  *   plot_panel.c   one panel: data extents, axes and margins, drawing it
  *   plot_figure.c  the figure: scale, grid of panels, overall title, colour map
  *   plot_write.c   nsd_plot_write: checks of the figure, the PLplot stream and its error
@@ -61,6 +62,11 @@
 #define MINUS_W 1.12
 #define DOT_W 0.42
 #define LETTER_W 0.78
+
+/* The smallest scale a title or label is set at to fit its side (of its own size): smaller
+ * text is unreadable in print; a text that does not fit even so is clipped, and the layout
+ * test reports it (tests/check_figures.py). */
+#define MIN_FIT_SCALE 0.6
 
 /* Reference text height: 13 px of PLplot character height for a
  * 1200 x 400 px panel row; scaled with the figure (see figure_metrics). */
@@ -258,6 +264,8 @@ typedef struct panel_layout {
     size_t ylabel_split; /* the y label goes on two lines at this byte (0: one line) */
     double title_disp;   /* panel title line: the same for a whole row */
     long index;          /* the panel's index in the figure */
+    axis_info az;        /* a map's colour scale (nsd_panel.map): range, ticks, labels */
+    double ylabel_scale; /* y labels at this text scale at most (0: each its own fit) */
 } panel_layout;
 
 int curve_in_legend(const nsd_curve *c);
@@ -276,8 +284,26 @@ void draw_legend(panel_ctx *pc, const panel_layout *pl, const int *colors);
 void panel_extents(const nsd_panel *p, panel_layout *pl);
 /* Axes, ticks and margins of a panel for a given viewport size [mm]. */
 void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double vw_mm, double vh_mm);
+/* The scale at which p's y label fits its side (placed: viewport and split known). */
+double ylabel_fit(const nsd_panel *p, const panel_layout *pl, const metrics *m);
 /* Draw panel p in the viewport pl->vx0..vy1. 0, or -1 if memory ran out. */
 int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m);
+
+/* ---- plot_map.c: maps (nsd_map) ---------------------------------------------------- */
+
+/* 0, or -1 with err set: the grid's sizes and order. */
+int map_validate(const nsd_map *mp, size_t panel, char *err, size_t err_len);
+/* Unite the map's grid (transformed) into (dx, dy). */
+void map_extents(const nsd_panel *p, range *dx, range *dy);
+/* Automatic limits of a panel with a map: the grid's extent exactly. */
+void map_window(const nsd_panel *p, axis_info *ax, axis_info *ay);
+/* The colour scale's range and ticks into pl->az for a plot vh_mm high; the width the
+ * colour bar takes right of the plot [mm] (0 without a map). */
+double map_axis(const nsd_panel *p, panel_layout *pl, double ch, double vh_mm);
+/* Draw the map (under the curves). 0, or -1 if memory ran out. */
+int draw_map(panel_ctx *pc, const panel_layout *pl);
+/* Draw the colour bar and its label right of the plot (after the frame). */
+void draw_colorbar(panel_ctx *pc, const panel_layout *pl);
 
 /* ---- plot_figure.c: the figure ------------------------------------------------ */
 

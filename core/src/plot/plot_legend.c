@@ -81,12 +81,18 @@ static int best_position(const nsd_panel *p, const panel_layout *pl, double w, d
 static void decide_position(const nsd_panel *p, panel_layout *pl, double ch, double vw_mm,
                             double vh_mm) {
     pl->legend_pos = p->legend_position;
+    /* a map: the colour bar is right of the plot, and a legend inside would hide the map */
+    if (p->map != NULL && (p->legend_position == 4 || p->legend_position == 5)) {
+        pl->legend_pos = 7;
+        return;
+    }
     if (pl->n_legend && p->legend_position == 5) {
         pl->legend_pos = best_position(p, pl, pl->legend_w_mm / vw_mm, pl->legend_h_mm / vh_mm,
                                        0.8 * ch / vw_mm, 0.8 * ch / vh_mm);
-        /* outside right only while it leaves the plot most of the width; else above */
-        if (pl->legend_pos == 4 && pl->legend_w_mm > 0.4 * vw_mm) pl->legend_pos = 7;
     }
+    /* outside right only while it leaves the plot most of the width (a narrow figure:
+       a column-wide one); else above, outside the plot too */
+    if (pl->n_legend && pl->legend_pos == 4 && pl->legend_w_mm > 0.4 * vw_mm) pl->legend_pos = 7;
 }
 
 /* Width of an entry of a legend above the plot [mm]: sample, gap, text at 0.85, space. */
@@ -112,8 +118,9 @@ void legend_measure(const nsd_panel *p, panel_layout *pl, double ch, double vw_m
     /* An upper bound of the box pllegend draws (it sizes part of it in character heights
        of the subpage's y, so its width in x varies with the page's aspect): measured on
        boxes of 4 to 47 character widths of text, from 10.8 to 41.2 ch wide, all below
-       1.1 (9.5 + 0.85 * 0.8 * text); rows of 2 ch. */
-    pl->legend_w_mm = pl->n_legend ? 1.1 * (9.5 + 0.85 * 0.8 * maxw) * ch : 0.0;
+       1.1 (9.5 + 0.85 * 0.8 * text) with the text's estimated width; the measured
+       width (plot_text.c) replaces 0.8 * estimate; rows of 2 ch. */
+    pl->legend_w_mm = pl->n_legend ? 1.1 * (9.5 + 0.85 * maxw) * ch : 0.0;
     pl->legend_h_mm = pl->n_legend ? (2.0 * (double)pl->n_legend + 0.5) * ch : 0.0;
     /* "best" is decided once, at the first layout pass, whose viewport is the smallest
        (the legend covers the most): the margins are sized for that decision */
@@ -273,6 +280,9 @@ static void draw_legend_above(panel_ctx *pc, const panel_layout *pl, const int *
     plwind(0.0, 1.0, 0.0, 1.0);
     for (size_t i = 0; i < e->n; ++i) {
         double w = above_entry_w(e->texts[i], ch);
+        /* an entry wider than the row: its text smaller, down to MIN_FIT_SCALE */
+        double tw = 0.85 * text_width_ch(e->texts[i]) * ch, room = x1 - x0 - (3.2 + 0.4) * ch;
+        double ts = 0.85 * (tw > room && tw > 0.0 ? fmax(MIN_FIT_SCALE, room / tw) : 1.0);
         if (x > x0 && x + w > x1) {
             x = x0;
             y -= row_h;
@@ -281,12 +291,12 @@ static void draw_legend_above(panel_ctx *pc, const panel_layout *pl, const int *
         legend_sample(m, c < p->n_curves ? &p->curves[c] : NULL, c < p->n_curves ? colors[c] : 0,
                       x / W, (x + 2.6 * ch) / W, y / H);
         plcol0(COL_FG);
-        plschr(ch, 0.85);
+        plschr(ch, ts);
         plptex((x + 3.2 * ch) / W, y / H, 1.0, 0.0, 0.0, e->texts[i]);
-        plschr(ch, 1.0);
         report_box(m, "text", pl->index, x + 3.2 * ch, y - 0.425 * ch,
-                   x + (3.2 + 0.85 * text_width_ch(e->texts[i])) * ch, y + 0.425 * ch, -1,
+                   x + 3.2 * ch + ts * text_width_ch(e->texts[i]) * ch, y + 0.425 * ch, -1,
                    e->texts[i]);
+        plschr(ch, 1.0);
         x += w;
     }
     report_box(m, "legend", pl->index, x0, pl->vy1 * H, x1, top, 0, NULL);

@@ -28,6 +28,7 @@ void panel_extents(const nsd_panel *p, panel_layout *pl) {
     if (p->draw != NULL && panel_auto_limits(p)) {
         canvas_picture_extents(p, &pl->dx, &pl->dy);
     }
+    map_extents(p, &pl->dx, &pl->dy);
 }
 
 /* Where a y label longer than avail_mm at 0.8 of the text size splits (the byte index of
@@ -71,6 +72,7 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
     pl->ay.log = p->log_y != 0;
     resolve_axis(p->xmin, p->xmax, &pl->dx, pl->ax.log, &pl->ax.lo, &pl->ax.hi);
     resolve_axis(p->ymin, p->ymax, &pl->dy, pl->ay.log, &pl->ay.lo, &pl->ay.hi);
+    map_window(p, &pl->ax, &pl->ay); /* a map fills its plot: no margin around the grid */
     if (p->equal_aspect) apply_equal_aspect(&pl->ax, &pl->ay, vw_mm, vh_mm);
     if (pl->ax.log)
         log_ticks(&pl->ax, vw_mm, m->ch, 0);
@@ -102,6 +104,7 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
     if (!pl->ax.log && pl->ax.expo != 0)
         pl->R = fmax(pl->R, (factor_offset(&pl->ax) + factor_width(pl->ax.expo) + 0.4) * ch);
 
+    pl->R += map_axis(p, pl, ch, vh_mm); /* the colour bar */
     legend_measure(p, pl, ch, vw_mm, vh_mm);
     if (pl->n_legend > 0 && pl->legend_pos == 4) pl->R += pl->legend_w_mm;
     if (pl->n_legend > 0 && pl->legend_pos == 7) pl->T += pl->legend_h_mm;
@@ -199,7 +202,7 @@ static void draw_frame(panel_ctx *pc, const panel_layout *pl, const metrics *m) 
     plwidth(lw(m, 1.0));
     plslabelfunc(label_cb, pc);
     int lanes = pc->panel->n_y_categories > 0;
-    const char *xopt = pc->panel->shared_x ? (uses_pl_log(&pl->ax) ? "bcstlo" : "bcsto")
+    const char *xopt = pc->panel->shared_x    ? (uses_pl_log(&pl->ax) ? "bcstlo" : "bcsto")
                        : uses_pl_log(&pl->ax) ? "bcnstlo"
                                               : "bcnsto";
     plbox(xopt, pl->ax.step, pl->ax.nsub,
@@ -241,7 +244,7 @@ static double fit(const char *text, double ch, double scale, double avail_mm) {
     char buf[1024];
     nsd_plot_escape_text(text ? text : "", buf, sizeof buf);
     double w = text_width_ch(buf) * ch * scale;
-    return w > avail_mm && w > 0.0 ? scale * avail_mm / w : scale;
+    return w > avail_mm && w > 0.0 ? scale * fmax(MIN_FIT_SCALE, avail_mm / w) : scale;
 }
 
 /* One label: plmtex at a scale that fits avail_mm, in the report. The displacement is in
@@ -250,6 +253,7 @@ static void label(const metrics *m, const panel_layout *pl, const char *side, do
                   double scale, double avail_mm, const char *text) {
     if (!text || !text[0]) return;
     double sc = fit(text, m->ch, scale, avail_mm);
+    if (side[0] == 'l' && pl->ylabel_scale > 0.0) sc = fmin(sc, pl->ylabel_scale);
     plschr(m->ch, sc);
     mtex(side, disp * scale / sc, 0.5, 0.5, text);
     const double vp[4] = {pl->vx0, pl->vx1, pl->vy0, pl->vy1};
@@ -259,12 +263,23 @@ static void label(const metrics *m, const panel_layout *pl, const char *side, do
     plschr(m->ch, 1.0);
 }
 
-/* Axis labels and the panel title; a label longer than its side is set smaller. */
+/* The scale at which p's y label (both lines of a split one) fits the side of its plot. */
+double ylabel_fit(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
+    if (!p->ylabel || !p->ylabel[0]) return 1.0;
+    double avail = 0.92 * (pl->vy1 - pl->vy0) * m->page_h_mm;
+    if (!pl->ylabel_split) return fit(p->ylabel, m->ch, 1.0, avail);
+    char first[512];
+    snprintf(first, sizeof first, "%.*s", (int)pl->ylabel_split, p->ylabel);
+    return fmin(fit(first, m->ch, 1.0, avail),
+                fit(p->ylabel + pl->ylabel_split + 1, m->ch, 1.0, avail));
+}
+
+/* Axis labels and the panel title; a label longer than its side is set smaller (a y label
+ * at pl->ylabel_scale at most: the same size in every panel). */
 static void draw_labels(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
     double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm, vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
     if (!p->shared_x) label(m, pl, "b", 3.2, 1.0, vw_mm, p->xlabel);
-    /* the rendered text runs up to ~8% longer than its estimate: keep clear of the y
-       axis' x10^k factor above the plot */
+    /* clear of the tick labels (their measured width) */
     double ydisp = 0.5 + pl->ay.label_w + 1.2;
     if (pl->ylabel_split) { /* two lines: the first further out (rotated text reads upwards) */
         char first[512];
@@ -293,12 +308,14 @@ int draw_panel(const nsd_panel *p, panel_layout *pl, const metrics *m) {
         if (colors == NULL) return -1;
         for (size_t c = 0; c < p->n_curves; ++c) colors[c] = curve_color(p, c);
     }
-    if (draw_curves(&pc, pl, colors) != 0 || (p->draw != NULL && canvas_draw_picture(&pc) != 0)) {
+    if (draw_map(&pc, pl) != 0 || draw_curves(&pc, pl, colors) != 0 ||
+        (p->draw != NULL && canvas_draw_picture(&pc) != 0)) {
         free(colors);
         return -1;
     }
 
     draw_frame(&pc, pl, m);
+    draw_colorbar(&pc, pl);
     draw_labels(p, pl, m);
     draw_legend(&pc, pl, colors);
     free(colors);

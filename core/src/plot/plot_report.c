@@ -3,10 +3,11 @@
  * check the layout rules (text inside the page, legends over no data, nothing overlapping)
  * on every kind of figure instead of only "a file was written" (tests/check_figures.py).
  *
- * Text boxes are estimates from the same text metrics that size the margins
- * (plot_text.c): PLplot centres text vertically on its reference point, one character
- * height tall. */
+ * Text boxes have the width the driver measures for the text (plot_text.c, the same
+ * measure that sizes the margins) and one character height, centred vertically on the
+ * reference point as PLplot places text. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "plot_internal.h"
@@ -40,13 +41,11 @@ void report_box(const metrics *m, const char *kind, long panel, double x0, doubl
 }
 
 /* The text PLplot shows for `text` with escapes (tick labels: "10#u−3#d" is 10 with a
- * superscript −3), and its width [character heights]: superscripts at 0.7. */
-static double shown(const char *text, int escaped, char *out, size_t len) {
-    double w = 0.0, scale = 1.0;
+ * superscript −3, reported as "10^−3"). */
+static void shown(const char *text, int escaped, char *out, size_t len) {
     size_t k = 0;
     for (const char *p = text; *p && k + 4 < len;) {
         if (escaped && p[0] == '#' && (p[1] == 'u' || p[1] == 'd')) {
-            scale = p[1] == 'u' ? 0.7 : 1.0;
             if (p[1] == 'u') out[k++] = '^';
             p += 2;
             continue;
@@ -54,15 +53,11 @@ static double shown(const char *text, int escaped, char *out, size_t len) {
         if (escaped && p[0] == '#' && p[1] == '#') p++;
         size_t n = utf8_seq_len((const unsigned char *)p);
         if (n == 0) n = 1;
-        char one[8] = {0};
-        memcpy(one, p, n);
-        w += scale * text_width_ch(one);
         memcpy(out + k, p, n);
         k += n;
         p += n;
     }
     out[k] = '\0';
-    return w;
 }
 
 void report_mtex(const metrics *m, long panel, const double vp[4], const char *side, double disp,
@@ -70,8 +65,14 @@ void report_mtex(const metrics *m, long panel, const double vp[4], const char *s
     if (!m->report || !text || !text[0]) return;
     /* tick labels come escaped (label_cb); the others are literal (mtex escapes them) */
     int escaped = strstr(text, "#u") != NULL || strstr(text, "#d") != NULL;
-    char buf[1024];
-    double w = shown(text, escaped, buf, sizeof buf) * ch_mm, h = ch_mm;
+    char pl_text[1024], buf[1024];
+    if (escaped)
+        snprintf(pl_text, sizeof pl_text, "%s", text);
+    else
+        nsd_plot_escape_text(text, pl_text, sizeof pl_text);
+    /* the width the driver measures for the text as drawn (plot_text.c) */
+    double w = text_width_ch(pl_text) * ch_mm, h = ch_mm;
+    shown(text, escaped, buf, sizeof buf);
     text = buf;
     double X0 = vp[0] * m->page_w_mm, X1 = vp[1] * m->page_w_mm;
     double Y0 = vp[2] * m->page_h_mm, Y1 = vp[3] * m->page_h_mm;
@@ -98,8 +99,8 @@ void report_mtex(const metrics *m, long panel, const double vp[4], const char *s
         y1 = cy + 0.5 * h;
     }
     /* panel <= -2: an axis label of panel -2 - panel */
-    report_box(m, panel <= -2 ? "axis" : "text", panel <= -2 ? -2 - panel : panel, x0, y0, x1,
-               y1, -1, text);
+    report_box(m, panel <= -2 ? "axis" : "text", panel <= -2 ? -2 - panel : panel, x0, y0, x1, y1,
+               -1, text);
 }
 
 void report_begin(const metrics *m, const char *path) {

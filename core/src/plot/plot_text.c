@@ -1,11 +1,15 @@
 /* nsdyn plotting module: text. PLplot's escaping of literal text, the approximate width of
  * a label (to size margins before anything is drawn), and the output formats with their
  * PLplot devices. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "plot_internal.h"
+
+/* after plplot.h (plot_internal.h): the driver interface, for the driver's string lengths */
+#include <plstrm.h>
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -93,8 +97,9 @@ size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len) {
     return o;
 }
 
-/* Approximate width of a UTF-8 string in character heights. */
-double text_width_ch(const char *s) {
+/* The estimate of a text's width [character heights] where no driver can measure it (no
+ * viewport yet, a driver without string lengths): digits, narrow signs and letters. */
+static double text_width_est(const char *s) {
     double w = 0.0;
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
@@ -114,6 +119,40 @@ double text_width_ch(const char *s) {
     return w;
 }
 
+/* The length of PLplot text s [mm] at the current text size and font, measured by the
+ * driver: what PLplot's own plstrl does (src/plsym.c), which libplplot does not export. The
+ * driver is asked through the stream's driver interface (plstrm.h: has_string_length,
+ * get_string_length, string_length): plmtex then only lays the string out. The cairo
+ * drivers lay it out with Pango, the layout they draw (drivers/cairo.c, text_end_cairo:
+ * the Pango pixel extent, at 72 px per inch, in mm). -1 when the driver cannot measure or
+ * no viewport is set (plmtex needs one). */
+static double driver_string_mm(const char *s) {
+    PLStream *pls = NULL;
+    PLINT level = 0;
+    plglevel(&level);
+    plgpls(&pls);
+    if (pls == NULL || level < 2 || !pls->has_string_length) return -1.0;
+    PLINT buffered = pls->plbuf_write;
+    pls->plbuf_write = 0; /* not into the plot buffer: nothing is drawn */
+    pls->get_string_length = 1;
+    pls->string_length = -1.0;
+    plmtex("t", 0.0, 0.0, 0.0, s);
+    pls->get_string_length = 0;
+    pls->plbuf_write = buffered;
+    return pls->string_length;
+}
+
+/* Width of PLplot text (escapes included: "10#u−3#d" measures the superscript at its size)
+ * [character heights of the current text size]: measured by the driver, in the current font
+ * (bold titles included); the estimate where the driver cannot measure. */
+double text_width_ch(const char *s) {
+    if (s == NULL || s[0] == '\0') return 0.0;
+    PLFLT def = 0.0, ht = 0.0;
+    plgchr(&def, &ht);
+    double w = ht > 0.0 ? driver_string_mm(s) : -1.0;
+    return isfinite(w) && w >= 0.0 ? w / ht : text_width_est(s);
+}
+
 void mtex(const char *side, double disp, double pos, double just, const char *text) {
     char buf[1024];
     nsd_plot_escape_text(text, buf, sizeof buf);
@@ -131,6 +170,8 @@ int nsd_plot_format_parse(const char *name, nsd_plot_format *out) {
         f = NSD_PLOT_SVG;
     else if (ascii_ieq(name, "pdf"))
         f = NSD_PLOT_PDF;
+    else if (ascii_ieq(name, "svg-text"))
+        f = NSD_PLOT_SVG_TEXT;
     else
         return -1;
     if (out) *out = f;
@@ -142,6 +183,7 @@ const char *nsd_plot_format_ext(nsd_plot_format f) {
         case NSD_PLOT_PNG: return "png";
         case NSD_PLOT_SVG: return "svg";
         case NSD_PLOT_PDF: return "pdf";
+        case NSD_PLOT_SVG_TEXT: return "svg";
     }
     return "";
 }
@@ -151,6 +193,7 @@ const char *format_device(nsd_plot_format f) {
         case NSD_PLOT_PNG: return "pngcairo";
         case NSD_PLOT_SVG: return "svgcairo";
         case NSD_PLOT_PDF: return "pdfcairo";
+        case NSD_PLOT_SVG_TEXT: return "svg"; /* PLplot's own: text as <text> */
     }
     return NULL;
 }

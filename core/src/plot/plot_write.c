@@ -100,6 +100,7 @@ static int validate_panel(const nsd_panel *p, size_t i, char *err, size_t err_le
                 p->n_y_categories);
         return -1;
     }
+    if (map_validate(p->map, i, err, err_len) != 0) return -1;
     for (size_t c = 0; c < p->n_curves; ++c) {
         const nsd_curve *cv = &p->curves[c];
         if (cv->n > 0 && (cv->x == NULL || cv->y == NULL)) {
@@ -186,7 +187,8 @@ static int output_complete(const char *path, nsd_plot_format format) {
     const char *needle = NULL;
     switch (format) {
         case NSD_PLOT_PNG: return memcmp(tail + n - 8, png_end, 8) == 0;
-        case NSD_PLOT_SVG: needle = "</svg>"; break;
+        case NSD_PLOT_SVG:
+        case NSD_PLOT_SVG_TEXT: needle = "</svg>"; break;
         case NSD_PLOT_PDF: needle = "%%EOF"; break;
     }
     size_t k = strlen(needle);

@@ -364,7 +364,7 @@ static void summary_panel(summary_plot *P, size_t k, const char *xlabel) {
     int corner = k == 0 ? 5 : 6;
     P->panels[k] = (nsd_panel){P->titles[k], xlabel,  P->ylabels[k], cv,        nc, NULL, 0,
                                P->xmin,      P->xmax, ylo - pad,     yhi + pad, 0,  0,    P->log_x,
-                               NULL,         NULL,    corner, NULL, NULL, 0, 0};
+                               NULL,         NULL,    corner, NULL, NULL, 0, 0, NULL};
 }
 
 /* summary.<fmt>: one panel per summary channel. */
@@ -385,7 +385,7 @@ static int write_summary_figure(const char *dir, const nsd_config *cfg, summary_
     nsd_figures_style(cfg, &fig);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/summary.%s", dir, nsd_plot_format_ext(fmt));
-    if (nsd_plot_write(path, fmt, &fig, err, err_len) != 0) return -1;
+    if (nsd_figure_write(cfg, path, fmt, &fig, err, err_len) != 0) return -1;
     return nsd_paths_push(written, n_written, path, err, err_len);
 }
 

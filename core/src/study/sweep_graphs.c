@@ -346,7 +346,7 @@ static int draw_graph(const nsd_sweep_def *def, const nsd_scenario *base, const 
                        .legend_position = 4};
     nsd_figure fig = {.panels = &panel, .n_panels = 1, .width_px = 1200, .height_px = 700};
     snprintf(path, sizeof path, "%s/%s.%s", dir, g->name, nsd_plot_format_ext(fmt));
-    int rc = c->n ? nsd_plot_write(path, fmt, &fig, err, sizeof err) : 0;
+    int rc = c->n ? nsd_figure_write(&base->app.cfg, path, fmt, &fig, err, sizeof err) : 0;
     if (rc != 0) fprintf(stderr, "error: %s: %s\n", path, err);
     if (rc == 0 && !quiet && c->n) fprintf(stderr, "wrote %s\n", path);
     if (!c->n) fprintf(stderr, "warning: graph %s: no finished run has a value\n", g->name);

@@ -2,11 +2,12 @@
  *   a bifurcation diagram: every point of a maxima() summary (the local
  *     maxima of a channel after the transient) against an axis, one
  *     colour per group;
- *   a map over two axes: a heat map of a number summary (each cell of the
- *     grid of the two axes shaded by the mean of its runs, one hue, eight
- *     levels from light to dark between the least and greatest mean, with
- *     the threshold's contour line when `above` is set: marching squares
- *     over the same cell means), and a marker per run whose summary is text
+ *   a map over two axes: a number summary as a continuous colour scale over
+ *     the grid of the two axes (the mean of a node's runs, interpolated
+ *     linearly between the nodes, with a colour bar: nsd_map in plot.h),
+ *     with the threshold's contour line when `above` is set (marching
+ *     squares over the same node means: the line lies where the shading
+ *     crosses the threshold), and a marker per run whose summary is text
  *     (a stop name: a basin of attraction) or missing (a failed run).
  * Each is written as <name>.csv (the plotted points) and <name>.png. */
 #define _GNU_SOURCE
@@ -19,6 +20,7 @@
 #include "sweep.h"
 #include "scenario.h"
 #include "numfmt.h"
+#include "figures.h"
 
 #define MAX_CATS 8 /* the palette; more categories draw as "other" */
 
@@ -89,7 +91,7 @@ static void map_category(const scatter *s, const nsd_sweep_row *row, char *buf, 
 }
 
 /* The runs of a map of a number: their rows of the CSV (the value itself);
- * they are drawn as heat-map cells (heat_cells). */
+ * they are drawn as the map (nsd_map). */
 static void write_numbers(scatter *s) {
     for (size_t i = 0; i < s->mn; ++i) {
         nsd_num_put(s->csv, s->mx[i]), fputc(',', s->csv), nsd_num_put(s->csv, s->my[i]);
@@ -160,6 +162,7 @@ static size_t index_of(const double *u, size_t m, double x) {
 typedef struct grid {
     double *xs, *ys, *f;
     size_t nx, ny;
+    double max_runs; /* the most runs a cell has ("mean" only when a cell reduces several) */
 } grid;
 
 static grid cell_means(const scatter *s) {
@@ -174,7 +177,11 @@ static grid cell_means(const scatter *s) {
         G.f[j * G.nx + i] += s->mv[k];
         cnt[j * G.nx + i] += 1;
     }
-    for (size_t c = 0; c < G.nx * G.ny; ++c) G.f[c] = cnt[c] > 0 ? G.f[c] / cnt[c] : NAN;
+    G.max_runs = 0;
+    for (size_t c = 0; c < G.nx * G.ny; ++c) {
+        G.f[c] = cnt[c] > 0 ? G.f[c] / cnt[c] : NAN;
+        G.max_runs = fmax(G.max_runs, cnt[c]);
+    }
     free(cnt);
     return G;
 }
@@ -217,61 +224,6 @@ static size_t contour(const grid *G, double level, double **cx, double **cy) {
     return n;
 }
 
-/* The edges of cell k of the values u[m]: halfway to its neighbours. */
-static void cell_edges(const double *u, size_t m, size_t k, double *lo, double *hi) {
-    double left = k > 0 ? u[k] - u[k - 1] : (m > 1 ? u[1] - u[0] : 1.0);
-    double right = k + 1 < m ? u[k + 1] - u[k] : (m > 1 ? u[m - 1] - u[m - 2] : 1.0);
-    *lo = u[k] - 0.5 * left;
-    *hi = u[k] + 0.5 * right;
-}
-
-enum { HEAT_LEVELS = 8 };
-
-/* The heat map: the grid's cells as filled rectangles (plot marker 3), one
- * curve per level of the cell mean, one hue from light (least) to dark
- * (greatest). Fills curves[0 .. HEAT_LEVELS) and their legends; points
- * into *buf (caller frees). Returns the number of curves. */
-static size_t heat_cells(const grid *G, const char *name, nsd_curve *curves, char (*legend)[80],
-                         double **bx, double **by) {
-    size_t nc = G->nx * G->ny;
-    double lo = HUGE_VAL, hi = -HUGE_VAL;
-    for (size_t c = 0; c < nc; ++c)
-        if (!isnan(G->f[c])) lo = fmin(lo, G->f[c]), hi = fmax(hi, G->f[c]);
-    *bx = malloc((6 * nc + 1) * sizeof **bx);
-    *by = malloc((6 * nc + 1) * sizeof **by);
-    if (!*bx || !*by) abort();
-    size_t n = 0, k = 0;
-    double w = hi > lo ? (hi - lo) / HEAT_LEVELS : 1.0;
-    for (int L = 0; L < HEAT_LEVELS && lo <= hi; ++L) {
-        size_t first = n;
-        for (size_t c = 0; c < nc; ++c) {
-            double v = G->f[c];
-            int lv = isnan(v) ? -1 : hi > lo ? (int)floor((v - lo) / w) : HEAT_LEVELS / 2;
-            if ((lv > HEAT_LEVELS - 1 ? HEAT_LEVELS - 1 : lv) != L) continue;
-            double x0, x1, y0, y1;
-            cell_edges(G->xs, G->nx, c % G->nx, &x0, &x1);
-            cell_edges(G->ys, G->ny, c / G->nx, &y0, &y1);
-            const double px[6] = {x0, x1, x1, x0, x0, NAN}, py[6] = {y0, y0, y1, y1, y0, NAN};
-            memcpy(*bx + n, px, sizeof px);
-            memcpy(*by + n, py, sizeof py);
-            n += 6;
-        }
-        if (n == first) continue;
-        snprintf(legend[k], 80, "mean %s in [%.4g, %.4g%s", name, lo + L * w, lo + (L + 1) * w,
-                 L == HEAT_LEVELS - 1 ? "]" : ")");
-        curves[k] = (nsd_curve){.x = *bx + first,
-                                .y = *by + first,
-                                .n = n - first,
-                                .legend = legend[k],
-                                .color = 0,
-                                .marker = 3,
-                                .opacity = 0.12 + 0.88 * (L + 1.0) / HEAT_LEVELS,
-                                .legend_patch = 1};
-        k++;
-    }
-    return k;
-}
-
 static void axis_label(const scatter *s, const nsd_sweep_axis *ax, char *buf, size_t len) {
     snprintf(buf, len, "%s [%s]", ax->name, nsd_sweep_axis_unit(s->base, ax));
 }
@@ -279,14 +231,35 @@ static void axis_label(const scatter *s, const nsd_sweep_axis *ax, char *buf, si
 static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quiet) {
     const nsd_sweep_def *def = s->def;
     const nsd_sweep_graph *g = s->g;
-    nsd_curve curves[HEAT_LEVELS + MAX_CATS + 1];
-    char heat_legend[HEAT_LEVELS][80], contour_label[120];
-    double *hx = NULL, *hy = NULL, *cx = NULL, *cy = NULL;
+    const nsd_sweep_summary *sum = &def->sums[g->summary];
+    nsd_curve curves[MAX_CATS + 2];
+    char contour_label[120], map_label[300];
+    double *cx = NULL, *cy = NULL;
     size_t n_curves = 0;
     grid G = {0};
-    if (g->y_axis >= 0 && s->mn) { /* a number: the heat map under the markers */
+    nsd_map map = {.zmin = NAN, .zmax = NAN};
+    int have_map = 0;
+    if (g->y_axis >= 0 && s->mn) { /* a number: the map under the markers */
         G = cell_means(s);
-        n_curves = heat_cells(&G, def->sums[g->summary].name, curves, heat_legend, &hx, &hy);
+        if (G.nx >= 2 && G.ny >= 2) {
+            snprintf(map_label, sizeof map_label, "%s%s [%s]", G.max_runs > 1 ? "mean " : "",
+                     sum->expr, nsd_sweep_summary_unit(s->base, sum));
+            map = (nsd_map){.x = G.xs,
+                            .y = G.ys,
+                            .nx = G.nx,
+                            .ny = G.ny,
+                            .z = G.f,
+                            .label = map_label,
+                            .zmin = NAN,
+                            .zmax = NAN};
+            have_map = 1;
+        } else /* one value on an axis: no area to colour; the runs as points */
+            curves[n_curves++] = (nsd_curve){.x = s->mx,
+                                             .y = s->my,
+                                             .n = s->mn,
+                                             .legend = "runs (one value on an axis: no map)",
+                                             .color = 0,
+                                             .marker = 1};
     }
     for (size_t c = 0; c < s->n_cats; ++c)
         curves[n_curves++] = (nsd_curve){.x = s->x[c],
@@ -295,16 +268,15 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
                                          .legend = s->cat[c][0] ? s->cat[c] : NULL,
                                          .color = (int)(c + 1) % MAX_CATS,
                                          .marker = 1};
-    if (g->y_axis >= 0 && !isnan(g->above) && s->mn) {
-        snprintf(contour_label, sizeof contour_label, "%s = %g (mean of a cell)",
-                 def->sums[g->summary].name, g->above);
+    if (have_map && !isnan(g->above)) {
+        snprintf(contour_label, sizeof contour_label, "%s%s = %g", G.max_runs > 1 ? "mean " : "",
+                 sum->name, g->above);
         size_t n = contour(&G, g->above, &cx, &cy);
         if (n)
             curves[n_curves++] = (nsd_curve){
                 .x = cx, .y = cy, .n = n, .legend = contour_label, .color = 6, .width = 2.5};
     }
     char title[300], xl[200], yl[200], path[PATH_MAX + 300], err[512];
-    const nsd_sweep_summary *sum = &def->sums[g->summary];
     axis_label(s, &def->axes[g->x_axis], xl, sizeof xl);
     const char *title_cfg = s->base->app.cfg.title ? s->base->app.cfg.title : "";
     if (g->y_axis >= 0) {
@@ -324,20 +296,19 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
                        .xmax = NAN,
                        .ymin = NAN,
                        .ymax = NAN,
-                       .legend_position = 4};
+                       .legend_position = 4,
+                       .map = have_map ? &map : NULL};
     nsd_figure fig = {.panels = &panel, .n_panels = 1, .width_px = 1200, .height_px = 800};
     snprintf(path, sizeof path, "%s/%s.%s", dir, g->name, nsd_plot_format_ext(fmt));
     int rc = 0;
     if (!s->total && !s->mn)
         fprintf(stderr, "warning: graph %s: nothing to draw\n", g->name);
-    else if ((rc = nsd_plot_write(path, fmt, &fig, err, sizeof err)) != 0)
+    else if ((rc = nsd_figure_write(&s->base->app.cfg, path, fmt, &fig, err, sizeof err)) != 0)
         fprintf(stderr, "error: %s: %s\n", path, err);
     else if (!quiet)
         fprintf(stderr, "wrote %s\n", path);
     free(cx);
     free(cy);
-    free(hx);
-    free(hy);
     grid_free(&G);
     return rc;
 }
