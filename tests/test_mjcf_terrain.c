@@ -171,7 +171,7 @@ START_TEST(terrain_rows_and_drift) {
     double **bufs = calloc(nc, sizeof *bufs);
     nsdyn_contact_eval ce[16], cp[16], cm[16], cp2[16], cm2[16];
     for (size_t c = 0; c < nc; ++c) bufs[c] = jac + 3 * nv * c;
-    nsdyn_contact_request req = {sizeof req, 1, bufs}, geo = {sizeof geo, 1, NULL};
+    nsdyn_contact_request req = {sizeof req, 1, bufs, NULL}, geo = {sizeof geo, 1, NULL, NULL};
     const nsdyn_system *S = R.model.sys;
     void *I = R.model.sys_inst;
     unsigned seed = 11;
