@@ -949,7 +949,9 @@ START_TEST(full_disk_keeps_the_earlier_result) {
     ck_assert(!exists(inc));
     ck_assert_uint_eq(hidden_entries(tmp_root, "fulldisk"), 0);
     /* The data fit, a graph does not: once a run.toml said "complete"
-     * beside missing graphs; now nothing is replaced. */
+     * beside missing graphs; then nothing was kept; now the data and the
+     * record go to DIR.INCOMPLETE, the record saying the graphs failed
+     * (issue 28), and DIR is untouched. */
     const char *args2[] = {"run",   NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml",
                            "-o",    out,
                            "--set", "run.t_end=0.5",
@@ -958,7 +960,12 @@ START_TEST(full_disk_keeps_the_earlier_result) {
     ck_assert_msg(status == 4, "exit status %d; stderr: %s", status, err_text);
     ck_assert_msg(strstr(err_text, "timeseries.png"), "%s", err_text);
     assert_untouched(out);
-    ck_assert(!exists(inc));
+    char kept[700], rec[1 << 14];
+    snprintf(kept, sizeof kept, "%s/timeseries.INCOMPLETE.csv", inc);
+    ck_assert_msg(exists(kept), "%s", err_text);
+    snprintf(kept, sizeof kept, "%s/run.toml", inc);
+    read_text(kept, rec, sizeof rec);
+    ck_assert_msg(strstr(rec, "the graphs could not be written"), "%s", rec);
     ck_assert_uint_eq(hidden_entries(tmp_root, "fulldisk"), 0);
 }
 END_TEST

@@ -159,10 +159,12 @@ static size_t try_variant(const nsd_scenario *base, const nsd_overrides *over, n
 
 /* The declaration of an axis's key when it is a number of [run] or of a
  * plugin's section (else NULL): every value is checked against it. */
-static const nsdyn_param_decl *axis_decl(const nsd_scenario *base, const nsd_sweep_axis *ax) {
+static const nsdyn_param_decl *axis_decl(const nsd_scenario *base, const nsd_sweep_axis *ax,
+                                         char *label, size_t len) {
     const nsd_config *cfg = &base->app.cfg;
     const nsdyn_param_decl *d = NULL;
     size_t n = 0;
+    snprintf(label, len, "[%s]", ax->section);
     if (!strcmp(ax->section, "run")) {
         d = nsd_run_decls;
         n = nsd_n_run_decls;
@@ -175,6 +177,7 @@ static const nsdyn_param_decl *axis_decl(const nsd_scenario *base, const nsd_swe
         if (!sec || !sec->plugin) return NULL;
         d = sec->plugin->info->params;
         n = sec->plugin->info->n_params;
+        snprintf(label, len, "[%s] (%s)", ax->section, sec->plugin->info->id);
     }
     int i = nsd_params_index(d, n, ax->param);
     if (i < 0 || (d[i].type != NSDYN_PARAM_REAL && d[i].type != NSDYN_PARAM_INT)) return NULL;
@@ -212,7 +215,8 @@ static size_t check_interrupted(const nsd_sweep_axis *ax, size_t k, size_t n, ns
 static size_t check_ranges(const nsd_sweep_def *def, const nsd_scenario *base, size_t a,
                            const pos *dims, nsd_diag *diag) {
     const nsd_sweep_axis *ax = &def->axes[a];
-    const nsdyn_param_decl *d = axis_decl(base, ax);
+    char label[200];
+    const nsdyn_param_decl *d = axis_decl(base, ax, label, sizeof label);
     if (!d || def->design != NSD_DESIGN_GRID) return 0;
     for (size_t k = 0; k < ax->n; ++k) {
         if ((k & 4095) == 0 && nsd_interrupt_signal()) return check_interrupted(ax, k, ax->n, diag);
@@ -221,11 +225,13 @@ static size_t check_ranges(const nsd_sweep_def *def, const nsd_scenario *base, s
         if (nsd_params_admits(d, x) && (d->type != NSDYN_PARAM_INT || x == floor(x))) continue;
         char range[120];
         nsd_params_range_text(d, range, sizeof range);
+        /* worded as the config's own check words it (params.c) */
+        int unit = *d->unit && strcmp(d->unit, "1") != 0;
         nsd_diag_at(diag, nsd_toml_get(ax->at, "key"),
-                    "[[sweep.axis]] '%s': value %.12g (number %zu of %zu) of %s.%s: expected "
-                    "%s%s %s",
-                    ax->name, x, k + 1, ax->n, ax->section, ax->param,
-                    d->type == NSDYN_PARAM_INT ? "an integer " : "", range, d->unit);
+                    "%s key '%s' = %.12g is out of range: expected %s%s%s%s (axis '%s', value "
+                    "%.12g)",
+                    label, ax->param, x, d->type == NSDYN_PARAM_INT ? "an integer in " : "", range,
+                    unit ? " " : "", unit ? d->unit : "", ax->name, x);
         return 1;
     }
     return 0;
