@@ -142,6 +142,64 @@ START_TEST(test_singular_refused) {
 }
 END_TEST
 
+/* nsn_least_norm and nsn_null_space on random matrices of rank r < n
+ * (A = U V^T, U, V n x r random): the minimum-norm solution of a
+ * consistent A x = b solves it and is orthogonal to the null space, whose
+ * basis (n - r vectors) is orthonormal with A Z = 0; the rank is
+ * reported; full-rank systems give the unique solution. */
+START_TEST(test_least_norm) {
+    enum { NMAX = 9 };
+    double work_ln[NMAX * NMAX + 1024], work_ns[3 * NMAX * NMAX + 2048];
+    int jpvt[NMAX];
+    for (int trial = 0; trial < 40; ++trial) {
+        size_t n = 2 + (size_t)(trial % 8), r = 1 + (size_t)trial % n; /* r = n: full rank */
+        ck_assert_uint_le(nsn_least_norm_work(n), sizeof work_ln / sizeof *work_ln);
+        ck_assert_uint_le(nsn_null_space_work(n), sizeof work_ns / sizeof *work_ns);
+        double U[NMAX * NMAX], V[NMAX * NMAX], A[NMAX * NMAX], B[NMAX * NMAX], x0[NMAX], b[NMAX],
+            x[NMAX], Z[NMAX * NMAX];
+        for (size_t i = 0; i < n * r; ++i) U[i] = urand() - 0.5, V[i] = urand() - 0.5;
+        for (size_t i = 0; i < n; ++i)
+            for (size_t j = 0; j < n; ++j) {
+                A[i * n + j] = 0.0;
+                for (size_t k = 0; k < r; ++k) A[i * n + j] += U[i * r + k] * V[j * r + k];
+            }
+        for (size_t i = 0; i < n; ++i) x0[i] = urand() - 0.5;
+        for (size_t i = 0; i < n; ++i) {
+            b[i] = 0.0;
+            for (size_t j = 0; j < n; ++j) b[i] += A[i * n + j] * x0[j];
+            x[i] = b[i];
+        }
+        int rank = nsn_least_norm(n, A, x, 1e-10, work_ln, sizeof work_ln / sizeof *work_ln, jpvt);
+        ck_assert_int_eq(rank, (int)r);
+        for (size_t i = 0; i < n; ++i) {
+            double s = -b[i];
+            for (size_t j = 0; j < n; ++j) s += A[i * n + j] * x[j];
+            ck_assert_msg(fabs(s) < 1e-12, "n %zu r %zu: residual %g", n, r, s);
+        }
+        memcpy(B, A, n * n * sizeof *A);
+        int d = nsn_null_space(n, B, 1e-10, Z, work_ns, sizeof work_ns / sizeof *work_ns);
+        ck_assert_int_eq(d, (int)(n - r));
+        for (int a = 0; a < d; ++a) {
+            double xz = 0.0;
+            for (size_t i = 0; i < n; ++i) xz += x[i] * Z[a * n + i];
+            ck_assert_msg(fabs(xz) < 1e-12, "x not orthogonal to null(A): %g", xz);
+            for (int c = 0; c < d; ++c) {
+                double zz = 0.0;
+                for (size_t i = 0; i < n; ++i) zz += Z[a * n + i] * Z[c * n + i];
+                ck_assert(fabs(zz - (a == c)) < 1e-12);
+            }
+            for (size_t i = 0; i < n; ++i) {
+                double s = 0.0;
+                for (size_t j = 0; j < n; ++j) s += A[i * n + j] * Z[a * n + j];
+                ck_assert(fabs(s) < 1e-12);
+            }
+        }
+        if (r == n)
+            for (size_t i = 0; i < n; ++i) ck_assert(fabs(x[i] - x0[i]) < 1e-8);
+    }
+}
+END_TEST
+
 /* Random symmetric positive definite 3x3 block: L L^T + 0.1 I. */
 static void random_spd(double A[9]) {
     double L[9] = {0};
@@ -307,8 +365,22 @@ START_TEST(test_eigenvalues) {
             u[i] = (double)(st >> 11) / 9007199254740992.0;
         }
         double r = 0.2 + u[0], phi = 0.1 + 2.5 * u[1], l1 = u[2] - 0.5, l2 = 2.0 * u[3] - 1.0;
-        double D[16] = {r * cos(phi), -r * sin(phi), 0, 0, r * sin(phi), r * cos(phi), 0, 0,
-                        0, 0, l1, 0, 0, 0, 0, l2};
+        double D[16] = {r * cos(phi),
+                        -r * sin(phi),
+                        0,
+                        0,
+                        r * sin(phi),
+                        r * cos(phi),
+                        0,
+                        0,
+                        0,
+                        0,
+                        l1,
+                        0,
+                        0,
+                        0,
+                        0,
+                        l2};
         double V[16], Vi[16], A[16], T[16];
         for (int i = 0; i < 16; ++i) { /* V = I + small random: well conditioned */
             st = st * 6364136223846793005ull + 1442695040888963407ull;
@@ -353,6 +425,7 @@ int main(void) {
     tcase_add_test(tc, test_closed_forms);
     tcase_add_test(tc, test_random_systems);
     tcase_add_test(tc, test_singular_refused);
+    tcase_add_test(tc, test_least_norm);
     tcase_add_test(tc, test_coulomb_local);
     tcase_add_test(tc, test_nsgs);
     tcase_add_test(tc, test_angle_roots);

@@ -4,7 +4,8 @@
  * "Redundant contacts").
  *
  * 1. The minimum-norm solution (nsn_least_norm: QR with column pivoting
- *    and a complete orthogonal decomposition, rank to NSD_FORCE_RANK_RTOL).
+ *    and a complete orthogonal decomposition, rank to NSD_FORCE_RANK_RTOL;
+ *    at full rank the same solution by the LU the host always used).
  *    A full-rank A has one solution; a redundant one (two corners of a
  *    block at rest share their tangent row, four corners of a box their
  *    tangent rows and one normal combination) a family x0 + null(A), of
@@ -273,7 +274,17 @@ int nsd_modes_solve_forces(nsd_model *m, size_t nu) {
     int rank =
         nsn_least_norm(nu, w->A, w->x, NSD_FORCE_RANK_RTOL, w->ln_work, w->ln_len, w->ln_jpvt);
     if (rank < 0) return -1;
-    if ((size_t)rank == nu) return 0;
+    if ((size_t)rank == nu) {
+        /* Full rank: the one solution, taken from the LU of before (partial
+         * pivoting, nsd_solve_small), so a run whose force systems are never
+         * singular keeps its numbers to the bit (QR's differ by rounding,
+         * which a long run amplifies: 6e-7 relative in the rimless walk's
+         * pc_x); dgelsy's own if that LU refuses. */
+        memcpy(w->D, w->A, nu * nu * sizeof *w->A);
+        memcpy(w->adm_x0, w->u_minus, nu * sizeof *w->x);
+        if (nsd_solve_small(w->D, w->adm_x0, nu) == 0) memcpy(w->x, w->adm_x0, nu * sizeof *w->x);
+        return 0;
+    }
     double amax = 0.0, xmax = 0.0, bmax = 0.0, rmax = 0.0;
     for (size_t r = 0; r < nu; ++r) {
         double res = -w->u_minus[r];
