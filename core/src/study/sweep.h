@@ -132,6 +132,11 @@ typedef struct nsd_sweep_def {
     long points_sum;   /* the maxima() summary (one at most), or -1 */
     uint32_t *lhs;     /* lhs design: n_dims x samples strata, a permutation per dimension */
     char hash[65];     /* of the definition: base config, axes, summaries */
+    /* of the study: the base config, design and summaries without the axes;
+     * a database of the same study grows into a new definition */
+    char study_hash[65];
+    char *config_tree;     /* the canonical text of the config without [sweep] (stored) */
+    const nsd_config *cfg; /* the base config (the values of keys no axis sweeps) */
     /* [sweep] run_timeout [s] and run_max_memory [MiB] of each run in its
      * worker process (0: none; not part of the hash). */
     double run_timeout_s, run_max_memory_mb;
@@ -175,6 +180,8 @@ size_t nsd_sweep_check_values(const nsd_sweep_def *def, const nsd_scenario *base
 /* The run's value of axis a: a number into *num, or a text (NULL: a
  * number). The value written to the config is *written (per applied). */
 const char *nsd_sweep_value(const nsd_sweep_def *def, uint64_t run, size_t a, double *num);
+/* Value i of a grid axis (the same as any run's at that index). */
+const char *nsd_sweep_axis_value(const nsd_sweep_axis *ax, size_t i, double *num);
 /* The variant table of run `run` (nsd_config_derive), nodes placed at the
  * axes' positions. Free with nsd_toml_node_clear. */
 void nsd_sweep_variant(const nsd_sweep_def *def, uint64_t run, nsd_toml_node *table);
@@ -221,6 +228,19 @@ size_t nsd_sweep_parse_graphs(nsd_sweep_def *def, const nsd_toml_node *list, nsd
 void nsd_sweep_config_hash(const nsd_config *cfg, char hex[65]);
 /* A canonical text of a TOML node tree (for hashes). */
 void nsd_sweep_node_text(FILE *out, const nsd_toml_node *node);
+
+/* ---- growing a study (sweep_grow.c) ---- */
+typedef struct nsd_sweep_grow nsd_sweep_grow;
+/* The placing of an earlier definition's rows: its axes' keys
+ * ("section.param") and their per ("section.key^p", "^0" for none). */
+nsd_sweep_grow *nsd_sweep_grow_new(const nsd_sweep_def *def, size_t n_old,
+                                   const char *const *old_keys, const char *const *old_per);
+/* An earlier row's axis values (old_num, old_text by old axis) placed in
+ * def: row->run and row's axis values set, 0; or -1 when def does not
+ * contain the row. */
+int nsd_sweep_grow_place(const nsd_sweep_grow *g, const double *old_num,
+                         const char (*old_text)[NSD_SWEEP_TEXT], nsd_sweep_row *row);
+void nsd_sweep_grow_free(nsd_sweep_grow *g);
 
 /* ---- the database (sweep_db.c) ---- */
 typedef struct nsd_sweep_db nsd_sweep_db;
@@ -298,9 +318,8 @@ int nsd_sweep_exec_procs(const nsd_sweep_def *def, const nsd_scenario *base, nsd
  * into dir (sweep_graphs.c). Returns 0 or -1 (printed). */
 /* A bifurcation diagram (every point of a maxima() summary against an
  * axis) or a map over two axes coloured by a summary (sweep_maps.c). */
-int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base,
-                      const nsd_sweep_graph *g, nsd_sweep_db *db, const char *dir,
-                      nsd_plot_format format, int quiet);
+int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base, const nsd_sweep_graph *g,
+                      nsd_sweep_db *db, const char *dir, nsd_plot_format format, int quiet);
 /* base: the study's config and model (the units of the axes and summaries,
  * the title). */
 int nsd_sweep_graphs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,

@@ -68,8 +68,8 @@ static size_t axis_list(nsd_sweep_axis *ax, const nsd_toml_node *v, nsd_diag *di
     ax->is_text = v->items[0].type == NSD_TOML_STRING;
     for (size_t i = 0; i < v->n_items; ++i) {
         const nsd_toml_node *it = &v->items[i];
-        int ok =
-            ax->is_text ? it->type == NSD_TOML_STRING : nsd_toml_is_number(it) || it->type == NSD_TOML_BOOLEAN;
+        int ok = ax->is_text ? it->type == NSD_TOML_STRING
+                             : nsd_toml_is_number(it) || it->type == NSD_TOML_BOOLEAN;
         if (!ok || (nsd_toml_is_number(it) && !isfinite(it->real))) {
             nsd_diag_at(diag, it,
                         "[[sweep.axis]] 'values': item %zu is %s; expected all numbers or all "
@@ -411,16 +411,25 @@ static size_t parse_axes(nsd_sweep_def *def, const nsd_toml_node *sw, nsd_diag *
 }
 
 /* The definition's hash: the config without [sweep], then what fixes the
- * runs and their summaries. */
+ * runs and their summaries. The study's hash leaves the axes out: the
+ * same config, design and summaries with other axes is the same study
+ * grown (sweep_grow.c). */
 static void definition_hash(nsd_sweep_def *def, const nsd_config *cfg) {
-    char *text = NULL;
-    size_t len = 0;
+    char *text = NULL, *study = NULL;
+    size_t len = 0, study_len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) abort();
     for (size_t i = 0; i < cfg->root.n_items; ++i)
         if (strcmp(cfg->root.items[i].key, "sweep") != 0)
             nsd_sweep_node_text(f, &cfg->root.items[i]);
+    fflush(f);
+    def->config_tree = strndup(text, len);
     fprintf(f, "\ndesign %d seed %llu samples %zu\n", (int)def->design,
+            (unsigned long long)def->seed, def->samples);
+    FILE *g = open_memstream(&study, &study_len);
+    if (!g || !def->config_tree) abort();
+    fprintf(g, "study of %zu bytes: %s\ndesign %d seed %llu samples %zu\n",
+            strlen(def->config_tree), def->config_tree, (int)def->design,
             (unsigned long long)def->seed, def->samples);
     for (size_t a = 0; a < def->n_axes; ++a) {
         const nsd_sweep_axis *ax = &def->axes[a];
@@ -429,12 +438,18 @@ static void definition_hash(nsd_sweep_def *def, const nsd_config *cfg) {
                 ax->dim, ax->per_key ? ax->per_key : "-", ax->per_power);
         for (size_t i = 0; ax->values && i < ax->n; ++i) nsd_sweep_node_text(f, &ax->values[i]);
     }
-    for (size_t s = 0; s < def->n_sums; ++s)
+    for (size_t s = 0; s < def->n_sums; ++s) {
         fprintf(f, "summary %s = %s\n", def->sums[s].name, def->sums[s].expr);
+        fprintf(g, "summary %s = %s\n", def->sums[s].name, def->sums[s].expr);
+    }
     fprintf(f, "points %d\n", NSD_SWEEP_POINTS);
+    fprintf(g, "points %d\n", NSD_SWEEP_POINTS);
     fclose(f);
+    fclose(g);
     nsd_sha256_hex(text, len, def->hash);
+    nsd_sha256_hex(study, study_len, def->study_hash);
     free(text);
+    free(study);
 }
 
 /* keep = "SUMMARY OP VALUE", once the summaries are known. */
@@ -476,8 +491,9 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
         return 1;
     }
     def->at = sw;
+    def->cfg = cfg;
     def->points_sum = -1;
-    static const char *const keys[] = {"design", "seed",  "samples",     "keep",          "axis",
+    static const char *const keys[] = {"design",  "seed",  "samples",     "keep",          "axis",
                                        "summary", "graph", "run_timeout", "run_max_memory"};
     size_t errors = unknown_keys(sw, keys, NSDYN_COUNT(keys), "[sweep]", diag);
     errors += parse_design(def, sw, diag);
@@ -518,5 +534,6 @@ void nsd_sweep_def_free(nsd_sweep_def *def) {
     free(def->sums);
     for (size_t g = 0; g < def->n_graphs; ++g) free(def->graphs[g].name);
     free(def->graphs);
+    free(def->config_tree);
     memset(def, 0, sizeof *def);
 }
