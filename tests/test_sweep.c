@@ -649,6 +649,80 @@ START_TEST(study_grows) {
 }
 END_TEST
 
+/* Issue 26 item 4: units in the study's outputs. runs.csv's header gives
+ * every number's unit (the parameter's, the initial state's channel's,
+ * "s" for times, "1" for counts), the database's columns are typed and
+ * its units table agrees with the header, every stored value has its
+ * column's type, and every number in runs.csv reads back to the stored
+ * double bit for bit. The old code wrote bare names and untyped columns. */
+START_TEST(units_in_outputs) {
+    make_tmp();
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg,
+             "%s[[sweep.axis]]\nkey = \"system.m\"\nvalues = [0.1, 0.3]\n"
+             "[[sweep.axis]]\nkey = \"initial.y\"\nname = \"y0\"\nstart = 0.5\nstop = 1.7\n"
+             "count = 4\n"
+             "[[sweep.axis]]\nkey = \"integrator.id\"\nname = \"method\"\n"
+             "values = [\"dopri5\", \"bdf\"]\n"
+             "[sweep.summary]\nt1 = \"time_of_first(impact)\"\nymax = \"max(y)\"\n"
+             "n = \"count(impact)\"\nout = \"stop\"\nv1 = \"at_first(impact, vy)\"\n",
+             ball);
+    write_file("u.toml", cfg);
+    ck_assert_int_eq(sweep("u.toml -o u -q --no-graphs"), 0);
+    char *csv = slurp("u/runs.csv");
+    const char *want = "run,system_m [kg],y0 [m],method,t1 [s],ymax [m],n [1],out,v1 [m/s],"
+                       "status,message,wall [s],config_hash\n";
+    ck_assert_msg(strncmp(csv, want, strlen(want)) == 0, "header: %.*s", (int)strcspn(csv, "\n"),
+                  csv);
+    sqlite3 *db = open_db("u/sweep.sqlite");
+    sqlite3_stmt *st = NULL;
+    /* the units table gives the header's units; the column types */
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT group_concat(name || ' ' || unit, ',') FROM "
+                                        "(SELECT * FROM units ORDER BY name)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(st, 0),
+                     "n 1,system_m kg,t1 s,v1 m/s,wall s,y0 m,ymax m");
+    sqlite3_finalize(st);
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT count(*) FROM runs WHERE typeof(system_m) != "
+                                        "'real' OR typeof(y0) != 'real' OR typeof(method) != "
+                                        "'text' OR typeof(n) != 'integer' OR typeof(out) != "
+                                        "'text' OR typeof(t1) NOT IN ('real', 'null')",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    /* every number of runs.csv is the stored double */
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(db, "SELECT y0, t1, ymax, v1 FROM runs ORDER BY run", -1, &st, NULL),
+        SQLITE_OK);
+    const char *line = strchr(csv, '\n') + 1;
+    int rows = 0;
+    while (sqlite3_step(st) == SQLITE_ROW && *line) {
+        char *f[16] = {0}, *copy = strndup(line, strcspn(line, "\n"));
+        int n = 0;
+        for (char *p = copy; n < 16 && (f[n] = strsep(&p, ",")) != NULL; ++n) {}
+        const int col[4] = {2, 4, 5, 8};
+        for (int k = 0; k < 4; ++k)
+            if (sqlite3_column_type(st, k) == SQLITE_FLOAT)
+                ck_assert_msg(strtod(f[col[k]], NULL) == sqlite3_column_double(st, k),
+                              "row %d column %d: %s", rows, col[k], f[col[k]]);
+        free(copy);
+        line += strcspn(line, "\n") + 1;
+        rows++;
+    }
+    ck_assert_int_eq(rows, 16);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    free(csv);
+    remove_tmp();
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sweep");
     TCase *tc = tcase_create("sweep");
@@ -663,6 +737,7 @@ int main(void) {
     tcase_add_test(tc, lhs_one_per_stratum);
     tcase_add_test(tc, random_design_and_log_grid);
     tcase_add_test(tc, study_grows);
+    tcase_add_test(tc, units_in_outputs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -50,6 +50,7 @@ typedef struct nsd_sweep_axis {
     double per_power;
     long per_axis;     /* index of the axis over per_key, or -1 */
     double per_config; /* its config value when no axis sweeps it */
+    char *unit;        /* of the axis value (the key's, over per's unit^p); "1": none */
 } nsd_sweep_axis;
 
 typedef enum {
@@ -78,6 +79,7 @@ typedef struct nsd_sweep_summary {
     int event;        /* nsd_event_kind, or NSD_EVENT_KIND_COUNT + 0 switch, + 1 stop, + 2 all */
     double after;     /* maxima: from this time on [s] (after the transient) */
     int with_stopped; /* maxima_with_stopped(): runs ended by a stop condition count too */
+    char *unit;       /* nsd_sweep_summary_unit */
 } nsd_sweep_summary;
 
 typedef enum { NSD_KEEP_NONE = 0, NSD_KEEP_FAILED, NSD_KEEP_ALL, NSD_KEEP_FILTER } nsd_sweep_keep;

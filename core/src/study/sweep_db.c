@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "nsdyn_build_config.h"
 #include "output.h"
 #include "sweep.h"
@@ -70,6 +71,24 @@ static int stored_hash(nsd_sweep_db *d, char out[65], char *err, size_t len) {
 
 static char *quote_ident(const char *s) { return sqlite3_mprintf("\"%w\"", s); }
 
+/* The SQLite type of an axis's column: TEXT for strings, INTEGER for an
+ * integer range or a list of integers or booleans, REAL otherwise. */
+static const char *axis_type(const nsd_sweep_axis *ax) {
+    if (ax->is_text) return "TEXT";
+    if (ax->per_key) return "REAL";
+    if (ax->is_range) return ax->is_int ? "INTEGER" : "REAL";
+    for (size_t i = 0; i < ax->n; ++i)
+        if (ax->values[i].type != NSD_TOML_INTEGER && ax->values[i].type != NSD_TOML_BOOLEAN)
+            return "REAL";
+    return "INTEGER";
+}
+
+static const char *summary_type(const nsd_sweep_summary *sum) {
+    return sum->kind == NSD_SUM_STOP                                   ? "TEXT"
+           : sum->kind == NSD_SUM_COUNT || sum->kind == NSD_SUM_MAXIMA ? "INTEGER"
+                                                                       : "REAL";
+}
+
 /* A whole small file as text ("" when it cannot be read: the config may
  * come from a pipe), for the database's record of what was run. */
 static char *slurp(const char *path) {
@@ -100,6 +119,8 @@ static int create_schema(nsd_sweep_db *d, const char *config, const char *earlie
         "CREATE TABLE axes(pos INTEGER PRIMARY KEY, name TEXT, key TEXT, kind TEXT, n INTEGER, "
         "start REAL, stop REAL, scale TEXT, zip_dim INTEGER, per TEXT, per_power REAL);"
         "CREATE TABLE summaries(pos INTEGER PRIMARY KEY, name TEXT, expr TEXT);"
+        "CREATE TABLE units(name TEXT PRIMARY KEY, unit TEXT, kind TEXT);"
+        "INSERT INTO units VALUES('wall', 's', 'cost');"
         "INSERT OR REPLACE INTO sweep VALUES('definition', %Q), ('config', %Q), ('design', %Q), "
         "('seed', %lld), ('samples', %lld), ('n_runs', %lld), ('nsdyn', %Q), ('study', %Q), "
         "('config_text', %Q), ('config_tree', %Q);"
@@ -123,18 +144,27 @@ static int create_schema(nsd_sweep_db *d, const char *config, const char *earlie
             "INSERT INTO axes VALUES(%d, %Q, %Q, %Q, %lld, %.17g, %.17g, %Q, %d, %Q, %.17g);",
             (int)a, ax->name, key, ax->is_range ? "range" : "list", (long long)ax->n, ax->start,
             ax->stop, ax->log ? "log" : "linear", (int)ax->dim, ax->per_key, ax->per_power);
+        if (!ax->is_text)
+            sql = sqlite3_mprintf("%z INSERT INTO units VALUES(%Q, %Q, 'axis');", sql, ax->name,
+                                  ax->unit);
         rc = exec(d, sql, err, len);
         sqlite3_free(sql);
-        char *q = quote_ident(ax->name), *next = sqlite3_mprintf("%z, %s", runs, q);
+        char *q = quote_ident(ax->name),
+             *next = sqlite3_mprintf("%z, %s %s", runs, q, axis_type(ax));
         sqlite3_free(q);
         runs = next;
     }
     for (size_t s = 0; rc == 0 && s < def->n_sums; ++s) {
-        sql = sqlite3_mprintf("INSERT INTO summaries VALUES(%d, %Q, %Q);", (int)s,
-                              def->sums[s].name, def->sums[s].expr);
+        const nsd_sweep_summary *sum = &def->sums[s];
+        sql = sqlite3_mprintf("INSERT INTO summaries VALUES(%d, %Q, %Q);", (int)s, sum->name,
+                              sum->expr);
+        if (sum->kind != NSD_SUM_STOP)
+            sql = sqlite3_mprintf("%z INSERT INTO units VALUES(%Q, %Q, 'summary');", sql, sum->name,
+                                  sum->unit);
         rc = exec(d, sql, err, len);
         sqlite3_free(sql);
-        char *q = quote_ident(def->sums[s].name), *next = sqlite3_mprintf("%z, %s", runs, q);
+        char *q = quote_ident(sum->name),
+             *next = sqlite3_mprintf("%z, %s %s", runs, q, summary_type(sum));
         sqlite3_free(q);
         runs = next;
     }
@@ -271,7 +301,20 @@ static int place_rows(nsd_sweep_db *d, const char *from, nsd_sweep_grow *g, size
         rc = sqlite3_prepare_v2(d->db, sql, -1, &pts, NULL);
         sqlite3_free(sql);
     }
-    if (rc != SQLITE_OK) return fail(d, "reading the earlier runs", err, len);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return fail(d, "reading the earlier runs", err, len);
+    }
+    if ((size_t)sqlite3_column_count(st) != 1 + n_old + d->def->n_sums + 4) {
+        snprintf(err, len,
+                 "the earlier runs (table %s) have %d columns, not the %zu its axes and "
+                 "summaries give: the database was changed outside nsdyn sweep; use another "
+                 "database (--db)",
+                 from, sqlite3_column_count(st), 1 + n_old + d->def->n_sums + 4);
+        sqlite3_finalize(st);
+        sqlite3_finalize(pts);
+        return -1;
+    }
     nsd_sweep_row *row = nsd_sweep_row_new(d->def);
     double num[256];
     char(*text)[NSD_SWEEP_TEXT] = calloc(n_old + 1, NSD_SWEEP_TEXT);
@@ -337,7 +380,7 @@ static int grow(nsd_sweep_db *d, const char *config, char *err, size_t len) {
     char from[32];
     snprintf(from, sizeof from, "runs_v%d", k);
     char *sql = sqlite3_mprintf("BEGIN; ALTER TABLE runs RENAME TO %s; DROP TABLE axes; "
-                                "DROP TABLE summaries;",
+                                "DROP TABLE summaries; DROP TABLE IF EXISTS units;",
                                 from);
     if (d->def->points_sum >= 0)
         sql = sqlite3_mprintf("%z ALTER TABLE points RENAME TO points_v%d;", sql, k);
@@ -534,14 +577,7 @@ static void csv_field(FILE *f, sqlite3_stmt *st, int c) {
     switch (sqlite3_column_type(st, c)) {
         case SQLITE_NULL: break;
         case SQLITE_INTEGER: fprintf(f, "%lld", (long long)sqlite3_column_int64(st, c)); break;
-        case SQLITE_FLOAT: {
-            double x = sqlite3_column_double(st, c);
-            char buf[40];
-            snprintf(buf, sizeof buf, "%.15g", x);
-            if (strtod(buf, NULL) != x) snprintf(buf, sizeof buf, "%.17g", x);
-            fputs(buf, f);
-            break;
-        }
+        case SQLITE_FLOAT: nsd_num_put(f, sqlite3_column_double(st, c)); break;
         default: {
             const char *s = (const char *)sqlite3_column_text(st, c);
             if (!s) break;
@@ -559,6 +595,23 @@ static void csv_field(FILE *f, sqlite3_stmt *st, int c) {
     }
 }
 
+/* The header: every number's column with its unit ("e [1]", "C [N s/m]",
+ * "wall [s]"); text columns by name. */
+static void csv_header(FILE *f, const nsd_sweep_def *def) {
+    fputs("run", f);
+    for (size_t a = 0; a < def->n_axes; ++a)
+        if (def->axes[a].is_text)
+            fprintf(f, ",%s", def->axes[a].name);
+        else
+            fprintf(f, ",%s [%s]", def->axes[a].name, def->axes[a].unit);
+    for (size_t s = 0; s < def->n_sums; ++s)
+        if (def->sums[s].kind == NSD_SUM_STOP)
+            fprintf(f, ",%s", def->sums[s].name);
+        else
+            fprintf(f, ",%s [%s]", def->sums[s].name, def->sums[s].unit);
+    fputs(",status,message,wall [s],config_hash\n", f);
+}
+
 int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL) != SQLITE_OK)
@@ -571,8 +624,7 @@ int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
         return -1;
     }
     int nc = sqlite3_column_count(st);
-    for (int c = 0; c < nc; ++c) fprintf(f, "%s%s", c ? "," : "", sqlite3_column_name(st, c));
-    fputc('\n', f);
+    csv_header(f, d->def);
     while (sqlite3_step(st) == SQLITE_ROW) {
         for (int c = 0; c < nc; ++c) {
             if (c) fputc(',', f);

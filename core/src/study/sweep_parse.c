@@ -480,6 +480,33 @@ static size_t parse_filter(nsd_sweep_def *def, const nsd_toml_node *k, nsd_diag 
     return 0;
 }
 
+/* The units of the columns (runs.csv headers, the database's units table):
+ * a `per` axis's value is the key's value over per^p. */
+static void set_units(nsd_sweep_def *def, const nsd_scenario *base) {
+    for (size_t a = 0; a < def->n_axes; ++a) {
+        nsd_sweep_axis *ax = &def->axes[a];
+        const char *u = nsd_sweep_axis_unit(base, ax);
+        char per_unit[64] = "1", buf[200];
+        if (ax->per_key) {
+            char section[64];
+            const char *dot = strchr(ax->per_key, '.');
+            snprintf(section, sizeof section, "%.*s", dot ? (int)(dot - ax->per_key) : 0,
+                     ax->per_key);
+            nsd_sweep_axis per = {.section = section, .param = (char *)(dot ? dot + 1 : "")};
+            snprintf(per_unit, sizeof per_unit, "%s", nsd_sweep_axis_unit(base, &per));
+        }
+        if (!strcmp(per_unit, "1") || ax->per_power == 0)
+            snprintf(buf, sizeof buf, "%s", u);
+        else if (ax->per_power == 1)
+            snprintf(buf, sizeof buf, "%s / (%s)", u, per_unit);
+        else
+            snprintf(buf, sizeof buf, "%s / (%s)^%g", u, per_unit, ax->per_power);
+        ax->unit = strdup(buf);
+    }
+    for (size_t s = 0; s < def->n_sums; ++s)
+        def->sums[s].unit = strdup(nsd_sweep_summary_unit(base, &def->sums[s]));
+}
+
 size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *diag) {
     memset(def, 0, sizeof *def);
     const nsd_config *cfg = &base->app.cfg;
@@ -509,6 +536,7 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
     const nsd_toml_node *graphs = nsd_toml_get(sw, "graph");
     if (!errors && graphs) errors += nsd_sweep_parse_graphs(def, graphs, diag);
     if (!errors) definition_hash(def, cfg);
+    if (!errors) set_units(def, base);
     if (!errors) nsd_sweep_design_init(def);
     return errors;
 }
@@ -520,6 +548,7 @@ void nsd_sweep_def_free(nsd_sweep_def *def) {
         free(ax->section);
         free(ax->param);
         free(ax->per_key);
+        free(ax->unit);
         for (size_t i = 0; ax->values && i < ax->n; ++i) nsd_toml_node_clear(&ax->values[i]);
         free(ax->values);
     }
@@ -530,6 +559,7 @@ void nsd_sweep_def_free(nsd_sweep_def *def) {
         free(def->sums[s].name);
         free(def->sums[s].expr);
         free(def->sums[s].channel);
+        free(def->sums[s].unit);
     }
     free(def->sums);
     for (size_t g = 0; g < def->n_graphs; ++g) free(def->graphs[g].name);
