@@ -115,6 +115,20 @@ typedef struct nsd_sweep_graph {
     double above; /* fraction, map of a number: the threshold (NaN: none) */
 } nsd_sweep_graph;
 
+/* [sweep.adaptive]: the smallest value of a range axis where a target
+ * over the runs at that value (the other axes' grid) holds, found by
+ * bisection to a tolerance (sweep_adaptive.c). */
+typedef struct nsd_sweep_adaptive {
+    long axis;        /* -1: no adaptive search */
+    long summary;     /* the summary the target reads */
+    int mean;         /* 0: fraction of runs with summary > above; 1: mean of the summary */
+    double above;     /* fraction: the runs counted have summary > above (default 0) */
+    int op;           /* 0 >=, 1 >, 2 <=, 3 < */
+    double value;     /* the target's right side */
+    double tolerance; /* [axis unit] the final bracket's width at most */
+    char target[128]; /* as written */
+} nsd_sweep_adaptive;
+
 typedef struct nsd_sweep_def {
     const nsd_toml_node *at; /* the [sweep] table */
     nsd_sweep_axis *axes;
@@ -142,6 +156,7 @@ typedef struct nsd_sweep_def {
     /* [sweep] run_timeout [s] and run_max_memory [MiB] of each run in its
      * worker process (0: none; not part of the hash). */
     double run_timeout_s, run_max_memory_mb;
+    nsd_sweep_adaptive adaptive;
 } nsd_sweep_def;
 
 /* One run's results. sizes from the def: values[n_axes] (the axis value;
@@ -230,6 +245,12 @@ size_t nsd_sweep_parse_graphs(nsd_sweep_def *def, const nsd_toml_node *list, nsd
 void nsd_sweep_config_hash(const nsd_config *cfg, char hex[65]);
 /* A canonical text of a TOML node tree (for hashes). */
 void nsd_sweep_node_text(FILE *out, const nsd_toml_node *node);
+
+/* Axis a becomes the list x[0..n) (sorted, numbers): the grid, the run
+ * count and the definition hash follow (an adaptive search's step). */
+void nsd_sweep_set_values(nsd_sweep_def *def, size_t a, const double *x, size_t n);
+/* Does the adaptive target hold for these runs' counts? */
+int nsd_sweep_target_holds(const nsd_sweep_adaptive *ad, size_t n, size_t hits, double sum);
 
 /* ---- growing a study (sweep_grow.c) ---- */
 typedef struct nsd_sweep_grow nsd_sweep_grow;
@@ -330,5 +351,12 @@ int nsd_sweep_graphs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_swe
  * of a summary (its channel's; "s" for times, "1" for counts), from base. */
 const char *nsd_sweep_axis_unit(const nsd_scenario *base, const nsd_sweep_axis *ax);
 const char *nsd_sweep_summary_unit(const nsd_scenario *base, const nsd_sweep_summary *sum);
+
+/* The adaptive search (sweep_adaptive.c): grows the study in db_path
+ * value by value; def ends as the last definition. The answer: the target
+ * holds at *hi and not at *lo, hi - lo <= tolerance. 0, or -1 (printed). */
+int nsd_sweep_adaptive_run(nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
+                           const nsd_sweep_opts *opts, nsd_sweep_tally *tally, double *lo,
+                           double *hi);
 
 #endif

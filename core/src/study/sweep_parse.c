@@ -423,6 +423,7 @@ static void definition_hash(nsd_sweep_def *def, const nsd_config *cfg) {
         if (strcmp(cfg->root.items[i].key, "sweep") != 0)
             nsd_sweep_node_text(f, &cfg->root.items[i]);
     fflush(f);
+    free(def->config_tree); /* an adaptive search hashes each new definition */
     def->config_tree = strndup(text, len);
     fprintf(f, "\ndesign %d seed %llu samples %zu\n", (int)def->design,
             (unsigned long long)def->seed, def->samples);
@@ -507,6 +508,97 @@ static void set_units(nsd_sweep_def *def, const nsd_scenario *base) {
         def->sums[s].unit = strdup(nsd_sweep_summary_unit(base, &def->sums[s]));
 }
 
+/* [sweep.adaptive] axis = NAME, target = "fraction(S) OP F" |
+ * "fraction(S > V) OP F" | "mean(S) OP V", tolerance = T (axis unit). */
+static size_t parse_adaptive(nsd_sweep_def *def, const nsd_toml_node *t, nsd_diag *diag) {
+    nsd_sweep_adaptive *ad = &def->adaptive;
+    ad->axis = ad->summary = -1;
+    if (!t) return 0;
+    static const char *const keys[] = {"axis", "target", "tolerance"};
+    size_t errors = unknown_keys(t, keys, NSDYN_COUNT(keys), "[sweep.adaptive]", diag);
+    const nsd_toml_node *ax = nsd_toml_get(t, "axis"), *tg = nsd_toml_get(t, "target"),
+                        *tol = nsd_toml_get(t, "tolerance");
+    for (size_t a = 0; ax && ax->type == NSD_TOML_STRING && a < def->n_axes; ++a)
+        if (!strcmp(def->axes[a].name, ax->str)) ad->axis = (long)a;
+    const nsd_sweep_axis *A = ad->axis >= 0 ? &def->axes[ad->axis] : NULL;
+    size_t members = 0;
+    for (size_t a = 0; A && a < def->n_axes; ++a) members += def->axes[a].dim == A->dim;
+    if (!A || !A->is_range || A->per_key || members > 1 || def->design != NSD_DESIGN_GRID ||
+        !(A->stop > A->start)) {
+        nsd_diag_at(diag, ax ? ax : t,
+                    "[sweep.adaptive] 'axis': expected the name of a range axis of a grid "
+                    "design (start < stop, not zipped, no 'per') to bisect");
+        errors++;
+    }
+    if (!nsd_toml_is_number(tol) || !(tol->real > 0)) {
+        nsd_diag_at(diag, tol ? tol : t,
+                    "[sweep.adaptive] 'tolerance': expected a positive number (the final "
+                    "bracket's width in the axis's unit)");
+        errors++;
+    } else
+        ad->tolerance = tol->real;
+    char name[64] = "", op[4] = "", rest[2] = "";
+    int n = 0;
+    ad->above = 0;
+    if (tg && tg->type == NSD_TOML_STRING) {
+        snprintf(ad->target, sizeof ad->target, "%s", tg->str);
+        if (sscanf(tg->str, " fraction ( %63[A-Za-z0-9_] > %lf ) %3[<>=] %lf %1s", name, &ad->above,
+                   op, &ad->value, rest) == 4 ||
+            sscanf(tg->str, " fraction ( %63[A-Za-z0-9_] ) %3[<>=] %lf %1s", name, op, &ad->value,
+                   rest) == 3)
+            n = 1;
+        else if (sscanf(tg->str, " mean ( %63[A-Za-z0-9_] ) %3[<>=] %lf %1s", name, op, &ad->value,
+                        rest) == 3)
+            n = 1, ad->mean = 1;
+    }
+    static const char *const ops[] = {">=", ">", "<=", "<"};
+    ad->op = -1;
+    for (int k = 0; k < 4; ++k)
+        if (!strcmp(op, ops[k])) ad->op = k;
+    for (size_t s = 0; s < def->n_sums; ++s)
+        if (!strcmp(def->sums[s].name, name) && def->sums[s].kind != NSD_SUM_STOP)
+            ad->summary = (long)s;
+    if (!n || ad->op < 0 || ad->summary < 0) {
+        nsd_diag_at(diag, tg ? tg : t,
+                    "[sweep.adaptive] 'target' = \"%s\": expected \"fraction(S) OP F\", "
+                    "\"fraction(S > V) OP F\" or \"mean(S) OP V\" with S a number summary of "
+                    "[sweep.summary] and OP one of >= > <= <",
+                    tg && tg->type == NSD_TOML_STRING ? tg->str : "");
+        errors++;
+    }
+    if (errors) ad->axis = -1;
+    return errors;
+}
+
+int nsd_sweep_target_holds(const nsd_sweep_adaptive *ad, size_t n, size_t hits, double sum) {
+    if (n == 0) return 0;
+    double x = ad->mean ? sum / (double)n : (double)hits / (double)n;
+    return ad->op == 0   ? x >= ad->value
+           : ad->op == 1 ? x > ad->value
+           : ad->op == 2 ? x <= ad->value
+                         : x < ad->value;
+}
+
+void nsd_sweep_set_values(nsd_sweep_def *def, size_t a, const double *x, size_t n) {
+    nsd_sweep_axis *ax = &def->axes[a];
+    for (size_t i = 0; ax->values && i < ax->n; ++i) nsd_toml_node_clear(&ax->values[i]);
+    free(ax->values);
+    ax->values = xcalloc(n, sizeof *ax->values);
+    for (size_t i = 0; i < n; ++i)
+        ax->values[i] = (nsd_toml_node){.type = NSD_TOML_FLOAT,
+                                        .source = ax->at->source,
+                                        .line = ax->at->line,
+                                        .column = ax->at->column,
+                                        .real = x[i]};
+    ax->is_range = 0;
+    ax->is_int = 0;
+    ax->n = n;
+    def->dim_len[ax->dim] = n;
+    def->n_runs = 1;
+    for (size_t d = 0; d < def->n_dims; ++d) def->n_runs *= def->dim_len[d];
+    definition_hash(def, def->cfg);
+}
+
 size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *diag) {
     memset(def, 0, sizeof *def);
     const nsd_config *cfg = &base->app.cfg;
@@ -520,8 +612,10 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
     def->at = sw;
     def->cfg = cfg;
     def->points_sum = -1;
-    static const char *const keys[] = {"design",  "seed",  "samples",     "keep",          "axis",
-                                       "summary", "graph", "run_timeout", "run_max_memory"};
+    def->adaptive.axis = -1;
+    static const char *const keys[] = {"design",         "seed",    "samples", "keep",
+                                       "axis",           "summary", "graph",   "run_timeout",
+                                       "run_max_memory", "adaptive"};
     size_t errors = unknown_keys(sw, keys, NSDYN_COUNT(keys), "[sweep]", diag);
     errors += parse_design(def, sw, diag);
     errors += parse_limit(sw, "run_timeout", "s", 1e-3, 1e7, &def->run_timeout_s, diag);
@@ -535,6 +629,7 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
         errors += parse_filter(def, nsd_toml_get(sw, "keep"), diag);
     const nsd_toml_node *graphs = nsd_toml_get(sw, "graph");
     if (!errors && graphs) errors += nsd_sweep_parse_graphs(def, graphs, diag);
+    if (!errors) errors += parse_adaptive(def, nsd_toml_get(sw, "adaptive"), diag);
     if (!errors) definition_hash(def, cfg);
     if (!errors) set_units(def, base);
     if (!errors) nsd_sweep_design_init(def);
