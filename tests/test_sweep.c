@@ -190,6 +190,10 @@ START_TEST(sphere_incline_height) {
                "[sweep.summary]\nh = \"system.incline_height\"\ncrossed = \"system.crossed\"\n"
                "z0 = \"min(z)\"\nout = \"stop\"\n");
     ck_assert_int_eq(sweep("incline.toml -o out -q"), 0);
+    /* a system's summary values carry the units it declares */
+    char *csv = slurp("out/runs.csv");
+    ck_assert_msg(strstr(csv, ",h [m],crossed [1],") != NULL, "%.*s", (int)strcspn(csv, "\n"), csv);
+    free(csv);
     sqlite3 *db = open_db("out/sweep.sqlite");
     sqlite3_stmt *st = NULL;
     ck_assert_int_eq(

@@ -496,8 +496,12 @@ static void set_units(nsd_sweep_def *def, const nsd_scenario *base) {
             nsd_sweep_axis per = {.section = section, .param = (char *)(dot ? dot + 1 : "")};
             snprintf(per_unit, sizeof per_unit, "%s", nsd_sweep_axis_unit(base, &per));
         }
+        char power[100];
+        snprintf(power, sizeof power, ax->per_power == 1 ? "%s" : "%s^%g", per_unit, ax->per_power);
         if (!strcmp(per_unit, "1") || ax->per_power == 0)
             snprintf(buf, sizeof buf, "%s", u);
+        else if (!strcmp(u, power)) /* J/m over b^2: m^2 / m^2 */
+            snprintf(buf, sizeof buf, "1");
         else if (ax->per_power == 1)
             snprintf(buf, sizeof buf, "%s / (%s)", u, per_unit);
         else
