@@ -288,6 +288,21 @@ static size_t earlier_axes(nsd_sweep_db *d, char ***keys, char ***pers) {
 
 static void column_value(sqlite3_stmt *st, int c, double *num, char *text);
 
+/* A runs row's summaries, status, message and wall from column c on into
+ * row; the next column. */
+static int row_results(sqlite3_stmt *st, int c, const nsd_sweep_def *def, nsd_sweep_row *row) {
+    for (size_t s = 0; s < def->n_sums; ++s, ++c)
+        column_value(st, c, &row->sum_num[s], row->sum_text[s]);
+    const char *status = (const char *)sqlite3_column_text(st, c++);
+    row->status = NSD_SWEEP_FAILED;
+    for (int k = 0; k < 4; ++k)
+        if (status && !strcmp(status, status_text[k])) row->status = k;
+    const char *msg = (const char *)sqlite3_column_text(st, c++);
+    snprintf(row->message, sizeof row->message, "%s", msg ? msg : "");
+    row->wall = sqlite3_column_double(st, c++);
+    return c;
+}
+
 /* Copy the earlier definition's rows (table `from`, n_old axes) that the
  * new one contains, renumbered; *kept, *out counted. */
 static int place_rows(nsd_sweep_db *d, const char *from, nsd_sweep_grow *g, size_t n_old,
@@ -327,15 +342,7 @@ static int place_rows(nsd_sweep_db *d, const char *from, nsd_sweep_grow *g, size
             (*out)++;
             continue;
         }
-        for (size_t s = 0; s < d->def->n_sums; ++s, ++c)
-            column_value(st, c, &row->sum_num[s], row->sum_text[s]);
-        const char *status = (const char *)sqlite3_column_text(st, c++);
-        row->status = NSD_SWEEP_FAILED;
-        for (int k = 0; k < 4; ++k)
-            if (status && !strcmp(status, status_text[k])) row->status = k;
-        const char *msg = (const char *)sqlite3_column_text(st, c++);
-        snprintf(row->message, sizeof row->message, "%s", msg ? msg : "");
-        row->wall = sqlite3_column_double(st, c++);
+        c = row_results(st, c, d->def, row);
         const char *h = (const char *)sqlite3_column_text(st, c++);
         snprintf(row->config_hash, sizeof row->config_hash, "%s", h ? h : "");
         row->n_points = 0;
@@ -651,21 +658,13 @@ int nsd_sweep_db_scan(nsd_sweep_db *d, nsd_sweep_row_fn fn, void *ctx, char *err
     if (sqlite3_prepare_v2(d->db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL) != SQLITE_OK)
         return fail(d, "reading the runs", err, len);
     nsd_sweep_row *row = nsd_sweep_row_new(d->def);
-    size_t na = d->def->n_axes, ns = d->def->n_sums;
+    size_t na = d->def->n_axes;
     while (sqlite3_step(st) == SQLITE_ROW) {
         int c = 0;
         row->run = (uint64_t)sqlite3_column_int64(st, c++);
         for (size_t a = 0; a < na; ++a, ++c)
             column_value(st, c, &row->axis_num[a], row->axis_text[a]);
-        for (size_t s = 0; s < ns; ++s, ++c)
-            column_value(st, c, &row->sum_num[s], row->sum_text[s]);
-        const char *status = (const char *)sqlite3_column_text(st, c++);
-        row->status = NSD_SWEEP_FAILED;
-        for (int k = 0; k < 4; ++k)
-            if (status && !strcmp(status, status_text[k])) row->status = k;
-        const char *msg = (const char *)sqlite3_column_text(st, c++);
-        snprintf(row->message, sizeof row->message, "%s", msg ? msg : "");
-        row->wall = sqlite3_column_double(st, c++);
+        c = row_results(st, c, d->def, row);
         row->n_points = 0;
         if (d->get_points) {
             sqlite3_reset(d->get_points);
