@@ -82,8 +82,17 @@ static int evaluate(nsd_sweep_def *def, const nsd_scenario *base, const char *db
                   0};
     if (!t.n || !t.hits || !t.sum) abort();
     if (rc == 0) rc = nsd_sweep_db_scan(db, count_row, &t, err, sizeof err);
-    for (size_t i = 0; i < nx; ++i)
+    for (size_t i = 0; i < nx; ++i) {
         holds[i] = nsd_sweep_target_holds(&def->adaptive, t.n[i], t.hits[i], t.sum[i]);
+        /* an interrupted step leaves a value with fewer runs: no answer from it */
+        if (rc == 0 && t.n[i] != def->n_runs / nx) {
+            snprintf(err, sizeof err,
+                     "[sweep.adaptive]: %zu of the %zu runs at %s = %.12g are in the database "
+                     "(interrupted?); run the same command again to go on",
+                     t.n[i], def->n_runs / nx, def->axes[def->adaptive.axis].name, x[i]);
+            rc = -1;
+        }
+    }
     if (rc == 0 && t.failed && !opts->quiet)
         fprintf(stderr, "sweep: adaptive: %zu failed runs counted as not reaching the target\n",
                 t.failed);
