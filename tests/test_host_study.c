@@ -100,8 +100,10 @@ START_TEST(sweep_is_cli_database) {
                   nsdyn_data_last_error(r));
     ck_assert_uint_eq(cli.n_done_before, 24);
     same_rows(&api, &cli);
-    /* columns: run, 3 axes, 5 summaries, status, message, wall, config_hash */
-    ck_assert_uint_eq(api.n_columns, 13);
+    /* columns: run, 3 axes, 5 summaries, status, message, wall, config_hash,
+     * log_warnings, log_first */
+    ck_assert_uint_eq(api.n_columns, 15);
+    ck_assert_str_eq(api.columns[14], "log_first");
     ck_assert_str_eq(api.columns[1], "contact_e");
     ck_assert_str_eq(api.columns[2], "y0");
     ck_assert_str_eq(api.columns[9], "status");

@@ -6,7 +6,9 @@
  *    incline (it rises v0^2 (1 + J/(m b^2)) / (2g), Hartl 2006 (3.15)-(3.16));
  *  - the shipped reduced study gives the same bits with 1 and 3 threads,
  *    and a resumed sweep (a third of its rows deleted) gives them again;
- *  - a database of another definition is refused before any run;
+ *  - a database of another definition is refused before any run; a study
+ *    that grows (axes refined, added, removed) keeps the runs it contains
+ *    and equals a from-scratch run bit for bit;
  *  - a failed run is recorded with its message, kept when asked, and the
  *    sweep goes on;
  *  - a Latin hypercube puts one sample in every stratum of every axis. */
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef NSDYN_TEST_BINARY
@@ -192,6 +195,10 @@ START_TEST(sphere_incline_height) {
                "[sweep.summary]\nh = \"system.incline_height\"\ncrossed = \"system.crossed\"\n"
                "z0 = \"min(z)\"\nout = \"stop\"\n");
     ck_assert_int_eq(sweep("incline.toml -o out -q"), 0);
+    /* a system's summary values carry the units it declares */
+    char *csv = slurp("out/runs.csv");
+    ck_assert_msg(strstr(csv, ",h [m],crossed [1],") != NULL, "%.*s", (int)strcspn(csv, "\n"), csv);
+    free(csv);
     sqlite3 *db = open_db("out/sweep.sqlite");
     sqlite3_stmt *st = NULL;
     ck_assert_int_eq(
@@ -594,6 +601,165 @@ START_TEST(states_only_sampling_same_summaries) {
     ck_assert_msg(strlen(a) > 100 && !strcmp(a, b), "states only:\n%s\nevery channel:\n%s", a, b);
     free(a);
     free(b);
+}
+END_TEST
+
+/* The first integer of a query's first row. */
+static long query_long(const char *db_name, const char *sql) {
+    sqlite3 *db = open_db(db_name);
+    sqlite3_stmt *st = NULL;
+    ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+                  sqlite3_errmsg(db));
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    long n = (long)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* A study of the ball over e (a range of n_e values) and y0 (a list),
+ * with an axis over m when with_m. */
+static void grow_config(const char *name, int n_e, const char *y0s, int with_m) {
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg,
+             "%s[[sweep.axis]]\nkey = \"initial.y\"\nname = \"y0\"\nvalues = [%s]\n"
+             "[[sweep.axis]]\nkey = \"contact.e\"\nname = \"e\"\nstart = 0.3\nstop = 0.9\n"
+             "count = %d\n%s"
+             "[sweep.summary]\nt1 = \"time_of_first(impact)\"\nv1 = \"at_first(impact, vy)\"\n"
+             "ymax = \"max(y)\"\nn = \"count(impact)\"\n",
+             ball, y0s, n_e,
+             with_m ? "[[sweep.axis]]\nkey = \"system.m\"\nvalues = [0.2, 0.1]\n" : "");
+    write_file(name, cfg);
+}
+
+/* The number K of "(K finished before)" in err.txt. */
+static long finished_before(void) {
+    char *err = slurp("err.txt");
+    const char *p = strstr(err, " finished before)");
+    ck_assert_msg(p != NULL, "%s", err);
+    while (p > err && p[-1] != '(') --p;
+    long k = atol(p);
+    free(err);
+    return k;
+}
+
+/* Issue 25 item 4: a study grows. The e axis refined by a random factor
+ * (its old values stay grid points), a y0 value and an axis over m (the
+ * config's m among its values) added, then the m axis removed: each time
+ * exactly the runs the new definition contains are kept (the same rows,
+ * their wall times untouched, so not run again), and the rows equal a
+ * from-scratch run of the new definition bit for bit. The old code
+ * refused the refined study as "another sweep definition". */
+START_TEST(study_grows) {
+    make_tmp();
+    unsigned seed = (unsigned)time(NULL);
+    srand(seed);
+    int n_e = 2 + rand() % 3, k = 2 + rand() % 2, n_fine = (n_e - 1) * k + 1;
+    grow_config("a.toml", n_e, "0.55, 1.05", 0);
+    ck_assert_int_eq(sweep("a.toml -o g -q -j 2 --no-graphs"), 0);
+    grow_config("b.toml", n_fine, "0.55, 1.05, 1.55", 1);
+    ck_assert_msg(sweep("b.toml -o g -j 2 --no-graphs") == 0, "seed %u: %s", seed,
+                  slurp("err.txt"));
+    ck_assert_int_eq(finished_before(), 2 * n_e); /* the m = 0.1 half of y0 0.55, 1.05 */
+    ck_assert_int_eq(query_long("g/sweep.sqlite",
+                                "SELECT count(*) FROM runs JOIN runs_v1 USING (y0, e, wall, "
+                                "status) WHERE system_m = 0.1"),
+                     2 * n_e);
+    ck_assert_int_eq(query_long("g/sweep.sqlite", "SELECT count(*) FROM runs"), 3 * n_fine * 2);
+    ck_assert_int_eq(sweep("b.toml -o fresh_b -q -j 2 --no-graphs"), 0);
+    char *grown = runs_text("g/sweep.sqlite"), *fresh = runs_text("fresh_b/sweep.sqlite");
+    ck_assert_msg(strcmp(grown, fresh) == 0, "seed %u: grown and fresh rows differ", seed);
+    free(grown);
+    free(fresh);
+    /* the m axis removed: the runs at the config's m = 0.1 are the study */
+    grow_config("c.toml", n_fine, "0.55, 1.05, 1.55", 0);
+    ck_assert_int_eq(sweep("c.toml -o g -j 2 --no-graphs"), 0);
+    ck_assert_int_eq(finished_before(), 3 * n_fine);
+    ck_assert_int_eq(sweep("c.toml -o fresh_c -q -j 2 --no-graphs"), 0);
+    grown = runs_text("g/sweep.sqlite");
+    fresh = runs_text("fresh_c/sweep.sqlite");
+    ck_assert_msg(strcmp(grown, fresh) == 0, "seed %u: shrunk and fresh rows differ", seed);
+    free(grown);
+    free(fresh);
+    ck_assert_int_eq(query_long("g/sweep.sqlite", "SELECT count(*) FROM definitions"), 3);
+    ck_assert_int_eq(query_long("g/sweep.sqlite", "SELECT count(*) FROM runs_v2"), 3 * n_fine * 2);
+    ck_assert_int_eq(query_long("g/sweep.sqlite", "SELECT count(*) FROM sweep WHERE key = "
+                                                  "'config_text' AND value LIKE '%point_mass%'"),
+                     1);
+    remove_tmp();
+}
+END_TEST
+
+/* Issue 26 item 4: units in the study's outputs. runs.csv's header gives
+ * every number's unit (the parameter's, the initial state's channel's,
+ * "s" for times, "1" for counts), the database's columns are typed and
+ * its units table agrees with the header, every stored value has its
+ * column's type, and every number in runs.csv reads back to the stored
+ * double bit for bit. The old code wrote bare names and untyped columns. */
+START_TEST(units_in_outputs) {
+    make_tmp();
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg,
+             "%s[[sweep.axis]]\nkey = \"system.m\"\nvalues = [0.1, 0.3]\n"
+             "[[sweep.axis]]\nkey = \"initial.y\"\nname = \"y0\"\nstart = 0.5\nstop = 1.7\n"
+             "count = 4\n"
+             "[[sweep.axis]]\nkey = \"integrator.id\"\nname = \"method\"\n"
+             "values = [\"dopri5\", \"bdf\"]\n"
+             "[sweep.summary]\nt1 = \"time_of_first(impact)\"\nymax = \"max(y)\"\n"
+             "n = \"count(impact)\"\nout = \"stop\"\nv1 = \"at_first(impact, vy)\"\n",
+             ball);
+    write_file("u.toml", cfg);
+    ck_assert_int_eq(sweep("u.toml -o u -q --no-graphs"), 0);
+    char *csv = slurp("u/runs.csv");
+    const char *want = "run,system_m [kg],y0 [m],method,t1 [s],ymax [m],n [1],out,v1 [m/s],"
+                       "status,message,wall [s],config_hash\n";
+    ck_assert_msg(strncmp(csv, want, strlen(want)) == 0, "header: %.*s", (int)strcspn(csv, "\n"),
+                  csv);
+    sqlite3 *db = open_db("u/sweep.sqlite");
+    sqlite3_stmt *st = NULL;
+    /* the units table gives the header's units; the column types */
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT group_concat(name || ' ' || unit, ',') FROM "
+                                        "(SELECT * FROM units ORDER BY name)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(st, 0),
+                     "n 1,system_m kg,t1 s,v1 m/s,wall s,y0 m,ymax m");
+    sqlite3_finalize(st);
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT count(*) FROM runs WHERE typeof(system_m) != "
+                                        "'real' OR typeof(y0) != 'real' OR typeof(method) != "
+                                        "'text' OR typeof(n) != 'integer' OR typeof(out) != "
+                                        "'text' OR typeof(t1) NOT IN ('real', 'null')",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    /* every number of runs.csv is the stored double */
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(db, "SELECT y0, t1, ymax, v1 FROM runs ORDER BY run", -1, &st, NULL),
+        SQLITE_OK);
+    const char *line = strchr(csv, '\n') + 1;
+    int rows = 0;
+    while (sqlite3_step(st) == SQLITE_ROW && *line) {
+        char *f[16] = {0}, *copy = strndup(line, strcspn(line, "\n"));
+        int n = 0;
+        for (char *p = copy; n < 16 && (f[n] = strsep(&p, ",")) != NULL; ++n) {}
+        const int col[4] = {2, 4, 5, 8};
+        for (int k = 0; k < 4; ++k)
+            if (sqlite3_column_type(st, k) == SQLITE_FLOAT)
+                ck_assert_msg(strtod(f[col[k]], NULL) == sqlite3_column_double(st, k),
+                              "row %d column %d: %s", rows, col[k], f[col[k]]);
+        free(copy);
+        line += strcspn(line, "\n") + 1;
+        rows++;
+    }
+    ck_assert_int_eq(rows, 16);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    free(csv);
     remove_tmp();
 }
 END_TEST
@@ -612,6 +778,8 @@ int main(void) {
     tcase_add_test(tc, lhs_one_per_stratum);
     tcase_add_test(tc, random_design_and_log_grid);
     tcase_add_test(tc, states_only_sampling_same_summaries);
+    tcase_add_test(tc, study_grows);
+    tcase_add_test(tc, units_in_outputs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -135,6 +136,24 @@ static int check_plugins(nsd_sweep_db *db, const nsd_scenario *base, char *err, 
     return rc;
 }
 
+/* [sweep.adaptive]: the threshold by bisection, before the final
+ * definition's database is opened for runs.csv and graphs. */
+static int adaptive(const sweep_args *a, nsd_sweep_def *def, const nsd_scenario *base,
+                    const char *db_path, int size) {
+    if (size > 1) {
+        fprintf(stderr, "error: [sweep.adaptive] runs in one process (-j N), not across MPI "
+                        "ranks\n");
+        return -1;
+    }
+    nsd_sweep_tally tally = {0};
+    double lo = NAN, hi = NAN;
+    if (nsd_sweep_adaptive_run(def, base, db_path, &a->opts, &tally, &lo, &hi) != 0) return -1;
+    const nsd_sweep_axis *ax = &def->axes[def->adaptive.axis];
+    printf("%s = %.12g (\"%s\" holds at %.12g, not at %.12g; tolerance %g) after %zu runs\n",
+           ax->name, hi, def->adaptive.target, hi, lo, def->adaptive.tolerance, def->n_runs);
+    return 0;
+}
+
 static int sweep_main(sweep_args *a, int rank, int size) {
     nsd_scenario base;
     nsd_sweep_def def = {0};
@@ -159,6 +178,8 @@ static int sweep_main(sweep_args *a, int rank, int size) {
         size_t n_done = 0;
         if (nsd_make_dirs(dir, err, sizeof err) != 0)
             fprintf(stderr, "error: %s\n", err);
+        else if (def.adaptive.axis >= 0 && adaptive(a, &def, &base, db_path, size) != 0)
+            status = 4;
         else if (!(db = nsd_sweep_db_open(db_path, &def, a->cli.config, &done, &n_done, err,
                                           sizeof err)))
             fprintf(stderr, "error: %s\n", err);

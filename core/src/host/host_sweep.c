@@ -27,15 +27,17 @@ static double now_s(void) {
 
 /* The table's columns, as the database's runs table has them. */
 static int table_columns(struct nsd_host_table *t, const nsd_sweep_def *def) {
-    static const char *const tail[] = {"status", "message", "wall", "config_hash"};
-    t->n_columns = 1 + def->n_axes + def->n_sums + 4;
+    static const char *const tail[] = {"status",      "message",      "wall",
+                                       "config_hash", "log_warnings", "log_first"};
+    size_t n_tail = sizeof tail / sizeof *tail;
+    t->n_columns = 1 + def->n_axes + def->n_sums + n_tail;
     t->columns = calloc(t->n_columns, sizeof *t->columns);
     if (!t->columns) return -1;
     size_t c = 0;
     t->columns[c++] = strdup("run");
     for (size_t a = 0; a < def->n_axes; ++a) t->columns[c++] = strdup(def->axes[a].name);
     for (size_t s = 0; s < def->n_sums; ++s) t->columns[c++] = strdup(def->sums[s].name);
-    for (size_t k = 0; k < 4; ++k) t->columns[c++] = strdup(tail[k]);
+    for (size_t k = 0; k < n_tail; ++k) t->columns[c++] = strdup(tail[k]);
     for (size_t i = 0; i < c; ++i)
         if (!t->columns[i]) return -1;
     return 0;
@@ -50,7 +52,8 @@ typedef struct reader {
 
 /* Cell c of the row being added: a text or a number, as the database
  * holds it (sweep_db.c: an axis or summary is a text when its text is not
- * empty, a number otherwise; status, message, config_hash always texts). */
+ * empty, a number otherwise; status, message, config_hash, log_first
+ * always texts). */
 static void cell(reader *rd, size_t c, double num, const char *text, int always_text) {
     struct nsd_host_table *t = rd->t;
     size_t at = t->n_rows * t->n_columns + c;
@@ -86,6 +89,8 @@ static void add_row(void *ctx, const nsd_sweep_row *row) {
     cell(rd, c++, NAN, row->message, 1);
     cell(rd, c++, row->wall, NULL, 0);
     cell(rd, c++, NAN, row->config_hash, 1);
+    cell(rd, c++, (double)row->log_warnings, NULL, 0);
+    cell(rd, c++, NAN, row->log_first, 1);
     rd->failed += row->status != NSD_SWEEP_OK;
     t->n_rows++;
 }

@@ -50,6 +50,7 @@ typedef struct nsd_sweep_axis {
     double per_power;
     long per_axis;     /* index of the axis over per_key, or -1 */
     double per_config; /* its config value when no axis sweeps it */
+    char *unit;        /* of the axis value (the key's, over per's unit^p); "1": none */
 } nsd_sweep_axis;
 
 typedef enum {
@@ -78,6 +79,7 @@ typedef struct nsd_sweep_summary {
     int event;        /* nsd_event_kind, or NSD_EVENT_KIND_COUNT + 0 switch, + 1 stop, + 2 all */
     double after;     /* maxima: from this time on [s] (after the transient) */
     int with_stopped; /* maxima_with_stopped(): runs ended by a stop condition count too */
+    char *unit;       /* nsd_sweep_summary_unit */
 } nsd_sweep_summary;
 
 typedef enum { NSD_KEEP_NONE = 0, NSD_KEEP_FAILED, NSD_KEEP_ALL, NSD_KEEP_FILTER } nsd_sweep_keep;
@@ -113,6 +115,20 @@ typedef struct nsd_sweep_graph {
     double above; /* fraction, map of a number: the threshold (NaN: none) */
 } nsd_sweep_graph;
 
+/* [sweep.adaptive]: the smallest value of a range axis where a target
+ * over the runs at that value (the other axes' grid) holds, found by
+ * bisection to a tolerance (sweep_adaptive.c). */
+typedef struct nsd_sweep_adaptive {
+    long axis;        /* -1: no adaptive search */
+    long summary;     /* the summary the target reads */
+    int mean;         /* 0: fraction of runs with summary > above; 1: mean of the summary */
+    double above;     /* fraction: the runs counted have summary > above (default 0) */
+    int op;           /* 0 >=, 1 >, 2 <=, 3 < */
+    double value;     /* the target's right side */
+    double tolerance; /* [axis unit] the final bracket's width at most */
+    char target[128]; /* as written */
+} nsd_sweep_adaptive;
+
 typedef struct nsd_sweep_def {
     const nsd_toml_node *at; /* the [sweep] table */
     nsd_sweep_axis *axes;
@@ -132,9 +148,15 @@ typedef struct nsd_sweep_def {
     long points_sum;   /* the maxima() summary (one at most), or -1 */
     uint32_t *lhs;     /* lhs design: n_dims x samples strata, a permutation per dimension */
     char hash[65];     /* of the definition: base config, axes, summaries */
+    /* of the study: the base config, design and summaries without the axes;
+     * a database of the same study grows into a new definition */
+    char study_hash[65];
+    char *config_tree;     /* the canonical text of the config without [sweep] (stored) */
+    const nsd_config *cfg; /* the base config (the values of keys no axis sweeps) */
     /* [sweep] run_timeout [s] and run_max_memory [MiB] of each run in its
      * worker process (0: none; not part of the hash). */
     double run_timeout_s, run_max_memory_mb;
+    nsd_sweep_adaptive adaptive;
 } nsd_sweep_def;
 
 /* One run's results. sizes from the def: values[n_axes] (the axis value;
@@ -185,6 +207,8 @@ const char *nsd_sweep_value(const nsd_sweep_def *def, uint64_t run, size_t a, do
 /* The parameter overrides of run `run` (nsd_scenario_override), each
  * placed at its axis's key for messages. Free with nsd_overrides_free. */
 void nsd_sweep_overrides(const nsd_sweep_def *def, uint64_t run, nsd_overrides *over);
+/* Value i of a grid axis (the same as any run's at that index). */
+const char *nsd_sweep_axis_value(const nsd_sweep_axis *ax, size_t i, double *num);
 
 /* Rows: allocated for a def, reset, packed for MPI. */
 nsd_sweep_row *nsd_sweep_row_new(const nsd_sweep_def *def);
@@ -228,6 +252,25 @@ size_t nsd_sweep_parse_graphs(nsd_sweep_def *def, const nsd_toml_node *list, nsd
 void nsd_sweep_config_hash(const nsd_config *cfg, char hex[65]);
 /* A canonical text of a TOML node tree (for hashes). */
 void nsd_sweep_node_text(FILE *out, const nsd_toml_node *node);
+
+/* Axis a becomes the list x[0..n) (sorted, numbers): the grid, the run
+ * count and the definition hash follow (an adaptive search's step). */
+void nsd_sweep_set_values(nsd_sweep_def *def, size_t a, const double *x, size_t n);
+/* Does the adaptive target hold for these runs' counts? */
+int nsd_sweep_target_holds(const nsd_sweep_adaptive *ad, size_t n, size_t hits, double sum);
+
+/* ---- growing a study (sweep_grow.c) ---- */
+typedef struct nsd_sweep_grow nsd_sweep_grow;
+/* The placing of an earlier definition's rows: its axes' keys
+ * ("section.param") and their per ("section.key^p", "^0" for none). */
+nsd_sweep_grow *nsd_sweep_grow_new(const nsd_sweep_def *def, size_t n_old,
+                                   const char *const *old_keys, const char *const *old_per);
+/* An earlier row's axis values (old_num, old_text by old axis) placed in
+ * def: row->run and row's axis values set, 0; or -1 when def does not
+ * contain the row. */
+int nsd_sweep_grow_place(const nsd_sweep_grow *g, const double *old_num,
+                         const char (*old_text)[NSD_SWEEP_TEXT], nsd_sweep_row *row);
+void nsd_sweep_grow_free(nsd_sweep_grow *g);
 
 /* ---- the database (sweep_db.c) ---- */
 typedef struct nsd_sweep_db nsd_sweep_db;
@@ -305,9 +348,8 @@ int nsd_sweep_exec_procs(const nsd_sweep_def *def, const nsd_scenario *base, nsd
  * into dir (sweep_graphs.c). Returns 0 or -1 (printed). */
 /* A bifurcation diagram (every point of a maxima() summary against an
  * axis) or a map over two axes coloured by a summary (sweep_maps.c). */
-int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base,
-                      const nsd_sweep_graph *g, nsd_sweep_db *db, const char *dir,
-                      nsd_plot_format format, int quiet);
+int nsd_sweep_scatter(const nsd_sweep_def *def, const nsd_scenario *base, const nsd_sweep_graph *g,
+                      nsd_sweep_db *db, const char *dir, nsd_plot_format format, int quiet);
 /* base: the study's config and model (the units of the axes and summaries,
  * the title). */
 int nsd_sweep_graphs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
@@ -316,5 +358,12 @@ int nsd_sweep_graphs(const nsd_sweep_def *def, const nsd_scenario *base, nsd_swe
  * of a summary (its channel's; "s" for times, "1" for counts), from base. */
 const char *nsd_sweep_axis_unit(const nsd_scenario *base, const nsd_sweep_axis *ax);
 const char *nsd_sweep_summary_unit(const nsd_scenario *base, const nsd_sweep_summary *sum);
+
+/* The adaptive search (sweep_adaptive.c): grows the study in db_path
+ * value by value; def ends as the last definition. The answer: the target
+ * holds at *hi and not at *lo, hi - lo <= tolerance. 0, or -1 (printed). */
+int nsd_sweep_adaptive_run(nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
+                           const nsd_sweep_opts *opts, nsd_sweep_tally *tally, double *lo,
+                           double *hi);
 
 #endif

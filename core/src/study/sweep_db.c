@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "nsdyn_build_config.h"
 #include "output.h"
 #include "sweep.h"
@@ -72,21 +73,68 @@ static int stored_hash(nsd_sweep_db *d, char out[65], char *err, size_t len) {
 
 static char *quote_ident(const char *s) { return sqlite3_mprintf("\"%w\"", s); }
 
-/* The schema and the definition, in one transaction. */
-static int create_schema(nsd_sweep_db *d, const char *config, char *err, size_t len) {
+/* The SQLite type of an axis's column: TEXT for strings, INTEGER for an
+ * integer range or a list of integers or booleans, REAL otherwise. */
+static const char *axis_type(const nsd_sweep_axis *ax) {
+    if (ax->is_text) return "TEXT";
+    if (ax->per_key) return "REAL";
+    if (ax->is_range) return ax->is_int ? "INTEGER" : "REAL";
+    for (size_t i = 0; i < ax->n; ++i)
+        if (ax->values[i].type != NSD_TOML_INTEGER && ax->values[i].type != NSD_TOML_BOOLEAN)
+            return "REAL";
+    return "INTEGER";
+}
+
+static const char *summary_type(const nsd_sweep_summary *sum) {
+    return sum->kind == NSD_SUM_STOP                                   ? "TEXT"
+           : sum->kind == NSD_SUM_COUNT || sum->kind == NSD_SUM_MAXIMA ? "INTEGER"
+                                                                       : "REAL";
+}
+
+/* A whole small file as text ("" when it cannot be read: the config may
+ * come from a pipe), for the database's record of what was run. */
+static char *slurp(const char *path) {
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) abort();
+    char buf[4096];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, m);
+    if (f) fclose(f);
+    fclose(m);
+    return text;
+}
+
+/* The schema and the definition (the caller holds the transaction).
+ * earlier: when the study grows, the table the earlier runs were moved
+ * to, else NULL. */
+static int create_schema(nsd_sweep_db *d, const char *config, const char *earlier, char *err,
+                         size_t len) {
     const nsd_sweep_def *def = d->def;
+    char *text = slurp(config);
     char *sql = sqlite3_mprintf(
-        "BEGIN; CREATE TABLE sweep(key TEXT PRIMARY KEY, value TEXT);"
+        "CREATE TABLE IF NOT EXISTS sweep(key TEXT PRIMARY KEY, value TEXT);"
+        "CREATE TABLE IF NOT EXISTS definitions(k INTEGER PRIMARY KEY, definition TEXT, "
+        "n_runs INTEGER, kept INTEGER, config_text TEXT, earlier_runs TEXT);"
         "CREATE TABLE axes(pos INTEGER PRIMARY KEY, name TEXT, key TEXT, kind TEXT, n INTEGER, "
-        "start REAL, stop REAL, scale TEXT, zip_dim INTEGER, per TEXT);"
+        "start REAL, stop REAL, scale TEXT, zip_dim INTEGER, per TEXT, per_power REAL);"
         "CREATE TABLE summaries(pos INTEGER PRIMARY KEY, name TEXT, expr TEXT);"
-        "INSERT INTO sweep VALUES('definition', %Q), ('config', %Q), ('design', %Q), "
-        "('seed', %lld), ('samples', %lld), ('n_runs', %lld), ('nsdyn', %Q);",
+        "CREATE TABLE units(name TEXT PRIMARY KEY, unit TEXT, kind TEXT);"
+        "INSERT INTO units VALUES('wall', 's', 'cost');"
+        "INSERT OR REPLACE INTO sweep VALUES('definition', %Q), ('config', %Q), ('design', %Q), "
+        "('seed', %lld), ('samples', %lld), ('n_runs', %lld), ('nsdyn', %Q), ('study', %Q), "
+        "('config_text', %Q), ('config_tree', %Q);"
+        "INSERT INTO definitions(definition, n_runs, config_text, earlier_runs) "
+        "VALUES(%Q, %lld, %Q, %Q);",
         def->hash, config,
         def->design == NSD_DESIGN_GRID     ? "grid"
         : def->design == NSD_DESIGN_RANDOM ? "random"
                                            : "lhs",
-        (long long)def->seed, (long long)def->samples, (long long)def->n_runs, NSDYN_VERSION);
+        (long long)def->seed, (long long)def->samples, (long long)def->n_runs, NSDYN_VERSION,
+        def->study_hash, text, def->config_tree, def->hash, (long long)def->n_runs, text, earlier);
+    free(text);
     int rc = exec(d, sql, err, len);
     sqlite3_free(sql);
     char *runs = sqlite3_mprintf("CREATE TABLE runs(run INTEGER PRIMARY KEY");
@@ -95,26 +143,35 @@ static int create_schema(nsd_sweep_db *d, const char *config, char *err, size_t 
         char key[160];
         snprintf(key, sizeof key, "%s.%s", ax->section, ax->param);
         sql = sqlite3_mprintf(
-            "INSERT INTO axes VALUES(%d, %Q, %Q, %Q, %lld, %.17g, %.17g, %Q, %d, %Q);", (int)a,
-            ax->name, key, ax->is_range ? "range" : "list", (long long)ax->n, ax->start, ax->stop,
-            ax->log ? "log" : "linear", (int)ax->dim, ax->per_key);
+            "INSERT INTO axes VALUES(%d, %Q, %Q, %Q, %lld, %.17g, %.17g, %Q, %d, %Q, %.17g);",
+            (int)a, ax->name, key, ax->is_range ? "range" : "list", (long long)ax->n, ax->start,
+            ax->stop, ax->log ? "log" : "linear", (int)ax->dim, ax->per_key, ax->per_power);
+        if (!ax->is_text)
+            sql = sqlite3_mprintf("%z INSERT INTO units VALUES(%Q, %Q, 'axis');", sql, ax->name,
+                                  ax->unit);
         rc = exec(d, sql, err, len);
         sqlite3_free(sql);
-        char *q = quote_ident(ax->name), *next = sqlite3_mprintf("%z, %s", runs, q);
+        char *q = quote_ident(ax->name),
+             *next = sqlite3_mprintf("%z, %s %s", runs, q, axis_type(ax));
         sqlite3_free(q);
         runs = next;
     }
     for (size_t s = 0; rc == 0 && s < def->n_sums; ++s) {
-        sql = sqlite3_mprintf("INSERT INTO summaries VALUES(%d, %Q, %Q);", (int)s,
-                              def->sums[s].name, def->sums[s].expr);
+        const nsd_sweep_summary *sum = &def->sums[s];
+        sql = sqlite3_mprintf("INSERT INTO summaries VALUES(%d, %Q, %Q);", (int)s, sum->name,
+                              sum->expr);
+        if (sum->kind != NSD_SUM_STOP)
+            sql = sqlite3_mprintf("%z INSERT INTO units VALUES(%Q, %Q, 'summary');", sql, sum->name,
+                                  sum->unit);
         rc = exec(d, sql, err, len);
         sqlite3_free(sql);
-        char *q = quote_ident(def->sums[s].name), *next = sqlite3_mprintf("%z, %s", runs, q);
+        char *q = quote_ident(sum->name),
+             *next = sqlite3_mprintf("%z, %s %s", runs, q, summary_type(sum));
         sqlite3_free(q);
         runs = next;
     }
     sql = sqlite3_mprintf("%z, status TEXT, message TEXT, wall REAL, config_hash TEXT, "
-                          "log_warnings INTEGER, log_first TEXT); %s COMMIT;",
+                          "log_warnings INTEGER, log_first TEXT); %s",
                           runs,
                           def->points_sum >= 0 ? "CREATE TABLE points(run INTEGER, k INTEGER, "
                                                  "value REAL, PRIMARY KEY(run, k));"
@@ -213,6 +270,205 @@ static int read_done(nsd_sweep_db *d, uint8_t **done, size_t *n_done, char *err,
     return bogus_rows(d, err, len);
 }
 
+/* A value of the sweep table, or NULL (caller frees). */
+static char *sweep_value(nsd_sweep_db *d, const char *key) {
+    sqlite3_stmt *st = NULL;
+    char *out = NULL;
+    if (sqlite3_prepare_v2(d->db, "SELECT value FROM sweep WHERE key = ?", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+            out = strdup((const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* The earlier definition's axes: keys and per ("key^power"). */
+static size_t earlier_axes(nsd_sweep_db *d, char ***keys, char ***pers) {
+    sqlite3_stmt *st = NULL;
+    size_t n = 0;
+    *keys = calloc(256, sizeof **keys);
+    *pers = calloc(256, sizeof **pers);
+    if (!*keys || !*pers) abort();
+    if (sqlite3_prepare_v2(d->db, "SELECT key, coalesce(per, ''), per_power FROM axes ORDER BY pos",
+                           -1, &st, NULL) == SQLITE_OK)
+        while (n < 256 && sqlite3_step(st) == SQLITE_ROW) {
+            (*keys)[n] = strdup((const char *)sqlite3_column_text(st, 0));
+            char per[200];
+            snprintf(per, sizeof per, "%s^%.17g", (const char *)sqlite3_column_text(st, 1),
+                     sqlite3_column_double(st, 2));
+            (*pers)[n++] = strdup(per);
+        }
+    sqlite3_finalize(st);
+    return n;
+}
+
+static void column_value(sqlite3_stmt *st, int c, double *num, char *text);
+
+/* A runs row's summaries, status, message and wall from column c on into
+ * row; the next column. */
+static int row_results(sqlite3_stmt *st, int c, const nsd_sweep_def *def, nsd_sweep_row *row) {
+    for (size_t s = 0; s < def->n_sums; ++s, ++c)
+        column_value(st, c, &row->sum_num[s], row->sum_text[s]);
+    const char *status = (const char *)sqlite3_column_text(st, c++);
+    row->status = NSD_SWEEP_FAILED;
+    for (int k = 0; k < 4; ++k)
+        if (status && !strcmp(status, status_text[k])) row->status = k;
+    const char *msg = (const char *)sqlite3_column_text(st, c++);
+    snprintf(row->message, sizeof row->message, "%s", msg ? msg : "");
+    row->wall = sqlite3_column_double(st, c++);
+    return c;
+}
+
+/* After row_results: the config hash and, where the table has them (a
+ * database begun before runs carried their log has not), the log columns. */
+static void row_tail(sqlite3_stmt *st, int c, nsd_sweep_row *row) {
+    const char *h = (const char *)sqlite3_column_text(st, c++);
+    snprintf(row->config_hash, sizeof row->config_hash, "%s", h ? h : "");
+    row->log_warnings = 0;
+    row->log_first[0] = '\0';
+    if (c + 1 < sqlite3_column_count(st)) {
+        row->log_warnings = (uint32_t)sqlite3_column_int64(st, c++);
+        const char *f = (const char *)sqlite3_column_text(st, c++);
+        snprintf(row->log_first, sizeof row->log_first, "%s", f ? f : "");
+    }
+}
+
+/* Copy the earlier definition's rows (table `from`, n_old axes) that the
+ * new one contains, renumbered; *kept, *out counted. */
+static int place_rows(nsd_sweep_db *d, const char *from, nsd_sweep_grow *g, size_t n_old,
+                      size_t *kept, size_t *out, char *err, size_t len) {
+    char *sql = sqlite3_mprintf("SELECT * FROM \"%w\" ORDER BY run", from);
+    sqlite3_stmt *st = NULL, *pts = NULL;
+    int rc = sqlite3_prepare_v2(d->db, sql, -1, &st, NULL);
+    sqlite3_free(sql);
+    if (rc == SQLITE_OK && d->def->points_sum >= 0) {
+        sql = sqlite3_mprintf("SELECT value FROM \"points%w\" WHERE run = ? ORDER BY k", from + 4);
+        rc = sqlite3_prepare_v2(d->db, sql, -1, &pts, NULL);
+        sqlite3_free(sql);
+    }
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return fail(d, "reading the earlier runs", err, len);
+    }
+    size_t n_cols = (size_t)sqlite3_column_count(st), n_fixed = 1 + n_old + d->def->n_sums;
+    if (n_cols != n_fixed + 4 && n_cols != n_fixed + 6) { /* without, with the log columns */
+        snprintf(err, len,
+                 "the earlier runs (table %s) have %d columns, not the %zu its axes and "
+                 "summaries give: the database was changed outside nsdyn sweep; use another "
+                 "database (--db)",
+                 from, sqlite3_column_count(st), n_fixed + 6);
+        sqlite3_finalize(st);
+        sqlite3_finalize(pts);
+        return -1;
+    }
+    nsd_sweep_row *row = nsd_sweep_row_new(d->def);
+    double num[256];
+    char(*text)[NSD_SWEEP_TEXT] = calloc(n_old + 1, NSD_SWEEP_TEXT);
+    if (!text) abort();
+    while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+        int c = 0;
+        sqlite3_int64 was = sqlite3_column_int64(st, c++);
+        for (size_t o = 0; o < n_old; ++o, ++c) column_value(st, c, &num[o], text[o]);
+        if (nsd_sweep_grow_place(g, num, (const char(*)[NSD_SWEEP_TEXT])text, row) != 0) {
+            (*out)++;
+            continue;
+        }
+        c = row_results(st, c, d->def, row);
+        row_tail(st, c, row);
+        row->n_points = 0;
+        if (pts) {
+            sqlite3_reset(pts);
+            sqlite3_bind_int64(pts, 1, was);
+            while (sqlite3_step(pts) == SQLITE_ROW && row->n_points < NSD_SWEEP_POINTS)
+                row->points[row->n_points++] = sqlite3_column_double(pts, 0);
+        }
+        if (nsd_sweep_db_put(d, row, err, len) != 0) rc = SQLITE_ERROR;
+        (*kept)++;
+    }
+    free(text);
+    nsd_sweep_row_free(row);
+    sqlite3_finalize(st);
+    sqlite3_finalize(pts);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* The study grew (same config, design and summaries; other axes): the
+ * earlier runs move to runs_v<k> (kept whole), the new definition's
+ * tables are made, and every earlier row it contains is placed by its
+ * values (sweep_grow.c). One transaction: a failure leaves the database
+ * as it was. */
+static int grow(nsd_sweep_db *d, const char *config, char *err, size_t len) {
+    if (d->def->design != NSD_DESIGN_GRID) {
+        snprintf(err, len,
+                 "the sweep's axes changed and only a grid study grows (a random or lhs "
+                 "design's values follow from its seed and sample count); use another database "
+                 "(--db)");
+        return -1;
+    }
+    char **keys, **pers;
+    size_t n_old = earlier_axes(d, &keys, &pers), kept = 0, out = 0;
+    int k = 1;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM sqlite_master WHERE name GLOB 'runs_v*'",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        k += sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    char from[32];
+    snprintf(from, sizeof from, "runs_v%d", k);
+    char *sql = sqlite3_mprintf("BEGIN; ALTER TABLE runs RENAME TO %s; DROP TABLE axes; "
+                                "DROP TABLE summaries; DROP TABLE IF EXISTS units;",
+                                from);
+    if (d->def->points_sum >= 0)
+        sql = sqlite3_mprintf("%z ALTER TABLE points RENAME TO points_v%d;", sql, k);
+    int rc = exec(d, sql, err, len);
+    sqlite3_free(sql);
+    nsd_sweep_grow *g = rc == 0 ? nsd_sweep_grow_new(d->def, n_old, (const char *const *)keys,
+                                                     (const char *const *)pers)
+                                : NULL;
+    if (rc == 0) rc = create_schema(d, config, from, err, len);
+    if (rc == 0) rc = prepare_put(d, err, len);
+    if (rc == 0) rc = place_rows(d, from, g, n_old, &kept, &out, err, len);
+    if (rc == 0) {
+        sql = sqlite3_mprintf("UPDATE definitions SET kept = %lld WHERE k = "
+                              "(SELECT max(k) FROM definitions); COMMIT;",
+                              (long long)kept);
+        rc = exec(d, sql, err, len);
+        sqlite3_free(sql);
+    }
+    if (rc != 0)
+        sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+    else
+        fprintf(stderr,
+                "sweep: the study grew (other axes, same config and summaries): %zu finished "
+                "runs placed by their values, %zu outside the new definition (kept in table %s)\n",
+                kept, out, from);
+    nsd_sweep_grow_free(g);
+    for (size_t o = 0; o < n_old; ++o) free(keys[o]), free(pers[o]);
+    free(keys);
+    free(pers);
+    return rc;
+}
+
+/* A stored definition other than def's: the same study grows, another
+ * is refused. */
+static int other_definition(nsd_sweep_db *d, const char *path, const char *hash, const char *config,
+                            char *err, size_t len) {
+    char *study = sweep_value(d, "study");
+    int same = study && !strcmp(study, d->def->study_hash);
+    free(study);
+    if (same) return grow(d, config, err, len);
+    snprintf(err, len,
+             "database %s was written by another sweep definition (its hash %.12s..., this "
+             "config's %.12s...): the config, its --set values, the design or the summaries "
+             "changed (a study grows only by its axes); use another database (--db) or remove "
+             "this one",
+             path, hash, d->def->hash);
+    return -1;
+}
+
 nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, const char *config,
                                 uint8_t **done, size_t *n_done, char *err, size_t len) {
     nsd_sweep_db *d = calloc(1, sizeof *d);
@@ -228,14 +484,15 @@ nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, cons
         char why[400];
         snprintf(why, sizeof why, "%s", err);
         snprintf(err, len, "database %s: %s", path, why);
+    } else if (exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err, len) != 0) {
     } else if (hash[0] && strcmp(hash, def->hash) != 0) {
-        snprintf(err, len,
-                 "database %s was written by another sweep definition (its hash %.12s..., this "
-                 "config's %.12s...): the config, its --set values or the [sweep] axes or "
-                 "summaries changed; use another database (--db) or remove this one",
-                 path, hash, def->hash);
-    } else if (exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err, len) == 0 &&
-               (hash[0] ? add_log_columns(d, err, len) : create_schema(d, config, err, len)) == 0 &&
+        if (other_definition(d, path, hash, config, err, len) == 0 &&
+            read_done(d, done, n_done, err, len) == 0)
+            rc = 0;
+    } else if ((hash[0] ? add_log_columns(d, err, len) == 0
+                        : (exec(d, "BEGIN", err, len) == 0 &&
+                           create_schema(d, config, NULL, err, len) == 0 &&
+                           exec(d, "COMMIT", err, len) == 0)) &&
                prepare_put(d, err, len) == 0 && read_done(d, done, n_done, err, len) == 0) {
         rc = 0;
     }
@@ -362,14 +619,7 @@ static void csv_field(FILE *f, sqlite3_stmt *st, int c) {
     switch (sqlite3_column_type(st, c)) {
         case SQLITE_NULL: break;
         case SQLITE_INTEGER: fprintf(f, "%lld", (long long)sqlite3_column_int64(st, c)); break;
-        case SQLITE_FLOAT: {
-            double x = sqlite3_column_double(st, c);
-            char buf[40];
-            snprintf(buf, sizeof buf, "%.15g", x);
-            if (strtod(buf, NULL) != x) snprintf(buf, sizeof buf, "%.17g", x);
-            fputs(buf, f);
-            break;
-        }
+        case SQLITE_FLOAT: nsd_num_put(f, sqlite3_column_double(st, c)); break;
         default: {
             const char *s = (const char *)sqlite3_column_text(st, c);
             if (!s) break;
@@ -387,6 +637,23 @@ static void csv_field(FILE *f, sqlite3_stmt *st, int c) {
     }
 }
 
+/* The header: every number's column with its unit ("e [1]", "C [N s/m]",
+ * "wall [s]"); text columns by name. */
+static void csv_header(FILE *f, const nsd_sweep_def *def) {
+    fputs("run", f);
+    for (size_t a = 0; a < def->n_axes; ++a)
+        if (def->axes[a].is_text)
+            fprintf(f, ",%s", def->axes[a].name);
+        else
+            fprintf(f, ",%s [%s]", def->axes[a].name, def->axes[a].unit);
+    for (size_t s = 0; s < def->n_sums; ++s)
+        if (def->sums[s].kind == NSD_SUM_STOP)
+            fprintf(f, ",%s", def->sums[s].name);
+        else
+            fprintf(f, ",%s [%s]", def->sums[s].name, def->sums[s].unit);
+    fputs(",status,message,wall [s],config_hash\n", f);
+}
+
 int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL) != SQLITE_OK)
@@ -399,8 +666,7 @@ int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
         return -1;
     }
     int nc = sqlite3_column_count(st);
-    for (int c = 0; c < nc; ++c) fprintf(f, "%s%s", c ? "," : "", sqlite3_column_name(st, c));
-    fputc('\n', f);
+    csv_header(f, d->def);
     while (sqlite3_step(st) == SQLITE_ROW) {
         for (int c = 0; c < nc; ++c) {
             if (c) fputc(',', f);
@@ -427,23 +693,14 @@ int nsd_sweep_db_scan(nsd_sweep_db *d, nsd_sweep_row_fn fn, void *ctx, char *err
     if (sqlite3_prepare_v2(d->db, "SELECT * FROM runs ORDER BY run", -1, &st, NULL) != SQLITE_OK)
         return fail(d, "reading the runs", err, len);
     nsd_sweep_row *row = nsd_sweep_row_new(d->def);
-    size_t na = d->def->n_axes, ns = d->def->n_sums;
+    size_t na = d->def->n_axes;
     while (sqlite3_step(st) == SQLITE_ROW) {
         int c = 0;
         row->run = (uint64_t)sqlite3_column_int64(st, c++);
         for (size_t a = 0; a < na; ++a, ++c)
             column_value(st, c, &row->axis_num[a], row->axis_text[a]);
-        for (size_t s = 0; s < ns; ++s, ++c)
-            column_value(st, c, &row->sum_num[s], row->sum_text[s]);
-        const char *status = (const char *)sqlite3_column_text(st, c++);
-        row->status = NSD_SWEEP_FAILED;
-        for (int k = 0; k < 4; ++k)
-            if (status && !strcmp(status, status_text[k])) row->status = k;
-        const char *msg = (const char *)sqlite3_column_text(st, c++);
-        snprintf(row->message, sizeof row->message, "%s", msg ? msg : "");
-        row->wall = sqlite3_column_double(st, c++);
-        const char *hash = (const char *)sqlite3_column_text(st, c++);
-        snprintf(row->config_hash, sizeof row->config_hash, "%s", hash ? hash : "");
+        c = row_results(st, c, d->def, row);
+        row_tail(st, c, row);
         row->n_points = 0;
         if (d->get_points) {
             sqlite3_reset(d->get_points);

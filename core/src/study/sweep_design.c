@@ -97,6 +97,11 @@ static const nsd_toml_node *axis_pick(const nsd_sweep_axis *ax, pos p, double *n
     return NULL;
 }
 
+const char *nsd_sweep_axis_value(const nsd_sweep_axis *ax, size_t i, double *num) {
+    const nsd_toml_node *v = axis_pick(ax, (pos){0, i, 0}, num);
+    return v && v->type == NSD_TOML_STRING ? v->str : NULL;
+}
+
 const char *nsd_sweep_value(const nsd_sweep_def *def, uint64_t run, size_t a, double *num) {
     pos dims[64];
     run_positions(def, run, dims);

@@ -68,8 +68,8 @@ static size_t axis_list(nsd_sweep_axis *ax, const nsd_toml_node *v, nsd_diag *di
     ax->is_text = v->items[0].type == NSD_TOML_STRING;
     for (size_t i = 0; i < v->n_items; ++i) {
         const nsd_toml_node *it = &v->items[i];
-        int ok =
-            ax->is_text ? it->type == NSD_TOML_STRING : nsd_toml_is_number(it) || it->type == NSD_TOML_BOOLEAN;
+        int ok = ax->is_text ? it->type == NSD_TOML_STRING
+                             : nsd_toml_is_number(it) || it->type == NSD_TOML_BOOLEAN;
         if (!ok || (nsd_toml_is_number(it) && !isfinite(it->real))) {
             nsd_diag_at(diag, it,
                         "[[sweep.axis]] 'values': item %zu is %s; expected all numbers or all "
@@ -420,16 +420,26 @@ static size_t parse_axes(nsd_sweep_def *def, const nsd_toml_node *sw, nsd_diag *
 }
 
 /* The definition's hash: the config without [sweep], then what fixes the
- * runs and their summaries. */
+ * runs and their summaries. The study's hash leaves the axes out: the
+ * same config, design and summaries with other axes is the same study
+ * grown (sweep_grow.c). */
 static void definition_hash(nsd_sweep_def *def, const nsd_config *cfg) {
-    char *text = NULL;
-    size_t len = 0;
+    char *text = NULL, *study = NULL;
+    size_t len = 0, study_len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) abort();
     for (size_t i = 0; i < cfg->root.n_items; ++i)
         if (strcmp(cfg->root.items[i].key, "sweep") != 0)
             nsd_sweep_node_text(f, &cfg->root.items[i]);
+    fflush(f);
+    free(def->config_tree); /* an adaptive search hashes each new definition */
+    def->config_tree = strndup(text, len);
     fprintf(f, "\ndesign %d seed %llu samples %zu\n", (int)def->design,
+            (unsigned long long)def->seed, def->samples);
+    FILE *g = open_memstream(&study, &study_len);
+    if (!g || !def->config_tree) abort();
+    fprintf(g, "study of %zu bytes: %s\ndesign %d seed %llu samples %zu\n",
+            strlen(def->config_tree), def->config_tree, (int)def->design,
             (unsigned long long)def->seed, def->samples);
     for (size_t a = 0; a < def->n_axes; ++a) {
         const nsd_sweep_axis *ax = &def->axes[a];
@@ -438,12 +448,18 @@ static void definition_hash(nsd_sweep_def *def, const nsd_config *cfg) {
                 ax->dim, ax->per_key ? ax->per_key : "-", ax->per_power);
         for (size_t i = 0; ax->values && i < ax->n; ++i) nsd_sweep_node_text(f, &ax->values[i]);
     }
-    for (size_t s = 0; s < def->n_sums; ++s)
+    for (size_t s = 0; s < def->n_sums; ++s) {
         fprintf(f, "summary %s = %s\n", def->sums[s].name, def->sums[s].expr);
+        fprintf(g, "summary %s = %s\n", def->sums[s].name, def->sums[s].expr);
+    }
     fprintf(f, "points %d\n", NSD_SWEEP_POINTS);
+    fprintf(g, "points %d\n", NSD_SWEEP_POINTS);
     fclose(f);
+    fclose(g);
     nsd_sha256_hex(text, len, def->hash);
+    nsd_sha256_hex(study, study_len, def->study_hash);
     free(text);
+    free(study);
 }
 
 /* keep = "SUMMARY OP VALUE", once the summaries are known. */
@@ -474,6 +490,128 @@ static size_t parse_filter(nsd_sweep_def *def, const nsd_toml_node *k, nsd_diag 
     return 0;
 }
 
+/* The units of the columns (runs.csv headers, the database's units table):
+ * a `per` axis's value is the key's value over per^p. */
+static void set_units(nsd_sweep_def *def, const nsd_scenario *base) {
+    for (size_t a = 0; a < def->n_axes; ++a) {
+        nsd_sweep_axis *ax = &def->axes[a];
+        const char *u = nsd_sweep_axis_unit(base, ax);
+        char per_unit[64] = "1", buf[200];
+        if (ax->per_key) {
+            char section[64];
+            const char *dot = strchr(ax->per_key, '.');
+            snprintf(section, sizeof section, "%.*s", dot ? (int)(dot - ax->per_key) : 0,
+                     ax->per_key);
+            nsd_sweep_axis per = {.section = section, .param = (char *)(dot ? dot + 1 : "")};
+            snprintf(per_unit, sizeof per_unit, "%s", nsd_sweep_axis_unit(base, &per));
+        }
+        char power[100];
+        snprintf(power, sizeof power, ax->per_power == 1 ? "%s" : "%s^%g", per_unit, ax->per_power);
+        if (!strcmp(per_unit, "1") || ax->per_power == 0)
+            snprintf(buf, sizeof buf, "%s", u);
+        else if (!strcmp(u, power)) /* J/m over b^2: m^2 / m^2 */
+            snprintf(buf, sizeof buf, "1");
+        else if (ax->per_power == 1)
+            snprintf(buf, sizeof buf, "%s / (%s)", u, per_unit);
+        else
+            snprintf(buf, sizeof buf, "%s / (%s)^%g", u, per_unit, ax->per_power);
+        ax->unit = strdup(buf);
+    }
+    for (size_t s = 0; s < def->n_sums; ++s)
+        def->sums[s].unit = strdup(nsd_sweep_summary_unit(base, &def->sums[s]));
+}
+
+/* [sweep.adaptive] axis = NAME, target = "fraction(S) OP F" |
+ * "fraction(S > V) OP F" | "mean(S) OP V", tolerance = T (axis unit). */
+static size_t parse_adaptive(nsd_sweep_def *def, const nsd_toml_node *t, nsd_diag *diag) {
+    nsd_sweep_adaptive *ad = &def->adaptive;
+    ad->axis = ad->summary = -1;
+    if (!t) return 0;
+    static const char *const keys[] = {"axis", "target", "tolerance"};
+    size_t errors = unknown_keys(t, keys, NSDYN_COUNT(keys), "[sweep.adaptive]", diag);
+    const nsd_toml_node *ax = nsd_toml_get(t, "axis"), *tg = nsd_toml_get(t, "target"),
+                        *tol = nsd_toml_get(t, "tolerance");
+    for (size_t a = 0; ax && ax->type == NSD_TOML_STRING && a < def->n_axes; ++a)
+        if (!strcmp(def->axes[a].name, ax->str)) ad->axis = (long)a;
+    const nsd_sweep_axis *A = ad->axis >= 0 ? &def->axes[ad->axis] : NULL;
+    size_t members = 0;
+    for (size_t a = 0; A && a < def->n_axes; ++a) members += def->axes[a].dim == A->dim;
+    if (!A || !A->is_range || A->per_key || members > 1 || def->design != NSD_DESIGN_GRID ||
+        !(A->stop > A->start)) {
+        nsd_diag_at(diag, ax ? ax : t,
+                    "[sweep.adaptive] 'axis': expected the name of a range axis of a grid "
+                    "design (start < stop, not zipped, no 'per') to bisect");
+        errors++;
+    }
+    if (!nsd_toml_is_number(tol) || !(tol->real > 0)) {
+        nsd_diag_at(diag, tol ? tol : t,
+                    "[sweep.adaptive] 'tolerance': expected a positive number (the final "
+                    "bracket's width in the axis's unit)");
+        errors++;
+    } else
+        ad->tolerance = tol->real;
+    char name[64] = "", op[4] = "", rest[2] = "";
+    int n = 0;
+    ad->above = 0;
+    if (tg && tg->type == NSD_TOML_STRING) {
+        snprintf(ad->target, sizeof ad->target, "%s", tg->str);
+        if (sscanf(tg->str, " fraction ( %63[A-Za-z0-9_] > %lf ) %3[<>=] %lf %1s", name, &ad->above,
+                   op, &ad->value, rest) == 4 ||
+            sscanf(tg->str, " fraction ( %63[A-Za-z0-9_] ) %3[<>=] %lf %1s", name, op, &ad->value,
+                   rest) == 3)
+            n = 1;
+        else if (sscanf(tg->str, " mean ( %63[A-Za-z0-9_] ) %3[<>=] %lf %1s", name, op, &ad->value,
+                        rest) == 3)
+            n = 1, ad->mean = 1;
+    }
+    static const char *const ops[] = {">=", ">", "<=", "<"};
+    ad->op = -1;
+    for (int k = 0; k < 4; ++k)
+        if (!strcmp(op, ops[k])) ad->op = k;
+    for (size_t s = 0; s < def->n_sums; ++s)
+        if (!strcmp(def->sums[s].name, name) && def->sums[s].kind != NSD_SUM_STOP)
+            ad->summary = (long)s;
+    if (!n || ad->op < 0 || ad->summary < 0) {
+        nsd_diag_at(diag, tg ? tg : t,
+                    "[sweep.adaptive] 'target' = \"%s\": expected \"fraction(S) OP F\", "
+                    "\"fraction(S > V) OP F\" or \"mean(S) OP V\" with S a number summary of "
+                    "[sweep.summary] and OP one of >= > <= <",
+                    tg && tg->type == NSD_TOML_STRING ? tg->str : "");
+        errors++;
+    }
+    if (errors) ad->axis = -1;
+    return errors;
+}
+
+int nsd_sweep_target_holds(const nsd_sweep_adaptive *ad, size_t n, size_t hits, double sum) {
+    if (n == 0) return 0;
+    double x = ad->mean ? sum / (double)n : (double)hits / (double)n;
+    return ad->op == 0   ? x >= ad->value
+           : ad->op == 1 ? x > ad->value
+           : ad->op == 2 ? x <= ad->value
+                         : x < ad->value;
+}
+
+void nsd_sweep_set_values(nsd_sweep_def *def, size_t a, const double *x, size_t n) {
+    nsd_sweep_axis *ax = &def->axes[a];
+    for (size_t i = 0; ax->values && i < ax->n; ++i) nsd_toml_node_clear(&ax->values[i]);
+    free(ax->values);
+    ax->values = xcalloc(n, sizeof *ax->values);
+    for (size_t i = 0; i < n; ++i)
+        ax->values[i] = (nsd_toml_node){.type = NSD_TOML_FLOAT,
+                                        .source = ax->at->source,
+                                        .line = ax->at->line,
+                                        .column = ax->at->column,
+                                        .real = x[i]};
+    ax->is_range = 0;
+    ax->is_int = 0;
+    ax->n = n;
+    def->dim_len[ax->dim] = n;
+    def->n_runs = 1;
+    for (size_t d = 0; d < def->n_dims; ++d) def->n_runs *= def->dim_len[d];
+    definition_hash(def, def->cfg);
+}
+
 size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *diag) {
     memset(def, 0, sizeof *def);
     const nsd_config *cfg = &base->app.cfg;
@@ -485,9 +623,12 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
         return 1;
     }
     def->at = sw;
+    def->cfg = cfg;
     def->points_sum = -1;
-    static const char *const keys[] = {"design", "seed",  "samples",     "keep",          "axis",
-                                       "summary", "graph", "run_timeout", "run_max_memory"};
+    def->adaptive.axis = -1;
+    static const char *const keys[] = {"design",         "seed",    "samples", "keep",
+                                       "axis",           "summary", "graph",   "run_timeout",
+                                       "run_max_memory", "adaptive"};
     size_t errors = unknown_keys(sw, keys, NSDYN_COUNT(keys), "[sweep]", diag);
     errors += parse_design(def, sw, diag);
     errors += parse_limit(sw, "run_timeout", "s", 1e-3, 1e7, &def->run_timeout_s, diag);
@@ -501,7 +642,9 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
         errors += parse_filter(def, nsd_toml_get(sw, "keep"), diag);
     const nsd_toml_node *graphs = nsd_toml_get(sw, "graph");
     if (!errors && graphs) errors += nsd_sweep_parse_graphs(def, graphs, diag);
+    if (!errors) errors += parse_adaptive(def, nsd_toml_get(sw, "adaptive"), diag);
     if (!errors) definition_hash(def, cfg);
+    if (!errors) set_units(def, base);
     if (!errors) nsd_sweep_design_init(def);
     return errors;
 }
@@ -513,6 +656,7 @@ void nsd_sweep_def_free(nsd_sweep_def *def) {
         free(ax->section);
         free(ax->param);
         free(ax->per_key);
+        free(ax->unit);
         for (size_t i = 0; ax->values && i < ax->n; ++i) nsd_toml_node_clear(&ax->values[i]);
         free(ax->values);
     }
@@ -523,9 +667,11 @@ void nsd_sweep_def_free(nsd_sweep_def *def) {
         free(def->sums[s].name);
         free(def->sums[s].expr);
         free(def->sums[s].channel);
+        free(def->sums[s].unit);
     }
     free(def->sums);
     for (size_t g = 0; g < def->n_graphs; ++g) free(def->graphs[g].name);
     free(def->graphs);
+    free(def->config_tree);
     memset(def, 0, sizeof *def);
 }

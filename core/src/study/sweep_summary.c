@@ -444,8 +444,14 @@ const char *nsd_sweep_summary_unit(const nsd_scenario *base, const nsd_sweep_sum
         case NSD_SUM_T_REACHED: return "s";
         case NSD_SUM_COUNT:
         case NSD_SUM_STOP:
-        case NSD_SUM_SYSTEM:
         case NSD_SUM_KIND_COUNT: return "1";
+        case NSD_SUM_SYSTEM: { /* the unit the system declares with the value */
+            const nsdyn_system_summaries *ss = nsd_sweep_system_summaries(base->model.sys);
+            for (size_t i = 0; ss && sum->channel && i < ss->n; ++i)
+                if (!strcmp(ss->values[i].name, sum->channel))
+                    return ss->values[i].unit && ss->values[i].unit[0] ? ss->values[i].unit : "1";
+            return "1";
+        }
         default: break;
     }
     int ch = sum->channel ? nsd_model_channel(&base->model, sum->channel) : -1;
