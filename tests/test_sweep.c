@@ -712,7 +712,7 @@ START_TEST(units_in_outputs) {
     ck_assert_int_eq(sweep("u.toml -o u -q --no-graphs"), 0);
     char *csv = slurp("u/runs.csv");
     const char *want = "run,system_m [kg],y0 [m],method,t1 [s],ymax [m],n [1],out,v1 [m/s],"
-                       "status,message,wall [s],config_hash\n";
+                       "status,message,wall [s],config_hash,log_warnings [1],log_first\n";
     ck_assert_msg(strncmp(csv, want, strlen(want)) == 0, "header: %.*s", (int)strcspn(csv, "\n"),
                   csv);
     sqlite3 *db = open_db("u/sweep.sqlite");
@@ -725,7 +725,7 @@ START_TEST(units_in_outputs) {
                      SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
     ck_assert_str_eq((const char *)sqlite3_column_text(st, 0),
-                     "n 1,system_m kg,t1 s,v1 m/s,wall s,y0 m,ymax m");
+                     "log_warnings 1,n 1,system_m kg,t1 s,v1 m/s,wall s,y0 m,ymax m");
     sqlite3_finalize(st);
     ck_assert_int_eq(sqlite3_prepare_v2(db,
                                         "SELECT count(*) FROM runs WHERE typeof(system_m) != "
@@ -747,6 +747,8 @@ START_TEST(units_in_outputs) {
         char *f[16] = {0}, *copy = strndup(line, strcspn(line, "\n"));
         int n = 0;
         for (char *p = copy; n < 16 && (f[n] = strsep(&p, ",")) != NULL; ++n) {}
+        /* as many fields as the header names (these rows' messages hold no comma) */
+        ck_assert_msg(n == 15, "row %d has %d fields, the header 15", rows, n);
         const int col[4] = {2, 4, 5, 8};
         for (int k = 0; k < 4; ++k)
             if (sqlite3_column_type(st, k) == SQLITE_FLOAT)

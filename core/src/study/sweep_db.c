@@ -123,6 +123,7 @@ static int create_schema(nsd_sweep_db *d, const char *config, const char *earlie
         "CREATE TABLE summaries(pos INTEGER PRIMARY KEY, name TEXT, expr TEXT);"
         "CREATE TABLE units(name TEXT PRIMARY KEY, unit TEXT, kind TEXT);"
         "INSERT INTO units VALUES('wall', 's', 'cost');"
+        "INSERT INTO units VALUES('log_warnings', '1', 'log');"
         "INSERT OR REPLACE INTO sweep VALUES('definition', %Q), ('config', %Q), ('design', %Q), "
         "('seed', %lld), ('samples', %lld), ('n_runs', %lld), ('nsdyn', %Q), ('study', %Q), "
         "('config_text', %Q), ('config_tree', %Q);"
@@ -651,7 +652,7 @@ static void csv_header(FILE *f, const nsd_sweep_def *def) {
             fprintf(f, ",%s", def->sums[s].name);
         else
             fprintf(f, ",%s [%s]", def->sums[s].name, def->sums[s].unit);
-    fputs(",status,message,wall [s],config_hash\n", f);
+    fputs(",status,message,wall [s],config_hash,log_warnings [1],log_first\n", f);
 }
 
 int nsd_sweep_db_csv(nsd_sweep_db *d, const char *path, char *err, size_t len) {
