@@ -742,13 +742,15 @@ START_TEST(units_in_outputs) {
         sqlite3_prepare_v2(db, "SELECT y0, t1, ymax, v1 FROM runs ORDER BY run", -1, &st, NULL),
         SQLITE_OK);
     const char *line = strchr(csv, '\n') + 1;
-    int rows = 0;
+    int rows = 0, header_fields = 1;
+    for (const char *h = csv; h < line - 1; ++h) header_fields += *h == ',';
     while (sqlite3_step(st) == SQLITE_ROW && *line) {
         char *f[16] = {0}, *copy = strndup(line, strcspn(line, "\n"));
         int n = 0;
         for (char *p = copy; n < 16 && (f[n] = strsep(&p, ",")) != NULL; ++n) {}
         /* as many fields as the header names (these rows' messages hold no comma) */
-        ck_assert_msg(n == 15, "row %d has %d fields, the header 15", rows, n);
+        ck_assert_msg(n == header_fields, "row %d has %d fields, the header %d", rows, n,
+                      header_fields);
         const int col[4] = {2, 4, 5, 8};
         for (int k = 0; k < 4; ++k)
             if (sqlite3_column_type(st, k) == SQLITE_FLOAT)
