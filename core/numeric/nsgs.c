@@ -13,7 +13,7 @@
 #include "nsdyn_numeric.h"
 
 /* A_c and b_c = q_c + sum_{e != c} D_ce P_e of contact c (3 rows). */
-static void local_problem(const nsn_nsgs_problem *p, const double *P, size_t c, double A[9],
+static void nsgs_block(const nsn_nsgs_problem *p, const double *P, size_t c, double A[9],
                           double b[3]) {
     const size_t m = p->m, n3 = 3 * m;
     for (int i = 0; i < 3; ++i) {
@@ -64,7 +64,7 @@ int nsn_nsgs(const nsn_nsgs_problem *p, double *P, double omega, int max_sweeps,
         double worst2 = -1.0;
         for (size_t c = 0; c < p->m; ++c) {
             double A[9], b[3], *Pc = P + 3 * c;
-            local_problem(p, P, c, A, b);
+            nsgs_block(p, P, c, A, b);
             const double old[3] = {Pc[0], Pc[1], Pc[2]};
             double r[3] = {Pc[0], Pc[1], Pc[2]};
             const int bad = p->local(p->ctx, c, A, b, r) != 0;

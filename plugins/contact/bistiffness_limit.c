@@ -57,7 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bistiffness_limit.h"
+#include "bistiffness_internal.h"
 #include "nsdyn/nsdyn.h"
 
 static const nsdyn_param_decl params[] = {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bistiffness_limit.h"
+#include "bistiffness_internal.h"
 #include "nsdyn_numeric.h"
 
 size_t bl_ws_doubles(size_t n) {

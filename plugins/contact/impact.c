@@ -64,10 +64,6 @@
 
 #include "impact_internal.h"
 
-const char *law_name(law_kind k) {
-    return k == LAW_NEWTON ? "newton" : k == LAW_KANE ? "kane_impulse" : "poisson";
-}
-
 /* ---- parameter declarations ------------------------------------------- */
 
 enum { P_E };
@@ -136,34 +132,6 @@ static void *create_poisson(const nsdyn_value *v, const nsdyn_host *host, char *
 }
 
 static void destroy(void *inst) { free(inst); }
-
-/* ---- helpers (no allocation) -------------------------------------------- */
-
-void phase(const nsdyn_impact_problem *pr, const char *what) {
-    if (pr->phase_log && pr->phase_log_len) snprintf(pr->phase_log, pr->phase_log_len, "%s", what);
-}
-
-/* Log an error through the host (pre-formatted, fixed buffer); the phase
- * log gets the same text (truncated to its length), for the runner's own
- * failure message. */
-nsdyn_status fail(const impact_law *law, const nsdyn_impact_problem *pr, const char *msg) {
-    if (law->have_host) law->host.log(law->host.ctx, NSDYN_LOG_ERROR, msg);
-    phase(pr, msg);
-    return NSDYN_ERROR;
-}
-
-/* The result of a law (impact_internal.h). */
-int impact_accept(const nsdyn_impact_problem *pr, const double *P, const double *up,
-                  const char *log, double *impulse, double *u_plus, double *dT) {
-    const size_t m = 3 * pr->n_contacts;
-    double size;
-    *dT = energy_change(pr->delassus, m, pr->u_minus, P, &size);
-    if (*dT > 1e-9 * size) return 1;
-    phase(pr, log);
-    memcpy(impulse, P, m * sizeof *P);
-    memcpy(u_plus, up, m * sizeof *up);
-    return 0;
-}
 
 /* ---- impact ------------------------------------------------------------- */
 

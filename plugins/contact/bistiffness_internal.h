@@ -2,8 +2,8 @@
  * (bistiffness_limit.c: checks, normalization, the ABI) and the flow of one
  * impact (bistiffness_limit_flow.c: modes, exact propagation, events, the
  * phase log). See bistiffness_limit.c's header for the model. */
-#ifndef NSDYN_BISTIFFNESS_LIMIT_H
-#define NSDYN_BISTIFFNESS_LIMIT_H
+#ifndef NSDYN_BISTIFFNESS_INTERNAL_H
+#define NSDYN_BISTIFFNESS_INTERNAL_H
 
 #include <stddef.h>
 
