@@ -2,7 +2,8 @@
 # Bounds of a run and of a compare variant (issue 28, round 3), with the
 # looping / leaking system of tests/fixtures/crashing_system.c:
 #  - the first SIGINT is honoured at once even inside a plugin callback
-#    that loops: the data so far kept in DIR.INCOMPLETE, marked incomplete;
+#    that loops (nsdyn run and nsdyn compare): the data so far kept in
+#    DIR.INCOMPLETE, marked incomplete;
 #  - run.max_memory bounds `nsdyn run` (the message names the key);
 #  - run.timeout is honoured per compare variant, the variant named, and
 #    the other variants go on.
@@ -109,12 +110,45 @@ grep -q 'outcome = "complete"' "$tmp/cmp/variant-03/run.toml" 2> /dev/null ||
     fail "the variant after the timed-out one did not run to its end"
 grep -q 'outcome = "failed' "$tmp/cmp/variant-02/run.toml" 2> /dev/null ||
     fail "the timed-out variant is not recorded as failed"
-# a variant stuck in a callback: ended 2 s after its limit, named, the finished ones kept
+# a variant stuck in a callback: ended 0.5 s after its limit, named, the
+# finished variants and the stuck one's data so far kept
 sed -i 's/^integrator = { h = 1e-7 }/system = { fault = 4 }/; s/^run = { t_end = 100.0 }//' "$tmp/cmp.toml"
 timeout -k 5 60 "$nsdyn" compare "$tmp/cmp.toml" -o "$tmp/cmp2" -q 2> "$tmp/err.txt"; st=$?
 [[ $st == 142 ]] || fail "compare with a variant stuck in a callback: exit $st, want 142"
-grep -qF 'run.timeout: a plugin callback did not return within 2 s of the time limit while running variant "slow one" (2 of 3); the finished variants are kept in '"$tmp/cmp2.INCOMPLETE" "$tmp/err.txt" ||
+grep -qF 'variant "slow one" (2 of 3): run.timeout = 1 s reached: interrupted by signal 14 inside a plugin callback' "$tmp/err.txt" ||
     fail "compare stuck message: $(cat "$tmp/err.txt")"
 [[ -f $tmp/cmp2.INCOMPLETE/variant-01/run.toml ]] || fail "the finished variant was not kept"
+[[ -s $tmp/cmp2.INCOMPLETE/variant-02/timeseries.INCOMPLETE.csv ]] || fail "the stuck variant's data were not kept"
+
+# 4. Ctrl-C while a compare variant loops in a callback: honoured at once
+#    (not only at run.timeout), the finished variant and the stuck one's
+#    samples so far kept, the variant named.
+sed -i 's/^timeout = 1.0/timeout = 0/; s/^\[run\]/[run]\noutput_dt = 0.001/' "$tmp/cmp.toml"
+"$nsdyn" compare "$tmp/cmp.toml" -o "$tmp/cmp3" -q 2> "$tmp/err.txt" &
+pid=$!
+sleep 2
+kill -INT $pid
+t0=$(date +%s.%N)
+for _ in $(seq 100); do kill -0 $pid 2> /dev/null || break; sleep 0.1; done
+if kill -0 $pid 2> /dev/null; then
+    fail "compare: the first SIGINT inside a looping callback was ignored (still running after 10 s)"
+    kill -KILL $pid
+fi
+wait $pid; st=$?
+dt=$(python3 -c "import time; print(round(time.time() - $t0, 2))")
+[[ $st == 130 ]] || fail "compare interrupted in a callback: exit $st, want 130 (128 + SIGINT)"
+grep -qF 'variant "slow one" (2 of 3): interrupted by signal 2 inside a plugin callback' "$tmp/err.txt" ||
+    fail "compare SIGINT message: $(cat "$tmp/err.txt")"
+grep -q 'outcome = "complete"' "$tmp/cmp3.INCOMPLETE/variant-01/run.toml" 2> /dev/null ||
+    fail "compare SIGINT: the finished variant was not kept"
+csv=$tmp/cmp3.INCOMPLETE/variant-02/timeseries.INCOMPLETE.csv
+python3 - "$csv" << 'PY' || fail "compare SIGINT: the stuck variant's kept data are not its samples so far"
+import sys
+rows = [l.split(",") for l in open(sys.argv[1]) if not l.startswith("#")][1:]
+t = [float(r[0]) for r in rows]
+assert 40 <= len(t) <= 52 and all(abs(b - a - 1e-3) < 1e-9 for a, b in zip(t, t[1:])), t
+PY
+[[ -e $tmp/cmp3 ]] && fail "an interrupted compare wrote $tmp/cmp3"
+echo "compare: SIGINT in a looping callback honoured in ${dt} s"
 [[ $fails == 0 ]] && echo "run bounds: all checks passed"
 exit $((fails > 0))

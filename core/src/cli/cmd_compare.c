@@ -5,9 +5,11 @@
 #include <limits.h>
 #include <stdint.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "compare.h"
@@ -15,6 +17,7 @@
 #include "interrupt.h"
 #include "outdir.h"
 #include "output.h"
+#include "run_watched.h"
 #include "scenario.h"
 
 static const char *channel_unit_of(const variant *v, const char *name) {
@@ -373,6 +376,8 @@ static void timed_out(variant *v, double timeout_s) {
     memcpy(v->sc.res.message, msg, sizeof msg);
 }
 
+static _Noreturn void abandon_variant(comparison *C, size_t i, nsd_scenario *stuck, int kept);
+
 /* Run the variants in order until a signal, each with its own data and
  * record in variant-NN/. Returns the variants run, or -1 when one could
  * not start (a config error, in diag). Clears outputs_ok if a write
@@ -391,7 +396,11 @@ static long run_variants(comparison *C) {
            steps and fails; the next one starts with its own time */
         double timeout_s = v->sc.app.cfg.settings.timeout;
         if (timeout_s > 0) nsd_interrupt_after(timeout_s);
-        int started = nsd_scenario_run(&v->sc, label, &C->diag) == 0;
+        size_t refused = 0;
+        nsd_scenario stuck;
+        int kept = nsd_scenario_run_watched(&v->sc, label, &C->diag, &refused, &stuck);
+        if (kept != NSD_WATCHED_DONE) abandon_variant(C, i, &stuck, kept);
+        int started = refused == 0;
         if (timeout_s > 0 && nsd_interrupt_cancel_alarm(1) && v->sc.res.outcome == NSD_RUN_FAILED)
             timed_out(v, timeout_s);
         nsd_crash_guard_clear();
@@ -422,14 +431,13 @@ static long run_variants(comparison *C) {
     return (long)n_run;
 }
 
-/* Stopped by a signal: the variants run so far, each with its data and
- * record; no table or graphs, which would compare a part. Returns the exit
- * status. */
-static int finish_interrupted(comparison *C, size_t n_run) {
+/* Stopped by a signal: the variants run so far (n_kept of them written,
+ * the last one's message `last`), each with its data and record; no table
+ * or graphs, which would compare a part. Returns the exit status. */
+static int finish_interrupted(comparison *C, size_t n_kept, const char *last) {
     fprintf(stderr, "error: interrupted by signal %d after %zu of %zu variants%s%s\n",
-            nsd_interrupt_signal(), n_run, C->nv, n_run ? ": " : "",
-            n_run ? C->vars[n_run - 1].sc.res.message : "");
-    if (!n_run) {
+            nsd_interrupt_signal(), n_kept, C->nv, n_kept ? ": " : "", n_kept ? last : "");
+    if (!n_kept) {
         nsd_outdir_discard(&C->od); /* nothing ran: nothing to keep */
     } else if (!nsd_outdir_finish(&C->od, 1, 0, C->written, C->n_written)) {
         C->outputs_ok = 0;
@@ -440,6 +448,46 @@ static int finish_interrupted(comparison *C, size_t n_run) {
                 C->od.incomplete, C->od.target);
     }
     return nsd_exit_status(C->outputs_ok, 1);
+}
+
+/* Variant i did not come back after a signal (run_watched.h): its data so
+ * far are written beside the finished variants', all kept in
+ * <out>.INCOMPLETE, and the process ends without waiting for its thread,
+ * which is still in the plugin. */
+static _Noreturn void abandon_variant(comparison *C, size_t i, nsd_scenario *stuck, int kept) {
+    nsd_interrupt_cancel_alarm(0);
+    nsd_crash_guard_clear(); /* the host's own exit from here on */
+    char msg[sizeof stuck->res.message + 400];
+    char why[100] = ""; /* the signal was run.timeout's alarm */
+    if (nsd_interrupt_signal() == SIGALRM)
+        snprintf(why, sizeof why, "run.timeout = %g s reached: ",
+                 C->vars[i].sc.app.cfg.settings.timeout);
+    if (kept == NSD_WATCHED_ABANDONED)
+        snprintf(msg, sizeof msg, "variant \"%s\" (%zu of %zu): %s%s", C->vars[i].name, i + 1,
+                 C->nv, why, stuck->res.message);
+    else
+        snprintf(msg, sizeof msg,
+                 "variant \"%s\" (%zu of %zu): %sinterrupted by signal %d inside a plugin "
+                 "callback before its first sample: nothing of it to keep",
+                 C->vars[i].name, i + 1, C->nv, why, nsd_interrupt_signal());
+    size_t n_kept = i;
+    if (kept == NSD_WATCHED_ABANDONED && C->outputs_ok) {
+        char sub[PATH_MAX + 32], err[PATH_MAX + 1024];
+        snprintf(sub, sizeof sub, "%s/variant-%02zu", C->od.tmp, i + 1);
+        if (nsd_scenario_write_into(stuck, sub, 0, C->cli->command_line, &C->written,
+                                    &C->n_written, err, sizeof err) < 0) {
+            fprintf(stderr, "error: %s\n", err);
+            C->outputs_ok = 0;
+        } else {
+            n_kept = i + 1;
+        }
+    }
+    if (n_kept != i + 1) fprintf(stderr, "error: %s\n", msg); /* not kept: said here */
+    const char *last = n_kept == i + 1 ? msg : i ? C->vars[i - 1].sc.res.message : "";
+    int status = finish_interrupted(C, n_kept, last);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
 }
 
 /* ---- the comparison's own outputs ---------------------------------------- */
@@ -584,7 +632,8 @@ int nsd_cmd_compare(const nsd_cli *cli) {
         goto out;
     }
     if (C.outputs_ok && nsd_interrupt_signal()) {
-        status = finish_interrupted(&C, (size_t)n_run);
+        status = finish_interrupted(&C, (size_t)n_run,
+                                    n_run ? C.vars[n_run - 1].sc.res.message : "");
         goto out;
     }
     /* A variant that fails is a result of the comparison (shown in the

@@ -2,27 +2,18 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <sys/resource.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "interrupt.h"
 #include "output.h"
-#include "run_watch.h"
+#include "run_watched.h"
 #include "scenario.h"
-
-/* After a SIGINT/SIGTERM (or run.timeout's alarm), how long [s] the run
- * may take to reach a step boundary, where it stops by itself, before the
- * main thread writes its data so far and abandons it: a plugin callback
- * that loops never gets there. */
-#define NSD_STOP_GRACE_S 0.5
 
 /* What went wrong, on stderr, and the stop message and summary. */
 static void report(const nsd_cli *cli, const nsd_scenario *s, const nsd_outdir *od, int outputs_ok,
@@ -63,58 +54,13 @@ static void report(const nsd_cli *cli, const nsd_scenario *s, const nsd_outdir *
     }
 }
 
-/* The simulation on a thread of its own, watched (run_watch.h). */
-typedef struct sim_job {
-    nsd_scenario *s;
-    nsd_diag *diag;
-    nsd_run_watch watch;
-    sem_t done;
-    size_t refused;
-    double wall0; /* [s] when the run started */
-} sim_job;
-
-static void *sim_thread(void *arg) {
-    sim_job *j = arg;
-    nsd_run_watch_attach(&j->watch);
-    j->refused = nsd_scenario_run(j->s, j->s->app.cfg.title, j->diag);
-    nsd_run_watch_attach(NULL);
-    sem_post(&j->done);
-    return NULL;
-}
-
-static double wall_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Wait for the run; 0 when it came back, 1 when a signal arrived and it
- * did not reach a step boundary within the grace period. */
-static int wait_run(sim_job *j) {
-    double t_signal = -1.0;
-    for (;;) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 50 * 1000 * 1000; /* 50 ms between looks at the signal flag */
-        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-        if (sem_timedwait(&j->done, &ts) == 0) return 0;
-        if (!nsd_interrupt_signal()) continue;
-        if (t_signal < 0)
-            t_signal = wall_s();
-        else if (wall_s() - t_signal > NSD_STOP_GRACE_S)
-            return 1;
-    }
-}
-
-/* The run did not come back after a signal: its data as of the last
- * sample, written by this thread, marked incomplete; the process then
- * ends without waiting for the run's thread. */
-static _Noreturn void abandon_run(const nsd_cli *cli, nsd_scenario *s, sim_job *j, nsd_outdir *od) {
+/* The run did not come back after a signal (run_watched.h): its data as
+ * of the last sample, written by this thread, marked incomplete; the
+ * process then ends without waiting for the run's thread. */
+static _Noreturn void abandon_run(const nsd_cli *cli, nsd_scenario *w, int kept, nsd_outdir *od) {
     nsd_interrupt_cancel_alarm(0);
     nsd_crash_guard_clear(); /* the host's own exit from here on */
-    nsd_scenario w = *s;     /* shares the model and config; res is the snapshot */
-    memset(&w.res, 0, sizeof w.res);
-    if (nsd_run_watch_take(&j->watch, &w.res) != 0) {
+    if (kept != NSD_WATCHED_ABANDONED) {
         fprintf(stderr,
                 "error: interrupted by signal %d inside a plugin callback before the first "
                 "sample: nothing to keep\n",
@@ -123,53 +69,14 @@ static _Noreturn void abandon_run(const nsd_cli *cli, nsd_scenario *s, sim_job *
         fflush(stdout);
         _exit(nsd_exit_status(1, 1));
     }
-    w.res.outcome = NSD_RUN_FAILED;
-    w.res.wall_seconds = wall_s() - j->wall0;
-    w.res.t_reached = w.res.series.data[(w.res.series.rows - 1) * w.res.series.n_channels];
-    snprintf(w.res.message, sizeof w.res.message,
-             "interrupted by signal %d inside a plugin callback: the run did not reach a step "
-             "boundary within %g s (a callback that does not return); its data up to the last "
-             "sample, t = %.9g s, are kept (the integrator's step counts are not known)%s",
-             nsd_interrupt_signal(), NSD_STOP_GRACE_S, w.res.t_reached,
-             j->watch.logs_lost ? " (the event log was lost: out of memory)" : "");
     char **written = NULL;
     size_t n_written = 0;
     int abandoned = 0;
-    int ok = nsd_scenario_write(&w, od, cli->command_line, &written, &n_written, &abandoned);
-    report(cli, &w, od, ok, abandoned, written, n_written);
+    int ok = nsd_scenario_write(w, od, cli->command_line, &written, &n_written, &abandoned);
+    report(cli, w, od, ok, abandoned, written, n_written);
     fflush(stdout);
     fflush(stderr);
     _exit(nsd_exit_status(ok, 1)); /* the run's thread is still in the plugin */
-}
-
-/* nsd_scenario_run on a thread, so that the first Ctrl-C is honoured at
- * once even inside a plugin callback that loops (abandon_run). Runs in
- * this thread when no thread can be made. */
-static size_t run_watched(const nsd_cli *cli, nsd_scenario *s, nsd_outdir *od, nsd_diag *diag) {
-    sim_job *j = calloc(1, sizeof *j); /* never freed after an abandon: the thread holds it */
-    pthread_t th;
-    if (!j || sem_init(&j->done, 0, 0) != 0) {
-        free(j);
-        return nsd_scenario_run(s, s->app.cfg.title, diag);
-    }
-    j->s = s;
-    j->diag = diag;
-    j->wall0 = wall_s();
-    nsd_run_watch_init(&j->watch);
-    if (pthread_create(&th, NULL, sim_thread, j) != 0) {
-        sem_destroy(&j->done);
-        free(j);
-        return nsd_scenario_run(s, s->app.cfg.title, diag);
-    }
-    if (wait_run(j) != 0) abandon_run(cli, s, j, od);
-    pthread_join(th, NULL);
-    size_t refused = j->refused;
-    sem_destroy(&j->done);
-    free(j->watch.snap.event_times);
-    free(j->watch.snap.contact_log.rec);
-    pthread_mutex_destroy(&j->watch.lock);
-    free(j);
-    return refused;
 }
 
 /* run.max_memory: the process's address space bounded (RLIMIT_AS, as
@@ -224,7 +131,10 @@ int nsd_cmd_run(const nsd_cli *cli) {
     if (limit_memory(cli, s.app.cfg.settings.max_memory_mib, what, sizeof what) != 0) goto out;
     if (s.app.cfg.settings.timeout > 0) nsd_interrupt_after(s.app.cfg.settings.timeout);
     nsd_crash_guard_set(what, NULL, NULL); /* a plugin's crash or exit() is said */
-    size_t refused = run_watched(cli, &s, &od, &diag);
+    size_t refused = 0;
+    nsd_scenario stuck;
+    int kept = nsd_scenario_run_watched(&s, s.app.cfg.title, &diag, &refused, &stuck);
+    if (kept != NSD_WATCHED_DONE) abandon_run(cli, &stuck, kept, &od);
     nsd_crash_guard_clear();
     if (refused != 0) {
         nsd_diag_print(&diag, stderr);
