@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 #include "run_internal.h"
+#include "rate_hold.h"
 
 #include "interrupt.h"
 #include "run_audit.h"
@@ -71,6 +72,7 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     size_t ne = r->ode.n_events ? r->ode.n_events : 1;
     r->ybuf = malloc(m->n * sizeof *r->ybuf);
     r->y_switch = malloc(m->n * sizeof *r->y_switch);
+    r->ydot_rate = malloc(m->n * sizeof *r->ydot_rate);
     r->g = calloc(ne, sizeof *r->g);
     r->g_prev = calloc(ne, sizeof *r->g_prev);
     r->g_jump = calloc(2 * (m->layout.n_stops + 1), sizeof *r->g_jump);
@@ -79,8 +81,8 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->sw_at = r->sw_from ? r->sw_from + m->layout.n_switches + 1 : NULL;
     r->y_last = m->y0;
     r->wall0 = r->last_progress = now_seconds();
-    if (!s->data || !r->ybuf || !r->y_switch || !r->g || !r->g_prev || !r->g_jump || !r->y_from ||
-        !r->sw_from)
+    if (!s->data || !r->ybuf || !r->y_switch || !r->ydot_rate || !r->g || !r->g_prev ||
+        !r->g_jump || !r->y_from || !r->sw_from)
         return 2;
     nsd_step_guard_init(&r->guard, m);
     r->guard_ready = 1;
@@ -199,6 +201,33 @@ static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_sour
     return NSD_GO_ON;
 }
 
+/* Why an integrator stalled, when a rate-discontinuous compliant contact
+ * rests at gap_rate = 0 inside its penetration (rate_hold.h): the steps
+ * that collapsed, or the restarts at gap_rate = 0 that ran into max_steps,
+ * are the runner chattering on a Filippov sliding mode it cannot hold
+ * (docs/event-driven.md "Bi-stiffness at rest"). "" otherwise. Written
+ * into r->held_msg. */
+static const char *held_cause(nsd_runner *r) {
+    nsd_model *m = r->m;
+    r->held_msg[0] = '\0';
+    for (size_t k = 0; k < m->n_rate_events; ++k) {
+        size_t c = m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index;
+        double f_comp_N = 0.0, f_exp_N = 0.0;
+        if (nsd_rate_held(m, r->t, r->y_last, r->ydot_rate, c, &f_comp_N, &f_exp_N) != 1) continue;
+        snprintf(r->held_msg, sizeof r->held_msg,
+                 "; the cause: contact '%s' rests at gap_rate = %.3g m/s inside the penetration "
+                 "(%.9g m) under the rate-discontinuous law '%s', whose compression force %.9g N "
+                 "opens the gap and expansion force %.9g N closes it: a Filippov sliding mode on "
+                 "gap_rate = 0 that the runner has no hold mode for (docs/event-driven.md "
+                 "\"Bi-stiffness at rest\")",
+                 m->layout.contacts[c].name, m->ce[c].u[0], -m->ce[c].gap, m->contact->info.id,
+                 f_comp_N, f_exp_N);
+        break;
+    }
+    m->failure[0] = '\0'; /* a plugin failure of the test is not the run's */
+    return r->held_msg;
+}
+
 /* The integrator's step failed. When the model said why (a plugin's NaN,
  * singular contact modes: m->failure, with the time of the evaluation that
  * failed), that reason leads, with its one time: the integrator's own
@@ -210,8 +239,9 @@ static nsd_flow step_failed(nsd_runner *r) {
     nsd_model *m = r->m;
     const char *ig_msg = r->ig->message ? r->ig->message(r->inst) : "integrator error";
     if (!m->failure[0])
-        return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s; last good state: %s",
-                                 r->t, ig_msg, nsd_runner_describe(r, r->y_last));
+        return nsd_runner_failed(r,
+                                 "the simulation failed at t = %.9g s: %s; last good state: %s%s",
+                                 r->t, ig_msg, nsd_runner_describe(r, r->y_last), held_cause(r));
     if (strstr(m->failure, "t = "))
         return nsd_runner_failed(
             r,
@@ -299,6 +329,7 @@ static void runner_close(nsd_runner *r) {
     free(r->y_from);
     free(r->sw_from);
     free(r->y_switch);
+    free(r->ydot_rate);
     if (r->guard_ready) {
         r->res->guard_evaluations = r->guard.evaluations;
         r->res->guard_evaluations_some = r->guard.evaluations_some;

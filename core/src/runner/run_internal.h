@@ -35,6 +35,8 @@ struct nsd_run {
      * event restarted it. */
     const double *y_last;
     double *ybuf, *y_switch; /* n */
+    double *ydot_rate;       /* n: scratch of the hold test at rate events */
+    char held_msg[512];      /* run.c held_cause() */
     /* The state the current step started from (a copy: the integrator
      * overwrites its own) and the switch functions there and at an event
      * (layout.n_switches each): simultaneous_switches() */
