@@ -5,6 +5,7 @@
 #define NSD_TOML_ADAPTER_H
 
 #include <stddef.h>
+#include <string.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -57,6 +58,19 @@ const char *nsd_toml_type_name(nsd_toml_type type);
 /* Deep copy and release of a node tree (the copy keeps source pointers). */
 void nsd_toml_node_copy(nsd_toml_node *dst, const nsd_toml_node *src);
 void nsd_toml_node_clear(nsd_toml_node *node);
+/* A number leaf (FLOAT x, no key) placed where `at` stands in its file:
+ * a value given in the file and refined in code (an adaptive study's axis
+ * values), never a config tree. Nothing to free. */
+static inline nsd_toml_node nsd_toml_number_at(double x, const nsd_toml_node *at) {
+    nsd_toml_node n;
+    memset(&n, 0, sizeof n);
+    n.type = NSD_TOML_FLOAT;
+    n.real = x;
+    n.source = at->source;
+    n.line = at->line;
+    n.column = at->column;
+    return n;
+}
 /* Set table[key] = value (deep copy), replacing an existing entry. */
 void nsd_toml_table_set(nsd_toml_node *table, const char *key, const nsd_toml_node *value);
 /* Remove table[key] if present. */

@@ -598,11 +598,7 @@ void nsd_sweep_set_values(nsd_sweep_def *def, size_t a, const double *x, size_t 
     free(ax->values);
     ax->values = xcalloc(n, sizeof *ax->values);
     for (size_t i = 0; i < n; ++i)
-        ax->values[i] = (nsd_toml_node){.type = NSD_TOML_FLOAT,
-                                        .source = ax->at->source,
-                                        .line = ax->at->line,
-                                        .column = ax->at->column,
-                                        .real = x[i]};
+        ax->values[i] = nsd_toml_number_at(x[i], ax->at);
     ax->is_range = 0;
     ax->is_int = 0;
     ax->n = n;
