@@ -81,29 +81,11 @@ END_TEST
 
 static char tmpdir[64];
 
-static void write_file(const char *name, const char *text) {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
+static void write_file(const char *name, const char *text) { test_write_at(tmpdir, name, text); }
 
+/* Load tmpdir/NAME (test_util.h test_load_at). */
 static size_t load_at(const char *name, run *R, char *all, size_t len) {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    nsd_diag diag = {0};
-    memset(R, 0, sizeof *R);
-    R->no_graphs = 1;
-    size_t errors = nsd_scenario_load(R, path, NULL, 0, &diag);
-    all[0] = '\0';
-    for (size_t i = 0; i < diag.n; ++i) {
-        size_t used = strlen(all);
-        snprintf(all + used, len - used, "%s\n", diag.lines[i]);
-    }
-    nsd_diag_free(&diag);
-    return errors;
+    return test_load_at(tmpdir, name, R, all, len);
 }
 
 static void make_tmpdir(void) {

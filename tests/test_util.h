@@ -113,6 +113,35 @@ static inline int test_scan_builtin(nsd_registry *reg) {
     return problems != 0;
 }
 
+/* Write dir/name with text (a config or model file a test makes). */
+static inline void test_write_at(const char *dir, const char *name, const char *text) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Load dir/name into R (zeroed first, no graphs) as nsdyn run does;
+ * returns the number of errors, their messages (one a line) in all. */
+static inline size_t test_load_at(const char *dir, const char *name, run *R, char *all,
+                                  size_t len) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    nsd_diag diag = {0};
+    memset(R, 0, sizeof *R);
+    R->no_graphs = 1;
+    size_t errors = nsd_scenario_load(R, path, NULL, 0, &diag);
+    all[0] = '\0';
+    for (size_t i = 0; i < diag.n; ++i) {
+        size_t used = strlen(all);
+        snprintf(all + used, len - used, "%s\n", diag.lines[i]);
+    }
+    nsd_diag_free(&diag);
+    return errors;
+}
+
 /* Run a suite; the exit status for ctest. */
 static inline int test_run_suite(Suite *s) {
     SRunner *sr = srunner_create(s);
