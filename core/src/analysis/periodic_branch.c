@@ -141,13 +141,16 @@ static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, branch_point
     return rc;
 }
 
-/* continuation.csv: one row per parameter value. */
+/* continuation.csv: one row per parameter value solved; `unfinished`
+ * (a checkpoint while the branch is traced, or NULL) as a first line
+ * "# INCOMPLETE: ...". */
 static int write_csv(const char *dir, const nsd_scenario *s, const nsd_periodic_config *pc,
-                     const branch *b, char *err, size_t len) {
+                     const branch *b, const char *unfinished, char *err, size_t len) {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/continuation.csv", dir);
     FILE *f = nsd_open_tmp(path, err, len);
     if (!f) return -1;
+    if (unfinished) fprintf(f, "# INCOMPLETE: %s\n", unfinished);
     const nsd_model *m = &s->model;
     for (size_t j = 0; j < pc->n_par; ++j)
         fprintf(f, "%s.%s,", pc->cont_section[j], pc->cont_key[j]);
@@ -438,6 +441,21 @@ static int summarize(const branch *b, const nsd_periodic_config *pc, nsd_branch_
     return 0;
 }
 
+/* The branch so far into continuation.csv after each point, marked
+ * incomplete: what a command keeps when a later point never comes back (a
+ * plugin callback that loops, the process killed; cli/run_watched.h). A
+ * point costs Newton on many runs of the map; the file, microseconds. A
+ * write that fails is left to the final one to report. */
+static void checkpoint(const char *dir, const nsd_scenario *s, const nsd_periodic_config *pc,
+                       const branch *b, size_t tried) {
+    if (!dir) return;
+    char note[160], err[PATH_MAX + 256];
+    snprintf(note, sizeof note,
+             "the branch so far, %zu of %zu values tried; the continuation did not finish", tried,
+             b->np);
+    (void)write_csv(dir, s, pc, b, note, err, sizeof err);
+}
+
 int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
                         const nsd_periodic_result *r, const char *dir, FILE *progress,
                         nsd_branch_summary *sum, char *err, size_t err_len) {
@@ -454,6 +472,7 @@ int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
         b.pt[i].p = b.pt[i].par[0];
     }
     int converged = 0;
+    size_t tried = 0;
     char why[1024] = "";
     size_t i0 = start_index(s, pc);
     if (progress)
@@ -466,6 +485,7 @@ int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
             int rc = solve_point(s, pc, &b, (size_t)i, d, r->y, guess, why, sizeof why);
             converged += rc == 0;
             if (progress) print_point(progress, s, pc, &b, &b.pt[i], rc);
+            checkpoint(dir, s, pc, &b, ++tried);
             if (rc == 2) { /* collapsed: not a point of this branch */
                 b.pt[i].converged = 0;
                 snprintf(b.pt[i].mark, sizeof b.pt[i].mark,
@@ -490,7 +510,7 @@ int nsd_periodic_branch(nsd_scenario *s, const nsd_periodic_config *pc,
                 fprintf(progress, "  between %s.%s = %g and %g: %s\n", pc->cont_section[0],
                         pc->cont_key[0], b.pt[i - 1].p, b.pt[i].p, b.pt[i].mark);
         }
-    int ok = !dir || (write_csv(dir, s, pc, &b, err, err_len) == 0 &&
+    int ok = !dir || (write_csv(dir, s, pc, &b, NULL, err, err_len) == 0 &&
                       (converged < 2 || write_graph(dir, s, pc, &b, err, err_len) == 0));
     if (ok && sum && summarize(&b, pc, sum) != 0) {
         snprintf(err, err_len, "out of memory");

@@ -5,9 +5,11 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "figures.h"
@@ -19,6 +21,18 @@
 #include "periodic_branch.h"
 #include "periodic_config.h"
 #include "plot.h"
+#include "run_watched.h"
+
+/* What the command's thread is doing (static strings, a variant's name
+ * from the config), for the message when it gets stuck in a plugin
+ * callback (run_watched.h). */
+typedef struct stage {
+    _Atomic(const char *) what, variant;
+} stage;
+
+static void at_stage(stage *st, const char *what) {
+    if (st) atomic_store(&st->what, what);
+}
 
 static void print_result(const nsd_scenario *s, const nsd_periodic_config *pc,
                          const nsd_periodic_result *r) {
@@ -265,7 +279,8 @@ static int arclength(const nsd_cli *cli, nsd_scenario *s, const nsd_periodic_con
 
 static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *pc,
                       const nsd_arc_config *ac, const nsd_run_settings *saved, const char *dir,
-                      char ***written, size_t *n_written, nsd_branch_summary *sum, int *ok) {
+                      char ***written, size_t *n_written, nsd_branch_summary *sum, int *ok,
+                      stage *st) {
     nsd_periodic_result r;
     const nsd_periodic_spec *sp = &pc->spec;
     double *guess = malloc(s->model.n * sizeof *guess);
@@ -275,6 +290,7 @@ static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *
         return NSD_EXIT_FAILED;
     }
     memcpy(guess, s->model.y0, s->model.n * sizeof *guess);
+    at_stage(st, "Newton's iteration for the periodic orbit");
     int rc = nsd_periodic_solve(s, sp, guess, &r, cli->quiet ? NULL : stdout);
     free(guess);
     if (!cli->quiet) print_result(s, pc, &r);
@@ -287,6 +303,7 @@ static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *
         fprintf(stderr, "\n");
         status = NSD_EXIT_FAILED;
     } else if (pc->verify > 0) {
+        at_stage(st, "the repeat check of the orbit");
         double dev = nsd_periodic_repeat(s, sp, r.y, pc->verify, err, sizeof err);
         if (dev < 0) {
             fprintf(stderr, "error: the repeat check failed: %s\n", err);
@@ -299,10 +316,12 @@ static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *
     if (rc == 0 && status == NSD_EXIT_OK && pc->n_report && !cli->quiet) print_report(s, pc, &r);
     *ok = nsd_make_dirs(dir, err, sizeof err) == 0 &&
           write_tables(dir, &s->model, sp, &r, err, sizeof err) == 0;
+    at_stage(st, "the orbit's run");
     if (*ok && rc == 0)
         *ok = write_multiplier_graph(dir, &s->app.cfg, sp, &r, err, sizeof err) == 0 &&
               write_orbit_run(s, sp, r.y, saved, dir, cli->command_line, written, n_written, err,
                               sizeof err) == 0;
+    at_stage(st, "the continuation");
     if (*ok && rc == 0 && pc->cont && ac) {
         shooting_settings(&s->app.cfg);
         int st = arclength(cli, s, pc, ac, &r, dir, ok);
@@ -384,7 +403,7 @@ typedef struct pvariant {
  * compare does: a config error anywhere is found at once. Returns the
  * errors (in diag, each marked with its variant). */
 static size_t prepare_variants(nsd_scenario *base, const nsd_toml_node *vt, pvariant *v,
-                               nsd_diag *diag) {
+                               nsd_diag *diag, stage *st) {
     size_t errors = 0;
     for (size_t i = 0; i < vt->n_items; ++i) {
         const nsd_toml_node *t = &vt->items[i];
@@ -405,6 +424,7 @@ static size_t prepare_variants(nsd_scenario *base, const nsd_toml_node *vt, pvar
             v[i].saved = v[i].sc.app.cfg.settings;
             shooting_settings(&v[i].sc.app.cfg);
             e = nsd_periodic_read(&v[i].sc.app.cfg, &v[i].sc.model, &v[i].pc, diag);
+            atomic_store(&st->variant, v[i].name);
             if (!e) e = check_guess(&v[i].sc, &v[i].pc, diag);
             if (!e && nsd_arc_wanted(&v[i].pc)) {
                 nsd_diag_at(diag, v[i].pc.cont,
@@ -538,7 +558,7 @@ out:
  * variant-NN/, the side-by-side summary into the folder itself. Returns
  * the exit status. */
 static int periodic_variants(const nsd_cli *cli, nsd_scenario *base, const nsd_toml_node *vt,
-                             nsd_outdir *od, nsd_diag *diag) {
+                             nsd_outdir *od, nsd_diag *diag, stage *st) {
     if (vt->type != NSD_TOML_ARRAY || vt->n_items == 0) {
         nsd_diag_at(diag, vt, "'variant' must be a non-empty array of tables ([[variant]])");
         nsd_diag_print(diag, stderr);
@@ -551,7 +571,8 @@ static int periodic_variants(const nsd_cli *cli, nsd_scenario *base, const nsd_t
     size_t n_written = 0;
     char err[PATH_MAX + 1024] = "";
     if (!v) return NSD_EXIT_FAILED;
-    if (prepare_variants(base, vt, v, diag) != 0) {
+    at_stage(st, "the check of the initial guess");
+    if (prepare_variants(base, vt, v, diag, st) != 0) {
         nsd_diag_print(diag, stderr);
         goto out;
     }
@@ -561,10 +582,13 @@ static int periodic_variants(const nsd_cli *cli, nsd_scenario *base, const nsd_t
         char dir[PATH_MAX + 32];
         snprintf(dir, sizeof dir, "%s/variant-%02zu", od->tmp, i + 1);
         if (!cli->quiet) printf("== variant \"%s\" (%s)\n", v[i].name, v[i].sc.model.sys->info.id);
-        int st = solve_into(cli, &v[i].sc, &v[i].pc, NULL, &v[i].saved, dir, &written, &n_written,
-                            &v[i].sum, &ok);
-        if (st != NSD_EXIT_OK) status = st;
+        atomic_store(&st->variant, v[i].name);
+        int sti = solve_into(cli, &v[i].sc, &v[i].pc, NULL, &v[i].saved, dir, &written, &n_written,
+                             &v[i].sum, &ok, st);
+        if (sti != NSD_EXIT_OK) status = sti;
     }
+    atomic_store(&st->variant, NULL);
+    at_stage(st, "the summary of the variants");
     if (ok && status == NSD_EXIT_OK) {
         ok = write_summary_csv(od->tmp, v, nv, err, sizeof err) == 0 &&
              write_summary_graph(od->tmp, &base->app.cfg, v, nv, err, sizeof err) == 0;
@@ -582,6 +606,82 @@ out:
     return status;
 }
 
+/* The command after its config is loaded, on a thread of its own
+ * (run_watched.h): the first Ctrl-C is honoured even inside a plugin
+ * callback that loops, as in nsdyn run. */
+typedef struct periodic_job {
+    const nsd_cli *cli;
+    nsd_scenario *s;
+    nsd_outdir *od;
+    nsd_diag *diag;
+    nsd_periodic_config *pc;
+    int status;
+    stage st;
+} periodic_job;
+
+static void periodic_work(void *arg) {
+    periodic_job *j = arg;
+    const nsd_cli *cli = j->cli;
+    nsd_scenario *s = j->s;
+    const nsd_toml_node *variants = nsd_toml_get(&s->app.cfg.root, "variant");
+    j->status = NSD_EXIT_USAGE;
+    if (variants) {
+        j->status = periodic_variants(cli, s, variants, j->od, j->diag, &j->st);
+        return;
+    }
+    nsd_run_settings saved = s->app.cfg.settings;
+    shooting_settings(&s->app.cfg);
+    nsd_arc_config ac;
+    nsd_lyap_config lc;
+    int arc = 0, lyap = 0;
+    at_stage(&j->st, "the check of the initial guess");
+    if (nsd_periodic_read(&s->app.cfg, &s->model, j->pc, j->diag) != 0 ||
+        ((arc = nsd_arc_wanted(j->pc)) && nsd_arc_read(j->pc, &ac, j->diag) != 0) ||
+        ((lyap = nsd_lyap_wanted(j->pc)) && nsd_lyap_read(j->pc, &lc, j->diag) != 0) ||
+        check_guess(s, j->pc, j->diag) != 0) {
+        nsd_diag_print(j->diag, stderr);
+        return;
+    }
+    if (nsd_cli_open_outdir(cli, j->od) != 0) return;
+    char **written = NULL;
+    size_t n_written = 0;
+    int ok = 1;
+    if (lyap) {
+        at_stage(&j->st, "the Lyapunov exponents");
+        j->status = lyapunov(cli, s, j->pc, &lc, j->od->tmp, &ok);
+    } else
+        j->status = solve_into(cli, s, j->pc, arc ? &ac : NULL, &saved, j->od->tmp, &written,
+                               &n_written, NULL, &ok, &j->st);
+    j->status = finish(cli, j->od, j->status, ok, written, n_written);
+    nsd_paths_free(written, n_written);
+}
+
+/* The command's thread is stuck in a plugin callback after a signal: what
+ * it wrote so far (the orbit's tables, the branch so far in
+ * continuation.csv, the finished variants) into DIR.INCOMPLETE, and the
+ * process ends without waiting for that thread. */
+static _Noreturn void abandon(periodic_job *j) {
+    const char *what = atomic_load(&j->st.what), *variant = atomic_load(&j->st.variant);
+    char where[512];
+    snprintf(where, sizeof where, "%s%s%s%s", variant ? "variant \"" : "", variant ? variant : "",
+             variant ? "\", " : "", what ? what : "the analysis");
+    fflush(stdout);
+    fprintf(stderr,
+            "error: interrupted by signal %d inside a plugin callback (%s): the computation did "
+            "not reach a step boundary within %g s (a callback that does not return)",
+            nsd_interrupt_signal(), where, NSD_STOP_GRACE_S);
+    if (j->od->open && nsd_outdir_finish(j->od, 1, 0, NULL, 0))
+        fprintf(stderr,
+                "; what was computed so far is kept in %s (a continuation's points so "
+                "far in continuation.csv, marked INCOMPLETE); %s, if it exists, is "
+                "untouched\n",
+                j->od->incomplete, j->od->target);
+    else
+        fprintf(stderr, "; nothing was written yet, nothing to keep\n");
+    fflush(stderr);
+    _exit(NSD_EXIT_SIGNAL_BASE + nsd_interrupt_signal());
+}
+
 int nsd_cmd_periodic(const nsd_cli *cli) {
     nsd_interrupt_install();
     nsd_diag diag = {0};
@@ -590,36 +690,18 @@ int nsd_cmd_periodic(const nsd_cli *cli) {
     nsd_periodic_config pc;
     memset(&pc, 0, sizeof pc);
     int status = NSD_EXIT_USAGE;
-    if (nsd_cli_load(cli, &s, 0, &diag) != 0) goto out;
-    const nsd_toml_node *variants = nsd_toml_get(&s.app.cfg.root, "variant");
-    if (variants) {
-        status = periodic_variants(cli, &s, variants, &od, &diag);
-        goto out;
+    if (nsd_cli_load(cli, &s, 0, &diag) == 0) {
+        periodic_job *j = calloc(1, sizeof *j); /* the stuck thread's, after an abandon */
+        if (!j) {
+            fprintf(stderr, "error: out of memory\n");
+            status = NSD_EXIT_FAILED;
+        } else {
+            *j = (periodic_job){cli, &s, &od, &diag, &pc, NSD_EXIT_USAGE, {NULL, NULL}};
+            if (nsd_call_watched(periodic_work, j) != NSD_WATCHED_DONE) abandon(j);
+            status = j->status;
+            free(j);
+        }
     }
-    nsd_run_settings saved = s.app.cfg.settings;
-    shooting_settings(&s.app.cfg);
-    nsd_arc_config ac;
-    nsd_lyap_config lc;
-    int arc = 0, lyap = 0;
-    if (nsd_periodic_read(&s.app.cfg, &s.model, &pc, &diag) != 0 ||
-        ((arc = nsd_arc_wanted(&pc)) && nsd_arc_read(&pc, &ac, &diag) != 0) ||
-        ((lyap = nsd_lyap_wanted(&pc)) && nsd_lyap_read(&pc, &lc, &diag) != 0) ||
-        check_guess(&s, &pc, &diag) != 0) {
-        nsd_diag_print(&diag, stderr);
-        goto out;
-    }
-    if (nsd_cli_open_outdir(cli, &od) != 0) goto out;
-    char **written = NULL;
-    size_t n_written = 0;
-    int ok = 1;
-    if (lyap)
-        status = lyapunov(cli, &s, &pc, &lc, od.tmp, &ok);
-    else
-        status = solve_into(cli, &s, &pc, arc ? &ac : NULL, &saved, od.tmp, &written, &n_written,
-                            NULL, &ok);
-    status = finish(cli, &od, status, ok, written, n_written);
-    nsd_paths_free(written, n_written);
-out:
     nsd_outdir_discard(&od);
     nsd_periodic_config_free(&pc);
     nsd_scenario_destroy(&s);

@@ -16,6 +16,8 @@ static volatile sig_atomic_t received;
  * nsdyn_data_request_stop): per thread, so one data's stop stops no other
  * data's run. */
 static _Thread_local const atomic_int *watched;
+/* The calling thread's looks at a received signal (interrupt.h). */
+static _Thread_local atomic_uint *looks;
 
 static void report_stuck(void);
 
@@ -39,11 +41,16 @@ void nsd_interrupt_install(void) {
 }
 
 int nsd_interrupt_signal(void) {
-    if (received) return (int)received;
+    if (received) {
+        if (looks) atomic_fetch_add_explicit(looks, 1u, memory_order_relaxed);
+        return (int)received;
+    }
     return watched ? atomic_load_explicit(watched, memory_order_relaxed) : 0;
 }
 
 void nsd_interrupt_watch(const atomic_int *flag) { watched = flag; }
+
+void nsd_interrupt_count_looks(atomic_uint *counter) { looks = counter; }
 
 /* ---- the crash guard: host state, set around plugin code ---- */
 

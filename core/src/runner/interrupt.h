@@ -13,6 +13,11 @@ void nsd_interrupt_install(void);
 /* The signal received since the install (SIGINT, SIGTERM), or 0. */
 int nsd_interrupt_signal(void);
 
+/* Count the calling thread's looks at a received signal into *looks (NULL:
+ * stop): a thread that looks is at a step boundary or between runs, on its
+ * way out, not stuck in a plugin callback (run_watch.h nsd_stop_watch). */
+void nsd_interrupt_count_looks(atomic_uint *looks);
+
 /* Also report *flag (a signal number, or 0) as received, for the runs of
  * the calling thread (the host API's stop request); NULL: stop watching. */
 void nsd_interrupt_watch(const atomic_int *flag);

@@ -1,8 +1,12 @@
 /* The data so far of a run on another thread (run_watch.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "run_watch.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "interrupt.h"
 
 static _Thread_local nsd_run_watch *attached;
 
@@ -76,4 +80,28 @@ int nsd_run_watch_take(nsd_run_watch *w, nsd_run_result *out) {
     out->series.data = w->live->series.data; /* moves only under the lock */
     out->series.cap = out->series.rows;
     return 0;
+}
+
+/* ---- is a watched thread stuck after a signal? ---- */
+
+void nsd_stop_watch_init(nsd_stop_watch *w) {
+    atomic_init(&w->looks, 0u);
+    w->seen = 0;
+    w->t_last = -1.0;
+}
+
+void nsd_stop_watch_attach(nsd_stop_watch *w) { nsd_interrupt_count_looks(w ? &w->looks : NULL); }
+
+int nsd_stop_watch_stuck(nsd_stop_watch *w) {
+    if (!nsd_interrupt_signal()) return 0; /* the watcher's own look: it counts into nothing */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    unsigned looks = atomic_load_explicit(&w->looks, memory_order_relaxed);
+    if (w->t_last < 0 || looks != w->seen) {
+        w->t_last = now;
+        w->seen = looks;
+        return 0;
+    }
+    return now - w->t_last > NSD_STOP_GRACE_S;
 }

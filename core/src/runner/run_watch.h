@@ -9,8 +9,33 @@
 #define NSD_RUN_WATCH_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "run_result.h"
+
+/* After a SIGINT/SIGTERM (or run.timeout's alarm), how long [s] a watched
+ * thread may go without looking at the signal (a step boundary, the end of
+ * a run) before it counts as stuck in a plugin callback. */
+#define NSD_STOP_GRACE_S 0.5
+
+/* Is a thread stuck in a plugin callback after a signal? The watched
+ * thread attaches; its looks at the received signal (interrupt.h
+ * nsd_interrupt_count_looks) show it on its way out. The watcher asks
+ * nsd_stop_watch_stuck now and then (every 50 ms or so): 1 once a signal
+ * has arrived and the thread has not looked at it for NSD_STOP_GRACE_S
+ * (counted from the signal, then from its last look). One mechanism for
+ * every command that runs plugin code on threads it watches: run and
+ * compare (cli/run_watched.c), periodic, sweep --in-process. */
+typedef struct nsd_stop_watch {
+    atomic_uint looks;
+    unsigned seen;
+    double t_last; /* [s] monotonic: the signal or the last look; < 0 before a signal */
+} nsd_stop_watch;
+
+void nsd_stop_watch_init(nsd_stop_watch *w);
+/* The calling thread's looks count into w (NULL: stop). */
+void nsd_stop_watch_attach(nsd_stop_watch *w);
+int nsd_stop_watch_stuck(nsd_stop_watch *w);
 
 typedef struct nsd_run_watch {
     pthread_mutex_t lock;
