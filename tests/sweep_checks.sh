@@ -2,7 +2,8 @@
 # Sweep checks (issue 28, round 3; tests/fixtures/crashing_system.c):
 #  - a plugin with mutable global state (fault 6) gives a warning at -j 2
 #    (worker processes live for many runs, so isolation alone does not
-#    make the rows identical); a clean plugin gives none;
+#    make the rows identical), and with --in-process (threads; round 4),
+#    naming the plugin; a clean plugin gives none;
 #  - the value check before the runs: 10^7 values refused in seconds (the
 #    bad one is the last), the first SIGINT honoured during it (exit 130,
 #    nothing written), the 'count' message says the real range.
@@ -32,10 +33,18 @@ timeout -k 5 60 "$nsdyn" sweep "$tmp/g.toml" -o "$tmp/g" -j 2 -q --no-graphs 2> 
 [[ $st == 0 ]] || fail "global-state sweep: exit $st: $(cat "$tmp/err.txt")"
 grep -q "a plugin keeps state from run to run (mutable global state)" "$tmp/err.txt" ||
     fail "no warning of a plugin's global state at -j 2: $(cat "$tmp/err.txt")"
+# the same in worker threads (--in-process, round 4): the warning names the
+# worker thread and the plugins
+timeout -k 5 60 "$nsdyn" sweep "$tmp/g.toml" -o "$tmp/gt" -j 2 --in-process -q --no-graphs 2> "$tmp/err.txt"; st=$?
+[[ $st == 0 ]] || fail "global-state sweep --in-process: exit $st: $(cat "$tmp/err.txt")"
+grep -q "when run again in its worker thread: a plugin keeps state from run to run (mutable global state).*the plugins: system 'crashing' (.*crashing.so)" "$tmp/err.txt" ||
+    fail "no warning naming the plugin of a global state at -j 2 --in-process: $(cat "$tmp/err.txt")"
 sed -i 's/values = \[6, 6, 6, 6, 6, 6\]/values = [0, 0, 0, 0, 0, 0]/' "$tmp/g.toml"
-timeout -k 5 60 "$nsdyn" sweep "$tmp/g.toml" -o "$tmp/g0" -j 2 -q --no-graphs 2> "$tmp/err.txt"; st=$?
-[[ $st == 0 ]] || fail "clean sweep: exit $st"
-grep -q "global state" "$tmp/err.txt" && fail "a warning of global state for a clean plugin: $(cat "$tmp/err.txt")"
+for mode in "" --in-process; do
+    timeout -k 5 60 "$nsdyn" sweep "$tmp/g.toml" -o "$tmp/g0$mode" -j 2 $mode -q --no-graphs 2> "$tmp/err.txt"; st=$?
+    [[ $st == 0 ]] || fail "clean sweep $mode: exit $st"
+    grep -q "global state" "$tmp/err.txt" && fail "a warning of global state for a clean plugin $mode: $(cat "$tmp/err.txt")"
+done
 # 10^7 values, the last one (h = 0) refused by the declaration of integrator.h
 printf '%s\n[[sweep.axis]]\nkey = "integrator.h"\nname = "h"\nstart = 0.002\nstop = 0.0\ncount = 10000000\n' "$head" > "$tmp/v.toml"
 timeout -k 5 120 "$nsdyn" sweep "$tmp/v.toml" -o "$tmp/v" -q --no-graphs 2> "$tmp/err.txt"; st=$?

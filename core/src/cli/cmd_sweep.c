@@ -136,6 +136,23 @@ static int check_plugins(nsd_sweep_db *db, const nsd_scenario *base, char *err, 
     return rc;
 }
 
+/* --in-process after a signal: worker threads stuck in a plugin callback
+ * were left running (sweep_exec.c); they still use the study, so the
+ * process ends here, the database closed, without tearing anything down. */
+static void end_if_abandoned(const nsd_sweep_tally *tally, nsd_sweep_db *db, int status) {
+    if (!tally->abandoned) return;
+    fprintf(stderr,
+            "sweep: %zu worker thread%s stuck in a plugin callback, the run in flight failed "
+            "('crashed: interrupted by signal %d inside a plugin callback ...'); the process ends "
+            "without waiting for %s\n",
+            tally->abandoned, tally->abandoned == 1 ? " was" : "s were", nsd_interrupt_signal(),
+            tally->abandoned == 1 ? "it" : "them");
+    nsd_sweep_db_close(db);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
+}
+
 /* [sweep.adaptive]: the threshold by bisection, before the final
  * definition's database is opened for runs.csv and graphs. */
 static int adaptive(const sweep_args *a, nsd_sweep_def *def, const nsd_scenario *base,
@@ -147,7 +164,9 @@ static int adaptive(const sweep_args *a, nsd_sweep_def *def, const nsd_scenario 
     }
     nsd_sweep_tally tally = {0};
     double lo = NAN, hi = NAN;
-    if (nsd_sweep_adaptive_run(def, base, db_path, &a->opts, &tally, &lo, &hi) != 0) return -1;
+    int rc = nsd_sweep_adaptive_run(def, base, db_path, &a->opts, &tally, &lo, &hi);
+    end_if_abandoned(&tally, NULL, NSD_EXIT_SIGNAL_BASE + nsd_interrupt_signal());
+    if (rc != 0) return -1;
     const nsd_sweep_axis *ax = &def->axes[def->adaptive.axis];
     printf("%s = %.12g (\"%s\" holds at %.12g, not at %.12g; tolerance %g) after %zu runs\n",
            ax->name, hi, def->adaptive.target, hi, lo, def->adaptive.tolerance, def->n_runs);
@@ -204,6 +223,7 @@ static int sweep_main(sweep_args *a, int rank, int size) {
                     nsd_interrupt_signal(), db_path);
         status = 128 + nsd_interrupt_signal();
     }
+    end_if_abandoned(&tally, db, status);
 out:
     nsd_sweep_db_close(db);
     free(done);

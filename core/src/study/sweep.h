@@ -230,6 +230,17 @@ typedef struct nsd_sweep_worker_ctx {
     void (*lock)(int on); /* derive lock, or NULL */
 } nsd_sweep_worker_ctx;
 void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_row *row);
+/* A plugin with mutable global state gives a run a different result in a
+ * worker (a process, or a thread: `worker`) that ran others before it, so
+ * the rows depend on which worker ran what (-j N). The worker's first
+ * finished run `first` is run once more: a difference is a warning on
+ * stderr naming the plugins (once per worker). */
+void nsd_sweep_probe_global_state(const nsd_sweep_worker_ctx *ctx, uint64_t run,
+                                  const nsd_sweep_row *first, const char *worker);
+/* The row of a run that gave no result (its process died, its thread was
+ * stuck): its axes, no summaries ("failed" for a stop summary), status
+ * failed, `wall` [s]; the caller writes the message. */
+void nsd_sweep_failed_row(const nsd_sweep_def *def, uint64_t run, double wall, nsd_sweep_row *row);
 /* The axis values of `run` into row. */
 void nsd_sweep_fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *row);
 
@@ -317,6 +328,10 @@ typedef struct nsd_sweep_tally {
     char reason[8][160];
     size_t reason_n[8];
     size_t n_reasons;
+    /* --in-process: worker threads stuck in a plugin callback after a
+     * signal, their runs failed, the threads left running (the process
+     * must then end with _exit: they still use the study) */
+    size_t abandoned;
 } nsd_sweep_tally;
 
 void nsd_sweep_tally_add(nsd_sweep_tally *t, const nsd_sweep_row *row);

@@ -13,6 +13,7 @@
 
 #include "interrupt.h"
 #include "output.h"
+#include "run_watch.h"
 #include "sweep.h"
 
 static double now_s(void) {
@@ -26,6 +27,23 @@ void nsd_sweep_fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *
         const char *t = nsd_sweep_value(def, run, a, &row->axis_num[a]);
         snprintf(row->axis_text[a], NSD_SWEEP_TEXT, "%s", t ? t : "");
         if (t) row->axis_num[a] = NAN;
+    }
+}
+
+void nsd_sweep_failed_row(const nsd_sweep_def *def, uint64_t run, double wall, nsd_sweep_row *row) {
+    row->run = run;
+    row->status = NSD_SWEEP_FAILED;
+    row->config_hash[0] = '\0';
+    row->log_warnings = 0;
+    row->log_first[0] = '\0';
+    row->n_points = 0;
+    row->sim_wall = 0;
+    row->wall = wall;
+    nsd_sweep_fill_axes(def, run, row);
+    for (size_t k = 0; k < def->n_sums; ++k) {
+        row->sum_num[k] = NAN;
+        row->sum_text[k][0] = '\0';
+        if (def->sums[k].kind == NSD_SUM_STOP) snprintf(row->sum_text[k], 8, "failed");
     }
 }
 
@@ -144,6 +162,50 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     row->wall = now_s() - w0;
 }
 
+/* Do two results of one run agree (status, summaries, points)? */
+static int same_result(const nsd_sweep_def *def, const nsd_sweep_row *a, const nsd_sweep_row *b) {
+    return a->status == b->status && a->n_points == b->n_points &&
+           !memcmp(a->sum_num, b->sum_num, def->n_sums * sizeof *a->sum_num) &&
+           !memcmp(a->sum_text, b->sum_text, def->n_sums * sizeof *a->sum_text) &&
+           !memcmp(a->points, b->points, a->n_points * sizeof *a->points);
+}
+
+/* The plugins of the study, by section, for a warning: "system 'x'
+ * (path), ...". */
+static void plugin_names(const nsd_config *cfg, char *buf, size_t len) {
+    const nsd_section *sec[] = {&cfg->system, &cfg->contact, &cfg->friction, &cfg->integrator};
+    const char *kind[] = {"system", "contact law", "friction law", "integrator"};
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < 4 && n < len; ++i) {
+        const nsd_plugin *p = sec[i]->plugin;
+        if (!p) continue;
+        int k = snprintf(buf + n, len - n, "%s%s '%s' (%s)", n ? ", " : "", kind[i], p->info->id,
+                         p->path ? p->path : "built in");
+        n += k > 0 ? (size_t)k : 0;
+    }
+}
+
+/* The worker's first finished run, run once more before its row is kept
+ * (a crash or a time limit in the repeat is that run's): sweep.h. */
+void nsd_sweep_probe_global_state(const nsd_sweep_worker_ctx *ctx, uint64_t run,
+                                  const nsd_sweep_row *first, const char *worker) {
+    if (first->status != NSD_SWEEP_OK) return;
+    nsd_sweep_row *again = nsd_sweep_row_new(ctx->def);
+    nsd_sweep_run_one(ctx, run, again);
+    if (!nsd_interrupt_signal() && !same_result(ctx->def, first, again)) {
+        char names[1024];
+        plugin_names(&ctx->base->app.cfg, names, sizeof names);
+        fprintf(stderr,
+                "warning: run %llu gave a different result when run again in its %s: a plugin "
+                "keeps state from run to run (mutable global state), so the rows depend on which "
+                "worker ran which run and in what order; the plugins: %s; fix the plugin, or "
+                "compare with -j 1 (docs/sweep.md)\n",
+                (unsigned long long)run, worker, names);
+    }
+    nsd_sweep_row_free(again);
+}
+
 /* ---- tally and progress ---- */
 
 static const char *const status_names[] = {"ok", "failed", "refused", "no summary"};
@@ -256,10 +318,17 @@ typedef struct queue {
     int workers_left;
 } queue;
 
+/* A worker thread. Its run in flight (busy: since t_start) and whether it
+ * has ended are under the queue's lock; stop tells the writer whether it
+ * is stuck in a plugin callback after a signal (runner/run_watch.h). */
 typedef struct worker {
     queue *q;
     nsd_sweep_worker_ctx ctx;
     pthread_t th;
+    nsd_stop_watch stop;
+    uint64_t in_flight;
+    double t_start;
+    int busy, ended;
 } worker;
 
 static pthread_mutex_t derive_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -273,13 +342,18 @@ static void derive_lock(int on) {
 static void *worker_main(void *arg) {
     worker *w = arg;
     queue *q = w->q;
+    int probed = 0;
+    nsd_stop_watch_attach(&w->stop);
     for (;;) {
         pthread_mutex_lock(&q->mu);
         size_t i = q->next < q->n_pending && !nsd_interrupt_signal() ? q->next++ : SIZE_MAX;
+        if (i != SIZE_MAX) w->in_flight = q->pending[i], w->busy = 1, w->t_start = now_s();
         pthread_mutex_unlock(&q->mu);
         if (i == SIZE_MAX) break;
         nsd_sweep_row *row = nsd_sweep_row_new(w->ctx.def);
         nsd_sweep_run_one(&w->ctx, q->pending[i], row);
+        if (!probed) nsd_sweep_probe_global_state(&w->ctx, q->pending[i], row, "worker thread");
+        probed = 1;
         if (nsd_interrupt_signal()) { /* cut short: not a finished run */
             nsd_sweep_row_free(row);
             break;
@@ -287,18 +361,57 @@ static void *worker_main(void *arg) {
         pthread_mutex_lock(&q->mu);
         while (q->n == q->cap) pthread_cond_wait(&q->room, &q->mu);
         q->rows[q->n++] = row;
+        w->busy = 0;
         pthread_cond_signal(&q->ready);
         pthread_mutex_unlock(&q->mu);
     }
+    nsd_stop_watch_attach(NULL);
     pthread_mutex_lock(&q->mu);
+    w->busy = 0;
+    w->ended = 1;
     q->workers_left--;
     pthread_cond_signal(&q->ready);
     pthread_mutex_unlock(&q->mu);
     return NULL;
 }
 
-/* The writer: rows into the database, a commit every second. */
-static int write_rows(queue *q, nsd_sweep_db *db, nsd_sweep_tally *tally,
+/* After a signal: are the workers still running all stuck in a plugin
+ * callback (none has looked at the signal for NSD_STOP_GRACE_S)? Then
+ * their runs are failed with the reason (the study keeps them as done;
+ * --retry-crashed runs them again), the threads counted in
+ * tally->abandoned, and 1 returned (-1: the database refused a row). */
+static int abandon_stuck(queue *q, worker *w, int threads, nsd_sweep_db *db, nsd_sweep_tally *tally,
+                         char *err, size_t len) {
+    int running = 0, moving = 0, rc = 0;
+    pthread_mutex_lock(&q->mu);
+    for (int i = 0; i < threads; ++i)
+        if (!w[i].ended) running++, moving |= !nsd_stop_watch_stuck(&w[i].stop);
+    if (!running || moving) {
+        pthread_mutex_unlock(&q->mu);
+        return 0;
+    }
+    nsd_sweep_row *row = nsd_sweep_row_new(w[0].ctx.def);
+    for (int i = 0; i < threads; ++i) {
+        if (w[i].ended || !w[i].busy) continue;
+        nsd_sweep_failed_row(w[i].ctx.def, w[i].in_flight, now_s() - w[i].t_start, row);
+        snprintf(
+            row->message, sizeof row->message,
+            "crashed: interrupted by signal %d inside a plugin callback: the run did not reach "
+            "a step boundary within %g s of the signal (a callback that does not return) and "
+            "was left running when the sweep ended; --retry-crashed runs it again",
+            nsd_interrupt_signal(), NSD_STOP_GRACE_S);
+        if (rc == 0 && nsd_sweep_db_put(db, row, err, len) != 0) rc = -1;
+        nsd_sweep_tally_add(tally, row);
+    }
+    nsd_sweep_row_free(row);
+    tally->abandoned += (size_t)running;
+    pthread_mutex_unlock(&q->mu);
+    return rc == 0 ? 1 : -1;
+}
+
+/* The writer: rows into the database, a commit every second; after a
+ * signal, the runs stuck in a plugin callback failed (abandon_stuck). */
+static int write_rows(queue *q, worker *w, int threads, nsd_sweep_db *db, nsd_sweep_tally *tally,
                       nsd_sweep_progress *prog) {
     char err[512];
     int rc = 0;
@@ -332,6 +445,11 @@ static int write_rows(queue *q, nsd_sweep_db *db, nsd_sweep_tally *tally,
             nsd_sweep_tally_add(tally, batch[i]);
             nsd_sweep_row_free(batch[i]);
         }
+        if (!finished && n == 0 && nsd_interrupt_signal()) {
+            int a = abandon_stuck(q, w, threads, db, tally, err, sizeof err);
+            if (a < 0) rc = -1;
+            finished = a != 0;
+        }
         if (rc == 0 && now_s() - last_commit > 1.0) {
             if (nsd_sweep_db_commit(db, err, sizeof err) != 0 ||
                 nsd_sweep_db_begin(db, err, sizeof err) != 0)
@@ -351,43 +469,53 @@ static int write_rows(queue *q, nsd_sweep_db *db, nsd_sweep_tally *tally,
 int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
                            const uint8_t *done, const nsd_sweep_opts *opts,
                            nsd_sweep_tally *tally) {
-    queue q = {.mu = PTHREAD_MUTEX_INITIALIZER,
-               .ready = PTHREAD_COND_INITIALIZER,
-               .room = PTHREAD_COND_INITIALIZER};
-    q.pending = malloc((def->n_runs ? def->n_runs : 1) * sizeof *q.pending);
+    /* on the heap: after an abandon the stuck threads still hold the
+     * queue and their worker (the process then ends; cmd_sweep.c) */
+    queue *q = calloc(1, sizeof *q);
     int threads = opts->threads > 0 ? opts->threads : 1;
-    q.cap = 64 * (size_t)threads;
-    q.rows = calloc(q.cap, sizeof *q.rows);
     worker *w = calloc((size_t)threads, sizeof *w);
-    if (!q.pending || !q.rows || !w) abort();
-    for (size_t r = 0; r < def->n_runs; ++r)
-        if (!(done && (done[r / 8] >> (r % 8) & 1))) q.pending[q.n_pending++] = r;
-    tally->skipped = def->n_runs - q.n_pending;
-    nsd_sweep_progress prog;
-    nsd_sweep_progress_start(&prog, q.n_pending, opts->quiet);
-    int started = 0;
-    q.workers_left = threads;
     char *ok = calloc((size_t)threads, 1);
-    if (!ok) abort();
+    if (!q || !w || !ok) abort();
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->ready, NULL);
+    pthread_cond_init(&q->room, NULL);
+    q->pending = malloc((def->n_runs ? def->n_runs : 1) * sizeof *q->pending);
+    q->cap = 64 * (size_t)threads;
+    q->rows = calloc(q->cap, sizeof *q->rows);
+    if (!q->pending || !q->rows) abort();
+    for (size_t r = 0; r < def->n_runs; ++r)
+        if (!(done && (done[r / 8] >> (r % 8) & 1))) q->pending[q->n_pending++] = r;
+    tally->skipped = def->n_runs - q->n_pending;
+    nsd_sweep_progress prog;
+    nsd_sweep_progress_start(&prog, q->n_pending, opts->quiet);
+    int started = 0;
+    q->workers_left = threads;
     for (int i = 0; i < threads; ++i) {
         w[i] = (worker){
-            .q = &q, .ctx = {def, base, opts->keep_dir, def->derive_locked ? derive_lock : NULL}};
+            .q = q, .ctx = {def, base, opts->keep_dir, def->derive_locked ? derive_lock : NULL}};
+        nsd_stop_watch_init(&w[i].stop);
         ok[i] = pthread_create(&w[i].th, NULL, worker_main, &w[i]) == 0;
         started += ok[i];
         if (!ok[i]) {
-            pthread_mutex_lock(&q.mu);
-            q.workers_left--;
-            pthread_mutex_unlock(&q.mu);
+            pthread_mutex_lock(&q->mu);
+            q->workers_left--;
+            w[i].ended = 1;
+            pthread_mutex_unlock(&q->mu);
         }
     }
-    int rc = started ? write_rows(&q, db, tally, &prog) : -1;
+    int rc = started ? write_rows(q, w, threads, db, tally, &prog) : -1;
     for (int i = 0; i < threads; ++i)
-        if (ok[i]) pthread_join(w[i].th, NULL);
+        if (ok[i] && (!tally->abandoned || w[i].ended)) pthread_join(w[i].th, NULL);
     free(ok);
     nsd_sweep_progress_show(&prog, tally, 1);
     tally->elapsed = now_s() - prog.t0;
-    free(q.pending);
-    free(q.rows);
+    if (tally->abandoned) return rc; /* q and w stay: the stuck threads hold them */
+    free(q->pending);
+    free(q->rows);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->ready);
+    pthread_cond_destroy(&q->room);
+    free(q);
     free(w);
     return rc;
 }

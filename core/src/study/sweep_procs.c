@@ -104,35 +104,6 @@ typedef struct child {
     double t_start;
 } child;
 
-/* Do two results of one run agree (status, summaries, points)? */
-static int same_result(const nsd_sweep_def *def, const nsd_sweep_row *a, const nsd_sweep_row *b) {
-    return a->status == b->status && a->n_points == b->n_points &&
-           !memcmp(a->sum_num, b->sum_num, def->n_sums * sizeof *a->sum_num) &&
-           !memcmp(a->sum_text, b->sum_text, def->n_sums * sizeof *a->sum_text) &&
-           !memcmp(a->points, b->points, a->n_points * sizeof *a->points);
-}
-
-/* A plugin with mutable global state gives a run different results in a
- * worker that ran others before it: the rows would depend on which
- * worker ran what (-j N; the workers live for many runs). The worker's
- * first finished run, run once more before its row is sent (a crash in
- * the repeat is that run's, its time limit covers both), tells: a
- * difference is a warning on stderr, once per worker. */
-static void probe_global_state(const nsd_sweep_worker_ctx *ctx, uint64_t run,
-                               const nsd_sweep_row *first) {
-    if (first->status != NSD_SWEEP_OK) return;
-    nsd_sweep_row *again = nsd_sweep_row_new(ctx->def);
-    nsd_sweep_run_one(ctx, run, again);
-    if (!nsd_interrupt_signal() && !same_result(ctx->def, first, again))
-        fprintf(stderr,
-                "warning: run %llu gave a different result when run again in its worker process: "
-                "a plugin keeps state from run to run (mutable global state), so the rows depend "
-                "on which worker ran which run and in what order; fix the plugin, or compare "
-                "with -j 1 (docs/sweep.md)\n",
-                (unsigned long long)run);
-    nsd_sweep_row_free(again);
-}
-
 /* The child: runs until its task pipe closes; never returns. */
 static void child_main(const nsd_sweep_worker_ctx *ctx, int task, int result, double max_mb) {
     if (max_mb > 0) {
@@ -144,7 +115,7 @@ static void child_main(const nsd_sweep_worker_ctx *ctx, int task, int result, do
     int probed = 0;
     while (!nsd_interrupt_signal() && read_all(task, &run, sizeof run) == 0) {
         nsd_sweep_run_one(ctx, run, row);
-        if (!probed) probe_global_state(ctx, run, row), probed = 1;
+        if (!probed) nsd_sweep_probe_global_state(ctx, run, row, "worker process"), probed = 1;
         if (nsd_interrupt_signal() || send_row(result, ctx->def, row) != 0) break;
     }
     _exit(0); /* no atexit handlers, no stdio flush of the writer's buffers */
@@ -200,18 +171,7 @@ static void death_reason(int st, int timed_out, double timeout, double max_mb, c
 /* The row of a run whose process died: its axes, no summaries, the reason. */
 static void crashed_row(const nsd_sweep_def *def, const child *c, int st, int timed_out,
                         double timeout, nsd_sweep_row *row) {
-    row->run = c->run[0];
-    row->status = NSD_SWEEP_FAILED;
-    row->config_hash[0] = '\0';
-    row->n_points = 0;
-    row->sim_wall = 0;
-    row->wall = now_s() - c->t_start;
-    nsd_sweep_fill_axes(def, c->run[0], row);
-    for (size_t k = 0; k < def->n_sums; ++k) {
-        row->sum_num[k] = NAN;
-        row->sum_text[k][0] = '\0';
-        if (def->sums[k].kind == NSD_SUM_STOP) snprintf(row->sum_text[k], 8, "failed");
-    }
+    nsd_sweep_failed_row(def, c->run[0], now_s() - c->t_start, row);
     death_reason(st, timed_out, timeout, def->run_max_memory_mb, row->message, sizeof row->message);
 }
 
