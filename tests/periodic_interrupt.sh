@@ -9,9 +9,9 @@
 #     130), the orbit's tables and the branch so far are kept in
 #     DIR.INCOMPLETE (continuation.csv marked INCOMPLETE), each kept point
 #     the closed-form orbit r* = kick / (1 - e^(aT)), T = (2 pi - beta) / w;
-#  2. [[variant]]s: the first variant finished and kept, the second (kick
-#     = 2.5) stuck in the check of its guess... before the folder exists:
-#     nothing to keep, said, exit 130 at once;
+#  2. [[variant]]s: the second variant's guess (kick = 2.5) hangs while the
+#     variants are checked, before any output: nothing to keep, said, exit
+#     130 at once, the variant named;
 #  3. a config whose guess already hangs: exit 130 at once, nothing written.
 # usage: periodic_interrupt.sh NSDYN FIXTURE_DIR
 set -uo pipefail
@@ -46,32 +46,20 @@ tol = 1e-9
 parameter = "system.kick"
 values = [1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.2]
 TOML
-# Send one SIGINT once `ready` holds (a shell test on the files), then
-# give the process 10 s; prints the seconds from the signal to its end.
-interrupt_when() {
-    local pid=$1 ready=$2
-    for _ in $(seq 300); do eval "$ready" && break; kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
-    sleep 0.5 # inside the looping callback by now
-    kill -INT "$pid" 2> /dev/null
-    local t0
-    t0=$(date +%s.%N)
-    for _ in $(seq 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2> /dev/null; then
-        echo "still running 10 s after the first SIGINT"
-        kill -KILL "$pid"
-    fi
-    python3 -c "import time; print(round(time.time() - $t0, 2))"
+. "$(dirname "$0")/interrupt_util.sh"
+# Run periodic on $1 into $2 in the background; one SIGINT once $3 holds;
+# the exit status must be 130 and stderr must hold the message $4.
+interrupted() {
+    "$nsdyn" periodic "$1" -o "$2" > "$tmp/out.txt" 2> "$tmp/err.txt" &
+    interrupt_when $! "$3"
+    [[ $dt == ignored ]] && fail "periodic ($4): the first SIGINT inside a looping callback was ignored"
+    [[ $st == 130 ]] || fail "periodic ($4): exit $st, want 130: $(cat "$tmp/err.txt")"
+    grep -qF "$4" "$tmp/err.txt" || fail "periodic message, want '$4': $(cat "$tmp/err.txt")"
 }
 
 # 1. the natural continuation, stuck at kick = 2
-"$nsdyn" periodic "$tmp/p.toml" -o "$tmp/o" > "$tmp/out.txt" 2> "$tmp/err.txt" &
-pid=$!
-dt=$(interrupt_when $pid 'grep -qs "^1.8," "$tmp"/.o.tmp-*/continuation.csv')
-wait $pid; st=$?
-[[ $dt == still* ]] && fail "periodic: the first SIGINT inside a looping callback was ignored"
-[[ $st == 130 ]] || fail "periodic interrupted in a callback: exit $st, want 130: $(cat "$tmp/err.txt")"
-grep -qF "interrupted by signal 2 inside a plugin callback (the continuation)" "$tmp/err.txt" ||
-    fail "periodic message: $(cat "$tmp/err.txt")"
+interrupted "$tmp/p.toml" "$tmp/o" 'grep -qs "^1.8," "$tmp"/.o.tmp-*/continuation.csv' \
+    "interrupted by signal 2 inside a plugin callback (the continuation)"
 [[ -e $tmp/o ]] && fail "an interrupted periodic wrote $tmp/o"
 for f in orbit.csv multipliers.csv newton.csv continuation.csv; do
     [[ -s $tmp/o.INCOMPLETE/$f ]] || fail "$f not kept in $tmp/o.INCOMPLETE"
@@ -100,27 +88,14 @@ echo "periodic: SIGINT in a looping callback honoured in ${dt} s"
 #    variants are prepared, before any output
 sed -i '/^\[periodic.continuation\]/,$d' "$tmp/p.toml"
 printf '[[variant]]\nname = "fine"\n[[variant]]\nname = "stuck one"\nsystem = { kick = 2.5 }\n' >> "$tmp/p.toml"
-"$nsdyn" periodic "$tmp/p.toml" -o "$tmp/v" > "$tmp/out.txt" 2> "$tmp/err.txt" &
-pid=$!
-dt=$(interrupt_when $pid 'true')
-wait $pid; st=$?
-[[ $dt == still* ]] && fail "periodic variants: the first SIGINT inside a looping callback was ignored"
-[[ $st == 130 ]] || fail "periodic variants: exit $st, want 130: $(cat "$tmp/err.txt")"
-grep -qF 'inside a plugin callback (variant "stuck one", the check of the initial guess)' "$tmp/err.txt" ||
-    fail "periodic variants message: $(cat "$tmp/err.txt")"
+interrupted "$tmp/p.toml" "$tmp/v" true \
+    'inside a plugin callback (variant "stuck one", the check of the initial guess)'
 grep -qF "nothing was written yet, nothing to keep" "$tmp/err.txt" || fail "periodic variants: $(cat "$tmp/err.txt")"
 ls -d "$tmp"/v* > /dev/null 2>&1 && fail "an interrupted periodic left $(ls -d "$tmp"/v*)"
 
 # 3. the guess itself hangs
 sed -i '/^\[\[variant\]\]/,$d; s/^kick = 1.0/kick = 3.0/' "$tmp/p.toml"
-"$nsdyn" periodic "$tmp/p.toml" -o "$tmp/g" > "$tmp/out.txt" 2> "$tmp/err.txt" &
-pid=$!
-dt=$(interrupt_when $pid 'true')
-wait $pid; st=$?
-[[ $dt == still* ]] && fail "periodic guess: the first SIGINT inside a looping callback was ignored"
-[[ $st == 130 ]] || fail "periodic guess: exit $st, want 130: $(cat "$tmp/err.txt")"
-grep -qF "inside a plugin callback (the check of the initial guess)" "$tmp/err.txt" ||
-    fail "periodic guess message: $(cat "$tmp/err.txt")"
+interrupted "$tmp/p.toml" "$tmp/g" true "inside a plugin callback (the check of the initial guess)"
 ls -d "$tmp"/g* > /dev/null 2>&1 && fail "an interrupted periodic left $(ls -d "$tmp"/g*)"
 [[ $fails == 0 ]] && echo "periodic interrupt: all checks passed"
 exit $((fails > 0))

@@ -51,20 +51,12 @@ assert sys.argv[2] == "any" or sorted(by) == list(range(int(sys.argv[2]))), sort
 print(len(rows))
 PY
 }
+. "$(dirname "$0")/interrupt_util.sh"
 # Interrupt a sweep 1.5 s in (run 3 is stuck by then); $1: -j
 interrupt() {
     "$nsdyn" sweep "$tmp/s.toml" -o "$tmp/o$1" -j "$1" --in-process --no-graphs -q 2> "$tmp/err.txt" &
-    local pid=$! t0
-    sleep 1.5
-    kill -INT $pid
-    t0=$(date +%s.%N)
-    for _ in $(seq 100); do kill -0 $pid 2> /dev/null || break; sleep 0.1; done
-    if kill -0 $pid 2> /dev/null; then
-        fail "sweep --in-process -j $1: the first SIGINT inside a looping callback was ignored (10 s)"
-        kill -KILL $pid
-    fi
-    wait $pid; st=$?
-    dt=$(python3 -c "import time; print(round(time.time() - $t0, 2))")
+    interrupt_when $! "sleep 1"
+    [[ $dt == ignored ]] && fail "sweep --in-process -j $1: the first SIGINT inside a looping callback was ignored (10 s)"
     [[ $st == 130 ]] || fail "sweep -j $1 interrupted in a callback: exit $st, want 130: $(cat "$tmp/err.txt")"
     grep -qF "1 worker thread was stuck in a plugin callback" "$tmp/err.txt" || fail "-j $1 message: $(cat "$tmp/err.txt")"
     [[ -s $tmp/o$1/runs.csv ]] || fail "-j $1: no runs.csv after the interrupt"
