@@ -68,6 +68,8 @@ echo "speed-up 1 -> 2 threads (wall): $(ratio j1 j2)"
 if ldd "$nsdyn" | grep libmpi >/dev/null; then
   measure mpi3 mpirun -n 3 --oversubscribe "$nsdyn" sweep "$config"
   echo "speed-up 1 process -> 3 MPI ranks (1 writer, 2 workers): $(ratio j1 mpi3)"
+  measure mpi2j2 mpirun -n 2 --oversubscribe "$nsdyn" sweep "$config" -j 2
+  echo "speed-up 1 process -> 2 MPI ranks (1 writer, 1 worker of 2 threads): $(ratio j1 mpi2j2)"
 else
   echo "(not an MPI build: configure with -DNSDYN_MPI=ON for the MPI figures)"
 fi

@@ -230,6 +230,9 @@ typedef struct nsd_sweep_worker_ctx {
     void (*lock)(int on); /* derive lock, or NULL */
 } nsd_sweep_worker_ctx;
 void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_row *row);
+/* The lock threads of one process derive runs under when
+ * def->derive_locked (on 1: take it, 0: release it; sweep_exec.c). */
+void nsd_sweep_derive_lock(int on);
 /* The axis values of `run` into row. */
 void nsd_sweep_fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *row);
 

@@ -263,7 +263,7 @@ typedef struct worker {
 } worker;
 
 static pthread_mutex_t derive_mu = PTHREAD_MUTEX_INITIALIZER;
-static void derive_lock(int on) {
+void nsd_sweep_derive_lock(int on) {
     if (on)
         pthread_mutex_lock(&derive_mu);
     else
@@ -371,7 +371,8 @@ int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, n
     if (!ok) abort();
     for (int i = 0; i < threads; ++i) {
         w[i] = (worker){
-            .q = &q, .ctx = {def, base, opts->keep_dir, def->derive_locked ? derive_lock : NULL}};
+            .q = &q,
+            .ctx = {def, base, opts->keep_dir, def->derive_locked ? nsd_sweep_derive_lock : NULL}};
         ok[i] = pthread_create(&w[i].th, NULL, worker_main, &w[i]) == 0;
         started += ok[i];
         if (!ok[i]) {
