@@ -12,8 +12,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 one() { # build label: one sweep into a fresh folder, appends "wall cpu"
     rm -rf "$tmp/out"
-    /usr/bin/time -f "%e %U %S" -o "$tmp/t" "$1/core/nsdyn" sweep "$cfg" -o "$tmp/out" -q \
-        -j "$j" --set plot.enabled=false >/dev/null 2>&1
+    # a failing build is said with its messages, not a silent end under set -e
+    if ! /usr/bin/time -f "%e %U %S" -o "$tmp/t" "$1/core/nsdyn" sweep "$cfg" -o "$tmp/out" -q \
+        -j "$j" --set plot.enabled=false >"$tmp/log" 2>&1; then
+        echo "bench_sphere_planes.sh: the $2 run ($1) failed:" >&2
+        cat "$tmp/log" >&2
+        exit 1
+    fi
     awk '{print $1, $2 + $3}' "$tmp/t" >>"$tmp/$2"
 }
 echo "before: $(uptime)"

@@ -12,6 +12,8 @@
 # usage: bench/bench_sweep.sh [BUILD_DIR] [CONFIG] [OLD_BUILD_DIR] [PAIRS]
 #   (default build/, the full grid, no comparison, 7 pairs)
 set -euo pipefail
+# never end silently: a failing command under set -e says where and what
+trap 'echo "bench_sweep.sh: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 config=${2:-$root/bench/sweep_full_grid.toml}
@@ -40,8 +42,19 @@ measure() {
   echo "load before: $(uptime)"
   /usr/bin/time -f "$name: %e s wall, %U s user, %S s sys, peak memory %M kB" "$@" \
     -o "$out/$name" -q --no-graphs 2> "$out/$name.err" || { cat "$out/$name.err"; exit 1; }
-  grep -E "^sweep:|wall, | x " "$out/$name.err"
-  grep -oE "[0-9.]+ s wall, " "$out/$name.err" | cut -d' ' -f1 > "$out/$name.wall"
+  # the sweep's own lines (a run without them is reported, not fatal)
+  grep -E "^sweep:| x " "$out/$name.err" || echo "($name: no summary line from nsdyn sweep)"
+  # the wall time /usr/bin/time measured: its line alone ("NAME: W s wall, ..."),
+  # not the sweep's "sweep: W s wall" (two numbers would go into the ratio)
+  local line
+  line=$(grep -E "^$name: [0-9.]+ s wall, " "$out/$name.err" || true)
+  if [ -z "$line" ]; then
+    echo "bench_sweep.sh: no wall time from /usr/bin/time for $name:" >&2
+    cat "$out/$name.err" >&2
+    exit 1
+  fi
+  echo "$line"
+  echo "$line" | cut -d' ' -f2 > "$out/$name.wall"
   echo "load after:  $(uptime)"
 }
 
@@ -50,9 +63,13 @@ measure j2 "$nsdyn" sweep "$config" -j 2
 measure j1 "$nsdyn" sweep "$config" -j 1
 ratio() { awk -v a="$(cat "$out/$1.wall")" -v b="$(cat "$out/$2.wall")" 'BEGIN { printf "%.2f", a / b }'; }
 echo "speed-up 1 -> 2 threads (wall): $(ratio j1 j2)"
-if ldd "$nsdyn" | grep -q libmpi; then
+# not `ldd | grep -q` under pipefail: grep -q ends first, ldd gets SIGPIPE
+# and the pipeline fails, so an MPI build looked like a serial one
+if ldd "$nsdyn" | grep libmpi >/dev/null; then
   measure mpi3 mpirun -n 3 --oversubscribe "$nsdyn" sweep "$config"
   echo "speed-up 1 process -> 3 MPI ranks (1 writer, 2 workers): $(ratio j1 mpi3)"
+  measure mpi2j2 mpirun -n 2 --oversubscribe "$nsdyn" sweep "$config" -j 2
+  echo "speed-up 1 process -> 2 MPI ranks (1 writer, 1 worker of 2 threads): $(ratio j1 mpi2j2)"
 else
   echo "(not an MPI build: configure with -DNSDYN_MPI=ON for the MPI figures)"
 fi

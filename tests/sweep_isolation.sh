@@ -67,6 +67,24 @@ grep -q "0 runs done (8 skipped" "$tmp/err.txt" || fail "resume retried: $(cat "
 # Asked: the crashed ones run again (and crash again).
 timeout 60 "$nsdyn" sweep "$tmp/s.toml" -o "$tmp/o" -j 2 -q --no-graphs --retry-crashed 2> "$tmp/err.txt"
 grep -q "$((sanitize == 1 ? 4 : 5)) runs done ($((sanitize == 1 ? 4 : 3)) skipped" "$tmp/err.txt" || fail "--retry-crashed: $(cat "$tmp/err.txt")"
+# Many short runs, so the writer keeps several queued to each worker
+# (sweep_procs.c queue_depth): a worker that aborts or exits takes its
+# queued runs with it, and they must go to the others. Crashes at random
+# places (the seed is printed on failure): every run once, exactly the
+# faulty ones failed.
+seed=$RANDOM
+vals=$(python3 -c "import random; r = random.Random($seed); print(', '.join(str(r.choice([2, 3]) if r.random() < 0.06 else 0) for _ in range(240)))")
+sed -e "s/^values = .*/values = [$vals]/" -e '/run_max_memory/d' "$tmp/s.toml" > "$tmp/many.toml"
+timeout 100 "$nsdyn" sweep "$tmp/many.toml" -o "$tmp/many" -j 2 -q --no-graphs 2> "$tmp/err.txt"; st=$?
+m() { sqlite3 "$tmp/many/sweep.sqlite" "$1"; }
+n_bad=$(python3 -c "print(sum(v != 0 for v in [$vals]))")
+[[ $st == 0 ]] || fail "many runs with crashes (seed $seed): exit $st: $(cat "$tmp/err.txt")"
+[[ $(m "SELECT count(*), count(DISTINCT run) FROM runs") == "240|240" ]] ||
+    fail "many runs (seed $seed): rows $(m 'SELECT count(*), count(DISTINCT run) FROM runs'), want 240|240"
+[[ $(m "SELECT count(*) FROM runs WHERE status = 'ok' AND fault = 0") == $((240 - n_bad)) ]] ||
+    fail "many runs (seed $seed): ok rows $(m "SELECT count(*) FROM runs WHERE status = 'ok'"), want $((240 - n_bad))"
+[[ $(m "SELECT count(*) FROM runs WHERE status = 'failed' AND fault != 0 AND message LIKE 'crashed: %'") == "$n_bad" ]] ||
+    fail "many runs (seed $seed): crashed rows $(m "SELECT run, fault, status FROM runs WHERE status != 'ok' OR fault != 0")"
 # compare and run: a crash or exit() names the variant, keeps the finished ones.
 cat > "$tmp/c.toml" << 'TOML'
 [system]

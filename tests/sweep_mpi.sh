@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # nsdyn sweep under MPI (-DNSDYN_MPI=ON, docs/sweep.md): the shipped study
-# with 2 and 3 ranks (one writer, dynamic load balancing) must give the
-# same rows, bit for bit, as the single-process sweep; a database of
+# with 2 and 3 ranks (one writer, dynamic load balancing), and with 2
+# ranks whose worker runs 3 threads (-j 3 per rank), must give the same
+# rows, bit for bit, as the single-process sweep; a database of
 # another definition is refused on every rank with exit 2.
 # usage: sweep_mpi.sh NSDYN MPIEXEC SOURCE_DIR
 set -euo pipefail
@@ -13,9 +14,10 @@ trap 'rm -rf "$tmp"' EXIT
 # ranks on 2 cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$nsdyn" sweep "$study" -o "$tmp/one" -q --no-graphs
-for n in 2 3; do
-  timeout 300 "$mpiexec" -n $n --oversubscribe "$nsdyn" sweep "$study" -o "$tmp/mpi$n" -q \
-    --no-graphs 2> "$tmp/err$n.txt" || { cat "$tmp/err$n.txt"; exit 1; }
+for n in 2 3 2j3; do
+  timeout 300 "$mpiexec" -n ${n%j*} --oversubscribe "$nsdyn" sweep "$study" -o "$tmp/mpi$n" -q \
+    --no-graphs -j $([[ $n == *j* ]] && echo ${n#*j} || echo 1) 2> "$tmp/err$n.txt" ||
+    { cat "$tmp/err$n.txt"; exit 1; }
 done
 python3 - "$tmp" <<'PY'
 import sqlite3, sys
@@ -27,11 +29,11 @@ def rows(path):
     return [repr(tuple(x for i, x in enumerate(r) if i != wall)) for r in cur]
 one = rows(f"{tmp}/one/sweep.sqlite")
 assert len(one) == 441, len(one)
-for n in (2, 3):
+for n in ("2", "3", "2j3"):
     other = rows(f"{tmp}/mpi{n}/sweep.sqlite")
     diff = [i for i, (a, b) in enumerate(zip(one, other)) if a != b]
     assert len(other) == len(one) and not diff, f"{n} ranks differ: {len(other)} rows, {diff[:5]}"
-print("mpi: 2 and 3 ranks give the single-process rows bit for bit")
+print("mpi: 2 and 3 ranks, and 2 ranks with 3 threads, give the single-process rows bit for bit")
 PY
 # another definition: every rank stops before any run, exit 2
 set +e

@@ -241,6 +241,9 @@ void nsd_sweep_probe_global_state(const nsd_sweep_worker_ctx *ctx, uint64_t run,
  * stuck): its axes, no summaries ("failed" for a stop summary), status
  * failed, `wall` [s]; the caller writes the message. */
 void nsd_sweep_failed_row(const nsd_sweep_def *def, uint64_t run, double wall, nsd_sweep_row *row);
+/* The lock threads of one process derive runs under when
+ * def->derive_locked (on 1: take it, 0: release it; sweep_exec.c). */
+void nsd_sweep_derive_lock(int on);
 /* The axis values of `run` into row. */
 void nsd_sweep_fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *row);
 

@@ -332,7 +332,7 @@ typedef struct worker {
 } worker;
 
 static pthread_mutex_t derive_mu = PTHREAD_MUTEX_INITIALIZER;
-static void derive_lock(int on) {
+void nsd_sweep_derive_lock(int on) {
     if (on)
         pthread_mutex_lock(&derive_mu);
     else
@@ -492,7 +492,8 @@ int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, n
     q->workers_left = threads;
     for (int i = 0; i < threads; ++i) {
         w[i] = (worker){
-            .q = q, .ctx = {def, base, opts->keep_dir, def->derive_locked ? derive_lock : NULL}};
+            .q = q,
+            .ctx = {def, base, opts->keep_dir, def->derive_locked ? nsd_sweep_derive_lock : NULL}};
         nsd_stop_watch_init(&w[i].stop);
         ok[i] = pthread_create(&w[i].th, NULL, worker_main, &w[i]) == 0;
         started += ok[i];

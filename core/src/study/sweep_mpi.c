@@ -5,11 +5,15 @@
  * chunk, and gets the next chunk (smaller as the sweep nears its end, so
  * the ranks finish together) or an empty one (stop). A row's values
  * follow from its run number alone (sweep_design.c), so the database
- * holds the same bits as a single-process sweep. Rank 0 waits with
+ * holds the same bits as a single-process sweep. With -j N each worker
+ * rank runs its chunk on N threads (one machine's cores: `mpirun -n 3
+ * nsdyn sweep ... -j 8` on two 8-core nodes); only the main thread calls
+ * MPI (MPI_THREAD_FUNNELED). Rank 0 waits with
  * MPI_Iprobe and a short sleep instead of a blocking receive, which in
  * OpenMPI spins and would take a core from the workers. */
 #define _GNU_SOURCE
 #include <mpi.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +22,7 @@
 #include "sweep.h"
 
 enum { TAG_ROWS = 1, TAG_WORK = 2 };
+#define CHUNK 64 /* most runs in one message */
 
 /* Under mpirun (the launcher sets these), MPI; otherwise not at all: a
  * plain `nsdyn sweep` runs its threads without starting MPI. */
@@ -26,16 +31,19 @@ static int launched_by_mpi(void) {
 }
 
 static int mpi_on;
+static int mpi_funneled; /* threads may run beside MPI (only the main thread calls it) */
 
 int nsd_sweep_mpi_init(int *argc, char ***argv, int *rank, int *size) {
     *rank = 0;
     *size = 1;
     if (!launched_by_mpi()) return 0;
-    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
-        fprintf(stderr, "error: MPI_Init failed\n");
+    int provided = MPI_THREAD_SINGLE;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "error: MPI_Init_thread failed\n");
         return -1;
     }
     mpi_on = 1;
+    mpi_funneled = provided >= MPI_THREAD_FUNNELED;
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
     return 0;
@@ -69,6 +77,7 @@ typedef struct master {
     uint64_t *pending;
     size_t n_pending, next;
     int workers;
+    size_t threads; /* per worker rank (-j) */
     size_t row_size;
     unsigned char *buf;
     size_t buf_cap;
@@ -96,12 +105,13 @@ static void store_rows(master *m, const unsigned char *buf, int bytes, double *w
 }
 
 /* The next chunk for a worker: a quarter of its share of what is left,
- * at least 1, at most 64 runs. */
+ * at least one run per thread of a worker, at most CHUNK runs. */
 static size_t next_chunk(master *m, uint64_t *out) {
     if (nsd_interrupt_signal()) m->next = m->n_pending;
     size_t left = m->n_pending - m->next;
     size_t n = left / (4 * (size_t)m->workers);
-    n = n < 1 ? 1 : n > 64 ? 64 : n;
+    if (n < m->threads) n = m->threads;
+    if (n > CHUNK) n = CHUNK;
     if (n > left) n = left;
     memcpy(out, m->pending + m->next, n * sizeof *out);
     m->next += n;
@@ -113,7 +123,7 @@ static int run_master(master *m, nsd_sweep_progress *prog) {
     int active = m->workers;
     double last_commit = now_s();
     if (nsd_sweep_db_begin(m->db, err, sizeof err) != 0) m->rc = -1;
-    uint64_t chunk[64];
+    uint64_t chunk[CHUNK];
     while (active > 0) {
         int flag = 0;
         MPI_Status st;
@@ -151,33 +161,91 @@ static int run_master(master *m, nsd_sweep_progress *prog) {
 
 /* ---- ranks 1.. ---- */
 
+/* One chunk run by a worker rank's threads: each takes the next run of
+ * it and packs its row into the run's slot of the message. */
+typedef struct chunk_job {
+    const nsd_sweep_worker_ctx *ctx;
+    const uint64_t *runs;
+    int n, next;
+    unsigned char *slots; /* n rows of row_size bytes */
+    size_t row_size;
+    unsigned char finished[CHUNK]; /* slot i holds a finished row */
+    pthread_mutex_t mu;
+} chunk_job;
+
+static void *chunk_thread(void *arg) {
+    chunk_job *j = arg;
+    nsd_sweep_row *row = nsd_sweep_row_new(j->ctx->def);
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        int i = j->next < j->n && !nsd_interrupt_signal() ? j->next++ : -1;
+        pthread_mutex_unlock(&j->mu);
+        if (i < 0) break;
+        nsd_sweep_run_one(j->ctx, j->runs[i], row);
+        if (nsd_interrupt_signal()) break; /* cut short: not finished */
+        nsd_sweep_row_pack(j->ctx->def, row, j->slots + (size_t)i * j->row_size);
+        j->finished[i] = 1;
+    }
+    nsd_sweep_row_free(row);
+    return NULL;
+}
+
+/* The chunk's runs on `threads` threads (this one among them); the
+ * finished rows packed to the front of slots. Returns their count. */
+static int run_chunk(chunk_job *j, size_t threads) {
+    pthread_t th[CHUNK];
+    size_t started = 0;
+    j->next = 0;
+    memset(j->finished, 0, sizeof j->finished);
+    for (size_t t = 1; t < threads && (int)t < j->n; ++t)
+        started += pthread_create(&th[started], NULL, chunk_thread, j) == 0;
+    chunk_thread(j);
+    for (size_t t = 0; t < started; ++t) pthread_join(th[t], NULL);
+    int n = 0;
+    for (int i = 0; i < j->n; ++i) {
+        if (!j->finished[i]) continue;
+        if (n != i)
+            memmove(j->slots + (size_t)n * j->row_size, j->slots + (size_t)i * j->row_size,
+                    j->row_size);
+        n++;
+    }
+    return n;
+}
+
 static void run_worker(const nsd_sweep_def *def, const nsd_scenario *base,
                        const nsd_sweep_opts *opts) {
     size_t row_size = nsd_sweep_row_packed_size(def);
-    unsigned char *buf = calloc(1, sizeof(int) + 64 * row_size);
-    nsd_sweep_row *row = nsd_sweep_row_new(def);
+    unsigned char *buf = calloc(1, sizeof(int) + CHUNK * row_size);
     if (!buf) abort();
-    nsd_sweep_worker_ctx ctx = {def, base, opts->keep_dir, NULL};
+    size_t threads = opts->threads > 1 ? (size_t)opts->threads : 1;
+    if (threads > 1 && !mpi_funneled) {
+        fprintf(stderr,
+                "warning: this MPI library gives no MPI_THREAD_FUNNELED: one thread per rank, "
+                "not -j %zu\n",
+                threads);
+        threads = 1;
+    }
+    nsd_sweep_worker_ctx ctx = {def, base, opts->keep_dir,
+                                threads > 1 && def->derive_locked ? nsd_sweep_derive_lock : NULL};
+    uint64_t chunk[CHUNK];
+    chunk_job job = {.ctx = &ctx,
+                     .runs = chunk,
+                     .slots = buf + sizeof(int),
+                     .row_size = row_size,
+                     .mu = PTHREAD_MUTEX_INITIALIZER};
     int n = 0; /* the first message asks for work */
-    uint64_t chunk[64];
     for (;;) {
         memcpy(buf, &n, sizeof n);
         MPI_Send(buf, (int)(sizeof n + (size_t)n * row_size), MPI_BYTE, 0, TAG_ROWS,
                  MPI_COMM_WORLD);
         MPI_Status st;
-        MPI_Recv(chunk, 64, MPI_UINT64_T, 0, TAG_WORK, MPI_COMM_WORLD, &st);
+        MPI_Recv(chunk, CHUNK, MPI_UINT64_T, 0, TAG_WORK, MPI_COMM_WORLD, &st);
         int got = 0;
         MPI_Get_count(&st, MPI_UINT64_T, &got);
         if (got == 0) break;
-        n = 0;
-        for (int i = 0; i < got; ++i) {
-            nsd_sweep_run_one(&ctx, chunk[i], row);
-            if (nsd_interrupt_signal()) break; /* cut short: not finished */
-            nsd_sweep_row_pack(def, row, buf + sizeof n + (size_t)n * row_size);
-            n++;
-        }
+        job.n = got;
+        n = run_chunk(&job, threads);
     }
-    nsd_sweep_row_free(row);
     free(buf);
 }
 
@@ -188,7 +256,11 @@ int nsd_sweep_exec_mpi(const nsd_sweep_def *def, const nsd_scenario *base, nsd_s
         run_worker(def, base, opts);
         return 0;
     }
-    master m = {.def = def, .db = db, .tally = tally, .workers = size - 1};
+    master m = {.def = def,
+                .db = db,
+                .tally = tally,
+                .workers = size - 1,
+                .threads = opts->threads > 1 ? (size_t)opts->threads : 1};
     m.row_size = nsd_sweep_row_packed_size(def);
     m.pending = malloc((def->n_runs ? def->n_runs : 1) * sizeof *m.pending);
     m.row = nsd_sweep_row_new(def);

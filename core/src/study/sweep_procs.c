@@ -95,12 +95,20 @@ static int recv_row(int fd, const nsd_sweep_def *def, nsd_sweep_row *r) {
            read_all(fd, r->points, r->n_points * sizeof(double));
 }
 
+/* Most runs a child has queued in its task pipe beyond the one it runs.
+ * With one, a child went idle whenever the writer was not scheduled within
+ * one run (~1.7 ms on the full grid): on two cores the writer competes with
+ * the children it feeds (issue 25 item 1). Short runs get more queued, up
+ * to QUEUE_S of work (queue_depth); the runs queued to a child that dies go
+ * to the others, nothing is lost. */
+#define QUEUED 8
+#define QUEUE_S 0.02
+
 typedef struct child {
     pid_t pid;
-    int task, result; /* the writer's ends */
-    int busy;         /* runs sent and not answered: 0, 1 or 2 (the next one waits in
-                        the pipe, so a child never waits for the writer) */
-    uint64_t run[2];  /* run[0] is running, since t_start */
+    int task, result;         /* the writer's ends */
+    int busy;                 /* runs sent and not answered, 0 .. QUEUED + 1 */
+    uint64_t run[QUEUED + 1]; /* in the order sent; run[0] is running, since t_start */
     double t_start;
 } child;
 
@@ -192,6 +200,17 @@ typedef struct pool {
     size_t n_again;
 } pool;
 
+/* Runs to keep sent to a child (the running one and the queued): enough
+ * for QUEUE_S of the mean run so far, at least 2, and one queued for long
+ * runs, whose tail would else be uneven across the children. */
+static int queue_depth(const pool *p) {
+    const nsd_sweep_tally *t = p->tally;
+    if (t->done == 0 || !(t->wall > 0)) return 2;
+    double mean_s = t->wall / (double)t->done;
+    double q = QUEUE_S / mean_s;
+    return q >= QUEUED ? QUEUED + 1 : q < 1 ? 2 : 1 + (int)ceil(q);
+}
+
 static void put_row(pool *p) {
     char err[512];
     double w = now_s();
@@ -218,13 +237,21 @@ static void replace(pool *p, size_t i, int timed_out) {
     if (timed_out) kill(c->pid, SIGKILL);
     int st = 0;
     while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR) {}
+    /* The rows it finished before it died may wait unread in its result
+     * pipe (the writer learns of a death from a failed task write, too):
+     * they are results, and the run it died in is the first one after. */
+    while (c->busy && recv_row(c->result, p->def, p->row) == 0) {
+        memmove(c->run, c->run + 1, (size_t)QUEUED * sizeof *c->run);
+        c->busy--;
+        put_row(p);
+    }
     close(c->task), close(c->result);
     c->pid = -1;
     if (c->busy && !nsd_interrupt_signal()) {
         crashed_row(p->def, c, st, timed_out, p->def->run_timeout_s, p->row);
         put_row(p);
     }
-    if (c->busy == 2) p->again[p->n_again++] = c->run[1];
+    for (int k = 1; k < c->busy; ++k) p->again[p->n_again++] = c->run[k];
     c->busy = 0;
     if (!nsd_interrupt_signal() && spawn(c, &p->ctx, p->def->run_max_memory_mb, p->c, p->n) != 0)
         c->pid = -1;
@@ -246,7 +273,7 @@ static void collect(pool *p) {
         if (!fds[k].revents) continue;
         child *c = &p->c[idx[k]];
         if (recv_row(c->result, p->def, p->row) == 0) {
-            c->run[0] = c->run[1];
+            memmove(c->run, c->run + 1, (size_t)QUEUED * sizeof *c->run);
             c->busy--;
             c->t_start = now_s();
             put_row(p);
@@ -294,7 +321,7 @@ int nsd_sweep_exec_procs(const nsd_sweep_def *def, const nsd_scenario *base, nsd
               .tally = tally,
               .last_commit = now_s(),
               .pending = pending,
-              .again = calloc(2 * n + 1, sizeof(uint64_t))};
+              .again = calloc((QUEUED + 1) * n + 1, sizeof(uint64_t))};
     if (!pending || !p.c || !p.again) abort();
     for (size_t r = 0; r < def->n_runs; ++r)
         if (!(done && (done[r / 8] >> (r % 8) & 1))) pending[n_pending++] = r;
@@ -315,9 +342,10 @@ int nsd_sweep_exec_procs(const nsd_sweep_def *def, const nsd_scenario *base, nsd
     }
     for (;;) {
         int any_busy = 0;
+        int depth = queue_depth(&p);
         for (size_t i = 0; i < n; ++i) {
             child *c = &p.c[i];
-            while (c->pid > 0 && c->busy < 2 && (p.n_again || p.next < p.n_pending) &&
+            while (c->pid > 0 && c->busy < depth && (p.n_again || p.next < p.n_pending) &&
                    !p.db_failed && !nsd_interrupt_signal()) {
                 uint64_t run = p.n_again ? p.again[--p.n_again] : p.pending[p.next++];
                 if (write_all(c->task, &run, sizeof run) != 0) {
