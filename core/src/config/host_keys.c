@@ -151,7 +151,9 @@ const nsdyn_param_decl nsd_plot_decls[] = {
      "\"auto\" (width, height); the height in proportion",
      size_choices, NULL, 0},
     {"dpi", NSDYN_PARAM_INT, "1/in", 300, 72, 1200, 0,
-     "png pixels per inch with a size preset (svg and pdf are in points)", NULL, NULL, 0},
+     "png pixels per inch: written into every png (its pHYs chunk), and the pixels of a size "
+     "preset's width (svg and pdf are in points)",
+     NULL, NULL, 0},
     {"font_pt", NSDYN_PARAM_REAL, "pt", 8.0, 4.0, 24.0, 0,
      "text size in points with a size preset (times font_scale)", NULL, NULL, 0},
     /* The run's animation (animate.h, nsdyn animate). */
