@@ -10,6 +10,7 @@ packages=(
   liblapacke-dev                       # LAPACKE: dense solves above 3x3 (core/numeric)
   libsiconos-numerics-dev              # Siconos: optional contact solver of moreau
   libsqlite3-dev                       # nsdyn sweep: results database (docs/sweep.md)
+  libhdf5-dev hdf5-tools python3-h5py  # run.data_format = "csv+hdf5" (docs/configs.md), its test
   ffmpeg                               # nsdyn animate: MP4/GIF of a run (docs/figures.md)
   libopenmpi-dev openmpi-bin           # nsdyn sweep across machines (-DNSDYN_MPI=ON, optional)
   check libsubunit-dev                 # unit tests

@@ -28,6 +28,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 RUNS = [
     # (command, config, extra options): one run of each kind of figure
@@ -56,6 +57,8 @@ RUNS += [
     ("run", "towed_wheel_exact.toml", ["--set", "plot.size=\"column\""]),
     ("pcmap", "rimless_pcmap_fig23.toml", ["--set", "plot.size=\"double-column\"",
                                             "--set", "plot.format=\"pdf\""]),
+    # [plot] dpi written into every PNG (pHYs): a dpi other than the default 300
+    ("run", "bouncing_ball_newton.toml", ["--set", "plot.dpi=150"]),
 ]
 # The test of the test: a figure whose title is clipped (too long even at the smallest size
 # a title is set in) must be reported, from its measured box and from the pixels.
@@ -155,6 +158,45 @@ def check_labels(fig, problems):
 
 
 INK = bytes(1 if v < 153 else 0 for v in range(256))  # dark: text, frames, curves
+
+
+STACKS = ("timeseries", "deviation", "continuation", "periodic_summary")
+
+
+def check_shared_x(fig, problems):
+    """Stacked panels over one x axis (the stacks of STACKS) share it: in each column of
+    panels an x label is written once, under the lowest panel that uses it, and the panels
+    above it have neither the label nor x tick labels of their own (issue 26)."""
+    name = os.path.basename(fig["file"])
+    if not re.sub(r"\.\w+$", "", name) in STACKS:
+        return
+    boxes = fig["boxes"][1:]
+    plots = {b["panel"]: b for b in boxes if b["kind"] == "plot"}
+    columns = {}
+    for p, b in plots.items():
+        columns.setdefault(round(b["x0"]), []).append(p)
+    for members in columns.values():
+        seen = {}
+        for t in boxes:
+            if t["kind"] == "axis" and t["panel"] in members and \
+                    t["x1"] - t["x0"] > t["y1"] - t["y0"]:
+                seen.setdefault(t["text"], []).append(t["panel"])
+        labelled = {p for panels in seen.values() for p in panels}
+        for text, panels in seen.items():
+            if len(panels) > 1:
+                problems.append(f"{name}: x label '{text}' repeated under panels {panels}: "
+                                "the stack should share one x axis")
+                continue
+            lowest = plots[panels[0]]
+            for p in members:  # the unlabelled panels above share it: no x tick labels
+                b = plots[p]
+                if p in labelled or b["y0"] <= lowest["y0"] or abs(b["x1"] - lowest["x1"]) > 0.5:
+                    continue
+                under = [t for t in boxes if t["kind"] == "text" and t["panel"] == p and
+                         is_tick(t) and t["y1"] <= b["y0"] + 0.1]
+                if under:
+                    problems.append(f"{name}: panel {p} has x tick labels under it although "
+                                    f"its stack shares the x axis of panel {panels[0]}")
 
 
 def read_png_ink(path, grey=False):
@@ -278,6 +320,42 @@ def check_pixels(fig, problems):
     return 1
 
 
+def png_dpi(path):
+    """The resolution a PNG declares (its pHYs chunk, in pixels per metre: PNG 1.2
+    section 4.2.4.2) in pixels per inch, or None without one."""
+    with open(path, "rb") as f:
+        data = f.read()
+    at = 8
+    while at + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[at:at + 8])
+        if kind == b"pHYs":
+            x, y, unit = struct.unpack(">IIB", data[at + 8:at + 17])
+            crc = struct.unpack(">I", data[at + 17:at + 21])[0]
+            if unit != 1 or x != y or crc != zlib.crc32(data[at + 4:at + 17]):
+                return -1.0  # no metre, not square, or a broken chunk
+            return x * 0.0254
+        if kind == b"IDAT":
+            return None  # pHYs must come before the image data
+        at += 12 + n
+    return None
+
+
+def check_dpi(fig, problems, runs):
+    """Each PNG declares the dpi of its run's [plot] dpi key (300 unless set), to the
+    rounding of pixels per metre (300 dpi = 11811 px/m = 299.9994 dpi)."""
+    path = staged(fig["file"])
+    if not path.endswith(".png") or not os.path.exists(path):
+        return
+    k = re.search(r"/\.?out(\d+)[/.]", fig["file"])
+    if not k:
+        return
+    extra = runs[int(k.group(1))][2]
+    want = next((float(v.split("=")[1]) for v in extra if v.startswith("plot.dpi=")), 300.0)
+    got = png_dpi(path)
+    if got is None or abs(got - want) > 0.0254 / 2 + 1e-9:
+        problems.append(f"{os.path.basename(path)}: declares {got} dpi, [plot] dpi = {want:g}")
+
+
 def render(binary, source, runs, tmp, tag, problems):
     """Run every command of `runs` with the layout report on; the report's figures."""
     layout = os.path.join(tmp, f"layout-{tag}.jsonl")
@@ -304,6 +382,7 @@ def check_all(fig, problems):
     """Every rule on one figure; the number of text boxes and of images checked."""
     n_texts = check_figure(fig, problems)
     check_labels(fig, problems)
+    check_shared_x(fig, problems)
     n_images = check_pixels(fig, problems)
     check_map(fig, problems)
     return n_texts, n_images
@@ -318,6 +397,7 @@ def main():
             n_figs += 1
             kinds.add(re.sub(r"\.\w+$", "", os.path.basename(fig["file"])))
             t, i = check_all(fig, problems)
+            check_dpi(fig, problems, RUNS)
             n_texts, n_images = n_texts + t, n_images + i
         caught = []
         for fig in render(binary, source, [CLIPPED], tmp, "clipped", problems):

@@ -64,7 +64,9 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
         panels[k] = (nsd_panel){.title = labels[k][1], .xlabel = "time t [s]",
                                 .ylabel = labels[k][0], .curves = cv, .n_curves = nc,
                                 .xmin = NAN, .xmax = NAN, .ymin = NAN, .ymax = NAN, .log_y = 1,
-                                .legend_position = k == 0 ? nsd_figures_stack_legend(cfg) : 6};
+                                .legend_position = k == 0 ? nsd_figures_stack_legend(cfg) : 6,
+                                /* one time axis: "time t [s]" under the last of them */
+                                .shared_x = k + 1 < nn};
         for (size_t c = 0; k > 0 && c < nc; ++c) cv[c].legend = NULL; /* one legend: above */
         drawn += nc;
     }

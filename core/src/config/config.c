@@ -39,6 +39,7 @@ static void fill_run_settings(nsd_config *cfg) {
         .penetration_tolerance = v[NSD_RUN_PENETRATION_TOLERANCE].num,
         .timeout = v[NSD_RUN_TIMEOUT].num,
         .max_memory_mib = v[NSD_RUN_MAX_MEMORY].num,
+        .hdf5 = (int)v[NSD_RUN_DATA_FORMAT].num == 1,
     };
 }
 double nsd_plot_num(const nsd_config *cfg, const char *key) {

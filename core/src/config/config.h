@@ -56,6 +56,7 @@ typedef struct nsd_run_settings {
      * channels NaN, so no forces or outputs are evaluated to sample. */
     int sample_states_only;
     double max_memory_mib;              /* [MiB] address space of `nsdyn run` (0: none) */
+    int hdf5;                           /* data_format "csv+hdf5": timeseries.h5 too */
 } nsd_run_settings;
 
 typedef struct nsd_config {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 static const char *const audit_choices[] = {"error", "warn", "off", NULL};
+static const char *const data_formats[] = {"csv", "csv+hdf5", NULL}; /* nsd_run_settings.hdf5 */
 const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
     [NSD_RUN_T_END] = {"t_end", NSDYN_PARAM_REAL, "s", 0, 0, HUGE_VAL,
                        NSDYN_PARAM_REQUIRED | NSDYN_PARAM_MIN_EXCLUSIVE,
@@ -103,6 +104,12 @@ const nsdyn_param_decl nsd_run_decls[NSD_RUN_KEY_COUNT] = {
                             "past it is refused, so a leaking plugin ends with a message naming "
                             "this key instead of taking the machine's memory",
                             NULL, NULL, 0},
+    [NSD_RUN_DATA_FORMAT] =
+        {"data_format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
+         "the files of a run's samples: \"csv\" (timeseries.csv), \"csv+hdf5\" (also "
+         "timeseries.h5: one float64 dataset per channel with its unit, and the run record, "
+         "docs/configs.md); in a study's config, every variant's",
+         data_formats, NULL, 0},
 };
 const size_t nsd_n_run_decls = NSDYN_COUNT(nsd_run_decls);
 
@@ -144,7 +151,9 @@ const nsdyn_param_decl nsd_plot_decls[] = {
      "\"auto\" (width, height); the height in proportion",
      size_choices, NULL, 0},
     {"dpi", NSDYN_PARAM_INT, "1/in", 300, 72, 1200, 0,
-     "png pixels per inch with a size preset (svg and pdf are in points)", NULL, NULL, 0},
+     "png pixels per inch: written into every png (its pHYs chunk), and the pixels of a size "
+     "preset's width (svg and pdf are in points)",
+     NULL, NULL, 0},
     {"font_pt", NSDYN_PARAM_REAL, "pt", 8.0, 4.0, 24.0, 0,
      "text size in points with a size preset (times font_scale)", NULL, NULL, 0},
     /* The run's animation (animate.h, nsdyn animate). */

@@ -28,6 +28,7 @@ enum nsd_run_key {
     NSD_RUN_PENETRATION_TOLERANCE,
     NSD_RUN_TIMEOUT,
     NSD_RUN_MAX_MEMORY,
+    NSD_RUN_DATA_FORMAT, /* issue 26: HDF5 output */
     NSD_RUN_KEY_COUNT
 };
 

@@ -121,7 +121,8 @@ int nsd_figure_write(const nsd_config *cfg, const char *path, nsd_plot_format fm
             if ((o->panel != 0) == (pass == 1) && !strcmp(o->name, name))
                 override_figure(o, &f, panels, name);
         }
-    int rc = nsd_plot_write(path, fmt, &f, err, err_len);
+    /* [plot] dpi declared in the PNG (pHYs), with or without a size preset */
+    int rc = nsd_plot_write_dpi(path, fmt, &f, nsd_plot_num(cfg, "dpi"), err, err_len);
     free(panels);
     return rc;
 }

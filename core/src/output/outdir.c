@@ -19,6 +19,8 @@
 static int is_output_file(const char *name) {
     static const char *const files[] = {"timeseries.csv",
                                         "timeseries.INCOMPLETE.csv",
+                                        "timeseries.h5", /* run.data_format */
+                                        "timeseries.INCOMPLETE.h5",
                                         "run.toml",
                                         "run.log",
                                         "events.csv",

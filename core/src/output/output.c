@@ -363,11 +363,8 @@ static void write_string_list(FILE *f, const char *key, char *const *items, size
     fprintf(f, "]\n");
 }
 
-int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_model *m,
-                         const nsd_run_result *r, const char *command_line, char *err,
-                         size_t err_len) {
-    FILE *f = nsd_open_tmp(path, err, err_len);
-    if (!f) return -1;
+void nsd_print_run_record(FILE *f, const nsd_config *cfg, const nsd_model *m,
+                          const nsd_run_result *r, const char *command_line) {
     char when[64];
     time_t now = time(NULL);
     struct tm tm;
@@ -433,5 +430,13 @@ int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_mode
         fprintf(f, "]\n");
         write_params(f, &o->keys);
     }
+}
+
+int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_model *m,
+                         const nsd_run_result *r, const char *command_line, char *err,
+                         size_t err_len) {
+    FILE *f = nsd_open_tmp(path, err, err_len);
+    if (!f) return -1;
+    nsd_print_run_record(f, cfg, m, r, command_line);
     return nsd_commit_file(f, path, err, err_len);
 }

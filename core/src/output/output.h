@@ -17,6 +17,9 @@ int nsd_write_csv(const char *path, const nsd_channel *channels, const nsd_serie
  * slip direction, limit-direction check. */
 int nsd_write_event_log(const char *path, const nsd_model *m, const nsd_event_log *log, char *err,
                         size_t err_len);
+/* The run record's text (run.toml) onto f. */
+void nsd_print_run_record(FILE *f, const nsd_config *cfg, const nsd_model *m,
+                          const nsd_run_result *r, const char *command_line);
 int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_model *m,
                          const nsd_run_result *r, const char *command_line, char *err,
                          size_t err_len);

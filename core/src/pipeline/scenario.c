@@ -13,6 +13,7 @@
 #include "figures.h"
 #include "interrupt.h"
 #include "output.h"
+#include "output_hdf5.h"
 
 size_t nsd_scenario_open(nsd_scenario *s, const char *path, const char *const *sets, size_t n_sets,
                          nsd_diag *diag) {
@@ -204,6 +205,13 @@ int nsd_scenario_write_into(nsd_scenario *s, const char *dir, int graphs, const 
         rename_data_incomplete(dir, &(*written)[data_entry], err, err_len) != 0)
         return -1;
     char path[PATH_MAX + 32];
+    if (s->app.cfg.settings.hdf5) { /* named as the CSV is, with the record's outcome */
+        snprintf(path, sizeof path, "%s/%s", dir,
+                 data_incomplete || abandoned ? "timeseries.INCOMPLETE.h5" : "timeseries.h5");
+        if (nsd_write_hdf5(path, &s->app.cfg, &s->model, &rec, command_line, err, err_len) != 0 ||
+            nsd_paths_push(written, n_written, path, err, err_len) != 0)
+            return -1;
+    }
     snprintf(path, sizeof path, "%s/run.log", dir);
     if (nsd_runlog_write(path, &res->log, err, err_len) != 0 ||
         nsd_paths_push(written, n_written, path, err, err_len) != 0)

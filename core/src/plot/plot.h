@@ -175,6 +175,10 @@ typedef struct nsd_figure {
    failure leaves no half-written file at `path` (an existing file there stays intact). */
 int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
                    size_t err_len);
+/* The same, a PNG declaring dpi pixels per inch (its pHYs chunk), so that it prints at
+   width_px / dpi inches; dpi 0: none declared (viewers assume 72), as nsd_plot_write. */
+int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figure *fig,
+                       double dpi, char *err, size_t err_len);
 
 /* Pictures drawn by a panel's draw callback in groups (the strobe of a run: one group per
    snapshot). Between begin and end, everything drawn is blended with the background to

@@ -120,6 +120,31 @@ static void layout_panels(const nsd_figure *fig, panel_layout *pl, const metrics
     }
 }
 
+static int same_limit(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
+/* Stacks of panels on one x axis (nsd_panel.shared_x): a panel shares the axis of the
+ * panel below it in its column only when both ask for the same x limits, scale and aspect;
+ * then the stack takes the union of their x data, so every panel shows the same range and
+ * the bottom panel's tick labels and x label hold for all of them. A panel whose limits
+ * differ (a [plot.figure] xlim of its own) keeps its own labelled axis: a shared axis must
+ * never label a range a panel does not show. */
+static void share_x(const nsd_figure *fig, panel_layout *pl, size_t cols) {
+    size_t n = fig->n_panels;
+    for (size_t i = 0; i < n; ++i) {
+        const nsd_panel *p = &fig->panels[i], *q = i + cols < n ? &fig->panels[i + cols] : NULL;
+        pl[i].shared_x = p->shared_x && q && same_limit(p->xmin, q->xmin) &&
+                         same_limit(p->xmax, q->xmax) && p->log_x == q->log_x && !p->equal_aspect &&
+                         !q->equal_aspect;
+    }
+    for (size_t i = 0; i < n; ++i) /* down the stack: the union reaches its bottom panel */
+        if (pl[i].shared_x && pl[i].dx.have) {
+            range_add(&pl[i + cols].dx, pl[i].dx.lo);
+            range_add(&pl[i + cols].dx, pl[i].dx.hi);
+        }
+    for (size_t i = n; i-- > 0;) /* and back up to every panel above it */
+        if (pl[i].shared_x) pl[i].dx = pl[i + cols].dx;
+}
+
 /* Viewport of panel i (normalized page coordinates) and its title line. */
 static void place_panel(const grid *g, const metrics *m, size_t i, panel_layout *pl) {
     size_t c = i % g->cols, r = i / g->cols;
@@ -243,6 +268,7 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
         panel_extents(&fig->panels[i], &pl[i]);
         pl[i].index = (long)i;
     }
+    share_x(fig, pl, cols);
     layout_panels(fig, pl, &m, &g);
 
     double ylabel_scale = 1.0; /* every y label at the size the tightest one fits at */

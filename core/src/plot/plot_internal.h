@@ -119,6 +119,12 @@ void mtex(const char *side, double disp, double pos, double just, const char *te
 /* PLplot device of a format ("pngcairo", ...); NULL outside the enum. */
 const char *format_device(nsd_plot_format f);
 
+/* ---- plot_png.c ------------------------------------------------------------ */
+
+/* Put a pHYs chunk of dpi pixels per inch after the IHDR of the PNG at path
+ * (rewritten in place). 0, or -1 with err set. */
+int png_set_dpi(const char *path, double dpi, char *err, size_t err_len);
+
 /* ---- plot_axes.c: ranges, transforms, ticks ------------------------------- */
 
 typedef struct range {
@@ -266,6 +272,7 @@ typedef struct panel_layout {
     long index;          /* the panel's index in the figure */
     axis_info az;        /* a map's colour scale (nsd_panel.map): range, ticks, labels */
     double ylabel_scale; /* y labels at this text scale at most (0: each its own fit) */
+    int shared_x;        /* x axis shared with the panel below (plot_figure.c share_x) */
 } panel_layout;
 
 int curve_in_legend(const nsd_curve *c);

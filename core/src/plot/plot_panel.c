@@ -93,8 +93,8 @@ void panel_axes(const nsd_panel *p, panel_layout *pl, const metrics *m, double v
     pl->ylabel_split = ylabel_split(p->ylabel, ch, 0.92 * vh_mm);
     if (pl->ylabel_split) pl->L += 1.5 * ch;
     /* bottom: tick labels centred at 1.5, x label at 3.2 */
-    int xlab = p->xlabel && p->xlabel[0] && !p->shared_x;
-    pl->B = (p->shared_x ? 0.8 : xlab ? 4.5 : 2.7) * ch;
+    int xlab = p->xlabel && p->xlabel[0] && !pl->shared_x;
+    pl->B = (pl->shared_x ? 0.8 : xlab ? 4.5 : 2.7) * ch;
     /* top: half a tick label, the panel title, the y x10^k factor */
     int title = p->title && p->title[0];
     int yfac = !pl->ay.log && pl->ay.expo != 0;
@@ -202,7 +202,7 @@ static void draw_frame(panel_ctx *pc, const panel_layout *pl, const metrics *m) 
     plwidth(lw(m, 1.0));
     plslabelfunc(label_cb, pc);
     int lanes = pc->panel->n_y_categories > 0;
-    const char *xopt = pc->panel->shared_x    ? (uses_pl_log(&pl->ax) ? "bcstlo" : "bcsto")
+    const char *xopt = pl->shared_x           ? (uses_pl_log(&pl->ax) ? "bcstlo" : "bcsto")
                        : uses_pl_log(&pl->ax) ? "bcnstlo"
                                               : "bcnsto";
     plbox(xopt, pl->ax.step, pl->ax.nsub,
@@ -278,7 +278,7 @@ double ylabel_fit(const nsd_panel *p, const panel_layout *pl, const metrics *m) 
  * at pl->ylabel_scale at most: the same size in every panel). */
 static void draw_labels(const nsd_panel *p, const panel_layout *pl, const metrics *m) {
     double vw_mm = (pl->vx1 - pl->vx0) * m->page_w_mm, vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
-    if (!p->shared_x) label(m, pl, "b", 3.2, 1.0, vw_mm, p->xlabel);
+    if (!pl->shared_x) label(m, pl, "b", 3.2, 1.0, vw_mm, p->xlabel);
     /* clear of the tick labels (their measured width) */
     double ydisp = 0.5 + pl->ay.label_w + 1.2;
     if (pl->ylabel_split) { /* two lines: the first further out (rotated text reads upwards) */

@@ -309,7 +309,8 @@ static int draw_on_stream(plot_guard *g, const char *dev, const nsd_figure *fig,
 /* The outcome of a drawing that ran to its end: 0 with tmp renamed to path, or -1 with err
  * set (tmp is left to the caller). */
 static int finish_output(const plot_guard *g, int draw_rc, const char *dev, const char *tmp,
-                         const char *path, nsd_plot_format format, char *err, size_t err_len) {
+                         const char *path, nsd_plot_format format, double dpi, char *err,
+                         size_t err_len) {
     if (!g->file_owned_by_plplot) {
         set_err(err, err_len, "plot: PLplot could not initialise device '%s'%s%s", dev,
                 g->aborted ? ": " : "", g->aborted ? g->abort_msg : "");
@@ -326,6 +327,13 @@ static int finish_output(const plot_guard *g, int draw_rc, const char *dev, cons
     if (file_size(tmp) <= 0 || !output_complete(tmp, format)) {
         set_err(err, err_len, "plot: incomplete output in '%s' (disk full?)", tmp);
         return -1;
+    }
+    if (format == NSD_PLOT_PNG && dpi > 0) {
+        if (png_set_dpi(tmp, dpi, err, err_len) != 0) return -1;
+        if (!output_complete(tmp, format)) {
+            set_err(err, err_len, "plot: incomplete output in '%s' (disk full?)", tmp);
+            return -1;
+        }
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
@@ -358,6 +366,11 @@ static void report_close(plot_guard *g, int ok) {
 
 int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
                    size_t err_len) {
+    return nsd_plot_write_dpi(path, format, fig, 0.0, err, err_len);
+}
+
+int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figure *fig, double dpi,
+                       char *err, size_t err_len) {
     if (err != NULL && err_len > 0) err[0] = '\0';
     if (active_guard != NULL) {
         set_err(err, err_len, "plot: nsd_plot_write is not re-entrant");
@@ -403,7 +416,7 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
     int rc = open_stream(guard, tmp, dev, err, err_len);
     if (rc == 0) {
         int draw_rc = draw_on_stream(guard, dev, fig, cols, rows, width_px, height_px, path);
-        rc = finish_output(guard, draw_rc, dev, tmp, path, format, err, err_len);
+        rc = finish_output(guard, draw_rc, dev, tmp, path, format, dpi, err, err_len);
         if (rc != 0) remove(tmp);
     }
     report_close(guard, rc == 0);
