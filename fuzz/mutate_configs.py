@@ -3,6 +3,7 @@
 
     python3 fuzz/mutate_configs.py NSDYN CONFIG_DIR [-n MUTANTS] [--seed S]
                                    [--timeout SECONDS] [--keep DIR] [--strict]
+                                   [--also MUTANT.toml ...]
 
 Each mutant is a shipped config (configs/*.toml, not the sweeps, periodic orbits
 or maps, which take minutes) with one to three line mutations: a value replaced
@@ -16,15 +17,20 @@ result (a sentinel run.toml), under a wall-time bound, and is counted as:
   failed honestly  exit 3 with an error message (the run stopped and said why)
   ran fine         exit 0, every number written finite
   crash            killed by a signal, a sanitizer report, or an exit status nsdyn never uses
-  hang             not done within --timeout seconds
+  stopped by Ctrl-C  not done within --timeout seconds, then one SIGINT ended it
+                   within 5 s with exit 130, the earlier result untouched and the
+                   data so far in DIR.INCOMPLETE (a slow run, not a hang: e.g. a
+                   stiff one that its integrator's max_steps ends after minutes)
+  hang             not done within --timeout seconds and deaf to one SIGINT
   silent wrong     exit 0 with nan or inf in a written CSV or run.toml, or a time
                    series value beyond 1e15 (too large to take a step's increments)
   data lost        not exit 0, and the earlier result in the folder is gone or changed
 
+--also runs the given mutants first (fuzz/mutants/: ones a campaign found).
 Prints the table; --strict exits 1 when any crash, hang, silent wrong or data
 lost was seen (the short ctest). --keep DIR keeps every bad mutant there.
 """
-import argparse, os, random, re, shutil, subprocess, sys, tempfile
+import argparse, os, random, re, shutil, signal, subprocess, sys, tempfile
 
 HOSTILE = ["1e300", "-1e300", "inf", "-inf", "nan", "0", "-0.0", "-1", "1e-320", "9e18",
            "-9223372036854775808", '""', '"x"', "[]", "{}", "true", "[1e300, nan]", "1e-300"]
@@ -112,12 +118,24 @@ def classify(nsdyn, path, variants, work, timeout):
         f.write(SENTINEL)
     cmd = [nsdyn, "compare" if variants else "run", path, "-o", out, "-q",
            "--set", "plot.enabled=false", "--set", "run.progress=false"]
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, errors="replace")
     try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           errors="replace", timeout=timeout)
+        _, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        return "hang", "timeout"
-    err = p.stderr
+        p.send_signal(signal.SIGINT)  # the first Ctrl-C: nsdyn must stop and keep its data
+        try:
+            _, err = p.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            return "hang", "timeout, and deaf to a SIGINT for 5 s"
+        kept = os.path.join(out, "run.toml")
+        if not os.path.exists(kept) or open(kept).read() != SENTINEL:
+            return "data lost", "after a SIGINT at the bound: " + err[-300:]
+        if p.returncode != 128 + signal.SIGINT or not os.path.isdir(out + ".INCOMPLETE"):
+            return "crash", "after a SIGINT at the bound: status %d, %s" % (p.returncode, err[-300:])
+        return "stopped by Ctrl-C", err[-300:]
     if p.returncode < 0 or "AddressSanitizer" in err or "runtime error:" in err or \
             p.returncode not in (0, 2, 3, 4):
         return "crash", "status %d: %s" % (p.returncode, err[-300:])
@@ -141,31 +159,36 @@ def main():
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--keep")
     ap.add_argument("--strict", action="store_true")
+    ap.add_argument("--also", nargs="*", default=[])
     a = ap.parse_args()
     rng = random.Random(a.seed)
     bases = shipped(a.configs)
-    counts = {k: 0 for k in ("refused cleanly", "failed honestly", "ran fine") + BAD}
+    kinds = ("refused cleanly", "failed honestly", "ran fine", "stopped by Ctrl-C") + BAD
+    counts = {k: 0 for k in kinds}
     work = tempfile.mkdtemp(prefix="nsdyn-mutants-")
     try:
-        for k in range(a.n):
-            name, text = rng.choice(bases)
-            mutant = mutate(text, rng)
+        also = [(os.path.basename(f), open(f).read()) for f in a.also]
+        for k in range(len(also) + a.n):
+            if k < len(also):
+                name, mutant = also[k]
+            else:
+                name, text = rng.choice(bases)
+                mutant = mutate(text, rng)
             path = os.path.join(work, "m.toml")
             with open(path, "w") as f:
                 f.write(mutant)
             kind, why = classify(a.nsdyn, path, "[[variant]]" in mutant, work, a.timeout)
             counts[kind] += 1
-            if kind in BAD:
+            if kind in BAD or kind == "stopped by Ctrl-C":
                 print("%s: mutant %d of %s: %s" % (kind, k, name, why.strip()[:300]))
                 if a.keep:
                     os.makedirs(a.keep, exist_ok=True)
                     shutil.copy(path, os.path.join(a.keep, "%s-%d-%s" % (kind.replace(" ", "_"), k, name)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("| tried | refused cleanly | failed honestly | ran fine | crash | hang | silent wrong | data lost |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    print("| %d | %s |" % (a.n, " | ".join(str(counts[k]) for k in
-                                               ("refused cleanly", "failed honestly", "ran fine") + BAD)))
+    print("| tried | " + " | ".join(kinds) + " |")
+    print("| --- " * (len(kinds) + 1) + "|")
+    print("| %d | %s |" % (len(a.also) + a.n, " | ".join(str(counts[k]) for k in kinds)))
     return 1 if a.strict and any(counts[k] for k in BAD) else 0
 
 
