@@ -178,7 +178,10 @@ static const nsd_option_help options[] = {
     {NSD_OPT_REPEAT, "repeat", "N", "runs of each variant for the wall-time median (1 to 100)",
      " compare "},
     {NSD_OPT_NAMES, "names", NULL, "only section.key= (for shell completion)", " keys "},
-    {'j', "jobs", "N", "worker processes (threads with --in-process), 1 to 1024", " sweep "},
+    {'j', "jobs", "N",
+     "worker processes (threads with --in-process; under mpirun, threads per worker rank), 1 to "
+     "1024",
+     " sweep "},
     {NSD_OPT_DB, "db", "FILE", "the results database (default DIR/sweep.sqlite)", " sweep "},
     {NSD_OPT_CSV, "csv", "FILE", "write runs.csv to FILE instead", " sweep "},
     {NSD_OPT_NO_CSV, "no-csv", NULL, "write no runs.csv", " sweep "},
