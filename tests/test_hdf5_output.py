@@ -119,3 +119,18 @@ def test_bad_format_names_key_and_choices(tmp_path):
     assert r.returncode != 0
     assert "data_format" in r.stderr and '"csv+hdf5"' in r.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_sweep_threads_write_every_run(tmp_path):
+    """A sweep's runs in threads (--in-process -j2): libhdf5 is not thread-safe, the writer
+    takes one file at a time (output_hdf5.c); every kept run's file is whole and exact."""
+    cfg = os.path.join(SRC, "tests", "fixtures", "sweep_figures.toml")
+    out = tmp_path / "sw"
+    r = nsdyn("sweep", cfg, "-o", str(out), "-q", "-j2", "--in-process",
+              "--set", 'sweep.keep="all"', "--set", 'run.data_format="csv+hdf5"',
+              "--set", "plot.enabled=false")
+    assert r.returncode == 0, r.stderr
+    runs = [str(p.parent) for p in out.rglob("timeseries.h5")]
+    assert len(runs) == 9
+    for d in runs:
+        check_run_dir(d)

@@ -338,6 +338,26 @@ START_TEST(test_escape_text) {
     nsd_plot_escape_text("aψ", small, 3);
     ck_assert_str_eq(small, "a");
     ck_assert_uint_eq(nsd_plot_escape_text("x", small, 0), 0);
+    /* whole ASCII exponents as superscripts (issue 26); anything else as written */
+    static const char *const power[][2] = {{"g [m/s^2]", "g [m/s²]"},
+                                           {"J [kg m^2]", "J [kg m²]"},
+                                           {"V [m^3]", "V [m³]"},
+                                           {"rate [s^-1]", "rate [s⁻¹]"},
+                                           {"|GQ_f|^2)", "|GQ_f|²)"},
+                                           {"2^10", "2^10"},
+                                           {"x^{2}", "x^{2}"},
+                                           {"x^1 x^0", "x^1 x^0"},
+                                           {"a^", "a^"},
+                                           {"a^-", "a^-"},
+                                           {"s^-4", "s^-4"},
+                                           {"^2^3", "²³"}};
+    for (size_t i = 0; i < sizeof power / sizeof *power; ++i) {
+        nsd_plot_escape_text(power[i][0], out, sizeof out);
+        ck_assert_str_eq(out, power[i][1]);
+    }
+    /* a superscript is not split by truncation either: "m/s" and nothing of "²" */
+    nsd_plot_escape_text("m/s^2", small, sizeof small);
+    ck_assert_str_eq(small, "m/s");
 }
 END_TEST
 
@@ -703,8 +723,9 @@ static const char *report_find(const char *from, const char *kind, rbox *b) {
     const char *p = strstr(from, key);
     if (!p) return NULL;
     b->covered = -1;
-    ck_assert_int_eq(sscanf(p + strlen(key), ",\"panel\":%*d,\"x0\":%lf,\"y0\":%lf,\"x1\":%lf,"
-                                              "\"y1\":%lf",
+    ck_assert_int_eq(sscanf(p + strlen(key),
+                            ",\"panel\":%*d,\"x0\":%lf,\"y0\":%lf,\"x1\":%lf,"
+                            "\"y1\":%lf",
                             &b->x0, &b->y0, &b->x1, &b->y1),
                      4);
     const char *c = strstr(p, "\"covered\":"), *end = strchr(p, '}');
@@ -746,8 +767,15 @@ START_TEST(test_best_legend) {
                      (top ? y[i] > 0.45 : y[i] < 0.55));
         }
         nsd_curve c = {.x = x, .y = y, .n = N, .legend = "data", .marker = 1};
-        nsd_panel p = {.curves = &c, .n_curves = 1, .xmin = 0, .xmax = 1, .ymin = 0, .ymax = 1,
-                       .legend_position = 5, .xlabel = "x [m]", .ylabel = "y [m]"};
+        nsd_panel p = {.curves = &c,
+                       .n_curves = 1,
+                       .xmin = 0,
+                       .xmax = 1,
+                       .ymin = 0,
+                       .ymax = 1,
+                       .legend_position = 5,
+                       .xlabel = "x [m]",
+                       .ylabel = "y [m]"};
         nsd_figure fig = {.panels = &p, .n_panels = 1, .width_px = 800, .height_px = 600};
         write_with_report(&fig, "best.png", line, sizeof line);
         rbox plot, leg;
@@ -775,9 +803,17 @@ START_TEST(test_category_axis) {
     static const char *const lanes[] = {"wall", "step", "corner"};
     double x[3] = {0.1, 0.5, 0.9}, y[3] = {1, 2, 3};
     nsd_curve c = {.x = x, .y = y, .n = 3, .legend = "impact", .marker = 1};
-    nsd_panel p = {.curves = &c, .n_curves = 1, .xmin = NAN, .xmax = NAN, .ymin = NAN,
-                   .ymax = NAN, .y_categories = lanes, .n_y_categories = 3,
-                   .legend_position = 4, .xlabel = "time t [s]", .ylabel = "contact"};
+    nsd_panel p = {.curves = &c,
+                   .n_curves = 1,
+                   .xmin = NAN,
+                   .xmax = NAN,
+                   .ymin = NAN,
+                   .ymax = NAN,
+                   .y_categories = lanes,
+                   .n_y_categories = 3,
+                   .legend_position = 4,
+                   .xlabel = "time t [s]",
+                   .ylabel = "contact"};
     nsd_figure fig = {.panels = &p, .n_panels = 1, .width_px = 900, .height_px = 300};
     static char line[1 << 16];
     write_with_report(&fig, "lanes.png", line, sizeof line);

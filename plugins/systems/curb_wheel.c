@@ -139,17 +139,17 @@ typedef struct curb_wheel {
 static const nsdyn_channel q_channels[] = {
     {"x", "m", "wheel centre x"},
     {"y", "m", "wheel centre height y"},
-    {"phi", "rad", "rotation angle phi (counterclockwise)"},
+    {"phi", "rad", "rotation angle φ (counterclockwise)"},
 };
 static const nsdyn_channel v_channels[] = {
-    {"xdot", "m/s", "horizontal velocity x'"},
-    {"ydot", "m/s", "vertical velocity y'"},
-    {"phidot", "rad/s", "angular velocity phi' (counterclockwise)"},
+    {"xdot", "m/s", "horizontal velocity ẋ"},
+    {"ydot", "m/s", "vertical velocity ẏ"},
+    {"phidot", "rad/s", "angular velocity φ̇ (counterclockwise)"},
 };
 enum { O_T, O_V, O_E, O_GAP1, O_GAP2, O_GAP3, O_GAP4, O_NEAREST, O_SLIP, N_O };
 static const nsdyn_channel outputs[] = {
     [O_T] = {"kinetic_energy", "J", "kinetic energy"},
-    [O_V] = {"potential_energy", "J", "potential energy m g (y - r)"},
+    [O_V] = {"potential_energy", "J", "potential energy m g (y − r)"},
     [O_E] = {"energy", "J", "kinetic + potential energy"},
     [O_GAP1] = {"gap_I", "m", "gap to the wall (I)"},
     [O_GAP2] = {"gap_II", "m", "gap to the step top (II)"},

@@ -57,14 +57,14 @@ typedef struct oscillator {
 
 static const nsdyn_channel q_ch[] = {
     {"x", "m", "displacement x from the spring's rest position"},
-    {"theta", "rad", "forcing phase theta in [0, 2 pi)"},
+    {"theta", "rad", "forcing phase θ in [0, 2π)"},
 };
-static const nsdyn_channel v_ch[] = {{"v", "m/s", "velocity v = x'"}};
+static const nsdyn_channel v_ch[] = {{"v", "m/s", "velocity v = ẋ"}};
 static const nsdyn_channel out_ch[] = {
     {"energy", "J", "kinetic + spring energy"},
-    {"clearance", "m", "distance to the stop gap - x"},
+    {"clearance", "m", "distance to the stop gap − x"},
     {"a_free", "m", "amplitude A of the non-impacting periodic response"},
-    {"clearance_free", "m", "gap - A: zero at grazing"},
+    {"clearance_free", "m", "gap − A: zero at grazing"},
 };
 static const nsdyn_contact_decl contacts_decl[] = {{"stop", NSDYN_CONTACT_UNILATERAL, 1}};
 static const char *const switches[] = {"forcing_period"};

@@ -56,7 +56,7 @@ static const nsdyn_channel v_channels[] = {
 };
 static const nsdyn_channel outputs[] = {
     {"energy", "J", "kinetic + potential energy"},
-    {"penetration", "m", "penetration into the ground r - y"},
+    {"penetration", "m", "penetration into the ground r − y"},
 };
 static const nsdyn_contact_decl contacts[] = {{"ground", NSDYN_CONTACT_UNILATERAL, 1}};
 static const char *const series[] = {"y", "vy", "ground.N", "energy", NULL};

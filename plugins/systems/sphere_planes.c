@@ -266,14 +266,14 @@ static const nsdyn_channel q_channels[] = {
     {"x", "m", "centre position along the valley x"},
     {"y", "m", "centre position across the valley y"},
     {"z", "m", "centre height z"},
-    {"phi", "rad", "rotation angle about y phi (drawing)"},
+    {"phi", "rad", "rotation angle φ about y (drawing)"},
 };
 static const nsdyn_channel v_channels[] = {
-    {"wx", "rad/s", "angular velocity wx (thesis u1)"},
-    {"wy", "rad/s", "angular velocity wy (thesis -u3)"},
-    {"wz", "rad/s", "angular velocity wz (thesis u2)"},
+    {"wx", "rad/s", "angular velocity ω, x component (thesis u1)"},
+    {"wy", "rad/s", "angular velocity ω, y component (thesis −u3)"},
+    {"wz", "rad/s", "angular velocity ω, z component (thesis u2)"},
     {"vx", "m/s", "centre velocity vx (thesis u4)"},
-    {"vy", "m/s", "centre velocity vy (thesis -u6)"},
+    {"vy", "m/s", "centre velocity vy (thesis −u6)"},
     {"vz", "m/s", "centre velocity vz (thesis u5)"},
 };
 enum { O_KIN, O_POT, O_ENERGY, O_HEIGHT, O_GAP, O_SLIP, O_NEAREST, N_O };
@@ -281,7 +281,7 @@ static const nsdyn_channel outputs[] = {
     [O_KIN] = {"kinetic", "J", "kinetic energy (2.30)"},
     [O_POT] = {"potential", "J", "potential energy m g z"},
     [O_ENERGY] = {"energy", "J", "kinetic + potential energy"},
-    [O_HEIGHT] = {"height", "m", "centre rise above resting on the valley floor z - b - z_low"},
+    [O_HEIGHT] = {"height", "m", "centre rise above resting on the valley floor z − b − z_low"},
     [O_GAP] = {"gap", "m", "smallest gap of the active contacts"},
     [O_SLIP] = {"slip", "m/s", "slip speed at the nearest contact"},
     [O_NEAREST] = {"nearest", "1", "index of the nearest contact (1-based)"},

@@ -61,11 +61,11 @@ typedef struct towed_wheel {
 } towed_wheel;
 
 static const nsdyn_channel q_channels[] = {
-    {"psi", "rad", "bar angle psi"},
+    {"psi", "rad", "bar angle ψ"},
     {"w", "m", "lateral pin position w"},
 };
 static const nsdyn_channel v_channels[] = {
-    {"Omega", "rad/s", "bar angular velocity Omega"},
+    {"Omega", "rad/s", "bar angular velocity Ω"},
     {"u1", "m/s", "longitudinal contact velocity u1"},
     {"u2", "m/s", "lateral contact velocity u2"},
 };

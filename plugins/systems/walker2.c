@@ -265,14 +265,14 @@ typedef struct walker {
 static const nsdyn_channel q_channels[] = {
     {"x_hip", "m", "hip position along the ramp x_hip"},
     {"y_hip", "m", "hip height above the ramp y_hip"},
-    {"theta1", "rad", "leg 1 angle theta1"},
-    {"theta2", "rad", "leg 2 angle theta2"},
+    {"theta1", "rad", "leg 1 angle θ₁"},
+    {"theta2", "rad", "leg 2 angle θ₂"},
 };
 static const nsdyn_channel v_channels[] = {
     {"vx_hip", "m/s", "hip velocity along the ramp"},
     {"vy_hip", "m/s", "hip velocity normal to the ramp"},
-    {"omega1", "rad/s", "leg 1 angular velocity"},
-    {"omega2", "rad/s", "leg 2 angular velocity"},
+    {"omega1", "rad/s", "leg 1 angular velocity ω₁"},
+    {"omega2", "rad/s", "leg 2 angular velocity ω₂"},
 };
 enum {
     O_ALPHA,
@@ -301,7 +301,7 @@ enum {
 _Static_assert(N_O - O_HS_T == sizeof((walker *)0)->hs / sizeof(double),
                "walker.hs holds the hs_* outputs");
 static const nsdyn_channel outputs[] = {
-    [O_ALPHA] = {"alpha", "rad", "inner leg angle alpha = theta1 - theta2"},
+    [O_ALPHA] = {"alpha", "rad", "inner leg angle α = θ₁ − θ₂"},
     [O_HIP_HEIGHT] = {"hip_height", "m", "hip height above the ramp"},
     [O_SLIP1] = {"slip1", "m/s", "sliding velocity of foot 1"},
     [O_SLIP2] = {"slip2", "m/s", "sliding velocity of foot 2"},

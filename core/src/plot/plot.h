@@ -196,7 +196,8 @@ void nsd_plot_canvas_end(const nsdyn_canvas *canvas, const char *label);
    legend texts), in mm from the bottom-left corner of the page. */
 
 /* Internal, exposed for tests: copy `in` to `out` as literal PLplot text ('#' doubled,
-   control characters as ' ', invalid UTF-8 bytes as '?'), truncated to out_len - 1 bytes
+   control characters as ' ', invalid UTF-8 bytes as '?', a whole exponent "^2", "^3",
+   "^-0".."^-3" as superscripts: "m/s^2" as "m/s²"), truncated to out_len - 1 bytes
    without splitting a character. Returns the number of bytes written (without the NUL). */
 size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len);
 

@@ -52,15 +52,36 @@ size_t utf8_seq_len(const unsigned char *p) {
     return 0;
 }
 
+/* A power written in ASCII, "^2" in "m/s^2" or "^-1" in "s^-1", as the superscript
+ * characters of Unicode ("m/s²", "s⁻¹"): the exponents -3..3 units and labels use. Only a
+ * whole exponent (no digit after it), so "2^10" and PLplot-like "^{...}" stay as written.
+ * Returns the bytes of `in` read (0: none) and the superscript in sup. */
+static size_t superscript(const unsigned char *p, const char **sup) {
+    static const char *const plus[4] = {NULL, NULL, "²", "³"}; /* "^0", "^1" left as is */
+    static const char *const minus[4] = {"⁻⁰", "⁻¹", "⁻²", "⁻³"};
+    if (p[0] != '^') return 0;
+    int neg = p[1] == '-';
+    unsigned d = p[1 + neg];
+    if (d < '0' || d > '3' || (p[2 + neg] >= '0' && p[2 + neg] <= '9')) return 0;
+    *sup = neg ? minus[d - '0'] : plus[d - '0'];
+    return *sup ? 2 + (size_t)neg : 0;
+}
+
 size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len) {
     if (out == NULL || out_len == 0) return 0;
     size_t o = 0;
     const unsigned char *p = (const unsigned char *)(in ? in : "");
     while (*p) {
-        char piece[4];
+        char piece[8];
         size_t k;
         unsigned c = *p;
-        if (c == '#') {
+        const char *sup = NULL;
+        size_t skip = superscript(p, &sup);
+        if (skip) {
+            k = strlen(sup);
+            memcpy(piece, sup, k);
+            p += skip;
+        } else if (c == '#') {
             piece[0] = '#';
             piece[1] = '#';
             k = 2;
