@@ -6,6 +6,7 @@
  *
  *   flow_lyapunov CONFIG WINDOW_S TRANSIENT MEASURED [KEY=VALUE ...]
  *   NSDYN_FLOW_LYAPUNOV_D0=1e-8 flow_lyapunov ...   (differences instead)
+ *   NSDYN_FLOW_LYAPUNOV_TRACE=1 ...   (the running estimate every 40 windows, on stderr)
  *
  * runs TRANSIENT windows of WINDOW_S seconds of plain simulation, then
  * MEASURED windows each carrying the fundamental matrix Phi from the end
@@ -119,6 +120,9 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < n; ++i) v[i] = w[i] / norm;
         sum += log(norm);
         if (k + 1 == measured / 2) half = sum / ((k + 1) * window);
+        if (getenv("NSDYN_FLOW_LYAPUNOV_TRACE") && (k + 1) % 40 == 0) /* convergence, every 40 */
+            fprintf(stderr, "t = %g s: lambda_1 = %.6g 1/s\n", (k + 1) * window,
+                    sum / ((k + 1) * window));
     }
     double lambda = sum / (measured * window);
     rhs += nsd_tangent_rhs_evals(tg);

@@ -14,9 +14,13 @@
  *    at 5 forcing frequencies.
  *  - shipped_multipliers: on every shipped periodic config whose events the
  *    variational equations follow, the multipliers of both Jacobians agree
- *    within the differences' own error estimate (h against 2h).
- *  - refuses: a method that is none, and the variational equations with a
- *    compliant contact law, are config errors at the key. */
+ *    within the differences' own error estimate (h against 2h). walker2
+ *    (Hunt-Crossley + LuGre) among them since round 4: it fails with plain
+ *    central differences of the rhs (a pair at |mu| = 0.53 instead of
+ *    0.43), and with f(y+) as the rate after the heel strike (the old
+ *    0.545 against 0.451; Newton then does not converge from the config's
+ *    guess): periodic_tangent.c jacobian() and rate_after().
+ *  - refuses: a method that is none is a config error at the key. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <math.h>
@@ -265,7 +269,7 @@ static void compare_config(const char *name, double *cost_fd, double *cost_var) 
 
 START_TEST(shipped_multipliers) {
     const char *configs[] = {"impact_oscillator.toml", "rimless_hub_periodic.toml",
-                             "walker_impact_periodic.toml"};
+                             "walker_impact_periodic.toml", "walker2_periodic.toml"};
     for (size_t c = 0; c < sizeof configs / sizeof *configs; ++c) {
         double a, b;
         compare_config(configs[c], &a, &b);
@@ -342,26 +346,20 @@ START_TEST(cascade_past_corner) {
 }
 END_TEST
 
-/* Bad input: a value that is no method, and the variational equations
- * with a compliant contact law (walker2): config errors at the key. */
+/* Bad input: a value that is no method is a config error at the key. */
 START_TEST(refuses) {
     const char *bogus[] = {"periodic.jacobian=\"exact\""};
-    const char *compliant[] = {"periodic.jacobian=\"variational\""};
-    const char *const *sets[] = {bogus, compliant};
-    const char *configs[] = {"impact_oscillator.toml", "walker2_periodic.toml"};
-    const char *want[] = {"expected \"differences\" or \"variational\"", "compliant contact law"};
-    for (int c = 0; c < 2; ++c) {
-        nsd_scenario R;
-        nsd_periodic_config pc;
-        load(&R, configs[c], sets[c], 1);
-        nsd_diag diag = {0};
-        ck_assert_uint_eq(nsd_periodic_read(&R.app.cfg, &R.model, &pc, &diag), 1);
-        ck_assert_msg(diag.n && strstr(diag.lines[0], want[c]) && strstr(diag.lines[0], "jacobian"),
-                      "%s", diag.n ? diag.lines[0] : "(no message)");
-        nsd_diag_free(&diag);
-        nsd_periodic_config_free(&pc);
-        nsd_scenario_destroy(&R);
-    }
+    nsd_scenario R;
+    nsd_periodic_config pc;
+    load(&R, "impact_oscillator.toml", bogus, 1);
+    nsd_diag diag = {0};
+    ck_assert_uint_eq(nsd_periodic_read(&R.app.cfg, &R.model, &pc, &diag), 1);
+    ck_assert_msg(diag.n && strstr(diag.lines[0], "expected \"differences\" or \"variational\"") &&
+                      strstr(diag.lines[0], "jacobian"),
+                  "%s", diag.n ? diag.lines[0] : "(no message)");
+    nsd_diag_free(&diag);
+    nsd_periodic_config_free(&pc);
+    nsd_scenario_destroy(&R);
 }
 END_TEST
 

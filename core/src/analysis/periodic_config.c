@@ -369,27 +369,17 @@ static size_t read_continuation(const nsd_config *cfg, nsd_periodic_config *pc, 
     return errors;
 }
 
-/* jacobian = "differences" | "variational" (periodic.h). The variational
- * equations are refused for compliant contact laws: there the friction
- * states switch on and off with the load inside the integrator's steps,
- * with no event, and on walker2 they disagree with the differences
- * (docs/periodic.md "Variational Jacobian"). */
-static size_t read_jacobian(const nsd_toml_node *t, const nsd_model *m, nsd_periodic_config *pc,
-                            nsd_diag *diag) {
+/* jacobian = "differences" | "variational" (periodic.h). Compliant contact
+ * laws are accepted since round 4: the rhs Jacobian is differenced past
+ * LuGre's kink and the held friction states' jump, and the rate after a
+ * jump is the new phase's (periodic_tangent.c jacobian(), rate_after();
+ * docs/periodic.md "Variational Jacobian"). */
+static size_t read_jacobian(const nsd_toml_node *t, nsd_periodic_config *pc, nsd_diag *diag) {
     const nsd_toml_node *e = nsd_toml_get(t, "jacobian");
     pc->spec.jacobian = NSD_PERIODIC_JAC_DIFFERENCES;
     if (!e) return 0;
     if (e->type == NSD_TOML_STRING && strcmp(e->str, "differences") == 0) return 0;
     if (e->type == NSD_TOML_STRING && strcmp(e->str, "variational") == 0) {
-        if (m->contact && (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL)) {
-            nsd_diag_at(diag, e,
-                        "[periodic] key 'jacobian': \"variational\" is not available with the "
-                        "compliant contact law '%s' (its contacts load and unload inside the "
-                        "integrator's steps, with no event for a saltation matrix; "
-                        "docs/periodic.md); use \"differences\"",
-                        m->contact->info.id);
-            return 1;
-        }
         pc->spec.jacobian = NSD_PERIODIC_JAC_VARIATIONAL;
         return 0;
     }
@@ -451,7 +441,7 @@ size_t nsd_periodic_read(const nsd_config *cfg, const nsd_model *m, nsd_periodic
     errors += read_real(t, "tol", 1e-8, 0.0, 1.0, &pc->spec.tol, diag);
     errors += read_int(t, "max_iter", 20, 0, NSD_PERIODIC_MAX_ITER, &pc->spec.max_iter, diag);
     errors += read_real(t, "fd_step", 1e-6, 0.0, 0.1, &pc->spec.fd_step, diag);
-    errors += read_jacobian(t, m, pc, diag);
+    errors += read_jacobian(t, pc, diag);
     errors += read_int(t, "substeps", 1, 1, 64, &pc->spec.substeps, diag);
     errors += read_int(t, "verify", 3, 0, 1000, &pc->verify, diag);
     errors += read_report(t, m, pc, diag);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "periodic_tangent.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,15 @@
  * cross. */
 #define TANGENT_FD_REL 6e-6
 #define TANGENT_JUMP_REL 1e-7
+/* A column of the rhs Jacobian is differenced again at a 100 times smaller
+ * step while a row's second difference exceeds this fraction of its first
+ * (jacobian() below), at most TANGENT_FD_LEVELS steps in all (6e-6 down to
+ * 6e-10 relative: rounding then costs about eps / 6e-10 ~ 4e-7 relative). */
+#define TANGENT_SMOOTH_RATIO 1e-3
+#define TANGENT_FD_LEVELS 3
+/* The probes of the rate after a jump, relative to max(|t|, 1 s)
+ * (rate_after() below). */
+#define TANGENT_PROBE_REL 1e-9
 /* The runner's state after a jump against the jump reproduced here. */
 #define TANGENT_JUMP_TOL 1e-8
 
@@ -30,7 +40,7 @@ struct nsd_tangent {
     int hermite;                        /* fa, fb hold the slopes at the current step's ends */
     double *scale;                      /* n */
     double *Phi, *Om, *A1, *A2, *E, *T; /* n^2 each */
-    double *ya, *yb, *fa, *fb, *yp, *fp, *fm, *yc; /* n each */
+    double *ya, *yb, *fa, *fb, *yp, *fp, *fm, *yc, *f0, *ok; /* n each */
     double *g; /* n_events event functions, then nc gaps and nc gap rates */
     /* the jump being crossed: what jump_before found, for jump_after */
     int pending;
@@ -38,6 +48,7 @@ struct nsd_tangent {
     double t_jump, h_t;
     double *G, *dh, *f_minus, *g_pred, *g_t, *y_minus; /* n^2, n, n, n, n, n */
     unsigned long long rhs_evals;
+    unsigned long long one_sided; /* entries of A differenced one-sided */
     size_t jumps;
     char message[768];
 };
@@ -57,18 +68,66 @@ static int rhs(nsd_tangent *tg, double t, const double *y, double *f) {
     return fail(tg, "variational equations: the right-hand side failed: %s", tg->m->failure);
 }
 
-/* A = df/dy at (t, y) by central differences, into A (n x n row-major). */
+/* Column j of A where the central difference at step d straddles no
+ * non-smooth point of the right-hand side: row i is accepted when its second
+ * difference fp - 2 f0 + fm is small against its first, |fp - fm| / 2, or
+ * at the level of rounding (smooth: the ratio is O(d f''/f'); a jump or a
+ * kink within d of y makes it O(1)). Accepted rows are marked in ok. The
+ * number of rows still open. */
+static size_t accept_rows(nsd_tangent *tg, size_t j, double d, double *A, double *ok) {
+    size_t n = tg->n, open = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (ok[i] != 0.0) continue;
+        double p = tg->fp[i], o = tg->f0[i], m = tg->fm[i];
+        double second = fabs(p - 2.0 * o + m), first = 0.5 * fabs(p - m);
+        double noise = 64.0 * DBL_EPSILON * (fabs(p) + fabs(o) + fabs(m));
+        if (second <= TANGENT_SMOOTH_RATIO * first || second <= noise) {
+            A[i * n + j] = (p - m) / (2.0 * d);
+            ok[i] = 1.0;
+        } else
+            ++open;
+    }
+    return open;
+}
+
+/* A = df/dy at (t, y) by central differences, into A (n x n row-major).
+ * The right-hand side of a compliant contact is not smooth everywhere:
+ * LuGre's bristle rate has |v| (a kink at zero slip), and the host holds a
+ * friction state while its contact carries no load (dz/dt = v - k z
+ * inside, 0 outside: a jump across the load surface N = 0). Right after a
+ * contact closes the trajectory lies within any difference step of that
+ * surface, and a central difference across it puts (v - k z) / 2d into A
+ * (10^7 where the right value is O(1): walker2's heel strike, which made
+ * its leading multiplier 0.545 instead of 0.451; docs/periodic.md). So a
+ * column whose second difference says it straddles a non-smooth point is
+ * differenced again with a step 100 times smaller, down to
+ * TANGENT_FD_LEVELS steps; a row still straddling at the smallest step
+ * takes the one-sided difference of smaller magnitude (a jump makes the
+ * other one O(jump / d): it is the side across the surface, away from the
+ * state's own phase). 2 n + 1 evaluations where everything is smooth. */
 static int jacobian(nsd_tangent *tg, double t, const double *y, double *A) {
     size_t n = tg->n;
+    if (rhs(tg, t, y, tg->f0) != 0) return -1;
     memcpy(tg->yp, y, n * sizeof *y);
     for (size_t j = 0; j < n; ++j) {
         double d = step_of(tg, j, y[j], TANGENT_FD_REL);
-        tg->yp[j] = y[j] + d;
-        if (rhs(tg, t, tg->yp, tg->fp) != 0) return -1;
-        tg->yp[j] = y[j] - d;
-        if (rhs(tg, t, tg->yp, tg->fm) != 0) return -1;
-        tg->yp[j] = y[j];
-        for (size_t i = 0; i < n; ++i) A[i * n + j] = (tg->fp[i] - tg->fm[i]) / (2.0 * d);
+        size_t open = n;
+        memset(tg->ok, 0, n * sizeof *tg->ok);
+        for (int level = 0; open > 0 && level < TANGENT_FD_LEVELS; ++level, d *= 0.01) {
+            tg->yp[j] = y[j] + d;
+            if (rhs(tg, t, tg->yp, tg->fp) != 0) return -1;
+            tg->yp[j] = y[j] - d;
+            if (rhs(tg, t, tg->yp, tg->fm) != 0) return -1;
+            tg->yp[j] = y[j];
+            open = accept_rows(tg, j, d, A, tg->ok);
+        }
+        d *= 100.0; /* the last level's step */
+        for (size_t i = 0; open > 0 && i < n; ++i) {
+            if (tg->ok[i] != 0.0) continue;
+            double up = (tg->fp[i] - tg->f0[i]) / d, down = (tg->f0[i] - tg->fm[i]) / d;
+            A[i * n + j] = fabs(up) < fabs(down) ? up : down;
+            tg->one_sided++;
+        }
     }
     return 0;
 }
@@ -369,6 +428,28 @@ static double jump_mismatch(const nsd_tangent *tg, const double *y, size_t *at) 
     return worst;
 }
 
+/* f+ into tg->fb: the right-hand side's limit from the new phase, by
+ * linear extrapolation back to the event from two probes along the flow,
+ * y + e f and y + 2 e f, with e = TANGENT_PROBE_REL max(|t|, 1) s (error
+ * O(e^2 |f''|)). Not simply f(y+): the root finder may leave the state on
+ * the event's surface itself, where the new phase has not begun: a foot
+ * that has struck but not yet penetrates carries no load, the host still
+ * holds its friction state, and f(y+) has the old bristle rate 0. The
+ * saltation matrix then lacks its (f+ - f-) term: on walker2 every such
+ * heel strike put an O(1) error into Phi (leading multiplier 0.545 against
+ * 0.451; docs/periodic.md). 0 or -1. */
+static int rate_after(nsd_tangent *tg, double t, const double *y) {
+    size_t n = tg->n;
+    double e = TANGENT_PROBE_REL * fmax(fabs(t), 1.0);
+    if (rhs(tg, t, y, tg->fb) != 0) return -1;
+    for (size_t i = 0; i < n; ++i) tg->yp[i] = y[i] + e * tg->fb[i];
+    if (rhs(tg, t + e, tg->yp, tg->fp) != 0) return -1;
+    for (size_t i = 0; i < n; ++i) tg->yp[i] = y[i] + 2.0 * e * tg->fb[i];
+    if (rhs(tg, t + 2.0 * e, tg->yp, tg->fm) != 0) return -1;
+    for (size_t i = 0; i < n; ++i) tg->fb[i] = 2.0 * tg->fp[i] - tg->fm[i];
+    return 0;
+}
+
 static int on_jump_after(void *ctx, const nsd_event_source *src, double t, const double *y) {
     nsd_tangent *tg = ctx;
     nsd_model *m = tg->m;
@@ -400,7 +481,7 @@ static int on_jump_after(void *ctx, const nsd_event_source *src, double t, const
                  what, m->channels[1 + at].name, y[at], tg->g_pred[at], worst);
         return fail(tg, "variational equations: the jump at %s", detail);
     }
-    if (rhs(tg, t, y, tg->fb) != 0) return -1;
+    if (rate_after(tg, t, y) != 0) return -1;
     double hdot = tg->h_t, size = fabs(tg->h_t);
     for (size_t j = 0; j < n; ++j) {
         hdot += tg->dh[j] * tg->f_minus[j];
@@ -437,8 +518,8 @@ nsd_tangent *nsd_tangent_new(nsd_model *m, const double *scale, int substeps) {
     tg->m = m;
     tg->n = n;
     tg->substeps = substeps < 1 ? 1 : substeps;
-    /* 7 n^2 matrices, 14 n vectors (scale, 8 work, 5 of the jump) */
-    tg->Phi = calloc(7 * nn + 14 * n, sizeof(double));
+    /* 7 n^2 matrices, 16 n vectors (scale, 10 work, 5 of the jump) */
+    tg->Phi = calloc(7 * nn + 16 * n, sizeof(double));
     tg->g = calloc(ne, sizeof(double));
     if (!tg->Phi || !tg->g) {
         nsd_tangent_free(tg);
@@ -447,9 +528,9 @@ nsd_tangent *nsd_tangent_new(nsd_model *m, const double *scale, int substeps) {
     double **mats[] = {&tg->Om, &tg->A1, &tg->A2, &tg->E, &tg->T, &tg->G};
     double *p = tg->Phi + nn;
     for (size_t i = 0; i < sizeof mats / sizeof *mats; ++i, p += nn) *mats[i] = p;
-    double **vecs[] = {&tg->scale,   &tg->ya,     &tg->yb,  &tg->fa,     &tg->fb,
-                       &tg->yp,      &tg->fp,     &tg->fm,  &tg->yc,     &tg->dh,
-                       &tg->f_minus, &tg->g_pred, &tg->g_t, &tg->y_minus};
+    double **vecs[] = {&tg->scale, &tg->ya,      &tg->yb, &tg->fa, &tg->fb,      &tg->yp,
+                       &tg->fp,    &tg->fm,      &tg->yc, &tg->dh, &tg->f_minus, &tg->g_pred,
+                       &tg->g_t,   &tg->y_minus, &tg->f0, &tg->ok};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; ++i, p += n) *vecs[i] = p;
     for (size_t i = 0; i < n; ++i) tg->scale[i] = scale && scale[i] > 0.0 ? scale[i] : 1.0;
     tg->obs = (nsd_run_observer){.ctx = tg,
@@ -485,3 +566,4 @@ void nsd_tangent_end(nsd_tangent *tg) { tg->m->observer = NULL; }
 const double *nsd_tangent_matrix(const nsd_tangent *tg) { return tg->Phi; }
 unsigned long long nsd_tangent_rhs_evals(const nsd_tangent *tg) { return tg->rhs_evals; }
 size_t nsd_tangent_jumps(const nsd_tangent *tg) { return tg->jumps; }
+unsigned long long nsd_tangent_one_sided(const nsd_tangent *tg) { return tg->one_sided; }

@@ -72,5 +72,8 @@ const double *nsd_tangent_matrix(const nsd_tangent *tg);
 unsigned long long nsd_tangent_rhs_evals(const nsd_tangent *tg);
 /* Jumps composed since new(). */
 size_t nsd_tangent_jumps(const nsd_tangent *tg);
+/* Entries of the rhs Jacobian that straddled a non-smooth point at every
+ * step and were taken one-sided (periodic_tangent.c jacobian()). */
+unsigned long long nsd_tangent_one_sided(const nsd_tangent *tg);
 
 #endif
