@@ -98,7 +98,7 @@ PARAMS = {
     "friction.sigma1": 632.4555320336759,  # s/m, 2 sqrt(sigma0)
     "friction.sigma2": 0.0,                # s/m
     "friction.mu_s": 0.38,
-    "friction.mu_c": 0.30,
+    "friction.mu_k": 0.30,
     "friction.v_s": 1.0e-4,                # m/s
 }
 
@@ -127,7 +127,7 @@ class Walker:
         self.k, self.c = p["contact.k"], p["contact.c"]
         self.sigma0, self.sigma1, self.sigma2 = (p["friction.sigma0"], p["friction.sigma1"],
                                                  p["friction.sigma2"])
-        self.mu_s, self.mu_c, self.v_s = p["friction.mu_s"], p["friction.mu_c"], p["friction.v_s"]
+        self.mu_s, self.mu_c, self.v_s = p["friction.mu_s"], p["friction.mu_k"], p["friction.v_s"]
         # Derived, as walker2.c's create()
         self.mt = self.M + 2.0 * self.m                      # kg, M + 2m
         self.J = self.m * (self.b ** 2 + self.rg ** 2)       # kg m^2, leg about the hip, (3) corrected

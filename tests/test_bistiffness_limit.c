@@ -383,7 +383,7 @@ START_TEST(bad_input) {
     double G[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, um[3] = {-1, 0.1, 0.1}, mus = 0.5, gap = 0, P[3],
            up[3];
     char log[200];
-    nsdyn_impact_problem pr = {sizeof pr, 1, 2, G, um, &mus, &mus, &gap, log, sizeof log};
+    nsdyn_impact_problem pr = {sizeof pr, 1, 2, G, um, &mus, &mus, &gap, log, sizeof log, NULL};
     ck_assert_int_eq(C->impact(inst, &pr, P, up), NSDYN_ERROR);
     ck_assert_msg(strstr(log, "planar") != NULL, "%s", log);
     C->info.destroy(inst);

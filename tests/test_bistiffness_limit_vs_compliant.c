@@ -88,7 +88,7 @@ static limit_out limit_case(double mu_n, double lam, double b, double mu, double
     for (int i = 0; i < 36; ++i) *gs = fmax(*gs, fabs(G[i]));
     tr_n = 0;
     tr_tau[0] = 0, tr_df[0] = 0, tr_db[0] = 0, tr_ut[0] = vt, tr_n = 1;
-    nsdyn_impact_problem pr = {sizeof pr, 2, 1, G, um, mus, mus, gaps, o.log, sizeof o.log};
+    nsdyn_impact_problem pr = {sizeof pr, 2, 1, G, um, mus, mus, gaps, o.log, sizeof o.log, NULL};
     o.st = C->impact(inst, &pr, P, up);
     C->info.destroy(inst);
     /* v_nf = yd - s w, v_nb = yd + s w, v_t = xd - c w (A.2), L = 1 */

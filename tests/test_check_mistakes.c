@@ -56,6 +56,8 @@ static const struct mistake {
     /* a rigid law with e = 1.5, and one whose friction impulse ignores the cone */
     {"contact_newton_energy_gain", "impact() gives a gain of kinetic energy"},
     {"contact_newton_no_cone", "impact() gives a tangential impulse outside the cone"},
+    /* ABI 2.4: a law that ignores the one-contact problem's restitution scale */
+    {"contact_newton_no_scale", "restitution_scale = 0 leaves a bounce"},
 };
 
 START_TEST(each_mistake_fails_check) {

@@ -668,14 +668,12 @@ START_TEST(coulomb_above_static_is_refused) {
     double lp[6] = {SIGMA0, SIGMA1, 0.0, 0.3, 0.4, V_S};
     law L = make("lugre", lp, 6, err);
     ck_assert_ptr_null(L.inst);
-    ck_assert_str_eq(
-        err, "mu_c = 0.4 exceeds mu_s = 0.3: Coulomb friction cannot exceed static friction");
+    ck_assert_str_eq(err, "mu_k = 0.4 exceeds mu_s = 0.3: kinetic friction cannot exceed static");
     double sp[6] = {0.3, 0.4, V_S, 2.0, 1e-5, 0.0};
     err[0] = 0;
     L = make("stribeck", sp, 6, err);
     ck_assert_ptr_null(L.inst);
-    ck_assert_str_eq(
-        err, "mu_c = 0.4 exceeds mu_s = 0.3: Coulomb friction cannot exceed static friction");
+    ck_assert_str_eq(err, "mu_k = 0.4 exceeds mu_s = 0.3: kinetic friction cannot exceed static");
     /* mu_c = mu_s is allowed (no Stribeck dip). */
     law ok = make_lugre(SIGMA0, SIGMA1, 0.0, 0.3, 0.3, V_S);
     drop(&ok);
@@ -691,7 +689,7 @@ START_TEST(declared_ranges_exclude_zero) {
         const nsdyn_plugin_info *p = nsd_registry_find(&reg, ids[k])->info;
         for (size_t i = 0; i < p->n_params; ++i) {
             const nsdyn_param_decl *d = &p->params[i];
-            if (strcmp(d->name, "v_s") == 0 || (k == 0 && strcmp(d->name, "mu_c") == 0) ||
+            if (strcmp(d->name, "v_s") == 0 || (k == 0 && strcmp(d->name, "mu_k") == 0) ||
                 strcmp(d->name, "eps") == 0 || strcmp(d->name, "sigma0") == 0) {
                 ck_assert_double_eq(d->min, 0.0);
                 ck_assert_msg(d->flags & NSDYN_PARAM_MIN_EXCLUSIVE, "%s.%s", ids[k], d->name);

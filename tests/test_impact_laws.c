@@ -145,7 +145,7 @@ static void post(const mech *s, const double *P, double *vp) {
 static nsdyn_status call(const nsdyn_contact_law *law, void *inst, const mech *s, unsigned dim,
                          double mu_s, double mu_k, double *P, double *up, char *ph, size_t phlen) {
     double gap = 0.0;
-    nsdyn_impact_problem pr = {sizeof pr, 1, dim, s->G, s->um, &mu_s, &mu_k, &gap, ph, phlen};
+    nsdyn_impact_problem pr = {sizeof pr, 1, dim, s->G, s->um, &mu_s, &mu_k, &gap, ph, phlen, NULL};
     return law->impact(inst, &pr, P, up);
 }
 
@@ -479,14 +479,14 @@ START_TEST(bad_input_refused) {
         char want[320];
         /* Two independent contacts approaching at once: every law solves
          * them (kane_impulse by its coupled law, see kane_multi_*). */
-        nsdyn_impact_problem pr = {sizeof pr, 2, 2, G, um, mu, mu, gaps, NULL, 0};
+        nsdyn_impact_problem pr = {sizeof pr, 2, 2, G, um, mu, mu, gaps, NULL, 0, NULL};
         last_log[0] = 0;
         ck_assert_msg(law->impact(inst, &pr, P, up) == NSDYN_OK, "%s: %s", ids[k], last_log);
         ck_assert_double_eq_tol(up[0], 0.5, 1e-15);
         ck_assert_double_eq_tol(up[3], 0.5, 1e-15);
         /* Friction coefficients: negative or not finite. */
         double bad_mu[2] = {0.5, -0.1};
-        nsdyn_impact_problem pb = {sizeof pb, 2, 1, G, um, mu, bad_mu, gaps, NULL, 0};
+        nsdyn_impact_problem pb = {sizeof pb, 2, 1, G, um, mu, bad_mu, gaps, NULL, 0, NULL};
         ck_assert_int_eq(law->impact(inst, &pb, P, up), NSDYN_ERROR);
         snprintf(want, sizeof want,
                  "%s: contact 1: friction coefficients mu_static = 0.5, mu_kinetic = "
@@ -585,7 +585,8 @@ static nsdyn_status mcall(const nsdyn_contact_law *law, void *inst, const mmech 
                           const double *mu_s, const double *mu_k, double *P, double *up, char *ph,
                           size_t phlen) {
     double gaps[NCM] = {0};
-    nsdyn_impact_problem pr = {sizeof pr, s->n, dim, s->G, s->um, mu_s, mu_k, gaps, ph, phlen};
+    nsdyn_impact_problem pr = {sizeof pr, s->n, dim, s->G,  s->um, mu_s,
+                               mu_k,      gaps, ph,  phlen, NULL};
     return law->impact(inst, &pr, P, up);
 }
 
@@ -638,11 +639,11 @@ START_TEST(multi_independent_contacts) {
                 }
                 mu_s[i] = urand(0, 1);
                 mu_k[i] = mu_s[i] * urand(0.5, 1);
-                nsdyn_impact_problem p1 = {sizeof p1, 1,        dim,  g,    u,
-                                           mu_s + i,  mu_k + i, gaps, NULL, 0};
+                nsdyn_impact_problem p1 = {sizeof p1, 1,    dim,  g, u,   mu_s + i,
+                                           mu_k + i,  gaps, NULL, 0, NULL};
                 ck_assert_int_eq(law->impact(inst, &p1, Pi[i], ui[i]), NSDYN_OK);
             }
-            nsdyn_impact_problem pr = {sizeof pr, n, dim, G, um, mu_s, mu_k, gaps, NULL, 0};
+            nsdyn_impact_problem pr = {sizeof pr, n, dim, G, um, mu_s, mu_k, gaps, NULL, 0, NULL};
             double P[RM], up[RM];
             last_log[0] = 0;
             ck_assert_msg(law->impact(inst, &pr, P, up) == NSDYN_OK, "%s", last_log);
@@ -673,7 +674,7 @@ START_TEST(multi_frictionless_diagonal) {
     double mu[2] = {0, 0}, gaps[2] = {0, 0}, P[6], up[6];
     for (int i = 0; i < 6; ++i) G[7 * i] = d[i];
     for (unsigned dim = 1; dim <= 2; ++dim) {
-        nsdyn_impact_problem pr = {sizeof pr, 2, dim, G, um, mu, mu, gaps, NULL, 0};
+        nsdyn_impact_problem pr = {sizeof pr, 2, dim, G, um, mu, mu, gaps, NULL, 0, NULL};
         ck_assert_int_eq(law->impact(inst, &pr, P, up), NSDYN_OK);
         ck_assert_double_eq_tol(P[0], (1 + e) * 1 / 2.0, 1e-15);
         ck_assert_double_eq_tol(P[3], (1 + e) * 2 / 0.5, 1e-15);
@@ -706,7 +707,7 @@ START_TEST(multi_mixed_tangent_dims) {
                want[6] = {1, -0.15, 0.2, 1, -0.05, 0};
         for (int i = 0; i < 6; ++i) G[7 * i] = d[i];
         char ph[128] = "";
-        nsdyn_impact_problem pr = {sizeof pr, 2, 2, G, um, mu, mu, gaps, ph, sizeof ph};
+        nsdyn_impact_problem pr = {sizeof pr, 2, 2, G, um, mu, mu, gaps, ph, sizeof ph, NULL};
         last_log[0] = 0;
         ck_assert_msg(law->impact(inst, &pr, P, up) == NSDYN_OK, "%s", last_log);
         for (int r = 0; r < 6; ++r) {
@@ -1047,7 +1048,7 @@ START_TEST(poisson_frictionless_closed_form) {
         double G[9] = {0}, um[3] = {urand(-3, -0.1), urand(-1, 1), urand(-1, 1)}, mu = 0, gap = 0;
         G[0] = urand(0.1, 2);
         G[4] = G[8] = urand(0.1, 2);
-        nsdyn_impact_problem pr = {sizeof pr, 1, 2, G, um, &mu, &mu, &gap, NULL, 0};
+        nsdyn_impact_problem pr = {sizeof pr, 1, 2, G, um, &mu, &mu, &gap, NULL, 0, NULL};
         double P[3], up[3];
         ck_assert_int_eq(law->impact(inst, &pr, P, up), NSDYN_OK);
         ck_assert_double_eq_tol(up[0], -beta * um[0], 1e-15 * fabs(um[0]));
@@ -1110,7 +1111,7 @@ START_TEST(poisson_coupled_single_contact) {
         const double beta = k ? 0.7 : 0.3;
         const nsdyn_contact_law *pl = law_of("poisson"), *nl = law_of("newton");
         void *p = make(pl, beta), *n = make(nl, beta);
-        nsdyn_impact_problem pr = {sizeof pr, 1, 1, G, um, &mu, &mu, &gap, NULL, 0};
+        nsdyn_impact_problem pr = {sizeof pr, 1, 1, G, um, &mu, &mu, &gap, NULL, 0, NULL};
         double P[3], up[3], Pn[3], upn[3];
         ck_assert_int_eq(pl->impact(p, &pr, P, up), NSDYN_OK);
         ck_assert_int_eq(nl->impact(n, &pr, Pn, upn), NSDYN_OK);
@@ -1658,7 +1659,8 @@ static void kane_alone(const nsdyn_contact_law *law, void *inst, const mmech *s,
     double G[9], gap = 0.0;
     for (size_t r = 0; r < 3; ++r)
         for (size_t q = 0; q < 3; ++q) G[3 * r + q] = s->G[m * (3 * k + r) + 3 * k + q];
-    nsdyn_impact_problem pr = {sizeof pr, 1, dim, G, s->um + 3 * k, &mu_s, &mu_k, &gap, NULL, 0};
+    nsdyn_impact_problem pr = {sizeof pr, 1,    dim,  G, s->um + 3 * k, &mu_s,
+                               &mu_k,     &gap, NULL, 0, NULL};
     ck_assert_int_eq(law->impact(inst, &pr, P, up), NSDYN_OK);
 }
 

@@ -214,12 +214,20 @@ static void local_velocity(const sys *S, const double *W, const double *v, doubl
     }
 }
 
-/* nsdyn_mechanics.local_impulse: newton at contact c, mu static = kinetic. */
+/* nsdyn_mechanics.local_impulse: newton at contact c, mu static = kinetic,
+ * its impact() on the one-contact problem with Moreau's restitution scale
+ * (contact.h, ABI 2.4; what the host does, plugins/plugin_calls.c). */
 static nsdyn_status newton_local(void *ctx, size_t c, const double *G, const double *u_free,
                                  const double *u_start, double *P) {
     const sys *S = ctx;
     nsdyn_local_impact p = {sizeof p, S->tdim[c], G, u_free, u_start, S->mu[c], S->mu[c]};
-    return pool.law->local_impulse(S->law[c], &p, P);
+    P[0] = P[1] = P[2] = 0.0;
+    if (!(u_free[0] < 0.0)) return NSDYN_OK;
+    double mu_s, mu_k, gap, up[3];
+    const double scale = nsdyn_local_restitution_scale(&p);
+    nsdyn_impact_problem pr = nsdyn_local_problem(&p, &mu_s, &mu_k, &gap);
+    pr.restitution_scale = &scale;
+    return pool.law->impact(S->law[c], &pr, P, up);
 }
 
 static void finish(sys *S, size_t nq, size_t nv, size_t nc,

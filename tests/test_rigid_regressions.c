@@ -144,7 +144,7 @@ START_TEST(stribeck_slip_follows_its_curve) {
     snprintf(toml, sizeof toml,
              "[system]\nid = \"point_mass\"\nm = 1.0\nr = %g\ng = %g\n"
              "[contact]\nid = \"newton\"\ne = 0.0\n"
-             "[friction]\nid = \"stribeck\"\nmu_s = %g\nmu_c = %g\nv_s = %g\neps = %g\n"
+             "[friction]\nid = \"stribeck\"\nmu_s = %g\nmu_k = %g\nv_s = %g\neps = %g\n"
              "[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n"
              "[initial]\ny = %g\nvx = %g\n[run]\nt_end = 0.5\noutput_dt = 1e-3\nprogress = false\n",
              r, g, mu_s, mu_c, v_s, eps, r, v0);

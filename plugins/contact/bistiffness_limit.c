@@ -217,7 +217,7 @@ static nsdyn_status impact_mu(const bl_law *law, double mu_n, const nsdyn_impact
     }
     const size_t n = pr->n_contacts;
     if (n == 0) return NSDYN_OK;
-    if (n <= STACK_N) { /* no allocation: local_impulse() is a hot path */
+    if (n <= STACK_N) { /* no allocation: one-contact impact() is a hot path (time-stepping) */
         double d[STACK_DOUBLES];
         int iv[STACK_INTS];
         return solve(law, mu_n, pr, impulse, u_plus, d, iv);
@@ -234,32 +234,23 @@ static nsdyn_status impact_mu(const bl_law *law, double mu_n, const nsdyn_impact
     return st;
 }
 
+/* The problem's restitution scale s (contact.h, ABI 2.4; time-stepping's
+ * Moreau rule, as impact.c does for the other laws): e_eff = min(s e, 1)
+ * with e = sqrt((1 - mu_n)/(1 + mu_n)) the energetic coefficient, realized
+ * by the mu_n of that coefficient, mu_n' = (1 - e_eff^2)/(1 + e_eff^2) (1
+ * for a contact at rest: plastic; mu_n itself when s = 1, so a plain impact
+ * is untouched bit for bit). Planar only: the scale applies where the
+ * problem is one the law solves (tangent_dim 1). */
 static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *impulse,
                            double *u_plus) {
     const bl_law *law = inst;
-    return impact_mu(law, law->mu_n, pr, impulse, u_plus);
-}
-
-/* One contact alone: impact() for it. Restitution referred to u_start
- * (contact.h, as pc_impact does): e_eff = min(e * scale, 1), realized by
- * the mu_n of that energetic coefficient, mu_n' = (1 - e_eff^2)/(1 +
- * e_eff^2) (1 for a contact at rest: plastic; mu_n itself when u_start =
- * u_free, so both paths agree bit for bit). */
-static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, double *P) {
-    const bl_law *law = inst;
-    P[0] = P[1] = P[2] = 0.0;
-    double mu_s, mu_k, gap, up[3];
-    nsdyn_impact_problem pr = nsdyn_local_problem(p, &mu_s, &mu_k, &gap);
-    if (p->tangent_dim == 1 && !(p->u_free[0] < 0.0)) return NSDYN_OK;
     double mu_n = law->mu_n;
-    if (p->tangent_dim == 1) {
-        const double sc = nsdyn_local_restitution_scale(p);
-        if (sc != 1.0) {
-            const double e = fmin(sqrt((1.0 - mu_n) / (1.0 + mu_n)) * fmax(sc, 0.0), 1.0);
-            mu_n = (1.0 - e * e) / (1.0 + e * e);
-        }
+    const double scale = nsdyn_impact_restitution_scale(pr);
+    if (pr->tangent_dim == 1 && scale != 1.0) {
+        const double e = fmin(sqrt((1.0 - mu_n) / (1.0 + mu_n)) * fmax(scale, 0.0), 1.0);
+        mu_n = (1.0 - e * e) / (1.0 + e * e);
     }
-    return impact_mu(law, mu_n, &pr, P, up);
+    return impact_mu(law, mu_n, pr, impulse, u_plus);
 }
 
 static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
@@ -299,7 +290,6 @@ static const nsdyn_contact_law bistiffness_limit_law = {
                                NSDYN_PARAMS(params), .provides = NSDYN_CAP_RIGID_IMPACT,
                                .create = create, .destroy = destroy),
     .impact = impact,
-    .local_impulse = local_impulse,
     .coefficients = coefficients,
 };
 

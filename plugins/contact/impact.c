@@ -46,7 +46,7 @@
  *
  * Files (one shared object, nsdyn_contact_impact.so, issue 14):
  *   impact.c          this header, parameters, create/destroy, impact()'s
- *                     checks and dispatch, local_impulse(), descriptors
+ *                     checks and dispatch, descriptors
  *   newton.c          newton; poisson.c poisson; kane_impulse.c
  *                     kane_impulse (each with its law's description)
  *   impact_solver.c   the shared solver: one contact exactly, exact
@@ -135,9 +135,21 @@ static void destroy(void *inst) { free(inst); }
 
 /* ---- impact ------------------------------------------------------------- */
 
+/* The problem's restitution_scale s (contact.h, ABI 2.4) gives the law
+ * e_eff = min(s e, 1): 1 for a plain impact; time-stepping's one-contact
+ * problems carry Moreau's rule, e referred to the approach at the step
+ * start, e_eff = e min(u_start,n, 0) / u_free,n; for newton that is his
+ * shifted law 0 <= P_n _|_ u_n+ + e min(u_start,n, 0) >= 0 (Acary &
+ * Brogliato 2008, Ch. 10): a contact at rest (s = 0) takes a plastic
+ * impulse and never bounces on the velocity the smooth forces give it
+ * within a step; poisson's beta and kane_impulse's e scale the same way.
+ * The law's instance is copied with e_eff (a few words, no allocation). */
 static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *impulse,
                            double *u_plus) {
-    const impact_law *law = inst;
+    impact_law law_e = *(const impact_law *)inst;
+    const double scale = nsdyn_impact_restitution_scale(pr);
+    if (scale != 1.0) law_e.e = fmin(law_e.e * scale, 1.0);
+    const impact_law *law = &law_e;
     const char *name = law_name(law->kind);
     char msg[320];
     const size_t n = pr->n_contacts, m = 3 * n;
@@ -187,29 +199,6 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
                                    : impact_poisson(law, pr, impulse, u_plus);
 }
 
-/* ---- one contact alone, at the velocity level (ABI 2.0) ------------------
- * The law's own impact() for that one contact, with u_free as the velocity
- * before it and the restitution scaled to the approach at the start:
- *   e_eff = e min(u_start,n, 0) / u_free,n   (at most 1).
- * Event-driven (u_start = u_free): exactly impact() for one contact.
- * Time-stepping: Moreau's rule; for newton it is his shifted law
- * 0 <= P_n _|_ u_n+ + e min(u_start,n, 0) >= 0 (Acary & Brogliato 2008,
- * Ch. 10); a contact at rest (u_start,n = 0) takes a plastic impulse and
- * never bounces on the velocity the smooth forces give it within a step;
- * poisson's beta and kane_impulse's e scale the same way. A contact that
- * does not approach (u_free,n >= 0) takes no impulse. */
-static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, double *P) {
-    const impact_law *law = inst;
-    P[0] = P[1] = P[2] = 0.0;
-    const double un = p->u_free[0];
-    if (un >= 0.0) return NSDYN_OK;
-    impact_law scaled = *law;
-    scaled.e = fmin(law->e * nsdyn_local_restitution_scale(p), 1.0); /* e when u_start = u_free */
-    double mu_s, mu_k, gap, up[3];
-    nsdyn_impact_problem pr = nsdyn_local_problem(p, &mu_s, &mu_k, &gap);
-    return impact(&scaled, &pr, P, up);
-}
-
 static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
     const impact_law *law = inst;
     out->kind = law->kind == LAW_POISSON ? NSDYN_RESTITUTION_POISSON : NSDYN_RESTITUTION_NEWTON;
@@ -226,7 +215,6 @@ static const nsdyn_contact_law newton_law = {
                                NSDYN_PARAMS(newton_params), .provides = NSDYN_CAP_RIGID_IMPACT,
                                .create = create_newton, .destroy = destroy),
     .impact = impact,
-    .local_impulse = local_impulse,
     .coefficients = coefficients,
 };
 
@@ -239,7 +227,6 @@ static const nsdyn_contact_law kane_law = {
             NSDYN_PARAMS(kane_params), .provides = NSDYN_CAP_RIGID_IMPACT, .create = create_kane,
             .destroy = destroy),
     .impact = impact,
-    .local_impulse = local_impulse,
     .coefficients = coefficients,
 };
 
@@ -251,7 +238,6 @@ static const nsdyn_contact_law poisson_law = {
             NSDYN_PARAMS(poisson_params), .provides = NSDYN_CAP_RIGID_IMPACT,
             .create = create_poisson, .destroy = destroy),
     .impact = impact,
-    .local_impulse = local_impulse,
     .coefficients = coefficients,
 };
 

@@ -328,7 +328,10 @@ static int setup(const pc_law *law, const nsdyn_impact_problem *pr, pcx *x, char
     x->n = (int)n;
     x->G = pr->delassus;
     x->um = pr->u_minus;
-    x->e = law->e;
+    /* e_eff = min(s e, 1) with the problem's restitution scale s (contact.h;
+     * time-stepping's Moreau rule, as impact.c does for the other laws) */
+    const double scale = nsdyn_impact_restitution_scale(pr);
+    x->e = scale == 1.0 ? law->e : fmin(law->e * scale, 1.0);
     double us = 0.0, gs = 0.0;
     for (size_t i = 0; i < n; ++i) {
         x->mus[i] = pr->mu_static[i];
@@ -407,27 +410,6 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
     return NSDYN_OK;
 }
 
-/* One contact alone: impact() for it, e scaled to the approach at the
- * start (Moreau's rule, as impact.c does for the other rigid laws). */
-static nsdyn_status local_impulse(void *inst, const nsdyn_local_impact *p, double *P) {
-    const pc_law *law = inst;
-    P[0] = P[1] = P[2] = 0.0;
-    if (p->tangent_dim != 1) { /* refused like impact() (the same answer on both paths) */
-        char msg[160];
-        snprintf(msg, sizeof msg, "pc_impact: tangent_dim %u; the analysis is planar",
-                 (unsigned)p->tangent_dim);
-        if (law->have_host) law->host.log(law->host.ctx, NSDYN_LOG_ERROR, msg);
-        return NSDYN_ERROR;
-    }
-    const double un = p->u_free[0];
-    if (un >= 0.0) return NSDYN_OK;
-    pc_law scaled = *law;
-    scaled.e = fmin(law->e * nsdyn_local_restitution_scale(p), 1.0); /* e when u_start = u_free */
-    double mu_s, mu_k, gap, up[3];
-    nsdyn_impact_problem pr = nsdyn_local_problem(p, &mu_s, &mu_k, &gap);
-    return impact(&scaled, &pr, P, up);
-}
-
 static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
     const pc_law *law = inst;
     out->kind = NSDYN_RESTITUTION_OTHER;
@@ -462,7 +444,6 @@ static const nsdyn_contact_law pc_impact_law = {
                                NSDYN_PARAMS(params), .provides = NSDYN_CAP_RIGID_IMPACT,
                                .create = create, .destroy = destroy),
     .impact = impact,
-    .local_impulse = local_impulse,
     .coefficients = coefficients,
 };
 

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "friction_common.h"
 #include "nsdyn/nsdyn.h"
 
 typedef struct coulomb {
@@ -35,17 +36,9 @@ enum { P_MU_S, P_MU_K, P_EPS, P_SHAPE };
 
 static const char *const shapes[] = {"sqrt", "tanh", "linear", NULL};
 
-#define MU_DECLS                                                             \
-    {"mu_s", NSDYN_PARAM_REAL,                                               \
-     "1",    0.5,                                                            \
-     0.0,    HUGE_VAL,                                                       \
-     0,      "static friction coefficient: stick holds while |F| <= mu_s N", \
-     NULL,   NULL,                                                           \
-     0},                                                                     \
-    {                                                                        \
-        "mu_k", NSDYN_PARAM_REAL, "1", 0.5, 0.0, HUGE_VAL, 0,                \
-            "kinetic friction coefficient: slip force mu_k N", NULL, NULL, 0 \
-    }
+#define MU_DECLS                                                                            \
+    FRICTION_MU_S(0.5, 0u, "static friction coefficient: stick holds while |F| <= mu_s N"), \
+        FRICTION_MU_K(0.5, 0u, "kinetic friction coefficient: slip force mu_k N")
 
 static const nsdyn_param_decl coulomb_params[] = {MU_DECLS};
 
@@ -58,18 +51,15 @@ static const nsdyn_param_decl regularized_params[] = {
 };
 
 static void *create_common(const nsdyn_value *p, int regularized, char *err, size_t len) {
-    if (p[P_MU_K].num > p[P_MU_S].num) {
-        snprintf(err, len, "mu_k = %g exceeds mu_s = %g: kinetic friction cannot exceed static",
-                 p[P_MU_K].num, p[P_MU_S].num);
-        return NULL;
-    }
+    double mu_s, mu_k;
+    if (friction_coefficients(p, P_MU_S, P_MU_K, &mu_s, &mu_k, err, len) != 0) return NULL;
     coulomb *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    c->mu_s = p[P_MU_S].num;
-    c->mu_k = p[P_MU_K].num;
+    c->mu_s = mu_s;
+    c->mu_k = mu_k;
     if (regularized) {
         c->eps = p[P_EPS].num;
         c->shape = (int)p[P_SHAPE].num;

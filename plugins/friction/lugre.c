@@ -7,7 +7,9 @@
  * In 1-D, with slip v [m/s], normal force N [N] and bristle deflection z [m]:
  *   F  = -(sigma0 z + sigma1 z' + sigma2 v) N                    (14)
  *   z' = v - sigma0 |v| z / g(v)                                 (15)
- *   g(v) = mu_c + (mu_s - mu_c) exp(-(v / v_s)^2)                (16)
+ *   g(v) = mu_k + (mu_s - mu_k) exp(-(v / v_s)^2)                (16)
+ * (the paper writes mu_c, the Coulomb level, for the kinetic coefficient
+ * mu_k; one name across the friction laws, friction_common.h).
  * (15) prints [v]; its state-space form (A4)-(A5) shows the absolute value.
  * The paper's viscous term is omitted (sigma2 = 0 is the default); it is
  * added inside the bracket, like the other two, so the whole force scales
@@ -40,10 +42,10 @@
  *  - bounded state: d|z|^2/dt / 2 = z.v - sigma0 |v| |z|^2 / g
  *    <= |v| |z| (1 - sigma0 |z| / g) < 0 for |z| > g/sigma0, and g <= mu_s,
  *    so |z| <= mu_s / sigma0 holds for all time when it holds at the start
- *    (z = 0): |sigma0 z N| <= mu_s N. With |z'| <= |v| (1 + mu_s/mu_c) the
- *    whole force obeys |F| <= [mu_s + (sigma1 (1 + mu_s/mu_c) + sigma2) |v|] N.
+ *    (z = 0): |sigma0 z N| <= mu_s N. With |z'| <= |v| (1 + mu_s/mu_k) the
+ *    whole force obeys |F| <= [mu_s + (sigma1 (1 + mu_s/mu_k) + sigma2) |v|] N.
  *  - steady sliding: z' = 0 at z = g(|v|) v / (sigma0 |v|), F = -(g + sigma2 |v|) N v/|v|;
- *    bounds(): static mu_s N (the largest bristle force), kinetic mu_c N.
+ *    bounds(): static mu_s N (the largest bristle force), kinetic mu_k N.
  *  - dissipation: with the storage S = sigma0 N |z|^2 / 2 and k = sigma0 |v| / g,
  *    -F.v - dS/dt = N [sigma1 |z'|^2 + k sigma0 |z|^2 + sigma1 k z.z' + sigma2 |v|^2].
  *    Writing z = a (g/sigma0) e (|e| = 1, a = sigma0 |z| / g) and c = e.v/|v|,
@@ -51,9 +53,9 @@
  *    can be negative only if a c > 1, i.e. while |z| exceeds its steady value
  *    g/sigma0 (after g has dropped). So the law is passive at every instant
  *    (Olsson et al., Eur. J. Control 4 (1998) 176-195: sigma1 |v| < 4 g)
- *    whenever sigma1 |v| <= 4 mu_c, or, since a <= mu_s/g, whenever
- *    sigma1 |v| <= mu_s^2 / (mu_s - mu_c) if mu_s <= 2 mu_c; unconditionally
- *    if mu_s = mu_c. Barabanov and Ortega (IEEE TAC 45 (2000) 830-832) give
+ *    whenever sigma1 |v| <= 4 mu_k, or, since a <= mu_s/g, whenever
+ *    sigma1 |v| <= mu_s^2 / (mu_s - mu_k) if mu_s <= 2 mu_k; unconditionally
+ *    if mu_s = mu_k. Barabanov and Ortega (IEEE TAC 45 (2000) 830-832) give
  *    the condition for passivity of the whole operator v -> F. With the
  *    paper's values (Table 7) the instantaneous condition holds for
  *    |v| <= 2.9 mm/s. Above that, a bristle loaded near mu_s/sigma0 by slow
@@ -64,25 +66,26 @@
  *  - stiffness: the state relaxes at the rate sigma0 |v| / g (3.3e5 1/s at
  *    1 m/s with Table 7's values), so runs with this law want bdf.
  *
- * create() refuses mu_c > mu_s. mu_c must be positive (g >= mu_c is a
+ * create() refuses mu_k > mu_s. mu_k must be positive (g >= mu_k is a
  * divisor in (15)); v_s > 0 is declared as the parameter's range.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "friction_common.h"
 #include "nsdyn/nsdyn.h"
 
 typedef struct lugre {
     double sigma0, sigma1, sigma2; /* per unit normal load: [1/m], [s/m], [s/m] */
-    double mu_s, mu_c;             /* static and Coulomb coefficients */
+    double mu_s, mu_k;             /* static and kinetic (Coulomb) coefficients */
     double v_s;                    /* Stribeck velocity [m/s] */
 } lugre;
 
-enum { P_SIGMA0, P_SIGMA1, P_SIGMA2, P_MU_S, P_MU_C, P_V_S };
+enum { P_SIGMA0, P_SIGMA1, P_SIGMA2, P_MU_S, P_MU_K, P_V_S };
 
 /* Defaults: the walker paper's Table 7 (validation): sigma0 = 1e5,
- * sigma1 = 2 sqrt(sigma0) = 632.456, mu_s = 0.38, mu_c = 0.30, v_s = 1e-4 m/s. */
+ * sigma1 = 2 sqrt(sigma0) = 632.456, mu_s = 0.38, mu_k = 0.30, v_s = 1e-4 m/s. */
 static const nsdyn_param_decl lugre_params[] = {
     NSDYN_REAL_F(
         "sigma0", "1/m", 1e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
@@ -92,23 +95,20 @@ static const nsdyn_param_decl lugre_params[] = {
                "sqrt(sigma0)"),
     NSDYN_REAL("sigma2", "s/m", 0.0, 0.0, HUGE_VAL,
                "viscous friction per unit normal load: adds -sigma2 N v (the paper omits it: 0)"),
-    NSDYN_REAL_F("mu_s", "1", 0.38, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                 "static friction coefficient: largest bristle force mu_s N (breakaway)"),
-    NSDYN_REAL_F("mu_c", "1", 0.30, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                 "Coulomb (kinetic) friction coefficient: sliding force mu_c N well above v_s; > 0 "
-                 "(divisor)"),
+    FRICTION_MU_S(0.38, NSDYN_PARAM_MIN_EXCLUSIVE,
+                  "static friction coefficient: largest bristle force mu_s N (breakaway)"),
+    FRICTION_MU_K(
+        0.30, NSDYN_PARAM_MIN_EXCLUSIVE,
+        "kinetic (Coulomb) friction coefficient: sliding force mu_k N well above v_s; > 0 "
+        "(divisor); the paper's mu_c"),
     NSDYN_REAL_F("v_s", "m/s", 1e-4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                 "Stribeck velocity: g = mu_c + (mu_s - mu_c) exp(-(v/v_s)^2)"),
+                 "Stribeck velocity: g = mu_k + (mu_s - mu_k) exp(-(v/v_s)^2)"),
 };
 
 static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    if (p[P_MU_C].num > p[P_MU_S].num) {
-        snprintf(err, len,
-                 "mu_c = %g exceeds mu_s = %g: Coulomb friction cannot exceed static friction",
-                 p[P_MU_C].num, p[P_MU_S].num);
-        return NULL;
-    }
+    double mu_s, mu_k;
+    if (friction_coefficients(p, P_MU_S, P_MU_K, &mu_s, &mu_k, err, len) != 0) return NULL;
     lugre *l = calloc(1, sizeof *l);
     if (!l) {
         snprintf(err, len, "out of memory");
@@ -117,8 +117,8 @@ static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, siz
     l->sigma0 = p[P_SIGMA0].num;
     l->sigma1 = p[P_SIGMA1].num;
     l->sigma2 = p[P_SIGMA2].num;
-    l->mu_s = p[P_MU_S].num;
-    l->mu_c = p[P_MU_C].num;
+    l->mu_s = mu_s;
+    l->mu_k = mu_k;
     l->v_s = p[P_V_S].num;
     return l;
 }
@@ -152,7 +152,7 @@ static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F,
     double s2 = in->slip[0] * in->slip[0];
     if (dim == 2) s2 += in->slip[1] * in->slip[1];
     double s = sqrt(s2), r = s / l->v_s;
-    double g = l->mu_c + (l->mu_s - l->mu_c) * exp(-r * r); /* (16), g >= mu_c > 0 */
+    double g = l->mu_k + (l->mu_s - l->mu_k) * exp(-r * r); /* (16), g >= mu_k > 0 */
     double k = l->sigma0 * s / g;                           /* relaxation rate of (15) */
     for (uint32_t i = 0; i < dim; ++i) {
         double z = in->state[i], v = in->slip[i];
@@ -164,11 +164,11 @@ static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F,
 }
 
 /* The bristle force sigma0 |z| N never exceeds mu_s N; steady sliding well
- * above v_s gives mu_c N. */
+ * above v_s gives mu_k N. */
 static void bounds(void *inst, double normal_force, double *static_bound, double *kinetic_bound) {
     const lugre *l = inst;
     *static_bound = l->mu_s * normal_force;
-    *kinetic_bound = l->mu_c * normal_force;
+    *kinetic_bound = l->mu_k * normal_force;
 }
 
 static const nsdyn_friction_law lugre_law = {
@@ -184,6 +184,7 @@ static const nsdyn_friction_law lugre_law = {
     .force = force,
     .bounds = bounds,
     .state_channels = state_channels,
+    .extension = friction_mu_c_extension, /* mu_c, the former name of mu_k */
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

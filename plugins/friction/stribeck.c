@@ -2,7 +2,7 @@
  * speed, regularized at zero slip, in 1-D and 2-D (spatial) slip. Stateless.
  *
  * With slip u_t [m/s] (|u_t| its magnitude) and normal force N [N]:
- *   g(|u|) = mu_c + (mu_s - mu_c) exp(-(|u| / v_s)^delta)
+ *   g(|u|) = mu_k + (mu_s - mu_k) exp(-(|u| / v_s)^delta)
  *   F = -[g(|u|) / sqrt(|u|^2 + eps^2) + sigma2] N u_t
  * g is the steady-state friction curve of the LuGre law (walker paper,
  * ../shared/papers/passive-walker-hunt-crossley-lugre.txt, eq. (16), there
@@ -23,38 +23,39 @@
  *
  * Properties (tests/test_friction_dynamic.c):
  *  - F is antiparallel to u_t, so F.u_t <= 0: it never does positive work;
- *  - |F| <= (mu_s + sigma2 |u|) N, and |F| <= mu_c N + sigma2 N |u| +
- *    (mu_s - mu_c) N exp(-(|u|/v_s)^delta): it tends to (mu_c + sigma2 |u|) N
+ *  - |F| <= (mu_s + sigma2 |u|) N, and |F| <= mu_k N + sigma2 N |u| +
+ *    (mu_s - mu_k) N exp(-(|u|/v_s)^delta): it tends to (mu_k + sigma2 |u|) N
  *    well above v_s;
- *  - at |u| = v_s: |F| = [mu_c + (mu_s - mu_c)/e] N v_s/sqrt(v_s^2 + eps^2)
+ *  - at |u| = v_s: |F| = [mu_k + (mu_s - mu_k)/e] N v_s/sqrt(v_s^2 + eps^2)
  *    + sigma2 N v_s, for every delta.
- * bounds(): static mu_s N, kinetic mu_c N. create() refuses mu_c > mu_s.
+ * bounds(): static mu_s N, kinetic mu_k N. create() refuses mu_k > mu_s.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "friction_common.h"
 #include "nsdyn/nsdyn.h"
 
 typedef struct stribeck {
-    double mu_s, mu_c;
+    double mu_s, mu_k;
     double v_s;    /* Stribeck velocity [m/s] */
     double delta;  /* Stribeck exponent */
     double eps;    /* regularization width [m/s] */
     double sigma2; /* viscous coefficient per unit normal load [s/m] */
 } stribeck;
 
-enum { P_MU_S, P_MU_C, P_V_S, P_DELTA, P_EPS, P_SIGMA2 };
+enum { P_MU_S, P_MU_K, P_V_S, P_DELTA, P_EPS, P_SIGMA2 };
 
-/* Defaults: mu_s, mu_c, v_s of the walker paper's Table 7; delta = 2 as in
+/* Defaults: mu_s, mu_k, v_s of the walker paper's Table 7; delta = 2 as in
  * its (16); eps = v_s / 10. */
 static const nsdyn_param_decl stribeck_params[] = {
-    NSDYN_REAL("mu_s", "1", 0.38, 0.0, HUGE_VAL,
-               "static friction coefficient: the force at zero slip speed (before regularization)"),
-    NSDYN_REAL("mu_c", "1", 0.30, 0.0, HUGE_VAL,
-               "Coulomb (kinetic) friction coefficient: the force well above v_s"),
+    FRICTION_MU_S(0.38, 0u,
+                  "static friction coefficient: the force at zero slip speed (before "
+                  "regularization)"),
+    FRICTION_MU_K(0.30, 0u, "kinetic (Coulomb) friction coefficient: the force well above v_s"),
     NSDYN_REAL_F("v_s", "m/s", 1e-4, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                 "Stribeck velocity: mu = mu_c + (mu_s - mu_c) exp(-(|u|/v_s)^delta)"),
+                 "Stribeck velocity: mu = mu_k + (mu_s - mu_k) exp(-(|u|/v_s)^delta)"),
     NSDYN_REAL_F("delta", "1", 2.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
                  "Stribeck exponent: 2 Gaussian (walker paper (16)), 1 exponential (Tustin)"),
     NSDYN_REAL_F(
@@ -66,19 +67,15 @@ static const nsdyn_param_decl stribeck_params[] = {
 
 static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    if (p[P_MU_C].num > p[P_MU_S].num) {
-        snprintf(err, len,
-                 "mu_c = %g exceeds mu_s = %g: Coulomb friction cannot exceed static friction",
-                 p[P_MU_C].num, p[P_MU_S].num);
-        return NULL;
-    }
+    double mu_s, mu_k;
+    if (friction_coefficients(p, P_MU_S, P_MU_K, &mu_s, &mu_k, err, len) != 0) return NULL;
     stribeck *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    s->mu_s = p[P_MU_S].num;
-    s->mu_c = p[P_MU_C].num;
+    s->mu_s = mu_s;
+    s->mu_k = mu_k;
     s->v_s = p[P_V_S].num;
     s->delta = p[P_DELTA].num;
     s->eps = p[P_EPS].num;
@@ -103,7 +100,7 @@ static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F,
     double r = sqrt(s2) / c->v_s;
     /* exp(-r^2) without pow() for the default exponent. */
     double decay = c->delta == 2.0 ? exp(-r * r) : exp(-pow(r, c->delta));
-    double g = c->mu_c + (c->mu_s - c->mu_c) * decay;
+    double g = c->mu_k + (c->mu_s - c->mu_k) * decay;
     double gain = (g / sqrt(s2 + c->eps * c->eps) + c->sigma2) * N;
     F[0] = -gain * in->slip[0];
     if (in->dim == 2) F[1] = -gain * in->slip[1];
@@ -113,7 +110,7 @@ static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F,
 static void bounds(void *inst, double normal_force, double *static_bound, double *kinetic_bound) {
     const stribeck *c = inst;
     *static_bound = c->mu_s * normal_force;
-    *kinetic_bound = c->mu_c * normal_force;
+    *kinetic_bound = c->mu_k * normal_force;
 }
 
 static const nsdyn_friction_law stribeck_law = {
@@ -126,6 +123,7 @@ static const nsdyn_friction_law stribeck_law = {
     .n_states = no_states,
     .force = force,
     .bounds = bounds,
+    .extension = friction_mu_c_extension, /* mu_c, the former name of mu_k */
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

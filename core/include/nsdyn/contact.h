@@ -7,10 +7,11 @@
  *  - rigid (NSDYN_CAP_RIGID_IMPACT): impact() maps the local velocities
  *    before an impact to an impulse and the velocities after it, given the
  *    Delassus operator; it needs the event-driven runner or time-stepping.
- *    A rigid law also gives the impulse at one contact alone,
- *    local_impulse(): the kernel time-stepping calls for each contact of
- *    its Gauss-Seidel sweeps, and the same code as impact() for one
- *    contact, so both paths run the law's own physics (ABI 2.0).
+ *    Time-stepping needs the impulse at one contact alone for each contact
+ *    of its Gauss-Seidel sweeps. From ABI 2.4 the host gets it from
+ *    impact() on a one-contact problem whose restitution_scale carries
+ *    Moreau's rule, so both paths run the law's own code; a law built
+ *    before 2.4 gives it through local_impulse() (ABI 2.0, deprecated).
  */
 #ifndef NSDYN_CONTACT_H
 #define NSDYN_CONTACT_H
@@ -40,7 +41,24 @@ typedef struct nsdyn_impact_problem {
      * NUL-terminated, or NULL. */
     char *phase_log;
     size_t phase_log_len;
+    /* ABI 2.4 (appended): NULL for a plain impact, or the factor s >= 0 on
+     * the law's restitution for this problem [1]: the law applies e_eff =
+     * min(s e, 1) (its own e, beta or energetic coefficient). The host sets
+     * it for the one-contact problems of time-stepping, where restitution
+     * refers to the approach at the step start (Moreau's rule,
+     * nsdyn_local_restitution_scale; 0 for a contact at rest: plastic). A
+     * pointer, so that a problem whose new fields are left zero is a plain
+     * impact, not a plastic one. Read it with
+     * nsdyn_impact_restitution_scale(). */
+    const double *restitution_scale;
 } nsdyn_impact_problem;
+
+/* The problem's restitution scale: 1 when it has none (NULL, or a host
+ * built before 2.4). */
+static inline double nsdyn_impact_restitution_scale(const nsdyn_impact_problem *pr) {
+    const size_t end = offsetof(nsdyn_impact_problem, restitution_scale) + sizeof(const double *);
+    return pr->struct_size >= end && pr->restitution_scale ? *pr->restitution_scale : 1.0;
+}
 
 /* ABI 2.0: the impulse at one contact alone, at the velocity level. */
 typedef struct nsdyn_local_impact {
@@ -93,22 +111,31 @@ typedef struct nsdyn_contact_law {
     /* Rigid: impulse (3n) [N s] and post-impact velocities u_plus (3n) [m/s]. */
     nsdyn_contact_impact_fn impact;
 
-    /* Rigid (ABI 2.0): the impulse P (3) [N s] at one contact alone, so
-     * that u = u_free + G P obeys the law. Hot path: no allocation. */
+    /* Rigid (ABI 2.0; deprecated by 2.4, NULL in new laws): the impulse P
+     * (3) [N s] at one contact alone, so that u = u_free + G P obeys the
+     * law. A host calls it only for a law built before 2.4; from 2.4 it
+     * calls impact() on the one-contact problem with its
+     * restitution_scale. Hot path: no allocation. */
     nsdyn_contact_local_impulse_fn local_impulse;
     /* Rigid (ABI 2.0): what the law does at a single frictionless impact,
      * for reports and for solvers that pose the whole problem themselves
      * (a Newton law is what Siconos' friction-contact solvers take). */
     nsdyn_contact_coefficients_fn coefficients;
+
+    /* ABI 2.4 (appended, the last field for good): the plugin's optional
+     * interfaces by name, or NULL (plugin.h nsdyn_extension_fn). Read only
+     * when info.struct_size covers this field. */
+    nsdyn_extension_fn extension;
 } nsdyn_contact_law;
 
-/* For a rigid law whose local_impulse() is its impact() for the one
- * contact, with the restitution referred to the approach at the start
- * (Moreau's rule: e_eff = e min(u_start,n, 0) / u_free,n, exactly e
- * event-driven where u_start = u_free, 0 for a contact at rest): the factor
- * that scales e (call it only for an approaching contact, u_free,n < 0),
- * and the one-contact problem, whose coefficients and zero gap go into the
- * caller's mu_s, mu_k and gap. The shipped rigid laws use both. */
+/* The one-contact problem of a local impact, with the restitution referred
+ * to the approach at the start (Moreau's rule: e_eff = e min(u_start,n, 0)
+ * / u_free,n, exactly e event-driven where u_start = u_free, 0 for a
+ * contact at rest): the factor that scales e (call it only for an
+ * approaching contact, u_free,n < 0), and the problem, whose coefficients
+ * and zero gap go into the caller's mu_s, mu_k and gap. The host builds
+ * it so, with that factor as its restitution_scale (ABI 2.4); a law built
+ * before 2.4 used both in its local_impulse(). */
 static inline double nsdyn_local_restitution_scale(const nsdyn_local_impact *p) {
     return (p->u_start[0] < 0.0 ? p->u_start[0] : 0.0) / p->u_free[0];
 }

@@ -67,6 +67,11 @@ typedef struct nsdyn_friction_law {
      * once per contact at setup, not on the hot path. Without it the host
      * names the states z1, z2, ... in "m", as hosts before 2.0 did. */
     nsdyn_friction_state_channels_fn state_channels;
+
+    /* ABI 2.4 (appended, the last field for good): the plugin's optional
+     * interfaces by name, or NULL (plugin.h nsdyn_extension_fn). Read only
+     * when info.struct_size covers this field. */
+    nsdyn_extension_fn extension;
 } nsdyn_friction_law;
 
 /* Descriptor head of a friction law: NSDYN_FRICTION_INFO(.id = "...", ...). */

@@ -156,6 +156,11 @@ typedef struct nsdyn_integrator {
     nsdyn_integrator_stats_fn stats;
     /* Text describing the last failure ("step size 1e-14 below minimum"). */
     nsdyn_integrator_message_fn message;
+
+    /* ABI 2.4 (appended, the last field for good): the plugin's optional
+     * interfaces by name, or NULL (plugin.h nsdyn_extension_fn). Read only
+     * when info.struct_size covers this field. */
+    nsdyn_extension_fn extension;
 } nsdyn_integrator;
 
 /* Descriptor head of an integrator: NSDYN_INTEGRATOR_INFO(.id = "...", ...). */

@@ -10,6 +10,10 @@
  * grows when fields are appended. Every table that can grow starts with
  * struct_size (sizeof the table the plugin was compiled with): the host reads
  * a field only if it lies inside struct_size, so older plugins keep working.
+ * From ABI 2.4 on, a new optional interface of a plugin is not appended to
+ * its kind's table: the table's last field, extension(), returns it by name
+ * (LV2's extension_data), so a table stops growing with every minor version
+ * (docs/plugin-guide.md, "Migrating to ABI 2.4").
  *
  * Threading contract (read this before writing a plugin).
  *  - Discovery class: the entry point and every descriptor are immutable and
@@ -35,7 +39,7 @@ extern "C" {
 #endif
 
 #define NSDYN_ABI_MAJOR 2u
-#define NSDYN_ABI_MINOR 3u
+#define NSDYN_ABI_MINOR 4u
 
 /* Name of the single exported entry point. */
 #define NSDYN_PLUGIN_ENTRY nsdyn_plugin_entry
@@ -324,6 +328,36 @@ typedef struct nsdyn_plugin_info {
 } nsdyn_plugin_info;
 
 #define NSDYN_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* ---- optional interfaces, looked up by name (ABI 2.4) ------------------ */
+
+/* The last field of every kind's table (nsdyn_system, nsdyn_contact_law,
+ * nsdyn_friction_law, nsdyn_integrator): the plugin's optional interface
+ * called `name` (one of the NSDYN_EXT_* names below, or a name of a later
+ * ABI), or NULL when it does not offer it. Discovery class: it returns a
+ * pointer to immutable data that lives as long as the plugin is loaded,
+ * and may be called from any thread. The field itself may be NULL (no
+ * optional interfaces); a host reads it only when info.struct_size covers
+ * it (a plugin built before 2.4 has none). */
+typedef const void *(*nsdyn_extension_fn)(const char *name);
+
+/* NSDYN_EXT_PARAM_ALIASES: an nsdyn_param_aliases. Former names of
+ * parameters: a config that still uses `old_name` sets `name`, and the
+ * host writes a warning with the key's file:line:col into the run's log
+ * (a config setting both is refused). For a renamed parameter, so old
+ * configs keep running while they are moved over. */
+#define NSDYN_EXT_PARAM_ALIASES "nsdyn.param_aliases"
+
+typedef struct nsdyn_param_alias {
+    const char *old_name; /* the key configs used before */
+    const char *name;     /* the declared parameter it now sets */
+} nsdyn_param_alias;
+
+typedef struct nsdyn_param_aliases {
+    uint32_t struct_size; /* sizeof(nsdyn_param_aliases) the plugin was built with */
+    size_t n;
+    const nsdyn_param_alias *alias;
+} nsdyn_param_aliases;
 
 /* pi, the one spelling for host and plugins (M_PI is not ISO C). */
 #define NSDYN_PI 3.14159265358979323846

@@ -283,6 +283,11 @@ typedef struct nsdyn_system {
      * NULL (see nsdyn_system_switch_map_fn). Read only when
      * info.struct_size covers this field. */
     nsdyn_system_switch_map_fn switch_map;
+
+    /* ABI 2.4 (appended, the last field for good): the plugin's optional
+     * interfaces by name, or NULL (plugin.h nsdyn_extension_fn). Read only
+     * when info.struct_size covers this field. */
+    nsdyn_extension_fn extension;
 } nsdyn_system;
 
 /* Descriptor head of a system: NSDYN_SYSTEM_INFO(.id = "...", ...). */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conformance_laws.h"
+#include "plugin_calls.h"
 
 /* A compliant law: never pulls, nothing while separated, finite while
  * penetrating; deterministic; normal_force() allocates nothing. */
@@ -71,13 +72,82 @@ static int impact_contract(nsd_cf *c, int trial, uint32_t dim, const double *G, 
     return 0;
 }
 
-/* A rigid law's local_impulse() with u_free = u_start = u- is its impact()
- * for that one contact (contact.h): the event-driven runner and
- * time-stepping run the same law. Random positive definite blocks and
- * velocities, approaching and not; the same impulse bit for bit. */
+/* A random one-contact problem: G = L L^T positive definite (L lower
+ * triangular with a unit-ish diagonal), u in [-2, 2]^3. */
+static void random_block(unsigned *seed, double *G, double *u) {
+    double L[9] = {0};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j <= i; ++j) L[3 * i + j] = (i == j) + 0.5 * uniform(seed);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            G[3 * i + j] = 0.0;
+            for (int k = 0; k < 3; ++k) G[3 * i + j] += L[3 * i + k] * L[3 * j + k];
+        }
+    for (int i = 0; i < 3; ++i) u[i] = 2.0 * uniform(seed);
+}
+
+/* A law built before ABI 2.4: its local_impulse() with u_free = u_start =
+ * u- is its impact() for that one contact (contact.h), so the
+ * event-driven runner and time-stepping run the same law. Returns 0 with
+ * a finding. */
+static int same_local(nsd_cf *c, const nsdyn_contact_law *law, void *inst, int trial,
+                      const nsdyn_impact_problem *pr, nsdyn_status a, const double *P_imp) {
+    double P_loc[3] = {0};
+    nsdyn_local_impact lp = {sizeof lp,   pr->tangent_dim,  pr->delassus,     pr->u_minus,
+                             pr->u_minus, pr->mu_static[0], pr->mu_kinetic[0]};
+    nsd_cf_probe_start(c);
+    nsdyn_status b = law->local_impulse(inst, &lp, P_loc);
+    nsd_cf_probe_stop(c, "local_impulse()");
+    if ((a > NSDYN_WARNING) == (b > NSDYN_WARNING) &&
+        (a > NSDYN_WARNING || nsd_cf_same(P_imp, P_loc, 3)))
+        return 1;
+    nsd_cf_finding(c,
+                   "trial %d: local_impulse() differs from impact() for one contact "
+                   "(P_n %.17g against %.17g)",
+                   trial, P_loc[0], P_imp[0]);
+    return 0;
+}
+
+/* A law built with ABI 2.4 or later takes the one-contact impulse of
+ * time-stepping from impact() with the problem's restitution_scale
+ * (contact.h): scale 1 must give what a problem without the field gives,
+ * bit for bit, and scale 0 (a contact at rest, Moreau's rule) a plastic
+ * impact, u_n+ = 0 within 1e-9 of the velocities. A law that ignores the
+ * field bounces contacts at rest under time-stepping. Returns 0 with a
+ * finding. */
+static int honours_scale(nsd_cf *c, const nsdyn_contact_law *law, void *inst, int trial,
+                         const nsdyn_impact_problem *pr, nsdyn_status a, const double *P_imp) {
+    nsdyn_impact_problem old = *pr, plastic = *pr;
+    old.struct_size = (uint32_t)offsetof(nsdyn_impact_problem, restitution_scale);
+    const double zero = 0.0;
+    plastic.restitution_scale = &zero;
+    double P_old[3] = {0}, P0[3] = {0}, up[3] = {0}, up0[3] = {0};
+    nsdyn_status b = law->impact(inst, &old, P_old, up);
+    nsd_cf_probe_start(c);
+    nsdyn_status z = law->impact(inst, &plastic, P0, up0);
+    nsd_cf_probe_stop(c, "impact() for one contact");
+    const double size_u = fmax(fabs(pr->u_minus[0]), fmax(fabs(up0[0]), 1e-300));
+    const char *bad = (a > NSDYN_WARNING) != (b > NSDYN_WARNING) ||
+                              (a <= NSDYN_WARNING && !nsd_cf_same(P_imp, P_old, 3))
+                          ? "restitution_scale = 1 changes the impulse of a problem without it"
+                      : z <= NSDYN_WARNING && pr->u_minus[0] < 0.0 && fabs(up0[0]) > 1e-9 * size_u
+                          ? "restitution_scale = 0 leaves a bounce (u_n+ is not 0)"
+                          : NULL;
+    if (!bad) return 1;
+    nsd_cf_finding(c, "trial %d: impact(): %s (u_n- = %.6g, u_n+ = %.6g at scale 0)", trial, bad,
+                   pr->u_minus[0], up0[0]);
+    return 0;
+}
+
+/* A rigid law: coefficients() sane; impact() for one contact keeps the
+ * contract (random positive definite blocks and velocities, approaching
+ * and not), and its one-contact impulse for time-stepping is its impact()
+ * (same_local before ABI 2.4, honours_scale from 2.4). */
 static void check_rigid(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
+    const int new_abi = nsd_plugin_abi_2_4(&law->info);
+    if (!new_abi && !law->local_impulse) return; /* not for time-stepping */
     if (!law->coefficients) {
-        nsd_cf_finding(c, "has local_impulse() but no coefficients()");
+        nsd_cf_finding(c, "has impact() but no coefficients()");
         return;
     }
     nsdyn_rigid_coefficients co = {sizeof co, 0, -1.0};
@@ -85,35 +155,35 @@ static void check_rigid(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
     if (!(co.kind >= NSDYN_RESTITUTION_NEWTON && co.kind <= NSDYN_RESTITUTION_OTHER) ||
         !(co.restitution >= 0.0))
         nsd_cf_finding(c, "coefficients() gives an unknown kind or a negative restitution");
-    unsigned seed = 12345u;
-    for (int trial = 0; trial < 200; ++trial) {
-        double L[9] = {0}, G[9], u[3];
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j <= i; ++j) L[3 * i + j] = (i == j) + 0.5 * uniform(&seed);
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) {
-                G[3 * i + j] = 0.0;
-                for (int k = 0; k < 3; ++k) G[3 * i + j] += L[3 * i + k] * L[3 * j + k];
+    /* pass 0: the contract (and, before 2.4, local_impulse); pass 1 (2.4):
+     * the scale on the same problems, so a broken contract is named as
+     * such first */
+    for (int pass = 0; pass < 1 + new_abi; ++pass) {
+        unsigned seed = 12345u;
+        for (int trial = 0; trial < 200; ++trial) {
+            double G[9], u[3];
+            random_block(&seed, G, u);
+            uint32_t dim = 1 + (uint32_t)(trial % 2);
+            double mu_s = 0.5, mu_k = 0.4, gap = 0.0, P_imp[3] = {0}, up[3];
+            const double one = 1.0;
+            nsdyn_impact_problem pr = {.struct_size = sizeof pr,
+                                       .n_contacts = 1,
+                                       .tangent_dim = dim,
+                                       .delassus = G,
+                                       .u_minus = u,
+                                       .mu_static = &mu_s,
+                                       .mu_kinetic = &mu_k,
+                                       .gaps = &gap,
+                                       .restitution_scale = &one};
+            nsdyn_status a = law->impact(inst, &pr, P_imp, up);
+            if (pass == 1) {
+                if (!honours_scale(c, law, inst, trial, &pr, a, P_imp)) return;
+                continue;
             }
-        for (int i = 0; i < 3; ++i) u[i] = 2.0 * uniform(&seed);
-        uint32_t dim = 1 + (uint32_t)(trial % 2);
-        double mu_s = 0.5, mu_k = 0.4, gap = 0.0, P_imp[3] = {0}, up[3], P_loc[3] = {0};
-        nsdyn_impact_problem pr = {sizeof pr, 1, dim, G, u, &mu_s, &mu_k, &gap, NULL, 0};
-        nsdyn_local_impact lp = {sizeof lp, dim, G, u, u, mu_s, mu_k};
-        nsdyn_status a = law->impact(inst, &pr, P_imp, up);
-        nsd_cf_probe_start(c);
-        nsdyn_status b = law->local_impulse(inst, &lp, P_loc);
-        nsd_cf_probe_stop(c, "local_impulse()");
-        if (a <= NSDYN_WARNING && u[0] < 0.0 && !impact_contract(c, trial, dim, G, u, P_imp, up,
-                                                                 fmax(mu_s, mu_k)))
-            return;
-        if ((a > NSDYN_WARNING) != (b > NSDYN_WARNING) ||
-            (a <= NSDYN_WARNING && !nsd_cf_same(P_imp, P_loc, 3))) {
-            nsd_cf_finding(c,
-                           "trial %d: local_impulse() differs from impact() for one contact "
-                           "(P_n %.17g against %.17g)",
-                           trial, P_loc[0], P_imp[0]);
-            return;
+            if (a <= NSDYN_WARNING && u[0] < 0.0 &&
+                !impact_contract(c, trial, dim, G, u, P_imp, up, fmax(mu_s, mu_k)))
+                return;
+            if (!new_abi && !same_local(c, law, inst, trial, &pr, a, P_imp)) return;
         }
     }
 }
@@ -126,7 +196,7 @@ void nsd_cf_contact(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
     if ((caps & NSDYN_CAP_RIGID_IMPACT) && !law->impact)
         nsd_cf_finding(c, "declares RIGID_IMPACT but has no impact()");
     if (law->normal_force) check_compliant(c, law, inst);
-    if (law->local_impulse && law->impact) check_rigid(c, law, inst);
+    if (law->impact) check_rigid(c, law, inst);
 }
 
 /* ---- integrators: y'' = -y, y(0) = 1, y'(0) = 0, to t = 1 ------------------ */

@@ -11,6 +11,7 @@
 
 #include "affine.h"
 #include "modes.h"
+#include "plugin_calls.h"
 
 /* Relative steps of the central differences: cbrt(eps) balances the
  * O(d^2) truncation against the O(eps / d) rounding of a smooth function
@@ -266,7 +267,7 @@ static int impact_jump(nsd_tangent *tg, size_t c, double t, double *y) {
                             .u_start = u,
                             .mu_static = m->mu_static,
                             .mu_kinetic = m->mu_kinetic};
-    if (m->contact->local_impulse(m->contact_inst, &p, P) > NSDYN_WARNING) return -1;
+    if (nsd_contact_local_impulse(m->contact, m->contact_inst, &p, P) > NSDYN_WARNING) return -1;
     for (size_t k = 0; k < nv; ++k)
         y[nq + k] += B[k] * P[0] + B[nv + k] * P[1] + B[2 * nv + k] * P[2];
     return 1;

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "plugin_calls.h"
+
 /* "a, b, c" of the registry's plugins of `kind` having all bits of `caps`
  * and none of `without`. */
 static void list_ids(const nsd_registry *reg, nsdyn_kind kind, uint32_t caps, uint32_t without,
@@ -22,22 +24,16 @@ static const nsd_toml_node *where(const nsd_section *s, const nsd_config *cfg) {
     return &cfg->root;
 }
 
-/* The rigid laws that give the impulse at one contact alone. */
-static int has_local_impulse(const nsdyn_plugin_info *p) {
-    const nsdyn_contact_law *law = (const nsdyn_contact_law *)p;
-    return p->kind == NSDYN_KIND_CONTACT && (p->provides & NSDYN_CAP_RIGID_IMPACT) &&
-           law->local_impulse && law->coefficients;
-}
-
-/* A time-stepping integrator needs a rigid law with local_impulse and
+/* A time-stepping integrator needs a rigid law with the impulse at one
+ * contact alone (impact() from ABI 2.4, local_impulse() before) and
  * coefficients: the message names both plugins and the laws that work. */
 static size_t check_local_impulse(const nsd_registry *reg, const nsdyn_plugin_info *ct,
                                   const nsdyn_plugin_info *ig, const nsd_config *cfg,
                                   nsd_diag *diag) {
-    if (ct && has_local_impulse(ct)) return 0;
+    if (ct && nsd_contact_has_local_impulse(ct)) return 0;
     char list[1024] = "";
     for (size_t i = 0, k = 0; i < reg->n; ++i) {
-        if (!has_local_impulse(reg->plugins[i].info)) continue;
+        if (!nsd_contact_has_local_impulse(reg->plugins[i].info)) continue;
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s%s", k++ ? ", " : "",
                  reg->plugins[i].info->id);
@@ -45,7 +41,7 @@ static size_t check_local_impulse(const nsd_registry *reg, const nsdyn_plugin_in
     if (ct)
         nsd_diag_at(diag, where(&cfg->contact, cfg),
                     "contact law '%s' cannot run under the time-stepping integrator '%s': it gives "
-                    "no impulse at one contact alone (local_impulse, coefficients; contact.h); "
+                    "no impulse at one contact alone (impact() and coefficients(); contact.h); "
                     "rigid laws that do: %s",
                     ct->id, ig->id, list[0] ? list : "none installed");
     else

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "config.h"
+#include "plugin_calls.h"
 #include "plugin_trust.h"
 
 #include <ctype.h>
@@ -422,8 +423,10 @@ static size_t resolve_plugin(nsd_section *sec, const nsd_toml_node *id, const ns
     char label[160];
     snprintf(label, sizeof label, "[%s] (%s)", name, p->info->id);
     static const char *const skip[] = {"id", NULL};
-    return nsd_params_resolve_over(&sec->params, p->info->params, p->info->n_params, t, over,
-                                   n_over, label, skip, diag);
+    const nsdyn_param_aliases *al = nsd_plugin_param_aliases(p->info); /* ABI 2.4 */
+    return nsd_params_resolve_aliased(&sec->params, p->info->params, p->info->n_params,
+                                      al ? al->alias : NULL, al ? al->n : 0, t, over, n_over, label,
+                                      skip, diag);
 }
 
 /* What an element of [plot] limits is, for "found ...". */

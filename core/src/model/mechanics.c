@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "affine.h"
+#include "plugin_calls.h"
 
 /* Unilateral contacts only; persistent contacts and compliant forces stay
  * in the free acceleration. ctx = nsd_model. */
@@ -121,7 +122,7 @@ static nsdyn_status mech_local_impulse(void *ctx, size_t k, const double *G, con
                             .u_start = u_start,
                             .mu_static = m->mu_kinetic,
                             .mu_kinetic = m->mu_kinetic};
-    nsdyn_status st = m->contact->local_impulse(m->contact_inst, &p, P);
+    nsdyn_status st = nsd_contact_local_impulse(m->contact, m->contact_inst, &p, P);
     if (st > NSDYN_WARNING)
         snprintf(m->failure, sizeof m->failure, "contact law '%s' found no impulse at contact '%s'",
                  m->contact->info.id, m->mech.name[k]);

@@ -268,36 +268,83 @@ static int skipped(const char *key, const char *const *skip) {
     return 0;
 }
 
-/* One entry v of a table (or an override standing in for it): an
- * unknown key is an error, else converted. Returns the errors added. */
-static size_t take(nsd_params *out, const char **names, const nsd_toml_node *v, const char *section,
-                   nsd_diag *diag) {
-    const size_t n = out->n;
-    int i = nsd_params_index(out->decls, n, v->key);
-    if (i < 0) {
-        const char *near = nsd_did_you_mean(v->key, names, n);
-        if (near)
-            nsd_diag_at(diag, v, "%s: unknown key '%s' (did you mean '%s'?)", section, v->key,
-                        near);
-        else {
-            char list[768] = "";
-            for (size_t j = 0; j < n; ++j) {
-                size_t used = strlen(list);
-                snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", names[j]);
-            }
-            nsd_diag_at(diag, v, "%s: unknown key '%s' (known keys: %s)", section, v->key,
-                        n ? list : "none");
+/* Former names of parameters, for one resolve. */
+typedef struct alias_set {
+    const nsdyn_param_alias *a;
+    size_t n;
+} alias_set;
+
+/* The declared name a key stands for: itself, or the name it is a former
+ * name of; *old set when it is a former name. */
+static const char *declared_key(const alias_set *al, const char *key, int *old) {
+    *old = 0;
+    for (size_t i = 0; i < al->n; ++i)
+        if (strcmp(al->a[i].old_name, key) == 0) {
+            *old = 1;
+            return al->a[i].name;
         }
+    return key;
+}
+
+static void unknown_key(const char **names, size_t n, const nsd_toml_node *v, const char *section,
+                        nsd_diag *diag) {
+    const char *near = nsd_did_you_mean(v->key, names, n);
+    if (near) {
+        nsd_diag_at(diag, v, "%s: unknown key '%s' (did you mean '%s'?)", section, v->key, near);
+        return;
+    }
+    char list[768] = "";
+    for (size_t j = 0; j < n; ++j) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", names[j]);
+    }
+    nsd_diag_at(diag, v, "%s: unknown key '%s' (known keys: %s)", section, v->key,
+                n ? list : "none");
+}
+
+/* One entry v of a table (or an override standing in for it): an
+ * unknown key is an error, a former name a warning, else converted.
+ * Returns the errors added. */
+static size_t take(nsd_params *out, const char **names, const alias_set *al, const nsd_toml_node *v,
+                   const char *section, nsd_diag *diag) {
+    int old = 0;
+    const char *key = declared_key(al, v->key, &old);
+    int i = nsd_params_index(out->decls, out->n, key);
+    if (i < 0) {
+        unknown_key(names, out->n, v, section, diag);
         return 1;
     }
+    /* The other name of the same parameter came first: a --set entry (no
+     * position; --set is appended to the file's table) replaces it, as it
+     * replaces a key of the same name; two in the file are an error. */
+    if (out->from[i] && strcmp(out->from[i]->key, v->key) != 0 && v->line == 0) {
+        free(out->arrays[i]);
+        out->arrays[i] = NULL;
+    } else if (out->from[i] && strcmp(out->from[i]->key, v->key) != 0) {
+        char at[256];
+        nsd_diag_at(diag, v,
+                    "%s: key '%s' sets '%s' a second time (also set at %s): '%s' is a "
+                    "former name of '%s'; keep one",
+                    section, v->key, key, nsd_node_where(out->from[i], at, sizeof at),
+                    old ? v->key : out->from[i]->key, key);
+        return 1;
+    }
+    if (old)
+        nsd_diag_at(&out->notes, v,
+                    "%s: key '%s' is the former name of '%s'; it still sets '%s' (write '%s': "
+                    "docs/plugin-guide.md, \"Migrating to ABI 2.4\")",
+                    section, v->key, key, key, key);
     out->from[i] = v;
     return convert(out, (size_t)i, v, section, diag);
 }
 
-/* Is key among the n entries of over? */
-static int overridden(const char *key, const nsd_toml_node *const *over, size_t n) {
+/* Is key (or the parameter it names) among the n entries of over? */
+static int overridden(const alias_set *al, const char *key, const nsd_toml_node *const *over,
+                      size_t n) {
+    int old;
+    const char *name = declared_key(al, key, &old);
     for (size_t i = 0; i < n; ++i)
-        if (strcmp(over[i]->key, key) == 0) return 1;
+        if (strcmp(declared_key(al, over[i]->key, &old), name) == 0) return 1;
     return 0;
 }
 
@@ -305,6 +352,16 @@ size_t nsd_params_resolve_over(nsd_params *out, const nsdyn_param_decl *decls, s
                                const nsd_toml_node *table, const nsd_toml_node *const *over,
                                size_t n_over, const char *section, const char *const *skip,
                                nsd_diag *diag) {
+    return nsd_params_resolve_aliased(out, decls, n, NULL, 0, table, over, n_over, section, skip,
+                                      diag);
+}
+
+size_t nsd_params_resolve_aliased(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
+                                  const nsdyn_param_alias *aliases, size_t n_aliases,
+                                  const nsd_toml_node *table, const nsd_toml_node *const *over,
+                                  size_t n_over, const char *section, const char *const *skip,
+                                  nsd_diag *diag) {
+    const alias_set al = {aliases, aliases ? n_aliases : 0};
     memset(out, 0, sizeof *out);
     out->decls = decls;
     out->n = n;
@@ -325,11 +382,11 @@ size_t nsd_params_resolve_over(nsd_params *out, const nsdyn_param_decl *decls, s
      * appends), so the messages come in the same order. */
     for (size_t k = 0; table && k < table->n_items; ++k) {
         const nsd_toml_node *v = &table->items[k];
-        if (!skipped(v->key, skip) && !overridden(v->key, over, n_over))
-            errors += take(out, names, v, section, diag);
+        if (!skipped(v->key, skip) && !overridden(&al, v->key, over, n_over))
+            errors += take(out, names, &al, v, section, diag);
     }
     for (size_t k = 0; k < n_over; ++k)
-        if (!skipped(over[k]->key, skip)) errors += take(out, names, over[k], section, diag);
+        if (!skipped(over[k]->key, skip)) errors += take(out, names, &al, over[k], section, diag);
     free(names);
     /* the section's place: the file's table, else the first override */
     const nsd_toml_node *at = table ? table : n_over ? over[0] : NULL;
@@ -354,6 +411,7 @@ void nsd_params_free(nsd_params *p) {
     free(p->arrays);
     free(p->values);
     free(p->from);
+    nsd_diag_free(&p->notes);
     memset(p, 0, sizeof *p);
 }
 

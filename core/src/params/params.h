@@ -16,6 +16,9 @@ typedef struct nsd_params {
     nsdyn_value *values;        /* n, in declaration order */
     double **arrays;            /* storage for REAL_ARRAY values */
     const nsd_toml_node **from; /* node each value came from; NULL = default */
+    /* Warnings, "file:line:col: ..." (a key set by a former name, plugin.h
+     * NSDYN_EXT_PARAM_ALIASES); the scenario puts them into the run's log. */
+    nsd_diag notes;
 } nsd_params;
 
 /* Check `table` (may be NULL: all defaults) against `decls`. Keys listed in
@@ -34,6 +37,15 @@ size_t nsd_params_resolve_over(nsd_params *out, const nsdyn_param_decl *decls, s
                                const nsd_toml_node *table, const nsd_toml_node *const *over,
                                size_t n_over, const char *section, const char *const *skip,
                                nsd_diag *diag);
+/* The same, where a key may be a former name (aliases, n_aliases; plugin.h
+ * nsdyn_param_alias): it sets the parameter it names, with a warning in
+ * out->notes at the key; setting both names is an error, and an override
+ * of either name replaces the file's entry of the other. */
+size_t nsd_params_resolve_aliased(nsd_params *out, const nsdyn_param_decl *decls, size_t n,
+                                  const nsdyn_param_alias *aliases, size_t n_aliases,
+                                  const nsd_toml_node *table, const nsd_toml_node *const *over,
+                                  size_t n_over, const char *section, const char *const *skip,
+                                  nsd_diag *diag);
 void nsd_params_free(nsd_params *p);
 
 /* Index of a declared name, or -1. */

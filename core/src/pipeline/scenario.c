@@ -47,8 +47,19 @@ size_t nsd_scenario_override(nsd_scenario *s, const nsd_scenario *base, const ns
     return derive(s, base, NULL, over, diag);
 }
 
+/* The config's warnings (a parameter set by a former name) into the log,
+ * before the mark every run rewinds to, so each run's log keeps them. */
+static void config_notes(nsd_scenario *s) {
+    const nsd_section *sec[] = {&s->app.cfg.system, &s->app.cfg.contact, &s->app.cfg.friction,
+                                &s->app.cfg.integrator};
+    for (size_t k = 0; k < sizeof sec / sizeof *sec; ++k)
+        for (size_t i = 0; i < sec[k]->params.notes.n; ++i)
+            nsd_runlog_add(&s->log, NSDYN_LOG_WARNING, sec[k]->params.notes.lines[i]);
+}
+
 size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag) {
     if (!s->app.host.log) s->app.host = nsd_runlog_host(&s->log);
+    config_notes(s);
     size_t errors = nsd_model_create(&s->model, &s->app.cfg, &s->app.host, diag);
     s->created_mark = nsd_runlog_mark_now(&s->log);
     s->created = 1; /* a model that failed half-way is destroyed too */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "plugin_calls.h"
 
 const char *nsd_kind_name(nsdyn_kind kind) {
     switch (kind) {
@@ -54,9 +55,7 @@ static size_t min_descriptor_size(nsdyn_kind kind) {
 }
 
 uint32_t nsd_descriptor_flags(const nsdyn_plugin_info *p) {
-    if (p->kind != NSDYN_KIND_CONTACT) return 0;
-    const nsdyn_contact_law *c = (const nsdyn_contact_law *)p;
-    return c->local_impulse && c->coefficients ? NSD_INDEX_LOCAL_IMPULSE : 0;
+    return nsd_contact_has_local_impulse(p) ? NSD_INDEX_LOCAL_IMPULSE : 0;
 }
 
 /* A plugin id: [a-z0-9_]+, at most NSD_MAX_ID_LEN characters. The length
@@ -184,7 +183,12 @@ static char *check_callbacks(const nsdyn_plugin_info *p) {
                 return fmt("declares NSDYN_CAP_COMPLIANT_NORMAL but normal_force() is NULL");
             if (rigid && !c->impact)
                 return fmt("declares NSDYN_CAP_RIGID_IMPACT but impact() is NULL");
-            if (!c->local_impulse != !c->coefficients)
+            if (nsd_plugin_abi_2_4(p) && c->local_impulse)
+                return fmt("gives local_impulse(), which a host never calls from ABI 2.4: "
+                           "time-stepping calls impact() on one contact with the problem's "
+                           "restitution_scale; set it NULL (docs/plugin-guide.md, \"Migrating "
+                           "to ABI 2.4\")");
+            if (!nsd_plugin_abi_2_4(p) && !c->local_impulse != !c->coefficients)
                 return fmt("local_impulse() and coefficients() come together (contact.h, ABI 2.0), "
                            "but one of them is NULL");
             if (c->local_impulse && !rigid)
@@ -214,6 +218,26 @@ static char *check_callbacks(const nsdyn_plugin_info *p) {
 }
 #undef NEED
 
+/* The former names of parameters (plugin.h NSDYN_EXT_PARAM_ALIASES): each
+ * names a declared parameter and is not itself one. */
+static char *check_aliases(const nsdyn_plugin_info *p) {
+    const nsdyn_param_aliases *a = nsd_plugin_extension(p, NSDYN_EXT_PARAM_ALIASES);
+    if (!a) return NULL;
+    if (a->struct_size < offsetof(nsdyn_param_aliases, alias) + sizeof a->alias ||
+        (a->n && !a->alias))
+        return fmt("its %s table is cut short or has no entries", NSDYN_EXT_PARAM_ALIASES);
+    for (size_t i = 0; i < a->n; ++i) {
+        const nsdyn_param_alias *x = &a->alias[i];
+        if (!x->old_name || !x->name || nsd_params_index(p->params, p->n_params, x->name) < 0)
+            return fmt("%s entry %zu: '%s' is not a declared parameter", NSDYN_EXT_PARAM_ALIASES, i,
+                       x->name ? x->name : "(null)");
+        if (nsd_params_index(p->params, p->n_params, x->old_name) >= 0)
+            return fmt("%s entry %zu: the former name '%s' is still a declared parameter",
+                       NSDYN_EXT_PARAM_ALIASES, i, x->old_name);
+    }
+    return NULL;
+}
+
 /* Every check of descriptor `i` of `path`: NULL when it passes, else the
  * one-line problem (it names the file). */
 static char *check_descriptor(const char *path, uint32_t i, const nsdyn_plugin_info *info) {
@@ -239,6 +263,7 @@ static char *check_descriptor(const char *path, uint32_t i, const nsdyn_plugin_i
         why = fmt("has %s summary (expected one line of text)", null_or_bad(info->summary));
     if (!why) why = check_params(info);
     if (!why) why = check_callbacks(info);
+    if (!why) why = check_aliases(info);
     if (!why) return NULL;
     char *line = fmt("%s: plugin '%s': %s", path, info->id, why);
     free(why);

@@ -38,7 +38,8 @@ extern const nsdyn_kind nsd_all_kinds[4];
 /* A plugin id: [a-z0-9_]+, at most NSD_MAX_ID_LEN characters. */
 int nsd_valid_plugin_id(const char *id);
 
-/* Index flag: a contact law with local_impulse() and coefficients(). */
+/* Index flag: a contact law that gives the impulse at one contact alone
+ * (plugin_calls.h nsd_contact_has_local_impulse). */
 #define NSD_INDEX_LOCAL_IMPULSE 1u
 
 /* The index flags a descriptor earns (NSD_INDEX_*). */

@@ -34,12 +34,14 @@ typedef struct nsd_stub {
     char id[NSD_MAX_ID_LEN + 1];
 } nsd_stub;
 
-/* Stand-ins that make a placeholder say "has local_impulse()"; never
- * called (find() returns only opened plugins). */
-static nsdyn_status stub_local_impulse(void *inst, const nsdyn_local_impact *p, double *P) {
+/* Stand-ins that make a placeholder say "gives the impulse at one contact
+ * alone" (an ABI 2.4 rigid law: impact() and coefficients()); never called
+ * (find() returns only opened plugins). */
+static nsdyn_status stub_impact(void *inst, const nsdyn_impact_problem *p, double *P, double *u) {
     (void)inst;
     (void)p;
     (void)P;
+    (void)u;
     return NSDYN_FATAL;
 }
 static void stub_coefficients(void *inst, nsdyn_rigid_coefficients *out) {
@@ -97,7 +99,7 @@ static void add_stub(nsd_registry *r, const index_entry *e, size_t file) {
     i->provides = e->provides;
     i->needs = e->needs;
     if (e->kind == NSDYN_KIND_CONTACT && (e->flags & NSD_INDEX_LOCAL_IMPULSE)) {
-        s->d.c.local_impulse = stub_local_impulse;
+        s->d.c.impact = stub_impact;
         s->d.c.coefficients = stub_coefficients;
     }
     nsd_plugin *p = add_plugin(r, NULL, file);

@@ -1,0 +1,35 @@
+/* Calls into a loaded plugin that depend on the ABI minor it was built
+ * with, made in one place so the rest of the host never asks which
+ * version a plugin is: its optional interfaces by name (ABI 2.4) and a
+ * rigid law's impulse at one contact alone (impact() on a one-contact
+ * problem from 2.4, local_impulse() before). */
+#ifndef NSD_PLUGIN_CALLS_H
+#define NSD_PLUGIN_CALLS_H
+
+#include "nsdyn/nsdyn.h"
+
+/* Was the plugin built with ABI 2.4 or later? */
+int nsd_plugin_abi_2_4(const nsdyn_plugin_info *info);
+
+/* The plugin's optional interface `name` (plugin.h NSDYN_EXT_*), or NULL
+ * when it offers none by that name or was built before ABI 2.4. */
+const void *nsd_plugin_extension(const nsdyn_plugin_info *info, const char *name);
+
+/* The former names of the plugin's parameters (NSDYN_EXT_PARAM_ALIASES), or
+ * NULL (the loader refuses a plugin whose table is broken: plugin_file.c). */
+const nsdyn_param_aliases *nsd_plugin_param_aliases(const nsdyn_plugin_info *info);
+
+/* Does the rigid law give the impulse at one contact alone (time-stepping
+ * needs it)? From 2.4 every rigid law with impact() and coefficients()
+ * does; before, one with local_impulse(). */
+int nsd_contact_has_local_impulse(const nsdyn_plugin_info *info);
+
+/* The impulse P (3) [N s] at one contact alone (contact.h
+ * nsdyn_local_impact): a law built with ABI 2.4 or later by its impact()
+ * on the one-contact problem with Moreau's restitution scale (no impulse
+ * for a contact that does not approach, u_free,n >= 0), an older law by
+ * its local_impulse(). Hot path: no allocation. */
+nsdyn_status nsd_contact_local_impulse(const nsdyn_contact_law *law, void *inst,
+                                       const nsdyn_local_impact *p, double *P);
+
+#endif
