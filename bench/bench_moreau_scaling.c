@@ -110,7 +110,7 @@ static double time_run(const nsdyn_integrator *ig, loaded *L, size_t *m_closed_s
         t = rep.t;
         ++steps;
         if (rep.contact_impulse) /* steps with an impulse (not timed apart) */
-            for (size_t c = 0; c < L->m.mech.n; ++c)
+            for (size_t c = 0; c < L->m.d->mech.n; ++c)
                 if (rep.contact_impulse[3 * c] != 0.0) {
                     ++closed;
                     break;

@@ -269,7 +269,7 @@ static int composed_run(composed *c, run_out *o) {
 
     if (failed) {
         fprintf(stderr, "bench: composed run failed at t = %.9g s: %s %s\n", t, ig->message(inst),
-                m->failure);
+                m->d->failure);
         return -1;
     }
     o->ns = t_stop.cpu - t_start.cpu;

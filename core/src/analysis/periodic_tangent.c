@@ -54,7 +54,7 @@ static int fail(nsd_tangent *tg, const char *fmt, const char *detail) {
 static int rhs(nsd_tangent *tg, double t, const double *y, double *f) {
     tg->rhs_evals++;
     if (nsd_model_rhs(tg->m, t, y, f) <= NSDYN_WARNING) return 0;
-    return fail(tg, "variational equations: the right-hand side failed: %s", tg->m->failure);
+    return fail(tg, "variational equations: the right-hand side failed: %s", tg->m->d->failure);
 }
 
 /* A = df/dy at (t, y) by central differences, into A (n x n row-major). */
@@ -185,17 +185,17 @@ static int impact_jump(nsd_tangent *tg, size_t c, double t, double *y) {
     nsd_model *m = tg->m;
     size_t nq = m->nq, nv = m->nv;
     nsd_model_ask_contacts(m, NSD_ROWS_NONE);
-    m->jac[c] = m->W + c * 3 * nv;
+    m->d->jac[c] = m->d->W + c * 3 * nv;
     if (nsd_model_contacts_now(m, t, y, y + nq) > NSDYN_WARNING) return -1;
-    double u[3] = {m->ce[c].u[0], m->ce[c].u[1], m->ce[c].u[2]};
+    double u[3] = {m->d->ce[c].u[0], m->d->ce[c].u[1], m->d->ce[c].u[2]};
     if (!(u[0] < 0.0)) return 0;
-    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+    memset(m->d->lambda, 0, 3 * m->nc * sizeof *m->d->lambda);
     const size_t comp[3] = {3 * c, 3 * c + 1, 3 * c + 2};
     double *B = tg->T; /* 3 x nv rows of (M^-1 W^T)^T */
     if (nsd_affine_base(m, t, y, y + nq) > NSDYN_WARNING ||
         nsd_affine_columns(m, t, y, y + nq, 3, comp, NULL, B) > NSDYN_WARNING)
         return -1;
-    const double *Wc = m->W + c * 3 * nv;
+    const double *Wc = m->d->W + c * 3 * nv;
     double Gd[9] = {0}, P[3] = {0};
     for (size_t a = 0; a < 3; ++a)
         for (size_t b = 0; b < 3; ++b)
@@ -235,7 +235,7 @@ static int apply_jump(nsd_tangent *tg, int k, double t, double *y) {
                     m->layout.switches[tg->src.index]);
     if (k == 2 && impact_jump(tg, tg->src.index / 2, t, y) < 0)
         return fail(tg, "variational equations: the impact could not be reproduced: %s",
-                    m->failure);
+                    m->d->failure);
     return 0;
 }
 
@@ -261,14 +261,14 @@ static int event_value(nsd_tangent *tg, long e, double t, const double *y, doubl
     if (src->kind == NSD_SOURCE_CONTACT && src->index % 2 == 0 && m->ed.on) {
         double *f = tg->g + m->n_events, *df = f + m->nc;
         if (nsd_modes_gaps(m, t, y, f, df) > NSDYN_WARNING)
-            return fail(tg, "variational equations: the contact gaps failed: %s", m->failure);
+            return fail(tg, "variational equations: the contact gaps failed: %s", m->d->failure);
         if (isfinite(f[src->index / 2])) {
             *h = f[src->index / 2];
             return 0;
         }
     }
     if (nsd_model_event_functions(m, t, y, tg->g) > NSDYN_WARNING)
-        return fail(tg, "variational equations: the event functions failed: %s", m->failure);
+        return fail(tg, "variational equations: the event functions failed: %s", m->d->failure);
     *h = tg->g[e];
     return 0;
 }
@@ -416,7 +416,7 @@ static int on_jump_after(void *ctx, const nsd_event_source *src, double t, const
     /* S = G + (f+ - G f- - g_t) grad(h)^T / hdot, then Phi <- S Phi. At
      * the Poincare section the map ends at the perturbed crossing itself,
      * not at the nominal time: no flow after it, so no f+ term. */
-    int section = src->kind == NSD_SOURCE_SWITCH && m->section_switch == src->index + 1;
+    int section = src->kind == NSD_SOURCE_SWITCH && m->d->section_switch == src->index + 1;
     for (size_t i = 0; i < n; ++i) {
         double r = (section ? 0.0 : tg->fb[i]) - tg->g_t[i];
         for (size_t k = 0; k < n; ++k) r -= tg->G[i * n + k] * tg->f_minus[k];
@@ -477,10 +477,10 @@ void nsd_tangent_begin(nsd_tangent *tg) {
     for (size_t i = 0; i < n; ++i) tg->Phi[i * n + i] = 1.0;
     tg->pending = 0;
     tg->message[0] = '\0';
-    tg->m->observer = &tg->obs;
+    tg->m->d->observer = &tg->obs;
 }
 
-void nsd_tangent_end(nsd_tangent *tg) { tg->m->observer = NULL; }
+void nsd_tangent_end(nsd_tangent *tg) { tg->m->d->observer = NULL; }
 
 const double *nsd_tangent_matrix(const nsd_tangent *tg) { return tg->Phi; }
 unsigned long long nsd_tangent_rhs_evals(const nsd_tangent *tg) { return tg->rhs_evals; }

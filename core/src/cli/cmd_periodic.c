@@ -160,12 +160,12 @@ static int write_orbit_run(nsd_scenario *s, const nsd_periodic_spec *sp, const d
     s->app.cfg.settings = *saved;
     nsd_model *m = &s->model;
     memcpy(m->y0, y, m->n * sizeof *y);
-    m->section_switch = sp->section + 1;
-    m->section_count = sp->crossings;
+    m->d->section_switch = sp->section + 1;
+    m->d->section_count = sp->crossings;
     nsd_diag diag = {0};
     size_t e = nsd_scenario_run(s, NULL, &diag);
     nsd_diag_free(&diag);
-    m->section_switch = 0;
+    m->d->section_switch = 0;
     int rc = -1;
     if (e)
         snprintf(err, len, "the orbit's run could not start");

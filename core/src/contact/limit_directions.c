@@ -56,10 +56,10 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
         return -1;
     }
     if (nsd_model_tangent_response(m, t, y) > NSDYN_WARNING) {
-        snprintf(err, err_len, "%s", m->failure);
+        snprintf(err, err_len, "%s", m->d->failure);
         return -1;
     }
-    const nsdyn_contact_eval *e = &m->ce[c];
+    const nsdyn_contact_eval *e = &m->d->ce[c];
     if (hypot(e->u[1], e->u[2]) > 1e-12) {
         snprintf(err, err_len,
                  "the state is not on Sigma: contact '%s' slips at (%g, %g) m/s; set its "
@@ -69,12 +69,12 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
     }
     out->contact = c;
     size_t ms = m->stick.m;
-    out->a[0] = m->stick.rhs[first];
-    out->a[1] = m->stick.rhs[first + 1];
-    out->G[0] = m->stick.G[first * ms + first];
-    out->G[1] = m->stick.G[first * ms + first + 1];
-    out->G[2] = m->stick.G[(first + 1) * ms + first];
-    out->G[3] = m->stick.G[(first + 1) * ms + first + 1];
+    out->a[0] = m->d->stick.rhs[first];
+    out->a[1] = m->d->stick.rhs[first + 1];
+    out->G[0] = m->d->stick.G[first * ms + first];
+    out->G[1] = m->d->stick.G[first * ms + first + 1];
+    out->G[2] = m->d->stick.G[(first + 1) * ms + first];
+    out->G[3] = m->d->stick.G[(first + 1) * ms + first + 1];
     m->friction->bounds(m->friction_inst, e->normal_load, &out->F_static, &out->F_kinetic);
 
     /* Stick force: G F = -a. */

@@ -64,12 +64,12 @@
  * leaves the cone. */
 #define NSD_CONE_MARGIN 1e-9
 
-/* The base force of contact c (fixed parts in m->lambda: a persistent or
+/* The base force of contact c (fixed parts in m->d->lambda: a persistent or
  * compliant contact's load, a slipping contact's friction per N) plus the
  * unknowns of x. */
 static void contact_force(const nsd_model *m, const double *x, size_t c, double *f) {
-    const nsd_modes_work *w = m->ed.work;
-    f[0] = m->lambda[3 * c], f[1] = m->lambda[3 * c + 1], f[2] = m->lambda[3 * c + 2];
+    const nsd_modes_work *w = m->d->ed.work;
+    f[0] = m->d->lambda[3 * c], f[1] = m->d->lambda[3 * c + 1], f[2] = m->d->lambda[3 * c + 2];
     for (size_t k = 0; k < w->n_unknown; ++k)
         if (w->unk[k] / 3 == c) f[w->unk[k] % 3] += x[k];
 }
@@ -85,11 +85,11 @@ static size_t unknown_of(const nsd_modes_work *w, size_t c, size_t comp) {
  * |F_t| <= mu_s N at sticking ones, to slack times the force scale. */
 static int admissible(const nsd_model *m, const double *x, double slack) {
     for (size_t c = 0; c < m->nc; ++c) {
-        if (!m->ce[c].active || !m->ed.mode[c].closed) continue;
+        if (!m->d->ce[c].active || !m->d->ed.mode[c].closed) continue;
         double f[3];
         contact_force(m, x, c, f);
-        if (unknown_of(m->ed.work, c, 0) < m->ed.work->n_unknown && f[0] < -slack) return 0;
-        if (m->friction && m->ed.mode[c].stick &&
+        if (unknown_of(m->d->ed.work, c, 0) < m->d->ed.work->n_unknown && f[0] < -slack) return 0;
+        if (m->friction && m->d->ed.mode[c].stick &&
             hypot(f[1], f[2]) > m->mu_static * fmax(f[0], 0.0) + slack)
             return 0;
     }
@@ -101,17 +101,18 @@ static int admissible(const nsd_model *m, const double *x, double slack) {
  * (nsn_proj_cone); a sticking contact with a given N (persistent,
  * compliant) F_t onto the disc of radius mu_s N. Unknowns only. */
 static void project_cones(const nsd_model *m, double *x) {
-    const nsd_modes_work *w = m->ed.work;
+    const nsd_modes_work *w = m->d->ed.work;
     size_t nu = w->n_unknown;
     for (size_t c = 0; c < m->nc; ++c) {
-        if (!m->ce[c].active || !m->ed.mode[c].closed) continue;
+        if (!m->d->ce[c].active || !m->d->ed.mode[c].closed) continue;
         size_t kn = unknown_of(w, c, 0), k1 = unknown_of(w, c, 1), k2 = unknown_of(w, c, 2);
-        int stick = m->friction && m->ed.mode[c].stick && k1 < nu;
+        int stick = m->friction && m->d->ed.mode[c].stick && k1 < nu;
         if (!stick) {
-            if (kn < nu) x[kn] = fmax(x[kn], -m->lambda[3 * c]);
+            if (kn < nu) x[kn] = fmax(x[kn], -m->d->lambda[3 * c]);
             continue;
         }
-        double f[3], base[3] = {m->lambda[3 * c], m->lambda[3 * c + 1], m->lambda[3 * c + 2]};
+        double f[3],
+            base[3] = {m->d->lambda[3 * c], m->d->lambda[3 * c + 1], m->d->lambda[3 * c + 2]};
         contact_force(m, x, c, f);
         unsigned nt = k2 < nu ? 2u : 1u;
         double mu = m->mu_static * (1.0 - NSD_CONE_MARGIN);
@@ -149,18 +150,18 @@ static void project_affine(const nsd_modes_work *w, size_t nu, size_t d, const d
 static double violation(const nsd_model *m, const double *x) {
     double v = -INFINITY, mu = m->mu_static * (1.0 - NSD_CONE_MARGIN);
     for (size_t c = 0; c < m->nc; ++c) {
-        if (!m->ce[c].active || !m->ed.mode[c].closed) continue;
+        if (!m->d->ce[c].active || !m->d->ed.mode[c].closed) continue;
         double f[3];
         contact_force(m, x, c, f);
-        if (unknown_of(m->ed.work, c, 0) < m->ed.work->n_unknown) v = fmax(v, -f[0]);
-        if (m->friction && m->ed.mode[c].stick) v = fmax(v, hypot(f[1], f[2]) - mu * f[0]);
+        if (unknown_of(m->d->ed.work, c, 0) < m->d->ed.work->n_unknown) v = fmax(v, -f[0]);
+        if (m->friction && m->d->ed.mode[c].stick) v = fmax(v, hypot(f[1], f[2]) - mu * f[0]);
     }
     return v;
 }
 
 /* violation() along x0 + s z (z: the first column of w->adm_Z). */
 static double line_violation(const nsd_model *m, size_t nu, double s) {
-    const nsd_modes_work *w = m->ed.work;
+    const nsd_modes_work *w = m->d->ed.work;
     for (size_t i = 0; i < nu; ++i) w->adm_xk[i] = w->adm_x0[i] + s * w->adm_Z[i];
     return violation(m, w->adm_xk);
 }
@@ -174,7 +175,7 @@ static double line_violation(const nsd_model *m, size_t nu, double s) {
  * rounding where Dykstra's iteration converges sublinearly (a one-point
  * intersection). Returns 1 with x in w->x, 0 if the interval is empty. */
 static int admissible_on_line(nsd_model *m, size_t nu, double scale) {
-    nsd_modes_work *w = m->ed.work;
+    nsd_modes_work *w = m->d->ed.work;
     const double slack = 1e-12 * scale, phi = 0.5 * (sqrt(5.0) - 1.0);
     double lo = -1e3 * scale, hi = 1e3 * scale;
     for (int it = 0; it < 200 && hi - lo > 1e-15 * scale; ++it) {
@@ -202,7 +203,7 @@ static int admissible_on_line(nsd_model *m, size_t nu, double scale) {
 /* The least-norm admissible forces (2. above) into w->x, from the
  * least-norm x0 in w->x. Returns 1 if found, 0 if not (w->x untouched). */
 static int admissible_forces(nsd_model *m, size_t nu, double scale) {
-    nsd_modes_work *w = m->ed.work;
+    nsd_modes_work *w = m->d->ed.work;
     /* null(A): the right singular vectors of A beyond its rank are the
      * left ones of A^T, which is what row-major A is to LAPACK */
     memcpy(w->adm_work, w->A, nu * nu * sizeof *w->A);
@@ -257,19 +258,19 @@ static int admissible_forces(nsd_model *m, size_t nu, double scale) {
  * Rigid contacts keep the refusal (a Painleve-type inconsistency). */
 #define NSD_COMPLIANT_RESIDUAL 1e-2
 static int compliant_sticking(const nsd_model *m, double residual) {
-    const nsd_modes_work *w = m->ed.work;
+    const nsd_modes_work *w = m->d->ed.work;
     double a_free = 0.0;
-    for (size_t i = 0; i < m->nv; ++i) a_free = fmax(a_free, fabs(m->a0[i]));
+    for (size_t i = 0; i < m->nv; ++i) a_free = fmax(a_free, fabs(m->d->a0[i]));
     if (!(residual <= NSD_COMPLIANT_RESIDUAL * a_free)) return 0;
     for (size_t k = 0; k < w->n_unknown; ++k) {
         size_t c = w->unk[k] / 3;
-        if (w->unk[k] % 3 == 0 || !is_compliant(m, c) || !m->ed.mode[c].stick) return 0;
+        if (w->unk[k] % 3 == 0 || !is_compliant(m, c) || !m->d->ed.mode[c].stick) return 0;
     }
     return 1;
 }
 
 int nsd_modes_solve_forces(nsd_model *m, size_t nu) {
-    nsd_modes_work *w = m->ed.work;
+    nsd_modes_work *w = m->d->ed.work;
     memcpy(w->u_minus, w->x, nu * sizeof *w->x);
     int rank =
         nsn_least_norm(nu, w->A, w->x, NSD_FORCE_RANK_RTOL, w->ln_work, w->ln_len, w->ln_jpvt);
@@ -299,7 +300,7 @@ int nsd_modes_solve_forces(nsd_model *m, size_t nu) {
     if (rmax > NSD_FORCE_RESIDUAL_RTOL * (amax * xmax + bmax) && !compliant_sticking(m, rmax))
         return -1;
     double scale = xmax;
-    for (size_t k = 0; k < 3 * m->nc; ++k) scale = fmax(scale, fabs(m->lambda[k]));
+    for (size_t k = 0; k < 3 * m->nc; ++k) scale = fmax(scale, fabs(m->d->lambda[k]));
     if (!admissible(m, w->x, 1e-12 * scale)) admissible_forces(m, nu, scale);
     return 0;
 }

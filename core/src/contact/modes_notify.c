@@ -36,20 +36,21 @@ static int abi_mode(const nsd_model *m, const nsd_contact_mode *md, size_t c) {
 
 /* The system's energy output at (t, y) [J], NaN without one. */
 static double energy_now(nsd_model *m, double t, const double *y) {
-    if (m->audit.output < 0 || !m->audit.scratch) return NAN;
-    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit.scratch) > NSDYN_WARNING)
+    if (m->audit.output < 0 || !m->d->audit_scratch) return NAN;
+    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->d->lambda, m->d->audit_scratch) >
+        NSDYN_WARNING)
         return NAN;
-    return m->audit.scratch[m->audit.output];
+    return m->d->audit_scratch[m->audit.output];
 }
 
 /* Old and new modes into the work buffers; the first unilateral contact
  * whose open/closed status changed (all do at the start), or nc. */
 static size_t fill_modes(nsd_model *m, int initial) {
-    nsd_modes_work *w = m->ed.work;
+    nsd_modes_work *w = m->d->ed.work;
     size_t first = m->nc;
     for (size_t c = 0; c < m->nc; ++c) {
         w->cm_old[c] = initial ? NSDYN_CMODE_UNKNOWN : abi_mode(m, &w->prev[c], c);
-        w->cm_new[c] = abi_mode(m, &m->ed.mode[c], c);
+        w->cm_new[c] = abi_mode(m, &m->d->ed.mode[c], c);
         int changed =
             initial || (w->cm_old[c] == NSDYN_CMODE_OPEN) != (w->cm_new[c] == NSDYN_CMODE_OPEN);
         if (first == m->nc && is_unilateral(m, c) && changed) first = c;
@@ -61,16 +62,16 @@ static size_t fill_modes(nsd_model *m, int initial) {
  * velocities (logged, tallied), 0 if not, -1 on failure. */
 static int call_system(nsd_model *m, nsdyn_system_on_contact_modes_fn hook, double t, double *y,
                        size_t first, nsd_event_log *log, nsd_reset_tally *tally) {
-    nsd_modes_work *w = m->ed.work;
+    nsd_modes_work *w = m->d->ed.work;
     double *v = y + m->nq;
     if (nsd_modes_eval_contacts(m, t, y, 0) > NSDYN_WARNING) return -1;
     double u_before[3];
-    memcpy(u_before, m->ce[first].u, sizeof u_before);
+    memcpy(u_before, m->d->ce[first].u, sizeof u_before);
     double e_before = energy_now(m, t, y);
     memcpy(w->v_hook, v, m->nv * sizeof *v);
     nsdyn_status st = hook(m->sys_inst, t, m->nc, w->cm_old, w->cm_new, y, v);
     if (st > NSDYN_WARNING) {
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(m->d->failure, sizeof m->d->failure,
                  "system '%s' on_contact_modes() failed at t = %.9g s (%s)", m->sys->info.id, t,
                  nsdyn_status_name(st));
         return -1;
@@ -78,7 +79,7 @@ static int call_system(nsd_model *m, nsdyn_system_on_contact_modes_fn hook, doub
     if (memcmp(w->v_hook, v, m->nv * sizeof *v) == 0) return 0;
     for (size_t i = 0; i < m->nv; ++i)
         if (!isfinite(v[i])) {
-            snprintf(m->failure, sizeof m->failure,
+            snprintf(m->d->failure, sizeof m->d->failure,
                      "system '%s' on_contact_modes() made velocity %zu non-finite at t = %.9g s",
                      m->sys->info.id, i, t);
             return -1;
@@ -93,7 +94,7 @@ static int call_system(nsd_model *m, nsdyn_system_on_contact_modes_fn hook, doub
     nsd_event_record *r = nsd_modes_log_add(log, t, first, NSD_EVENT_SYSTEM_RESET);
     if (r) {
         memcpy(r->u_before, u_before, sizeof r->u_before);
-        memcpy(r->u_after, m->ce[first].u, sizeof r->u_after);
+        memcpy(r->u_after, m->d->ce[first].u, sizeof r->u_after);
     }
     return 1;
 }
@@ -107,7 +108,7 @@ nsdyn_status nsd_modes_resolve_notify(nsd_model *m, double t, double *y, nsd_eve
         size_t first = fill_modes(m, initial && round == 0);
         if (first == m->nc) return NSDYN_OK;
         if (round == NSD_MAX_RESET_ROUNDS) {
-            snprintf(m->failure, sizeof m->failure,
+            snprintf(m->d->failure, sizeof m->d->failure,
                      "system '%s' changed the velocities %d times at t = %.9g s and contacts "
                      "still open or close after each: its resets (on_contact_modes) do not settle",
                      m->sys->info.id, round, t);

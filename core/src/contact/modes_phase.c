@@ -64,18 +64,18 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
-void nsd_modes_reset(nsd_model *m) {
+void nsd_modes_reset(const nsd_model *m, nsd_data *d) {
+    nsd_contact_mode *mode = d->ed.mode;
     for (size_t c = 0; c < m->nc; ++c) {
-        m->ed.mode[c] = (nsd_contact_mode){0};
-        m->ed.mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
-        m->ed.mode[c].stick = -1; /* not known before the first resolution */
-        m->ed.mode[c].dir[0] = 1.0;
-        m->ed.mode[c].g_ref[0] = m->ed.mode[c].g_ref[1] = -INFINITY;
+        mode[c] = (nsd_contact_mode){0};
+        mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
+        mode[c].stick = -1; /* not known before the first resolution */
+        mode[c].dir[0] = 1.0;
+        mode[c].g_ref[0] = mode[c].g_ref[1] = -INFINITY;
     }
 }
 
-void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
-                    double contact_tolerance) {
+void nsd_modes_alloc(const nsd_model *m, nsd_data *d) {
     size_t nc = m->nc, nv = m->nv, n3 = 3 * (nc ? nc : 1);
     nsd_modes_work *w = xcalloc(1, sizeof *w);
     w->unk = xcalloc(n3, sizeof *w->unk);
@@ -110,9 +110,13 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
     w->adm_x0 = xcalloc(5 * n3, sizeof *w->adm_x0);
     w->adm_xk = w->adm_x0 + n3, w->adm_p = w->adm_x0 + 2 * n3;
     w->adm_q = w->adm_x0 + 3 * n3, w->adm_y = w->adm_x0 + 4 * n3;
-    m->ed.work = w;
-    m->ed.mode = xcalloc(nc, sizeof *m->ed.mode);
-    nsd_modes_reset(m);
+    d->ed.work = w;
+    d->ed.mode = xcalloc(nc, sizeof *d->ed.mode);
+    nsd_modes_reset(m, d);
+}
+
+void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
+                    double contact_tolerance) {
     m->ed.rest_velocity = rest_velocity;
     m->ed.rest_ratio = rest_ratio;
     m->ed.contact_tolerance = contact_tolerance;
@@ -121,8 +125,8 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
         m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
 }
 
-void nsd_modes_free(nsd_model *m) {
-    nsd_modes_work *w = m->ed.work;
+void nsd_modes_free(nsd_data *d) {
+    nsd_modes_work *w = d->ed.work;
     if (w) {
         free(w->unk);
         free(w->C);
@@ -154,9 +158,9 @@ void nsd_modes_free(nsd_model *m) {
         free(w->adm_x0);
         free(w);
     }
-    free(m->ed.mode);
-    m->ed.work = NULL;
-    m->ed.mode = NULL;
+    free(d->ed.mode);
+    d->ed.work = NULL;
+    d->ed.mode = NULL;
 }
 
 /* contacts() with Jacobian rows for the contacts that need them (closed,
@@ -164,7 +168,7 @@ void nsd_modes_free(nsd_model *m) {
 nsdyn_status nsd_modes_eval_contacts(nsd_model *m, double t, const double *y, int all_rows) {
     nsd_model_ask_contacts(m, all_rows ? NSD_ROWS_ALL : NSD_ROWS_NONE);
     for (size_t c = 0; c < m->nc && !all_rows; ++c)
-        if (m->ed.mode[c].closed) m->jac[c] = m->W + c * 3 * m->nv;
+        if (m->d->ed.mode[c].closed) m->d->jac[c] = m->d->W + c * 3 * m->nv;
     nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     return nsd_model_check_contacts(m, t);
@@ -175,7 +179,7 @@ nsdyn_status nsd_modes_eval_contacts(nsd_model *m, double t, const double *y, in
  * started from stick). The threshold is far below the stick event's
  * (rest_velocity), so it never puts a kink where a phase ends. */
 void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d) {
-    const nsdyn_contact_eval *e = &m->ce[c];
+    const nsdyn_contact_eval *e = &m->d->ce[c];
     double tiny = 1e-3 * m->ed.rest_velocity;
     if (m->layout.contacts[c].tangent_dim == 2) {
         double s = hypot(e->u[1], e->u[2]);
@@ -183,11 +187,11 @@ void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d) {
             d[0] = e->u[1] / s;
             d[1] = e->u[2] / s;
         } else {
-            d[0] = m->ed.mode[c].dir[0];
-            d[1] = m->ed.mode[c].dir[1];
+            d[0] = m->d->ed.mode[c].dir[0];
+            d[1] = m->d->ed.mode[c].dir[1];
         }
     } else {
-        d[0] = fabs(e->u[1]) > tiny ? (e->u[1] > 0 ? 1.0 : -1.0) : m->ed.mode[c].dir[0];
+        d[0] = fabs(e->u[1]) > tiny ? (e->u[1] > 0 ? 1.0 : -1.0) : m->d->ed.mode[c].dir[0];
         d[1] = 0.0;
     }
 }
@@ -198,7 +202,7 @@ void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d) {
  * zero-slip threshold when the slip has just started. The laws' force is
  * proportional to N (friction.h), so the unknown N carries it. */
 static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, double t) {
-    const nsdyn_contact_eval *e = &m->ce[c];
+    const nsdyn_contact_eval *e = &m->d->ce[c];
     uint32_t dim = m->layout.contacts[c].tangent_dim;
     double s = dim == 2 ? hypot(e->u[1], e->u[2]) : fabs(e->u[1]);
     double floor_speed = 1e-3 * m->ed.rest_velocity;
@@ -207,7 +211,7 @@ static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, doubl
     /* 1-D: never against the phase's direction d (see solve_current) */
     if (dim == 1 && e->u[1] * d[0] <= floor_speed) in.slip[0] = floor_speed * d[0];
     in.slip[1] = dim == 2 ? (s > floor_speed ? e->u[2] : floor_speed * d[1]) : 0.0;
-    double *f = m->ed.work->fric + 2 * c;
+    double *f = m->d->ed.work->fric + 2 * c;
     f[0] = f[1] = 0.0;
     nsdyn_status st = m->friction->force(m->friction_inst, &in, f, NULL);
     return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "friction force()") : NSDYN_OK;
@@ -215,11 +219,11 @@ static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, doubl
 
 /* Unit pattern of unknown k added (sign +1) or removed (-1) in lambda. */
 static void apply_unknown(nsd_model *m, size_t k, double amount) {
-    nsd_modes_work *w = m->ed.work;
+    nsd_modes_work *w = m->d->ed.work;
     size_t c = w->unk[k] / 3, comp = w->unk[k] % 3;
-    double *lam = m->lambda + 3 * c;
+    double *lam = m->d->lambda + 3 * c;
     lam[comp] += amount;
-    if (comp == 0 && m->friction && !m->ed.mode[c].stick) {
+    if (comp == 0 && m->friction && !m->d->ed.mode[c].stick) {
         /* a slipping closed contact: its friction follows its normal force */
         lam[1] += amount * w->fric[2 * c];
         lam[2] += amount * w->fric[2 * c + 1];
@@ -229,14 +233,14 @@ static void apply_unknown(nsd_model *m, size_t k, double amount) {
 /* Forces of the current modes and v' at (t, y): contacts must have been
  * evaluated (eval_contacts) at (t, y) with rows for the closed ones. */
 nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, double *vdot) {
-    nsd_modes_work *w = m->ed.work;
+    nsd_modes_work *w = m->d->ed.work;
     const double *q = y, *v = y + m->nq;
     size_t nv = m->nv, nu = 0;
     for (size_t c = 0; c < m->nc; ++c) {
-        double *lam = m->lambda + 3 * c;
+        double *lam = m->d->lambda + 3 * c;
         lam[0] = lam[1] = lam[2] = 0.0;
-        const nsdyn_contact_eval *e = &m->ce[c];
-        if (!e->active || !m->ed.mode[c].closed) continue;
+        const nsdyn_contact_eval *e = &m->d->ce[c];
+        if (!e->active || !m->d->ed.mode[c].closed) continue;
         int persistent = !is_unilateral(m, c), compliant = is_compliant(m, c);
         double N = persistent ? e->normal_load : 0.0;
         if (compliant) {
@@ -252,7 +256,7 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
             w->unk[nu++] = 3 * c;
         }
         if (!m->friction) continue;
-        if (m->ed.mode[c].stick) {
+        if (m->d->ed.mode[c].stick) {
             for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
                 w->unk[nu++] = 3 * c + 1 + j;
             }
@@ -264,7 +268,7 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
              * itself, and the integrator rejected every step across it
              * without locating it (a walker whose stance foot stopped
              * slipping took 1e6 steps at t = 0.0945 s). */
-            w->slip_dir[2 * c] = m->ed.mode[c].dir[0];
+            w->slip_dir[2 * c] = m->d->ed.mode[c].dir[0];
             w->slip_dir[2 * c + 1] = 0.0;
             nsdyn_status fs = slip_friction(m, c, w->slip_dir + 2 * c, t);
             if (fs > NSDYN_WARNING) return fs;
@@ -282,21 +286,21 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
     nsdyn_status st = nsd_affine_base(m, t, q, v);
     if (st > NSDYN_WARNING) return st;
     if (nu == 0) {
-        memcpy(vdot, m->a0, nv * sizeof *vdot);
+        memcpy(vdot, m->d->a0, nv * sizeof *vdot);
         return NSDYN_OK;
     }
     st = nsd_affine_columns(m, t, q, v, nu, NULL, apply_unknown, w->C);
     if (st > NSDYN_WARNING) return st;
     nsd_affine_block(m, w->unk, nu, w->C, nu, w->A);
-    for (size_t r = 0; r < nu; ++r) w->x[r] = -nsd_affine_local_acc(m, w->unk[r], m->a0);
+    for (size_t r = 0; r < nu; ++r) w->x[r] = -nsd_affine_local_acc(m, w->unk[r], m->d->a0);
     if (nsd_modes_solve_forces(m, nu) != 0) {
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(m->d->failure, sizeof m->d->failure,
                  "the contact constraints of the current modes are singular at t = %.9g s "
                  "(redundant contacts: the forces are not determined)",
                  t);
         return NSDYN_ERROR;
     }
-    memcpy(vdot, m->a0, nv * sizeof *vdot);
+    memcpy(vdot, m->d->a0, nv * sizeof *vdot);
     for (size_t k = 0; k < nu; ++k) {
         apply_unknown(m, k, w->x[k]);
         for (size_t i = 0; i < nv; ++i) vdot[i] += w->C[k * nv + i] * w->x[k];
@@ -312,9 +316,9 @@ nsdyn_status nsd_modes_forces(nsd_model *m, double t, const double *y, double *v
 
 /* Raw event values (before the offsets) of contact c, from the last solve. */
 void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
-    const nsdyn_contact_eval *e = &m->ce[c];
-    const nsd_contact_mode *md = &m->ed.mode[c];
-    const double *lam = m->lambda + 3 * c;
+    const nsdyn_contact_eval *e = &m->d->ce[c];
+    const nsd_contact_mode *md = &m->d->ed.mode[c];
+    const double *lam = m->d->lambda + 3 * c;
     g[0] = g[1] = 1.0;
     if (!e->active) return;
     /* an open contact's gap is the step guard's (step_guard.h), compliant
@@ -345,13 +349,13 @@ void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
 }
 
 nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g) {
-    nsdyn_status st = nsd_modes_forces(m, t, y, m->ed.work->acc);
+    nsdyn_status st = nsd_modes_forces(m, t, y, m->d->ed.work->acc);
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c) {
         double raw[2];
         nsd_modes_raw_events(m, c, raw);
-        g[2 * c] = raw[0] - m->ed.mode[c].g_ref[0];
-        g[2 * c + 1] = raw[1] - m->ed.mode[c].g_ref[1];
+        g[2 * c] = raw[0] - m->d->ed.mode[c].g_ref[0];
+        g[2 * c + 1] = raw[1] - m->d->ed.mode[c].g_ref[1];
     }
     return NSDYN_OK;
 }
@@ -362,9 +366,9 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
-        int open = is_unilateral(m, c) && m->ce[c].active && !m->ed.mode[c].closed;
-        f[c] = open ? m->ce[c].gap - m->ed.mode[c].g_ref[0] : INFINITY;
-        df[c] = m->ce[c].u[0];
+        int open = is_unilateral(m, c) && m->d->ce[c].active && !m->d->ed.mode[c].closed;
+        f[c] = open ? m->d->ce[c].gap - m->d->ed.mode[c].g_ref[0] : INFINITY;
+        df[c] = m->d->ce[c].u[0];
     }
     return NSDYN_OK;
 }
@@ -376,5 +380,6 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
 double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double normal_acc) {
     (void)t;
     double band_speed = sqrt(2.0 * fabs(normal_acc) * m->ed.contact_tolerance);
-    return fmax(fmax(m->ed.rest_ratio * m->ed.mode[c].v_scale, band_speed), m->ed.mode[c].v_unresolved);
+    return fmax(fmax(m->ed.rest_ratio * m->d->ed.mode[c].v_scale, band_speed),
+                m->d->ed.mode[c].v_unresolved);
 }

@@ -8,7 +8,7 @@
 #include "modes_work.h"
 
 static inline double rest_speed(const nsd_model *m, size_t c, double t) {
-    return nsd_modes_rest_speed(m, c, t, m->ed.work->an[c]);
+    return nsd_modes_rest_speed(m, c, t, m->d->ed.work->an[c]);
 }
 
 /* contacts() with Jacobian rows for the contacts that need them (closed,

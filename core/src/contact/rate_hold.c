@@ -15,26 +15,26 @@
 
 /* The normal acceleration of the gap of contact c [m/s^2] (the rate of
  * its gap rate u_n) with its normal force set to f_N and every other force
- * as the right-hand side left them in m->lambda. */
+ * as the right-hand side left them in m->d->lambda. */
 static nsdyn_status gap_acc(nsd_model *m, double t, const double *y, size_t c, double f_N,
                             double *acc) {
-    double saved = m->lambda[3 * c];
-    m->lambda[3 * c] = f_N;
+    double saved = m->d->lambda[3 * c];
+    m->d->lambda[3 * c] = f_N;
     nsdyn_status st = nsd_affine_base(m, t, y, y + m->nq);
-    m->lambda[3 * c] = saved;
+    m->d->lambda[3 * c] = saved;
     if (st > NSDYN_WARNING) return st;
-    *acc = nsd_affine_local_acc(m, 3 * c, m->a0);
+    *acc = nsd_affine_local_acc(m, 3 * c, m->d->a0);
     return NSDYN_OK;
 }
 
 int nsd_rate_held(nsd_model *m, double t, const double *y, double *ydot, size_t c, double *f_comp_N,
                   double *f_exp_N) {
-    /* the forces of the current modes into m->lambda, then every contact's
+    /* the forces of the current modes into m->d->lambda, then every contact's
      * rows and drift (the rate event's contact is unilateral: no row yet) */
     if (nsd_model_rhs(m, t, y, ydot) > NSDYN_WARNING) return -1;
     nsd_model_ask_contacts(m, NSD_ROWS_ALL);
     if (nsd_model_contacts_now(m, t, y, y + m->nq) > NSDYN_WARNING) return -1;
-    const nsdyn_contact_eval *e = &m->ce[c];
+    const nsdyn_contact_eval *e = &m->d->ce[c];
     if (!e->active || !(e->gap < 0.0)) return 0;
     /* one-sided limits of the law at gap_rate = 0: the smallest normal
      * rate on each side (the law sees only the rate's sign there) */

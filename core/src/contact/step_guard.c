@@ -76,7 +76,7 @@ static int state_at(guard_call *k, double t, double *y) {
         return 0;
     }
     if (k->ig->dense(k->inst, t, y) > NSDYN_WARNING) {
-        snprintf(k->m->failure, sizeof k->m->failure,
+        snprintf(k->m->d->failure, sizeof k->m->d->failure,
                  "the step guard could not read the dense output at t = %.17g s: %s", t,
                  k->ig->message ? k->ig->message(k->inst) : "");
         return -1;
@@ -105,7 +105,7 @@ static int gaps_masked_at(guard_call *k, double t, const double *y, const unsign
     g->evaluations_some++;
     nsd_model_ask_contacts(m, NSD_ROWS_NONE);
     nsdyn_status st =
-        nsd_contacts_evaluate_some(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, mask, m->ce);
+        nsd_contacts_evaluate_some(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, mask, m->d->ce);
     if (st > NSDYN_WARNING) {
         nsd_model_fail(m, st, t, "system contacts()");
         return -1;
@@ -113,16 +113,16 @@ static int gaps_masked_at(guard_call *k, double t, const double *y, const unsign
     for (size_t c = 0; c < m->nc; ++c) {
         if (!mask[c]) continue;
         g->gaps++;
-        const nsdyn_contact_eval *e = &m->ce[c];
+        const nsdyn_contact_eval *e = &m->d->ce[c];
         if (e->active && !isfinite(e->gap + e->u[0] + e->u[1] + e->u[2] + e->normal_load)) {
-            snprintf(m->failure, sizeof m->failure,
+            snprintf(m->d->failure, sizeof m->d->failure,
                      "system '%s' returned a non-finite gap, velocity or load at contact '%s' at "
                      "t = %.9g s (gap %g m, u_n %g m/s)",
                      m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
             return -1;
         }
-        int open = is_unilateral(m, c) && e->active && !m->ed.mode[c].closed;
-        lf(g, level)[c] = open ? e->gap - m->ed.mode[c].g_ref[0] : INFINITY;
+        int open = is_unilateral(m, c) && e->active && !m->d->ed.mode[c].closed;
+        lf(g, level)[c] = open ? e->gap - m->d->ed.mode[c].g_ref[0] : INFINITY;
         ldf(g, level)[c] = e->u[0];
     }
     return 0;
@@ -535,7 +535,7 @@ static int located(guard_call *k, double t_hit, size_t c) {
         return -1;
     k->g->hits++;
     double rate = ldf(k->g, L1_CUR)[c];
-    nsd_contact_mode *md = &k->m->ed.mode[c];
+    nsd_contact_mode *md = &k->m->d->ed.mode[c];
     if (rate > 0.0) md->v_unresolved = fmax(md->v_unresolved, rate * (1.0 + 1e-9));
     return 1;
 }
@@ -546,10 +546,10 @@ static int located(guard_call *k, double t_hit, size_t c) {
 static int penetrating(nsd_model *m, const double *f, const double *df, double t) {
     for (size_t c = 0; c < m->nc; ++c) {
         if (!(f[c] < -m->ed.contact_tolerance && df[c] < 0.0)) continue;
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(m->d->failure, sizeof m->d->failure,
                  "contact '%s' is open but penetrates by %.3g m and approaches at %.3g m/s at t = "
                  "%.9g s (it started the phase penetrated; an impact was missed)",
-                 m->layout.contacts[c].name, -(f[c] + m->ed.mode[c].g_ref[0]), -df[c], t);
+                 m->layout.contacts[c].name, -(f[c] + m->d->ed.mode[c].g_ref[0]), -df[c], t);
         return 1;
     }
     return 0;

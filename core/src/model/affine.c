@@ -7,7 +7,7 @@ static double dot(const double *a, const double *b, size_t n) {
 }
 
 nsdyn_status nsd_affine_base(nsd_model *m, double t, const double *q, const double *v) {
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->a0);
+    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->d->lambda, NULL, m->d->a0);
     return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "system derivatives()") : NSDYN_OK;
 }
 
@@ -15,19 +15,20 @@ nsdyn_status nsd_affine_columns(nsd_model *m, double t, const double *q, const d
                                 const size_t *comp, nsd_affine_probe probe, double *cols) {
     size_t nv = m->nv;
     for (size_t j = 0; j < n; ++j) {
-        double *slot = probe ? NULL : &m->lambda[comp ? comp[j] : j];
+        double *slot = probe ? NULL : &m->d->lambda[comp ? comp[j] : j];
         double saved = slot ? *slot : 0.0;
         if (probe)
             probe(m, j, 1.0);
         else
             *slot = saved + 1.0;
-        nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, NULL, m->vdot_unit);
+        nsdyn_status st =
+            m->sys->derivatives(m->sys_inst, t, q, v, m->d->lambda, NULL, m->d->vdot_unit);
         if (probe)
             probe(m, j, -1.0);
         else
             *slot = saved;
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system derivatives()");
-        for (size_t i = 0; i < nv; ++i) cols[j * nv + i] = m->vdot_unit[i] - m->a0[i];
+        for (size_t i = 0; i < nv; ++i) cols[j * nv + i] = m->d->vdot_unit[i] - m->d->a0[i];
     }
     return NSDYN_OK;
 }
@@ -37,7 +38,7 @@ double nsd_affine_entry(const nsd_model *m, size_t comp, const double *col) {
 }
 
 double nsd_affine_local_acc(const nsd_model *m, size_t comp, const double *vdot) {
-    return dot(nsd_affine_row(m, comp), vdot, m->nv) + m->ce[comp / 3].drift[comp % 3];
+    return dot(nsd_affine_row(m, comp), vdot, m->nv) + m->d->ce[comp / 3].drift[comp % 3];
 }
 
 void nsd_affine_block(const nsd_model *m, const size_t *rows, size_t nr, const double *cols,

@@ -26,10 +26,10 @@ static double sum_n(const double *a, size_t n) {
 static double contacts_sum(const nsd_model *m) {
     double s = 0.0;
     for (size_t c = 0; c < m->nc; ++c) {
-        const nsdyn_contact_eval *e = &m->ce[c];
+        const nsdyn_contact_eval *e = &m->d->ce[c];
         if (!e->active) continue;
         s += e->gap + sum_n(e->u, 3) + e->normal_load;
-        if (m->jac[c]) s += sum_n(m->jac[c], 3 * m->nv) + sum_n(e->drift, 3);
+        if (m->d->jac[c]) s += sum_n(m->d->jac[c], 3 * m->nv) + sum_n(e->drift, 3);
     }
     return s;
 }
@@ -39,12 +39,13 @@ nsdyn_status nsd_model_check_contacts(nsd_model *m, double t) {
     /* Something is not finite (or a sum of finite values overflowed):
      * find and name the culprit entry by entry. */
     for (size_t c = 0; c < m->nc; ++c) {
-        const nsdyn_contact_eval *e = &m->ce[c];
+        const nsdyn_contact_eval *e = &m->d->ce[c];
         if (!e->active) continue;
         int ok = isfinite(e->gap) && all_finite_n(e->u, 3) && isfinite(e->normal_load);
-        if (ok && m->jac[c]) ok = all_finite_n(m->jac[c], 3 * m->nv) && all_finite_n(e->drift, 3);
+        if (ok && m->d->jac[c])
+            ok = all_finite_n(m->d->jac[c], 3 * m->nv) && all_finite_n(e->drift, 3);
         if (ok) continue;
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(m->d->failure, sizeof m->d->failure,
                  "system '%s' returned a non-finite gap, velocity, load or Jacobian at contact "
                  "'%s' at t = %.9g s (gap %g m, u_n %g m/s)",
                  m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
@@ -57,16 +58,16 @@ nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *
     nsd_model_ask_contacts(m, NSD_ROWS_NONE);
     nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
     if (st > NSDYN_WARNING) {
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(m->d->failure, sizeof m->d->failure,
                  "system contacts() returned status %d at t = %.9g s", (int)st, t);
         return st;
     }
     if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
-        const nsdyn_contact_eval *e = &m->ce[c];
+        const nsdyn_contact_eval *e = &m->d->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active || e->gap >= -tol)
             continue;
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(m->d->failure, sizeof m->d->failure,
                  "contact '%s' starts penetrated by %.6g m, deeper than run.contact_tolerance = %g "
                  "m: a rigid contact cannot push the body out (it would rest under the surface); "
                  "start it on or above the surface",
@@ -77,8 +78,8 @@ nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *
 }
 
 nsdyn_status nsd_model_fail(nsd_model *m, nsdyn_status st, double t, const char *what) {
-    snprintf(m->failure, sizeof m->failure, "%s returned status %d at t = %.9g s", what, (int)st,
-             t);
+    snprintf(m->d->failure, sizeof m->d->failure, "%s returned status %d at t = %.9g s", what,
+             (int)st, t);
     return st;
 }
 

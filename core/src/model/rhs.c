@@ -21,22 +21,22 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
                                       int want_jacobians) {
     const double *q = y, *v = y + m->nq;
     if (m->nc) {
-        /* Without rows the request's Jacobian list is NULL, and m->jac is
+        /* Without rows the request's Jacobian list is NULL, and m->d->jac is
          * left alone: rewriting it (a memset through the PLT) on every
          * right-hand side cost more than the system's contacts(). */
         double *const *rows = NULL;
         if (want_jacobians) {
             nsd_model_ask_contacts(m, NSD_ROWS_PERSISTENT);
-            rows = m->jac;
+            rows = m->d->jac;
         }
         nsdyn_status st =
-            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, rows, m->ce);
+            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, rows, m->d->ce);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
     }
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_decl *d = &m->layout.contacts[c];
-        const nsdyn_contact_eval *e = &m->ce[c];
-        double *lam = m->lambda + 3 * c;
+        const nsdyn_contact_eval *e = &m->d->ce[c];
+        double *lam = m->d->lambda + 3 * c;
         double N = 0.0;
         if (!e->active)
             N = 0.0; /* switched off in the system's current mode */
@@ -93,7 +93,7 @@ static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *qd
         st = nsd_model_contact_forces(m, t, y, zdot, 0);
         if (st > NSDYN_WARNING) return st;
     }
-    st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, qdot, vdot);
+    st = m->sys->derivatives(m->sys_inst, t, q, v, m->d->lambda, qdot, vdot);
     if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system derivatives()");
     return NSDYN_OK;
 }
@@ -104,7 +104,7 @@ static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *qd
 __attribute__((flatten)) nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y,
                                                     double *ydot) {
     nsd_model *m = ctx;
-    m->rhs_evals++;
+    m->d->rhs_evals++;
     double *zdot = ydot + m->nq + m->nv;
     for (size_t i = 0; i < m->nz; ++i) zdot[i] = 0.0;
     nsdyn_status st = evaluate(m, t, y, ydot, ydot + m->nq, zdot);
@@ -116,8 +116,8 @@ __attribute__((flatten)) nsdyn_status nsd_model_rhs(void *ctx, double t, const d
     if (isfinite(sum)) return NSDYN_OK;
     for (size_t i = 0; i < m->n; ++i)
         if (!isfinite(ydot[i])) {
-            snprintf(m->failure, sizeof m->failure, "non-finite derivative of '%s' at t = %.9g s",
-                     m->channels[1 + i].name, t);
+            snprintf(m->d->failure, sizeof m->d->failure,
+                     "non-finite derivative of '%s' at t = %.9g s", m->channels[1 + i].name, t);
             return NSDYN_REJECT_STEP;
         }
     return NSDYN_OK; /* finite terms whose sum overflowed */
@@ -130,16 +130,16 @@ nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, dou
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system stops()");
     }
     if (m->layout.n_switches && m->sys->switches) {
-        nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
+        nsdyn_status st = evaluate(m, t, y, NULL, m->d->vdot_sample, NULL);
         if (st > NSDYN_WARNING) return st;
-        st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda,
+        st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->d->lambda,
                               g + m->event_first[NSD_SOURCE_SWITCH]);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system switches()");
     }
     if (m->regime->events) {
         nsdyn_status st = m->regime->events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
         if (st > NSDYN_WARNING || !m->n_rate_events) return st;
-        /* m->ce is current: the regime's events evaluated every contact at (t, y) */
+        /* m->d->ce is current: the regime's events evaluated every contact at (t, y) */
     } else if (m->n_rate_events) {
         nsd_model_ask_contacts(m, NSD_ROWS_NONE);
         nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
@@ -149,7 +149,7 @@ nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, dou
         double *gr = g + m->event_first[NSD_SOURCE_RATE];
         for (size_t k = 0; k < m->n_rate_events; ++k) {
             const nsdyn_contact_eval *e =
-                &m->ce[m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index];
+                &m->d->ce[m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index];
             gr[k] = e->active && e->gap < 0.0 ? e->u[0] : 1.0;
         }
     }
@@ -158,9 +158,9 @@ nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, dou
 
 nsdyn_status nsd_model_switch_functions(nsd_model *m, double t, const double *y, double *g) {
     if (!m->layout.n_switches || !m->sys->switches) return NSDYN_OK;
-    nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
+    nsdyn_status st = evaluate(m, t, y, NULL, m->d->vdot_sample, NULL);
     if (st > NSDYN_WARNING) return st;
-    st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda, g);
+    st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->d->lambda, g);
     return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "system switches()") : NSDYN_OK;
 }
 
@@ -179,27 +179,27 @@ void nsd_model_ode(nsd_model *m, nsdyn_ode *ode) {
 }
 
 nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *row) {
-    nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
+    nsdyn_status st = evaluate(m, t, y, NULL, m->d->vdot_sample, NULL);
     if (st > NSDYN_WARNING) return st;
     size_t k = 0;
     row[k++] = t;
     for (size_t i = 0; i < m->n; ++i) row[k++] = y[i];
-    for (size_t j = 0; m->mech.step_impulse && m->mech.step_h > 0.0 && j < m->mech.n; ++j)
+    for (size_t j = 0; m->d->mech.step_impulse && m->d->mech.step_h > 0.0 && j < m->d->mech.n; ++j)
         for (size_t a = 0; a < 3; ++a)
-            m->lambda[3 * m->mech.contact[j] + a] =
-                m->mech.step_impulse[3 * j + a] / m->mech.step_h;
+            m->d->lambda[3 * m->d->mech.contact[j] + a] =
+                m->d->mech.step_impulse[3 * j + a] / m->d->mech.step_h;
     for (size_t c = 0; c < m->nc; ++c) {
-        row[k++] = m->lambda[3 * c];
+        row[k++] = m->d->lambda[3 * c];
         for (size_t d = 0; d < m->layout.contacts[c].tangent_dim && d < 2; ++d)
-            row[k++] = m->lambda[3 * c + 1 + d];
+            row[k++] = m->d->lambda[3 * c + 1 + d];
     }
     if (m->layout.n_outputs && m->sys->outputs) {
-        st = m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, row + k);
+        st = m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->d->lambda, row + k);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system outputs()");
     }
     for (size_t i = 1; i < m->n_channels; ++i) {
         if (isfinite(row[i])) continue;
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(m->d->failure, sizeof m->d->failure,
                  "channel '%s' is %g at t = %.9g s (a plugin returned a non-finite value)",
                  m->channels[i].name, row[i], t);
         return NSDYN_ERROR;

@@ -110,7 +110,7 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
                              size_t *refused) {
     nsd_model *m = r->m;
     const double *y_start = m->y0;
-    if (m->observer && (!r->locates || (r->ig->info.provides & NSDYN_CAP_TIME_STEPPING)))
+    if (m->d->observer && (!r->locates || (r->ig->info.provides & NSDYN_CAP_TIME_STEPPING)))
         return nsd_runner_failed(
             r,
             "integrator '%s' does not locate events: the variational equations "
@@ -121,19 +121,19 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
     if (rigid && nsd_model_check_initial_gaps(m, r->t0, m->y0, cfg->settings.contact_tolerance) >
                      NSDYN_WARNING)
         return nsd_runner_failed(r, "the run cannot start at t = %.9g s: %s; state: %s", r->t0,
-                                 m->failure, nsd_runner_describe(r, m->y0));
+                                 m->d->failure, nsd_runner_describe(r, m->y0));
     if (m->ed.on) {
         memcpy(r->y_switch, m->y0, m->n * sizeof *r->y_switch);
         if (nsd_runner_resolve_modes(r, r->t0, r->y_switch, -1, 1) > NSDYN_WARNING)
             return nsd_runner_failed(
-                r, "the initial contact modes could not be determined: %s; state: %s", m->failure,
-                nsd_runner_describe(r, m->y0));
+                r, "the initial contact modes could not be determined: %s; state: %s",
+                m->d->failure, nsd_runner_describe(r, m->y0));
         y_start = r->y_last = r->y_switch;
     }
     if (r->ig->setup(r->inst, &r->ode_ig, r->t0, y_start, r->t_end) > NSDYN_WARNING) {
-        if (m->failure[0]) /* the model failed (a plugin's NaN): its message, exit 3 */
+        if (m->d->failure[0]) /* the model failed (a plugin's NaN): its message, exit 3 */
             return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t0,
-                                     m->failure);
+                                     m->d->failure);
         report_setup_refusal(r, cfg, diag);
         *refused = 1;
         return NSD_NEXT_STEP;
@@ -146,7 +146,8 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
     }
     if (r->ode.n_events) nsd_model_event_functions(m, r->t0, y_start, r->g_prev);
     if (m->ed.on && nsd_step_guard_start(&r->guard, m, r->t0, y_start) > NSDYN_WARNING)
-        return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t0, m->failure);
+        return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t0,
+                                 m->d->failure);
     return NSD_GO_ON;
 }
 
@@ -189,7 +190,7 @@ static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_sour
     int gr = nsd_step_guard_check(&r->guard, r->m, r->ig, r->inst, rep->t, rep->y, &t_hit, &hit);
     if (gr < 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", rep->t,
-                                 r->m->failure, nsd_runner_describe(r, rep->y));
+                                 r->m->d->failure, nsd_runner_describe(r, rep->y));
     if (gr == 1) {
         rep->t = t_hit;
         rep->y = r->guard.y;
@@ -220,16 +221,16 @@ static const char *held_cause(nsd_runner *r) {
                  "opens the gap and expansion force %.9g N closes it: a Filippov sliding mode on "
                  "gap_rate = 0 that the runner has no hold mode for (docs/event-driven.md "
                  "\"Bi-stiffness at rest\")",
-                 m->layout.contacts[c].name, m->ce[c].u[0], -m->ce[c].gap, m->contact->info.id,
-                 f_comp_N, f_exp_N);
+                 m->layout.contacts[c].name, m->d->ce[c].u[0], -m->d->ce[c].gap,
+                 m->contact->info.id, f_comp_N, f_exp_N);
         break;
     }
-    m->failure[0] = '\0'; /* a plugin failure of the test is not the run's */
+    m->d->failure[0] = '\0'; /* a plugin failure of the test is not the run's */
     return r->held_msg;
 }
 
 /* The integrator's step failed. When the model said why (a plugin's NaN,
- * singular contact modes: m->failure, with the time of the evaluation that
+ * singular contact modes: m->d->failure, with the time of the evaluation that
  * failed), that reason leads, with its one time: the integrator's own
  * account (its stage time, a step size that collapsed retrying, CVODE's
  * corrector) is a consequence, and printed with it the message named two
@@ -238,21 +239,21 @@ static const char *held_cause(nsd_runner *r) {
 static nsd_flow step_failed(nsd_runner *r) {
     nsd_model *m = r->m;
     const char *ig_msg = r->ig->message ? r->ig->message(r->inst) : "integrator error";
-    if (!m->failure[0])
+    if (!m->d->failure[0])
         return nsd_runner_failed(r,
                                  "the simulation failed at t = %.9g s: %s; last good state: %s%s",
                                  r->t, ig_msg, nsd_runner_describe(r, r->y_last), held_cause(r));
-    if (strstr(m->failure, "t = "))
+    if (strstr(m->d->failure, "t = "))
         return nsd_runner_failed(
             r,
             "the simulation failed: %s (%s stopped on it in the step after the "
             "last good state); last good state: %s",
-            m->failure, r->ig->info.id, nsd_runner_describe(r, r->y_last));
+            m->d->failure, r->ig->info.id, nsd_runner_describe(r, r->y_last));
     return nsd_runner_failed(
         r,
         "the simulation failed after t = %.9g s: %s (%s stopped on it in the next "
         "step); last good state: %s",
-        r->t, m->failure, r->ig->info.id, nsd_runner_describe(r, r->y_last));
+        r->t, m->d->failure, r->ig->info.id, nsd_runner_describe(r, r->y_last));
 }
 
 /* One integrator step with its samples and events. */
@@ -265,7 +266,7 @@ static nsd_flow run_step(nsd_runner *r) {
     rep.event = -1;
     memcpy(r->y_from, r->y_last, m->n * sizeof *r->y_from);
     r->t_from = r->t;
-    m->failure[0] = '\0'; /* a reason the model gives now is this step's */
+    m->d->failure[0] = '\0'; /* a reason the model gives now is this step's */
     if (r->ig->step(r->inst, r->t_end, &rep) > NSDYN_WARNING) return step_failed(r);
     if (!all_finite(rep.y, m->n))
         return nsd_runner_failed(
@@ -276,10 +277,10 @@ static nsd_flow run_step(nsd_runner *r) {
     nsd_event_source hit_src;
     if (m->ed.on && guard_step(r, &rep, &hit_src, &fired) == NSD_END) return NSD_END;
     /* Time-stepping: the step's contact forces are its impulses / h. */
-    m->mech.step_impulse = rep.contact_impulse;
-    m->mech.step_h = rep.h;
+    m->d->mech.step_impulse = rep.contact_impulse;
+    m->d->mech.step_h = rep.h;
     if (sample_step(r, &rep) == NSD_END) return NSD_END;
-    const nsd_run_observer *o = m->observer; /* while the step's dense output stands */
+    const nsd_run_observer *o = m->d->observer; /* while the step's dense output stands */
     if (o && o->step(o->ctx, r->t_from, r->y_from, rep.t, rep.y, r->ig, r->inst) != 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", rep.t,
                                  o->message(o->ctx));
@@ -288,7 +289,7 @@ static nsd_flow run_step(nsd_runner *r) {
     /* after the step's samples: a restart ends its dense output */
     if (m->ed.on && !fired && nsd_runner_correct_drift(r, &rep) != 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", r->t,
-                                 m->failure, nsd_runner_describe(r, rep.y));
+                                 m->d->failure, nsd_runner_describe(r, rep.y));
     r->y_last = rep.y;
     if (nsd_audit_energy(m, r->res, r->t, rep.y) != 0 ||
         nsd_penetration_audit(m, r->res, r->t, rep.y) != 0) {
@@ -318,7 +319,7 @@ void nsd_run_peek(nsd_run *r) {
 /* The single cleanup path: the integrator's statistics, then everything
  * runner_open made (any part of it may be missing). */
 static void runner_close(nsd_runner *r) {
-    r->m->mech.step_impulse = NULL; /* the integrator's, about to be destroyed */
+    r->m->d->mech.step_impulse = NULL; /* the integrator's, about to be destroyed */
     if (r->show_progress) fprintf(stderr, "\r%70s\r", "");
     nsd_run_peek(r);
     if (r->inst) r->ig->info.destroy(r->inst);

@@ -11,7 +11,7 @@ static double deepest_now(nsd_model *m, double t, const double *y, size_t *which
     if (nsd_model_contacts_now(m, t, y, y + m->nq) > NSDYN_WARNING) return -1.0;
     double deep = 0.0;
     for (size_t c = 0; c < m->nc; ++c) {
-        const nsdyn_contact_eval *e = &m->ce[c];
+        const nsdyn_contact_eval *e = &m->d->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
         if (-e->gap > deep) {
             deep = -e->gap;
@@ -23,10 +23,10 @@ static double deepest_now(nsd_model *m, double t, const double *y, size_t *which
 
 /* The system's energy output at the start or a step end, for the balance. */
 static void note_energy(nsd_model *m, nsd_run_result *res, double t, const double *y) {
-    if (m->audit.output < 0 ||
-        m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit.scratch) > NSDYN_WARNING)
+    if (m->audit.output < 0 || m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->d->lambda,
+                                               m->d->audit_scratch) > NSDYN_WARNING)
         return;
-    double E = m->audit.scratch[m->audit.output];
+    double E = m->d->audit_scratch[m->audit.output];
     if (!res->energy_steps) res->energy_first = E;
     res->energy_last = E;
     res->energy_steps++;
@@ -131,7 +131,7 @@ static int energy_judgeable(nsd_model *m, double t, const double *y) {
     nsd_model_ask_contacts(m, NSD_ROWS_NONE);
     if (m->nc && nsd_model_contacts_now(m, t, y, y + m->nq) > NSDYN_WARNING) return 0;
     for (size_t c = 0; c < m->nc; ++c) {
-        const nsdyn_contact_eval *e = &m->ce[c];
+        const nsdyn_contact_eval *e = &m->d->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
         if (m->audit.contact_compliant ? e->gap <= 0.0 : e->gap < -m->ed.contact_tolerance)
             return 0;
@@ -150,9 +150,10 @@ static int energy_judgeable(nsd_model *m, double t, const double *y) {
 int nsd_audit_energy(nsd_model *m, nsd_run_result *res, double t, const double *y) {
     if (m->audit.output < 0 || m->audit.mode == NSD_AUDIT_OFF || !energy_judgeable(m, t, y))
         return 0;
-    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit.scratch) > NSDYN_WARNING)
+    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->d->lambda, m->d->audit_scratch) >
+        NSDYN_WARNING)
         return 0;
-    double E = m->audit.scratch[m->audit.output];
+    double E = m->d->audit_scratch[m->audit.output];
     if (!res->energy_checked) res->energy_min = E;
     res->energy_checked++;
     res->energy_scale = fmax(fmax(res->energy_scale, fabs(E)), 1e-9);

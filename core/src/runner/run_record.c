@@ -41,7 +41,7 @@ int nsd_run_record(nsd_model *m, nsd_run_result *res, double t, const double *y)
     nsdyn_status st = nsd_model_sample(m, t, y, row);
     if (st > NSDYN_WARNING) {
         res->series.rows--;
-        snprintf(res->message, sizeof res->message, "%s", m->failure);
+        snprintf(res->message, sizeof res->message, "%s", m->d->failure);
         return -1;
     }
     nsd_run_watch_publish(res);
