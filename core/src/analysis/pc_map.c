@@ -104,19 +104,19 @@ static int delassus4(nsd_model *m, double t, const double *y, size_t f, size_t b
         snprintf(err, len, "the PC map handles systems with at most 64 velocities");
         return -1;
     }
-    if (nsd_affine_base(m, t, y, y + m->nq) > NSDYN_WARNING ||
-        nsd_affine_columns(m, t, y, y + m->nq, 4, comp, NULL, cols) > NSDYN_WARNING) {
+    if (nsd_affine_base(m, m->d, t, y, y + m->nq) > NSDYN_WARNING ||
+        nsd_affine_columns(m, m->d, t, y, y + m->nq, 4, comp, NULL, cols) > NSDYN_WARNING) {
         snprintf(err, len, "%s", m->d->failure);
         return -1;
     }
-    nsd_affine_block(m, comp, 4, cols, 4, D);
+    nsd_affine_block(m, m->d, comp, 4, cols, 4, D);
     return 0;
 }
 
 int nsd_pc_analyse(nsd_model *m, double t, const double *y, nsd_pc_analysis *out, char *err,
                    size_t err_len) {
     memset(out, 0, sizeof *out);
-    nsd_model_ask_contacts(m, NSD_ROWS_ALL);
+    nsd_model_ask_contacts(m, m->d, NSD_ROWS_ALL);
     if (nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 1, m->d->jac, m->d->ce) >
         NSDYN_WARNING) {
         snprintf(err, err_len, "the system's contacts() failed at the initial state");

@@ -53,7 +53,7 @@ static int fail(nsd_tangent *tg, const char *fmt, const char *detail) {
 
 static int rhs(nsd_tangent *tg, double t, const double *y, double *f) {
     tg->rhs_evals++;
-    if (nsd_model_rhs(tg->m, t, y, f) <= NSDYN_WARNING) return 0;
+    if (nsd_model_rhs(tg->m, tg->m->d, t, y, f) <= NSDYN_WARNING) return 0;
     return fail(tg, "variational equations: the right-hand side failed: %s", tg->m->d->failure);
 }
 
@@ -184,16 +184,16 @@ static long event_slot(const nsd_model *m, const nsd_event_source *src) {
 static int impact_jump(nsd_tangent *tg, size_t c, double t, double *y) {
     nsd_model *m = tg->m;
     size_t nq = m->nq, nv = m->nv;
-    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
+    nsd_model_ask_contacts(m, m->d, NSD_ROWS_NONE);
     m->d->jac[c] = m->d->W + c * 3 * nv;
-    if (nsd_model_contacts_now(m, t, y, y + nq) > NSDYN_WARNING) return -1;
+    if (nsd_model_contacts_now(m, m->d, t, y, y + nq) > NSDYN_WARNING) return -1;
     double u[3] = {m->d->ce[c].u[0], m->d->ce[c].u[1], m->d->ce[c].u[2]};
     if (!(u[0] < 0.0)) return 0;
     memset(m->d->lambda, 0, 3 * m->nc * sizeof *m->d->lambda);
     const size_t comp[3] = {3 * c, 3 * c + 1, 3 * c + 2};
     double *B = tg->T; /* 3 x nv rows of (M^-1 W^T)^T */
-    if (nsd_affine_base(m, t, y, y + nq) > NSDYN_WARNING ||
-        nsd_affine_columns(m, t, y, y + nq, 3, comp, NULL, B) > NSDYN_WARNING)
+    if (nsd_affine_base(m, m->d, t, y, y + nq) > NSDYN_WARNING ||
+        nsd_affine_columns(m, m->d, t, y, y + nq, 3, comp, NULL, B) > NSDYN_WARNING)
         return -1;
     const double *Wc = m->d->W + c * 3 * nv;
     double Gd[9] = {0}, P[3] = {0};
@@ -260,14 +260,14 @@ static int event_value(nsd_tangent *tg, long e, double t, const double *y, doubl
     tg->rhs_evals++;
     if (src->kind == NSD_SOURCE_CONTACT && src->index % 2 == 0 && m->ed.on) {
         double *f = tg->g + m->n_events, *df = f + m->nc;
-        if (nsd_modes_gaps(m, t, y, f, df) > NSDYN_WARNING)
+        if (nsd_modes_gaps(m, m->d, t, y, f, df) > NSDYN_WARNING)
             return fail(tg, "variational equations: the contact gaps failed: %s", m->d->failure);
         if (isfinite(f[src->index / 2])) {
             *h = f[src->index / 2];
             return 0;
         }
     }
-    if (nsd_model_event_functions(m, t, y, tg->g) > NSDYN_WARNING)
+    if (nsd_model_event_functions(m, m->d, t, y, tg->g) > NSDYN_WARNING)
         return fail(tg, "variational equations: the event functions failed: %s", m->d->failure);
     *h = tg->g[e];
     return 0;

@@ -42,7 +42,7 @@ static void slip_of(portrait *p, double t, const double *y, double *u1, double *
 
 static nsdyn_status portrait_rhs(void *ctx, double t, const double *y, double *ydot) {
     portrait *p = ctx;
-    nsdyn_status st = nsd_model_rhs(p->m, p->sign * t, y, ydot);
+    nsdyn_status st = nsd_model_rhs(p->m, p->m->d, p->sign * t, y, ydot);
     for (size_t i = 0; i < p->m->n; ++i) ydot[i] *= p->sign;
     return st;
 }
@@ -133,7 +133,7 @@ static void report_refusal(nsd_diag *diag, const nsd_config *cfg, nsd_model *m, 
                     id, cname);
         return;
     }
-    if (nsd_model_tangent_response(m, t0, m->y0) > NSDYN_WARNING) {
+    if (nsd_model_tangent_response(m, m->d, t0, m->y0) > NSDYN_WARNING) {
         nsd_diag_at(diag, sys, "[system] (%s): at the initial state: %s", id, err);
         return;
     }
@@ -245,7 +245,7 @@ static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double 
     portrait pb = pf;
     pb.sign = -1.0;
     /* v changes that move u_t to r (cos th, sin th): dv = W_t^T (W_t W_t^T)^-1 du. */
-    nsd_model_tangent_response(m, t0, m->y0);
+    nsd_model_tangent_response(m, m->d, t0, m->y0);
     const double *W1 = m->d->W + la->contact * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
     double A[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < m->nv; ++i) {
@@ -374,7 +374,7 @@ int nsd_cmd_limits(const nsd_cli *cli) {
     nsd_limit_analysis la;
     char err[1024];
     double t0 = s.app.cfg.settings.t_start;
-    if (nsd_limit_analyse(&s.model, t0, s.model.y0, &la, err, sizeof err) != 0) {
+    if (nsd_limit_analyse(&s.model, s.model.d, t0, s.model.y0, &la, err, sizeof err) != 0) {
         report_refusal(&diag, &s.app.cfg, &s.model, t0, err);
         nsd_diag_print(&diag, stderr);
         goto out;

@@ -14,7 +14,7 @@
  * neither compress nor expand and Filippov's solution holds it at rest.
  * 0 otherwise; -1 on a plugin failure (m->d->failure). Uses ydot (n), m->d->lambda,
  * m->d->a0 and the contact rows (m->d->W) as scratch. */
-int nsd_rate_held(nsd_model *m, double t, const double *y, double *ydot, size_t c, double *f_comp_N,
-                  double *f_exp_N);
+int nsd_rate_held(const nsd_model *m, nsd_data *data, double t, const double *y, double *ydot,
+                  size_t c, double *f_comp_N, double *f_exp_N);
 
 #endif

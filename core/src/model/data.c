@@ -14,11 +14,14 @@ static void *xcalloc(size_t n, size_t size) {
 
 nsd_data *nsd_data_create(const nsd_model *m) {
     nsd_data *d = xcalloc(1, sizeof *d);
+    d->model = m;
     size_t nc1 = m->nc ? m->nc : 1, ms = m->stick.m;
     d->ce = xcalloc(m->nc, sizeof *d->ce);
     d->lambda = xcalloc(3 * m->nc, sizeof *d->lambda);
     d->W = xcalloc(3 * m->nv * nc1, sizeof *d->W);
     d->jac = xcalloc(nc1, sizeof *d->jac);
+    d->y0 = xcalloc(m->n, sizeof *d->y0);
+    if (m->y0) memcpy(d->y0, m->y0, m->n * sizeof *d->y0);
     d->a0 = xcalloc(m->nv, sizeof *d->a0);
     d->vdot_unit = xcalloc(m->nv, sizeof *d->vdot_unit);
     d->vdot_sample = xcalloc(m->nv, sizeof *d->vdot_sample);
@@ -48,6 +51,7 @@ void nsd_data_destroy(const nsd_model *m, nsd_data *d) {
     free(d->lambda);
     free(d->W);
     free(d->jac);
+    free(d->y0);
     free(d->a0);
     free(d->vdot_unit);
     free(d->vdot_sample);

@@ -62,7 +62,8 @@ typedef struct nsd_event_modes {
      * record's limit_check): 1 agrees with the force test, 0 not, -1 does
      * not apply. nsd_model_create installs the limit-direction test
      * (contact/limit_directions.h); NULL: none. */
-    int (*switch_check)(struct nsd_model *m, double t, const double *y, size_t contact);
+    int (*switch_check)(const struct nsd_model *m, struct nsd_data *data, double t, const double *y,
+                        size_t contact);
 } nsd_event_modes;
 
 /* Time-stepping view (nsd_model_mechanics): the unilateral contacts. */
@@ -102,10 +103,12 @@ typedef struct nsd_regime {
     /* The contact forces (m->lambda) and v' (nv) together at (t, y); NULL:
      * the laws give the forces (nsd_model_contact_forces) and the system's
      * derivatives() gives v'. */
-    nsdyn_status (*solve)(struct nsd_model *m, double t, const double *y, double *vdot);
+    nsdyn_status (*solve)(const struct nsd_model *m, struct nsd_data *data, double t,
+                          const double *y, double *vdot);
     /* The regime's 2 nc contact event functions at (t, y), from
      * event_first[NSD_SOURCE_CONTACT] (NULL: it has none). */
-    nsdyn_status (*events)(struct nsd_model *m, double t, const double *y, double *g);
+    nsdyn_status (*events)(const struct nsd_model *m, struct nsd_data *data, double t,
+                           const double *y, double *g);
     /* A run's data: their regime part sized (nsd_data_create), reset
      * before every run, freed (NULL: the regime keeps nothing there). */
     void (*data_init)(const struct nsd_model *m, struct nsd_data *d);
@@ -213,12 +216,17 @@ typedef struct nsd_modes_state {
  * counters, the failure text and the analyses' section and observer. One
  * per run or thread; a model's own is m->d. */
 typedef struct nsd_data {
+    const struct nsd_model *model; /* the model it was created for (the callbacks' ctx) */
     nsdyn_contact_eval *ce;
     double *lambda;         /* 3 nc local contact forces */
     double *W;              /* 3 nv per contact */
     double **jac;           /* per contact: its rows in W, or NULL: the Jacobians the last
-                               nsd_model_contacts_now() asked for (the right-hand side asks
+                               nsd_model_contacts_now(, ->d) asked for (the right-hand side asks
                                for none and leaves jac alone) */
+    /* The initial state of this data's runs (n): the model's y0 at
+     * nsd_data_create; shooting sets it (analysis/periodic.c), a reset
+     * keeps it. */
+    double *y0;
     double *a0, *vdot_unit; /* nv */
     double *vdot_sample;    /* nv, accelerations while sampling */
     nsd_stick_work stick;   /* run.hold_stick and the limit directions (stick.c) */
@@ -262,40 +270,48 @@ void nsd_model_destroy(nsd_model *m);
  * right after create, e.g. a walker's stance leg) and the contact modes. */
 void nsd_model_reset(nsd_model *m);
 
-/* nsdyn_ode callbacks (ctx = nsd_model). */
-nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot);
+/* y' = f(t, y) into ydot (n), with the run's data (its counters, failure,
+ * buffers); nsd_model_ode hands it to an integrator. */
+nsdyn_status nsd_model_rhs(const nsd_model *m, nsd_data *data, double t, const double *y,
+                           double *ydot);
 /* The event functions g (n_events) at (t, y), in the order of
  * m->event_sources: stop conditions, mode switches, contact events. */
-nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, double *g);
+nsdyn_status nsd_model_event_functions(const nsd_model *m, nsd_data *data, double t,
+                                       const double *y, double *g);
 /* The system's switch functions alone (layout.n_switches values) at (t, y),
  * with the contact modes as they are (the runner's simultaneous switches,
  * run.c). */
-nsdyn_status nsd_model_switch_functions(nsd_model *m, double t, const double *y, double *g);
-void nsd_model_ode(nsd_model *m, nsdyn_ode *ode);
+nsdyn_status nsd_model_switch_functions(const nsd_model *m, nsd_data *data, double t,
+                                        const double *y, double *g);
+/* The nsdyn_ode of m for a run with data (ctx = data; data->model is m). */
+void nsd_model_ode(const nsd_model *m, nsd_data *data, nsdyn_ode *ode);
 
 /* One sample of every channel at (t, y). */
-nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *row);
+nsdyn_status nsd_model_sample(const nsd_model *m, nsd_data *data, double t, const double *y,
+                              double *row);
 
 /* Tangential response of the persistent contacts at (t, y): the free
  * tangential acceleration a_t (m) with zero tangential forces, and the
  * matrix G (m x m) mapping tangential forces to tangential accelerations
  * (G = W_t M^-1 W_t^T). Valid for any system, since dynamics() is affine in
  * the contact forces. Fills m->stick.G and m->stick.rhs (= a_t). */
-nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y);
+nsdyn_status nsd_model_tangent_response(const nsd_model *m, nsd_data *data, double t,
+                                        const double *y);
 
 /* Time-stepping integrators: the mechanics view of the model (unilateral
  * contacts, free accelerations, Jacobians, M^-1 W^T). */
-void nsd_model_mechanics(nsd_model *m, nsdyn_mechanics *mech);
+void nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *mech);
 
 /* After the system's contacts(): every active contact's gap and local
  * velocity finite (and its Jacobian rows and drift, when asked for);
  * otherwise NSDYN_ERROR with m->failure naming the contact and time. */
-nsdyn_status nsd_model_check_contacts(nsd_model *m, double t);
+nsdyn_status nsd_model_check_contacts(const nsd_model *m, nsd_data *data, double t);
 
 /* Rigid contact at the start: a unilateral contact penetrating deeper
  * than tol [m] is an error (m->failure names it): the body would rest
  * there, under the surface. */
-nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *y, double tol);
+nsdyn_status nsd_model_check_initial_gaps(const nsd_model *m, nsd_data *data, double t,
+                                          const double *y, double tol);
 
 /* Index of a channel by name, or -1. */
 int nsd_model_channel(const nsd_model *m, const char *name);
@@ -303,15 +319,16 @@ int nsd_model_channel(const nsd_model *m, const char *name);
 /* ---- inside the host: the layers above share these ---- */
 
 /* m->failure = "<what> returned status <st> at t = ..."; returns st. */
-nsdyn_status nsd_model_fail(nsd_model *m, nsdyn_status st, double t, const char *what);
+nsdyn_status nsd_model_fail(const nsd_model *m, nsd_data *data, nsdyn_status st, double t,
+                            const char *what);
 
 /* Contact evaluation plus the normal (persistent load, compliant law) and
  * friction forces into m->lambda and the friction state rates into zdot
  * (NULL: none), for contacts not held in stick (their tangential
  * components stay zero). want_jacobians: rows of the persistent contacts
  * into m->W. */
-nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
-                                      int want_jacobians);
+nsdyn_status nsd_model_contact_forces(const nsd_model *m, nsd_data *data, double t, const double *y,
+                                      double *zdot, int want_jacobians);
 
 /* Which contacts report their Jacobian rows (into m->W, 3 nv each). */
 typedef enum { NSD_ROWS_NONE = 0, NSD_ROWS_PERSISTENT, NSD_ROWS_ALL } nsd_rows;
@@ -320,16 +337,16 @@ typedef enum { NSD_ROWS_NONE = 0, NSD_ROWS_PERSISTENT, NSD_ROWS_ALL } nsd_rows;
  * m->W, 3 nv each) for the contacts `rows` names (m->jac[c] says which got
  * them; a caller may add more before calling nsd_model_contacts_now).
  * Inline: the right-hand side calls it. */
-static inline void nsd_model_ask_contacts(nsd_model *m, nsd_rows rows) {
+static inline void nsd_model_ask_contacts(const nsd_model *m, nsd_data *data, nsd_rows rows) {
     for (size_t c = 0; c < m->nc; ++c) {
         int want = rows == NSD_ROWS_ALL || (rows == NSD_ROWS_PERSISTENT &&
                                             m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT);
-        m->d->jac[c] = want ? m->d->W + c * 3 * m->nv : NULL;
+        data->jac[c] = want ? data->W + c * 3 * m->nv : NULL;
     }
 }
-static inline nsdyn_status nsd_model_contacts_now(nsd_model *m, double t, const double *q,
-                                                  const double *v) {
-    return nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, m->d->jac, m->d->ce);
+static inline nsdyn_status nsd_model_contacts_now(const nsd_model *m, nsd_data *data, double t,
+                                                  const double *q, const double *v) {
+    return nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, data->jac, data->ce);
 }
 
 /* Solve A x = b in place (n small, partial pivoting); returns 0 or -1 if

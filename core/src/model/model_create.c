@@ -304,13 +304,14 @@ static size_t precheck(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
 /* A rigid contact that starts penetrated cannot push the body out: known
  * from the config alone, so a config error (exit 2, at [system]) rather
  * than a run that fails at its first step. */
-static size_t initial_gaps(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+static size_t initial_gaps(const nsd_model *m, nsd_data *data, const nsd_config *cfg,
+                           nsd_diag *diag) {
     if (!m->contact || !(m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT)) return 0;
-    if (nsd_model_check_initial_gaps(m, cfg->settings.t_start, m->y0,
+    if (nsd_model_check_initial_gaps(m, data, cfg->settings.t_start, m->y0,
                                      cfg->settings.contact_tolerance) <= NSDYN_WARNING)
         return 0;
-    nsd_diag_at(diag, cfg->system.table, "the initial state: %s", m->d->failure);
-    m->d->failure[0] = '\0';
+    nsd_diag_at(diag, cfg->system.table, "the initial state: %s", data->failure);
+    data->failure[0] = '\0';
     return 1;
 }
 
@@ -323,17 +324,22 @@ size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *ho
     m->nq = m->layout.nq;
     m->nv = m->layout.nv;
     m->nc = m->layout.n_contacts;
+    /* the friction law's bounds per unit normal force (the event-driven
+     * modes, the mechanics view), constants of its instance */
+    m->mu_static = m->mu_kinetic = 0.0;
+    if (m->friction && m->friction->bounds)
+        m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
     choose_contact_mode(m, cfg);
     errors += size_state(m, cfg, diag);
     stick_components(m);
     build_events(m);
     build_channels(m);
-    m->d = nsd_data_create(m); /* the regime's part follows at nsd_model_create */
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
+    m->d = nsd_data_create(m); /* the regime's part follows at nsd_model_create */
     if (!errors && cfg->settings.precheck) errors += precheck(m, cfg, diag);
-    if (!errors) errors += initial_gaps(m, cfg, diag);
+    if (!errors) errors += initial_gaps(m, m->d, cfg, diag);
     setup_energy_audit(m, cfg);
     return errors;
 }
