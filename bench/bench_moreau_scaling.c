@@ -75,8 +75,8 @@ static int load(loaded *L, int n_planes, int roll) {
     nsd_diag_free(&diag);
     remove(path);
     if (errors) return -1;
-    nsd_model_ode(&L->m, &L->ode);
-    nsd_model_mechanics(&L->m, &L->mech); /* as core/src/runner/run.c for moreau */
+    nsd_model_ode(&L->m, L->m.d, &L->ode);
+    nsd_model_mechanics(&L->m, L->m.d, &L->mech); /* as core/src/runner/run.c for moreau */
     L->ode.mech = &L->mech;
     L->ode.n_events = 0; /* moreau locates no events */
     return 0;
@@ -110,7 +110,7 @@ static double time_run(const nsdyn_integrator *ig, loaded *L, size_t *m_closed_s
         t = rep.t;
         ++steps;
         if (rep.contact_impulse) /* steps with an impulse (not timed apart) */
-            for (size_t c = 0; c < L->m.mech.n; ++c)
+            for (size_t c = 0; c < L->m.d->mech.n; ++c)
                 if (rep.contact_impulse[3 * c] != 0.0) {
                     ++closed;
                     break;

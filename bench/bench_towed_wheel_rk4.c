@@ -179,7 +179,7 @@ static int composed_load(composed *c) {
         fprintf(stderr, "bench: rk4 create failed: %s\n", err);
         return -1;
     }
-    nsd_model_ode(&c->m, &c->ode);
+    nsd_model_ode(&c->m, c->m.d, &c->ode);
     c->ode_ig = c->ode; /* as run.c: a non-locating integrator gets no events */
     if (!(c->ig->info.provides & NSDYN_CAP_EVENT_LOCATION)) c->ode_ig.n_events = 0;
     c->t0 = c->app.cfg.settings.t_start;
@@ -216,7 +216,7 @@ static int composed_setup(composed *c, uint64_t *setup_allocs) {
         fprintf(stderr, "bench: rk4 setup failed: %s\n", c->ig->message(c->inst));
         return -1;
     }
-    if (c->ode.n_events) nsd_model_event_functions(&c->m, c->t0, c->m.y0, c->g_prev);
+    if (c->ode.n_events) nsd_model_event_functions(&c->m, c->m.d, c->t0, c->m.y0, c->g_prev);
     return 0;
 }
 
@@ -248,7 +248,7 @@ static int composed_run(composed *c, run_out *o) {
         y_last = rep.y;
         int fired = rep.event;
         if (fired < 0 && !locates && ne) {
-            if (nsd_model_event_functions(m, t, rep.y, c->g) <= NSDYN_WARNING)
+            if (nsd_model_event_functions(m, m->d, t, rep.y, c->g) <= NSDYN_WARNING)
                 for (size_t i = 0; i < ne && fired < 0; ++i) {
                     int dir = c->ode.event_direction[i];
                     int down = c->g_prev[i] > 0 && c->g[i] <= 0,
@@ -269,7 +269,7 @@ static int composed_run(composed *c, run_out *o) {
 
     if (failed) {
         fprintf(stderr, "bench: composed run failed at t = %.9g s: %s %s\n", t, ig->message(inst),
-                m->failure);
+                m->d->failure);
         return -1;
     }
     o->ns = t_stop.cpu - t_start.cpu;

@@ -159,7 +159,7 @@ static void timed_run(bench *b, int record, run_out *o) {
         /* A mode switch: update the mode, restart the integrator (run.c). */
         memcpy(b->ybuf, rep.y, n * sizeof *b->ybuf);
         size_t which = (size_t)fired - m->layout.n_stops;
-        if (record) nsd_model_sample(m, t, b->ybuf, b->row_before);
+        if (record) nsd_model_sample(m, m->d, t, b->ybuf, b->row_before);
         st = m->sys->on_switch(m->sys_inst, which, t, b->ybuf, b->ybuf + m->nq);
         if (st <= NSDYN_WARNING) st = ig->restart(inst, t, b->ybuf);
         if (st > NSDYN_WARNING) {
@@ -175,7 +175,7 @@ static void timed_run(bench *b, int record, run_out *o) {
             r->event = fired;
             r->applied = -1;
             if (record) {
-                nsd_model_sample(m, t, b->ybuf, b->row_after);
+                nsd_model_sample(m, m->d, t, b->ybuf, b->row_after);
                 int s = b->o_stance, d = b->o_double;
                 r->applied =
                     s >= 0 && d >= 0 &&
@@ -274,7 +274,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_walker_bdf: integrator create failed: %s\n", err);
         return 2;
     }
-    nsd_model_ode(m, &b.ode);
+    nsd_model_ode(m, m->d, &b.ode);
     b.t0 = b.app.cfg.settings.t_start;
     b.t_end = b.app.cfg.settings.t_end;
     b.ybuf = calloc(m->n, sizeof *b.ybuf);

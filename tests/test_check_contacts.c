@@ -25,6 +25,7 @@ typedef struct fixture {
     nsdyn_contact_eval ce[NC];
     double W[NC][3 * NV];
     double *jac[NC];
+    nsd_data d;
 } fixture;
 
 static void fixture_init(fixture *F) {
@@ -37,8 +38,9 @@ static void fixture_init(fixture *F) {
     F->m.layout.contacts = F->decl;
     F->m.nc = NC;
     F->m.nv = NV;
-    F->m.ce = F->ce;
-    F->m.jac = F->jac;
+    F->m.d = &F->d;
+    F->d.ce = F->ce;
+    F->d.jac = F->jac;
 }
 
 static double uniform(void) { return rand() / (RAND_MAX + 1.0); }
@@ -92,18 +94,18 @@ static double *entry(fixture *F, int c, int k) {
 
 static void expect_same_verdict(fixture *F, const char *what) {
     int bad = first_bad(F);
-    F->m.failure[0] = '\0';
-    nsdyn_status st = nsd_model_check_contacts(&F->m, 0.25);
+    F->d.failure[0] = '\0';
+    nsdyn_status st = nsd_model_check_contacts(&F->m, F->m.d, 0.25);
     if (bad < 0) {
-        ck_assert_msg(st == NSDYN_OK, "%s: false alarm: %s", what, F->m.failure);
+        ck_assert_msg(st == NSDYN_OK, "%s: false alarm: %s", what, F->d.failure);
         return;
     }
     ck_assert_msg(st == NSDYN_ERROR, "%s: contact c%d not finite, not caught", what, bad);
     char want[32];
     snprintf(want, sizeof want, "at contact 'c%d'", bad);
-    ck_assert_msg(strstr(F->m.failure, want) != NULL, "%s: want %s in: %s", what, want,
-                  F->m.failure);
-    ck_assert(strstr(F->m.failure, "non-finite gap, velocity, load or Jacobian") != NULL);
+    ck_assert_msg(strstr(F->d.failure, want) != NULL, "%s: want %s in: %s", what, want,
+                  F->d.failure);
+    ck_assert(strstr(F->d.failure, "non-finite gap, velocity, load or Jacobian") != NULL);
 }
 
 START_TEST(finite_values_pass_even_where_their_sum_overflows) {

@@ -296,8 +296,8 @@ START_TEST(walker2_l4_gait) {
     /* one more step at the config's sampling: the held heel-strike state */
     rs->output_dt = 1e-3;
     memcpy(S.R.model.y0, S.r.y, S.R.model.n * sizeof(double));
-    S.R.model.section_switch = S.pc.spec.section + 1;
-    S.R.model.section_count = 1;
+    S.R.model.d->section_switch = S.pc.spec.section + 1;
+    S.R.model.d->section_count = 1;
     test_run(&S.R);
     const nsd_series *ser = &S.R.res.series;
     const char *names[] = {"hs_y_hip",  "hs_theta_trail", "hs_theta_lead", "hs_vx_hip",

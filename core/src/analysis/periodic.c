@@ -58,12 +58,12 @@ static void explain_miss(const nsd_scenario *s, const nsd_periodic_spec *sp, cha
 int nsd_periodic_map(nsd_scenario *s, const nsd_periodic_spec *sp, const double *y0, double *y_end,
                      double *period, char *why, size_t why_len) {
     nsd_model *m = &s->model;
-    memcpy(m->y0, y0, m->n * sizeof *y0);
-    m->section_switch = sp->section + 1;
-    m->section_count = sp->crossings;
+    memcpy(m->d->y0, y0, m->n * sizeof *y0);
+    m->d->section_switch = sp->section + 1;
+    m->d->section_count = sp->crossings;
     nsd_diag diag = {0};
     size_t errors = nsd_scenario_run(s, NULL, &diag);
-    m->section_switch = 0;
+    m->d->section_switch = 0;
     if (errors) {
         snprintf(why, why_len, "the run could not start: %s",
                  diag.n ? diag.lines[0] : "a config error");

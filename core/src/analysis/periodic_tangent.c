@@ -65,8 +65,8 @@ static int fail(nsd_tangent *tg, const char *fmt, const char *detail) {
 
 static int rhs(nsd_tangent *tg, double t, const double *y, double *f) {
     tg->rhs_evals++;
-    if (nsd_model_rhs(tg->m, t, y, f) <= NSDYN_WARNING) return 0;
-    return fail(tg, "variational equations: the right-hand side failed: %s", tg->m->failure);
+    if (nsd_model_rhs(tg->m, tg->m->d, t, y, f) <= NSDYN_WARNING) return 0;
+    return fail(tg, "variational equations: the right-hand side failed: %s", tg->m->d->failure);
 }
 
 /* Column j of A where the central difference at step d straddles no
@@ -244,18 +244,18 @@ static long event_slot(const nsd_model *m, const nsd_event_source *src) {
 static int impact_jump(nsd_tangent *tg, size_t c, double t, double *y) {
     nsd_model *m = tg->m;
     size_t nq = m->nq, nv = m->nv;
-    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
-    m->jac[c] = m->W + c * 3 * nv;
-    if (nsd_model_contacts_now(m, t, y, y + nq) > NSDYN_WARNING) return -1;
-    double u[3] = {m->ce[c].u[0], m->ce[c].u[1], m->ce[c].u[2]};
+    nsd_model_ask_contacts(m, m->d, NSD_ROWS_NONE);
+    m->d->jac[c] = m->d->W + c * 3 * nv;
+    if (nsd_model_contacts_now(m, m->d, t, y, y + nq) > NSDYN_WARNING) return -1;
+    double u[3] = {m->d->ce[c].u[0], m->d->ce[c].u[1], m->d->ce[c].u[2]};
     if (!(u[0] < 0.0)) return 0;
-    memset(m->lambda, 0, 3 * m->nc * sizeof *m->lambda);
+    memset(m->d->lambda, 0, 3 * m->nc * sizeof *m->d->lambda);
     const size_t comp[3] = {3 * c, 3 * c + 1, 3 * c + 2};
     double *B = tg->T; /* 3 x nv rows of (M^-1 W^T)^T */
-    if (nsd_affine_base(m, t, y, y + nq) > NSDYN_WARNING ||
-        nsd_affine_columns(m, t, y, y + nq, 3, comp, NULL, B) > NSDYN_WARNING)
+    if (nsd_affine_base(m, m->d, t, y, y + nq) > NSDYN_WARNING ||
+        nsd_affine_columns(m, m->d, t, y, y + nq, 3, comp, NULL, B) > NSDYN_WARNING)
         return -1;
-    const double *Wc = m->W + c * 3 * nv;
+    const double *Wc = m->d->W + c * 3 * nv;
     double Gd[9] = {0}, P[3] = {0};
     for (size_t a = 0; a < 3; ++a)
         for (size_t b = 0; b < 3; ++b)
@@ -295,7 +295,7 @@ static int apply_jump(nsd_tangent *tg, int k, double t, double *y) {
                     m->layout.switches[tg->src.index]);
     if (k == 2 && impact_jump(tg, tg->src.index / 2, t, y) < 0)
         return fail(tg, "variational equations: the impact could not be reproduced: %s",
-                    m->failure);
+                    m->d->failure);
     return 0;
 }
 
@@ -320,15 +320,15 @@ static int event_value(nsd_tangent *tg, long e, double t, const double *y, doubl
     tg->rhs_evals++;
     if (src->kind == NSD_SOURCE_CONTACT && src->index % 2 == 0 && m->ed.on) {
         double *f = tg->g + m->n_events, *df = f + m->nc;
-        if (nsd_modes_gaps(m, t, y, f, df) > NSDYN_WARNING)
-            return fail(tg, "variational equations: the contact gaps failed: %s", m->failure);
+        if (nsd_modes_gaps(m, m->d, t, y, f, df) > NSDYN_WARNING)
+            return fail(tg, "variational equations: the contact gaps failed: %s", m->d->failure);
         if (isfinite(f[src->index / 2])) {
             *h = f[src->index / 2];
             return 0;
         }
     }
-    if (nsd_model_event_functions(m, t, y, tg->g) > NSDYN_WARNING)
-        return fail(tg, "variational equations: the event functions failed: %s", m->failure);
+    if (nsd_model_event_functions(m, m->d, t, y, tg->g) > NSDYN_WARNING)
+        return fail(tg, "variational equations: the event functions failed: %s", m->d->failure);
     *h = tg->g[e];
     return 0;
 }
@@ -498,7 +498,7 @@ static int on_jump_after(void *ctx, const nsd_event_source *src, double t, const
     /* S = G + (f+ - G f- - g_t) grad(h)^T / hdot, then Phi <- S Phi. At
      * the Poincare section the map ends at the perturbed crossing itself,
      * not at the nominal time: no flow after it, so no f+ term. */
-    int section = src->kind == NSD_SOURCE_SWITCH && m->section_switch == src->index + 1;
+    int section = src->kind == NSD_SOURCE_SWITCH && m->d->section_switch == src->index + 1;
     for (size_t i = 0; i < n; ++i) {
         double r = (section ? 0.0 : tg->fb[i]) - tg->g_t[i];
         for (size_t k = 0; k < n; ++k) r -= tg->G[i * n + k] * tg->f_minus[k];
@@ -559,10 +559,10 @@ void nsd_tangent_begin(nsd_tangent *tg) {
     for (size_t i = 0; i < n; ++i) tg->Phi[i * n + i] = 1.0;
     tg->pending = 0;
     tg->message[0] = '\0';
-    tg->m->observer = &tg->obs;
+    tg->m->d->observer = &tg->obs;
 }
 
-void nsd_tangent_end(nsd_tangent *tg) { tg->m->observer = NULL; }
+void nsd_tangent_end(nsd_tangent *tg) { tg->m->d->observer = NULL; }
 
 const double *nsd_tangent_matrix(const nsd_tangent *tg) { return tg->Phi; }
 unsigned long long nsd_tangent_rhs_evals(const nsd_tangent *tg) { return tg->rhs_evals; }

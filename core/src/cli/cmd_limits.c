@@ -32,17 +32,17 @@ typedef struct portrait {
 static void slip_of(portrait *p, double t, const double *y, double *u1, double *u2) {
     nsd_model *m = p->m;
     for (size_t c = 0; c < m->nc; ++c) {
-        m->jac[c] = NULL;
-        m->ce[c].active = 1;
+        m->d->jac[c] = NULL;
+        m->d->ce[c].active = 1;
     }
-    nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->jac, m->ce);
-    *u1 = m->ce[p->contact].u[1];
-    *u2 = m->ce[p->contact].u[2];
+    nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->d->jac, m->d->ce);
+    *u1 = m->d->ce[p->contact].u[1];
+    *u2 = m->d->ce[p->contact].u[2];
 }
 
 static nsdyn_status portrait_rhs(void *ctx, double t, const double *y, double *ydot) {
     portrait *p = ctx;
-    nsdyn_status st = nsd_model_rhs(p->m, p->sign * t, y, ydot);
+    nsdyn_status st = nsd_model_rhs(p->m, p->m->d, p->sign * t, y, ydot);
     for (size_t i = 0; i < p->m->n; ++i) ydot[i] *= p->sign;
     return st;
 }
@@ -133,15 +133,15 @@ static void report_refusal(nsd_diag *diag, const nsd_config *cfg, nsd_model *m, 
                     id, cname);
         return;
     }
-    if (nsd_model_tangent_response(m, t0, m->y0) > NSDYN_WARNING) {
+    if (nsd_model_tangent_response(m, m->d, t0, m->y0) > NSDYN_WARNING) {
         nsd_diag_at(diag, sys, "[system] (%s): at the initial state: %s", id, err);
         return;
     }
-    const nsdyn_contact_eval *e = &m->ce[c];
+    const nsdyn_contact_eval *e = &m->d->ce[c];
     const nsd_toml_node *initial = nsd_toml_get(&cfg->root, "initial");
     if (hypot(e->u[1], e->u[2]) > 1e-12 && initial && initial->type == NSD_TOML_TABLE) {
         /* The [initial] entry of a speed that enters the contact's slip. */
-        const double *W1 = m->W + c * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
+        const double *W1 = m->d->W + c * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
         for (size_t k = 0; k < initial->n_items; ++k) {
             const nsd_toml_node *v = &initial->items[k];
             for (size_t i = m->nq; i < m->nq + m->nv; ++i)
@@ -245,8 +245,8 @@ static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double 
     portrait pb = pf;
     pb.sign = -1.0;
     /* v changes that move u_t to r (cos th, sin th): dv = W_t^T (W_t W_t^T)^-1 du. */
-    nsd_model_tangent_response(m, t0, m->y0);
-    const double *W1 = m->W + la->contact * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
+    nsd_model_tangent_response(m, m->d, t0, m->y0);
+    const double *W1 = m->d->W + la->contact * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
     double A[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < m->nv; ++i) {
         A[0] += W1[i] * W1[i];
@@ -374,7 +374,7 @@ int nsd_cmd_limits(const nsd_cli *cli) {
     nsd_limit_analysis la;
     char err[1024];
     double t0 = s.app.cfg.settings.t_start;
-    if (nsd_limit_analyse(&s.model, t0, s.model.y0, &la, err, sizeof err) != 0) {
+    if (nsd_limit_analyse(&s.model, s.model.d, t0, s.model.y0, &la, err, sizeof err) != 0) {
         report_refusal(&diag, &s.app.cfg, &s.model, t0, err);
         nsd_diag_print(&diag, stderr);
         goto out;

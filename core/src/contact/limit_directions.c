@@ -34,8 +34,8 @@ static int add_direction(void *ctx, double root) {
     return out->n_dirs >= NSD_MAX_LIMIT_DIRS;
 }
 
-int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out, char *err,
-                      size_t err_len) {
+int nsd_limit_analyse(const nsd_model *m, nsd_data *data, double t, const double *y,
+                      nsd_limit_analysis *out, char *err, size_t err_len) {
     memset(out, 0, sizeof *out);
     size_t c = m->nc, first = 0;
     for (size_t i = 0, k = 0; i < m->nc; ++i) {
@@ -55,11 +55,11 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
         snprintf(err, err_len, "limit directions need a friction law");
         return -1;
     }
-    if (nsd_model_tangent_response(m, t, y) > NSDYN_WARNING) {
-        snprintf(err, err_len, "%s", m->failure);
+    if (nsd_model_tangent_response(m, data, t, y) > NSDYN_WARNING) {
+        snprintf(err, err_len, "%s", data->failure);
         return -1;
     }
-    const nsdyn_contact_eval *e = &m->ce[c];
+    const nsdyn_contact_eval *e = &data->ce[c];
     if (hypot(e->u[1], e->u[2]) > 1e-12) {
         snprintf(err, err_len,
                  "the state is not on Sigma: contact '%s' slips at (%g, %g) m/s; set its "
@@ -69,12 +69,12 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
     }
     out->contact = c;
     size_t ms = m->stick.m;
-    out->a[0] = m->stick.rhs[first];
-    out->a[1] = m->stick.rhs[first + 1];
-    out->G[0] = m->stick.G[first * ms + first];
-    out->G[1] = m->stick.G[first * ms + first + 1];
-    out->G[2] = m->stick.G[(first + 1) * ms + first];
-    out->G[3] = m->stick.G[(first + 1) * ms + first + 1];
+    out->a[0] = data->stick.rhs[first];
+    out->a[1] = data->stick.rhs[first + 1];
+    out->G[0] = data->stick.G[first * ms + first];
+    out->G[1] = data->stick.G[first * ms + first + 1];
+    out->G[2] = data->stick.G[(first + 1) * ms + first];
+    out->G[3] = data->stick.G[(first + 1) * ms + first + 1];
     m->friction->bounds(m->friction_inst, e->normal_load, &out->F_static, &out->F_kinetic);
 
     /* Stick force: G F = -a. */
@@ -94,10 +94,11 @@ int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysi
     return 0;
 }
 
-int nsd_limit_switch_check(nsd_model *m, double t, const double *y, size_t contact) {
+int nsd_limit_switch_check(const nsd_model *m, nsd_data *data, double t, const double *y,
+                           size_t contact) {
     (void)contact; /* the analysis takes the first persistent 2-D contact */
     nsd_limit_analysis la;
     char err[256];
-    if (nsd_limit_analyse(m, t, y, &la, err, sizeof err) != 0) return -1;
+    if (nsd_limit_analyse(m, data, t, y, &la, err, sizeof err) != 0) return -1;
     return la.rolling_by_force == la.rolling_by_directions;
 }

@@ -41,8 +41,8 @@ typedef struct nsd_limit_analysis {
 
 /* Analyse the first persistent 2-D contact at (t, y); y must lie on Sigma
  * (|u_t| <= 1e-12). Returns 0, or -1 with a reason. */
-int nsd_limit_analyse(nsd_model *m, double t, const double *y, nsd_limit_analysis *out, char *err,
-                      size_t err_len);
+int nsd_limit_analyse(const nsd_model *m, nsd_data *data, double t, const double *y,
+                      nsd_limit_analysis *out, char *err, size_t err_len);
 /* R and V of slip_flow.h at the analysis' a, G, F_kinetic. */
 double nsd_limit_R(const nsd_limit_analysis *la, double phi);
 double nsd_limit_V(const nsd_limit_analysis *la, double phi);
@@ -51,6 +51,7 @@ double nsd_limit_V(const nsd_limit_analysis *la, double phi);
  * of a persistent 2-D contact, on a state y with its slip projected to
  * zero, 1 if the limit directions agree with the force test, 0 if not,
  * -1 if the analysis does not apply. */
-int nsd_limit_switch_check(nsd_model *m, double t, const double *y, size_t contact);
+int nsd_limit_switch_check(const nsd_model *m, nsd_data *data, double t, const double *y,
+                           size_t contact);
 
 #endif

@@ -13,7 +13,7 @@
  * the unknown forces, through the system's affine response to contact
  * forces (system.h). Each contact has two event functions (falling zero
  * crossings): open: the gap; closed: the normal force; slip: u_t . d;
- * stick: mu_s N - |F_t|. At a located event nsd_modes_resolve() applies
+ * stick: mu_s N - |F_t|. At a located event nsd_modes_resolve(, ->d) applies
  * the impact law, chooses the new modes (acceleration-level complementarity
  * with Coulomb friction) and the integrator restarts.
  *
@@ -86,50 +86,59 @@ typedef struct nsd_contact_mode {
 
 /* Every contact's mode back to its state before the first resolution
  * (model create, and a run of a model that ran before). */
-void nsd_modes_reset(nsd_model *m);
+void nsd_modes_reset(const nsd_model *m, nsd_data *d);
 
-/* Allocate the mode buffers (model create); mu from the friction law.
+/* The modes' settings (model create); mu from the friction law.
  * rest_ratio: the accumulation rule's threshold relative to the contact's
  * velocity scale; rest_velocity: zero slip speed [m/s]; contact_tolerance:
  * touching gap and the gap threshold of impacts [m]. */
 void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
                     double contact_tolerance);
-void nsd_modes_free(nsd_model *m);
+/* The modes and their buffers in a run's data (the regime's data_init),
+ * reset; freed by nsd_modes_free (its release). */
+void nsd_modes_alloc(const nsd_model *m, nsd_data *d);
+void nsd_modes_free(nsd_data *d);
 
-/* Forces of the current modes at (t, y): fills m->lambda and vdot (nv). */
-nsdyn_status nsd_modes_forces(nsd_model *m, double t, const double *y, double *vdot);
+/* Forces of the current modes at (t, y): fills m->d->lambda and vdot (nv). */
+nsdyn_status nsd_modes_forces(const nsd_model *m, nsd_data *data, double t, const double *y,
+                              double *vdot);
 
 /* The 2 nc contact event functions at (t, y). The gap of an open contact
  * reads +1 here: impacts are located by the step guard (step_guard.h) on
  * the integrator's dense output, for every integrator alike. */
-nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g);
+nsdyn_status nsd_modes_events(const nsd_model *m, nsd_data *data, double t, const double *y,
+                              double *g);
 
 /* At an event (or the start): impacts, accumulation rule, new modes and the
  * velocity projection onto them. May change the velocities in y. Appends
  * the contact events to log. `fired`: the contact event function that
  * fired (0 .. 2 nc - 1, as in nsd_modes_events), or -1. Returns NSDYN_OK, or an error with
- * m->failure set (no consistent mode, impact law failure). */
+ * m->d->failure set (no consistent mode, impact law failure). */
 /* Open-contact gaps at (t, y) for the step guard: f[c] = gap - threshold
  * [m] (an impact where f falls through 0) and its rate df[c] = u_n [m/s];
  * f[c] = +inf for contacts that are closed, persistent or inactive. */
-nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, double *df);
+nsdyn_status nsd_modes_gaps(const nsd_model *m, nsd_data *data, double t, const double *y,
+                            double *f, double *df);
 
 /* The accumulation rule's speed at contact c [m/s]: an approach slower
  * than this closes the contact plastically; a rebound slower than this
  * closes it too. rest_ratio times the contact's velocity scale, and never
  * below a bounce too short to resolve in time (docs/event-driven.md). */
-double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double normal_acc);
+double nsd_modes_rest_speed(const nsd_model *m, nsd_data *data, size_t c, double t,
+                            double normal_acc);
 
 /* Sustained contacts whose gap drifted out of half the touching band:
  * positions projected back onto the closed constraints (and velocities
  * onto their tangent). Returns 1 if y changed (the integrator must
- * restart), 0 if nothing drifted, -1 on failure with m->failure set. */
+ * restart), 0 if nothing drifted, -1 on failure with m->d->failure set. */
 /* *deepest_open: the most negative gap of an open contact found deeper
  * than twice the tolerance (projected out with the others), else 0: a
  * penetration no impact caught (the run reports it, run.h). */
-int nsd_modes_correct_drift(nsd_model *m, double t, double *y, double *deepest_open);
+int nsd_modes_correct_drift(const nsd_model *m, nsd_data *data, double t, double *y,
+                            double *deepest_open);
 
-nsdyn_status nsd_modes_resolve(nsd_model *m, double t, double *y, nsd_event_log *log, int fired);
+nsdyn_status nsd_modes_resolve(const nsd_model *m, nsd_data *data, double t, double *y,
+                               nsd_event_log *log, int fired);
 
 /* `fired` of nsd_modes_resolve after a system's velocity reset: each
  * touching contact keeps its open/closed status if that is consistent. */
@@ -148,8 +157,9 @@ typedef struct nsd_reset_tally {
  * the reset is logged (NSD_EVENT_SYSTEM_RESET) and the modes are resolved
  * again for the new velocities; at most 4 rounds at one instant. Adds to
  * *tally. Without the callback it is nsd_modes_resolve. Returns as
- * nsd_modes_resolve (m->failure set on error). */
-nsdyn_status nsd_modes_resolve_notify(nsd_model *m, double t, double *y, nsd_event_log *log,
-                                      int fired, int initial, nsd_reset_tally *tally);
+ * nsd_modes_resolve (m->d->failure set on error). */
+nsdyn_status nsd_modes_resolve_notify(const nsd_model *m, nsd_data *data, double t, double *y,
+                                      nsd_event_log *log, int fired, int initial,
+                                      nsd_reset_tally *tally);
 
 #endif

@@ -64,12 +64,12 @@
  * leaves the cone. */
 #define NSD_CONE_MARGIN 1e-9
 
-/* The base force of contact c (fixed parts in m->lambda: a persistent or
+/* The base force of contact c (fixed parts in m->d->lambda: a persistent or
  * compliant contact's load, a slipping contact's friction per N) plus the
  * unknowns of x. */
-static void contact_force(const nsd_model *m, const double *x, size_t c, double *f) {
-    const nsd_modes_work *w = m->ed.work;
-    f[0] = m->lambda[3 * c], f[1] = m->lambda[3 * c + 1], f[2] = m->lambda[3 * c + 2];
+static void contact_force(const nsd_data *data, const double *x, size_t c, double *f) {
+    const nsd_modes_work *w = data->ed.work;
+    f[0] = data->lambda[3 * c], f[1] = data->lambda[3 * c + 1], f[2] = data->lambda[3 * c + 2];
     for (size_t k = 0; k < w->n_unknown; ++k)
         if (w->unk[k] / 3 == c) f[w->unk[k] % 3] += x[k];
 }
@@ -83,13 +83,13 @@ static size_t unknown_of(const nsd_modes_work *w, size_t c, size_t comp) {
 
 /* Whether the forces x satisfy N >= 0 at closed rigid contacts and
  * |F_t| <= mu_s N at sticking ones, to slack times the force scale. */
-static int admissible(const nsd_model *m, const double *x, double slack) {
+static int admissible(const nsd_model *m, nsd_data *data, const double *x, double slack) {
     for (size_t c = 0; c < m->nc; ++c) {
-        if (!m->ce[c].active || !m->ed.mode[c].closed) continue;
+        if (!data->ce[c].active || !data->ed.mode[c].closed) continue;
         double f[3];
-        contact_force(m, x, c, f);
-        if (unknown_of(m->ed.work, c, 0) < m->ed.work->n_unknown && f[0] < -slack) return 0;
-        if (m->friction && m->ed.mode[c].stick &&
+        contact_force(data, x, c, f);
+        if (unknown_of(data->ed.work, c, 0) < data->ed.work->n_unknown && f[0] < -slack) return 0;
+        if (m->friction && data->ed.mode[c].stick &&
             hypot(f[1], f[2]) > m->mu_static * fmax(f[0], 0.0) + slack)
             return 0;
     }
@@ -100,19 +100,20 @@ static int admissible(const nsd_model *m, const double *x, double slack) {
  * half-line) or, sticking, (N, F_t) onto the cone |F_t| <= mu_s N
  * (nsn_proj_cone); a sticking contact with a given N (persistent,
  * compliant) F_t onto the disc of radius mu_s N. Unknowns only. */
-static void project_cones(const nsd_model *m, double *x) {
-    const nsd_modes_work *w = m->ed.work;
+static void project_cones(const nsd_model *m, nsd_data *data, double *x) {
+    const nsd_modes_work *w = data->ed.work;
     size_t nu = w->n_unknown;
     for (size_t c = 0; c < m->nc; ++c) {
-        if (!m->ce[c].active || !m->ed.mode[c].closed) continue;
+        if (!data->ce[c].active || !data->ed.mode[c].closed) continue;
         size_t kn = unknown_of(w, c, 0), k1 = unknown_of(w, c, 1), k2 = unknown_of(w, c, 2);
-        int stick = m->friction && m->ed.mode[c].stick && k1 < nu;
+        int stick = m->friction && data->ed.mode[c].stick && k1 < nu;
         if (!stick) {
-            if (kn < nu) x[kn] = fmax(x[kn], -m->lambda[3 * c]);
+            if (kn < nu) x[kn] = fmax(x[kn], -data->lambda[3 * c]);
             continue;
         }
-        double f[3], base[3] = {m->lambda[3 * c], m->lambda[3 * c + 1], m->lambda[3 * c + 2]};
-        contact_force(m, x, c, f);
+        double f[3],
+            base[3] = {data->lambda[3 * c], data->lambda[3 * c + 1], data->lambda[3 * c + 2]};
+        contact_force(data, x, c, f);
         unsigned nt = k2 < nu ? 2u : 1u;
         double mu = m->mu_static * (1.0 - NSD_CONE_MARGIN);
         if (kn < nu) {
@@ -146,23 +147,23 @@ static void project_affine(const nsd_modes_work *w, size_t nu, size_t d, const d
 
 /* Largest violation of admissibility at x: max over closed contacts of
  * -N (rigid) and |F_t| - mu_s (1 - margin) N (sticking) [N]; convex in x. */
-static double violation(const nsd_model *m, const double *x) {
+static double violation(const nsd_model *m, nsd_data *data, const double *x) {
     double v = -INFINITY, mu = m->mu_static * (1.0 - NSD_CONE_MARGIN);
     for (size_t c = 0; c < m->nc; ++c) {
-        if (!m->ce[c].active || !m->ed.mode[c].closed) continue;
+        if (!data->ce[c].active || !data->ed.mode[c].closed) continue;
         double f[3];
-        contact_force(m, x, c, f);
-        if (unknown_of(m->ed.work, c, 0) < m->ed.work->n_unknown) v = fmax(v, -f[0]);
-        if (m->friction && m->ed.mode[c].stick) v = fmax(v, hypot(f[1], f[2]) - mu * f[0]);
+        contact_force(data, x, c, f);
+        if (unknown_of(data->ed.work, c, 0) < data->ed.work->n_unknown) v = fmax(v, -f[0]);
+        if (m->friction && data->ed.mode[c].stick) v = fmax(v, hypot(f[1], f[2]) - mu * f[0]);
     }
     return v;
 }
 
-/* violation() along x0 + s z (z: the first column of w->adm_Z). */
-static double line_violation(const nsd_model *m, size_t nu, double s) {
-    const nsd_modes_work *w = m->ed.work;
+/* violation(, ->d) along x0 + s z (z: the first column of w->adm_Z). */
+static double line_violation(const nsd_model *m, nsd_data *data, size_t nu, double s) {
+    const nsd_modes_work *w = data->ed.work;
     for (size_t i = 0; i < nu; ++i) w->adm_xk[i] = w->adm_x0[i] + s * w->adm_Z[i];
-    return violation(m, w->adm_xk);
+    return violation(m, data, w->adm_xk);
 }
 
 /* One free direction (d = 1, the common case: a block or a wheel on two
@@ -173,36 +174,36 @@ static double line_violation(const nsd_model *m, size_t nu, double s) {
  * violation over |s| <= 1e3 scale and bisection between 0 and it. Exact to
  * rounding where Dykstra's iteration converges sublinearly (a one-point
  * intersection). Returns 1 with x in w->x, 0 if the interval is empty. */
-static int admissible_on_line(nsd_model *m, size_t nu, double scale) {
-    nsd_modes_work *w = m->ed.work;
+static int admissible_on_line(const nsd_model *m, nsd_data *data, size_t nu, double scale) {
+    nsd_modes_work *w = data->ed.work;
     const double slack = 1e-12 * scale, phi = 0.5 * (sqrt(5.0) - 1.0);
     double lo = -1e3 * scale, hi = 1e3 * scale;
     for (int it = 0; it < 200 && hi - lo > 1e-15 * scale; ++it) {
         double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
-        if (line_violation(m, nu, a) < line_violation(m, nu, b))
+        if (line_violation(m, data, nu, a) < line_violation(m, data, nu, b))
             hi = b;
         else
             lo = a;
     }
     double best = 0.5 * (lo + hi);
-    if (line_violation(m, nu, best) > slack) return 0;
+    if (line_violation(m, data, nu, best) > slack) return 0;
     double in = best, out = 0.0; /* s = 0 is not admissible (the caller's test) */
     for (int it = 0; it < 200 && fabs(in - out) > 1e-16 * scale; ++it) {
         double mid = 0.5 * (in + out);
-        if (line_violation(m, nu, mid) <= 0.0)
+        if (line_violation(m, data, nu, mid) <= 0.0)
             in = mid;
         else
             out = mid;
     }
-    if (line_violation(m, nu, in) > slack) in = best;
+    if (line_violation(m, data, nu, in) > slack) in = best;
     for (size_t i = 0; i < nu; ++i) w->x[i] = w->adm_x0[i] + in * w->adm_Z[i];
     return 1;
 }
 
 /* The least-norm admissible forces (2. above) into w->x, from the
  * least-norm x0 in w->x. Returns 1 if found, 0 if not (w->x untouched). */
-static int admissible_forces(nsd_model *m, size_t nu, double scale) {
-    nsd_modes_work *w = m->ed.work;
+static int admissible_forces(const nsd_model *m, nsd_data *data, size_t nu, double scale) {
+    nsd_modes_work *w = data->ed.work;
     /* null(A): the right singular vectors of A beyond its rank are the
      * left ones of A^T, which is what row-major A is to LAPACK */
     memcpy(w->adm_work, w->A, nu * nu * sizeof *w->A);
@@ -211,13 +212,13 @@ static int admissible_forces(nsd_model *m, size_t nu, double scale) {
     if (d <= 0) return 0;
     double *x0 = w->adm_x0, *x = w->adm_xk, *p = w->adm_p, *yk = w->adm_q;
     memcpy(x0, w->x, nu * sizeof *x0);
-    if (d == 1) return admissible_on_line(m, nu, scale);
+    if (d == 1) return admissible_on_line(m, data, nu, scale);
     memcpy(x, x0, nu * sizeof *x);
     memset(p, 0, nu * sizeof *p);
     double tol = NSD_ADMISSIBLE_TOL * scale;
     for (int it = 0; it < NSD_ADMISSIBLE_ITER; ++it) {
         for (size_t i = 0; i < nu; ++i) yk[i] = x[i] + p[i];
-        project_cones(m, yk);
+        project_cones(m, data, yk);
         double moved = 0.0;
         for (size_t i = 0; i < nu; ++i) {
             p[i] += x[i] - yk[i];
@@ -225,7 +226,7 @@ static int admissible_forces(nsd_model *m, size_t nu, double scale) {
         }
         memcpy(x, yk, nu * sizeof *x);
         project_affine(w, nu, (size_t)d, x0, x);
-        if (moved <= tol && admissible(m, x, 1e3 * tol)) {
+        if (moved <= tol && admissible(m, data, x, 1e3 * tol)) {
             memcpy(w->x, x, nu * sizeof *x);
             return 1;
         }
@@ -256,20 +257,20 @@ static int admissible_forces(nsd_model *m, size_t nu, double scale) {
  * rule, the slip goes on, as validation-targets.md's sequence has it).
  * Rigid contacts keep the refusal (a Painleve-type inconsistency). */
 #define NSD_COMPLIANT_RESIDUAL 1e-2
-static int compliant_sticking(const nsd_model *m, double residual) {
-    const nsd_modes_work *w = m->ed.work;
+static int compliant_sticking(const nsd_model *m, nsd_data *data, double residual) {
+    const nsd_modes_work *w = data->ed.work;
     double a_free = 0.0;
-    for (size_t i = 0; i < m->nv; ++i) a_free = fmax(a_free, fabs(m->a0[i]));
+    for (size_t i = 0; i < m->nv; ++i) a_free = fmax(a_free, fabs(data->a0[i]));
     if (!(residual <= NSD_COMPLIANT_RESIDUAL * a_free)) return 0;
     for (size_t k = 0; k < w->n_unknown; ++k) {
         size_t c = w->unk[k] / 3;
-        if (w->unk[k] % 3 == 0 || !is_compliant(m, c) || !m->ed.mode[c].stick) return 0;
+        if (w->unk[k] % 3 == 0 || !is_compliant(m, c) || !data->ed.mode[c].stick) return 0;
     }
     return 1;
 }
 
-int nsd_modes_solve_forces(nsd_model *m, size_t nu) {
-    nsd_modes_work *w = m->ed.work;
+int nsd_modes_solve_forces(const nsd_model *m, nsd_data *data, size_t nu) {
+    nsd_modes_work *w = data->ed.work;
     memcpy(w->u_minus, w->x, nu * sizeof *w->x);
     int rank =
         nsn_least_norm(nu, w->A, w->x, NSD_FORCE_RANK_RTOL, w->ln_work, w->ln_len, w->ln_jpvt);
@@ -296,10 +297,10 @@ int nsd_modes_solve_forces(nsd_model *m, size_t nu) {
         bmax = fmax(bmax, fabs(w->u_minus[r]));
         rmax = fmax(rmax, fabs(res));
     }
-    if (rmax > NSD_FORCE_RESIDUAL_RTOL * (amax * xmax + bmax) && !compliant_sticking(m, rmax))
+    if (rmax > NSD_FORCE_RESIDUAL_RTOL * (amax * xmax + bmax) && !compliant_sticking(m, data, rmax))
         return -1;
     double scale = xmax;
-    for (size_t k = 0; k < 3 * m->nc; ++k) scale = fmax(scale, fabs(m->lambda[k]));
-    if (!admissible(m, w->x, 1e-12 * scale)) admissible_forces(m, nu, scale);
+    for (size_t k = 0; k < 3 * m->nc; ++k) scale = fmax(scale, fabs(data->lambda[k]));
+    if (!admissible(m, data, w->x, 1e-12 * scale)) admissible_forces(m, data, nu, scale);
     return 0;
 }

@@ -64,18 +64,18 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
-void nsd_modes_reset(nsd_model *m) {
+void nsd_modes_reset(const nsd_model *m, nsd_data *d) {
+    nsd_contact_mode *mode = d->ed.mode;
     for (size_t c = 0; c < m->nc; ++c) {
-        m->ed.mode[c] = (nsd_contact_mode){0};
-        m->ed.mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
-        m->ed.mode[c].stick = -1; /* not known before the first resolution */
-        m->ed.mode[c].dir[0] = 1.0;
-        m->ed.mode[c].g_ref[0] = m->ed.mode[c].g_ref[1] = -INFINITY;
+        mode[c] = (nsd_contact_mode){0};
+        mode[c].closed = m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT;
+        mode[c].stick = -1; /* not known before the first resolution */
+        mode[c].dir[0] = 1.0;
+        mode[c].g_ref[0] = mode[c].g_ref[1] = -INFINITY;
     }
 }
 
-void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
-                    double contact_tolerance) {
+void nsd_modes_alloc(const nsd_model *m, nsd_data *d) {
     size_t nc = m->nc, nv = m->nv, n3 = 3 * (nc ? nc : 1);
     nsd_modes_work *w = xcalloc(1, sizeof *w);
     w->unk = xcalloc(n3, sizeof *w->unk);
@@ -110,19 +110,20 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
     w->adm_x0 = xcalloc(5 * n3, sizeof *w->adm_x0);
     w->adm_xk = w->adm_x0 + n3, w->adm_p = w->adm_x0 + 2 * n3;
     w->adm_q = w->adm_x0 + 3 * n3, w->adm_y = w->adm_x0 + 4 * n3;
-    m->ed.work = w;
-    m->ed.mode = xcalloc(nc, sizeof *m->ed.mode);
-    nsd_modes_reset(m);
+    d->ed.work = w;
+    d->ed.mode = xcalloc(nc, sizeof *d->ed.mode);
+    nsd_modes_reset(m, d);
+}
+
+void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
+                    double contact_tolerance) {
     m->ed.rest_velocity = rest_velocity;
     m->ed.rest_ratio = rest_ratio;
     m->ed.contact_tolerance = contact_tolerance;
-    m->mu_static = m->mu_kinetic = 0.0;
-    if (m->friction && m->friction->bounds)
-        m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
 }
 
-void nsd_modes_free(nsd_model *m) {
-    nsd_modes_work *w = m->ed.work;
+void nsd_modes_free(nsd_data *d) {
+    nsd_modes_work *w = d->ed.work;
     if (w) {
         free(w->unk);
         free(w->C);
@@ -154,28 +155,29 @@ void nsd_modes_free(nsd_model *m) {
         free(w->adm_x0);
         free(w);
     }
-    free(m->ed.mode);
-    m->ed.work = NULL;
-    m->ed.mode = NULL;
+    free(d->ed.mode);
+    d->ed.work = NULL;
+    d->ed.mode = NULL;
 }
 
 /* contacts() with Jacobian rows for the contacts that need them (closed,
  * persistent) or for all (all_rows). */
-nsdyn_status nsd_modes_eval_contacts(nsd_model *m, double t, const double *y, int all_rows) {
-    nsd_model_ask_contacts(m, all_rows ? NSD_ROWS_ALL : NSD_ROWS_NONE);
+nsdyn_status nsd_modes_eval_contacts(const nsd_model *m, nsd_data *data, double t, const double *y,
+                                     int all_rows) {
+    nsd_model_ask_contacts(m, data, all_rows ? NSD_ROWS_ALL : NSD_ROWS_NONE);
     for (size_t c = 0; c < m->nc && !all_rows; ++c)
-        if (m->ed.mode[c].closed) m->jac[c] = m->W + c * 3 * m->nv;
-    nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
-    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
-    return nsd_model_check_contacts(m, t);
+        if (data->ed.mode[c].closed) data->jac[c] = data->W + c * 3 * m->nv;
+    nsdyn_status st = nsd_model_contacts_now(m, data, t, y, y + m->nq);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system contacts()");
+    return nsd_model_check_contacts(m, data, t);
 }
 
 /* Slip direction of contact c now: the slip velocity's, or the mode's when
  * the slip is too small for its direction to mean anything (it has just
  * started from stick). The threshold is far below the stick event's
  * (rest_velocity), so it never puts a kink where a phase ends. */
-void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d) {
-    const nsdyn_contact_eval *e = &m->ce[c];
+void nsd_modes_slip_direction(const nsd_model *m, nsd_data *data, size_t c, double *d) {
+    const nsdyn_contact_eval *e = &data->ce[c];
     double tiny = 1e-3 * m->ed.rest_velocity;
     if (m->layout.contacts[c].tangent_dim == 2) {
         double s = hypot(e->u[1], e->u[2]);
@@ -183,11 +185,11 @@ void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d) {
             d[0] = e->u[1] / s;
             d[1] = e->u[2] / s;
         } else {
-            d[0] = m->ed.mode[c].dir[0];
-            d[1] = m->ed.mode[c].dir[1];
+            d[0] = data->ed.mode[c].dir[0];
+            d[1] = data->ed.mode[c].dir[1];
         }
     } else {
-        d[0] = fabs(e->u[1]) > tiny ? (e->u[1] > 0 ? 1.0 : -1.0) : m->ed.mode[c].dir[0];
+        d[0] = fabs(e->u[1]) > tiny ? (e->u[1] > 0 ? 1.0 : -1.0) : data->ed.mode[c].dir[0];
         d[1] = 0.0;
     }
 }
@@ -197,8 +199,9 @@ void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d) {
  * the motion): at the slip velocity, or along the slip direction d at the
  * zero-slip threshold when the slip has just started. The laws' force is
  * proportional to N (friction.h), so the unknown N carries it. */
-static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, double t) {
-    const nsdyn_contact_eval *e = &m->ce[c];
+static nsdyn_status slip_friction(const nsd_model *m, nsd_data *data, size_t c, const double *d,
+                                  double t) {
+    const nsdyn_contact_eval *e = &data->ce[c];
     uint32_t dim = m->layout.contacts[c].tangent_dim;
     double s = dim == 2 ? hypot(e->u[1], e->u[2]) : fabs(e->u[1]);
     double floor_speed = 1e-3 * m->ed.rest_velocity;
@@ -207,19 +210,19 @@ static nsdyn_status slip_friction(nsd_model *m, size_t c, const double *d, doubl
     /* 1-D: never against the phase's direction d (see solve_current) */
     if (dim == 1 && e->u[1] * d[0] <= floor_speed) in.slip[0] = floor_speed * d[0];
     in.slip[1] = dim == 2 ? (s > floor_speed ? e->u[2] : floor_speed * d[1]) : 0.0;
-    double *f = m->ed.work->fric + 2 * c;
+    double *f = data->ed.work->fric + 2 * c;
     f[0] = f[1] = 0.0;
     nsdyn_status st = m->friction->force(m->friction_inst, &in, f, NULL);
-    return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "friction force()") : NSDYN_OK;
+    return st > NSDYN_WARNING ? nsd_model_fail(m, data, st, t, "friction force()") : NSDYN_OK;
 }
 
 /* Unit pattern of unknown k added (sign +1) or removed (-1) in lambda. */
-static void apply_unknown(nsd_model *m, size_t k, double amount) {
-    nsd_modes_work *w = m->ed.work;
+static void apply_unknown(const nsd_model *m, nsd_data *data, size_t k, double amount) {
+    nsd_modes_work *w = data->ed.work;
     size_t c = w->unk[k] / 3, comp = w->unk[k] % 3;
-    double *lam = m->lambda + 3 * c;
+    double *lam = data->lambda + 3 * c;
     lam[comp] += amount;
-    if (comp == 0 && m->friction && !m->ed.mode[c].stick) {
+    if (comp == 0 && m->friction && !data->ed.mode[c].stick) {
         /* a slipping closed contact: its friction follows its normal force */
         lam[1] += amount * w->fric[2 * c];
         lam[2] += amount * w->fric[2 * c + 1];
@@ -228,15 +231,16 @@ static void apply_unknown(nsd_model *m, size_t k, double amount) {
 
 /* Forces of the current modes and v' at (t, y): contacts must have been
  * evaluated (eval_contacts) at (t, y) with rows for the closed ones. */
-nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, double *vdot) {
-    nsd_modes_work *w = m->ed.work;
+nsdyn_status nsd_modes_solve_current(const nsd_model *m, nsd_data *data, double t, const double *y,
+                                     double *vdot) {
+    nsd_modes_work *w = data->ed.work;
     const double *q = y, *v = y + m->nq;
     size_t nv = m->nv, nu = 0;
     for (size_t c = 0; c < m->nc; ++c) {
-        double *lam = m->lambda + 3 * c;
+        double *lam = data->lambda + 3 * c;
         lam[0] = lam[1] = lam[2] = 0.0;
-        const nsdyn_contact_eval *e = &m->ce[c];
-        if (!e->active || !m->ed.mode[c].closed) continue;
+        const nsdyn_contact_eval *e = &data->ce[c];
+        if (!e->active || !data->ed.mode[c].closed) continue;
         int persistent = !is_unilateral(m, c), compliant = is_compliant(m, c);
         double N = persistent ? e->normal_load : 0.0;
         if (compliant) {
@@ -244,7 +248,8 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
              * persistent contact's given load (it changes along the
              * motion, and friction follows it) */
             nsdyn_status ns = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &N);
-            if (ns > NSDYN_WARNING) return nsd_model_fail(m, ns, t, "contact law normal_force()");
+            if (ns > NSDYN_WARNING)
+                return nsd_model_fail(m, data, ns, t, "contact law normal_force()");
             N = fmax(N, 0.0);
         }
         lam[0] = N;
@@ -252,7 +257,7 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
             w->unk[nu++] = 3 * c;
         }
         if (!m->friction) continue;
-        if (m->ed.mode[c].stick) {
+        if (data->ed.mode[c].stick) {
             for (size_t j = 0; j < m->layout.contacts[c].tangent_dim; ++j) {
                 w->unk[nu++] = 3 * c + 1 + j;
             }
@@ -264,57 +269,58 @@ nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, do
              * itself, and the integrator rejected every step across it
              * without locating it (a walker whose stance foot stopped
              * slipping took 1e6 steps at t = 0.0945 s). */
-            w->slip_dir[2 * c] = m->ed.mode[c].dir[0];
+            w->slip_dir[2 * c] = data->ed.mode[c].dir[0];
             w->slip_dir[2 * c + 1] = 0.0;
-            nsdyn_status fs = slip_friction(m, c, w->slip_dir + 2 * c, t);
+            nsdyn_status fs = slip_friction(m, data, c, w->slip_dir + 2 * c, t);
             if (fs > NSDYN_WARNING) return fs;
             lam[1] = N * w->fric[2 * c];
             lam[2] = N * w->fric[2 * c + 1];
         } else {
-            nsd_modes_slip_direction(m, c, w->slip_dir + 2 * c);
-            nsdyn_status fs = slip_friction(m, c, w->slip_dir + 2 * c, t);
+            nsd_modes_slip_direction(m, data, c, w->slip_dir + 2 * c);
+            nsdyn_status fs = slip_friction(m, data, c, w->slip_dir + 2 * c, t);
             if (fs > NSDYN_WARNING) return fs;
             lam[1] = N * w->fric[2 * c];
             lam[2] = N * w->fric[2 * c + 1];
         }
     }
     w->n_unknown = nu;
-    nsdyn_status st = nsd_affine_base(m, t, q, v);
+    nsdyn_status st = nsd_affine_base(m, data, t, q, v);
     if (st > NSDYN_WARNING) return st;
     if (nu == 0) {
-        memcpy(vdot, m->a0, nv * sizeof *vdot);
+        memcpy(vdot, data->a0, nv * sizeof *vdot);
         return NSDYN_OK;
     }
-    st = nsd_affine_columns(m, t, q, v, nu, NULL, apply_unknown, w->C);
+    st = nsd_affine_columns(m, data, t, q, v, nu, NULL, apply_unknown, w->C);
     if (st > NSDYN_WARNING) return st;
-    nsd_affine_block(m, w->unk, nu, w->C, nu, w->A);
-    for (size_t r = 0; r < nu; ++r) w->x[r] = -nsd_affine_local_acc(m, w->unk[r], m->a0);
-    if (nsd_modes_solve_forces(m, nu) != 0) {
-        snprintf(m->failure, sizeof m->failure,
+    nsd_affine_block(m, data, w->unk, nu, w->C, nu, w->A);
+    for (size_t r = 0; r < nu; ++r) w->x[r] = -nsd_affine_local_acc(m, data, w->unk[r], data->a0);
+    if (nsd_modes_solve_forces(m, data, nu) != 0) {
+        snprintf(data->failure, sizeof data->failure,
                  "the contact constraints of the current modes are singular at t = %.9g s "
                  "(redundant contacts: the forces are not determined)",
                  t);
         return NSDYN_ERROR;
     }
-    memcpy(vdot, m->a0, nv * sizeof *vdot);
+    memcpy(vdot, data->a0, nv * sizeof *vdot);
     for (size_t k = 0; k < nu; ++k) {
-        apply_unknown(m, k, w->x[k]);
+        apply_unknown(m, data, k, w->x[k]);
         for (size_t i = 0; i < nv; ++i) vdot[i] += w->C[k * nv + i] * w->x[k];
     }
     return NSDYN_OK;
 }
 
-nsdyn_status nsd_modes_forces(nsd_model *m, double t, const double *y, double *vdot) {
-    nsdyn_status st = nsd_modes_eval_contacts(m, t, y, 0);
+nsdyn_status nsd_modes_forces(const nsd_model *m, nsd_data *data, double t, const double *y,
+                              double *vdot) {
+    nsdyn_status st = nsd_modes_eval_contacts(m, data, t, y, 0);
     if (st > NSDYN_WARNING) return st;
-    return nsd_modes_solve_current(m, t, y, vdot);
+    return nsd_modes_solve_current(m, data, t, y, vdot);
 }
 
 /* Raw event values (before the offsets) of contact c, from the last solve. */
-void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
-    const nsdyn_contact_eval *e = &m->ce[c];
-    const nsd_contact_mode *md = &m->ed.mode[c];
-    const double *lam = m->lambda + 3 * c;
+void nsd_modes_raw_events(const nsd_model *m, nsd_data *data, size_t c, double *g) {
+    const nsdyn_contact_eval *e = &data->ce[c];
+    const nsd_contact_mode *md = &data->ed.mode[c];
+    const double *lam = data->lambda + 3 * c;
     g[0] = g[1] = 1.0;
     if (!e->active) return;
     /* an open contact's gap is the step guard's (step_guard.h), compliant
@@ -326,7 +332,7 @@ void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
         if (md->closed) g[0] = -e->gap;
     } else if (is_unilateral(m, c) && md->closed)
         g[0] = lam[0];
-    if (!tangent_held(m, c)) return;
+    if (!tangent_held(m, data, c)) return;
     if (md->stick) {
         double bound = 0.0, kinetic = 0.0;
         m->friction->bounds(m->friction_inst, lam[0], &bound, &kinetic);
@@ -344,27 +350,29 @@ void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g) {
     }
 }
 
-nsdyn_status nsd_modes_events(nsd_model *m, double t, const double *y, double *g) {
-    nsdyn_status st = nsd_modes_forces(m, t, y, m->ed.work->acc);
+nsdyn_status nsd_modes_events(const nsd_model *m, nsd_data *data, double t, const double *y,
+                              double *g) {
+    nsdyn_status st = nsd_modes_forces(m, data, t, y, data->ed.work->acc);
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c) {
         double raw[2];
-        nsd_modes_raw_events(m, c, raw);
-        g[2 * c] = raw[0] - m->ed.mode[c].g_ref[0];
-        g[2 * c + 1] = raw[1] - m->ed.mode[c].g_ref[1];
+        nsd_modes_raw_events(m, data, c, raw);
+        g[2 * c] = raw[0] - data->ed.mode[c].g_ref[0];
+        g[2 * c + 1] = raw[1] - data->ed.mode[c].g_ref[1];
     }
     return NSDYN_OK;
 }
 
-nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, double *df) {
-    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
-    nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
-    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
-    if (nsd_model_check_contacts(m, t) > NSDYN_WARNING) return NSDYN_ERROR;
+nsdyn_status nsd_modes_gaps(const nsd_model *m, nsd_data *data, double t, const double *y,
+                            double *f, double *df) {
+    nsd_model_ask_contacts(m, data, NSD_ROWS_NONE);
+    nsdyn_status st = nsd_model_contacts_now(m, data, t, y, y + m->nq);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system contacts()");
+    if (nsd_model_check_contacts(m, data, t) > NSDYN_WARNING) return NSDYN_ERROR;
     for (size_t c = 0; c < m->nc; ++c) {
-        int open = is_unilateral(m, c) && m->ce[c].active && !m->ed.mode[c].closed;
-        f[c] = open ? m->ce[c].gap - m->ed.mode[c].g_ref[0] : INFINITY;
-        df[c] = m->ce[c].u[0];
+        int open = is_unilateral(m, c) && data->ce[c].active && !data->ed.mode[c].closed;
+        f[c] = open ? data->ce[c].gap - data->ed.mode[c].g_ref[0] : INFINITY;
+        df[c] = data->ce[c].u[0];
     }
     return NSDYN_OK;
 }
@@ -373,8 +381,10 @@ nsdyn_status nsd_modes_gaps(nsd_model *m, double t, const double *y, double *f, 
  * one that stays inside the touching band (contact_tolerance) never leaves
  * contact in the runner's own terms: it counts as rest. So does one no
  * faster than a rebound the integrator was seen not to resolve. */
-double nsd_modes_rest_speed(const nsd_model *m, size_t c, double t, double normal_acc) {
+double nsd_modes_rest_speed(const nsd_model *m, nsd_data *data, size_t c, double t,
+                            double normal_acc) {
     (void)t;
     double band_speed = sqrt(2.0 * fabs(normal_acc) * m->ed.contact_tolerance);
-    return fmax(fmax(m->ed.rest_ratio * m->ed.mode[c].v_scale, band_speed), m->ed.mode[c].v_unresolved);
+    return fmax(fmax(m->ed.rest_ratio * data->ed.mode[c].v_scale, band_speed),
+                data->ed.mode[c].v_unresolved);
 }

@@ -7,19 +7,21 @@
 
 #include "modes_work.h"
 
-static inline double rest_speed(const nsd_model *m, size_t c, double t) {
-    return nsd_modes_rest_speed(m, c, t, m->ed.work->an[c]);
+static inline double rest_speed(const nsd_model *m, nsd_data *data, size_t c, double t) {
+    return nsd_modes_rest_speed(m, data, c, t, data->ed.work->an[c]);
 }
 
 /* contacts() with Jacobian rows for the contacts that need them (closed,
  * persistent) or for all (all_rows); checked (nsd_model_check_contacts). */
-nsdyn_status nsd_modes_eval_contacts(nsd_model *m, double t, const double *y, int all_rows);
+nsdyn_status nsd_modes_eval_contacts(const nsd_model *m, nsd_data *data, double t, const double *y,
+                                     int all_rows);
 /* Slip direction of contact c now into d (2). */
-void nsd_modes_slip_direction(const nsd_model *m, size_t c, double *d);
+void nsd_modes_slip_direction(const nsd_model *m, nsd_data *data, size_t c, double *d);
 /* Forces of the current modes and v' at (t, y), contacts evaluated. */
-nsdyn_status nsd_modes_solve_current(nsd_model *m, double t, const double *y, double *vdot);
+nsdyn_status nsd_modes_solve_current(const nsd_model *m, nsd_data *data, double t, const double *y,
+                                     double *vdot);
 /* Raw event values (before the offsets) of contact c, from the last solve. */
-void nsd_modes_raw_events(const nsd_model *m, size_t c, double *g);
+void nsd_modes_raw_events(const nsd_model *m, nsd_data *data, size_t c, double *g);
 /* A new record in log (NULL: none kept). */
 nsd_event_record *nsd_modes_log_add(nsd_event_log *log, double t, size_t c, nsd_event_kind kind);
 

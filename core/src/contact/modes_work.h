@@ -50,15 +50,15 @@ static inline int is_compliant(const nsd_model *m, size_t c) {
 
 /* Contact carries a tangential force of its own mode (closed or persistent,
  * with a friction law). */
-static inline int tangent_held(const nsd_model *m, size_t c) {
-    return m->friction && m->ce[c].active && (m->ed.mode[c].closed || !is_unilateral(m, c));
+static inline int tangent_held(const nsd_model *m, nsd_data *data, size_t c) {
+    return m->friction && data->ce[c].active && (data->ed.mode[c].closed || !is_unilateral(m, c));
 }
 
 /* The unknown forces of the current modes (w->n_unknown = nu of them):
  * w->A x = w->x in place, the least-norm solution, and of the admissible
  * ones the least-norm if that one is not admissible (modes_forces.c).
- * m->lambda holds the fixed parts of the forces. Returns 0, or -1 if the
+ * m->d->lambda holds the fixed parts of the forces. Returns 0, or -1 if the
  * rows are inconsistent (w->x then undefined). */
-int nsd_modes_solve_forces(nsd_model *m, size_t nu);
+int nsd_modes_solve_forces(const nsd_model *m, nsd_data *data, size_t nu);
 
 #endif

@@ -12,9 +12,9 @@
  * and 1 when both sides push the gap rate back to zero (the compression
  * force opens the gap, the expansion force closes it): the contact can
  * neither compress nor expand and Filippov's solution holds it at rest.
- * 0 otherwise; -1 on a plugin failure (m->failure). Uses ydot (n), m->lambda,
- * m->a0 and the contact rows (m->W) as scratch. */
-int nsd_rate_held(nsd_model *m, double t, const double *y, double *ydot, size_t c, double *f_comp_N,
-                  double *f_exp_N);
+ * 0 otherwise; -1 on a plugin failure (m->d->failure). Uses ydot (n), m->d->lambda,
+ * m->d->a0 and the contact rows (m->d->W) as scratch. */
+int nsd_rate_held(const nsd_model *m, nsd_data *data, double t, const double *y, double *ydot,
+                  size_t c, double *f_comp_N, double *f_exp_N);
 
 #endif

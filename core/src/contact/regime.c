@@ -7,10 +7,6 @@
 #include "modes.h"
 #include "stick.h"
 
-static void reset_modes(nsd_model *m) {
-    if (m->ed.mode) nsd_modes_reset(m);
-}
-
 static const nsd_regime regimes[] = {
     [NSD_REGIME_COMPLIANT] = {.kind = NSD_REGIME_COMPLIANT, .name = "compliant"},
     [NSD_REGIME_HOLD_STICK] = {.kind = NSD_REGIME_HOLD_STICK,
@@ -21,7 +17,8 @@ static const nsd_regime regimes[] = {
                                  .logs_events = 1,
                                  .solve = nsd_modes_forces,
                                  .events = nsd_modes_events,
-                                 .reset = reset_modes,
+                                 .data_init = nsd_modes_alloc,
+                                 .reset = nsd_modes_reset,
                                  .release = nsd_modes_free},
     /* The integrator handles contact itself through the mechanics view
      * (mechanics.c); between its steps, forces come from the laws. */
@@ -49,6 +46,8 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     if (m->regime->kind == NSD_REGIME_EVENT_DRIVEN)
         nsd_modes_init(m, cfg->settings.rest_ratio, cfg->settings.rest_velocity,
                        cfg->settings.contact_tolerance);
+    /* the model's own data were sized before the regime was chosen */
+    if (m->regime->data_init) m->regime->data_init(m, m->d);
     /* the paper's limit-direction test, checked at every stick/slip switch
      * (docs/towed-wheel.md); the modes only call the hook */
     m->ed.switch_check = nsd_limit_switch_check;

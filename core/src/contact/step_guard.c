@@ -57,7 +57,7 @@ static double *ldf(nsd_step_guard *g, size_t level) { return g->df + level * g->
 
 nsdyn_status nsd_step_guard_start(nsd_step_guard *g, nsd_model *m, double t, const double *y) {
     g->t_a = t;
-    return nsd_modes_gaps(m, t, y, lf(g, 0), ldf(g, 0));
+    return nsd_modes_gaps(m, m->d, t, y, lf(g, 0), ldf(g, 0));
 }
 
 typedef struct guard_call {
@@ -76,7 +76,7 @@ static int state_at(guard_call *k, double t, double *y) {
         return 0;
     }
     if (k->ig->dense(k->inst, t, y) > NSDYN_WARNING) {
-        snprintf(k->m->failure, sizeof k->m->failure,
+        snprintf(k->m->d->failure, sizeof k->m->d->failure,
                  "the step guard could not read the dense output at t = %.17g s: %s", t,
                  k->ig->message ? k->ig->message(k->inst) : "");
         return -1;
@@ -89,7 +89,8 @@ static int gaps_at(guard_call *k, double t, size_t level) {
     if (state_at(k, t, k->g->ytmp) != 0) return -1;
     k->g->evaluations++;
     k->g->gaps += k->g->nc;
-    return nsd_modes_gaps(k->m, t, k->g->ytmp, lf(k->g, level), ldf(k->g, level)) > NSDYN_WARNING
+    return nsd_modes_gaps(k->m, k->m->d, t, k->g->ytmp, lf(k->g, level), ldf(k->g, level)) >
+                   NSDYN_WARNING
                ? -1
                : 0;
 }
@@ -103,26 +104,26 @@ static int gaps_masked_at(guard_call *k, double t, const double *y, const unsign
     nsd_model *m = k->m;
     nsd_step_guard *g = k->g;
     g->evaluations_some++;
-    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
+    nsd_model_ask_contacts(m, m->d, NSD_ROWS_NONE);
     nsdyn_status st =
-        nsd_contacts_evaluate_some(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, mask, m->ce);
+        nsd_contacts_evaluate_some(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, mask, m->d->ce);
     if (st > NSDYN_WARNING) {
-        nsd_model_fail(m, st, t, "system contacts()");
+        nsd_model_fail(m, m->d, st, t, "system contacts()");
         return -1;
     }
     for (size_t c = 0; c < m->nc; ++c) {
         if (!mask[c]) continue;
         g->gaps++;
-        const nsdyn_contact_eval *e = &m->ce[c];
+        const nsdyn_contact_eval *e = &m->d->ce[c];
         if (e->active && !isfinite(e->gap + e->u[0] + e->u[1] + e->u[2] + e->normal_load)) {
-            snprintf(m->failure, sizeof m->failure,
+            snprintf(m->d->failure, sizeof m->d->failure,
                      "system '%s' returned a non-finite gap, velocity or load at contact '%s' at "
                      "t = %.9g s (gap %g m, u_n %g m/s)",
                      m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
             return -1;
         }
-        int open = is_unilateral(m, c) && e->active && !m->ed.mode[c].closed;
-        lf(g, level)[c] = open ? e->gap - m->ed.mode[c].g_ref[0] : INFINITY;
+        int open = is_unilateral(m, c) && e->active && !m->d->ed.mode[c].closed;
+        lf(g, level)[c] = open ? e->gap - m->d->ed.mode[c].g_ref[0] : INFINITY;
         ldf(g, level)[c] = e->u[0];
     }
     return 0;
@@ -535,7 +536,7 @@ static int located(guard_call *k, double t_hit, size_t c) {
         return -1;
     k->g->hits++;
     double rate = ldf(k->g, L1_CUR)[c];
-    nsd_contact_mode *md = &k->m->ed.mode[c];
+    nsd_contact_mode *md = &k->m->d->ed.mode[c];
     if (rate > 0.0) md->v_unresolved = fmax(md->v_unresolved, rate * (1.0 + 1e-9));
     return 1;
 }
@@ -543,13 +544,14 @@ static int located(guard_call *k, double t_hit, size_t c) {
 /* An open contact that is penetrating beyond twice the tolerance and still
  * approaching at a step end: an impact was missed (it started the phase
  * penetrated). Never silent. */
-static int penetrating(nsd_model *m, const double *f, const double *df, double t) {
+static int penetrating(const nsd_model *m, nsd_data *data, const double *f, const double *df,
+                       double t) {
     for (size_t c = 0; c < m->nc; ++c) {
         if (!(f[c] < -m->ed.contact_tolerance && df[c] < 0.0)) continue;
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(data->failure, sizeof data->failure,
                  "contact '%s' is open but penetrates by %.3g m and approaches at %.3g m/s at t = "
                  "%.9g s (it started the phase penetrated; an impact was missed)",
-                 m->layout.contacts[c].name, -(f[c] + m->ed.mode[c].g_ref[0]), -df[c], t);
+                 m->layout.contacts[c].name, -(f[c] + data->ed.mode[c].g_ref[0]), -df[c], t);
         return 1;
     }
     return 0;
@@ -602,7 +604,7 @@ int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator
     if (r < 0) return -1;
     if (r == 1 && earliest_hit(&k, t_hit, contact) != 0) return -1;
     if (r == 1) return located(&k, *t_hit, *contact);
-    if (penetrating(m, lf(g, 1), ldf(g, 1), t_b)) return -1;
+    if (penetrating(m, m->d, lf(g, 1), ldf(g, 1), t_b)) return -1;
     memcpy(lf(g, 0), lf(g, 1), g->nc * sizeof *g->f);
     memcpy(ldf(g, 0), ldf(g, 1), g->nc * sizeof *g->df);
     g->t_a = t_b;

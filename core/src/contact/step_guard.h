@@ -64,7 +64,7 @@ nsdyn_status nsd_step_guard_start(nsd_step_guard *g, nsd_model *m, double t, con
 /* After an accepted step ending at (t_b, y_b): 1 if an open contact's gap
  * falls through its threshold inside the step (then *t_hit, *contact and
  * g->y hold the earliest), 0 if not (the guard moves on to t_b), -1 on
- * failure with m->failure set (a dense-output failure, or an open contact
+ * failure with m->d->failure set (a dense-output failure, or an open contact
  * found penetrating and approaching: an impact missed by a previous
  * phase). */
 int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator *ig, void *inst,

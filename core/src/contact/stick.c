@@ -8,46 +8,48 @@
 
 #include "affine.h"
 
-nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y) {
-    nsdyn_status st = nsd_model_contact_forces(m, t, y, NULL, 1);
+nsdyn_status nsd_model_tangent_response(const nsd_model *m, nsd_data *data, double t,
+                                        const double *y) {
+    nsdyn_status st = nsd_model_contact_forces(m, data, t, y, NULL, 1);
     if (st > NSDYN_WARNING) return st;
     size_t ms = m->stick.m, nv = m->nv;
-    for (size_t k = 0; k < ms; ++k) m->lambda[m->stick.comp[k]] = 0.0;
-    st = nsd_affine_base(m, t, y, y + m->nq);
+    for (size_t k = 0; k < ms; ++k) data->lambda[m->stick.comp[k]] = 0.0;
+    st = nsd_affine_base(m, data, t, y, y + m->nq);
     if (st > NSDYN_WARNING) return st;
     /* Columns of M^-1 W_t^T: response to a unit force on each component. */
-    st = nsd_affine_columns(m, t, y, y + m->nq, ms, m->stick.comp, NULL, m->stick.B);
+    st = nsd_affine_columns(m, data, t, y, y + m->nq, ms, m->stick.comp, NULL, data->stick.B);
     if (st > NSDYN_WARNING) return st;
     for (size_t k = 0; k < ms; ++k) {
         /* a_t = drift + W_t a0, summed from the drift (the order of the
          * published outputs) */
-        const double *Wrow = nsd_affine_row(m, m->stick.comp[k]);
-        double acc = m->ce[m->stick.comp[k] / 3].drift[m->stick.comp[k] % 3];
-        for (size_t i = 0; i < nv; ++i) acc += Wrow[i] * m->a0[i];
-        m->stick.rhs[k] = acc;
+        const double *Wrow = nsd_affine_row(m, data, m->stick.comp[k]);
+        double acc = data->ce[m->stick.comp[k] / 3].drift[m->stick.comp[k] % 3];
+        for (size_t i = 0; i < nv; ++i) acc += Wrow[i] * data->a0[i];
+        data->stick.rhs[k] = acc;
     }
-    nsd_affine_block(m, m->stick.comp, ms, m->stick.B, ms, m->stick.G);
+    nsd_affine_block(m, data, m->stick.comp, ms, data->stick.B, ms, data->stick.G);
     return NSDYN_OK;
 }
 
 /* Stick: choose the tangential forces x with G x = -a_t, so the tangential
  * accelerations vanish; then v' = a0 + B x. */
-nsdyn_status nsd_stick_solve(nsd_model *m, double t, const double *y, double *vdot) {
-    nsdyn_status st = nsd_model_tangent_response(m, t, y);
+nsdyn_status nsd_stick_solve(const nsd_model *m, nsd_data *data, double t, const double *y,
+                             double *vdot) {
+    nsdyn_status st = nsd_model_tangent_response(m, data, t, y);
     if (st > NSDYN_WARNING) return st;
     size_t ms = m->stick.m, nv = m->nv;
-    for (size_t k = 0; k < ms; ++k) m->stick.rhs[k] = -m->stick.rhs[k];
-    if (nsd_solve_small(m->stick.G, m->stick.rhs, ms) != 0) {
-        snprintf(m->failure, sizeof m->failure,
+    for (size_t k = 0; k < ms; ++k) data->stick.rhs[k] = -data->stick.rhs[k];
+    if (nsd_solve_small(data->stick.G, data->stick.rhs, ms) != 0) {
+        snprintf(data->failure, sizeof data->failure,
                  "stick constraint is singular at t = %.9g s (the friction force cannot hold the "
                  "contact)",
                  t);
         return NSDYN_ERROR;
     }
-    for (size_t i = 0; i < nv; ++i) vdot[i] = m->a0[i];
+    for (size_t i = 0; i < nv; ++i) vdot[i] = data->a0[i];
     for (size_t j = 0; j < ms; ++j) {
-        m->lambda[m->stick.comp[j]] = m->stick.rhs[j];
-        for (size_t i = 0; i < nv; ++i) vdot[i] += m->stick.B[j * nv + i] * m->stick.rhs[j];
+        data->lambda[m->stick.comp[j]] = data->stick.rhs[j];
+        for (size_t i = 0; i < nv; ++i) vdot[i] += data->stick.B[j * nv + i] * data->stick.rhs[j];
     }
     return NSDYN_OK;
 }

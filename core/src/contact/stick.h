@@ -8,8 +8,9 @@
 
 #include "model.h"
 
-/* Forces (m->lambda) and v' (nv) at (t, y) with the stick constraints
- * solved; NSDYN_ERROR with m->failure when they are singular. */
-nsdyn_status nsd_stick_solve(nsd_model *m, double t, const double *y, double *vdot);
+/* Forces (m->d->lambda) and v' (nv) at (t, y) with the stick constraints
+ * solved; NSDYN_ERROR with m->d->failure when they are singular. */
+nsdyn_status nsd_stick_solve(const nsd_model *m, nsd_data *data, double t, const double *y,
+                             double *vdot);
 
 #endif

@@ -29,22 +29,26 @@ typedef struct nsd_channel {
  * tangential forces solved from the system's affine response. */
 typedef struct nsd_stick_view {
     int hold;     /* persistent contacts held in stick */
-    double *B;    /* M^-1 W^T columns of stick components: m x nv */
-    double *G;    /* m x m: tangential forces -> tangential accelerations */
-    double *rhs;  /* m */
     size_t m;     /* number of stick force components */
     size_t *comp; /* m: their components in lambda (affine.h), 3 c + 1 + direction */
 } nsd_stick_view;
 
+/* The stick solver's buffers (nsd_data): the tangential response of the
+ * persistent contacts (nsd_model_tangent_response). */
+typedef struct nsd_stick_work {
+    double *B;   /* M^-1 W^T columns of stick components: m x nv */
+    double *G;   /* m x m: tangential forces -> tangential accelerations */
+    double *rhs; /* m */
+} nsd_stick_work;
+
 struct nsd_model;
+struct nsd_data;
 
 /* Event-driven contact (modes.c): set when the contact law is rigid or the
  * friction law set-valued without hold_stick, and the integrator locates
  * events. */
 typedef struct nsd_event_modes {
     int on;
-    struct nsd_contact_mode *mode; /* per contact */
-    struct nsd_modes_work *work;   /* buffers of modes.c */
     double rest_velocity;          /* [m/s] run.rest_velocity: zero slip speed */
     double rest_ratio;             /* [1] run.rest_ratio: accumulation rule */
     double contact_tolerance;      /* [m] run.contact_tolerance */
@@ -58,7 +62,8 @@ typedef struct nsd_event_modes {
      * record's limit_check): 1 agrees with the force test, 0 not, -1 does
      * not apply. nsd_model_create installs the limit-direction test
      * (contact/limit_directions.h); NULL: none. */
-    int (*switch_check)(struct nsd_model *m, double t, const double *y, size_t contact);
+    int (*switch_check)(const struct nsd_model *m, struct nsd_data *data, double t, const double *y,
+                        size_t contact);
 } nsd_event_modes;
 
 /* Time-stepping view (nsd_model_mechanics): the unilateral contacts. */
@@ -98,22 +103,26 @@ typedef struct nsd_regime {
     /* The contact forces (m->lambda) and v' (nv) together at (t, y); NULL:
      * the laws give the forces (nsd_model_contact_forces) and the system's
      * derivatives() gives v'. */
-    nsdyn_status (*solve)(struct nsd_model *m, double t, const double *y, double *vdot);
+    nsdyn_status (*solve)(const struct nsd_model *m, struct nsd_data *data, double t,
+                          const double *y, double *vdot);
     /* The regime's 2 nc contact event functions at (t, y), from
      * event_first[NSD_SOURCE_CONTACT] (NULL: it has none). */
-    nsdyn_status (*events)(struct nsd_model *m, double t, const double *y, double *g);
-    void (*reset)(struct nsd_model *m);   /* before every run (NULL: nothing to reset) */
-    void (*release)(struct nsd_model *m); /* at nsd_model_destroy (NULL: nothing held) */
+    nsdyn_status (*events)(const struct nsd_model *m, struct nsd_data *data, double t,
+                           const double *y, double *g);
+    /* A run's data: their regime part sized (nsd_data_create), reset
+     * before every run, freed (NULL: the regime keeps nothing there). */
+    void (*data_init)(const struct nsd_model *m, struct nsd_data *d);
+    void (*reset)(const struct nsd_model *m, struct nsd_data *d);
+    void (*release)(struct nsd_data *d);
 } nsd_regime;
 
 /* The energy audit (run.c): the index of the system's energy output (-1:
  * no audit: the system is not conservative, has no energy output, or a
  * friction law stores energy in internal states), the mode and the
  * relative tolerance; compliant contacts hold spring energy while
- * compressed. scratch: n_outputs. */
+ * compressed. Its scratch (n_outputs) is the data's audit_scratch. */
 typedef struct nsd_energy_check {
     int output;
-    double *scratch;
     nsd_energy_audit mode;
     double tolerance;
     int contact_compliant;
@@ -167,15 +176,6 @@ typedef struct nsd_model {
 
     double *y0; /* initial state */
 
-    /* Work buffers of every mode (sized at creation). */
-    nsdyn_contact_eval *ce;
-    double *lambda;         /* 3 nc local contact forces */
-    double *W;              /* 3 nv per contact */
-    double **jac;           /* per contact: its rows in W, or NULL: the Jacobians the last
-                               nsd_model_contacts_now() asked for (the right-hand side asks
-                               for none and leaves jac alone) */
-    double *a0, *vdot_unit; /* nv */
-    double *vdot_sample;    /* nv, accelerations while sampling */
     /* The friction law's bounds per unit normal force [1] (event-driven
      * modes and the time-stepping view). */
     double mu_static, mu_kinetic;
@@ -193,8 +193,46 @@ typedef struct nsd_model {
     const nsd_regime *regime;
     nsd_stick_view stick;   /* run.hold_stick (stick.c) */
     nsd_event_modes ed;     /* event-driven rigid or set-valued contact (modes.c) */
-    nsd_mech_view mech;     /* time-stepping integrators (mechanics.c) */
     nsd_energy_check audit; /* the energy audit (run.c) */
+
+    /* The model's own run data (nsd_data_create at nsd_model_create,
+     * freed by nsd_model_destroy): what a run writes. Stages still taking
+     * a model alone reach their data through it (issue 21: the model
+     * becomes constant once every stage is f(const nsd_model *, nsd_data *)). */
+    struct nsd_data *d;
+} nsd_model;
+
+/* The contact modes of event-driven contact and the buffers of modes.c
+ * (NULL under the other regimes). */
+typedef struct nsd_modes_state {
+    struct nsd_contact_mode *mode; /* per contact */
+    struct nsd_modes_work *work;   /* buffers of modes.c */
+} nsd_modes_state;
+
+/* What one run of a model changes, the way MuJoCo's mjData stands beside
+ * its mjModel: the contact evaluations, multipliers, Jacobian rows and
+ * work buffers (sized from the model at nsd_data_create, so nothing
+ * allocates while running), the contact modes, the mechanics view, the
+ * counters, the failure text and the analyses' section and observer. One
+ * per run or thread; a model's own is m->d. */
+typedef struct nsd_data {
+    const struct nsd_model *model; /* the model it was created for (the callbacks' ctx) */
+    nsdyn_contact_eval *ce;
+    double *lambda;         /* 3 nc local contact forces */
+    double *W;              /* 3 nv per contact */
+    double **jac;           /* per contact: its rows in W, or NULL: the Jacobians the last
+                               nsd_model_contacts_now(, ->d) asked for (the right-hand side asks
+                               for none and leaves jac alone) */
+    /* The initial state of this data's runs (n): the model's y0 at
+     * nsd_data_create; shooting sets it (analysis/periodic.c), a reset
+     * keeps it. */
+    double *y0;
+    double *a0, *vdot_unit; /* nv */
+    double *vdot_sample;    /* nv, accelerations while sampling */
+    nsd_stick_work stick;   /* run.hold_stick and the limit directions (stick.c) */
+    nsd_modes_state ed;     /* event-driven contact (modes.c) */
+    nsd_mech_view mech;     /* time-stepping integrators (mechanics.c) */
+    double *audit_scratch;  /* n_outputs: the energy audit's system outputs (run.c) */
 
     uint64_t rhs_evals;
     char failure[512]; /* last failure of an evaluation */
@@ -207,7 +245,18 @@ typedef struct nsd_model {
     /* NULL, or the run's observer (above); set it after create, like the
      * section, and clear it after the run. */
     const nsd_run_observer *observer;
-} nsd_model;
+} nsd_data;
+
+/* The data of one run of m (model/data.c), sized from m, with the
+ * regime's part (the contact modes of event-driven contact) when m has
+ * its regime; aborts when out of memory, like the model's creation. */
+nsd_data *nsd_data_create(const nsd_model *m);
+/* The data back to their state right after nsd_data_create, before every
+ * run: the counters, the failure and the contact modes (not the section
+ * nor the observer, which the analyses set around runs). */
+void nsd_data_reset(const nsd_model *m, nsd_data *d);
+/* Free d (NULL: nothing), created for m. */
+void nsd_data_destroy(const nsd_model *m, nsd_data *d);
 
 /* Instantiate the plugins of a resolved config, read [initial], choose the
  * contact regime (contact/regime.c). */
@@ -221,40 +270,48 @@ void nsd_model_destroy(nsd_model *m);
  * right after create, e.g. a walker's stance leg) and the contact modes. */
 void nsd_model_reset(nsd_model *m);
 
-/* nsdyn_ode callbacks (ctx = nsd_model). */
-nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y, double *ydot);
+/* y' = f(t, y) into ydot (n), with the run's data (its counters, failure,
+ * buffers); nsd_model_ode hands it to an integrator. */
+nsdyn_status nsd_model_rhs(const nsd_model *m, nsd_data *data, double t, const double *y,
+                           double *ydot);
 /* The event functions g (n_events) at (t, y), in the order of
  * m->event_sources: stop conditions, mode switches, contact events. */
-nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, double *g);
+nsdyn_status nsd_model_event_functions(const nsd_model *m, nsd_data *data, double t,
+                                       const double *y, double *g);
 /* The system's switch functions alone (layout.n_switches values) at (t, y),
  * with the contact modes as they are (the runner's simultaneous switches,
  * run.c). */
-nsdyn_status nsd_model_switch_functions(nsd_model *m, double t, const double *y, double *g);
-void nsd_model_ode(nsd_model *m, nsdyn_ode *ode);
+nsdyn_status nsd_model_switch_functions(const nsd_model *m, nsd_data *data, double t,
+                                        const double *y, double *g);
+/* The nsdyn_ode of m for a run with data (ctx = data; data->model is m). */
+void nsd_model_ode(const nsd_model *m, nsd_data *data, nsdyn_ode *ode);
 
 /* One sample of every channel at (t, y). */
-nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *row);
+nsdyn_status nsd_model_sample(const nsd_model *m, nsd_data *data, double t, const double *y,
+                              double *row);
 
 /* Tangential response of the persistent contacts at (t, y): the free
  * tangential acceleration a_t (m) with zero tangential forces, and the
  * matrix G (m x m) mapping tangential forces to tangential accelerations
  * (G = W_t M^-1 W_t^T). Valid for any system, since dynamics() is affine in
  * the contact forces. Fills m->stick.G and m->stick.rhs (= a_t). */
-nsdyn_status nsd_model_tangent_response(nsd_model *m, double t, const double *y);
+nsdyn_status nsd_model_tangent_response(const nsd_model *m, nsd_data *data, double t,
+                                        const double *y);
 
 /* Time-stepping integrators: the mechanics view of the model (unilateral
  * contacts, free accelerations, Jacobians, M^-1 W^T). */
-void nsd_model_mechanics(nsd_model *m, nsdyn_mechanics *mech);
+void nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *mech);
 
 /* After the system's contacts(): every active contact's gap and local
  * velocity finite (and its Jacobian rows and drift, when asked for);
  * otherwise NSDYN_ERROR with m->failure naming the contact and time. */
-nsdyn_status nsd_model_check_contacts(nsd_model *m, double t);
+nsdyn_status nsd_model_check_contacts(const nsd_model *m, nsd_data *data, double t);
 
 /* Rigid contact at the start: a unilateral contact penetrating deeper
  * than tol [m] is an error (m->failure names it): the body would rest
  * there, under the surface. */
-nsdyn_status nsd_model_check_initial_gaps(nsd_model *m, double t, const double *y, double tol);
+nsdyn_status nsd_model_check_initial_gaps(const nsd_model *m, nsd_data *data, double t,
+                                          const double *y, double tol);
 
 /* Index of a channel by name, or -1. */
 int nsd_model_channel(const nsd_model *m, const char *name);
@@ -262,15 +319,16 @@ int nsd_model_channel(const nsd_model *m, const char *name);
 /* ---- inside the host: the layers above share these ---- */
 
 /* m->failure = "<what> returned status <st> at t = ..."; returns st. */
-nsdyn_status nsd_model_fail(nsd_model *m, nsdyn_status st, double t, const char *what);
+nsdyn_status nsd_model_fail(const nsd_model *m, nsd_data *data, nsdyn_status st, double t,
+                            const char *what);
 
 /* Contact evaluation plus the normal (persistent load, compliant law) and
  * friction forces into m->lambda and the friction state rates into zdot
  * (NULL: none), for contacts not held in stick (their tangential
  * components stay zero). want_jacobians: rows of the persistent contacts
  * into m->W. */
-nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
-                                      int want_jacobians);
+nsdyn_status nsd_model_contact_forces(const nsd_model *m, nsd_data *data, double t, const double *y,
+                                      double *zdot, int want_jacobians);
 
 /* Which contacts report their Jacobian rows (into m->W, 3 nv each). */
 typedef enum { NSD_ROWS_NONE = 0, NSD_ROWS_PERSISTENT, NSD_ROWS_ALL } nsd_rows;
@@ -279,16 +337,16 @@ typedef enum { NSD_ROWS_NONE = 0, NSD_ROWS_PERSISTENT, NSD_ROWS_ALL } nsd_rows;
  * m->W, 3 nv each) for the contacts `rows` names (m->jac[c] says which got
  * them; a caller may add more before calling nsd_model_contacts_now).
  * Inline: the right-hand side calls it. */
-static inline void nsd_model_ask_contacts(nsd_model *m, nsd_rows rows) {
+static inline void nsd_model_ask_contacts(const nsd_model *m, nsd_data *data, nsd_rows rows) {
     for (size_t c = 0; c < m->nc; ++c) {
         int want = rows == NSD_ROWS_ALL || (rows == NSD_ROWS_PERSISTENT &&
                                             m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT);
-        m->jac[c] = want ? m->W + c * 3 * m->nv : NULL;
+        data->jac[c] = want ? data->W + c * 3 * m->nv : NULL;
     }
 }
-static inline nsdyn_status nsd_model_contacts_now(nsd_model *m, double t, const double *q,
-                                                  const double *v) {
-    return nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, m->jac, m->ce);
+static inline nsdyn_status nsd_model_contacts_now(const nsd_model *m, nsd_data *data, double t,
+                                                  const double *q, const double *v) {
+    return nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, data->jac, data->ce);
 }
 
 /* Solve A x = b in place (n small, partial pivoting); returns 0 or -1 if

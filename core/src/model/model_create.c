@@ -123,8 +123,6 @@ static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
     for (size_t i = 0; i < m->layout.n_outputs; ++i)
         if (strcmp(m->layout.outputs[i].name, m->layout.energy_output) == 0)
             m->audit.output = (int)i;
-    if (m->audit.output >= 0)
-        m->audit.scratch = xcalloc(m->layout.n_outputs, sizeof *m->audit.scratch);
 }
 
 /* The plugin instances of the config's system, contact and friction
@@ -203,37 +201,21 @@ static size_t size_state(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     return 1;
 }
 
-/* Work buffers of the right-hand side, the stick solver and the
- * mechanics view: sized here, so nothing allocates while running. */
-static void alloc_work(nsd_model *m) {
-    m->ce = xcalloc(m->nc, sizeof *m->ce);
-    m->lambda = xcalloc(3 * m->nc, sizeof *m->lambda);
-    m->W = xcalloc(3 * m->nv * (m->nc ? m->nc : 1), sizeof *m->W);
-    m->jac = xcalloc(m->nc ? m->nc : 1, sizeof *m->jac);
-    m->a0 = xcalloc(m->nv, sizeof *m->a0);
-    m->vdot_unit = xcalloc(m->nv, sizeof *m->vdot_unit);
-    m->vdot_sample = xcalloc(m->nv, sizeof *m->vdot_sample);
-    /* Tangential response buffers serve stick and limit directions: size
-     * them for every tangential direction of every persistent contact. */
+/* The stick components (affine.h) of every tangential direction of every
+ * persistent contact: the tangential response buffers (nsd_data's stick)
+ * serve stick and limit directions. */
+static void stick_components(nsd_model *m) {
     size_t m_all = 0;
     for (size_t c = 0; c < m->nc; ++c)
         if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT)
             m_all += m->layout.contacts[c].tangent_dim;
     m->stick.m = m_all;
-    m->stick.B = xcalloc(m_all * m->nv, sizeof *m->stick.B);
-    m->stick.G = xcalloc(m_all * m_all, sizeof *m->stick.G);
-    m->stick.rhs = xcalloc(m_all, sizeof *m->stick.rhs);
     m->stick.comp = xcalloc(m_all, sizeof *m->stick.comp);
     size_t k = 0;
     for (size_t c = 0; c < m->nc; ++c)
         if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT)
             for (size_t d = 0; d < m->layout.contacts[c].tangent_dim; ++d)
                 m->stick.comp[k++] = 3 * c + 1 + d;
-    m->mech.contact = xcalloc(m->nc, sizeof *m->mech.contact);
-    m->mech.tangent_dim = xcalloc(m->nc, sizeof *m->mech.tangent_dim);
-    m->mech.name = xcalloc(m->nc, sizeof *m->mech.name);
-    m->mech.mu = xcalloc(m->nc, sizeof *m->mech.mu);
-    m->mech.y = xcalloc(m->n, sizeof *m->mech.y);
 }
 
 /* The event-source table (events.h): the system's stop conditions (when
@@ -322,13 +304,14 @@ static size_t precheck(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
 /* A rigid contact that starts penetrated cannot push the body out: known
  * from the config alone, so a config error (exit 2, at [system]) rather
  * than a run that fails at its first step. */
-static size_t initial_gaps(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+static size_t initial_gaps(const nsd_model *m, nsd_data *data, const nsd_config *cfg,
+                           nsd_diag *diag) {
     if (!m->contact || !(m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT)) return 0;
-    if (nsd_model_check_initial_gaps(m, cfg->settings.t_start, m->y0,
+    if (nsd_model_check_initial_gaps(m, data, cfg->settings.t_start, m->y0,
                                      cfg->settings.contact_tolerance) <= NSDYN_WARNING)
         return 0;
-    nsd_diag_at(diag, cfg->system.table, "the initial state: %s", m->failure);
-    m->failure[0] = '\0';
+    nsd_diag_at(diag, cfg->system.table, "the initial state: %s", data->failure);
+    data->failure[0] = '\0';
     return 1;
 }
 
@@ -341,16 +324,22 @@ size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *ho
     m->nq = m->layout.nq;
     m->nv = m->layout.nv;
     m->nc = m->layout.n_contacts;
+    /* the friction law's bounds per unit normal force (the event-driven
+     * modes, the mechanics view), constants of its instance */
+    m->mu_static = m->mu_kinetic = 0.0;
+    if (m->friction && m->friction->bounds)
+        m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
     choose_contact_mode(m, cfg);
     errors += size_state(m, cfg, diag);
-    alloc_work(m);
+    stick_components(m);
     build_events(m);
     build_channels(m);
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
+    m->d = nsd_data_create(m); /* the regime's part follows at nsd_model_create */
     if (!errors && cfg->settings.precheck) errors += precheck(m, cfg, diag);
-    if (!errors) errors += initial_gaps(m, cfg, diag);
+    if (!errors) errors += initial_gaps(m, m->d, cfg, diag);
     setup_energy_audit(m, cfg);
     return errors;
 }
@@ -359,13 +348,11 @@ void nsd_model_reset(nsd_model *m) {
     if (m->sys && m->sys->info.reset) m->sys->info.reset(m->sys_inst);
     if (m->contact && m->contact->info.reset) m->contact->info.reset(m->contact_inst);
     if (m->friction && m->friction->info.reset) m->friction->info.reset(m->friction_inst);
-    if (m->regime && m->regime->reset) m->regime->reset(m);
-    m->rhs_evals = 0;
-    m->failure[0] = '\0';
+    if (m->d) nsd_data_reset(m, m->d);
 }
 
 void nsd_model_destroy(nsd_model *m) {
-    free(m->audit.scratch);
+    if (m->d) nsd_data_destroy(m, m->d);
     if (m->sys && m->sys_inst) m->sys->info.destroy(m->sys_inst);
     if (m->contact && m->contact_inst) m->contact->info.destroy(m->contact_inst);
     if (m->friction && m->friction_inst) m->friction->info.destroy(m->friction_inst);
@@ -373,24 +360,8 @@ void nsd_model_destroy(nsd_model *m) {
     free(m->z_count);
     free(m->channels);
     free(m->y0);
-    free(m->ce);
-    free(m->lambda);
-    free(m->W);
-    free(m->jac);
-    free(m->a0);
-    free(m->vdot_unit);
-    free(m->vdot_sample);
-    free(m->stick.B);
-    free(m->stick.G);
-    free(m->stick.rhs);
     free(m->stick.comp);
     free(m->event_sources);
     free(m->event_direction);
-    if (m->regime && m->regime->release) m->regime->release(m);
-    free(m->mech.contact);
-    free(m->mech.tangent_dim);
-    free(m->mech.name);
-    free(m->mech.mu);
-    free(m->mech.y);
     memset(m, 0, sizeof *m);
 }

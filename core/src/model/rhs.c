@@ -17,26 +17,26 @@ static inline void move_bits(double *dst, const double *src) {
 
 /* Contact evaluation plus normal and friction forces of contacts that are
  * not held in stick. Stick components of lambda are left at zero. */
-nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, double *zdot,
-                                      int want_jacobians) {
+nsdyn_status nsd_model_contact_forces(const nsd_model *m, nsd_data *data, double t, const double *y,
+                                      double *zdot, int want_jacobians) {
     const double *q = y, *v = y + m->nq;
     if (m->nc) {
-        /* Without rows the request's Jacobian list is NULL, and m->jac is
+        /* Without rows the request's Jacobian list is NULL, and data->jac is
          * left alone: rewriting it (a memset through the PLT) on every
          * right-hand side cost more than the system's contacts(). */
         double *const *rows = NULL;
         if (want_jacobians) {
-            nsd_model_ask_contacts(m, NSD_ROWS_PERSISTENT);
-            rows = m->jac;
+            nsd_model_ask_contacts(m, data, NSD_ROWS_PERSISTENT);
+            rows = data->jac;
         }
         nsdyn_status st =
-            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, rows, m->ce);
-        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
+            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, rows, data->ce);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system contacts()");
     }
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_decl *d = &m->layout.contacts[c];
-        const nsdyn_contact_eval *e = &m->ce[c];
-        double *lam = m->lambda + 3 * c;
+        const nsdyn_contact_eval *e = &data->ce[c];
+        double *lam = data->lambda + 3 * c;
         double N = 0.0;
         if (!e->active)
             N = 0.0; /* switched off in the system's current mode */
@@ -45,7 +45,8 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
         else if (m->contact && m->contact->normal_force) {
             double Nc = 0.0; /* not &N, which would keep N in memory on every path */
             nsdyn_status st = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &Nc);
-            if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "contact law normal_force()");
+            if (st > NSDYN_WARNING)
+                return nsd_model_fail(m, data, st, t, "contact law normal_force()");
             N = Nc;
         }
         lam[0] = N;
@@ -73,7 +74,7 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
         double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
         double scratch[8];
         nsdyn_status st = m->friction->force(m->friction_inst, &in, lam + 1, rate ? rate : scratch);
-        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "friction law force()");
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "friction law force()");
         if (N <= 0.0) lam[1] = lam[2] = 0.0; /* no force without a load, whatever the law says */
     }
     return NSDYN_OK;
@@ -81,33 +82,32 @@ nsdyn_status nsd_model_contact_forces(nsd_model *m, double t, const double *y, d
 
 /* Forces and derivatives at (t, y): fills lambda, qdot (if not NULL), vdot
  * and zdot (if not NULL). */
-static nsdyn_status evaluate(nsd_model *m, double t, const double *y, double *qdot, double *vdot,
-                             double *zdot) {
+static nsdyn_status evaluate(const nsd_model *m, nsd_data *data, double t, const double *y,
+                             double *qdot, double *vdot, double *zdot) {
     const double *q = y, *v = y + m->nq;
     nsdyn_status st;
     if (m->regime->solve) {
-        st = m->regime->solve(m, t, y, vdot);
+        st = m->regime->solve(m, data, t, y, vdot);
         if (st > NSDYN_WARNING || !qdot) return st;
         vdot = NULL; /* already known: only q' is left */
     } else {
-        st = nsd_model_contact_forces(m, t, y, zdot, 0);
+        st = nsd_model_contact_forces(m, data, t, y, zdot, 0);
         if (st > NSDYN_WARNING) return st;
     }
-    st = m->sys->derivatives(m->sys_inst, t, q, v, m->lambda, qdot, vdot);
-    if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system derivatives()");
+    st = m->sys->derivatives(m->sys_inst, t, q, v, data->lambda, qdot, vdot);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system derivatives()");
     return NSDYN_OK;
 }
 
 /* flatten: evaluate() and nsd_model_contact_forces() are inlined here (two call
  * levels less per right-hand side) but stay out of line for the other
  * callers, whose registers and frame would otherwise grow. */
-__attribute__((flatten)) nsdyn_status nsd_model_rhs(void *ctx, double t, const double *y,
-                                                    double *ydot) {
-    nsd_model *m = ctx;
-    m->rhs_evals++;
+__attribute__((flatten)) nsdyn_status nsd_model_rhs(const nsd_model *m, nsd_data *data, double t,
+                                                    const double *y, double *ydot) {
+    data->rhs_evals++;
     double *zdot = ydot + m->nq + m->nv;
     for (size_t i = 0; i < m->nz; ++i) zdot[i] = 0.0;
-    nsdyn_status st = evaluate(m, t, y, ydot, ydot + m->nq, zdot);
+    nsdyn_status st = evaluate(m, data, t, y, ydot, ydot + m->nq, zdot);
     if (st > NSDYN_WARNING) return st;
     /* A NaN or infinity anywhere makes the sum non-finite: one test on the
      * hot path, the search only on failure. */
@@ -116,90 +116,104 @@ __attribute__((flatten)) nsdyn_status nsd_model_rhs(void *ctx, double t, const d
     if (isfinite(sum)) return NSDYN_OK;
     for (size_t i = 0; i < m->n; ++i)
         if (!isfinite(ydot[i])) {
-            snprintf(m->failure, sizeof m->failure, "non-finite derivative of '%s' at t = %.9g s",
-                     m->channels[1 + i].name, t);
+            snprintf(data->failure, sizeof data->failure,
+                     "non-finite derivative of '%s' at t = %.9g s", m->channels[1 + i].name, t);
             return NSDYN_REJECT_STEP;
         }
     return NSDYN_OK; /* finite terms whose sum overflowed */
 }
 
-nsdyn_status nsd_model_event_functions(void *ctx, double t, const double *y, double *g) {
-    nsd_model *m = ctx;
+nsdyn_status nsd_model_event_functions(const nsd_model *m, nsd_data *data, double t,
+                                       const double *y, double *g) {
     if (m->layout.n_stops && m->sys->stops) {
         nsdyn_status st = m->sys->stops(m->sys_inst, t, y, y + m->nq, g);
-        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system stops()");
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system stops()");
     }
     if (m->layout.n_switches && m->sys->switches) {
-        nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
+        nsdyn_status st = evaluate(m, data, t, y, NULL, data->vdot_sample, NULL);
         if (st > NSDYN_WARNING) return st;
-        st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda,
+        st = m->sys->switches(m->sys_inst, t, y, y + m->nq, data->lambda,
                               g + m->event_first[NSD_SOURCE_SWITCH]);
-        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system switches()");
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system switches()");
     }
     if (m->regime->events) {
-        nsdyn_status st = m->regime->events(m, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
+        nsdyn_status st = m->regime->events(m, data, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
         if (st > NSDYN_WARNING || !m->n_rate_events) return st;
-        /* m->ce is current: the regime's events evaluated every contact at (t, y) */
+        /* data->ce is current: the regime's events evaluated every contact at (t, y) */
     } else if (m->n_rate_events) {
-        nsd_model_ask_contacts(m, NSD_ROWS_NONE);
-        nsdyn_status st = nsd_model_contacts_now(m, t, y, y + m->nq);
-        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system contacts()");
+        nsd_model_ask_contacts(m, data, NSD_ROWS_NONE);
+        nsdyn_status st = nsd_model_contacts_now(m, data, t, y, y + m->nq);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system contacts()");
     }
     if (m->n_rate_events) { /* gap rate while penetrating; +1 when open */
         double *gr = g + m->event_first[NSD_SOURCE_RATE];
         for (size_t k = 0; k < m->n_rate_events; ++k) {
             const nsdyn_contact_eval *e =
-                &m->ce[m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index];
+                &data->ce[m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index];
             gr[k] = e->active && e->gap < 0.0 ? e->u[0] : 1.0;
         }
     }
     return NSDYN_OK;
 }
 
-nsdyn_status nsd_model_switch_functions(nsd_model *m, double t, const double *y, double *g) {
+nsdyn_status nsd_model_switch_functions(const nsd_model *m, nsd_data *data, double t,
+                                        const double *y, double *g) {
     if (!m->layout.n_switches || !m->sys->switches) return NSDYN_OK;
-    nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
+    nsdyn_status st = evaluate(m, data, t, y, NULL, data->vdot_sample, NULL);
     if (st > NSDYN_WARNING) return st;
-    st = m->sys->switches(m->sys_inst, t, y, y + m->nq, m->lambda, g);
-    return st > NSDYN_WARNING ? nsd_model_fail(m, st, t, "system switches()") : NSDYN_OK;
+    st = m->sys->switches(m->sys_inst, t, y, y + m->nq, data->lambda, g);
+    return st > NSDYN_WARNING ? nsd_model_fail(m, data, st, t, "system switches()") : NSDYN_OK;
 }
 
-void nsd_model_ode(nsd_model *m, nsdyn_ode *ode) {
+/* The nsdyn_ode callbacks: ctx = the run's data, which names its model. */
+static __attribute__((flatten)) nsdyn_status ode_rhs(void *ctx, double t, const double *y,
+                                                     double *ydot) {
+    nsd_data *data = ctx;
+    return nsd_model_rhs(data->model, data, t, y, ydot);
+}
+
+static nsdyn_status ode_events(void *ctx, double t, const double *y, double *g) {
+    nsd_data *data = ctx;
+    return nsd_model_event_functions(data->model, data, t, y, g);
+}
+
+void nsd_model_ode(const nsd_model *m, nsd_data *data, nsdyn_ode *ode) {
     *ode = (nsdyn_ode){
         .struct_size = sizeof *ode,
         .n = m->n,
         .n_events = m->n_events,
-        .ctx = m,
-        .rhs = nsd_model_rhs,
-        .events = nsd_model_event_functions,
+        .ctx = data,
+        .rhs = ode_rhs,
+        .events = ode_events,
         .event_direction = m->event_direction,
         .atol_scale = NULL,
         .mech = NULL,
     };
 }
 
-nsdyn_status nsd_model_sample(nsd_model *m, double t, const double *y, double *row) {
-    nsdyn_status st = evaluate(m, t, y, NULL, m->vdot_sample, NULL);
+nsdyn_status nsd_model_sample(const nsd_model *m, nsd_data *data, double t, const double *y,
+                              double *row) {
+    nsdyn_status st = evaluate(m, data, t, y, NULL, data->vdot_sample, NULL);
     if (st > NSDYN_WARNING) return st;
     size_t k = 0;
     row[k++] = t;
     for (size_t i = 0; i < m->n; ++i) row[k++] = y[i];
-    for (size_t j = 0; m->mech.step_impulse && m->mech.step_h > 0.0 && j < m->mech.n; ++j)
+    for (size_t j = 0; data->mech.step_impulse && data->mech.step_h > 0.0 && j < data->mech.n; ++j)
         for (size_t a = 0; a < 3; ++a)
-            m->lambda[3 * m->mech.contact[j] + a] =
-                m->mech.step_impulse[3 * j + a] / m->mech.step_h;
+            data->lambda[3 * data->mech.contact[j] + a] =
+                data->mech.step_impulse[3 * j + a] / data->mech.step_h;
     for (size_t c = 0; c < m->nc; ++c) {
-        row[k++] = m->lambda[3 * c];
+        row[k++] = data->lambda[3 * c];
         for (size_t d = 0; d < m->layout.contacts[c].tangent_dim && d < 2; ++d)
-            row[k++] = m->lambda[3 * c + 1 + d];
+            row[k++] = data->lambda[3 * c + 1 + d];
     }
     if (m->layout.n_outputs && m->sys->outputs) {
-        st = m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, row + k);
-        if (st > NSDYN_WARNING) return nsd_model_fail(m, st, t, "system outputs()");
+        st = m->sys->outputs(m->sys_inst, t, y, y + m->nq, data->lambda, row + k);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system outputs()");
     }
     for (size_t i = 1; i < m->n_channels; ++i) {
         if (isfinite(row[i])) continue;
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(data->failure, sizeof data->failure,
                  "channel '%s' is %g at t = %.9g s (a plugin returned a non-finite value)",
                  m->channels[i].name, row[i], t);
         return NSDYN_ERROR;

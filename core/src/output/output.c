@@ -395,7 +395,7 @@ void nsd_print_run_record(FILE *f, const nsd_config *cfg, const nsd_model *m,
     for (size_t i = 0; i < m->nq + m->nv; ++i) {
         /* %.17g reads back as the same double; -0 would read as the TOML
          * integer 0, so a negative zero is written as a float. */
-        double y = m->y0[i];
+        double y = m->d->y0[i];
         if (y == 0 && signbit(y))
             fprintf(f, "%s = -0.0", m->channels[1 + i].name);
         else

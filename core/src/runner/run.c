@@ -36,6 +36,7 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
                           const nsdyn_host *host, nsd_diag *diag) {
     const nsd_run_settings *rs = &cfg->settings;
     r->m = m;
+    r->d = m->d;
     r->ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
     char err[512] = "";
     r->inst = r->ig->info.create(cfg->integrator.params.values, host, err, sizeof err);
@@ -53,9 +54,9 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->max_events = rs->max_events;
     r->t_last_event = -INFINITY;
     r->k_out = 1;
-    nsd_model_ode(m, &r->ode);
+    nsd_model_ode(m, r->d, &r->ode);
     if (r->ig->info.provides & NSDYN_CAP_TIME_STEPPING) {
-        nsd_model_mechanics(m, &r->mech);
+        nsd_model_mechanics(m, r->d, &r->mech);
         r->ode.mech = &r->mech;
     }
     /* An integrator that does not locate events gets none: the runner
@@ -79,7 +80,7 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->y_from = malloc(m->n * sizeof *r->y_from);
     r->sw_from = calloc(2 * (m->layout.n_switches + 1), sizeof *r->sw_from);
     r->sw_at = r->sw_from ? r->sw_from + m->layout.n_switches + 1 : NULL;
-    r->y_last = m->y0;
+    r->y_last = r->d->y0;
     r->wall0 = r->last_progress = now_seconds();
     if (!s->data || !r->ybuf || !r->y_switch || !r->ydot_rate || !r->g || !r->g_prev ||
         !r->g_jump || !r->y_from || !r->sw_from)
@@ -109,8 +110,8 @@ static void report_setup_refusal(const nsd_runner *r, const nsd_config *cfg, nsd
 static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *diag,
                              size_t *refused) {
     nsd_model *m = r->m;
-    const double *y_start = m->y0;
-    if (m->observer && (!r->locates || (r->ig->info.provides & NSDYN_CAP_TIME_STEPPING)))
+    const double *y_start = r->d->y0;
+    if (r->d->observer && (!r->locates || (r->ig->info.provides & NSDYN_CAP_TIME_STEPPING)))
         return nsd_runner_failed(
             r,
             "integrator '%s' does not locate events: the variational equations "
@@ -118,35 +119,36 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
             "such as dopri5 or bdf)",
             r->ig->info.id);
     int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT);
-    if (rigid && nsd_model_check_initial_gaps(m, r->t0, m->y0, cfg->settings.contact_tolerance) >
-                     NSDYN_WARNING)
+    if (rigid && nsd_model_check_initial_gaps(m, r->d, r->t0, r->d->y0,
+                                              cfg->settings.contact_tolerance) > NSDYN_WARNING)
         return nsd_runner_failed(r, "the run cannot start at t = %.9g s: %s; state: %s", r->t0,
-                                 m->failure, nsd_runner_describe(r, m->y0));
+                                 r->d->failure, nsd_runner_describe(r, r->d->y0));
     if (m->ed.on) {
-        memcpy(r->y_switch, m->y0, m->n * sizeof *r->y_switch);
+        memcpy(r->y_switch, r->d->y0, m->n * sizeof *r->y_switch);
         if (nsd_runner_resolve_modes(r, r->t0, r->y_switch, -1, 1) > NSDYN_WARNING)
             return nsd_runner_failed(
-                r, "the initial contact modes could not be determined: %s; state: %s", m->failure,
-                nsd_runner_describe(r, m->y0));
+                r, "the initial contact modes could not be determined: %s; state: %s",
+                r->d->failure, nsd_runner_describe(r, r->d->y0));
         y_start = r->y_last = r->y_switch;
     }
     if (r->ig->setup(r->inst, &r->ode_ig, r->t0, y_start, r->t_end) > NSDYN_WARNING) {
-        if (m->failure[0]) /* the model failed (a plugin's NaN): its message, exit 3 */
+        if (r->d->failure[0]) /* the model failed (a plugin's NaN): its message, exit 3 */
             return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t0,
-                                     m->failure);
+                                     r->d->failure);
         report_setup_refusal(r, cfg, diag);
         *refused = 1;
         return NSD_NEXT_STEP;
     }
-    if (nsd_run_record(m, r->res, r->t0, y_start) != 0 ||
-        nsd_audit_energy(m, r->res, r->t0, y_start) != 0 ||
-        nsd_penetration_audit(m, r->res, r->t0, y_start) != 0) {
+    if (nsd_run_record(m, r->d, r->res, r->t0, y_start) != 0 ||
+        nsd_audit_energy(m, r->d, r->res, r->t0, y_start) != 0 ||
+        nsd_penetration_audit(m, r->d, r->res, r->t0, y_start) != 0) {
         r->res->outcome = NSD_RUN_FAILED;
         return NSD_END;
     }
-    if (r->ode.n_events) nsd_model_event_functions(m, r->t0, y_start, r->g_prev);
+    if (r->ode.n_events) nsd_model_event_functions(m, r->d, r->t0, y_start, r->g_prev);
     if (m->ed.on && nsd_step_guard_start(&r->guard, m, r->t0, y_start) > NSDYN_WARNING)
-        return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t0, m->failure);
+        return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t0,
+                                 r->d->failure);
     return NSD_GO_ON;
 }
 
@@ -164,13 +166,13 @@ static nsd_flow sample_step(nsd_runner *r, const nsdyn_step_report *rep) {
                 if (r->ig->dense(r->inst, ts, r->ybuf) > NSDYN_WARNING) break;
                 ys = r->ybuf;
             }
-            if (nsd_run_record(r->m, r->res, ts < rep->t ? ts : rep->t, ys) != 0) {
+            if (nsd_run_record(r->m, r->d, r->res, ts < rep->t ? ts : rep->t, ys) != 0) {
                 r->res->outcome = NSD_RUN_FAILED;
                 return NSD_END;
             }
         }
     } else if (r->t0 + (double)r->k_out * r->dt_out <= rep->t + tol) {
-        if (nsd_run_record(r->m, r->res, rep->t, rep->y) != 0) {
+        if (nsd_run_record(r->m, r->d, r->res, rep->t, rep->y) != 0) {
             r->res->outcome = NSD_RUN_FAILED;
             return NSD_END;
         }
@@ -189,7 +191,7 @@ static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_sour
     int gr = nsd_step_guard_check(&r->guard, r->m, r->ig, r->inst, rep->t, rep->y, &t_hit, &hit);
     if (gr < 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", rep->t,
-                                 r->m->failure, nsd_runner_describe(r, rep->y));
+                                 r->d->failure, nsd_runner_describe(r, rep->y));
     if (gr == 1) {
         rep->t = t_hit;
         rep->y = r->guard.y;
@@ -213,46 +215,46 @@ static const char *held_cause(nsd_runner *r) {
     for (size_t k = 0; k < m->n_rate_events; ++k) {
         size_t c = m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index;
         double f_comp_N = 0.0, f_exp_N = 0.0;
-        if (nsd_rate_held(m, r->t, r->y_last, r->ydot_rate, c, &f_comp_N, &f_exp_N) != 1) continue;
+        if (nsd_rate_held(m, r->d, r->t, r->y_last, r->ydot_rate, c, &f_comp_N, &f_exp_N) != 1)
+            continue;
         snprintf(r->held_msg, sizeof r->held_msg,
                  "; the cause: contact '%s' rests at gap_rate = %.3g m/s inside the penetration "
                  "(%.9g m) under the rate-discontinuous law '%s', whose compression force %.9g N "
                  "opens the gap and expansion force %.9g N closes it: a Filippov sliding mode on "
                  "gap_rate = 0 that the runner has no hold mode for (docs/event-driven.md "
                  "\"Bi-stiffness at rest\")",
-                 m->layout.contacts[c].name, m->ce[c].u[0], -m->ce[c].gap, m->contact->info.id,
-                 f_comp_N, f_exp_N);
+                 m->layout.contacts[c].name, r->d->ce[c].u[0], -r->d->ce[c].gap,
+                 m->contact->info.id, f_comp_N, f_exp_N);
         break;
     }
-    m->failure[0] = '\0'; /* a plugin failure of the test is not the run's */
+    r->d->failure[0] = '\0'; /* a plugin failure of the test is not the run's */
     return r->held_msg;
 }
 
 /* The integrator's step failed. When the model said why (a plugin's NaN,
- * singular contact modes: m->failure, with the time of the evaluation that
+ * singular contact modes: r->d->failure, with the time of the evaluation that
  * failed), that reason leads, with its one time: the integrator's own
  * account (its stage time, a step size that collapsed retrying, CVODE's
  * corrector) is a consequence, and printed with it the message named two
  * or three different times (issue 22). Otherwise the integrator's message,
  * at the time of the last good state. */
 static nsd_flow step_failed(nsd_runner *r) {
-    nsd_model *m = r->m;
     const char *ig_msg = r->ig->message ? r->ig->message(r->inst) : "integrator error";
-    if (!m->failure[0])
+    if (!r->d->failure[0])
         return nsd_runner_failed(r,
                                  "the simulation failed at t = %.9g s: %s; last good state: %s%s",
                                  r->t, ig_msg, nsd_runner_describe(r, r->y_last), held_cause(r));
-    if (strstr(m->failure, "t = "))
+    if (strstr(r->d->failure, "t = "))
         return nsd_runner_failed(
             r,
             "the simulation failed: %s (%s stopped on it in the step after the "
             "last good state); last good state: %s",
-            m->failure, r->ig->info.id, nsd_runner_describe(r, r->y_last));
+            r->d->failure, r->ig->info.id, nsd_runner_describe(r, r->y_last));
     return nsd_runner_failed(
         r,
         "the simulation failed after t = %.9g s: %s (%s stopped on it in the next "
         "step); last good state: %s",
-        r->t, m->failure, r->ig->info.id, nsd_runner_describe(r, r->y_last));
+        r->t, r->d->failure, r->ig->info.id, nsd_runner_describe(r, r->y_last));
 }
 
 /* One integrator step with its samples and events. */
@@ -265,7 +267,7 @@ static nsd_flow run_step(nsd_runner *r) {
     rep.event = -1;
     memcpy(r->y_from, r->y_last, m->n * sizeof *r->y_from);
     r->t_from = r->t;
-    m->failure[0] = '\0'; /* a reason the model gives now is this step's */
+    r->d->failure[0] = '\0'; /* a reason the model gives now is this step's */
     if (r->ig->step(r->inst, r->t_end, &rep) > NSDYN_WARNING) return step_failed(r);
     if (!all_finite(rep.y, m->n))
         return nsd_runner_failed(
@@ -276,10 +278,10 @@ static nsd_flow run_step(nsd_runner *r) {
     nsd_event_source hit_src;
     if (m->ed.on && guard_step(r, &rep, &hit_src, &fired) == NSD_END) return NSD_END;
     /* Time-stepping: the step's contact forces are its impulses / h. */
-    m->mech.step_impulse = rep.contact_impulse;
-    m->mech.step_h = rep.h;
+    r->d->mech.step_impulse = rep.contact_impulse;
+    r->d->mech.step_h = rep.h;
     if (sample_step(r, &rep) == NSD_END) return NSD_END;
-    const nsd_run_observer *o = m->observer; /* while the step's dense output stands */
+    const nsd_run_observer *o = r->d->observer; /* while the step's dense output stands */
     if (o && o->step(o->ctx, r->t_from, r->y_from, rep.t, rep.y, r->ig, r->inst) != 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", rep.t,
                                  o->message(o->ctx));
@@ -288,10 +290,10 @@ static nsd_flow run_step(nsd_runner *r) {
     /* after the step's samples: a restart ends its dense output */
     if (m->ed.on && !fired && nsd_runner_correct_drift(r, &rep) != 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", r->t,
-                                 m->failure, nsd_runner_describe(r, rep.y));
+                                 r->d->failure, nsd_runner_describe(r, rep.y));
     r->y_last = rep.y;
-    if (nsd_audit_energy(m, r->res, r->t, rep.y) != 0 ||
-        nsd_penetration_audit(m, r->res, r->t, rep.y) != 0) {
+    if (nsd_audit_energy(m, r->d, r->res, r->t, rep.y) != 0 ||
+        nsd_penetration_audit(m, r->d, r->res, r->t, rep.y) != 0) {
         r->res->outcome = NSD_RUN_FAILED;
         return NSD_END;
     }
@@ -318,7 +320,7 @@ void nsd_run_peek(nsd_run *r) {
 /* The single cleanup path: the integrator's statistics, then everything
  * runner_open made (any part of it may be missing). */
 static void runner_close(nsd_runner *r) {
-    r->m->mech.step_impulse = NULL; /* the integrator's, about to be destroyed */
+    r->d->mech.step_impulse = NULL; /* the integrator's, about to be destroyed */
     if (r->show_progress) fprintf(stderr, "\r%70s\r", "");
     nsd_run_peek(r);
     if (r->inst) r->ig->info.destroy(r->inst);
@@ -393,7 +395,7 @@ void nsd_run_end(nsd_run *r) {
     if (r->started && !r->going && res->outcome == NSD_RUN_COMPLETE && res->series.rows &&
         res->series.data[(res->series.rows - 1) * res->series.n_channels] <
             r->t_end - 1e-9 * r->dt_out &&
-        nsd_run_record(r->m, res, r->t, r->y_last) != 0)
+        nsd_run_record(r->m, r->d, res, r->t, r->y_last) != 0)
         res->outcome = NSD_RUN_FAILED;
     runner_close(r);
     free(r);

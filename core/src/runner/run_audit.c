@@ -6,12 +6,13 @@
 
 /* The deepest rigid unilateral penetration at (t, y) [m] (>= 0) and its
  * contact; -1 when the contacts could not be evaluated. */
-static double deepest_now(nsd_model *m, double t, const double *y, size_t *which) {
-    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
-    if (nsd_model_contacts_now(m, t, y, y + m->nq) > NSDYN_WARNING) return -1.0;
+static double deepest_now(const nsd_model *m, nsd_data *data, double t, const double *y,
+                          size_t *which) {
+    nsd_model_ask_contacts(m, data, NSD_ROWS_NONE);
+    if (nsd_model_contacts_now(m, data, t, y, y + m->nq) > NSDYN_WARNING) return -1.0;
     double deep = 0.0;
     for (size_t c = 0; c < m->nc; ++c) {
-        const nsdyn_contact_eval *e = &m->ce[c];
+        const nsdyn_contact_eval *e = &data->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
         if (-e->gap > deep) {
             deep = -e->gap;
@@ -22,24 +23,26 @@ static double deepest_now(nsd_model *m, double t, const double *y, size_t *which
 }
 
 /* The system's energy output at the start or a step end, for the balance. */
-static void note_energy(nsd_model *m, nsd_run_result *res, double t, const double *y) {
-    if (m->audit.output < 0 ||
-        m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit.scratch) > NSDYN_WARNING)
+static void note_energy(const nsd_model *m, nsd_data *data, nsd_run_result *res, double t,
+                        const double *y) {
+    if (m->audit.output < 0 || m->sys->outputs(m->sys_inst, t, y, y + m->nq, data->lambda,
+                                               data->audit_scratch) > NSDYN_WARNING)
         return;
-    double E = m->audit.scratch[m->audit.output];
+    double E = data->audit_scratch[m->audit.output];
     if (!res->energy_steps) res->energy_first = E;
     res->energy_last = E;
     res->energy_steps++;
 }
 
-int nsd_penetration_audit(nsd_model *m, nsd_run_result *res, double t, const double *y) {
+int nsd_penetration_audit(const nsd_model *m, nsd_data *data, nsd_run_result *res, double t,
+                          const double *y) {
     if (!m->audit.time_stepping) return 0;
-    note_energy(m, res, t, y);
+    note_energy(m, data, res, t, y);
     int rigid = m->contact && (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT) &&
                 !(m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
     if (!rigid || !m->nc) return 0;
     size_t c = 0;
-    double deep = deepest_now(m, t, y, &c);
+    double deep = deepest_now(m, data, t, y, &c);
     if (deep < 0.0) return 0; /* the step itself reported contact trouble */
     res->penetration_checked++;
     if (deep > res->deepest_penetration) {
@@ -127,11 +130,11 @@ void nsd_run_audit_write_toml(FILE *f, const nsd_run_result *res) {
  * compressed (its spring holds energy the output does not count) and no
  * rigid contact penetrating beyond the tolerance (a penetration lowers the
  * potential energy the output reports; time-stepping's: nsd_penetration_audit). */
-static int energy_judgeable(nsd_model *m, double t, const double *y) {
-    nsd_model_ask_contacts(m, NSD_ROWS_NONE);
-    if (m->nc && nsd_model_contacts_now(m, t, y, y + m->nq) > NSDYN_WARNING) return 0;
+static int energy_judgeable(const nsd_model *m, nsd_data *data, double t, const double *y) {
+    nsd_model_ask_contacts(m, data, NSD_ROWS_NONE);
+    if (m->nc && nsd_model_contacts_now(m, data, t, y, y + m->nq) > NSDYN_WARNING) return 0;
     for (size_t c = 0; c < m->nc; ++c) {
-        const nsdyn_contact_eval *e = &m->ce[c];
+        const nsdyn_contact_eval *e = &data->ce[c];
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL || !e->active) continue;
         if (m->audit.contact_compliant ? e->gap <= 0.0 : e->gap < -m->ed.contact_tolerance)
             return 0;
@@ -147,12 +150,14 @@ static int energy_judgeable(nsd_model *m, double t, const double *y) {
  * times the largest |E| seen (at least 1e-9 J). "warn" counts it in
  * run.toml, "error" ends the run. Costs one contacts() and one outputs()
  * call per step. Returns 0, or -1 with res->message set. */
-int nsd_audit_energy(nsd_model *m, nsd_run_result *res, double t, const double *y) {
-    if (m->audit.output < 0 || m->audit.mode == NSD_AUDIT_OFF || !energy_judgeable(m, t, y))
+int nsd_audit_energy(const nsd_model *m, nsd_data *data, nsd_run_result *res, double t,
+                     const double *y) {
+    if (m->audit.output < 0 || m->audit.mode == NSD_AUDIT_OFF || !energy_judgeable(m, data, t, y))
         return 0;
-    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->lambda, m->audit.scratch) > NSDYN_WARNING)
+    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, data->lambda, data->audit_scratch) >
+        NSDYN_WARNING)
         return 0;
-    double E = m->audit.scratch[m->audit.output];
+    double E = data->audit_scratch[m->audit.output];
     if (!res->energy_checked) res->energy_min = E;
     res->energy_checked++;
     res->energy_scale = fmax(fmax(res->energy_scale, fabs(E)), 1e-9);

@@ -16,7 +16,8 @@
  * rigid unilateral gaps at (t, y) and the energy output. With
  * run.penetration_audit = "error" a penetration deeper than the tolerance
  * returns -1 with res->message set; otherwise 0. */
-int nsd_penetration_audit(nsd_model *m, nsd_run_result *res, double t, const double *y);
+int nsd_penetration_audit(const nsd_model *m, nsd_data *data, nsd_run_result *res, double t,
+                          const double *y);
 
 /* The energy audit (docs/checks.md): a conservative system with
  * dissipative contact and friction laws never gains mechanical energy. At
@@ -24,7 +25,8 @@ int nsd_penetration_audit(nsd_model *m, nsd_run_result *res, double t, const dou
  * the lowest judgeable value so far by more than run.energy_tolerance
  * times the largest |E| seen. "warn" counts it, "error" ends the run:
  * returns -1 with res->message set; otherwise 0. */
-int nsd_audit_energy(nsd_model *m, nsd_run_result *res, double t, const double *y);
+int nsd_audit_energy(const nsd_model *m, nsd_data *data, nsd_run_result *res, double t,
+                     const double *y);
 
 /* True when the run went past its penetration tolerance (a warning). */
 int nsd_run_audit_warns(const nsd_run_result *res);

@@ -47,7 +47,7 @@ const char *nsd_runner_describe(nsd_runner *r, const double *y) {
 /* The model's observer (model.h) after a jump to r->y_switch: NSD_END with
  * the run failed on its refusal, else NSD_GO_ON. */
 static nsd_flow observe_jump(nsd_runner *r, const nsd_event_source *src) {
-    const nsd_run_observer *o = r->m->observer;
+    const nsd_run_observer *o = r->d->observer;
     if (!o || o->jump_after(o->ctx, src, r->t, r->y_switch) == 0) return NSD_GO_ON;
     return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t,
                              o->message(o->ctx));
@@ -58,7 +58,7 @@ static nsd_flow observe_jump(nsd_runner *r, const nsd_event_source *src) {
  * jumps at gap_rate = 0, a drift projection): the integrator restarts from
  * y, so no step straddles the jump, and under the event-driven regime the
  * step guard starts there with it. NSD_JUMP_NO_RESTART: the integrator
- * refused (its message()); NSD_JUMP_NO_GUARD: m->failure says why. */
+ * refused (its message()); NSD_JUMP_NO_GUARD: r->d->failure says why. */
 static nsd_jump jump_restart(nsd_runner *r, double t, const double *y) {
     if (r->ig->restart(r->inst, t, y) > NSDYN_WARNING) return NSD_JUMP_NO_RESTART;
     if (r->m->regime->kind == NSD_REGIME_EVENT_DRIVEN &&
@@ -70,18 +70,18 @@ static nsd_jump jump_restart(nsd_runner *r, double t, const double *y) {
 /* Sustained contacts drifted out of half the touching band at the end of
  * a step: positions projected back (modes.c) into r->y_switch, then the
  * jump's restart there; rep->y then points at the corrected copy. 0 or
- * -1 (m->failure). */
+ * -1 (r->d->failure). */
 int nsd_runner_correct_drift(nsd_runner *r, nsdyn_step_report *rep) {
     nsd_model *m = r->m;
     double *ybuf = r->y_switch, deep;
     memcpy(ybuf, rep->y, m->n * sizeof *ybuf);
-    int c = nsd_modes_correct_drift(m, rep->t, ybuf, &deep);
+    int c = nsd_modes_correct_drift(m, r->d, rep->t, ybuf, &deep);
     if (c <= 0) return c;
     r->res->drift_corrections++;
     note_open_projection(r->res, deep);
     nsd_jump j = jump_restart(r, rep->t, ybuf);
     if (j == NSD_JUMP_NO_RESTART) {
-        snprintf(m->failure, sizeof m->failure,
+        snprintf(r->d->failure, sizeof r->d->failure,
                  "the integrator could not restart after a drift correction: %s",
                  r->ig->message ? r->ig->message(r->inst) : "");
         return -1;
@@ -121,7 +121,7 @@ static const nsd_event_source *stop_across_jump(nsd_runner *r, const double *bef
 nsdyn_status nsd_runner_resolve_modes(nsd_runner *r, double t, double *y, int fired, int initial) {
     nsd_reset_tally tally = {0};
     nsdyn_status st =
-        nsd_modes_resolve_notify(r->m, t, y, &r->res->contact_log, fired, initial, &tally);
+        nsd_modes_resolve_notify(r->m, r->d, t, y, &r->res->contact_log, fired, initial, &tally);
     r->res->reset_energy += tally.change;
     if (r->res->energy_checked) r->res->energy_min += tally.gain;
     return st;
@@ -131,7 +131,7 @@ nsdyn_status nsd_runner_resolve_modes(nsd_runner *r, double t, double *y, int fi
  * it happened. Returns the event source that fired there, or NULL. */
 const nsd_event_source *nsd_runner_check_crossings(nsd_runner *r, const double *y) {
     const nsd_event_source *fired = NULL;
-    if (nsd_model_event_functions(r->m, r->t, y, r->g) <= NSDYN_WARNING)
+    if (nsd_model_event_functions(r->m, r->d, r->t, y, r->g) <= NSDYN_WARNING)
         for (size_t i = 0; i < r->ode.n_events && !fired; ++i) {
             int dir = r->ode.event_direction[i];
             int down = r->g_prev[i] > 0 && r->g[i] <= 0, up = r->g_prev[i] < 0 && r->g[i] >= 0;
@@ -173,18 +173,18 @@ static nsdyn_status simultaneous_switches(nsd_runner *r, double *y, size_t excep
     nsd_model *m = r->m;
     size_t ns = m->layout.n_switches;
     if (!ns || !m->sys->switches || !m->sys->on_switch) return NSDYN_OK;
-    nsdyn_status st = nsd_model_switch_functions(m, r->t_from, r->y_from, r->sw_from);
-    if (st <= NSDYN_WARNING) st = nsd_model_switch_functions(m, r->t, y, r->sw_at);
+    nsdyn_status st = nsd_model_switch_functions(m, r->d, r->t_from, r->y_from, r->sw_from);
+    if (st <= NSDYN_WARNING) st = nsd_model_switch_functions(m, r->d, r->t, y, r->sw_at);
     for (size_t j = 0; j < ns && st <= NSDYN_WARNING; ++j) {
         const nsd_event_source *src = &m->event_sources[m->event_first[NSD_SOURCE_SWITCH] + j];
         if (j == except || !crosses(src, r->sw_from[j], r->sw_at[j])) continue;
         st = m->sys->on_switch(m->sys_inst, j, r->t, y, y + m->nq);
         if (st > NSDYN_WARNING)
-            snprintf(m->failure, sizeof m->failure,
+            snprintf(r->d->failure, sizeof r->d->failure,
                      "switch '%s' (simultaneous) could not be applied", m->layout.switches[j]);
         r->res->n_switches += st <= NSDYN_WARNING;
         if (st <= NSDYN_WARNING && note_event_time(r) != 0) {
-            snprintf(m->failure, sizeof m->failure, "out of memory for an event time");
+            snprintf(r->d->failure, sizeof r->d->failure, "out of memory for an event time");
             st = NSDYN_ERROR;
         }
     }
@@ -208,12 +208,12 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
     nsdyn_status rs = simultaneous_switches(r, r->ybuf, SIZE_MAX);
     if (rs <= NSDYN_WARNING) rs = nsd_runner_resolve_modes(r, t, r->ybuf, (int)src->index, 0);
     if (res->contact_log.n == logged) res->unlogged_roots++;
-    const char *why = rs > NSDYN_WARNING ? m->failure : NULL;
+    const char *why = rs > NSDYN_WARNING ? r->d->failure : NULL;
     if (!why) { /* a contact the impact left out of place */
         double deep;
-        int dc = nsd_modes_correct_drift(m, t, r->ybuf, &deep);
+        int dc = nsd_modes_correct_drift(m, r->d, t, r->ybuf, &deep);
         if (dc < 0)
-            why = m->failure;
+            why = r->d->failure;
         else
             res->drift_corrections += (uint64_t)dc;
         if (dc > 0) note_open_projection(res, deep);
@@ -227,7 +227,7 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
     if (j == NSD_JUMP_NO_RESTART)
         why = r->ig->message ? r->ig->message(r->inst) : "the integrator could not restart";
     else if (j == NSD_JUMP_NO_GUARD)
-        why = m->failure;
+        why = r->d->failure;
     if (why)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", t, why,
                                  nsd_runner_describe(r, rep->y));
@@ -245,15 +245,15 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
  * outcome STOPPED. */
 static nsd_flow section_stop(nsd_runner *r) {
     nsd_model *m = r->m;
-    if (nsd_run_record(m, r->res, r->t, r->y_switch) != 0) {
+    if (nsd_run_record(m, r->d, r->res, r->t, r->y_switch) != 0) {
         r->res->outcome = NSD_RUN_FAILED;
         return NSD_END;
     }
     r->res->outcome = NSD_RUN_STOPPED;
     snprintf(r->res->message, sizeof r->res->message,
              "section: switch '%s' of system '%s' applied %zu time%s, at t = %.9g s",
-             m->layout.switches[m->section_switch - 1], m->sys->info.id, r->res->section_crossings,
-             r->res->section_crossings == 1 ? "" : "s", r->t);
+             m->layout.switches[r->d->section_switch - 1], m->sys->info.id,
+             r->res->section_crossings, r->res->section_crossings == 1 ? "" : "s", r->t);
     return NSD_END;
 }
 
@@ -283,11 +283,11 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
     if (observe_jump(r, src) == NSD_END) return NSD_END;
-    if (!*stop && m->section_switch == src->index + 1 &&
-        ++r->res->section_crossings >= m->section_count)
+    if (!*stop && r->d->section_switch == src->index + 1 &&
+        ++r->res->section_crossings >= r->d->section_count)
         return section_stop(r);
     if (!*stop) {
-        if (!r->locates) nsd_model_event_functions(m, t, r->ybuf, r->g_prev);
+        if (!r->locates) nsd_model_event_functions(m, r->d, t, r->ybuf, r->g_prev);
         return NSD_NEXT_STEP;
     }
     rep->y = r->y_switch;
@@ -304,7 +304,7 @@ static nsd_flow stop_event(nsd_runner *r, const double *y, const nsd_event_sourc
     res->n_stops++;
     const nsd_series *s = &res->series;
     const double *last = s->rows ? s->data + (s->rows - 1) * s->n_channels : NULL;
-    if ((!last || last[0] < r->t) && nsd_run_record(m, res, r->t, y) != 0) {
+    if ((!last || last[0] < r->t) && nsd_run_record(m, r->d, res, r->t, y) != 0) {
         res->outcome = NSD_RUN_FAILED;
         return NSD_END;
     }
@@ -330,8 +330,9 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_even
     /* Set-valued friction on the contact (model.h ed.compliant): the stick
      * bound mu_s N jumps with N, so the friction modes are chosen again */
     if (m->ed.on && nsd_runner_resolve_modes(r, r->t, r->ybuf, -1, 0) > NSDYN_WARNING)
-        return nsd_runner_failed(
-            r, "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s", r->t, m->failure);
+        return nsd_runner_failed(r,
+                                 "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s",
+                                 r->t, r->d->failure);
     nsd_jump j = jump_restart(r, r->t, r->ybuf);
     if (j == NSD_JUMP_NO_RESTART)
         return nsd_runner_failed(
@@ -342,8 +343,8 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_even
     if (observe_jump(r, src) == NSD_END) return NSD_END;
     r->res->rate_restarts++;
     if (j == NSD_JUMP_NO_GUARD)
-        return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t, m->failure);
-    if (!r->locates) nsd_model_event_functions(m, r->t, r->ybuf, r->g_prev);
+        return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t, r->d->failure);
+    if (!r->locates) nsd_model_event_functions(m, r->d, r->t, r->ybuf, r->g_prev);
     return NSD_NEXT_STEP;
 }
 
@@ -352,7 +353,7 @@ nsd_flow nsd_runner_handle_event(nsd_runner *r, nsdyn_step_report *rep,
                                  const nsd_event_source *fired) {
     const nsd_event_source *stop = NULL;
     nsd_flow f = NSD_GO_ON;
-    const nsd_run_observer *o = r->m->observer;
+    const nsd_run_observer *o = r->d->observer;
     if (o && fired->kind != NSD_SOURCE_STOP && o->jump_before(o->ctx, fired, r->t, rep->y) != 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t,
                                  o->message(o->ctx));
@@ -391,8 +392,8 @@ const nsd_event_source *nsd_runner_uncovered_crossing(nsd_runner *r, nsdyn_step_
     nsd_model *m = r->m;
     double *ga = r->g, *gb = r->g_prev;
     if (!r->locates || !r->dense || !r->ode.n_events ||
-        nsd_model_event_functions(m, r->t, r->y_last, ga) > NSDYN_WARNING ||
-        nsd_model_event_functions(m, rep->t, rep->y, gb) > NSDYN_WARNING)
+        nsd_model_event_functions(m, r->d, r->t, r->y_last, ga) > NSDYN_WARNING ||
+        nsd_model_event_functions(m, r->d, rep->t, rep->y, gb) > NSDYN_WARNING)
         return NULL;
     const nsd_event_source *first = NULL;
     double t_first = rep->t;
@@ -405,7 +406,7 @@ const nsd_event_source *nsd_runner_uncovered_crossing(nsd_runner *r, nsdyn_step_
         while (hi - lo > 1e-12 * (1.0 + fabs(hi))) {
             double mid = 0.5 * (lo + hi);
             if (r->ig->dense(r->inst, mid, r->ybuf) > NSDYN_WARNING ||
-                nsd_model_event_functions(m, mid, r->ybuf, gb) > NSDYN_WARNING)
+                nsd_model_event_functions(m, r->d, mid, r->ybuf, gb) > NSDYN_WARNING)
                 return NULL;
             if (crosses(src, g_lo, gb[e])) {
                 hi = mid;

@@ -16,6 +16,7 @@
 typedef struct nsd_run nsd_runner;
 struct nsd_run {
     nsd_model *m;
+    nsd_data *d; /* the run's data (the model's own, m->d) */
     const nsdyn_integrator *ig;
     void *inst;
     nsd_run_result *res;
@@ -59,7 +60,8 @@ typedef enum { NSD_JUMP_ON = 0, NSD_JUMP_NO_RESTART, NSD_JUMP_NO_GUARD } nsd_jum
 /* run_record.c: one sample of every channel at (t, y) into res->series
  * (and the watch's copy, run_watch.h). 0, or -1 out of memory
  * (res->message says so). */
-int nsd_run_record(nsd_model *m, nsd_run_result *res, double t, const double *y);
+int nsd_run_record(const nsd_model *m, nsd_data *data, nsd_run_result *res, double t,
+                   const double *y);
 
 /* run_events.c */
 /* The run failed: res->message from fmt, the outcome FAILED. Returns
@@ -70,7 +72,7 @@ __attribute__((format(printf, 2, 3))) nsd_flow nsd_runner_failed(nsd_runner *r, 
 const char *nsd_runner_describe(nsd_runner *r, const double *y);
 /* The contact modes at an event or the start, the system told (run_events.c). */
 nsdyn_status nsd_runner_resolve_modes(nsd_runner *r, double t, double *y, int fired, int initial);
-/* Sustained contacts drifted: projected back and restarted; 0 or -1 (m->failure). */
+/* Sustained contacts drifted: projected back and restarted; 0 or -1 (m->d->failure). */
 int nsd_runner_correct_drift(nsd_runner *r, nsdyn_step_report *rep);
 /* Without event location: the first crossing seen at the step's end, or NULL. */
 const nsd_event_source *nsd_runner_check_crossings(nsd_runner *r, const double *y);

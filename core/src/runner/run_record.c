@@ -22,7 +22,8 @@ static double *append_row(nsd_series *s) {
     return s->data + (s->rows++) * s->n_channels;
 }
 
-int nsd_run_record(nsd_model *m, nsd_run_result *res, double t, const double *y) {
+int nsd_run_record(const nsd_model *m, nsd_data *data, nsd_run_result *res, double t,
+                   const double *y) {
     nsd_run_watch_lock(); /* a watching thread reads the series (run_watch.h) */
     double *row = append_row(&res->series);
     nsd_run_watch_unlock();
@@ -38,10 +39,10 @@ int nsd_run_record(nsd_model *m, nsd_run_result *res, double t, const double *y)
         for (size_t i = 1 + m->n; i < res->series.n_channels; ++i) row[i] = NAN;
         return 0;
     }
-    nsdyn_status st = nsd_model_sample(m, t, y, row);
+    nsdyn_status st = nsd_model_sample(m, data, t, y, row);
     if (st > NSDYN_WARNING) {
         res->series.rows--;
-        snprintf(res->message, sizeof res->message, "%s", m->failure);
+        snprintf(res->message, sizeof res->message, "%s", data->failure);
         return -1;
     }
     nsd_run_watch_publish(res);
