@@ -53,9 +53,10 @@ grep -qF "$tmp/v.toml:15:1: [integrator] (rk4) key 'h' = 0 is out of range: expe
     fail "10^7-value check message: $(cat "$tmp/err.txt")"
 [[ -e $tmp/v ]] && fail "a refused sweep wrote $tmp/v"
 # the first SIGINT during the check
+. "$(dirname "$0")/interrupt_util.sh"
 "$nsdyn" sweep "$tmp/v.toml" -o "$tmp/v" -q --no-graphs 2> "$tmp/err.txt" &
 pid=$!
-sleep 0.3
+wait_handler $pid # before its handler, the background job ignores SIGINT
 kill -INT $pid
 for _ in $(seq 100); do kill -0 $pid 2> /dev/null || break; sleep 0.1; done
 kill -0 $pid 2> /dev/null && { fail "SIGINT during the value check ignored (10 s)"; kill -KILL $pid; }
