@@ -32,7 +32,7 @@
 
 static int run_window(nsd_scenario *R, double *y, nsd_tangent *tg) {
     nsd_model *m = &R->model;
-    memcpy(m->y0, y, m->n * sizeof *y);
+    memcpy(m->d->y0, y, m->n * sizeof *y);
     if (tg) nsd_tangent_begin(tg);
     nsd_diag diag = {0};
     size_t errors = nsd_scenario_run(R, NULL, &diag);

@@ -5,7 +5,8 @@
  * the model's own data; interleaved with the model's own data, each gives
  * bit for bit what it gives alone; its counters and failure are its own.
  * Over the four contact regimes (compliant, hold-stick, event-driven,
- * time-stepping) at random states around each config's initial state. */
+ * time-stepping) at random states around each config's initial state.
+ * And the run's progress goes to its log's reader, not to stderr. */
 #include <math.h>
 
 #include "test_util.h"
@@ -117,11 +118,54 @@ START_TEST(second_data_is_independent) {
 }
 END_TEST
 
+/* The progress line (issue 21 item 4): the library prints none; the run
+ * hands its time to the log's progress reader, ending with one done call,
+ * and to nobody when [run] progress is false. */
+typedef struct progress_seen {
+    int calls, done;
+    double t_last, t_start, t_end;
+    int backwards;
+} progress_seen;
+
+static void count_progress(void *ctx, const char *label, double t_s, double t_start_s,
+                           double t_end_s, int done) {
+    (void)label;
+    progress_seen *p = ctx;
+    p->backwards |= p->calls && t_s < p->t_last;
+    p->calls++, p->done += done;
+    p->t_last = t_s, p->t_start = t_start_s, p->t_end = t_end_s;
+}
+
+START_TEST(progress_goes_to_the_reader) {
+    for (int on = 0; on <= 1; ++on) {
+        run R;
+        load_case(&cases[2], &R);
+        progress_seen seen = {0};
+        R.log.progress = count_progress;
+        R.log.echo_ctx = &seen;
+        R.app.cfg.settings.progress = on;
+        test_run(&R);
+        ck_assert_int_ne(R.res.outcome, NSD_RUN_FAILED);
+        if (!on) {
+            ck_assert_int_eq(seen.calls, 0);
+        } else {
+            ck_assert_int_eq(seen.done, 1);
+            ck_assert_int_eq(seen.backwards, 0);
+            ck_assert_double_eq(seen.t_start, R.app.cfg.settings.t_start);
+            ck_assert_double_eq(seen.t_end, R.app.cfg.settings.t_end);
+            ck_assert_double_eq(seen.t_last, R.res.t_reached);
+        }
+        test_unload(&R);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("model_data");
     TCase *tc = tcase_create("split");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, second_data_is_independent, 0, sizeof cases / sizeof cases[0]);
+    tcase_add_test(tc, progress_goes_to_the_reader);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

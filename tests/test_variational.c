@@ -49,7 +49,7 @@ static void load(nsd_scenario *R, const char *name, const char *const *sets, siz
 /* One run from y0 to t_end: the end state into y_end. */
 static void run_to(nsd_scenario *R, const double *y0, double *y_end) {
     nsd_model *m = &R->model;
-    memcpy(m->y0, y0, m->n * sizeof *y0);
+    memcpy(m->d->y0, y0, m->n * sizeof *y0);
     nsd_diag diag = {0};
     ck_assert_uint_eq(nsd_scenario_run(R, NULL, &diag), 0);
     nsd_diag_free(&diag);

@@ -53,5 +53,9 @@ int nsd_cli_load(const nsd_cli *cli, nsd_scenario *s, int no_graphs, nsd_diag *d
 /* The plugins' messages as they come, on stderr (a scenario's log echo,
  * runlog.h): for the commands that run one scenario at a time. */
 void nsd_cli_echo_log(void *ctx, nsdyn_log_level level, const char *message);
+/* The run's progress line on stderr when it is a terminal (runlog.h
+ * nsd_runlog_progress_fn): what `nsdyn run` and `compare` show. */
+void nsd_cli_progress(void *ctx, const char *label, double t_s, double t_start_s, double t_end_s,
+                      int done);
 
 #endif

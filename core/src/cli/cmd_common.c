@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -35,10 +36,24 @@ int nsd_cli_load(const nsd_cli *cli, nsd_scenario *s, int no_graphs, nsd_diag *d
     size_t errors = nsd_scenario_open(s, cli->config, cli->sets, cli->n_sets, diag);
     s->no_graphs = no_graphs;
     s->log.echo = nsd_cli_echo_log;
+    s->log.progress = nsd_cli_progress;
     if (!errors) errors = nsd_scenario_create(s, diag);
     if (errors == 0) return 0;
     nsd_diag_print(diag, stderr);
     return -1;
+}
+
+/* The progress line: on a terminal only (a redirected stderr keeps the
+ * messages, not a line rewritten in place). */
+void nsd_cli_progress(void *ctx, const char *label, double t_s, double t_start_s, double t_end_s,
+                      int done) {
+    (void)ctx;
+    if (!isatty(STDERR_FILENO)) return;
+    if (done)
+        fprintf(stderr, "\r%70s\r", "");
+    else
+        fprintf(stderr, "\r%s t = %.4g / %.4g s (%3.0f%%)   ", label ? label : "", t_s, t_end_s,
+                100.0 * (t_s - t_start_s) / (t_end_s - t_start_s));
 }
 
 void nsd_cli_echo_log(void *ctx, nsdyn_log_level level, const char *message) {

@@ -362,6 +362,7 @@ static size_t prepare(comparison *C) {
     const nsd_cli *cli = C->cli;
     size_t errors = nsd_scenario_open(&C->base, cli->config, cli->sets, cli->n_sets, &C->diag);
     C->base.log.echo = nsd_cli_echo_log; /* the variants' plugin messages as they come */
+    C->base.log.progress = nsd_cli_progress;
     const nsd_toml_node *vt = NULL;
     if (!errors) errors = check_compare_section(&C->base.app.cfg, &vt, &C->ck, &C->diag);
     if (!errors) errors = create_variants(C, vt);

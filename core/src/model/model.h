@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "events.h"
 #include "nsdyn/nsdyn.h"
+#include "runlog.h"
 
 typedef struct nsd_channel {
     char name[64];
@@ -245,6 +246,10 @@ typedef struct nsd_data {
     /* NULL, or the run's observer (above); set it after create, like the
      * section, and clear it after the run. */
     const nsd_run_observer *observer;
+    /* NULL, or the reader of the run's progress and its ctx (the
+     * scenario's log sets them before every run: runlog.h). */
+    nsd_runlog_progress_fn progress;
+    void *progress_ctx;
 } nsd_data;
 
 /* The data of one run of m (model/data.c), sized from m, with the

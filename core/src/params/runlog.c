@@ -81,6 +81,7 @@ void nsd_runlog_copy(nsd_runlog *dst, const nsd_runlog *src) {
     dst->cap = 0;
     dst->echo = NULL;
     dst->echo_ctx = NULL;
+    dst->progress = NULL;
     if (!src->len) {
         dst->len = 0;
         return;

@@ -24,6 +24,13 @@
  * printer); called from the thread that runs the plugin. */
 typedef void (*nsd_runlog_echo_fn)(void *ctx, nsdyn_log_level level, const char *message);
 
+/* A reader of a run's progress (the command line's progress line): the
+ * run labelled `label` (NULL: none) has reached t_s of [t_start_s,
+ * t_end_s] [s]; done = 1 once, when the run ends (the line is cleared).
+ * Called from the thread that runs, at most every 0.25 s of wall time. */
+typedef void (*nsd_runlog_progress_fn)(void *ctx, const char *label, double t_s, double t_start_s,
+                                       double t_end_s, int done);
+
 typedef struct nsd_runlog {
     char *text;        /* the kept lines, NUL-terminated (NULL: none yet) */
     size_t len, cap;   /* bytes of text, of its storage */
@@ -37,6 +44,9 @@ typedef struct nsd_runlog {
      * derived from one that has it gets it (scenario.c). */
     nsd_runlog_echo_fn echo;
     void *echo_ctx;
+    /* The same for the run's progress ([run] progress): nothing is
+     * printed by the library; NULL: no progress shown. */
+    nsd_runlog_progress_fn progress;
 } nsd_runlog;
 
 /* A place in a log to come back to (nsd_runlog_rewind). */

@@ -27,6 +27,7 @@ static size_t derive(nsd_scenario *s, const nsd_scenario *base, const nsd_toml_n
     s->base = base;               /* its own log service, set at create (not base's log) */
     s->log.echo = base->log.echo; /* a command's printer, when it set one */
     s->log.echo_ctx = base->log.echo_ctx;
+    s->log.progress = base->log.progress;
     /* base may be derived itself (a continuation point of a variant): the
      * plugins are the opened scenario's at the root */
     const nsd_scenario *root = base;
@@ -85,6 +86,8 @@ static void fresh_run(nsd_scenario *s) {
     nsd_run_result_free(&s->res);
     memset(&s->res, 0, sizeof s->res);
     nsd_model_reset(&s->model);
+    s->model.d->progress = s->log.progress; /* the command's progress line, if any */
+    s->model.d->progress_ctx = s->log.echo_ctx;
     nsd_runlog_rewind(&s->log, s->created_mark); /* the previous run's messages go */
 }
 

@@ -95,9 +95,9 @@ size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *s
 /* Run the model from its initial state into s->res (see res.outcome),
  * with the run's log in res.log: create's and the run's plugin messages,
  * then the host's (a failure or stop, a possible missed impact, an
- * energy or penetration warning). Nothing is printed but the progress
- * line (run.progress, on a terminal). Returns 0, or the number of config
- * errors (the run did not start).
+ * energy or penetration warning). Nothing is printed: the progress
+ * (run.progress) goes to s->log.progress when a command set one.
+ * Returns 0, or the number of config errors (the run did not start).
  * `label` prefixes progress lines (NULL: none). */
 size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag);
 /* The same run begun, to be advanced a step at a time (run.h nsd_run:

@@ -50,7 +50,7 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->dt_out = rs->output_dt > 0 ? rs->output_dt : (r->t_end - r->t0) / 2000.0;
     r->dense = r->ig->dense != NULL && (r->ig->info.provides & NSDYN_CAP_DENSE_OUTPUT);
     r->locates = (r->ig->info.provides & NSDYN_CAP_EVENT_LOCATION) != 0;
-    r->show_progress = rs->progress && isatty(STDERR_FILENO);
+    r->show_progress = rs->progress && r->d->progress;
     r->max_events = rs->max_events;
     r->t_last_event = -INFINITY;
     r->k_out = 1;
@@ -301,11 +301,12 @@ static nsd_flow run_step(nsd_runner *r) {
     return fired ? nsd_runner_handle_event(r, &rep, fired) : NSD_GO_ON;
 }
 
+/* The run's progress to its reader (nsd_data progress), at most every
+ * 0.25 s of wall time. */
 static void print_progress(nsd_runner *r) {
     double w = now_seconds();
     if (w - r->last_progress <= 0.25) return;
-    fprintf(stderr, "\r%s t = %.4g / %.4g s (%3.0f%%)   ", r->label ? r->label : "", r->t, r->t_end,
-            100.0 * (r->t - r->t0) / (r->t_end - r->t0));
+    r->d->progress(r->d->progress_ctx, r->label, r->t, r->t0, r->t_end, 0);
     r->last_progress = w;
 }
 
@@ -321,7 +322,7 @@ void nsd_run_peek(nsd_run *r) {
  * runner_open made (any part of it may be missing). */
 static void runner_close(nsd_runner *r) {
     r->d->mech.step_impulse = NULL; /* the integrator's, about to be destroyed */
-    if (r->show_progress) fprintf(stderr, "\r%70s\r", "");
+    if (r->show_progress) r->d->progress(r->d->progress_ctx, r->label, r->t, r->t0, r->t_end, 1);
     nsd_run_peek(r);
     if (r->inst) r->ig->info.destroy(r->inst);
     free(r->ybuf);
