@@ -106,9 +106,3 @@ const void *nsd_module_loaded(const char *name) {
     }
     return NULL;
 }
-
-size_t nsd_module_count(void) {
-    size_t n = 0;
-    for (size_t i = 0; i < NSD_MODULE_SLOTS; ++i) n += atomic_load(&slots[i].table) != NULL;
-    return n;
-}

@@ -32,7 +32,4 @@ const void *nsd_module_get(const char *name, unsigned abi, const char *needed_fo
  * For calls that only make sense on objects a loaded module made. */
 const void *nsd_module_loaded(const char *name);
 
-/* How many modules this process has loaded (for tests and `nsdyn check`). */
-size_t nsd_module_count(void);
-
 #endif
