@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Start-up of `nsdyn run` without plots (issue 28, round 3): the plugin
-SHA-256 cache (core/src/plugins/sha256_cache.c) against hashing every
-plugin file at every start, and optionally against another build.
+"""Start-up of `nsdyn run` without plots (issue 28, round 3; issue 26: the
+heavy libraries in modules opened only where used, core/src/module/): the
+plugin SHA-256 cache (core/src/plugins/sha256_cache.c) against hashing every
+plugin file at every start, optionally against another build, and the same
+short run with its default graphs.
 
-    python3 bench/bench_startup.py [BUILD_DIR] [--old NSDYN] [-n PAIRS]
+    python3 bench/bench_startup.py [BUILD_DIR] [--old NSDYN] [--graphs] [-n PAIRS]
 
 A tiny run (impact oscillator, dopri5, t_end = 1 ms, [plot] off) is timed as
 a whole process, interleaved A B (C) A B (C) ...: A the build with its hash
 cache, B the same build with NSDYN_NO_HASH_CACHE=1 (every file hashed, the
-behaviour before the cache), C an older nsdyn if given. Per command: wall and
+behaviour before the cache), C an older nsdyn if given, D (--graphs) the
+build on the same run with [plot] left to its defaults (every run graph,
+PNG). Targets: A <= 5 ms of start-up; D <= 2 A. Per command: wall and
 CPU (user + sys of the child, from wait4) as min / median / max, and the
 pair-by-pair CPU ratio A/B; the machine load (uptime) before and after.
-Target: <= 5 ms of start-up."""
+"""
 import argparse, os, pathlib, statistics, subprocess, sys, tempfile, time
 
 CONFIG = """[system]
@@ -49,6 +53,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build", nargs="?", default=str(root / "build"))
     ap.add_argument("--old", help="another nsdyn to time beside it")
+    ap.add_argument("--graphs", action="store_true", help="time the run with its default graphs")
     ap.add_argument("-n", type=int, default=30, help="pairs (default 30)")
     a = ap.parse_args()
     nsdyn = str(pathlib.Path(a.build) / "core" / "nsdyn")
@@ -56,14 +61,19 @@ def main():
     cfg = os.path.join(tmp, "tiny.toml")
     open(cfg, "w").write(CONFIG)
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"), NSDYN_NO_HASH_CACHE="0")
-    cmds = {"A cached": ([nsdyn], env), "B hashed": ([nsdyn], dict(env, NSDYN_NO_HASH_CACHE="1"))}
+    graphs = os.path.join(tmp, "graphs.toml")
+    open(graphs, "w").write(CONFIG[: CONFIG.index("[plot]")])
+    cmds = {"A cached": ([nsdyn], env, cfg),
+            "B hashed": ([nsdyn], dict(env, NSDYN_NO_HASH_CACHE="1"), cfg)}
     if a.old:
-        cmds["C old"] = ([a.old], env)
+        cmds["C old"] = ([a.old], env, cfg)
+    if a.graphs:
+        cmds["D graphs"] = ([nsdyn], env, graphs)
     print("uptime before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     res = {k: ([], []) for k in cmds}
     for i in range(a.n + 1):  # the first round warms the caches and is not counted
-        for k, (exe, e) in cmds.items():
-            w, c = once(exe + ["run", cfg, "-o", os.path.join(tmp, "o"), "-q"], e)
+        for k, (exe, e, conf) in cmds.items():
+            w, c = once(exe + ["run", conf, "-o", os.path.join(tmp, "o"), "-q"], e)
             if i:
                 res[k][0].append(w)
                 res[k][1].append(c)
@@ -75,6 +85,13 @@ def main():
     ca, cb = res["A cached"][1], res["B hashed"][1]
     r = [x / y for x, y in zip(ca, cb) if y > 0]
     print(f"cpu A/B pair by pair: min {min(r):.3f} median {statistics.median(r):.3f} max {max(r):.3f}")
+    for k, name in (("C old", "A/C"), ("D graphs", "D/A")):
+        if k not in res:
+            continue
+        x, y = (ca, res[k][1]) if k == "C old" else (res[k][1], ca)
+        r = [p / q for p, q in zip(x, y) if q > 0]
+        print(f"cpu {name} pair by pair: min {min(r):.3f} median {statistics.median(r):.3f} "
+              f"max {max(r):.3f}")
     subprocess.run(["rm", "-rf", tmp])
 
 

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lapacke.h>
+
 #include "nsdyn_numeric.h"
 
 #define PI 3.14159265358979323846
@@ -239,6 +241,31 @@ static void check_coulomb(const double A[9], const double b[3], double mu, unsig
     }
 }
 
+/* The workspace sizes (dense.c, a formula so that sizing loads no LAPACK)
+ * against LAPACK's own optimal-lwork query, which they must not undercut
+ * (then LAPACK takes the same path and blocks as with the query's size,
+ * the same bits): n = 1..160, past every block size crossover. */
+START_TEST(test_work_bounds) {
+    for (lapack_int n = 1; n <= 160; ++n) {
+        double q = 0.0, dummy = 0.0;
+        lapack_int rank = 0, jpvt = 0;
+        ck_assert_int_eq(LAPACKE_dgelsy_work(LAPACK_COL_MAJOR, n, n, 1, &dummy, n, &dummy, n, &jpvt,
+                                             0.1, &rank, &q, -1),
+                         0);
+        size_t nn = (size_t)n * (size_t)n;
+        ck_assert_msg(nsn_least_norm_work((size_t)n) >= nn + (size_t)q + 1,
+                      "least_norm n=%d: %zu < %zu", (int)n, nsn_least_norm_work((size_t)n),
+                      nn + (size_t)q + 1);
+        ck_assert_int_eq(LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'N', n, n, &dummy, n, &dummy,
+                                             &dummy, n, &dummy, 1, &q, -1),
+                         0);
+        ck_assert_msg(nsn_null_space_work((size_t)n) >= nn + (size_t)n + (size_t)q + 1,
+                      "null_space n=%d: %zu < %zu", (int)n, nsn_null_space_work((size_t)n),
+                      nn + (size_t)n + (size_t)q + 1);
+    }
+}
+END_TEST
+
 START_TEST(test_coulomb_local) {
     int solved = 0, total = 0;
     for (int trial = 0; trial < 6000; ++trial) {
@@ -426,6 +453,7 @@ int main(void) {
     tcase_add_test(tc, test_random_systems);
     tcase_add_test(tc, test_singular_refused);
     tcase_add_test(tc, test_least_norm);
+    tcase_add_test(tc, test_work_bounds);
     tcase_add_test(tc, test_coulomb_local);
     tcase_add_test(tc, test_nsgs);
     tcase_add_test(tc, test_angle_roots);

@@ -139,3 +139,40 @@ int nsn_gauss_complete(int k, double *A, size_t lda, double *b, double *x, doubl
     }
     return r;
 }
+
+/* Workspace sizes for nsn_least_norm and nsn_null_space from LAPACK's own
+ * formulas for the optimal lwork, with every block size NB (ILAENV: 32 for
+ * dgeqrf, dgerqf, dormqr, dormrq, dgebrd and dorgbr in reference LAPACK,
+ * which OpenBLAS ships) taken as NSN_LAPACK_NB. No LAPACK call, so sizing
+ * loads no library. A workspace at least the optimal one makes LAPACK pick
+ * the same path and blocking as its own query would, hence the same bits;
+ * test_numeric checks these bounds against the query (test_work_bounds).
+ * Were NB ever larger, LAPACK would shrink its blocks to fit: the same
+ * solution up to rounding, never a wrong one. */
+#define NSN_LAPACK_NB 64
+
+static size_t max3(size_t a, size_t b, size_t c) {
+    size_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+size_t nsn_least_norm_work(size_t n) {
+    if (n == 0) return 1;
+    /* dgelsy, M = N = n, NRHS = 1: LWKOPT = max(LWKMIN, MN + 2N + NB(N + 1),
+     * 2MN + NB NRHS), LWKMIN = MN + max(2MN, N + 1, MN + NRHS); plus the
+     * n x n column-major copy of A */
+    const size_t nb = NSN_LAPACK_NB;
+    size_t lwork = max3(n + max3(2 * n, n + 1, n + 1), 3 * n + nb * (n + 1), 2 * n + nb);
+    return n * n + lwork + 1;
+}
+
+size_t nsn_null_space_work(size_t n) {
+    if (n == 0) return 1;
+    /* dgesvd, JOBU = 'A', JOBVT = 'N', square: the QR path (taken for n = 1)
+     * needs n^2 + max(n + n NB (dgeqrf, dorgqr), 3n + 2n NB (dgebrd),
+     * 3n + n NB (dorgbr), 5n (dbdsqr)), the direct path 3n + max(2n NB, 5n):
+     * both below n^2 + 3n + 2n NB + 5n. Plus the left singular vectors
+     * (n x n) and the singular values (n). */
+    const size_t nb = NSN_LAPACK_NB;
+    return n * n + n + (n * n + 8 * n + 2 * n * nb) + 1;
+}

@@ -1,7 +1,9 @@
 /* Dense solves of any size through LAPACKE (Debian liblapacke-dev), in an
- * object of its own: only callers of nsn_solve(), nsn_least_norm() and
- * nsn_eigenvalues() link LAPACK
- * (nsdyn_numeric.h says why). */
+ * object of its own: only callers of nsn_solve(), nsn_least_norm(),
+ * nsn_null_space() and nsn_eigenvalues() link LAPACK (nsdyn_numeric.h says
+ * why). Their workspace sizes are in dense.c, without LAPACK, so a caller
+ * can size its buffers at setup without loading LAPACK (libnsdyn opens it
+ * as a module on first use: core/src/module/lapack_module.c). */
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
@@ -45,20 +47,6 @@ int nsn_eigenvalues(size_t n, double *A, double *wr, double *wi, double *work) {
     return info == 0 ? NSN_OK : NSN_SINGULAR;
 }
 
-/* dgelsy's workspace for an n x n system with one right-hand side, by its
- * own query (lwork = -1), plus the n x n column-major copy of A. */
-size_t nsn_least_norm_work(size_t n) {
-    if (n == 0) return 1;
-    const lapack_int ln = (lapack_int)n;
-    lapack_int rank = 0;
-    double query = 0.0, dummy = 0.0;
-    int jpvt = 0;
-    if (LAPACKE_dgelsy_work(LAPACK_COL_MAJOR, ln, ln, 1, &dummy, ln, &dummy, ln, &jpvt, 0.1, &rank,
-                            &query, -1) != 0)
-        query = (double)(4 * n + 64);
-    return n * n + (size_t)query + 1;
-}
-
 int nsn_least_norm(size_t n, const double *A, double *b, double rcond, double *work,
                    size_t work_len, int *jpvt) {
     if (n == 0) return 0;
@@ -74,18 +62,6 @@ int nsn_least_norm(size_t n, const double *A, double *b, double rcond, double *w
     lapack_int info = LAPACKE_dgelsy_work(LAPACK_COL_MAJOR, ln, ln, 1, a, ln, b, ln, jpvt, rcond,
                                           &rank, work + n * n, lwork);
     return info == 0 ? (int)rank : -1;
-}
-
-/* dgesvd's workspace (jobu 'A', jobvt 'N') by its own query, plus the n x n
- * left singular vectors and the n singular values. */
-size_t nsn_null_space_work(size_t n) {
-    if (n == 0) return 1;
-    const lapack_int ln = (lapack_int)n;
-    double query = 0.0, dummy = 0.0;
-    if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'N', ln, ln, &dummy, ln, &dummy, &dummy, ln,
-                            &dummy, 1, &query, -1) != 0)
-        query = (double)(5 * n + 64);
-    return n * n + n + (size_t)query + 1;
 }
 
 int nsn_null_space(size_t n, double *A, double rcond, double *Z, double *work, size_t work_len) {

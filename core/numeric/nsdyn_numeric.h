@@ -75,8 +75,8 @@ int nsn_solve(size_t n, double *A, double *b, int *ipiv);
  * orthogonal decomposition of the first r rows, so among all minimisers of
  * |A x - b| the one of least |x| (unique, and for a consistent system an
  * exact solution). A is kept; b receives x. `work` holds work_len >=
- * nsn_least_norm_work(n) doubles (that query calls LAPACK: once, at the
- * caller's setup) and jpvt n ints (the caller's: no call allocates). Returns the rank r (n: A is non-singular to rcond), or -1 if
+ * nsn_least_norm_work(n) doubles (a formula, dense.c: sizing loads no
+ * LAPACK) and jpvt n ints (the caller's: no call allocates). Returns the rank r (n: A is non-singular to rcond), or -1 if
  * LAPACK reported an error. */
 size_t nsn_least_norm_work(size_t n);
 int nsn_least_norm(size_t n, const double *A, double *b, double rcond, double *work,
@@ -87,8 +87,7 @@ int nsn_least_norm(size_t n, const double *A, double *b, double rcond, double *w
  * singular value is not above rcond times the largest. Z receives them
  * as the first d columns of an n x n column-major array (Z[j n + i] is
  * component i of vector j). `work` holds work_len >=
- * nsn_null_space_work(n) doubles (the query calls LAPACK: once, at the
- * caller's setup). Returns d (0: A has full rank to rcond), or -1 if LAPACK
+ * nsn_null_space_work(n) doubles (a formula, dense.c: no LAPACK call). Returns d (0: A has full rank to rcond), or -1 if LAPACK
  * reported an error. */
 size_t nsn_null_space_work(size_t n);
 int nsn_null_space(size_t n, double *A, double rcond, double *Z, double *work, size_t work_len);

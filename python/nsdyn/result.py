@@ -2,7 +2,6 @@
 `nsdyn run` (read_run), of a sweep database (read_sweep)."""
 import csv
 import pathlib
-import sqlite3
 
 import numpy as np
 
@@ -264,6 +263,8 @@ def read_sweep(path, table="runs"):
     path = pathlib.Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such sweep database")
+    import sqlite3  # here, not at import: only reading a study maps SQLite (issue 26)
+
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]

@@ -20,12 +20,7 @@
 #include "sweep.h"
 
 #ifdef NSDYN_MPI
-int nsd_sweep_mpi_init(int *argc, char ***argv, int *rank, int *size);
-void nsd_sweep_mpi_finalize(void);
-int nsd_sweep_mpi_agree(int ok);
-int nsd_sweep_exec_mpi(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
-                       const uint8_t *done, const nsd_sweep_opts *opts, nsd_sweep_tally *tally,
-                       int rank, int size);
+#include "sweep_modules.h" /* the MPI module's entry points */
 #else
 static int nsd_sweep_mpi_agree(int ok) { return ok; }
 #endif

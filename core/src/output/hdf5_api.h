@@ -1,11 +1,14 @@
 /* The HDF5 data writer's interface (docs/configs.md): one struct of function
  * pointers, so the writer and libhdf5 live in their own shared object
  * (libnsdyn_hdf5.so, beside libnsdyn) that is loaded only by a run that
- * writes HDF5 (hdf5_load.h). Nothing here names an HDF5 type. */
+ * writes HDF5, through the one module loader (module/module.h). Nothing here
+ * names an HDF5 type. */
 #ifndef NSD_HDF5_API_H
 #define NSD_HDF5_API_H
 
 #include <stddef.h>
+
+#include "module.h"
 
 /* The samples of a run: rows x cols doubles, row-major (a row is one
  * sample time), with each column's channel name and unit. */
@@ -21,9 +24,9 @@ typedef struct nsd_h5_text {
     const char *name, *value;
 } nsd_h5_text;
 
-#define NSD_HDF5_API_VERSION 1u
+#define NSD_MODULE_ABI_HDF5 1u
 typedef struct nsd_hdf5_api {
-    unsigned version; /* NSD_HDF5_API_VERSION */
+    nsd_module_head head; /* {"hdf5", NSD_MODULE_ABI_HDF5} */
     /* Write path (through path.tmp and a rename, as every output): group
      * /timeseries holds one 1-D float64 dataset per channel, in column
      * order, each with attributes "unit" and "column"; the group's
@@ -34,8 +37,5 @@ typedef struct nsd_hdf5_api {
                          size_t n_meta, char *err, size_t err_len);
 } nsd_hdf5_api;
 
-/* The one symbol libnsdyn_hdf5.so exports, found by name (dlsym). */
-#define NSD_HDF5_API_SYMBOL "nsd_hdf5_api_get"
-const nsd_hdf5_api *nsd_hdf5_api_get(void);
 
 #endif

@@ -154,8 +154,7 @@ static int write_samples(const char *path, const nsd_h5_samples *s, const nsd_h5
     return rc;
 }
 
-/* The module's one exported symbol (built with hidden visibility). */
-__attribute__((visibility("default"))) const nsd_hdf5_api *nsd_hdf5_api_get(void) {
-    static const nsd_hdf5_api api = {NSD_HDF5_API_VERSION, write_samples};
-    return &api;
-}
+/* The module's one exported symbol, its table (module/module.h; built with
+ * hidden visibility). */
+__attribute__((visibility("default"))) const nsd_hdf5_api nsd_module_table = {
+    {"hdf5", NSD_MODULE_ABI_HDF5}, write_samples};

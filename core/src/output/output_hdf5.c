@@ -6,13 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hdf5_load.h"
+#include "hdf5_api.h"
+#include "module.h"
 #include "nsdyn_build_config.h"
 #include "output.h"
 
 int nsd_write_hdf5(const char *path, const nsd_config *cfg, const nsd_model *m,
                    const nsd_run_result *rec, const char *command_line, char *err, size_t err_len) {
-    const nsd_hdf5_api *api = nsd_hdf5_load(err, err_len);
+    const nsd_hdf5_api *api =
+        nsd_module_get("hdf5", NSD_MODULE_ABI_HDF5, "HDF5 output", err, err_len);
     if (!api) return -1;
     const nsd_series *s = &rec->series;
     const char **names = malloc((s->n_channels + 1) * sizeof *names);

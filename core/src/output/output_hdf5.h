@@ -1,5 +1,5 @@
 /* A run's samples as HDF5 (run.data_format = "csv+hdf5", docs/configs.md),
- * through the writer module loaded on first use (hdf5_load.h). */
+ * through the writer module loaded on first use (module/module.h). */
 #ifndef NSD_OUTPUT_HDF5_H
 #define NSD_OUTPUT_HDF5_H
 

@@ -21,7 +21,7 @@
 #include "numfmt.h"
 #include "nsdyn_build_config.h"
 #include "output.h"
-#include "sweep.h"
+#include "sweep_modules.h"
 
 struct nsd_sweep_db {
     sqlite3 *db;
@@ -725,3 +725,16 @@ void nsd_sweep_db_close(nsd_sweep_db *d) {
     sqlite3_close(d->db);
     free(d);
 }
+
+/* The SQLite module's one export (sweep_modules.h): this file is
+ * libnsdyn_sqlite.so, reached through libnsdyn's sweep_modules.c. */
+__attribute__((visibility("default")))
+const nsd_sqlite_table nsd_module_table = {{"sqlite", NSD_MODULE_ABI_SQLITE},
+                                           nsd_sweep_db_open,
+                                           nsd_sweep_db_check_plugins,
+                                           nsd_sweep_db_begin,
+                                           nsd_sweep_db_put,
+                                           nsd_sweep_db_commit,
+                                           nsd_sweep_db_csv,
+                                           nsd_sweep_db_scan,
+                                           nsd_sweep_db_close};

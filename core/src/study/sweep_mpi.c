@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "interrupt.h"
-#include "sweep.h"
+#include "sweep_modules.h"
 
 enum { TAG_ROWS = 1, TAG_WORK = 2 };
 #define CHUNK 64 /* most runs in one message */
@@ -278,3 +278,12 @@ int nsd_sweep_exec_mpi(const nsd_sweep_def *def, const nsd_scenario *base, nsd_s
     nsd_sweep_row_free(m.row);
     return rc;
 }
+
+/* The MPI module's one export (sweep_modules.h): this file is
+ * libnsdyn_mpi.so, reached through libnsdyn's sweep_modules.c. */
+__attribute__((visibility("default")))
+const nsd_mpi_table nsd_module_table = {{"mpi", NSD_MODULE_ABI_MPI},
+                                        nsd_sweep_mpi_init,
+                                        nsd_sweep_mpi_finalize,
+                                        nsd_sweep_mpi_agree,
+                                        nsd_sweep_exec_mpi};

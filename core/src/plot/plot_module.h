@@ -1,0 +1,21 @@
+/* The plot module's table (module/module.h): libnsdyn_plot.so holds every
+ * plot file that calls PLplot, and exports these three entry points of
+ * plot.h; libnsdyn forwards to them (plot_module.c), so only a command that
+ * draws maps PLplot, cairo and pango. */
+#ifndef NSD_PLOT_MODULE_H
+#define NSD_PLOT_MODULE_H
+
+#include "module.h"
+#include "plot.h"
+
+#define NSD_MODULE_ABI_PLOT 1u
+
+typedef struct {
+    nsd_module_head head; /* {"plot", NSD_MODULE_ABI_PLOT} */
+    int (*write)(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
+                 size_t err_len);
+    void (*canvas_begin)(const nsdyn_canvas *canvas, double opacity);
+    void (*canvas_end)(const nsdyn_canvas *canvas, const char *label);
+} nsd_plot_table;
+
+#endif
