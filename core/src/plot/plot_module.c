@@ -4,8 +4,8 @@
 
 #include "plot_module.h"
 
-int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
-                   size_t err_len) {
+int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figure *fig, double dpi,
+                       char *err, size_t err_len) {
     char why[1024];
     const nsd_plot_table *t =
         nsd_module_get("plot", NSD_MODULE_ABI_PLOT, "graphs", why, sizeof why);
@@ -13,7 +13,12 @@ int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *f
         if (err && err_len) snprintf(err, err_len, "%s", why);
         return -1;
     }
-    return t->write(path, format, fig, err, err_len);
+    return t->write(path, format, fig, dpi, err, err_len);
+}
+
+int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
+                   size_t err_len) {
+    return nsd_plot_write_dpi(path, format, fig, 0.0, err, err_len);
 }
 
 /* Canvases that draw with PLplot exist only once the module is loaded (they

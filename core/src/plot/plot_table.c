@@ -2,4 +2,4 @@
 #include "plot_module.h"
 
 __attribute__((visibility("default"))) const nsd_plot_table nsd_module_table = {
-    {"plot", NSD_MODULE_ABI_PLOT}, nsd_plot_write, nsd_plot_canvas_begin, nsd_plot_canvas_end};
+    {"plot", NSD_MODULE_ABI_PLOT}, nsd_plot_write_dpi, nsd_plot_canvas_begin, nsd_plot_canvas_end};
