@@ -26,8 +26,9 @@
  *   friction     bounds >= 0; a stateless law dissipative, bounded by its
  *                kinetic bound and proportional to N; internal states named
  *   contact      a compliant law never pulls, is zero while separated and
- *                finite while penetrating; a rigid law's local_impulse()
- *                equals its impact() for one contact, bit for bit
+ *                finite while penetrating; a rigid law's impact() for one
+ *                contact honours the restitution_scale (ABI 2.4; before,
+ *                its local_impulse() equals impact(), bit for bit)
  *   integrator   statistics zero after create(); on y'' = -y (an ODE
  *                integrator): reaches t = 1 with the exact solution to
  *                1e-3, deterministic, and its steps do not allocate

@@ -282,7 +282,7 @@ static int jump_kind(const nsd_tangent *tg, const nsd_event_source *src) {
         return m->sys->info.struct_size >= has && m->sys->switch_map ? 1 : 0;
     }
     if (src->kind == NSD_SOURCE_CONTACT && src->index % 2 == 0 && m->contact &&
-        (m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT) && m->contact->local_impulse)
+        nsd_contact_has_local_impulse(&m->contact->info))
         return 2;
     return 0;
 }

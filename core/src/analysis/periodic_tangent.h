@@ -32,7 +32,8 @@
  *    projection onto the section. The jump g is
  *    the system's switch_map (system.h, ABI 2.3) at a switch, the contact
  *    law's own impulse at one approaching rigid contact
- *    (v+ = v- + M^-1 W^T P, P from the law's local_impulse), identity
+ *    (v+ = v- + M^-1 W^T P, P from the law's impulse at one contact,
+ *    plugin_calls.h), identity
  *    otherwise; at every jump the runner's own state after it must equal
  *    g(y-) to 1e-8 (scaled), or the run fails and says why (several
  *    events at one instant, an accumulation of impacts, a reset the system
