@@ -3,9 +3,12 @@ holds the very doubles of timeseries.csv, bit for bit, with the channels'
 names and units and the run record; h5dump reads it; a run that does not
 ask for HDF5 never loads libhdf5. Run by ctest (hdf5_output) with
 NSDYN_CLI and NSDYN_SOURCE_DIR set."""
+import atexit
 import os
 import random
+import shutil
 import subprocess
+import tempfile
 
 import h5py
 import numpy as np
@@ -16,7 +19,17 @@ SRC = os.environ["NSDYN_SOURCE_DIR"]
 BALL = os.path.join(SRC, "bench", "bouncing_ball_every_step.toml")
 
 
+# Sanitizer builds: fontconfig (under cairo, the sweep's graphs) keeps process-lifetime
+# caches that LeakSanitizer reports (as tests/check_figures.py and test_plot.c suppress them).
+_SUPP_DIR = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, _SUPP_DIR, True)
+SUPP = os.path.join(_SUPP_DIR, "lsan.supp")
+with open(SUPP, "w") as f:
+    f.write("leak:libfontconfig.so\n")
+
+
 def nsdyn(*args, env=None):
+    env = dict(env or os.environ, LSAN_OPTIONS=f"suppressions={SUPP}:print_suppressions=0")
     return subprocess.run([CLI, *args], capture_output=True, text=True, env=env, timeout=120)
 
 
