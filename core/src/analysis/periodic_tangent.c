@@ -98,8 +98,10 @@ static size_t accept_rows(nsd_tangent *tg, size_t j, double d, double *A, double
  * inside, 0 outside: a jump across the load surface N = 0). Right after a
  * contact closes the trajectory lies within any difference step of that
  * surface, and a central difference across it puts (v - k z) / 2d into A
- * (10^7 where the right value is O(1): walker2's heel strike, which made
- * its leading multiplier 0.545 instead of 0.451; docs/periodic.md). So a
+ * where the right value is O(1); and the velocity step 6e-6 m/s is 6% of
+ * LuGre's Stribeck speed 1e-4 m/s on walker2 (a smooth 0.1 s window 1.7%
+ * off; with plain central differences walker2's multipliers include a pair
+ * at |mu| = 0.53 instead of 0.43; docs/periodic.md). So a
  * column whose second difference says it straddles a non-smooth point is
  * differenced again with a step 100 times smaller, down to
  * TANGENT_FD_LEVELS steps; a row still straddling at the smallest step
