@@ -5,6 +5,7 @@
 
 #include "limit_directions.h"
 #include "modes.h"
+#include "rate_hold.h"
 #include "stick.h"
 
 static void reset_modes(nsd_model *m) {
@@ -52,6 +53,9 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     /* the paper's limit-direction test, checked at every stick/slip switch
      * (docs/towed-wheel.md); the modes only call the hook */
     m->ed.switch_check = nsd_limit_switch_check;
+    /* the hold at gap_rate = 0 when the regime has no solve of its own
+     * (the event-driven modes solve held contacts themselves) */
+    m->hold.solve = nsd_rate_hold_solve;
     return errors;
 }
 

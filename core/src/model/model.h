@@ -13,6 +13,8 @@
 #ifndef NSD_MODEL_H
 #define NSD_MODEL_H
 
+#include <float.h>
+
 #include "config.h"
 #include "contact_eval.h"
 #include "diag.h"
@@ -60,6 +62,49 @@ typedef struct nsd_event_modes {
      * (contact/limit_directions.h); NULL: none. */
     int (*switch_check)(struct nsd_model *m, double t, const double *y, size_t contact);
 } nsd_event_modes;
+
+/* Compliant contacts held at gap_rate = 0 by a rate-discontinuous law
+ * (contact/rate_hold.h; docs/event-driven.md "Bi-stiffness at rest"):
+ * Filippov's sliding mode, the normal force of a held contact the one
+ * that keeps its gap rate at zero (equivalent control). Per-run state
+ * (nsd_model_reset clears it), allocated with the rate events. */
+typedef struct nsd_hold_view {
+    size_t n_held;       /* contacts held now */
+    unsigned char *held; /* nc: 1 while contact c is held */
+    /* nc: the side of gap_rate = 0 the last rate event chose (+1
+     * expansion, -1 compression; 0 none: the gap rate's sign), where a
+     * hold ended or both sides' fields cross the surface the same way:
+     * the law gives that side's force whatever the sign of the few
+     * 1e-12 m/s of gap rate left, until the gap rate crosses u_ref [m/s]
+     * (its rate event; nsd_hold_law_rate) */
+    signed char *side;
+    double *u_ref;
+    /* nc [1]: where the held force lies in the law's band, 0 at the
+     * expansion force k (1 - mu_n) d, 1 at the compression force
+     * k (1 + mu_n) d (Filippov's weight of the compression field); the
+     * hold ends where it leaves [0, 1]. Set by every solve. */
+    double *alpha;
+    /* the compliant regime's solve (rate_hold.c): nc x nv columns, nc^2
+     * matrix, nc right-hand side and contacts, 2 nc unit friction */
+    double *cols, *A, *b, *fric;
+    size_t *unk;
+    /* The forces with the held contacts' normal forces solved, v' (nv)
+     * and the friction states' rates (zdot, may be NULL), when the regime
+     * has no solve of its own (installed by contact/regime.c). */
+    nsdyn_status (*solve)(struct nsd_model *m, double t, const double *y, double *vdot,
+                          double *zdot);
+} nsd_hold_view;
+
+/* The gap rate [m/s] contact c's law sees: u_n, or the side chosen at its
+ * last rate event (nsd_hold_view.side) while u_n has the other sign. The
+ * field stays that side's until the event that ends the side is located
+ * (its function s u_n - u_ref is continuous there): with the law's own
+ * jump at the same place, the motion would slide along gap_rate = 0 and
+ * the integrator might never see the crossing. */
+static inline double nsd_hold_law_rate(const nsd_hold_view *h, size_t c, double u_n) {
+    int s = h->side ? h->side[c] : 0;
+    return s == 0 || (double)s * u_n > 0.0 ? u_n : (double)s * DBL_MIN;
+}
 
 /* Time-stepping view (nsd_model_mechanics): the unilateral contacts. */
 typedef struct nsd_mech_view {
@@ -194,6 +239,7 @@ typedef struct nsd_model {
     nsd_stick_view stick;   /* run.hold_stick (stick.c) */
     nsd_event_modes ed;     /* event-driven rigid or set-valued contact (modes.c) */
     nsd_mech_view mech;     /* time-stepping integrators (mechanics.c) */
+    nsd_hold_view hold;     /* rate-discontinuous compliant contacts held (rate_hold.c) */
     nsd_energy_check audit; /* the energy audit (run.c) */
 
     uint64_t rhs_evals;

@@ -268,6 +268,18 @@ static void build_events(nsd_model *m) {
             m->event_sources[m->n_events] = (nsd_event_source){NSD_SOURCE_RATE, c, 0};
             m->event_direction[m->n_events++] = 0;
         }
+    if (n_rate) { /* the hold at gap_rate = 0 (model.h nsd_hold_view) */
+        nsd_hold_view *h = &m->hold;
+        h->held = xcalloc(m->nc, sizeof *h->held);
+        h->side = xcalloc(m->nc, sizeof *h->side);
+        h->u_ref = xcalloc(m->nc, sizeof *h->u_ref);
+        h->alpha = xcalloc(m->nc, sizeof *h->alpha);
+        h->cols = xcalloc(m->nc * m->nv, sizeof *h->cols);
+        h->A = xcalloc(m->nc * m->nc, sizeof *h->A);
+        h->b = xcalloc(m->nc, sizeof *h->b);
+        h->fric = xcalloc(2 * m->nc, sizeof *h->fric);
+        h->unk = xcalloc(m->nc, sizeof *h->unk);
+    }
 }
 
 /* Channels of a sample: t, q, v, friction states, contact forces (normal,
@@ -360,6 +372,12 @@ void nsd_model_reset(nsd_model *m) {
     if (m->contact && m->contact->info.reset) m->contact->info.reset(m->contact_inst);
     if (m->friction && m->friction->info.reset) m->friction->info.reset(m->friction_inst);
     if (m->regime && m->regime->reset) m->regime->reset(m);
+    for (size_t c = 0; m->hold.held && c < m->nc; ++c) {
+        m->hold.held[c] = 0;
+        m->hold.side[c] = 0;
+        m->hold.u_ref[c] = m->hold.alpha[c] = 0.0;
+    }
+    m->hold.n_held = 0;
     m->rhs_evals = 0;
     m->failure[0] = '\0';
 }
@@ -386,6 +404,15 @@ void nsd_model_destroy(nsd_model *m) {
     free(m->stick.comp);
     free(m->event_sources);
     free(m->event_direction);
+    free(m->hold.held);
+    free(m->hold.side);
+    free(m->hold.u_ref);
+    free(m->hold.alpha);
+    free(m->hold.cols);
+    free(m->hold.A);
+    free(m->hold.b);
+    free(m->hold.fric);
+    free(m->hold.unk);
     if (m->regime && m->regime->release) m->regime->release(m);
     free(m->mech.contact);
     free(m->mech.tangent_dim);
