@@ -21,6 +21,7 @@
 
 #include "affine.h"
 #include "nsdyn_numeric.h"
+#include "rate_hold.h"
 
 static const char *const kind_names[NSD_EVENT_KIND_COUNT] = {
     [NSD_EVENT_IMPACT] = "impact",
@@ -242,18 +243,22 @@ nsdyn_status nsd_modes_solve_current(const nsd_model *m, nsd_data *data, double 
         const nsdyn_contact_eval *e = &data->ce[c];
         if (!e->active || !data->ed.mode[c].closed) continue;
         int persistent = !is_unilateral(m, c), compliant = is_compliant(m, c);
+        int held = compliant && data->hold.held && data->hold.held[c];
         double N = persistent ? e->normal_load : 0.0;
-        if (compliant) {
+        if (compliant && !held) {
             /* the law's force at the current gap and rate, like a
              * persistent contact's given load (it changes along the
              * motion, and friction follows it) */
-            nsdyn_status ns = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &N);
+            nsdyn_status ns = m->contact->normal_force(
+                m->contact_inst, e->gap, nsd_hold_law_rate(&data->hold, c, e->u[0]), &N);
             if (ns > NSDYN_WARNING)
                 return nsd_model_fail(m, data, ns, t, "contact law normal_force()");
             N = fmax(N, 0.0);
         }
         lam[0] = N;
-        if (!persistent && !compliant) {
+        /* a compliant contact held at gap_rate = 0 (rate_hold.h): its
+         * normal force holds u_n' = 0, as a closed rigid contact's */
+        if ((!persistent && !compliant) || held) {
             w->unk[nu++] = 3 * c;
         }
         if (!m->friction) continue;
@@ -306,7 +311,7 @@ nsdyn_status nsd_modes_solve_current(const nsd_model *m, nsd_data *data, double 
         apply_unknown(m, data, k, w->x[k]);
         for (size_t i = 0; i < nv; ++i) vdot[i] += w->C[k * nv + i] * w->x[k];
     }
-    return NSDYN_OK;
+    return data->hold.n_held ? nsd_rate_hold_alphas(m, data, t) : NSDYN_OK;
 }
 
 nsdyn_status nsd_modes_forces(const nsd_model *m, nsd_data *data, double t, const double *y,

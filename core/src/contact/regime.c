@@ -5,10 +5,15 @@
 
 #include "limit_directions.h"
 #include "modes.h"
+#include "rate_hold.h"
 #include "stick.h"
 
 static const nsd_regime regimes[] = {
-    [NSD_REGIME_COMPLIANT] = {.kind = NSD_REGIME_COMPLIANT, .name = "compliant"},
+    /* the laws' forces, and those of the contacts held at gap_rate = 0
+     * (rate_hold.h) solved while any is held */
+    [NSD_REGIME_COMPLIANT] = {.kind = NSD_REGIME_COMPLIANT,
+                              .name = "compliant",
+                              .hold_solve = nsd_rate_hold_solve},
     [NSD_REGIME_HOLD_STICK] = {.kind = NSD_REGIME_HOLD_STICK,
                                .name = "hold-stick",
                                .solve = nsd_stick_solve},
@@ -22,7 +27,9 @@ static const nsd_regime regimes[] = {
                                  .release = nsd_modes_free},
     /* The integrator handles contact itself through the mechanics view
      * (mechanics.c); between its steps, forces come from the laws. */
-    [NSD_REGIME_TIME_STEPPING] = {.kind = NSD_REGIME_TIME_STEPPING, .name = "time-stepping"},
+    [NSD_REGIME_TIME_STEPPING] = {.kind = NSD_REGIME_TIME_STEPPING,
+                                  .name = "time-stepping",
+                                  .hold_solve = nsd_rate_hold_solve},
 };
 
 const nsd_regime *nsd_regime_of(nsd_regime_kind kind) { return &regimes[kind]; }

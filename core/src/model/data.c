@@ -12,6 +12,34 @@ static void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
+/* The hold at gap_rate = 0 (model.h nsd_hold_view): only with rate
+ * events, the arrays staying NULL otherwise (nsd_hold_law_rate reads that
+ * as no side chosen). */
+static void hold_alloc(const nsd_model *m, nsd_hold_view *h) {
+    if (!m->n_rate_events) return;
+    h->held = xcalloc(m->nc, sizeof *h->held);
+    h->side = xcalloc(m->nc, sizeof *h->side);
+    h->u_ref = xcalloc(m->nc, sizeof *h->u_ref);
+    h->alpha = xcalloc(m->nc, sizeof *h->alpha);
+    h->cols = xcalloc(m->nc * m->nv, sizeof *h->cols);
+    h->A = xcalloc(m->nc * m->nc, sizeof *h->A);
+    h->b = xcalloc(m->nc, sizeof *h->b);
+    h->fric = xcalloc(2 * m->nc, sizeof *h->fric);
+    h->unk = xcalloc(m->nc, sizeof *h->unk);
+}
+
+static void hold_free(nsd_hold_view *h) {
+    free(h->held);
+    free(h->side);
+    free(h->u_ref);
+    free(h->alpha);
+    free(h->cols);
+    free(h->A);
+    free(h->b);
+    free(h->fric);
+    free(h->unk);
+}
+
 nsd_data *nsd_data_create(const nsd_model *m) {
     nsd_data *d = xcalloc(1, sizeof *d);
     d->model = m;
@@ -34,12 +62,20 @@ nsd_data *nsd_data_create(const nsd_model *m) {
     d->mech.mu = xcalloc(m->nc, sizeof *d->mech.mu);
     d->mech.y = xcalloc(m->n, sizeof *d->mech.y);
     d->audit_scratch = xcalloc(m->layout.n_outputs, sizeof *d->audit_scratch);
+    hold_alloc(m, &d->hold);
     if (m->regime && m->regime->data_init) m->regime->data_init(m, d);
     return d;
 }
 
 void nsd_data_reset(const nsd_model *m, nsd_data *d) {
     if (m->regime && m->regime->reset) m->regime->reset(m, d);
+    nsd_hold_view *h = &d->hold;
+    for (size_t c = 0; h->held && c < m->nc; ++c) {
+        h->held[c] = 0;
+        h->side[c] = 0;
+        h->u_ref[c] = h->alpha[c] = 0.0;
+    }
+    h->n_held = 0;
     d->rhs_evals = 0;
     d->failure[0] = '\0';
 }
@@ -64,5 +100,6 @@ void nsd_data_destroy(const nsd_model *m, nsd_data *d) {
     free(d->mech.mu);
     free(d->mech.y);
     free(d->audit_scratch);
+    hold_free(&d->hold);
     free(d);
 }

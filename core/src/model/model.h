@@ -13,6 +13,8 @@
 #ifndef NSD_MODEL_H
 #define NSD_MODEL_H
 
+#include <float.h>
+
 #include "config.h"
 #include "contact_eval.h"
 #include "diag.h"
@@ -67,6 +69,45 @@ typedef struct nsd_event_modes {
                         size_t contact);
 } nsd_event_modes;
 
+/* Compliant contacts held at gap_rate = 0 by a rate-discontinuous law
+ * (contact/rate_hold.h; docs/event-driven.md "Bi-stiffness at rest"):
+ * Filippov's sliding mode, the normal force of a held contact the one
+ * that keeps its gap rate at zero (equivalent control). Per-run state in
+ * nsd_data (nsd_data_reset clears it), allocated with the data when the
+ * model has rate events (NULL arrays otherwise). */
+typedef struct nsd_hold_view {
+    size_t n_held;       /* contacts held now */
+    unsigned char *held; /* nc: 1 while contact c is held */
+    /* nc: the side of gap_rate = 0 the last rate event chose (+1
+     * expansion, -1 compression; 0 none: the gap rate's sign), where a
+     * hold ended or both sides' fields cross the surface the same way:
+     * the law gives that side's force whatever the sign of the few
+     * 1e-12 m/s of gap rate left, until the gap rate crosses u_ref [m/s]
+     * (its rate event; nsd_hold_law_rate) */
+    signed char *side;
+    double *u_ref;
+    /* nc [1]: where the held force lies in the law's band, 0 at the
+     * expansion force k (1 - mu_n) d, 1 at the compression force
+     * k (1 + mu_n) d (Filippov's weight of the compression field); the
+     * hold ends where it leaves [0, 1]. Set by every solve. */
+    double *alpha;
+    /* the compliant regime's solve (rate_hold.c): nc x nv columns, nc^2
+     * matrix, nc right-hand side and contacts, 2 nc unit friction */
+    double *cols, *A, *b, *fric;
+    size_t *unk;
+} nsd_hold_view;
+
+/* The gap rate [m/s] contact c's law sees: u_n, or the side chosen at its
+ * last rate event (nsd_hold_view.side) while u_n has the other sign. The
+ * field stays that side's until the event that ends the side is located
+ * (its function s u_n - u_ref is continuous there): with the law's own
+ * jump at the same place, the motion would slide along gap_rate = 0 and
+ * the integrator might never see the crossing. */
+static inline double nsd_hold_law_rate(const nsd_hold_view *h, size_t c, double u_n) {
+    int s = h->side ? h->side[c] : 0;
+    return s == 0 || (double)s * u_n > 0.0 ? u_n : (double)s * DBL_MIN;
+}
+
 /* Time-stepping view (nsd_model_mechanics): the unilateral contacts. */
 typedef struct nsd_mech_view {
     size_t n;
@@ -110,6 +151,12 @@ typedef struct nsd_regime {
      * event_first[NSD_SOURCE_CONTACT] (NULL: it has none). */
     nsdyn_status (*events)(const struct nsd_model *m, struct nsd_data *data, double t,
                            const double *y, double *g);
+    /* The forces with the contacts held at gap_rate = 0 (nsd_hold_view)
+     * solved, v' (nv) and the friction states' rates (zdot, may be NULL),
+     * while data->hold.n_held; set where solve is NULL (contact/regime.c:
+     * a regime's own solve handles held contacts itself). */
+    nsdyn_status (*hold_solve)(const struct nsd_model *m, struct nsd_data *data, double t,
+                               const double *y, double *vdot, double *zdot);
     /* A run's data: their regime part sized (nsd_data_create), reset
      * before every run, freed (NULL: the regime keeps nothing there). */
     void (*data_init)(const struct nsd_model *m, struct nsd_data *d);
@@ -233,6 +280,7 @@ typedef struct nsd_data {
     nsd_stick_work stick;   /* run.hold_stick and the limit directions (stick.c) */
     nsd_modes_state ed;     /* event-driven contact (modes.c) */
     nsd_mech_view mech;     /* time-stepping integrators (mechanics.c) */
+    nsd_hold_view hold;     /* rate-discontinuous compliant contacts held (rate_hold.c) */
     double *audit_scratch;  /* n_outputs: the energy audit's system outputs (run.c) */
 
     uint64_t rhs_evals;
@@ -257,8 +305,9 @@ typedef struct nsd_data {
  * its regime; aborts when out of memory, like the model's creation. */
 nsd_data *nsd_data_create(const nsd_model *m);
 /* The data back to their state right after nsd_data_create, before every
- * run: the counters, the failure and the contact modes (not the section
- * nor the observer, which the analyses set around runs). */
+ * run: the counters, the failure, the contact modes and the holds at
+ * gap_rate = 0 (not the section nor the observer, which the analyses set
+ * around runs). */
 void nsd_data_reset(const nsd_model *m, nsd_data *d);
 /* Free d (NULL: nothing), created for m. */
 void nsd_data_destroy(const nsd_model *m, nsd_data *d);

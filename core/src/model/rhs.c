@@ -44,7 +44,8 @@ nsdyn_status nsd_model_contact_forces(const nsd_model *m, nsd_data *data, double
             N = e->normal_load;
         else if (m->contact && m->contact->normal_force) {
             double Nc = 0.0; /* not &N, which would keep N in memory on every path */
-            nsdyn_status st = m->contact->normal_force(m->contact_inst, e->gap, e->u[0], &Nc);
+            nsdyn_status st = m->contact->normal_force(
+                m->contact_inst, e->gap, nsd_hold_law_rate(&data->hold, c, e->u[0]), &Nc);
             if (st > NSDYN_WARNING)
                 return nsd_model_fail(m, data, st, t, "contact law normal_force()");
             N = Nc;
@@ -90,6 +91,11 @@ static nsdyn_status evaluate(const nsd_model *m, nsd_data *data, double t, const
         st = m->regime->solve(m, data, t, y, vdot);
         if (st > NSDYN_WARNING || !qdot) return st;
         vdot = NULL; /* already known: only q' is left */
+    } else if (data->hold.n_held) {
+        /* normal forces held at gap_rate = 0 (rate_hold.h) */
+        st = m->regime->hold_solve(m, data, t, y, vdot, zdot);
+        if (st > NSDYN_WARNING || !qdot) return st;
+        vdot = NULL;
     } else {
         st = nsd_model_contact_forces(m, data, t, y, zdot, 0);
         if (st > NSDYN_WARNING) return st;
@@ -140,17 +146,30 @@ nsdyn_status nsd_model_event_functions(const nsd_model *m, nsd_data *data, doubl
         nsdyn_status st = m->regime->events(m, data, t, y, g + m->event_first[NSD_SOURCE_CONTACT]);
         if (st > NSDYN_WARNING || !m->n_rate_events) return st;
         /* data->ce is current: the regime's events evaluated every contact at (t, y) */
+    } else if (data->hold.n_held) { /* the held forces (their alpha) and data->ce at (t, y) */
+        nsdyn_status st = evaluate(m, data, t, y, NULL, data->vdot_sample, NULL);
+        if (st > NSDYN_WARNING) return st;
     } else if (m->n_rate_events) {
         nsd_model_ask_contacts(m, data, NSD_ROWS_NONE);
         nsdyn_status st = nsd_model_contacts_now(m, data, t, y, y + m->nq);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system contacts()");
     }
-    if (m->n_rate_events) { /* gap rate while penetrating; +1 when open */
+    if (m->n_rate_events) {
+        /* gap rate while penetrating (+1 when open), relative to the side
+         * a hold left to; a held contact: how far its force is inside the
+         * band, min(alpha, 1 - alpha), which falls through 0 where the
+         * hold ends (model.h nsd_hold_view) */
         double *gr = g + m->event_first[NSD_SOURCE_RATE];
+        const nsd_hold_view *h = &data->hold;
         for (size_t k = 0; k < m->n_rate_events; ++k) {
-            const nsdyn_contact_eval *e =
-                &data->ce[m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index];
-            gr[k] = e->active && e->gap < 0.0 ? e->u[0] : 1.0;
+            size_t c = m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index;
+            const nsdyn_contact_eval *e = &data->ce[c];
+            if (h->held[c])
+                gr[k] = fmin(h->alpha[c], 1.0 - h->alpha[c]);
+            else if (!e->active || !(e->gap < 0.0))
+                gr[k] = 1.0;
+            else
+                gr[k] = h->side[c] ? (double)h->side[c] * e->u[0] - h->u_ref[c] : e->u[0];
         }
     }
     return NSDYN_OK;

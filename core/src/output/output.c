@@ -313,6 +313,8 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
         (unsigned long long)r->drift_corrections);
     fprintf(f, "rate_restarts = %llu  # integrator restarts at gap_rate = 0 (bi-stiffness)\n",
             (unsigned long long)r->rate_restarts);
+    fprintf(f, "rate_holds = %llu  # holds entered at gap_rate = 0 (bi-stiffness at rest)\n",
+            (unsigned long long)r->rate_holds);
     fprintf(f,
             "open_projections = %llu  # open contacts found penetrating and projected out (a "
             "possible missed impact)\ndeepest_open_projection = %.6g  # [m]\n",

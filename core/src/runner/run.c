@@ -221,8 +221,7 @@ static const char *held_cause(nsd_runner *r) {
                  "; the cause: contact '%s' rests at gap_rate = %.3g m/s inside the penetration "
                  "(%.9g m) under the rate-discontinuous law '%s', whose compression force %.9g N "
                  "opens the gap and expansion force %.9g N closes it: a Filippov sliding mode on "
-                 "gap_rate = 0 that the runner has no hold mode for (docs/event-driven.md "
-                 "\"Bi-stiffness at rest\")",
+                 "gap_rate = 0 (docs/event-driven.md \"Bi-stiffness at rest\")",
                  m->layout.contacts[c].name, r->d->ce[c].u[0], -r->d->ce[c].gap,
                  m->contact->info.id, f_comp_N, f_exp_N);
         break;

@@ -5,6 +5,7 @@
 #include "run_internal.h"
 
 #include "interrupt.h"
+#include "rate_hold.h"
 #include "run_audit.h"
 
 #include <math.h>
@@ -60,6 +61,7 @@ static nsd_flow observe_jump(nsd_runner *r, const nsd_event_source *src) {
  * step guard starts there with it. NSD_JUMP_NO_RESTART: the integrator
  * refused (its message()); NSD_JUMP_NO_GUARD: r->d->failure says why. */
 static nsd_jump jump_restart(nsd_runner *r, double t, const double *y) {
+    if (nsd_rate_hold_restart(r->m, r->d, t, y) > NSDYN_WARNING) return NSD_JUMP_NO_GUARD;
     if (r->ig->restart(r->inst, t, y) > NSDYN_WARNING) return NSD_JUMP_NO_RESTART;
     if (r->m->regime->kind == NSD_REGIME_EVENT_DRIVEN &&
         nsd_step_guard_start(&r->guard, r->m, t, y) > NSDYN_WARNING)
@@ -327,6 +329,17 @@ static nsd_flow stop_event(nsd_runner *r, const double *y, const nsd_event_sourc
 static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *src) {
     nsd_model *m = r->m;
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
+    /* the hold at gap_rate = 0 (rate_hold.h): entered where both sides
+     * attract, left where its force reaches a bound of the law's band.
+     * Only at a located crossing: a fixed-step integrator sees it at a
+     * step's end, with a gap rate the hold would keep (the gap would
+     * drift), and crosses the jump to first order as before */
+    int hold =
+        r->locates ? nsd_rate_hold_event(m, r->d, r->t, r->ybuf, r->ydot_rate, src->index) : 0;
+    if (hold < 0)
+        return nsd_runner_failed(r, "the simulation failed at t = %.9g s: hold at gap_rate = 0: %s",
+                                 r->t, r->d->failure);
+    r->res->rate_holds += hold == 1;
     /* Set-valued friction on the contact (model.h ed.compliant): the stick
      * bound mu_s N jumps with N, so the friction modes are chosen again */
     if (m->ed.on && nsd_runner_resolve_modes(r, r->t, r->ybuf, -1, 0) > NSDYN_WARNING)

@@ -55,6 +55,9 @@ typedef struct nsd_run_result {
     /* Integrator restarts at gap_rate = 0 of a compliant law with a rate
      * discontinuity (events.h NSD_SOURCE_RATE). */
     uint64_t rate_restarts;
+    /* Holds entered at gap_rate = 0 (Filippov's sliding mode of such a
+     * law at rest, contact/rate_hold.h); each is also a rate restart. */
+    uint64_t rate_holds;
     /* Drift corrections that found an open contact penetrating deeper
      * than twice the tolerance (not an impact: the step guard did not see
      * it fall through, e.g. a gap that rises again by the step's end), and
