@@ -176,7 +176,8 @@ END_TEST
 /* 5. On compliant corners. */
 START_TEST(block_comes_to_rest_on_compliant_corners) {
     unsigned seed = 2207u;
-    for (int i = 0; i < 8; ++i) {
+    int slipping_at_rest = 0;
+    for (int i = 0; i < 12; ++i) {
         double m = urand(&seed, 0.5, 20), L = urand(&seed, 0.2, 1.0), beta = urand(&seed, 20, 60);
         double lambda = urand(&seed, 0.2, 0.5), mu = urand(&seed, 0.2, 1.0);
         double k = pow(10.0, urand(&seed, 4, 7)), zeta = urand(&seed, 0.3, 1.5);
@@ -222,16 +223,39 @@ START_TEST(block_comes_to_rest_on_compliant_corners) {
                       i, last(&R, "kinetic_energy"));
         ck_assert_msg(fabs(last(&R, "x") - x_late) < 1e-9 * L, "case %d: crept %g m in 0.5 s", i,
                       last(&R, "x") - x_late);
-        /* At rest the stick/slip modes may still flip now and then at
-         * velocities of rounding size (1e-12 m/s: the sticking rows, at an
-         * angle of rounding size, pass in and out of the rank test), with
-         * no motion: a handful, not a chatter (the old code: hundreds,
-         * then a failure). */
+        /* No stick/slip flip at rest (the old allowance was 4 in the last
+         * 0.5 s; none occurs on this code). */
         size_t late = 0;
         for (size_t e = 0; e < R.res.contact_log.n; ++e) late += R.res.contact_log.rec[e].t > 1.5;
-        ck_assert_msg(late <= 4, "case %d: %zu contact events in the last 0.5 s, at rest", i, late);
+        ck_assert_msg(late == 0, "case %d: %zu contact events in the last 0.5 s, at rest", i, late);
+        /* The corners' final modes (their last stick/slip events). Both
+         * sticking: the forces are the least-norm split, 0 on flat ground
+         * (equal N, a self-equilibrated +-F pair is any value in the cone;
+         * docs/event-driven.md "Compliant contacts"), to rounding of the
+         * least-squares solve (seen: 1e-11 m g). */
+        int slip_mode[2] = {0, 0};
+        for (size_t e = 0; e < R.res.contact_log.n; ++e) {
+            const nsd_event_record *r = &R.res.contact_log.rec[e];
+            if (r->kind == NSD_EVENT_STICK || r->kind == NSD_EVENT_SLIP)
+                slip_mode[r->contact] = r->kind == NSD_EVENT_SLIP;
+        }
+        if (slip_mode[0] || slip_mode[1])
+            ++slipping_at_rest;
+        else
+            ck_assert_msg(fabs(last(&R, "spoke0.Ft1")) < 1e-8 * W &&
+                              fabs(last(&R, "spoke1.Ft1")) < 1e-8 * W,
+                          "case %d: F_t %.9g, %.9g at rest on both sticking corners (least norm 0)",
+                          i, last(&R, "spoke0.Ft1"), last(&R, "spoke1.Ft1"));
         run_free(&R);
     }
+    /* A corner left in slip at zero speed, at +-mu N against the other's
+     * stick: the old code ended 3 of these 12 drops so, 2 of them because
+     * the corner whose stick event fired at rest was forced to slip even
+     * where the new modes (the slipping one, now slow, sticking too) put
+     * its force at 0 (modes_resolve.c leaving_inside). The one left is a
+     * slip stalled without an event (docs/event-driven.md, "Not yet"). */
+    ck_assert_msg(slipping_at_rest <= 1, "%d of 12 drops end with a corner in slip at rest",
+                  slipping_at_rest);
 }
 END_TEST
 

@@ -226,6 +226,28 @@ static int release_stick(const nsd_model *m, nsd_data *data, double t, const dou
     return nsd_modes_solve_current(m, data, t, y, w->acc) <= NSDYN_WARNING;
 }
 
+/* Whether the stick force of contact c, whose stick event fired, is now
+ * well inside its cone (below NSD_LEAVING_RATIO of mu_s N): the event fired
+ * on the force of the previous modes, and the new ones changed it. Two
+ * corners of a block at rest on compliant springs, one slipping (its slip
+ * speed pinned at rounding by the other's stick: rigid kinematics at
+ * theta ~ 0) and the other sticking against its kinetic force, sit on the
+ * cone's edge, +-mu N, a self-equilibrated pair; when the sticking one's
+ * event fires (rounding) and the slipping one, now slower than
+ * rest_velocity, is tried sticking too, the least-norm forces are 0 (both
+ * inside): forcing the fired contact to slip regardless swapped the
+ * roles and kept the pair at +-mu N for ever (tests/test_resting_forces.c
+ * case 5). The event's force was on the cone to 1e-12 of the force scale
+ * (set_event_offsets); 1e-6 below it is far above that rounding, so a
+ * force the new modes leave on the cone is still forced to slip. */
+#define NSD_LEAVING_RATIO (1.0 - 1e-6)
+static int leaving_inside(const nsd_model *m, nsd_data *data, size_t c) {
+    const double *lam = data->lambda + 3 * c;
+    double bound = 0.0, kinetic = 0.0;
+    m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+    return hypot(lam[1], lam[2]) < NSD_LEAVING_RATIO * bound;
+}
+
 /* Forces for the trial modes with friction resolved: sticking contacts
  * whose force leaves the cone start to slip, one at a time (the largest
  * violation first). Returns 1 with consistent friction, 0 if the modes are
@@ -240,8 +262,10 @@ static int resolve_friction(const nsd_model *m, nsd_data *data, double t, const 
         }
         size_t worst = m->nc;
         double worst_ratio = 1.0;
-        /* the contact whose stick event fired: its force is on the cone */
-        if (leaving < m->nc && data->ed.mode[leaving].stick && tangent_held(m, data, leaving)) {
+        /* the contact whose stick event fired: its force is on the cone,
+         * unless the new modes moved it inside (leaving_inside) */
+        if (leaving < m->nc && data->ed.mode[leaving].stick && tangent_held(m, data, leaving) &&
+            !leaving_inside(m, data, leaving)) {
             worst = leaving;
             worst_ratio = INFINITY;
         }
