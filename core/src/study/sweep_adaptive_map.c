@@ -111,16 +111,26 @@ static void count_row(void *ctx, const nsd_sweep_row *row) {
     p->sum += s;
 }
 
-static int add_point(map *m, uint32_t i, uint32_t j) {
-    if (find(m, i, j)) return 0;
+/* Insert the point (i, j) where the key order puts it, if absent. */
+static void add_point(map *m, uint32_t i, uint32_t j) {
+    uint64_t key = (uint64_t)i << 32 | j;
+    size_t lo = 0, hi = m->n_pts;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->pts[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < m->n_pts && m->pts[lo].key == key) return;
     if (m->n_pts == m->cap_pts) {
         m->cap_pts = m->cap_pts ? 2 * m->cap_pts : 256;
         m->pts = realloc(m->pts, m->cap_pts * sizeof *m->pts);
         if (!m->pts) abort();
     }
-    m->pts[m->n_pts++] = (point){.key = (uint64_t)i << 32 | j};
-    qsort(m->pts, m->n_pts, sizeof *m->pts, cmp_key);
-    return 1;
+    memmove(&m->pts[lo + 1], &m->pts[lo], (m->n_pts - lo) * sizeof *m->pts);
+    m->pts[lo] = (point){.key = key};
+    m->n_pts++;
 }
 
 static int cmp_u32(const void *a, const void *b) {
