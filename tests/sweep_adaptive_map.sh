@@ -11,7 +11,8 @@
 # curve inside the plane lies in one of them, each (h, e) runs once, the
 # runs are far below the uniform grid's at the finest resolution (and
 # counted right), a second identical command runs nothing new; bad input
-# (cell <= 0, an axis not in the sweep, three axes) is a located error.
+# (cell <= 0, an axis not in the sweep or twice, three axes, a log axis)
+# is a located error.
 # usage: sweep_adaptive_map.sh NSDYN [SEED]
 set -uo pipefail
 nsdyn=$1 seed=${2:-$RANDOM}
@@ -150,8 +151,9 @@ bad() { # sed expression, expected message
 }
 bad 's/^cell = .*/cell = [0.0, 0.01]/' "'cell' item 1: expected a positive size"
 bad 's/^cell = .*/cell = [0.01, -1]/' "'cell' item 2: expected a positive size"
-bad 's/^axes = .*/axes = ["h", "nope"]/' "'axes' item 2: expected the name of a range axis"
+bad 's/^axes = .*/axes = ["h", "nope"]/' "'axes' item 2: expected the name of a linear range axis"
 bad 's/^axes = .*/axes = ["h", "e", "h"]/' "'axes': expected the names of two axes"
-bad 's/^axes = .*/axes = ["e", "e"]/' "'axes' item 2: expected the name of a range axis"
+bad 's/^axes = .*/axes = ["e", "e"]/' "'axes' item 2: expected the name of a linear range axis"
+bad 's/^start = 0\.[0-9]*$/&\nscale = "log"/' "'axes' item 1: expected the name of a linear range axis"
 [[ $fails == 0 ]] && echo "adaptive map: all checks passed (seed $seed)"
 exit $((fails > 0))

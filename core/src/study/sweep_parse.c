@@ -558,11 +558,12 @@ static size_t parse_map_axes(nsd_sweep_def *def, const nsd_toml_node *t, nsd_dia
     }
     for (int k = 0; k < 2; ++k) {
         long a = refinable_axis(def, &axes->items[k]);
-        if (a < 0 || def->axes[a].n < 2 || (k == 1 && a == ad->axis)) {
+        if (a < 0 || def->axes[a].n < 2 || def->axes[a].log || def->axes[a].is_int ||
+            (k == 1 && a == ad->axis)) {
             nsd_diag_at(diag, &axes->items[k],
-                        "[sweep.adaptive] 'axes' item %d: expected the name of a range axis of "
-                        "the sweep (grid design, start < stop, count >= 2, not zipped, no 'per'), "
-                        "different from the other",
+                        "[sweep.adaptive] 'axes' item %d: expected the name of a linear range "
+                        "axis of real numbers of the sweep (grid design, start < stop, count >= 2, "
+                        "not zipped, no 'per', not log), different from the other",
                         k + 1);
             errors++;
         }
