@@ -22,7 +22,7 @@ files_block = body[body.index("files[] = {"):body.index("};", body.index("files[
 graphs_block = body[body.index("graphs[] = {"):body.index("};", body.index("graphs[] = {"))]
 files = set(re.findall(r'"([^"]+)"', files_block))
 graphs = set(re.findall(r'"([^"]+)"', graphs_block))
-SWEEP_OWN = {"runs", "runs.csv", "sweep.sqlite"}  # a study's folder: resumed, not replaced
+SWEEP_OWN = {"runs", "runs.csv", "sweep.sqlite", "boundary.csv"}  # a study's folder: resumed, not replaced
 
 written = set()
 for path in src.rglob("*.c"):

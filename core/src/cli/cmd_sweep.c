@@ -151,7 +151,7 @@ static void end_if_abandoned(const nsd_sweep_tally *tally, nsd_sweep_db *db, int
 /* [sweep.adaptive]: the threshold by bisection, before the final
  * definition's database is opened for runs.csv and graphs. */
 static int adaptive(const sweep_args *a, nsd_sweep_def *def, const nsd_scenario *base,
-                    const char *db_path, int size) {
+                    const char *db_path, const char *dir, int size) {
     if (size > 1) {
         fprintf(stderr, "error: [sweep.adaptive] runs in one process (-j N), not across MPI "
                         "ranks\n");
@@ -159,6 +159,21 @@ static int adaptive(const sweep_args *a, nsd_sweep_def *def, const nsd_scenario 
     }
     nsd_sweep_tally tally = {0};
     double lo = NAN, hi = NAN;
+    if (def->adaptive.axis2 >= 0) { /* the two-axis map */
+        char csv[PATH_MAX + 32];
+        snprintf(csv, sizeof csv, "%s/boundary.csv", dir);
+        size_t mixed = 0, runs = 0, uniform = 0;
+        int rc = nsd_sweep_adaptive_map(def, base, db_path, &a->opts, &tally, csv, &mixed, &runs,
+                                        &uniform);
+        end_if_abandoned(&tally, NULL, NSD_EXIT_SIGNAL_BASE + nsd_interrupt_signal());
+        if (rc != 0) return -1;
+        printf("boundary of \"%s\": %zu mixed cells of %s %g x %s %g in %s after %zu runs "
+               "(the uniform grid at that resolution: %zu runs, %.2f %%)\n",
+               def->adaptive.target, mixed, def->axes[def->adaptive.axis].name,
+               def->adaptive.cell[0], def->axes[def->adaptive.axis2].name, def->adaptive.cell[1],
+               csv, runs, uniform, 100.0 * (double)runs / (double)uniform);
+        return 0;
+    }
     int rc = nsd_sweep_adaptive_run(def, base, db_path, &a->opts, &tally, &lo, &hi);
     end_if_abandoned(&tally, NULL, NSD_EXIT_SIGNAL_BASE + nsd_interrupt_signal());
     if (rc != 0) return -1;
@@ -192,7 +207,7 @@ static int sweep_main(sweep_args *a, int rank, int size) {
         size_t n_done = 0;
         if (nsd_make_dirs(dir, err, sizeof err) != 0)
             fprintf(stderr, "error: %s\n", err);
-        else if (def.adaptive.axis >= 0 && adaptive(a, &def, &base, db_path, size) != 0)
+        else if (def.adaptive.axis >= 0 && adaptive(a, &def, &base, db_path, dir, size) != 0)
             status = 4;
         else if (!(db = nsd_sweep_db_open(db_path, &def, a->cli.config, &done, &n_done, err,
                                           sizeof err)))
@@ -201,14 +216,16 @@ static int sweep_main(sweep_args *a, int rank, int size) {
             fprintf(stderr, "error: database %s: %s\n", db_path, err);
             nsd_sweep_db_close(db);
             db = NULL;
-        } else if (!a->opts.quiet)
+        } else if (!a->opts.quiet && def.adaptive.axis2 < 0)
             fprintf(stderr, "sweep: %zu runs (%zu finished before) into %s%s\n", def.n_runs, n_done,
                     db_path, size > 1 ? " (MPI)" : "");
     }
     if (!nsd_sweep_mpi_agree(rank != 0 || db != NULL)) goto out;
     nsd_sweep_tally tally = {0};
     status = NSD_EXIT_OK;
-    if (exec_sweep(a, &def, &base, db, done, &tally, rank, size) != 0) status = 4;
+    /* a two-axis map ran its cells' corners, not the grid of its values */
+    if (def.adaptive.axis2 < 0 && exec_sweep(a, &def, &base, db, done, &tally, rank, size) != 0)
+        status = 4;
     if (rank == 0 && finish(a, &def, &base, db, dir, &tally) != 0) status = 4;
     if (nsd_interrupt_signal()) {
         if (rank == 0)

@@ -126,6 +126,11 @@ typedef struct nsd_sweep_adaptive {
     int op;           /* 0 >=, 1 >, 2 <=, 3 < */
     double value;     /* the target's right side */
     double tolerance; /* [axis unit] the final bracket's width at most */
+    /* The two-axis map (sweep_adaptive_map.c): axis and axis2 its axes
+     * (axis2 -1: bisection along axis), cell[k] [axis unit] the finest
+     * cell's size along each at most. */
+    long axis2;
+    double cell[2];
     char target[128]; /* as written */
 } nsd_sweep_adaptive;
 
@@ -383,5 +388,25 @@ const char *nsd_sweep_summary_unit(const nsd_scenario *base, const nsd_sweep_sum
 int nsd_sweep_adaptive_run(nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
                            const nsd_sweep_opts *opts, nsd_sweep_tally *tally, double *lo,
                            double *hi);
+/* One step of an adaptive search: the runs of def that are neither in the
+ * database nor skipped (skip may be NULL) run, then every row of the
+ * database goes to on_row. 0, or -1 with err set. */
+typedef struct nsd_sweep_visit {
+    int (*skip)(void *ctx, const nsd_sweep_def *def, uint64_t run);
+    void (*on_row)(void *ctx, const nsd_sweep_row *row);
+    void *ctx;
+} nsd_sweep_visit;
+int nsd_sweep_adaptive_exec(const nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
+                            const nsd_sweep_opts *opts, nsd_sweep_tally *tally,
+                            const nsd_sweep_visit *visit, char *err, size_t len);
+/* The two-axis map (sweep_adaptive_map.c): cells of the coarse grid of
+ * adaptive.axis x adaptive.axis2 whose corners disagree on the target are
+ * split, down to adaptive.cell; the finest mixed cells go to csv_path
+ * (centres and sizes). def ends as the grid of every value evaluated (only
+ * the cells' corners ran). *runs, *uniform: the runs made and those of the
+ * uniform grid at the finest resolution. 0, or -1 (printed). */
+int nsd_sweep_adaptive_map(nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
+                           const nsd_sweep_opts *opts, nsd_sweep_tally *tally, const char *csv_path,
+                           size_t *n_mixed, size_t *runs, size_t *uniform);
 
 #endif

@@ -58,21 +58,32 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+int nsd_sweep_adaptive_exec(const nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
+                            const nsd_sweep_opts *opts, nsd_sweep_tally *tally,
+                            const nsd_sweep_visit *visit, char *err, size_t len) {
+    uint8_t *done = NULL;
+    size_t n_done = 0;
+    nsd_sweep_db *db = nsd_sweep_db_open(db_path, def, opts->config, &done, &n_done, err, len);
+    char *fingerprint = db ? nsd_plugin_fingerprint(&base->app.cfg) : NULL;
+    int rc = db ? nsd_sweep_db_check_plugins(db, fingerprint, 0, err, len) : -1;
+    free(fingerprint);
+    /* runs the caller does not want are marked as finished: never run */
+    for (uint64_t r = 0; rc == 0 && visit->skip && r < def->n_runs; ++r)
+        if (visit->skip(visit->ctx, def, r)) done[r / 8] |= (uint8_t)(1u << (r % 8));
+    if (rc == 0)
+        rc = opts->in_process ? nsd_sweep_exec_threads(def, base, db, done, opts, tally)
+                              : nsd_sweep_exec_procs(def, base, db, done, opts, tally);
+    if (rc == 0) rc = nsd_sweep_db_scan(db, visit->on_row, visit->ctx, err, len);
+    free(done);
+    nsd_sweep_db_close(db);
+    return rc;
+}
+
 /* Run the runs the definition adds; the target at every value into holds[]. */
 static int evaluate(nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
                     const nsd_sweep_opts *opts, nsd_sweep_tally *tally, const double *x, size_t nx,
                     int *holds) {
     char err[1200] = "";
-    uint8_t *done = NULL;
-    size_t n_done = 0;
-    nsd_sweep_db *db =
-        nsd_sweep_db_open(db_path, def, opts->config, &done, &n_done, err, sizeof err);
-    char *fingerprint = db ? nsd_plugin_fingerprint(&base->app.cfg) : NULL;
-    int rc = db ? nsd_sweep_db_check_plugins(db, fingerprint, 0, err, sizeof err) : -1;
-    free(fingerprint);
-    if (rc == 0)
-        rc = opts->in_process ? nsd_sweep_exec_threads(def, base, db, done, opts, tally)
-                              : nsd_sweep_exec_procs(def, base, db, done, opts, tally);
     tally_at t = {def,
                   x,
                   nx,
@@ -81,7 +92,8 @@ static int evaluate(nsd_sweep_def *def, const nsd_scenario *base, const char *db
                   calloc(nx, sizeof(double)),
                   0};
     if (!t.n || !t.hits || !t.sum) abort();
-    if (rc == 0) rc = nsd_sweep_db_scan(db, count_row, &t, err, sizeof err);
+    nsd_sweep_visit visit = {NULL, count_row, &t};
+    int rc = nsd_sweep_adaptive_exec(def, base, db_path, opts, tally, &visit, err, sizeof err);
     for (size_t i = 0; i < nx; ++i) {
         holds[i] = nsd_sweep_target_holds(&def->adaptive, t.n[i], t.hits[i], t.sum[i]);
         /* an interrupted step leaves a value with fewer runs: no answer from it */
@@ -100,8 +112,6 @@ static int evaluate(nsd_sweep_def *def, const nsd_scenario *base, const char *db
     free(t.n);
     free(t.hits);
     free(t.sum);
-    free(done);
-    nsd_sweep_db_close(db);
     return rc;
 }
 

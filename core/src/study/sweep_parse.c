@@ -521,35 +521,105 @@ static void set_units(nsd_sweep_def *def, const nsd_scenario *base) {
         def->sums[s].unit = strdup(nsd_sweep_summary_unit(base, &def->sums[s]));
 }
 
-/* [sweep.adaptive] axis = NAME, target = "fraction(S) OP F" |
- * "fraction(S > V) OP F" | "mean(S) OP V", tolerance = T (axis unit). */
-static size_t parse_adaptive(nsd_sweep_def *def, const nsd_toml_node *t, nsd_diag *diag) {
-    nsd_sweep_adaptive *ad = &def->adaptive;
-    ad->axis = ad->summary = -1;
-    if (!t) return 0;
-    static const char *const keys[] = {"axis", "target", "tolerance"};
-    size_t errors = unknown_keys(t, keys, NSDYN_COUNT(keys), "[sweep.adaptive]", diag);
-    const nsd_toml_node *ax = nsd_toml_get(t, "axis"), *tg = nsd_toml_get(t, "target"),
-                        *tol = nsd_toml_get(t, "tolerance");
-    for (size_t a = 0; ax && ax->type == NSD_TOML_STRING && a < def->n_axes; ++a)
-        if (!strcmp(def->axes[a].name, ax->str)) ad->axis = (long)a;
-    const nsd_sweep_axis *A = ad->axis >= 0 ? &def->axes[ad->axis] : NULL;
+/* The index of a range axis of a grid design an adaptive search may
+ * refine (start < stop, not zipped, no 'per'), or -1. */
+static long refinable_axis(const nsd_sweep_def *def, const nsd_toml_node *name) {
+    long found = -1;
+    for (size_t a = 0; name && name->type == NSD_TOML_STRING && a < def->n_axes; ++a)
+        if (!strcmp(def->axes[a].name, name->str)) found = (long)a;
+    const nsd_sweep_axis *A = found >= 0 ? &def->axes[found] : NULL;
     size_t members = 0;
     for (size_t a = 0; A && a < def->n_axes; ++a) members += def->axes[a].dim == A->dim;
     if (!A || !A->is_range || A->per_key || members > 1 || def->design != NSD_DESIGN_GRID ||
-        !(A->stop > A->start)) {
-        nsd_diag_at(diag, ax ? ax : t,
-                    "[sweep.adaptive] 'axis': expected the name of a range axis of a grid "
-                    "design (start < stop, not zipped, no 'per') to bisect");
+        !(A->stop > A->start))
+        return -1;
+    return found;
+}
+
+/* The two-axis mode: axes = [X, Y] (range axes with count >= 2: the
+ * coarse grid), cell = [dX, dY] (the finest cell's size per axis, > 0). */
+static size_t parse_map_axes(nsd_sweep_def *def, const nsd_toml_node *t, nsd_diag *diag) {
+    nsd_sweep_adaptive *ad = &def->adaptive;
+    const nsd_toml_node *axes = nsd_toml_get(t, "axes"), *cell = nsd_toml_get(t, "cell");
+    size_t errors = 0;
+    if (nsd_toml_get(t, "axis") || nsd_toml_get(t, "tolerance")) {
+        nsd_diag_at(
+            diag, nsd_toml_get(t, "axis") ? nsd_toml_get(t, "axis") : nsd_toml_get(t, "tolerance"),
+            "[sweep.adaptive]: 'axis' and 'tolerance' bisect one axis; 'axes' and 'cell' "
+            "refine the cells of a two-axis map: expected one of the two forms");
         errors++;
     }
-    if (!nsd_toml_is_number(tol) || !(tol->real > 0)) {
-        nsd_diag_at(diag, tol ? tol : t,
-                    "[sweep.adaptive] 'tolerance': expected a positive number (the final "
-                    "bracket's width in the axis's unit)");
-        errors++;
-    } else
-        ad->tolerance = tol->real;
+    if (axes->type != NSD_TOML_ARRAY || axes->n_items != 2) {
+        nsd_diag_at(diag, axes,
+                    "[sweep.adaptive] 'axes': expected the names of two axes (a two-axis map), "
+                    "found %zu",
+                    axes->type == NSD_TOML_ARRAY ? axes->n_items : (size_t)1);
+        return errors + 1;
+    }
+    for (int k = 0; k < 2; ++k) {
+        long a = refinable_axis(def, &axes->items[k]);
+        if (a < 0 || def->axes[a].n < 2 || def->axes[a].log || def->axes[a].is_int ||
+            (k == 1 && a == ad->axis)) {
+            nsd_diag_at(diag, &axes->items[k],
+                        "[sweep.adaptive] 'axes' item %d: expected the name of a linear range "
+                        "axis of real numbers of the sweep (grid design, start < stop, count >= 2, "
+                        "not zipped, no 'per', not log), different from the other",
+                        k + 1);
+            errors++;
+        }
+        if (k == 0)
+            ad->axis = a;
+        else
+            ad->axis2 = a;
+    }
+    if (!cell || cell->type != NSD_TOML_ARRAY || cell->n_items != 2 ||
+        !nsd_toml_is_number(&cell->items[0]) || !nsd_toml_is_number(&cell->items[1])) {
+        nsd_diag_at(diag, cell ? cell : t,
+                    "[sweep.adaptive] 'cell': expected two numbers, the finest cell's size "
+                    "along each of 'axes' in its unit");
+        return errors + 1;
+    }
+    for (int k = 0; k < 2; ++k) {
+        ad->cell[k] = cell->items[k].real;
+        if (!(ad->cell[k] > 0) || !isfinite(ad->cell[k])) {
+            nsd_diag_at(diag, &cell->items[k],
+                        "[sweep.adaptive] 'cell' item %d: expected a positive size, found %g",
+                        k + 1, ad->cell[k]);
+            errors++;
+        }
+    }
+    return errors;
+}
+
+/* [sweep.adaptive] axis = NAME, target = "fraction(S) OP F" |
+ * "fraction(S > V) OP F" | "mean(S) OP V", tolerance = T (axis unit); or
+ * axes = [X, Y], cell = [dX, dY], target (the two-axis map). */
+static size_t parse_adaptive(nsd_sweep_def *def, const nsd_toml_node *t, nsd_diag *diag) {
+    nsd_sweep_adaptive *ad = &def->adaptive;
+    ad->axis = ad->summary = ad->axis2 = -1;
+    if (!t) return 0;
+    static const char *const keys[] = {"axis", "target", "tolerance", "axes", "cell"};
+    size_t errors = unknown_keys(t, keys, NSDYN_COUNT(keys), "[sweep.adaptive]", diag);
+    const nsd_toml_node *ax = nsd_toml_get(t, "axis"), *tg = nsd_toml_get(t, "target"),
+                        *tol = nsd_toml_get(t, "tolerance");
+    if (nsd_toml_get(t, "axes")) {
+        errors += parse_map_axes(def, t, diag);
+    } else {
+        ad->axis = refinable_axis(def, ax);
+        if (ad->axis < 0) {
+            nsd_diag_at(diag, ax ? ax : t,
+                        "[sweep.adaptive] 'axis': expected the name of a range axis of a grid "
+                        "design (start < stop, not zipped, no 'per') to bisect");
+            errors++;
+        }
+        if (!nsd_toml_is_number(tol) || !(tol->real > 0)) {
+            nsd_diag_at(diag, tol ? tol : t,
+                        "[sweep.adaptive] 'tolerance': expected a positive number (the final "
+                        "bracket's width in the axis's unit)");
+            errors++;
+        } else
+            ad->tolerance = tol->real;
+    }
     char name[64] = "", op[4] = "", rest[2] = "";
     int n = 0;
     ad->above = 0;
@@ -579,7 +649,7 @@ static size_t parse_adaptive(nsd_sweep_def *def, const nsd_toml_node *t, nsd_dia
                     tg && tg->type == NSD_TOML_STRING ? tg->str : "");
         errors++;
     }
-    if (errors) ad->axis = -1;
+    if (errors) ad->axis = ad->axis2 = -1;
     return errors;
 }
 
@@ -597,8 +667,7 @@ void nsd_sweep_set_values(nsd_sweep_def *def, size_t a, const double *x, size_t 
     for (size_t i = 0; ax->values && i < ax->n; ++i) nsd_toml_node_clear(&ax->values[i]);
     free(ax->values);
     ax->values = xcalloc(n, sizeof *ax->values);
-    for (size_t i = 0; i < n; ++i)
-        ax->values[i] = nsd_toml_number_at(x[i], ax->at);
+    for (size_t i = 0; i < n; ++i) ax->values[i] = nsd_toml_number_at(x[i], ax->at);
     ax->is_range = 0;
     ax->is_int = 0;
     ax->n = n;
@@ -621,7 +690,7 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
     def->at = sw;
     def->cfg = cfg;
     def->points_sum = -1;
-    def->adaptive.axis = -1;
+    def->adaptive.axis = def->adaptive.axis2 = -1;
     static const char *const keys[] = {"design",         "seed",    "samples", "keep",
                                        "axis",           "summary", "graph",   "run_timeout",
                                        "run_max_memory", "adaptive"};
