@@ -11,6 +11,7 @@
 # or a malformed target are clear errors.
 # usage: sweep_adaptive.sh NSDYN [SEED]
 set -uo pipefail
+. "$(dirname "$0")/drop_ball_util.sh"
 nsdyn=$1 seed=${2:-$RANDOM}
 tmp=$(mktemp -d /tmp/nsdyn-adapt.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -32,26 +33,7 @@ print(repr(ya), repr(yb), repr(tend), repr(ea), repr(eb))
 PY
 )
     for want in 0.5 0; do
-        cat > "$tmp/a.toml" << TOML
-[system]
-id = "point_mass"
-m = 0.1
-r = 0.05
-g = 9.81
-[contact]
-id = "newton"
-e = 0.5
-[integrator]
-id = "dopri5"
-rtol = 1e-10
-atol = 1e-12
-[initial]
-y = 1.0
-[run]
-t_end = $tend
-output_dt = 0.01
-[plot]
-enabled = false
+        { drop_ball_config "$tend"; cat << TOML
 [[sweep.axis]]
 key = "initial.y"
 name = "y0"
@@ -69,6 +51,7 @@ axis = "e"
 target = "fraction(n > 1.5) <= $want"
 tolerance = 0.001
 TOML
+        } > "$tmp/a.toml"
         out="$tmp/o$case$want"
         "$nsdyn" sweep "$tmp/a.toml" -o "$out" -q -j 2 > "$tmp/answer" 2> "$tmp/err" ||
             { fail "case $case: exit $?: $(cat "$tmp/err")"; continue; }

@@ -15,6 +15,7 @@
 # is a located error.
 # usage: sweep_adaptive_map.sh NSDYN [SEED]
 set -uo pipefail
+. "$(dirname "$0")/drop_ball_util.sh"
 nsdyn=$1 seed=${2:-$RANDOM}
 tmp=$(mktemp -d /tmp/nsdyn-adaptmap.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,26 +37,7 @@ PY
     # case 1: two runs per point (a list axis the outcome does not depend on)
     extra=""
     [[ $case == 1 ]] && extra=$'[[sweep.axis]]\nkey = "integrator.rtol"\nvalues = [1e-10, 1e-11]'
-    cat > "$tmp/a.toml" << TOML
-[system]
-id = "point_mass"
-m = 0.1
-r = 0.05
-g = 9.81
-[contact]
-id = "newton"
-e = 0.5
-[integrator]
-id = "dopri5"
-rtol = 1e-10
-atol = 1e-12
-[initial]
-y = 1.0
-[run]
-t_end = $tend
-output_dt = 0.01
-[plot]
-enabled = false
+    { drop_ball_config "$tend"; cat << TOML
 [[sweep.axis]]
 key = "initial.y"
 name = "h"
@@ -76,6 +58,7 @@ axes = ["h", "e"]
 cell = [$dh, $de]
 target = "fraction(n > 1.5) <= 0"
 TOML
+    } > "$tmp/a.toml"
     out="$tmp/o$case"
     "$nsdyn" sweep "$tmp/a.toml" -o "$out" -q -j 2 > "$tmp/answer" 2> "$tmp/err" ||
         { fail "case $case: exit $?: $(cat "$tmp/err")"; continue; }
