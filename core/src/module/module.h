@@ -1,4 +1,4 @@
-/* Modules: the parts of the host that need a heavy library (PLplot, SQLite,
+/* Modules: the parts of the host that need a heavy library (PLplot, SQLite, HDF5,
  * MPI, LAPACK), each its own shared object beside libnsdyn
  * (libnsdyn_NAME.so), opened with dlopen the first time a command uses it.
  * `nsdyn run` without graphs then maps none of those libraries (issue 26;
