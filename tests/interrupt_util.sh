@@ -1,5 +1,5 @@
 # Sourced by the Ctrl-C tests (periodic_interrupt.sh, sweep_interrupt.sh,
-# sweep_checks.sh).
+# sweep_checks.sh, run_bounds.sh).
 # wait_handler PID: wait (up to 30 s) until PID catches SIGINT. A script's
 # background job starts with SIGINT ignored, so a signal sent before nsdyn
 # installs its handler is lost (seen under ASan on a loaded machine).
