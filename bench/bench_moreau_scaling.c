@@ -57,6 +57,7 @@ static void write_config(FILE *f, int n_planes, int roll) {
 typedef struct loaded {
     nsd_app app;
     nsd_model m;
+    nsd_data *d; /* the runs' data */
     nsdyn_ode ode;
     nsdyn_mechanics mech;
 } loaded;
@@ -75,8 +76,9 @@ static int load(loaded *L, int n_planes, int roll) {
     nsd_diag_free(&diag);
     remove(path);
     if (errors) return -1;
-    nsd_model_ode(&L->m, L->m.d, &L->ode);
-    nsd_model_mechanics(&L->m, L->m.d, &L->mech); /* as core/src/runner/run.c for moreau */
+    L->d = nsd_data_create(&L->m);
+    nsd_model_ode(&L->m, L->d, &L->ode);
+    nsd_model_mechanics(&L->m, L->d, &L->mech); /* as core/src/runner/run.c for moreau */
     L->ode.mech = &L->mech;
     L->ode.n_events = 0; /* moreau locates no events */
     return 0;
@@ -110,7 +112,7 @@ static double time_run(const nsdyn_integrator *ig, loaded *L, size_t *m_closed_s
         t = rep.t;
         ++steps;
         if (rep.contact_impulse) /* steps with an impulse (not timed apart) */
-            for (size_t c = 0; c < L->m.d->mech.n; ++c)
+            for (size_t c = 0; c < L->d->mech.n; ++c)
                 if (rep.contact_impulse[3 * c] != 0.0) {
                     ++closed;
                     break;
@@ -180,6 +182,7 @@ int main(int argc, char **argv) {
                 printf(" %28s", "");
             show(ta, reps);
             printf("\n");
+            nsd_data_destroy(&L.m, L.d);
             nsd_model_destroy(&L.m);
             nsd_app_free(&L.app);
         }

@@ -131,6 +131,7 @@ static const char *const config_text =
 typedef struct composed {
     nsd_app app;
     nsd_model m;
+    nsd_data *d; /* the runs' data */
     const nsdyn_integrator *ig;
     void *inst;
     nsdyn_ode ode, ode_ig;
@@ -160,6 +161,7 @@ static int composed_load(composed *c) {
     nsd_diag diag = {0};
     size_t errors = nsd_app_load(&c->app, path, NULL, 0, &diag);
     if (!errors) errors = nsd_model_create(&c->m, &c->app.cfg, &c->app.host, &diag);
+    if (!errors) c->d = nsd_data_create(&c->m);
     for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
     nsd_diag_free(&diag);
     remove(path);
@@ -179,7 +181,7 @@ static int composed_load(composed *c) {
         fprintf(stderr, "bench: rk4 create failed: %s\n", err);
         return -1;
     }
-    nsd_model_ode(&c->m, c->m.d, &c->ode);
+    nsd_model_ode(&c->m, c->d, &c->ode);
     c->ode_ig = c->ode; /* as run.c: a non-locating integrator gets no events */
     if (!(c->ig->info.provides & NSDYN_CAP_EVENT_LOCATION)) c->ode_ig.n_events = 0;
     c->t0 = c->app.cfg.settings.t_start;
@@ -194,6 +196,7 @@ static void composed_free(composed *c) {
     if (c->inst) c->ig->info.destroy(c->inst);
     free(c->g);
     free(c->g_prev);
+    nsd_data_destroy(&c->m, c->d);
     nsd_model_destroy(&c->m);
     nsd_app_free(&c->app);
 }
@@ -216,7 +219,7 @@ static int composed_setup(composed *c, uint64_t *setup_allocs) {
         fprintf(stderr, "bench: rk4 setup failed: %s\n", c->ig->message(c->inst));
         return -1;
     }
-    if (c->ode.n_events) nsd_model_event_functions(&c->m, c->m.d, c->t0, c->m.y0, c->g_prev);
+    if (c->ode.n_events) nsd_model_event_functions(&c->m, c->d, c->t0, c->m.y0, c->g_prev);
     return 0;
 }
 
@@ -248,7 +251,7 @@ static int composed_run(composed *c, run_out *o) {
         y_last = rep.y;
         int fired = rep.event;
         if (fired < 0 && !locates && ne) {
-            if (nsd_model_event_functions(m, m->d, t, rep.y, c->g) <= NSDYN_WARNING)
+            if (nsd_model_event_functions(m, c->d, t, rep.y, c->g) <= NSDYN_WARNING)
                 for (size_t i = 0; i < ne && fired < 0; ++i) {
                     int dir = c->ode.event_direction[i];
                     int down = c->g_prev[i] > 0 && c->g[i] <= 0,
@@ -269,7 +272,7 @@ static int composed_run(composed *c, run_out *o) {
 
     if (failed) {
         fprintf(stderr, "bench: composed run failed at t = %.9g s: %s %s\n", t, ig->message(inst),
-                m->d->failure);
+                c->d->failure);
         return -1;
     }
     o->ns = t_stop.cpu - t_start.cpu;
@@ -528,7 +531,7 @@ int main(int argc, char **argv) {
      * loop is the one `nsdyn run` executes. */
     nsd_run_result res;
     nsd_diag diag = {0};
-    if (nsd_run_simulation(m, &c.app.cfg, &c.app.host, NULL, &res, &diag) != 0 ||
+    if (nsd_run_simulation(m, c.d, &c.app.cfg, &c.app.host, NULL, &res, &diag) != 0 ||
         res.outcome != NSD_RUN_COMPLETE || res.series.rows == 0) {
         fprintf(stderr, "bench: nsd_run_simulation did not complete: %s\n", res.message);
         return 2;

@@ -83,6 +83,7 @@ typedef struct run_out {
 typedef struct bench {
     nsd_app app;
     nsd_model m;
+    nsd_data *d; /* the runs' data */
     const nsdyn_integrator *ig;
     void *inst;
     nsdyn_ode ode;
@@ -159,7 +160,7 @@ static void timed_run(bench *b, int record, run_out *o) {
         /* A mode switch: update the mode, restart the integrator (run.c). */
         memcpy(b->ybuf, rep.y, n * sizeof *b->ybuf);
         size_t which = (size_t)fired - m->layout.n_stops;
-        if (record) nsd_model_sample(m, m->d, t, b->ybuf, b->row_before);
+        if (record) nsd_model_sample(m, b->d, t, b->ybuf, b->row_before);
         st = m->sys->on_switch(m->sys_inst, which, t, b->ybuf, b->ybuf + m->nq);
         if (st <= NSDYN_WARNING) st = ig->restart(inst, t, b->ybuf);
         if (st > NSDYN_WARNING) {
@@ -175,7 +176,7 @@ static void timed_run(bench *b, int record, run_out *o) {
             r->event = fired;
             r->applied = -1;
             if (record) {
-                nsd_model_sample(m, m->d, t, b->ybuf, b->row_after);
+                nsd_model_sample(m, b->d, t, b->ybuf, b->row_after);
                 int s = b->o_stance, d = b->o_double;
                 r->applied =
                     s >= 0 && d >= 0 &&
@@ -253,6 +254,7 @@ int main(int argc, char **argv) {
     nsd_diag diag = {0};
     size_t errors = nsd_app_load(&b.app, config, sets, n_sets, &diag);
     if (!errors) errors = nsd_model_create(&b.m, &b.app.cfg, &b.app.host, &diag);
+    if (!errors) b.d = nsd_data_create(&b.m);
     for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
     nsd_diag_free(&diag);
     if (errors) {
@@ -274,7 +276,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_walker_bdf: integrator create failed: %s\n", err);
         return 2;
     }
-    nsd_model_ode(m, m->d, &b.ode);
+    nsd_model_ode(m, b.d, &b.ode);
     b.t0 = b.app.cfg.settings.t_start;
     b.t_end = b.app.cfg.settings.t_end;
     b.ybuf = calloc(m->n, sizeof *b.ybuf);
@@ -328,7 +330,7 @@ int main(int argc, char **argv) {
     if (m->sys->info.reset) m->sys->info.reset(m->sys_inst);
     nsd_run_result res;
     diag = (nsd_diag){0};
-    if (nsd_run_simulation(m, &b.app.cfg, &b.app.host, NULL, &res, &diag) != 0 ||
+    if (nsd_run_simulation(m, b.d, &b.app.cfg, &b.app.host, NULL, &res, &diag) != 0 ||
         res.outcome != NSD_RUN_COMPLETE || res.series.rows == 0) {
         fprintf(stderr, "FAIL: nsd_run_simulation did not complete: %s\n", res.message);
         failures++;
@@ -434,6 +436,7 @@ int main(int argc, char **argv) {
     free(b.row_before);
     free(b.row_after);
     b.ig->info.destroy(b.inst);
+    nsd_data_destroy(m, b.d);
     nsd_model_destroy(m);
     nsd_app_free(&b.app);
     if (failures) fprintf(stderr, "%d check(s) FAILED\n", failures);

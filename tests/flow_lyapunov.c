@@ -32,7 +32,7 @@
 
 static int run_window(nsd_scenario *R, double *y, nsd_tangent *tg) {
     nsd_model *m = &R->model;
-    memcpy(m->d->y0, y, m->n * sizeof *y);
+    memcpy(R->data->y0, y, m->n * sizeof *y);
     if (tg) nsd_tangent_begin(tg);
     nsd_diag diag = {0};
     size_t errors = nsd_scenario_run(R, NULL, &diag);
@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
     nsd_model *m = &R.model;
     size_t n = m->n;
     double *y = malloc(n * sizeof *y), *v = malloc(n * sizeof *v), *w = malloc(n * sizeof *w);
-    nsd_tangent *tg = nsd_tangent_new(m, NULL, 1);
+    nsd_tangent *tg = nsd_tangent_new(m, R.data, NULL, 1);
     if (!y || !v || !w || !tg) return 2;
     memcpy(y, m->y0, n * sizeof *y);
     for (int k = 0; k < transient; ++k)

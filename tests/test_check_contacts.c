@@ -38,7 +38,6 @@ static void fixture_init(fixture *F) {
     F->m.layout.contacts = F->decl;
     F->m.nc = NC;
     F->m.nv = NV;
-    F->m.d = &F->d;
     F->d.ce = F->ce;
     F->d.jac = F->jac;
 }
@@ -95,7 +94,7 @@ static double *entry(fixture *F, int c, int k) {
 static void expect_same_verdict(fixture *F, const char *what) {
     int bad = first_bad(F);
     F->d.failure[0] = '\0';
-    nsdyn_status st = nsd_model_check_contacts(&F->m, F->m.d, 0.25);
+    nsdyn_status st = nsd_model_check_contacts(&F->m, &F->d, 0.25);
     if (bad < 0) {
         ck_assert_msg(st == NSDYN_OK, "%s: false alarm: %s", what, F->d.failure);
         return;

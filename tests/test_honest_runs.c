@@ -122,11 +122,11 @@ START_TEST(open_projection_reported) {
         if (!strcmp(m->channels[i].name, "y")) iy = (int)i - 1; /* channel 0 is t */
     ck_assert_int_ge(iy, 0);
     y[iy] = 0.05 - 0.004; /* 4 mm into the ground, open, at rest */
-    ck_assert_int_eq(nsd_modes_correct_drift(m, m->d, 0.0, y, &deep), 1);
+    ck_assert_int_eq(nsd_modes_correct_drift(m, R.data, 0.0, y, &deep), 1);
     ck_assert_double_eq_tol(deep, -0.004, 1e-12);
     ck_assert_double_eq_tol(y[iy], 0.05, 1e-9); /* projected onto the surface */
     y[iy] = 0.5;                                /* in flight: nothing to correct */
-    ck_assert_int_eq(nsd_modes_correct_drift(m, m->d, 0.0, y, &deep), 0);
+    ck_assert_int_eq(nsd_modes_correct_drift(m, R.data, 0.0, y, &deep), 0);
     ck_assert_double_eq(deep, 0.0);
     test_unload(&R);
     nsd_run_result res = {.open_projections = 2, .deepest_open = -0.004};

@@ -60,7 +60,7 @@ START_TEST(rows_match_contacts) {
     test_load(valley_toml, &R);
     nsd_model *m = &R.model;
     nsdyn_mechanics mech;
-    nsd_model_mechanics(m, m->d, &mech);
+    nsd_model_mechanics(m, R.data, &mech);
     ck_assert_ptr_nonnull(mech.contact_rows);
     const size_t nq = m->nq, nv = m->nv, nc = mech.n_contacts, blk = 3 * nv;
     ck_assert_uint_ge(nc, 4);
@@ -138,8 +138,8 @@ static void stepper_open(stepper *S, run *R, int with_rows) {
     S->inst =
         S->ig->info.create(R->app.cfg.integrator.params.values, &R->app.host, err, sizeof err);
     ck_assert_msg(S->inst != NULL, "moreau create: %s", err);
-    nsd_model_ode(m, m->d, &S->ode);
-    nsd_model_mechanics(m, m->d, &S->mech); /* as core/src/runner/run.c for moreau */
+    nsd_model_ode(m, R->data, &S->ode);
+    nsd_model_mechanics(m, R->data, &S->mech); /* as core/src/runner/run.c for moreau */
     if (!with_rows) S->mech.contact_rows = NULL;
     S->ode.mech = &S->mech;
     S->ode.n_events = 0;

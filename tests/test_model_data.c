@@ -77,13 +77,13 @@ START_TEST(second_data_is_independent) {
     double *oa = malloc(width * sizeof *oa), *ob = malloc(width * sizeof *ob);
     double *ref = malloc(width * sizeof *ref);
     unsigned seed = 2100u + (unsigned)_i;
-    uint64_t own_before = m->d->rhs_evals;
+    uint64_t own_before = R.data->rhs_evals;
     for (int k = 0; k < N_STATES; ++k) {
         double t = 0.01 * k;
         near_state(m, &seed, ya);
         near_state(m, &seed, yb);
-        /* interleaved: the model's own data at ya, d2 at yb */
-        nsdyn_status sa = evaluate_all(m, m->d, t, ya, oa);
+        /* interleaved: the scenario's data at ya, d2 at yb */
+        nsdyn_status sa = evaluate_all(m, R.data, t, ya, oa);
         nsdyn_status sb = evaluate_all(m, d2, t, yb, ob);
         /* yb alone, with data that never saw ya */
         nsdyn_status sr = evaluate_all(m, alone, t, yb, ref);
@@ -98,13 +98,13 @@ START_TEST(second_data_is_independent) {
     /* each data counted its own right-hand sides */
     ck_assert_uint_eq(d2->rhs_evals, N_STATES);
     ck_assert_uint_eq(alone->rhs_evals, N_STATES);
-    ck_assert_uint_eq(m->d->rhs_evals - own_before, N_STATES);
+    ck_assert_uint_eq(R.data->rhs_evals - own_before, N_STATES);
     /* a failure (a non-finite state) is the failing data's alone */
-    m->d->failure[0] = '\0';
+    R.data->failure[0] = '\0';
     for (size_t i = 0; i < m->n; ++i) yb[i] = NAN;
     evaluate_all(m, d2, 0.0, yb, ob);
     ck_assert_msg(d2->failure[0] != '\0', "%s: a NaN state did not fail", rc->config);
-    ck_assert_str_eq(m->d->failure, "");
+    ck_assert_str_eq(R.data->failure, "");
     nsd_data_reset(m, d2);
     ck_assert_str_eq(d2->failure, "");
     ck_assert_uint_eq(d2->rhs_evals, 0);

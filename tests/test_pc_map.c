@@ -36,7 +36,7 @@ static nsd_pc_analysis analyse(int spokes, double beta_deg, double lam, double L
     test_load(toml, &R);
     nsd_pc_analysis a;
     char err[512] = "";
-    int rc = nsd_pc_analyse(&R.model, 0.0, R.model.y0, &a, err, sizeof err);
+    int rc = nsd_pc_analyse(&R.model, R.data, 0.0, R.model.y0, &a, err, sizeof err);
     ck_assert_msg(rc == 0, "analysis refused: %s", err);
     test_unload(&R);
     return a;

@@ -295,9 +295,9 @@ START_TEST(walker2_l4_gait) {
     ck_assert_msg(dev >= 0 && dev < 1e-7, "repeat %g (%s)", dev, why);
     /* one more step at the config's sampling: the held heel-strike state */
     rs->output_dt = 1e-3;
-    memcpy(S.R.model.d->y0, S.r.y, S.R.model.n * sizeof(double));
-    S.R.model.d->section_switch = S.pc.spec.section + 1;
-    S.R.model.d->section_count = 1;
+    memcpy(S.R.data->y0, S.r.y, S.R.model.n * sizeof(double));
+    S.R.data->section_switch = S.pc.spec.section + 1;
+    S.R.data->section_count = 1;
     test_run(&S.R);
     const nsd_series *ser = &S.R.res.series;
     const char *names[] = {"hs_y_hip",  "hs_theta_trail", "hs_theta_lead", "hs_vx_hip",

@@ -444,10 +444,10 @@ static void ballistic(run *R, const double *y_s, double dt, double *y) {
     double qd[16], qa[16], a[16];
     ck_assert_uint_le(nq, 16);
     ck_assert_uint_le(nv, 16);
-    memset(m->d->lambda, 0, 3 * m->nc * sizeof *m->d->lambda);
-    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, y_s + nq, m->d->lambda, qd, a),
+    memset(R->data->lambda, 0, 3 * m->nc * sizeof *R->data->lambda);
+    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, y_s + nq, R->data->lambda, qd, a),
                      NSDYN_WARNING);
-    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, a, m->d->lambda, qa, NULL),
+    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, a, R->data->lambda, qa, NULL),
                      NSDYN_WARNING);
     for (size_t i = 0; i < nq; ++i) y[i] = y_s[i] + dt * qd[i] + 0.5 * dt * dt * qa[i];
     for (size_t i = 0; i < nv; ++i) y[nq + i] = y_s[nq + i] + dt * a[i];
@@ -490,9 +490,9 @@ static void sample_at(run *R, double t, const double *y, double *row) {
     memset(row, 0, m->n_channels * sizeof *row);
     row[0] = t;
     memcpy(row + 1, y, m->n * sizeof *y);
-    memset(m->d->lambda, 0, 3 * m->nc * sizeof *m->d->lambda);
+    memset(R->data->lambda, 0, 3 * m->nc * sizeof *R->data->lambda);
     if (m->layout.n_outputs)
-        ck_assert_int_le(m->sys->outputs(m->sys_inst, t, y, y + m->nq, m->d->lambda, row + base),
+        ck_assert_int_le(m->sys->outputs(m->sys_inst, t, y, y + m->nq, R->data->lambda, row + base),
                          NSDYN_WARNING);
 }
 

@@ -41,7 +41,7 @@ START_TEST(slipping_matches_eq1) {
     test_load(cfg, &R);
     nsd_model *m = &R.model;
     double y[5] = {0.3, -0.02, 1.1, 0.4, -0.25}, yd[5];
-    ck_assert_int_eq(nsd_model_rhs(m, m->d, 0.0, y, yd), NSDYN_OK);
+    ck_assert_int_eq(nsd_model_rhs(m, R.data, 0.0, y, yd), NSDYN_OK);
     double psi = y[0], w = y[1], Om = y[2], u1 = y[3], u2 = y[4], s = hypot(u1, u2);
     /* Paper (1) with the sign of the B2 term fixed by (2) (docs/towed-wheel.md);
      * eps = 1e-9 m/s changes |F| by (eps/|u|)^2/2 ~ 1e-17 relative. */
@@ -71,14 +71,14 @@ START_TEST(rolling_matches_eq2) {
     for (int k = 0; k < 3; ++k) {
         const double *y = states[k];
         double yd[5], row[64];
-        ck_assert_int_eq(nsd_model_rhs(m, m->d, 0.0, y, yd), NSDYN_OK);
+        ck_assert_int_eq(nsd_model_rhs(m, R.data, 0.0, y, yd), NSDYN_OK);
         double psi = y[0], w = y[1], Om = y[2];
         /* Paper (2). */
         double e[5] = {Om, p.v * sin(psi) + p.L * Om,
                        -A1 * p.k * w / (p.m * p.L) - A2 * p.v * Om * cos(psi) / p.L, 0, 0};
         for (int i = 0; i < 5; ++i) ck_assert_double_eq_tol(yd[i], e[i], 1e-12 * (1 + fabs(e[i])));
         /* The rolling force that holds u = 0 (docs/towed-wheel.md). */
-        ck_assert_int_eq(nsd_model_sample(m, m->d, 0.0, y, row), NSDYN_OK);
+        ck_assert_int_eq(nsd_model_sample(m, R.data, 0.0, y, row), NSDYN_OK);
         int f1 = nsd_model_channel(m, "wheel.Ft1"), f2 = nsd_model_channel(m, "wheel.Ft2");
         double F1 = p.m * p.v * Om * sin(psi) / p.B3,
                F2 = (p.m * p.v * Om * cos(psi) + p.B4 * p.k * w) / p.B5;
@@ -167,7 +167,7 @@ static void analyse(const twp *p, const char *initial, nsd_limit_analysis *la) {
     test_load(cfg, &R);
     nsd_model *m = &R.model;
     char err[512];
-    ck_assert_msg(nsd_limit_analyse(m, m->d, 0.0, m->y0, la, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(nsd_limit_analyse(m, R.data, 0.0, m->y0, la, err, sizeof err) == 0, "%s", err);
     test_unload(&R);
 }
 

@@ -49,7 +49,7 @@ static void load(nsd_scenario *R, const char *name, const char *const *sets, siz
 /* One run from y0 to t_end: the end state into y_end. */
 static void run_to(nsd_scenario *R, const double *y0, double *y_end) {
     nsd_model *m = &R->model;
-    memcpy(m->d->y0, y0, m->n * sizeof *y0);
+    memcpy(R->data->y0, y0, m->n * sizeof *y0);
     nsd_diag diag = {0};
     ck_assert_uint_eq(nsd_scenario_run(R, NULL, &diag), 0);
     nsd_diag_free(&diag);
@@ -64,7 +64,7 @@ static void run_to(nsd_scenario *R, const double *y0, double *y_end) {
 static void tangent_run(nsd_scenario *R, const double *y0, double *y_end, double *Phi,
                         size_t *jumps) {
     nsd_model *m = &R->model;
-    nsd_tangent *tg = nsd_tangent_new(m, NULL, 1);
+    nsd_tangent *tg = nsd_tangent_new(m, R->data, NULL, 1);
     ck_assert_ptr_nonnull(tg);
     nsd_tangent_begin(tg);
     run_to(R, y0, y_end);

@@ -42,11 +42,12 @@ START_TEST(step_to_step_map_converges) {
     size_t errors = nsd_app_load(&R.app, NSDYN_TEST_SOURCE_DIR "/configs/walker2_gait.toml", sets,
                                  NSDYN_COUNT(sets), &diag);
     if (!errors) errors = nsd_model_create(&R.model, &R.app.cfg, &R.app.host, &diag);
-    R.created = 1; /* destroy frees the model too */
+    R.created = 1;                                   /* destroy frees the model too */
+    if (!errors) R.data = nsd_data_create(&R.model); /* and its data */
     nsd_diag_print(&diag, stderr);
     ck_assert_uint_eq(errors, 0);
-    ck_assert_uint_eq(nsd_run_simulation(&R.model, &R.app.cfg, &R.app.host, NULL, &R.res, &diag),
-                      0);
+    ck_assert_uint_eq(
+        nsd_run_simulation(&R.model, R.data, &R.app.cfg, &R.app.host, NULL, &R.res, &diag), 0);
     nsd_diag_free(&diag);
     ck_assert_msg(R.res.outcome == NSD_RUN_COMPLETE, "%s", R.res.message);
 

@@ -180,7 +180,7 @@ int nsd_lyapunov(nsd_scenario *s, const nsd_periodic_spec *sp, const nsd_lyap_co
     w.q = w.sx + k, w.z = w.q + m * k;
     double *sum = w.z + m * k;
     w.J = sum + m;
-    memcpy(w.y, s->model.d->y0, n * sizeof *w.y);
+    memcpy(w.y, s->data->y0, n * sizeof *w.y);
     int rc = transient(&w, lc->transient);
     for (size_t i = 0; i < k; ++i) w.sx[i] = fmax(fabs(w.y[sp->free[i]]), sp->scale[i]);
     for (size_t j = 0; j < m; ++j) w.q[j * k + j] = 1.0;

@@ -46,8 +46,7 @@ size_t nsd_pc_along_read(const nsd_scenario *s, nsd_pc_along *a, nsd_diag *diag)
     }
     if (errors) return errors;
     if (f->real == to->real) {
-        nsd_diag_at(diag, to, "[pcmap] key 'to': expected a value other than 'from' (%g)",
-                    f->real);
+        nsd_diag_at(diag, to, "[pcmap] key 'to': expected a value other than 'from' (%g)", f->real);
         return 1;
     }
     a->from = f->real;
@@ -80,7 +79,7 @@ static int sample_at(const nsd_scenario *s, const nsd_pc_along *a, double p, sam
         const char *msg = diag.n ? diag.lines[0] : "the config refuses this value";
         if (!strncmp(msg, "[pcmap]: ", 9)) msg += 9; /* the derived node's own "where" */
         snprintf(why, why_len, "%s", msg);
-    } else if (nsd_pc_analyse(&d.model, d.app.cfg.settings.t_start, d.model.y0, &an, why,
+    } else if (nsd_pc_analyse(&d.model, d.data, d.app.cfg.settings.t_start, d.model.y0, &an, why,
                               why_len) == 0) {
         *out = (sample){an.lambda_eff, an.mu_dp, an.mu_c, an.mu_inf, an.mu_i};
         rc = 0;

@@ -71,15 +71,16 @@ void nsd_pc_critical_at(const nsd_pc_analysis *a, double d, double *mu_c, double
 static double ratio(double num, double den) { return den != 0.0 ? num / den : NAN; }
 
 /* Pick the two planar unilateral candidates with the smallest gaps. */
-static int pick_pair(nsd_model *m, size_t *f, size_t *b, char *err, size_t len) {
+static int pick_pair(const nsd_model *m, const nsd_data *data, size_t *f, size_t *b, char *err,
+                     size_t len) {
     size_t i1 = m->nc, i2 = m->nc;
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_decl *d = &m->layout.contacts[c];
         if (d->type != NSDYN_CONTACT_UNILATERAL || d->tangent_dim != 1) continue;
-        if (i1 == m->nc || m->d->ce[c].gap < m->d->ce[i1].gap) {
+        if (i1 == m->nc || data->ce[c].gap < data->ce[i1].gap) {
             i2 = i1;
             i1 = c;
-        } else if (i2 == m->nc || m->d->ce[c].gap < m->d->ce[i2].gap)
+        } else if (i2 == m->nc || data->ce[c].gap < data->ce[i2].gap)
             i2 = c;
     }
     if (i2 == m->nc) {
@@ -95,36 +96,36 @@ static int pick_pair(nsd_model *m, size_t *f, size_t *b, char *err, size_t len) 
 }
 
 /* Delassus of the rows (n_f, t_f, n_b, t_b) by the affine response. */
-static int delassus4(nsd_model *m, double t, const double *y, size_t f, size_t b, double *D,
-                     char *err, size_t len) {
-    memset(m->d->lambda, 0, 3 * m->nc * sizeof *m->d->lambda);
+static int delassus4(const nsd_model *m, nsd_data *data, double t, const double *y, size_t f,
+                     size_t b, double *D, char *err, size_t len) {
+    memset(data->lambda, 0, 3 * m->nc * sizeof *data->lambda);
     const size_t comp[4] = {3 * f, 3 * f + 1, 3 * b, 3 * b + 1};
     double cols[4 * 64];
     if (m->nv > 64) {
         snprintf(err, len, "the PC map handles systems with at most 64 velocities");
         return -1;
     }
-    if (nsd_affine_base(m, m->d, t, y, y + m->nq) > NSDYN_WARNING ||
-        nsd_affine_columns(m, m->d, t, y, y + m->nq, 4, comp, NULL, cols) > NSDYN_WARNING) {
-        snprintf(err, len, "%s", m->d->failure);
+    if (nsd_affine_base(m, data, t, y, y + m->nq) > NSDYN_WARNING ||
+        nsd_affine_columns(m, data, t, y, y + m->nq, 4, comp, NULL, cols) > NSDYN_WARNING) {
+        snprintf(err, len, "%s", data->failure);
         return -1;
     }
-    nsd_affine_block(m, m->d, comp, 4, cols, 4, D);
+    nsd_affine_block(m, data, comp, 4, cols, 4, D);
     return 0;
 }
 
-int nsd_pc_analyse(nsd_model *m, double t, const double *y, nsd_pc_analysis *out, char *err,
-                   size_t err_len) {
+int nsd_pc_analyse(const nsd_model *m, nsd_data *data, double t, const double *y,
+                   nsd_pc_analysis *out, char *err, size_t err_len) {
     memset(out, 0, sizeof *out);
-    nsd_model_ask_contacts(m, m->d, NSD_ROWS_ALL);
-    if (nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 1, m->d->jac, m->d->ce) >
+    nsd_model_ask_contacts(m, data, NSD_ROWS_ALL);
+    if (nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 1, data->jac, data->ce) >
         NSDYN_WARNING) {
         snprintf(err, err_len, "the system's contacts() failed at the initial state");
         return -1;
     }
     size_t f, b;
-    if (pick_pair(m, &f, &b, err, err_len) != 0) return -1;
-    const nsdyn_contact_eval *ef = &m->d->ce[f], *eb = &m->d->ce[b];
+    if (pick_pair(m, data, &f, &b, err, err_len) != 0) return -1;
+    const nsdyn_contact_eval *ef = &data->ce[f], *eb = &data->ce[b];
     /* Q_f approaches faster; at a tie, the one ahead along f's tangent. */
     double tf[2] = {ef->normal[1], -ef->normal[0]}; /* t = n rotated by -90 deg (curb_wheel, ...) */
     double ahead = (ef->point[0] - eb->point[0]) * tf[0] + (ef->point[1] - eb->point[1]) * tf[1];
@@ -136,9 +137,9 @@ int nsd_pc_analyse(nsd_model *m, double t, const double *y, nsd_pc_analysis *out
     out->f = f;
     out->b = b;
     double D[16];
-    if (delassus4(m, t, y, f, b, D, err, err_len) != 0) return -1;
+    if (delassus4(m, data, t, y, f, b, D, err, err_len) != 0) return -1;
     /* Map frame: x along the forward ground direction, y along n_f. */
-    const double *n = m->d->ce[f].normal, *pf = m->d->ce[f].point, *pb = m->d->ce[b].point;
+    const double *n = data->ce[f].normal, *pf = data->ce[f].point, *pb = data->ce[b].point;
     double ex[2] = {n[1], -n[0]};
     double sgn = ((pf[0] - pb[0]) * ex[0] + (pf[1] - pb[1]) * ex[1]) >= 0 ? 1.0 : -1.0;
     /* the local tangent is +-ex; flip its rows/cols so that t is forward.

@@ -56,8 +56,8 @@ typedef struct nsd_pc_analysis {
  * ahead along the tangent) and Q_b. 0, or -1 with a reason (fewer than two
  * planar candidates, a contact frame that is not a rigid body's, a
  * singular response). */
-int nsd_pc_analyse(nsd_model *m, double t, const double *y, nsd_pc_analysis *out, char *err,
-                   size_t err_len);
+int nsd_pc_analyse(const nsd_model *m, nsd_data *data, double t, const double *y,
+                   nsd_pc_analysis *out, char *err, size_t err_len);
 
 /* The PC of an impulse (1, kappa) (normal, forward tangent) at Q_f; 0, or
  * -1 when the impulse passes through G (the PC is at infinity). */

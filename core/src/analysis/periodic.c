@@ -57,13 +57,14 @@ static void explain_miss(const nsd_scenario *s, const nsd_periodic_spec *sp, cha
 
 int nsd_periodic_map(nsd_scenario *s, const nsd_periodic_spec *sp, const double *y0, double *y_end,
                      double *period, char *why, size_t why_len) {
-    nsd_model *m = &s->model;
-    memcpy(m->d->y0, y0, m->n * sizeof *y0);
-    m->d->section_switch = sp->section + 1;
-    m->d->section_count = sp->crossings;
+    const nsd_model *m = &s->model;
+    nsd_data *d = s->data;
+    memcpy(d->y0, y0, m->n * sizeof *y0);
+    d->section_switch = sp->section + 1;
+    d->section_count = sp->crossings;
     nsd_diag diag = {0};
     size_t errors = nsd_scenario_run(s, NULL, &diag);
-    m->d->section_switch = 0;
+    d->section_switch = 0;
     if (errors) {
         snprintf(why, why_len, "the run could not start: %s",
                  diag.n ? diag.lines[0] : "a config error");
@@ -164,7 +165,8 @@ int nsd_periodic_map_tangent(nsd_scenario *s, const nsd_periodic_spec *sp, int s
         row[a] = row[b];
         row[b] = t;
     }
-    tg = nsd_tangent_new(&s->model, scale, substeps_mult * (sp->substeps > 0 ? sp->substeps : 1));
+    tg = nsd_tangent_new(&s->model, s->data, scale,
+                         substeps_mult * (sp->substeps > 0 ? sp->substeps : 1));
     if (!tg) goto done;
     nsd_tangent_begin(tg);
     rc = nsd_periodic_map(s, sp, y0, y_end, period, why, why_len);

@@ -35,7 +35,8 @@
 
 struct nsd_tangent {
     nsd_run_observer obs;
-    nsd_model *m;
+    const nsd_model *m;
+    nsd_data *d; /* the data of the runs it observes */
     size_t n;
     int substeps;
     int hermite;                        /* fa, fb hold the slopes at the current step's ends */
@@ -65,8 +66,8 @@ static int fail(nsd_tangent *tg, const char *fmt, const char *detail) {
 
 static int rhs(nsd_tangent *tg, double t, const double *y, double *f) {
     tg->rhs_evals++;
-    if (nsd_model_rhs(tg->m, tg->m->d, t, y, f) <= NSDYN_WARNING) return 0;
-    return fail(tg, "variational equations: the right-hand side failed: %s", tg->m->d->failure);
+    if (nsd_model_rhs(tg->m, tg->d, t, y, f) <= NSDYN_WARNING) return 0;
+    return fail(tg, "variational equations: the right-hand side failed: %s", tg->d->failure);
 }
 
 /* Column j of A where the central difference at step d straddles no
@@ -244,20 +245,21 @@ static long event_slot(const nsd_model *m, const nsd_event_source *src) {
  * v += M^-1 W^T P. 1 if it applied, 0 when the contact does not approach
  * (no impact: the jump is none), -1 on failure. */
 static int impact_jump(nsd_tangent *tg, size_t c, double t, double *y) {
-    nsd_model *m = tg->m;
+    const nsd_model *m = tg->m;
+    nsd_data *d = tg->d;
     size_t nq = m->nq, nv = m->nv;
-    nsd_model_ask_contacts(m, m->d, NSD_ROWS_NONE);
-    m->d->jac[c] = m->d->W + c * 3 * nv;
-    if (nsd_model_contacts_now(m, m->d, t, y, y + nq) > NSDYN_WARNING) return -1;
-    double u[3] = {m->d->ce[c].u[0], m->d->ce[c].u[1], m->d->ce[c].u[2]};
+    nsd_model_ask_contacts(m, d, NSD_ROWS_NONE);
+    d->jac[c] = d->W + c * 3 * nv;
+    if (nsd_model_contacts_now(m, d, t, y, y + nq) > NSDYN_WARNING) return -1;
+    double u[3] = {d->ce[c].u[0], d->ce[c].u[1], d->ce[c].u[2]};
     if (!(u[0] < 0.0)) return 0;
-    memset(m->d->lambda, 0, 3 * m->nc * sizeof *m->d->lambda);
+    memset(d->lambda, 0, 3 * m->nc * sizeof *d->lambda);
     const size_t comp[3] = {3 * c, 3 * c + 1, 3 * c + 2};
     double *B = tg->T; /* 3 x nv rows of (M^-1 W^T)^T */
-    if (nsd_affine_base(m, m->d, t, y, y + nq) > NSDYN_WARNING ||
-        nsd_affine_columns(m, m->d, t, y, y + nq, 3, comp, NULL, B) > NSDYN_WARNING)
+    if (nsd_affine_base(m, d, t, y, y + nq) > NSDYN_WARNING ||
+        nsd_affine_columns(m, d, t, y, y + nq, 3, comp, NULL, B) > NSDYN_WARNING)
         return -1;
-    const double *Wc = m->d->W + c * 3 * nv;
+    const double *Wc = d->W + c * 3 * nv;
     double Gd[9] = {0}, P[3] = {0};
     for (size_t a = 0; a < 3; ++a)
         for (size_t b = 0; b < 3; ++b)
@@ -291,13 +293,14 @@ static int jump_kind(const nsd_tangent *tg, const nsd_event_source *src) {
 
 /* y <- g(t, y) for the pending jump of kind k. 0 or -1 (tg->message). */
 static int apply_jump(nsd_tangent *tg, int k, double t, double *y) {
-    nsd_model *m = tg->m;
+    const nsd_model *m = tg->m;
+    nsd_data *d = tg->d;
     if (k == 1 && m->sys->switch_map(m->sys_inst, tg->src.index, t, y, y + m->nq) > NSDYN_WARNING)
         return fail(tg, "variational equations: switch_map of switch '%s' failed",
                     m->layout.switches[tg->src.index]);
     if (k == 2 && impact_jump(tg, tg->src.index / 2, t, y) < 0)
         return fail(tg, "variational equations: the impact could not be reproduced: %s",
-                    m->d->failure);
+                    d->failure);
     return 0;
 }
 
@@ -317,20 +320,21 @@ static void describe_src(const nsd_model *m, const nsd_event_source *src, char *
  * impact is the step guard's, at its gap (modes_phase.c: its entry in the
  * table is a constant then). */
 static int event_value(nsd_tangent *tg, long e, double t, const double *y, double *h) {
-    nsd_model *m = tg->m;
+    const nsd_model *m = tg->m;
+    nsd_data *d = tg->d;
     const nsd_event_source *src = &m->event_sources[e];
     tg->rhs_evals++;
     if (src->kind == NSD_SOURCE_CONTACT && src->index % 2 == 0 && m->ed.on) {
         double *f = tg->g + m->n_events, *df = f + m->nc;
-        if (nsd_modes_gaps(m, m->d, t, y, f, df) > NSDYN_WARNING)
-            return fail(tg, "variational equations: the contact gaps failed: %s", m->d->failure);
+        if (nsd_modes_gaps(m, d, t, y, f, df) > NSDYN_WARNING)
+            return fail(tg, "variational equations: the contact gaps failed: %s", d->failure);
         if (isfinite(f[src->index / 2])) {
             *h = f[src->index / 2];
             return 0;
         }
     }
-    if (nsd_model_event_functions(m, m->d, t, y, tg->g) > NSDYN_WARNING)
-        return fail(tg, "variational equations: the event functions failed: %s", m->d->failure);
+    if (nsd_model_event_functions(m, d, t, y, tg->g) > NSDYN_WARNING)
+        return fail(tg, "variational equations: the event functions failed: %s", d->failure);
     *h = tg->g[e];
     return 0;
 }
@@ -398,7 +402,7 @@ static int jump_jacobian(nsd_tangent *tg, int k, double t, const double *y) {
 static int on_jump_before(void *ctx, const nsd_event_source *src, double t, const double *y) {
     nsd_tangent *tg = ctx;
     size_t n = tg->n;
-    nsd_model *m = tg->m;
+    const nsd_model *m = tg->m;
     long e = event_slot(m, src);
     tg->pending = 0;
     if (e < 0) return fail(tg, "variational equations: an event outside the model's table%s", "");
@@ -455,7 +459,8 @@ static int rate_after(nsd_tangent *tg, double t, const double *y) {
 
 static int on_jump_after(void *ctx, const nsd_event_source *src, double t, const double *y) {
     nsd_tangent *tg = ctx;
-    nsd_model *m = tg->m;
+    const nsd_model *m = tg->m;
+    nsd_data *d = tg->d;
     size_t n = tg->n, at = 0;
     char what[160], detail[600];
     describe_src(m, src, what, sizeof what);
@@ -500,7 +505,7 @@ static int on_jump_after(void *ctx, const nsd_event_source *src, double t, const
     /* S = G + (f+ - G f- - g_t) grad(h)^T / hdot, then Phi <- S Phi. At
      * the Poincare section the map ends at the perturbed crossing itself,
      * not at the nominal time: no flow after it, so no f+ term. */
-    int section = src->kind == NSD_SOURCE_SWITCH && m->d->section_switch == src->index + 1;
+    int section = src->kind == NSD_SOURCE_SWITCH && d->section_switch == src->index + 1;
     for (size_t i = 0; i < n; ++i) {
         double r = (section ? 0.0 : tg->fb[i]) - tg->g_t[i];
         for (size_t k = 0; k < n; ++k) r -= tg->G[i * n + k] * tg->f_minus[k];
@@ -514,11 +519,12 @@ static int on_jump_after(void *ctx, const nsd_event_source *src, double t, const
 
 static const char *on_message(void *ctx) { return ((nsd_tangent *)ctx)->message; }
 
-nsd_tangent *nsd_tangent_new(nsd_model *m, const double *scale, int substeps) {
+nsd_tangent *nsd_tangent_new(const nsd_model *m, nsd_data *d, const double *scale, int substeps) {
     nsd_tangent *tg = calloc(1, sizeof *tg);
     if (!tg) return NULL;
     size_t n = m->n, nn = n * n, ne = m->n_events + 2 * m->nc + 1; /* events, gaps and rates */
     tg->m = m;
+    tg->d = d;
     tg->n = n;
     tg->substeps = substeps < 1 ? 1 : substeps;
     /* 7 n^2 matrices, 16 n vectors (scale, 10 work, 5 of the jump) */
@@ -561,10 +567,10 @@ void nsd_tangent_begin(nsd_tangent *tg) {
     for (size_t i = 0; i < n; ++i) tg->Phi[i * n + i] = 1.0;
     tg->pending = 0;
     tg->message[0] = '\0';
-    tg->m->d->observer = &tg->obs;
+    tg->d->observer = &tg->obs;
 }
 
-void nsd_tangent_end(nsd_tangent *tg) { tg->m->d->observer = NULL; }
+void nsd_tangent_end(nsd_tangent *tg) { tg->d->observer = NULL; }
 
 const double *nsd_tangent_matrix(const nsd_tangent *tg) { return tg->Phi; }
 unsigned long long nsd_tangent_rhs_evals(const nsd_tangent *tg) { return tg->rhs_evals; }

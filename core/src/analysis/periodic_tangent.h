@@ -53,17 +53,18 @@
 
 typedef struct nsd_tangent nsd_tangent;
 
-/* For model m (its n states); scale: n typical magnitudes of the states
+/* For model m (its n states) and the data d of the runs it observes
+ * (their observer, set by nsd_tangent_begin); scale: n typical magnitudes of the states
  * (difference steps relative to max(|y_i|, scale_i)), or NULL for 1;
  * substeps: Magnus steps per integrator step (>= 1). NULL when out of
  * memory. */
-nsd_tangent *nsd_tangent_new(nsd_model *m, const double *scale, int substeps);
+nsd_tangent *nsd_tangent_new(const nsd_model *m, nsd_data *d, const double *scale, int substeps);
 void nsd_tangent_free(nsd_tangent *tg);
 
 /* Magnus steps per integrator step from now on (>= 1). */
 void nsd_tangent_set_substeps(nsd_tangent *tg, int substeps);
 
-/* Phi = I and tg installed as m's observer; nsd_tangent_end removes it. */
+/* Phi = I and tg installed as d's observer; nsd_tangent_end removes it. */
 void nsd_tangent_begin(nsd_tangent *tg);
 void nsd_tangent_end(nsd_tangent *tg);
 

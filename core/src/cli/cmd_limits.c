@@ -22,7 +22,8 @@
 enum { N_START = 24, MAX_POINTS = 4000, NSD_WHY_LEN = 512 };
 
 typedef struct portrait {
-    nsd_model *m;
+    const nsd_model *m;
+    nsd_data *d;
     size_t contact;
     double sign;        /* +1 forward in time, -1 backward */
     double r_in, r_out; /* stop radii in the u_t plane [m/s] */
@@ -30,19 +31,20 @@ typedef struct portrait {
 } portrait;
 
 static void slip_of(portrait *p, double t, const double *y, double *u1, double *u2) {
-    nsd_model *m = p->m;
+    const nsd_model *m = p->m;
+    nsd_data *d = p->d;
     for (size_t c = 0; c < m->nc; ++c) {
-        m->d->jac[c] = NULL;
-        m->d->ce[c].active = 1;
+        d->jac[c] = NULL;
+        d->ce[c].active = 1;
     }
-    nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, m->d->jac, m->d->ce);
-    *u1 = m->d->ce[p->contact].u[1];
-    *u2 = m->d->ce[p->contact].u[2];
+    nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, d->jac, d->ce);
+    *u1 = d->ce[p->contact].u[1];
+    *u2 = d->ce[p->contact].u[2];
 }
 
 static nsdyn_status portrait_rhs(void *ctx, double t, const double *y, double *ydot) {
     portrait *p = ctx;
-    nsdyn_status st = nsd_model_rhs(p->m, p->m->d, p->sign * t, y, ydot);
+    nsdyn_status st = nsd_model_rhs(p->m, p->d, p->sign * t, y, ydot);
     for (size_t i = 0; i < p->m->n; ++i) ydot[i] *= p->sign;
     return st;
 }
@@ -109,8 +111,8 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
  * config error. It needs a system with a persistent contact with 2-D slip
  * ([system]), a friction law, and an initial state on Sigma ([initial]:
  * the key of a speed that makes the contact slip). */
-static void report_refusal(nsd_diag *diag, const nsd_config *cfg, nsd_model *m, double t0,
-                           const char *err) {
+static void report_refusal(nsd_diag *diag, const nsd_config *cfg, const nsd_model *m, nsd_data *d,
+                           double t0, const char *err) {
     const nsd_toml_node *sys = cfg->system.table, *sys_id = nsd_toml_get(sys, "id");
     const char *id = m->sys->info.id;
     size_t c = m->nc;
@@ -133,15 +135,15 @@ static void report_refusal(nsd_diag *diag, const nsd_config *cfg, nsd_model *m, 
                     id, cname);
         return;
     }
-    if (nsd_model_tangent_response(m, m->d, t0, m->y0) > NSDYN_WARNING) {
+    if (nsd_model_tangent_response(m, d, t0, m->y0) > NSDYN_WARNING) {
         nsd_diag_at(diag, sys, "[system] (%s): at the initial state: %s", id, err);
         return;
     }
-    const nsdyn_contact_eval *e = &m->d->ce[c];
+    const nsdyn_contact_eval *e = &d->ce[c];
     const nsd_toml_node *initial = nsd_toml_get(&cfg->root, "initial");
     if (hypot(e->u[1], e->u[2]) > 1e-12 && initial && initial->type == NSD_TOML_TABLE) {
         /* The [initial] entry of a speed that enters the contact's slip. */
-        const double *W1 = m->d->W + c * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
+        const double *W1 = d->W + c * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
         for (size_t k = 0; k < initial->n_items; ++k) {
             const nsd_toml_node *v = &initial->items[k];
             for (size_t i = m->nq; i < m->nq + m->nv; ++i)
@@ -241,12 +243,12 @@ static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double 
     double speed = la->F_kinetic * gnorm + hypot(la->a[0], la->a[1]); /* [m/s^2] */
     double r = P->r = 1e-3;                                           /* [m/s] */
     double t_span = 4.0 * r / (speed > 0 ? speed : 1.0);
-    portrait pf = {m, la->contact, 1.0, r / 200.0, 1.6 * r, {-1, -1}};
+    portrait pf = {m, s->data, la->contact, 1.0, r / 200.0, 1.6 * r, {-1, -1}};
     portrait pb = pf;
     pb.sign = -1.0;
     /* v changes that move u_t to r (cos th, sin th): dv = W_t^T (W_t W_t^T)^-1 du. */
-    nsd_model_tangent_response(m, m->d, t0, m->y0);
-    const double *W1 = m->d->W + la->contact * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
+    nsd_model_tangent_response(m, s->data, t0, m->y0);
+    const double *W1 = s->data->W + la->contact * 3 * m->nv + m->nv, *W2 = W1 + m->nv;
     double A[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < m->nv; ++i) {
         A[0] += W1[i] * W1[i];
@@ -273,7 +275,8 @@ static int trace_portrait(nsd_scenario *s, const nsd_limit_analysis *la, double 
                              sizeof why);
             if (n < 2) continue;
             P->curves[P->nc++] = (nsd_curve){
-                X, Y, n, legend_traj++ ? NULL : "slipping trajectories (sliding motion)", 5, 0, 0.9, 0, 0, 0};
+                X, Y, n, legend_traj++ ? NULL : "slipping trajectories (sliding motion)", 5, 0, 0.9,
+                0, 0, 0};
         }
     }
     /* A trajectory the integrator refused to start (rk4 with h longer than
@@ -322,10 +325,50 @@ static int write_figure(const char *dir, const nsd_config *cfg, const char *cnam
         {root_x, root_y, la->n_dirs, "limit directions: V = 0", 1, 0, 1.0, 1, 0, 0},
     };
     nsd_panel panels[2] = {
-        {"limit-direction functions R and V", "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL,
-         0, 0, 360, NAN, NAN, 0, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0, NULL},
-        {"u1-u2 projection of the phase portrait", xl, yl, P->curves, P->nc, NULL, 0, -1.6 * r,
-         1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0, NULL},
+        {"limit-direction functions R and V",
+         "angle phi [deg]",
+         "R, V [m/s^2]",
+         fcurves,
+         3,
+         NULL,
+         0,
+         0,
+         360,
+         NAN,
+         NAN,
+         0,
+         0,
+         0,
+         NULL,
+         NULL,
+         5,
+         NULL,
+         NULL,
+         0,
+         0,
+         NULL},
+        {"u1-u2 projection of the phase portrait",
+         xl,
+         yl,
+         P->curves,
+         P->nc,
+         NULL,
+         0,
+         -1.6 * r,
+         1.6 * r,
+         -1.6 * r,
+         1.6 * r,
+         1,
+         0,
+         0,
+         NULL,
+         NULL,
+         5,
+         NULL,
+         NULL,
+         0,
+         0,
+         NULL},
     };
     snprintf(path, sizeof path, "%s/limit_directions.%s", dir, nsd_plot_format_ext(fmt));
     nsd_figure fig = {title, panels, 2, 2, 1600, 700, 0, 0, 0};
@@ -374,8 +417,8 @@ int nsd_cmd_limits(const nsd_cli *cli) {
     nsd_limit_analysis la;
     char err[1024];
     double t0 = s.app.cfg.settings.t_start;
-    if (nsd_limit_analyse(&s.model, s.model.d, t0, s.model.y0, &la, err, sizeof err) != 0) {
-        report_refusal(&diag, &s.app.cfg, &s.model, t0, err);
+    if (nsd_limit_analyse(&s.model, s.data, t0, s.model.y0, &la, err, sizeof err) != 0) {
+        report_refusal(&diag, &s.app.cfg, &s.model, s.data, t0, err);
         nsd_diag_print(&diag, stderr);
         goto out;
     }

@@ -250,8 +250,7 @@ static int write_along(const char *dir, const nsd_pc_along *al, char *err, size_
 /* The third panel: the critical coefficients along the parameter, the
  * thresholds as vertical lines. */
 static nsd_panel along_panel(const nsd_config *cfg, const nsd_pc_along *al, nsd_curve c[4],
-                             double *marks, char *xlabel,
-                             size_t xlabel_len) {
+                             double *marks, char *xlabel, size_t xlabel_len) {
     const double *ys[4] = {al->mu_dp, al->mu_c, al->mu_inf, al->mu_i};
     static const char *const names[4] = {"mu_DP", "mu_c", "mu_inf", "mu_i"};
     static const int colors[4] = {1, 2, 7, 0};
@@ -381,7 +380,7 @@ int nsd_cmd_pcmap(const nsd_cli *cli) {
     nsd_pc_analysis a;
     char err[1024];
     double t0 = s.app.cfg.settings.t_start;
-    if (nsd_pc_analyse(&s.model, t0, s.model.y0, &a, err, sizeof err) != 0) {
+    if (nsd_pc_analyse(&s.model, s.data, t0, s.model.y0, &a, err, sizeof err) != 0) {
         const nsd_toml_node *sys = s.app.cfg.system.table, *id = nsd_toml_get(sys, "id");
         nsd_diag_at(&diag, id ? id : sys, "[system]: nsdyn pcmap: %s", err);
         nsd_diag_print(&diag, stderr);

@@ -157,7 +157,12 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
                        0,
                        NULL,
                        NULL,
-                       5, NULL, NULL, 0, 0, NULL};
+                       5,
+                       NULL,
+                       NULL,
+                       0,
+                       0,
+                       NULL};
     nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];
@@ -172,14 +177,14 @@ static int write_orbit_run(nsd_scenario *s, const nsd_periodic_spec *sp, const d
                            char ***written, size_t *n_written, char *err, size_t len) {
     nsd_run_settings keep = s->app.cfg.settings;
     s->app.cfg.settings = *saved;
-    nsd_model *m = &s->model;
-    memcpy(m->d->y0, y, m->n * sizeof *y);
-    m->d->section_switch = sp->section + 1;
-    m->d->section_count = sp->crossings;
+    nsd_data *d = s->data;
+    memcpy(d->y0, y, s->model.n * sizeof *y);
+    d->section_switch = sp->section + 1;
+    d->section_count = sp->crossings;
     nsd_diag diag = {0};
     size_t e = nsd_scenario_run(s, NULL, &diag);
     nsd_diag_free(&diag);
-    m->d->section_switch = 0;
+    d->section_switch = 0;
     int rc = -1;
     if (e)
         snprintf(err, len, "the orbit's run could not start");
@@ -206,9 +211,9 @@ static size_t check_guess(nsd_scenario *s, const nsd_periodic_config *pc, nsd_di
     char why[1536] = "out of memory";
     int rc = -1;
     if (y0 && y1) {
-        memcpy(y0, s->model.d->y0, n * sizeof *y0);
+        memcpy(y0, s->data->y0, n * sizeof *y0);
         rc = nsd_periodic_map(s, &pc->spec, y0, y1, &T, why, sizeof why);
-        memcpy(s->model.d->y0, y0, n * sizeof *y0);
+        memcpy(s->data->y0, y0, n * sizeof *y0);
     }
     if (rc != 0)
         nsd_diag_at(diag, pc->section_node,
@@ -289,7 +294,7 @@ static int solve_into(const nsd_cli *cli, nsd_scenario *s, nsd_periodic_config *
         fprintf(stderr, "error: out of memory\n");
         return NSD_EXIT_FAILED;
     }
-    memcpy(guess, s->model.d->y0, s->model.n * sizeof *guess);
+    memcpy(guess, s->data->y0, s->model.n * sizeof *guess);
     at_stage(st, "Newton's iteration for the periodic orbit");
     int rc = nsd_periodic_solve(s, sp, guess, &r, cli->quiet ? NULL : stdout);
     free(guess);

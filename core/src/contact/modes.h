@@ -99,7 +99,7 @@ void nsd_modes_init(nsd_model *m, double rest_ratio, double rest_velocity,
 void nsd_modes_alloc(const nsd_model *m, nsd_data *d);
 void nsd_modes_free(nsd_data *d);
 
-/* Forces of the current modes at (t, y): fills m->d->lambda and vdot (nv). */
+/* Forces of the current modes at (t, y): fills d->lambda and vdot (nv). */
 nsdyn_status nsd_modes_forces(const nsd_model *m, nsd_data *data, double t, const double *y,
                               double *vdot);
 
@@ -113,7 +113,7 @@ nsdyn_status nsd_modes_events(const nsd_model *m, nsd_data *data, double t, cons
  * velocity projection onto them. May change the velocities in y. Appends
  * the contact events to log. `fired`: the contact event function that
  * fired (0 .. 2 nc - 1, as in nsd_modes_events), or -1. Returns NSDYN_OK, or an error with
- * m->d->failure set (no consistent mode, impact law failure). */
+ * d->failure set (no consistent mode, impact law failure). */
 /* Open-contact gaps at (t, y) for the step guard: f[c] = gap - threshold
  * [m] (an impact where f falls through 0) and its rate df[c] = u_n [m/s];
  * f[c] = +inf for contacts that are closed, persistent or inactive. */
@@ -130,7 +130,7 @@ double nsd_modes_rest_speed(const nsd_model *m, nsd_data *data, size_t c, double
 /* Sustained contacts whose gap drifted out of half the touching band:
  * positions projected back onto the closed constraints (and velocities
  * onto their tangent). Returns 1 if y changed (the integrator must
- * restart), 0 if nothing drifted, -1 on failure with m->d->failure set. */
+ * restart), 0 if nothing drifted, -1 on failure with d->failure set. */
 /* *deepest_open: the most negative gap of an open contact found deeper
  * than twice the tolerance (projected out with the others), else 0: a
  * penetration no impact caught (the run reports it, run.h). */
@@ -157,7 +157,7 @@ typedef struct nsd_reset_tally {
  * the reset is logged (NSD_EVENT_SYSTEM_RESET) and the modes are resolved
  * again for the new velocities; at most 4 rounds at one instant. Adds to
  * *tally. Without the callback it is nsd_modes_resolve. Returns as
- * nsd_modes_resolve (m->d->failure set on error). */
+ * nsd_modes_resolve (d->failure set on error). */
 nsdyn_status nsd_modes_resolve_notify(const nsd_model *m, nsd_data *data, double t, double *y,
                                       nsd_event_log *log, int fired, int initial,
                                       nsd_reset_tally *tally);

@@ -64,7 +64,7 @@
  * leaves the cone. */
 #define NSD_CONE_MARGIN 1e-9
 
-/* The base force of contact c (fixed parts in m->d->lambda: a persistent or
+/* The base force of contact c (fixed parts in d->lambda: a persistent or
  * compliant contact's load, a slipping contact's friction per N) plus the
  * unknowns of x. */
 static void contact_force(const nsd_data *data, const double *x, size_t c, double *f) {

@@ -33,7 +33,7 @@ typedef struct nsd_modes_work {
     double *adm_work;       /* the admissible forces (modes_forces.c): A's copy and
                                nsn_null_space's workspace, adm_len doubles */
     size_t adm_len;
-    double *adm_Z;                                  /* (3 nc)^2: null-space basis */
+    double *adm_Z;                                   /* (3 nc)^2: null-space basis */
     double *adm_x0, *adm_xk, *adm_p, *adm_q, *adm_y; /* 3 nc each: Dykstra's iterates */
     char law_log[256];
 } nsd_modes_work;
@@ -57,7 +57,7 @@ static inline int tangent_held(const nsd_model *m, nsd_data *data, size_t c) {
 /* The unknown forces of the current modes (w->n_unknown = nu of them):
  * w->A x = w->x in place, the least-norm solution, and of the admissible
  * ones the least-norm if that one is not admissible (modes_forces.c).
- * m->d->lambda holds the fixed parts of the forces. Returns 0, or -1 if the
+ * d->lambda holds the fixed parts of the forces. Returns 0, or -1 if the
  * rows are inconsistent (w->x then undefined). */
 int nsd_modes_solve_forces(const nsd_model *m, nsd_data *data, size_t nu);
 

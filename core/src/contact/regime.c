@@ -53,8 +53,6 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
     if (m->regime->kind == NSD_REGIME_EVENT_DRIVEN)
         nsd_modes_init(m, cfg->settings.rest_ratio, cfg->settings.rest_velocity,
                        cfg->settings.contact_tolerance);
-    /* the model's own data were sized before the regime was chosen */
-    if (m->regime->data_init) m->regime->data_init(m, m->d);
     /* the paper's limit-direction test, checked at every stick/slip switch
      * (docs/towed-wheel.md); the modes only call the hook */
     m->ed.switch_check = nsd_limit_switch_check;

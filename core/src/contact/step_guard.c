@@ -55,14 +55,16 @@ void nsd_step_guard_free(nsd_step_guard *g) {
 static double *lf(nsd_step_guard *g, size_t level) { return g->f + level * g->nc; }
 static double *ldf(nsd_step_guard *g, size_t level) { return g->df + level * g->nc; }
 
-nsdyn_status nsd_step_guard_start(nsd_step_guard *g, nsd_model *m, double t, const double *y) {
+nsdyn_status nsd_step_guard_start(nsd_step_guard *g, const nsd_model *m, nsd_data *d, double t,
+                                  const double *y) {
     g->t_a = t;
-    return nsd_modes_gaps(m, m->d, t, y, lf(g, 0), ldf(g, 0));
+    return nsd_modes_gaps(m, d, t, y, lf(g, 0), ldf(g, 0));
 }
 
 typedef struct guard_call {
     nsd_step_guard *g;
-    nsd_model *m;
+    const nsd_model *m;
+    nsd_data *d;
     const nsdyn_integrator *ig;
     void *inst;
     double t_b;
@@ -76,7 +78,7 @@ static int state_at(guard_call *k, double t, double *y) {
         return 0;
     }
     if (k->ig->dense(k->inst, t, y) > NSDYN_WARNING) {
-        snprintf(k->m->d->failure, sizeof k->m->d->failure,
+        snprintf(k->d->failure, sizeof k->d->failure,
                  "the step guard could not read the dense output at t = %.17g s: %s", t,
                  k->ig->message ? k->ig->message(k->inst) : "");
         return -1;
@@ -89,7 +91,7 @@ static int gaps_at(guard_call *k, double t, size_t level) {
     if (state_at(k, t, k->g->ytmp) != 0) return -1;
     k->g->evaluations++;
     k->g->gaps += k->g->nc;
-    return nsd_modes_gaps(k->m, k->m->d, t, k->g->ytmp, lf(k->g, level), ldf(k->g, level)) >
+    return nsd_modes_gaps(k->m, k->d, t, k->g->ytmp, lf(k->g, level), ldf(k->g, level)) >
                    NSDYN_WARNING
                ? -1
                : 0;
@@ -101,29 +103,30 @@ static int gaps_at(guard_call *k, double t, size_t level) {
  * its terrain, not all). */
 static int gaps_masked_at(guard_call *k, double t, const double *y, const unsigned char *mask,
                           size_t level) {
-    nsd_model *m = k->m;
+    const nsd_model *m = k->m;
+    nsd_data *d = k->d;
     nsd_step_guard *g = k->g;
     g->evaluations_some++;
-    nsd_model_ask_contacts(m, m->d, NSD_ROWS_NONE);
+    nsd_model_ask_contacts(m, d, NSD_ROWS_NONE);
     nsdyn_status st =
-        nsd_contacts_evaluate_some(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, mask, m->d->ce);
+        nsd_contacts_evaluate_some(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, mask, d->ce);
     if (st > NSDYN_WARNING) {
-        nsd_model_fail(m, m->d, st, t, "system contacts()");
+        nsd_model_fail(m, d, st, t, "system contacts()");
         return -1;
     }
     for (size_t c = 0; c < m->nc; ++c) {
         if (!mask[c]) continue;
         g->gaps++;
-        const nsdyn_contact_eval *e = &m->d->ce[c];
+        const nsdyn_contact_eval *e = &d->ce[c];
         if (e->active && !isfinite(e->gap + e->u[0] + e->u[1] + e->u[2] + e->normal_load)) {
-            snprintf(m->d->failure, sizeof m->d->failure,
+            snprintf(d->failure, sizeof d->failure,
                      "system '%s' returned a non-finite gap, velocity or load at contact '%s' at "
                      "t = %.9g s (gap %g m, u_n %g m/s)",
                      m->sys->info.id, m->layout.contacts[c].name, t, e->gap, e->u[0]);
             return -1;
         }
-        int open = is_unilateral(m, c) && e->active && !m->d->ed.mode[c].closed;
-        lf(g, level)[c] = open ? e->gap - m->d->ed.mode[c].g_ref[0] : INFINITY;
+        int open = is_unilateral(m, c) && e->active && !d->ed.mode[c].closed;
+        lf(g, level)[c] = open ? e->gap - d->ed.mode[c].g_ref[0] : INFINITY;
         ldf(g, level)[c] = e->u[0];
     }
     return 0;
@@ -536,7 +539,7 @@ static int located(guard_call *k, double t_hit, size_t c) {
         return -1;
     k->g->hits++;
     double rate = ldf(k->g, L1_CUR)[c];
-    nsd_contact_mode *md = &k->m->d->ed.mode[c];
+    nsd_contact_mode *md = &k->d->ed.mode[c];
     if (rate > 0.0) md->v_unresolved = fmax(md->v_unresolved, rate * (1.0 + 1e-9));
     return 1;
 }
@@ -595,16 +598,17 @@ static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
     return 0;
 }
 
-int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator *ig, void *inst,
-                         double t_b, const double *y_b, double *t_hit, size_t *contact) {
-    guard_call k = {g, m, ig, inst, t_b, y_b};
+int nsd_step_guard_check(nsd_step_guard *g, const nsd_model *m, nsd_data *d,
+                         const nsdyn_integrator *ig, void *inst, double t_b, const double *y_b,
+                         double *t_hit, size_t *contact) {
+    guard_call k = {g, m, d, ig, inst, t_b, y_b};
     if (g->nc == 0 || !(t_b > g->t_a)) return 0;
     if (gaps_at(&k, t_b, 1) != 0) return -1;
     int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, NULL, t_hit, contact);
     if (r < 0) return -1;
     if (r == 1 && earliest_hit(&k, t_hit, contact) != 0) return -1;
     if (r == 1) return located(&k, *t_hit, *contact);
-    if (penetrating(m, m->d, lf(g, 1), ldf(g, 1), t_b)) return -1;
+    if (penetrating(m, d, lf(g, 1), ldf(g, 1), t_b)) return -1;
     memcpy(lf(g, 0), lf(g, 1), g->nc * sizeof *g->f);
     memcpy(ldf(g, 0), ldf(g, 1), g->nc * sizeof *g->df);
     g->t_a = t_b;

@@ -59,15 +59,17 @@ void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m);
 void nsd_step_guard_free(nsd_step_guard *g);
 
 /* (Re)start at (t, y): after setup, a restart, a switch. */
-nsdyn_status nsd_step_guard_start(nsd_step_guard *g, nsd_model *m, double t, const double *y);
+nsdyn_status nsd_step_guard_start(nsd_step_guard *g, const nsd_model *m, nsd_data *d, double t,
+                                  const double *y);
 
 /* After an accepted step ending at (t_b, y_b): 1 if an open contact's gap
  * falls through its threshold inside the step (then *t_hit, *contact and
  * g->y hold the earliest), 0 if not (the guard moves on to t_b), -1 on
- * failure with m->d->failure set (a dense-output failure, or an open contact
+ * failure with d->failure set (a dense-output failure, or an open contact
  * found penetrating and approaching: an impact missed by a previous
  * phase). */
-int nsd_step_guard_check(nsd_step_guard *g, nsd_model *m, const nsdyn_integrator *ig, void *inst,
-                         double t_b, const double *y_b, double *t_hit, size_t *contact);
+int nsd_step_guard_check(nsd_step_guard *g, const nsd_model *m, nsd_data *d,
+                         const nsdyn_integrator *ig, void *inst, double t_b, const double *y_b,
+                         double *t_hit, size_t *contact);
 
 #endif

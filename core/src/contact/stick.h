@@ -8,8 +8,8 @@
 
 #include "model.h"
 
-/* Forces (m->d->lambda) and v' (nv) at (t, y) with the stick constraints
- * solved; NSDYN_ERROR with m->d->failure when they are singular. */
+/* Forces (d->lambda) and v' (nv) at (t, y) with the stick constraints
+ * solved; NSDYN_ERROR with d->failure when they are singular. */
 nsdyn_status nsd_stick_solve(const nsd_model *m, nsd_data *data, double t, const double *y,
                              double *vdot);
 

@@ -320,6 +320,6 @@ nsdyn_host_status nsdyn_data_get_state(nsdyn_data *d, const char *name, double *
     else if (d->ran && s->rows)
         *value = nsd_series_at(s, s->rows - 1, (size_t)c);
     else
-        *value = d->s->model.d->y0[c - 1];
+        *value = d->s->data->y0[c - 1];
     return NSDYN_HOST_OK;
 }

@@ -23,7 +23,7 @@ static int solve(nsdyn_data *d, const nsd_periodic_config *pc, nsd_diag *diag) {
     int rc = -1;
     char why[1536] = "out of memory";
     if (y0 && y1) {
-        memcpy(y0, s->model.d->y0, n * sizeof *y0);
+        memcpy(y0, s->data->y0, n * sizeof *y0);
         nsd_host_call c;
         nsd_host_call_begin(d, &c);
         /* the guess must reach the section (the CLI's check) */
@@ -36,7 +36,7 @@ static int solve(nsdyn_data *d, const nsd_periodic_config *pc, nsd_diag *diag) {
             rc = nsd_periodic_solve(s, &pc->spec, y0, &d->periodic, NULL);
         }
         nsd_host_call_end(d, &c);
-        memcpy(s->model.d->y0, y0, n * sizeof *y0);
+        memcpy(s->data->y0, y0, n * sizeof *y0);
     }
     free(y0);
     free(y1);

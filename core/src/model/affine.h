@@ -7,7 +7,7 @@
  * exactly (a difference of two affine evaluations, not a finite
  * difference): C_k is the column M^-1 W^T e_k of a unit force on component
  * k. A component is 3 c + a (contact c; a = 0 normal, 1, 2 tangents), the
- * index into lambda and into the Jacobian rows m->d->W (3 nv per contact),
+ * index into lambda and into the Jacobian rows d->W (3 nv per contact),
  * whose rows must have been evaluated (contacts() with W buffers). Used by
  * the stick solver (stick.c), the event-driven modes (modes.c), the
  * mechanics view (mechanics.c) and the analyses (analysis/). Nothing here
@@ -18,19 +18,19 @@
 #include "model.h"
 
 /* A probe other than a unit force on one component: adds `amount` times
- * the pattern of unknown k to m->d->lambda (the event-driven modes' normal
+ * the pattern of unknown k to d->lambda (the event-driven modes' normal
  * force of a slipping contact carries its friction force along). */
 typedef void (*nsd_affine_probe)(const nsd_model *m, nsd_data *data, size_t k, double amount);
 
-/* The free acceleration at (t, q, v) under the current m->d->lambda into
- * m->d->a0 (nv). */
+/* The free acceleration at (t, q, v) under the current d->lambda into
+ * d->a0 (nv). */
 nsdyn_status nsd_affine_base(const nsd_model *m, nsd_data *data, double t, const double *q,
                              const double *v);
 
 /* n columns into cols (n x nv, column j at cols + j nv): the response to
- * probe j minus m->d->a0 (call nsd_affine_base first, with the same lambda).
+ * probe j minus d->a0 (call nsd_affine_base first, with the same lambda).
  * probe NULL: a unit force on component comp[j] (comp NULL: component j).
- * m->d->lambda is restored. */
+ * d->lambda is restored. */
 nsdyn_status nsd_affine_columns(const nsd_model *m, nsd_data *data, double t, const double *q,
                                 const double *v, size_t n, const size_t *comp,
                                 nsd_affine_probe probe, double *cols);

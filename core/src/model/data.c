@@ -68,6 +68,9 @@ nsd_data *nsd_data_create(const nsd_model *m) {
 }
 
 void nsd_data_reset(const nsd_model *m, nsd_data *d) {
+    if (m->sys && m->sys->info.reset) m->sys->info.reset(m->sys_inst);
+    if (m->contact && m->contact->info.reset) m->contact->info.reset(m->contact_inst);
+    if (m->friction && m->friction->info.reset) m->friction->info.reset(m->friction_inst);
     if (m->regime && m->regime->reset) m->regime->reset(m, d);
     nsd_hold_view *h = &d->hold;
     for (size_t c = 0; h->held && c < m->nc; ++c) {

@@ -52,9 +52,9 @@ struct nsd_data;
  * events. */
 typedef struct nsd_event_modes {
     int on;
-    double rest_velocity;          /* [m/s] run.rest_velocity: zero slip speed */
-    double rest_ratio;             /* [1] run.rest_ratio: accumulation rule */
-    double contact_tolerance;      /* [m] run.contact_tolerance */
+    double rest_velocity;     /* [m/s] run.rest_velocity: zero slip speed */
+    double rest_ratio;        /* [1] run.rest_ratio: accumulation rule */
+    double contact_tolerance; /* [m] run.contact_tolerance */
     /* The contact law is compliant (set-valued friction on compliant
      * contacts): a unilateral contact's normal force comes from the law,
      * and it is closed while it penetrates (gap < 0), open otherwise;
@@ -243,11 +243,6 @@ typedef struct nsd_model {
     nsd_event_modes ed;     /* event-driven rigid or set-valued contact (modes.c) */
     nsd_energy_check audit; /* the energy audit (run.c) */
 
-    /* The model's own run data (nsd_data_create at nsd_model_create,
-     * freed by nsd_model_destroy): what a run writes. Stages still taking
-     * a model alone reach their data through it (issue 21: the model
-     * becomes constant once every stage is f(const nsd_model *, nsd_data *)). */
-    struct nsd_data *d;
 } nsd_model;
 
 /* The contact modes of event-driven contact and the buffers of modes.c
@@ -262,13 +257,14 @@ typedef struct nsd_modes_state {
  * work buffers (sized from the model at nsd_data_create, so nothing
  * allocates while running), the contact modes, the mechanics view, the
  * counters, the failure text and the analyses' section and observer. One
- * per run or thread; a model's own is m->d. */
+ * per run or thread: the model itself is constant after creation, and every
+ * stage takes the data it writes beside it. */
 typedef struct nsd_data {
     const struct nsd_model *model; /* the model it was created for (the callbacks' ctx) */
     nsdyn_contact_eval *ce;
-    double *lambda;         /* 3 nc local contact forces */
-    double *W;              /* 3 nv per contact */
-    double **jac;           /* per contact: its rows in W, or NULL: the Jacobians the last
+    double *lambda; /* 3 nc local contact forces */
+    double *W;      /* 3 nv per contact */
+    double **jac;   /* per contact: its rows in W, or NULL: the Jacobians the last
                                nsd_model_contacts_now(, ->d) asked for (the right-hand side asks
                                for none and leaves jac alone) */
     /* The initial state of this data's runs (n): the model's y0 at
@@ -305,9 +301,10 @@ typedef struct nsd_data {
  * its regime; aborts when out of memory, like the model's creation. */
 nsd_data *nsd_data_create(const nsd_model *m);
 /* The data back to their state right after nsd_data_create, before every
- * run: the counters, the failure, the contact modes and the holds at
- * gap_rate = 0 (not the section nor the observer, which the analyses set
- * around runs). */
+ * run: the plugins' reset() (their state right after create, e.g. a
+ * walker's stance leg), the counters, the failure, the contact modes and
+ * the holds at gap_rate = 0 (not the section nor the observer, which the
+ * analyses set around runs). */
 void nsd_data_reset(const nsd_model *m, nsd_data *d);
 /* Free d (NULL: nothing), created for m. */
 void nsd_data_destroy(const nsd_model *m, nsd_data *d);
@@ -320,9 +317,6 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *h
  * m->y0 stays NULL when the plugins or the layout failed. */
 size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host, nsd_diag *diag);
 void nsd_model_destroy(nsd_model *m);
-/* Before every run (nsd_scenario_run): the plugins' reset() (their state
- * right after create, e.g. a walker's stance leg) and the contact modes. */
-void nsd_model_reset(nsd_model *m);
 
 /* y' = f(t, y) into ydot (n), with the run's data (its counters, failure,
  * buffers); nsd_model_ode hands it to an integrator. */

@@ -337,22 +337,17 @@ size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *ho
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
-    m->d = nsd_data_create(m); /* the regime's part follows at nsd_model_create */
     if (!errors && cfg->settings.precheck) errors += precheck(m, cfg, diag);
-    if (!errors) errors += initial_gaps(m, m->d, cfg, diag);
+    if (!errors) { /* in data of its own: the model keeps none (no regime yet: no modes) */
+        nsd_data *check = nsd_data_create(m);
+        errors += initial_gaps(m, check, cfg, diag);
+        nsd_data_destroy(m, check);
+    }
     setup_energy_audit(m, cfg);
     return errors;
 }
 
-void nsd_model_reset(nsd_model *m) {
-    if (m->sys && m->sys->info.reset) m->sys->info.reset(m->sys_inst);
-    if (m->contact && m->contact->info.reset) m->contact->info.reset(m->contact_inst);
-    if (m->friction && m->friction->info.reset) m->friction->info.reset(m->friction_inst);
-    if (m->d) nsd_data_reset(m, m->d);
-}
-
 void nsd_model_destroy(nsd_model *m) {
-    if (m->d) nsd_data_destroy(m, m->d);
     if (m->sys && m->sys_inst) m->sys->info.destroy(m->sys_inst);
     if (m->contact && m->contact_inst) m->contact->info.destroy(m->contact_inst);
     if (m->friction && m->friction_inst) m->friction->info.destroy(m->friction_inst);

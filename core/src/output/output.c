@@ -260,9 +260,9 @@ static void write_plugin_provenance(FILE *f, const nsd_section *s) {
     nsd_toml_write_string(f, s->plugin->path && realpath(s->plugin->path, real) ? real
                                                                                 : s->plugin->path);
     fprintf(f, ", sha256 = ");
-    nsd_toml_write_string(
-        f, s->plugin->path && nsd_sha256_file_cached(s->plugin->path, hash) == 0 ? hash
-                                                                                 : "unreadable");
+    nsd_toml_write_string(f, s->plugin->path && nsd_sha256_file_cached(s->plugin->path, hash) == 0
+                                 ? hash
+                                 : "unreadable");
     fprintf(f, " }\n");
 }
 
@@ -324,9 +324,8 @@ static void write_event_counts(FILE *f, const nsd_run_result *r) {
             "guard_evaluations_some = %llu  # of the gaps of the contacts it follows\n"
             "guard_gaps = %llu  # contact gaps evaluated over both\n"
             "guard_hits = %llu  # impacts the step guard located\n",
-            (unsigned long long)r->guard_evaluations,
-            (unsigned long long)r->guard_evaluations_some, (unsigned long long)r->guard_gaps,
-            (unsigned long long)r->guard_hits);
+            (unsigned long long)r->guard_evaluations, (unsigned long long)r->guard_evaluations_some,
+            (unsigned long long)r->guard_gaps, (unsigned long long)r->guard_hits);
     fprintf(f,
             "system_reset_energy = %.9g  # [J] energy changed by the system's resets "
             "(events_system_reset; the energy audit's floor rose by their rises)\n",
@@ -397,7 +396,7 @@ void nsd_print_run_record(FILE *f, const nsd_config *cfg, const nsd_model *m,
     for (size_t i = 0; i < m->nq + m->nv; ++i) {
         /* %.17g reads back as the same double; -0 would read as the TOML
          * integer 0, so a negative zero is written as a float. */
-        double y = m->d->y0[i];
+        double y = r && r->y0 ? r->y0[i] : m->y0[i];
         if (y == 0 && signbit(y))
             fprintf(f, "%s = -0.0", m->channels[1 + i].name);
         else

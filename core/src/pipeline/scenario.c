@@ -62,6 +62,7 @@ size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag) {
     if (!s->app.host.log) s->app.host = nsd_runlog_host(&s->log);
     config_notes(s);
     size_t errors = nsd_model_create(&s->model, &s->app.cfg, &s->app.host, diag);
+    if (s->model.regime) s->data = nsd_data_create(&s->model);
     s->created_mark = nsd_runlog_mark_now(&s->log);
     s->created = 1; /* a model that failed half-way is destroyed too */
     if (!errors && !s->no_graphs) errors = nsd_figures_check(&s->app.cfg, &s->model, diag);
@@ -85,17 +86,20 @@ size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *s
 static void fresh_run(nsd_scenario *s) {
     nsd_run_result_free(&s->res);
     memset(&s->res, 0, sizeof s->res);
-    nsd_model_reset(&s->model);
-    s->model.d->progress = s->log.progress; /* the command's progress line, if any */
-    s->model.d->progress_ctx = s->log.echo_ctx;
+    nsd_data_reset(&s->model, s->data);
+    s->data->progress = s->log.progress; /* the command's progress line, if any */
+    s->data->progress_ctx = s->log.echo_ctx;
     nsd_runlog_rewind(&s->log, s->created_mark); /* the previous run's messages go */
 }
 
 size_t nsd_scenario_run(nsd_scenario *s, const char *label, nsd_diag *diag) {
     fresh_run(s);
-    size_t errors = nsd_run_simulation(&s->model, &s->app.cfg, &s->app.host, label, &s->res, diag);
-    if (!errors) nsd_scenario_ended(s);
-    else nsd_runlog_copy(&s->res.log, &s->log);
+    size_t errors =
+        nsd_run_simulation(&s->model, s->data, &s->app.cfg, &s->app.host, label, &s->res, diag);
+    if (!errors)
+        nsd_scenario_ended(s);
+    else
+        nsd_runlog_copy(&s->res.log, &s->log);
     return errors;
 }
 
@@ -106,7 +110,7 @@ void nsd_scenario_ended(nsd_scenario *s) {
 
 size_t nsd_scenario_begin(nsd_scenario *s, nsd_diag *diag, nsd_run **run) {
     fresh_run(s);
-    return nsd_run_begin(&s->model, &s->app.cfg, &s->app.host, NULL, &s->res, diag, run);
+    return nsd_run_begin(&s->model, s->data, &s->app.cfg, &s->app.host, NULL, &s->res, diag, run);
 }
 
 /* A signal received while the outputs of a run that did not fail are
@@ -298,6 +302,7 @@ void nsd_scenario_print_summary(FILE *out, const char *label, const nsd_run_resu
 
 void nsd_scenario_destroy(nsd_scenario *s) {
     nsd_run_result_free(&s->res);
+    if (s->data) nsd_data_destroy(&s->model, s->data);
     if (s->created) nsd_model_destroy(&s->model);
     nsd_app_free(&s->app); /* a derived scenario's registry is empty */
     nsd_runlog_free(&s->log);

@@ -45,7 +45,8 @@ typedef struct nsd_scenario {
      * base's. app.host: the host services handed to the plugins. */
     nsd_app app;
     const struct nsd_scenario *base; /* derived from, or NULL */
-    nsd_model model;                 /* after create */
+    nsd_model model;                 /* after create: constant from then on */
+    nsd_data *data;                  /* after create: what its runs write (model.h) */
     nsd_run_result res;              /* after run */
     /* Set between open and create: no graphs (the [plot] channel names
      * are not checked and nothing is drawn). For tests, sweeps and

@@ -32,11 +32,11 @@ static int all_finite(const double *y, size_t n) {
 /* Buffers, the integrator and its problem. Returns 1 if the integrator
  * refused its parameters (a config error in diag; nothing to close), 2 if
  * a buffer could not be allocated, else 0. */
-static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
+static size_t runner_open(nsd_runner *r, const nsd_model *m, nsd_data *d, const nsd_config *cfg,
                           const nsdyn_host *host, nsd_diag *diag) {
     const nsd_run_settings *rs = &cfg->settings;
     r->m = m;
-    r->d = m->d;
+    r->d = d;
     r->ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
     char err[512] = "";
     r->inst = r->ig->info.create(cfg->integrator.params.values, host, err, sizeof err);
@@ -81,9 +81,11 @@ static size_t runner_open(nsd_runner *r, nsd_model *m, const nsd_config *cfg,
     r->sw_from = calloc(2 * (m->layout.n_switches + 1), sizeof *r->sw_from);
     r->sw_at = r->sw_from ? r->sw_from + m->layout.n_switches + 1 : NULL;
     r->y_last = r->d->y0;
+    r->res->y0 = malloc(m->n * sizeof *r->res->y0);
+    if (r->res->y0) memcpy(r->res->y0, r->d->y0, m->n * sizeof *r->res->y0);
     r->wall0 = r->last_progress = now_seconds();
     if (!s->data || !r->ybuf || !r->y_switch || !r->ydot_rate || !r->g || !r->g_prev ||
-        !r->g_jump || !r->y_from || !r->sw_from)
+        !r->g_jump || !r->y_from || !r->sw_from || !r->res->y0)
         return 2;
     nsd_step_guard_init(&r->guard, m);
     r->guard_ready = 1;
@@ -109,7 +111,7 @@ static void report_setup_refusal(const nsd_runner *r, const nsd_config *cfg, nsd
  * refused (*refused = 1, reported in diag). */
 static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *diag,
                              size_t *refused) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     const double *y_start = r->d->y0;
     if (r->d->observer && (!r->locates || (r->ig->info.provides & NSDYN_CAP_TIME_STEPPING)))
         return nsd_runner_failed(
@@ -146,7 +148,7 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
         return NSD_END;
     }
     if (r->ode.n_events) nsd_model_event_functions(m, r->d, r->t0, y_start, r->g_prev);
-    if (m->ed.on && nsd_step_guard_start(&r->guard, m, r->t0, y_start) > NSDYN_WARNING)
+    if (m->ed.on && nsd_step_guard_start(&r->guard, m, r->d, r->t0, y_start) > NSDYN_WARNING)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t0,
                                  r->d->failure);
     return NSD_GO_ON;
@@ -188,7 +190,8 @@ static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_sour
                            const nsd_event_source **fired) {
     double t_hit = rep->t;
     size_t hit = 0;
-    int gr = nsd_step_guard_check(&r->guard, r->m, r->ig, r->inst, rep->t, rep->y, &t_hit, &hit);
+    int gr =
+        nsd_step_guard_check(&r->guard, r->m, r->d, r->ig, r->inst, rep->t, rep->y, &t_hit, &hit);
     if (gr < 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", rep->t,
                                  r->d->failure, nsd_runner_describe(r, rep->y));
@@ -210,7 +213,7 @@ static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_sour
  * (docs/event-driven.md "Bi-stiffness at rest"). "" otherwise. Written
  * into r->held_msg. */
 static const char *held_cause(nsd_runner *r) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     r->held_msg[0] = '\0';
     for (size_t k = 0; k < m->n_rate_events; ++k) {
         size_t c = m->event_sources[m->event_first[NSD_SOURCE_RATE] + k].index;
@@ -258,7 +261,7 @@ static nsd_flow step_failed(nsd_runner *r) {
 
 /* One integrator step with its samples and events. */
 static nsd_flow run_step(nsd_runner *r) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     if (nsd_interrupt_signal())
         return nsd_runner_failed(r, "interrupted by signal %d at t = %.9g s; last state: %s",
                                  nsd_interrupt_signal(), r->t, nsd_runner_describe(r, r->y_last));
@@ -341,8 +344,8 @@ static void runner_close(nsd_runner *r) {
     }
 }
 
-size_t nsd_run_begin(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host, const char *label,
-                     nsd_run_result *res, nsd_diag *diag, nsd_run **run) {
+size_t nsd_run_begin(const nsd_model *m, nsd_data *d, const nsd_config *cfg, const nsdyn_host *host,
+                     const char *label, nsd_run_result *res, nsd_diag *diag, nsd_run **run) {
     memset(res, 0, sizeof *res);
     res->stop_index = -1;
     *run = NULL;
@@ -354,7 +357,7 @@ size_t nsd_run_begin(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host
     }
     r->res = res;
     r->label = label;
-    size_t opened = runner_open(r, m, cfg, host, diag);
+    size_t opened = runner_open(r, m, d, cfg, host, diag);
     if (opened == 1) {
         free(r);
         return 1;
@@ -401,10 +404,11 @@ void nsd_run_end(nsd_run *r) {
     free(r);
 }
 
-size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
-                          const char *label, nsd_run_result *res, nsd_diag *diag) {
+size_t nsd_run_simulation(const nsd_model *m, nsd_data *d, const nsd_config *cfg,
+                          const nsdyn_host *host, const char *label, nsd_run_result *res,
+                          nsd_diag *diag) {
     nsd_run *r = NULL;
-    size_t errors = nsd_run_begin(m, cfg, host, label, res, diag, &r);
+    size_t errors = nsd_run_begin(m, d, cfg, host, label, res, diag, &r);
     if (!r) return errors;
     while (nsd_run_step(r)) continue;
     nsd_run_end(r);

@@ -11,8 +11,9 @@
 /* Create the integrator of cfg and run the model from its initial state.
  * Returns 0 if the run could start (then see res->outcome), or the number
  * of config errors added to diag. `label` prefixes progress lines. */
-size_t nsd_run_simulation(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
-                          const char *label, nsd_run_result *res, nsd_diag *diag);
+size_t nsd_run_simulation(const nsd_model *m, nsd_data *d, const nsd_config *cfg,
+                          const nsdyn_host *host, const char *label, nsd_run_result *res,
+                          nsd_diag *diag);
 
 /* A run in progress, advanced a step at a time (the host API's step, run
  * to a time, run to the next event): what one run changes besides the
@@ -27,8 +28,8 @@ typedef struct nsd_run nsd_run;
  * NULL: nothing ran); else *run, which may have ended already (a failure
  * at the start: res->outcome FAILED). NULL with 0: out of memory (the
  * outcome FAILED, the message in res). */
-size_t nsd_run_begin(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host, const char *label,
-                     nsd_run_result *res, nsd_diag *diag, nsd_run **run);
+size_t nsd_run_begin(const nsd_model *m, nsd_data *d, const nsd_config *cfg, const nsdyn_host *host,
+                     const char *label, nsd_run_result *res, nsd_diag *diag, nsd_run **run);
 /* One integrator step with its samples and events. Returns 1 while more
  * steps may follow, 0 once the run has ended (t_end reached, a stop, a
  * failure: see res->outcome) or had ended before the call. */

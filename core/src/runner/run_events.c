@@ -64,7 +64,7 @@ static nsd_jump jump_restart(nsd_runner *r, double t, const double *y) {
     if (nsd_rate_hold_restart(r->m, r->d, t, y) > NSDYN_WARNING) return NSD_JUMP_NO_GUARD;
     if (r->ig->restart(r->inst, t, y) > NSDYN_WARNING) return NSD_JUMP_NO_RESTART;
     if (r->m->regime->kind == NSD_REGIME_EVENT_DRIVEN &&
-        nsd_step_guard_start(&r->guard, r->m, t, y) > NSDYN_WARNING)
+        nsd_step_guard_start(&r->guard, r->m, r->d, t, y) > NSDYN_WARNING)
         return NSD_JUMP_NO_GUARD;
     return NSD_JUMP_ON;
 }
@@ -74,7 +74,7 @@ static nsd_jump jump_restart(nsd_runner *r, double t, const double *y) {
  * jump's restart there; rep->y then points at the corrected copy. 0 or
  * -1 (r->d->failure). */
 int nsd_runner_correct_drift(nsd_runner *r, nsdyn_step_report *rep) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     double *ybuf = r->y_switch, deep;
     memcpy(ybuf, rep->y, m->n * sizeof *ybuf);
     int c = nsd_modes_correct_drift(m, r->d, rep->t, ybuf, &deep);
@@ -98,7 +98,7 @@ int nsd_runner_correct_drift(nsd_runner *r, nsdyn_step_report *rep) {
  * Returns that stop's event source, or NULL. */
 static const nsd_event_source *stop_across_jump(nsd_runner *r, const double *before,
                                                 const double *after) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     size_t ns = m->layout.n_stops;
     double *gb = r->g_jump, *ga = r->g_jump + ns + 1;
     if (!ns || !m->sys->stops) return NULL;
@@ -172,7 +172,7 @@ static int crosses(const nsd_event_source *src, double ga, double gb) {
  * but `except` whose function crossed in its direction between the step's
  * start (r->y_from) and the event state y is applied to y first. */
 static nsdyn_status simultaneous_switches(nsd_runner *r, double *y, size_t except) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     size_t ns = m->layout.n_switches;
     if (!ns || !m->sys->switches || !m->sys->on_switch) return NSDYN_OK;
     nsdyn_status st = nsd_model_switch_functions(m, r->d, r->t_from, r->y_from, r->sw_from);
@@ -199,7 +199,7 @@ static nsdyn_status simultaneous_switches(nsd_runner *r, double *y, size_t excep
  * settle. */
 static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *src,
                               const nsd_event_source **stop) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     nsd_run_result *res = r->res;
     double t = r->t;
     r->same_time = t - r->t_last_event <= 1e-12 * (1.0 + fabs(t)) ? r->same_time + 1 : 0;
@@ -246,7 +246,7 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
  * where a grid sample of the state before it has the same time), the
  * outcome STOPPED. */
 static nsd_flow section_stop(nsd_runner *r) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     if (nsd_run_record(m, r->d, r->res, r->t, r->y_switch) != 0) {
         r->res->outcome = NSD_RUN_FAILED;
         return NSD_END;
@@ -263,7 +263,7 @@ static nsd_flow section_stop(nsd_runner *r) {
  * then restart the integrator from there, or a stop the jump crossed. */
 static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *src,
                              const nsd_event_source **stop) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     double t = r->t;
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
     r->res->root_returns++;
@@ -300,7 +300,7 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
  * the outcome STOPPED. at_jump: crossed by the jump of an event. */
 static nsd_flow stop_event(nsd_runner *r, const double *y, const nsd_event_source *src,
                            int at_jump) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     nsd_run_result *res = r->res;
     if (!at_jump) res->root_returns++;
     res->n_stops++;
@@ -327,7 +327,7 @@ static nsd_flow stop_event(nsd_runner *r, const double *y, const nsd_event_sourc
  * restarts at (t, y) and no step straddles the jump. Nothing else changes,
  * and it is no contact event (not in events.csv or the root counts). */
 static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_event_source *src) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     memcpy(r->ybuf, rep->y, m->n * sizeof *r->ybuf);
     /* the hold at gap_rate = 0 (rate_hold.h): entered where both sides
      * attract, left where its force reaches a bound of the law's band.
@@ -402,7 +402,7 @@ nsd_flow nsd_runner_handle_event(nsd_runner *r, nsdyn_step_report *rep,
  * scratch; the state goes to r->guard.y (rep->y). Returns the source, or
  * NULL. */
 const nsd_event_source *nsd_runner_uncovered_crossing(nsd_runner *r, nsdyn_step_report *rep) {
-    nsd_model *m = r->m;
+    const nsd_model *m = r->m;
     double *ga = r->g, *gb = r->g_prev;
     if (!r->locates || !r->dense || !r->ode.n_events ||
         nsd_model_event_functions(m, r->d, r->t, r->y_last, ga) > NSDYN_WARNING ||

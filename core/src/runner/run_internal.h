@@ -15,8 +15,8 @@
  * the run's place on the output grid. */
 typedef struct nsd_run nsd_runner;
 struct nsd_run {
-    nsd_model *m;
-    nsd_data *d; /* the run's data (the model's own, m->d) */
+    const nsd_model *m;
+    nsd_data *d; /* the run's data: everything the run writes */
     const nsdyn_integrator *ig;
     void *inst;
     nsd_run_result *res;
@@ -72,7 +72,7 @@ __attribute__((format(printf, 2, 3))) nsd_flow nsd_runner_failed(nsd_runner *r, 
 const char *nsd_runner_describe(nsd_runner *r, const double *y);
 /* The contact modes at an event or the start, the system told (run_events.c). */
 nsdyn_status nsd_runner_resolve_modes(nsd_runner *r, double t, double *y, int fired, int initial);
-/* Sustained contacts drifted: projected back and restarted; 0 or -1 (m->d->failure). */
+/* Sustained contacts drifted: projected back and restarted; 0 or -1 (d->failure). */
 int nsd_runner_correct_drift(nsd_runner *r, nsdyn_step_report *rep);
 /* Without event location: the first crossing seen at the step's end, or NULL. */
 const nsd_event_source *nsd_runner_check_crossings(nsd_runner *r, const double *y);

@@ -25,6 +25,10 @@ typedef enum nsd_run_outcome {
 
 typedef struct nsd_run_result {
     nsd_series series;
+    /* The state the run started from (q, v, z: the model's n), copied from
+     * its data (shooting sets it there), or NULL: the config's (run.toml's
+     * [initial] says which). */
+    double *y0;
     nsd_run_outcome outcome;
     char message[2048]; /* failure or stop description, with time and state */
     double t_reached;
