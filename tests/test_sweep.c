@@ -6,9 +6,8 @@
  *    incline (it rises v0^2 (1 + J/(m b^2)) / (2g), Hartl 2006 (3.15)-(3.16));
  *  - the shipped reduced study gives the same bits with 1 and 3 threads,
  *    and a resumed sweep (a third of its rows deleted) gives them again;
- *  - a database of another definition is refused before any run; a study
- *    that grows (axes refined, added, removed) keeps the runs it contains
- *    and equals a from-scratch run bit for bit;
+ *  - a database of another definition is refused before any run (a study
+ *    that grows: test_sweep_grow.c);
  *  - a failed run is recorded with its message, kept when asked, and the
  *    sweep goes on;
  *  - a Latin hypercube puts one sample in every stratum of every axis. */
@@ -29,103 +28,7 @@
 #error "NSDYN_TEST_BINARY must be defined"
 #endif
 
-static char tmp[256];
-
-static void make_tmp(void) {
-    snprintf(tmp, sizeof tmp, "/tmp/nsdyn_test_sweep_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp));
-}
-
-static void remove_tmp(void) {
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-/* Run `nsdyn sweep ARGS` with stderr into tmp/err.txt; the exit status. */
-static int sweep(const char *fmt, ...) {
-    char args[2048], cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && %s sweep %s 2> err.txt", tmp, NSDYN_TEST_BINARY, args);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = calloc((size_t)n + 1, 1);
-    ck_assert_int_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    return s;
-}
-
-static void write_file(const char *name, const char *text) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static sqlite3 *open_db(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    sqlite3 *db = NULL;
-    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-    return db;
-}
-
-static void exec_sql(sqlite3 *db, const char *sql) {
-    ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
-                  sqlite3_errmsg(db));
-}
-
-/* A query's rows as text (doubles as %a: every bit), without the column
- * named skip (NULL: none). */
-static char *query_text(const char *db_name, const char *sql, const char *skip) {
-    sqlite3 *db = open_db(db_name);
-    sqlite3_stmt *st = NULL;
-    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    int nc = sqlite3_column_count(st);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        for (int c = 0; c < nc; ++c) {
-            if (skip && !strcmp(sqlite3_column_name(st, c), skip)) continue;
-            if (sqlite3_column_type(st, c) == SQLITE_FLOAT)
-                fprintf(f, "%a|", sqlite3_column_double(st, c)); /* every bit */
-            else
-                fprintf(f, "%s|", (const char *)sqlite3_column_text(st, c));
-        }
-        fputc('\n', f);
-    }
-    fclose(f);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return text;
-}
-
-/* The runs table without the wall column, as text, in run order. */
-static char *runs_text(const char *db_name) {
-    return query_text(db_name, "SELECT * FROM runs ORDER BY run", "wall");
-}
-
-static const char *ball = "[system]\nid = \"point_mass\"\nm = 0.1\nr = 0.05\ng = 9.81\n"
-                          "[contact]\nid = \"newton\"\ne = 0.5\n"
-                          "[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n"
-                          "[initial]\ny = 1.05\nvx = 0.2\n"
-                          "[run]\nt_end = 2.0\noutput_dt = 1e-3\n";
+#include "sweep_test_util.h"
 
 START_TEST(ball_closed_forms) {
     make_tmp();
@@ -604,92 +507,6 @@ START_TEST(states_only_sampling_same_summaries) {
 }
 END_TEST
 
-/* The first integer of a query's first row. */
-static long query_long(const char *db_name, const char *sql) {
-    sqlite3 *db = open_db(db_name);
-    sqlite3_stmt *st = NULL;
-    ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
-                  sqlite3_errmsg(db));
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    long n = (long)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return n;
-}
-
-/* A study of the ball over e (a range of n_e values) and y0 (a list),
- * with an axis over m when with_m. */
-static void grow_config(const char *name, int n_e, const char *y0s, int with_m) {
-    char cfg[4096];
-    snprintf(cfg, sizeof cfg,
-             "%s[[sweep.axis]]\nkey = \"initial.y\"\nname = \"y0\"\nvalues = [%s]\n"
-             "[[sweep.axis]]\nkey = \"contact.e\"\nname = \"e\"\nstart = 0.3\nstop = 0.9\n"
-             "count = %d\n%s"
-             "[sweep.summary]\nt1 = \"time_of_first(impact)\"\nv1 = \"at_first(impact, vy)\"\n"
-             "ymax = \"max(y)\"\nn = \"count(impact)\"\n",
-             ball, y0s, n_e,
-             with_m ? "[[sweep.axis]]\nkey = \"system.m\"\nvalues = [0.2, 0.1]\n" : "");
-    write_file(name, cfg);
-}
-
-/* The number K of "(K finished before)" in err.txt. */
-static long finished_before(void) {
-    char *err = slurp("err.txt");
-    const char *p = strstr(err, " finished before)");
-    ck_assert_msg(p != NULL, "%s", err);
-    while (p > err && p[-1] != '(') --p;
-    long k = atol(p);
-    free(err);
-    return k;
-}
-
-/* Issue 25 item 4: a study grows. The e axis refined by a random factor
- * (its old values stay grid points), a y0 value and an axis over m (the
- * config's m among its values) added, then the m axis removed: each time
- * exactly the runs the new definition contains are kept (the same rows,
- * their wall times untouched, so not run again), and the rows equal a
- * from-scratch run of the new definition bit for bit. The old code
- * refused the refined study as "another sweep definition". */
-START_TEST(study_grows) {
-    make_tmp();
-    unsigned seed = (unsigned)time(NULL);
-    srand(seed);
-    int n_e = 2 + rand() % 3, k = 2 + rand() % 2, n_fine = (n_e - 1) * k + 1;
-    grow_config("a.toml", n_e, "0.55, 1.05", 0);
-    ck_assert_int_eq(sweep("a.toml -o g -q -j 2 --no-graphs"), 0);
-    grow_config("b.toml", n_fine, "0.55, 1.05, 1.55", 1);
-    ck_assert_msg(sweep("b.toml -o g -j 2 --no-graphs") == 0, "seed %u: %s", seed,
-                  slurp("err.txt"));
-    ck_assert_int_eq(finished_before(), 2 * n_e); /* the m = 0.1 half of y0 0.55, 1.05 */
-    ck_assert_int_eq(query_long("g/sweep.sqlite",
-                                "SELECT count(*) FROM runs JOIN runs_v1 USING (y0, e, wall, "
-                                "status) WHERE system_m = 0.1"),
-                     2 * n_e);
-    ck_assert_int_eq(query_long("g/sweep.sqlite", "SELECT count(*) FROM runs"), 3 * n_fine * 2);
-    ck_assert_int_eq(sweep("b.toml -o fresh_b -q -j 2 --no-graphs"), 0);
-    char *grown = runs_text("g/sweep.sqlite"), *fresh = runs_text("fresh_b/sweep.sqlite");
-    ck_assert_msg(strcmp(grown, fresh) == 0, "seed %u: grown and fresh rows differ", seed);
-    free(grown);
-    free(fresh);
-    /* the m axis removed: the runs at the config's m = 0.1 are the study */
-    grow_config("c.toml", n_fine, "0.55, 1.05, 1.55", 0);
-    ck_assert_int_eq(sweep("c.toml -o g -j 2 --no-graphs"), 0);
-    ck_assert_int_eq(finished_before(), 3 * n_fine);
-    ck_assert_int_eq(sweep("c.toml -o fresh_c -q -j 2 --no-graphs"), 0);
-    grown = runs_text("g/sweep.sqlite");
-    fresh = runs_text("fresh_c/sweep.sqlite");
-    ck_assert_msg(strcmp(grown, fresh) == 0, "seed %u: shrunk and fresh rows differ", seed);
-    free(grown);
-    free(fresh);
-    ck_assert_int_eq(query_long("g/sweep.sqlite", "SELECT count(*) FROM definitions"), 3);
-    ck_assert_int_eq(query_long("g/sweep.sqlite", "SELECT count(*) FROM runs_v2"), 3 * n_fine * 2);
-    ck_assert_int_eq(query_long("g/sweep.sqlite", "SELECT count(*) FROM sweep WHERE key = "
-                                                  "'config_text' AND value LIKE '%point_mass%'"),
-                     1);
-    remove_tmp();
-}
-END_TEST
-
 /* Issue 26 item 4: units in the study's outputs. runs.csv's header gives
  * every number's unit (the parameter's, the initial state's channel's,
  * "s" for times, "1" for counts), the database's columns are typed and
@@ -782,7 +599,6 @@ int main(void) {
     tcase_add_test(tc, lhs_one_per_stratum);
     tcase_add_test(tc, random_design_and_log_grid);
     tcase_add_test(tc, states_only_sampling_same_summaries);
-    tcase_add_test(tc, study_grows);
     tcase_add_test(tc, units_in_outputs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

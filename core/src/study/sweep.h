@@ -157,6 +157,8 @@ typedef struct nsd_sweep_def {
      * a database of the same study grows into a new definition */
     char study_hash[65];
     char *config_tree;     /* the canonical text of the config without [sweep] (stored) */
+    char config_hash[65];  /* nsd_sweep_study_config: every row's config_hash */
+    char *config_resolved; /* nsd_sweep_study_config: the text hashed (stored) */
     const nsd_config *cfg; /* the base config (the values of keys no axis sweeps) */
     /* [sweep] run_timeout [s] and run_max_memory [MiB] of each run in its
      * worker process (0: none; not part of the hash). */
@@ -266,9 +268,14 @@ size_t nsd_sweep_parse_summaries(nsd_sweep_def *def, const nsd_toml_node *t,
                                  const nsd_scenario *base, nsd_diag *diag);
 size_t nsd_sweep_parse_graphs(nsd_sweep_def *def, const nsd_toml_node *list, nsd_diag *diag);
 
-/* The resolved config's hash (plugins, parameters with defaults, [run],
- * [initial]) as hex. */
-void nsd_sweep_config_hash(const nsd_config *cfg, char hex[65]);
+/* The study's resolved config, once per definition: def->config_resolved,
+ * the canonical text of the base config as resolved (plugins with their
+ * versions, every parameter with defaults, [run], [initial]) with the keys
+ * the axes sweep left out, and def->config_hash, its SHA-256 (every row's
+ * config_hash). A run is this hash and its axis values; a run at the
+ * config's own value of a key has that key whether or not an axis sweeps
+ * it (a grown study re-keys the rows it keeps: sweep_db.c). */
+void nsd_sweep_study_config(nsd_sweep_def *def);
 /* A canonical text of a TOML node tree (for hashes). */
 void nsd_sweep_node_text(FILE *out, const nsd_toml_node *node);
 

@@ -126,7 +126,7 @@ static int create_schema(nsd_sweep_db *d, const char *config, const char *earlie
         "INSERT INTO units VALUES('log_warnings', '1', 'log');"
         "INSERT OR REPLACE INTO sweep VALUES('definition', %Q), ('config', %Q), ('design', %Q), "
         "('seed', %lld), ('samples', %lld), ('n_runs', %lld), ('nsdyn', %Q), ('study', %Q), "
-        "('config_text', %Q), ('config_tree', %Q);"
+        "('config_text', %Q), ('config_tree', %Q), ('config_hash', %Q), ('config_resolved', %Q);"
         "INSERT INTO definitions(definition, n_runs, config_text, earlier_runs) "
         "VALUES(%Q, %lld, %Q, %Q);",
         def->hash, config,
@@ -134,7 +134,8 @@ static int create_schema(nsd_sweep_db *d, const char *config, const char *earlie
         : def->design == NSD_DESIGN_RANDOM ? "random"
                                            : "lhs",
         (long long)def->seed, (long long)def->samples, (long long)def->n_runs, NSDYN_VERSION,
-        def->study_hash, text, def->config_tree, def->hash, (long long)def->n_runs, text, earlier);
+        def->study_hash, text, def->config_tree, def->config_hash, def->config_resolved, def->hash,
+        (long long)def->n_runs, text, earlier);
     free(text);
     int rc = exec(d, sql, err, len);
     sqlite3_free(sql);
@@ -307,6 +308,48 @@ static size_t earlier_axes(nsd_sweep_db *d, char ***keys, char ***pers) {
 
 static void column_value(sqlite3_stmt *st, int c, double *num, char *text);
 
+/* The first column of a query's first row as an integer (0: none). */
+static int count_of(nsd_sweep_db *d, const char *sql) {
+    sqlite3_stmt *st = NULL;
+    int n =
+        sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW
+            ? sqlite3_column_int(st, 0)
+            : 0;
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* A database begun before rows were keyed by the study's config hash
+ * (each row held its own run's resolved-config hash, computed per run)
+ * is keyed once: its rows copied whole to runs_v<k>, then given the
+ * study's hash, so old and new rows read alike (sweep.h). */
+static int rekey_rows(nsd_sweep_db *d, char *err, size_t len) {
+    char *have = sweep_value(d, "config_hash");
+    free(have);
+    if (have) return 0;
+    int k = 1 + count_of(d, "SELECT count(*) FROM sqlite_master WHERE name GLOB 'runs_v*'");
+    int rows = count_of(d, "SELECT count(*) FROM runs");
+    char *archive = rows ? sqlite3_mprintf("CREATE TABLE runs_v%d AS SELECT * FROM runs; UPDATE "
+                                           "runs SET config_hash = %Q; INSERT OR REPLACE INTO "
+                                           "sweep VALUES('rekeyed', 'runs_v%d');",
+                                           k, d->def->config_hash, k)
+                         : NULL;
+    char *sql =
+        sqlite3_mprintf("BEGIN; %s INSERT OR REPLACE INTO sweep VALUES('config_hash', %Q), "
+                        "('config_resolved', %Q); COMMIT;",
+                        archive ? archive : "", d->def->config_hash, d->def->config_resolved);
+    int rc = exec(d, sql, err, len);
+    sqlite3_free(archive);
+    sqlite3_free(sql);
+    if (rc != 0) sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+    if (rc == 0 && rows)
+        fprintf(stderr,
+                "sweep: the database's %d rows keyed by the study's config hash (they held each "
+                "run's own; kept as they were in table runs_v%d)\n",
+                rows, k);
+    return rc;
+}
+
 /* A runs row's summaries, status, message and wall from column c on into
  * row; the next column. */
 static int row_results(sqlite3_stmt *st, int c, const nsd_sweep_def *def, nsd_sweep_row *row) {
@@ -378,6 +421,8 @@ static int place_rows(nsd_sweep_db *d, const char *from, nsd_sweep_grow *g, size
         }
         c = row_results(st, c, d->def, row);
         row_tail(st, c, row);
+        /* the row is a run of the new definition: its key (sweep.h) */
+        memcpy(row->config_hash, d->def->config_hash, sizeof row->config_hash);
         row->n_points = 0;
         if (pts) {
             sqlite3_reset(pts);
@@ -410,13 +455,7 @@ static int grow(nsd_sweep_db *d, const char *config, char *err, size_t len) {
     }
     char **keys, **pers;
     size_t n_old = earlier_axes(d, &keys, &pers), kept = 0, out = 0;
-    int k = 1;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM sqlite_master WHERE name GLOB 'runs_v*'",
-                           -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        k += sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
+    int k = 1 + count_of(d, "SELECT count(*) FROM sqlite_master WHERE name GLOB 'runs_v*'");
     char from[32];
     snprintf(from, sizeof from, "runs_v%d", k);
     char *sql = sqlite3_mprintf("BEGIN; ALTER TABLE runs RENAME TO %s; DROP TABLE axes; "
@@ -490,7 +529,7 @@ nsd_sweep_db *nsd_sweep_db_open(const char *path, const nsd_sweep_def *def, cons
         if (other_definition(d, path, hash, config, err, len) == 0 &&
             read_done(d, done, n_done, err, len) == 0)
             rc = 0;
-    } else if ((hash[0] ? add_log_columns(d, err, len) == 0
+    } else if ((hash[0] ? add_log_columns(d, err, len) == 0 && rekey_rows(d, err, len) == 0
                         : (exec(d, "BEGIN", err, len) == 0 &&
                            create_schema(d, config, NULL, err, len) == 0 &&
                            exec(d, "COMMIT", err, len) == 0)) &&

@@ -33,7 +33,7 @@ void nsd_sweep_fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *
 void nsd_sweep_failed_row(const nsd_sweep_def *def, uint64_t run, double wall, nsd_sweep_row *row) {
     row->run = run;
     row->status = NSD_SWEEP_FAILED;
-    row->config_hash[0] = '\0';
+    memcpy(row->config_hash, def->config_hash, sizeof row->config_hash);
     row->log_warnings = 0;
     row->log_first[0] = '\0';
     row->n_points = 0;
@@ -108,7 +108,8 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     row->run = run;
     row->status = NSD_SWEEP_OK;
     row->message[0] = '\0';
-    row->config_hash[0] = '\0';
+    /* the study's key, hashed once (the run's own: its axis values) */
+    memcpy(row->config_hash, def->config_hash, sizeof row->config_hash);
     row->log_warnings = 0;
     row->log_first[0] = '\0';
     row->sim_wall = 0;
@@ -130,7 +131,6 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     if (!errors) {
         s.app.cfg.settings.progress = 0;
         s.app.cfg.settings.sample_states_only = states_suffice(ctx, &s);
-        nsd_sweep_config_hash(&s.app.cfg, row->config_hash);
         errors = nsd_scenario_run(&s, NULL, &diag);
         row->sim_wall = s.res.wall_seconds;
         /* the run's own log: threads never share one, nothing on stderr */

@@ -709,6 +709,7 @@ size_t nsd_sweep_parse(nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *d
     if (!errors && graphs) errors += nsd_sweep_parse_graphs(def, graphs, diag);
     if (!errors) errors += parse_adaptive(def, nsd_toml_get(sw, "adaptive"), diag);
     if (!errors) definition_hash(def, cfg);
+    if (!errors) nsd_sweep_study_config(def);
     if (!errors) set_units(def, base);
     if (!errors) nsd_sweep_design_init(def);
     return errors;
@@ -738,5 +739,6 @@ void nsd_sweep_def_free(nsd_sweep_def *def) {
     for (size_t g = 0; g < def->n_graphs; ++g) free(def->graphs[g].name);
     free(def->graphs);
     free(def->config_tree);
+    free(def->config_resolved);
     memset(def, 0, sizeof *def);
 }

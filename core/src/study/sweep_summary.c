@@ -404,27 +404,83 @@ void nsd_sweep_node_text(FILE *out, const nsd_toml_node *n) {
     fputc(';', out);
 }
 
-void nsd_sweep_config_hash(const nsd_config *cfg, char hex[65]) {
+/* Does an axis of def sweep section.param (param NULL: any key of the
+ * section's plugin, i.e. its id)? */
+static int swept(const nsd_sweep_def *def, const char *section, const char *param) {
+    for (size_t a = 0; a < def->n_axes; ++a)
+        if (!strcmp(def->axes[a].section, section) &&
+            (param ? !strcmp(def->axes[a].param, param) : !strcmp(def->axes[a].param, "id")))
+            return 1;
+    return 0;
+}
+
+/* Resolved parameters as "key = value  # ..." lines (params.c), the lines
+ * of swept keys left out. */
+static void unswept_params(FILE *f, const nsd_sweep_def *def, const char *section,
+                           const nsd_params *p) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) abort();
+    nsd_params_write_toml(m, p);
+    fclose(m);
+    for (char *l = text, *next; l && *l; l = next) {
+        next = strchr(l, '\n');
+        if (next) *next++ = '\0';
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(l, " ="), l);
+        if (!swept(def, section, key)) fprintf(f, "%s\n", l);
+    }
+    free(text);
+}
+
+/* The nodes of a table as canonical text, the swept keys of `section`
+ * left out. */
+static void unswept_nodes(FILE *f, const nsd_sweep_def *def, const char *section,
+                          const nsd_toml_node *const *nodes, size_t n) {
+    fprintf(f, "%s={", section);
+    for (size_t i = 0; i < n; ++i)
+        if (!nodes[i]->key || !swept(def, section, nodes[i]->key)) nsd_sweep_node_text(f, nodes[i]);
+    fprintf(f, "};\n");
+}
+
+void nsd_sweep_study_config(nsd_sweep_def *def) {
+    const nsd_config *cfg = def->cfg;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) abort();
+    fprintf(f, "nsdyn sweep study config, swept keys left out:");
+    for (size_t a = 0; a < def->n_axes; ++a)
+        fprintf(f, " %s.%s", def->axes[a].section, def->axes[a].param);
+    fputc('\n', f);
     const nsd_section *secs[] = {&cfg->system, &cfg->contact, &cfg->friction, &cfg->integrator};
     for (size_t i = 0; i < 4; ++i) {
-        if (!secs[i]->plugin) continue;
-        fprintf(f, "[%s] id=%s\n", nsd_kind_section(secs[i]->kind), secs[i]->plugin->info->id);
-        nsd_params_write_toml(f, &secs[i]->params);
+        const nsd_plugin *p = secs[i]->plugin;
+        const char *name = nsd_kind_section(secs[i]->kind);
+        if (!p) continue;
+        if (swept(def, name, NULL)) {
+            /* the plugin varies with the run, so do its declarations and
+             * defaults: the section's keys as written stand for it */
+            const nsd_toml_node *t = nsd_toml_get(&cfg->root, name);
+            const nsd_toml_node **nodes = calloc(t ? t->n_items + 1 : 1, sizeof *nodes);
+            if (!nodes) abort();
+            for (size_t k = 0; t && k < t->n_items; ++k) nodes[k] = &t->items[k];
+            unswept_nodes(f, def, name, nodes, t ? t->n_items : 0);
+            free(nodes);
+            continue;
+        }
+        fprintf(f, "[%s] id=%s version=%s\n", name, p->info->id,
+                p->info->version ? p->info->version : "");
+        unswept_params(f, def, name, &secs[i]->params);
     }
     fprintf(f, "[run]\n");
-    nsd_params_write_toml(f, &cfg->run);
-    if (cfg->has_initial) { /* as nsd_sweep_node_text writes a table */
-        fprintf(f, "initial={");
-        for (size_t i = 0; i < cfg->n_initial; ++i) nsd_sweep_node_text(f, cfg->initial[i]);
-        fprintf(f, "};");
-    }
+    unswept_params(f, def, "run", &cfg->run);
+    if (cfg->has_initial) unswept_nodes(f, def, "initial", cfg->initial, cfg->n_initial);
     fclose(f);
-    nsd_sha256_hex(text, len, hex);
-    free(text);
+    nsd_sha256_hex(text, len, def->config_hash);
+    free(def->config_resolved);
+    def->config_resolved = text;
 }
 
 /* The unit of a swept axis and of a summary column (labels, runs.csv). */
