@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config     # C17/C++17 toolchain and build
   libtomlplusplus-dev                  # TOML 1.0 configs (behind a C adapter)
-  libplplot-dev plplot-driver-cairo    # graphs: pngcairo, svgcairo, pdfcairo
+  libplplot-dev plplot-driver-cairo    # graphs: memcairo, svgcairo, pdfcairo
+  libpng-dev zlib1g-dev                # graphs: PNG encoding of memcairo's pixels (plot_png.c)
   libsundials-dev                      # CVODE: BDF integrator, root finding
   liblapacke-dev                       # LAPACKE: dense solves above 3x3 (core/numeric)
   libsiconos-numerics-dev              # Siconos: optional contact solver of moreau

@@ -48,7 +48,7 @@
 #define DEFAULT_MAX_HEIGHT_PX 2400
 #define MIN_SIZE_PX 100
 #define MAX_SIZE_PX 10000
-#define MAX_PNG_PIXELS 50000000.0 /* cairo keeps a 4-byte-per-pixel image */
+#define MAX_PNG_PIXELS 50000000.0 /* cairo keeps 4 bytes a pixel, memcairo's buffer 3 */
 #define MAX_PANELS 256
 
 /* Coordinates are clamped to this magnitude (PLplot converts world to integer
@@ -116,14 +116,17 @@ size_t utf8_seq_len(const unsigned char *p);
 double text_width_ch(const char *s);
 /* plmtex of literal (escaped) text; nothing for NULL or "". */
 void mtex(const char *side, double disp, double pos, double just, const char *text);
-/* PLplot device of a format ("pngcairo", ...); NULL outside the enum. */
+/* PLplot device of a format ("memcairo" for PNG, then plot_png.c, ...); NULL outside the
+ * enum. */
 const char *format_device(nsd_plot_format f);
 
 /* ---- plot_png.c ------------------------------------------------------------ */
 
-/* Put a pHYs chunk of dpi pixels per inch after the IHDR of the PNG at path
- * (rewritten in place). 0, or -1 with err set. */
-int png_set_dpi(const char *path, double dpi, char *err, size_t err_len);
+/* Encode width_px x height_px RGB pixels (3 bytes each, rows top first: what memcairo
+ * draws) as a PNG into f, with a pHYs chunk of dpi pixels per inch when dpi > 0. 0, or
+ * -1 with err set (f is left to the caller). */
+int png_write_rgb(FILE *f, const unsigned char *rgb, int width_px, int height_px, double dpi,
+                  char *err, size_t err_len);
 
 /* ---- plot_axes.c: ranges, transforms, ticks ------------------------------- */
 

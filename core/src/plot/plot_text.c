@@ -88,7 +88,7 @@ void mtex(const char *side, double disp, double pos, double just, const char *te
 
 const char *format_device(nsd_plot_format f) {
     switch (f) {
-        case NSD_PLOT_PNG: return "pngcairo";
+        case NSD_PLOT_PNG: return "memcairo"; /* pixels, encoded by plot_png.c */
         case NSD_PLOT_SVG: return "svgcairo";
         case NSD_PLOT_PDF: return "pdfcairo";
         case NSD_PLOT_SVG_TEXT: return "svg"; /* PLplot's own: text as <text> */

@@ -4,7 +4,9 @@
  *  - Every figure gets a fresh PLplot stream (plmkstrm); the caller's current
  *    stream is restored afterwards. The output file is opened here and handed
  *    to PLplot with plsfile (PLplot closes it in plend1), so PLplot never runs
- *    its interactive "Enter graphics output file name" / device prompts.
+ *    its interactive "Enter graphics output file name" / device prompts. A PNG
+ *    is drawn into memory instead (memcairo, plsmem) and the file written here
+ *    (plot_png.c), so the file stays this module's.
  *  - PLplot reports recoverable errors through plabort (captured with plsError
  *    into a buffer instead of stderr) and fatal ones through plexit, which
  *    calls exit(). The exit handler installed here longjmps back into
@@ -37,7 +39,10 @@ typedef struct plot_guard {
     FILE *fp;                 /* the output file while this module still owns it */
     PLINT old_strm;           /* the caller's current stream; -1 before it is known */
     int stream_made;          /* 0 none, 1 our stream exists, 2 cleaning it up */
-    int file_owned_by_plplot; /* plinit succeeded: plend1 closes fp */
+    int file_owned_by_plplot; /* plinit succeeded with fp handed to PLplot: plend1 closes it */
+    int initialised;          /* plinit succeeded */
+    unsigned char *pixels;    /* PNG: the RGB image memcairo draws into (3 bytes a pixel) */
+    int width_px, height_px;  /* its size */
     /* The layout report (NSDYN_PLOT_LAYOUT): written into memory while drawing, appended
        to the file only when the figure was written. */
     FILE *report;
@@ -225,7 +230,9 @@ static void recover_from_fatal(plot_guard *g) {
         g->stream_made = 2; /* cleaning up */
         PLINT level = 0;
         plglevel(&level);
-        if (level == 0 && g->fp != NULL && !g->file_owned_by_plplot) {
+        if (g->fp != NULL && g->pixels != NULL) { /* never PLplot's */
+            fclose(g->fp);
+        } else if (level == 0 && g->fp != NULL && !g->file_owned_by_plplot) {
             plsfile(NULL);
             fclose(g->fp);
         }
@@ -285,21 +292,26 @@ static int draw_on_stream(plot_guard *g, const char *dev, const nsd_figure *fig,
     int draw_rc = 0;
     plsError(&g->pl_errcode, g->pl_errmsg);
     plsdev(dev);
-    plsfile(g->fp); /* PLplot closes it in plend1 once plinit succeeded */
+    if (g->pixels)
+        plsmem(width_px, height_px, g->pixels); /* the page is the buffer's size */
+    else
+        plsfile(g->fp); /* PLplot closes it in plend1 once plinit succeeded */
     plspage(0.0, 0.0, width_px, height_px, 0, 0);
     set_colors();
     plinit();
     PLINT level = 0;
     plglevel(&level);
-    if (level > 0) g->file_owned_by_plplot = 1;
-    if (g->file_owned_by_plplot && g->pl_errcode == 0)
+    g->initialised = level > 0;
+    if (g->initialised && !g->pixels) g->file_owned_by_plplot = 1;
+    if (g->initialised && g->pl_errcode == 0)
         draw_rc = draw_figure(fig, cols, rows, width_px, height_px, path, g->report);
-    if (!g->file_owned_by_plplot) {
+    if (!g->file_owned_by_plplot && !g->pixels) {
         plsfile(NULL);
         fclose(g->fp);
+        g->fp = NULL;
     }
-    g->fp = NULL;
-    plend1();
+    if (!g->pixels) g->fp = NULL;
+    plend1(); /* memcairo: copies the picture into g->pixels */
     g->stream_made = 0;
     plsstrm(g->old_strm);
     release_handlers();
@@ -308,10 +320,10 @@ static int draw_on_stream(plot_guard *g, const char *dev, const nsd_figure *fig,
 
 /* The outcome of a drawing that ran to its end: 0 with tmp renamed to path, or -1 with err
  * set (tmp is left to the caller). */
-static int finish_output(const plot_guard *g, int draw_rc, const char *dev, const char *tmp,
+static int finish_output(plot_guard *g, int draw_rc, const char *dev, const char *tmp,
                          const char *path, nsd_plot_format format, double dpi, char *err,
                          size_t err_len) {
-    if (!g->file_owned_by_plplot) {
+    if (!g->initialised) {
         set_err(err, err_len, "plot: PLplot could not initialise device '%s'%s%s", dev,
                 g->aborted ? ": " : "", g->aborted ? g->abort_msg : "");
         return -1;
@@ -324,16 +336,18 @@ static int finish_output(const plot_guard *g, int draw_rc, const char *dev, cons
         set_err(err, err_len, "plot: PLplot error: %s", g->aborted ? g->abort_msg : g->pl_errmsg);
         return -1;
     }
+    if (g->pixels) { /* the picture memcairo drew, into the file (plot_png.c) */
+        int bad = png_write_rgb(g->fp, g->pixels, g->width_px, g->height_px, dpi, err, err_len);
+        if (fclose(g->fp) != 0 && !bad) {
+            set_err(err, err_len, "plot: cannot write '%s' (disk full?)", tmp);
+            bad = 1;
+        }
+        g->fp = NULL;
+        if (bad) return -1;
+    }
     if (file_size(tmp) <= 0 || !output_complete(tmp, format)) {
         set_err(err, err_len, "plot: incomplete output in '%s' (disk full?)", tmp);
         return -1;
-    }
-    if (format == NSD_PLOT_PNG && dpi > 0) {
-        if (png_set_dpi(tmp, dpi, err, err_len) != 0) return -1;
-        if (!output_complete(tmp, format)) {
-            set_err(err, err_len, "plot: incomplete output in '%s' (disk full?)", tmp);
-            return -1;
-        }
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
@@ -395,6 +409,17 @@ int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figur
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp", 5);
     guard->old_strm = -1;
+    if (format == NSD_PLOT_PNG) { /* white, the background (COL_BG): memcairo draws over it */
+        guard->width_px = width_px, guard->height_px = height_px;
+        guard->pixels = malloc((size_t)width_px * (size_t)height_px * 3);
+        if (guard->pixels == NULL) {
+            free(tmp);
+            free(guard);
+            set_err(err, err_len, "plot: out of memory for a %d x %d PNG", width_px, height_px);
+            return -1;
+        }
+        memset(guard->pixels, 0xFF, (size_t)width_px * (size_t)height_px * 3);
+    }
 
     active_guard = guard;
     plsexit(on_plplot_exit);
@@ -408,6 +433,7 @@ int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figur
         release_handlers();
         remove(tmp);
         set_err(err, err_len, "plot: PLplot fatal error: %s", guard->fatal_msg);
+        free(guard->pixels);
         free(tmp);
         free(guard);
         return -1;
@@ -417,9 +443,11 @@ int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figur
     if (rc == 0) {
         int draw_rc = draw_on_stream(guard, dev, fig, cols, rows, width_px, height_px, path);
         rc = finish_output(guard, draw_rc, dev, tmp, path, format, dpi, err, err_len);
+        if (guard->fp) fclose(guard->fp); /* PNG: not written after a PLplot error */
         if (rc != 0) remove(tmp);
     }
     report_close(guard, rc == 0);
+    free(guard->pixels);
     free(tmp);
     free(guard);
     return rc;

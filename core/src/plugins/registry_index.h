@@ -19,4 +19,8 @@ int nsd_index_name_convention(const char *name, index_entry *e);
 /* Parse an index. Returns NULL and the entries, or the problem. */
 char *nsd_index_parse(const char *path, index_entry **out, size_t *n_out);
 
+/* The same; with `absent` non-NULL, a missing file is no problem: NULL, no
+ * entries and *absent = 1 (a plugin without an index). */
+char *nsd_index_read(const char *path, index_entry **out, size_t *n_out, int *absent);
+
 #endif
