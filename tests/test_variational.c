@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "belt_ref.h"
 #include "impact_oscillator_ref.h"
 #include "periodic.h"
 #include "periodic_arc.h"
@@ -346,6 +347,112 @@ START_TEST(cascade_past_corner) {
 }
 END_TEST
 
+/* The belt oscillator's stroboscopic orbit from the closed form (belt_ref.h):
+ * 300 forcing periods from rest, then Newton with the closed-form Jacobian.
+ * 1 with *z on an orbit of one stick phase and no reversal per period,
+ * slipping at the section by more than 0.03 v_belt and no event within
+ * T / 50 of it (the map is smooth there). */
+static int belt_orbit(const belt_ref *b, double *x, double *v, belt_events *ev, double *J) {
+    belt_state z = {0.0, 0.0, 0, 1.0};
+    for (int p = 0; p < 300; ++p) {
+        *ev = (belt_events){0};
+        belt_ref_advance(b, &z, p * b->T, (p + 1) * b->T, ev);
+    }
+    if (z.stick || ev->entries != 1 || ev->exits != 1 || ev->reversals) return 0;
+    *x = z.x, *v = z.v;
+    for (int it = 0; it < 20; ++it) {
+        belt_state y = {*x, *v, 0, *v < b->vb ? 1.0 : -1.0};
+        *ev = (belt_events){0};
+        belt_ref_advance(b, &y, 0.0, b->T, ev);
+        if (y.stick || ev->entries != 1 || ev->exits != 1 || ev->reversals) return 0;
+        belt_ref_jacobian(b, ev, J);
+        double fx = y.x - *x, fv = y.v - *v, a = J[0] - 1, c = J[1], d = J[2], e = J[3] - 1;
+        double det = a * e - c * d;
+        *x -= (e * fx - c * fv) / det;
+        *v -= (-d * fx + a * fv) / det;
+        if (hypot(fx, fv) < 1e-15) break;
+    }
+    double margin = fabs(*v - b->vb) / fabs(b->vb);
+    return margin > 0.03 && ev->t_s > b->T / 50 && ev->t_e < b->T * (1 - 1.0 / 50);
+}
+
+/* Stick-slip (issue 27 item 4): the belt oscillator's multipliers with
+ * exact Coulomb friction. A stick phase inside the orbit: the saltation
+ * matrix at the stick (S = I + (f+ - f-) grad(h)^T / h', with f+ the stick
+ * phase's field, v' = 0) erases the velocity, and at the slip (f+ - f- =
+ * (0, s (mu_k - mu_s) N / m)) it shifts the exit time. Over randomized
+ * belts (mass, stiffness, damping, belt speed, forcing, mu_s >= mu_k, one
+ * with mu_s = mu_k) the variational multipliers against the closed form
+ * (belt_ref.h: mu, and 0 exactly) and against the differences of the whole
+ * map within their h/2h estimate. With the saltation's f+ - f- term dropped
+ * at tangential contact events the stick no longer erases v: the
+ * multipliers are then O(1) off (docs/periodic.md). */
+START_TEST(belt_stick_slip) {
+    unsigned seed = 2711;
+    int tested = 0;
+    double rhs_fd = 0, rhs_var = 0;
+    for (int trial = 0; trial < 200 && tested < 6; ++trial) {
+#define U(a, b) ((a) + ((b) - (a)) * rand_r(&seed) / (double)RAND_MAX)
+        double m = U(0.5, 2.0), k = U(0.5, 2.0), c = U(0.0, 0.1) * sqrt(k * m), vb = U(0.1, 0.4);
+        double mus = U(0.3, 0.8), muk = tested == 0 ? mus : mus * U(0.5, 1.0), F0 = U(0.1, 0.6);
+        double w = sqrt(k / m) * U(0.5, 1.5);
+#undef U
+        belt_ref b = belt_ref_make(m, k, c, 1.0, vb, F0, w, mus, muk);
+        double x, v, J[4];
+        belt_events ev;
+        if (!belt_orbit(&b, &x, &v, &ev, J)) continue;
+        double mu = belt_ref_jacobian(&b, &ev, J);
+        if (!(fabs(mu) < 0.98)) continue; /* Newton from a guess near the orbit */
+        char sets[8][64];
+        const char *setp[8];
+        const char *keys[] = {"system.m",  "system.k",     "system.c",      "system.v_belt",
+                              "system.F0", "system.omega", "friction.mu_s", "friction.mu_k"};
+        double vals[] = {m, k, c, vb, F0, w, mus, muk};
+        for (int i = 0; i < 8; ++i) {
+            snprintf(sets[i], sizeof sets[i], "%s=%.17g", keys[i], vals[i]);
+            setp[i] = sets[i];
+        }
+        nsd_scenario R;
+        nsd_periodic_config pc, pv;
+        nsd_periodic_result fd, var;
+        load(&R, "belt_stick_slip.toml", setp, 8);
+        double guess[3] = {x + 1e-4, 0.0, v - 1e-4};
+        solve(&R, &pv, &var, NSD_PERIODIC_JAC_VARIATIONAL, guess);
+        solve(&R, &pc, &fd, NSD_PERIODIC_JAC_DIFFERENCES, guess);
+        printf(
+            "belt %d (m %.3f k %.3f c %.3f v_belt %.3f F0 %.3f omega %.3f mu_s %.3f mu_k %.3f): "
+            "closed form %.10f, variational %.10f %.1e, differences %.10f %.1e; rhs %llu, %llu\n",
+            tested, m, k, c, vb, F0, w, mus, muk, mu, var.mult_re[0], var.mult_re[1], fd.mult_re[0],
+            fd.mult_re[1], var.rhs_evals, fd.rhs_evals);
+        /* the orbit is the closed form's (Newton to tol 1e-10) */
+        ck_assert_double_le(hypot(var.y[0] - x, var.y[2] - v), 1e-8);
+        ck_assert_double_le(hypot(fd.y[0] - x, fd.y[2] - v), 1e-8);
+        /* mu: Magnus and rhs-difference errors ~1e-10 (the substeps check), the
+         * orbit's 1e-10 times d mu / dz = O(1); 0: the stick's row of S is
+         * 1 - a- h_v / (a- h_v), zero to rounding */
+        ck_assert_msg(fabs(var.mult_re[0] - mu) < 1e-7 && var.mult_im[0] == 0.0,
+                      "belt %d: variational %g%+gi against the closed form %g", tested,
+                      var.mult_re[0], var.mult_im[0], mu);
+        ck_assert_msg(hypot(var.mult_re[1], var.mult_im[1]) < 1e-9, "belt %d: %g is no zero",
+                      tested, var.mult_re[1]);
+        double d = mult_distance(&var, &fd, 2), est = fmax(fd.mult_error, var.mult_error);
+        ck_assert_msg(d <= 2.0 * est + 1e-9, "belt %d: multipliers differ by %g, estimate %g",
+                      tested, d, est);
+        ck_assert_double_le(fabs(fd.mult_re[0] - mu), 2.0 * fd.mult_error + 1e-9);
+        rhs_fd += (double)fd.rhs_evals, rhs_var += (double)var.rhs_evals;
+        nsd_periodic_result_free(&fd);
+        nsd_periodic_result_free(&var);
+        nsd_periodic_config_free(&pc);
+        nsd_periodic_config_free(&pv);
+        nsd_scenario_destroy(&R);
+        tested++;
+    }
+    ck_assert_int_ge(tested, 6);
+    printf("belt: rhs evaluations over %d orbits: differences %.0f, variational %.0f\n", tested,
+           rhs_fd, rhs_var);
+}
+END_TEST
+
 /* Bad input: a value that is no method is a config error at the key. */
 START_TEST(refuses) {
     const char *bogus[] = {"periodic.jacobian=\"exact\""};
@@ -371,6 +478,7 @@ static Suite *suite(void) {
     tcase_add_test(tc, impact_flow_random);
     tcase_add_test(tc, impact_closed_form);
     tcase_add_test(tc, shipped_multipliers);
+    tcase_add_test(tc, belt_stick_slip);
     tcase_add_test(tc, refuses);
     tcase_add_test(tc, cascade_past_corner);
     suite_add_tcase(s, tc);
