@@ -19,8 +19,9 @@
  * 1 the step end, 2 + d the midpoint of a search interval at depth d; then
  * the scan over every contact (its last sample above 0, the current one,
  * the hit's end), then the one-contact root finder and its scan (bracket
- * ends, last sample, current one), which write only their contact's entry. */
-enum { L_LAST = NSD_GUARD_DEPTH + 2, L_CUR, L_END, L1_L, L1_R, L1_LAST, L1_CUR, L_COUNT };
+ * ends, last sample, current one), which write only their contact's entry;
+ * last the candidates of a bracket at the earliest root so far (bracket()). */
+enum { L_LAST = NSD_GUARD_DEPTH + 2, L_CUR, L_END, L1_L, L1_R, L1_LAST, L1_CUR, L_AT, L_COUNT };
 
 static void *xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
@@ -36,6 +37,8 @@ void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m) {
     g->df = xcalloc(L_COUNT * m->nc, sizeof *g->df);
     g->rate = xcalloc(2 * m->nc, sizeof *g->rate);
     g->wanted = xcalloc(m->nc, 1);
+    g->cand = xcalloc(m->nc, 1);
+    g->some = xcalloc(m->nc, 1);
     g->mask = xcalloc(2 * NSD_GUARD_DEPTH * m->nc, 1);
     g->y = xcalloc(m->n, sizeof *g->y);
     g->ytmp = xcalloc(m->n, sizeof *g->ytmp);
@@ -46,6 +49,8 @@ void nsd_step_guard_free(nsd_step_guard *g) {
     free(g->df);
     free(g->rate);
     free(g->wanted);
+    free(g->cand);
+    free(g->some);
     free(g->mask);
     free(g->y);
     free(g->ytmp);
@@ -144,6 +149,19 @@ static int gap_one(guard_call *k, double t, size_t c, size_t level) {
     return gap_one_at(k, t, k->g->ytmp, c, level);
 }
 
+/* The f, f' at t of the contacts with mask[c] != 0 into level, one
+ * dense-output state for all of them; the others' entries are set to
+ * +inf (not watched: no sample of theirs is read). */
+static int gaps_some_at(guard_call *k, double t, const unsigned char *mask, size_t level) {
+    if (state_at(k, t, k->g->ytmp) != 0) return -1;
+    for (size_t c = 0; c < k->g->nc; ++c)
+        if (!mask[c]) {
+            lf(k->g, level)[c] = INFINITY;
+            ldf(k->g, level)[c] = 0.0;
+        }
+    return gaps_masked_at(k, t, k->g->ytmp, mask, level);
+}
+
 /* Cubic Hermite on s in [0, 1] over an interval of length h. */
 static double hermite(double f0, double d0, double f1, double d1, double h, double s) {
     double s2 = s * s, s3 = s2 * s;
@@ -175,17 +193,15 @@ static double hermite_rate(double f0, double d0, double f1, double d1, double h,
  * bracket needs a sample above 0 first, and splitting a start at or below
  * 0 at the low point again and again converged on the low point and never
  * sampled the flight: 1.26e-5 m into an incline, tumbleweed study I). */
-static int may_fall(double f0, double d0, double f1, double d1, double h, double margin,
-                    double *split) {
-    /* The interpolant is H00 f0 + H01 f1 + h (H10 d0 + H11 d1) with H00,
-     * H01 >= 0 summing to 1 and |H10|, |H11| <= 4/27 on [0, 1]: never below
-     * min(f0, f1) - 4/27 h (|d0| + |d1|). Above the band there, it can
-     * neither fall into it nor start in it: the answer is no, without the
-     * critical points (most contacts of most steps are far from contact). */
-    if (fmin(f0, f1) - (4.0 / 27.0) * h * (fabs(d0) + fabs(d1)) > margin) return 0;
+/* The interpolant's ends and critical points, in order, into s (those
+ * outside [0, 1] are left at 2: skipped). */
+static void critical_points(double f0, double d0, double f1, double d1, double h, double s[4]) {
     double A = 6 * f0 + 3 * h * d0 - 6 * f1 + 3 * h * d1;
     double B = -6 * f0 - 4 * h * d0 + 6 * f1 - 2 * h * d1, C = h * d0;
-    double s[4] = {0.0, 2.0, 2.0, 1.0}, disc = B * B - 4 * A * C;
+    double disc = B * B - 4 * A * C;
+    s[0] = 0.0;
+    s[1] = s[2] = 2.0;
+    s[3] = 1.0;
     if (disc >= 0) {
         /* The critical points in the stable form q = -(B + sgn(B) sqrt(disc))/2,
          * roots C/q and q/A: a gap that is a parabola in t (free flight)
@@ -198,6 +214,18 @@ static int may_fall(double f0, double d0, double f1, double d1, double h, double
         s[1] = fmin(r1, r2);
         s[2] = fmax(r1, r2);
     }
+}
+
+static int may_fall(double f0, double d0, double f1, double d1, double h, double margin,
+                    double *split) {
+    /* The interpolant is H00 f0 + H01 f1 + h (H10 d0 + H11 d1) with H00,
+     * H01 >= 0 summing to 1 and |H10|, |H11| <= 4/27 on [0, 1]: never below
+     * min(f0, f1) - 4/27 h (|d0| + |d1|). Above the band there, it can
+     * neither fall into it nor start in it: the answer is no, without the
+     * critical points (most contacts of most steps are far from contact). */
+    if (fmin(f0, f1) - (4.0 / 27.0) * h * (fabs(d0) + fabs(d1)) > margin) return 0;
+    double s[4];
+    critical_points(f0, d0, f1, d1, h, s);
     double highest = -INFINITY, s_high = 0.0;
     for (int i = 0; i < 4; ++i) {
         if (!(s[i] >= 0.0 && s[i] <= 1.0)) continue;
@@ -218,27 +246,80 @@ static int may_fall(double f0, double d0, double f1, double d1, double h, double
     return 0;
 }
 
-/* Contact c's crossing in [tl, tr] (f(tl) > 0 >= f(tr), the ends' f in
- * levels L1_L and L1_R) by a safeguarded Illinois method on the dense
- * output, one contact per evaluation; *root is the post-crossing end of a
- * final bracket no wider than 1e-12 s per second of t, and its f, f' go to
- * L1_R. Illinois (regula falsi that halves the kept end's value when the
- * same end is kept twice; Dowell & Jarratt 1971) converges superlinearly on
- * a smooth gap where bisection needed about 40 halvings; a trial point is
- * kept half the tolerance inside the bracket (so the last step closes it,
- * as SUNDIALS' CVODE rootfinder does), and a bisection step is forced
- * whenever three steps did not halve the bracket (a kink or a jump of the
- * gap, where the secant stalls): never slower than a third of bisection. */
+/* Does the function, within margin of the Hermite interpolant of one
+ * interval, cross its threshold there once and only falling? It starts
+ * above the band (f0 > margin), ends at or below 0, and once the
+ * interpolant's values at its critical points and ends (in order) come
+ * below +margin, every later one is below -margin (the end itself may be
+ * the first): the interpolant passes through the band once, so the
+ * function's crossings lie where it is in the band, and no dip of the
+ * function returns above the band before a later crossing. Then the
+ * search need not split the interval further for this contact: a root
+ * finder on its bracket finds the crossing (and locate() scans before the
+ * root for a kink's earlier one, as at the depth limit). */
+static int clean_crossing(double f0, double d0, double f1, double d1, double h, double margin) {
+    if (!(f0 > margin && f1 <= 0.0)) return 0;
+    double s[4];
+    critical_points(f0, d0, f1, d1, h, s);
+    int below = 0;
+    for (int i = 1; i < 3; ++i) {
+        if (!(s[i] > 0.0 && s[i] < 1.0)) continue;
+        double v = hermite(f0, d0, f1, d1, h, s[i]);
+        if (below && v >= -margin) return 0;
+        below |= v < margin;
+    }
+    return !below || f1 < -margin;
+}
+
+/* Newton's step for the root from one bracket end (t, f, f'), if it falls
+ * (f' < 0) and lands strictly inside (tl, tr); NAN if not. */
+static double newton_inside(double t, double f, double df, double tl, double tr) {
+    double tn = df < 0.0 ? t - f / df : NAN;
+    return tn > tl && tn < tr ? tn : NAN;
+}
+
+/* Contact c's crossing in [tl, tr] (f(tl) > 0 >= f(tr), the ends' f, f'
+ * in levels L1_L and L1_R) on the dense output, one contact per
+ * evaluation; *root is the post-crossing end of a final bracket no wider
+ * than 1e-12 s per second of t, and its f, f' go to L1_R. Every evaluation
+ * gives the gap's rate f' = u_n as well, so a trial point is Newton's step
+ * from the bracket end nearer the root (smaller |f|) when it lands inside
+ * the bracket (quadratic on a smooth gap); once that step is below half
+ * the tolerance, the trial is put half the tolerance past it, to the
+ * bracket's other side, which closes the bracket (Newton alone approaches
+ * from one side). Else the Illinois step (regula falsi that halves the
+ * kept end's value when the same end is kept twice; Dowell & Jarratt
+ * 1971). A trial point is kept half the tolerance inside the bracket (as
+ * SUNDIALS' CVODE rootfinder does), and a bisection step is forced
+ * whenever three steps neither halved the bracket nor quartered the
+ * smaller |f| at its ends (a kink or a jump of the gap, where Newton and
+ * the secant stall; a grazing gap, flat at its left end, stalled Illinois
+ * for 34 steps in tumbleweed_case3_physical). */
 static int illinois(guard_call *k, size_t c, double tl, double tr, double *root) {
     nsd_step_guard *g = k->g;
-    double fl = lf(g, L1_L)[c], fr = lf(g, L1_R)[c], f_root = fr, df_root = ldf(g, L1_R)[c];
+    double fl = lf(g, L1_L)[c], fr = lf(g, L1_R)[c], dl = ldf(g, L1_L)[c], dr = ldf(g, L1_R)[c];
+    double wl = fl, wr = fr; /* the Illinois weights: fl, fr, halved when kept */
     double tol = GUARD_ROOT_RTOL * fmax(1.0, fabs(tr)), width = tr - tl;
+    double f_small = fmin(fabs(fl), fabs(fr));
     int kept = 0; /* -1: the last step moved tr (kept tl), +1: moved tl */
     for (int it = 0; it < GUARD_ROOT_MAX_ITER && tr - tl > tol; ++it) {
-        double mid = 0.5 * (tl + tr), t = (tl * fr - tr * fl) / (fr - fl);
+        double mid = 0.5 * (tl + tr);
+        int right = fabs(fr) <= fabs(fl);
+        double tn = right ? newton_inside(tr, fr, dr, tl, tr) : newton_inside(tl, fl, dl, tl, tr);
+        if (isnan(tn)) {
+            right = !right;
+            tn = right ? newton_inside(tr, fr, dr, tl, tr) : newton_inside(tl, fl, dl, tl, tr);
+        }
+        double t = (tl * wr - tr * wl) / (wr - wl);
+        if (!isnan(tn)) {
+            double step = right ? tr - tn : tn - tl;
+            t = step >= 0.5 * tol ? tn : right ? tn - 0.5 * tol : tn + 0.5 * tol;
+        }
         if (it % 3 == 0) {
-            if (it > 0 && tr - tl > 0.5 * width) t = mid;
+            double f_now = fmin(fabs(fl), fabs(fr));
+            if (it > 0 && tr - tl > 0.5 * width && f_now > 0.25 * f_small) t = mid;
             width = tr - tl;
+            f_small = f_now;
         }
         if (!isfinite(t)) t = mid;
         t = fmin(fmax(t, tl + 0.5 * tol), tr - 0.5 * tol);
@@ -248,20 +329,26 @@ static int illinois(guard_call *k, size_t c, double tl, double tr, double *root)
         double f = lf(g, L1_CUR)[c];
         if (f <= 0.0) {
             tr = t;
-            fr = f_root = f;
-            df_root = ldf(g, L1_CUR)[c];
-            if (kept == -1) fl *= 0.5;
+            fr = wr = f;
+            dr = ldf(g, L1_CUR)[c];
+            if (kept == -1) wl *= 0.5;
             kept = -1;
-        } else {
+        } else if (isfinite(f)) {
             tl = t;
-            fl = isfinite(f) ? f : fl; /* switched off: above, its size unknown */
-            if (kept == +1) fr *= 0.5;
+            fl = wl = f;
+            dl = ldf(g, L1_CUR)[c];
+            if (kept == +1) wr *= 0.5;
+            kept = +1;
+        } else { /* switched off: above, its size unknown */
+            tl = t;
+            dl = NAN;
+            if (kept == +1) wr *= 0.5;
             kept = +1;
         }
     }
     *root = tr;
-    lf(g, L1_R)[c] = f_root;
-    ldf(g, L1_R)[c] = df_root;
+    lf(g, L1_R)[c] = fr;
+    ldf(g, L1_R)[c] = dr;
     return 0;
 }
 
@@ -284,9 +371,12 @@ static int watched(const scan_levels *s, const double *fl, size_t c) {
     return (s->only == SIZE_MAX || c == s->only) && fl[c] > 0.0 && isfinite(fl[c]);
 }
 
-/* One sample of a scan: every contact's gap, or the one contact's. */
+/* One sample of a scan: the watched contacts' gaps (g->some, set by
+ * earliest_hit(): those above their threshold at the step start; the
+ * others are never read), or the one contact's. */
 static int scan_sample(guard_call *k, const scan_levels *s, double t) {
-    return s->only == SIZE_MAX ? gaps_at(k, t, s->cur) : gap_one(k, t, s->only, s->cur);
+    return s->only == SIZE_MAX ? gaps_some_at(k, t, k->g->some, s->cur)
+                               : gap_one(k, t, s->only, s->cur);
 }
 
 /* How many of the samples after the last one the rate bound rules out
@@ -412,23 +502,62 @@ static int locate(guard_call *k, size_t c, double tl, size_t il, double tr, size
     return 0;
 }
 
-/* A falling sign change between two samples: locate every contact that
- * changes sign in [tl, tr], keep the earliest. */
-static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr,
-                   const unsigned char *mask, double *t_hit, size_t *contact) {
-    const double *fl = lf(k->g, il), *fr = lf(k->g, ir);
-    int found = 0;
-    for (size_t c = 0; c < k->g->nc; ++c) {
-        if ((mask && !mask[c]) || !(fl[c] > 0.0 && fr[c] <= 0.0)) continue;
-        double root;
-        if (locate(k, c, tl, il, tr, ir, &root) != 0) return -1;
-        if (!found || root < *t_hit) {
-            *t_hit = root;
-            *contact = c;
+/* The candidate with the earliest crossing of [tl, tr] by the straight
+ * line through its ends' values (a first guess of the order to locate
+ * them in); SIZE_MAX if none is left. */
+static size_t first_guess(const nsd_step_guard *g, const double *fl, const double *fr) {
+    size_t best = SIZE_MAX;
+    double s_best = INFINITY;
+    for (size_t c = 0; c < g->nc; ++c) {
+        if (!g->cand[c]) continue;
+        double s = fl[c] / (fl[c] - fr[c]);
+        if (best == SIZE_MAX || s < s_best) {
+            best = c;
+            s_best = s;
         }
-        found = 1;
     }
-    return found;
+    return best;
+}
+
+/* A falling sign change between two samples: the earliest crossing in
+ * [tl, tr] (levels il, ir) of the contacts that fall through their
+ * threshold there (f(tl) > 0 >= f(tr); mask NULL: any contact, watch
+ * non-NULL: only those with watch[c] > 0, the contacts a scan watched).
+ * One is located; the others are evaluated together at its root (one
+ * dense-output state for all), and only one still at or below 0 there
+ * crossed earlier, in [tl, root]: it is located there and the rest are
+ * asked again at its root. A candidate above 0 at the root crosses later
+ * as far as the samples show (a dip and return before the root is what
+ * the scans look for: locate() for its own contact, earliest_hit() for
+ * every contact). Every candidate was located before, and a far face
+ * whose gap jumps through its threshold after the impact cost a
+ * bisection's 40 evaluations (tumbleweed_case3_physical). */
+static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr,
+                   const unsigned char *mask, const double *watch, double *t_hit, size_t *contact) {
+    nsd_step_guard *g = k->g;
+    const double *fl = lf(g, il), *fr = lf(g, ir);
+    for (size_t c = 0; c < g->nc; ++c)
+        g->cand[c] = (unsigned char)((!mask || mask[c]) &&
+                                     (!watch || (watch[c] > 0.0 && isfinite(watch[c]))) &&
+                                     fl[c] > 0.0 && fr[c] <= 0.0);
+    size_t c = first_guess(g, fl, fr), right = ir;
+    if (c == SIZE_MAX) return 0;
+    while (c != SIZE_MAX) {
+        double root;
+        if (locate(k, c, tl, il, tr, right, &root) != 0) return -1;
+        *t_hit = tr = root;
+        *contact = c;
+        g->cand[c] = 0;
+        right = L_AT;
+        size_t left = 0;
+        for (size_t i = 0; i < g->nc; ++i) left += g->cand[i];
+        if (!left) break;
+        if (state_at(k, root, g->ytmp) != 0 || gaps_masked_at(k, root, g->ytmp, g->cand, L_AT) != 0)
+            return -1;
+        for (size_t i = 0; i < g->nc; ++i) g->cand[i] &= lf(g, L_AT)[i] <= 0.0;
+        c = first_guess(g, fl, lf(g, L_AT));
+    }
+    return 1;
 }
 
 /* Does the search follow contact c in this interval? (mask NULL: every
@@ -479,6 +608,17 @@ static double split_error(const nsd_step_guard *g, size_t il, size_t im, size_t 
     return err / (w * w);
 }
 
+/* Is every contact a half follows (mask) a clean crossing there? Then its
+ * bracket is located now, not split down to the depth limit. */
+static int all_clean(const nsd_step_guard *g, size_t il, size_t ir, double h, double margin,
+                     const unsigned char *mask) {
+    const double *fl = g->f + il * g->nc, *dl = g->df + il * g->nc;
+    const double *fr = g->f + ir * g->nc, *dr = g->df + ir * g->nc;
+    for (size_t c = 0; c < g->nc; ++c)
+        if (mask[c] && !clean_crossing(fl[c], dl[c], fr[c], dr[c], h, margin)) return 0;
+    return 1;
+}
+
 /* Search [tl, tr] (samples at levels il, ir) at depth d for the followed
  * contacts (mask), with the error estimate of the interpolants known so
  * far (margin): 1 found, 0 none, -1 failure. A half is searched again for
@@ -497,10 +637,11 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
     nsd_step_guard *g = k->g;
     double ts = split_point(k, tl, tr, il, ir, margin, mask), h = tr - tl, s = (ts - tl) / h;
     size_t im = 2 + d;
-    if (!(ts > tl && ts < tr)) return bracket(k, il, ir, tl, tr, mask, t_hit, contact);
-    if (mask ? state_at(k, ts, g->ytmp) != 0 || gaps_masked_at(k, ts, g->ytmp, mask, im) != 0
-             : gaps_at(k, ts, im) != 0)
-        return -1;
+    if (!(ts > tl && ts < tr)) return bracket(k, il, ir, tl, tr, mask, NULL, t_hit, contact);
+    if (!mask) /* the whole step: a contact off (+inf) at either end is never followed */
+        for (size_t c = 0; c < g->nc; ++c)
+            g->some[c] = (unsigned char)(isfinite(lf(g, il)[c]) && isfinite(lf(g, ir)[c]));
+    if (gaps_some_at(k, ts, mask ? mask : g->some, im) != 0) return -1;
     double err = split_error(g, il, im, ir, h, s, mask);
     const double *fl = lf(g, il), *dl = ldf(g, il), *fm = lf(g, im), *dm = ldf(g, im);
     const double *fr = lf(g, ir), *dr = ldf(g, ir);
@@ -517,14 +658,16 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
     }
     int leaf = d + 1 >= NSD_GUARD_DEPTH, r = 0;
     if (unsafe_left)
-        r = leaf ? bracket(k, il, im, tl, ts, left, t_hit, contact)
-                 : search(k, tl, ts, il, im, d + 1, err, left, t_hit, contact);
+        r = leaf || all_clean(g, il, im, ts - tl, err, left)
+                ? bracket(k, il, im, tl, ts, left, NULL, t_hit, contact)
+                : search(k, tl, ts, il, im, d + 1, err, left, t_hit, contact);
     if (r != 0 || !unsafe_right) {
         g->unresolved += leaf && unsafe_left && r == 0;
         return r;
     }
-    r = leaf ? bracket(k, im, ir, ts, tr, right, t_hit, contact)
-             : search(k, ts, tr, im, ir, d + 1, err, right, t_hit, contact);
+    r = leaf || all_clean(g, im, ir, tr - ts, err, right)
+            ? bracket(k, im, ir, ts, tr, right, NULL, t_hit, contact)
+            : search(k, ts, tr, im, ir, d + 1, err, right, t_hit, contact);
     g->unresolved += leaf && r == 0;
     return r;
 }
@@ -575,7 +718,9 @@ static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
     nsd_step_guard *g = k->g;
     double t_end = *t_hit, t_last, t_cur;
     size_t hit = *contact;
-    if (gaps_at(k, t_end, L_END) != 0) return -1;
+    for (size_t c = 0; c < g->nc; ++c)
+        g->some[c] = (unsigned char)(lf(g, 0)[c] > 0.0 && isfinite(lf(g, 0)[c]));
+    if (gaps_some_at(k, t_end, g->some, L_END) != 0) return -1;
     scan_levels s = {SIZE_MAX, 0, L_END, L_LAST, L_CUR, g->rate};
     int r = scan(k, &s, g->t_a, t_end, &t_last, &t_cur);
     if (r < 0) return -1;
@@ -584,13 +729,14 @@ static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
      * its threshold crossed after the last sample (a sphere meeting a
      * concave corner: the decline's crossing 0.6 ms before the floor's,
      * between two samples). */
-    size_t at = r == 1 ? L_CUR : L_END;
-    const double *f0 = lf(g, 0), *f = lf(g, at);
+    const double *f0 = lf(g, 0), *f = lf(g, L_END);
+    if (r == 1) /* every root is before t_cur < t_end */
+        return bracket(k, L_LAST, L_CUR, t_last, t_cur, NULL, f0, t_hit, contact) < 0 ? -1 : 0;
     for (size_t c = 0; c < g->nc; ++c) {
         double root;
-        if (!(f0[c] > 0.0 && (r == 1 ? f[c] <= 0.0 : c != hit && f[c] < 0.0))) continue;
-        if (locate(k, c, t_last, L_LAST, r == 1 ? t_cur : t_end, at, &root) != 0) return -1;
-        if (root < *t_hit) { /* found: every root is before t_cur < t_end */
+        if (!(f0[c] > 0.0 && c != hit && f[c] < 0.0)) continue;
+        if (locate(k, c, t_last, L_LAST, t_end, L_END, &root) != 0) return -1;
+        if (root < *t_hit) {
             *t_hit = root;
             *contact = c;
         }

@@ -45,6 +45,8 @@ typedef struct nsd_step_guard {
     double *f, *df;            /* levels x nc (step_guard.c) */
     double *rate;              /* 2 nc: the scans' rate bounds [m/s] */
     unsigned char *wanted;     /* nc: the contact a root finder follows */
+    unsigned char *cand;       /* nc: a bracket's contacts still to be located */
+    unsigned char *some;       /* nc: the contacts a step's first split or a scan evaluates */
     double *y;                 /* n: state at the located impact */
     double *ytmp;              /* n */
     unsigned char *mask;       /* 2 NSD_GUARD_DEPTH x nc: the contacts each half follows */
