@@ -13,13 +13,18 @@
  *    matrix of Newton's restitution, S = [[-r, 0], [(a+ + r a-)/v-, -r]],
  *    at 5 forcing frequencies.
  *  - shipped_multipliers: on every shipped periodic config whose events the
- *    variational equations follow, the multipliers of both Jacobians agree
+ *    variational equations follow (belt_stick_slip since round 5), the multipliers of both Jacobians agree
  *    within the differences' own error estimate (h against 2h). walker2
  *    (Hunt-Crossley + LuGre) among them since round 4: it fails with plain
  *    central differences of the rhs (a pair at |mu| = 0.53 instead of
  *    0.43), and with f(y+) as the rate after the heel strike (the old
  *    0.545 against 0.451; Newton then does not converge from the config's
  *    guess): periodic_tangent.c jacobian() and rate_after().
+ *  - belt_stick_slip: stick and slip of exact Coulomb friction, the belt
+ *    oscillator's multipliers against the closed form of tests/belt_ref.h
+ *    (mu and an exact 0) and the differences, six randomized belts.
+ *  - stick_flow_2d: the towed wheel's 2-D stick projection as a jump, Phi
+ *    against differences of the run.
  *  - refuses: a method that is none is a config error at the key. */
 #define _GNU_SOURCE
 #include <check.h>
@@ -270,7 +275,8 @@ static void compare_config(const char *name, double *cost_fd, double *cost_var) 
 
 START_TEST(shipped_multipliers) {
     const char *configs[] = {"impact_oscillator.toml", "rimless_hub_periodic.toml",
-                             "walker_impact_periodic.toml", "walker2_periodic.toml"};
+                             "walker_impact_periodic.toml", "walker2_periodic.toml",
+                             "belt_stick_slip.toml"};
     for (size_t c = 0; c < sizeof configs / sizeof *configs; ++c) {
         double a, b;
         compare_config(configs[c], &a, &b);
