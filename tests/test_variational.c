@@ -13,8 +13,9 @@
  *    matrix of Newton's restitution, S = [[-r, 0], [(a+ + r a-)/v-, -r]],
  *    at 5 forcing frequencies.
  *  - shipped_multipliers: on every shipped periodic config whose events the
- *    variational equations follow (belt_stick_slip since round 5), the multipliers of both Jacobians agree
- *    within the differences' own error estimate (h against 2h). walker2
+ *    variational equations follow (belt_stick_slip since round 5), the
+ *    multipliers of both Jacobians agree within the differences' own error
+ *    estimate (h against 2h). walker2
  *    (Hunt-Crossley + LuGre) among them since round 4: it fails with plain
  *    central differences of the rhs (a pair at |mu| = 0.53 instead of
  *    0.43), and with f(y+) as the rate after the heel strike (the old
