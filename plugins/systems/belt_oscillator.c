@@ -190,18 +190,21 @@ static nsdyn_status switch_map(void *inst, size_t index, double t, double *q, do
     return NSDYN_OK;
 }
 
-/* Side view: the wall, the spring, the mass on the belt. */
+/* Side view: the wall, the spring, the mass on the belt, at the fixed
+ * length scale (N + F0) / k [m] (the largest spring deflection friction
+ * and forcing can hold is of that order), so the wall stays put. */
 static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
-    (void)inst, (void)t;
-    double s = fmax(0.2, 2.0 * fabs(q[0]));
+    (void)t;
+    const belt *b = inst;
+    double s = (b->N + b->F0) / b->k, w = 0.06 * s;
     cv->pen(cv->ctx, NSDYN_PEN_GROUND);
-    cv->line(cv->ctx, -3.0 * s, 0.0, 3.0 * s, 0.0);
-    cv->line(cv->ctx, -3.0 * s, 0.0, -3.0 * s, 0.4 * s);
+    cv->line(cv->ctx, -s, 0.0, 2.0 * s, 0.0);
+    cv->line(cv->ctx, -s, 0.0, -s, 4.0 * w);
     cv->pen(cv->ctx, NSDYN_PEN_TRACE);
-    cv->line(cv->ctx, -3.0 * s, 0.2 * s, q[0] - 0.2 * s, 0.2 * s);
+    cv->line(cv->ctx, -s, w, q[0] - w, w);
     cv->pen(cv->ctx, NSDYN_PEN_STRUCTURE);
-    double xs[4] = {q[0] - 0.2 * s, q[0] + 0.2 * s, q[0] + 0.2 * s, q[0] - 0.2 * s};
-    double ys[4] = {0.0, 0.0, 0.4 * s, 0.4 * s};
+    double xs[4] = {q[0] - w, q[0] + w, q[0] + w, q[0] - w};
+    double ys[4] = {0.0, 0.0, 2.0 * w, 2.0 * w};
     cv->polygon(cv->ctx, 4, xs, ys, 1);
 }
 

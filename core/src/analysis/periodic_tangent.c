@@ -46,6 +46,7 @@ struct nsd_tangent {
     double *g; /* n_events event functions, then nc gaps and nc gap rates */
     /* the jump being crossed: what jump_before found, for jump_after */
     int pending;
+    int kind; /* jump_kind() of the pending jump */
     nsd_event_source src;
     double t_jump, h_t;
     double *G, *dh, *f_minus, *g_pred, *g_t, *y_minus; /* n^2, n, n, n, n, n */
@@ -278,9 +279,18 @@ static int impact_jump(nsd_tangent *tg, size_t c, double t, double *y) {
 }
 
 /* What kind of jump src makes (0 none, 1 switch map, 2 impact at contact
- * src->index / 2), decided at the state before it. */
+ * src->index / 2, 3 the velocity projection of a stick/slip event),
+ * decided at the state before it. A tangential event of the event-driven
+ * runner ends in its velocity projection onto the new modes' constraints
+ * (modes.h nsd_modes_project): a 2-D slip stops at run.rest_velocity and
+ * the rest is projected away, a 1-D one at its sign change (the projection
+ * moves it by the root finder's residual, but its derivative still erases
+ * the velocity along the stuck tangent). The modes are known only after
+ * the runner chose them (stick, or slip on: a reversal), so kind 3 is
+ * reproduced and differenced in jump_after. */
 static int jump_kind(const nsd_tangent *tg, const nsd_event_source *src) {
     const nsd_model *m = tg->m;
+    if (src->kind == NSD_SOURCE_CONTACT && src->index % 2 == 1 && m->ed.on) return 3;
     if (src->kind == NSD_SOURCE_SWITCH) {
         size_t has = offsetof(nsdyn_system, switch_map) + sizeof m->sys->switch_map;
         return m->sys->info.struct_size >= has && m->sys->switch_map ? 1 : 0;
@@ -300,6 +310,9 @@ static int apply_jump(nsd_tangent *tg, int k, double t, double *y) {
                     m->layout.switches[tg->src.index]);
     if (k == 2 && impact_jump(tg, tg->src.index / 2, t, y) < 0)
         return fail(tg, "variational equations: the impact could not be reproduced: %s",
+                    d->failure);
+    if (k == 3 && nsd_modes_project(m, d, t, y) > NSDYN_WARNING)
+        return fail(tg, "variational equations: the stick projection could not be reproduced: %s",
                     d->failure);
     return 0;
 }
@@ -365,9 +378,11 @@ static int event_gradient(nsd_tangent *tg, long e, double t, const double *y) {
  * step would make them differ: no derivative to take). */
 static int jump_jacobian(nsd_tangent *tg, int k, double t, const double *y) {
     size_t n = tg->n;
+    /* the projection has no guard: the smooth functions' step (its rounding
+     * at the jumps' step, eps / 1e-7, was 5e-9 in the belt's multipliers) */
+    double rel = k == 3 ? TANGENT_FD_REL : TANGENT_JUMP_REL;
     for (size_t j = 0; j <= n; ++j) {
-        double d =
-            j < n ? step_of(tg, j, y[j], TANGENT_JUMP_REL) : TANGENT_JUMP_REL * fmax(fabs(t), 1.0);
+        double d = j < n ? step_of(tg, j, y[j], rel) : rel * fmax(fabs(t), 1.0);
         memcpy(tg->fp, y, n * sizeof *y);
         memcpy(tg->fm, y, n * sizeof *y);
         if (j < n) {
@@ -411,12 +426,13 @@ static int on_jump_before(void *ctx, const nsd_event_source *src, double t, cons
     memcpy(tg->y_minus, y, n * sizeof *y);
     if (rhs(tg, t, y, tg->f_minus) != 0 || event_gradient(tg, e, t, y) != 0) return -1;
     int k = jump_kind(tg, src);
+    tg->kind = k;
     memcpy(tg->g_pred, y, n * sizeof *y);
-    if (apply_jump(tg, k, t, tg->g_pred) != 0) return -1;
     memset(tg->G, 0, n * n * sizeof *tg->G);
     memset(tg->g_t, 0, n * sizeof *tg->g_t);
     for (size_t i = 0; i < n; ++i) tg->G[i * n + i] = 1.0;
-    if (k != 0 && jump_jacobian(tg, k, t, y) != 0) return -1;
+    if (k != 3 && apply_jump(tg, k, t, tg->g_pred) != 0) return -1;
+    if (k != 0 && k != 3 && jump_jacobian(tg, k, t, y) != 0) return -1;
     tg->pending = 1;
     return 0;
 }
@@ -467,6 +483,9 @@ static int on_jump_after(void *ctx, const nsd_event_source *src, double t, const
     if (!tg->pending || tg->src.kind != src->kind || tg->src.index != src->index || tg->t_jump != t)
         return fail(tg, "variational equations: the jump at %s came without its event", what);
     tg->pending = 0;
+    if (tg->kind == 3 &&
+        (apply_jump(tg, 3, t, tg->g_pred) != 0 || jump_jacobian(tg, 3, t, tg->y_minus) != 0))
+        return -1;
     double worst = jump_mismatch(tg, y, &at);
     size_t at0 = 0;
     if (!(worst <= TANGENT_JUMP_TOL)) { /* a crossing the system's on_switch() left alone? */

@@ -33,7 +33,9 @@
  *    the system's switch_map (system.h, ABI 2.3) at a switch, the contact
  *    law's own impulse at one approaching rigid contact
  *    (v+ = v- + M^-1 W^T P, P from the law's impulse at one contact,
- *    plugin_calls.h), identity
+ *    plugin_calls.h), the runner's velocity projection onto the new modes'
+ *    constraints at a stick/slip event (modes.h nsd_modes_project,
+ *    reproduced and differenced once the modes are chosen), identity
  *    otherwise; at every jump the runner's own state after it must equal
  *    g(y-) to 1e-8 (scaled), or the run fails and says why (several
  *    events at one instant, an accumulation of impacts, a reset the system

@@ -140,6 +140,15 @@ int nsd_modes_correct_drift(const nsd_model *m, nsd_data *data, double t, double
 nsdyn_status nsd_modes_resolve(const nsd_model *m, nsd_data *data, double t, double *y,
                                nsd_event_log *log, int fired);
 
+/* The velocity projection of nsd_modes_resolve alone, with the current
+ * modes: v onto the constraints of the closed and sticking contacts at
+ * (t, y) (the M-orthogonal projection). At a stick event this is the jump
+ * the runner makes (a 2-D slip is stopped at run.rest_velocity and the rest
+ * projected away); the variational equations differentiate it there
+ * (analysis/periodic_tangent.c). NSDYN_OK, or an error with data->failure
+ * set (singular constraints). */
+nsdyn_status nsd_modes_project(const nsd_model *m, nsd_data *data, double t, double *y);
+
 /* `fired` of nsd_modes_resolve after a system's velocity reset: each
  * touching contact keeps its open/closed status if that is consistent. */
 #define NSD_FIRED_KEEP (-2)
