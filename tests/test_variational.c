@@ -479,7 +479,7 @@ START_TEST(stick_flow_2d) {
     size_t n = m->n;
     ck_assert_uint_eq(n, 5);
     double y[5], y0[5];
-    memcpy(y0, m->d->y0, sizeof y0);
+    memcpy(y0, R.data->y0, sizeof y0);
     run_to(&R, y0, y); /* onto the stick-slip cycle (from t ~ 10.1 s) */
     R.app.cfg.settings.t_end = 0.6;
     int tested = 0;
