@@ -47,6 +47,7 @@ typedef struct nsd_step_guard {
     unsigned char *wanted;     /* nc: the contact a root finder follows */
     unsigned char *cand;       /* nc: a bracket's contacts still to be located */
     unsigned char *some;       /* nc: the contacts a step's first split or a scan evaluates */
+    size_t *watched;           /* nc: the contacts a scan watches, listed */
     double *y;                 /* n: state at the located impact */
     double *ytmp;              /* n */
     unsigned char *mask;       /* 2 NSD_GUARD_DEPTH x nc: the contacts each half follows */
