@@ -39,6 +39,7 @@ void nsd_step_guard_init(nsd_step_guard *g, const nsd_model *m) {
     g->wanted = xcalloc(m->nc, 1);
     g->cand = xcalloc(m->nc, 1);
     g->some = xcalloc(m->nc, 1);
+    g->watched = xcalloc(m->nc, sizeof *g->watched);
     g->mask = xcalloc(2 * NSD_GUARD_DEPTH * m->nc, 1);
     g->y = xcalloc(m->n, sizeof *g->y);
     g->ytmp = xcalloc(m->n, sizeof *g->ytmp);
@@ -51,6 +52,7 @@ void nsd_step_guard_free(nsd_step_guard *g) {
     free(g->wanted);
     free(g->cand);
     free(g->some);
+    free(g->watched);
     free(g->mask);
     free(g->y);
     free(g->ytmp);
@@ -365,6 +367,7 @@ typedef struct scan_levels {
     size_t l, r;      /* levels of the ends */
     size_t last, cur; /* levels of the last sample above 0 and the current one */
     double *rate;     /* per contact: the rate bound [m/s] */
+    size_t *w, nw;    /* the watched contacts (scan() lists them in g->watched) */
 } scan_levels;
 
 static int watched(const scan_levels *s, const double *fl, size_t c) {
@@ -383,11 +386,10 @@ static int scan_sample(guard_call *k, const scan_levels *s, double t) {
  * (every watched f stays above 0 there), at most GUARD_SKIP_MAX - 1: an
  * f above 0 at the last sample cannot reach 0 before f / rate. */
 static int ruled_out(guard_call *k, const scan_levels *s, double h) {
-    nsd_step_guard *g = k->g;
-    const double *fl = lf(g, s->l), *f = lf(g, s->last);
+    const double *f = lf(k->g, s->last);
     double cells = GUARD_SKIP_MAX - 1;
-    for (size_t c = 0; c < g->nc && cells > 0.0; ++c) {
-        if (!watched(s, fl, c)) continue;
+    for (size_t j = 0; j < s->nw && cells > 0.0; ++j) {
+        size_t c = s->w[j];
         double reach = f[c] / (s->rate[c] * h); /* cells to reach 0; inf at rate 0 */
         cells = fmin(cells, ceil(reach) - 1.0);
     }
@@ -399,11 +401,12 @@ static int ruled_out(guard_call *k, const scan_levels *s, double h) {
  * seen either way. */
 static int bound_broken(guard_call *k, const scan_levels *s, double dt) {
     nsd_step_guard *g = k->g;
-    const double *fl = lf(g, s->l), *fa = lf(g, s->last), *fb = lf(g, s->cur);
+    const double *fa = lf(g, s->last), *fb = lf(g, s->cur);
     const double *db = ldf(g, s->cur);
     int broken = 0;
-    for (size_t c = 0; c < g->nc; ++c) {
-        if (!watched(s, fl, c) || !isfinite(fb[c])) continue;
+    for (size_t j = 0; j < s->nw; ++j) {
+        size_t c = s->w[j];
+        if (!isfinite(fb[c])) continue;
         double seen = fmax(fabs(db[c]), fabs(fb[c] - fa[c]) / dt);
         broken |= seen > s->rate[c];
         s->rate[c] = fmax(s->rate[c], GUARD_RATE_SAFETY * seen);
@@ -422,13 +425,17 @@ static int bound_broken(guard_call *k, const scan_levels *s, double dt) {
  * the stretch before it, the stretch is sampled again without skipping
  * (and the rest of the scan too): what a scan of every sample finds, it
  * finds, while a falling gap costs about log2(GUARD_SCAN) samples. */
-static int scan(guard_call *k, const scan_levels *s, double tl, double tr, double *t_last,
+static int scan(guard_call *k, scan_levels *s, double tl, double tr, double *t_last,
                 double *t_cur) {
     nsd_step_guard *g = k->g;
     const double *fl = lf(g, s->l), *dl = ldf(g, s->l), *fr = lf(g, s->r), *dr = ldf(g, s->r);
     double h = (tr - tl) / GUARD_SCAN;
-    for (size_t c = 0; c < g->nc; ++c) {
-        if (!watched(s, fl, c)) continue;
+    s->w = g->watched;
+    s->nw = 0;
+    for (size_t c = 0; c < g->nc; ++c)
+        if (watched(s, fl, c)) s->w[s->nw++] = c;
+    for (size_t j = 0; j < s->nw; ++j) {
+        size_t c = s->w[j];
         double mean = isfinite(fr[c]) ? fabs(fr[c] - fl[c]) / (tr - tl) : 0.0;
         s->rate[c] = GUARD_RATE_SAFETY * fmax(fmax(fabs(dl[c]), fabs(dr[c])), mean);
         lf(g, s->last)[c] = fl[c];
@@ -451,13 +458,13 @@ static int scan(guard_call *k, const scan_levels *s, double tl, double tr, doubl
             continue;
         }
         const double *f = lf(g, s->cur);
-        for (size_t c = 0; c < g->nc; ++c)
-            if (watched(s, fl, c) && f[c] <= 0.0) {
+        for (size_t j = 0; j < s->nw; ++j)
+            if (f[s->w[j]] <= 0.0) {
                 *t_cur = t;
                 return 1;
             }
-        for (size_t c = 0; c < g->nc; ++c) {
-            if (!watched(s, fl, c)) continue;
+        for (size_t j = 0; j < s->nw; ++j) {
+            size_t c = s->w[j];
             lf(g, s->last)[c] = f[c];
             ldf(g, s->last)[c] = ldf(g, s->cur)[c];
         }
@@ -479,16 +486,22 @@ static int scan(guard_call *k, const scan_levels *s, double tl, double tr, doubl
  * passed over), and where a sample is at or below zero the earlier
  * bracket is searched instead. A bracket with one crossing gives its
  * root. */
-static int locate(guard_call *k, size_t c, double tl, size_t il, double tr, size_t ir,
+static int locate(guard_call *k, size_t c, double tl, size_t il, double tr, size_t ir, int later,
                   double *root) {
     nsd_step_guard *g = k->g;
     lf(g, L1_L)[c] = lf(g, il)[c];
     ldf(g, L1_L)[c] = ldf(g, il)[c];
     lf(g, L1_R)[c] = lf(g, ir)[c];
     ldf(g, L1_R)[c] = ldf(g, ir)[c];
-    scan_levels s = {c, L1_L, L1_R, L1_LAST, L1_CUR, g->rate + g->nc};
+    scan_levels s = {c, L1_L, L1_R, L1_LAST, L1_CUR, g->rate + g->nc, NULL, 0};
     for (int pass = 0; pass < 8; ++pass) {
         if (illinois(k, c, tl, tr, root) != 0) return -1;
+        /* A bracket from the step's start, found by the search: the scan of
+         * [t_a, hit] that follows (earliest_hit()) samples every contact
+         * above its threshold at t_a, this one included, on the same grid
+         * (t_a + i (hit - t_a) / GUARD_SCAN) under the same rate bounds;
+         * when another contact's hit comes first, this root is after it. */
+        if (later && tl == g->t_a) return 0;
         double t_last, t_cur;
         int r = scan(k, &s, tl, *root, &t_last, &t_cur);
         if (r <= 0) return r;
@@ -535,6 +548,7 @@ static size_t first_guess(const nsd_step_guard *g, const double *fl, const doubl
 static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr,
                    const unsigned char *mask, const double *watch, double *t_hit, size_t *contact) {
     nsd_step_guard *g = k->g;
+    int later = watch == NULL; /* from the search: earliest_hit() scans before the hit */
     const double *fl = lf(g, il), *fr = lf(g, ir);
     for (size_t c = 0; c < g->nc; ++c)
         g->cand[c] = (unsigned char)((!mask || mask[c]) &&
@@ -544,7 +558,7 @@ static int bracket(guard_call *k, size_t il, size_t ir, double tl, double tr,
     if (c == SIZE_MAX) return 0;
     while (c != SIZE_MAX) {
         double root;
-        if (locate(k, c, tl, il, tr, right, &root) != 0) return -1;
+        if (locate(k, c, tl, il, tr, right, later, &root) != 0) return -1;
         *t_hit = tr = root;
         *contact = c;
         g->cand[c] = 0;
@@ -567,6 +581,15 @@ static int follows(const unsigned char *mask, size_t c) { return !mask || mask[c
 /* Where to split [tl, tr]: the earliest place a followed contact's Hermite
  * interpolant says to look (may_fall with the margin known so far),
  * strictly inside; else the midpoint. */
+/* The earlier of a split best so far and s, where s is strictly inside. */
+static double earlier(double best, double s) { return s > 0.0 && s < 1.0 ? fmin(best, s) : best; }
+
+/* The split time of [tl, tr] at s (the midpoint if s is not inside). */
+static double split_at(double tl, double tr, double s) {
+    double ts = tl + (s < 1.0 ? s : 0.5) * (tr - tl);
+    return ts > tl && ts < tr ? ts : 0.5 * (tl + tr);
+}
+
 static double split_point(guard_call *k, double tl, double tr, size_t il, size_t ir, double margin,
                           const unsigned char *mask) {
     const nsd_step_guard *g = k->g;
@@ -576,11 +599,9 @@ static double split_point(guard_call *k, double tl, double tr, size_t il, size_t
     for (size_t c = 0; c < g->nc; ++c) {
         double s;
         if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fr[c])) continue;
-        if (may_fall(fl[c], dl[c], fr[c], dr[c], h, margin, &s) && s > 0.0 && s < 1.0)
-            best = fmin(best, s);
+        if (may_fall(fl[c], dl[c], fr[c], dr[c], h, margin, &s)) best = earlier(best, s);
     }
-    double ts = tl + (best < 1.0 ? best : 0.5) * h;
-    return ts > tl && ts < tr ? ts : 0.5 * (tl + tr);
+    return split_at(tl, tr, best);
 }
 
 /* The estimate of the largest error of the followed contacts' Hermite
@@ -633,9 +654,11 @@ static int all_clean(const nsd_step_guard *g, size_t il, size_t ir, double h, do
  * limit, or where a half cannot be split, the sign changes at its samples
  * are located. */
 static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, size_t d,
-                  double margin, const unsigned char *mask, double *t_hit, size_t *contact) {
+                  double margin, const unsigned char *mask, double s_mask, double *t_hit,
+                  size_t *contact) {
     nsd_step_guard *g = k->g;
-    double ts = split_point(k, tl, tr, il, ir, margin, mask), h = tr - tl, s = (ts - tl) / h;
+    double ts = mask ? split_at(tl, tr, s_mask) : split_point(k, tl, tr, il, ir, margin, mask);
+    double h = tr - tl, s = (ts - tl) / h, s_left = 2.0, s_right = 2.0;
     size_t im = 2 + d;
     if (!(ts > tl && ts < tr)) return bracket(k, il, ir, tl, tr, mask, NULL, t_hit, contact);
     if (!mask) /* the whole step: a contact off (+inf) at either end is never followed */
@@ -651,8 +674,10 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
         double sc;
         left[c] = right[c] = 0;
         if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
-        left[c] = (unsigned char)may_fall(fl[c], dl[c], fm[c], dm[c], ts - tl, err, &sc);
-        right[c] = (unsigned char)may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc);
+        if ((left[c] = (unsigned char)may_fall(fl[c], dl[c], fm[c], dm[c], ts - tl, err, &sc)))
+            s_left = earlier(s_left, sc);
+        if ((right[c] = (unsigned char)may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc)))
+            s_right = earlier(s_right, sc);
         unsafe_left |= left[c];
         unsafe_right |= right[c];
     }
@@ -660,14 +685,14 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
     if (unsafe_left)
         r = leaf || all_clean(g, il, im, ts - tl, err, left)
                 ? bracket(k, il, im, tl, ts, left, NULL, t_hit, contact)
-                : search(k, tl, ts, il, im, d + 1, err, left, t_hit, contact);
+                : search(k, tl, ts, il, im, d + 1, err, left, s_left, t_hit, contact);
     if (r != 0 || !unsafe_right) {
         g->unresolved += leaf && unsafe_left && r == 0;
         return r;
     }
     r = leaf || all_clean(g, im, ir, tr - ts, err, right)
             ? bracket(k, im, ir, ts, tr, right, NULL, t_hit, contact)
-            : search(k, ts, tr, im, ir, d + 1, err, right, t_hit, contact);
+            : search(k, ts, tr, im, ir, d + 1, err, right, s_right, t_hit, contact);
     g->unresolved += leaf && r == 0;
     return r;
 }
@@ -721,7 +746,7 @@ static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
     for (size_t c = 0; c < g->nc; ++c)
         g->some[c] = (unsigned char)(lf(g, 0)[c] > 0.0 && isfinite(lf(g, 0)[c]));
     if (gaps_some_at(k, t_end, g->some, L_END) != 0) return -1;
-    scan_levels s = {SIZE_MAX, 0, L_END, L_LAST, L_CUR, g->rate};
+    scan_levels s = {SIZE_MAX, 0, L_END, L_LAST, L_CUR, g->rate, NULL, 0};
     int r = scan(k, &s, g->t_a, t_end, &t_last, &t_cur);
     if (r < 0) return -1;
     /* Found: the contacts at or below 0 at t_cur crossed in [t_last,
@@ -735,7 +760,7 @@ static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
     for (size_t c = 0; c < g->nc; ++c) {
         double root;
         if (!(f0[c] > 0.0 && c != hit && f[c] < 0.0)) continue;
-        if (locate(k, c, t_last, L_LAST, t_end, L_END, &root) != 0) return -1;
+        if (locate(k, c, t_last, L_LAST, t_end, L_END, 0, &root) != 0) return -1;
         if (root < *t_hit) {
             *t_hit = root;
             *contact = c;
@@ -750,7 +775,7 @@ int nsd_step_guard_check(nsd_step_guard *g, const nsd_model *m, nsd_data *d,
     guard_call k = {g, m, d, ig, inst, t_b, y_b};
     if (g->nc == 0 || !(t_b > g->t_a)) return 0;
     if (gaps_at(&k, t_b, 1) != 0) return -1;
-    int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, NULL, t_hit, contact);
+    int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, NULL, 2.0, t_hit, contact);
     if (r < 0) return -1;
     if (r == 1 && earliest_hit(&k, t_hit, contact) != 0) return -1;
     if (r == 1) return located(&k, *t_hit, *contact);

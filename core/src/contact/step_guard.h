@@ -21,14 +21,16 @@
  * is split again, where the interpolant says to look, down to depth
  * NSD_GUARD_DEPTH, following into each half only the contacts that may
  * fall there (evaluated alone through the system's request.wanted, ABI
- * 2.3). At the depth limit a falling sign change between samples is a
- * bracket, located by a safeguarded Illinois method on that one contact on
- * the dense output to 1e-12 s per second of t and reported at its
- * post-crossing end (f <= 0); the earliest over the contacts wins. The
- * stretch before a hit, and before a located root, is scanned for an
- * earlier crossing (a gap with a kink or a jump), passing over the samples
- * a bound on the gaps' rates rules out. docs/event-driven.md has the
- * argument and the measured cost. */
+ * 2.3). At the depth limit, or where every contact a half follows crosses
+ * its threshold once through the error band, a falling sign change
+ * between samples is a bracket, located on that one contact on the dense
+ * output by Newton steps on the gap rate (safeguarded by Illinois and
+ * bisection) to 1e-12 s per second of t and reported at its post-crossing
+ * end (f <= 0); the earliest over the contacts wins, the others asked at
+ * the root found. The stretch before a hit, and before a located root, is
+ * scanned for an earlier crossing (a gap with a kink or a jump), passing
+ * over the samples a bound on the gaps' rates rules out.
+ * docs/event-driven.md has the argument and the measured cost. */
 #ifndef NSD_STEP_GUARD_H
 #define NSD_STEP_GUARD_H
 
@@ -47,6 +49,7 @@ typedef struct nsd_step_guard {
     unsigned char *wanted;     /* nc: the contact a root finder follows */
     unsigned char *cand;       /* nc: a bracket's contacts still to be located */
     unsigned char *some;       /* nc: the contacts a step's first split or a scan evaluates */
+    size_t *watched;           /* nc: the contacts a scan watches, listed */
     double *y;                 /* n: state at the located impact */
     double *ytmp;              /* n */
     unsigned char *mask;       /* 2 NSD_GUARD_DEPTH x nc: the contacts each half follows */
