@@ -152,6 +152,11 @@ nsdyn_status nsd_modes_project(const nsd_model *m, nsd_data *data, double t, dou
 /* `fired` of nsd_modes_resolve after a system's velocity reset: each
  * touching contact keeps its open/closed status if that is consistent. */
 #define NSD_FIRED_KEEP (-2)
+/* `fired` at a rate event of contact c (a rate-discontinuous compliant
+ * law's gap rate at zero, or a hold's end): c's normal force (held, or
+ * one side's) is chosen with the friction modes (modes_choose.c). */
+#define NSD_FIRED_RATE(c) (-3 - (int)(c))
+#define NSD_FIRED_RATE_CONTACT(fired) ((size_t)(-3 - (fired)))
 
 /* What the system's resets at one resolution did (nsd_modes_resolve_notify). */
 typedef struct nsd_reset_tally {

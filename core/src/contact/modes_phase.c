@@ -102,6 +102,7 @@ void nsd_modes_alloc(const nsd_model *m, nsd_data *d) {
     w->cm_old = xcalloc(nc, sizeof *w->cm_old);
     w->cm_new = xcalloc(nc, sizeof *w->cm_new);
     w->v_hook = xcalloc(nv, sizeof *w->v_hook);
+    w->slip_try = xcalloc(nc, sizeof *w->slip_try);
     w->ln_len = nsn_least_norm_work(n3);
     w->ln_work = xcalloc(w->ln_len, sizeof *w->ln_work);
     w->ln_jpvt = xcalloc(n3, sizeof *w->ln_jpvt);
@@ -149,6 +150,7 @@ void nsd_modes_free(nsd_data *d) {
         free(w->cm_old);
         free(w->cm_new);
         free(w->v_hook);
+        free(w->slip_try);
         free(w->ln_work);
         free(w->ln_jpvt);
         free(w->adm_work);

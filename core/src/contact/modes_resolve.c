@@ -10,7 +10,6 @@
 #include "affine.h"
 #include "modes_phase.h"
 #include "nsdyn_numeric.h"
-#include "slip_flow.h"
 
 /* ---- resolution at events ------------------------------------------- */
 
@@ -27,11 +26,6 @@ static nsdyn_status contact_response(const nsd_model *m, nsd_data *data, double 
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c) w->an[c] = nsd_affine_local_acc(m, data, 3 * c, data->a0);
     return NSDYN_OK;
-}
-
-/* Delassus entry between component a of contact c and component b of d. */
-static double delassus(const nsd_model *m, nsd_data *data, size_t c, size_t a, size_t d, size_t b) {
-    return nsd_affine_entry(m, data, 3 * c + a, data->ed.work->B + (3 * d + b) * m->nv);
 }
 
 /* v += M^-1 W^T P for impulse P (3 per contact of the set). */
@@ -76,7 +70,7 @@ static int impact(const nsd_model *m, nsd_data *data, double t, double *y, nsd_e
             for (size_t j = 0; j < k; ++j)
                 for (size_t b = 0; b < 3; ++b)
                     w->D[(3 * i + a) * n3 + 3 * j + b] =
-                        delassus(m, data, w->set[i], a, w->set[j], b);
+                        nsd_modes_delassus(m, data, w->set[i], a, w->set[j], b);
         }
     for (size_t i = 0; i < k; ++i) {
         w->mu_s[i] = m->mu_static;
@@ -129,194 +123,6 @@ static int impact(const nsd_model *m, nsd_data *data, double t, double *y, nsd_e
         r->law_log[nl] = '\0';
     }
     return 1;
-}
-
-/* Tangential 2x2 (or 1x1) Delassus block of contact c into G[4]. */
-static void tangent_block(const nsd_model *m, nsd_data *data, size_t c, double *G) {
-    G[0] = delassus(m, data, c, 1, c, 1);
-    G[1] = delassus(m, data, c, 1, c, 2);
-    G[2] = delassus(m, data, c, 2, c, 1);
-    G[3] = delassus(m, data, c, 2, c, 2);
-}
-
-/* The 2-D slip start's root search (nsn_angle_roots): V(phi) of the
- * contact's slip flow; among its roots with R > 0, the one nearest phi0. */
-typedef struct slip_start {
-    const double *a, *G;
-    double F, phi0, best;
-    double *d;
-} slip_start;
-
-static double slip_V(void *ctx, double phi) {
-    const slip_start *s = ctx;
-    return nsd_slip_flow_V(s->a, s->G, s->F, phi);
-}
-
-static int slip_root(void *ctx, double root) {
-    slip_start *s = ctx;
-    double closeness = cos(root - s->phi0);
-    if (nsd_slip_flow_R(s->a, s->G, s->F, root) > 0 && closeness > s->best) {
-        s->best = closeness;
-        s->d[0] = cos(root);
-        s->d[1] = sin(root);
-    }
-    return 0;
-}
-
-/* Direction a sticking contact starts to slip in when its stick force F
- * leaves the cone. 1-D: against F. 2-D: a root of V of the limit-direction
- * functions (slip_flow.h) with R > 0 (the slip grows), built from
- * the contact's own tangential Delassus block G with the other forces held
- * (so the free tangential acceleration is -G F); the root nearest -F/|F|,
- * which is exact for an isotropic block. */
-static void start_direction(const nsd_model *m, nsd_data *data, size_t c, const double *F,
-                            double F_kinetic, double *d) {
-    double mag = hypot(F[0], F[1]);
-    d[0] = mag > 0 ? -F[0] / mag : 1.0;
-    d[1] = mag > 0 ? -F[1] / mag : 0.0;
-    if (m->layout.contacts[c].tangent_dim == 1) {
-        d[0] = F[0] > 0 ? -1.0 : 1.0;
-        d[1] = 0.0;
-        return;
-    }
-    double G[4], a[2];
-    tangent_block(m, data, c, G);
-    a[0] = -(G[0] * F[0] + G[1] * F[1]);
-    a[1] = -(G[2] * F[0] + G[3] * F[1]);
-    slip_start sc = {
-        .a = a, .G = G, .F = F_kinetic, .phi0 = atan2(d[1], d[0]), .best = -2.0, .d = d};
-    nsn_angle_roots(slip_V, &sc, 0.0, 2.0 * NSDYN_PI, 720, 1, 60, 0.0, slip_root, &sc);
-}
-
-/* A compliant contact whose slip has just stopped cannot always stick: a
- * rigid body on two contacts whose tangent rows coincide (the rimless
- * wheel's two tips at the same height, theta = 0) has the difference of
- * their tangential accelerations fixed by the motion (the drift), which
- * no force changes; with the other contact sticking, the stick rows are
- * inconsistent. Then its slip goes on, in the direction its tangential
- * acceleration takes it (1-D: reversed, the slip velocity crossed zero).
- * Returns 1 with that contact released to slip (and w->acc solved), 0 if
- * there is none or the modes stay singular. Rigid and persistent
- * contacts keep their own rule (the trial fails, another closed set is
- * tried). */
-static int release_stick(const nsd_model *m, nsd_data *data, double t, const double *y) {
-    nsd_modes_work *w = data->ed.work;
-    size_t c = 0;
-    while (c < m->nc &&
-           !(is_compliant(m, c) && tangent_held(m, data, c) && data->ed.mode[c].stick == 1 &&
-             w->prev[c].closed && w->prev[c].stick == 0))
-        ++c;
-    if (c == m->nc) return 0;
-    nsd_contact_mode *md = &data->ed.mode[c];
-    md->stick = 0;
-    md->dir[0] = w->prev[c].dir[0];
-    md->dir[1] = w->prev[c].dir[1];
-    if (nsd_modes_solve_current(m, data, t, y, w->acc) > NSDYN_WARNING) return 0;
-    double a[2] = {nsd_affine_local_acc(m, data, 3 * c + 1, w->acc),
-                   nsd_affine_local_acc(m, data, 3 * c + 2, w->acc)};
-    if (m->layout.contacts[c].tangent_dim == 1) {
-        if (a[0] * md->dir[0] >= 0.0) return 1;
-        md->dir[0] = -md->dir[0];
-    } else {
-        double s = hypot(a[0], a[1]);
-        if (!(s > 0.0)) return 1;
-        md->dir[0] = a[0] / s;
-        md->dir[1] = a[1] / s;
-    }
-    return nsd_modes_solve_current(m, data, t, y, w->acc) <= NSDYN_WARNING;
-}
-
-/* Whether the stick force of contact c, whose stick event fired, is now
- * well inside its cone (below NSD_LEAVING_RATIO of mu_s N): the event fired
- * on the force of the previous modes, and the new ones changed it. Two
- * corners of a block at rest on compliant springs, one slipping (its slip
- * speed pinned at rounding by the other's stick: rigid kinematics at
- * theta ~ 0) and the other sticking against its kinetic force, sit on the
- * cone's edge, +-mu N, a self-equilibrated pair; when the sticking one's
- * event fires (rounding) and the slipping one, now slower than
- * rest_velocity, is tried sticking too, the least-norm forces are 0 (both
- * inside): forcing the fired contact to slip regardless swapped the
- * roles and kept the pair at +-mu N for ever (tests/test_resting_forces.c
- * case 5). The event's force was on the cone to 1e-12 of the force scale
- * (set_event_offsets); 1e-6 below it is far above that rounding, so a
- * force the new modes leave on the cone is still forced to slip. */
-#define NSD_LEAVING_RATIO (1.0 - 1e-6)
-static int leaving_inside(const nsd_model *m, nsd_data *data, size_t c) {
-    const double *lam = data->lambda + 3 * c;
-    double bound = 0.0, kinetic = 0.0;
-    m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
-    return hypot(lam[1], lam[2]) < NSD_LEAVING_RATIO * bound;
-}
-
-/* Forces for the trial modes with friction resolved: sticking contacts
- * whose force leaves the cone start to slip, one at a time (the largest
- * violation first). Returns 1 with consistent friction, 0 if the modes are
- * singular or do not settle. */
-static int resolve_friction(const nsd_model *m, nsd_data *data, double t, const double *y,
-                            size_t leaving) {
-    nsd_modes_work *w = data->ed.work;
-    for (size_t it = 0; it <= 2 * m->nc + 2; ++it) {
-        if (nsd_modes_solve_current(m, data, t, y, w->acc) > NSDYN_WARNING) {
-            if (release_stick(m, data, t, y)) continue;
-            return 0;
-        }
-        size_t worst = m->nc;
-        double worst_ratio = 1.0;
-        /* the contact whose stick event fired: its force is on the cone,
-         * unless the new modes moved it inside (leaving_inside) */
-        if (leaving < m->nc && data->ed.mode[leaving].stick && tangent_held(m, data, leaving) &&
-            !leaving_inside(m, data, leaving)) {
-            worst = leaving;
-            worst_ratio = INFINITY;
-        }
-        for (size_t c = 0; c < m->nc; ++c) {
-            if (!tangent_held(m, data, c) || !data->ed.mode[c].stick) continue;
-            const double *lam = data->lambda + 3 * c;
-            double bound = 0.0, kinetic = 0.0;
-            m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
-            double F = hypot(lam[1], lam[2]);
-            double ratio = F / (bound + 1e-300);
-            if (F > bound * (1.0 + 1e-9) + 1e-12 && ratio > worst_ratio) {
-                worst = c;
-                worst_ratio = ratio;
-            }
-        }
-        if (worst == m->nc) return 1;
-        const double *lam = data->lambda + 3 * worst;
-        double bound = 0.0, kinetic = 0.0;
-        m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
-        data->ed.mode[worst].stick = 0;
-        start_direction(m, data, worst, lam + 1, kinetic, data->ed.mode[worst].dir);
-    }
-    return 0;
-}
-
-/* Acceptance of trial modes: closed normal forces >= 0 and, for touching
- * contacts left open, normal accelerations >= 0 (the complementarity
- * 0 <= N _|_ u_n' >= 0), to a tolerance relative to the problem's scale. */
-static int modes_consistent(const nsd_model *m, nsd_data *data, size_t n_set) {
-    nsd_modes_work *w = data->ed.work;
-    double fscale = 1.0, ascale = 1.0;
-    for (size_t k = 0; k < 3 * m->nc; ++k) fscale = fmax(fscale, fabs(data->lambda[k]));
-    for (size_t i = 0; i < m->nv; ++i) ascale = fmax(ascale, fabs(w->acc[i]));
-    for (size_t c = 0; c < m->nc; ++c)
-        if (is_unilateral(m, c) && data->ed.mode[c].closed && data->lambda[3 * c] < -1e-9 * fscale)
-            return 0;
-    for (size_t j = 0; j < n_set; ++j) {
-        size_t c = w->set[j];
-        if (data->ed.mode[c].closed) continue;
-        if (nsd_affine_local_acc(m, data, 3 * c, w->acc) < -1e-9 * ascale) return 0;
-    }
-    return 1;
-}
-
-/* Initial friction mode of a held contact: stick when it does not slip. */
-static void init_friction_mode(const nsd_model *m, nsd_data *data, size_t c) {
-    const nsdyn_contact_eval *e = &data->ce[c];
-    nsd_contact_mode *md = &data->ed.mode[c];
-    double s = m->layout.contacts[c].tangent_dim == 2 ? hypot(e->u[1], e->u[2]) : fabs(e->u[1]);
-    md->stick = s <= m->ed.rest_velocity;
-    if (!md->stick) nsd_modes_slip_direction(m, data, c, md->dir);
 }
 
 /* Solve w->A x = w->x (nr rows) in place; a wedge (two contacts that press the body against
@@ -425,7 +231,7 @@ static nsdyn_status drift_step(const nsd_model *m, nsd_data *data, double t, dou
             w->set[nr++] = c;
     for (size_t r = 0; r < nr; ++r) {
         for (size_t k = 0; k < nr; ++k)
-            w->A[r * nr + k] = delassus(m, data, w->set[r], 0, w->set[k], 0);
+            w->A[r * nr + k] = nsd_modes_delassus(m, data, w->set[r], 0, w->set[k], 0);
         w->x[r] = -data->ce[w->set[r]].gap;
     }
     if (solve_regularized(w, nr) != 0) return NSDYN_OK; /* nothing to move */
@@ -487,7 +293,7 @@ static int switch_check(const nsd_model *m, nsd_data *data, double t, const doub
         return -1;
     memcpy(w->ytmp, y, m->n * sizeof *w->ytmp);
     double G[4], u[2] = {-data->ce[c].u[1], -data->ce[c].u[2]};
-    tangent_block(m, data, c, G);
+    nsd_modes_tangent_block(m, data, c, G);
     if (nsd_solve_small(G, u, 2) != 0) return -1;
     size_t idx[1] = {c};
     double P[3] = {0.0, u[0], u[1]};
@@ -543,76 +349,10 @@ static nsdyn_status touching_set(const nsd_model *m, nsd_data *data, double t, s
     return NSDYN_ERROR;
 }
 
-/* A compliant contact is closed while it penetrates. At its own gap event
- * (fired 2 c: the step guard's touch-down, or the integrator's lift-off)
- * the gap sits at the threshold, within the root finder's tolerance of it
- * on either side: the mode flips there. */
-static int compliant_closed(const nsd_data *data, size_t c, int fired) {
-    const nsdyn_contact_eval *e = &data->ce[c];
-    if (!e->active) return 0;
-    if (fired >= 0 && (size_t)fired == 2 * c) return !data->ed.work->prev[c].closed;
-    return e->gap < 0.0 || (e->gap == 0.0 && e->u[0] < 0.0);
-}
-
-/* One trial of choose_modes(, ->d): the touching contacts of mask (bits over
- * w->set, k of them) closed, the other unilateral ones open; friction
- * resolved (leaving: the contact whose stick event fired, or nc).
- * Returns 1 if the modes are consistent. */
-static int try_modes(const nsd_model *m, nsd_data *data, double t, const double *y, size_t k,
-                     unsigned long mask, int fired, size_t leaving) {
-    nsd_modes_work *w = data->ed.work;
-    for (size_t c = 0; c < m->nc; ++c)
-        if (is_unilateral(m, c))
-            data->ed.mode[c].closed = is_compliant(m, c) ? compliant_closed(data, c, fired) : 0;
-    for (size_t j = 0; j < k; ++j)
-        if (mask & (1ul << j)) data->ed.mode[w->set[j]].closed = 1;
-    for (size_t c = 0; c < m->nc; ++c)
-        if (tangent_held(m, data, c)) init_friction_mode(m, data, c);
-    /* rows for every contact: open touching ones are tested too */
-    for (size_t c = 0; c < m->nc; ++c) data->jac[c] = data->W + c * 3 * m->nv;
-    return resolve_friction(m, data, t, y, leaving) && modes_consistent(m, data, k);
-}
-
-/* 3. Closed subsets of the touching set (k contacts in w->set), largest
- *    first; friction resolved inside each trial. The contact whose event
- *    fired sits on the boundary of its mode (zero normal force, stick
- *    force on the cone): the first round makes it leave the mode it is
- *    leaving, so the phase after the event is not the one before it; the
- *    second round lets it stay if nothing else is consistent. After a
- *    system's reset (fired = NSD_FIRED_KEEP) the open/closed statuses the
- *    system was told of are tried first: with friction the
- *    acceleration-level problem can have two consistent answers (a
- *    sphere given backspin just as it leaves a convex edge may also stay
- *    on it, slipping), and the reset, not the host, decided the phase. */
+/* 3. The new modes (modes_choose.c), or the failure. */
 static nsdyn_status choose_modes(const nsd_model *m, nsd_data *data, double t, const double *y,
                                  size_t k, int fired) {
-    nsd_modes_work *w = data->ed.work;
-    size_t fc = fired >= 0 ? (size_t)fired / 2 : m->nc;
-    int force_open = fired >= 0 && fired % 2 == 0 && w->prev[fc].closed && is_unilateral(m, fc) &&
-                     !is_compliant(m, fc);
-    int force_slip = fired >= 0 && fired % 2 == 1 && w->prev[fc].stick;
-    int accepted = 0;
-    if (fired == NSD_FIRED_KEEP) {
-        unsigned long keep = 0;
-        for (size_t j = 0; j < k; ++j)
-            if (w->prev[w->set[j]].closed) keep |= 1ul << j;
-        accepted = try_modes(m, data, t, y, k, keep, fired, m->nc);
-    }
-    for (int round = force_open || force_slip ? 0 : 1; round < 2 && !accepted; ++round)
-        for (size_t size = k + 1; size-- > 0 && !accepted;) {
-            for (unsigned long mask = 0; mask < (1ul << k) && !accepted; ++mask) {
-                if ((size_t)__builtin_popcountl(mask) != size) continue;
-                if (round == 0 && force_open) {
-                    int has_fc = 0;
-                    for (size_t j = 0; j < k; ++j)
-                        if ((mask & (1ul << j)) && w->set[j] == fc) has_fc = 1;
-                    if (has_fc) continue;
-                }
-                accepted =
-                    try_modes(m, data, t, y, k, mask, fired, round == 0 && force_slip ? fc : m->nc);
-            }
-        }
-    if (accepted) return NSDYN_OK;
+    if (nsd_modes_choose(m, data, t, y, k, fired)) return NSDYN_OK;
     char which[400];
     describe_touching(m, data, which, sizeof which);
     snprintf(data->failure, sizeof data->failure,

@@ -4,6 +4,7 @@
 #ifndef NSD_MODES_WORK_H
 #define NSD_MODES_WORK_H
 
+#include "affine.h"
 #include "modes.h"
 
 /* Largest touching set whose closed subsets are enumerated (2^12 trials). */
@@ -36,6 +37,9 @@ typedef struct nsd_modes_work {
     double *adm_Z;                                   /* (3 nc)^2: null-space basis */
     double *adm_x0, *adm_xk, *adm_p, *adm_q, *adm_y; /* 3 nc each: Dykstra's iterates */
     char law_log[256];
+    /* nc: the combined choice's trial slips (modes_choose.c): contact c
+     * slips along slip_try[c] (1-D) where not 0; else all 0 */
+    signed char *slip_try;
 } nsd_modes_work;
 
 static inline int is_unilateral(const nsd_model *m, size_t c) {
@@ -60,5 +64,22 @@ static inline int tangent_held(const nsd_model *m, nsd_data *data, size_t c) {
  * d->lambda holds the fixed parts of the forces. Returns 0, or -1 if the
  * rows are inconsistent (w->x then undefined). */
 int nsd_modes_solve_forces(const nsd_model *m, nsd_data *data, size_t nu);
+
+/* Delassus entry between component a of contact c and component b of d
+ * (w->B filled at the resolution). */
+static inline double nsd_modes_delassus(const nsd_model *m, nsd_data *data, size_t c, size_t a,
+                                        size_t d, size_t b) {
+    return nsd_affine_entry(m, data, 3 * c + a, data->ed.work->B + (3 * d + b) * m->nv);
+}
+
+/* Tangential 2x2 (or 1x1) Delassus block of contact c into G[4]. */
+void nsd_modes_tangent_block(const nsd_model *m, nsd_data *data, size_t c, double *G);
+
+/* The modes at an event (modes_choose.c): closed subsets of the touching
+ * set (k contacts in w->set) with friction resolved; at a rate event
+ * (fired = NSD_FIRED_RATE(c)) with contact c's normal force chosen with
+ * them. Returns 1 with consistent modes set, 0 if there are none. */
+int nsd_modes_choose(const nsd_model *m, nsd_data *data, double t, const double *y, size_t k,
+                     int fired);
 
 #endif

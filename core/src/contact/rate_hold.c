@@ -166,6 +166,15 @@ static void set_side(nsd_hold_view *h, size_t c, int side, double u_n) {
     h->u_ref[c] = side ? 2.0 * fmin(0.0, side * u_n) - DBL_MIN : 0.0;
 }
 
+void nsd_rate_hold_option(nsd_hold_view *h, size_t c, int option, double u_n) {
+    int held = option == NSD_HOLD_HELD;
+    if (held != h->held[c]) {
+        h->held[c] = (unsigned char)held;
+        h->n_held = held ? h->n_held + 1 : h->n_held - 1;
+    }
+    set_side(h, c, held ? 0 : option, u_n);
+}
+
 int nsd_rate_hold_event(const nsd_model *m, nsd_data *data, double t, const double *y, double *ydot,
                         size_t c) {
     nsd_hold_view *h = &data->hold;
@@ -181,6 +190,11 @@ int nsd_rate_hold_event(const nsd_model *m, nsd_data *data, double t, const doub
     set_side(h, c, 0, 0.0);
     double acc[2] = {0.0, 0.0}, f_comp_N = 0.0, f_exp_N = 0.0;
     int got = filippov_sides(m, data, t, y, ydot, c, acc, &f_comp_N, &f_exp_N);
+    /* under the event-driven modes a side whose forces the modes of before
+     * the event cannot solve (two tips held with both sticking: redundant
+     * rows) is no failure: the modes' combined choice at this event tries
+     * every option with its own friction modes (contact/modes_choose.c) */
+    if (got < 0 && m->ed.on) return 0;
     if (got != 1) return got;
     /* Filippov at the surface: both fields cross it the same way (the
      * side they cross to, whatever the sign of the gap rate's last
@@ -197,8 +211,9 @@ int nsd_rate_hold_event(const nsd_model *m, nsd_data *data, double t, const doub
      * other contacts' forces solved with it) */
     h->held[c] = 1;
     h->n_held++;
-    if (nsd_model_rhs(m, data, t, y, ydot) > NSDYN_WARNING) return -1;
-    if (h->alpha[c] > 0.0 && h->alpha[c] < 1.0) return 1;
+    nsdyn_status st = nsd_model_rhs(m, data, t, y, ydot);
+    if (st > NSDYN_WARNING && !m->ed.on) return -1;
+    if (st <= NSDYN_WARNING && h->alpha[c] > 0.0 && h->alpha[c] < 1.0) return 1;
     h->held[c] = 0;
     h->n_held--;
     return 0;

@@ -46,6 +46,14 @@ nsdyn_status nsd_rate_hold_solve(const nsd_model *m, nsd_data *data, double t, c
 int nsd_rate_hold_event(const nsd_model *m, nsd_data *data, double t, const double *y, double *ydot,
                         size_t c);
 
+/* Contact c's normal option at its rate event, set in data->hold: held
+ * (NSD_HOLD_HELD), one side's force (+1 expansion, -1 compression, as
+ * chosen at a rate event, past u_n [m/s] now), or 0: neither, the law
+ * follows the gap rate's sign. The modes' combined choice
+ * (contact/modes_choose.c) tries each. */
+#define NSD_HOLD_HELD 2
+void nsd_rate_hold_option(nsd_hold_view *h, size_t c, int option, double u_n);
+
 /* Before the integrator restarts at (t, y) after any jump: a side chosen
  * at a rate event (model.h nsd_hold_view, data->hold) whose event function already
  * reads <= 0 there, or whose contact no longer penetrates, is cleared (a

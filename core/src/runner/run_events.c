@@ -339,13 +339,15 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_even
     if (hold < 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: hold at gap_rate = 0: %s",
                                  r->t, r->d->failure);
-    r->res->rate_holds += hold == 1;
     /* Set-valued friction on the contact (model.h ed.compliant): the stick
-     * bound mu_s N jumps with N, so the friction modes are chosen again */
-    if (m->ed.on && nsd_runner_resolve_modes(r, r->t, r->ybuf, -1, 0) > NSDYN_WARNING)
+     * bound mu_s N jumps with N, so the friction modes are chosen again,
+     * with the contact's normal force (modes.h NSD_FIRED_RATE) */
+    if (m->ed.on &&
+        nsd_runner_resolve_modes(r, r->t, r->ybuf, NSD_FIRED_RATE(src->index), 0) > NSDYN_WARNING)
         return nsd_runner_failed(r,
                                  "the simulation failed at t = %.9g s: modes at gap_rate = 0: %s",
                                  r->t, r->d->failure);
+    r->res->rate_holds += hold != 2 && r->d->hold.held[src->index]; /* entered here */
     nsd_jump j = jump_restart(r, r->t, r->ybuf);
     if (j == NSD_JUMP_NO_RESTART)
         return nsd_runner_failed(
