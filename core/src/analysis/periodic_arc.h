@@ -82,7 +82,7 @@ typedef struct nsd_arc_special {
     double p_err;        /* the bracket's half width: |p| is known to this */
     double x;            /* the first free state there (after the section) */
     double mu_re, mu_im; /* the critical multiplier there (NaN: none) */
-    char text[320];
+    char text[640];
 } nsd_arc_special;
 
 typedef struct nsd_arc_outcome {

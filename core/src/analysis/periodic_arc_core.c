@@ -122,8 +122,26 @@ int arc_map(arc_ctx *c, const double *u, double *Px, double *T) {
     nsd_event_counts ec;
     nsd_run_count_events(&d->res, &ec);
     memcpy(c->last_ev, ec.contact, sizeof c->last_ev);
+    const nsd_event_log *log = &d->res.contact_log;
+    c->last_seq.n = log->n;
+    for (size_t i = 0; i < log->n && i < ARC_SEQ_MAX; ++i) {
+        c->last_seq.ev[i] =
+            (unsigned short)(log->rec[i].contact * NSD_EVENT_KIND_COUNT + log->rec[i].kind);
+        c->last_seq.t[i] = log->rec[i].t - d->app.cfg.settings.t_start;
+    }
     for (size_t i = 0; i < c->k; ++i) Px[i] = c->y_end[c->spec.free[i]];
     return 0;
+}
+
+long arc_seq_code(const arc_seq *q) {
+    unsigned long h = 1469598103934665603UL ^ q->n; /* FNV-1a over the kept events */
+    for (size_t i = 0; i < q->n && i < ARC_SEQ_MAX; ++i) h = (h ^ q->ev[i]) * 1099511628211UL;
+    return (long)(h >> 1);
+}
+
+void arc_take_events(const arc_ctx *c, arc_point *pt) {
+    memcpy(pt->ev, c->last_ev, sizeof pt->ev);
+    pt->seq = c->last_seq;
 }
 
 /* dP/dx at u from the variational equations and saltation matrices
@@ -150,14 +168,19 @@ static int jacobian(arc_ctx *c, const double *u, arc_point *pt) {
     size_t k = c->k;
     double h = c->spec.fd_step, T;
     int variational = c->spec.jacobian == NSD_PERIODIC_JAC_VARIATIONAL;
+    /* the caller has just run the map at u: its events are the orbit's */
+    long centre = arc_seq_code(&c->last_seq);
+    pt->straddles = 0;
     if (variational && tangent_jacobian(c, u, pt) != 0) return -1;
     for (size_t j = variational ? k : 0; j <= k; ++j) {
         memcpy(c->xt, u, (k + 1) * sizeof(double));
         double hj = h * fmax(fabs(u[j]), 1.0);
         c->xt[j] = u[j] + hj;
         if (arc_map(c, c->xt, c->Pt, &T) != 0) return -1;
+        pt->straddles |= arc_seq_code(&c->last_seq) != centre;
         c->xt[j] = u[j] - hj;
         if (arc_map(c, c->xt, c->Pm, &T) != 0) return -1;
+        pt->straddles |= arc_seq_code(&c->last_seq) != centre;
         double step = 2.0 * hj * (j < k ? c->sx[j] : c->ps); /* unscaled */
         for (size_t i = 0; i < k; ++i) {
             double d = (c->Pt[i] - c->Pm[i]) / step;
@@ -172,7 +195,7 @@ static int jacobian(arc_ctx *c, const double *u, arc_point *pt) {
 }
 
 /* The bordered matrix [[S^-1 (J - I) S, S^-1 Jp ps], [t^T]] into c->M. */
-static void bordered(arc_ctx *c, const arc_point *pt, const double *t) {
+void arc_bordered(arc_ctx *c, const arc_point *pt, const double *t) {
     size_t k = c->k, m = k + 1;
     for (size_t i = 0; i < k; ++i) {
         for (size_t j = 0; j < k; ++j)
@@ -210,10 +233,10 @@ int arc_point_eval(arc_ctx *c, const double *u, const double *t_prev, arc_point 
     size_t k = c->k, m = k + 1;
     if (pt->u != u) memcpy(pt->u, u, m * sizeof *u);
     if (arc_map(c, u, c->Pt, &pt->period) != 0) return -1;
-    memcpy(pt->ev, c->last_ev, sizeof pt->ev);
+    arc_take_events(c, pt);
     if (jacobian(c, u, pt) != 0 || multipliers(c, pt) != 0) return -1;
     /* the tangent: [A; t_prev^T] t = e_(k+1), normalised */
-    bordered(c, pt, t_prev);
+    arc_bordered(c, pt, t_prev);
     memset(c->b, 0, m * sizeof *c->b);
     c->b[k] = 1.0;
     if (nsn_solve(m, c->M, c->b, c->ipiv) != NSN_OK) {
@@ -230,7 +253,7 @@ int arc_point_eval(arc_ctx *c, const double *u, const double *t_prev, arc_point 
 }
 
 /* Scaled residual max_i |P_i - x_i| / sx_i at u, P into Px. */
-static double residual(const arc_ctx *c, const double *u, const double *Px, double *F) {
+double arc_residual(const arc_ctx *c, const double *u, const double *Px, double *F) {
     double r = 0.0;
     for (size_t i = 0; i < c->k; ++i) {
         F[i] = (Px[i] - u[i] * c->sx[i]) / c->sx[i];
@@ -251,24 +274,25 @@ int arc_correct(arc_ctx *c, const double *u_pred, const double *t, const arc_poi
         pt->have_J = from->have_J;
     } else
         pt->have_J = 0;
-    int refreshes = 0;
-    for (int it = 0; it < (c->chord_only ? 40 : 16); ++it) {
+    int refreshes = 0, iters = c->chord_only || c->patient ? 40 : 16;
+    for (int it = 0; it < iters; ++it) {
         if (arc_map(c, u, c->Pt, &T) != 0) return -1;
-        double res = residual(c, u, c->Pt, F);
+        double res = arc_residual(c, u, c->Pt, F);
         double arc = 0.0;
         for (size_t j = 0; j < m; ++j) arc += t[j] * (u[j] - u_pred[j]);
         if (res <= c->spec.tol && c->chord_only) {
-            memcpy(pt->ev, c->last_ev, sizeof pt->ev);
+            arc_take_events(c, pt);
             pt->period = T;
             return 0;
         }
         if (res <= c->spec.tol) return arc_point_eval(c, u, t, pt);
-        if (!pt->have_J || (!c->chord_only && res > 0.5 * res_prev && refreshes < 3)) {
+        if (!pt->have_J ||
+            (!c->chord_only && res > 0.5 * res_prev && (refreshes < 3 || c->patient))) {
             if (jacobian(c, u, pt) != 0) return -1;
             refreshes++;
         }
         res_prev = res;
-        bordered(c, pt, t);
+        arc_bordered(c, pt, t);
         for (size_t i = 0; i < k; ++i) c->b[i] = -F[i];
         c->b[k] = -arc;
         if (nsn_solve(m, c->M, c->b, c->ipiv) != NSN_OK) {
@@ -279,7 +303,7 @@ int arc_correct(arc_ctx *c, const double *u_pred, const double *t, const arc_poi
     }
     snprintf(c->why, sizeof c->why,
              "the corrector did not converge in %d iterations (residual %.3e, tolerance %.1e)",
-             c->chord_only ? 40 : 16, res_prev, c->spec.tol);
+             iters, res_prev, c->spec.tol);
     return -1;
 }
 
@@ -329,7 +353,7 @@ double arc_half_residual(arc_ctx *c, const arc_point *pt, size_t crossings) {
     nsd_periodic_spec keep = c->spec;
     arc_set_crossings(c, crossings / 2);
     double F[65], T, r = HUGE_VAL;
-    if (c->k <= 64 && arc_map(c, pt->u, c->Pt, &T) == 0) r = residual(c, pt->u, c->Pt, F);
+    if (c->k <= 64 && arc_map(c, pt->u, c->Pt, &T) == 0) r = arc_residual(c, pt->u, c->Pt, F);
     c->spec = keep;
     return r;
 }

@@ -9,7 +9,20 @@
 #include "periodic_arc.h"
 #include "run.h"
 
-enum { ARC_CACHE = 3 };
+enum { ARC_CACHE = 3, ARC_SEQ_MAX = 48 };
+
+/* The contact events of one period in time order (the branch's event
+ * sequence): ev = contact * NSD_EVENT_KIND_COUNT + kind, t [s] after the
+ * section. n counts all of them; only the first ARC_SEQ_MAX are kept. */
+typedef struct arc_seq {
+    size_t n;
+    unsigned short ev[ARC_SEQ_MAX];
+    double t[ARC_SEQ_MAX];
+} arc_seq;
+
+/* A code of the sequence (its length and events, not the times): equal
+ * for equal sequences. */
+long arc_seq_code(const arc_seq *q);
 
 /* One orbit on a branch. u and t are scaled (x_i / sx_i, p / ps). */
 typedef struct arc_point {
@@ -20,6 +33,10 @@ typedef struct arc_point {
     double period;   /* [s] */
     int stable, have_J;
     size_t ev[NSD_EVENT_KIND_COUNT]; /* contact events of one period */
+    arc_seq seq;                     /* and their order */
+    int straddles;   /* the Jacobian's difference runs saw another event sequence than the
+                      orbit's: it is within the steps of a non-smooth boundary */
+    int at_boundary; /* the located end of an event sequence (its J: the last point's) */
 } arc_point;
 
 typedef struct arc_branch {
@@ -43,11 +60,15 @@ typedef struct arc_ctx {
     double cache_p[ARC_CACHE];
     int cache_used[ARC_CACHE], cache_clock;
     size_t last_ev[NSD_EVENT_KIND_COUNT]; /* events of the last map run */
+    arc_seq last_seq;                     /* and their order */
     nsd_arc_outcome *out;
     FILE *progress;
     char why[1024]; /* why the last step failed */
     int chord_only; /* the corrector keeps the given Jacobian (no refresh, no evaluation at
                         the end): the side of a non-smooth boundary it was computed on */
+    int patient;    /* the corrector refreshes its Jacobian whenever the residual does not
+                       halve, for up to 40 iterations: near a grazing the Jacobian changes
+                       like 1/sqrt of the distance to it (periodic_arc_join.c) */
     arc_branch br[NSD_ARC_MAX_BRANCHES];
     size_t nbr;
 } arc_ctx;
@@ -79,6 +100,15 @@ int arc_point_eval(arc_ctx *c, const double *u, const double *t_prev, arc_point 
 int arc_correct(arc_ctx *c, const double *u_pred, const double *t, const arc_point *from,
                 arc_point *pt);
 
+/* The bordered matrix [[S^-1 (J - I) S, S^-1 Jp ps], [t^T]] of pt into
+ * c->M; the scaled residual F = S^-1 (P - x) of Px at u into F, its max
+ * norm returned. */
+void arc_bordered(arc_ctx *c, const arc_point *pt, const double *t);
+double arc_residual(const arc_ctx *c, const double *u, const double *Px, double *F);
+
+/* The last map run's events into pt (ev, seq). */
+void arc_take_events(const arc_ctx *c, arc_point *pt);
+
 /* The map over `crossings` section crossings (the swap applied when the
  * number of the config's periods in it is odd). */
 void arc_set_crossings(arc_ctx *c, size_t crossings);
@@ -97,6 +127,29 @@ double arc_half_residual(arc_ctx *c, const arc_point *pt, size_t crossings);
 /* The eigenvector (scaled, unit) of pt's dP/dx for its real multiplier
  * nearest mu into w (k). 0 or -1. */
 int arc_eigenvector(arc_ctx *c, const arc_point *pt, double mu, double *w);
+
+/* Where the event sequence changes between old and new (one event more
+ * or less), named: "grazing: impact 3 of contact 'stop' (of 3 per period)
+ * appears, 4.2 s after the section"; otherwise both sequences listed
+ * (periodic_arc_join.c). */
+void arc_name_change(const arc_ctx *c, const arc_seq *old, const arc_seq *now, char *text,
+                     size_t len);
+
+/* The event sequence as text ("impact stop, impact stop"), cut to len. */
+void arc_seq_text(const arc_ctx *c, const arc_seq *q, char *text, size_t len);
+
+/* A branch ended at a non-smooth boundary: a (its last point, old
+ * sequence) and the boundary at a->u + s_b a->t. Find the first orbit of
+ * the new sequence that leaves the boundary: the predictor from the
+ * square-root law of a grazing impact (the map beyond the boundary is
+ * F(u) + c sqrt(g . (u - u_b)): probed at two points), else along a's
+ * tangent and its reflection in the parameter; the corrector restarted
+ * with a fresh Jacobian there. Accepted only with a sequence other than
+ * old, no straddling Jacobian, within 3 steps of the boundary. 0 with the
+ * orbit in first (tangent oriented away from the boundary), or -1
+ * (c->why). */
+int arc_join(arc_ctx *c, const arc_point *a, double s_b, const arc_seq *old, arc_point *first,
+             char *how, size_t how_len);
 
 /* Outputs (periodic_arc_out.c). */
 int arc_write(arc_ctx *c, const char *dir, char *err, size_t len);

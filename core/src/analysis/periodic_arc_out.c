@@ -31,7 +31,7 @@ static int write_branches(const arc_ctx *c, const char *dir, char *err, size_t l
     for (size_t j = 0; j < c->k; ++j) fprintf(f, ",mu%zu re,mu%zu im", j + 1, j + 1);
     for (int e = 0; e < NSD_EVENT_KIND_COUNT; ++e)
         fprintf(f, ",%s per period", nsd_event_kind_name((nsd_event_kind)e));
-    fprintf(f, "\n");
+    fprintf(f, ",boundary,event sequence\n");
     for (size_t b = 0; b < c->nbr; ++b)
         for (size_t i = 0; i < c->br[b].np; ++i) {
             const arc_point *pt = &c->br[b].pt[i];
@@ -40,7 +40,9 @@ static int write_branches(const arc_ctx *c, const char *dir, char *err, size_t l
             for (size_t j = 0; j < c->k; ++j) fprintf(f, ",%.12g", pt->u[j] * c->sx[j]);
             for (size_t j = 0; j < c->k; ++j) fprintf(f, ",%.9g,%.9g", pt->re[j], pt->im[j]);
             for (int e = 0; e < NSD_EVENT_KIND_COUNT; ++e) fprintf(f, ",%zu", pt->ev[e]);
-            fprintf(f, "\n");
+            char seq[512];
+            arc_seq_text(c, &pt->seq, seq, sizeof seq);
+            fprintf(f, ",%d,\"%s\"\n", pt->at_boundary, seq); /* 1: the located end of a sequence */
         }
     return nsd_commit_file(f, path, err, len);
 }

@@ -13,9 +13,7 @@ typedef long (*arc_crit_fn)(const arc_ctx *c, const arc_point *pt);
 
 static long crit_events(const arc_ctx *c, const arc_point *pt) {
     (void)c;
-    long code = 0;
-    for (int i = 0; i < NSD_EVENT_KIND_COUNT; ++i) code = code * 1000 + (long)pt->ev[i];
-    return code;
+    return arc_seq_code(&pt->seq);
 }
 static long crit_pd(const arc_ctx *c, const arc_point *pt) {
     int n[3];
@@ -48,29 +46,6 @@ static void critical_mu(const arc_ctx *c, const arc_point *pt, nsd_arc_kind kind
     }
 }
 
-/* What changed in the events of one period, named (grazing, sticking,
- * sliding), into text. */
-static void name_nonsmooth(const size_t *a, const size_t *b, char *text, size_t len) {
-    size_t used = 0;
-    const char *what = "the event sequence of the orbit changes";
-    if (b[NSD_EVENT_IMPACT] > a[NSD_EVENT_IMPACT])
-        what = "grazing: a new impact per period";
-    else if (b[NSD_EVENT_IMPACT] < a[NSD_EVENT_IMPACT])
-        what = "grazing: an impact per period is lost";
-    else if (b[NSD_EVENT_REST] + b[NSD_EVENT_CLOSE] > a[NSD_EVENT_REST] + a[NSD_EVENT_CLOSE])
-        what = "a sticking phase (sustained contact) begins";
-    else if (b[NSD_EVENT_REST] + b[NSD_EVENT_CLOSE] < a[NSD_EVENT_REST] + a[NSD_EVENT_CLOSE])
-        what = "a sticking phase (sustained contact) ends";
-    else if (b[NSD_EVENT_SLIP] + b[NSD_EVENT_STICK] != a[NSD_EVENT_SLIP] + a[NSD_EVENT_STICK])
-        what = "a stick-slip transition appears or vanishes (sliding)";
-    used += (size_t)snprintf(text, len, "%s (events per period:", what);
-    for (int i = 0; i < NSD_EVENT_KIND_COUNT && used < len; ++i)
-        if (a[i] != b[i])
-            used += (size_t)snprintf(text + used, len - used, " %s %zu -> %zu",
-                                     nsd_event_kind_name((nsd_event_kind)i), a[i], b[i]);
-    if (used < len) snprintf(text + used, len - used, ")");
-}
-
 static nsd_arc_special *add_special(arc_ctx *c, nsd_arc_kind kind, int bi, double p, double p_err) {
     nsd_arc_outcome *o = c->out;
     if (o->n_special >= NSD_ARC_MAX_SPECIAL) return NULL;
@@ -96,6 +71,7 @@ static nsd_arc_special *locate(arc_ctx *c, int bi, nsd_arc_kind kind, arc_crit_f
      * also where it turns at a non-smooth corner (a grazing), which
      * planes normal to a's tangent may miss */
     double pred[65], d[65], nrm = 0.0;
+    int failed = 0;
     for (size_t j = 0; j < m; ++j) d[j] = b->u[j] - a->u[j], nrm += d[j] * d[j];
     nrm = sqrt(nrm);
     for (size_t j = 0; j < m; ++j) d[j] /= nrm > 0.0 ? nrm : 1.0;
@@ -103,7 +79,13 @@ static nsd_arc_special *locate(arc_ctx *c, int bi, nsd_arc_kind kind, arc_crit_f
     for (int it = 0; it < 60 && fabs(phi - plo) > c->ac->locate_tol; ++it) {
         double mid = 0.5 * (lo_s + hi_s);
         for (size_t j = 0; j < m; ++j) pred[j] = a->u[j] + mid * (b->u[j] - a->u[j]);
-        if (arc_correct(c, pred, d, a, tmp) != 0) break; /* the bracket stands */
+        c->patient = 1; /* a bisection step may start far from the chord's point */
+        int rc = arc_correct(c, pred, d, a, tmp);
+        c->patient = 0;
+        if (rc != 0) { /* the bracket stands */
+            failed = 1;
+            break;
+        }
         if (crit(c, tmp) == ca)
             lo_s = mid, plo = arc_p(c, tmp->u);
         else {
@@ -115,6 +97,14 @@ static nsd_arc_special *locate(arc_ctx *c, int bi, nsd_arc_kind kind, arc_crit_f
     if (!sp) return NULL;
     critical_mu(c, hi, kind, &sp->mu_re, &sp->mu_im);
     sp->x = hi->u[0] * c->sx[0];
+    if (failed && fabs(phi - plo) > c->ac->locate_tol) { /* bracketed, not located */
+        snprintf(sp->text, sizeof sp->text,
+                 "%s between %s = %.10g and %.10g, not located: the corrector failed inside the "
+                 "bracket (%.300s)",
+                 kind_name[kind], c->pc->cont_key[0], plo, phi, c->why);
+        if (c->progress) fprintf(c->progress, "  %s on branch %d\n", sp->text, bi);
+        return NULL; /* not a point to switch at */
+    }
     if (kind == NSD_ARC_FOLD && !(fabs(sp->mu_re - 1.0) < 0.1)) {
         sp->kind = NSD_ARC_NONSMOOTH;
         snprintf(sp->text, sizeof sp->text,
@@ -140,7 +130,7 @@ static nsd_arc_special *locate(arc_ctx *c, int bi, nsd_arc_kind kind, arc_crit_f
     }
     const char *par = c->pc->cont_key[0];
     if (kind == NSD_ARC_NONSMOOTH)
-        name_nonsmooth(a->ev, hi->ev, sp->text, sizeof sp->text);
+        arc_name_change(c, &a->seq, &hi->seq, sp->text, sizeof sp->text);
     else
         snprintf(sp->text, sizeof sp->text, "%s: multiplier %.6f%+.6fi at %s = %.10g",
                  kind == NSD_ARC_PD     ? "period doubling (a real multiplier through -1)"
@@ -196,31 +186,21 @@ static void check_pair(arc_ctx *c, int bi, const arc_point *a, const arc_point *
     }
 }
 
-/* The last located point of branch bi is a fold with no multiplier near
- * +1 (relabelled by locate()): the branch turns at a corner of the
- * non-smooth map (a grazing), not at a smooth fold. */
-static int corner_fold(const arc_ctx *c, int bi) {
-    for (size_t i = c->out->n_special; i-- > 0;) {
-        const nsd_arc_special *sp = &c->out->special[i];
-        if (sp->branch != bi) continue;
-        return sp->kind == NSD_ARC_NONSMOOTH && !strncmp(sp->text, "non-smooth fold", 15);
-    }
-    return 0;
-}
-
 /* The branch ends between a and a + s_fail t_a: bisect for where the
  * orbit with a's events stops existing (the corrector fails or finds
  * other events). Located to locate_tol: a non-smooth boundary (a grazing
- * of the orbit: beyond it no orbit of this event sequence exists), 1;
- * otherwise 0. */
-static int locate_end(arc_ctx *c, int bi, const arc_point *a, double s_fail, arc_point *tmp) {
+ * of the orbit: beyond it no orbit of this event sequence exists), its
+ * special returned, the last orbit of a's sequence in lo (J and
+ * multipliers a's, at_boundary), the boundary at s_b along a's tangent;
+ * otherwise NULL. */
+static nsd_arc_special *locate_end(arc_ctx *c, int bi, const arc_point *a, double s_fail,
+                                   arc_point *tmp, arc_point *lo_pt, double *s_b) {
     size_t m = c->k + 1;
     long ca = crit_events(c, a);
     double lo = 0.0, hi = s_fail, plo = arc_p(c, a->u), phi = plo + s_fail * a->t[c->k] * c->ps;
-    double pred[65], x_lo = a->u[0] * c->sx[0];
-    size_t ev_hi[NSD_EVENT_KIND_COUNT];
-    int other = 0;
-    memcpy(ev_hi, a->ev, sizeof ev_hi);
+    double pred[65];
+    arc_seq seq_hi = a->seq;
+    arc_point_copy(c, lo_pt, a, 1);
     for (int it = 0; it < 80 && fabs(phi - plo) > c->ac->locate_tol; ++it) {
         double mid = 0.5 * (lo + hi);
         for (size_t j = 0; j < m; ++j) pred[j] = a->u[j] + mid * a->t[j];
@@ -229,35 +209,72 @@ static int locate_end(arc_ctx *c, int bi, const arc_point *a, double s_fail, arc
         int ok = arc_correct(c, pred, a->t, a, tmp) == 0;
         c->chord_only = 0;
         if (ok && crit_events(c, tmp) == ca) {
-            lo = mid, plo = arc_p(c, tmp->u), x_lo = tmp->u[0] * c->sx[0];
+            lo = mid, plo = arc_p(c, tmp->u);
+            memcpy(lo_pt->u, tmp->u, m * sizeof *tmp->u);
+            lo_pt->period = tmp->period;
             continue;
         }
-        if (ok)
-            memcpy(ev_hi, tmp->ev, sizeof ev_hi);
-        else if (arc_map(c, pred, c->Pt, &tmp->period) == 0)
-            memcpy(ev_hi, c->last_ev, sizeof ev_hi); /* the runs there see other events */
-        else
-            return 0; /* the map itself fails there (c->why): no event boundary */
-        other |= memcmp(ev_hi, a->ev, sizeof ev_hi) != 0;
+        const arc_seq *seen = &tmp->seq;
+        if (!ok) {
+            if (arc_map(c, pred, c->Pt, &tmp->period) != 0)
+                return NULL;     /* the map itself fails there (c->why): no event boundary */
+            seen = &c->last_seq; /* the runs there see other events, or not */
+        }
+        if (arc_seq_code(seen) != ca) seq_hi = *seen;
         hi = mid, phi = arc_p(c, pred);
     }
     /* a boundary only where runs beyond it see other events: a corrector
      * that merely fails to converge is not a bifurcation */
-    if (!other || !(fabs(phi - plo) <= c->ac->locate_tol)) return 0;
+    if (arc_seq_code(&seq_hi) == ca || !(fabs(phi - plo) <= c->ac->locate_tol)) return NULL;
     nsd_arc_special *sp =
         add_special(c, NSD_ARC_NONSMOOTH, bi, 0.5 * (plo + phi), 0.5 * fabs(phi - plo));
-    if (!sp) return 0;
-    sp->x = x_lo;
-    int n = snprintf(sp->text, sizeof sp->text,
-                     "the orbit with this branch's events (impacts per period %zu) ends here: "
-                     "a non-smooth boundary, where an impact or contact grazes",
-                     a->ev[NSD_EVENT_IMPACT]);
-    if (n > 0 && (size_t)n < sizeof sp->text)
-        name_nonsmooth(a->ev, ev_hi, sp->text + n, sizeof sp->text - (size_t)n);
+    if (!sp) return NULL;
+    lo_pt->at_boundary = 1;
+    *s_b = 0.5 * (lo + hi);
+    sp->x = lo_pt->u[0] * c->sx[0];
+    arc_name_change(c, &a->seq, &seq_hi, sp->text, sizeof sp->text);
+    size_t n = strlen(sp->text);
+    snprintf(sp->text + n, sizeof sp->text - n, "; the orbit with the old sequence ends here");
     if (c->progress)
         fprintf(c->progress, "  located nonsmooth end of branch %d: %s.%s = %.10g +- %.1e: %s\n",
                 bi, c->pc->cont_section[0], c->pc->cont_key[0], sp->p, sp->p_err, sp->text);
-    return 1;
+    return sp;
+}
+
+/* The branch bi ended at a non-smooth boundary (sp, at s_b along a's
+ * tangent; lo its last orbit): continue it on the new sequence. 0 with
+ * lo and the first new orbit pushed, -1 (the branch ends there). */
+static int join_at(arc_ctx *c, int bi, const arc_point *a, arc_point *lo, double s_b,
+                   nsd_arc_special *sp, arc_point *first) {
+    char how[200];
+    size_t n = strlen(sp->text);
+    if (arc_join(c, a, s_b, &a->seq, first, how, sizeof how) != 0) {
+        snprintf(sp->text + n, sizeof sp->text - n, "; %s", c->why);
+        if (c->progress) fprintf(c->progress, "  branch %d ends: %s\n", bi, c->why);
+        return -1;
+    }
+    double pf = arc_p(c, first->u), span = 1e-12 * c->ps;
+    if (pf < fmin(c->ac->from, c->ac->to) - span || pf > fmax(c->ac->from, c->ac->to) + span) {
+        snprintf(sp->text + n, sizeof sp->text - n,
+                 "; the new sequence's branch leaves the range at once (%s = %.8g)",
+                 c->pc->cont_key[0], pf);
+        return -1;
+    }
+    int turns = first->t[c->k] * a->t[c->k] < 0.0;
+    snprintf(sp->text + n, sizeof sp->text - n,
+             "; the branch continues on the new sequence (%s), largest |mu| %.4g before, %.4g "
+             "after (at %s = %.8g)",
+             turns ? "turning back in the parameter: a non-smooth fold" : "going on",
+             hypot(a->re[0], a->im[0]), hypot(first->re[0], first->im[0]), c->pc->cont_key[0],
+             arc_p(c, first->u));
+    memcpy(lo->J, a->J, c->k * c->k * sizeof *lo->J); /* the old side's limit */
+    memcpy(lo->re, a->re, c->k * sizeof *lo->re);
+    memcpy(lo->im, a->im, c->k * sizeof *lo->im);
+    memcpy(lo->t, a->t, (c->k + 1) * sizeof *lo->t);
+    lo->stable = a->stable;
+    if (c->progress) fprintf(c->progress, "  branch %d goes on past the boundary: %s\n", bi, how);
+    if (push(c, &c->br[bi], lo) != 0 || push(c, &c->br[bi], first) != 0) return -1;
+    return 0;
 }
 
 /* Follow branch bi from its last point along its tangent. */
@@ -266,27 +283,36 @@ static void trace(arc_ctx *c, int bi, arc_end *end) {
     const nsd_arc_config *ac = c->ac;
     double lo = fmin(ac->from, ac->to), hi_p = fmax(ac->from, ac->to), ds = ac->ds;
     size_t m = c->k + 1;
-    int corner = 0;
-    arc_point nb, hi, tmp;
-    if (arc_point_alloc(c, &nb, 1) || arc_point_alloc(c, &hi, 1) || arc_point_alloc(c, &tmp, 1)) {
+    arc_point nb, hi, tmp, lo_pt;
+    if (arc_point_alloc(c, &nb, 1) || arc_point_alloc(c, &hi, 1) || arc_point_alloc(c, &tmp, 1) ||
+        arc_point_alloc(c, &lo_pt, 1)) {
         end->failed = 1;
         snprintf(c->why, sizeof c->why, "out of memory");
         goto out;
     }
     while (br->np < (size_t)ac->max_points) {
         arc_point *a = &br->pt[br->np - 1];
-        double pred[65];
+        double pred[65], s_b;
         for (size_t j = 0; j < m; ++j) pred[j] = a->u[j] + ds * a->t[j];
-        if (arc_correct(c, pred, a->t, a, &nb) != 0) {
+        int bad = arc_correct(c, pred, a->t, a, &nb) != 0;
+        if (!bad && nb.straddles && arc_seq_code(&nb.seq) == arc_seq_code(&a->seq)) {
+            /* its differences cross a non-smooth boundary: not a point of the branch */
+            snprintf(c->why, sizeof c->why,
+                     "the difference steps of the orbit at %s = %.10g cross a change of its event "
+                     "sequence",
+                     c->pc->cont_key[0], arc_p(c, nb.u));
+            bad = 1;
+        }
+        if (bad) {
             ds *= 0.5;
             if (ds >= ac->ds_min) continue;
-            if (!corner && corner_fold(c, bi)) { /* past the corner: p turns, x goes on */
-                corner = 1;
-                a->t[c->k] = -a->t[c->k];
+            nsd_arc_special *sp =
+                locate_end(c, bi, a, fmin(4.0 * ac->ds_min * 1e5, ac->ds), &tmp, &lo_pt, &s_b);
+            if (sp) {
+                if (join_at(c, bi, a, &lo_pt, s_b, sp, &nb) != 0) break;
                 ds = ac->ds;
                 continue;
             }
-            if (locate_end(c, bi, a, fmin(4.0 * ac->ds_min * 1e5, ac->ds), &tmp)) break;
             end->failed = 1;
             char why[sizeof c->why];
             snprintf(why, sizeof why, "%s", c->why);
@@ -314,6 +340,7 @@ static void trace(arc_ctx *c, int bi, arc_end *end) {
             double r = arc_half_residual(c, &nb, br->crossings);
             if (r < 1e3 * c->spec.tol) {
                 nsd_arc_special *sp = add_special(c, NSD_ARC_COLLAPSE, bi, pb, 0.0);
+                if (sp) sp->x = nb.u[0] * c->sx[0];
                 if (sp)
                     snprintf(sp->text, sizeof sp->text,
                              "the period-%zu orbit returns after %zu crossings (residual %.1e): "
@@ -336,7 +363,7 @@ static void trace(arc_ctx *c, int bi, arc_end *end) {
         ds = fmin(1.3 * ds, ac->ds_max);
     }
 out:
-    arc_point_free(&nb), arc_point_free(&hi), arc_point_free(&tmp);
+    arc_point_free(&nb), arc_point_free(&hi), arc_point_free(&tmp), arc_point_free(&lo_pt);
 }
 
 /* A new branch in c->br with crossings; its index or -1. */
