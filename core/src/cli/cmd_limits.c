@@ -317,14 +317,14 @@ static int write_figure(const char *dir, const nsd_config *cfg, const char *cnam
         root_y[i] = 0.0;
     }
     nsd_curve fcurves[3] = {
-        {lf->phi_deg, lf->R, NPHI, "R(phi), radial", 0, 0, 2.0, 0, 0, 0},
-        {lf->phi_deg, lf->V, NPHI, "V(phi), angular", 2, 1, 2.0, 0, 0, 0},
+        {lf->phi_deg, lf->R, NPHI, "R(φ), radial", 0, 0, 2.0, 0, 0, 0},
+        {lf->phi_deg, lf->V, NPHI, "V(φ), angular", 2, 1, 2.0, 0, 0, 0},
         {root_x, root_y, la->n_dirs, "limit directions: V = 0", 1, 0, 1.0, 1, 0, 0},
     };
     nsd_panel panels[2] = {
-        {"limit-direction functions R and V", "angle phi [deg]", "R, V [m/s^2]", fcurves, 3, NULL,
+        {"limit-direction functions R and V", "angle φ [deg]", "R, V [m/s^2]", fcurves, 3, NULL,
          0, 0, 360, NAN, NAN, 0, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0, NULL},
-        {"u1-u2 projection of the phase portrait", xl, yl, P->curves, P->nc, NULL, 0, -1.6 * r,
+        {"u₁–u₂ projection of the phase portrait", xl, yl, P->curves, P->nc, NULL, 0, -1.6 * r,
          1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0, NULL},
     };
     snprintf(path, sizeof path, "%s/limit_directions.%s", dir, nsd_plot_format_ext(fmt));
