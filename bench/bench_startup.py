@@ -12,7 +12,8 @@ a whole process, interleaved A B (C) A B (C) ...: A the build with its hash
 cache, B the same build with NSDYN_NO_HASH_CACHE=1 (every file hashed, the
 behaviour before the cache), C an older nsdyn if given, D (--graphs) the
 build on the same run with [plot] left to its defaults (every run graph,
-PNG). Targets: A <= 5 ms of start-up; D <= 2 A. Per command: wall and
+PNG), E (--old and --graphs) the older nsdyn on that run. Targets: A <= 5 ms
+of start-up; D <= 2 A. Per command: wall and
 CPU (user + sys of the child, from wait4) as min / median / max, and the
 pair-by-pair CPU ratio A/B; the machine load (uptime) before and after.
 """
@@ -69,6 +70,8 @@ def main():
         cmds["C old"] = ([a.old], env, cfg)
     if a.graphs:
         cmds["D graphs"] = ([nsdyn], env, graphs)
+    if a.graphs and a.old:
+        cmds["E old gr."] = ([a.old], env, graphs)
     print("uptime before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     res = {k: ([], []) for k in cmds}
     for i in range(a.n + 1):  # the first round warms the caches and is not counted
@@ -85,10 +88,13 @@ def main():
     ca, cb = res["A cached"][1], res["B hashed"][1]
     r = [x / y for x, y in zip(ca, cb) if y > 0]
     print(f"cpu A/B pair by pair: min {min(r):.3f} median {statistics.median(r):.3f} max {max(r):.3f}")
-    for k, name in (("C old", "A/C"), ("D graphs", "D/A")):
+    pairs = (("C old", "A/C", ca), ("D graphs", "D/A", ca),
+             ("E old gr.", "D/E", res.get("D graphs", ([], []))[1]),
+             ("E old gr.", "E/C", res.get("C old", ([], []))[1]))
+    for k, name, base in pairs:
         if k not in res:
             continue
-        x, y = (ca, res[k][1]) if k == "C old" else (res[k][1], ca)
+        x, y = (base, res[k][1]) if name in ("A/C", "D/E") else (res[k][1], base)
         r = [p / q for p, q in zip(x, y) if q > 0]
         print(f"cpu {name} pair by pair: min {min(r):.3f} median {statistics.median(r):.3f} "
               f"max {max(r):.3f}")

@@ -10,7 +10,8 @@ instead of only "a PNG was written":
      outside lies outside every plot area;
   3. no title, axis label or legend text overlaps another text, or another panel's plot
      area;
-  4. every axis label names a unit ("[...]"), and no text cites an equation number "(17)";
+  4. every axis label names a unit ("[...]") and writes Greek letters as such ("ψ", not
+     "psi"), and no text cites an equation number "(17)";
   5. no tick label is longer than 9 characters (an axis autoscaled onto rounding: 0.0499999995).
 
 Text boxes have the widths the driver measures (plot_text.c), so overlaps are judged on
@@ -152,9 +153,21 @@ def check_labels(fig, problems):
         text = " ".join(p["text"] for p in sorted(parts, key=lambda p: p["x0"]))
         if not re.search(r"\[[^\]]+\]", text) and text != "contact":  # event lanes
             problems.append(f"{name}: axis label '{text}' has no unit")
+        for m in GREEK_WORD.finditer(text):
+            problems.append(f"{name}: axis label '{text}' spells out '{m.group(0)}' (the "
+                            "symbol: nsd_plot_symbol)")
     for t in fig["boxes"][1:]:
         if t["kind"] == "text" and is_tick(t) and len(t["text"]) > 9:
             problems.append(f"{name}: tick label '{t['text']}' (an axis on rounding?)")
+
+
+# A Greek letter spelled out in ASCII as a word of its own, digits or "dot" after it
+# allowed ("psi", "gamma", "theta1", "phidot"), as channel_labels.py finds them in the
+# channel labels (issue 26). A part of a name ("psi_max", a study's metric) or of a dotted
+# config key ("system.gamma") is a name, not a symbol, and is not reported.
+GREEK_WORD = re.compile(r"(?<![\w.])(" + "|".join(
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma "
+    "tau upsilon phi chi psi omega".split()) + r")\d*(d?dot)?(?![\w.])", re.I)
 
 
 INK = bytes(1 if v < 153 else 0 for v in range(256))  # dark: text, frames, curves

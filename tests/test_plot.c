@@ -317,6 +317,65 @@ START_TEST(test_format_parse) {
 }
 END_TEST
 
+/* Names as the symbols they stand for (issue 26: the deviation's "|psi − reference|", the
+ * continuation's "gamma [deg]"): every shipped channel name of that shape, and names that
+ * must stay as written. Every output must be valid UTF-8 that the escape keeps as it is. */
+START_TEST(test_plot_symbol) {
+    static const char *const cases[][2] = {
+        {"psi", "ψ"},
+        {"Omega", "Ω"},
+        {"gamma", "γ"},
+        {"theta1", "θ₁"},
+        {"theta12", "θ₁₂"},
+        {"phidot", "φ̇"},
+        {"xdot", "x\xCC\x87"},
+        {"thetaddot", "θ̈"},
+        {"omega_st", "ω_st"},
+        {"hs_omega_lead", "hs_ω_lead"},
+        {"u1", "u₁"},
+        {"delta_nb", "δ_nb"},
+        {"system.gamma", "system.γ"},
+        {"x", "x"},
+        {"vy", "vy"},
+        {"energy", "energy"},
+        {"gap_I", "gap_I"},
+        {"ground.N", "ground.N"},
+        {"pitch", "pitch"},
+        {"OMEGA", "OMEGA"},
+        {"beta", "β"},
+        {"eta", "η"},
+        {"F_ratio", "F_ratio"},
+        {"", ""},
+        {"_x_", "_x_"},
+        {"a..b", "a..b"},
+        {"max(psi)", "max(ψ)"},
+        {"at_first(impact, theta1dot)", "at_first(impact, θ̇₁)"},
+        {"ψ_psi", "ψ_ψ"},
+    };
+    char out[64], esc[128];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        size_t n = nsd_plot_symbol(cases[i][0], out, sizeof out);
+        ck_assert_msg(strcmp(out, cases[i][1]) == 0, "%s: '%s', want '%s'", cases[i][0], out,
+                      cases[i][1]);
+        ck_assert_uint_eq(n, strlen(out));
+        nsd_plot_escape_text(out, esc, sizeof esc);
+        ck_assert_str_eq(esc, out);
+    }
+    /* truncation: never a split character, always terminated */
+    for (size_t len = 1; len <= 12; ++len) {
+        char small[12];
+        size_t n = nsd_plot_symbol("theta1_ψ_omega2dot", small, len);
+        ck_assert_uint_lt(n, len);
+        ck_assert_uint_eq(strlen(small), n);
+        nsd_plot_escape_text(small, esc, sizeof esc);
+        ck_assert_str_eq(esc, small);
+    }
+    ck_assert_uint_eq(nsd_plot_symbol("psi", out, 0), 0);
+    nsd_plot_symbol(NULL, out, sizeof out);
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
 START_TEST(test_escape_text) {
     char out[64];
     ck_assert_uint_eq(nsd_plot_escape_text("run #1", out, sizeof out), 7);
@@ -848,6 +907,7 @@ static Suite *plot_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_format_parse);
     tcase_add_test(tc, test_escape_text);
+    tcase_add_test(tc, test_plot_symbol);
     tcase_add_test(tc, test_png_2x2);
     tcase_add_test(tc, test_svg_pdf);
     tcase_add_test(tc, test_missing_directory);

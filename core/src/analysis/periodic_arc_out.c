@@ -189,11 +189,12 @@ int arc_write(arc_ctx *c, const char *dir, char *err, size_t len) {
         if (m) cv[n++] = (nsd_curve){P, X, m, kind_label[kd], 8 + kd, 0, 3.0, 1, 0, 0};
     }
     const nsd_model *m = &c->s->model;
-    char xl[160], yl[160], title[700];
-    snprintf(xl, sizeof xl, "%s.%s [%s]", c->pc->cont_section[0], c->pc->cont_key[0],
+    char xl[260], yl[160], title[700], psym[64], xsym[64];
+    nsd_plot_symbol(c->pc->cont_key[0], psym, sizeof psym); /* "gamma": γ */
+    nsd_plot_symbol(m->channels[1 + c->spec.free[0]].name, xsym, sizeof xsym);
+    snprintf(xl, sizeof xl, "%s (%s.%s) [%s]", psym, c->pc->cont_section[0], c->pc->cont_key[0],
              arc_param_unit(c));
-    snprintf(yl, sizeof yl, "%s at the section [%s]", m->channels[1 + c->spec.free[0]].name,
-             m->channels[1 + c->spec.free[0]].unit);
+    snprintf(yl, sizeof yl, "%s at the section [%s]", xsym, m->channels[1 + c->spec.free[0]].unit);
     snprintf(title, sizeof title, "%s%s%s", c->s->app.cfg.title, /* x label names the parameter */
              c->out->complete ? "" : " (INCOMPLETE: a branch ended on a failure)",
              left_out ? " (brute force: runs that failed or stopped left out)" : "");

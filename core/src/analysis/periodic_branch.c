@@ -229,15 +229,18 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
     one[0] = one[1] = 1.0;
     one[2] = one[3] = -1.0;
     for (size_t j = 0; j < k; ++j) {
-        snprintf(leg[j], sizeof leg[j], "μ%zu", j + 1);
+        char name[32];
+        snprintf(name, sizeof name, "mu%zu", j + 1);
+        nsd_plot_symbol(name, leg[j], sizeof leg[j]); /* μ₁, μ₂, ... */
         cv[j] = (nsd_curve){P, mod + j * np, np, leg[j], (int)j, 0, 1.5, 2, 0, 0};
         cv[k + 1 + j] = (nsd_curve){P, re + j * np, np, NULL, (int)j, 0, 1.5, 2, 0, 0};
     }
     cv[k] = (nsd_curve){ends, one, 2, "|μ| = 1", 6, 1, 1.0, 0, 0, 0};
     cv[2 * k + 1] = (nsd_curve){ends, one + 2, 2, "μ = −1", 6, 1, 1.0, 0, 0, 0};
     cv[2 * k + 2] = (nsd_curve){P, T, np, NULL, 0, 0, 2.0, 2, 0, 0};
-    char xl[128], title[600];
-    snprintf(xl, sizeof xl, "%s [%s]", pc->cont_key[0],
+    char xl[128], title[600], sym[64];
+    nsd_plot_symbol(pc->cont_key[0], sym, sizeof sym); /* "gamma": γ */
+    snprintf(xl, sizeof xl, "%s [%s]", sym,
              nsd_figures_key_unit(&s->app.cfg, pc->cont_section[0], pc->cont_key[0]));
     snprintf(title, sizeof title,
              "periodic orbits along %s.%s (grey lines: a multiplier crosses)",

@@ -59,7 +59,9 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
                                        .color = (int)(i % NSD_PLOT_PALETTE_SIZE),
                                        .dashed = (int)(i % 4), .width = 1.2};
         const nsd_channel *ch = c >= 0 ? &vars[ref].sc.model.channels[c] : NULL;
-        snprintf(labels[k][0], 200, "|%s − reference| [%s]", names[k], ch ? ch->unit : "?");
+        char sym[96];
+        nsd_plot_symbol(names[k], sym, sizeof sym); /* "psi": ψ, as the title's label */
+        snprintf(labels[k][0], 200, "|%s − reference| [%s]", sym, ch ? ch->unit : "?");
         snprintf(labels[k][1], 200, "(%c) %s", (int)('a' + k % 26), ch ? ch->label : names[k]);
         panels[k] = (nsd_panel){.title = labels[k][1], .xlabel = "time t [s]",
                                 .ylabel = labels[k][0], .curves = cv, .n_curves = nc,
@@ -80,7 +82,9 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
                 cv[nc++] = (nsd_curve){&px[i], &py[i], 1, vars[i].name,
                                        (int)(i % NSD_PLOT_PALETTE_SIZE), 0, 0, 1, 0, 0};
             }
-        snprintf(labels[nn][0], 200, "largest |%s − reference| [%s]", names[0],
+        char sym[96];
+        nsd_plot_symbol(names[0], sym, sizeof sym);
+        snprintf(labels[nn][0], 200, "largest |%s − reference| [%s]", sym,
                  nn ? channel_unit_of(&vars[ref], names[0]) : "?");
         snprintf(labels[nn][1], 200, "(%c) accuracy against cost (median wall time of %zu run%s)",
                  (int)('a' + nn % 26), m[ref].repeats, m[ref].repeats == 1 ? "" : "s");

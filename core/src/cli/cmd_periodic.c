@@ -509,8 +509,9 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
     nsd_curve curves[(2 + SUM_REPORTS) * SUM_MAX_VARIANTS + 1];
     nsd_panel panels[2 + SUM_REPORTS];
     double *rep[SUM_MAX_VARIANTS][SUM_REPORTS] = {{NULL}};
-    char xl[128], yl[SUM_REPORTS][96];
-    snprintf(xl, sizeof xl, "%s [%s]", pc0->cont_key[0],
+    char xl[128], yl[SUM_REPORTS][96], sym[64];
+    nsd_plot_symbol(pc0->cont_key[0], sym, sizeof sym); /* "gamma": γ */
+    snprintf(xl, sizeof xl, "%s [%s]", sym,
              nsd_figures_key_unit(&v[0].sc.app.cfg, pc0->cont_section[0], pc0->cont_key[0]));
     static const double one[2] = {1.0, 1.0};
     double ends[2] = {HUGE_VAL, -HUGE_VAL};

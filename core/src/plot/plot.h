@@ -201,6 +201,16 @@ void nsd_plot_canvas_end(const nsdyn_canvas *canvas, const char *label);
    without splitting a character. Returns the number of bytes written (without the NUL). */
 size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len);
 
+/* The symbols an ASCII name (a channel, a parameter key) or an expression over names
+   ("max(psi)") stands for in an axis label: each part of ASCII letters and digits that is a
+   Greek letter spelled out ("psi", capitalised "Omega" for the capital) or one letter, with
+   digits after it as subscripts and "dot" or "ddot" as a time derivative, becomes that
+   symbol: "psi" ψ, "Omega" Ω, "theta1" θ₁, "phidot" φ̇, "xdot" ẋ, "omega_st" ω_st,
+   "max(psi)" max(ψ); any other part stays as written ("energy", "gap_I"). The path of the
+   channel labels' Greek (docs/figures.md). Writes at most out_len - 1 bytes and a NUL
+   (never part of a character); returns the bytes written. */
+size_t nsd_plot_symbol(const char *name, char *out, size_t out_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -101,6 +101,90 @@ size_t nsd_plot_escape_text(const char *in, char *out, size_t out_len) {
     return o;
 }
 
+/* The Greek letters spelled out in ASCII names, lower case then capital (Unicode's Greek
+ * block); omicron, which looks like o, is not among them. */
+static const char *const greek[][3] = {
+    {"alpha", "α", "Α"},   {"beta", "β", "Β"},  {"gamma", "γ", "Γ"},   {"delta", "δ", "Δ"},
+    {"epsilon", "ε", "Ε"}, {"zeta", "ζ", "Ζ"},  {"eta", "η", "Η"},     {"theta", "θ", "Θ"},
+    {"iota", "ι", "Ι"},    {"kappa", "κ", "Κ"}, {"lambda", "λ", "Λ"},  {"mu", "μ", "Μ"},
+    {"nu", "ν", "Ν"},      {"xi", "ξ", "Ξ"},    {"pi", "π", "Π"},      {"rho", "ρ", "Ρ"},
+    {"sigma", "σ", "Σ"},   {"tau", "τ", "Τ"},   {"upsilon", "υ", "Υ"}, {"phi", "φ", "Φ"},
+    {"chi", "χ", "Χ"},     {"psi", "ψ", "Ψ"},   {"omega", "ω", "Ω"},
+};
+
+/* The letter a token [p, p + n) of a name begins with: a Greek word (all lower case, or
+ * capitalised for the capital letter) or one ASCII letter. Returns its length in the
+ * name (0: none) and the letter's UTF-8 in *sym. */
+static size_t symbol_letter(const char *p, size_t n, const char **sym, char one[2]) {
+    for (size_t g = 0; g < sizeof greek / sizeof greek[0]; ++g) {
+        size_t k = strlen(greek[g][0]);
+        if (k > n || ascii_lower((unsigned char)p[0]) != greek[g][0][0] ||
+            strncmp(p + 1, greek[g][0] + 1, k - 1) != 0)
+            continue;
+        *sym = greek[g][p[0] == greek[g][0][0] ? 1 : 2];
+        return k;
+    }
+    if (n && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))) {
+        one[0] = p[0], one[1] = '\0';
+        *sym = one;
+        return 1;
+    }
+    return 0;
+}
+
+/* One part of a name (ASCII letters and digits) as a symbol: a letter (above), then digits,
+ * then "dot" or "ddot" (a time derivative), and nothing else: "theta1" is θ₁, "phidot" φ̇,
+ * "xdot" ẋ, "Omega" Ω. A lone ASCII letter stays as it is. Returns the bytes written to
+ * out (0: not a symbol, nothing written). */
+static size_t symbol_token(const char *p, size_t n, char *out, size_t cap) {
+    static const char *const sub[10] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
+    const char *letter = NULL;
+    char one[2];
+    size_t k = symbol_letter(p, n, &letter, one), d = k;
+    if (k == 0) return 0;
+    while (d < n && p[d] >= '0' && p[d] <= '9') d++;
+    const char *mark = "";
+    if (n - d == 4 && strncmp(p + d, "ddot", 4) == 0)
+        mark = "\xCC\x88"; /* U+0308 combining diaeresis: a second derivative */
+    else if (n - d == 3 && strncmp(p + d, "dot", 3) == 0)
+        mark = "\xCC\x87"; /* U+0307 combining dot above: a first derivative */
+    else if (d != n)
+        return 0;
+    if (letter == one && !mark[0] && d == k) return 0; /* "x": as it is */
+    size_t o = 0, len = strlen(letter) + strlen(mark) + 3 * (d - k);
+    if (len >= cap) return 0;
+    memcpy(out, letter, strlen(letter)), o += strlen(letter);
+    memcpy(out + o, mark, strlen(mark)), o += strlen(mark);
+    for (size_t i = k; i < d; ++i) memcpy(out + o, sub[p[i] - '0'], 3), o += 3;
+    return o;
+}
+
+static int ascii_alnum(int c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+size_t nsd_plot_symbol(const char *name, char *out, size_t out_len) {
+    if (out == NULL || out_len == 0) return 0;
+    size_t o = 0;
+    const char *p = name ? name : "";
+    while (*p && o + 1 < out_len) {
+        size_t n = 0;
+        while (ascii_alnum((unsigned char)p[n])) n++;
+        size_t u = utf8_seq_len((const unsigned char *)p);
+        size_t adv = n ? n : (u ? u : 1); /* a part, or one character between parts */
+        size_t w = n ? symbol_token(p, n, out + o, out_len - o) : 0;
+        if (w == 0) { /* as written */
+            w = adv;
+            if (o + w >= out_len) break;
+            memcpy(out + o, p, w);
+        }
+        p += adv;
+        o += w;
+    }
+    out[o] = '\0';
+    return o;
+}
+
 int nsd_plot_format_parse(const char *name, nsd_plot_format *out) {
     if (name == NULL) return -1;
     nsd_plot_format f;

@@ -234,12 +234,14 @@ static void graph_labels(const nsd_sweep_def *def, const nsd_scenario *base,
     static const char *const rname[] = {"mean", "std", "min", "max", "fraction"};
     const nsd_sweep_summary *s = &def->sums[g->summary];
     const char *unit = nsd_sweep_summary_unit(base, s);
+    char expr[160];
+    nsd_plot_symbol(s->expr, expr, sizeof expr); /* "max(psi)": max(ψ) */
     if (g->reduce == NSD_REDUCE_FRACTION)
         snprintf(ylabel, 200, "fraction of runs with %s > %g %s [1]", s->name, g->above, unit);
     else if (one_each && g->reduce != NSD_REDUCE_STD)
-        snprintf(ylabel, 200, "%s [%s]", s->expr, unit);
+        snprintf(ylabel, 200, "%s [%s]", expr, unit);
     else
-        snprintf(ylabel, 200, "%s of %s [%s]%s", rname[g->reduce], s->expr, unit,
+        snprintf(ylabel, 200, "%s of %s [%s]%s", rname[g->reduce], expr, unit,
                  bars ? ", bars ±1 std" : "");
     snprintf(xlabel, 200, "%s [%s]", def->axes[g->x_axis].name,
              nsd_sweep_axis_unit(base, &def->axes[g->x_axis]));

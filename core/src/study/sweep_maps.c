@@ -242,8 +242,10 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
     if (g->y_axis >= 0 && s->mn) { /* a number: the map under the markers */
         G = cell_means(s);
         if (G.nx >= 2 && G.ny >= 2) {
-            snprintf(map_label, sizeof map_label, "%s%s [%s]", G.max_runs > 1 ? "mean " : "",
-                     sum->expr, nsd_sweep_summary_unit(s->base, sum));
+            char expr[160];
+            nsd_plot_symbol(sum->expr, expr, sizeof expr); /* "max(psi)": max(ψ) */
+            snprintf(map_label, sizeof map_label, "%s%s [%s]", G.max_runs > 1 ? "mean " : "", expr,
+                     nsd_sweep_summary_unit(s->base, sum));
             map = (nsd_map){.x = G.xs,
                             .y = G.ys,
                             .nx = G.nx,
@@ -283,7 +285,9 @@ static int draw(const scatter *s, const char *dir, nsd_plot_format fmt, int quie
         axis_label(s, &def->axes[g->y_axis], yl, sizeof yl);
         snprintf(title, sizeof title, "%s: %s", title_cfg, sum->expr);
     } else {
-        snprintf(yl, sizeof yl, "local maxima of %s after t = %g s [%s]", sum->channel, sum->after,
+        char ch[96];
+        nsd_plot_symbol(sum->channel, ch, sizeof ch);
+        snprintf(yl, sizeof yl, "local maxima of %s after t = %g s [%s]", ch, sum->after,
                  nsd_sweep_summary_unit(s->base, sum));
         snprintf(title, sizeof title, "%s", title_cfg);
     }
