@@ -79,8 +79,8 @@ static int impact(const nsd_model *m, nsd_data *data, double t, double *y, nsd_e
                         delassus(m, data, w->set[i], a, w->set[j], b);
         }
     for (size_t i = 0; i < k; ++i) {
-        w->mu_s[i] = m->mu_static;
-        w->mu_k[i] = m->mu_kinetic;
+        w->mu_s[i] = data->mu_static;
+        w->mu_k[i] = data->mu_kinetic;
         w->gaps[i] = data->ce[w->set[i]].gap;
     }
     w->law_log[0] = '\0';
@@ -97,7 +97,7 @@ static int impact(const nsd_model *m, nsd_data *data, double t, double *y, nsd_e
         .phase_log_len = sizeof w->law_log,
     };
     memset(w->impulse, 0, n3 * sizeof *w->impulse);
-    nsdyn_status ls = m->contact->impact(m->contact_inst, &p, w->impulse, w->u_plus);
+    nsdyn_status ls = m->contact->impact(data->contact_inst, &p, w->impulse, w->u_plus);
     if (ls > NSDYN_WARNING) {
         char which[160] = "";
         for (size_t j = 0; j < k; ++j) {
@@ -183,8 +183,8 @@ static void start_direction(const nsd_model *m, nsd_data *data, size_t c, const 
     tangent_block(m, data, c, G);
     a[0] = -(G[0] * F[0] + G[1] * F[1]);
     a[1] = -(G[2] * F[0] + G[3] * F[1]);
-    slip_start sc = {.a = a, .G = G, .F = F_kinetic, .phi0 = atan2(d[1], d[0]), .best = -2.0,
-                     .d = d};
+    slip_start sc = {
+        .a = a, .G = G, .F = F_kinetic, .phi0 = atan2(d[1], d[0]), .best = -2.0, .d = d};
     nsn_angle_roots(slip_V, &sc, 0.0, 2.0 * NSDYN_PI, 720, 1, 60, 0.0, slip_root, &sc);
 }
 
@@ -244,7 +244,7 @@ static int release_stick(const nsd_model *m, nsd_data *data, double t, const dou
 static int leaving_inside(const nsd_model *m, nsd_data *data, size_t c) {
     const double *lam = data->lambda + 3 * c;
     double bound = 0.0, kinetic = 0.0;
-    m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+    m->friction->bounds(data->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
     return hypot(lam[1], lam[2]) < NSD_LEAVING_RATIO * bound;
 }
 
@@ -273,7 +273,7 @@ static int resolve_friction(const nsd_model *m, nsd_data *data, double t, const 
             if (!tangent_held(m, data, c) || !data->ed.mode[c].stick) continue;
             const double *lam = data->lambda + 3 * c;
             double bound = 0.0, kinetic = 0.0;
-            m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+            m->friction->bounds(data->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
             double F = hypot(lam[1], lam[2]);
             double ratio = F / (bound + 1e-300);
             if (F > bound * (1.0 + 1e-9) + 1e-12 && ratio > worst_ratio) {
@@ -284,7 +284,7 @@ static int resolve_friction(const nsd_model *m, nsd_data *data, double t, const 
         if (worst == m->nc) return 1;
         const double *lam = data->lambda + 3 * worst;
         double bound = 0.0, kinetic = 0.0;
-        m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+        m->friction->bounds(data->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
         data->ed.mode[worst].stick = 0;
         start_direction(m, data, worst, lam + 1, kinetic, data->ed.mode[worst].dir);
     }
@@ -428,10 +428,10 @@ static nsdyn_status drift_step(const nsd_model *m, nsd_data *data, double t, dou
     /* dq = N(q) dv = qdot(q, dv) - qdot(q, 0) (q' is affine in v) */
     memset(data->lambda, 0, 3 * m->nc * sizeof *data->lambda);
     double *dq = w->ytmp, *q0dot = w->ytmp + m->nq;
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, y, w->acc, data->lambda, dq, NULL);
+    nsdyn_status st = m->sys->derivatives(data->sys_inst, t, y, w->acc, data->lambda, dq, NULL);
     if (st <= NSDYN_WARNING) {
         memset(w->acc, 0, nv * sizeof *w->acc);
-        st = m->sys->derivatives(m->sys_inst, t, y, w->acc, data->lambda, q0dot, NULL);
+        st = m->sys->derivatives(data->sys_inst, t, y, w->acc, data->lambda, q0dot, NULL);
     }
     if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system derivatives()");
     for (size_t i = 0; i < m->nq; ++i) y[i] += dq[i] - q0dot[i];
