@@ -150,8 +150,8 @@ static double rhs_cost(const char *path, const char *const *sets, size_t n_sets,
     double t0 = cpu_now();
     for (int i = 0; i < calls; ++i) {
         int k = i & 1;
-        m->sys->derivatives(m->sys_inst, 0, q[k], v[k], lam, qd, vd);
-        m->sys->contacts(m->sys_inst, 0, q[k], v[k], &req, ce);
+        m->sys->derivatives(s.data->sys_inst, 0, q[k], v[k], lam, qd, vd);
+        m->sys->contacts(s.data->sys_inst, 0, q[k], v[k], &req, ce);
     }
     double t = cpu_now() - t0;
     (void)nc;

@@ -71,12 +71,13 @@ static int load(loaded *L, int n_planes, int roll) {
     fclose(f);
     nsd_diag diag = {0};
     size_t errors = nsd_app_load(&L->app, path, NULL, 0, &diag);
-    if (!errors) errors = nsd_model_create(&L->m, &L->app.cfg, &L->app.host, &diag);
+    if (!errors) errors = nsd_model_create(&L->m, &L->app.cfg, &diag);
     for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
     nsd_diag_free(&diag);
     remove(path);
     if (errors) return -1;
-    L->d = nsd_data_create(&L->m);
+    L->d = nsd_data_create(&L->m, &L->app.host, NULL, 0);
+    if (!L->d) return -1;
     nsd_model_ode(&L->m, L->d, &L->ode);
     nsd_model_mechanics(&L->m, L->d, &L->mech); /* as core/src/runner/run.c for moreau */
     L->ode.mech = &L->mech;

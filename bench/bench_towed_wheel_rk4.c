@@ -160,8 +160,9 @@ static int composed_load(composed *c) {
     fclose(f);
     nsd_diag diag = {0};
     size_t errors = nsd_app_load(&c->app, path, NULL, 0, &diag);
-    if (!errors) errors = nsd_model_create(&c->m, &c->app.cfg, &c->app.host, &diag);
-    if (!errors) c->d = nsd_data_create(&c->m);
+    if (!errors) errors = nsd_model_create(&c->m, &c->app.cfg, &diag);
+    if (!errors) c->d = nsd_data_create(&c->m, &c->app.host, NULL, 0);
+    if (!errors && !c->d) errors = 1;
     for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
     nsd_diag_free(&diag);
     remove(path);

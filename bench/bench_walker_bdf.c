@@ -125,7 +125,7 @@ static void timed_run(bench *b, int record, run_out *o) {
     o->message[0] = '\0';
     o->n_sw = 0;
     o->n_grid = 0;
-    if (m->sys->info.reset) m->sys->info.reset(m->sys_inst); /* initial mode, no steps */
+    if (m->sys->info.reset) m->sys->info.reset(b->d->sys_inst); /* initial mode, no steps */
 
     double w0 = now_s();
     double t = b->t0;
@@ -161,7 +161,7 @@ static void timed_run(bench *b, int record, run_out *o) {
         memcpy(b->ybuf, rep.y, n * sizeof *b->ybuf);
         size_t which = (size_t)fired - m->layout.n_stops;
         if (record) nsd_model_sample(m, b->d, t, b->ybuf, b->row_before);
-        st = m->sys->on_switch(m->sys_inst, which, t, b->ybuf, b->ybuf + m->nq);
+        st = m->sys->on_switch(b->d->sys_inst, which, t, b->ybuf, b->ybuf + m->nq);
         if (st <= NSDYN_WARNING) st = ig->restart(inst, t, b->ybuf);
         if (st > NSDYN_WARNING) {
             o->outcome = NSD_RUN_FAILED;
@@ -253,8 +253,9 @@ int main(int argc, char **argv) {
     bench b = {0};
     nsd_diag diag = {0};
     size_t errors = nsd_app_load(&b.app, config, sets, n_sets, &diag);
-    if (!errors) errors = nsd_model_create(&b.m, &b.app.cfg, &b.app.host, &diag);
-    if (!errors) b.d = nsd_data_create(&b.m);
+    if (!errors) errors = nsd_model_create(&b.m, &b.app.cfg, &diag);
+    if (!errors) b.d = nsd_data_create(&b.m, &b.app.host, NULL, 0);
+    if (!errors && !b.d) errors = 1;
     for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
     nsd_diag_free(&diag);
     if (errors) {
@@ -327,7 +328,7 @@ int main(int argc, char **argv) {
 
     /* The real runner once (untimed; it samples at run.output_dt): the
      * replayed loop must reproduce it. */
-    if (m->sys->info.reset) m->sys->info.reset(m->sys_inst);
+    if (m->sys->info.reset) m->sys->info.reset(b.d->sys_inst);
     nsd_run_result res;
     diag = (nsd_diag){0};
     if (nsd_run_simulation(m, b.d, &b.app.cfg, &b.app.host, NULL, &res, &diag) != 0 ||

@@ -38,7 +38,6 @@
 #define MAX_SET_LEN 4096 /* longer lines are cut (the CLI has no limit) */
 
 static nsd_registry reg;
-static nsdyn_host host;
 static int ready;
 static FILE *devnull;
 static int mem_fd = -1;
@@ -58,17 +57,10 @@ static const char *const bases[] = {
 const size_t nsd_fuzz_n_bases = sizeof bases / sizeof bases[0];
 const char *nsd_fuzz_base_name(size_t i) { return i < nsd_fuzz_n_bases ? bases[i] : NULL; }
 
-static void quiet_log(void *ctx, nsdyn_log_level level, const char *message) {
-    (void)ctx;
-    (void)level;
-    (void)message;
-}
-
 int nsd_fuzz_init(void) {
     static int status = -1;
     if (ready) return status;
     ready = 1;
-    host = (nsdyn_host){sizeof host, NULL, quiet_log};
     devnull = fopen("/dev/null", "w");
     nsd_diag diag = {0};
     nsd_app_scan_default(&reg, &diag);
@@ -133,7 +125,7 @@ static size_t check_variants(nsd_config *base, nsd_diag *diag) {
         nsd_config_derive(&v->sc.app.cfg, base, &vt->items[i], NULL);
         size_t e = nsd_config_resolve(&v->sc.app.cfg, &reg, diag);
         if (!e) e = nsd_compose_check(&v->sc.app.cfg, &reg, diag);
-        if (!e) e = nsd_model_create(&v->sc.model, &v->sc.app.cfg, &host, diag);
+        if (!e) e = nsd_model_create(&v->sc.model, &v->sc.app.cfg, diag);
         if (!e) e = nsd_figures_check(&v->sc.app.cfg, &v->sc.model, diag);
         errors += e;
     }
@@ -175,7 +167,7 @@ static size_t load_and_check(const char *path, const char *const *sets, size_t n
     if (!errors) errors += nsd_compose_check(&cfg, &reg, &diag);
     if (!errors) {
         nsd_model model = {0};
-        errors += nsd_model_create(&model, &cfg, &host, &diag);
+        errors += nsd_model_create(&model, &cfg, &diag);
         if (!errors) errors += nsd_figures_check(&cfg, &model, &diag);
         nsd_model_destroy(&model);
     }

@@ -515,7 +515,7 @@ static void config_refused(const char *contact, const char *want) {
     nsd_diag diag = {0};
     size_t errors = nsd_app_load(&app, path, NULL, 0, &diag);
     if (!errors) {
-        errors = nsd_model_create(&m, &app.cfg, &app.host, &diag);
+        errors = nsd_model_create(&m, &app.cfg, &diag);
         nsd_model_destroy(&m);
     }
     nsd_app_free(&app);

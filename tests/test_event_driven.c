@@ -337,7 +337,7 @@ START_TEST(shipped_configs_load) {
         nsd_model model = {0};
         nsd_diag diag = {0};
         size_t errors = nsd_app_load(&app, path, NULL, 0, &diag);
-        if (!errors) errors = nsd_model_create(&model, &app.cfg, &app.host, &diag);
+        if (!errors) errors = nsd_model_create(&model, &app.cfg, &diag);
         for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
         ck_assert_msg(errors == 0, "%s does not load", path);
         nsd_model_destroy(&model);

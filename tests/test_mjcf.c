@@ -85,7 +85,7 @@ START_TEST(test_position_rates) {
     double q[32], v[32], qd[32], qp[32], qm[32];
     for (int trial = 0; trial < 50; ++trial) {
         random_state(&seed, mm, q, v);
-        ck_assert_int_eq(R.model.sys->derivatives(R.model.sys_inst, 0, q, v, NULL, qd, NULL),
+        ck_assert_int_eq(R.model.sys->derivatives(R.data->sys_inst, 0, q, v, NULL, qd, NULL),
                          NSDYN_OK);
         const double h = 1e-5;
         memcpy(qp, q, sizeof q);
@@ -124,7 +124,7 @@ START_TEST(test_dynamics_against_mujoco) {
         memcpy(dd->qvel, v, nv * sizeof *v);
         mj_forward(mm, dd);
         mj_fullM(mm, M, dd->qM);
-        void *S = R.model.sys_inst;
+        void *S = R.data->sys_inst;
         memset(lambda, 0, 3 * nc * sizeof *lambda);
         ck_assert_int_eq(R.model.sys->derivatives(S, 0, q, v, lambda, NULL, a0), NSDYN_OK);
         for (size_t j = 0; j < nv; ++j)
@@ -173,7 +173,7 @@ static void rk4(const run *R, double *q, double *v, double h) {
         double c = s == 0 ? 0 : s == 3 ? h : h / 2;
         for (size_t k = 0; k < nq; ++k) qs[k] = q[k] + (s ? c * kq[s - 1][k] : 0);
         for (size_t k = 0; k < nv; ++k) vs[k] = v[k] + (s ? c * kv[s - 1][k] : 0);
-        R->model.sys->derivatives(R->model.sys_inst, 0, qs, vs, NULL, kq[s], kv[s]);
+        R->model.sys->derivatives(R->data->sys_inst, 0, qs, vs, NULL, kq[s], kv[s]);
     }
     for (size_t k = 0; k < nq; ++k)
         q[k] += h / 6 * (kq[0][k] + 2 * kq[1][k] + 2 * kq[2][k] + kq[3][k]);
@@ -196,7 +196,7 @@ START_TEST(test_drift_central_differences) {
     for (size_t c = 0; c < nc; ++c) bufs[c] = jac + 3 * nv * c;
     nsdyn_contact_request req = {sizeof req, 1, bufs, NULL};
     const nsdyn_system *S = R.model.sys;
-    void *I = R.model.sys_inst;
+    void *I = R.data->sys_inst;
     unsigned seed = 5;
     const double h = 1e-4;
     for (int trial = 0; trial < 40; ++trial) {
@@ -366,10 +366,10 @@ START_TEST(test_relative_path_and_settings) {
     ck_assert_msg(load_at("c.toml", &R, all, sizeof all) == 0, "%s", all);
     ck_assert_uint_eq(R.model.nc, 2);
     double q[7] = {0, 0, 1, 1, 0, 0, 0}, v[6] = {0}, a0[6], a1[6], lambda[6] = {0};
-    R.model.sys->derivatives(R.model.sys_inst, 0, q, v, lambda, NULL, a0);
+    R.model.sys->derivatives(R.data->sys_inst, 0, q, v, lambda, NULL, a0);
     ck_assert_double_eq_tol(a0[2], -2.0, 1e-12);
     lambda[0] = 1.0; /* 1 N up at the ball's lowest point, through its centre: a = F / m */
-    R.model.sys->derivatives(R.model.sys_inst, 0, q, v, lambda, NULL, a1);
+    R.model.sys->derivatives(R.data->sys_inst, 0, q, v, lambda, NULL, a1);
     ck_assert_double_eq_tol(a1[2] - a0[2], 1.0 / 4.0, 1e-12);
     test_unload(&R);
     /* a path given by --set starts at the working folder */

@@ -119,7 +119,7 @@ static void rk4(const run *R, double *q, double *v, double h) {
         double c = s == 0 ? 0 : s == 3 ? h : h / 2;
         for (size_t k = 0; k < nq; ++k) qs[k] = q[k] + (s ? c * kq[s - 1][k] : 0);
         for (size_t k = 0; k < nv; ++k) vs[k] = v[k] + (s ? c * kv[s - 1][k] : 0);
-        R->model.sys->derivatives(R->model.sys_inst, 0, qs, vs, NULL, kq[s], kv[s]);
+        R->model.sys->derivatives(R->data->sys_inst, 0, qs, vs, NULL, kq[s], kv[s]);
     }
     for (size_t k = 0; k < nq; ++k)
         q[k] += h / 6 * (kq[0][k] + 2 * kq[1][k] + 2 * kq[2][k] + kq[3][k]);
@@ -155,7 +155,7 @@ START_TEST(terrain_rows_and_drift) {
     for (size_t c = 0; c < nc; ++c) bufs[c] = jac + 3 * nv * c;
     nsdyn_contact_request req = {sizeof req, 1, bufs, NULL}, geo = {sizeof geo, 1, NULL, NULL};
     const nsdyn_system *S = R.model.sys;
-    void *I = R.model.sys_inst;
+    void *I = R.data->sys_inst;
     unsigned seed = 11;
     const double h = 1e-4;
     size_t checked_end = 0, checked_face = 0;

@@ -6,6 +6,11 @@
  * bit for bit what it gives alone; its counters and failure are its own.
  * Over the four contact regimes (compliant, hold-stick, event-driven,
  * time-stepping) at random states around each config's initial state.
+ * The plugin instances, and with them a system's discrete state, are the
+ * data's (item 2): two whole runs of a walker interleaved a step at a
+ * time on one model give bit for bit what each gives alone; and a run
+ * on a model shared with others (a sweep thread's, item 3) with plugin
+ * parameters of its own is the run its own model gives.
  * And the run's progress goes to its log's reader, not to stderr. */
 #include <math.h>
 
@@ -70,7 +75,11 @@ START_TEST(second_data_is_independent) {
     nsd_model shallow = *m; /* the model's fields: no evaluation may change them */
     double *y0 = malloc(m->n * sizeof *y0);
     memcpy(y0, m->y0, m->n * sizeof *y0);
-    nsd_data *d2 = nsd_data_create(m), *alone = nsd_data_create(m);
+    nsd_data *d2 = nsd_data_create(m, &R.app.host, NULL, 0);
+    nsd_data *alone = nsd_data_create(m, &R.app.host, NULL, 0);
+    ck_assert_ptr_nonnull(d2);
+    ck_assert_ptr_nonnull(alone);
+    ck_assert_ptr_ne(d2->sys_inst, alone->sys_inst); /* one set of instances per data */
     ck_assert_ptr_eq(d2->model, m);
     ck_assert_int_eq(memcmp(d2->y0, m->y0, m->n * sizeof *y0), 0);
     double *ya = malloc(m->n * sizeof *ya), *yb = malloc(m->n * sizeof *yb);
@@ -115,6 +124,190 @@ START_TEST(second_data_is_independent) {
     nsd_data_destroy(m, alone);
     free(y0), free(ya), free(yb), free(oa), free(ob), free(ref);
     test_unload(&R);
+}
+END_TEST
+
+/* One run of a model with data d from y0 into res (freed first), alone. */
+static void run_alone(const nsd_model *m, nsd_data *d, run *R, const double *y0,
+                      nsd_run_result *res) {
+    nsd_data_reset(m, d);
+    memcpy(d->y0, y0, m->n * sizeof *y0);
+    nsd_diag diag = {0};
+    ck_assert_uint_eq(nsd_run_simulation(m, d, &R->app.cfg, &R->app.host, NULL, res, &diag), 0);
+    nsd_diag_free(&diag);
+}
+
+/* Two runs on model m, with data a and b, from ya and yb, advanced in
+ * turn one step at a time until both have ended. */
+static void run_interleaved(const nsd_model *m, nsd_data *a, nsd_data *b, run *R, const double *ya,
+                            const double *yb, nsd_run_result res[2]) {
+    nsd_data *d[2] = {a, b};
+    const double *y0[2] = {ya, yb};
+    nsd_run *r[2];
+    nsd_diag diag = {0};
+    for (int k = 0; k < 2; ++k) {
+        nsd_data_reset(m, d[k]);
+        memcpy(d[k]->y0, y0[k], m->n * sizeof *y0[k]);
+        ck_assert_uint_eq(
+            nsd_run_begin(m, d[k], &R->app.cfg, &R->app.host, NULL, &res[k], &diag, &r[k]), 0);
+        ck_assert_ptr_nonnull(r[k]);
+    }
+    for (int going = 1; going;) {
+        going = 0;
+        for (int k = 0; k < 2; ++k) going |= nsd_run_step(r[k]);
+    }
+    for (int k = 0; k < 2; ++k) nsd_run_end(r[k]);
+    nsd_diag_free(&diag);
+}
+
+/* The same samples, bit for bit, and the same switches. */
+static int same_run(const nsd_run_result *x, const nsd_run_result *y) {
+    const nsd_series *a = &x->series, *b = &y->series;
+    return x->outcome == y->outcome && x->n_switches == y->n_switches && a->rows == b->rows &&
+           a->n_channels == b->n_channels &&
+           memcmp(a->data, b->data, a->rows * a->n_channels * sizeof *a->data) == 0;
+}
+
+/* walker2 keeps its stance foot and double-support flag in its instance
+ * (a discrete mode its switches flip). Two runs from different starts, on
+ * one model with data each, interleaved step by step: each is the run it
+ * is alone. Two data over one set of instances (the model's own, as every
+ * run had before the instances moved into the data) are interleaved the
+ * same way as a check that the case can see a leak: one run's heel
+ * strikes flip the other's stance foot, and they differ. */
+START_TEST(interleaved_runs_keep_their_discrete_state) {
+    static const char *const sets[] = {"run.t_end=2", "run.progress=false", "plot.enabled=false"};
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/walker2_gait.toml", NSDYN_TEST_SOURCE_DIR);
+    run R = {0};
+    R.no_graphs = 1;
+    nsd_diag diag = {0};
+    ck_assert_uint_eq(nsd_scenario_load(&R, path, sets, NSDYN_COUNT(sets), &diag), 0);
+    nsd_diag_free(&diag);
+    const nsd_model *m = &R.model;
+    nsd_data *a = nsd_data_create(m, &R.app.host, NULL, 0),
+             *b = nsd_data_create(m, &R.app.host, NULL, 0);
+    nsd_data *shared[2] = {nsd_data_create_checks(m), nsd_data_create_checks(m)};
+    double *yb = malloc(m->n * sizeof *yb);
+    unsigned seed = 2121u + (unsigned)_i;
+    /* B starts with the legs' rates moved by up to 10 %: its heel strikes
+     * come at other times than A's */
+    memcpy(yb, m->y0, m->n * sizeof *yb);
+    for (size_t i = m->layout.nq; i < m->layout.nq + m->layout.nv; ++i)
+        yb[i] *= 1.0 + 0.1 * (rand_r(&seed) / (RAND_MAX + 1.0) * 2.0 - 1.0);
+    nsd_run_result alone[2], both[2], leak[2]; /* each run's begin clears its result */
+    run_alone(m, a, &R, m->y0, &alone[0]);
+    run_alone(m, a, &R, yb, &alone[1]);
+    for (int k = 0; k < 2; ++k) {
+        ck_assert_msg(alone[k].outcome == NSD_RUN_COMPLETE, "run %d: %s", k, alone[k].message);
+        ck_assert_uint_ge(alone[k].n_switches, 4); /* the stance foot changed hands */
+    }
+    run_interleaved(m, a, b, &R, m->y0, yb, both);
+    for (int k = 0; k < 2; ++k)
+        ck_assert_msg(same_run(&both[k], &alone[k]),
+                      "run %d interleaved differs from itself alone (%zu vs %zu switches)", k,
+                      both[k].n_switches, alone[k].n_switches);
+    run_interleaved(m, shared[0], shared[1], &R, m->y0, yb, leak);
+    ck_assert_msg(!same_run(&leak[0], &alone[0]) || !same_run(&leak[1], &alone[1]),
+                  "runs sharing one set of instances did not disturb each other: the case "
+                  "cannot see a leak of discrete state");
+    for (int k = 0; k < 2; ++k) {
+        nsd_run_result_free(&alone[k]);
+        nsd_run_result_free(&both[k]);
+        nsd_run_result_free(&leak[k]);
+        nsd_data_destroy(m, shared[k]);
+    }
+    nsd_data_destroy(m, a);
+    nsd_data_destroy(m, b);
+    free(yb);
+    test_unload(&R);
+}
+END_TEST
+
+/* A run of `base` with overrides (section, key, value) k < n, on base's
+ * model (shared) or its own, into R (loaded; the caller unloads). */
+typedef struct param_set {
+    const char *section, *key;
+    double value;
+    int integer;
+} param_set;
+
+static void derive_run(run *R, const run *base, const param_set *p, size_t n, int shared) {
+    nsd_overrides over = {0};
+    char err[256];
+    for (size_t k = 0; k < n; ++k) {
+        nsd_where at = {"test", 0, 0};
+        int rc = p[k].integer ? nsd_overrides_set_int(&over, p[k].section, p[k].key,
+                                                      (int64_t)p[k].value, at, err, sizeof err)
+                              : nsd_overrides_set_real(&over, p[k].section, p[k].key, p[k].value,
+                                                       at, err, sizeof err);
+        ck_assert_msg(rc == 0, "%s", err);
+    }
+    nsd_diag diag = {0};
+    memset(R, 0, sizeof *R);
+    R->no_graphs = 1;
+    size_t errors = nsd_scenario_override(R, base, &over, &diag);
+    if (!errors)
+        errors = shared ? nsd_scenario_create_on(R, base, &diag) : nsd_scenario_create(R, &diag);
+    for (size_t i = 0; i < diag.n; ++i) fprintf(stderr, "%s\n", diag.lines[i]);
+    ck_assert_uint_eq(errors, 0);
+    ck_assert_uint_eq(nsd_scenario_run(R, NULL, &diag), 0);
+    nsd_diag_free(&diag);
+    nsd_overrides_free(&over);
+}
+
+static void load_base(run *R, const char *config, const char *const *sets, size_t n_sets) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/%s", NSDYN_TEST_SOURCE_DIR, config);
+    nsd_diag diag = {0};
+    memset(R, 0, sizeof *R);
+    R->no_graphs = 1;
+    ck_assert_uint_eq(nsd_scenario_load(R, path, sets, n_sets, &diag), 0);
+    nsd_diag_free(&diag);
+}
+
+/* Random radii, launch speeds, restitutions and friction of a sphere
+ * rolling over the rim (its start, resting on the terrain, depends on the
+ * radius b and x0, v0): the run on the base model shared (its data's own
+ * instances and start) is bit for bit the run on a model of its own; and
+ * spokes of a rimless wheel, which change its contacts, give a model of
+ * the run's own. */
+START_TEST(run_on_a_shared_model_is_its_own) {
+    static const char *const sets[] = {"run.t_end=1.5", "run.progress=false"};
+    run base;
+    load_base(&base, "sphere_roll_over_rim.toml", sets, NSDYN_COUNT(sets));
+    unsigned seed = 2131u;
+    for (int k = 0; k < 3; ++k) {
+        double u[4];
+        for (int i = 0; i < 4; ++i) u[i] = rand_r(&seed) / (RAND_MAX + 1.0);
+        param_set p[] = {{"system", "b", 0.8 + 0.4 * u[0], 0},
+                         {"system", "v0", 3.4 + 0.8 * u[1], 0},
+                         {"contact", "e", 0.5 + 0.5 * u[2], 0},
+                         {"friction", "mu_k", 0.4 + 0.5 * u[3], 0}};
+        run on, own;
+        derive_run(&on, &base, p, NSDYN_COUNT(p), 1);
+        derive_run(&own, &base, p, NSDYN_COUNT(p), 0);
+        ck_assert_int_eq(on.shares_model, 1);
+        ck_assert_ptr_eq(on.model.channels, base.model.channels); /* the very model */
+        ck_assert_int_eq(memcmp(on.data->y0, own.data->y0, own.model.n * sizeof(double)), 0);
+        ck_assert_msg(on.data->y0[2] != base.data->y0[2], "case %d: the start kept base's", k);
+        ck_assert_msg(same_run(&on.res, &own.res), "case %d: the run on the shared model differs",
+                      k);
+        test_unload(&on);
+        test_unload(&own);
+    }
+    test_unload(&base);
+    load_base(&base, "rimless_wheel_walk.toml", sets, NSDYN_COUNT(sets));
+    param_set spokes[] = {{"system", "spokes", 6, 1}};
+    run on, own;
+    derive_run(&on, &base, spokes, 1, 1);
+    derive_run(&own, &base, spokes, 1, 0);
+    ck_assert_int_eq(on.shares_model, 0); /* 6 contacts, not 8: a model of its own */
+    ck_assert_uint_eq(on.model.nc, 6);
+    ck_assert(same_run(&on.res, &own.res));
+    test_unload(&on);
+    test_unload(&own);
+    test_unload(&base);
 }
 END_TEST
 
@@ -166,6 +359,8 @@ int main(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, second_data_is_independent, 0, sizeof cases / sizeof cases[0]);
     tcase_add_test(tc, progress_goes_to_the_reader);
+    tcase_add_loop_test(tc, interleaved_runs_keep_their_discrete_state, 0, 3);
+    tcase_add_test(tc, run_on_a_shared_model_is_its_own);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -445,9 +445,10 @@ static void ballistic(run *R, const double *y_s, double dt, double *y) {
     ck_assert_uint_le(nq, 16);
     ck_assert_uint_le(nv, 16);
     memset(R->data->lambda, 0, 3 * m->nc * sizeof *R->data->lambda);
-    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, y_s + nq, R->data->lambda, qd, a),
-                     NSDYN_WARNING);
-    ck_assert_int_le(m->sys->derivatives(m->sys_inst, 0.0, y_s, a, R->data->lambda, qa, NULL),
+    ck_assert_int_le(
+        m->sys->derivatives(R->data->sys_inst, 0.0, y_s, y_s + nq, R->data->lambda, qd, a),
+        NSDYN_WARNING);
+    ck_assert_int_le(m->sys->derivatives(R->data->sys_inst, 0.0, y_s, a, R->data->lambda, qa, NULL),
                      NSDYN_WARNING);
     for (size_t i = 0; i < nq; ++i) y[i] = y_s[i] + dt * qd[i] + 0.5 * dt * dt * qa[i];
     for (size_t i = 0; i < nv; ++i) y[nq + i] = y_s[nq + i] + dt * a[i];
@@ -492,8 +493,9 @@ static void sample_at(run *R, double t, const double *y, double *row) {
     memcpy(row + 1, y, m->n * sizeof *y);
     memset(R->data->lambda, 0, 3 * m->nc * sizeof *R->data->lambda);
     if (m->layout.n_outputs)
-        ck_assert_int_le(m->sys->outputs(m->sys_inst, t, y, y + m->nq, R->data->lambda, row + base),
-                         NSDYN_WARNING);
+        ck_assert_int_le(
+            m->sys->outputs(R->data->sys_inst, t, y, y + m->nq, R->data->lambda, row + base),
+            NSDYN_WARNING);
 }
 
 static void analyse(run *R, const void *scn, true_gap_fn true_gap, double r_ball, analysis *A) {

@@ -102,7 +102,7 @@ static void probe_open(probe *P, const char *system_extra) {
              system_extra);
     test_load(toml, &P->R);
     P->sys = P->R.model.sys;
-    P->inst = P->R.model.sys_inst;
+    P->inst = P->R.data->sys_inst;
 }
 
 static void probe_close(probe *P) { test_unload(&P->R); }

@@ -41,9 +41,9 @@ START_TEST(step_to_step_map_converges) {
     nsd_diag diag = {0};
     size_t errors = nsd_app_load(&R.app, NSDYN_TEST_SOURCE_DIR "/configs/walker2_gait.toml", sets,
                                  NSDYN_COUNT(sets), &diag);
-    if (!errors) errors = nsd_model_create(&R.model, &R.app.cfg, &R.app.host, &diag);
-    R.created = 1;                                   /* destroy frees the model too */
-    if (!errors) R.data = nsd_data_create(&R.model); /* and its data */
+    if (!errors) errors = nsd_model_create(&R.model, &R.app.cfg, &diag);
+    R.created = 1; /* destroy frees the model too */
+    if (!errors) R.data = nsd_data_create(&R.model, &R.app.host, NULL, 0); /* and its data */
     nsd_diag_print(&diag, stderr);
     ck_assert_uint_eq(errors, 0);
     ck_assert_uint_eq(

@@ -129,7 +129,7 @@ START_TEST(heel_strike_conserves_momenta) {
         foot_point(&p, pre.hx, pre.hy, th[1], &fx, &fy);
         ck_assert_double_le(fabs(fy), 1e-12);
         double q[3] = {th[0], th[1], 0.0}, v[2] = {om[0], om[1]};
-        ck_assert_int_eq(m->sys->on_switch(m->sys_inst, 0, 0.0, q, v), NSDYN_OK);
+        ck_assert_int_eq(m->sys->on_switch(R.data->sys_inst, 0, 0.0, q, v), NSDYN_OK);
         /* positions swap (B12): the new stance is the old swing leg */
         ck_assert_double_eq(q[0], th[1]);
         ck_assert_double_eq(q[1], th[0]);

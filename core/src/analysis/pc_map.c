@@ -118,8 +118,8 @@ int nsd_pc_analyse(const nsd_model *m, nsd_data *data, double t, const double *y
                    nsd_pc_analysis *out, char *err, size_t err_len) {
     memset(out, 0, sizeof *out);
     nsd_model_ask_contacts(m, data, NSD_ROWS_ALL);
-    if (nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 1, data->jac, data->ce) >
-        NSDYN_WARNING) {
+    if (nsd_contacts_evaluate(m->sys, data->sys_inst, t, y, y + m->nq, m->nc, 1, data->jac,
+                              data->ce) > NSDYN_WARNING) {
         snprintf(err, err_len, "the system's contacts() failed at the initial state");
         return -1;
     }

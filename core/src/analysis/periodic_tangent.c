@@ -270,9 +270,9 @@ static int impact_jump(nsd_tangent *tg, size_t c, double t, double *y) {
                             .G = Gd,
                             .u_free = u,
                             .u_start = u,
-                            .mu_static = m->mu_static,
-                            .mu_kinetic = m->mu_kinetic};
-    if (nsd_contact_local_impulse(m->contact, m->contact_inst, &p, P) > NSDYN_WARNING) return -1;
+                            .mu_static = d->mu_static,
+                            .mu_kinetic = d->mu_kinetic};
+    if (nsd_contact_local_impulse(m->contact, d->contact_inst, &p, P) > NSDYN_WARNING) return -1;
     for (size_t k = 0; k < nv; ++k)
         y[nq + k] += B[k] * P[0] + B[nv + k] * P[1] + B[2 * nv + k] * P[2];
     return 1;
@@ -305,7 +305,7 @@ static int jump_kind(const nsd_tangent *tg, const nsd_event_source *src) {
 static int apply_jump(nsd_tangent *tg, int k, double t, double *y) {
     const nsd_model *m = tg->m;
     nsd_data *d = tg->d;
-    if (k == 1 && m->sys->switch_map(m->sys_inst, tg->src.index, t, y, y + m->nq) > NSDYN_WARNING)
+    if (k == 1 && m->sys->switch_map(d->sys_inst, tg->src.index, t, y, y + m->nq) > NSDYN_WARNING)
         return fail(tg, "variational equations: switch_map of switch '%s' failed",
                     m->layout.switches[tg->src.index]);
     if (k == 2 && impact_jump(tg, tg->src.index / 2, t, y) < 0)

@@ -119,7 +119,7 @@ static int animate(const char *run_dir, anim_args *a) {
         snprintf(out, sizeof out, "%s/animation.%s", run_dir,
                  a->o.format == NSD_ANIM_GIF ? "gif" : "mp4");
     a->o.title = sc.app.cfg.title;
-    if (nsd_anim_write(out, &sc.model, &ser, &a->o, err, sizeof err) != 0) {
+    if (nsd_anim_write(out, sc.data, &ser, &a->o, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
         status = 4;
         goto done;

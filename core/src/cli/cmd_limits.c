@@ -37,7 +37,7 @@ static void slip_of(portrait *p, double t, const double *y, double *u1, double *
         d->jac[c] = NULL;
         d->ce[c].active = 1;
     }
-    nsd_contacts_evaluate(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, 0, d->jac, d->ce);
+    nsd_contacts_evaluate(m->sys, d->sys_inst, t, y, y + m->nq, m->nc, 0, d->jac, d->ce);
     *u1 = d->ce[p->contact].u[1];
     *u2 = d->ce[p->contact].u[2];
 }

@@ -285,8 +285,7 @@ static nsd_panel along_panel(const nsd_config *cfg, const nsd_pc_along *al, nsd_
 static int write_outputs(nsd_scenario *s, const nsd_pc_analysis *a, const nsd_pc_along *al,
                          nsd_outdir *od) {
     char err[1024], path[PATH_MAX + 32], title[400];
-    nsd_model *m = &s->model;
-    double mu = m->mu_kinetic;
+    double mu = s->data->mu_kinetic;
     nsd_pc_point first = {NAN, NAN};
     nsd_pc_of_impulse(a, -mu, &first);
     if (write_csv(od->tmp, a, &first, err, sizeof err) != 0) goto fail;
@@ -391,7 +390,7 @@ int nsd_cmd_pcmap(const nsd_cli *cli) {
         goto out;
     }
     if (nsd_cli_open_outdir(cli, &od) != 0) goto out;
-    print_analysis(stdout, &s.model, &a, s.model.mu_kinetic);
+    print_analysis(stdout, &s.model, &a, s.data->mu_kinetic);
     for (size_t i = 0; i < al.n_marks; ++i)
         printf("  along %s.%s: %s at %.10g (mu %.6g)\n", al.section, al.key, al.marks[i].what,
                al.marks[i].at, al.marks[i].mu);

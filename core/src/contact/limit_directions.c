@@ -75,7 +75,7 @@ int nsd_limit_analyse(const nsd_model *m, nsd_data *data, double t, const double
     out->G[1] = data->stick.G[first * ms + first + 1];
     out->G[2] = data->stick.G[(first + 1) * ms + first];
     out->G[3] = data->stick.G[(first + 1) * ms + first + 1];
-    m->friction->bounds(m->friction_inst, e->normal_load, &out->F_static, &out->F_kinetic);
+    m->friction->bounds(data->friction_inst, e->normal_load, &out->F_static, &out->F_kinetic);
 
     /* Stick force: G F = -a. */
     double A[4] = {out->G[0], out->G[1], out->G[2], out->G[3]}, b[2] = {-out->a[0], -out->a[1]};

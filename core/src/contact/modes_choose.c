@@ -130,7 +130,7 @@ static int release_stick(const nsd_model *m, nsd_data *data, double t, const dou
 static int leaving_inside(const nsd_model *m, nsd_data *data, size_t c) {
     const double *lam = data->lambda + 3 * c;
     double bound = 0.0, kinetic = 0.0;
-    m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+    m->friction->bounds(data->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
     return hypot(lam[1], lam[2]) < NSD_LEAVING_RATIO * bound;
 }
 
@@ -159,7 +159,7 @@ static int resolve_friction(const nsd_model *m, nsd_data *data, double t, const 
             if (!tangent_held(m, data, c) || !data->ed.mode[c].stick) continue;
             const double *lam = data->lambda + 3 * c;
             double bound = 0.0, kinetic = 0.0;
-            m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+            m->friction->bounds(data->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
             double F = hypot(lam[1], lam[2]);
             double ratio = F / (bound + 1e-300);
             if (F > bound * (1.0 + 1e-9) + 1e-12 && ratio > worst_ratio) {
@@ -170,7 +170,7 @@ static int resolve_friction(const nsd_model *m, nsd_data *data, double t, const 
         if (worst == m->nc) return 1;
         const double *lam = data->lambda + 3 * worst;
         double bound = 0.0, kinetic = 0.0;
-        m->friction->bounds(m->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+        m->friction->bounds(data->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
         data->ed.mode[worst].stick = 0;
         start_direction(m, data, worst, lam + 1, kinetic, data->ed.mode[worst].dir);
     }

@@ -90,7 +90,7 @@ static int admissible(const nsd_model *m, nsd_data *data, const double *x, doubl
         contact_force(data, x, c, f);
         if (unknown_of(data->ed.work, c, 0) < data->ed.work->n_unknown && f[0] < -slack) return 0;
         if (m->friction && data->ed.mode[c].stick &&
-            hypot(f[1], f[2]) > m->mu_static * fmax(f[0], 0.0) + slack)
+            hypot(f[1], f[2]) > data->mu_static * fmax(f[0], 0.0) + slack)
             return 0;
     }
     return 1;
@@ -115,7 +115,7 @@ static void project_cones(const nsd_model *m, nsd_data *data, double *x) {
             base[3] = {data->lambda[3 * c], data->lambda[3 * c + 1], data->lambda[3 * c + 2]};
         contact_force(data, x, c, f);
         unsigned nt = k2 < nu ? 2u : 1u;
-        double mu = m->mu_static * (1.0 - NSD_CONE_MARGIN);
+        double mu = data->mu_static * (1.0 - NSD_CONE_MARGIN);
         if (kn < nu) {
             nsn_proj_cone(f, mu, nt);
             x[kn] = f[0] - base[0];
@@ -148,7 +148,7 @@ static void project_affine(const nsd_modes_work *w, size_t nu, size_t d, const d
 /* Largest violation of admissibility at x: max over closed contacts of
  * -N (rigid) and |F_t| - mu_s (1 - margin) N (sticking) [N]; convex in x. */
 static double violation(const nsd_model *m, nsd_data *data, const double *x) {
-    double v = -INFINITY, mu = m->mu_static * (1.0 - NSD_CONE_MARGIN);
+    double v = -INFINITY, mu = data->mu_static * (1.0 - NSD_CONE_MARGIN);
     for (size_t c = 0; c < m->nc; ++c) {
         if (!data->ce[c].active || !data->ed.mode[c].closed) continue;
         double f[3];

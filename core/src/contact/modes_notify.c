@@ -37,7 +37,7 @@ static int abi_mode(const nsd_model *m, const nsd_contact_mode *md, size_t c) {
 /* The system's energy output at (t, y) [J], NaN without one. */
 static double energy_now(const nsd_model *m, nsd_data *data, double t, const double *y) {
     if (m->audit.output < 0 || !data->audit_scratch) return NAN;
-    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, data->lambda, data->audit_scratch) >
+    if (m->sys->outputs(data->sys_inst, t, y, y + m->nq, data->lambda, data->audit_scratch) >
         NSDYN_WARNING)
         return NAN;
     return data->audit_scratch[m->audit.output];
@@ -70,7 +70,7 @@ static int call_system(const nsd_model *m, nsd_data *data, nsdyn_system_on_conta
     memcpy(u_before, data->ce[first].u, sizeof u_before);
     double e_before = energy_now(m, data, t, y);
     memcpy(w->v_hook, v, m->nv * sizeof *v);
-    nsdyn_status st = hook(m->sys_inst, t, m->nc, w->cm_old, w->cm_new, y, v);
+    nsdyn_status st = hook(data->sys_inst, t, m->nc, w->cm_old, w->cm_new, y, v);
     if (st > NSDYN_WARNING) {
         snprintf(data->failure, sizeof data->failure,
                  "system '%s' on_contact_modes() failed at t = %.9g s (%s)", m->sys->info.id, t,

@@ -215,7 +215,7 @@ static nsdyn_status slip_friction(const nsd_model *m, nsd_data *data, size_t c, 
     in.slip[1] = dim == 2 ? (s > floor_speed ? e->u[2] : floor_speed * d[1]) : 0.0;
     double *f = data->ed.work->fric + 2 * c;
     f[0] = f[1] = 0.0;
-    nsdyn_status st = m->friction->force(m->friction_inst, &in, f, NULL);
+    nsdyn_status st = m->friction->force(data->friction_inst, &in, f, NULL);
     return st > NSDYN_WARNING ? nsd_model_fail(m, data, st, t, "friction force()") : NSDYN_OK;
 }
 
@@ -252,7 +252,7 @@ nsdyn_status nsd_modes_solve_current(const nsd_model *m, nsd_data *data, double 
              * persistent contact's given load (it changes along the
              * motion, and friction follows it) */
             nsdyn_status ns = m->contact->normal_force(
-                m->contact_inst, e->gap, nsd_hold_law_rate(&data->hold, c, e->u[0]), &N);
+                data->contact_inst, e->gap, nsd_hold_law_rate(&data->hold, c, e->u[0]), &N);
             if (ns > NSDYN_WARNING)
                 return nsd_model_fail(m, data, ns, t, "contact law normal_force()");
             N = fmax(N, 0.0);
@@ -342,7 +342,7 @@ void nsd_modes_raw_events(const nsd_model *m, nsd_data *data, size_t c, double *
     if (!tangent_held(m, data, c)) return;
     if (md->stick) {
         double bound = 0.0, kinetic = 0.0;
-        m->friction->bounds(m->friction_inst, lam[0], &bound, &kinetic);
+        m->friction->bounds(data->friction_inst, lam[0], &bound, &kinetic);
         g[1] = bound - hypot(lam[1], lam[2]);
     } else if (m->layout.contacts[c].tangent_dim == 1) {
         g[1] = e->u[1] * md->dir[0]; /* 1-D slip stops by changing sign */

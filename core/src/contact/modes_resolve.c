@@ -73,8 +73,8 @@ static int impact(const nsd_model *m, nsd_data *data, double t, double *y, nsd_e
                         nsd_modes_delassus(m, data, w->set[i], a, w->set[j], b);
         }
     for (size_t i = 0; i < k; ++i) {
-        w->mu_s[i] = m->mu_static;
-        w->mu_k[i] = m->mu_kinetic;
+        w->mu_s[i] = data->mu_static;
+        w->mu_k[i] = data->mu_kinetic;
         w->gaps[i] = data->ce[w->set[i]].gap;
     }
     w->law_log[0] = '\0';
@@ -91,7 +91,7 @@ static int impact(const nsd_model *m, nsd_data *data, double t, double *y, nsd_e
         .phase_log_len = sizeof w->law_log,
     };
     memset(w->impulse, 0, n3 * sizeof *w->impulse);
-    nsdyn_status ls = m->contact->impact(m->contact_inst, &p, w->impulse, w->u_plus);
+    nsdyn_status ls = m->contact->impact(data->contact_inst, &p, w->impulse, w->u_plus);
     if (ls > NSDYN_WARNING) {
         char which[160] = "";
         for (size_t j = 0; j < k; ++j) {
@@ -241,10 +241,10 @@ static nsdyn_status drift_step(const nsd_model *m, nsd_data *data, double t, dou
     /* dq = N(q) dv = qdot(q, dv) - qdot(q, 0) (q' is affine in v) */
     memset(data->lambda, 0, 3 * m->nc * sizeof *data->lambda);
     double *dq = w->ytmp, *q0dot = w->ytmp + m->nq;
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, y, w->acc, data->lambda, dq, NULL);
+    nsdyn_status st = m->sys->derivatives(data->sys_inst, t, y, w->acc, data->lambda, dq, NULL);
     if (st <= NSDYN_WARNING) {
         memset(w->acc, 0, nv * sizeof *w->acc);
-        st = m->sys->derivatives(m->sys_inst, t, y, w->acc, data->lambda, q0dot, NULL);
+        st = m->sys->derivatives(data->sys_inst, t, y, w->acc, data->lambda, q0dot, NULL);
     }
     if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system derivatives()");
     for (size_t i = 0; i < m->nq; ++i) y[i] += dq[i] - q0dot[i];

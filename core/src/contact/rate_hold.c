@@ -76,8 +76,9 @@ int nsd_rate_held(const nsd_model *m, nsd_data *data, double t, const double *y,
 static nsdyn_status one_sided(const nsd_model *m, nsd_data *data, double t, size_t c,
                               double *f_comp_N, double *f_exp_N) {
     double gap = data->ce[c].gap;
-    nsdyn_status st = m->contact->normal_force(m->contact_inst, gap, -DBL_MIN, f_comp_N);
-    if (st <= NSDYN_WARNING) st = m->contact->normal_force(m->contact_inst, gap, DBL_MIN, f_exp_N);
+    nsdyn_status st = m->contact->normal_force(data->contact_inst, gap, -DBL_MIN, f_comp_N);
+    if (st <= NSDYN_WARNING)
+        st = m->contact->normal_force(data->contact_inst, gap, DBL_MIN, f_exp_N);
     return st > NSDYN_WARNING ? nsd_model_fail(m, data, st, t, "contact law normal_force()")
                               : NSDYN_OK;
 }

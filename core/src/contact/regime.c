@@ -45,9 +45,8 @@ static nsd_regime_kind regime_kind(const nsd_model *m, const nsd_config *cfg) {
     return NSD_REGIME_COMPLIANT;
 }
 
-size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
-                        nsd_diag *diag) {
-    size_t errors = nsd_model_build(m, cfg, host, diag);
+size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+    size_t errors = nsd_model_build(m, cfg, diag);
     if (!m->y0) return errors; /* the plugins or the layout failed */
     m->regime = nsd_regime_of(regime_kind(m, cfg));
     if (m->regime->kind == NSD_REGIME_EVENT_DRIVEN)

@@ -116,7 +116,7 @@ static int gaps_masked_at(guard_call *k, double t, const double *y, const unsign
     g->evaluations_some++;
     nsd_model_ask_contacts(m, d, NSD_ROWS_NONE);
     nsdyn_status st =
-        nsd_contacts_evaluate_some(m->sys, m->sys_inst, t, y, y + m->nq, m->nc, mask, d->ce);
+        nsd_contacts_evaluate_some(m->sys, d->sys_inst, t, y, y + m->nq, m->nc, mask, d->ce);
     if (st > NSDYN_WARNING) {
         nsd_model_fail(m, d, st, t, "system contacts()");
         return -1;

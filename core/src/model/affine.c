@@ -8,7 +8,7 @@ static double dot(const double *a, const double *b, size_t n) {
 
 nsdyn_status nsd_affine_base(const nsd_model *m, nsd_data *data, double t, const double *q,
                              const double *v) {
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, data->lambda, NULL, data->a0);
+    nsdyn_status st = m->sys->derivatives(data->sys_inst, t, q, v, data->lambda, NULL, data->a0);
     return st > NSDYN_WARNING ? nsd_model_fail(m, data, st, t, "system derivatives()") : NSDYN_OK;
 }
 
@@ -24,7 +24,7 @@ nsdyn_status nsd_affine_columns(const nsd_model *m, nsd_data *data, double t, co
         else
             *slot = saved + 1.0;
         nsdyn_status st =
-            m->sys->derivatives(m->sys_inst, t, q, v, data->lambda, NULL, data->vdot_unit);
+            m->sys->derivatives(data->sys_inst, t, q, v, data->lambda, NULL, data->vdot_unit);
         if (probe)
             probe(m, data, j, -1.0);
         else

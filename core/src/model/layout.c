@@ -119,7 +119,7 @@ int nsd_layout_check(const nsd_model *m, char *why, size_t len) {
             return snprintf(why, len, "contact '%s' has tangent_dim %u (1 or 2)", d->name,
                             d->tangent_dim),
                    1;
-        size_t z = m->friction ? m->friction->n_states(m->friction_inst, d->tangent_dim) : 0;
+        size_t z = m->friction ? m->friction->n_states(m->own.friction, d->tangent_dim) : 0;
         if (z > NSD_LAYOUT_MAX_FRICTION_STATES)
             return snprintf(why, len, "n_states(%u) = %zu internal states per contact (at most %d)",
                             d->tangent_dim, z, NSD_LAYOUT_MAX_FRICTION_STATES),

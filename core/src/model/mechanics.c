@@ -16,7 +16,7 @@ static nsdyn_status mech_qdot(void *ctx, double t, const double *q, const double
     nsd_data *data = ctx;
     const nsd_model *m = data->model;
     memset(data->lambda, 0, 3 * m->nc * sizeof *data->lambda);
-    nsdyn_status st = m->sys->derivatives(m->sys_inst, t, q, v, data->lambda, qdot, NULL);
+    nsdyn_status st = m->sys->derivatives(data->sys_inst, t, q, v, data->lambda, qdot, NULL);
     return st > NSDYN_WARNING ? nsd_model_fail(m, data, st, t, "system derivatives()") : NSDYN_OK;
 }
 
@@ -34,7 +34,7 @@ static nsdyn_status mech_free_acceleration(void *ctx, double t, const double *q,
     for (size_t c = 0; c < m->nc; ++c)
         if (m->layout.contacts[c].type == NSDYN_CONTACT_UNILATERAL)
             data->lambda[3 * c] = data->lambda[3 * c + 1] = data->lambda[3 * c + 2] = 0.0;
-    st = m->sys->derivatives(m->sys_inst, t, q, v, data->lambda, NULL, vdot);
+    st = m->sys->derivatives(data->sys_inst, t, q, v, data->lambda, NULL, vdot);
     if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system derivatives()");
     /* a plugin's NaN named here, as the ODE right-hand side names it
      * (rhs.c), not left to surface as a step that went non-finite */
@@ -125,9 +125,9 @@ static nsdyn_status mech_local_impulse(void *ctx, size_t k, const double *G, con
                             .G = G,
                             .u_free = u_free,
                             .u_start = u_start,
-                            .mu_static = m->mu_kinetic,
-                            .mu_kinetic = m->mu_kinetic};
-    nsdyn_status st = nsd_contact_local_impulse(m->contact, m->contact_inst, &p, P);
+                            .mu_static = data->mu_kinetic,
+                            .mu_kinetic = data->mu_kinetic};
+    nsdyn_status st = nsd_contact_local_impulse(m->contact, data->contact_inst, &p, P);
     if (st > NSDYN_WARNING)
         snprintf(data->failure, sizeof data->failure,
                  "contact law '%s' found no impulse at contact '%s'", m->contact->info.id,
@@ -139,7 +139,7 @@ void nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *me
     /* The law's coefficients and local impulses (compose.c checks it has
      * them); the friction law's bounds per unit normal force. */
     data->mech.law = (nsdyn_rigid_coefficients){.struct_size = sizeof data->mech.law};
-    m->contact->coefficients(m->contact_inst, &data->mech.law);
+    m->contact->coefficients(data->contact_inst, &data->mech.law);
     data->mech.n = 0;
     for (size_t c = 0; c < m->nc; ++c) {
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL) continue;
@@ -147,7 +147,7 @@ void nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *me
         data->mech.contact[k] = c;
         data->mech.tangent_dim[k] = m->layout.contacts[c].tangent_dim;
         data->mech.name[k] = m->layout.contacts[c].name;
-        data->mech.mu[k] = m->mu_kinetic;
+        data->mech.mu[k] = data->mu_kinetic;
     }
     *mech = (nsdyn_mechanics){
         .struct_size = sizeof *mech,

@@ -201,13 +201,33 @@ typedef struct nsd_run_observer {
     const char *(*message)(void *ctx);
 } nsd_run_observer;
 
+/* One instance of each plugin of a composition (NULL: no such section). */
+typedef struct nsd_instances {
+    void *sys, *contact, *friction;
+} nsd_instances;
+
+/* Which plugin of a composition (nsd_model.params). */
+enum { NSD_PART_SYSTEM = 0, NSD_PART_CONTACT, NSD_PART_FRICTION, NSD_PART_COUNT };
+
 typedef struct nsd_model {
+    /* The loaded plugins; their instances are a run's (nsd_data), created
+     * from the parsed parameters below. */
     const nsdyn_system *sys;
-    void *sys_inst;
     const nsdyn_contact_law *contact;
-    void *contact_inst;
     const nsdyn_friction_law *friction;
-    void *friction_inst;
+    /* The config's resolved parameters of each part, in declaration order
+     * (NULL: no such section); the config outlives the model. */
+    const nsdyn_value *params[NSD_PART_COUNT];
+    /* The model's own instances, created once: the owner of the layout's
+     * names, asked at creation for what the model is made of (the layout,
+     * the initial state, the friction states, the kinematic precheck).
+     * No run calls them: a run's plugin calls go to its data's instances,
+     * which hold its discrete state (a walker's stance leg). They are
+     * created with `quiet`, host services without a log: what a plugin
+     * says at create or at those calls, each run's data say in the run's
+     * own log (nsd_data_create), once. */
+    nsd_instances own;
+    nsdyn_host quiet;
     nsdyn_system_layout layout;
 
     size_t nq, nv, nz, n, nc;
@@ -222,11 +242,8 @@ typedef struct nsd_model {
     size_t n_channels;
     nsd_channel *channels;
 
-    double *y0; /* initial state */
-
-    /* The friction law's bounds per unit normal force [1] (event-driven
-     * modes and the time-stepping view). */
-    double mu_static, mu_kinetic;
+    double *y0;            /* initial state */
+    unsigned char *y0_set; /* n: 1 where the config's [initial] set y0 (else the system's) */
 
     /* Event functions of the ODE: what each is (events.h), its direction
      * (the nsdyn_ode's event_direction), and where each kind starts in g. */
@@ -261,6 +278,16 @@ typedef struct nsd_modes_state {
  * stage takes the data it writes beside it. */
 typedef struct nsd_data {
     const struct nsd_model *model; /* the model it was created for (the callbacks' ctx) */
+    /* The plugin instances of this data's runs (one set per data, created
+     * with it from the model's parameters or the run's own): every plugin
+     * call of a run goes to these, so two data on one model are two
+     * independent runs. Not owned when borrowed from the model
+     * (nsd_data_create_checks). */
+    void *sys_inst, *contact_inst, *friction_inst;
+    int owns_instances;
+    /* The friction law's bounds per unit normal force [1] (event-driven
+     * modes and the time-stepping view), constants of friction_inst. */
+    double mu_static, mu_kinetic;
     nsdyn_contact_eval *ce;
     double *lambda; /* 3 nc local contact forces */
     double *W;      /* 3 nv per contact */
@@ -298,8 +325,23 @@ typedef struct nsd_data {
 
 /* The data of one run of m (model/data.c), sized from m, with the
  * regime's part (the contact modes of event-driven contact) when m has
- * its regime; aborts when out of memory, like the model's creation. */
-nsd_data *nsd_data_create(const nsd_model *m);
+ * its regime, and its own plugin instances, created with the model's
+ * parameters and host services (host must outlive the data). NULL with
+ * err when a plugin refuses; aborts when out of memory, like the model's
+ * creation. */
+nsd_data *nsd_data_create(const nsd_model *m, const nsdyn_host *host, char *err, size_t err_len);
+/* The same with parameters of the run's own for each part (params[k]
+ * NULL: the model's), in the declaration order of the model's plugins:
+ * a sweep's run on a shared model. A plugin whose instance then has
+ * another shape than the model's (its layout's sizes, contact kinds or
+ * friction state counts) is refused with err: such parameters need a
+ * model of their own. */
+nsd_data *nsd_data_create_with(const nsd_model *m, const nsdyn_host *host,
+                               const nsdyn_value *const params[NSD_PART_COUNT], char *err,
+                               size_t err_len);
+/* Data over the model's own instances (not owned: destroying the data
+ * leaves them), for the checks at the model's creation; never for runs. */
+nsd_data *nsd_data_create_checks(const nsd_model *m);
 /* The data back to their state right after nsd_data_create, before every
  * run: the plugins' reset() (their state right after create, e.g. a
  * walker's stance leg), the counters, the failure, the contact modes and
@@ -311,11 +353,17 @@ void nsd_data_destroy(const nsd_model *m, nsd_data *d);
 
 /* Instantiate the plugins of a resolved config, read [initial], choose the
  * contact regime (contact/regime.c). */
-size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
-                        nsd_diag *diag);
+size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, nsd_diag *diag);
+/* The checks of a run's start that creation makes on the model's own
+ * instances (the kinematic precheck unless [run] precheck = false, rigid
+ * contacts not penetrating at the start), on d's instances at d->y0:
+ * for data created with parameters of their own (nsd_data_create_with).
+ * Returns the errors added to diag, at cfg's [system]. */
+size_t nsd_model_check_start(const nsd_model *m, nsd_data *d, const nsd_config *cfg,
+                             nsd_diag *diag);
 /* nsd_model_create without the regime (model_create.c): m->regime NULL.
  * m->y0 stays NULL when the plugins or the layout failed. */
-size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host, nsd_diag *diag);
+size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, nsd_diag *diag);
 void nsd_model_destroy(nsd_model *m);
 
 /* y' = f(t, y) into ydot (n), with the run's data (its counters, failure,
@@ -394,7 +442,7 @@ static inline void nsd_model_ask_contacts(const nsd_model *m, nsd_data *data, ns
 }
 static inline nsdyn_status nsd_model_contacts_now(const nsd_model *m, nsd_data *data, double t,
                                                   const double *q, const double *v) {
-    return nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, data->jac, data->ce);
+    return nsd_contacts_evaluate(m->sys, data->sys_inst, t, q, v, m->nc, 0, data->jac, data->ce);
 }
 
 /* Solve A x = b in place (n small, partial pivoting); returns 0 or -1 if

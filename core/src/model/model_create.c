@@ -96,6 +96,7 @@ static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) 
             continue;
         }
         m->y0[i] = e->real;
+        m->y0_set[i] = 1;
     }
     free(names);
     return errors;
@@ -127,18 +128,22 @@ static void setup_energy_audit(nsd_model *m, const nsd_config *cfg) {
 
 /* The plugin instances of the config's system, contact and friction
  * sections. Returns the errors added to diag. */
-static size_t create_plugins(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
-                             nsd_diag *diag) {
+static size_t create_plugins(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     size_t errors = 0;
+    m->quiet = (nsdyn_host){.struct_size = sizeof m->quiet};
+    const nsdyn_host *host = &m->quiet;
     m->sys = (const nsdyn_system *)cfg->system.plugin->info;
-    m->sys_inst = create_plugin(&cfg->system, host, diag, &errors);
+    m->params[NSD_PART_SYSTEM] = cfg->system.params.values;
+    m->own.sys = create_plugin(&cfg->system, host, diag, &errors);
     if (cfg->contact.plugin) {
         m->contact = (const nsdyn_contact_law *)cfg->contact.plugin->info;
-        m->contact_inst = create_plugin(&cfg->contact, host, diag, &errors);
+        m->params[NSD_PART_CONTACT] = cfg->contact.params.values;
+        m->own.contact = create_plugin(&cfg->contact, host, diag, &errors);
     }
     if (cfg->friction.plugin) {
         m->friction = (const nsdyn_friction_law *)cfg->friction.plugin->info;
-        m->friction_inst = create_plugin(&cfg->friction, host, diag, &errors);
+        m->params[NSD_PART_FRICTION] = cfg->friction.params.values;
+        m->own.friction = create_plugin(&cfg->friction, host, diag, &errors);
     }
     return errors;
 }
@@ -148,7 +153,7 @@ static size_t create_plugins(nsd_model *m, const nsd_config *cfg, const nsdyn_ho
 static size_t load_layout(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     m->layout.struct_size = sizeof m->layout;
     char bad_layout[320] = "it returned an error status";
-    int bad = m->sys->layout(m->sys_inst, &m->layout) > NSDYN_WARNING
+    int bad = m->sys->layout(m->own.sys, &m->layout) > NSDYN_WARNING
                   ? 1
                   : nsd_layout_check(m, bad_layout, sizeof bad_layout);
     if (!bad) return 0;
@@ -187,7 +192,7 @@ static size_t size_state(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
         m->z_offset[c] = m->nq + m->nv + nz;
         int stick = m->stick.hold && d->type == NSDYN_CONTACT_PERSISTENT;
         if (m->friction && !stick)
-            m->z_count[c] = m->friction->n_states(m->friction_inst, d->tangent_dim);
+            m->z_count[c] = m->friction->n_states(m->own.friction, d->tangent_dim);
         nz += m->z_count[c];
         if (d->type == NSDYN_CONTACT_PERSISTENT) n_persistent++;
     }
@@ -290,10 +295,11 @@ static void build_channels(nsd_model *m) {
  * system at a few states around its initial state: a wrong Jacobian row is
  * a config error before it is a wrong answer ([run] precheck = false skips
  * it). Each finding at the [system] table. */
-static size_t precheck(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+static size_t precheck(const nsd_model *m, const nsd_data *d, const nsd_config *cfg,
+                       nsd_diag *diag) {
     nsd_diag found = {0};
-    size_t n = nsd_conformance_precheck(m->sys, m->sys_inst, cfg->settings.t_start, m->y0,
-                                        m->y0 + m->nq, 4, &found);
+    size_t n = nsd_conformance_precheck(m->sys, d->sys_inst, cfg->settings.t_start, d->y0,
+                                        d->y0 + m->nq, 4, &found);
     for (size_t i = 0; i < found.n; ++i)
         nsd_diag_at(diag, cfg->system.table, "%s ([run] precheck = false runs it anyway)",
                     found.lines[i]);
@@ -307,7 +313,7 @@ static size_t precheck(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
 static size_t initial_gaps(const nsd_model *m, nsd_data *data, const nsd_config *cfg,
                            nsd_diag *diag) {
     if (!m->contact || !(m->contact->info.provides & NSDYN_CAP_RIGID_IMPACT)) return 0;
-    if (nsd_model_check_initial_gaps(m, data, cfg->settings.t_start, m->y0,
+    if (nsd_model_check_initial_gaps(m, data, cfg->settings.t_start, data->y0,
                                      cfg->settings.contact_tolerance) <= NSDYN_WARNING)
         return 0;
     nsd_diag_at(diag, cfg->system.table, "the initial state: %s", data->failure);
@@ -315,32 +321,32 @@ static size_t initial_gaps(const nsd_model *m, nsd_data *data, const nsd_config 
     return 1;
 }
 
-size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *host,
-                       nsd_diag *diag) {
+size_t nsd_model_check_start(const nsd_model *m, nsd_data *d, const nsd_config *cfg,
+                             nsd_diag *diag) {
+    size_t errors = cfg->settings.precheck ? precheck(m, d, cfg, diag) : 0;
+    return errors ? errors : initial_gaps(m, d, cfg, diag);
+}
+
+size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     memset(m, 0, sizeof *m);
-    size_t errors = create_plugins(m, cfg, host, diag);
+    size_t errors = create_plugins(m, cfg, diag);
     if (errors) return errors;
     if (load_layout(m, cfg, diag)) return 1;
     m->nq = m->layout.nq;
     m->nv = m->layout.nv;
     m->nc = m->layout.n_contacts;
-    /* the friction law's bounds per unit normal force (the event-driven
-     * modes, the mechanics view), constants of its instance */
-    m->mu_static = m->mu_kinetic = 0.0;
-    if (m->friction && m->friction->bounds)
-        m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
     choose_contact_mode(m, cfg);
     errors += size_state(m, cfg, diag);
     stick_components(m);
     build_events(m);
     build_channels(m);
     m->y0 = xcalloc(m->n, sizeof *m->y0);
-    if (m->sys->initial_state) m->sys->initial_state(m->sys_inst, m->y0, m->y0 + m->nq);
+    m->y0_set = xcalloc(m->n, sizeof *m->y0_set);
+    if (m->sys->initial_state) m->sys->initial_state(m->own.sys, m->y0, m->y0 + m->nq);
     errors += read_initial(m, cfg, diag);
-    if (!errors && cfg->settings.precheck) errors += precheck(m, cfg, diag);
     if (!errors) { /* in data of its own: the model keeps none (no regime yet: no modes) */
-        nsd_data *check = nsd_data_create(m);
-        errors += initial_gaps(m, check, cfg, diag);
+        nsd_data *check = nsd_data_create_checks(m);
+        errors += nsd_model_check_start(m, check, cfg, diag);
         nsd_data_destroy(m, check);
     }
     setup_energy_audit(m, cfg);
@@ -348,13 +354,14 @@ size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *ho
 }
 
 void nsd_model_destroy(nsd_model *m) {
-    if (m->sys && m->sys_inst) m->sys->info.destroy(m->sys_inst);
-    if (m->contact && m->contact_inst) m->contact->info.destroy(m->contact_inst);
-    if (m->friction && m->friction_inst) m->friction->info.destroy(m->friction_inst);
+    if (m->sys && m->own.sys) m->sys->info.destroy(m->own.sys);
+    if (m->contact && m->own.contact) m->contact->info.destroy(m->own.contact);
+    if (m->friction && m->own.friction) m->friction->info.destroy(m->own.friction);
     free(m->z_offset);
     free(m->z_count);
     free(m->channels);
     free(m->y0);
+    free(m->y0_set);
     free(m->stick.comp);
     free(m->event_sources);
     free(m->event_direction);

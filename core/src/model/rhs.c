@@ -30,7 +30,7 @@ nsdyn_status nsd_model_contact_forces(const nsd_model *m, nsd_data *data, double
             rows = data->jac;
         }
         nsdyn_status st =
-            nsd_contacts_evaluate(m->sys, m->sys_inst, t, q, v, m->nc, 0, rows, data->ce);
+            nsd_contacts_evaluate(m->sys, data->sys_inst, t, q, v, m->nc, 0, rows, data->ce);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system contacts()");
     }
     for (size_t c = 0; c < m->nc; ++c) {
@@ -45,7 +45,7 @@ nsdyn_status nsd_model_contact_forces(const nsd_model *m, nsd_data *data, double
         else if (m->contact && m->contact->normal_force) {
             double Nc = 0.0; /* not &N, which would keep N in memory on every path */
             nsdyn_status st = m->contact->normal_force(
-                m->contact_inst, e->gap, nsd_hold_law_rate(&data->hold, c, e->u[0]), &Nc);
+                data->contact_inst, e->gap, nsd_hold_law_rate(&data->hold, c, e->u[0]), &Nc);
             if (st > NSDYN_WARNING)
                 return nsd_model_fail(m, data, st, t, "contact law normal_force()");
             N = Nc;
@@ -74,7 +74,8 @@ nsdyn_status nsd_model_contact_forces(const nsd_model *m, nsd_data *data, double
         in.state = m->z_count[c] ? y + m->z_offset[c] : NULL;
         double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
         double scratch[8];
-        nsdyn_status st = m->friction->force(m->friction_inst, &in, lam + 1, rate ? rate : scratch);
+        nsdyn_status st =
+            m->friction->force(data->friction_inst, &in, lam + 1, rate ? rate : scratch);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "friction law force()");
         if (N <= 0.0) lam[1] = lam[2] = 0.0; /* no force without a load, whatever the law says */
     }
@@ -100,7 +101,7 @@ static nsdyn_status evaluate(const nsd_model *m, nsd_data *data, double t, const
         st = nsd_model_contact_forces(m, data, t, y, zdot, 0);
         if (st > NSDYN_WARNING) return st;
     }
-    st = m->sys->derivatives(m->sys_inst, t, q, v, data->lambda, qdot, vdot);
+    st = m->sys->derivatives(data->sys_inst, t, q, v, data->lambda, qdot, vdot);
     if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system derivatives()");
     return NSDYN_OK;
 }
@@ -132,13 +133,13 @@ __attribute__((flatten)) nsdyn_status nsd_model_rhs(const nsd_model *m, nsd_data
 nsdyn_status nsd_model_event_functions(const nsd_model *m, nsd_data *data, double t,
                                        const double *y, double *g) {
     if (m->layout.n_stops && m->sys->stops) {
-        nsdyn_status st = m->sys->stops(m->sys_inst, t, y, y + m->nq, g);
+        nsdyn_status st = m->sys->stops(data->sys_inst, t, y, y + m->nq, g);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system stops()");
     }
     if (m->layout.n_switches && m->sys->switches) {
         nsdyn_status st = evaluate(m, data, t, y, NULL, data->vdot_sample, NULL);
         if (st > NSDYN_WARNING) return st;
-        st = m->sys->switches(m->sys_inst, t, y, y + m->nq, data->lambda,
+        st = m->sys->switches(data->sys_inst, t, y, y + m->nq, data->lambda,
                               g + m->event_first[NSD_SOURCE_SWITCH]);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system switches()");
     }
@@ -180,7 +181,7 @@ nsdyn_status nsd_model_switch_functions(const nsd_model *m, nsd_data *data, doub
     if (!m->layout.n_switches || !m->sys->switches) return NSDYN_OK;
     nsdyn_status st = evaluate(m, data, t, y, NULL, data->vdot_sample, NULL);
     if (st > NSDYN_WARNING) return st;
-    st = m->sys->switches(m->sys_inst, t, y, y + m->nq, data->lambda, g);
+    st = m->sys->switches(data->sys_inst, t, y, y + m->nq, data->lambda, g);
     return st > NSDYN_WARNING ? nsd_model_fail(m, data, st, t, "system switches()") : NSDYN_OK;
 }
 
@@ -227,7 +228,7 @@ nsdyn_status nsd_model_sample(const nsd_model *m, nsd_data *data, double t, cons
             row[k++] = data->lambda[3 * c + 1 + d];
     }
     if (m->layout.n_outputs && m->sys->outputs) {
-        st = m->sys->outputs(m->sys_inst, t, y, y + m->nq, data->lambda, row + k);
+        st = m->sys->outputs(data->sys_inst, t, y, y + m->nq, data->lambda, row + k);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system outputs()");
     }
     for (size_t i = 1; i < m->n_channels; ++i) {

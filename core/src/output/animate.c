@@ -50,7 +50,7 @@ static void box_polygon(void *ctx, size_t n, const double *x, const double *y, i
 static void box_pen(void *ctx, int pen) { (void)ctx, (void)pen; }
 
 typedef struct frame {
-    nsd_model *m;
+    const nsd_data *draw; /* its model and its system instance draw */
     const nsd_series *s;
     const size_t *rows; /* the sample row of every frame */
     size_t k;           /* this frame */
@@ -65,7 +65,7 @@ static void draw_frame(void *ctx, const nsdyn_canvas *canvas) {
         const double *row = f->s->data + f->rows[j] * f->s->n_channels;
         double age = (double)(f->k - j) / (double)(f->trails + 1); /* 0 now .. < 1 */
         nsd_plot_canvas_begin(canvas, j == f->k ? 1.0 : 0.15 + 0.45 * (1.0 - age));
-        f->m->sys->draw(f->m->sys_inst, row[0], row + 1, canvas);
+        f->draw->model->sys->draw(f->draw->sys_inst, row[0], row + 1, canvas);
         nsd_plot_canvas_end(canvas, NULL);
     }
 }
@@ -126,8 +126,9 @@ static int write_frame(const char *path, frame *f, const box *b, const nsd_anim_
     snprintf(title, sizeof title, "%s%st = %.3f s", o->title ? o->title : "",
              o->title && o->title[0] ? "    " : "", t);
     nsd_panel panel = {0};
-    panel.xlabel = f->m->layout.draw_x_label ? f->m->layout.draw_x_label : "x [m]";
-    panel.ylabel = f->m->layout.draw_y_label ? f->m->layout.draw_y_label : "y [m]";
+    const nsdyn_system_layout *lay = &f->draw->model->layout;
+    panel.xlabel = lay->draw_x_label ? lay->draw_x_label : "x [m]";
+    panel.ylabel = lay->draw_y_label ? lay->draw_y_label : "y [m]";
     panel.xmin = b->x0, panel.xmax = b->x1, panel.ymin = b->y0, panel.ymax = b->y1;
     panel.equal_aspect = 1;
     panel.draw = draw_frame;
@@ -151,8 +152,9 @@ static void remove_frames(const char *dir, size_t n) {
     rmdir(dir);
 }
 
-int nsd_anim_write(const char *path, nsd_model *m, const nsd_series *s, const nsd_anim_opts *o,
-                   char *err, size_t err_len) {
+int nsd_anim_write(const char *path, const nsd_data *draw, const nsd_series *s,
+                   const nsd_anim_opts *o, char *err, size_t err_len) {
+    const nsd_model *m = draw->model;
     if (!m->sys->draw)
         return snprintf(err, err_len, "system '%s' draws nothing", m->sys->info.id), -1;
     if (!s->rows) return snprintf(err, err_len, "no samples to animate"), -1;
@@ -170,7 +172,7 @@ int nsd_anim_write(const char *path, nsd_model *m, const nsd_series *s, const ns
         const double *row = s->data + r * s->n_channels;
         fb[k] = (box){HUGE_VAL, -HUGE_VAL, HUGE_VAL, -HUGE_VAL};
         nsdyn_canvas cv = {sizeof cv, &fb[k], box_line, box_circle, box_polygon, box_pen};
-        m->sys->draw(m->sys_inst, row[0], row + 1, &cv);
+        m->sys->draw(draw->sys_inst, row[0], row + 1, &cv);
         if (fb[k].x1 >= fb[k].x0)
             grow(&b, fb[k].x0, fb[k].y0), grow(&b, fb[k].x1, fb[k].y1),
                 w_frame = fmax(w_frame, fb[k].x1 - fb[k].x0);
@@ -202,7 +204,7 @@ int nsd_anim_write(const char *path, nsd_model *m, const nsd_series *s, const ns
     }
     int rc = 0;
     size_t done = 0;
-    frame f = {m, s, rows, 0, o->trails};
+    frame f = {draw, s, rows, 0, o->trails};
     for (; rc == 0 && done < n; ++done) {
         f.k = done;
         snprintf(fp, sizeof fp, "%s/frame_%06zu.png", dir, done);

@@ -26,13 +26,14 @@ typedef struct nsd_anim_opts {
 size_t nsd_anim_frames(double t0, double t1, const nsd_anim_opts *o);
 
 /* Write the animation of series s (columns: t, then the states) drawn by
- * model m into path (its extension is not checked). Frame k shows the last
+ * the system of the run's data `draw` (its model's system, its own
+ * instance) into path (its extension is not checked). Frame k shows the last
  * sample at or before t0 + k / (fps slow), stamped with that sample's time.
  * The frames go to a temporary folder beside path, removed afterwards; the
  * video to path.tmp, renamed at the end. 0, or -1 with err (ffmpeg missing
  * or failing, the system draws nothing, a write error). */
-int nsd_anim_write(const char *path, nsd_model *m, const nsd_series *s, const nsd_anim_opts *o,
-                   char *err, size_t err_len);
+int nsd_anim_write(const char *path, const nsd_data *draw, const nsd_series *s,
+                   const nsd_anim_opts *o, char *err, size_t err_len);
 
 /* "mp4" | "gif" (case-insensitive): 0, or -1. */
 int nsd_anim_format_parse(const char *name, nsd_anim_format *out);

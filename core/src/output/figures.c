@@ -144,7 +144,7 @@ static double *column(const nsd_series *s, size_t c) {
 }
 
 typedef struct strobe {
-    nsd_model *model;
+    const nsd_data *draw; /* the run's data: its model and its system instance draw */
     const nsd_series *s;
     size_t n_snapshots;
     size_t first, last; /* rows of the time window */
@@ -155,7 +155,7 @@ typedef struct strobe {
 static void draw_strobe(void *ctx, const nsdyn_canvas *canvas) {
     strobe *st = ctx;
     const nsd_series *s = st->s;
-    if (!s->rows || !st->model->sys->draw || st->last < st->first) return;
+    if (!s->rows || !st->draw->model->sys->draw || st->last < st->first) return;
     size_t span = st->last - st->first;
     size_t n = st->n_snapshots < span + 1 ? st->n_snapshots : span + 1;
     for (size_t k = 0; k < n; ++k) {
@@ -164,7 +164,7 @@ static void draw_strobe(void *ctx, const nsdyn_canvas *canvas) {
         char label[64];
         snprintf(label, sizeof label, "%.3g s", row[0]);
         nsd_plot_canvas_begin(canvas, n > 1 ? 0.25 + 0.75 * (double)k / (double)(n - 1) : 1.0);
-        st->model->sys->draw(st->model->sys_inst, row[0], row + 1, canvas);
+        st->draw->model->sys->draw(st->draw->sys_inst, row[0], row + 1, canvas);
         /* the last always, the others where there is room */
         nsd_plot_canvas_end(canvas, label);
     }
@@ -187,7 +187,7 @@ static unsigned pens_used(const strobe *st) {
     unsigned mask = 1u << NSDYN_PEN_STRUCTURE;
     nsdyn_canvas cv = {sizeof cv, &mask, no_line, no_circle, no_polygon, pen_seen};
     const double *row = st->s->data + st->last * st->s->n_channels;
-    st->model->sys->draw(st->model->sys_inst, row[0], row + 1, &cv);
+    st->draw->model->sys->draw(st->draw->sys_inst, row[0], row + 1, &cv);
     return mask;
 }
 
@@ -469,9 +469,9 @@ static int event_chart(const char *path, nsd_plot_format fmt, const nsd_config *
 
 /* snapshots.<fmt>: the strobe picture of one run, with what its colours mean. */
 static int snapshots(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
-                     const char *title, nsd_model *draw_model, const nsd_series *ser, size_t snaps,
+                     const char *title, const nsd_data *draw, const nsd_series *ser, size_t snaps,
                      char *err, size_t err_len) {
-    strobe st = {draw_model, ser, snaps, 0, ser->rows - 1};
+    strobe st = {draw, ser, snaps, 0, ser->rows - 1};
     const nsdyn_value *win =
         &cfg->plot.values[nsd_params_index(nsd_plot_decls, nsd_n_plot_decls, "snapshot_window")];
     if (win->len == 2) {
@@ -494,8 +494,9 @@ static int snapshots(const char *path, nsd_plot_format fmt, const nsd_config *cf
              "%s: %zu snapshots, t = %.4g to %.4g s (earlier ones fainter)", title, snaps,
              st.first < ser->rows ? nsd_series_at(ser, st.first, 0) : NAN,
              nsd_series_at(ser, st.last, 0));
-    panel.xlabel = draw_model->layout.draw_x_label ? draw_model->layout.draw_x_label : "x [m]";
-    panel.ylabel = draw_model->layout.draw_y_label ? draw_model->layout.draw_y_label : "y [m]";
+    const nsdyn_system_layout *lay = &draw->model->layout;
+    panel.xlabel = lay->draw_x_label ? lay->draw_x_label : "x [m]";
+    panel.ylabel = lay->draw_y_label ? lay->draw_y_label : "y [m]";
     panel.xmin = panel.xmax = panel.ymin = panel.ymax = NAN;
     panel.equal_aspect = 1;
     panel.draw = draw_strobe;
@@ -514,7 +515,7 @@ static int snapshots(const char *path, nsd_plot_format fmt, const nsd_config *cf
 }
 
 int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
-                      nsd_model *draw_model, const nsd_figure_run *runs, size_t n_runs,
+                      const nsd_data *draw, const nsd_figure_run *runs, size_t n_runs,
                       char ***written, size_t *n_written, char *err, size_t err_len) {
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     const char *ext = nsd_plot_format_ext(fmt);
@@ -540,21 +541,21 @@ int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
 
     size_t snaps = (size_t)nsd_plot_num(cfg, "snapshots");
     const nsd_series *ser = &runs[0].result->series;
-    if (n_runs == 1 && snaps && draw_model && draw_model->sys->draw && ser->rows) {
+    if (n_runs == 1 && snaps && draw && draw->model->sys->draw && ser->rows) {
         snprintf(path, sizeof path, "%s/snapshots.%s", dir, ext);
-        if (snapshots(path, fmt, cfg, title, draw_model, ser, snaps, err, err_len) != 0 ||
+        if (snapshots(path, fmt, cfg, title, draw, ser, snaps, err, err_len) != 0 ||
             nsd_paths_push(written, n_written, path, err, err_len) != 0)
             return -1;
     }
     int anim = (int)nsd_plot_num(cfg, "animate"); /* 0 none, 1 mp4, 2 gif */
-    if (anim && n_runs == 1 && draw_model && draw_model->sys->draw && ser->rows) {
+    if (anim && n_runs == 1 && draw && draw->model->sys->draw && ser->rows) {
         nsd_anim_opts o = {.format = anim == 2 ? NSD_ANIM_GIF : NSD_ANIM_MP4,
                            .fps = nsd_plot_num(cfg, "animate_fps"),
                            .slow = nsd_plot_num(cfg, "animate_slow"),
                            .trails = (int)nsd_plot_num(cfg, "animate_trails"),
                            .title = title};
         snprintf(path, sizeof path, "%s/animation.%s", dir, anim == 2 ? "gif" : "mp4");
-        if (nsd_anim_write(path, draw_model, ser, &o, err, err_len) != 0 ||
+        if (nsd_anim_write(path, draw, ser, &o, err, err_len) != 0 ||
             nsd_paths_push(written, n_written, path, err, err_len) != 0)
             return -1;
     }

@@ -19,9 +19,10 @@ typedef struct nsd_figure_run {
 /* Write the graphs of one or several runs of the same scenario into dir:
  * timeseries.<ext>, phase.<ext>, and (one run only) snapshots.<ext>.
  * The paths written are appended to *written (caller frees). Returns 0 or
- * -1 with err. `title` heads every graph. */
+ * -1 with err. `title` heads every graph; `draw` (NULL: none) is the data
+ * of the run whose system draws the snapshots (its own instance). */
 int nsd_figures_write(const char *dir, const nsd_config *cfg, const char *title,
-                      nsd_model *draw_model, const nsd_figure_run *runs, size_t n_runs,
+                      const nsd_data *draw, const nsd_figure_run *runs, size_t n_runs,
                       char ***written, size_t *n_written, char *err, size_t err_len);
 
 /* Check the channel names of [plot] (series, phase, highlight) against the

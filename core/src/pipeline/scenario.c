@@ -61,11 +61,39 @@ static void config_notes(nsd_scenario *s) {
 size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag) {
     if (!s->app.host.log) s->app.host = nsd_runlog_host(&s->log);
     config_notes(s);
-    size_t errors = nsd_model_create(&s->model, &s->app.cfg, &s->app.host, diag);
-    if (s->model.regime) s->data = nsd_data_create(&s->model);
+    size_t errors = nsd_model_create(&s->model, &s->app.cfg, diag);
+    if (s->model.regime && !errors) { /* the run's own plugin instances */
+        char err[600] = "";
+        s->data = nsd_data_create(&s->model, &s->app.host, err, sizeof err);
+        if (!s->data) nsd_diag_add(diag, "%s", err), errors++;
+    }
     s->created_mark = nsd_runlog_mark_now(&s->log);
     s->created = 1; /* a model that failed half-way is destroyed too */
     if (!errors && !s->no_graphs) errors = nsd_figures_check(&s->app.cfg, &s->model, diag);
+    return errors;
+}
+
+size_t nsd_scenario_create_on(nsd_scenario *s, const nsd_scenario *shared, nsd_diag *diag) {
+    const nsd_config *c = &s->app.cfg;
+    const nsdyn_value *p[NSD_PART_COUNT] = {c->system.params.values,
+                                            c->contact.plugin ? c->contact.params.values : NULL,
+                                            c->friction.plugin ? c->friction.params.values : NULL};
+    if (!shared->data) return nsd_scenario_create(s, diag);
+    if (!s->app.host.log) s->app.host = nsd_runlog_host(&s->log);
+    s->model = shared->model; /* every array shared's, read-only: never freed here */
+    nsd_runlog_mark before = nsd_runlog_mark_now(&s->log);
+    char err[600];
+    s->data = nsd_data_create_with(&s->model, &s->app.host, p, err, sizeof err);
+    if (!s->data) { /* another shape, or a refusal: a model of its own says why at its key */
+        memset(&s->model, 0, sizeof s->model);
+        nsd_runlog_rewind(&s->log, before); /* its plugins say it again */
+        return nsd_scenario_create(s, diag);
+    }
+    s->shares_model = 1;
+    config_notes(s);
+    size_t errors = nsd_model_check_start(&s->model, s->data, c, diag);
+    s->created_mark = nsd_runlog_mark_now(&s->log);
+    if (!errors && !s->no_graphs) errors = nsd_figures_check(c, &s->model, diag);
     return errors;
 }
 
@@ -171,7 +199,7 @@ static int write_graphs(nsd_scenario *s, const char *dir, char ***written, size_
                  cfg->title);
     else
         snprintf(title, sizeof title, "%s", cfg->title);
-    return nsd_figures_write(dir, cfg, title, &s->model, &one, 1, written, n_written, err, err_len);
+    return nsd_figures_write(dir, cfg, title, s->data, &one, 1, written, n_written, err, err_len);
 }
 
 /* The data are whole, but the outputs are not: name them so. */
@@ -303,7 +331,7 @@ void nsd_scenario_print_summary(FILE *out, const char *label, const nsd_run_resu
 void nsd_scenario_destroy(nsd_scenario *s) {
     nsd_run_result_free(&s->res);
     if (s->data) nsd_data_destroy(&s->model, s->data);
-    if (s->created) nsd_model_destroy(&s->model);
+    if (s->created && !s->shares_model) nsd_model_destroy(&s->model);
     nsd_app_free(&s->app); /* a derived scenario's registry is empty */
     nsd_runlog_free(&s->log);
     memset(s, 0, sizeof *s);

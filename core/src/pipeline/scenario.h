@@ -52,7 +52,8 @@ typedef struct nsd_scenario {
      * are not checked and nothing is drawn). For tests, sweeps and
      * analyses that draw their own. */
     int no_graphs;
-    int created; /* create was called: destroy frees the model */
+    int created;      /* create was called: destroy frees the model */
+    int shares_model; /* model is a copy of another scenario's (nsd_scenario_create_on) */
     /* The log of this scenario (runlog.h): its plugins' messages, handed
      * to them as app.host at create unless the caller set app.host.log
      * first (the host API keeps its own), then a run's and the host's;
@@ -88,6 +89,18 @@ size_t nsd_scenario_override(nsd_scenario *s, const nsd_scenario *base, const ns
 /* Instantiate the plugins (their log service: s->log, unless
  * s->app.host.log was set) and the model. Returns the number of errors. */
 size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag);
+
+/* Create s (derived, by overrides of plugin parameters alone, from the
+ * scenario `shared` was derived from, or from `shared` itself) on the
+ * model of `shared` (created, outliving s): its data only, with its own
+ * plugin instances made from its own parameters and its start from them
+ * (nsd_data_create_with), checked like a creation (precheck, initial
+ * gaps). A model is created for s alone (nsd_scenario_create) when its
+ * parameters give the system another shape, or a plugin refuses them
+ * (then with the message at the key). Sweep threads share one model so.
+ * The caller vouches that s's config composes as shared's does: the same
+ * plugins, [run], [initial] and integrator. Returns the number of errors. */
+size_t nsd_scenario_create_on(nsd_scenario *s, const nsd_scenario *shared, nsd_diag *diag);
 
 /* Open and create in one call (the usual start). */
 size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *sets, size_t n_sets,

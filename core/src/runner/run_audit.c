@@ -25,7 +25,7 @@ static double deepest_now(const nsd_model *m, nsd_data *data, double t, const do
 /* The system's energy output at the start or a step end, for the balance. */
 static void note_energy(const nsd_model *m, nsd_data *data, nsd_run_result *res, double t,
                         const double *y) {
-    if (m->audit.output < 0 || m->sys->outputs(m->sys_inst, t, y, y + m->nq, data->lambda,
+    if (m->audit.output < 0 || m->sys->outputs(data->sys_inst, t, y, y + m->nq, data->lambda,
                                                data->audit_scratch) > NSDYN_WARNING)
         return;
     double E = data->audit_scratch[m->audit.output];
@@ -154,7 +154,7 @@ int nsd_audit_energy(const nsd_model *m, nsd_data *data, nsd_run_result *res, do
                      const double *y) {
     if (m->audit.output < 0 || m->audit.mode == NSD_AUDIT_OFF || !energy_judgeable(m, data, t, y))
         return 0;
-    if (m->sys->outputs(m->sys_inst, t, y, y + m->nq, data->lambda, data->audit_scratch) >
+    if (m->sys->outputs(data->sys_inst, t, y, y + m->nq, data->lambda, data->audit_scratch) >
         NSDYN_WARNING)
         return 0;
     double E = data->audit_scratch[m->audit.output];

@@ -102,8 +102,8 @@ static const nsd_event_source *stop_across_jump(nsd_runner *r, const double *bef
     size_t ns = m->layout.n_stops;
     double *gb = r->g_jump, *ga = r->g_jump + ns + 1;
     if (!ns || !m->sys->stops) return NULL;
-    if (m->sys->stops(m->sys_inst, r->t, before, before + m->nq, gb) > NSDYN_WARNING ||
-        m->sys->stops(m->sys_inst, r->t, after, after + m->nq, ga) > NSDYN_WARNING)
+    if (m->sys->stops(r->d->sys_inst, r->t, before, before + m->nq, gb) > NSDYN_WARNING ||
+        m->sys->stops(r->d->sys_inst, r->t, after, after + m->nq, ga) > NSDYN_WARNING)
         return NULL;
     for (size_t e = 0; e < m->n_events; ++e) {
         const nsd_event_source *src = &m->event_sources[e];
@@ -180,7 +180,7 @@ static nsdyn_status simultaneous_switches(nsd_runner *r, double *y, size_t excep
     for (size_t j = 0; j < ns && st <= NSDYN_WARNING; ++j) {
         const nsd_event_source *src = &m->event_sources[m->event_first[NSD_SOURCE_SWITCH] + j];
         if (j == except || !crosses(src, r->sw_from[j], r->sw_at[j])) continue;
-        st = m->sys->on_switch(m->sys_inst, j, r->t, y, y + m->nq);
+        st = m->sys->on_switch(r->d->sys_inst, j, r->t, y, y + m->nq);
         if (st > NSDYN_WARNING)
             snprintf(r->d->failure, sizeof r->d->failure,
                      "switch '%s' (simultaneous) could not be applied", m->layout.switches[j]);
@@ -270,7 +270,7 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
     r->res->n_switches++;
     nsdyn_status sw = simultaneous_switches(r, r->ybuf, src->index);
     if (sw <= NSDYN_WARNING)
-        sw = m->sys->on_switch(m->sys_inst, src->index, t, r->ybuf, r->ybuf + m->nq);
+        sw = m->sys->on_switch(r->d->sys_inst, src->index, t, r->ybuf, r->ybuf + m->nq);
     if (sw <= NSDYN_WARNING && m->ed.on) sw = nsd_runner_resolve_modes(r, t, r->ybuf, -1, 0);
     if (sw <= NSDYN_WARNING) *stop = stop_across_jump(r, rep->y, r->ybuf);
     if (sw <= NSDYN_WARNING && !*stop && jump_restart(r, t, r->ybuf) != NSD_JUMP_ON)

@@ -306,7 +306,8 @@ static int system_values(const nsd_scenario *s, const nsdyn_system_summaries *ss
     for (size_t i = 0; i < ss->n; ++i) out[i] = NAN;
     for (size_t r = 0; r < se->rows; ++r) {
         const double *row = se->data + r * se->n_channels;
-        if (ss->update(m->sys_inst, row[0], row + 1, row + 1 + m->nq, r == 0, out) > NSDYN_WARNING)
+        if (ss->update(s->data->sys_inst, row[0], row + 1, row + 1 + m->nq, r == 0, out) >
+            NSDYN_WARNING)
             return -1;
     }
     return 0;
