@@ -478,7 +478,10 @@ END_TEST
 /* Summaries read only t, the states and the events (system values, stop,
  * counts): the runs sample t and the states alone (sweep_exec.c
  * states_suffice, issue 25), and give every summary bit for bit as the
- * same study whose extra min(gap) makes it sample every channel. */
+ * same study whose extra min(gap) makes it sample every channel. A run
+ * the keep filter names runs again sampling every channel: the same runs
+ * are kept, their outputs byte for byte those of the study sampling
+ * every channel. */
 START_TEST(states_only_sampling_same_summaries) {
     make_tmp();
     const char *study =
@@ -487,15 +490,17 @@ START_TEST(states_only_sampling_same_summaries) {
         "v0 = 5.0\nrolling0 = true\n[contact]\nid = \"kane_impulse\"\ne = 0.92\n"
         "[friction]\nid = \"coulomb\"\nmu_s = 1.0\nmu_k = 0.8\n"
         "[integrator]\nid = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n"
-        "[run]\nt_end = 60.0\noutput_dt = 0.01\n"
+        "[run]\nt_end = 60.0\noutput_dt = 0.01\n[sweep]\nkeep = \"n > %d\"\n"
         "[[sweep.axis]]\nkey = \"contact.e\"\nname = \"e\"\nvalues = [0.63, 0.81, 0.97]\n"
         "[[sweep.axis]]\nkey = \"system.v0\"\nname = \"v0\"\nvalues = [2.3, 4.1, 6.7]\n"
         "[sweep.summary]\ncrossed = \"system.crossed\"\nh = \"system.incline_height\"\n"
         "fh = \"system.floor_height\"\nout = \"stop\"\nn = \"count(impact)\"\n%s";
     char text[2048];
-    snprintf(text, sizeof text, study, "");
+    srand((unsigned)time(NULL));
+    int above = rand() % 8;
+    snprintf(text, sizeof text, study, above, "");
     write_file("states.toml", text);
-    snprintf(text, sizeof text, study, "gm = \"min(gap)\"\n");
+    snprintf(text, sizeof text, study, above, "gm = \"min(gap)\"\n");
     write_file("every.toml", text);
     ck_assert_int_eq(sweep("states.toml -o a -q --no-graphs"), 0);
     ck_assert_int_eq(sweep("every.toml -o b -q --no-graphs"), 0);
@@ -504,6 +509,19 @@ START_TEST(states_only_sampling_same_summaries) {
     ck_assert_msg(strlen(a) > 100 && !strcmp(a, b), "states only:\n%s\nevery channel:\n%s", a, b);
     free(a);
     free(b);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "SELECT count(*) FROM runs WHERE n > %d", above);
+    long n_kept = query_long("a/sweep.sqlite", cmd);
+    /* the same folders; the samples and events byte for byte */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && test \"$(ls a/runs 2>/dev/null)\" = \"$(ls b/runs 2>/dev/null)\" && "
+             "test $(ls a/runs 2>/dev/null | wc -l) = %ld && for r in $(ls a/runs 2>/dev/null); "
+             "do for f in $(ls b/runs/$r | grep -v -e run.toml -e run.log); do "
+             "cmp a/runs/$r/$f b/runs/$r/$f || exit 1; done; done > diff.txt 2>&1",
+             tmp, n_kept);
+    ck_assert_msg(system(cmd) == 0, "keep = \"n > %d\" (%ld runs): %s", above, n_kept,
+                  slurp("diff.txt"));
+    remove_tmp();
 }
 END_TEST
 

@@ -47,24 +47,64 @@ void nsd_sweep_failed_row(const nsd_sweep_def *def, uint64_t run, double wall, n
     }
 }
 
+/* Derive run `run` from the study's base and create it (the derive lock
+ * when an axis names a plugin id). The number of errors (in diag). */
+static size_t derive(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_scenario *s,
+                     nsd_diag *diag) {
+    nsd_overrides over;
+    nsd_sweep_overrides(ctx->def, run, &over);
+    if (ctx->lock) ctx->lock(1);
+    size_t errors = nsd_scenario_override(s, ctx->base, &over, diag);
+    if (ctx->lock) ctx->lock(0);
+    nsd_overrides_free(&over);
+    s->no_graphs = 1;
+    if (!errors) errors = nsd_scenario_create(s, diag);
+    if (!errors) s->app.cfg.settings.progress = 0;
+    return errors;
+}
+
+/* Does the keep setting name this row? */
+static int kept(const nsd_sweep_worker_ctx *ctx, const nsd_sweep_row *row) {
+    nsd_sweep_keep k = ctx->keep_dir ? ctx->def->keep : NSD_KEEP_NONE;
+    return k == NSD_KEEP_ALL || (k == NSD_KEEP_FAILED && row->status != NSD_SWEEP_OK) ||
+           (k == NSD_KEEP_FILTER && nsd_sweep_filter_holds(&ctx->def->keep_filter, row));
+}
+
 /* The outputs of a run the keep setting names: data and run.toml, no
- * graphs (PLplot is for one thread). */
+ * graphs (PLplot is for one thread). A run that sampled only t and the
+ * states (states_suffice) runs again sampling every channel: a run's
+ * trajectory does not depend on what it samples (test_sweep
+ * states_only_sampling_same_summaries), so the outputs are the row's run. */
 static void keep_outputs(const nsd_sweep_worker_ctx *ctx, nsd_scenario *s, nsd_sweep_row *row) {
-    int failed = row->status != NSD_SWEEP_OK;
-    if (!ctx->keep_dir || ctx->def->keep == NSD_KEEP_NONE ||
-        (ctx->def->keep == NSD_KEEP_FAILED && !failed) ||
-        (ctx->def->keep == NSD_KEEP_FILTER && !nsd_sweep_filter_holds(&ctx->def->keep_filter, row)))
-        return;
-    char dir[PATH_MAX], err[PATH_MAX + 512];
+    if (!kept(ctx, row)) return;
+    char dir[PATH_MAX], err[PATH_MAX + 512] = "";
     snprintf(dir, sizeof dir, "%s/run-%08llu", ctx->keep_dir, (unsigned long long)row->run);
+    nsd_scenario again;
+    nsd_diag diag = {0};
+    int rerun = s->res.series.states_only, ok = 1;
+    if (rerun) {
+        ok =
+            derive(ctx, row->run, &again, &diag) == 0 && nsd_scenario_run(&again, NULL, &diag) == 0;
+        if (!ok)
+            snprintf(err, sizeof err, "%s", diag.n ? diag.lines[0] : "the run was refused again");
+        else if (again.res.outcome != s->res.outcome || again.res.series.rows != s->res.series.rows)
+            snprintf(err, sizeof err,
+                     "run again to sample every channel, it ended otherwise (a "
+                     "plugin keeps state from run to run)");
+        ok = ok && !err[0];
+        s = &again;
+    }
     char **written = NULL;
     size_t n = 0;
-    if (nsd_scenario_write_into(s, dir, 0, "nsdyn sweep", &written, &n, err, sizeof err) < 0) {
+    if (!ok ||
+        nsd_scenario_write_into(s, dir, 0, "nsdyn sweep", &written, &n, err, sizeof err) < 0) {
         size_t used = strlen(row->message);
         snprintf(row->message + used, sizeof row->message - used, "%sthe outputs were not kept: %s",
                  used ? "; " : "", err);
     }
     nsd_paths_free(written, n);
+    if (rerun) nsd_scenario_destroy(&again);
+    nsd_diag_free(&diag);
 }
 
 int nsd_sweep_filter_holds(const nsd_sweep_filter *f, const nsd_sweep_row *row) {
@@ -84,15 +124,16 @@ int nsd_sweep_filter_holds(const nsd_sweep_filter *f, const nsd_sweep_row *row) 
     return 0;
 }
 
-/* Do t and the states suffice? A run whose outputs are not kept, of a
- * study whose summaries read no sampled channel but t and the states (the
- * system's own summary values, stop, counts of events), samples only
- * those (run settings sample_states_only): sampling every channel
- * evaluated the contact forces and the system's outputs at every sample,
- * 14.5 % of a tumbleweed study's run (issue 25). */
+/* Do t and the states suffice? A run of a study whose summaries read no
+ * sampled channel but t and the states (the system's own summary values,
+ * stop, counts of events) samples only those (run settings
+ * sample_states_only): sampling every channel evaluated the contact
+ * forces and the system's outputs at every sample, 14.5 % of a tumbleweed
+ * study's run (issue 25). Unless keep = "all": a run that keep = "failed"
+ * or a filter names runs again for its outputs (keep_outputs). */
 static int states_suffice(const nsd_sweep_worker_ctx *ctx, const nsd_scenario *s) {
     const nsd_sweep_def *def = ctx->def;
-    if (ctx->keep_dir && def->keep != NSD_KEEP_NONE) return 0;
+    if (ctx->keep_dir && def->keep == NSD_KEEP_ALL) return 0;
     for (size_t k = 0; k < def->n_sums; ++k) {
         const nsd_sweep_summary *sum = &def->sums[k];
         if (!sum->channel || sum->kind == NSD_SUM_SYSTEM) continue;
@@ -119,17 +160,10 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
         row->sum_num[k] = NAN;
         row->sum_text[k][0] = '\0';
     }
-    nsd_overrides over;
-    nsd_sweep_overrides(def, run, &over);
     nsd_scenario s;
     nsd_diag diag = {0};
-    if (ctx->lock) ctx->lock(1);
-    size_t errors = nsd_scenario_override(&s, ctx->base, &over, &diag);
-    if (ctx->lock) ctx->lock(0);
-    s.no_graphs = 1;
-    if (!errors) errors = nsd_scenario_create(&s, &diag);
+    size_t errors = derive(ctx, run, &s, &diag);
     if (!errors) {
-        s.app.cfg.settings.progress = 0;
         s.app.cfg.settings.sample_states_only = states_suffice(ctx, &s);
         errors = nsd_scenario_run(&s, NULL, &diag);
         row->sim_wall = s.res.wall_seconds;
@@ -158,7 +192,6 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     if (!errors) keep_outputs(ctx, &s, row);
     nsd_scenario_destroy(&s);
     nsd_diag_free(&diag);
-    nsd_overrides_free(&over);
     row->wall = now_s() - w0;
 }
 
