@@ -1,7 +1,13 @@
 // C adapter over toml++ (libtomlplusplus-dev): converts a parsed document
 // into the plain C tree of toml_adapter.h once, so no C++ type crosses into
 // the host's C code.
+// The adapter's C API is exported (the tests call it); the rest of this file is compiled
+// with -fvisibility=hidden where toml++ is compiled in (core/CMakeLists.txt), so toml++'s
+// functions, vtables and type information stay inside libnsdyn instead of being over 400
+// symbols the loader binds at every start.
+#pragma GCC visibility push(default)
 #include "toml_adapter.h"
+#pragma GCC visibility pop
 
 #include <algorithm>
 #include <cerrno>
