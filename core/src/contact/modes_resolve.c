@@ -183,8 +183,8 @@ static void start_direction(const nsd_model *m, nsd_data *data, size_t c, const 
     tangent_block(m, data, c, G);
     a[0] = -(G[0] * F[0] + G[1] * F[1]);
     a[1] = -(G[2] * F[0] + G[3] * F[1]);
-    slip_start sc = {
-        .a = a, .G = G, .F = F_kinetic, .phi0 = atan2(d[1], d[0]), .best = -2.0, .d = d};
+    slip_start sc = {.a = a, .G = G, .F = F_kinetic, .phi0 = atan2(d[1], d[0]), .best = -2.0,
+                     .d = d};
     nsn_angle_roots(slip_V, &sc, 0.0, 2.0 * NSDYN_PI, 720, 1, 60, 0.0, slip_root, &sc);
 }
 
