@@ -46,7 +46,8 @@ size_t nsd_pc_along_read(const nsd_scenario *s, nsd_pc_along *a, nsd_diag *diag)
     }
     if (errors) return errors;
     if (f->real == to->real) {
-        nsd_diag_at(diag, to, "[pcmap] key 'to': expected a value other than 'from' (%g)", f->real);
+        nsd_diag_at(diag, to, "[pcmap] key 'to': expected a value other than 'from' (%g)",
+                    f->real);
         return 1;
     }
     a->from = f->real;

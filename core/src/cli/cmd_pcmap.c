@@ -250,7 +250,8 @@ static int write_along(const char *dir, const nsd_pc_along *al, char *err, size_
 /* The third panel: the critical coefficients along the parameter, the
  * thresholds as vertical lines. */
 static nsd_panel along_panel(const nsd_config *cfg, const nsd_pc_along *al, nsd_curve c[4],
-                             double *marks, char *xlabel, size_t xlabel_len) {
+                             double *marks, char *xlabel,
+                             size_t xlabel_len) {
     const double *ys[4] = {al->mu_dp, al->mu_c, al->mu_inf, al->mu_i};
     static const char *const names[4] = {"mu_DP", "mu_c", "mu_inf", "mu_i"};
     static const int colors[4] = {1, 2, 7, 0};

@@ -157,12 +157,7 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
                        0,
                        NULL,
                        NULL,
-                       5,
-                       NULL,
-                       NULL,
-                       0,
-                       0,
-                       NULL};
+                       5, NULL, NULL, 0, 0, NULL};
     nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];

@@ -100,7 +100,8 @@ static void add_row(void *ctx, const nsd_sweep_row *row) {
  * database); 1 when a stop request cut the study short. */
 static int run_pending(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,
                        const uint8_t *done, char *err, size_t len) {
-    nsd_sweep_worker_ctx ctx = {def, base, NULL, NULL};
+    nsd_scenario *shared = nsd_sweep_shared_model(def, base); /* one model when the axes allow */
+    nsd_sweep_worker_ctx ctx = {def, base, NULL, NULL, shared};
     nsd_sweep_row *row = nsd_sweep_row_new(def);
     int rc = nsd_sweep_db_begin(db, err, len);
     double last_commit = now_s();
@@ -119,6 +120,8 @@ static int run_pending(const nsd_sweep_def *def, const nsd_scenario *base, nsd_s
         }
     }
     nsd_sweep_row_free(row);
+    if (shared) nsd_scenario_destroy(shared);
+    free(shared);
     if (rc >= 0 && nsd_sweep_db_commit(db, err, len) != 0) rc = -1;
     return rc;
 }

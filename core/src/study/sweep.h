@@ -235,7 +235,18 @@ typedef struct nsd_sweep_worker_ctx {
     const nsd_scenario *base;
     const char *keep_dir;
     void (*lock)(int on); /* derive lock, or NULL */
+    /* NULL, or the created scenario whose model every run shares (only
+     * its data, its plugin instances, are the run's own): the axes set
+     * plugin parameters alone (nsd_sweep_shared_model) */
+    const nsd_scenario *shared;
 } nsd_sweep_worker_ctx;
+/* The scenario of base's config whose model the runs of def may share
+ * (nsd_scenario_create_on), created into *out, when every axis sets a
+ * parameter of the system, contact, friction or integrator (not a plugin
+ * id, not [initial] or [run], which change the model itself); NULL when
+ * they do not, or it could not be created (the runs then make their
+ * own). Destroy and free it after the runs. */
+nsd_scenario *nsd_sweep_shared_model(const nsd_sweep_def *def, const nsd_scenario *base);
 void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_row *row);
 /* A plugin with mutable global state gives a run a different result in a
  * worker (a process, or a thread: `worker`) that ran others before it, so

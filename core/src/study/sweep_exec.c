@@ -58,7 +58,9 @@ static size_t derive(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_scenario
     if (ctx->lock) ctx->lock(0);
     nsd_overrides_free(&over);
     s->no_graphs = 1;
-    if (!errors) errors = nsd_scenario_create(s, diag);
+    if (!errors)
+        errors = ctx->shared ? nsd_scenario_create_on(s, ctx->shared, diag)
+                             : nsd_scenario_create(s, diag);
     if (!errors) s->app.cfg.settings.progress = 0;
     return errors;
 }
@@ -193,6 +195,30 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     nsd_scenario_destroy(&s);
     nsd_diag_free(&diag);
     row->wall = now_s() - w0;
+}
+
+nsd_scenario *nsd_sweep_shared_model(const nsd_sweep_def *def, const nsd_scenario *base) {
+    static const char *const parts[] = {"system", "contact", "friction", "integrator"};
+    for (size_t a = 0; a < def->n_axes; ++a) {
+        const nsd_sweep_axis *ax = &def->axes[a];
+        int plugin_param = strcmp(ax->param, "id") != 0;
+        size_t k = 0;
+        while (k < 4 && strcmp(ax->section, parts[k]) != 0) k++;
+        if (k == 4 || !plugin_param) return NULL;
+    }
+    nsd_scenario *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    nsd_overrides none = {0};
+    nsd_diag diag = {0};
+    s->no_graphs = 1;
+    size_t errors = nsd_scenario_override(s, base, &none, &diag);
+    s->no_graphs = 1;
+    if (!errors) errors = nsd_scenario_create(s, &diag);
+    nsd_diag_free(&diag);
+    if (!errors && s->data) return s;
+    nsd_scenario_destroy(s);
+    free(s);
+    return NULL;
 }
 
 /* Do two results of one run agree (status, summaries, points)? */
@@ -523,10 +549,13 @@ int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, n
     nsd_sweep_progress_start(&prog, q->n_pending, opts->quiet);
     int started = 0;
     q->workers_left = threads;
+    /* one model for all the threads when the axes allow it (leaked, like
+     * q and w, after an abandon: the stuck threads still read it) */
+    nsd_scenario *shared = nsd_sweep_shared_model(def, base);
     for (int i = 0; i < threads; ++i) {
-        w[i] = (worker){
-            .q = q,
-            .ctx = {def, base, opts->keep_dir, def->derive_locked ? nsd_sweep_derive_lock : NULL}};
+        w[i] = (worker){.q = q,
+                        .ctx = {def, base, opts->keep_dir,
+                                def->derive_locked ? nsd_sweep_derive_lock : NULL, shared}};
         nsd_stop_watch_init(&w[i].stop);
         ok[i] = pthread_create(&w[i].th, NULL, worker_main, &w[i]) == 0;
         started += ok[i];
@@ -543,7 +572,9 @@ int nsd_sweep_exec_threads(const nsd_sweep_def *def, const nsd_scenario *base, n
     free(ok);
     nsd_sweep_progress_show(&prog, tally, 1);
     tally->elapsed = now_s() - prog.t0;
-    if (tally->abandoned) return rc; /* q and w stay: the stuck threads hold them */
+    if (tally->abandoned) return rc; /* q, w, shared stay: the stuck threads hold them */
+    if (shared) nsd_scenario_destroy(shared);
+    free(shared);
     free(q->pending);
     free(q->rows);
     pthread_mutex_destroy(&q->mu);

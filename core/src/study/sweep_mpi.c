@@ -225,8 +225,11 @@ static void run_worker(const nsd_sweep_def *def, const nsd_scenario *base,
                 threads);
         threads = 1;
     }
+    /* the rank's runs share one model when the axes allow it */
+    nsd_scenario *shared = nsd_sweep_shared_model(def, base);
     nsd_sweep_worker_ctx ctx = {def, base, opts->keep_dir,
-                                threads > 1 && def->derive_locked ? nsd_sweep_derive_lock : NULL};
+                                threads > 1 && def->derive_locked ? nsd_sweep_derive_lock : NULL,
+                                shared};
     uint64_t chunk[CHUNK];
     chunk_job job = {.ctx = &ctx,
                      .runs = chunk,
@@ -247,6 +250,8 @@ static void run_worker(const nsd_sweep_def *def, const nsd_scenario *base,
         n = run_chunk(&job, threads);
     }
     free(buf);
+    if (shared) nsd_scenario_destroy(shared);
+    free(shared);
 }
 
 int nsd_sweep_exec_mpi(const nsd_sweep_def *def, const nsd_scenario *base, nsd_sweep_db *db,

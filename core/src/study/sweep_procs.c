@@ -121,6 +121,11 @@ static void child_main(const nsd_sweep_worker_ctx *ctx, int task, int result, do
     nsd_sweep_row *row = nsd_sweep_row_new(ctx->def);
     uint64_t run;
     int probed = 0;
+    /* the child's runs share one model when the axes allow it (freed by
+     * the process's end) */
+    nsd_sweep_worker_ctx own = *ctx;
+    own.shared = nsd_sweep_shared_model(ctx->def, ctx->base);
+    ctx = &own;
     while (!nsd_interrupt_signal() && read_all(task, &run, sizeof run) == 0) {
         nsd_sweep_run_one(ctx, run, row);
         if (!probed) nsd_sweep_probe_global_state(ctx, run, row, "worker process"), probed = 1;
