@@ -149,6 +149,14 @@ nsdyn_status nsd_modes_resolve(const nsd_model *m, nsd_data *data, double t, dou
  * set (singular constraints). */
 nsdyn_status nsd_modes_project(const nsd_model *m, nsd_data *data, double t, double *y);
 
+/* At the end of a step at (t, y): 1 when a 1-D slip of a compliant
+ * contact has stalled below rest_velocity without the sign change that
+ * ends it (modes_choose.c slip_stalled) and the modes chosen afresh would
+ * have it stick strictly inside its cone: the runner then resolves the
+ * modes there (docs/event-driven.md "Compliant contacts"). 0 otherwise
+ * (the modes untouched), -1 on a failure (data->failure). */
+int nsd_modes_slip_stalled(const nsd_model *m, nsd_data *data, double t, const double *y);
+
 /* `fired` of nsd_modes_resolve after a system's velocity reset: each
  * touching contact keeps its open/closed status if that is consistent. */
 #define NSD_FIRED_KEEP (-2)

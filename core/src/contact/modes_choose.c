@@ -429,8 +429,10 @@ static int choose_combined(const nsd_model *m, nsd_data *data, double t, const d
             best_code = code;
         }
     }
-    if (best < INFINITY)
-        return undecided_trial(m, data, t, y, k, fired, &u, best_code, option) || 1;
+    if (best < INFINITY) { /* consistent when tried: the same trial again sets its modes */
+        undecided_trial(m, data, t, y, k, fired, &u, best_code, option);
+        return 1;
+    }
     for (size_t i = 0; i < u.n; ++i)
         if (u.normal[i]) {
             nsd_rate_hold_option(&data->hold, u.c[i], u.option0[i], u.u_n[i]);
@@ -444,4 +446,65 @@ int nsd_modes_choose(const nsd_model *m, nsd_data *data, double t, const double 
     if (data->hold.held && m->friction && (data->hold.n_held || fired <= NSD_FIRED_RATE(0)))
         return choose_combined(m, data, t, y, k, fired);
     return choose_friction(m, data, t, y, k, fired <= NSD_FIRED_RATE(0) ? -1 : fired);
+}
+
+/* ---- a slip stalled below rest_velocity -------------------------------- */
+
+/* Whether contact c (1-D, compliant, penetrating, slipping) has stalled:
+ * slower than rest_velocity v_r, with the current modes chosen at least
+ * dt = t - t_resolved ago, no less than v_r / a_scale (the time forces of
+ * the motion's scale a_scale [m/s^2], the largest acceleration, take to
+ * bring a slip to v_r), and at its present rate of change (u_t' d
+ * [m/s^2]) its speed neither reaching zero nor leaving v_r within as long
+ * again. A slip that decelerates to a stop ends by its own event (u_t d
+ * through 0); one that starts from stick accelerates past v_r. */
+static int slip_stalled(const nsd_model *m, nsd_data *data, size_t c, double dt) {
+    nsd_modes_work *w = data->ed.work;
+    const nsd_contact_mode *md = &data->ed.mode[c];
+    double s = data->ce[c].u[1] * md->dir[0], v_r = m->ed.rest_velocity, a_scale = 0.0;
+    for (size_t i = 0; i < m->nv; ++i) a_scale = fmax(a_scale, fabs(w->acc[i]));
+    if (!(fabs(s) <= v_r) || !(dt * a_scale >= v_r)) return 0;
+    double a = nsd_affine_local_acc(m, data, 3 * c + 1, w->acc) * md->dir[0];
+    return s + a * dt > 0.0 && s + a * dt < v_r;
+}
+
+int nsd_modes_slip_stalled(const nsd_model *m, nsd_data *data, double t, const double *y) {
+    nsd_modes_work *w = data->ed.work;
+    /* with a contact held at gap_rate = 0 the combined choice decides at
+     * every event (choose_combined; its undecided slips include these) */
+    if (!m->ed.compliant || !m->friction || data->hold.n_held) return 0;
+    int any = 0;
+    for (size_t c = 0; c < m->nc && !any; ++c)
+        any = is_compliant(m, c) && data->ed.mode[c].closed && data->ed.mode[c].stick == 0 &&
+              m->layout.contacts[c].tangent_dim == 1;
+    if (!any) return 0;
+    /* the forces and accelerations of the current modes, every row */
+    if (nsd_modes_eval_contacts(m, data, t, y, 1) > NSDYN_WARNING ||
+        nsd_modes_solve_current(m, data, t, y, w->acc) > NSDYN_WARNING)
+        return -1;
+    /* only at rest: every penetrating contact slower than rest_velocity,
+     * normally and tangentially (a body still rocking on its springs at
+     * theta ~ 0 has tangent rows that nearly coincide, and the projection
+     * onto a stick there moved the normal velocity 4000 times the slip it
+     * removed: the Section 5 wheels of tests/test_bistiffness_tips.c) */
+    for (size_t c = 0; c < m->nc; ++c) {
+        const nsdyn_contact_eval *e = &data->ce[c];
+        if (is_compliant(m, c) && e->active && e->gap < 0.0 &&
+            !(fabs(e->u[0]) <= m->ed.rest_velocity &&
+              hypot(e->u[1], e->u[2]) <= m->ed.rest_velocity))
+            return 0;
+    }
+    size_t stalled = m->nc;
+    for (size_t c = 0; c < m->nc && stalled == m->nc; ++c)
+        if (is_compliant(m, c) && tangent_held(m, data, c) && data->ed.mode[c].stick == 0 &&
+            m->layout.contacts[c].tangent_dim == 1 && slip_stalled(m, data, c, t - w->t_resolved))
+            stalled = c;
+    if (stalled == m->nc) return 0;
+    /* trial: the modes chosen afresh (a slip this slow starts in stick);
+     * the current modes restored whatever it finds */
+    memcpy(w->prev, data->ed.mode, m->nc * sizeof *w->prev);
+    int sticks = choose_friction(m, data, t, y, 0, -1) && data->ed.mode[stalled].stick == 1 &&
+                 leaving_inside(m, data, stalled);
+    memcpy(data->ed.mode, w->prev, m->nc * sizeof *w->prev);
+    return sticks;
 }

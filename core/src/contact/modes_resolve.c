@@ -442,6 +442,7 @@ nsdyn_status nsd_modes_resolve(const nsd_model *m, nsd_data *data, double t, dou
                                nsd_event_log *log, int fired) {
     nsd_modes_work *w = data->ed.work;
     memcpy(w->prev, data->ed.mode, m->nc * sizeof *w->prev);
+    w->t_resolved = t;
     size_t first_record = log ? log->n : 0, k = 0;
     int impacted = 0;
     nsdyn_status st = apply_impacts(m, data, t, y, log, &impacted);

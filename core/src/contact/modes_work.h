@@ -40,6 +40,7 @@ typedef struct nsd_modes_work {
     /* nc: the combined choice's trial slips (modes_choose.c): contact c
      * slips along slip_try[c] (1-D) where not 0; else all 0 */
     signed char *slip_try;
+    double t_resolved; /* [s] when the modes were last chosen (nsd_modes_resolve) */
 } nsd_modes_work;
 
 static inline int is_unilateral(const nsd_model *m, size_t c) {

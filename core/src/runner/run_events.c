@@ -78,9 +78,17 @@ int nsd_runner_correct_drift(nsd_runner *r, nsdyn_step_report *rep) {
     double *ybuf = r->y_switch, deep;
     memcpy(ybuf, rep->y, m->n * sizeof *ybuf);
     int c = nsd_modes_correct_drift(m, r->d, rep->t, ybuf, &deep);
-    if (c <= 0) return c;
-    r->res->drift_corrections++;
-    note_open_projection(r->res, deep);
+    if (c < 0) return c;
+    if (c > 0) {
+        r->res->drift_corrections++;
+        note_open_projection(r->res, deep);
+    }
+    /* a slip stalled below rest_velocity without its event: the modes
+     * chosen again there (modes.h nsd_modes_slip_stalled) */
+    int s = nsd_modes_slip_stalled(m, r->d, rep->t, ybuf);
+    if (s > 0 && nsd_runner_resolve_modes(r, rep->t, ybuf, -1, 0) > NSDYN_WARNING) s = -1;
+    if (s < 0) return -1;
+    if (c == 0 && s == 0) return 0;
     nsd_jump j = jump_restart(r, rep->t, ybuf);
     if (j == NSD_JUMP_NO_RESTART) {
         snprintf(r->d->failure, sizeof r->d->failure,
