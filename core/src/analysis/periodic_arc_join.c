@@ -14,9 +14,13 @@
  * with g . (u - u_b) = s^2 growing quadratically, so the new orbit's
  * grazing impact has a speed ~ s and its multiplier grows like 1/s. A
  * predictor along the old tangent, or differences of the map at the
- * boundary, land where no Newton step converges. c (up to scale) and beta
- * come from the residuals of two runs beyond the boundary; nothing else of
- * the system is assumed. Where the map has no square-root term (a
+ * boundary, land where no Newton step converges. c (direction and scale)
+ * comes from the residual of one run beyond the boundary; the beta t part
+ * and the distance s^2 past the grazing surface from bisecting for that
+ * surface along t at the step (beta from a second probe would be the
+ * difference of two numbers 100 times larger than it), then moving 1.5
+ * times the law's distance beyond it. Nothing else of the system is
+ * assumed. Where the map has no square-root term (a
  * continuous map with a kink: a sticking or sliding phase begins), the old
  * tangent and its reflection in the parameter are tried. */
 #define _GNU_SOURCE
@@ -93,17 +97,15 @@ void arc_name_change(const arc_ctx *c, const arc_seq *old, const arc_seq *now, c
              appears ? "new" : "old", appears ? "appears" : "vanishes", lng->t[i]);
 }
 
-/* R = F(u) - L (u - a) (scaled, k) at u, L from c->M rows (a's bordered
- * matrix, kept in Lk); the events of the run into *seq. 0 or -1. */
-static int beyond(arc_ctx *c, const arc_point *a, const double *Lk, const double *u, double *R,
-                  arc_seq *seq) {
+/* R = F(u) - L (u - a) (scaled, k) at u: the part of the residual the
+ * old side's L (rows of a's bordered matrix, kept in Lk) does not explain. 0 or -1. */
+static int beyond(arc_ctx *c, const arc_point *a, const double *Lk, const double *u, double *R) {
     size_t k = c->k, m = k + 1;
     double T;
     if (arc_map(c, u, c->Pt, &T) != 0) return -1;
     arc_residual(c, u, c->Pt, R);
     for (size_t i = 0; i < k; ++i)
         for (size_t j = 0; j < m; ++j) R[i] -= Lk[i * m + j] * (u[j] - a->u[j]);
-    *seq = c->last_seq;
     return 0;
 }
 
@@ -120,11 +122,10 @@ static double norm(const double *v, size_t n) {
 static int sqrt_law(arc_ctx *c, const arc_point *a, const double *ub, double *r, double *q) {
     size_t k = c->k, m = k + 1;
     double Lk[65 * 65], R1[65], u[65], eps = 1e-4;
-    arc_seq seq;
     arc_bordered(c, a, a->t);
     memcpy(Lk, c->M, m * m * sizeof *Lk);
     for (size_t j = 0; j < m; ++j) u[j] = ub[j] + eps * a->t[j];
-    if (beyond(c, a, Lk, u, R1, &seq) != 0) return -1;
+    if (beyond(c, a, Lk, u, R1) != 0) return -1;
     double n1 = norm(R1, k), K = n1 / sqrt(eps); /* K = |c| sqrt(g . t) */
     if (!(n1 > 1e3 * c->spec.tol)) return -1;    /* no jump of the order sqrt(eps) */
     /* v1 = L^+ c^: [L; t^T] v1 = (c^, 0); the branch goes along -v1 */
@@ -155,20 +156,11 @@ static int surface_along(arc_ctx *c, const double *q0, const double *t, long cod
             side0 = now_old, lo = hi = 0.0;
             continue;
         }
-        if (now_old != side0) {
-            if (now_old)
-                lo = x;
-            else
-                hi = x;
-            break;
-        }
-        if (now_old)
-            lo = x;
-        else
-            hi = x;
+        *(now_old ? &lo : &hi) = x;
+        if (now_old != side0) break;
         if (it == 29) return -1;
     }
-    while (fabs(hi - lo) > tol) {
+    for (int it = 0; it < 60 && fabs(hi - lo) > tol; ++it) {
         double mid = 0.5 * (lo + hi);
         for (size_t j = 0; j < m; ++j) u[j] = q0[j] + mid * t[j];
         if (arc_map(c, u, c->Pt, &T) != 0) return -1;
