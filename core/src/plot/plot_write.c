@@ -337,10 +337,14 @@ static int finish_output(plot_guard *g, int draw_rc, const char *dev, const char
         return -1;
     }
     if (g->pixels) { /* the picture memcairo drew, into the file (plot_png.c) */
-        int bad = png_write_rgb(g->fp, g->pixels, g->width_px, g->height_px, dpi, err, err_len);
-        if (fclose(g->fp) != 0 && !bad) {
-            set_err(err, err_len, "plot: cannot write '%s' (disk full?)", tmp);
+        char why[200];
+        int bad = png_write_rgb(g->fp, g->pixels, g->width_px, g->height_px, dpi, why, sizeof why);
+        int write_failed = ferror(g->fp); /* stdio's: libpng says only "Write Error" */
+        if ((fclose(g->fp) != 0 && !bad) || (bad && write_failed)) {
+            set_err(err, err_len, "plot: incomplete output in '%s' (disk full?)", tmp);
             bad = 1;
+        } else if (bad) {
+            set_err(err, err_len, "%s ('%s')", why, tmp);
         }
         g->fp = NULL;
         if (bad) return -1;
