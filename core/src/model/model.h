@@ -19,6 +19,7 @@
 #include "contact_eval.h"
 #include "diag.h"
 #include "events.h"
+#include "integrator_calls.h"
 #include "nsdyn/nsdyn.h"
 #include "runlog.h"
 
@@ -185,7 +186,7 @@ typedef struct nsd_energy_check {
  * carry more than the state along (analysis/periodic_tangent.h: the
  * variational equations and saltation matrices of a section map). The
  * runner calls step() after every accepted step from (t0, y0) to (t1, y1),
- * while the integrator's dense output (ig, ig_inst) covers it, and
+ * while the integrator's dense output (ig, integrator_calls.h) covers it, and
  * jump_before() / jump_after() around the jump of every contact event,
  * system switch and gap-rate restart at t, with the contact modes and the
  * system's own mode as they are before and after it. A nonzero return
@@ -195,7 +196,7 @@ typedef struct nsd_energy_check {
 typedef struct nsd_run_observer {
     void *ctx;
     int (*step)(void *ctx, double t0, const double *y0, double t1, const double *y1,
-                const nsdyn_integrator *ig, void *ig_inst);
+                nsd_ig_call *ig);
     int (*jump_before)(void *ctx, const nsd_event_source *src, double t, const double *y);
     int (*jump_after)(void *ctx, const nsd_event_source *src, double t, const double *y);
     const char *(*message)(void *ctx);
@@ -354,7 +355,8 @@ nsdyn_status nsd_model_tangent_response(const nsd_model *m, nsd_data *data, doub
 
 /* Time-stepping integrators: the mechanics view of the model (unilateral
  * contacts, free accelerations, Jacobians, M^-1 W^T). */
-void nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *mech);
+/* NSDYN_ERROR when the contact law's coefficients() fails (data->failure). */
+nsdyn_status nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *mech);
 
 /* After the system's contacts(): every active contact's gap and local
  * velocity finite (and its Jacobian rows and drift, when asked for);

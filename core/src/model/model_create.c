@@ -4,6 +4,7 @@
 #include "conformance_probe.h"
 
 #include "layout.h"
+#include "plugin_calls.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -327,8 +328,13 @@ size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, const nsdyn_host *ho
     /* the friction law's bounds per unit normal force (the event-driven
      * modes, the mechanics view), constants of its instance */
     m->mu_static = m->mu_kinetic = 0.0;
-    if (m->friction && m->friction->bounds)
-        m->friction->bounds(m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic);
+    char why[512];
+    if (m->friction && m->friction->bounds &&
+        nsd_friction_bounds(m->friction, m->friction_inst, 1.0, &m->mu_static, &m->mu_kinetic, why,
+                            sizeof why) > NSDYN_WARNING) {
+        nsd_diag_at(diag, cfg->friction.table, "[friction] %s", why);
+        return 1;
+    }
     choose_contact_mode(m, cfg);
     errors += size_state(m, cfg, diag);
     stick_components(m);
