@@ -28,7 +28,17 @@ void nsd_ig_bind(nsd_ig_call *c, const nsdyn_integrator *ig, void *inst);
 
 nsdyn_status nsd_ig_setup(nsd_ig_call *c, const nsdyn_ode *ode, double t0, const double *y0,
                           double t_end);
-nsdyn_status nsd_ig_step(nsd_ig_call *c, double t_stop, nsdyn_step_report *out);
+/* Hot path: inline, so the protocol costs the runner three compares and no
+ * call of its own per step; the refusal is out of line. */
+nsdyn_status nsd_ig_refuse_step(nsd_ig_call *c, double t_stop, const nsdyn_step_report *out);
+static inline nsdyn_status nsd_ig_step(nsd_ig_call *c, double t_stop, nsdyn_step_report *out) {
+    if (__builtin_expect(!c->set_up || !out || !(t_stop > c->t), 0))
+        return nsd_ig_refuse_step(c, t_stop, out);
+    c->refused = 0;
+    nsdyn_status st = c->ig->step(c->inst, t_stop, out);
+    if (st <= NSDYN_WARNING) c->t = out->t;
+    return st;
+}
 /* Also refused for an integrator without dense output. */
 nsdyn_status nsd_ig_dense(nsd_ig_call *c, double t, double *y);
 nsdyn_status nsd_ig_restart(nsd_ig_call *c, double t, const double *y);
