@@ -92,6 +92,8 @@ START_TEST(the_correct_plugins_pass) {
     ck_assert_msg(strstr(out, "system       block_none             ok"), "%s", out);
     ck_assert_int_eq(check_file(DIR "nsdyn_friction_coulomb_none.so", out, sizeof out), 0);
     ck_assert_int_eq(check_file(DIR "nsdyn_contact_newton_none.so", out, sizeof out), 0);
+    /* the same law built as ABI 2.4 (void coefficients()): the host's adapter */
+    ck_assert_int_eq(check_file(DIR "nsdyn_contact_newton_abi_2_4.so", out, sizeof out), 0);
 }
 END_TEST
 

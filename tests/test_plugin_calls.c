@@ -15,7 +15,7 @@
  * 2. A friction law built with ABI 2.4 (bounds() returning void) is still
  *    loaded and called through the host's adapter: the same bounds, bit
  *    for bit, as the same law built for 2.5, at random normal forces, and
- *    `nsdyn check` passes it. A 2.5 law's failing bounds() (its new
+ *    `nsdyn check` passes it; likewise a rigid law's void coefficients(). A 2.5 law's failing bounds() (its new
  *    status) reaches the caller with a reason naming the law; in a config
  *    it is an error at the [friction] section, and the law's own message
  *    lands in the run's log. */
@@ -190,6 +190,28 @@ START_TEST(a_2_4_friction_law_is_called_through_the_adapter) {
 }
 END_TEST
 
+START_TEST(a_2_4_contact_law_is_called_through_the_adapter) {
+    void *h_old, *h_new;
+    const nsdyn_contact_law *old =
+        (const void *)find(&h_old, MISTAKES "nsdyn_contact_newton_abi_2_4.so", "newton_abi_2_4");
+    const nsdyn_contact_law *now =
+        (const void *)find(&h_new, MISTAKES "nsdyn_contact_newton_none.so", "newton_none");
+    ck_assert(!nsd_plugin_abi_2_5(&old->info) && nsd_plugin_abi_2_5(&now->info));
+    char err[128], why[256] = "";
+    void *io = old->info.create(NULL, NULL, err, sizeof err),
+         *in = now->info.create(NULL, NULL, err, sizeof err);
+    nsdyn_rigid_coefficients a = {sizeof a, 0, -1.0}, b = {sizeof b, 0, -2.0};
+    ck_assert_int_eq(nsd_contact_coefficients(old, io, &a, why, sizeof why), NSDYN_OK);
+    ck_assert_int_eq(nsd_contact_coefficients(now, in, &b, why, sizeof why), NSDYN_OK);
+    ck_assert(a.kind == NSDYN_RESTITUTION_NEWTON && a.kind == b.kind &&
+              a.restitution == b.restitution && a.restitution == 0.5);
+    old->info.destroy(io);
+    now->info.destroy(in);
+    dlclose(h_old);
+    dlclose(h_new);
+}
+END_TEST
+
 START_TEST(a_failing_bounds_reaches_the_caller_and_the_config) {
     void *h;
     const nsdyn_friction_law *law = (const void *)find(
@@ -229,6 +251,7 @@ int main(void) {
     tcase_add_loop_test(tc, the_wrapper_holds_the_protocol, 0, n);
     tcase_add_loop_test(tc, in_protocol_the_wrapper_changes_nothing, 0, n);
     tcase_add_test(tc, a_2_4_friction_law_is_called_through_the_adapter);
+    tcase_add_test(tc, a_2_4_contact_law_is_called_through_the_adapter);
     tcase_add_test(tc, a_failing_bounds_reaches_the_caller_and_the_config);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
