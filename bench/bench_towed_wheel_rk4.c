@@ -11,7 +11,8 @@
  *           through the nsdyn_integrator ABI with the model's nsdyn_ode
  *           (nsd_model_rhs, nsd_model_event_functions), and the stepping loop of
  *           core/src/runner/run.c is replayed without output sampling: per step
- *           ig->step(), the status check, the finite check of the new
+ *           nsd_ig_step() (the host's protocol wrapper, integrator_calls.h,
+ *           around ig->step()), the status check, the finite check of the new
  *           state, the copy to the last good state, and (rk4 has no event
  *           location) the runner's own stop-condition check through
  *           nsd_model_event_functions(). Timed: that loop, from t = 0 to t_end.
@@ -134,6 +135,7 @@ typedef struct composed {
     nsd_data *d; /* the runs' data */
     const nsdyn_integrator *ig;
     void *inst;
+    nsd_ig_call call; /* the host's calls into ig, as run.c makes them */
     nsdyn_ode ode, ode_ig;
     double t0, t_end;
     double *g, *g_prev;
@@ -213,11 +215,12 @@ static int all_finite(const double *y, size_t n) {
 static int composed_setup(composed *c, uint64_t *setup_allocs) {
     uint64_t before = g_allocs;
     count_start();
-    nsdyn_status st = c->ig->setup(c->inst, &c->ode_ig, c->t0, c->m.y0, c->t_end);
+    nsd_ig_bind(&c->call, c->ig, c->inst);
+    nsdyn_status st = nsd_ig_setup(&c->call, &c->ode_ig, c->t0, c->m.y0, c->t_end);
     count_stop();
     if (setup_allocs) *setup_allocs = g_allocs - before;
     if (st > NSDYN_WARNING) {
-        fprintf(stderr, "bench: rk4 setup failed: %s\n", c->ig->message(c->inst));
+        fprintf(stderr, "bench: rk4 setup failed: %s\n", nsd_ig_message(&c->call));
         return -1;
     }
     if (c->ode.n_events) nsd_model_event_functions(&c->m, c->d, c->t0, c->m.y0, c->g_prev);
@@ -228,7 +231,6 @@ static int composed_setup(composed *c, uint64_t *setup_allocs) {
  * sampling and progress. Counts allocations while it runs. */
 static int composed_run(composed *c, run_out *o) {
     const nsdyn_integrator *ig = c->ig;
-    void *inst = c->inst;
     nsd_model *m = &c->m;
     const int locates = (ig->info.provides & NSDYN_CAP_EVENT_LOCATION) != 0;
     const size_t n = m->n, ne = c->ode.n_events;
@@ -242,7 +244,7 @@ static int composed_run(composed *c, run_out *o) {
     while (t < t_end) {
         nsdyn_step_report rep = {0};
         rep.event = -1;
-        nsdyn_status st = ig->step(inst, t_end, &rep);
+        nsdyn_status st = nsd_ig_step(&c->call, t_end, &rep);
         if (st > NSDYN_WARNING || !all_finite(rep.y, n)) {
             failed = 1;
             break;
@@ -272,8 +274,8 @@ static int composed_run(composed *c, run_out *o) {
     count_stop();
 
     if (failed) {
-        fprintf(stderr, "bench: composed run failed at t = %.9g s: %s %s\n", t, ig->message(inst),
-                c->d->failure);
+        fprintf(stderr, "bench: composed run failed at t = %.9g s: %s %s\n", t,
+                nsd_ig_message(&c->call), c->d->failure);
         return -1;
     }
     o->ns = t_stop.cpu - t_start.cpu;

@@ -53,6 +53,9 @@ static const struct mistake {
     {"friction_coulomb_nan_at_rest", "force() gives a non-finite force at slip (0, 0) m/s"},
     {"friction_coulomb_nan_fast", "force() gives a non-finite force at slip (18, -24) m/s"},
     {"friction_coulomb_nan_load", "force() gives a non-finite force at slip (0, 0) m/s, N = 0 N"},
+    /* ABI 2.5: bounds() says it failed (its status) */
+    {"friction_coulomb_bounds_fail",
+     "friction law 'coulomb_bounds_fail': bounds() at N = 100 N returned ERROR"},
     /* a rigid law with e = 1.5, and one whose friction impulse ignores the cone */
     {"contact_newton_energy_gain", "impact() gives a gain of kinetic energy"},
     {"contact_newton_no_cone", "impact() gives a tangential impulse outside the cone"},
@@ -89,6 +92,8 @@ START_TEST(the_correct_plugins_pass) {
     ck_assert_msg(strstr(out, "system       block_none             ok"), "%s", out);
     ck_assert_int_eq(check_file(DIR "nsdyn_friction_coulomb_none.so", out, sizeof out), 0);
     ck_assert_int_eq(check_file(DIR "nsdyn_contact_newton_none.so", out, sizeof out), 0);
+    /* the same law built as ABI 2.4 (void coefficients()): the host's adapter */
+    ck_assert_int_eq(check_file(DIR "nsdyn_contact_newton_abi_2_4.so", out, sizeof out), 0);
 }
 END_TEST
 

@@ -914,10 +914,10 @@ START_TEST(test_bad_params) {
     ck_assert_int_eq(p.d->setup(inst, &S.ode, 0.0, y0, 1.0), NSDYN_ERROR);
     ck_assert_ptr_nonnull(strstr(p.d->message(inst), "tangent_dim"));
     S.tdim[0] = 1;
-    /* step before a successful setup */
+    /* (a step before a successful setup is the host's to refuse since ABI
+     * 2.5: integrator_calls.h, test_plugin_calls.c) */
     nsdyn_step_report out;
-    ck_assert_int_eq(p.d->step(inst, 1.0, &out), NSDYN_ERROR);
-    /* and a good setup works after all that */
+    /* a good setup works after all that */
     ck_assert_int_eq(p.d->setup(inst, &S.ode, 0.0, y0, 1.0), NSDYN_OK);
     ck_assert_int_eq(p.d->step(inst, 1.0, &out), NSDYN_OK);
     p.d->info.destroy(inst);
@@ -946,7 +946,6 @@ START_TEST(test_stop_and_restart) {
     ck_assert_double_eq_tol(out.t, 0.014, 1e-15);
     /* free flight is exact (Verlet on a parabola) */
     ck_assert_double_eq_tol(out.y[0], 1.0 - 0.5 * G_ACC * out.t * out.t, 1e-14);
-    ck_assert_int_eq(p.d->step(inst, out.t, &out), NSDYN_ERROR); /* not beyond t */
     const double y1[2] = {0.5, 1.0};
     ck_assert_int_eq(p.d->restart(inst, 2.0, y1), NSDYN_OK);
     ck_assert_int_eq(p.d->step(inst, 3.0, &out), NSDYN_OK);
@@ -961,8 +960,6 @@ START_TEST(test_stop_and_restart) {
     }
     ck_assert(out.t == 3.0);
     ck_assert_int_eq(n, 100);
-    p.d->info.reset(inst);
-    ck_assert_int_eq(p.d->step(inst, 4.0, &out), NSDYN_ERROR);
     p.d->info.destroy(inst);
     unload(&p);
 }

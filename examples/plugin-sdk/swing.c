@@ -154,7 +154,7 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
     return NSDYN_OK;
 }
 
-static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const swing *s = inst;
     double x = s->L * sin(q[0]), y = -s->L * cos(q[0]);
@@ -165,6 +165,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     cv->circle(cv->ctx, x, y, s->r);
     cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT); /* the pivot */
     cv->circle(cv->ctx, 0.0, 0.0, 0.2 * s->r);
+    return NSDYN_OK;
 }
 
 static const nsdyn_system swing_system = {

@@ -53,11 +53,13 @@ static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *f,
     return NSDYN_OK;
 }
 
-static void bounds(void *inst, double normal_force, double *static_bound, double *kinetic_bound) {
+static nsdyn_status bounds(void *inst, double normal_force, double *static_bound,
+                           double *kinetic_bound) {
     (void)normal_force;
     const viscous *v = inst;
     *static_bound = 0.0; /* no stick: any slip is resisted, none is held */
     *kinetic_bound = v->F_max > 0 ? v->F_max : HUGE_VAL;
+    return NSDYN_OK;
 }
 
 static const nsdyn_friction_law viscous_law = {

@@ -253,10 +253,11 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
     return impact_mu(law, mu_n, pr, impulse, u_plus);
 }
 
-static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
+static nsdyn_status coefficients(void *inst, nsdyn_rigid_coefficients *out) {
     const bl_law *law = inst;
     out->kind = NSDYN_RESTITUTION_OTHER; /* energetic (Stronge) at one contact */
     out->restitution = sqrt((1.0 - law->mu_n) / (1.0 + law->mu_n));
+    return NSDYN_OK;
 }
 
 static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {

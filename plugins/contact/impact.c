@@ -199,10 +199,11 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
                                    : impact_poisson(law, pr, impulse, u_plus);
 }
 
-static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
+static nsdyn_status coefficients(void *inst, nsdyn_rigid_coefficients *out) {
     const impact_law *law = inst;
     out->kind = law->kind == LAW_POISSON ? NSDYN_RESTITUTION_POISSON : NSDYN_RESTITUTION_NEWTON;
     out->restitution = law->e;
+    return NSDYN_OK;
 }
 
 /* ---- descriptors ------------------------------------------------------- */

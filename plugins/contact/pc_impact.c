@@ -410,10 +410,11 @@ static nsdyn_status impact(void *inst, const nsdyn_impact_problem *pr, double *i
     return NSDYN_OK;
 }
 
-static void coefficients(void *inst, nsdyn_rigid_coefficients *out) {
+static nsdyn_status coefficients(void *inst, nsdyn_rigid_coefficients *out) {
     const pc_law *law = inst;
     out->kind = NSDYN_RESTITUTION_OTHER;
     out->restitution = law->e;
+    return NSDYN_OK;
 }
 
 static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {

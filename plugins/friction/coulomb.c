@@ -135,10 +135,12 @@ static nsdyn_status force_regularized(void *inst, const nsdyn_friction_input *in
     return apply(in, F / sqrt(slip_speed2(in) + c->eps * c->eps), force);
 }
 
-static void bounds(void *inst, double normal_force, double *static_bound, double *kinetic_bound) {
+static nsdyn_status bounds(void *inst, double normal_force, double *static_bound,
+                           double *kinetic_bound) {
     const coulomb *c = inst;
     *static_bound = c->mu_s * normal_force;
     *kinetic_bound = c->mu_k * normal_force;
+    return NSDYN_OK;
 }
 
 static const nsdyn_friction_law coulomb_law = {

@@ -165,10 +165,12 @@ static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F,
 
 /* The bristle force sigma0 |z| N never exceeds mu_s N; steady sliding well
  * above v_s gives mu_k N. */
-static void bounds(void *inst, double normal_force, double *static_bound, double *kinetic_bound) {
+static nsdyn_status bounds(void *inst, double normal_force, double *static_bound,
+                           double *kinetic_bound) {
     const lugre *l = inst;
     *static_bound = l->mu_s * normal_force;
     *kinetic_bound = l->mu_k * normal_force;
+    return NSDYN_OK;
 }
 
 static const nsdyn_friction_law lugre_law = {

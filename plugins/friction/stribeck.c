@@ -107,10 +107,12 @@ static nsdyn_status force(void *inst, const nsdyn_friction_input *in, double *F,
     return NSDYN_OK;
 }
 
-static void bounds(void *inst, double normal_force, double *static_bound, double *kinetic_bound) {
+static nsdyn_status bounds(void *inst, double normal_force, double *static_bound,
+                           double *kinetic_bound) {
     const stribeck *c = inst;
     *static_bound = c->mu_s * normal_force;
     *kinetic_bound = c->mu_k * normal_force;
+    return NSDYN_OK;
 }
 
 static const nsdyn_friction_law stribeck_law = {

@@ -144,7 +144,6 @@ typedef struct moreau {
     int max_iter, solver, on_failure;
     char msg[NSI_MSG_LEN];
 
-    int ready;
     /* the problem: a copy of the host's mechanics table */
     nsdyn_mechanics mech;
     size_t n, nq, nv, nc;
@@ -251,7 +250,6 @@ static void mj_reset(void *inst) {
     s->act = s->row = NULL;
     s->tdim_act = NULL;
     s->was_active = NULL;
-    s->ready = 0;
     s->m_last = 0;
     s->n = s->nq = s->nv = s->nc = 0;
     memset(&s->mech, 0, sizeof s->mech);
@@ -361,13 +359,8 @@ static int mj_take_problem(moreau *s, const nsdyn_ode *ode) {
 static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const double *y0,
                              double t_end) {
     moreau *s = inst;
-    if (s == NULL) return NSDYN_ERROR;
     mj_reset(s);
     if (mj_take_problem(s, ode) != 0) return NSDYN_ERROR;
-    if (y0 == NULL || !isfinite(t0)) {
-        nsi_set_msg(s->msg, sizeof s->msg, "moreau: setup needs a finite t0 and y0");
-        return NSDYN_ERROR;
-    }
     /* The horizon bounds the work before the first step: h fits the run,
      * the step count stays within NSI_MAX_FIXED_STEPS, the time advances. */
     if (nsi_check_fixed_step("moreau", s->h, t0, t_end, s->msg, sizeof s->msg) != 0)
@@ -470,7 +463,6 @@ static nsdyn_status mj_setup(void *inst, const nsdyn_ode *ode, double t0, const 
     s->t = t0;
     s->t_base = t0;
     s->k_grid = 0;
-    s->ready = 1;
     return NSDYN_OK;
 }
 
@@ -680,17 +672,7 @@ static nsdyn_status mj_try(moreau *s, double h) {
 
 static nsdyn_status mj_step(void *inst, double t_stop, nsdyn_step_report *out) {
     moreau *s = inst;
-    if (s == NULL || out == NULL) return NSDYN_ERROR;
-    if (!s->ready) {
-        nsi_set_msg(s->msg, sizeof s->msg, "moreau: step() called before setup()");
-        return NSDYN_ERROR;
-    }
     const double t = s->t;
-    if (!(t_stop > t)) {
-        nsi_set_msg(s->msg, sizeof s->msg,
-                    "moreau: t_stop = %.17g s is not beyond the current time %.17g s", t_stop, t);
-        return NSDYN_ERROR;
-    }
     /* Step of this call: to the next grid point t_base + k h (computed, not
      * accumulated), or to t_stop (as rk4.c). */
     double t_grid = s->t_base + (double)(s->k_grid + 1) * s->h, h, t_land;
@@ -748,15 +730,6 @@ static nsdyn_status mj_step(void *inst, double t_stop, nsdyn_step_report *out) {
 
 static nsdyn_status mj_restart(void *inst, double t, const double *y) {
     moreau *s = inst;
-    if (s == NULL) return NSDYN_ERROR;
-    if (!s->ready) {
-        nsi_set_msg(s->msg, sizeof s->msg, "moreau: restart() called before setup()");
-        return NSDYN_ERROR;
-    }
-    if (y == NULL || !isfinite(t)) {
-        nsi_set_msg(s->msg, sizeof s->msg, "moreau: restart needs a finite t and a state");
-        return NSDYN_ERROR;
-    }
     if (y != s->y) memmove(s->y, y, s->n * sizeof(double));
     s->t = t;
     s->t_base = t;

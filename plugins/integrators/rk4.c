@@ -43,7 +43,6 @@ typedef struct rk4 {
     double h; /* nominal step [s] */
     char msg[NSI_MSG_LEN];
 
-    int ready;
     nsdyn_ode ode;
     size_t n, ne;
     double t;
@@ -88,7 +87,6 @@ static void rk4_reset(void *inst) {
     s->block = NULL;
     s->y = s->ynew = s->ytmp = s->k1 = s->k2 = s->k3 = s->k4 = NULL;
     s->g = s->gnew = NULL;
-    s->ready = 0;
     s->n = s->ne = 0;
     memset(&s->ode, 0, sizeof s->ode);
     memset(&s->st, 0, sizeof s->st);
@@ -110,13 +108,8 @@ static nsdyn_status rk4_events(rk4 *s, double t, const double *y, double *g) {
 static nsdyn_status rk4_setup(void *inst, const nsdyn_ode *ode, double t0, const double *y0,
                               double t_end) {
     rk4 *s = inst;
-    if (s == NULL) return NSDYN_ERROR;
     rk4_reset(s);
     if (nsi_ode_copy(&s->ode, ode, s->msg, sizeof s->msg) != 0) return NSDYN_ERROR;
-    if (y0 == NULL || !isfinite(t0)) {
-        nsi_set_msg(s->msg, sizeof s->msg, "rk4: setup needs a finite t0 and y0");
-        return NSDYN_ERROR;
-    }
     /* The horizon bounds the work before the first step: h fits the run,
      * the step count stays within NSI_MAX_FIXED_STEPS, the time advances. */
     if (nsi_check_fixed_step("rk4", s->h, t0, t_end, s->msg, sizeof s->msg) != 0)
@@ -156,7 +149,6 @@ static nsdyn_status rk4_setup(void *inst, const nsdyn_ode *ode, double t0, const
     s->t_base = t0;
     s->k_grid = 0;
     if (ne > 0 && rk4_events(s, s->t, s->y, s->g) != NSDYN_OK) return NSDYN_ERROR;
-    s->ready = 1;
     return NSDYN_OK;
 }
 
@@ -169,17 +161,7 @@ static inline __attribute__((always_inline)) nsdyn_status rk4_f(rk4 *s, double t
 
 static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out) {
     rk4 *s = inst;
-    if (s == NULL || out == NULL) return NSDYN_ERROR;
-    if (!s->ready) {
-        nsi_set_msg(s->msg, sizeof s->msg, "rk4: step() called before setup()");
-        return NSDYN_ERROR;
-    }
     const double t = s->t;
-    if (!(t_stop > t)) {
-        nsi_set_msg(s->msg, sizeof s->msg,
-                    "rk4: t_stop = %.17g s is not beyond the current time %.17g s", t_stop, t);
-        return NSDYN_ERROR;
-    }
     const size_t n = s->n;
     double *y = s->y, *yt = s->ytmp, *k1 = s->k1, *k2 = s->k2, *k3 = s->k3, *k4 = s->k4;
 
@@ -282,15 +264,6 @@ static nsdyn_status rk4_step(void *inst, double t_stop, nsdyn_step_report *out) 
 
 static nsdyn_status rk4_restart(void *inst, double t, const double *y) {
     rk4 *s = inst;
-    if (s == NULL) return NSDYN_ERROR;
-    if (!s->ready) {
-        nsi_set_msg(s->msg, sizeof s->msg, "rk4: restart() called before setup()");
-        return NSDYN_ERROR;
-    }
-    if (y == NULL || !isfinite(t)) {
-        nsi_set_msg(s->msg, sizeof s->msg, "rk4: restart needs a finite t and a state");
-        return NSDYN_ERROR;
-    }
     if (y != s->y) memmove(s->y, y, s->n * sizeof(double));
     s->t = t;
     s->t_base = t;

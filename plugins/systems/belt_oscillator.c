@@ -193,7 +193,7 @@ static nsdyn_status switch_map(void *inst, size_t index, double t, double *q, do
 /* Side view: the wall, the spring, the mass on the belt, at the fixed
  * length scale (N + F0) / k [m] (the largest spring deflection friction
  * and forcing can hold is of that order), so the wall stays put. */
-static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const belt *b = inst;
     double s = (b->N + b->F0) / b->k, w = 0.06 * s;
@@ -206,6 +206,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     double xs[4] = {q[0] - w, q[0] + w, q[0] + w, q[0] - w};
     double ys[4] = {0.0, 0.0, 2.0 * w, 2.0 * w};
     cv->polygon(cv->ctx, 4, xs, ys, 1);
+    return NSDYN_OK;
 }
 
 static const nsdyn_system belt_oscillator = {

@@ -437,7 +437,7 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
  * segments I-IV of Fig. 7, with A and B), and the wheel (pen 0: rim and a
  * spoke at angle phi; pen 2: the centre). The terrain reaches past the
  * wheel, so every snapshot draws the same lines, only longer. */
-static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const curb_wheel *w = inst;
     double x = q[0], y = q[1], phi = q[2], r = w->r, h = w->h, l1 = w->l1, a = w->a;
@@ -464,6 +464,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     cv->line(cv->ctx, x, y, x + r * cos(phi), y + r * sin(phi));
     cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT);
     cv->circle(cv->ctx, x, y, 0.06 * r);
+    return NSDYN_OK;
 }
 
 static const nsdyn_system curb_wheel_system = {

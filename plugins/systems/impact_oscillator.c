@@ -195,7 +195,7 @@ static nsdyn_status switch_map(void *inst, size_t index, double t, double *q, do
 }
 
 /* Side view along x: the stop, the spring's anchor and the mass. */
-static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const oscillator *o = inst;
     double s = fmax(fabs(o->gap), 0.1);
@@ -206,6 +206,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     cv->line(cv->ctx, -4.0 * s, 0.0, q[0] - 0.2 * s, 0.0);
     cv->pen(cv->ctx, NSDYN_PEN_STRUCTURE);
     cv->circle(cv->ctx, q[0] - 0.2 * s, 0.0, 0.2 * s);
+    return NSDYN_OK;
 }
 
 static const nsdyn_system impact_oscillator = {

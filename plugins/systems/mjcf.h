@@ -176,6 +176,6 @@ nsdyn_status mjcf_mujoco_switches(void *inst, double t, const double *q, const d
 nsdyn_status mjcf_mujoco_step(void *inst, size_t index, double t, double *q, double *v);
 
 /* mjcf_draw.c: the x-z projection of the model's geoms and contacts. */
-void mjcf_draw(void *inst, double t, const double *q, const nsdyn_canvas *canvas);
+nsdyn_status mjcf_draw(void *inst, double t, const double *q, const nsdyn_canvas *canvas);
 
 #endif

@@ -23,7 +23,7 @@ static void box_edges(const mjData *d, const double *size, int g, const nsdyn_ca
         }
 }
 
-void mjcf_draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+nsdyn_status mjcf_draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     mjcf_inst *s = inst;
     mjcf_sync(s, q, NULL, 0);
@@ -78,4 +78,5 @@ void mjcf_draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     if (cv->pen) cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT);
     for (int k = 0; k < m->nsite; ++k)
         cv->circle(cv->ctx, d->site_xpos[3 * k], d->site_xpos[3 * k + 2], 0.01);
+    return NSDYN_OK;
 }

@@ -171,7 +171,7 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
 }
 
 /* Side view: the ground around the ball and the ball itself. */
-static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const point_mass *pm = inst;
     double x = q[0], y = q[1], r = pm->r;
@@ -181,6 +181,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     cv->circle(cv->ctx, x, y, r);
     cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT); /* the centre */
     cv->circle(cv->ctx, x, y, 0.08 * r);
+    return NSDYN_OK;
 }
 
 static const nsdyn_system point_mass_system = {

@@ -331,7 +331,7 @@ static nsdyn_status outputs_eval(void *inst, double t, const double *q, const do
  * the frictionless PC A (3.6) is marked where it meets the horizontal
  * G-line. (The PC of the current forces needs the forces, which draw()
  * does not receive: it is the pc_x, pc_y output.) */
-static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const rimless *w = inst;
     const double cg = cos(w->gamma), sg = sin(w->gamma), L = w->L;
@@ -368,6 +368,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     }
 #undef WX
 #undef WY
+    return NSDYN_OK;
 }
 
 static const nsdyn_system rimless_system = {

@@ -711,7 +711,7 @@ static nsdyn_status on_contact_modes(void *inst, double t, size_t n, const int *
 
 /* Side view in the x-z plane: the terrain polyline (pen 1), the sphere and a
  * spoke at phi from the upward vertical, clockwise for wy > 0 (pen 0). */
-static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const sphere *S = inst;
     cv->pen(cv->ctx, NSDYN_PEN_GROUND);
@@ -722,6 +722,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     cv->line(cv->ctx, q[0], q[2], q[0] + S->b * sin(q[3]), q[2] + S->b * cos(q[3]));
     cv->pen(cv->ctx, NSDYN_PEN_HIGHLIGHT);
     cv->circle(cv->ctx, q[0], q[2], 0.06 * S->b);
+    return NSDYN_OK;
 }
 
 static const nsdyn_system sphere_planes_system = {

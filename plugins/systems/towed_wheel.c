@@ -191,7 +191,7 @@ static nsdyn_status stops_eval(void *inst, double t, const double *q, const doub
 
 /* Top view on the ground: the vehicle's path (y = 0), the pin spring, the
  * bar and the wheel seen from above; the pin moves at x = v t. */
-static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     const double *p = ((towed_wheel *)inst)->p;
     double x_pin = p[P_V] * t, y_pin = q[1], psi = q[0];
     double c = cos(psi), s = sin(psi);
@@ -215,6 +215,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     double ys[4] = {yw - R * s + hw * c, yw + R * s + hw * c, yw + R * s - hw * c,
                     yw - R * s - hw * c};
     cv->polygon(cv->ctx, 4, xs, ys, 1);
+    return NSDYN_OK;
 }
 
 static const nsdyn_system towed_wheel_system = {

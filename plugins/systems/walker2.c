@@ -708,7 +708,7 @@ static void line_w(const walker *w, const nsdyn_canvas *cv, double x0, double y0
 
 /* Side view in the world frame: the ramp under the walker, each leg (hip to
  * its foot), the foot as a circular sector of radius rho, the hip mass. */
-static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
+static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) {
     (void)t;
     const walker *w = inst;
     double x = q[0], y = q[1], l = w->l, r = w->rho;
@@ -736,6 +736,7 @@ static void draw(void *inst, double t, const double *q, const nsdyn_canvas *cv) 
     double X, Y;
     to_world(w, x, y, &X, &Y);
     cv->circle(cv->ctx, X, Y, 0.04 * l);
+    return NSDYN_OK;
 }
 
 static const nsdyn_system walker2_system = {

@@ -99,7 +99,8 @@ typedef nsdyn_status (*nsdyn_contact_impact_fn)(void *inst, const nsdyn_impact_p
 typedef nsdyn_status (*nsdyn_contact_local_impulse_fn)(void *inst,
                                                        const nsdyn_local_impact *problem,
                                                        double *P);
-typedef void (*nsdyn_contact_coefficients_fn)(void *inst, nsdyn_rigid_coefficients *out);
+/* ABI 2.5: returns a status (void before; adapter in the host). */
+typedef nsdyn_status (*nsdyn_contact_coefficients_fn)(void *inst, nsdyn_rigid_coefficients *out);
 
 typedef struct nsdyn_contact_law {
     nsdyn_plugin_info info;

@@ -39,8 +39,10 @@ typedef struct nsdyn_friction_input {
 typedef size_t (*nsdyn_friction_n_states_fn)(void *inst, uint32_t dim);
 typedef nsdyn_status (*nsdyn_friction_force_fn)(void *inst, const nsdyn_friction_input *in,
                                                 double *force, double *state_rate);
-typedef void (*nsdyn_friction_bounds_fn)(void *inst, double normal_force, double *static_bound,
-                                         double *kinetic_bound);
+/* ABI 2.5: returns a status (void before; the host still calls an older
+ * law's void bounds() through an adapter, core/src/plugins/plugin_calls.c). */
+typedef nsdyn_status (*nsdyn_friction_bounds_fn)(void *inst, double normal_force,
+                                                 double *static_bound, double *kinetic_bound);
 typedef nsdyn_status (*nsdyn_friction_state_channels_fn)(void *inst, uint32_t dim,
                                                          nsdyn_channel *out);
 
@@ -55,7 +57,10 @@ typedef struct nsdyn_friction_law {
     nsdyn_friction_force_fn force;
 
     /* Magnitudes for a normal force N [N]: the largest force stick can hold
-     * (static_bound) and the force of steady slip (kinetic_bound). */
+     * (static_bound) and the force of steady slip (kinetic_bound), both
+     * >= 0. NSDYN_ERROR (with a reason through the host's log) when the law
+     * cannot give them, e.g. for a normal force outside its domain; the
+     * host refuses NaN or negative bounds as such a failure (ABI 2.5). */
     nsdyn_friction_bounds_fn bounds;
 
     /* What the internal states are (ABI 2.0, appended; optional, NULL when

@@ -10,6 +10,13 @@
  *
  * Status of f: NSDYN_REJECT_STEP asks the integrator to retry a smaller
  * step; NSDYN_ERROR stops the run.
+ *
+ * Call protocol (held by the host from ABI 2.5, core/src/plugins/
+ * integrator_calls.c, so an integrator need not check it): setup()
+ * succeeded before any step(), dense() or restart(), and again after
+ * reset(); step()'s t_stop lies beyond the time reached; t0, t_end and a
+ * restart's t are finite; y0, the report and y are not NULL; dense() is
+ * called only with NSDYN_CAP_DENSE_OUTPUT.
  */
 #ifndef NSDYN_INTEGRATOR_H
 #define NSDYN_INTEGRATOR_H

@@ -13,7 +13,13 @@
  * From ABI 2.4 on, a new optional interface of a plugin is not appended to
  * its kind's table: the table's last field, extension(), returns it by name
  * (LV2's extension_data), so a table stops growing with every minor version
- * (docs/plugin-guide.md, "Migrating to ABI 2.4").
+ * (docs/plugin-guide.md, "Migrating to ABI 2.4"). ABI 2.5 gave the last
+ * callbacks that could fail and returned void a status (friction bounds(),
+ * contact coefficients(), system draw()), keeping their slots: the host
+ * calls a plugin built before 2.5 through the old, void type (an adapter
+ * in one place, core/src/plugins/plugin_calls.c), so it still loads, and
+ * the host, not each plugin, checks the integrators' call protocol
+ * (docs/plugin-guide.md, "Migrating to ABI 2.5").
  *
  * Threading contract (read this before writing a plugin).
  *  - Discovery class: the entry point and every descriptor are immutable and
@@ -39,7 +45,7 @@ extern "C" {
 #endif
 
 #define NSDYN_ABI_MAJOR 2u
-#define NSDYN_ABI_MINOR 4u
+#define NSDYN_ABI_MINOR 5u
 
 /* Name of the single exported entry point. */
 #define NSDYN_PLUGIN_ENTRY nsdyn_plugin_entry

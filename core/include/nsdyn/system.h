@@ -169,8 +169,10 @@ typedef nsdyn_status (*nsdyn_system_outputs_fn)(void *inst, double t, const doub
                                                 double *out);
 typedef nsdyn_status (*nsdyn_system_stops_fn)(void *inst, double t, const double *q,
                                               const double *v, double *g);
-typedef void (*nsdyn_system_draw_fn)(void *inst, double t, const double *q,
-                                     const nsdyn_canvas *canvas);
+/* ABI 2.5: returns a status, NSDYN_ERROR for a state it cannot draw (void
+ * before; the host calls an older system's void draw() through an adapter). */
+typedef nsdyn_status (*nsdyn_system_draw_fn)(void *inst, double t, const double *q,
+                                             const nsdyn_canvas *canvas);
 typedef nsdyn_status (*nsdyn_system_switches_fn)(void *inst, double t, const double *q,
                                                  const double *v, const double *contact_force,
                                                  double *g);

@@ -13,6 +13,7 @@
 
 #include "contact_eval.h"
 #include "params.h"
+#include "plugin_calls.h"
 
 /* ---- systems ----------------------------------------------------------- */
 
@@ -258,7 +259,12 @@ static void check_finite_force(nsd_cf *c, const nsdyn_friction_law *f, void *ins
                                    in.slip[1], loads[b], dim);
                     return;
                 }
-                f->bounds(inst, loads[b], &Fs, &Fk);
+                char why[256];
+                if (nsd_friction_bounds(f, inst, loads[b], &Fs, &Fk, why, sizeof why) >
+                    NSDYN_WARNING) {
+                    nsd_cf_finding(c, "%s", why);
+                    return;
+                }
                 if (nz == 0 && hypot(F[0], dim == 2 ? F[1] : 0.0) > fmax(Fs, Fk) * (1 + 1e-12)) {
                     nsd_cf_finding(c,
                                    "|force()| = %g N at slip %g m/s, N = %g N: outside the "
@@ -272,8 +278,11 @@ static void check_finite_force(nsd_cf *c, const nsdyn_friction_law *f, void *ins
 static void check_friction(nsd_cf *c, const nsdyn_friction_law *f, void *inst) {
     double Fs = -1, Fk = -1;
     nsd_cf_at(c, "bounds(), n_states(), force()");
-    f->bounds(inst, 100.0, &Fs, &Fk);
-    if (!(Fs >= 0 && Fk >= 0)) nsd_cf_finding(c, "bounds() gives a negative or NaN bound");
+    char why[256];
+    if (nsd_friction_bounds(f, inst, 100.0, &Fs, &Fk, why, sizeof why) > NSDYN_WARNING)
+        nsd_cf_finding(c, "%s", why);
+    else if (!(Fs >= 0 && Fk >= 0))
+        nsd_cf_finding(c, "bounds() gives a negative bound");
     check_force_call(c, f, inst);
     check_finite_force(c, f, inst);
     if (f->n_states(inst, 2) == 0) check_stateless(c, f, inst, Fk);

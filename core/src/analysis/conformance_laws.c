@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conformance_laws.h"
+#include "integrator_calls.h"
 #include "plugin_calls.h"
 
 /* A compliant law: never pulls, nothing while separated, finite while
@@ -151,7 +152,12 @@ static void check_rigid(nsd_cf *c, const nsdyn_contact_law *law, void *inst) {
         return;
     }
     nsdyn_rigid_coefficients co = {sizeof co, 0, -1.0};
-    law->coefficients(inst, &co);
+    char why[256];
+    if (nsd_contact_coefficients(law, inst, &co, why, sizeof why) > NSDYN_WARNING &&
+        co.restitution >= 0.0) {
+        nsd_cf_finding(c, "%s", why);
+        return;
+    }
     if (!(co.kind >= NSDYN_RESTITUTION_NEWTON && co.kind <= NSDYN_RESTITUTION_OTHER) ||
         !(co.restitution >= 0.0))
         nsd_cf_finding(c, "coefficients() gives an unknown kind or a negative restitution");
@@ -214,23 +220,25 @@ static int integrate(nsd_cf *c, const nsdyn_integrator *ig, void *inst, double y
                      unsigned long *steps) {
     const nsdyn_ode ode = {.struct_size = sizeof ode, .n = 2, .rhs = oscillator};
     const double y0[2] = {1.0, 0.0};
-    if (ig->setup(inst, &ode, 0.0, y0, 1.0) > NSDYN_WARNING) {
-        nsd_cf_finding(c, "setup() refuses a two-state ODE: %s", ig->message(inst));
+    nsd_ig_call call;
+    nsd_ig_bind(&call, ig, inst);
+    if (nsd_ig_setup(&call, &ode, 0.0, y0, 1.0) > NSDYN_WARNING) {
+        nsd_cf_finding(c, "setup() refuses a two-state ODE: %s", nsd_ig_message(&call));
         return -1;
     }
     nsdyn_step_report rep = {0};
     /* The first step outside the probe: a solver may finish its set-up
      * there (CVODE does); the steps after it are the hot path. */
-    nsdyn_status st = ig->step(inst, 1.0, &rep);
+    nsdyn_status st = nsd_ig_step(&call, 1.0, &rep);
     *steps = 1;
     nsd_cf_probe_start(c);
     while (rep.t < 1.0 && *steps < 1000000 && st <= NSDYN_WARNING) {
-        st = ig->step(inst, 1.0, &rep);
+        st = nsd_ig_step(&call, 1.0, &rep);
         ++*steps;
     }
     nsd_cf_probe_stop(c, "step()");
     if (st > NSDYN_WARNING || rep.t < 1.0 || !rep.y) {
-        nsd_cf_finding(c, "step() does not reach t = 1 on y'' = -y: %s", ig->message(inst));
+        nsd_cf_finding(c, "step() does not reach t = 1 on y'' = -y: %s", nsd_ig_message(&call));
         return -1;
     }
     memcpy(y, rep.y, 2 * sizeof *y);

@@ -182,10 +182,9 @@ static void expm(nsd_tangent *tg, double *Om, double *E) {
  * dense output, or where it has none (or refuses: CVODE's right after a
  * restart) the cubic Hermite interpolant, with the slopes fa, fb
  * evaluated once per step. 0 or -1. */
-static int state_at(nsd_tangent *tg, const nsdyn_integrator *ig, void *inst, double ta, double tb,
-                    double t, double *y) {
-    if (ig->dense && (ig->info.provides & NSDYN_CAP_DENSE_OUTPUT) &&
-        ig->dense(inst, t, y) <= NSDYN_WARNING)
+static int state_at(nsd_tangent *tg, nsd_ig_call *ig, double ta, double tb, double t, double *y) {
+    if (ig->ig->dense && (ig->ig->info.provides & NSDYN_CAP_DENSE_OUTPUT) &&
+        nsd_ig_dense(ig, t, y) <= NSDYN_WARNING)
         return 0;
     if (!tg->hermite && (rhs(tg, ta, tg->ya, tg->fa) != 0 || rhs(tg, tb, tg->yb, tg->fb) != 0))
         return -1;
@@ -198,13 +197,12 @@ static int state_at(nsd_tangent *tg, const nsdyn_integrator *ig, void *inst, dou
 }
 
 /* One Magnus step over [a, b] of the integrator step [ta, tb]. */
-static int magnus(nsd_tangent *tg, const nsdyn_integrator *ig, void *inst, double ta, double tb,
-                  double a, double b) {
+static int magnus(nsd_tangent *tg, nsd_ig_call *ig, double ta, double tb, double a, double b) {
     size_t n = tg->n, nn = n * n;
     double h = b - a, c = sqrt(3.0) / 6.0;
-    if (state_at(tg, ig, inst, ta, tb, a + (0.5 - c) * h, tg->yc) != 0 ||
+    if (state_at(tg, ig, ta, tb, a + (0.5 - c) * h, tg->yc) != 0 ||
         jacobian(tg, a + (0.5 - c) * h, tg->yc, tg->A1) != 0 ||
-        state_at(tg, ig, inst, ta, tb, a + (0.5 + c) * h, tg->yc) != 0 ||
+        state_at(tg, ig, ta, tb, a + (0.5 + c) * h, tg->yc) != 0 ||
         jacobian(tg, a + (0.5 + c) * h, tg->yc, tg->A2) != 0)
         return -1;
     matmul(n, tg->A2, tg->A1, tg->Om);
@@ -219,7 +217,7 @@ static int magnus(nsd_tangent *tg, const nsdyn_integrator *ig, void *inst, doubl
 }
 
 static int on_step(void *ctx, double t0, const double *y0, double t1, const double *y1,
-                   const nsdyn_integrator *ig, void *inst) {
+                   nsd_ig_call *ig) {
     nsd_tangent *tg = ctx;
     if (!(t1 > t0)) return 0;
     memcpy(tg->ya, y0, tg->n * sizeof *y0);
@@ -228,7 +226,7 @@ static int on_step(void *ctx, double t0, const double *y0, double t1, const doub
     for (int k = 0; k < tg->substeps; ++k) {
         double a = t0 + (t1 - t0) * k / tg->substeps;
         double b = k + 1 == tg->substeps ? t1 : t0 + (t1 - t0) * (k + 1) / tg->substeps;
-        if (magnus(tg, ig, inst, t0, t1, a, b) != 0) return -1;
+        if (magnus(tg, ig, t0, t1, a, b) != 0) return -1;
     }
     return 0;
 }

@@ -18,6 +18,7 @@
 #include "plot.h"
 #include "scenario.h"
 #include "figures.h"
+#include "integrator_calls.h"
 
 enum { N_START = 24, MAX_POINTS = 4000, NSD_WHY_LEN = 512 };
 
@@ -73,11 +74,13 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
                      portrait_events, p->events_dir, NULL, NULL};
     size_t n = 0;
     double *y = malloc(p->m->n * sizeof *y);
+    nsd_ig_call call;
+    nsd_ig_bind(&call, ig, inst);
     if (!y)
         snprintf(why, why_len, "out of memory");
-    else if (ig->setup(inst, &ode, 0.0, y0, t_span) > NSDYN_WARNING)
+    else if (nsd_ig_setup(&call, &ode, 0.0, y0, t_span) > NSDYN_WARNING)
         snprintf(why, why_len, "%s",
-                 ig->message ? ig->message(inst) : "the integrator did not start");
+                 *nsd_ig_message(&call) ? nsd_ig_message(&call) : "the integrator did not start");
     else {
         slip_of(p, 0.0, y0, &xs[n], &ys[n]);
         n++;
@@ -87,10 +90,11 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
             nsdyn_step_report rep = {0};
             rep.event = -1;
             double t_prev = t;
-            if (ig->step(inst, t_span, &rep) > NSDYN_WARNING) break;
+            if (nsd_ig_step(&call, t_span, &rep) > NSDYN_WARNING) break;
             if (dense)
                 for (int k = 1; k < 8; ++k)
-                    if (ig->dense(inst, t_prev + (rep.t - t_prev) * k / 8.0, y) <= NSDYN_WARNING) {
+                    if (nsd_ig_dense(&call, t_prev + (rep.t - t_prev) * k / 8.0, y) <=
+                        NSDYN_WARNING) {
                         slip_of(p, p->sign * (t_prev + (rep.t - t_prev) * k / 8.0), y, &xs[n],
                                 &ys[n]);
                         n++;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nsdyn_numeric.h"
+#include "plugin_calls.h"
 #include "slip_flow.h"
 
 double nsd_limit_R(const nsd_limit_analysis *la, double phi) {
@@ -75,7 +76,9 @@ int nsd_limit_analyse(const nsd_model *m, nsd_data *data, double t, const double
     out->G[1] = data->stick.G[first * ms + first + 1];
     out->G[2] = data->stick.G[(first + 1) * ms + first];
     out->G[3] = data->stick.G[(first + 1) * ms + first + 1];
-    m->friction->bounds(data->friction_inst, e->normal_load, &out->F_static, &out->F_kinetic);
+    if (nsd_friction_bounds(m->friction, data->friction_inst, e->normal_load, &out->F_static,
+                            &out->F_kinetic, err, err_len) > NSDYN_WARNING)
+        return -1;
 
     /* Stick force: G F = -a. */
     double A[4] = {out->G[0], out->G[1], out->G[2], out->G[3]}, b[2] = {-out->a[0], -out->a[1]};

@@ -130,7 +130,7 @@ static int release_stick(const nsd_model *m, nsd_data *data, double t, const dou
 static int leaving_inside(const nsd_model *m, nsd_data *data, size_t c) {
     const double *lam = data->lambda + 3 * c;
     double bound = 0.0, kinetic = 0.0;
-    m->friction->bounds(data->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+    if (nsd_modes_bounds(m, data, fmax(lam[0], 0.0), &bound, &kinetic) > NSDYN_WARNING) return -1;
     return hypot(lam[1], lam[2]) < NSD_LEAVING_RATIO * bound;
 }
 
@@ -150,8 +150,12 @@ static int resolve_friction(const nsd_model *m, nsd_data *data, double t, const 
         double worst_ratio = 1.0;
         /* the contact whose stick event fired: its force is on the cone,
          * unless the new modes moved it inside (leaving_inside) */
-        if (leaving < m->nc && data->ed.mode[leaving].stick && tangent_held(m, data, leaving) &&
-            !leaving_inside(m, data, leaving)) {
+        int inside =
+            leaving < m->nc && data->ed.mode[leaving].stick && tangent_held(m, data, leaving)
+                ? leaving_inside(m, data, leaving)
+                : 1;
+        if (inside < 0) return 0; /* the friction law failed: data->failure */
+        if (!inside) {
             worst = leaving;
             worst_ratio = INFINITY;
         }
@@ -159,7 +163,8 @@ static int resolve_friction(const nsd_model *m, nsd_data *data, double t, const 
             if (!tangent_held(m, data, c) || !data->ed.mode[c].stick) continue;
             const double *lam = data->lambda + 3 * c;
             double bound = 0.0, kinetic = 0.0;
-            m->friction->bounds(data->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+            if (nsd_modes_bounds(m, data, fmax(lam[0], 0.0), &bound, &kinetic) > NSDYN_WARNING)
+                return 0;
             double F = hypot(lam[1], lam[2]);
             double ratio = F / (bound + 1e-300);
             if (F > bound * (1.0 + 1e-9) + 1e-12 && ratio > worst_ratio) {
@@ -170,7 +175,8 @@ static int resolve_friction(const nsd_model *m, nsd_data *data, double t, const 
         if (worst == m->nc) return 1;
         const double *lam = data->lambda + 3 * worst;
         double bound = 0.0, kinetic = 0.0;
-        m->friction->bounds(data->friction_inst, fmax(lam[0], 0.0), &bound, &kinetic);
+        if (nsd_modes_bounds(m, data, fmax(lam[0], 0.0), &bound, &kinetic) > NSDYN_WARNING)
+            return 0;
         data->ed.mode[worst].stick = 0;
         start_direction(m, data, worst, lam + 1, kinetic, data->ed.mode[worst].dir);
     }

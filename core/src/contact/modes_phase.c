@@ -21,6 +21,7 @@
 
 #include "affine.h"
 #include "nsdyn_numeric.h"
+#include "plugin_calls.h"
 #include "rate_hold.h"
 
 static const char *const kind_names[NSD_EVENT_KIND_COUNT] = {
@@ -323,13 +324,19 @@ nsdyn_status nsd_modes_forces(const nsd_model *m, nsd_data *data, double t, cons
     return nsd_modes_solve_current(m, data, t, y, vdot);
 }
 
+nsdyn_status nsd_modes_bounds(const nsd_model *m, nsd_data *data, double N, double *bound,
+                              double *kinetic) {
+    return nsd_friction_bounds(m->friction, data->friction_inst, N, bound, kinetic, data->failure,
+                               sizeof data->failure);
+}
+
 /* Raw event values (before the offsets) of contact c, from the last solve. */
-void nsd_modes_raw_events(const nsd_model *m, nsd_data *data, size_t c, double *g) {
+nsdyn_status nsd_modes_raw_events(const nsd_model *m, nsd_data *data, size_t c, double *g) {
     const nsdyn_contact_eval *e = &data->ce[c];
     const nsd_contact_mode *md = &data->ed.mode[c];
     const double *lam = data->lambda + 3 * c;
     g[0] = g[1] = 1.0;
-    if (!e->active) return;
+    if (!e->active) return NSDYN_OK;
     /* an open contact's gap is the step guard's (step_guard.h), compliant
      * or not: the guard also finds a dip through the surface and back
      * within one step, which would otherwise pass through the floor (an
@@ -339,10 +346,10 @@ void nsd_modes_raw_events(const nsd_model *m, nsd_data *data, size_t c, double *
         if (md->closed) g[0] = -e->gap;
     } else if (is_unilateral(m, c) && md->closed)
         g[0] = lam[0];
-    if (!tangent_held(m, data, c)) return;
+    if (!tangent_held(m, data, c)) return NSDYN_OK;
     if (md->stick) {
         double bound = 0.0, kinetic = 0.0;
-        m->friction->bounds(data->friction_inst, lam[0], &bound, &kinetic);
+        if (nsd_modes_bounds(m, data, lam[0], &bound, &kinetic) > NSDYN_WARNING) return NSDYN_ERROR;
         g[1] = bound - hypot(lam[1], lam[2]);
     } else if (m->layout.contacts[c].tangent_dim == 1) {
         g[1] = e->u[1] * md->dir[0]; /* 1-D slip stops by changing sign */
@@ -355,6 +362,7 @@ void nsd_modes_raw_events(const nsd_model *m, nsd_data *data, size_t c, double *
          * rising crossing does not count (falling events only). */
         g[1] = hypot(e->u[1], e->u[2]) - m->ed.rest_velocity;
     }
+    return NSDYN_OK;
 }
 
 nsdyn_status nsd_modes_events(const nsd_model *m, nsd_data *data, double t, const double *y,
@@ -363,7 +371,7 @@ nsdyn_status nsd_modes_events(const nsd_model *m, nsd_data *data, double t, cons
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c) {
         double raw[2];
-        nsd_modes_raw_events(m, data, c, raw);
+        if (nsd_modes_raw_events(m, data, c, raw) > NSDYN_WARNING) return NSDYN_ERROR;
         g[2 * c] = raw[0] - data->ed.mode[c].g_ref[0];
         g[2 * c + 1] = raw[1] - data->ed.mode[c].g_ref[1];
     }

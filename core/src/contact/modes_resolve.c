@@ -415,7 +415,7 @@ static nsdyn_status set_event_offsets(const nsd_model *m, nsd_data *data, double
     if (st > NSDYN_WARNING) return st;
     for (size_t c = 0; c < m->nc; ++c) {
         double raw[2];
-        nsd_modes_raw_events(m, data, c, raw);
+        if (nsd_modes_raw_events(m, data, c, raw) > NSDYN_WARNING) return NSDYN_ERROR;
         double fscale = 1.0 + fabs(data->lambda[3 * c]);
         double delta[2] = {1e-3 * m->ed.contact_tolerance,
                            tangent_held(m, data, c) && data->ed.mode[c].stick

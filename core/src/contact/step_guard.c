@@ -72,8 +72,7 @@ typedef struct guard_call {
     nsd_step_guard *g;
     const nsd_model *m;
     nsd_data *d;
-    const nsdyn_integrator *ig;
-    void *inst;
+    nsd_ig_call *ig;
     double t_b;
     const double *y_b;
 } guard_call;
@@ -84,10 +83,10 @@ static int state_at(guard_call *k, double t, double *y) {
         memcpy(y, k->y_b, k->g->n * sizeof *y);
         return 0;
     }
-    if (k->ig->dense(k->inst, t, y) > NSDYN_WARNING) {
+    if (nsd_ig_dense(k->ig, t, y) > NSDYN_WARNING) {
         snprintf(k->d->failure, sizeof k->d->failure,
                  "the step guard could not read the dense output at t = %.17g s: %s", t,
-                 k->ig->message ? k->ig->message(k->inst) : "");
+                 nsd_ig_message(k->ig));
         return -1;
     }
     return 0;
@@ -769,10 +768,9 @@ static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
     return 0;
 }
 
-int nsd_step_guard_check(nsd_step_guard *g, const nsd_model *m, nsd_data *d,
-                         const nsdyn_integrator *ig, void *inst, double t_b, const double *y_b,
-                         double *t_hit, size_t *contact) {
-    guard_call k = {g, m, d, ig, inst, t_b, y_b};
+int nsd_step_guard_check(nsd_step_guard *g, const nsd_model *m, nsd_data *d, nsd_ig_call *ig,
+                         double t_b, const double *y_b, double *t_hit, size_t *contact) {
+    guard_call k = {g, m, d, ig, t_b, y_b};
     if (g->nc == 0 || !(t_b > g->t_a)) return 0;
     if (gaps_at(&k, t_b, 1) != 0) return -1;
     int r = search(&k, g->t_a, t_b, 0, 1, 0, 0.0, NULL, 2.0, t_hit, contact);

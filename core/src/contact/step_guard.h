@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "integrator_calls.h"
 #include "nsdyn/integrator.h"
 
 #define NSD_GUARD_DEPTH 10
@@ -73,8 +74,7 @@ nsdyn_status nsd_step_guard_start(nsd_step_guard *g, const nsd_model *m, nsd_dat
  * failure with d->failure set (a dense-output failure, or an open contact
  * found penetrating and approaching: an impact missed by a previous
  * phase). */
-int nsd_step_guard_check(nsd_step_guard *g, const nsd_model *m, nsd_data *d,
-                         const nsdyn_integrator *ig, void *inst, double t_b, const double *y_b,
-                         double *t_hit, size_t *contact);
+int nsd_step_guard_check(nsd_step_guard *g, const nsd_model *m, nsd_data *d, nsd_ig_call *ig,
+                         double t_b, const double *y_b, double *t_hit, size_t *contact);
 
 #endif

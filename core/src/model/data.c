@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "plugin_calls.h"
 
 static void *xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
@@ -69,11 +70,13 @@ static nsd_data *data_alloc(const nsd_model *m) {
     return d;
 }
 
-/* The friction law's bounds per unit normal force of d's instance. */
-static void friction_bounds(const nsd_model *m, nsd_data *d) {
+/* The friction law's bounds per unit normal force of d's instance; a
+ * failure (ABI 2.5 status, or NaN) with its reason, naming the law, in why. */
+static nsdyn_status friction_bounds(const nsd_model *m, nsd_data *d, char *why, size_t why_len) {
     d->mu_static = d->mu_kinetic = 0.0;
-    if (m->friction && m->friction->bounds)
-        m->friction->bounds(d->friction_inst, 1.0, &d->mu_static, &d->mu_kinetic);
+    if (!m->friction || !m->friction->bounds) return NSDYN_OK;
+    return nsd_friction_bounds(m->friction, d->friction_inst, 1.0, &d->mu_static, &d->mu_kinetic,
+                               why, why_len);
 }
 
 nsd_data *nsd_data_create_checks(const nsd_model *m) {
@@ -81,7 +84,8 @@ nsd_data *nsd_data_create_checks(const nsd_model *m) {
     d->sys_inst = m->own.sys;
     d->contact_inst = m->own.contact;
     d->friction_inst = m->own.friction;
-    friction_bounds(m, d);
+    /* a failure stays in d->failure: the model's build reports it at [friction] */
+    (void)friction_bounds(m, d, d->failure, sizeof d->failure);
     return d;
 }
 
@@ -145,11 +149,11 @@ nsd_data *nsd_data_create_with(const nsd_model *m, const nsdyn_host *host,
             instance(&m->friction->info, "friction", p[NSD_PART_FRICTION], host, err, err_len);
     int made =
         d->sys_inst && (!m->contact || d->contact_inst) && (!m->friction || d->friction_inst);
-    if (!made || (!own && same_shape(m, d, err, err_len) != 0)) {
+    if (!made || (!own && same_shape(m, d, err, err_len) != 0) ||
+        friction_bounds(m, d, err, err_len) > NSDYN_WARNING) {
         nsd_data_destroy(m, d);
         return NULL;
     }
-    friction_bounds(m, d);
     /* the start: the system's initial state for its own parameters, where
      * the config's [initial] did not set it */
     if (p[NSD_PART_SYSTEM] != m->params[NSD_PART_SYSTEM] && m->sys->initial_state) {

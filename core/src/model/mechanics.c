@@ -135,11 +135,13 @@ static nsdyn_status mech_local_impulse(void *ctx, size_t k, const double *G, con
     return st;
 }
 
-void nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *mech) {
+nsdyn_status nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *mech) {
     /* The law's coefficients and local impulses (compose.c checks it has
      * them); the friction law's bounds per unit normal force. */
     data->mech.law = (nsdyn_rigid_coefficients){.struct_size = sizeof data->mech.law};
-    m->contact->coefficients(data->contact_inst, &data->mech.law);
+    if (nsd_contact_coefficients(m->contact, data->contact_inst, &data->mech.law, data->failure,
+                                 sizeof data->failure) > NSDYN_WARNING)
+        return NSDYN_ERROR;
     data->mech.n = 0;
     for (size_t c = 0; c < m->nc; ++c) {
         if (m->layout.contacts[c].type != NSDYN_CONTACT_UNILATERAL) continue;
@@ -165,4 +167,5 @@ void nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *me
         .local_impulse = mech_local_impulse,
         .contact_rows = mech_contact_rows,
     };
+    return NSDYN_OK;
 }

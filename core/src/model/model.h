@@ -19,6 +19,7 @@
 #include "contact_eval.h"
 #include "diag.h"
 #include "events.h"
+#include "integrator_calls.h"
 #include "nsdyn/nsdyn.h"
 #include "runlog.h"
 
@@ -185,7 +186,7 @@ typedef struct nsd_energy_check {
  * carry more than the state along (analysis/periodic_tangent.h: the
  * variational equations and saltation matrices of a section map). The
  * runner calls step() after every accepted step from (t0, y0) to (t1, y1),
- * while the integrator's dense output (ig, ig_inst) covers it, and
+ * while the integrator's dense output (ig, integrator_calls.h) covers it, and
  * jump_before() / jump_after() around the jump of every contact event,
  * system switch and gap-rate restart at t, with the contact modes and the
  * system's own mode as they are before and after it. A nonzero return
@@ -195,7 +196,7 @@ typedef struct nsd_energy_check {
 typedef struct nsd_run_observer {
     void *ctx;
     int (*step)(void *ctx, double t0, const double *y0, double t1, const double *y1,
-                const nsdyn_integrator *ig, void *ig_inst);
+                nsd_ig_call *ig);
     int (*jump_before)(void *ctx, const nsd_event_source *src, double t, const double *y);
     int (*jump_after)(void *ctx, const nsd_event_source *src, double t, const double *y);
     const char *(*message)(void *ctx);
@@ -340,7 +341,8 @@ nsd_data *nsd_data_create_with(const nsd_model *m, const nsdyn_host *host,
                                const nsdyn_value *const params[NSD_PART_COUNT], char *err,
                                size_t err_len);
 /* Data over the model's own instances (not owned: destroying the data
- * leaves them), for the checks at the model's creation; never for runs. */
+ * leaves them), for the checks at the model's creation; never for runs.
+ * A failure of the friction law's bounds() is left in its failure. */
 nsd_data *nsd_data_create_checks(const nsd_model *m);
 /* The data back to their state right after nsd_data_create, before every
  * run: the plugins' reset() (their state right after create, e.g. a
@@ -396,7 +398,8 @@ nsdyn_status nsd_model_tangent_response(const nsd_model *m, nsd_data *data, doub
 
 /* Time-stepping integrators: the mechanics view of the model (unilateral
  * contacts, free accelerations, Jacobians, M^-1 W^T). */
-void nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *mech);
+/* NSDYN_ERROR when the contact law's coefficients() fails (data->failure). */
+nsdyn_status nsd_model_mechanics(const nsd_model *m, nsd_data *data, nsdyn_mechanics *mech);
 
 /* After the system's contacts(): every active contact's gap and local
  * velocity finite (and its Jacobian rows and drift, when asked for);

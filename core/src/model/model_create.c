@@ -4,6 +4,7 @@
 #include "conformance_probe.h"
 
 #include "layout.h"
+#include "plugin_calls.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -346,7 +347,11 @@ size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     errors += read_initial(m, cfg, diag);
     if (!errors) { /* in data of its own: the model keeps none (no regime yet: no modes) */
         nsd_data *check = nsd_data_create_checks(m);
-        errors += nsd_model_check_start(m, check, cfg, diag);
+        if (check->failure[0]) { /* the friction law's bounds() failed (ABI 2.5 status) */
+            nsd_diag_at(diag, cfg->friction.table, "[friction] %s", check->failure);
+            ++errors;
+        } else
+            errors += nsd_model_check_start(m, check, cfg, diag);
         nsd_data_destroy(m, check);
     }
     setup_energy_audit(m, cfg);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "plot.h"
+#include "plugin_calls.h"
 
 extern char **environ;
 
@@ -65,7 +66,8 @@ static void draw_frame(void *ctx, const nsdyn_canvas *canvas) {
         const double *row = f->s->data + f->rows[j] * f->s->n_channels;
         double age = (double)(f->k - j) / (double)(f->trails + 1); /* 0 now .. < 1 */
         nsd_plot_canvas_begin(canvas, j == f->k ? 1.0 : 0.15 + 0.45 * (1.0 - age));
-        f->draw->model->sys->draw(f->draw->sys_inst, row[0], row + 1, canvas);
+        /* a state the system refuses to draw (ABI 2.5 status) leaves the frame without it */
+        (void)nsd_system_draw(f->draw->model->sys, f->draw->sys_inst, row[0], row + 1, canvas);
         nsd_plot_canvas_end(canvas, NULL);
     }
 }
@@ -172,7 +174,7 @@ int nsd_anim_write(const char *path, const nsd_data *draw, const nsd_series *s,
         const double *row = s->data + r * s->n_channels;
         fb[k] = (box){HUGE_VAL, -HUGE_VAL, HUGE_VAL, -HUGE_VAL};
         nsdyn_canvas cv = {sizeof cv, &fb[k], box_line, box_circle, box_polygon, box_pen};
-        m->sys->draw(draw->sys_inst, row[0], row + 1, &cv);
+        (void)nsd_system_draw(m->sys, draw->sys_inst, row[0], row + 1, &cv); /* refused: empty */
         if (fb[k].x1 >= fb[k].x0)
             grow(&b, fb[k].x0, fb[k].y0), grow(&b, fb[k].x1, fb[k].y1),
                 w_frame = fmax(w_frame, fb[k].x1 - fb[k].x0);

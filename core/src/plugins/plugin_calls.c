@@ -1,10 +1,74 @@
 /* Version-dependent calls into a loaded plugin (plugin_calls.h). */
 #include "plugin_calls.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 int nsd_plugin_abi_2_4(const nsdyn_plugin_info *info) {
     return info->abi_major > 2 || (info->abi_major == 2 && info->abi_minor >= 4);
+}
+
+int nsd_plugin_abi_2_5(const nsdyn_plugin_info *info) {
+    return info->abi_major > 2 || (info->abi_major == 2 && info->abi_minor >= 5);
+}
+
+/* The slots' types before ABI 2.5, when these callbacks returned void. A
+ * plugin built then is called through the type it was compiled with (a
+ * function pointer converted to another function type and back is the
+ * same pointer, C17 6.3.2.3p8); the cast goes through void (*)(void),
+ * the type GCC's -Wcast-function-type accepts as "any function". */
+typedef void (*bounds_before_2_5)(void *inst, double N, double *Fs, double *Fk);
+typedef void (*coefficients_before_2_5)(void *inst, nsdyn_rigid_coefficients *out);
+typedef void (*draw_before_2_5)(void *inst, double t, const double *q, const nsdyn_canvas *cv);
+#define NSD_AS(type, fn) ((type)(void (*)(void))(fn))
+
+nsdyn_status nsd_friction_bounds(const nsdyn_friction_law *law, void *inst, double N,
+                                 double *static_bound, double *kinetic_bound, char *why,
+                                 size_t why_len) {
+    nsdyn_status st = NSDYN_OK;
+    if (nsd_plugin_abi_2_5(&law->info))
+        st = law->bounds(inst, N, static_bound, kinetic_bound);
+    else
+        NSD_AS(bounds_before_2_5, law->bounds)(inst, N, static_bound, kinetic_bound);
+    if (st <= NSDYN_WARNING && !isnan(*static_bound) && !isnan(*kinetic_bound)) return st;
+    if (why && why_len) {
+        if (st > NSDYN_WARNING)
+            snprintf(why, why_len, "friction law '%s': bounds() at N = %.9g N returned %s",
+                     law->info.id, N, nsdyn_status_name(st));
+        else
+            snprintf(why, why_len,
+                     "friction law '%s': bounds() at N = %.9g N gave static %g N, kinetic %g N",
+                     law->info.id, N, *static_bound, *kinetic_bound);
+    }
+    return NSDYN_ERROR;
+}
+
+nsdyn_status nsd_contact_coefficients(const nsdyn_contact_law *law, void *inst,
+                                      nsdyn_rigid_coefficients *out, char *why, size_t why_len) {
+    nsdyn_status st = NSDYN_OK;
+    if (nsd_plugin_abi_2_5(&law->info))
+        st = law->coefficients(inst, out);
+    else
+        NSD_AS(coefficients_before_2_5, law->coefficients)(inst, out);
+    if (st <= NSDYN_WARNING && out->restitution >= 0.0) return st;
+    if (why && why_len) {
+        if (st > NSDYN_WARNING)
+            snprintf(why, why_len, "contact law '%s': coefficients() returned %s", law->info.id,
+                     nsdyn_status_name(st));
+        else
+            snprintf(why, why_len, "contact law '%s': coefficients() gave restitution %g",
+                     law->info.id, out->restitution);
+    }
+    return NSDYN_ERROR;
+}
+
+nsdyn_status nsd_system_draw(const nsdyn_system *sys, void *inst, double t, const double *q,
+                             const nsdyn_canvas *canvas) {
+    if (!sys->draw) return NSDYN_ERROR;
+    if (nsd_plugin_abi_2_5(&sys->info)) return sys->draw(inst, t, q, canvas);
+    NSD_AS(draw_before_2_5, sys->draw)(inst, t, q, canvas);
+    return NSDYN_OK;
 }
 
 /* The extension field of the kind's table, NULL when the plugin's

@@ -44,10 +44,11 @@ static nsdyn_status stub_impact(void *inst, const nsdyn_impact_problem *p, doubl
     (void)u;
     return NSDYN_FATAL;
 }
-static void stub_coefficients(void *inst, nsdyn_rigid_coefficients *out) {
+static nsdyn_status stub_coefficients(void *inst, nsdyn_rigid_coefficients *out) {
     (void)inst;
     out->kind = NSDYN_RESTITUTION_OTHER;
     out->restitution = 0.0;
+    return NSDYN_OK;
 }
 
 static size_t kind_size(nsdyn_kind kind) {

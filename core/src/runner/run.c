@@ -45,6 +45,7 @@ static size_t runner_open(nsd_runner *r, const nsd_model *m, nsd_data *d, const 
                     err[0] ? err : "the plugin refused these parameters");
         return 1;
     }
+    nsd_ig_bind(&r->igc, r->ig, r->inst);
     r->t0 = r->t = rs->t_start;
     r->t_end = rs->t_end;
     r->dt_out = rs->output_dt > 0 ? rs->output_dt : (r->t_end - r->t0) / 2000.0;
@@ -56,7 +57,10 @@ static size_t runner_open(nsd_runner *r, const nsd_model *m, nsd_data *d, const 
     r->k_out = 1;
     nsd_model_ode(m, r->d, &r->ode);
     if (r->ig->info.provides & NSDYN_CAP_TIME_STEPPING) {
-        nsd_model_mechanics(m, r->d, &r->mech);
+        if (nsd_model_mechanics(m, r->d, &r->mech) > NSDYN_WARNING) {
+            nsd_diag_at(diag, cfg->contact.table, "[contact] %s", r->d->failure);
+            return 1;
+        }
         r->ode.mech = &r->mech;
     }
     /* An integrator that does not locate events gets none: the runner
@@ -96,7 +100,7 @@ static size_t runner_open(nsd_runner *r, const nsd_model *m, nsd_data *d, const 
  * config error at [integrator], like create()'s; nothing ran. */
 static void report_setup_refusal(const nsd_runner *r, const nsd_config *cfg, nsd_diag *diag) {
     const nsdyn_integrator *ig = r->ig;
-    const char *why = ig->message ? ig->message(r->inst) : NULL;
+    const char *why = nsd_ig_message(&r->igc);
     size_t id_len = strlen(ig->info.id);
     if (!why) why = "";
     if (strncmp(why, ig->info.id, id_len) == 0 && why[id_len] == ':')
@@ -133,7 +137,7 @@ static nsd_flow runner_start(nsd_runner *r, const nsd_config *cfg, nsd_diag *dia
                 r->d->failure, nsd_runner_describe(r, r->d->y0));
         y_start = r->y_last = r->y_switch;
     }
-    if (r->ig->setup(r->inst, &r->ode_ig, r->t0, y_start, r->t_end) > NSDYN_WARNING) {
+    if (nsd_ig_setup(&r->igc, &r->ode_ig, r->t0, y_start, r->t_end) > NSDYN_WARNING) {
         if (r->d->failure[0]) /* the model failed (a plugin's NaN): its message, exit 3 */
             return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", r->t0,
                                      r->d->failure);
@@ -165,7 +169,7 @@ static nsd_flow sample_step(nsd_runner *r, const nsdyn_step_report *rep) {
              ts = r->t0 + (double)(++r->k_out) * r->dt_out) {
             const double *ys = rep->y;
             if (ts < rep->t - tol) {
-                if (r->ig->dense(r->inst, ts, r->ybuf) > NSDYN_WARNING) break;
+                if (nsd_ig_dense(&r->igc, ts, r->ybuf) > NSDYN_WARNING) break;
                 ys = r->ybuf;
             }
             if (nsd_run_record(r->m, r->d, r->res, ts < rep->t ? ts : rep->t, ys) != 0) {
@@ -190,8 +194,7 @@ static nsd_flow guard_step(nsd_runner *r, nsdyn_step_report *rep, nsd_event_sour
                            const nsd_event_source **fired) {
     double t_hit = rep->t;
     size_t hit = 0;
-    int gr =
-        nsd_step_guard_check(&r->guard, r->m, r->d, r->ig, r->inst, rep->t, rep->y, &t_hit, &hit);
+    int gr = nsd_step_guard_check(&r->guard, r->m, r->d, &r->igc, rep->t, rep->y, &t_hit, &hit);
     if (gr < 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s; state: %s", rep->t,
                                  r->d->failure, nsd_runner_describe(r, rep->y));
@@ -241,7 +244,7 @@ static const char *held_cause(nsd_runner *r) {
  * or three different times (issue 22). Otherwise the integrator's message,
  * at the time of the last good state. */
 static nsd_flow step_failed(nsd_runner *r) {
-    const char *ig_msg = r->ig->message ? r->ig->message(r->inst) : "integrator error";
+    const char *ig_msg = nsd_ig_message(&r->igc);
     if (!r->d->failure[0])
         return nsd_runner_failed(r,
                                  "the simulation failed at t = %.9g s: %s; last good state: %s%s",
@@ -270,7 +273,7 @@ static nsd_flow run_step(nsd_runner *r) {
     memcpy(r->y_from, r->y_last, m->n * sizeof *r->y_from);
     r->t_from = r->t;
     r->d->failure[0] = '\0'; /* a reason the model gives now is this step's */
-    if (r->ig->step(r->inst, r->t_end, &rep) > NSDYN_WARNING) return step_failed(r);
+    if (nsd_ig_step(&r->igc, r->t_end, &rep) > NSDYN_WARNING) return step_failed(r);
     if (!all_finite(rep.y, m->n))
         return nsd_runner_failed(
             r, "the simulation failed at t = %.9g s: the state became NaN or infinite (%s)", rep.t,
@@ -284,7 +287,7 @@ static nsd_flow run_step(nsd_runner *r) {
     r->d->mech.step_h = rep.h;
     if (sample_step(r, &rep) == NSD_END) return NSD_END;
     const nsd_run_observer *o = r->d->observer; /* while the step's dense output stands */
-    if (o && o->step(o->ctx, r->t_from, r->y_from, rep.t, rep.y, r->ig, r->inst) != 0)
+    if (o && o->step(o->ctx, r->t_from, r->y_from, rep.t, rep.y, &r->igc) != 0)
         return nsd_runner_failed(r, "the simulation failed at t = %.9g s: %s", rep.t,
                                  o->message(o->ctx));
     r->t = rep.t;
@@ -317,7 +320,7 @@ void nsd_run_peek(nsd_run *r) {
     res->t_reached = r->t;
     res->wall_seconds = now_seconds() - r->wall0;
     res->stats.struct_size = sizeof res->stats;
-    if (r->inst && r->ig->stats) r->ig->stats(r->inst, &res->stats);
+    if (r->inst) nsd_ig_stats(&r->igc, &res->stats);
 }
 
 /* The single cleanup path: the integrator's statistics, then everything

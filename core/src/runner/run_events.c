@@ -62,7 +62,7 @@ static nsd_flow observe_jump(nsd_runner *r, const nsd_event_source *src) {
  * refused (its message()); NSD_JUMP_NO_GUARD: r->d->failure says why. */
 static nsd_jump jump_restart(nsd_runner *r, double t, const double *y) {
     if (nsd_rate_hold_restart(r->m, r->d, t, y) > NSDYN_WARNING) return NSD_JUMP_NO_GUARD;
-    if (r->ig->restart(r->inst, t, y) > NSDYN_WARNING) return NSD_JUMP_NO_RESTART;
+    if (nsd_ig_restart(&r->igc, t, y) > NSDYN_WARNING) return NSD_JUMP_NO_RESTART;
     if (r->m->regime->kind == NSD_REGIME_EVENT_DRIVEN &&
         nsd_step_guard_start(&r->guard, r->m, r->d, t, y) > NSDYN_WARNING)
         return NSD_JUMP_NO_GUARD;
@@ -93,7 +93,7 @@ int nsd_runner_correct_drift(nsd_runner *r, nsdyn_step_report *rep) {
     if (j == NSD_JUMP_NO_RESTART) {
         snprintf(r->d->failure, sizeof r->d->failure,
                  "the integrator could not restart after a drift correction: %s",
-                 r->ig->message ? r->ig->message(r->inst) : "");
+                 nsd_ig_message(&r->igc));
         return -1;
     }
     rep->y = ybuf;
@@ -235,7 +235,8 @@ static nsd_flow contact_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_e
     if (!why && res->contact_log.n > r->max_events) why = "run.max_events contact events reached";
     nsd_jump j = !why && !*stop ? jump_restart(r, t, r->ybuf) : NSD_JUMP_ON;
     if (j == NSD_JUMP_NO_RESTART)
-        why = r->ig->message ? r->ig->message(r->inst) : "the integrator could not restart";
+        why =
+            *nsd_ig_message(&r->igc) ? nsd_ig_message(&r->igc) : "the integrator could not restart";
     else if (j == NSD_JUMP_NO_GUARD)
         why = r->d->failure;
     if (why)
@@ -288,7 +289,7 @@ static nsd_flow switch_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_ev
             r,
             "the simulation failed at t = %.9g s: switch '%s' could not be applied "
             "(%s); state: %s",
-            t, m->layout.switches[src->index], r->ig->message ? r->ig->message(r->inst) : "",
+            t, m->layout.switches[src->index], nsd_ig_message(&r->igc),
             nsd_runner_describe(r, rep->y));
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
@@ -360,7 +361,7 @@ static nsd_flow rate_event(nsd_runner *r, nsdyn_step_report *rep, const nsd_even
     if (j == NSD_JUMP_NO_RESTART)
         return nsd_runner_failed(
             r, "the simulation failed at t = %.9g s: restart at gap_rate = 0 (%s)", r->t,
-            r->ig->message ? r->ig->message(r->inst) : "");
+            nsd_ig_message(&r->igc));
     memcpy(r->y_switch, r->ybuf, m->n * sizeof *r->ybuf);
     r->y_last = r->y_switch;
     if (observe_jump(r, src) == NSD_END) return NSD_END;
@@ -428,7 +429,7 @@ const nsd_event_source *nsd_runner_uncovered_crossing(nsd_runner *r, nsdyn_step_
         double lo = r->t, hi = rep->t, g_lo = ga[e];
         while (hi - lo > 1e-12 * (1.0 + fabs(hi))) {
             double mid = 0.5 * (lo + hi);
-            if (r->ig->dense(r->inst, mid, r->ybuf) > NSDYN_WARNING ||
+            if (nsd_ig_dense(&r->igc, mid, r->ybuf) > NSDYN_WARNING ||
                 nsd_model_event_functions(m, r->d, mid, r->ybuf, gb) > NSDYN_WARNING)
                 return NULL;
             if (crosses(src, g_lo, gb[e])) {
@@ -443,7 +444,7 @@ const nsd_event_source *nsd_runner_uncovered_crossing(nsd_runner *r, nsdyn_step_
             first = src;
         }
     }
-    if (!first || r->ig->dense(r->inst, t_first, r->guard.y) > NSDYN_WARNING) return NULL;
+    if (!first || nsd_ig_dense(&r->igc, t_first, r->guard.y) > NSDYN_WARNING) return NULL;
     rep->t = t_first;
     rep->y = r->guard.y;
     return first;

@@ -6,6 +6,7 @@
 #define NSD_RUN_INTERNAL_H
 
 #include "config.h"
+#include "integrator_calls.h"
 #include "model.h"
 #include "modes.h"
 #include "run_result.h"
@@ -19,6 +20,7 @@ struct nsd_run {
     nsd_data *d; /* the run's data: everything the run writes */
     const nsdyn_integrator *ig;
     void *inst;
+    nsd_ig_call igc; /* every call into ig goes through it (integrator_calls.h) */
     nsd_run_result *res;
     nsdyn_ode ode;            /* the model's problem; ode.n_events: every event */
     nsdyn_ode ode_ig;         /* what the integrator gets (no events unless it locates) */
