@@ -34,8 +34,8 @@
 #include <stdlib.h>
 
 #include "nsdyn/nsdyn.h"
+#include "forcing_phase.h"
 
-#define TWO_PI 6.28318530717958647692
 
 enum { P_M, P_K, P_C, P_F0, P_OMEGA, P_GAP, N_P };
 
@@ -170,27 +170,6 @@ static nsdyn_status outputs(void *inst, double t, const double *q, const double 
     out[1] = o->gap - q[0];
     out[2] = a;
     out[3] = o->gap - a;
-    return NSDYN_OK;
-}
-
-/* The stroboscopic section: theta reaches 2 pi (falling 2 pi - theta). */
-static nsdyn_status switches_eval(void *inst, double t, const double *q, const double *v,
-                                  const double *f, double *g) {
-    (void)inst, (void)t, (void)v, (void)f;
-    g[0] = TWO_PI - q[1];
-    return NSDYN_OK;
-}
-
-static nsdyn_status on_switch(void *inst, size_t index, double t, double *q, double *v) {
-    (void)inst, (void)t, (void)v;
-    if (index == 0 && q[1] >= TWO_PI - 1e-9) q[1] -= TWO_PI;
-    return NSDYN_OK;
-}
-
-/* The wrap of the phase as a smooth map (system.h switch_map: no guard). */
-static nsdyn_status switch_map(void *inst, size_t index, double t, double *q, double *v) {
-    (void)inst, (void)t, (void)v;
-    if (index == 0) q[1] -= TWO_PI;
     return NSDYN_OK;
 }
 
