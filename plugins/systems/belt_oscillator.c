@@ -35,7 +35,6 @@
 #include "nsdyn/nsdyn.h"
 #include "forcing_phase.h"
 
-
 enum { P_M, P_K, P_C, P_N, P_VB, P_F0, P_OMEGA, N_P };
 
 static const nsdyn_param_decl params[] = {

@@ -36,7 +36,6 @@
 #include "nsdyn/nsdyn.h"
 #include "forcing_phase.h"
 
-
 enum { P_M, P_K, P_C, P_F0, P_OMEGA, P_GAP, N_P };
 
 static const nsdyn_param_decl params[] = {
