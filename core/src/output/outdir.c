@@ -13,6 +13,7 @@
 
 #include "interrupt.h"
 #include "output.h"
+#include "staging.h"
 
 /* ---- what nsdyn writes into an output folder ------------------------- */
 
@@ -282,6 +283,7 @@ int nsd_outdir_open(nsd_outdir *o, const char *target, char *err, size_t err_len
         return -1;
     }
     o->open = 1;
+    nsd_stage_add(o->tmp); /* if the table is full: files written the per-file way */
     return 0;
 }
 
@@ -346,6 +348,7 @@ int nsd_outdir_commit(nsd_outdir *o, int complete, char *err, size_t err_len) {
         snprintf(err, err_len, "no output folder to commit");
         return -1;
     }
+    nsd_stage_remove(o->tmp); /* nothing more is written into it */
     const char *to = complete ? o->target : o->incomplete;
     char why[3 * PATH_MAX];
     /* The place may have changed while the simulation ran. */
@@ -358,10 +361,15 @@ int nsd_outdir_commit(nsd_outdir *o, int complete, char *err, size_t err_len) {
     mode_t mask = umask(0);
     umask(mask);
     chmod(o->tmp, 0777 & ~mask);
-    int fd = open(o->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd); /* the files' names, before the rename publishes them */
-        close(fd);
+    /* Every file and folder of the new result on the disk before the
+     * rename publishes it and the earlier result is removed: one pass
+     * (staging.h) instead of an fsync per file as it was written. */
+    if (nsd_stage_sync(o->tmp, why, sizeof why) != 0) {
+        snprintf(err, err_len, "%s; nothing was replaced (%s, if it exists, is untouched)", why,
+                 to);
+        nsd_remove_tree(o->tmp);
+        o->open = 0;
+        return -1;
     }
     if (replace(o->tmp, to, why, sizeof why) != 0) {
         snprintf(err, err_len, "%s; the outputs are left in %s", why, o->tmp);
@@ -374,6 +382,7 @@ int nsd_outdir_commit(nsd_outdir *o, int complete, char *err, size_t err_len) {
 
 void nsd_outdir_discard(nsd_outdir *o) {
     if (!o->open) return;
+    nsd_stage_remove(o->tmp);
     nsd_remove_tree(o->tmp);
     o->open = 0;
 }

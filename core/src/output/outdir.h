@@ -8,7 +8,11 @@
  * folder takes a new folder. It then creates a fresh temporary folder next
  * to <out>, <parent>/.<name>.tmp-XXXXXX (mkdtemp: created exclusively, mode
  * 0700, a planted name or link makes it pick another), and everything is
- * written there. At the end one rename puts the folder in place:
+ * written there, each file under its own name (staging.h: no path.tmp, no
+ * fsync per file). At the end every file and folder of it is synced to the
+ * disk in one pass (nsd_stage_sync; a write error found there leaves the
+ * earlier result untouched and removes the new folder), then one rename
+ * puts the folder in place:
  *
  *   - a complete result replaces <out> (renameat2 RENAME_EXCHANGE swaps the
  *     two folders in one step; where the file system lacks it, the old

@@ -15,6 +15,7 @@
 
 #include "nsdyn_build_config.h"
 #include "sha256_cache.h"
+#include "staging.h"
 
 const char *nsd_outcome_text(nsd_run_outcome o, nsd_outcome_style style) {
     static const char *const failed[] = {"failed (data incomplete)", "FAILED", "failed"};
@@ -67,20 +68,33 @@ int nsd_make_dirs(const char *path, char *err, size_t err_len) {
     return 0;
 }
 
+/* A file of a staged folder (staging.h: an output folder's temporary
+ * folder, which only this process writes and no one sees yet) is written
+ * under its own name, created exclusively and without following links;
+ * one written twice replaces the first, which no one saw either. */
+static int open_staged(const char *path) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(path) == 0)
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    return fd;
+}
+
 FILE *nsd_open_tmp(const char *path, char *err, size_t err_len) {
     char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+    int staged = nsd_stage_holds(path);
+    if (snprintf(tmp, sizeof tmp, "%s%s", path, staged ? "" : ".tmp") >= (int)sizeof tmp) {
         snprintf(err, err_len, "cannot write %s: the path is too long", path);
         return NULL;
     }
     /* A leftover or planted path.tmp, a symbolic link included, is removed
      * (unlink never follows a link); the new file is created exclusively and
      * without following links, so nothing is written through a link. */
-    if (unlink(tmp) != 0 && errno != ENOENT) {
+    if (!staged && unlink(tmp) != 0 && errno != ENOENT) {
         snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
         return NULL;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int fd = staged ? open_staged(tmp)
+                    : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0) {
         snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(errno));
         return NULL;
@@ -96,22 +110,25 @@ FILE *nsd_open_tmp(const char *path, char *err, size_t err_len) {
 
 int nsd_commit_file(FILE *f, const char *path, char *err, size_t err_len) {
     char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int staged = nsd_stage_holds(path);
+    snprintf(tmp, sizeof tmp, "%s%s", path, staged ? "" : ".tmp");
     /* Every write error counts, a full disk's included: the ones stdio
      * kept, the last buffer's, and the ones the file system reports only
-     * when the data reach the disk (fsync). */
+     * when the data reach the disk (fsync; for a staged folder's file,
+     * nsd_stage_sync's fdatasync before the folder replaces anything). */
     int bad = ferror(f), e = 0;
     if (bad) /* errno still says why, if it is one of the write errors */
         e = errno == ENOSPC || errno == EFBIG || errno == EDQUOT || errno == EIO ? errno : EIO;
     if (!bad && fflush(f) != 0) bad = 1, e = errno;
-    if (!bad && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) bad = 1, e = errno;
+    if (!bad && !staged && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS)
+        bad = 1, e = errno;
     if (fclose(f) != 0 && !bad) bad = 1, e = errno;
     if (bad) {
         snprintf(err, err_len, "cannot write %s: %s", tmp, strerror(e));
         unlink(tmp);
         return -1;
     }
-    if (rename(tmp, path) != 0) {
+    if (!staged && rename(tmp, path) != 0) {
         snprintf(err, err_len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         unlink(tmp);
         return -1;
