@@ -11,7 +11,9 @@
  * modification and status-change times all match (the status-change time
  * cannot be set back by a user, so a file rewritten in place with its old
  * size and mtime is hashed again). NSDYN_NO_HASH_CACHE=1, an unwritable
- * cache or a malformed line: the file is hashed as before. The plugin
+ * cache or a malformed line: the file is hashed as before. The file is
+ * read once per process, by hand (no sscanf), and a line found by the key
+ * alone, so a cached hash costs one stat (bench/README.md). The plugin
  * index next to a shared object is not used: installed plugin folders are
  * not writable by the user. */
 #ifndef NSD_SHA256_CACHE_H
