@@ -92,61 +92,111 @@ static const char two_digits[201] = "0001020304050607080910111213141516171819202
                                     "50515253545556575859606162636465666768697071727374"
                                     "75767778798081828384858687888990919293949596979899";
 
-/* The digits of f (no leading zeros) into d; returns their count. */
-static int digits(uint64_t f, char d[20]) {
-    char tmp[20];
-    int n = 20;
-    while (f >= 100) {
-        uint64_t r = f % 100;
-        f /= 100;
-        n -= 2;
-        memcpy(tmp + n, two_digits + 2 * r, 2);
-    }
-    if (f >= 10) {
-        n -= 2;
-        memcpy(tmp + n, two_digits + 2 * f, 2);
-    } else {
-        tmp[--n] = (char)('0' + f);
-    }
-    memcpy(d, tmp + n, (size_t)(20 - n));
-    return 20 - n;
+static const uint64_t pow10_u64[18] = {1,
+                                       10,
+                                       100,
+                                       1000,
+                                       10000,
+                                       100000,
+                                       1000000,
+                                       10000000,
+                                       100000000,
+                                       1000000000,
+                                       10000000000,
+                                       100000000000,
+                                       1000000000000,
+                                       10000000000000,
+                                       100000000000000,
+                                       1000000000000000,
+                                       10000000000000000,
+                                       100000000000000000};
+
+/* The number of decimal digits of 0 < f < 10^17: floor(log10 f) + 1 from
+ * the bit length (1233 / 4096 ~ log10 2), corrected by one comparison. */
+static inline int count_digits(uint64_t f) {
+    int t = ((64 - __builtin_clzll(f)) * 1233) >> 12;
+    return t + 1 - (f < pow10_u64[t]);
 }
 
-/* f 10^e laid out as %g would: plain for 1e-4 <= |x| < 1e16. */
-static size_t layout(char *buf, size_t n, uint64_t f, int e) {
-    while (f % 10 == 0) f /= 10, ++e; /* f > 0 here */
-    char d[20];
-    int nd = digits(f, d), x = e + nd - 1; /* x: the exponent of the first digit */
-    if (x < -4 || x >= 16) {
-        buf[n++] = d[0];
-        if (nd > 1) {
-            buf[n++] = '.';
-            memcpy(buf + n, d + 1, (size_t)nd - 1), n += (size_t)nd - 1;
-        }
-        buf[n++] = 'e';
-        buf[n++] = x < 0 ? '-' : '+';
-        unsigned ax = (unsigned)(x < 0 ? -x : x);
-        if (ax >= 100) buf[n++] = (char)('0' + ax / 100), ax %= 100;
-        memcpy(buf + n, two_digits + 2 * ax, 2), n += 2;
-    } else if (x >= 0) {
-        if (nd <= x + 1) {
-            memcpy(buf + n, d, (size_t)nd), n += (size_t)nd;
-            memset(buf + n, '0', (size_t)(x + 1 - nd)), n += (size_t)(x + 1 - nd);
-        } else {
-            memcpy(buf + n, d, (size_t)x + 1), n += (size_t)x + 1;
-            buf[n++] = '.';
-            memcpy(buf + n, d + x + 1, (size_t)(nd - x - 1)), n += (size_t)(nd - x - 1);
-        }
+/* Digit i of a number's digits goes to s[i + (i > x)]: the point comes
+ * after digit x (x >= the count: no point among them). Two at a time. */
+static inline void put_pair(char *s, int i, int x, uint32_t r) {
+    const char *two = two_digits + 2 * r;
+    if (i == x) {
+        s[i] = two[0], s[i + 2] = two[1];
     } else {
-        buf[n++] = '0', buf[n++] = '.';
-        memset(buf + n, '0', (size_t)(-x - 1)), n += (size_t)(-x - 1);
-        memcpy(buf + n, d, (size_t)nd), n += (size_t)nd;
+        memcpy(s + i + (i > x), two, 2);
     }
-    buf[n] = '\0';
+}
+
+/* The nd digits of f (no leading zeros) into s around the point after
+ * digit x, from the last: the low eight by 32-bit arithmetic, then the rest
+ * (f < 10^17: below 10^9). Written where they stay, never copied: a copy
+ * would load the bytes just stored, which stalls the CPU until the stores
+ * retire (bench/bench_numfmt.c). */
+static void put_digits(uint64_t f, char *s, int nd, int x) {
+    int i = nd;
+    if (f >= 100000000) {
+        uint64_t hi = f / 100000000;
+        uint32_t lo = (uint32_t)(f - 100000000 * hi);
+        for (int k = 0; k < 4; ++k) {
+            uint32_t q = lo / 100;
+            i -= 2;
+            put_pair(s, i, x, lo - 100 * q);
+            lo = q;
+        }
+        f = hi;
+    }
+    uint32_t u = (uint32_t)f;
+    for (; u >= 100; u /= 100) {
+        i -= 2;
+        put_pair(s, i, x, u % 100);
+    }
+    if (u >= 10) {
+        put_pair(s, i - 2, x, u);
+    } else {
+        --i;
+        s[i + (i > x)] = (char)('0' + u);
+    }
+}
+
+/* f 10^e laid out as %g would: plain for 1e-4 <= |x| < 1e16. s holds
+ * NSD_NUM_CHARS; the text ends with a NUL at the returned length. */
+static size_t layout(char *s, size_t n, uint64_t f, int e) {
+    /* f > 0 here; its trailing zeros into e, eight, four, two, one at a time */
+    while (f % 100000000 == 0) f /= 100000000, e += 8;
+    if (f % 10000 == 0) f /= 10000, e += 4;
+    if (f % 100 == 0) f /= 100, e += 2;
+    if (f % 10 == 0) f /= 10, e += 1;
+    int nd = count_digits(f), x = e + nd - 1; /* x: the exponent of the first digit */
+    if (x < -4 || x >= 16) {                  /* d.ddde+XX */
+        put_digits(f, s + n, nd, 0);
+        if (nd > 1) s[n + 1] = '.';
+        n += (size_t)nd + (nd > 1);
+        s[n++] = 'e';
+        s[n++] = x < 0 ? '-' : '+';
+        unsigned ax = (unsigned)(x < 0 ? -x : x);
+        if (ax >= 100) s[n++] = (char)('0' + ax / 100), ax %= 100;
+        memcpy(s + n, two_digits + 2 * ax, 2), n += 2;
+    } else if (x >= nd - 1) { /* an integer: zeros after the digits */
+        put_digits(f, s + n, nd, nd);
+        memset(s + n + nd, '0', (size_t)(x + 1 - nd));
+        n += (size_t)x + 1;
+    } else if (x >= 0) { /* the point after x + 1 digits */
+        put_digits(f, s + n, nd, x);
+        s[n + (size_t)x + 1] = '.';
+        n += (size_t)nd + 1;
+    } else { /* 0.000ddd: at most three zeros after the point */
+        memcpy(s + n, "0.000", 5);
+        n += (size_t)(1 - x);
+        put_digits(f, s + n, nd, nd);
+        n += (size_t)nd;
+    }
+    s[n] = '\0';
     return n;
 }
 
-size_t nsd_num_format(char *buf, double x) {
+size_t nsd_num_format(char *s, double x) {
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
     uint64_t t = bits & (C_MIN - 1);
@@ -155,17 +205,17 @@ size_t nsd_num_format(char *buf, double x) {
     if (bq == 0x7ff) {
         const char *word = t ? "nan" : bits >> 63 ? "-inf" : "inf";
         size_t len = strlen(word);
-        memcpy(buf, word, len + 1);
+        memcpy(s, word, len + 1);
         return len;
     }
-    if (bits >> 63) buf[n++] = '-';
+    if (bits >> 63) s[n++] = '-';
     uint64_t f;
     int e;
     if (bq != 0) {
         int mq = 1075 - bq; /* v = c 2^-mq */
         uint64_t c = C_MIN | t;
         if (mq > 0 && mq < 53 && ((c >> mq) << mq) == c) /* an integer below 2^53 */
-            return layout(buf, n, c >> mq, 0);
+            return layout(s, n, c >> mq, 0);
         to_decimal(-mq, c, 0, &f, &e);
     } else if (t != 0) { /* subnormal: the two smallest scaled by 10 (paper, section 10) */
         if (t < 3)
@@ -173,10 +223,10 @@ size_t nsd_num_format(char *buf, double x) {
         else
             to_decimal(Q_MIN, t, 0, &f, &e);
     } else {
-        buf[n++] = '0', buf[n] = '\0';
+        s[n++] = '0', s[n] = '\0';
         return n;
     }
-    return layout(buf, n, f, e);
+    return layout(s, n, f, e);
 }
 
 /* Unlocked: a stream written by one thread at a time (every CSV writer);
