@@ -12,7 +12,9 @@
  *    digits is the nearest such decimal, so if it fails, every one does);
  *  - the text is what a CSV reader expects: only [-+.0-9e], or inf/-inf/nan;
  *  - nsd_write_csv end to end: a wide series (rows longer than its line
- *    buffer) written to a file and read back field by field.
+ *    buffer) written to a file and read back field by field; series whose
+ *    channels repeat their values (the writer copies the text of the row
+ *    before) give the same text as formatting every field.
  * Random numbers: a fixed-seed xorshift, so runs are reproducible. */
 #define _GNU_SOURCE /* mkstemp */
 #include <check.h>
@@ -212,6 +214,64 @@ START_TEST(write_csv_reads_back) {
 }
 END_TEST
 
+/* The writer copies a channel's text from the row before when its value is
+ * the same (output.c): random shapes (1 to 40 channels) with columns that
+ * are constant, switch once, alternate between two values, alternate 0 and
+ * -0 (same value, other bits, other text) or are random, over more rows
+ * than one 64 KiB chunk holds, must give byte for byte the text of
+ * nsd_num_format field by field. */
+START_TEST(write_csv_repeated_values) {
+    static const int widths[] = {1, 2, 3, 7, 40};
+    for (int trial = 0; trial < 10; ++trial) {
+        int nc = widths[trial % 5], nr = 200000 / (nc * 12) + 50;
+        nsd_channel *ch = calloc((size_t)nc, sizeof *ch);
+        double *data = malloc(sizeof *data * (size_t)(nc * nr));
+        ck_assert(ch && data);
+        for (int c = 0; c < nc; ++c) {
+            snprintf(ch[c].name, sizeof ch[c].name, "c%d", c);
+            snprintf(ch[c].unit, sizeof ch[c].unit, "N");
+            int kind = (int)(next_u64() % 5), at = (int)(next_u64() % (uint64_t)nr);
+            double a = of_bits(next_u64() >> 2), b = (double)(next_u64() % 1000) / 8;
+            for (int r = 0; r < nr; ++r) {
+                double v = kind == 0   ? a
+                           : kind == 1 ? (r < at ? a : b)
+                           : kind == 2 ? (r % 2 ? a : b)
+                           : kind == 3 ? (r % 3 ? 0.0 : -0.0)
+                                       : of_bits(next_u64() >> 2);
+                data[r * nc + c] = isnan(v) ? 2.5 : v;
+            }
+        }
+        nsd_series s = {
+            .n_channels = (size_t)nc, .rows = (size_t)nr, .cap = (size_t)nr, .data = data};
+        char path[] = "/tmp/nsdyn-numfmt-XXXXXX", err[256] = "";
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_msg(nsd_write_csv(path, ch, &s, err, sizeof err) == 0, "%s", err);
+        FILE *f = fopen(path, "r");
+        ck_assert_ptr_nonnull(f);
+        static char line[40 * 40], want[40 * 40];
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* header */
+        for (int r = 0; r < nr; ++r) {
+            size_t n = 0;
+            for (int c = 0; c < nc; ++c) {
+                if (c) want[n++] = ',';
+                n += nsd_num_format(want + n, data[r * nc + c]);
+            }
+            want[n++] = '\n', want[n] = '\0';
+            ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+            if (strcmp(line, want) != 0)
+                ck_abort_msg("%d channels, row %d: '%s', want '%s'", nc, r, line, want);
+        }
+        ck_assert_ptr_null(fgets(line, sizeof line, f));
+        fclose(f);
+        unlink(path);
+        free(ch);
+        free(data);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("numfmt");
     TCase *tc = tcase_create("round trip");
@@ -220,6 +280,7 @@ int main(void) {
     tcase_add_test(tc, integers_and_short_decimals);
     tcase_add_test(tc, edge_cases);
     tcase_add_test(tc, write_csv_reads_back);
+    tcase_add_test(tc, write_csv_repeated_values);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
