@@ -424,11 +424,11 @@ typedef struct nsd_sweep_visit {
 int nsd_sweep_adaptive_exec(const nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
                             const nsd_sweep_opts *opts, nsd_sweep_tally *tally,
                             const nsd_sweep_visit *visit, char *err, size_t len);
-/* The two-axis map (sweep_adaptive_map.c): cells of the coarse grid of
- * adaptive.axis x adaptive.axis2 whose corners disagree on the target are
- * split, down to adaptive.cell; the finest mixed cells go to csv_path
- * (centres and sizes). def ends as the grid of every value evaluated (only
- * the cells' corners ran). *runs, *uniform: the runs made and those of the
+/* The two-axis map (sweep_adaptive_map.c): on the lattice of cells of
+ * size adaptive.cell over adaptive.axis x adaptive.axis2, the boundary of
+ * the target followed from the coarse grid's crossings (sweep_map.h); the
+ * mixed lattice cells go to csv_path (centres and sizes). def ends as the
+ * grid of every value evaluated (only the points asked for ran). *runs, *uniform: the runs made and those of the
  * uniform grid at the finest resolution. 0, or -1 (printed). */
 int nsd_sweep_adaptive_map(nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
                            const nsd_sweep_opts *opts, nsd_sweep_tally *tally, const char *csv_path,
