@@ -725,6 +725,19 @@ static nsdyn_status draw(void *inst, double t, const double *q, const nsdyn_canv
     return NSDYN_OK;
 }
 
+/* Every output is computed from q, v and the terrain (outputs_eval reads
+ * no contact force): a study sampling `gap` alone evaluates no contact
+ * forces (system.h NSDYN_EXT_FORCE_FREE_OUTPUTS). */
+static const char *const force_free_names[] = {"kinetic", "potential", "energy",  "height",
+                                               "gap",     "slip",      "nearest", NULL};
+static const nsdyn_force_free_outputs force_free = {.struct_size = sizeof force_free,
+                                                    .names = force_free_names};
+_Static_assert(NSDYN_COUNT(force_free_names) == N_O + 1, "every output is force-free");
+
+static const void *extension(const char *name) {
+    return name && !strcmp(name, NSDYN_EXT_FORCE_FREE_OUTPUTS) ? &force_free : NULL;
+}
+
 static const nsdyn_system sphere_planes_system = {
     .info = NSDYN_SYSTEM_INFO(.id = "sphere_planes", .version = "1.0.0",
                               .summary = "sphere (6 speeds) rolling, sliding, bouncing on planes: "
@@ -745,6 +758,7 @@ static const nsdyn_system sphere_planes_system = {
     .on_switch = on_switch,
     .summaries = &summaries,
     .on_contact_modes = on_contact_modes,
+    .extension = extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -197,6 +197,24 @@ typedef struct nsdyn_system_summaries {
     nsdyn_system_summary_fn update;
 } nsdyn_system_summaries;
 
+/* NSDYN_EXT_FORCE_FREE_OUTPUTS: an nsdyn_force_free_outputs, through the
+ * system's extension() (plugin.h). The output channels whose values
+ * outputs() computes from t, q, v and the instance alone, without reading
+ * contact_force. A study that reads only such outputs (a smallest gap, an
+ * energy) samples them without evaluating the contact forces, which costs
+ * a contact-law and friction solve per sample (docs/sweep.md, "What a run
+ * samples"). For those samples the host passes contact forces of NaN, so
+ * an output that does read them comes out NaN and the run fails at that
+ * sample with the channel's name, never a silently wrong value. An output
+ * not named here is taken to read the forces (the default, and what a
+ * system without this interface gets). Discovery class: immutable. */
+#define NSDYN_EXT_FORCE_FREE_OUTPUTS "nsdyn.force_free_outputs"
+
+typedef struct nsdyn_force_free_outputs {
+    uint32_t struct_size;     /* sizeof(nsdyn_force_free_outputs) the plugin was built with */
+    const char *const *names; /* NULL-terminated output channel names */
+} nsdyn_force_free_outputs;
+
 /* Contact modes as a system sees them (ABI 2.2, on_contact_modes below).
  * The values are the ABI's. */
 typedef enum nsdyn_contact_mode {

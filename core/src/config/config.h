@@ -50,13 +50,13 @@ typedef struct nsd_run_settings {
     nsd_energy_audit penetration_audit; /* time-stepping: the deepest penetration judged */
     double penetration_tolerance;       /* [m] deepest penetration allowed (time-stepping) */
     double timeout;                     /* [s] wall time of a run (0: none) */
-    /* Not a [run] key: the host's own choice (a study whose summaries read
-     * only t, the states and the events, and that keeps no run's output,
-     * docs/sweep.md): samples hold t and the states only, the other
-     * channels NaN, so no forces or outputs are evaluated to sample. */
-    int sample_states_only;
-    double max_memory_mib;              /* [MiB] address space of `nsdyn run` (0: none) */
-    int hdf5;                           /* data_format "csv+hdf5": timeseries.h5 too */
+    /* Not a [run] key: the host's own choice (a study samples only the
+     * channels its summaries read, docs/sweep.md): NULL, every channel;
+     * else n_channels flags of the model's channels to sample (t and the
+     * states always are), the caller's, read when the run starts. */
+    const unsigned char *sample_channels;
+    double max_memory_mib; /* [MiB] address space of `nsdyn run` (0: none) */
+    int hdf5;              /* data_format "csv+hdf5": timeseries.h5 too */
 } nsd_run_settings;
 
 typedef struct nsd_config {

@@ -1,6 +1,7 @@
 /* A run's data (model.h nsd_data): sized from its model, so that nothing
  * allocates while running; the regime's part (the contact modes) through
  * the regime's table; its own plugin instances. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,8 @@ static nsd_data *data_alloc(const nsd_model *m) {
     d->mech.mu = xcalloc(m->nc, sizeof *d->mech.mu);
     d->mech.y = xcalloc(m->n, sizeof *d->mech.y);
     d->audit_scratch = xcalloc(m->layout.n_outputs, sizeof *d->audit_scratch);
+    d->nan_forces = xcalloc(3 * m->nc, sizeof *d->nan_forces);
+    for (size_t i = 0; i < 3 * m->nc; ++i) d->nan_forces[i] = NAN;
     hold_alloc(m, &d->hold);
     if (m->regime && m->regime->data_init) m->regime->data_init(m, d);
     return d;
@@ -211,6 +214,7 @@ void nsd_data_destroy(const nsd_model *m, nsd_data *d) {
     free(d->mech.mu);
     free(d->mech.y);
     free(d->audit_scratch);
+    free(d->nan_forces);
     hold_free(&d->hold);
     free(d);
 }

@@ -27,6 +27,10 @@ typedef struct nsd_channel {
     char name[64];
     char unit[24];
     char label[112];
+    /* Sampling it evaluates the contact forces: a force channel, or an
+     * output the system does not declare force-free (system.h
+     * NSDYN_EXT_FORCE_FREE_OUTPUTS). t and the states: 0. */
+    int reads_contacts;
 } nsd_channel;
 
 /* run.hold_stick (stick.c): persistent contacts held in stick, their
@@ -306,6 +310,8 @@ typedef struct nsd_data {
     nsd_mech_view mech;     /* time-stepping integrators (mechanics.c) */
     nsd_hold_view hold;     /* rate-discontinuous compliant contacts held (rate_hold.c) */
     double *audit_scratch;  /* n_outputs: the energy audit's system outputs (run.c) */
+    double *nan_forces;     /* 3 nc NaN: the contact forces of a sample that does not
+                               evaluate them (nsd_model_sample_some) */
 
     uint64_t rhs_evals;
     char failure[512]; /* last failure of an evaluation */
@@ -387,6 +393,15 @@ void nsd_model_ode(const nsd_model *m, nsd_data *data, nsdyn_ode *ode);
 /* One sample of every channel at (t, y). */
 nsdyn_status nsd_model_sample(const nsd_model *m, nsd_data *data, double t, const double *y,
                               double *row);
+/* One sample of the channels c with want[c] != 0 (n_channels flags; NULL:
+ * every channel, nsd_model_sample), the others NaN. t and the states are
+ * always written. The contact forces are evaluated only when a wanted
+ * channel reads them (nsd_channel reads_contacts); the system's outputs
+ * are computed only when one is wanted, with contact forces of NaN when
+ * none of the wanted ones reads them. A wanted channel that is not
+ * finite fails the sample with its name. */
+nsdyn_status nsd_model_sample_some(const nsd_model *m, nsd_data *data, double t, const double *y,
+                                   const unsigned char *want, double *row);
 
 /* Tangential response of the persistent contacts at (t, y): the free
  * tangential acceleration a_t (m) with zero tangential forces, and the

@@ -258,8 +258,23 @@ static void build_events(nsd_model *m) {
         }
 }
 
+/* Does the system declare output `name` computed without the contact
+ * forces (system.h NSDYN_EXT_FORCE_FREE_OUTPUTS)? A table cut short, or
+ * none: no (the output is taken to read them). */
+static int force_free(const nsd_model *m, const char *name) {
+    const nsdyn_force_free_outputs *f =
+        nsd_plugin_extension(&m->sys->info, NSDYN_EXT_FORCE_FREE_OUTPUTS);
+    if (!f || f->struct_size < offsetof(nsdyn_force_free_outputs, names) + sizeof f->names ||
+        !f->names)
+        return 0;
+    for (const char *const *n = f->names; *n; ++n)
+        if (!strcmp(*n, name)) return 1;
+    return 0;
+}
+
 /* Channels of a sample: t, q, v, friction states, contact forces (normal,
- * tangential), the system's outputs. */
+ * tangential), the system's outputs; which of them read the contact
+ * forces (nsd_channel reads_contacts). */
 static void build_channels(nsd_model *m) {
     size_t nch = 1 + m->n + 3 * m->nc + m->layout.n_outputs;
     m->channels = xcalloc(nch, sizeof *m->channels);
@@ -276,6 +291,7 @@ static void build_channels(nsd_model *m) {
                      m->layout.contacts[c].name);
             add_channel(m, name, "m", label);
         }
+    size_t first_force = m->n_channels;
     for (size_t c = 0; c < m->nc; ++c) {
         const char *cn = m->layout.contacts[c].name;
         snprintf(name, sizeof name, "%s.N", cn);
@@ -287,9 +303,12 @@ static void build_channels(nsd_model *m) {
             add_channel(m, name, "N", label);
         }
     }
-    for (size_t i = 0; i < m->layout.n_outputs; ++i)
+    for (size_t i = first_force; i < m->n_channels; ++i) m->channels[i].reads_contacts = 1;
+    for (size_t i = 0; i < m->layout.n_outputs; ++i) {
         add_channel(m, m->layout.outputs[i].name, m->layout.outputs[i].unit,
                     m->layout.outputs[i].label);
+        m->channels[m->n_channels - 1].reads_contacts = !force_free(m, m->layout.outputs[i].name);
+    }
 }
 
 /* The kinematic checks of `nsdyn check` (conformance.h) on the config's

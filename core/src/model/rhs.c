@@ -211,6 +211,50 @@ void nsd_model_ode(const nsd_model *m, nsd_data *data, nsdyn_ode *ode) {
     };
 }
 
+/* A wanted channel that is not finite fails the sample with its name. */
+static nsdyn_status check_finite(const nsd_model *m, nsd_data *data, double t,
+                                 const unsigned char *want, const double *row) {
+    for (size_t i = 1; i < m->n_channels; ++i) {
+        if ((want && !want[i]) || isfinite(row[i])) continue;
+        snprintf(data->failure, sizeof data->failure,
+                 "channel '%s' is %g at t = %.9g s (a plugin returned a non-finite value%s)",
+                 m->channels[i].name, row[i], t,
+                 m->channels[i].reads_contacts || !want
+                     ? ""
+                     : "; sampled without the contact forces, which the system declares "
+                       "it does not read (NSDYN_EXT_FORCE_FREE_OUTPUTS)");
+        return NSDYN_ERROR;
+    }
+    return NSDYN_OK;
+}
+
+nsdyn_status nsd_model_sample_some(const nsd_model *m, nsd_data *data, double t, const double *y,
+                                   const unsigned char *want, double *row) {
+    if (!want) return nsd_model_sample(m, data, t, y, row);
+    size_t first_output = m->n_channels - m->layout.n_outputs;
+    int contacts = 0, outputs = 0;
+    for (size_t i = 1 + m->n; i < m->n_channels; ++i) {
+        if (!want[i]) continue;
+        contacts |= m->channels[i].reads_contacts;
+        outputs |= i >= first_output;
+    }
+    if (contacts) { /* a force channel or an output that reads them: as a full sample */
+        nsdyn_status st = nsd_model_sample(m, data, t, y, row);
+        if (st > NSDYN_WARNING) return st;
+    } else {
+        row[0] = t;
+        memcpy(row + 1, y, m->n * sizeof *y);
+        if (outputs && m->sys->outputs) {
+            nsdyn_status st = m->sys->outputs(data->sys_inst, t, y, y + m->nq, data->nan_forces,
+                                              row + first_output);
+            if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system outputs()");
+        }
+    }
+    for (size_t i = 1 + m->n; i < m->n_channels; ++i)
+        if (!want[i]) row[i] = NAN;
+    return contacts ? NSDYN_OK : check_finite(m, data, t, want, row);
+}
+
 nsdyn_status nsd_model_sample(const nsd_model *m, nsd_data *data, double t, const double *y,
                               double *row) {
     nsdyn_status st = evaluate(m, data, t, y, NULL, data->vdot_sample, NULL);
@@ -231,12 +275,5 @@ nsdyn_status nsd_model_sample(const nsd_model *m, nsd_data *data, double t, cons
         st = m->sys->outputs(data->sys_inst, t, y, y + m->nq, data->lambda, row + k);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system outputs()");
     }
-    for (size_t i = 1; i < m->n_channels; ++i) {
-        if (isfinite(row[i])) continue;
-        snprintf(data->failure, sizeof data->failure,
-                 "channel '%s' is %g at t = %.9g s (a plugin returned a non-finite value)",
-                 m->channels[i].name, row[i], t);
-        return NSDYN_ERROR;
-    }
-    return NSDYN_OK;
+    return check_finite(m, data, t, NULL, row);
 }

@@ -69,7 +69,10 @@ static size_t runner_open(nsd_runner *r, const nsd_model *m, nsd_data *d, const 
     if (!r->locates) r->ode_ig.n_events = 0;
     nsd_series *s = &r->res->series;
     s->n_channels = m->n_channels;
-    s->states_only = rs->sample_states_only;
+    if (rs->sample_channels) {
+        s->sampled = malloc(m->n_channels);
+        if (s->sampled) memcpy(s->sampled, rs->sample_channels, m->n_channels);
+    }
     /* the expected rows, up to a first block; append_row grows it */
     double rows = (r->t_end - r->t0) / r->dt_out + 4.0;
     s->cap = rows < 65536.0 ? (size_t)rows : 65536;
@@ -89,7 +92,8 @@ static size_t runner_open(nsd_runner *r, const nsd_model *m, nsd_data *d, const 
     if (r->res->y0) memcpy(r->res->y0, r->d->y0, m->n * sizeof *r->res->y0);
     r->wall0 = r->last_progress = now_seconds();
     if (!s->data || !r->ybuf || !r->y_switch || !r->ydot_rate || !r->g || !r->g_prev ||
-        !r->g_jump || !r->y_from || !r->sw_from || !r->res->y0)
+        !r->g_jump || !r->y_from || !r->sw_from || !r->res->y0 ||
+        (rs->sample_channels && !s->sampled))
         return 2;
     nsd_step_guard_init(&r->guard, m);
     r->guard_ready = 1;

@@ -33,18 +33,13 @@ int nsd_run_record(const nsd_model *m, nsd_data *data, nsd_run_result *res, doub
                  t, res->series.n_channels);
         return -1;
     }
-    if (res->series.states_only) { /* t and the states: no forces, no outputs */
-        row[0] = t;
-        memcpy(row + 1, y, m->n * sizeof *y);
-        for (size_t i = 1 + m->n; i < res->series.n_channels; ++i) row[i] = NAN;
-        return 0;
-    }
-    nsdyn_status st = nsd_model_sample(m, data, t, y, row);
+    /* only the channels asked for (run settings sample_channels) */
+    nsdyn_status st = nsd_model_sample_some(m, data, t, y, res->series.sampled, row);
     if (st > NSDYN_WARNING) {
         res->series.rows--;
         snprintf(res->message, sizeof res->message, "%s", data->failure);
         return -1;
     }
-    nsd_run_watch_publish(res);
+    if (!res->series.sampled) nsd_run_watch_publish(res);
     return 0;
 }

@@ -18,6 +18,7 @@ void nsd_run_count_events(const nsd_run_result *res, nsd_event_counts *out) {
 
 void nsd_run_result_free(nsd_run_result *res) {
     free(res->series.data);
+    free(res->series.sampled);
     free(res->y0);
     free(res->event_times);
     nsd_event_log_free(&res->contact_log);

@@ -12,9 +12,11 @@ typedef struct nsd_series {
     size_t n_channels;
     size_t rows, cap;
     double *data; /* rows x n_channels, row-major */
-    /* Only t and the states were sampled (run settings sample_states_only):
-     * the channels after them (forces, friction states, outputs) are NaN. */
-    int states_only;
+    /* NULL: every channel was sampled. Else n_channels flags (run settings
+     * sample_channels, copied): the channels not sampled are NaN, and
+     * nothing may read them as values (the study's summaries refuse them,
+     * sweep_summary.c). t and the states are always sampled. */
+    unsigned char *sampled;
 } nsd_series;
 
 typedef enum nsd_run_outcome {

@@ -268,6 +268,13 @@ void nsd_sweep_fill_axes(const nsd_sweep_def *def, uint64_t run, nsd_sweep_row *
 /* Summaries of a finished run of s into row (sweep_summary.c). Returns 0,
  * or -1 with row->message set (a summary that cannot be computed). */
 int nsd_sweep_summarize(const nsd_sweep_def *def, const nsd_scenario *s, nsd_sweep_row *row);
+/* The channels a run of the study samples (config.h sample_channels), as
+ * n_channels flags of model m to free: t, the states and every channel a
+ * summary reads (a summary of t, the states and events, or the system's
+ * own values, reads no other). NULL: every channel (every != 0, e.g. keep
+ * = "all", whose kept outputs are the run's own samples). A summary never
+ * reads a channel that was not sampled: nsd_sweep_summarize refuses it. */
+unsigned char *nsd_sweep_sampled_channels(const nsd_sweep_def *def, const nsd_model *m, int every);
 
 /* The system's summary values (ABI 2.1), or NULL. */
 const nsdyn_system_summaries *nsd_sweep_system_summaries(const nsdyn_system *sys);
@@ -417,11 +424,11 @@ typedef struct nsd_sweep_visit {
 int nsd_sweep_adaptive_exec(const nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
                             const nsd_sweep_opts *opts, nsd_sweep_tally *tally,
                             const nsd_sweep_visit *visit, char *err, size_t len);
-/* The two-axis map (sweep_adaptive_map.c): cells of the coarse grid of
- * adaptive.axis x adaptive.axis2 whose corners disagree on the target are
- * split, down to adaptive.cell; the finest mixed cells go to csv_path
- * (centres and sizes). def ends as the grid of every value evaluated (only
- * the cells' corners ran). *runs, *uniform: the runs made and those of the
+/* The two-axis map (sweep_adaptive_map.c): on the lattice of cells of
+ * size adaptive.cell over adaptive.axis x adaptive.axis2, the boundary of
+ * the target followed from the coarse grid's crossings (sweep_map.h); the
+ * mixed lattice cells go to csv_path (centres and sizes). def ends as the
+ * grid of every value evaluated (only the points asked for ran). *runs, *uniform: the runs made and those of the
  * uniform grid at the finest resolution. 0, or -1 (printed). */
 int nsd_sweep_adaptive_map(nsd_sweep_def *def, const nsd_scenario *base, const char *db_path,
                            const nsd_sweep_opts *opts, nsd_sweep_tally *tally, const char *csv_path,

@@ -73,8 +73,8 @@ static int kept(const nsd_sweep_worker_ctx *ctx, const nsd_sweep_row *row) {
 }
 
 /* The outputs of a run the keep setting names: data and run.toml, no
- * graphs (PLplot is for one thread). A run that sampled only t and the
- * states (states_suffice) runs again sampling every channel: a run's
+ * graphs (PLplot is for one thread). A run that sampled only some
+ * channels (nsd_sweep_sampled_channels) runs again sampling every channel: a run's
  * trajectory does not depend on what it samples (test_sweep
  * states_only_sampling_same_summaries), so the outputs are the row's run. */
 static void keep_outputs(const nsd_sweep_worker_ctx *ctx, nsd_scenario *s, nsd_sweep_row *row) {
@@ -83,7 +83,7 @@ static void keep_outputs(const nsd_sweep_worker_ctx *ctx, nsd_scenario *s, nsd_s
     snprintf(dir, sizeof dir, "%s/run-%08llu", ctx->keep_dir, (unsigned long long)row->run);
     nsd_scenario again;
     nsd_diag diag = {0};
-    int rerun = s->res.series.states_only, ok = 1;
+    int rerun = s->res.series.sampled != NULL, ok = 1;
     if (rerun) {
         ok =
             derive(ctx, row->run, &again, &diag) == 0 && nsd_scenario_run(&again, NULL, &diag) == 0;
@@ -126,25 +126,6 @@ int nsd_sweep_filter_holds(const nsd_sweep_filter *f, const nsd_sweep_row *row) 
     return 0;
 }
 
-/* Do t and the states suffice? A run of a study whose summaries read no
- * sampled channel but t and the states (the system's own summary values,
- * stop, counts of events) samples only those (run settings
- * sample_states_only): sampling every channel evaluated the contact
- * forces and the system's outputs at every sample, 14.5 % of a tumbleweed
- * study's run (issue 25). Unless keep = "all": a run that keep = "failed"
- * or a filter names runs again for its outputs (keep_outputs). */
-static int states_suffice(const nsd_sweep_worker_ctx *ctx, const nsd_scenario *s) {
-    const nsd_sweep_def *def = ctx->def;
-    if (ctx->keep_dir && def->keep == NSD_KEEP_ALL) return 0;
-    for (size_t k = 0; k < def->n_sums; ++k) {
-        const nsd_sweep_summary *sum = &def->sums[k];
-        if (!sum->channel || sum->kind == NSD_SUM_SYSTEM) continue;
-        int c = nsd_model_channel(&s->model, sum->channel);
-        if (c < 0 || (size_t)c > s->model.n) return 0; /* 0 is t, 1..n the states */
-    }
-    return 1;
-}
-
 void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_row *row) {
     const nsd_sweep_def *def = ctx->def;
     double w0 = now_s();
@@ -166,8 +147,14 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
     nsd_diag diag = {0};
     size_t errors = derive(ctx, run, &s, &diag);
     if (!errors) {
-        s.app.cfg.settings.sample_states_only = states_suffice(ctx, &s);
+        /* only what the summaries read (nsd_sweep_sampled_channels); a run
+         * that keep = "failed" or a filter names runs again (keep_outputs) */
+        unsigned char *want =
+            nsd_sweep_sampled_channels(def, &s.model, ctx->keep_dir && def->keep == NSD_KEEP_ALL);
+        s.app.cfg.settings.sample_channels = want;
         errors = nsd_scenario_run(&s, NULL, &diag);
+        s.app.cfg.settings.sample_channels = NULL;
+        free(want);
         row->sim_wall = s.res.wall_seconds;
         /* the run's own log: threads never share one, nothing on stderr */
         row->log_warnings = (uint32_t)s.res.log.n_warnings;

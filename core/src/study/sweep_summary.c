@@ -322,6 +322,20 @@ static void stop_text(const nsd_scenario *s, char *buf) {
     snprintf(buf, NSD_SWEEP_TEXT, "%s", t);
 }
 
+unsigned char *nsd_sweep_sampled_channels(const nsd_sweep_def *def, const nsd_model *m, int every) {
+    if (every) return NULL;
+    unsigned char *want = calloc(m->n_channels ? m->n_channels : 1, 1);
+    if (!want) return NULL; /* every channel: slower, not wrong */
+    memset(want, 1, 1 + m->n);
+    for (size_t k = 0; k < def->n_sums; ++k) {
+        const nsd_sweep_summary *sum = &def->sums[k];
+        if (!sum->channel || sum->kind == NSD_SUM_SYSTEM) continue;
+        int c = nsd_model_channel(m, sum->channel);
+        if (c >= 0) want[c] = 1; /* unknown: nsd_sweep_summarize says so */
+    }
+    return want;
+}
+
 int nsd_sweep_summarize(const nsd_sweep_def *def, const nsd_scenario *s, nsd_sweep_row *row) {
     const nsd_run_result *res = &s->res;
     const nsdyn_system_summaries *ss = nsd_sweep_system_summaries(s->model.sys);
@@ -337,6 +351,13 @@ int nsd_sweep_summarize(const nsd_sweep_def *def, const nsd_scenario *s, nsd_swe
         if (c < 0) {
             snprintf(row->message, sizeof row->message,
                      "summary %s: this run's model has no channel '%s'", sum->name, sum->channel);
+            return -1;
+        }
+        if (res->series.sampled && !res->series.sampled[c]) { /* NaN there: no value */
+            snprintf(row->message, sizeof row->message,
+                     "summary %s reads channel '%s', which this run did not sample (a host "
+                     "error: the channels sampled are chosen from the summaries)",
+                     sum->name, sum->channel);
             return -1;
         }
         switch (sum->kind) {
