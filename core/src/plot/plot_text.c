@@ -69,6 +69,15 @@ static double driver_string_mm(const char *s) {
     return pls->string_length;
 }
 
+/* 1 if the current stream's driver draws arcs itself (the cairo drivers: a true circle); 0
+ * if PLplot would turn plarc into a polyline of its own (the svg driver: hundreds of points
+ * a circle, plsc->dev_arc in plstrm.h). */
+int driver_draws_arcs(void) {
+    PLStream *pls = NULL;
+    plgpls(&pls);
+    return pls != NULL && pls->dev_arc;
+}
+
 /* Width of PLplot text (escapes included: "10#u−3#d" measures the superscript at its size)
  * [character heights of the current text size]: measured by the driver, in the current font
  * (bold titles included); the estimate where the driver cannot measure. */
