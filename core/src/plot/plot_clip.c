@@ -49,10 +49,10 @@ static int clip_segment(const box *b, double px, double py, double qx, double qy
  * unit is the tolerance on either axis, the same fraction of a pixel): from the last vertex
  * drawn A, a point Q at distance d > 1 lies within 1 of every segment from A whose direction
  * is within asin(1/d) of A->Q and whose length is at least d. The directions every skipped
- * point allows are kept as one interval [lo, hi] (relative to the first one, th0); a new
- * point P is skipped when its direction lies in it and it is no nearer A than the farthest
- * skipped point (a curve that turns back is not cut short), and the interval shrinks to
- * what P allows. Otherwise the last skipped point is drawn and becomes A. Points within 1 of
+ * point allows are kept as one wedge, from the unit vector lo to hi counter-clockwise (less
+ * than half a turn: no trigonometry, only cross products); a new point P is skipped when
+ * its direction lies in it and it is no nearer A than the farthest skipped point (a curve
+ * that turns back is not cut short), and the wedge shrinks to what P allows. Otherwise the last skipped point is drawn and becomes A. Points within 1 of
  * A need no direction. So every point of the input lies within the tolerance of the line
  * drawn, and every vertex drawn is a point of the input (or of its clipping). */
 typedef struct polyline {
@@ -61,12 +61,10 @@ typedef struct polyline {
     double tol_x, tol_y; /* > 0: the tolerance; otherwise every point is drawn */
     int pending;         /* a skipped point that must end the piece */
     double px, py;
-    int cone;           /* 0: no direction constrained yet */
-    double th0, lo, hi; /* [rad]: the allowed directions, lo and hi relative to th0 */
-    double reach;       /* the farthest skipped point from A [tolerances] */
+    int cone;                  /* 0: no direction constrained yet */
+    double lox, loy, hix, hiy; /* the wedge of allowed directions: unit vectors */
+    double reach;              /* the farthest skipped point from A [tolerances] */
 } polyline;
-
-static const double TWO_PI = 6.283185307179586;
 
 static void pl_append(polyline *pl, double x, double y) {
     if (pl->n == pl->cap) {
@@ -92,27 +90,24 @@ static void pl_flush(polyline *pl) {
     pl->n = 0;
 }
 
-/* 1 if (x, y) may be skipped: within the tolerance of any segment the interval still allows
- * (see above); the interval is then narrowed to what it allows. */
+/* 1 if (x, y) may be skipped: within the tolerance of any segment the wedge still allows
+ * (see above); the wedge is then narrowed to what it allows. */
 static int pl_skippable(polyline *pl, double x, double y) {
     if (!(pl->tol_x > 0.0 && pl->tol_y > 0.0)) return 0;
     double u = (x - pl->x[pl->n - 1]) / pl->tol_x, v = (y - pl->y[pl->n - 1]) / pl->tol_y;
-    double d = hypot(u, v);
+    double d = sqrt(u * u + v * v);
     if (!isfinite(d)) return 0;
     if (d <= 1.0) return 1; /* within the tolerance of A itself */
     if (d < pl->reach) return 0;
-    double th = atan2(v, u), half = asin(1.0 / d);
-    if (!pl->cone) {
-        pl->cone = 1;
-        pl->th0 = th;
-        pl->lo = -half;
-        pl->hi = half;
-    } else {
-        double rel = remainder(th - pl->th0, TWO_PI);
-        if (rel < pl->lo || rel > pl->hi) return 0;
-        if (rel - half > pl->lo) pl->lo = rel - half;
-        if (rel + half < pl->hi) pl->hi = rel + half;
-    }
+    if (pl->cone && (pl->lox * v - pl->loy * u < 0.0 || u * pl->hiy - v * pl->hix < 0.0))
+        return 0; /* right of lo or left of hi: outside the wedge */
+    /* the directions P allows: its own turned by -a and +a, sin a = 1/d */
+    double cx = u / d, cy = v / d, sa = 1.0 / d, ca = sqrt(1.0 - sa * sa);
+    double lx = cx * ca + cy * sa, ly = cy * ca - cx * sa;
+    double hx = cx * ca - cy * sa, hy = cy * ca + cx * sa;
+    if (!pl->cone || pl->lox * ly - pl->loy * lx > 0.0) pl->lox = lx, pl->loy = ly;
+    if (!pl->cone || hx * pl->hiy - hy * pl->hix > 0.0) pl->hix = hx, pl->hiy = hy;
+    pl->cone = 1;
     pl->reach = d;
     return 1;
 }
