@@ -1,13 +1,13 @@
 /* The polylines of a figure against the data (core/src/plot/plot_clip.c, issue 26): the plot
- * module drops every point that lies within a tenth of a pixel of the line it draws (of a
- * point, in SVG). Over randomized curves (smooth, random walks, corners, spikes, curves that
+ * module drops every point that lies within a tenth of a pixel of the line it draws in a
+ * PNG, a hundredth of a point in SVG and PDF. Over randomized curves (smooth, random walks, corners, spikes, curves that
  * turn back on themselves, gaps), drawn as SVG through PLplot's own svg driver (its numbers
  * are the drawn coordinates), checked from the file and the layout report alone:
  *   - every vertex drawn is a point of the data (the line is not made up);
  *   - every point of the data lies within the tolerance of the line drawn (nothing is cut
  *     off: a peak, the tip of a curve that turns back);
  *   - a smooth curve of 3 000 samples is drawn with far fewer vertices (the point of it).
- * Tolerances: 0.1 pt is the module's, plus what lies between the data and the numbers in
+ * Tolerances: 0.01 pt is the module's, plus what lies between the data and the numbers in
  * the file: PLplot's device grid (32 767 units across the 300 pt page: 0.01 pt), the file's
  * %.2f (0.005 pt) and the plot box of the report, whose scale differs from the device's by
  * less than 1e-4 (0.02 pt across the plot): 0.03 pt in all. */
@@ -21,7 +21,7 @@
 
 #include "plot.h"
 
-#define TOL_PT 0.1
+#define TOL_PT 0.01
 #define ROUND_PT 0.03
 #define MM_PT (72.0 / 25.4)
 

@@ -114,6 +114,13 @@ void set_err(char *err, size_t err_len, const char *fmt, ...);
 size_t utf8_seq_len(const unsigned char *p);
 /* Approximate width of a UTF-8 string [character heights]. */
 double text_width_ch(const char *s);
+/* plot_ftext.c: the width of PLplot text [mm] at the current size and weight as PLplot's
+ * svg driver writes it, measured in DejaVu Sans with FreeType; -1 without the font. */
+double ftext_string_mm(const char *s);
+/* Closes the faces ftext_string_mm opened (the end of every figure). */
+void ftext_release(void);
+/* 1 if the current stream draws pixels (PNG: memcairo), 0 for SVG and PDF. */
+int device_is_raster(void);
 /* 1 if the current stream's driver draws arcs itself; 0 if PLplot makes them polylines. */
 int driver_draws_arcs(void);
 /* plmtex of literal (escaped) text; nothing for NULL or "". */
