@@ -5,14 +5,16 @@ plugin SHA-256 cache (core/src/plugins/sha256_cache.c) against hashing every
 plugin file at every start, optionally against another build, and the same
 short run with its default graphs.
 
-    python3 bench/bench_startup.py [BUILD_DIR] [--old NSDYN] [--graphs] [-n PAIRS]
+    python3 bench/bench_startup.py [BUILD_DIR] [--old NSDYN] [--graphs] [--format FMT]... [-n PAIRS]
 
 A tiny run (impact oscillator, dopri5, t_end = 1 ms, [plot] off) is timed as
 a whole process, interleaved A B (C) A B (C) ...: A the build with its hash
 cache, B the same build with NSDYN_NO_HASH_CACHE=1 (every file hashed, the
 behaviour before the cache), C an older nsdyn if given, D (--graphs) the
 build on the same run with [plot] left to its defaults (every run graph,
-PNG), E (--old and --graphs) the older nsdyn on that run. Targets: A <= 5 ms
+PNG before issue 26's round 6), E (--old and --graphs) the older nsdyn on that
+run, and per --format FMT (png, svg, pdf, svg-text) the build on that run with
+`[plot] format = FMT` (the graphs' options, each against A). Targets: A <= 5 ms
 of start-up; D <= 2 A. Per command: wall and
 CPU (user + sys of the child, from wait4) as min / median / max, and the
 pair-by-pair CPU ratio A/B; the machine load (uptime) before and after.
@@ -55,6 +57,8 @@ def main():
     ap.add_argument("build", nargs="?", default=str(root / "build"))
     ap.add_argument("--old", help="another nsdyn to time beside it")
     ap.add_argument("--graphs", action="store_true", help="time the run with its default graphs")
+    ap.add_argument("--format", action="append", default=[],
+                    help="also time the graphs in this [plot] format (repeatable)")
     ap.add_argument("-n", type=int, default=30, help="pairs (default 30)")
     a = ap.parse_args()
     nsdyn = str(pathlib.Path(a.build) / "core" / "nsdyn")
@@ -72,6 +76,10 @@ def main():
         cmds["D graphs"] = ([nsdyn], env, graphs)
     if a.graphs and a.old:
         cmds["E old gr."] = ([a.old], env, graphs)
+    for fmt in a.format:
+        path = os.path.join(tmp, f"graphs_{fmt}.toml")
+        open(path, "w").write(CONFIG[: CONFIG.index("[plot]")] + f'[plot]\nformat = "{fmt}"\n')
+        cmds[f"F {fmt}"] = ([nsdyn], env, path)
     print("uptime before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     res = {k: ([], []) for k in cmds}
     for i in range(a.n + 1):  # the first round warms the caches and is not counted
@@ -91,6 +99,7 @@ def main():
     pairs = (("C old", "A/C", ca), ("D graphs", "D/A", ca),
              ("E old gr.", "D/E", res.get("D graphs", ([], []))[1]),
              ("E old gr.", "E/C", res.get("C old", ([], []))[1]))
+    pairs += tuple((f"F {fmt}", f"{fmt}/A", ca) for fmt in a.format)
     for k, name, base in pairs:
         if k not in res:
             continue
@@ -98,6 +107,10 @@ def main():
         r = [p / q for p, q in zip(x, y) if q > 0]
         print(f"cpu {name} pair by pair: min {min(r):.3f} median {statistics.median(r):.3f} "
               f"max {max(r):.3f}")
+        if name == "D/A" or k.startswith("F "):  # the graphs' cost: wall too
+            w = [p / q for p, q in zip(res[k][0], res["A cached"][0]) if q > 0]
+            print(f"wall {name} pair by pair: min {min(w):.3f} median {statistics.median(w):.3f} "
+                  f"max {max(w):.3f}")
     subprocess.run(["rm", "-rf", tmp])
 
 

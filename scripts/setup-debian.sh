@@ -7,6 +7,8 @@ packages=(
   libtomlplusplus-dev                  # TOML 1.0 configs (behind a C adapter)
   libplplot-dev plplot-driver-cairo    # graphs: memcairo, svgcairo, pdfcairo
   libpng-dev zlib1g-dev                # graphs: PNG encoding of memcairo's pixels (plot_png.c)
+  libfreetype-dev fonts-dejavu-core    # graphs: svg-text widths measured in DejaVu Sans (plot_ftext.c)
+  librsvg2-bin                         # tests: check_figures.py renders the svg-text figures
   libsundials-dev                      # CVODE: BDF integrator, root finding
   liblapacke-dev                       # LAPACKE: dense solves above 3x3 (core/numeric)
   libsiconos-numerics-dev              # Siconos: optional contact solver of moreau

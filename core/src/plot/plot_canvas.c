@@ -217,12 +217,14 @@ static void cv_circle(void *ctx, double x, double y, double r) {
         double sx = b->x1 - b->x0, sy = b->y1 - b->y0;
         /* PLplot clips native arcs to the viewport but converts them to
            integer device coordinates first: keep them within reach */
-        if (fabs(cx - 0.5 * (b->x0 + b->x1)) + rr <= 1e3 * sx &&
+        if (driver_draws_arcs() && fabs(cx - 0.5 * (b->x0 + b->x1)) + rr <= 1e3 * sx &&
             fabs(cy - 0.5 * (b->y0 + b->y1)) + rr <= 1e3 * sy) {
             plarc(cx, cy, rr, rr, 0.0, 360.0, 0.0, 0);
             return;
         }
-        /* huge circle crossing the window: a fine polygon, clipped */
+        /* a huge circle crossing the window, or a driver without arcs of its own (svg:
+           PLplot's polyline would keep its hundreds of points): a fine polygon, clipped,
+           whose points within the tolerance of the line drawn are dropped (plot_clip.c) */
         nseg = (int)clampd(rr / fmin(sx, sy) * 64.0, 288.0, 65536.0);
     }
     double *xs = malloc(((size_t)nseg + 1) * 2 * sizeof *xs);

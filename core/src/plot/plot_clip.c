@@ -1,8 +1,8 @@
 /* nsdyn plotting module: clipping. Lines are clipped (Liang-Barsky) and polygons
  * (Sutherland-Hodgman) against a box a little larger than the window before they reach
  * PLplot (polygons in plot_canvas.c, by nsn_clip_halfplane), whose integer device coordinates
- * cannot take absurd values; polylines drop points closer than a fraction of a pixel to
- * the last one drawn. */
+ * cannot take absurd values; polylines drop the points that lie within a fraction of a pixel
+ * of the line drawn (below). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +39,31 @@ static int clip_segment(const box *b, double px, double py, double qx, double qy
     return 1;
 }
 
-/* Polyline builder that emits pieces to PLplot. */
+/* Polyline builder that emits pieces to PLplot, dropping every point that lies within the
+ * tolerance of the line drawn instead (issue 26: a run's 2 000 samples of a smooth curve
+ * become a few dozen vertices, so the svg driver prints a tenth of the numbers and cairo
+ * strokes a tenth of the segments, with no visible change).
+ *
+ * The test is the sleeve of Zhao and Saalfeld (1997, "Linear-time sleeve-fitting polyline
+ * simplification algorithms"), in coordinates scaled by the tolerance (tol_x, tol_y: one
+ * unit is the tolerance on either axis, the same fraction of a pixel): from the last vertex
+ * drawn A, a point Q at distance d > 1 lies within 1 of every segment from A whose direction
+ * is within asin(1/d) of A->Q and whose length is at least d. The directions every skipped
+ * point allows are kept as one wedge, from the unit vector lo to hi counter-clockwise (less
+ * than half a turn: no trigonometry, only cross products); a new point P is skipped when
+ * its direction lies in it and it is no nearer A than the farthest skipped point (a curve
+ * that turns back is not cut short), and the wedge shrinks to what P allows. Otherwise the last skipped point is drawn and becomes A. Points within 1 of
+ * A need no direction. So every point of the input lies within the tolerance of the line
+ * drawn, and every vertex drawn is a point of the input (or of its clipping). */
 typedef struct polyline {
     PLFLT *x, *y;
     size_t n, cap;
-    double tol_x, tol_y;
-    int pending; /* a skipped point that must end the piece */
+    double tol_x, tol_y; /* > 0: the tolerance; otherwise every point is drawn */
+    int pending;         /* a skipped point that must end the piece */
     double px, py;
+    int cone;                  /* 0: no direction constrained yet */
+    double lox, loy, hix, hiy; /* the wedge of allowed directions: unit vectors */
+    double reach;              /* the farthest skipped point from A [tolerances] */
 } polyline;
 
 static void pl_append(polyline *pl, double x, double y) {
@@ -59,6 +77,8 @@ static void pl_append(polyline *pl, double x, double y) {
     pl->x[pl->n] = x;
     pl->y[pl->n] = y;
     pl->n++;
+    pl->cone = 0; /* a new vertex A: nothing skipped since */
+    pl->reach = 0.0;
 }
 
 static void pl_flush(polyline *pl) {
@@ -70,15 +90,45 @@ static void pl_flush(polyline *pl) {
     pl->n = 0;
 }
 
+/* 1 if (x, y) may be skipped: within the tolerance of any segment the wedge still allows
+ * (see above); the wedge is then narrowed to what it allows. */
+static int pl_skippable(polyline *pl, double x, double y) {
+    if (!(pl->tol_x > 0.0 && pl->tol_y > 0.0)) return 0;
+    double u = (x - pl->x[pl->n - 1]) / pl->tol_x, v = (y - pl->y[pl->n - 1]) / pl->tol_y;
+    double d = sqrt(u * u + v * v);
+    if (!isfinite(d)) return 0;
+    if (d <= 1.0) return 1; /* within the tolerance of A itself */
+    if (d < pl->reach) return 0;
+    if (pl->cone && (pl->lox * v - pl->loy * u < 0.0 || u * pl->hiy - v * pl->hix < 0.0))
+        return 0; /* right of lo or left of hi: outside the wedge */
+    /* the directions P allows: its own turned by -a and +a, sin a = 1/d */
+    double cx = u / d, cy = v / d, sa = 1.0 / d, ca = sqrt(1.0 - sa * sa);
+    double lx = cx * ca + cy * sa, ly = cy * ca - cx * sa;
+    double hx = cx * ca - cy * sa, hy = cy * ca + cx * sa;
+    if (!pl->cone || pl->lox * ly - pl->loy * lx > 0.0) pl->lox = lx, pl->loy = ly;
+    if (!pl->cone || hx * pl->hiy - hy * pl->hix > 0.0) pl->hix = hx, pl->hiy = hy;
+    pl->cone = 1;
+    pl->reach = d;
+    return 1;
+}
+
 static void pl_push(polyline *pl, double x, double y) {
-    if (pl->n > 0 && fabs(x - pl->x[pl->n - 1]) < pl->tol_x &&
-        fabs(y - pl->y[pl->n - 1]) < pl->tol_y) {
-        pl->pending = 1; /* too close to the last point drawn */
+    if (pl->n > 0 && pl_skippable(pl, x, y)) { /* pl_skippable changes nothing when it says 0 */
+        pl->pending = 1;
         pl->px = x;
         pl->py = y;
         return;
     }
-    pl->pending = 0;
+    if (pl->pending) { /* the last skipped point is drawn: the new A, and (x, y) is tried from it */
+        pl_append(pl, pl->px, pl->py);
+        pl->pending = 0;
+        if (pl_skippable(pl, x, y)) {
+            pl->pending = 1;
+            pl->px = x;
+            pl->py = y;
+            return;
+        }
+    }
     pl_append(pl, x, y);
 }
 

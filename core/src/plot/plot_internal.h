@@ -114,6 +114,15 @@ void set_err(char *err, size_t err_len, const char *fmt, ...);
 size_t utf8_seq_len(const unsigned char *p);
 /* Approximate width of a UTF-8 string [character heights]. */
 double text_width_ch(const char *s);
+/* plot_ftext.c: the width of PLplot text [mm] at the current size and weight as PLplot's
+ * svg driver writes it, measured in DejaVu Sans with FreeType; -1 without the font. */
+double ftext_string_mm(const char *s);
+/* Closes the faces ftext_string_mm opened (the end of every figure). */
+void ftext_release(void);
+/* 1 if the current stream draws pixels (PNG: memcairo), 0 for SVG and PDF. */
+int device_is_raster(void);
+/* 1 if the current stream's driver draws arcs itself; 0 if PLplot makes them polylines. */
+int driver_draws_arcs(void);
 /* plmtex of literal (escaped) text; nothing for NULL or "". */
 void mtex(const char *side, double disp, double pos, double just, const char *text);
 /* PLplot device of a format ("memcairo" for PNG, then plot_png.c, ...); NULL outside the
@@ -169,9 +178,9 @@ void format_factor(int e, char *buf, size_t len);
 
 /* ---- plot_clip.c: clipping and polylines ---------------------------------- */
 
-/* Clip region, plus the decimation tolerance of polylines: consecutive points
- * closer than (tol_x, tol_y) to the last point drawn are skipped (a fraction
- * of a pixel: keeps SVG/PDF files of long simulations small). */
+/* Clip region, plus the decimation tolerance of polylines (tol_x, tol_y: the same fraction
+ * of a pixel on each axis, in its units): a point within that distance of the line drawn is
+ * skipped (plot_clip.c; keeps the drawing and SVG/PDF files of long simulations small). */
 typedef struct box {
     double x0, x1, y0, y1;
     double tol_x, tol_y;

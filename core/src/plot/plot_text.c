@@ -69,14 +69,38 @@ static double driver_string_mm(const char *s) {
     return pls->string_length;
 }
 
+/* 1 if the current stream's driver draws arcs itself (the cairo drivers: a true circle); 0
+ * if PLplot would turn plarc into a polyline of its own (the svg driver: hundreds of points
+ * a circle, plsc->dev_arc in plstrm.h). */
+int driver_draws_arcs(void) {
+    PLStream *pls = NULL;
+    plgpls(&pls);
+    return pls != NULL && pls->dev_arc;
+}
+
+/* 1 if the current stream draws through PLplot's own svg driver (no string lengths). */
+static int device_is_svg(void) {
+    char dev[80] = "";
+    plgdev(dev);
+    return strcmp(dev, "svg") == 0;
+}
+
+int device_is_raster(void) {
+    char dev[80] = "";
+    plgdev(dev);
+    return strcmp(dev, "memcairo") == 0;
+}
+
 /* Width of PLplot text (escapes included: "10#u−3#d" measures the superscript at its size)
  * [character heights of the current text size]: measured by the driver, in the current font
- * (bold titles included); the estimate where the driver cannot measure. */
+ * (bold titles included); for the svg driver, measured with FreeType in the font and at the
+ * sizes it writes (plot_ftext.c); the estimate where neither can measure. */
 double text_width_ch(const char *s) {
     if (s == NULL || s[0] == '\0') return 0.0;
     PLFLT def = 0.0, ht = 0.0;
     plgchr(&def, &ht);
     double w = ht > 0.0 ? driver_string_mm(s) : -1.0;
+    if (!(w >= 0.0) && ht > 0.0 && device_is_svg()) w = ftext_string_mm(s); /* plot_ftext.c */
     return isfinite(w) && w >= 0.0 ? w / ht : text_width_est(s);
 }
 
