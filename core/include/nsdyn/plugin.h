@@ -421,6 +421,21 @@ typedef struct nsdyn_param_fields {
     nsdyn_create_fields_fn create;
 } nsdyn_param_fields;
 
+/* Does an extension() call ask for interface `ext`? (no <string.h>) */
+static inline int nsdyn_ext_is(const char *name, const char *ext) {
+    if (!name) return 0;
+    while (*name && *name == *ext) ++name, ++ext;
+    return *name == *ext;
+}
+
+/* An extension() function fn_ that offers only the parameter struct
+ * table table_ (an nsdyn_param_fields object):
+ *   NSDYN_FIELDS_EXTENSION(extension, table)  ...  .extension = extension */
+#define NSDYN_FIELDS_EXTENSION(fn_, table_)                                               \
+    static const void *fn_(const char *name) {                                           \
+        return nsdyn_ext_is(name, NSDYN_EXT_PARAM_FIELDS) ? (const void *)&(table_) : NULL; \
+    }
+
 #ifndef __cplusplus
 /* The member's type by _Generic, so an entry cannot name the wrong one:
  *   NSDYN_FIELD(coulomb_params, mu_s)            parameter "mu_s"

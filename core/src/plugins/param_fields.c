@@ -2,6 +2,7 @@
 #include "param_fields.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdalign.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -168,16 +169,44 @@ int nsd_param_fields_check(const nsdyn_param_fields *f, const nsdyn_param_decl *
     return st;
 }
 
-void nsd_param_fields_fill(const nsdyn_param_fields *f, const nsdyn_value *values, size_t n,
-                           void *block) {
+/* Is v a value an int or _Bool member holds exactly: an integer, for INT
+ * inside the declared range, for BOOL 0 or 1, for CHOICE an index of the
+ * list? A value that does not convert is refused, never truncated (a
+ * caller that bypassed the host's resolver: a test, another host). */
+static bool holds_exactly(const nsdyn_param_decl *d, double v) {
+    if (!(v == floor(v))) return false; /* NaN and fractions */
+    switch (d->type) {
+        case NSDYN_PARAM_INT: return v >= d->min && v <= d->max;
+        case NSDYN_PARAM_BOOL: return v == 0.0 || v == 1.0;
+        case NSDYN_PARAM_CHOICE: {
+            size_t n = 0;
+            while (d->choices && d->choices[n]) ++n;
+            return v >= 0.0 && v < (double)n;
+        }
+        default: return true;
+    }
+}
+
+int nsd_param_fields_fill(const nsdyn_param_fields *f, const nsdyn_param_decl *decls,
+                          const nsdyn_value *values, size_t n, void *block, char *why,
+                          size_t why_len) {
     for (size_t i = 0; i < n && i < f->n; ++i) {
         const nsdyn_param_field *x = &f->field[i];
         const nsdyn_value *v = &values[i];
         char *at = (char *)block + x->offset;
+        if ((x->type == NSDYN_FIELD_INT || x->type == NSDYN_FIELD_BOOL) &&
+            !holds_exactly(&decls[i], v->num)) {
+            snprintf(why, why_len, "%s = %.17g is not a value its %s member holds exactly (%s)",
+                     decls[i].name, v->num, kind_of(x->type).c_name,
+                     decls[i].type == NSDYN_PARAM_INT    ? "an integer in its declared range"
+                     : decls[i].type == NSDYN_PARAM_BOOL ? "0 or 1"
+                                                         : "an index of its choices");
+            return -1;
+        }
         switch (x->type) {
             case NSDYN_FIELD_DOUBLE: memcpy(at, &v->num, sizeof(double)); break;
             case NSDYN_FIELD_INT: {
-                int k = (int)v->num; /* an integer inside int's range (checked at load) */
+                int k = (int)v->num; /* exact: holds_exactly() */
                 memcpy(at, &k, sizeof k);
                 break;
             }
@@ -201,6 +230,7 @@ void nsd_param_fields_fill(const nsdyn_param_fields *f, const nsdyn_value *value
             case NSDYN_FIELD_UNSUPPORTED: break; /* refused at load */
         }
     }
+    return 0;
 }
 
 void *nsd_plugin_create(const nsdyn_plugin_info *info, const nsdyn_value *values,
@@ -225,8 +255,11 @@ void *nsd_plugin_create(const nsdyn_plugin_info *info, const nsdyn_value *values
         snprintf(err, err_len, "out of memory for %zu bytes of parameters", f->size);
         return NULL;
     }
-    nsd_param_fields_fill(f, values, info->n_params, block);
-    void *inst = f->create(block, host, err, err_len);
+    void *inst = NULL;
+    if (nsd_param_fields_fill(f, info->params, values, info->n_params, block, why, sizeof why))
+        snprintf(err, err_len, "plugin '%s': %s", info->id, why);
+    else
+        inst = f->create(block, host, err, err_len);
     free(block);
     return inst;
 }

@@ -25,9 +25,13 @@ int nsd_param_fields_check(const nsdyn_param_fields *f, const nsdyn_param_decl *
 
 /* Write the values (n, declaration order, as the host passes them to
  * create()) into `block` (f->size bytes, zeroed by the caller) at the
- * members of a table that passed nsd_param_fields_check(). */
-void nsd_param_fields_fill(const nsdyn_param_fields *f, const nsdyn_value *values, size_t n,
-                           void *block);
+ * members of a table that passed nsd_param_fields_check() for decls.
+ * 0, or -1 with the reason in why when a value bound for an int or _Bool
+ * member is not one it holds exactly (a fraction, outside the declared
+ * range or list: from a caller that bypassed the host's checks). */
+int nsd_param_fields_fill(const nsdyn_param_fields *f, const nsdyn_param_decl *decls,
+                          const nsdyn_value *values, size_t n, void *block, char *why,
+                          size_t why_len);
 
 /* An instance of the plugin from its resolved values (declaration order):
  * with a parameter struct table, its create() given the filled struct,
