@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "registry.h"
+#include "param_fields.h"
 
 /* A host table without services. */
 static const nsdyn_host test_bare_host = {sizeof(nsdyn_host), NULL, NULL};
@@ -20,7 +21,7 @@ static inline const nsdyn_contact_law *test_law_of(nsd_registry *reg, const char
     const nsdyn_contact_law *C = (const nsdyn_contact_law *)pl->info;
     nsdyn_value v[1] = {{.num = p}};
     char err[256] = "";
-    *inst = C->info.create(v, &test_bare_host, err, sizeof err);
+    *inst = nsd_plugin_create(&C->info, v, &test_bare_host, err, sizeof err);
     ck_assert_msg(*inst != NULL, "%s", err);
     return C;
 }

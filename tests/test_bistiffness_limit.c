@@ -21,6 +21,7 @@
 #include "registry.h"
 #include "rimless_impact_util.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 #define PI 3.14159265358979323846
 
@@ -376,7 +377,7 @@ START_TEST(bad_input) {
     const nsdyn_contact_law *C = (const nsdyn_contact_law *)pl->info;
     nsdyn_value v[1] = {{.num = 1.0}};
     char err[256] = "";
-    ck_assert_ptr_null(C->info.create(v, &test_bare_host, err, sizeof err));
+    ck_assert_ptr_null(nsd_plugin_create(&C->info, v, &test_bare_host, err, sizeof err));
     ck_assert_msg(strstr(err, "outside [0, 1)") != NULL, "%s", err);
     void *inst;
     test_law_of(&reg, "bistiffness_limit", 0.2, &inst);

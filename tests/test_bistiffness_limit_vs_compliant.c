@@ -40,6 +40,7 @@ static void trace_rec(const struct blx *x);
 
 #include "registry.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 #define PI 3.14159265358979323846
 #define SLIP_FLOOR 1e-2
@@ -72,7 +73,7 @@ static limit_out limit_case(double mu_n, double lam, double b, double mu, double
     const nsdyn_contact_law *C = &bistiffness_limit_law;
     nsdyn_value v[1] = {{.num = mu_n}};
     char err[256] = "";
-    void *inst = C->info.create(v, &host, err, sizeof err);
+    void *inst = nsd_plugin_create(&C->info, v, &host, err, sizeof err);
     ck_assert_msg(inst != NULL, "%s", err);
     const double s = sin(b), c = cos(b);
     const double J[6][3] = {{0, 1, -s}, {1, 0, -c}, {0, 0, 0}, {0, 1, s}, {1, 0, -c}, {0, 0, 0}};

@@ -45,6 +45,7 @@
 
 #include "registry.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 static nsd_registry reg;
 static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
@@ -159,7 +160,7 @@ static void *make(const char *id, const double *values, size_t n) {
     nsdyn_value v[8] = {{0}};
     for (size_t i = 0; i < n; ++i) v[i].num = values[i];
     char err[512] = "";
-    void *inst = law->info.create(v, &host, err, sizeof err);
+    void *inst = nsd_plugin_create(&law->info, v, &host, err, sizeof err);
     ck_assert_msg(inst != NULL, "%s: %s", id, err);
     return inst;
 }
@@ -465,7 +466,7 @@ static void refused(const char *id, const double *values, size_t n, const char *
     nsdyn_value v[8] = {{0}};
     for (size_t i = 0; i < n; ++i) v[i].num = values[i];
     char err[512] = "";
-    void *inst = law->info.create(v, &host, err, sizeof err);
+    void *inst = nsd_plugin_create(&law->info, v, &host, err, sizeof err);
     ck_assert_msg(inst == NULL, "%s accepted bad values", id);
     printf("%s refuses: %s\n", id, err);
     ck_assert_msg(strstr(err, want) != NULL, "%s: message '%s' lacks '%s'", id, err, want);

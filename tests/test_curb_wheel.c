@@ -28,6 +28,7 @@
 
 #include "registry.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 static nsd_registry reg;
 static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
@@ -62,7 +63,7 @@ static void *make(const char *key, double value, char *err, size_t len, const ns
         }
     }
     ck_assert_msg(found, "no parameter %s", key);
-    return (*S)->info.create(v, &host, err, len);
+    return nsd_plugin_create(&(*S)->info, v, &host, err, len);
 }
 
 static wheel open_wheel(const char *key, double value) {

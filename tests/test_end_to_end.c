@@ -520,7 +520,7 @@ END_TEST
 START_TEST(informational_commands) {
     const char *version[] = {"--version", NULL};
     ck_assert_int_eq(nsdyn(version), 0);
-    ck_assert_ptr_nonnull(strstr(out_text, "nsdyn 0.1.0 (plugin ABI 2.5)"));
+    ck_assert_ptr_nonnull(strstr(out_text, "nsdyn 0.1.0 (plugin ABI 2.6)"));
     const char *plugins[] = {"plugins", NULL};
     ck_assert_int_eq(nsdyn(plugins), 0);
     ck_assert_ptr_nonnull(strstr(out_text, "  towed_wheel "));

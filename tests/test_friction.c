@@ -7,6 +7,7 @@
 
 #include "registry.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 static nsd_registry reg;
 static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
@@ -17,7 +18,7 @@ static void *make(const char *id, const nsdyn_friction_law **law, double mu_s, d
     ck_assert_ptr_nonnull(p);
     *law = (const nsdyn_friction_law *)p->info;
     nsdyn_value v[4] = {{mu_s, NULL, 0}, {mu_k, NULL, 0}, {eps, NULL, 0}, {shape, NULL, 0}};
-    return (*law)->info.create(v, &host, err, 256);
+    return nsd_plugin_create(&(*law)->info, v, &host, err, 256);
 }
 
 static void force2(const nsdyn_friction_law *law, void *inst, double u1, double u2, double N,

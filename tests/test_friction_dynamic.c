@@ -36,6 +36,7 @@
 
 #include "registry.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 static nsd_registry reg;
 static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
@@ -61,7 +62,7 @@ static law make(const char *id, const double *values, size_t n, char *err) {
     ck_assert_uint_eq(L.f->info.n_params, n);
     nsdyn_value v[8];
     for (size_t i = 0; i < n; ++i) v[i] = (nsdyn_value){values[i], NULL, 0};
-    L.inst = L.f->info.create(v, &host, err, 256);
+    L.inst = nsd_plugin_create(&L.f->info, v, &host, err, 256);
     return L;
 }
 

@@ -44,6 +44,7 @@
 
 #include "registry.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 static nsd_registry reg;
 
@@ -66,7 +67,7 @@ static const nsdyn_contact_law *law_of(const char *id) {
 static void *make(const nsdyn_contact_law *law, double e) {
     char err[256] = "";
     nsdyn_value v[1] = {{e, NULL, 0}};
-    void *inst = law->info.create(v, &host, err, sizeof err);
+    void *inst = nsd_plugin_create(&law->info, v, &host, err, sizeof err);
     ck_assert_msg(inst != NULL, "create failed: %s", err);
     return inst;
 }
@@ -450,7 +451,7 @@ START_TEST(bad_input_refused) {
         const nsdyn_contact_law *law = law_of(ids[k]);
         char err[256] = "";
         nsdyn_value v[1] = {{1.5, NULL, 0}};
-        ck_assert_ptr_null(law->info.create(v, &host, err, sizeof err));
+        ck_assert_ptr_null(nsd_plugin_create(&law->info, v, &host, err, sizeof err));
         if (k == 2)
             ck_assert_str_eq(err,
                              "beta = 1.5 is outside [0, 1]: beta < 0 would pull the bodies back "
@@ -460,10 +461,10 @@ START_TEST(bad_input_refused) {
                              "e = 1.5 is outside [0, 1]: e < 0 would not separate the bodies and "
                              "e > 1 would create energy at every impact");
         v[0].num = -0.1;
-        ck_assert_ptr_null(law->info.create(v, &host, err, sizeof err));
+        ck_assert_ptr_null(nsd_plugin_create(&law->info, v, &host, err, sizeof err));
         ck_assert_ptr_nonnull(strstr(err, "is outside [0, 1]"));
         v[0].num = NAN;
-        ck_assert_ptr_null(law->info.create(v, &host, err, sizeof err));
+        ck_assert_ptr_null(nsd_plugin_create(&law->info, v, &host, err, sizeof err));
         /* The declared range says the same to the host. */
         const nsd_plugin *p = nsd_registry_find(&reg, ids[k]);
         ck_assert_uint_eq(p->info->n_params, 1);

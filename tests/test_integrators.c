@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "nsdyn/integrator.h"
+#include "param_fields.h"
 
 #ifndef NSDYN_TEST_PLUGIN_DIR
 #error "NSDYN_TEST_PLUGIN_DIR must name the directory of the built plugins"
@@ -116,7 +117,7 @@ static void *create(const plugin *p, log_sink *sink, nsdyn_host *h, const overri
     make_params(p->d, vals, ov, n_ov);
     *h = make_host(sink);
     char err[256] = "";
-    void *inst = p->d->info.create(vals, h, err, sizeof err);
+    void *inst = nsd_plugin_create(&p->d->info, vals, h, err, sizeof err);
     ck_assert_msg(inst != NULL, "%s create failed: %s", p->d->info.id, err);
     return inst;
 }
@@ -938,14 +939,14 @@ START_TEST(test_bad_params) {
     char err[256] = "";
     override ov[] = {{"min_step", 1e-3}, {"max_step", 1e-4}};
     make_params(p.d, vals, ov, 2);
-    ck_assert_ptr_null(p.d->info.create(vals, &h, err, sizeof err));
+    ck_assert_ptr_null(nsd_plugin_create(&p.d->info, vals, &h, err, sizeof err));
     printf("dopri5: min_step > max_step -> \"%s\"\n", err);
     ck_assert_uint_gt(strlen(err), 0);
     ck_assert_ptr_nonnull(strstr(err, "min_step"));
     /* max_step = 0 means unlimited: then any min_step is consistent */
     override ok[] = {{"min_step", 1e-3}, {"max_step", 0.0}};
     make_params(p.d, vals, ok, 2);
-    void *inst = p.d->info.create(vals, &h, err, sizeof err);
+    void *inst = nsd_plugin_create(&p.d->info, vals, &h, err, sizeof err);
     ck_assert_ptr_nonnull(inst);
     p.d->info.destroy(inst);
     unload(&p);
@@ -954,7 +955,7 @@ START_TEST(test_bad_params) {
     override bad_h[] = {{"h", 0.0}};
     err[0] = '\0';
     make_params(r.d, vals, bad_h, 1);
-    ck_assert_ptr_null(r.d->info.create(vals, &h, err, sizeof err));
+    ck_assert_ptr_null(nsd_plugin_create(&r.d->info, vals, &h, err, sizeof err));
     ck_assert_uint_gt(strlen(err), 0);
     unload(&r);
 
@@ -962,7 +963,7 @@ START_TEST(test_bad_params) {
     override bad_order[] = {{"max_order", 2.5}};
     err[0] = '\0';
     make_params(b.d, vals, bad_order, 1);
-    ck_assert_ptr_null(b.d->info.create(vals, &h, err, sizeof err));
+    ck_assert_ptr_null(nsd_plugin_create(&b.d->info, vals, &h, err, sizeof err));
     printf("bdf: max_order 2.5 -> \"%s\"\n", err);
     ck_assert_uint_gt(strlen(err), 0);
     unload(&b);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "test_util.h"
+#include "param_fields.h"
 
 /* A valley of planes: floor, a V of 30 deg flanks, floor, down 10 deg
  * (kinks of both signs). The sphere drops onto the left flank (impacts,
@@ -135,8 +136,8 @@ static void stepper_open(stepper *S, run *R, int with_rows) {
     nsd_model *m = &R->model;
     S->ig = (const nsdyn_integrator *)R->app.cfg.integrator.plugin->info;
     char err[512] = "";
-    S->inst =
-        S->ig->info.create(R->app.cfg.integrator.params.values, &R->app.host, err, sizeof err);
+    S->inst = nsd_plugin_create(&S->ig->info, R->app.cfg.integrator.params.values, &R->app.host,
+                                err, sizeof err);
     ck_assert_msg(S->inst != NULL, "moreau create: %s", err);
     nsd_model_ode(m, R->data, &S->ode);
     nsd_model_mechanics(m, R->data, &S->mech); /* as core/src/runner/run.c for moreau */

@@ -21,6 +21,7 @@
 
 #include "moreau_fc.h" /* the plugin's contact solver, tested directly below */
 #include "nsdyn/integrator.h"
+#include "param_fields.h"
 
 #ifndef NSDYN_TEST_PLUGIN_DIR
 #error "NSDYN_TEST_PLUGIN_DIR must name the directory of the built plugins"
@@ -85,7 +86,7 @@ static void *newton_instance(double e) {
     ck_assert_uint_lt(pool.n, 16);
     nsdyn_value v = {.num = e};
     char err[256];
-    void *inst = pool.law->info.create(&v, NULL, err, sizeof err);
+    void *inst = nsd_plugin_create(&pool.law->info, &v, NULL, err, sizeof err);
     ck_assert_msg(inst != NULL, "newton: %s", err);
     return pool.inst[pool.n++] = inst;
 }
@@ -153,7 +154,7 @@ static void *try_create(const plugin *p, log_sink *sink, nsdyn_host *host, const
     host->ctx = sink;
     host->log = test_log;
     err[0] = '\0';
-    return p->d->info.create(vals, host, err, err_len);
+    return nsd_plugin_create(&p->d->info, vals, host, err, err_len);
 }
 
 static void *create(const plugin *p, log_sink *sink, nsdyn_host *host, const override *ov,

@@ -21,6 +21,7 @@
 #include "registry.h"
 #include "rimless_impact_util.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 #define PI 3.14159265358979323846
 
@@ -232,7 +233,7 @@ START_TEST(bad_input) {
     const nsd_plugin *pl = nsd_registry_find(&reg, "pc_impact");
     nsdyn_value v[1] = {{.num = 1.5}};
     char err[256] = "";
-    ck_assert_ptr_null(C->info.create(v, &test_bare_host, err, sizeof err));
+    ck_assert_ptr_null(nsd_plugin_create(&C->info, v, &test_bare_host, err, sizeof err));
     ck_assert_msg(strstr(err, "outside [0, 1]") != NULL, "%s", err);
     (void)pl;
 }

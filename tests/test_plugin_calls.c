@@ -26,6 +26,7 @@
 #include "integrator_calls.h"
 #include "plugin_calls.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 #define MISTAKES NSDYN_TEST_FIXTURE_DIR "/mistakes/"
 
@@ -70,7 +71,7 @@ static void *create(const nsdyn_integrator *ig, const char *param, double value)
         if (param && strcmp(d->name, param) == 0) v[k].num = value;
     }
     char err[256] = "";
-    void *inst = ig->info.create(v, NULL, err, sizeof err);
+    void *inst = nsd_plugin_create(&ig->info, v, NULL, err, sizeof err);
     ck_assert_msg(inst, "%s: %s", ig->info.id, err);
     return inst;
 }
@@ -164,8 +165,8 @@ START_TEST(a_2_4_friction_law_is_called_through_the_adapter) {
     ck_assert_int_eq(now->info.abi_minor, NSDYN_ABI_MINOR);
     ck_assert(!nsd_plugin_abi_2_5(&old->info) && nsd_plugin_abi_2_5(&now->info));
     char err[128];
-    void *io = old->info.create(NULL, NULL, err, sizeof err),
-         *in = now->info.create(NULL, NULL, err, sizeof err);
+    void *io = nsd_plugin_create(&old->info, NULL, NULL, err, sizeof err),
+         *in = nsd_plugin_create(&now->info, NULL, NULL, err, sizeof err);
     unsigned seed = 5u;
     for (int k = 0; k < 200; ++k) {
         double N = 1e3 * rand_r(&seed) / RAND_MAX, so = -1, ko = -1, sn = -2, kn = -2;
@@ -198,8 +199,8 @@ START_TEST(a_2_4_contact_law_is_called_through_the_adapter) {
         (const void *)find(&h_new, MISTAKES "nsdyn_contact_newton_none.so", "newton_none");
     ck_assert(!nsd_plugin_abi_2_5(&old->info) && nsd_plugin_abi_2_5(&now->info));
     char err[128], why[256] = "";
-    void *io = old->info.create(NULL, NULL, err, sizeof err),
-         *in = now->info.create(NULL, NULL, err, sizeof err);
+    void *io = nsd_plugin_create(&old->info, NULL, NULL, err, sizeof err),
+         *in = nsd_plugin_create(&now->info, NULL, NULL, err, sizeof err);
     nsdyn_rigid_coefficients a = {sizeof a, 0, -1.0}, b = {sizeof b, 0, -2.0};
     ck_assert_int_eq(nsd_contact_coefficients(old, io, &a, why, sizeof why), NSDYN_OK);
     ck_assert_int_eq(nsd_contact_coefficients(now, in, &b, why, sizeof why), NSDYN_OK);
@@ -217,7 +218,7 @@ START_TEST(a_failing_bounds_reaches_the_caller_and_the_config) {
     const nsdyn_friction_law *law = (const void *)find(
         &h, MISTAKES "nsdyn_friction_coulomb_bounds_fail.so", "coulomb_bounds_fail");
     char err[128], why[256] = "";
-    void *inst = law->info.create(NULL, NULL, err, sizeof err);
+    void *inst = nsd_plugin_create(&law->info, NULL, NULL, err, sizeof err);
     double s = 0, k = 0;
     ck_assert_int_eq(nsd_friction_bounds(law, inst, 0.25, &s, &k, why, sizeof why), NSDYN_OK);
     ck_assert_int_eq(nsd_friction_bounds(law, inst, 2.0, &s, &k, why, sizeof why), NSDYN_ERROR);

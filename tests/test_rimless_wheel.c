@@ -21,6 +21,7 @@
 
 #include "registry.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 #define PI 3.14159265358979323846
 
@@ -45,7 +46,7 @@ static void *make(const char *const *keys, const double *vals, int n, char *err,
         for (int k = 0; k < n; ++k)
             if (!strcmp(p->info->params[i].name, keys[k])) v[i].num = vals[k];
     }
-    return (*S)->info.create(v, &host, err, len);
+    return nsd_plugin_create(&(*S)->info, v, &host, err, len);
 }
 
 static wheel open_wheel(const char *const *keys, const double *vals, int n) {

@@ -59,6 +59,7 @@
 
 #include "registry.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 static nsd_registry reg;
 static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
@@ -102,7 +103,7 @@ static void sys_open(sys *X, const kv *over, size_t n_over, const double *angles
         ck_assert_msg(found, "no parameter %s", over[k].key);
     }
     char err[512] = "";
-    X->p = X->S->info.create(v, &host, err, sizeof err);
+    X->p = nsd_plugin_create(&X->S->info, v, &host, err, sizeof err);
     ck_assert_msg(X->p != NULL, "create failed: %s", err);
     ck_assert_int_eq(X->S->layout(X->p, &X->L), NSDYN_OK);
     ck_assert_uint_eq(X->L.nq, 4);
@@ -1301,7 +1302,7 @@ static void refused(const kv *o, size_t n, const double *angles, size_t na, cons
             if (!strcmp(d[i].name, o[k].key)) v[i].num = o[k].val;
     }
     char err[512] = "";
-    void *p = S->info.create(v, &host, err, sizeof err);
+    void *p = nsd_plugin_create(&S->info, v, &host, err, sizeof err);
     ck_assert_msg(p == NULL, "accepted; expected '%s'", want);
     printf("sphere_planes refuses: %s\n", err);
     ck_assert_msg(strstr(err, want) != NULL, "message '%s' lacks '%s'", err, want);

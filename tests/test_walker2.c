@@ -31,6 +31,7 @@
 
 #include "registry.h"
 #include "test_util.h"
+#include "param_fields.h"
 
 static nsd_registry reg;
 static const nsdyn_host host = {sizeof(nsdyn_host), NULL, NULL};
@@ -631,7 +632,7 @@ static void refused2(const char *key, double value, const char *key2, double val
     }
     ck_assert_msg(found, "no parameter %s", key);
     char err[512] = "";
-    void *inst = S->info.create(v, &host, err, sizeof err);
+    void *inst = nsd_plugin_create(&S->info, v, &host, err, sizeof err);
     ck_assert_msg(inst == NULL, "walker2 accepted %s = %g", key, value);
     printf("walker2 refuses %s = %g: %s\n", key, value, err);
     ck_assert_msg(strstr(err, want) != NULL, "message '%s' lacks '%s'", err, want);

@@ -260,8 +260,8 @@ static nsdyn_status coefficients(void *inst, nsdyn_rigid_coefficients *out) {
     return NSDYN_OK;
 }
 
-static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {
-    const double mu_n = v[0].num;
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
+    const double mu_n = ((const bl_law *)params)->mu_n;
     if (!(mu_n >= 0.0 && mu_n < 1.0)) {
         snprintf(err, len,
                  "mu_n = %g is outside [0, 1): the expansion stiffness k(1 - mu_n) of (5.1) must "
@@ -269,18 +269,23 @@ static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, siz
                  mu_n);
         return NULL;
     }
-    bl_law *law = calloc(1, sizeof *law);
+    bl_law *law = malloc(sizeof *law);
     if (!law) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    law->mu_n = mu_n;
+    *law = *(const bl_law *)params; /* mu_n; the host's block lives only during create() */
     if (NSDYN_HOST_HAS(host, log)) {
         law->host = *host;
         law->have_host = 1;
     }
     return law;
 }
+
+/* mu_n, filled by the host into bl_law (plugin.h NSDYN_EXT_PARAM_FIELDS). */
+static const nsdyn_param_field fields[] = {NSDYN_FIELD(bl_law, mu_n)};
+static const nsdyn_param_fields table = NSDYN_PARAM_FIELDS(bl_law, fields, create);
+NSDYN_FIELDS_EXTENSION(extension, table)
 
 static void destroy(void *inst) { free(inst); }
 
@@ -289,9 +294,10 @@ static const nsdyn_contact_law bistiffness_limit_law = {
                                .summary = "rigid limit k -> inf of the bi-stiffness law (5.1) "
                                           "with set-valued Coulomb, any number of planar contacts",
                                NSDYN_PARAMS(params), .provides = NSDYN_CAP_RIGID_IMPACT,
-                               .create = create, .destroy = destroy),
+                               .destroy = destroy),
     .impact = impact,
     .coefficients = coefficients,
+    .extension = extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -78,63 +78,70 @@ typedef struct compliant {
     /* General form F = k spow(delta, n) + c spow(delta, p) spow(delta', q);
      * every law but bistiffness is stored in it. */
     double k, c, n, p, q;
+    double alpha;         /* hertz: Hunt and Crossley's slope [s/m] */
+    double mu_n;          /* bistiffness: normal damper friction [1] */
     double k_comp, k_exp; /* bistiffness: k (1 + mu_n), k (1 - mu_n) [N/m] */
 } compliant;
 
 /* ---- parameter declarations ------------------------------------------- */
 
-enum { HC_K, HC_C, HC_N, HC_P, HC_Q };
 static const nsdyn_param_decl hunt_crossley_params[] = {
-    [HC_K] = NSDYN_REAL_F(
-        "k", "N/m^n", 9.392e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-        "stiffness k of the elastic term k delta^n (default: walker paper Table 7 k_s)"),
-    [HC_C] =
-        NSDYN_REAL("c", "N s^q/m^(p+q)", 1.6879e7, 0.0, HUGE_VAL,
-                   "damping c of the term c delta^p delta'^q (default: walker paper Table 7 k_d)"),
-    [HC_N] = NSDYN_REAL_F("n", "1", 1.5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                          "exponent of the penetration in the elastic term (3/2 Hertz, 1 linear)"),
-    [HC_P] = NSDYN_REAL("p", "1", 1.5, 0.0, HUGE_VAL,
-                        "exponent of the penetration in the damping term (Hunt-Crossley: p = n)"),
-    [HC_Q] =
-        NSDYN_REAL("q", "1", 1.0, 0.0, HUGE_VAL,
-                   "exponent of the penetration rate in the damping term, sign kept (usual: 1)"),
+    NSDYN_REAL_F("k", "N/m^n", 9.392e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "stiffness k of the elastic term k delta^n (default: walker paper Table 7 k_s)"),
+    NSDYN_REAL("c", "N s^q/m^(p+q)", 1.6879e7, 0.0, HUGE_VAL,
+               "damping c of the term c delta^p delta'^q (default: walker paper Table 7 k_d)"),
+    NSDYN_REAL_F("n", "1", 1.5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "exponent of the penetration in the elastic term (3/2 Hertz, 1 linear)"),
+    NSDYN_REAL("p", "1", 1.5, 0.0, HUGE_VAL,
+               "exponent of the penetration in the damping term (Hunt-Crossley: p = n)"),
+    NSDYN_REAL("q", "1", 1.0, 0.0, HUGE_VAL,
+               "exponent of the penetration rate in the damping term, sign kept (usual: 1)"),
 };
 
-enum { HZ_K, HZ_ALPHA };
 static const nsdyn_param_decl hertz_params[] = {
-    [HZ_K] = NSDYN_REAL_F("k", "N/m^(3/2)", 1e6, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                          "Hertz stiffness; (4/3) E* sqrt(R) for a sphere of radius R on a plane"),
-    [HZ_ALPHA] =
-        NSDYN_REAL("alpha", "s/m", 0.1, 0.0, HUGE_VAL,
-                   "Hunt-Crossley damping: restitution e ~ 1 - alpha v_in at impact speed v_in"),
+    NSDYN_REAL_F("k", "N/m^(3/2)", 1e6, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "Hertz stiffness; (4/3) E* sqrt(R) for a sphere of radius R on a plane"),
+    NSDYN_REAL("alpha", "s/m", 0.1, 0.0, HUGE_VAL,
+               "Hunt-Crossley damping: restitution e ~ 1 - alpha v_in at impact speed v_in"),
 };
 
-enum { SD_K, SD_C };
 static const nsdyn_param_decl spring_damper_params[] = {
-    [SD_K] = NSDYN_REAL_F("k", "N/m", 1e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                          "spring stiffness k of F = k delta + c delta'"),
-    [SD_C] = NSDYN_REAL("c", "N s/m", 50.0, 0.0, HUGE_VAL,
-                        "damping coefficient c of F = k delta + c delta' (force clamped at zero)"),
+    NSDYN_REAL_F("k", "N/m", 1e5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "spring stiffness k of F = k delta + c delta'"),
+    NSDYN_REAL("c", "N s/m", 50.0, 0.0, HUGE_VAL,
+               "damping coefficient c of F = k delta + c delta' (force clamped at zero)"),
 };
 
-enum { BS_K, BS_MU_N };
 static const nsdyn_param_decl bistiffness_params[] = {
-    [BS_K] =
-        NSDYN_REAL_F("k", "N/m", 1e3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                     "spring stiffness k of (5.1); default: the paper's Section 5 example, 1 kN/m"),
-    [BS_MU_N] = NSDYN_REAL_F(
-        "mu_n", "1", 0.2, 0.0, 1.0, NSDYN_PARAM_MAX_EXCLUSIVE,
-        "normal damper friction: stiffness k(1+mu_n) compressing, k(1-mu_n) expanding"),
+    NSDYN_REAL_F("k", "N/m", 1e3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "spring stiffness k of (5.1); default: the paper's Section 5 example, 1 kN/m"),
+    NSDYN_REAL_F("mu_n", "1", 0.2, 0.0, 1.0, NSDYN_PARAM_MAX_EXCLUSIVE,
+                 "normal damper friction: stiffness k(1+mu_n) compressing, k(1-mu_n) expanding"),
 };
 
 /* ---- create / destroy -------------------------------------------------- */
 
-static compliant *alloc_law(law_kind kind, char *err, size_t len) {
-    compliant *law = calloc(1, sizeof *law);
-    if (!law)
+/* The parameters, filled by the host into a compliant struct (plugin.h
+ * NSDYN_EXT_PARAM_FIELDS): each law's declared parameters at their members,
+ * every other member 0. */
+#define C compliant
+static const nsdyn_param_field hunt_crossley_fields[] = {
+    NSDYN_FIELD(C, k), NSDYN_FIELD(C, c), NSDYN_FIELD(C, n), NSDYN_FIELD(C, p), NSDYN_FIELD(C, q)};
+static const nsdyn_param_field hertz_fields[] = {NSDYN_FIELD(C, k), NSDYN_FIELD(C, alpha)};
+static const nsdyn_param_field spring_damper_fields[] = {NSDYN_FIELD(C, k), NSDYN_FIELD(C, c)};
+static const nsdyn_param_field bistiffness_fields[] = {NSDYN_FIELD(C, k), NSDYN_FIELD(C, mu_n)};
+#undef C
+
+/* The instance: a copy of the filled struct (the host's block lives only
+ * during create()), of law `kind`. */
+static compliant *keep(const void *params, law_kind kind, char *err, size_t len) {
+    compliant *law = malloc(sizeof *law);
+    if (!law) {
         snprintf(err, len, "out of memory");
-    else
-        law->kind = kind;
+        return NULL;
+    }
+    *law = *(const compliant *)params;
+    law->kind = kind;
     return law;
 }
 
@@ -155,10 +162,11 @@ static int check_nonnegative(const char *name, double x, const char *what, char 
     return 0;
 }
 
-static void *create_hunt_crossley(const nsdyn_value *v, const nsdyn_host *host, char *err,
+static void *create_hunt_crossley(const void *params, const nsdyn_host *host, char *err,
                                   size_t len) {
     (void)host;
-    double k = v[HC_K].num, c = v[HC_C].num, n = v[HC_N].num, p = v[HC_P].num, q = v[HC_Q].num;
+    const compliant *v = params;
+    double k = v->k, c = v->c, n = v->n, p = v->p, q = v->q;
     if (!check_stiffness("k", k, "N/m^n", err, len)) return NULL;
     if (!check_nonnegative("c", c, "the damping coefficient", err, len)) return NULL;
     if (!(n > 0) || !isfinite(n)) {
@@ -180,50 +188,40 @@ static void *create_hunt_crossley(const nsdyn_value *v, const nsdyn_host *host, 
                  c, c);
         return NULL;
     }
-    compliant *law = alloc_law(LAW_HUNT_CROSSLEY, err, len);
-    if (!law) return NULL;
-    law->k = k;
-    law->c = c;
-    law->n = n;
-    law->p = p;
-    law->q = q;
-    return law;
+    return keep(params, LAW_HUNT_CROSSLEY, err, len);
 }
 
-static void *create_hertz(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {
+static void *create_hertz(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    double k = v[HZ_K].num, alpha = v[HZ_ALPHA].num;
-    if (!check_stiffness("k", k, "N/m^(3/2)", err, len)) return NULL;
-    if (!check_nonnegative("alpha", alpha, "the Hunt-Crossley damping slope", err, len))
+    const compliant *v = params;
+    if (!check_stiffness("k", v->k, "N/m^(3/2)", err, len)) return NULL;
+    if (!check_nonnegative("alpha", v->alpha, "the Hunt-Crossley damping slope", err, len))
         return NULL;
-    compliant *law = alloc_law(LAW_HERTZ, err, len);
+    compliant *law = keep(params, LAW_HERTZ, err, len);
     if (!law) return NULL;
-    law->k = k;
-    law->c = 1.5 * alpha * k; /* Hunt & Crossley's lambda = (3/2) alpha k [N s/m^{5/2}] */
+    law->c = 1.5 * law->alpha * law->k; /* Hunt & Crossley's lambda = (3/2) alpha k [N s/m^{5/2}] */
     law->n = law->p = 1.5;
     law->q = 1.0;
     return law;
 }
 
-static void *create_spring_damper(const nsdyn_value *v, const nsdyn_host *host, char *err,
+static void *create_spring_damper(const void *params, const nsdyn_host *host, char *err,
                                   size_t len) {
     (void)host;
-    double k = v[SD_K].num, c = v[SD_C].num;
-    if (!check_stiffness("k", k, "N/m", err, len)) return NULL;
-    if (!check_nonnegative("c", c, "the damping coefficient", err, len)) return NULL;
-    compliant *law = alloc_law(LAW_SPRING_DAMPER, err, len);
+    const compliant *v = params;
+    if (!check_stiffness("k", v->k, "N/m", err, len)) return NULL;
+    if (!check_nonnegative("c", v->c, "the damping coefficient", err, len)) return NULL;
+    compliant *law = keep(params, LAW_SPRING_DAMPER, err, len);
     if (!law) return NULL;
-    law->k = k;
-    law->c = c;
     law->n = law->q = 1.0;
     law->p = 0.0;
     return law;
 }
 
-static void *create_bistiffness(const nsdyn_value *v, const nsdyn_host *host, char *err,
-                                size_t len) {
+static void *create_bistiffness(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    double k = v[BS_K].num, mu_n = v[BS_MU_N].num;
+    const compliant *v = params;
+    double k = v->k, mu_n = v->mu_n;
     if (!check_stiffness("k", k, "N/m", err, len)) return NULL;
     if (!(mu_n >= 0 && mu_n < 1)) {
         snprintf(err, len,
@@ -233,13 +231,25 @@ static void *create_bistiffness(const nsdyn_value *v, const nsdyn_host *host, ch
                  mu_n);
         return NULL;
     }
-    compliant *law = alloc_law(LAW_BISTIFFNESS, err, len);
+    compliant *law = keep(params, LAW_BISTIFFNESS, err, len);
     if (!law) return NULL;
-    law->k = k;
     law->k_comp = k * (1.0 + mu_n);
     law->k_exp = k * (1.0 - mu_n);
     return law;
 }
+
+static const nsdyn_param_fields hunt_crossley_table =
+    NSDYN_PARAM_FIELDS(compliant, hunt_crossley_fields, create_hunt_crossley);
+static const nsdyn_param_fields hertz_table =
+    NSDYN_PARAM_FIELDS(compliant, hertz_fields, create_hertz);
+static const nsdyn_param_fields spring_damper_table =
+    NSDYN_PARAM_FIELDS(compliant, spring_damper_fields, create_spring_damper);
+static const nsdyn_param_fields bistiffness_table =
+    NSDYN_PARAM_FIELDS(compliant, bistiffness_fields, create_bistiffness);
+NSDYN_FIELDS_EXTENSION(hunt_crossley_extension, hunt_crossley_table)
+NSDYN_FIELDS_EXTENSION(hertz_extension, hertz_table)
+NSDYN_FIELDS_EXTENSION(spring_damper_extension, spring_damper_table)
+NSDYN_FIELDS_EXTENSION(bistiffness_extension, bistiffness_table)
 
 static void destroy(void *inst) { free(inst); }
 
@@ -285,9 +295,9 @@ static const nsdyn_contact_law hunt_crossley_law = {
                                .summary = "Hunt-Crossley k d^n + c d^p d'^q (general exponents), "
                                           "clamped at zero (walker (12)-(13))",
                                NSDYN_PARAMS(hunt_crossley_params),
-                               .provides = NSDYN_CAP_COMPLIANT_NORMAL,
-                               .create = create_hunt_crossley, .destroy = destroy),
+                               .provides = NSDYN_CAP_COMPLIANT_NORMAL, .destroy = destroy),
     .normal_force = normal_force,
+    .extension = hunt_crossley_extension,
 };
 
 static const nsdyn_contact_law hertz_law = {
@@ -295,9 +305,9 @@ static const nsdyn_contact_law hertz_law = {
             .id = "hertz", .version = "1.0.0",
             .summary =
                 "Hertz k d^(3/2) with Hunt-Crossley damping (1 + 3/2 alpha d'), e ~ 1 - alpha v_in",
-            NSDYN_PARAMS(hertz_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL,
-            .create = create_hertz, .destroy = destroy),
+            NSDYN_PARAMS(hertz_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL, .destroy = destroy),
     .normal_force = normal_force,
+    .extension = hertz_extension,
 };
 
 static const nsdyn_contact_law spring_damper_law = {
@@ -305,8 +315,9 @@ static const nsdyn_contact_law spring_damper_law = {
             .id = "spring_damper", .version = "1.0.0",
             .summary = "linear spring-damper k d + c d', clamped at zero (Kelvin-Voigt contact)",
             NSDYN_PARAMS(spring_damper_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL,
-            .create = create_spring_damper, .destroy = destroy),
+            .destroy = destroy),
     .normal_force = normal_force,
+    .extension = spring_damper_extension,
 };
 
 static const nsdyn_contact_law bistiffness_law = {
@@ -314,9 +325,11 @@ static const nsdyn_contact_law bistiffness_law = {
             .id = "bistiffness", .version = "1.0.0",
             .summary =
                 "linear bi-stiffness k(1 +- mu_n) d, compression/expansion (Barjau & Batlle (5.1))",
-            NSDYN_PARAMS(bistiffness_params), .provides = NSDYN_CAP_COMPLIANT_NORMAL | NSDYN_CAP_RATE_DISCONTINUITY,
-            .create = create_bistiffness, .destroy = destroy),
+            NSDYN_PARAMS(bistiffness_params),
+            .provides = NSDYN_CAP_COMPLIANT_NORMAL | NSDYN_CAP_RATE_DISCONTINUITY,
+            .destroy = destroy),
     .normal_force = normal_force,
+    .extension = bistiffness_extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -66,31 +66,28 @@
 
 /* ---- parameter declarations ------------------------------------------- */
 
-enum { P_E };
 static const nsdyn_param_decl newton_params[] = {
-    [P_E] =
-        NSDYN_REAL("e", "1", 0.5, 0.0, 1.0,
-                   "Newton's coefficient of restitution: u_n+ = -e u_n- at approaching contacts "
-                   "(0 plastic, 1 elastic)"),
+    NSDYN_REAL("e", "1", 0.5, 0.0, 1.0,
+               "Newton's coefficient of restitution: u_n+ = -e u_n- at approaching contacts "
+               "(0 plastic, 1 elastic)"),
 };
 static const nsdyn_param_decl kane_params[] = {
-    [P_E] = NSDYN_REAL(
+    NSDYN_REAL(
         "e", "1", 0.92, 0.0, 1.0,
         "restitution of the contact-point normal velocity (2.8) (default: thesis Sec. 4.2, 0.92)"),
 };
 static const nsdyn_param_decl poisson_params[] = {
-    [P_E] = NSDYN_REAL(
-        "beta", "1", 0.3, 0.0, 1.0,
-        "Poisson's coefficient of restitution (wheel-curb paper (16a), (35b)): restitution "
-        "impulse "
-        "= beta x compression impulse (0 plastic, 1 elastic)"),
+    NSDYN_REAL("beta", "1", 0.3, 0.0, 1.0,
+               "Poisson's coefficient of restitution (wheel-curb paper (16a), (35b)): restitution "
+               "impulse "
+               "= beta x compression impulse (0 plastic, 1 elastic)"),
 };
 
 /* ---- create / destroy -------------------------------------------------- */
 
-static void *create(law_kind kind, const nsdyn_value *v, const nsdyn_host *host, char *err,
+static void *create(law_kind kind, const void *params, const nsdyn_host *host, char *err,
                     size_t len) {
-    double e = v[P_E].num;
+    double e = ((const impact_law *)params)->e;
     /* Repeats the declared range: create() may be called by other hosts. */
     if (!(e >= 0.0 && e <= 1.0)) {
         if (kind == LAW_POISSON)
@@ -105,13 +102,13 @@ static void *create(law_kind kind, const nsdyn_value *v, const nsdyn_host *host,
                      e);
         return NULL;
     }
-    impact_law *law = calloc(1, sizeof *law);
+    impact_law *law = malloc(sizeof *law);
     if (!law) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
+    *law = *(const impact_law *)params; /* e; the host's block lives only during create() */
     law->kind = kind;
-    law->e = e;
     if (NSDYN_HOST_HAS(host, log)) {
         law->host = *host;
         law->have_host = 1;
@@ -119,17 +116,28 @@ static void *create(law_kind kind, const nsdyn_value *v, const nsdyn_host *host,
     return law;
 }
 
-static void *create_newton(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {
-    return create(LAW_NEWTON, v, host, err, len);
+static void *create_newton(const void *p, const nsdyn_host *host, char *err, size_t len) {
+    return create(LAW_NEWTON, p, host, err, len);
+}
+static void *create_kane(const void *p, const nsdyn_host *host, char *err, size_t len) {
+    return create(LAW_KANE, p, host, err, len);
+}
+static void *create_poisson(const void *p, const nsdyn_host *host, char *err, size_t len) {
+    return create(LAW_POISSON, p, host, err, len);
 }
 
-static void *create_kane(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {
-    return create(LAW_KANE, v, host, err, len);
-}
-
-static void *create_poisson(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {
-    return create(LAW_POISSON, v, host, err, len);
-}
+/* The one parameter, filled by the host into impact_law.e (plugin.h
+ * NSDYN_EXT_PARAM_FIELDS); poisson calls it beta. */
+static const nsdyn_param_field e_field[] = {NSDYN_FIELD(impact_law, e)};
+static const nsdyn_param_field beta_field[] = {NSDYN_FIELD_AS(impact_law, e, "beta")};
+static const nsdyn_param_fields newton_table =
+    NSDYN_PARAM_FIELDS(impact_law, e_field, create_newton);
+static const nsdyn_param_fields kane_table = NSDYN_PARAM_FIELDS(impact_law, e_field, create_kane);
+static const nsdyn_param_fields poisson_table =
+    NSDYN_PARAM_FIELDS(impact_law, beta_field, create_poisson);
+NSDYN_FIELDS_EXTENSION(newton_extension, newton_table)
+NSDYN_FIELDS_EXTENSION(kane_extension, kane_table)
+NSDYN_FIELDS_EXTENSION(poisson_extension, poisson_table)
 
 static void destroy(void *inst) { free(inst); }
 
@@ -214,9 +222,10 @@ static const nsdyn_contact_law newton_law = {
                                           "friction, post-impact slip, several "
                                           "contacts",
                                NSDYN_PARAMS(newton_params), .provides = NSDYN_CAP_RIGID_IMPACT,
-                               .create = create_newton, .destroy = destroy),
+                               .destroy = destroy),
     .impact = impact,
     .coefficients = coefficients,
+    .extension = newton_extension,
 };
 
 static const nsdyn_contact_law kane_law = {
@@ -225,10 +234,10 @@ static const nsdyn_contact_law kane_law = {
             .summary =
                 "Kane's collision model: Newton restitution, no-slip test (mu_s, strict), slip "
                 "along the initial slip (mu_k)",
-            NSDYN_PARAMS(kane_params), .provides = NSDYN_CAP_RIGID_IMPACT, .create = create_kane,
-            .destroy = destroy),
+            NSDYN_PARAMS(kane_params), .provides = NSDYN_CAP_RIGID_IMPACT, .destroy = destroy),
     .impact = impact,
     .coefficients = coefficients,
+    .extension = kane_extension,
 };
 
 static const nsdyn_contact_law poisson_law = {
@@ -236,10 +245,10 @@ static const nsdyn_contact_law poisson_law = {
             .id = "poisson", .version = "2.0.0",
             .summary = "Poisson two-phase restitution (impulse ratio beta) with Coulomb friction, "
                        "wheel-curb paper (31)-(35)",
-            NSDYN_PARAMS(poisson_params), .provides = NSDYN_CAP_RIGID_IMPACT,
-            .create = create_poisson, .destroy = destroy),
+            NSDYN_PARAMS(poisson_params), .provides = NSDYN_CAP_RIGID_IMPACT, .destroy = destroy),
     .impact = impact,
     .coefficients = coefficients,
+    .extension = poisson_extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

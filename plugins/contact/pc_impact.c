@@ -417,24 +417,29 @@ static nsdyn_status coefficients(void *inst, nsdyn_rigid_coefficients *out) {
     return NSDYN_OK;
 }
 
-static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {
-    double e = v[0].num;
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
+    double e = ((const pc_law *)params)->e;
     if (!(e >= 0.0 && e <= 1.0)) {
         snprintf(err, len, "e = %g is outside [0, 1] (Stronge's energetic coefficient)", e);
         return NULL;
     }
-    pc_law *law = calloc(1, sizeof *law);
+    pc_law *law = malloc(sizeof *law);
     if (!law) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    law->e = e;
+    *law = *(const pc_law *)params; /* e; the host's block lives only during create() */
     if (NSDYN_HOST_HAS(host, log)) {
         law->host = *host;
         law->have_host = 1;
     }
     return law;
 }
+
+/* e, filled by the host into pc_law (plugin.h NSDYN_EXT_PARAM_FIELDS). */
+static const nsdyn_param_field fields[] = {NSDYN_FIELD(pc_law, e)};
+static const nsdyn_param_fields table = NSDYN_PARAM_FIELDS(pc_law, fields, create);
+NSDYN_FIELDS_EXTENSION(extension, table)
 
 static void destroy(void *inst) { free(inst); }
 
@@ -443,9 +448,10 @@ static const nsdyn_contact_law pc_impact_law = {
                                .summary = "Percussion-Centre impact analysis (Barjau & Batlle "
                                           "2022): SP/DP phases in the impulse domain",
                                NSDYN_PARAMS(params), .provides = NSDYN_CAP_RIGID_IMPACT,
-                               .create = create, .destroy = destroy),
+                               .destroy = destroy),
     .impact = impact,
     .coefficients = coefficients,
+    .extension = extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

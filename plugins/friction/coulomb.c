@@ -26,13 +26,12 @@
 #include "friction_common.h"
 #include "nsdyn/nsdyn.h"
 
+/* The parameters, filled by the host (plugin.h NSDYN_EXT_PARAM_FIELDS). */
 typedef struct coulomb {
     double mu_s, mu_k;
     double eps; /* regularization width [m/s]; 0 for the set-valued law */
     int shape;  /* 0 sqrt, 1 tanh, 2 linear */
 } coulomb;
-
-enum { P_MU_S, P_MU_K, P_EPS, P_SHAPE };
 
 static const char *const shapes[] = {"sqrt", "tanh", "linear", NULL};
 
@@ -50,33 +49,28 @@ static const nsdyn_param_decl regularized_params[] = {
                  "regularizing function: sqrt (u/sqrt(u^2+eps^2)), tanh, or linear (saturated)"),
 };
 
-static void *create_common(const nsdyn_value *p, int regularized, char *err, size_t len) {
-    double mu_s, mu_k;
-    if (friction_coefficients(p, P_MU_S, P_MU_K, &mu_s, &mu_k, err, len) != 0) return NULL;
-    coulomb *c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(err, len, "out of memory");
-        return NULL;
-    }
-    c->mu_s = mu_s;
-    c->mu_k = mu_k;
-    if (regularized) {
-        c->eps = p[P_EPS].num;
-        c->shape = (int)p[P_SHAPE].num;
-    }
-    return c;
+#define MU_FIELDS NSDYN_FIELD(coulomb, mu_s), NSDYN_FIELD(coulomb, mu_k)
+static const nsdyn_param_field coulomb_fields[] = {MU_FIELDS};
+static const nsdyn_param_field regularized_fields[] = {MU_FIELDS, NSDYN_FIELD(coulomb, eps),
+                                                       NSDYN_FIELD(coulomb, shape)};
+
+/* The set-valued law's eps stays 0 (the host zeroes the struct). */
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
+    (void)host;
+    const coulomb *p = params;
+    if (friction_mu_check(p->mu_s, p->mu_k, err, len) != 0) return NULL;
+    return friction_copy(p, sizeof *p, err, len);
 }
 
-static void *create_set_valued(const nsdyn_value *p, const nsdyn_host *host, char *err,
-                               size_t len) {
-    (void)host;
-    return create_common(p, 0, err, len);
-}
+static const nsdyn_param_fields coulomb_table = NSDYN_PARAM_FIELDS(coulomb, coulomb_fields, create);
+static const nsdyn_param_fields regularized_table =
+    NSDYN_PARAM_FIELDS(coulomb, regularized_fields, create);
 
-static void *create_regularized(const nsdyn_value *p, const nsdyn_host *host, char *err,
-                                size_t len) {
-    (void)host;
-    return create_common(p, 1, err, len);
+static const void *coulomb_extension(const char *name) {
+    return friction_extension(name, &coulomb_table, 0);
+}
+static const void *regularized_extension(const char *name) {
+    return friction_extension(name, &regularized_table, 0);
 }
 
 static void destroy(void *inst) { free(inst); }
@@ -149,11 +143,11 @@ static const nsdyn_friction_law coulomb_law = {
             .summary =
                 "set-valued Coulomb friction (static/kinetic), 1-D and 2-D slip, with projection",
             NSDYN_PARAMS(coulomb_params),
-            .provides = NSDYN_CAP_FRICTION_SET_VALUED | NSDYN_CAP_FRICTION_2D,
-            .create = create_set_valued, .destroy = destroy),
+            .provides = NSDYN_CAP_FRICTION_SET_VALUED | NSDYN_CAP_FRICTION_2D, .destroy = destroy),
     .n_states = no_states,
     .force = force_set_valued,
     .bounds = bounds,
+    .extension = coulomb_extension,
 };
 
 static const nsdyn_friction_law regularized_law = {
@@ -162,11 +156,11 @@ static const nsdyn_friction_law regularized_law = {
             .summary =
                 "smooth Coulomb friction mu_k N u/sqrt(u^2+eps^2) (or tanh, linear), 1-D and 2-D",
             NSDYN_PARAMS(regularized_params),
-            .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D,
-            .create = create_regularized, .destroy = destroy),
+            .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D, .destroy = destroy),
     .n_states = no_states,
     .force = force_regularized,
     .bounds = bounds,
+    .extension = regularized_extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -82,8 +82,6 @@ typedef struct lugre {
     double v_s;                    /* Stribeck velocity [m/s] */
 } lugre;
 
-enum { P_SIGMA0, P_SIGMA1, P_SIGMA2, P_MU_S, P_MU_K, P_V_S };
-
 /* Defaults: the walker paper's Table 7 (validation): sigma0 = 1e5,
  * sigma1 = 2 sqrt(sigma0) = 632.456, mu_s = 0.38, mu_k = 0.30, v_s = 1e-4 m/s. */
 static const nsdyn_param_decl lugre_params[] = {
@@ -105,23 +103,21 @@ static const nsdyn_param_decl lugre_params[] = {
                  "Stribeck velocity: g = mu_k + (mu_s - mu_k) exp(-(v/v_s)^2)"),
 };
 
-static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t len) {
+static const nsdyn_param_field lugre_fields[] = {
+    NSDYN_FIELD(lugre, sigma0), NSDYN_FIELD(lugre, sigma1), NSDYN_FIELD(lugre, sigma2),
+    NSDYN_FIELD(lugre, mu_s),   NSDYN_FIELD(lugre, mu_k),   NSDYN_FIELD(lugre, v_s)};
+
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    double mu_s, mu_k;
-    if (friction_coefficients(p, P_MU_S, P_MU_K, &mu_s, &mu_k, err, len) != 0) return NULL;
-    lugre *l = calloc(1, sizeof *l);
-    if (!l) {
-        snprintf(err, len, "out of memory");
-        return NULL;
-    }
-    l->sigma0 = p[P_SIGMA0].num;
-    l->sigma1 = p[P_SIGMA1].num;
-    l->sigma2 = p[P_SIGMA2].num;
-    l->mu_s = mu_s;
-    l->mu_k = mu_k;
-    l->v_s = p[P_V_S].num;
-    return l;
+    const lugre *p = params;
+    if (friction_mu_check(p->mu_s, p->mu_k, err, len) != 0) return NULL;
+    return friction_copy(p, sizeof *p, err, len);
 }
+
+static const nsdyn_param_fields lugre_table = NSDYN_PARAM_FIELDS(lugre, lugre_fields, create);
+
+/* mu_c, the former name of mu_k, and the parameter struct */
+static const void *extension(const char *name) { return friction_extension(name, &lugre_table, 1); }
 
 static void destroy(void *inst) { free(inst); }
 
@@ -181,12 +177,12 @@ static const nsdyn_friction_law lugre_law = {
             NSDYN_PARAMS(lugre_params),
             .provides =
                 NSDYN_CAP_FRICTION_STATEFUL | NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D,
-            .create = create, .destroy = destroy),
+            .destroy = destroy),
     .n_states = n_states,
     .force = force,
     .bounds = bounds,
     .state_channels = state_channels,
-    .extension = friction_mu_c_extension, /* mu_c, the former name of mu_k */
+    .extension = extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

@@ -45,8 +45,6 @@ typedef struct stribeck {
     double sigma2; /* viscous coefficient per unit normal load [s/m] */
 } stribeck;
 
-enum { P_MU_S, P_MU_K, P_V_S, P_DELTA, P_EPS, P_SIGMA2 };
-
 /* Defaults: mu_s, mu_k, v_s of the walker paper's Table 7; delta = 2 as in
  * its (16); eps = v_s / 10. */
 static const nsdyn_param_decl stribeck_params[] = {
@@ -65,22 +63,23 @@ static const nsdyn_param_decl stribeck_params[] = {
                "viscous friction per unit normal load: adds -sigma2 N u"),
 };
 
-static void *create(const nsdyn_value *p, const nsdyn_host *host, char *err, size_t len) {
+static const nsdyn_param_field stribeck_fields[] = {
+    NSDYN_FIELD(stribeck, mu_s),  NSDYN_FIELD(stribeck, mu_k), NSDYN_FIELD(stribeck, v_s),
+    NSDYN_FIELD(stribeck, delta), NSDYN_FIELD(stribeck, eps),  NSDYN_FIELD(stribeck, sigma2)};
+
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    double mu_s, mu_k;
-    if (friction_coefficients(p, P_MU_S, P_MU_K, &mu_s, &mu_k, err, len) != 0) return NULL;
-    stribeck *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, len, "out of memory");
-        return NULL;
-    }
-    s->mu_s = mu_s;
-    s->mu_k = mu_k;
-    s->v_s = p[P_V_S].num;
-    s->delta = p[P_DELTA].num;
-    s->eps = p[P_EPS].num;
-    s->sigma2 = p[P_SIGMA2].num;
-    return s;
+    const stribeck *p = params;
+    if (friction_mu_check(p->mu_s, p->mu_k, err, len) != 0) return NULL;
+    return friction_copy(p, sizeof *p, err, len);
+}
+
+static const nsdyn_param_fields stribeck_table =
+    NSDYN_PARAM_FIELDS(stribeck, stribeck_fields, create);
+
+/* mu_c, the former name of mu_k, and the parameter struct */
+static const void *extension(const char *name) {
+    return friction_extension(name, &stribeck_table, 1);
 }
 
 static void destroy(void *inst) { free(inst); }
@@ -121,11 +120,11 @@ static const nsdyn_friction_law stribeck_law = {
                                            "slip speed, regularized, 1-D and 2-D",
                                 NSDYN_PARAMS(stribeck_params),
                                 .provides = NSDYN_CAP_FRICTION_SMOOTH | NSDYN_CAP_FRICTION_2D,
-                                .create = create, .destroy = destroy),
+                                .destroy = destroy),
     .n_states = no_states,
     .force = force,
     .bounds = bounds,
-    .extension = friction_mu_c_extension, /* mu_c, the former name of mu_k */
+    .extension = extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {

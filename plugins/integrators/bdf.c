@@ -57,6 +57,7 @@ typedef struct bdf {
     nsi_host host;
     double rtol, atol, max_step, nonlin_conv_coef;
     int max_order;
+    double max_steps_declared; /* the INT parameter (up to 1e15), as the host fills it */
     uint64_t max_steps;
     char msg[NSI_MSG_LEN];
     char cv_text[NSI_MSG_LEN]; /* last error text CVODE handed to the handler */
@@ -79,28 +80,24 @@ typedef struct bdf {
     uint64_t events;
 } bdf;
 
-enum { P_RTOL, P_ATOL, P_MAX_STEP, P_MAX_ORDER, P_MAX_STEPS, P_NONLIN_CONV_COEF, P_COUNT };
-
-static const nsdyn_param_decl bdf_params[P_COUNT] = {
-    [P_RTOL] = NSDYN_REAL_F("rtol", "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
-                            "relative tolerance of the local error"),
-    [P_ATOL] = NSDYN_REAL_F("atol", "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                            "absolute tolerance (in state units, times the problem's atol_scale)"),
-    [P_MAX_STEP] = NSDYN_REAL("max_step", "s", 0.0, 0.0, HUGE_VAL, "largest step; 0 = unlimited"),
-    [P_MAX_ORDER] = NSDYN_INT("max_order", "1", 5.0, 1.0, 5.0,
-                              "highest BDF order (lower it for better stability on oscillatory "
-                              "stiff problems)"),
-    [P_MAX_STEPS] =
-        NSDYN_INT("max_steps", "1", 1e6, 1.0, 1e15, "most accepted steps per run (setup to reset)"),
+static const nsdyn_param_decl bdf_params[] = {
+    NSDYN_REAL_F("rtol", "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "relative tolerance of the local error"),
+    NSDYN_REAL_F("atol", "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "absolute tolerance (in state units, times the problem's atol_scale)"),
+    NSDYN_REAL("max_step", "s", 0.0, 0.0, HUGE_VAL, "largest step; 0 = unlimited"),
+    NSDYN_INT("max_order", "1", 5.0, 1.0, 5.0,
+              "highest BDF order (lower it for better stability on oscillatory "
+              "stiff problems)"),
+    NSDYN_INT("max_steps", "1", 1e6, 1.0, 1e15, "most accepted steps per run (setup to reset)"),
     /* CVODE's safety factor in the Newton convergence test (CVodeSetNonlinConvCoef;
      * CVODE's default 0.1). With stiff contact the default lets Newton errors
      * of about a tenth of the tolerance through in every step: on the walker
      * at rtol 1e-6, 0.01 cuts the leg-angle error from 2.2e-5 to 7.4e-6 rad at
      * about the same cost (bench/README.md). */
-    [P_NONLIN_CONV_COEF] =
-        NSDYN_REAL_F("nonlin_conv_coef", "1", 0.1, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
-                     "Newton convergence test coefficient (CVODE's default 0.1; smaller "
-                     "is stricter)"),
+    NSDYN_REAL_F("nonlin_conv_coef", "1", 0.1, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "Newton convergence test coefficient (CVODE's default 0.1; smaller "
+                 "is stricter)"),
 };
 
 /* CVODE flag names, as CVodeGetReturnFlagName prints them. Kept here
@@ -183,15 +180,11 @@ static void bdf_err_handler(int error_code, const char *module, const char *func
 
 /* ---- life cycle -------------------------------------------------------- */
 
-static void *bdf_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                        size_t err_len) {
-    if (params == NULL) {
-        nsi_set_msg(err, err_len, "bdf: no parameter values given");
-        return NULL;
-    }
-    const double rtol = params[P_RTOL].num, atol = params[P_ATOL].num;
-    const double max_step = params[P_MAX_STEP].num, max_order = params[P_MAX_ORDER].num;
-    const double max_steps = params[P_MAX_STEPS].num;
+static void *bdf_create(const void *params, const nsdyn_host *host, char *err, size_t err_len) {
+    const bdf *p = params;
+    const double rtol = p->rtol, atol = p->atol, max_step = p->max_step;
+    const int max_order = p->max_order;
+    const double max_steps = p->max_steps_declared;
     if (!(rtol > 0.0 && rtol <= 1.0)) {
         nsi_set_msg(err, err_len, "bdf: rtol = %g must lie in (0, 1]", rtol);
         return NULL;
@@ -204,8 +197,8 @@ static void *bdf_create(const nsdyn_value *params, const nsdyn_host *host, char 
         nsi_set_msg(err, err_len, "bdf: max_step = %g s must be finite and >= 0", max_step);
         return NULL;
     }
-    if (!nsi_is_integer(max_order) || max_order < 1.0 || max_order > 5.0) {
-        nsi_set_msg(err, err_len, "bdf: max_order = %g must be an integer in [1, 5]", max_order);
+    if (max_order < 1 || max_order > 5) {
+        nsi_set_msg(err, err_len, "bdf: max_order = %d must be an integer in [1, 5]", max_order);
         return NULL;
     }
     /* 1e15 < LONG_MAX on LP64; CVodeSetMaxNumSteps takes a long. */
@@ -213,20 +206,20 @@ static void *bdf_create(const nsdyn_value *params, const nsdyn_host *host, char 
         nsi_set_msg(err, err_len, "bdf: max_steps = %g must be an integer in [1, 1e15]", max_steps);
         return NULL;
     }
-    bdf *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        nsi_set_msg(err, err_len, "bdf: out of memory");
-        return NULL;
-    }
-    nsi_host_copy(&s->host, host);
-    s->rtol = rtol;
-    s->atol = atol;
-    s->max_step = max_step;
-    s->max_order = (int)max_order;
-    s->max_steps = (uint64_t)max_steps;
-    s->nonlin_conv_coef = params[P_NONLIN_CONV_COEF].num;
+    bdf *s = nsi_keep(params, sizeof *s, offsetof(bdf, host), host, "bdf", err, err_len);
+    if (s != NULL) s->max_steps = (uint64_t)max_steps;
     return s;
 }
+
+/* The parameters, filled by the host into bdf (plugin.h NSDYN_EXT_PARAM_FIELDS). */
+static const nsdyn_param_field bdf_fields[] = {NSDYN_FIELD(bdf, rtol),
+                                               NSDYN_FIELD(bdf, atol),
+                                               NSDYN_FIELD(bdf, max_step),
+                                               NSDYN_FIELD(bdf, max_order),
+                                               NSDYN_FIELD_AS(bdf, max_steps_declared, "max_steps"),
+                                               NSDYN_FIELD(bdf, nonlin_conv_coef)};
+static const nsdyn_param_fields bdf_table = NSDYN_PARAM_FIELDS(bdf, bdf_fields, bdf_create);
+NSDYN_FIELDS_EXTENSION(bdf_extension, bdf_table)
 
 static void bdf_reset(void *inst) {
     bdf *s = inst;
@@ -543,13 +536,14 @@ static const nsdyn_integrator bdf_descriptor = {
                                   NSDYN_PARAMS(bdf_params),
                                   .provides = NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT |
                                               NSDYN_CAP_EVENT_LOCATION | NSDYN_CAP_STIFF,
-                                  .create = bdf_create, .destroy = bdf_destroy, .reset = bdf_reset),
+                                  .destroy = bdf_destroy, .reset = bdf_reset),
     .setup = bdf_setup,
     .step = bdf_step,
     .dense = bdf_dense,
     .restart = bdf_restart,
     .stats = bdf_stats,
     .message = bdf_message,
+    .extension = bdf_extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index);

@@ -106,6 +106,7 @@ static const double DP_D[7] = {-12715105075.0 / 11282082432.0,  0.0,
 typedef struct dp5 {
     nsi_host host;
     double rtol, atol, h0, max_step, min_step;
+    double max_steps_declared; /* the INT parameter (up to 1e15), as the host fills it */
     uint64_t max_steps;
     char msg[NSI_MSG_LEN];
 
@@ -130,33 +131,25 @@ typedef struct dp5 {
     nsdyn_integrator_stats st;
 } dp5;
 
-enum { P_RTOL, P_ATOL, P_H0, P_MAX_STEP, P_MIN_STEP, P_MAX_STEPS, P_COUNT };
-
-static const nsdyn_param_decl dp5_params[P_COUNT] = {
-    [P_RTOL] = NSDYN_REAL_F("rtol", "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
-                            "relative tolerance of the local error"),
-    [P_ATOL] = NSDYN_REAL_F("atol", "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                            "absolute tolerance (in state units, times the problem's atol_scale)"),
-    [P_H0] = NSDYN_REAL("h0", "s", 0.0, 0.0, HUGE_VAL,
-                        "initial step; 0 = automatic (Hairer-Norsett-Wanner heuristic)"),
-    [P_MAX_STEP] = NSDYN_REAL("max_step", "s", 0.0, 0.0, HUGE_VAL, "largest step; 0 = unlimited"),
-    [P_MIN_STEP] = NSDYN_REAL("min_step", "s", 1e-14, 0.0, HUGE_VAL,
-                              "a step below this size is a failure (0 = only the time resolution)"),
-    [P_MAX_STEPS] =
-        NSDYN_INT("max_steps", "1", 1e6, 1.0, 1e15, "most accepted steps per run (setup to reset)"),
+static const nsdyn_param_decl dp5_params[] = {
+    NSDYN_REAL_F("rtol", "1", 1e-6, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "relative tolerance of the local error"),
+    NSDYN_REAL_F("atol", "1", 1e-9, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "absolute tolerance (in state units, times the problem's atol_scale)"),
+    NSDYN_REAL("h0", "s", 0.0, 0.0, HUGE_VAL,
+               "initial step; 0 = automatic (Hairer-Norsett-Wanner heuristic)"),
+    NSDYN_REAL("max_step", "s", 0.0, 0.0, HUGE_VAL, "largest step; 0 = unlimited"),
+    NSDYN_REAL("min_step", "s", 1e-14, 0.0, HUGE_VAL,
+               "a step below this size is a failure (0 = only the time resolution)"),
+    NSDYN_INT("max_steps", "1", 1e6, 1.0, 1e15, "most accepted steps per run (setup to reset)"),
 };
 
 /* ---- life cycle ------------------------------------------------------- */
 
-static void *dp5_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                        size_t err_len) {
-    if (params == NULL) {
-        nsi_set_msg(err, err_len, "dopri5: no parameter values given");
-        return NULL;
-    }
-    const double rtol = params[P_RTOL].num, atol = params[P_ATOL].num;
-    const double h0 = params[P_H0].num, max_step = params[P_MAX_STEP].num;
-    const double min_step = params[P_MIN_STEP].num, max_steps = params[P_MAX_STEPS].num;
+static void *dp5_create(const void *params, const nsdyn_host *host, char *err, size_t err_len) {
+    const dp5 *p = params;
+    const double rtol = p->rtol, atol = p->atol, h0 = p->h0, max_step = p->max_step;
+    const double min_step = p->min_step, max_steps = p->max_steps_declared;
     if (!(rtol > 0.0 && rtol <= 1.0)) {
         nsi_set_msg(err, err_len, "dopri5: rtol = %g must lie in (0, 1]", rtol);
         return NULL;
@@ -195,20 +188,18 @@ static void *dp5_create(const nsdyn_value *params, const nsdyn_host *host, char 
         nsi_set_msg(err, err_len, "dopri5: h0 = %g s is below min_step = %g s", h0, min_step);
         return NULL;
     }
-    dp5 *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        nsi_set_msg(err, err_len, "dopri5: out of memory");
-        return NULL;
-    }
-    nsi_host_copy(&s->host, host);
-    s->rtol = rtol;
-    s->atol = atol;
-    s->h0 = h0;
-    s->max_step = max_step;
-    s->min_step = min_step;
-    s->max_steps = (uint64_t)max_steps;
+    dp5 *s = nsi_keep(params, sizeof *s, offsetof(dp5, host), host, "dopri5", err, err_len);
+    if (s != NULL) s->max_steps = (uint64_t)max_steps;
     return s;
 }
+
+/* The parameters, filled by the host into dp5 (plugin.h NSDYN_EXT_PARAM_FIELDS). */
+static const nsdyn_param_field dp5_fields[] = {
+    NSDYN_FIELD(dp5, rtol),     NSDYN_FIELD(dp5, atol),
+    NSDYN_FIELD(dp5, h0),       NSDYN_FIELD(dp5, max_step),
+    NSDYN_FIELD(dp5, min_step), NSDYN_FIELD_AS(dp5, max_steps_declared, "max_steps")};
+static const nsdyn_param_fields dp5_table = NSDYN_PARAM_FIELDS(dp5, dp5_fields, dp5_create);
+NSDYN_FIELDS_EXTENSION(dp5_extension, dp5_table)
 
 static void dp5_reset(void *inst) {
     dp5 *s = inst;
@@ -711,11 +702,12 @@ const nsdyn_integrator nsdyn_integrator_dopri5 = {
                                   NSDYN_PARAMS(dp5_params),
                                   .provides = NSDYN_CAP_ADAPTIVE_STEP | NSDYN_CAP_DENSE_OUTPUT |
                                               NSDYN_CAP_EVENT_LOCATION,
-                                  .create = dp5_create, .destroy = dp5_destroy, .reset = dp5_reset),
+                                  .destroy = dp5_destroy, .reset = dp5_reset),
     .setup = dp5_setup,
     .step = dp5_step,
     .dense = dp5_dense,
     .restart = dp5_restart,
     .stats = dp5_stats,
     .message = dp5_message,
+    .extension = dp5_extension,
 };

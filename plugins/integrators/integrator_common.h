@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nsdyn/integrator.h"
@@ -54,6 +55,23 @@ static inline void nsi_host_copy(nsi_host *dst, const nsdyn_host *src) {
     if (src == NULL) return;
     if (NSI_HAS_FIELD(nsdyn_host, src, ctx)) dst->ctx = src->ctx;
     if (NSI_HAS_FIELD(nsdyn_host, src, log)) dst->log = src->log;
+}
+
+/* The instance of an integrator whose parameters the host filled into its
+ * own struct (plugin.h NSDYN_EXT_PARAM_FIELDS): a copy of that struct
+ * (size bytes; the host's block lives only during create()), the host's
+ * services copied into its nsi_host at host_offset. NULL with "<who>: out
+ * of memory" in err. */
+static inline void *nsi_keep(const void *params, size_t size, size_t host_offset,
+                             const nsdyn_host *host, const char *who, char *err, size_t err_len) {
+    void *s = malloc(size);
+    if (s == NULL) {
+        nsi_set_msg(err, err_len, "%s: out of memory", who);
+        return NULL;
+    }
+    memcpy(s, params, size);
+    nsi_host_copy((nsi_host *)(void *)((char *)s + host_offset), host);
+    return s;
 }
 
 static inline void nsi_log(const nsi_host *host, nsdyn_log_level level, const char *text) {

@@ -109,33 +109,26 @@ enum { FAIL_ERROR, FAIL_WARN };
 static const char *const mj_solver_choices[] = {"nsgs", "siconos_nsgs", NULL};
 static const char *const mj_failure_choices[] = {"error", "warn", NULL};
 
-enum { P_H, P_THETA, P_SOLVER, P_TOL, P_MAX_ITER, P_ON_FAILURE, P_COUNT };
-
-static const nsdyn_param_decl mj_params[P_COUNT] = {
-    [P_H] =
-        NSDYN_REAL_F("h", "s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                     "fixed step size (the last step of a call may be shorter to land on t_stop)"),
-    [P_THETA] =
-        NSDYN_REAL_F("theta", "1", 0.5, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
-                     "theta of the theta-method: 1/2 Moreau's midpoint scheme (Stormer-Verlet in "
-                     "free flight), 1 full-step prediction (first order)"),
-    [P_SOLVER] =
-        NSDYN_CHOICE("solver", 0.0, mj_solver_choices,
-                     "contact solver: nsgs (own Gauss-Seidel, exact per contact) or siconos_nsgs "
-                     "(Siconos fc2d/fc3d NSGS)"),
+static const nsdyn_param_decl mj_params[] = {
+    NSDYN_REAL_F("h", "s", 1e-3, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "fixed step size (the last step of a call may be shorter to land on t_stop)"),
+    NSDYN_REAL_F("theta", "1", 0.5, 0.0, 1.0, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "theta of the theta-method: 1/2 Moreau's midpoint scheme (Stormer-Verlet in "
+                 "free flight), 1 full-step prediction (first order)"),
+    NSDYN_CHOICE("solver", 0.0, mj_solver_choices,
+                 "contact solver: nsgs (own Gauss-Seidel, exact per contact) or siconos_nsgs "
+                 "(Siconos fc2d/fc3d NSGS)"),
     /* Defaults from bench/README.md: at 1e-8 the slowest of 2000 random
      * box-on-face problems (4 contacts, singular Delassus) needed 5312
      * sweeps, the mean 34; one contact is solved exactly in one sweep. */
-    [P_TOL] =
-        NSDYN_REAL_F("tol", "1", 1e-8, 0.0, 1e-2, NSDYN_PARAM_MIN_EXCLUSIVE,
-                     "contact solver tolerance: natural-map residual relative to the free local "
-                     "velocity"),
-    [P_MAX_ITER] = NSDYN_INT("max_iter", "1", 10000.0, 1.0, 1e7,
-                             "most contact solver iterations (Gauss-Seidel sweeps) per step"),
-    [P_ON_FAILURE] =
-        NSDYN_CHOICE("on_failure", 0.0, mj_failure_choices,
-                     "a failed contact solve stops the run (error) or is logged and the step "
-                     "taken with the last iterate (warn)"),
+    NSDYN_REAL_F("tol", "1", 1e-8, 0.0, 1e-2, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "contact solver tolerance: natural-map residual relative to the free local "
+                 "velocity"),
+    NSDYN_INT("max_iter", "1", 10000.0, 1.0, 1e7,
+              "most contact solver iterations (Gauss-Seidel sweeps) per step"),
+    NSDYN_CHOICE("on_failure", 0.0, mj_failure_choices,
+                 "a failed contact solve stops the run (error) or is logged and the step "
+                 "taken with the last iterate (warn)"),
 };
 
 typedef struct moreau {
@@ -172,15 +165,10 @@ typedef struct moreau {
 
 /* ---- life cycle -------------------------------------------------------- */
 
-static void *mj_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                       size_t err_len) {
-    if (params == NULL) {
-        nsi_set_msg(err, err_len, "moreau: no parameter values given");
-        return NULL;
-    }
-    const double h = params[P_H].num, theta = params[P_THETA].num, tol = params[P_TOL].num;
-    const double max_iter = params[P_MAX_ITER].num;
-    const double solver = params[P_SOLVER].num, on_failure = params[P_ON_FAILURE].num;
+static void *mj_create(const void *params, const nsdyn_host *host, char *err, size_t err_len) {
+    const moreau *p = params;
+    const double h = p->h, theta = p->theta, tol = p->tol;
+    const int max_iter = p->max_iter, solver = p->solver, on_failure = p->on_failure;
     if (!(h > 0.0) || !isfinite(h)) {
         nsi_set_msg(err, err_len, "moreau: h = %g s must be finite and > 0", h);
         return NULL;
@@ -197,17 +185,17 @@ static void *mj_create(const nsdyn_value *params, const nsdyn_host *host, char *
         nsi_set_msg(err, err_len, "moreau: tol = %g must lie in (0, 1e-2]", tol);
         return NULL;
     }
-    if (!nsi_is_integer(max_iter) || max_iter < 1.0 || max_iter > 1e7) {
-        nsi_set_msg(err, err_len, "moreau: max_iter = %g must be an integer in [1, 1e7]", max_iter);
+    if (max_iter < 1 || max_iter > 10000000) {
+        nsi_set_msg(err, err_len, "moreau: max_iter = %d must be an integer in [1, 1e7]", max_iter);
         return NULL;
     }
-    if (!nsi_is_integer(solver) || solver < 0.0 || solver > 1.0) {
-        nsi_set_msg(err, err_len, "moreau: solver index %g is not one of nsgs, siconos_nsgs",
+    if (solver < 0 || solver > 1) {
+        nsi_set_msg(err, err_len, "moreau: solver index %d is not one of nsgs, siconos_nsgs",
                     solver);
         return NULL;
     }
 #ifndef NSDYN_HAVE_SICONOS
-    if (solver == (double)SOLVER_SICONOS_NSGS) {
+    if (solver == SOLVER_SICONOS_NSGS) {
         nsi_set_msg(err, err_len,
                     "moreau: solver = \"siconos_nsgs\" is not available: this plugin was built "
                     "without Siconos numerics (install libsiconos-numerics-dev and rebuild, or "
@@ -215,25 +203,20 @@ static void *mj_create(const nsdyn_value *params, const nsdyn_host *host, char *
         return NULL;
     }
 #endif
-    if (!nsi_is_integer(on_failure) || on_failure < 0.0 || on_failure > 1.0) {
-        nsi_set_msg(err, err_len, "moreau: on_failure index %g is not one of error, warn",
+    if (on_failure < 0 || on_failure > 1) {
+        nsi_set_msg(err, err_len, "moreau: on_failure index %d is not one of error, warn",
                     on_failure);
         return NULL;
     }
-    moreau *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        nsi_set_msg(err, err_len, "moreau: out of memory");
-        return NULL;
-    }
-    nsi_host_copy(&s->host, host);
-    s->h = h;
-    s->theta = theta;
-    s->tol = tol;
-    s->max_iter = (int)max_iter;
-    s->solver = (int)solver;
-    s->on_failure = (int)on_failure;
-    return s;
+    return nsi_keep(params, sizeof(moreau), offsetof(moreau, host), host, "moreau", err, err_len);
 }
+
+/* The parameters, filled by the host into moreau (plugin.h NSDYN_EXT_PARAM_FIELDS). */
+static const nsdyn_param_field mj_fields[] = {
+    NSDYN_FIELD(moreau, h),   NSDYN_FIELD(moreau, theta),    NSDYN_FIELD(moreau, solver),
+    NSDYN_FIELD(moreau, tol), NSDYN_FIELD(moreau, max_iter), NSDYN_FIELD(moreau, on_failure)};
+static const nsdyn_param_fields mj_table = NSDYN_PARAM_FIELDS(moreau, mj_fields, mj_create);
+NSDYN_FIELDS_EXTENSION(mj_extension, mj_table)
 
 static void mj_reset(void *inst) {
     moreau *s = inst;
@@ -755,12 +738,13 @@ static const nsdyn_integrator nsdyn_integrator_moreau = {
             .summary = "Moreau-Jean time-stepping (theta-method, velocity-level contact with "
                        "restitution and Coulomb friction)",
             NSDYN_PARAMS(mj_params), .provides = NSDYN_CAP_FIXED_STEP | NSDYN_CAP_TIME_STEPPING,
-            .create = mj_create, .destroy = mj_destroy, .reset = mj_reset),
+            .destroy = mj_destroy, .reset = mj_reset),
     .setup = mj_setup,
     .step = mj_step,
     .restart = mj_restart,
     .stats = mj_stats,
     .message = mj_message,
+    .extension = mj_extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index);

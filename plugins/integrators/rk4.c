@@ -59,26 +59,19 @@ static const nsdyn_param_decl rk4_params[] = {
                  "fixed step size (the last step of a call may be shorter to land on t_stop)"),
 };
 
-static void *rk4_create(const nsdyn_value *params, const nsdyn_host *host, char *err,
-                        size_t err_len) {
-    if (params == NULL) {
-        nsi_set_msg(err, err_len, "rk4: no parameter values given");
-        return NULL;
-    }
-    double h = params[0].num;
+static void *rk4_create(const void *params, const nsdyn_host *host, char *err, size_t err_len) {
+    double h = ((const rk4 *)params)->h;
     if (!(h > 0.0) || !isfinite(h)) {
         nsi_set_msg(err, err_len, "rk4: h = %g s must be finite and > 0", h);
         return NULL;
     }
-    rk4 *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        nsi_set_msg(err, err_len, "rk4: out of memory");
-        return NULL;
-    }
-    nsi_host_copy(&s->host, host);
-    s->h = h;
-    return s;
+    return nsi_keep(params, sizeof(rk4), offsetof(rk4, host), host, "rk4", err, err_len);
 }
+
+/* h, filled by the host into rk4.h (plugin.h NSDYN_EXT_PARAM_FIELDS). */
+static const nsdyn_param_field rk4_fields[] = {NSDYN_FIELD(rk4, h)};
+static const nsdyn_param_fields rk4_table = NSDYN_PARAM_FIELDS(rk4, rk4_fields, rk4_create);
+NSDYN_FIELDS_EXTENSION(rk4_extension, rk4_table)
 
 static void rk4_reset(void *inst) {
     rk4 *s = inst;
@@ -287,12 +280,13 @@ const nsdyn_integrator nsdyn_integrator_rk4 = {
     .info = NSDYN_INTEGRATOR_INFO(
             .id = "rk4", .version = "1.0.0",
             .summary = "classic fixed-step 4th-order Runge-Kutta (event detection at step ends)",
-            NSDYN_PARAMS(rk4_params), .provides = NSDYN_CAP_FIXED_STEP, .create = rk4_create,
-            .destroy = rk4_destroy, .reset = rk4_reset),
+            NSDYN_PARAMS(rk4_params), .provides = NSDYN_CAP_FIXED_STEP, .destroy = rk4_destroy,
+            .reset = rk4_reset),
     .setup = rk4_setup,
     .step = rk4_step,
     .dense = NULL,
     .restart = rk4_restart,
     .stats = rk4_stats,
     .message = rk4_message,
+    .extension = rk4_extension,
 };

@@ -19,7 +19,11 @@
  * calls a plugin built before 2.5 through the old, void type (an adapter
  * in one place, core/src/plugins/plugin_calls.c), so it still loads, and
  * the host, not each plugin, checks the integrators' call protocol
- * (docs/plugin-guide.md, "Migrating to ABI 2.5").
+ * (docs/plugin-guide.md, "Migrating to ABI 2.5"). ABI 2.6 lets the host
+ * fill a plugin's own parameter struct from offsetof() in an optional
+ * interface (NSDYN_EXT_PARAM_FIELDS), so create() no longer unpacks the
+ * nsdyn_value array by hand; a plugin without it is called as before
+ * (docs/plugin-guide.md, "Migrating to ABI 2.6").
  *
  * Threading contract (read this before writing a plugin).
  *  - Discovery class: the entry point and every descriptor are immutable and
@@ -45,7 +49,7 @@ extern "C" {
 #endif
 
 #define NSDYN_ABI_MAJOR 2u
-#define NSDYN_ABI_MINOR 5u
+#define NSDYN_ABI_MINOR 6u
 
 /* Name of the single exported entry point. */
 #define NSDYN_PLUGIN_ENTRY nsdyn_plugin_entry
@@ -364,6 +368,107 @@ typedef struct nsdyn_param_aliases {
     size_t n;
     const nsdyn_param_alias *alias;
 } nsdyn_param_aliases;
+
+/* NSDYN_EXT_PARAM_FIELDS (ABI 2.6): an nsdyn_param_fields. The plugin's
+ * parameters as a C struct of its own: per declared parameter (in
+ * declaration order, one entry each) the member's offset, C type and size.
+ * The host checks the table when it loads the plugin (every member inside
+ * the struct, aligned, no two overlapping, its C type one the declared
+ * parameter converts to, an int's declared range inside int's), then for
+ * each instance fills a zeroed block of that struct from the validated,
+ * defaulted values and calls the table's create() with it instead of
+ * info.create (which may then be NULL: a host before 2.6 refuses such a
+ * plugin by name, "required callback create() is NULL"). The block lives
+ * only during create(): copy the struct into the instance. Its TEXT and
+ * ARRAY pointers point into the host's values, valid until destroy(). */
+#define NSDYN_EXT_PARAM_FIELDS "nsdyn.param_fields"
+
+/* The C type of a member, and the declared types each takes:
+ *   DOUBLE  double       REAL, INT, BOOL (0 or 1), CHOICE (the index)
+ *   INT     int          INT (declared range inside int's), BOOL, CHOICE
+ *   BOOL    _Bool        BOOL
+ *   TEXT    const char * STRING (the text, "" when unset)
+ *   ARRAY   const double * with a size_t count member: REAL_ARRAY */
+typedef enum nsdyn_field_type {
+    NSDYN_FIELD_DOUBLE = 1,
+    NSDYN_FIELD_INT = 2,
+    NSDYN_FIELD_BOOL = 3,
+    NSDYN_FIELD_TEXT = 4,
+    NSDYN_FIELD_ARRAY = 5,
+    NSDYN_FIELD_UNSUPPORTED = 0 /* a member of another C type: refused */
+} nsdyn_field_type;
+
+typedef struct nsdyn_param_field {
+    const char *name;      /* the declared parameter this member holds */
+    nsdyn_field_type type; /* the member's C type */
+    size_t offset;         /* offsetof(struct, member) [bytes] */
+    size_t size;           /* sizeof the member, checked against type */
+    size_t count_offset;   /* ARRAY: offsetof its size_t element count */
+    size_t count_size;     /* ARRAY: sizeof that member */
+} nsdyn_param_field;
+
+/* create() given the filled struct (params: `size` bytes, aligned to
+ * `align`) instead of the value array; the same contract otherwise. */
+typedef void *(*nsdyn_create_fields_fn)(const void *params, const nsdyn_host *host, char *err,
+                                        size_t err_len);
+
+typedef struct nsdyn_param_fields {
+    uint32_t struct_size; /* sizeof(nsdyn_param_fields) the plugin was built with */
+    size_t size;          /* sizeof the parameter struct [bytes] */
+    size_t align;         /* _Alignof the parameter struct [bytes] */
+    size_t n;             /* entries: info.n_params */
+    const nsdyn_param_field *field;
+    nsdyn_create_fields_fn create;
+} nsdyn_param_fields;
+
+/* Does an extension() call ask for interface `ext`? (no <string.h>) */
+static inline int nsdyn_ext_is(const char *name, const char *ext) {
+    if (!name) return 0;
+    while (*name && *name == *ext) ++name, ++ext;
+    return *name == *ext;
+}
+
+/* An extension() function fn_ that offers only the parameter struct
+ * table table_ (an nsdyn_param_fields object):
+ *   NSDYN_FIELDS_EXTENSION(extension, table)  ...  .extension = extension */
+#define NSDYN_FIELDS_EXTENSION(fn_, table_)                                               \
+    static const void *fn_(const char *name) {                                           \
+        return nsdyn_ext_is(name, NSDYN_EXT_PARAM_FIELDS) ? (const void *)&(table_) : NULL; \
+    }
+
+#ifndef __cplusplus
+/* The member's type by _Generic, so an entry cannot name the wrong one:
+ *   NSDYN_FIELD(coulomb_params, mu_s)            parameter "mu_s"
+ *   NSDYN_FIELD_AS(coulomb_params, eps_mps, "eps") another name
+ *   NSDYN_FIELD_ARRAY(my_params, q0, n_q0)       REAL_ARRAY and its count
+ * and the table, with its create():
+ *   NSDYN_PARAM_FIELDS(coulomb_params, fields, create_from_fields) */
+#define NSDYN_FIELD_TYPE_OF_(x)                                                       \
+    _Generic((x), double: NSDYN_FIELD_DOUBLE, int: NSDYN_FIELD_INT,                   \
+             _Bool: NSDYN_FIELD_BOOL, const char *: NSDYN_FIELD_TEXT,                 \
+             const double *: NSDYN_FIELD_ARRAY, default: NSDYN_FIELD_UNSUPPORTED)
+#define NSDYN_FIELD_AS(struct_, member_, name_)                                         \
+    {                                                                                   \
+        .name = (name_), .type = NSDYN_FIELD_TYPE_OF_(((struct_ *)0)->member_),         \
+        .offset = offsetof(struct_, member_), .size = sizeof(((struct_ *)0)->member_) \
+    }
+#define NSDYN_FIELD(struct_, member_) NSDYN_FIELD_AS(struct_, member_, #member_)
+#define NSDYN_FIELD_ARRAY_AS(struct_, member_, count_, name_)                           \
+    {                                                                                   \
+        .name = (name_), .type = NSDYN_FIELD_TYPE_OF_(((struct_ *)0)->member_),         \
+        .offset = offsetof(struct_, member_), .size = sizeof(((struct_ *)0)->member_), \
+        .count_offset = offsetof(struct_, count_),                                      \
+        .count_size = sizeof(((struct_ *)0)->count_)                                    \
+    }
+#define NSDYN_FIELD_ARRAY(struct_, member_, count_) \
+    NSDYN_FIELD_ARRAY_AS(struct_, member_, count_, #member_)
+#define NSDYN_PARAM_FIELDS(struct_, fields_, create_)                                        \
+    {                                                                                        \
+        .struct_size = sizeof(nsdyn_param_fields), .size = sizeof(struct_),                  \
+        .align = _Alignof(struct_), .n = NSDYN_COUNT(fields_), .field = (fields_), \
+        .create = (create_)                                                                  \
+    }
+#endif
 
 /* pi, the one spelling for host and plugins (M_PI is not ISO C). */
 #define NSDYN_PI 3.14159265358979323846

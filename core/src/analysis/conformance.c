@@ -13,6 +13,7 @@
 
 #include "contact_eval.h"
 #include "params.h"
+#include "param_fields.h"
 #include "plugin_calls.h"
 
 /* ---- systems ----------------------------------------------------------- */
@@ -318,7 +319,7 @@ nsd_conformance nsd_conformance_run(const nsdyn_plugin_info *p, const nsd_alloc_
     nsd_diag_free(&quiet);
     char err[256] = "";
     nsd_cf_at(&c, "create()");
-    void *inst = p->create(defaults.values, &host, err, sizeof err);
+    void *inst = nsd_plugin_create(p, defaults.values, &host, err, sizeof err);
     if (!inst) {
         nsd_cf_finding(&c, "create() with the default parameters fails: %s", err);
     } else {

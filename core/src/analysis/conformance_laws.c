@@ -6,6 +6,7 @@
 
 #include "conformance_laws.h"
 #include "integrator_calls.h"
+#include "param_fields.h"
 #include "plugin_calls.h"
 
 /* A compliant law: never pulls, nothing while separated, finite while
@@ -262,7 +263,7 @@ void nsd_cf_integrator(nsd_cf *c, const nsdyn_integrator *ig, void *inst,
         nsd_cf_finding(c, "y'' = -y at t = 1: (%.9g, %.9g), exact (%.9g, %.9g)", y[0], y[1],
                        cos(1.0), -sin(1.0));
     char err[256] = "";
-    void *other = ig->info.create(defaults, host, err, sizeof err);
+    void *other = nsd_plugin_create(&ig->info, defaults, host, err, sizeof err);
     if (!other) return;
     if (integrate(c, ig, other, y2, &n2) == 0 && (n != n2 || !nsd_cf_same(y, y2, 2)))
         nsd_cf_finding(c, "two instances give different results on the same problem");

@@ -19,6 +19,7 @@
 #include "scenario.h"
 #include "figures.h"
 #include "integrator_calls.h"
+#include "param_fields.h"
 
 enum { N_START = 24, MAX_POINTS = 4000, NSD_WHY_LEN = 512 };
 
@@ -65,7 +66,7 @@ static size_t trace(const nsd_config *cfg, const nsdyn_host *host, portrait *p, 
                     double t_span, double *xs, double *ys, char *why, size_t why_len) {
     const nsdyn_integrator *ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
     char err[256] = "";
-    void *inst = ig->info.create(cfg->integrator.params.values, host, err, sizeof err);
+    void *inst = nsd_plugin_create(&ig->info, cfg->integrator.params.values, host, err, sizeof err);
     if (!inst) {
         snprintf(why, why_len, "%s", err);
         return 0;

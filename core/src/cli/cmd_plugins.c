@@ -7,6 +7,7 @@
 #include "app.h"
 #include "cli.h"
 #include "help.h"
+#include "param_fields.h"
 #include "params.h"
 #include "runlog.h"
 
@@ -102,7 +103,7 @@ static void print_names(const char *what, const char *const *names, size_t n) {
  * channels use). */
 static void describe_layout(const nsdyn_system *s, const nsdyn_value *v, const nsdyn_host *host) {
     char err[256] = "";
-    void *inst = s->info.create(v, host, err, sizeof err);
+    void *inst = nsd_plugin_create(&s->info, v, host, err, sizeof err);
     if (!inst) {
         printf("\n(with its default parameters it does not start: %s)\n", err);
         return;
@@ -129,7 +130,7 @@ static void describe_layout(const nsdyn_system *s, const nsdyn_value *v, const n
 static void describe_states(const nsdyn_friction_law *f, const nsdyn_value *v,
                             const nsdyn_host *host) {
     char err[256] = "";
-    void *inst = f->info.create(v, host, err, sizeof err);
+    void *inst = nsd_plugin_create(&f->info, v, host, err, sizeof err);
     if (!inst) return;
     for (uint32_t dim = 1; dim <= 2; ++dim) {
         size_t n = f->n_states(inst, dim);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "param_fields.h"
 #include "plugin_calls.h"
 
 static void *xcalloc(size_t n, size_t size) {
@@ -95,7 +96,7 @@ nsd_data *nsd_data_create_checks(const nsd_model *m) {
 static void *instance(const nsdyn_plugin_info *info, const char *section, const nsdyn_value *params,
                       const nsdyn_host *host, char *err, size_t err_len) {
     char why[512] = "";
-    void *inst = info->create(params, host, why, sizeof why);
+    void *inst = nsd_plugin_create(info, params, host, why, sizeof why);
     if (!inst)
         snprintf(err, err_len, "[%s] (%s): %s", section, info->id,
                  why[0] ? why : "the plugin refused these parameters");

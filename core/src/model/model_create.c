@@ -4,6 +4,7 @@
 #include "conformance_probe.h"
 
 #include "layout.h"
+#include "param_fields.h"
 #include "plugin_calls.h"
 
 #include <math.h>
@@ -33,7 +34,7 @@ int nsd_model_channel(const nsd_model *m, const char *name) {
 static void *create_plugin(const nsd_section *s, const nsdyn_host *host, nsd_diag *diag,
                            size_t *errors) {
     char err[512] = "";
-    void *inst = s->plugin->info->create(s->params.values, host, err, sizeof err);
+    void *inst = nsd_plugin_create(s->plugin->info, s->params.values, host, err, sizeof err);
     if (!inst) {
         nsd_diag_at(diag, s->table, "[%s] (%s): %s", nsd_kind_section(s->kind), s->plugin->info->id,
                     err[0] ? err : "the plugin refused these parameters");

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "param_fields.h"
 #include "plugin_calls.h"
 
 const char *nsd_kind_name(nsdyn_kind kind) {
@@ -151,13 +152,23 @@ static char *check_params(const nsdyn_plugin_info *p) {
     return why;
 }
 
+/* The parameter struct table (plugin.h NSDYN_EXT_PARAM_FIELDS): a struct
+ * the host can fill for the declarations (param_fields.c). */
+static char *check_fields(const nsdyn_plugin_info *p) {
+    const nsdyn_param_fields *f = nsd_plugin_param_fields(p);
+    char why[384];
+    if (!f || !nsd_param_fields_check(f, p->params, p->n_params, why, sizeof why)) return NULL;
+    return dup_str(why);
+}
+
 #define NEED(fn, name)                                                 \
     do {                                                               \
         if (!(fn)) return fmt("required callback %s() is NULL", name); \
     } while (0)
 
 static char *check_callbacks(const nsdyn_plugin_info *p) {
-    NEED(p->create, "create");
+    /* with a parameter struct table (ABI 2.6) its create() stands in */
+    if (!nsd_plugin_param_fields(p)) NEED(p->create, "create");
     NEED(p->destroy, "destroy");
     switch (p->kind) {
         case NSDYN_KIND_SYSTEM: {
@@ -264,6 +275,7 @@ static char *check_descriptor(const char *path, uint32_t i, const nsdyn_plugin_i
     if (!why) why = check_params(info);
     if (!why) why = check_callbacks(info);
     if (!why) why = check_aliases(info);
+    if (!why) why = check_fields(info);
     if (!why) return NULL;
     char *line = fmt("%s: plugin '%s': %s", path, info->id, why);
     free(why);

@@ -6,6 +6,7 @@
 #include "interrupt.h"
 #include "run_audit.h"
 #include "run_watch.h"
+#include "param_fields.h"
 #include "step_guard.h"
 
 #include <math.h>
@@ -39,7 +40,8 @@ static size_t runner_open(nsd_runner *r, const nsd_model *m, nsd_data *d, const 
     r->d = d;
     r->ig = (const nsdyn_integrator *)cfg->integrator.plugin->info;
     char err[512] = "";
-    r->inst = r->ig->info.create(cfg->integrator.params.values, host, err, sizeof err);
+    r->inst = nsd_plugin_create(&r->ig->info, cfg->integrator.params.values, host, err,
+                               sizeof err);
     if (!r->inst) {
         nsd_diag_at(diag, cfg->integrator.table, "[integrator] (%s): %s", r->ig->info.id,
                     err[0] ? err : "the plugin refused these parameters");
