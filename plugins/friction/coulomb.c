@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "friction_common.h"
+#include "nsdyn/friction_batch.h"
 #include "nsdyn/nsdyn.h"
 
 typedef struct coulomb {
@@ -135,6 +136,44 @@ static nsdyn_status force_regularized(void *inst, const nsdyn_friction_input *in
     return apply(in, F / sqrt(slip_speed2(in) + c->eps * c->eps), force);
 }
 
+/* The forces of all contacts in one call (nsdyn/friction_batch.h). The
+ * sqrt shape is force_regularized()'s arithmetic in its order, on the
+ * slip read where the system wrote it (no input struct, no call per
+ * contact): bit for bit force()'s (tests/test_friction_batch.c). The other
+ * shapes go through force_regularized() contact by contact. */
+static nsdyn_status forces_regularized(void *inst, const nsdyn_friction_batch *b) {
+    const coulomb *c = inst;
+    for (size_t k = 0; k < b->n; ++k) {
+        double *f = b->force + 3 * k;
+        const double N = f[0];
+        if (N <= 0.0) continue; /* unloaded: the host's zeros stand */
+        const double *u = b->eval[k].u;
+        const int dim = b->contacts[k].tangent_dim == 2 ? 2 : 1;
+        if (c->shape != 0) {
+            nsdyn_friction_input in = {.dim = (uint32_t)dim, .normal_force = N};
+            in.slip[0] = u[1];
+            in.slip[1] = dim == 2 ? u[2] : 0.0;
+            force_shaped(c, &in, c->mu_k * N, f + 1);
+            continue;
+        }
+        double s2 = u[1] * u[1]; /* slip_speed2() */
+        if (dim == 2) s2 += u[2] * u[2];
+        const double gain = c->mu_k * N / sqrt(s2 + c->eps * c->eps);
+        f[1] = -gain * u[1]; /* apply() */
+        if (dim == 2) f[2] = -gain * u[2];
+    }
+    return NSDYN_OK;
+}
+
+static const nsdyn_friction_forces regularized_forces = {
+    .struct_size = sizeof regularized_forces,
+    .forces = forces_regularized,
+};
+
+static const void *regularized_extension(const char *name) {
+    return name && strcmp(name, NSDYN_EXT_FRICTION_FORCES) == 0 ? &regularized_forces : NULL;
+}
+
 static nsdyn_status bounds(void *inst, double normal_force, double *static_bound,
                            double *kinetic_bound) {
     const coulomb *c = inst;
@@ -167,6 +206,7 @@ static const nsdyn_friction_law regularized_law = {
     .n_states = no_states,
     .force = force_regularized,
     .bounds = bounds,
+    .extension = regularized_extension,
 };
 
 NSDYN_EXPORT const nsdyn_plugin_info *NSDYN_PLUGIN_ENTRY(uint32_t host_abi_major, uint32_t index) {
