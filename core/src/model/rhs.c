@@ -4,6 +4,8 @@
  * the ODE (events.h); the samples of every channel. */
 #include "model.h"
 
+#include "finite.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -153,18 +155,11 @@ __attribute__((flatten)) nsdyn_status nsd_model_rhs(const nsd_model *m, nsd_data
     for (size_t i = 0; i < m->nz; ++i) zdot[i] = 0.0;
     nsdyn_status st = evaluate(m, data, t, y, ydot, ydot + m->nq, zdot);
     if (st > NSDYN_WARNING) return st;
-    /* A NaN or infinity anywhere makes the sum non-finite: one test on the
-     * hot path, the search only on failure. */
-    double sum = 0.0;
-    for (size_t i = 0; i < m->n; ++i) sum += ydot[i];
-    if (isfinite(sum)) return NSDYN_OK;
-    for (size_t i = 0; i < m->n; ++i)
-        if (!isfinite(ydot[i])) {
-            snprintf(data->failure, sizeof data->failure,
-                     "non-finite derivative of '%s' at t = %.9g s", m->channels[1 + i].name, t);
-            return NSDYN_REJECT_STEP;
-        }
-    return NSDYN_OK; /* finite terms whose sum overflowed */
+    size_t i = nsd_first_nonfinite(ydot, m->n); /* one test on the hot path (finite.h) */
+    if (__builtin_expect(i == m->n, 1)) return NSDYN_OK;
+    snprintf(data->failure, sizeof data->failure, "non-finite derivative of '%s' at t = %.9g s",
+             m->channels[1 + i].name, t);
+    return NSDYN_REJECT_STEP;
 }
 
 nsdyn_status nsd_model_event_functions(const nsd_model *m, nsd_data *data, double t,
