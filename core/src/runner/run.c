@@ -268,7 +268,10 @@ static nsd_flow run_step(nsd_runner *r) {
                                  nsd_interrupt_signal(), r->t, nsd_runner_describe(r, r->y_last));
     nsdyn_step_report rep = {0};
     rep.event = -1;
-    memcpy(r->y_from, r->y_last, m->n * sizeof *r->y_from);
+    /* The step's start, for its only readers: an observer and the
+     * simultaneous switches (run_events.c); without them no copy. */
+    if (r->d->observer || m->layout.n_switches)
+        memcpy(r->y_from, r->y_last, m->n * sizeof *r->y_from);
     r->t_from = r->t;
     r->d->failure[0] = '\0'; /* a reason the model gives now is this step's */
     if (nsd_ig_step(&r->igc, r->t_end, &rep) > NSDYN_WARNING) return step_failed(r);
