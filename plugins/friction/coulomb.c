@@ -136,31 +136,43 @@ static nsdyn_status force_regularized(void *inst, const nsdyn_friction_input *in
     return apply(in, F / sqrt(slip_speed2(in) + c->eps * c->eps), force);
 }
 
+/* The tanh and linear shapes in a batch: force_shaped() contact by
+ * contact, out of line, so the sqrt loop below calls nothing. */
+static __attribute__((noinline)) nsdyn_status forces_shaped(const coulomb *c,
+                                                            const nsdyn_friction_batch *b) {
+    for (size_t k = 0; k < b->n; ++k) {
+        double *f = b->force + 3 * k;
+        if (f[0] <= 0.0) continue;
+        const double *u = b->eval[k].u;
+        nsdyn_friction_input in = {.dim = b->contacts[k].tangent_dim == 2 ? 2u : 1u,
+                                   .normal_force = f[0]};
+        in.slip[0] = u[1];
+        in.slip[1] = in.dim == 2 ? u[2] : 0.0;
+        force_shaped(c, &in, c->mu_k * f[0], f + 1);
+    }
+    return NSDYN_OK;
+}
+
 /* The forces of all contacts in one call (nsdyn/friction_batch.h). The
  * sqrt shape is force_regularized()'s arithmetic in its order, on the
  * slip read where the system wrote it (no input struct, no call per
- * contact): bit for bit force()'s (tests/test_friction_batch.c). The other
- * shapes go through force_regularized() contact by contact. */
+ * contact): bit for bit force()'s (tests/test_friction_batch.c, `nsdyn
+ * check`). eps^2 is the same product force() forms on every call. */
 static nsdyn_status forces_regularized(void *inst, const nsdyn_friction_batch *b) {
     const coulomb *c = inst;
+    if (c->shape != 0) return forces_shaped(c, b);
+    const double mu_k = c->mu_k, eps2 = c->eps * c->eps;
     for (size_t k = 0; k < b->n; ++k) {
         double *f = b->force + 3 * k;
         const double N = f[0];
         if (N <= 0.0) continue; /* unloaded: the host's zeros stand */
         const double *u = b->eval[k].u;
-        const int dim = b->contacts[k].tangent_dim == 2 ? 2 : 1;
-        if (c->shape != 0) {
-            nsdyn_friction_input in = {.dim = (uint32_t)dim, .normal_force = N};
-            in.slip[0] = u[1];
-            in.slip[1] = dim == 2 ? u[2] : 0.0;
-            force_shaped(c, &in, c->mu_k * N, f + 1);
-            continue;
-        }
+        const int two = b->contacts[k].tangent_dim == 2;
         double s2 = u[1] * u[1]; /* slip_speed2() */
-        if (dim == 2) s2 += u[2] * u[2];
-        const double gain = c->mu_k * N / sqrt(s2 + c->eps * c->eps);
+        if (two) s2 += u[2] * u[2];
+        const double gain = mu_k * N / sqrt(s2 + eps2);
         f[1] = -gain * u[1]; /* apply() */
-        if (dim == 2) f[2] = -gain * u[2];
+        if (two) f[2] = -gain * u[2];
     }
     return NSDYN_OK;
 }
