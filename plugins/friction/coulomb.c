@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "friction_common.h"
+#include "nsdyn/friction_batch.h"
 #include "nsdyn/nsdyn.h"
 
 /* The parameters, filled by the host (plugin.h NSDYN_EXT_PARAM_FIELDS). */
@@ -127,6 +128,56 @@ static nsdyn_status force_regularized(void *inst, const nsdyn_friction_input *in
     double F = c->mu_k * in->normal_force;
     if (c->shape != 0) return force_shaped(c, in, F, force);
     return apply(in, F / sqrt(slip_speed2(in) + c->eps * c->eps), force);
+}
+
+/* The tanh and linear shapes in a batch: force_shaped() contact by
+ * contact, out of line, so the sqrt loop below calls nothing. */
+static __attribute__((noinline)) nsdyn_status forces_shaped(const coulomb *c,
+                                                            const nsdyn_friction_batch *b) {
+    for (size_t k = 0; k < b->n; ++k) {
+        double *f = b->force + 3 * k;
+        if (f[0] <= 0.0) continue;
+        const double *u = b->eval[k].u;
+        nsdyn_friction_input in = {.dim = b->contacts[k].tangent_dim == 2 ? 2u : 1u,
+                                   .normal_force = f[0]};
+        in.slip[0] = u[1];
+        in.slip[1] = in.dim == 2 ? u[2] : 0.0;
+        force_shaped(c, &in, c->mu_k * f[0], f + 1);
+    }
+    return NSDYN_OK;
+}
+
+/* The forces of all contacts in one call (nsdyn/friction_batch.h). The
+ * sqrt shape is force_regularized()'s arithmetic in its order, on the
+ * slip read where the system wrote it (no input struct, no call per
+ * contact): bit for bit force()'s (tests/test_friction_batch.c, `nsdyn
+ * check`). eps^2 is the same product force() forms on every call. */
+static nsdyn_status forces_regularized(void *inst, const nsdyn_friction_batch *b) {
+    const coulomb *c = inst;
+    if (c->shape != 0) return forces_shaped(c, b);
+    const double mu_k = c->mu_k, eps2 = c->eps * c->eps;
+    for (size_t k = 0; k < b->n; ++k) {
+        double *f = b->force + 3 * k;
+        const double N = f[0];
+        if (N <= 0.0) continue; /* unloaded: the host's zeros stand */
+        const double *u = b->eval[k].u;
+        const int two = b->contacts[k].tangent_dim == 2;
+        double s2 = u[1] * u[1]; /* slip_speed2() */
+        if (two) s2 += u[2] * u[2];
+        const double gain = mu_k * N / sqrt(s2 + eps2);
+        f[1] = -gain * u[1]; /* apply() */
+        if (two) f[2] = -gain * u[2];
+    }
+    return NSDYN_OK;
+}
+
+static const nsdyn_friction_forces regularized_forces = {
+    .struct_size = sizeof regularized_forces,
+    .forces = forces_regularized,
+};
+
+static const void *regularized_extension(const char *name) {
+    return name && strcmp(name, NSDYN_EXT_FRICTION_FORCES) == 0 ? &regularized_forces : NULL;
 }
 
 static nsdyn_status bounds(void *inst, double normal_force, double *static_bound,

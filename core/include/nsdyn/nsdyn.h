@@ -5,5 +5,6 @@
 #include "nsdyn/system.h"
 #include "nsdyn/contact.h"
 #include "nsdyn/friction.h"
+#include "nsdyn/friction_batch.h"
 #include "nsdyn/integrator.h"
 #endif

@@ -2,6 +2,7 @@
  * laws; contact laws and integrators in conformance_laws.c. */
 #define _GNU_SOURCE
 #include "conformance.h"
+#include "conformance_batch.h"
 #include "conformance_laws.h"
 
 #include <math.h>
@@ -288,6 +289,7 @@ static void check_friction(nsd_cf *c, const nsdyn_friction_law *f, void *inst) {
     check_finite_force(c, f, inst);
     if (f->n_states(inst, 2) == 0) check_stateless(c, f, inst, Fk);
     check_states(c, f, inst);
+    nsd_cf_friction_batch(c, f, inst);
 }
 
 /* ---- the driver ------------------------------------------------------------- */

@@ -220,6 +220,9 @@ typedef struct nsd_model {
     const nsdyn_system *sys;
     const nsdyn_contact_law *contact;
     const nsdyn_friction_law *friction;
+    /* The law's forces of all contacts in one call (nsdyn/friction_batch.h),
+     * or NULL: force() per contact (model_create.c choose_friction_batch) */
+    const nsdyn_friction_forces *friction_batch;
     /* The config's resolved parameters of each part, in declaration order
      * (NULL: no such section); the config outlives the model. */
     const nsdyn_value *params[NSD_PART_COUNT];

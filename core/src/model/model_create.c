@@ -183,6 +183,20 @@ static void choose_contact_mode(nsd_model *m, const nsd_config *cfg) {
                       (m->contact->info.provides & NSDYN_CAP_COMPLIANT_NORMAL);
 }
 
+/* The friction law's forces of all contacts in one call (friction_batch.h),
+ * where force() would be called for each contact alone: a law without
+ * internal states at any contact, stick not held (a held contact skips
+ * its law, which the batch cannot say). NULL: force() per contact. */
+static void choose_friction_batch(nsd_model *m) {
+    m->friction_batch = NULL;
+    if (!m->friction || m->nz || m->stick.hold) return;
+    const nsdyn_friction_forces *b =
+        nsd_plugin_extension(&m->friction->info, NSDYN_EXT_FRICTION_FORCES);
+    if (b && b->struct_size >= offsetof(nsdyn_friction_forces, forces) + sizeof b->forces &&
+        b->forces)
+        m->friction_batch = b;
+}
+
 /* The state y = [q | v | friction states]: each contact's internal
  * states (none for a contact held in stick). Returns the errors added. */
 static size_t size_state(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
@@ -358,6 +372,7 @@ size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     m->nc = m->layout.n_contacts;
     choose_contact_mode(m, cfg);
     errors += size_state(m, cfg, diag);
+    choose_friction_batch(m);
     stick_components(m);
     build_events(m);
     build_channels(m);

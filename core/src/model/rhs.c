@@ -4,6 +4,8 @@
  * the ODE (events.h); the samples of every channel. */
 #include "model.h"
 
+#include "finite.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +15,53 @@ static inline void move_bits(double *dst, const double *src) {
     uint64_t b;
     memcpy(&b, src, sizeof b);
     memcpy(dst, &b, sizeof b);
+}
+
+/* Contact c's normal force [N] at its evaluation data->ce[c]: zero when
+ * the system switched it off, the system's load for a persistent contact,
+ * else the contact law's. */
+static inline nsdyn_status normal_force(const nsd_model *m, nsd_data *data, double t, size_t c,
+                                        double *N) {
+    const nsdyn_contact_eval *e = &data->ce[c];
+    *N = 0.0;
+    if (!e->active)
+        return NSDYN_OK; /* switched off in the system's current mode */
+    else if (m->layout.contacts[c].type == NSDYN_CONTACT_PERSISTENT)
+        *N = e->normal_load;
+    else if (m->contact && m->contact->normal_force) {
+        double Nc = 0.0; /* not N, which would keep N in memory on every path */
+        nsdyn_status st = m->contact->normal_force(data->contact_inst, e->gap,
+                                                   nsd_hold_law_rate(&data->hold, c, e->u[0]), &Nc);
+        if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "contact law normal_force()");
+        *N = Nc;
+    }
+    return NSDYN_OK;
+}
+
+/* The friction forces of every contact in one call of the law
+ * (nsdyn/friction_batch.h; m->friction_batch: no friction states, stick not
+ * held), after the normal forces: the law reads the slip where the system
+ * wrote it. The same forces as the per-contact loop below, bit for bit
+ * (the law's contract, tested). */
+static nsdyn_status contact_forces_batch(const nsd_model *m, nsd_data *data, double t) {
+    for (size_t c = 0; c < m->nc; ++c) {
+        double N;
+        nsdyn_status st = normal_force(m, data, t, c, &N);
+        if (st > NSDYN_WARNING) return st;
+        double *lam = data->lambda + 3 * c;
+        lam[0] = N;
+        lam[1] = lam[2] = 0.0; /* an unloaded contact's, which the law leaves */
+    }
+    const nsdyn_friction_batch b = {
+        .struct_size = sizeof b,
+        .n = m->nc,
+        .contacts = m->layout.contacts,
+        .eval = data->ce,
+        .force = data->lambda,
+    };
+    nsdyn_status st = m->friction_batch->forces(data->friction_inst, &b);
+    if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "friction law forces()");
+    return NSDYN_OK;
 }
 
 /* Contact evaluation plus normal and friction forces of contacts that are
@@ -32,24 +81,15 @@ nsdyn_status nsd_model_contact_forces(const nsd_model *m, nsd_data *data, double
         nsdyn_status st =
             nsd_contacts_evaluate(m->sys, data->sys_inst, t, q, v, m->nc, 0, rows, data->ce);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "system contacts()");
+        if (m->friction_batch) return contact_forces_batch(m, data, t);
     }
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_decl *d = &m->layout.contacts[c];
         const nsdyn_contact_eval *e = &data->ce[c];
         double *lam = data->lambda + 3 * c;
-        double N = 0.0;
-        if (!e->active)
-            N = 0.0; /* switched off in the system's current mode */
-        else if (d->type == NSDYN_CONTACT_PERSISTENT)
-            N = e->normal_load;
-        else if (m->contact && m->contact->normal_force) {
-            double Nc = 0.0; /* not &N, which would keep N in memory on every path */
-            nsdyn_status st = m->contact->normal_force(
-                data->contact_inst, e->gap, nsd_hold_law_rate(&data->hold, c, e->u[0]), &Nc);
-            if (st > NSDYN_WARNING)
-                return nsd_model_fail(m, data, st, t, "contact law normal_force()");
-            N = Nc;
-        }
+        double N;
+        nsdyn_status st = normal_force(m, data, t, c, &N);
+        if (st > NSDYN_WARNING) return st;
         lam[0] = N;
         lam[1] = lam[2] = 0.0;
         int stick = m->stick.hold && d->type == NSDYN_CONTACT_PERSISTENT;
@@ -74,8 +114,7 @@ nsdyn_status nsd_model_contact_forces(const nsd_model *m, nsd_data *data, double
         in.state = m->z_count[c] ? y + m->z_offset[c] : NULL;
         double *rate = zdot && m->z_count[c] ? zdot + (m->z_offset[c] - m->nq - m->nv) : NULL;
         double scratch[8];
-        nsdyn_status st =
-            m->friction->force(data->friction_inst, &in, lam + 1, rate ? rate : scratch);
+        st = m->friction->force(data->friction_inst, &in, lam + 1, rate ? rate : scratch);
         if (st > NSDYN_WARNING) return nsd_model_fail(m, data, st, t, "friction law force()");
         if (N <= 0.0) lam[1] = lam[2] = 0.0; /* no force without a load, whatever the law says */
     }
@@ -116,18 +155,11 @@ __attribute__((flatten)) nsdyn_status nsd_model_rhs(const nsd_model *m, nsd_data
     for (size_t i = 0; i < m->nz; ++i) zdot[i] = 0.0;
     nsdyn_status st = evaluate(m, data, t, y, ydot, ydot + m->nq, zdot);
     if (st > NSDYN_WARNING) return st;
-    /* A NaN or infinity anywhere makes the sum non-finite: one test on the
-     * hot path, the search only on failure. */
-    double sum = 0.0;
-    for (size_t i = 0; i < m->n; ++i) sum += ydot[i];
-    if (isfinite(sum)) return NSDYN_OK;
-    for (size_t i = 0; i < m->n; ++i)
-        if (!isfinite(ydot[i])) {
-            snprintf(data->failure, sizeof data->failure,
-                     "non-finite derivative of '%s' at t = %.9g s", m->channels[1 + i].name, t);
-            return NSDYN_REJECT_STEP;
-        }
-    return NSDYN_OK; /* finite terms whose sum overflowed */
+    size_t i = nsd_first_nonfinite(ydot, m->n); /* one test on the hot path (finite.h) */
+    if (__builtin_expect(i == m->n, 1)) return NSDYN_OK;
+    snprintf(data->failure, sizeof data->failure, "non-finite derivative of '%s' at t = %.9g s",
+             m->channels[1 + i].name, t);
+    return NSDYN_REJECT_STEP;
 }
 
 nsdyn_status nsd_model_event_functions(const nsd_model *m, nsd_data *data, double t,

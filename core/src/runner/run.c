@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 #include "run_internal.h"
+#include "finite.h"
 #include "rate_hold.h"
 
 #include "interrupt.h"
@@ -24,11 +25,8 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int all_finite(const double *y, size_t n) {
-    for (size_t i = 0; i < n; ++i)
-        if (!isfinite(y[i])) return 0;
-    return 1;
-}
+/* Once per step, one test (finite.h). */
+static int all_finite(const double *y, size_t n) { return nsd_first_nonfinite(y, n) == n; }
 
 /* Buffers, the integrator and its problem. Returns 1 if the integrator
  * refused its parameters (a config error in diag; nothing to close), 2 if
@@ -276,7 +274,10 @@ static nsd_flow run_step(nsd_runner *r) {
                                  nsd_interrupt_signal(), r->t, nsd_runner_describe(r, r->y_last));
     nsdyn_step_report rep = {0};
     rep.event = -1;
-    memcpy(r->y_from, r->y_last, m->n * sizeof *r->y_from);
+    /* The step's start, for its only readers: an observer and the
+     * simultaneous switches (run_events.c); without them no copy. */
+    if (r->d->observer || m->layout.n_switches)
+        memcpy(r->y_from, r->y_last, m->n * sizeof *r->y_from);
     r->t_from = r->t;
     r->d->failure[0] = '\0'; /* a reason the model gives now is this step's */
     if (nsd_ig_step(&r->igc, r->t_end, &rep) > NSDYN_WARNING) return step_failed(r);
