@@ -245,19 +245,20 @@ static int illinois(guard_call *k, size_t c, double tl, double tr, double *root)
     return 0;
 }
 
-/* Samples of an interval checked for an earlier crossing, and the most of
- * them a rate bound lets a scan pass over in a row. */
+/* Samples of an interval checked for an earlier crossing. */
 #define GUARD_SCAN 64
-#define GUARD_SKIP_MAX 8
-/* The rate bound of a scan: this many times the largest |f'| seen in it
- * (at its ends and at every sample taken) or its mean rate. */
-#define GUARD_RATE_SAFETY 2.0
+/* The acceleration bound of a scan: this many times the largest |f''|
+ * seen in it (the changes of f' between its ends and samples, and those a
+ * quadratic through a sample's f, f' and the next f implies). */
+#define GUARD_ACCEL_SAFETY 2.0
+/* After this many breaks of the bound in one scan, it takes every sample. */
+#define GUARD_BREAKS_MAX 4
 
 typedef struct scan_levels {
     size_t only;      /* one contact (SIZE_MAX: every contact above 0 at tl) */
     size_t l, r;      /* levels of the ends */
     size_t last, cur; /* levels of the last sample above 0 and the current one */
-    double *rate;     /* per contact: the rate bound [m/s] */
+    double *acc;      /* per contact: the bound on |f''| [m/s^2] */
     size_t *w, nw;    /* the watched contacts (scan() lists them in g->watched) */
 } scan_levels;
 
@@ -273,34 +274,51 @@ static int scan_sample(guard_call *k, const scan_levels *s, double t) {
                                : gap_one(k, t, s->only, s->cur);
 }
 
-/* How many of the samples after the last one the rate bound rules out
- * (every watched f stays above 0 there), at most GUARD_SKIP_MAX - 1: an
- * f above 0 at the last sample cannot reach 0 before f / rate. */
+/* The time [s] an f > 0 with rate f' needs to reach 0 when |f''| <= A:
+ * the positive root of f - |f'| tau - A tau^2 / 2 (inf when nothing falls;
+ * 0 when f' is not known). */
+static double reach_time(double f, double df, double A) {
+    double r = fabs(df);
+    if (!isfinite(r)) return 0.0;
+    if (!isfinite(f)) return INFINITY;
+    double q = r + sqrt(r * r + 2.0 * A * f);
+    return q > 0.0 ? 2.0 * f / q : INFINITY;
+}
+
+/* How many of the samples after the last one the bounds rule out: every
+ * watched f stays above 0 there, as f(t) >= f - |f'| tau - A tau^2 / 2
+ * from the last sample (f, f') when |f''| <= A. No cap: the bound, checked
+ * at the next sample taken (bound_broken()), decides. */
 static int ruled_out(guard_call *k, const scan_levels *s, double h) {
-    const double *f = lf(k->g, s->last);
-    double cells = GUARD_SKIP_MAX - 1;
+    const double *f = lf(k->g, s->last), *df = ldf(k->g, s->last);
+    double cells = GUARD_SCAN;
     for (size_t j = 0; j < s->nw && cells > 0.0; ++j) {
         size_t c = s->w[j];
-        double reach = f[c] / (s->rate[c] * h); /* cells to reach 0; inf at rate 0 */
-        cells = fmin(cells, ceil(reach) - 1.0);
+        cells = fmin(cells, ceil(reach_time(f[c], df[c], s->acc[c]) / h) - 1.0);
     }
     return cells > 0.0 ? (int)cells : 0;
 }
 
-/* Did the last stretch break the rate bound (a sample's |f'|, or the mean
- * rate since the last sample, above it)? The bound grows to what was
- * seen either way. */
+/* The |f''| a stretch of dt from (fa, da) to (fb, db) shows: the change of
+ * the rate, and the acceleration a quadratic from (fa, da) needs to reach
+ * fb. */
+static double accel_seen(double fa, double da, double fb, double db, double dt) {
+    return fmax(fabs(db - da) / dt, 2.0 * fabs(fb - fa - da * dt) / (dt * dt));
+}
+
+/* Did the last stretch break the acceleration bound? The bound grows to
+ * GUARD_ACCEL_SAFETY times what was seen either way. */
 static int bound_broken(guard_call *k, const scan_levels *s, double dt) {
     nsd_step_guard *g = k->g;
     const double *fa = lf(g, s->last), *fb = lf(g, s->cur);
-    const double *db = ldf(g, s->cur);
+    const double *da = ldf(g, s->last), *db = ldf(g, s->cur);
     int broken = 0;
     for (size_t j = 0; j < s->nw; ++j) {
         size_t c = s->w[j];
         if (!isfinite(fb[c])) continue;
-        double seen = fmax(fabs(db[c]), fabs(fb[c] - fa[c]) / dt);
-        broken |= seen > s->rate[c];
-        s->rate[c] = fmax(s->rate[c], GUARD_RATE_SAFETY * seen);
+        double seen = accel_seen(fa[c], da[c], fb[c], db[c], dt);
+        broken |= !(seen <= s->acc[c]);
+        s->acc[c] = fmax(s->acc[c], GUARD_ACCEL_SAFETY * seen);
     }
     return broken;
 }
@@ -327,12 +345,14 @@ static int scan(guard_call *k, scan_levels *s, double tl, double tr, double *t_l
         if (watched(s, fl, c)) s->w[s->nw++] = c;
     for (size_t j = 0; j < s->nw; ++j) {
         size_t c = s->w[j];
-        double mean = isfinite(fr[c]) ? fabs(fr[c] - fl[c]) / (tr - tl) : 0.0;
-        s->rate[c] = GUARD_RATE_SAFETY * fmax(fmax(fabs(dl[c]), fabs(dr[c])), mean);
+        double seen = isfinite(fr[c]) ? fmax(accel_seen(fl[c], dl[c], fr[c], dr[c], tr - tl),
+                                             accel_seen(fr[c], dr[c], fl[c], dl[c], tl - tr))
+                                      : 0.0;
+        s->acc[c] = GUARD_ACCEL_SAFETY * seen;
         lf(g, s->last)[c] = fl[c];
         ldf(g, s->last)[c] = dl[c];
     }
-    int i_last = 0, every = 0;
+    int i_last = 0, every = 0, breaks = 0;
     *t_last = tl;
     for (int i = 1; i < GUARD_SCAN; ++i) {
         if (!every) {
@@ -344,7 +364,10 @@ static int scan(guard_call *k, scan_levels *s, double tl, double tr, double *t_l
         if (!(t > *t_last && t < tr)) continue;
         if (scan_sample(k, s, t) != 0) return -1;
         if (bound_broken(k, s, t - *t_last) && !every && i > i_last + 1) {
-            every = 1; /* passed over samples the bound did not cover: take them */
+            /* passed over samples the bound did not cover: the stretch
+             * again under the grown bound, every sample after
+             * GUARD_BREAKS_MAX breaks */
+            every = ++breaks >= GUARD_BREAKS_MAX;
             i = i_last;
             continue;
         }
