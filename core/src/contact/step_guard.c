@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "contact_eval.h"
+#include "guard_hermite.h"
 #include "modes.h"
 #include "modes_work.h"
 
@@ -163,115 +164,6 @@ static int gaps_some_at(guard_call *k, double t, const unsigned char *mask, size
     return gaps_masked_at(k, t, k->g->ytmp, mask, level);
 }
 
-/* Cubic Hermite on s in [0, 1] over an interval of length h. */
-static double hermite(double f0, double d0, double f1, double d1, double h, double s) {
-    double s2 = s * s, s3 = s2 * s;
-    return (2 * s3 - 3 * s2 + 1) * f0 + (s3 - 2 * s2 + s) * h * d0 + (3 * s2 - 2 * s3) * f1 +
-           (s3 - s2) * h * d1;
-}
-
-/* d/dt of the cubic Hermite at s. */
-static double hermite_rate(double f0, double d0, double f1, double d1, double h, double s) {
-    return ((6 * s * s - 6 * s) * (f0 - f1) + (3 * s * s - 4 * s + 1) * h * d0 +
-            (3 * s * s - 2 * s) * h * d1) /
-           h;
-}
-
-/* Can the function, within margin of the Hermite interpolant of one
- * interval, be above 0 somewhere and at or below 0 later? That is: can the
- * interpolant fall from above -margin to below +margin (its values at the
- * ends and at its critical points, in order, are checked for such a
- * pair), or, with margin > 0, does it start below +margin and reach above
- * -margin at all (it starts inside the band, or rises into it): a contact
- * that has just bounced starts at its threshold, and its rebound's flight
- * above it (d0^2 / (2 |a|), nm for a 1e-4 m/s bounce) can return below it
- * anywhere in a step whose interpolant only sees the ends (a gap that
- * turns up again past a convex edge: the interpolant rises throughout).
- * If so, *split is where to look first (s in [0, 1]): the low point after
- * the fall when it is below 0 and the interval starts above 0 (a dip
- * through the threshold: the two samples bracket it), else the high point
- * before it (a short flight above the threshold that comes back down; a
- * bracket needs a sample above 0 first, and splitting a start at or below
- * 0 at the low point again and again converged on the low point and never
- * sampled the flight: 1.26e-5 m into an incline, tumbleweed study I). */
-/* The interpolant's ends and critical points, in order, into s (those
- * outside [0, 1] are left at 2: skipped). */
-static void critical_points(double f0, double d0, double f1, double d1, double h, double s[4]) {
-    double A = 6 * f0 + 3 * h * d0 - 6 * f1 + 3 * h * d1;
-    double B = -6 * f0 - 4 * h * d0 + 6 * f1 - 2 * h * d1, C = h * d0;
-    double disc = B * B - 4 * A * C;
-    s[0] = 0.0;
-    s[1] = s[2] = 2.0;
-    s[3] = 1.0;
-    if (disc >= 0) {
-        /* The critical points in the stable form q = -(B + sgn(B) sqrt(disc))/2,
-         * roots C/q and q/A: a gap that is a parabola in t (free flight)
-         * leaves A a rounding residue, and the textbook (-B -+ sqrt)/(2A)
-         * lost the small root (a rebound's high point) to cancellation: the
-         * flight was never sampled and the impact after it was missed
-         * (dopri5 at rtol 1e-3 on an incline, issue 22). A = 0: C/q = -C/B. */
-        double q = -0.5 * (B + copysign(sqrt(disc), B));
-        double r1 = q != 0.0 ? C / q : 2.0, r2 = fabs(A) > 1e-300 ? q / A : 2.0;
-        s[1] = fmin(r1, r2);
-        s[2] = fmax(r1, r2);
-    }
-}
-
-static int may_fall(double f0, double d0, double f1, double d1, double h, double margin,
-                    double *split) {
-    /* The interpolant is H00 f0 + H01 f1 + h (H10 d0 + H11 d1) with H00,
-     * H01 >= 0 summing to 1 and |H10|, |H11| <= 4/27 on [0, 1]: never below
-     * min(f0, f1) - 4/27 h (|d0| + |d1|). Above the band there, it can
-     * neither fall into it nor start in it: the answer is no, without the
-     * critical points (most contacts of most steps are far from contact). */
-    if (fmin(f0, f1) - (4.0 / 27.0) * h * (fabs(d0) + fabs(d1)) > margin) return 0;
-    double s[4];
-    critical_points(f0, d0, f1, d1, h, s);
-    double highest = -INFINITY, s_high = 0.0;
-    for (int i = 0; i < 4; ++i) {
-        if (!(s[i] >= 0.0 && s[i] <= 1.0)) continue;
-        double v = hermite(f0, d0, f1, d1, h, s[i]);
-        if (highest > -margin && v < margin) {
-            *split = v < 0.0 && f0 > 0.0 ? s[i] : s_high;
-            return 1;
-        }
-        if (v > highest) {
-            highest = v;
-            s_high = s[i];
-        }
-    }
-    if (margin > 0.0 && f0 < margin && highest > -margin) {
-        *split = s_high;
-        return 1;
-    }
-    return 0;
-}
-
-/* Does the function, within margin of the Hermite interpolant of one
- * interval, cross its threshold there once and only falling? It starts
- * above the band (f0 > margin), ends at or below 0, and once the
- * interpolant's values at its critical points and ends (in order) come
- * below +margin, every later one is below -margin (the end itself may be
- * the first): the interpolant passes through the band once, so the
- * function's crossings lie where it is in the band, and no dip of the
- * function returns above the band before a later crossing. Then the
- * search need not split the interval further for this contact: a root
- * finder on its bracket finds the crossing (and locate() scans before the
- * root for a kink's earlier one, as at the depth limit). */
-static int clean_crossing(double f0, double d0, double f1, double d1, double h, double margin) {
-    if (!(f0 > margin && f1 <= 0.0)) return 0;
-    double s[4];
-    critical_points(f0, d0, f1, d1, h, s);
-    int below = 0;
-    for (int i = 1; i < 3; ++i) {
-        if (!(s[i] > 0.0 && s[i] < 1.0)) continue;
-        double v = hermite(f0, d0, f1, d1, h, s[i]);
-        if (below && v >= -margin) return 0;
-        below |= v < margin;
-    }
-    return !below || f1 < -margin;
-}
-
 /* Newton's step for the root from one bracket end (t, f, f'), if it falls
  * (f' < 0) and lands strictly inside (tl, tr); NAN if not. */
 static double newton_inside(double t, double f, double df, double tl, double tr) {
@@ -353,19 +245,20 @@ static int illinois(guard_call *k, size_t c, double tl, double tr, double *root)
     return 0;
 }
 
-/* Samples of an interval checked for an earlier crossing, and the most of
- * them a rate bound lets a scan pass over in a row. */
+/* Samples of an interval checked for an earlier crossing. */
 #define GUARD_SCAN 64
-#define GUARD_SKIP_MAX 8
-/* The rate bound of a scan: this many times the largest |f'| seen in it
- * (at its ends and at every sample taken) or its mean rate. */
-#define GUARD_RATE_SAFETY 2.0
+/* The acceleration bound of a scan: this many times the largest |f''|
+ * seen in it (the changes of f' between its ends and samples, and those a
+ * quadratic through a sample's f, f' and the next f implies). */
+#define GUARD_ACCEL_SAFETY 2.0
+/* After this many breaks of the bound in one scan, it takes every sample. */
+#define GUARD_BREAKS_MAX 4
 
 typedef struct scan_levels {
     size_t only;      /* one contact (SIZE_MAX: every contact above 0 at tl) */
     size_t l, r;      /* levels of the ends */
     size_t last, cur; /* levels of the last sample above 0 and the current one */
-    double *rate;     /* per contact: the rate bound [m/s] */
+    double *acc;      /* per contact: the bound on |f''| [m/s^2] */
     size_t *w, nw;    /* the watched contacts (scan() lists them in g->watched) */
 } scan_levels;
 
@@ -381,34 +274,51 @@ static int scan_sample(guard_call *k, const scan_levels *s, double t) {
                                : gap_one(k, t, s->only, s->cur);
 }
 
-/* How many of the samples after the last one the rate bound rules out
- * (every watched f stays above 0 there), at most GUARD_SKIP_MAX - 1: an
- * f above 0 at the last sample cannot reach 0 before f / rate. */
+/* The time [s] an f > 0 with rate f' needs to reach 0 when |f''| <= A:
+ * the positive root of f - |f'| tau - A tau^2 / 2 (inf when nothing falls;
+ * 0 when f' is not known). */
+static double reach_time(double f, double df, double A) {
+    double r = fabs(df);
+    if (!isfinite(r)) return 0.0;
+    if (!isfinite(f)) return INFINITY;
+    double q = r + sqrt(r * r + 2.0 * A * f);
+    return q > 0.0 ? 2.0 * f / q : INFINITY;
+}
+
+/* How many of the samples after the last one the bounds rule out: every
+ * watched f stays above 0 there, as f(t) >= f - |f'| tau - A tau^2 / 2
+ * from the last sample (f, f') when |f''| <= A. No cap: the bound, checked
+ * at the next sample taken (bound_broken()), decides. */
 static int ruled_out(guard_call *k, const scan_levels *s, double h) {
-    const double *f = lf(k->g, s->last);
-    double cells = GUARD_SKIP_MAX - 1;
+    const double *f = lf(k->g, s->last), *df = ldf(k->g, s->last);
+    double cells = GUARD_SCAN;
     for (size_t j = 0; j < s->nw && cells > 0.0; ++j) {
         size_t c = s->w[j];
-        double reach = f[c] / (s->rate[c] * h); /* cells to reach 0; inf at rate 0 */
-        cells = fmin(cells, ceil(reach) - 1.0);
+        cells = fmin(cells, ceil(reach_time(f[c], df[c], s->acc[c]) / h) - 1.0);
     }
     return cells > 0.0 ? (int)cells : 0;
 }
 
-/* Did the last stretch break the rate bound (a sample's |f'|, or the mean
- * rate since the last sample, above it)? The bound grows to what was
- * seen either way. */
+/* The |f''| a stretch of dt from (fa, da) to (fb, db) shows: the change of
+ * the rate, and the acceleration a quadratic from (fa, da) needs to reach
+ * fb. */
+static double accel_seen(double fa, double da, double fb, double db, double dt) {
+    return fmax(fabs(db - da) / dt, 2.0 * fabs(fb - fa - da * dt) / (dt * dt));
+}
+
+/* Did the last stretch break the acceleration bound? The bound grows to
+ * GUARD_ACCEL_SAFETY times what was seen either way. */
 static int bound_broken(guard_call *k, const scan_levels *s, double dt) {
     nsd_step_guard *g = k->g;
     const double *fa = lf(g, s->last), *fb = lf(g, s->cur);
-    const double *db = ldf(g, s->cur);
+    const double *da = ldf(g, s->last), *db = ldf(g, s->cur);
     int broken = 0;
     for (size_t j = 0; j < s->nw; ++j) {
         size_t c = s->w[j];
         if (!isfinite(fb[c])) continue;
-        double seen = fmax(fabs(db[c]), fabs(fb[c] - fa[c]) / dt);
-        broken |= seen > s->rate[c];
-        s->rate[c] = fmax(s->rate[c], GUARD_RATE_SAFETY * seen);
+        double seen = accel_seen(fa[c], da[c], fb[c], db[c], dt);
+        broken |= !(seen <= s->acc[c]);
+        s->acc[c] = fmax(s->acc[c], GUARD_ACCEL_SAFETY * seen);
     }
     return broken;
 }
@@ -435,12 +345,14 @@ static int scan(guard_call *k, scan_levels *s, double tl, double tr, double *t_l
         if (watched(s, fl, c)) s->w[s->nw++] = c;
     for (size_t j = 0; j < s->nw; ++j) {
         size_t c = s->w[j];
-        double mean = isfinite(fr[c]) ? fabs(fr[c] - fl[c]) / (tr - tl) : 0.0;
-        s->rate[c] = GUARD_RATE_SAFETY * fmax(fmax(fabs(dl[c]), fabs(dr[c])), mean);
+        double seen = isfinite(fr[c]) ? fmax(accel_seen(fl[c], dl[c], fr[c], dr[c], tr - tl),
+                                             accel_seen(fr[c], dr[c], fl[c], dl[c], tl - tr))
+                                      : 0.0;
+        s->acc[c] = GUARD_ACCEL_SAFETY * seen;
         lf(g, s->last)[c] = fl[c];
         ldf(g, s->last)[c] = dl[c];
     }
-    int i_last = 0, every = 0;
+    int i_last = 0, every = 0, breaks = 0;
     *t_last = tl;
     for (int i = 1; i < GUARD_SCAN; ++i) {
         if (!every) {
@@ -452,7 +364,10 @@ static int scan(guard_call *k, scan_levels *s, double tl, double tr, double *t_l
         if (!(t > *t_last && t < tr)) continue;
         if (scan_sample(k, s, t) != 0) return -1;
         if (bound_broken(k, s, t - *t_last) && !every && i > i_last + 1) {
-            every = 1; /* passed over samples the bound did not cover: take them */
+            /* passed over samples the bound did not cover: the stretch
+             * again under the grown bound, every sample after
+             * GUARD_BREAKS_MAX breaks */
+            every = ++breaks >= GUARD_BREAKS_MAX;
             i = i_last;
             continue;
         }
@@ -598,7 +513,7 @@ static double split_point(guard_call *k, double tl, double tr, size_t il, size_t
     for (size_t c = 0; c < g->nc; ++c) {
         double s;
         if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fr[c])) continue;
-        if (may_fall(fl[c], dl[c], fr[c], dr[c], h, margin, &s)) best = earlier(best, s);
+        if (nsd_guard_may_fall(fl[c], dl[c], fr[c], dr[c], h, margin, &s)) best = earlier(best, s);
     }
     return split_at(tl, tr, best);
 }
@@ -620,8 +535,8 @@ static double split_error(const nsd_step_guard *g, size_t il, size_t im, size_t 
     double err = 0.0;
     for (size_t c = 0; c < g->nc; ++c) {
         if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
-        double hm = hermite(fl[c], dl[c], fr[c], dr[c], h, s);
-        double hdm = hermite_rate(fl[c], dl[c], fr[c], dr[c], h, s);
+        double hm = nsd_guard_hermite(fl[c], dl[c], fr[c], dr[c], h, s);
+        double hdm = nsd_guard_hermite_rate(fl[c], dl[c], fr[c], dr[c], h, s);
         err = fmax(err, fabs(fm[c] - hm) + fmin(s, 1.0 - s) * h * fabs(dm[c] - hdm));
     }
     double w = 4.0 * s * (1.0 - s);
@@ -635,7 +550,7 @@ static int all_clean(const nsd_step_guard *g, size_t il, size_t ir, double h, do
     const double *fl = g->f + il * g->nc, *dl = g->df + il * g->nc;
     const double *fr = g->f + ir * g->nc, *dr = g->df + ir * g->nc;
     for (size_t c = 0; c < g->nc; ++c)
-        if (mask[c] && !clean_crossing(fl[c], dl[c], fr[c], dr[c], h, margin)) return 0;
+        if (mask[c] && !nsd_guard_clean_crossing(fl[c], dl[c], fr[c], dr[c], h, margin)) return 0;
     return 1;
 }
 
@@ -673,9 +588,11 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
         double sc;
         left[c] = right[c] = 0;
         if (!follows(mask, c) || !isfinite(fl[c]) || !isfinite(fm[c]) || !isfinite(fr[c])) continue;
-        if ((left[c] = (unsigned char)may_fall(fl[c], dl[c], fm[c], dm[c], ts - tl, err, &sc)))
+        if ((left[c] =
+                 (unsigned char)nsd_guard_may_fall(fl[c], dl[c], fm[c], dm[c], ts - tl, err, &sc)))
             s_left = earlier(s_left, sc);
-        if ((right[c] = (unsigned char)may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc)))
+        if ((right[c] =
+                 (unsigned char)nsd_guard_may_fall(fm[c], dm[c], fr[c], dr[c], tr - ts, err, &sc)))
             s_right = earlier(s_right, sc);
         unsafe_left |= left[c];
         unsafe_right |= right[c];
@@ -702,10 +619,9 @@ static int search(guard_call *k, double tl, double tr, size_t il, size_t ir, siz
  * speed (modes.h v_unresolved), and the accumulation rule treats rebounds
  * that slow as rest. */
 static int located(guard_call *k, double t_hit, size_t c) {
-    if (state_at(k, t_hit, k->g->y) != 0 || gap_one_at(k, t_hit, k->g->y, c, L1_CUR) != 0)
-        return -1;
+    if (state_at(k, t_hit, k->g->y) != 0) return -1;
     k->g->hits++;
-    double rate = ldf(k->g, L1_CUR)[c];
+    double rate = ldf(k->g, L1_R)[c];
     nsd_contact_mode *md = &k->d->ed.mode[c];
     if (rate > 0.0) md->v_unresolved = fmax(md->v_unresolved, rate * (1.0 + 1e-9));
     return 1;

@@ -36,11 +36,10 @@
 
 #include <stdint.h>
 
+#include "guard_hermite.h"
 #include "model.h"
 #include "integrator_calls.h"
 #include "nsdyn/integrator.h"
-
-#define NSD_GUARD_DEPTH 10
 
 typedef struct nsd_step_guard {
     size_t nc, n;
