@@ -55,6 +55,8 @@ static nsd_data *data_alloc(const nsd_model *m) {
     d->jac = xcalloc(nc1, sizeof *d->jac);
     d->y0 = xcalloc(m->n, sizeof *d->y0);
     if (m->y0) memcpy(d->y0, m->y0, m->n * sizeof *d->y0);
+    d->y_start = xcalloc(m->n, sizeof *d->y_start);
+    if (m->y0) memcpy(d->y_start, m->y0, m->n * sizeof *d->y_start);
     d->a0 = xcalloc(m->nv, sizeof *d->a0);
     d->vdot_unit = xcalloc(m->nv, sizeof *d->vdot_unit);
     d->vdot_sample = xcalloc(m->nv, sizeof *d->vdot_sample);
@@ -133,39 +135,144 @@ static int same_shape(const nsd_model *m, const nsd_data *d, char *err, size_t e
     return same ? 0 : -1;
 }
 
+/* Part k's plugin (NULL: the composition has none) and its instance slot. */
+static const nsdyn_plugin_info *part_info(const nsd_model *m, int k) {
+    if (k == NSD_PART_SYSTEM) return &m->sys->info;
+    if (k == NSD_PART_CONTACT) return m->contact ? &m->contact->info : NULL;
+    return m->friction ? &m->friction->info : NULL;
+}
+
+static void **part_inst(nsd_data *d, int k) {
+    return k == NSD_PART_SYSTEM    ? &d->sys_inst
+           : k == NSD_PART_CONTACT ? &d->contact_inst
+                                   : &d->friction_inst;
+}
+
+/* Bytes of value i's array: a STRING's text with its NUL, or len doubles. */
+static size_t array_bytes(const nsdyn_plugin_info *info, size_t i, const nsdyn_value *v) {
+    return info->params[i].type == NSDYN_PARAM_STRING ? v->len + 1 : v->len * sizeof(double);
+}
+
+/* A deep copy of info's n_params values (arrays in memory aligned for
+ * double, as the host passes them). */
+static nsd_param_values values_copy(const nsdyn_plugin_info *info, const nsdyn_value *src) {
+    nsd_param_values c = {xcalloc(info->n_params, sizeof *c.v), info->n_params};
+    for (size_t i = 0; i < c.n; ++i) {
+        c.v[i] = src[i];
+        if (!src[i].arr) continue;
+        size_t bytes = array_bytes(info, i, &src[i]);
+        double *a = xcalloc((bytes + sizeof(double) - 1) / sizeof(double), sizeof(double));
+        memcpy(a, src[i].arr, bytes);
+        c.v[i].arr = a;
+    }
+    return c;
+}
+
+static void values_free(nsd_param_values *c) {
+    for (size_t i = 0; i < c->n; ++i) free((void *)c->v[i].arr);
+    free(c->v);
+    c->v = NULL;
+    c->n = 0;
+}
+
+/* Bit for bit the same values (a -0.0 is not a 0.0: the instance would
+ * see another number). */
+static int values_equal(const nsdyn_plugin_info *info, const nsdyn_value *a, const nsdyn_value *b) {
+    for (size_t i = 0; i < info->n_params; ++i) {
+        if (memcmp(&a[i].num, &b[i].num, sizeof a[i].num) || a[i].len != b[i].len ||
+            !a[i].arr != !b[i].arr)
+            return 0;
+        if (a[i].arr && memcmp(a[i].arr, b[i].arr, array_bytes(info, i, &a[i]))) return 0;
+    }
+    return 1;
+}
+
+/* The start for d's system values: the model's y0, with the system's
+ * initial state for values of the run's own where [initial] did not set
+ * a state (called right after the instance's create, before any run). */
+static void start_for(const nsd_model *m, nsd_data *d) {
+    memcpy(d->y_start, m->y0, m->n * sizeof *d->y_start);
+    if (!m->sys->initial_state ||
+        values_equal(&m->sys->info, d->params[NSD_PART_SYSTEM].v, m->params[NSD_PART_SYSTEM]))
+        return;
+    double *y = xcalloc(m->nq + m->nv, sizeof *y);
+    m->sys->initial_state(d->sys_inst, y, y + m->nq);
+    for (size_t i = 0; i < m->nq + m->nv; ++i)
+        if (!m->y0_set[i]) d->y_start[i] = y[i];
+    free(y);
+}
+
+/* Swap the instances and values of the parts in `parts` between d and
+ * (inst, vals). */
+static void swap_parts(nsd_data *d, unsigned parts, void *inst[NSD_PART_COUNT],
+                       nsd_param_values vals[NSD_PART_COUNT]) {
+    for (int k = 0; k < NSD_PART_COUNT; ++k) {
+        if (!(parts & 1u << k)) continue;
+        void **slot = part_inst(d, k), *t = *slot;
+        *slot = inst[k], inst[k] = t;
+        nsd_param_values v = d->params[k];
+        d->params[k] = vals[k], vals[k] = v;
+    }
+}
+
+/* Do the values of d's parts give the model's shape? Only asked when a
+ * part's values are not the model's own. */
+static int needs_shape_check(const nsd_model *m, const nsd_data *d) {
+    for (int k = 0; k < NSD_PART_COUNT; ++k) {
+        const nsdyn_plugin_info *info = part_info(m, k);
+        if (info && !values_equal(info, d->params[k].v, m->params[k])) return 1;
+    }
+    return 0;
+}
+
+int nsd_data_set_params(const nsd_model *m, nsd_data *d, const nsdyn_host *host,
+                        const nsdyn_value *const params[NSD_PART_COUNT], unsigned force, char *err,
+                        size_t err_len) {
+    static const char *const section[] = {"system", "contact", "friction"};
+    void *made[NSD_PART_COUNT] = {0};
+    nsd_param_values vals[NSD_PART_COUNT] = {{0}};
+    unsigned changed = 0;
+    int rc = 0;
+    for (int k = 0; k < NSD_PART_COUNT && !rc; ++k) {
+        const nsdyn_plugin_info *info = part_info(m, k);
+        const nsdyn_value *p = params && params[k] ? params[k] : m->params[k];
+        if (!info ||
+            (!(force & 1u << k) && *part_inst(d, k) && values_equal(info, d->params[k].v, p)))
+            continue;
+        changed |= 1u << k;
+        vals[k] = values_copy(info, p); /* the instance is created from the data's own copy */
+        made[k] = instance(info, section[k], vals[k].v, host, err, err_len);
+        if (!made[k]) rc = -1;
+    }
+    if (!rc && changed) {
+        swap_parts(d, changed, made, vals); /* made, vals: the previous ones now */
+        if (needs_shape_check(m, d) && same_shape(m, d, err, err_len) != 0)
+            rc = -2;
+        else if (friction_bounds(m, d, err, err_len) > NSDYN_WARNING)
+            rc = -1;
+        if (rc) { /* back as it was */
+            swap_parts(d, changed, made, vals);
+            if (d->friction_inst) (void)friction_bounds(m, d, d->failure, sizeof d->failure);
+        } else if (changed & 1u << NSD_PART_SYSTEM)
+            start_for(m, d);
+    }
+    for (int k = 0; k < NSD_PART_COUNT; ++k) {
+        if (made[k]) part_info(m, k)->destroy(made[k]);
+        values_free(&vals[k]);
+    }
+    if (rc) return rc;
+    memcpy(d->y0, d->y_start, m->n * sizeof *d->y0);
+    return (int)changed;
+}
+
 nsd_data *nsd_data_create_with(const nsd_model *m, const nsdyn_host *host,
                                const nsdyn_value *const params[NSD_PART_COUNT], char *err,
                                size_t err_len) {
-    const nsdyn_value *p[NSD_PART_COUNT];
-    int own = 1;
-    for (int k = 0; k < NSD_PART_COUNT; ++k) {
-        p[k] = params && params[k] ? params[k] : m->params[k];
-        own = own && p[k] == m->params[k];
-    }
     nsd_data *d = data_alloc(m);
     d->owns_instances = 1;
-    d->sys_inst = instance(&m->sys->info, "system", p[NSD_PART_SYSTEM], host, err, err_len);
-    if (d->sys_inst && m->contact)
-        d->contact_inst =
-            instance(&m->contact->info, "contact", p[NSD_PART_CONTACT], host, err, err_len);
-    if (d->sys_inst && (!m->contact || d->contact_inst) && m->friction)
-        d->friction_inst =
-            instance(&m->friction->info, "friction", p[NSD_PART_FRICTION], host, err, err_len);
-    int made =
-        d->sys_inst && (!m->contact || d->contact_inst) && (!m->friction || d->friction_inst);
-    if (!made || (!own && same_shape(m, d, err, err_len) != 0) ||
-        friction_bounds(m, d, err, err_len) > NSDYN_WARNING) {
+    if (nsd_data_set_params(m, d, host, params, 0, err, err_len) < 0) {
         nsd_data_destroy(m, d);
         return NULL;
-    }
-    /* the start: the system's initial state for its own parameters, where
-     * the config's [initial] did not set it */
-    if (p[NSD_PART_SYSTEM] != m->params[NSD_PART_SYSTEM] && m->sys->initial_state) {
-        double *y = xcalloc(m->nq + m->nv, sizeof *y);
-        m->sys->initial_state(d->sys_inst, y, y + m->nq);
-        for (size_t i = 0; i < m->nq + m->nv; ++i)
-            if (!m->y0_set[i]) d->y0[i] = y[i];
-        free(y);
     }
     return d;
 }
@@ -198,6 +305,8 @@ void nsd_data_destroy(const nsd_model *m, nsd_data *d) {
         if (d->contact_inst) m->contact->info.destroy(d->contact_inst);
         if (d->friction_inst) m->friction->info.destroy(d->friction_inst);
     }
+    for (int k = 0; k < NSD_PART_COUNT; ++k) values_free(&d->params[k]);
+    free(d->y_start);
     free(d->ce);
     free(d->lambda);
     free(d->W);

@@ -214,6 +214,12 @@ typedef struct nsd_instances {
 /* Which plugin of a composition (nsd_model.params). */
 enum { NSD_PART_SYSTEM = 0, NSD_PART_CONTACT, NSD_PART_FRICTION, NSD_PART_COUNT };
 
+/* Parameter values of one plugin, in its declaration order. */
+typedef struct nsd_param_values {
+    nsdyn_value *v;
+    size_t n;
+} nsd_param_values;
+
 typedef struct nsd_model {
     /* The loaded plugins; their instances are a run's (nsd_data), created
      * from the parsed parameters below. */
@@ -293,6 +299,15 @@ typedef struct nsd_data {
      * (nsd_data_create_checks). */
     void *sys_inst, *contact_inst, *friction_inst;
     int owns_instances;
+    /* The parameter values each instance was created from (owned, with
+     * their arrays and texts: an instance may keep pointers into them
+     * until its destroy()), compared by nsd_data_set_params to keep an
+     * instance whose values did not change. */
+    nsd_param_values params[NSD_PART_COUNT];
+    /* n: the start for these parameters: the model's y0, with the
+     * system's initial state for its own parameters where [initial] did
+     * not set it; nsd_data_set_params copies it into y0. */
+    double *y_start;
     /* The friction law's bounds per unit normal force [1] (event-driven
      * modes and the time-stepping view), constants of friction_inst. */
     double mu_static, mu_kinetic;
@@ -349,6 +364,18 @@ nsd_data *nsd_data_create(const nsd_model *m, const nsdyn_host *host, char *err,
 nsd_data *nsd_data_create_with(const nsd_model *m, const nsdyn_host *host,
                                const nsdyn_value *const params[NSD_PART_COUNT], char *err,
                                size_t err_len);
+/* Change the parameters of d's runs (params[k] NULL: the model's): the
+ * instance of each part whose values differ from those it was created
+ * from is created anew, the others kept (force: a bit 1u << k re-creates
+ * part k anyway); then the start for these parameters into y0. Returns
+ * the parts created anew (bit 1u << k), 0 when none; -1 with err when a plugin refuses the values or the friction law's
+ * bounds fail ("[section] (id): reason"); -2 with err when the values
+ * give the system another shape than the model's (they need a model of
+ * their own). On -1 and -2 d is as it was, usable for the next values.
+ * Does not reset d: nsd_data_reset before the next run. */
+int nsd_data_set_params(const nsd_model *m, nsd_data *d, const nsdyn_host *host,
+                        const nsdyn_value *const params[NSD_PART_COUNT], unsigned force, char *err,
+                        size_t err_len);
 /* Data over the model's own instances (not owned: destroying the data
  * leaves them), for the checks at the model's creation; never for runs.
  * A failure of the friction law's bounds() is left in its failure. */
@@ -372,6 +399,14 @@ size_t nsd_model_create(nsd_model *m, const nsd_config *cfg, nsd_diag *diag);
  * Returns the errors added to diag, at cfg's [system]. */
 size_t nsd_model_check_start(const nsd_model *m, nsd_data *d, const nsd_config *cfg,
                              nsd_diag *diag);
+/* cfg's [initial] entries (the file's, then the overrides) into y0 (n
+ * states) and, unless NULL, 1 into y0_set where set; each checked (a
+ * state of m's system, a finite real number of a magnitude a step can
+ * change), with the config's message at the entry. Returns the errors.
+ * The model's creation reads them so, and a run's data on a shared model
+ * whose [initial] differs from the model's (nsd_scenario_set_params). */
+size_t nsd_model_read_initial(const nsd_model *m, const nsd_config *cfg, double *y0,
+                              unsigned char *y0_set, nsd_diag *diag);
 /* nsd_model_create without the regime (model_create.c): m->regime NULL.
  * m->y0 stays NULL when the plugins or the layout failed. */
 size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, nsd_diag *diag);

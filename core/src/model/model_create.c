@@ -43,7 +43,8 @@ static void *create_plugin(const nsd_section *s, const nsdyn_host *host, nsd_dia
     return inst;
 }
 
-static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
+size_t nsd_model_read_initial(const nsd_model *m, const nsd_config *cfg, double *y0,
+                              unsigned char *y0_set, nsd_diag *diag) {
     if (!cfg->n_initial) return 0;
     size_t errors = 0, ns = m->nq + m->nv;
     const char **names = xcalloc(ns, sizeof *names);
@@ -97,8 +98,8 @@ static size_t read_initial(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) 
             errors++;
             continue;
         }
-        m->y0[i] = e->real;
-        m->y0_set[i] = 1;
+        y0[i] = e->real;
+        if (y0_set) y0_set[i] = 1;
     }
     free(names);
     return errors;
@@ -379,7 +380,7 @@ size_t nsd_model_build(nsd_model *m, const nsd_config *cfg, nsd_diag *diag) {
     m->y0 = xcalloc(m->n, sizeof *m->y0);
     m->y0_set = xcalloc(m->n, sizeof *m->y0_set);
     if (m->sys->initial_state) m->sys->initial_state(m->own.sys, m->y0, m->y0 + m->nq);
-    errors += read_initial(m, cfg, diag);
+    errors += nsd_model_read_initial(m, cfg, m->y0, m->y0_set, diag);
     if (!errors) { /* in data of its own: the model keeps none (no regime yet: no modes) */
         nsd_data *check = nsd_data_create_checks(m);
         if (check->failure[0]) { /* the friction law's bounds() failed (ABI 2.5 status) */

@@ -50,7 +50,7 @@ size_t nsd_scenario_override(nsd_scenario *s, const nsd_scenario *base, const ns
 
 /* The config's warnings (a parameter set by a former name) into the log,
  * before the mark every run rewinds to, so each run's log keeps them. */
-static void config_notes(nsd_scenario *s) {
+void nsd_scenario_config_notes(nsd_scenario *s) {
     const nsd_section *sec[] = {&s->app.cfg.system, &s->app.cfg.contact, &s->app.cfg.friction,
                                 &s->app.cfg.integrator};
     for (size_t k = 0; k < sizeof sec / sizeof *sec; ++k)
@@ -60,7 +60,8 @@ static void config_notes(nsd_scenario *s) {
 
 size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag) {
     if (!s->app.host.log) s->app.host = nsd_runlog_host(&s->log);
-    config_notes(s);
+    s->start_mark = nsd_runlog_mark_now(&s->log);
+    nsd_scenario_config_notes(s);
     size_t errors = nsd_model_create(&s->model, &s->app.cfg, diag);
     if (s->model.regime && !errors) { /* the run's own plugin instances */
         char err[600] = "";
@@ -69,6 +70,7 @@ size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag) {
     }
     s->created_mark = nsd_runlog_mark_now(&s->log);
     s->created = 1; /* a model that failed half-way is destroyed too */
+    s->start_checked = !errors;
     if (!errors && !s->no_graphs) errors = nsd_figures_check(&s->app.cfg, &s->model, diag);
     return errors;
 }
@@ -79,6 +81,7 @@ size_t nsd_scenario_create_on(nsd_scenario *s, const nsd_scenario *shared, nsd_d
                                             c->contact.plugin ? c->contact.params.values : NULL,
                                             c->friction.plugin ? c->friction.params.values : NULL};
     if (!shared->data) return nsd_scenario_create(s, diag);
+    s->shared_from = shared; /* set_params comes back to it */
     if (!s->app.host.log) s->app.host = nsd_runlog_host(&s->log);
     s->model = shared->model; /* every array shared's, read-only: never freed here */
     nsd_runlog_mark before = nsd_runlog_mark_now(&s->log);
@@ -90,8 +93,13 @@ size_t nsd_scenario_create_on(nsd_scenario *s, const nsd_scenario *shared, nsd_d
         return nsd_scenario_create(s, diag);
     }
     s->shares_model = 1;
-    config_notes(s);
-    size_t errors = nsd_model_check_start(&s->model, s->data, c, diag);
+    s->start_mark = before;
+    nsd_scenario_config_notes(s);
+    /* [initial] over the start: the model's own entries give the values it
+     * has, an axis's its own (an initial state is the run's, not the model's) */
+    size_t errors = nsd_model_read_initial(&s->model, c, s->data->y0, NULL, diag);
+    if (!errors) errors = nsd_model_check_start(&s->model, s->data, c, diag);
+    s->start_checked = !errors;
     s->created_mark = nsd_runlog_mark_now(&s->log);
     if (!errors && !s->no_graphs) errors = nsd_figures_check(c, &s->model, diag);
     return errors;
@@ -332,6 +340,8 @@ void nsd_scenario_destroy(nsd_scenario *s) {
     nsd_run_result_free(&s->res);
     if (s->data) nsd_data_destroy(&s->model, s->data);
     if (s->created && !s->shares_model) nsd_model_destroy(&s->model);
+    if (s->model_cfg) nsd_config_free(s->model_cfg);
+    free(s->model_cfg);
     nsd_app_free(&s->app); /* a derived scenario's registry is empty */
     nsd_runlog_free(&s->log);
     memset(s, 0, sizeof *s);

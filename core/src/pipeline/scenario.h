@@ -60,7 +60,13 @@ typedef struct nsd_scenario {
      * each run starts again from create's messages and leaves a copy in
      * res.log. Derived scenarios have their own: threads never mix. */
     nsd_runlog log;
-    nsd_runlog_mark created_mark;
+    nsd_runlog_mark start_mark, created_mark; /* before and after create's messages */
+    /* nsd_scenario_set_params: the scenario whose model s shares (or
+     * NULL), and the config s's own model was created from when set_params
+     * has since replaced app.cfg (the model's parameters point into it). */
+    const struct nsd_scenario *shared_from;
+    nsd_config *model_cfg;
+    int start_checked; /* created or set_params with no error at its start's checks */
 } nsd_scenario;
 
 /* Read, override and resolve the config at path. Returns the number of
@@ -101,6 +107,25 @@ size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag);
  * The caller vouches that s's config composes as shared's does: the same
  * plugins, [run], [initial] and integrator. Returns the number of errors. */
 size_t nsd_scenario_create_on(nsd_scenario *s, const nsd_scenario *shared, nsd_diag *diag);
+
+/* Change the parameters of s, created (nsd_scenario_create or _on) and
+ * derived from s->base: its config becomes base's with `over` laid over
+ * it (replacing the overrides of s's earlier values), checked as
+ * nsd_scenario_override checks it, with the same messages at the
+ * override's origin. Then on the same model, in the same data: the
+ * instance of a plugin whose values changed is created anew, the others
+ * kept and reset (nsd_data_set_params); [initial] laid over the start;
+ * the start checked as creation checks it. A run after it equals, bit
+ * for bit, a run of a scenario derived from base with `over` and created
+ * anew. Values that give the system another shape, another plugin (an
+ * `id`) or other [run] settings make a model for s alone (or again on
+ * shared_from's, when they fit it). Returns the number of errors (in
+ * diag, the text a config gives at that key); after an error in the
+ * values s is as it was, ready for the next values. */
+size_t nsd_scenario_set_params(nsd_scenario *s, const nsd_overrides *over, nsd_diag *diag);
+
+/* The config's warnings (a parameter set by a former name) into s's log. */
+void nsd_scenario_config_notes(nsd_scenario *s);
 
 /* Open and create in one call (the usual start). */
 size_t nsd_scenario_load(nsd_scenario *s, const char *path, const char *const *sets, size_t n_sets,
