@@ -70,9 +70,6 @@ static const nsdyn_param_fields regularized_table =
 static const void *coulomb_extension(const char *name) {
     return friction_extension(name, &coulomb_table, 0);
 }
-static const void *regularized_extension(const char *name) {
-    return friction_extension(name, &regularized_table, 0);
-}
 
 static void destroy(void *inst) { free(inst); }
 
@@ -176,8 +173,10 @@ static const nsdyn_friction_forces regularized_forces = {
     .forces = forces_regularized,
 };
 
+/* The host's parameter block and the all-contacts force call. */
 static const void *regularized_extension(const char *name) {
-    return name && strcmp(name, NSDYN_EXT_FRICTION_FORCES) == 0 ? &regularized_forces : NULL;
+    if (name && strcmp(name, NSDYN_EXT_FRICTION_FORCES) == 0) return &regularized_forces;
+    return friction_extension(name, &regularized_table, 0);
 }
 
 static nsdyn_status bounds(void *inst, double normal_force, double *static_bound,
