@@ -30,8 +30,10 @@ int nsd_stage_holds(const char *path);
 /* Every regular file and every folder of the tree `dir` on the disk:
  * fdatasync of each file (after starting the writeback of all of them),
  * then fsync of each folder, the deepest first. Symbolic links are not
- * followed. 0, or -1 with the file and the reason in err (a write error
- * the file system reports only now: a full disk, EIO). */
+ * followed; what this process cannot open (a umask without the owner's
+ * read bit) is left to the kernel's writeback, as a folder that could not
+ * be opened was before. 0, or -1 with the file and the reason in err (a
+ * write error the file system reports only now: a full disk, EIO). */
 int nsd_stage_sync(const char *dir, char *err, size_t err_len);
 
 #endif
