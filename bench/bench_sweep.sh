@@ -30,7 +30,7 @@ if [ -n "$old" ]; then
     bash "$root/bench/bench_sphere_planes.sh" "$old" "$build" "$pairs" "$j"
   done
   # the same study without its min(gap) summary: its runs sample t and the
-  # states only (sweep_exec.c states_suffice), as the full grid's do
+  # states only (sweep_summary.c nsd_sweep_sampled_channels), as the full grid's do
   grep -v '^gap_min' "$root/configs/sweep_tumbleweed_reduced.toml" > "$out/reduced_states.toml"
   echo "== reduced study without min(gap) (states-only samples), -j 2, $pairs pairs"
   bash "$root/bench/bench_sphere_planes.sh" "$old" "$build" "$pairs" 2 "$out/reduced_states.toml"

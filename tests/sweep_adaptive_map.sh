@@ -4,8 +4,8 @@
 # (centre at h, radius r) dropped under g with Newton restitution e first
 # hits at t0(h) = sqrt(2 (h - r) / g) and again at t0 (1 + 2e): within
 # t_end it makes one impact only iff e > e*(h) = (t_end / t0(h) - 1) / 2,
-# a curve decreasing in h, so it crosses every cell edge at most once (the
-# assumption under which a cell whose 4 corners agree holds no boundary).
+# a curve decreasing in h: one piece of boundary that crosses a coarse edge
+# once, so the map follows all of it (core/src/study/sweep_map_trace.c).
 # Random coarse grids, t_end and finest cells (seeded, printed): every
 # finest mixed cell of boundary.csv contains the curve, every point of the
 # curve inside the plane lies in one of them, each (h, e) runs once, the

@@ -476,9 +476,9 @@ START_TEST(random_design_and_log_grid) {
 END_TEST
 
 /* Summaries read only t, the states and the events (system values, stop,
- * counts): the runs sample t and the states alone (sweep_exec.c
- * states_suffice, issue 25), and give every summary bit for bit as the
- * same study whose extra min(gap) makes it sample every channel. A run
+ * counts): the runs sample t and the states alone (sweep_summary.c
+ * nsd_sweep_sampled_channels, issue 25), and give every summary bit for
+ * bit as the same study whose extra min(gap) makes it sample gap too. A run
  * the keep filter names runs again sampling every channel: the same runs
  * are kept, their outputs byte for byte those of the study sampling
  * every channel. */

@@ -10,7 +10,9 @@
  *    alone gives every summary bit for bit as the run sampling every
  *    channel (random restitution and speed), and min(gap) reads `gap`;
  *  - a summary that reads a channel the run did not sample is refused with
- *    the channel's name (never a NaN or 0 in its column). */
+ *    the channel's name (never a NaN or 0 in its column);
+ *  - a system that declares an output force-free and reads the forces in
+ *    it fails the run by the channel's name (forces of NaN). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <time.h>
@@ -158,12 +160,46 @@ START_TEST(summaries_from_the_sampled_channels) {
 }
 END_TEST
 
+/* A system that declares an output force-free but reads the forces in
+ * it (fixtures/faulty_system.c FAULT_FORCE_LIAR): sampling that output
+ * without the forces fails the run at the first sample, naming the
+ * channel and the declaration, instead of giving a value. Sampling every
+ * channel (the forces solved) runs. */
+START_TEST(force_free_declaration_that_lies_fails_by_name) {
+    char toml[1024];
+    snprintf(toml, sizeof toml,
+             "plugin_path = [\"%s/faulty\"]\n[system]\nid = \"faulty_force_liar\"\n"
+             "[contact]\nid = \"newton\"\ne = 0.5\n[integrator]\nid = \"dopri5\"\n"
+             "[run]\nt_end = 0.2\noutput_dt = 1e-3\nprogress = false\n",
+             NSDYN_TEST_FIXTURE_DIR);
+    run R;
+    test_load(toml, &R);
+    int level = nsd_model_channel(&R.model, "level");
+    ck_assert_int_gt(level, 0);
+    ck_assert_int_eq(R.model.channels[level].reads_contacts, 0); /* as declared */
+    unsigned char *want = calloc(R.model.n_channels, 1);
+    want[level] = 1;
+    R.app.cfg.settings.sample_channels = want;
+    test_run(&R);
+    ck_assert_int_eq(R.res.outcome, NSD_RUN_FAILED);
+    ck_assert_msg(strstr(R.res.message, "channel 'level' is nan") &&
+                      strstr(R.res.message, "NSDYN_EXT_FORCE_FREE_OUTPUTS"),
+                  "%s", R.res.message);
+    R.app.cfg.settings.sample_channels = NULL;
+    test_run(&R);
+    ck_assert_msg(R.res.outcome == NSD_RUN_COMPLETE, "%s", R.res.message);
+    free(want);
+    test_unload(&R);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sweep_sampling");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, sample_some_is_the_full_sample);
     tcase_add_test(tc, summaries_from_the_sampled_channels);
+    tcase_add_test(tc, force_free_declaration_that_lies_fails_by_name);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
