@@ -14,7 +14,8 @@ behaviour before the cache), C an older nsdyn if given, D (--graphs) the
 build on the same run with [plot] left to its defaults (every run graph,
 PNG before issue 26's round 6), E (--old and --graphs) the older nsdyn on that
 run, and per --format FMT (png, svg, pdf, svg-text) the build on that run with
-`[plot] format = FMT` (the graphs' options, each against A). Targets: A <= 5 ms
+`[plot] format = FMT` (F: the graphs' options, each against A; G: the older nsdyn on
+it, with --old). Targets: A <= 5 ms
 of start-up; D <= 2 A. Per command: wall and
 CPU (user + sys of the child, from wait4) as min / median / max, and the
 pair-by-pair CPU ratio A/B; the machine load (uptime) before and after.
@@ -80,6 +81,8 @@ def main():
         path = os.path.join(tmp, f"graphs_{fmt}.toml")
         open(path, "w").write(CONFIG[: CONFIG.index("[plot]")] + f'[plot]\nformat = "{fmt}"\n')
         cmds[f"F {fmt}"] = ([nsdyn], env, path)
+        if a.old:
+            cmds[f"G old {fmt}"] = ([a.old], env, path)
     print("uptime before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     res = {k: ([], []) for k in cmds}
     for i in range(a.n + 1):  # the first round warms the caches and is not counted
@@ -89,10 +92,10 @@ def main():
                 res[k][0].append(w)
                 res[k][1].append(c)
     print("uptime after: ", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
-    print(f"{a.n} rounds; [ms]          min   median      max")
+    print(f"{a.n} rounds; [ms]              min   median      max")
     for k, (w, c) in res.items():
-        print(f"{k:10s} wall {spread(w)}")
-        print(f"{k:10s} cpu  {spread(c)}")
+        print(f"{k:14s} wall {spread(w)}")
+        print(f"{k:14s} cpu  {spread(c)}")
     ca, cb = res["A cached"][1], res["B hashed"][1]
     r = [x / y for x, y in zip(ca, cb) if y > 0]
     print(f"cpu A/B pair by pair: min {min(r):.3f} median {statistics.median(r):.3f} max {max(r):.3f}")
@@ -100,10 +103,12 @@ def main():
              ("E old gr.", "D/E", res.get("D graphs", ([], []))[1]),
              ("E old gr.", "E/C", res.get("C old", ([], []))[1]))
     pairs += tuple((f"F {fmt}", f"{fmt}/A", ca) for fmt in a.format)
+    pairs += tuple((f"G old {fmt}", f"{fmt}: F/G", res[f"F {fmt}"][1])
+                   for fmt in a.format if a.old)
     for k, name, base in pairs:
         if k not in res:
             continue
-        x, y = (base, res[k][1]) if name in ("A/C", "D/E") else (res[k][1], base)
+        x, y = (base, res[k][1]) if name in ("A/C", "D/E") or "F/G" in name else (res[k][1], base)
         r = [p / q for p, q in zip(x, y) if q > 0]
         print(f"cpu {name} pair by pair: min {min(r):.3f} median {statistics.median(r):.3f} "
               f"max {max(r):.3f}")

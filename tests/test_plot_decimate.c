@@ -1,8 +1,9 @@
 /* The polylines of a figure against the data (core/src/plot/plot_clip.c, issue 26): the plot
  * module drops every point that lies within a tenth of a pixel of the line it draws in a
- * PNG, a hundredth of a point in SVG and PDF. Over randomized curves (smooth, random walks, corners, spikes, curves that
- * turn back on themselves, gaps), drawn as SVG through PLplot's own svg driver (its numbers
- * are the drawn coordinates), checked from the file and the layout report alone:
+ * PNG, a hundredth of a point in SVG and PDF. Over randomized curves (smooth, random walks,
+ * corners, spikes, curves that turn back on themselves, gaps), drawn as SVG through PLplot's
+ * own svg driver (its numbers are the drawn coordinates), checked from the file and the
+ * layout report alone:
  *   - every vertex drawn is a point of the data (the line is not made up);
  *   - every point of the data lies within the tolerance of the line drawn (nothing is cut
  *     off: a peak, the tip of a curve that turns back);

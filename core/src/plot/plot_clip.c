@@ -41,8 +41,8 @@ static int clip_segment(const box *b, double px, double py, double qx, double qy
 
 /* Polyline builder that emits pieces to PLplot, dropping every point that lies within the
  * tolerance of the line drawn instead (issue 26: a run's 2 000 samples of a smooth curve
- * become a few dozen vertices, so the svg driver prints a tenth of the numbers and cairo
- * strokes a tenth of the segments, with no visible change).
+ * become a few dozen vertices, so the svg driver prints a fraction of the numbers and cairo
+ * strokes a fraction of the segments, with no visible change).
  *
  * The test is the sleeve of Zhao and Saalfeld (1997, "Linear-time sleeve-fitting polyline
  * simplification algorithms"), in coordinates scaled by the tolerance (tol_x, tol_y: one
@@ -52,9 +52,10 @@ static int clip_segment(const box *b, double px, double py, double qx, double qy
  * point allows are kept as one wedge, from the unit vector lo to hi counter-clockwise (less
  * than half a turn: no trigonometry, only cross products); a new point P is skipped when
  * its direction lies in it and it is no nearer A than the farthest skipped point (a curve
- * that turns back is not cut short), and the wedge shrinks to what P allows. Otherwise the last skipped point is drawn and becomes A. Points within 1 of
- * A need no direction. So every point of the input lies within the tolerance of the line
- * drawn, and every vertex drawn is a point of the input (or of its clipping). */
+ * that turns back is not cut short), and the wedge shrinks to what P allows. Otherwise the
+ * last skipped point is drawn and becomes A. Points within 1 of A need no direction. So
+ * every point of the input lies within the tolerance of the line drawn, and every vertex
+ * drawn is a point of the input (or of its clipping). */
 typedef struct polyline {
     PLFLT *x, *y;
     size_t n, cap;

@@ -7,8 +7,9 @@
  * superscript or subscript level (#u, #d) 0.75 of the size around it, also truncated), bold
  * when the stream's font is. Advances unhinted, as a browser or librsvg lays SVG text out;
  * no kerning (a percent or so on a label). libfreetype is already loaded with libplplot, so
- * this adds no library; the faces are opened on first use in a figure and closed with it
- * (ftext_release, plot_write.c). A viewer without DejaVu Sans substitutes its sans-serif
+ * this adds no library; the faces are opened on first use and kept for the next figures (a
+ * run draws three or more: opened once, not each time), closed when the module is unloaded or
+ * the process ends (ftext_release). A viewer without DejaVu Sans substitutes its sans-serif
  * (Arial, Helvetica: a few percent narrower), so the layout holds there too. */
 #include <math.h>
 #include <stdlib.h>
@@ -32,10 +33,10 @@ typedef struct ftext_faces {
     FT_Face face[2]; /* regular, bold; NULL: missing */
 } ftext_faces;
 
-/* The faces of the figure being drawn: opened by the first measurement, released at the end
- * of nsd_plot_write (which is not re-entrant). NULL between figures. */
+/* The faces: opened by the first measurement (nsd_plot_write, which is not re-entrant, is
+ * the only caller), read only afterwards. */
 static ftext_faces *faces;
-static int faces_failed; /* the library or the regular face could not be opened */
+static int faces_failed; /* the library or the regular face could not be opened: not retried */
 
 static int ftext_open(void) {
     if (faces) return 0;
@@ -59,7 +60,7 @@ static int ftext_open(void) {
     return 0;
 }
 
-void ftext_release(void) {
+__attribute__((destructor)) void ftext_release(void) {
     if (faces) {
         for (int i = 0; i < 2; ++i)
             if (faces->face[i]) FT_Done_Face(faces->face[i]);
@@ -67,7 +68,6 @@ void ftext_release(void) {
         free(faces);
     }
     faces = NULL;
-    faces_failed = 0;
 }
 
 /* The next code point of UTF-8 text at *p (advanced past it); '?' for an invalid byte. */

@@ -3,8 +3,9 @@
  *
  * The module, by concern (each file says more at its top):
  *   plot_text.c    text: PLplot escaping, label widths, output formats and their devices
+ *   plot_ftext.c   text widths for PLplot's svg driver, measured with FreeType
  *   plot_axes.c    axes: ranges, data -> plotting coordinates, ticks and tick labels
- *   plot_clip.c    clipping of lines and polygons, decimated polylines handed to PLplot
+ *   plot_clip.c    clipping of lines and polygons, polylines within a tolerance to PLplot
  *   plot_canvas.c  the canvas a panel's picture is drawn through (nsdyn_canvas), and the
  *                  bounding-box canvas that measures such a picture
  *   plot_curves.c  curves: palette colours, line styles, markers
@@ -117,7 +118,7 @@ double text_width_ch(const char *s);
 /* plot_ftext.c: the width of PLplot text [mm] at the current size and weight as PLplot's
  * svg driver writes it, measured in DejaVu Sans with FreeType; -1 without the font. */
 double ftext_string_mm(const char *s);
-/* Closes the faces ftext_string_mm opened (the end of every figure). */
+/* Closes the faces ftext_string_mm opened (a destructor: at unload or exit). */
 void ftext_release(void);
 /* 1 if the current stream draws pixels (PNG: memcairo), 0 for SVG and PDF. */
 int device_is_raster(void);

@@ -433,7 +433,6 @@ int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figur
     report_open(guard);
     if (setjmp(guard->jb) != 0) {
         recover_from_fatal(guard);
-        ftext_release();
         report_close(guard, 0);
         release_handlers();
         remove(tmp);
@@ -451,7 +450,6 @@ int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figur
         if (guard->fp) fclose(guard->fp); /* PNG: not written after a PLplot error */
         if (rc != 0) remove(tmp);
     }
-    ftext_release(); /* the faces the svg driver's text was measured in (plot_ftext.c) */
     report_close(guard, rc == 0);
     free(guard->pixels);
     free(tmp);
