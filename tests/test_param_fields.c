@@ -477,9 +477,9 @@ START_TEST(shipped_tables_fill_what_the_old_unpacking_did) {
     }
     closedir(dir);
     /* the migrated plugins: 4 friction laws, 9 contact laws, 4 integrators,
-     * 5 systems (point_mass, impact and belt oscillators, rimless_hub,
-     * towed_wheel) */
-    ck_assert_uint_ge(with_table, 22);
+     * 7 systems (point_mass, impact and belt oscillators, rimless_hub,
+     * towed_wheel, curb_wheel, rimless_wheel) */
+    ck_assert_uint_ge(with_table, 24);
     ck_assert_uint_eq(with_oracle, sizeof oracles / sizeof oracles[0]);
 }
 END_TEST
