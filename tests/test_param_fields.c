@@ -506,6 +506,9 @@ START_TEST(a_value_an_int_member_cannot_hold_is_refused) {
         ck_assert_ptr_null(nsd_plugin_create(info, w, NULL, err, sizeof err));
         ck_assert_msg(strstr(err, want[k]), "%s", err);
     }
+    char err[512] = "";
+    ck_assert_ptr_null(nsd_plugin_create(info, NULL, NULL, err, sizeof err));
+    ck_assert_str_eq(err, "plugin 'fields_none': no parameter values given");
     dlclose(h);
 }
 END_TEST
