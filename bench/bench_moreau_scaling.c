@@ -32,6 +32,7 @@
 #include "app.h"
 #include "model.h"
 #include "nsdyn/nsdyn.h"
+#include "param_fields.h"
 
 #define MAX_REPS 31
 #define T_END 2.0
@@ -88,8 +89,8 @@ static int load(loaded *L, int n_planes, int roll) {
 /* One run of ig from t = 0 to T_END: ns per step, or a negative value. */
 static double time_run(const nsdyn_integrator *ig, loaded *L, size_t *m_closed_steps) {
     char err[512] = "";
-    void *inst =
-        ig->info.create(L->app.cfg.integrator.params.values, &L->app.host, err, sizeof err);
+    void *inst = nsd_plugin_create(&ig->info, L->app.cfg.integrator.params.values, &L->app.host,
+                                   err, sizeof err);
     if (!inst) {
         fprintf(stderr, "bench: moreau create failed: %s\n", err);
         return -1.0;

@@ -83,6 +83,7 @@
  * between count_start() and count_stop(). */
 #if BENCH_COUNT_ALLOCS
 #include "alloc_probe.h"
+#include "param_fields.h"
 static uint64_t g_allocs;
 static void count_start(void) { nsd_alloc_probe_get()->start(); }
 static void count_stop(void) { g_allocs += nsd_alloc_probe_get()->stop(); }
@@ -179,8 +180,8 @@ static int composed_load(composed *c) {
     }
     c->ig = (const nsdyn_integrator *)c->app.cfg.integrator.plugin->info;
     char err[512] = "";
-    c->inst =
-        c->ig->info.create(c->app.cfg.integrator.params.values, &c->app.host, err, sizeof err);
+    c->inst = nsd_plugin_create(&c->ig->info, c->app.cfg.integrator.params.values, &c->app.host,
+                                err, sizeof err);
     if (!c->inst) {
         fprintf(stderr, "bench: rk4 create failed: %s\n", err);
         return -1;

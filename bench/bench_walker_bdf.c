@@ -45,6 +45,7 @@
 #include "app.h"
 #include "model.h"
 #include "run.h"
+#include "param_fields.h"
 
 #define MAX_SETS 32
 #define MAX_SWITCHES 4096
@@ -272,7 +273,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     char err[512] = "";
-    b.inst = b.ig->info.create(b.app.cfg.integrator.params.values, &b.app.host, err, sizeof err);
+    b.inst = nsd_plugin_create(&b.ig->info, b.app.cfg.integrator.params.values, &b.app.host, err,
+                               sizeof err);
     if (!b.inst) {
         fprintf(stderr, "bench_walker_bdf: integrator create failed: %s\n", err);
         return 2;

@@ -35,19 +35,16 @@
 #include "nsdyn/nsdyn.h"
 #include "forcing_phase.h"
 
-enum { P_M, P_K, P_C, P_N, P_VB, P_F0, P_OMEGA, N_P };
-
 static const nsdyn_param_decl params[] = {
-    [P_M] = NSDYN_REAL_F("m", "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "mass"),
-    [P_K] =
-        NSDYN_REAL_F("k", "N/m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "spring stiffness"),
-    [P_C] = NSDYN_REAL("c", "N s/m", 0.0, 0.0, HUGE_VAL, "viscous damping coefficient"),
-    [P_N] = NSDYN_REAL_F("N", "N", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                         "normal load of the mass on the belt"),
-    [P_VB] = NSDYN_REAL("v_belt", "m/s", 0.2, -HUGE_VAL, HUGE_VAL, "belt speed"),
-    [P_F0] = NSDYN_REAL("F0", "N", 0.0, 0.0, HUGE_VAL, "forcing amplitude: F0 cos(theta)"),
-    [P_OMEGA] = NSDYN_REAL_F("omega", "rad/s", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                             "forcing frequency: theta' = omega"),
+    NSDYN_REAL_F("m", "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "mass"),
+    NSDYN_REAL_F("k", "N/m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "spring stiffness"),
+    NSDYN_REAL("c", "N s/m", 0.0, 0.0, HUGE_VAL, "viscous damping coefficient"),
+    NSDYN_REAL_F("N", "N", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "normal load of the mass on the belt"),
+    NSDYN_REAL("v_belt", "m/s", 0.2, -HUGE_VAL, HUGE_VAL, "belt speed"),
+    NSDYN_REAL("F0", "N", 0.0, 0.0, HUGE_VAL, "forcing amplitude: F0 cos(theta)"),
+    NSDYN_REAL_F("omega", "rad/s", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "forcing frequency: theta' = omega"),
 };
 
 typedef struct belt {
@@ -70,10 +67,9 @@ static const int switch_direction[] = {-1};
 static const char *const series[] = {"x", "v", "F_ratio", NULL};
 static const char *const phases[] = {"x:v", NULL};
 
-static void *create(const nsdyn_value *val, const nsdyn_host *host, char *err, size_t len) {
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    belt b = {val[P_M].num,  val[P_K].num,  val[P_C].num,    val[P_N].num,
-              val[P_VB].num, val[P_F0].num, val[P_OMEGA].num};
+    belt b = *(const belt *)params;
     if (!(b.m > 0 && isfinite(b.m)) || !(b.k > 0 && isfinite(b.k)) ||
         !(b.c >= 0 && isfinite(b.c)) || !(b.N > 0 && isfinite(b.N)) || !isfinite(b.v_belt) ||
         !(b.F0 >= 0 && isfinite(b.F0)) || !(b.omega > 0 && isfinite(b.omega))) {
@@ -92,6 +88,14 @@ static void *create(const nsdyn_value *val, const nsdyn_host *host, char *err, s
     *p = b;
     return p;
 }
+
+/* The parameters, filled by the host into a belt (plugin.h
+ * NSDYN_EXT_PARAM_FIELDS), in declaration order. */
+static const nsdyn_param_field fields[] = {
+    NSDYN_FIELD(belt, m),      NSDYN_FIELD(belt, k),  NSDYN_FIELD(belt, c),    NSDYN_FIELD(belt, N),
+    NSDYN_FIELD(belt, v_belt), NSDYN_FIELD(belt, F0), NSDYN_FIELD(belt, omega)};
+static const nsdyn_param_fields table = NSDYN_PARAM_FIELDS(belt, fields, create);
+NSDYN_FIELDS_EXTENSION(extension, table)
 
 static void destroy(void *inst) { free(inst); }
 
@@ -193,7 +197,8 @@ static const nsdyn_system belt_oscillator = {
                                          "Coulomb friction: the stick-slip oscillator",
                               NSDYN_PARAMS(params),
                               .provides = NSDYN_CAP_PERSISTENT_CONTACTS | NSDYN_CAP_DRAWS,
-                              .create = create, .destroy = destroy),
+                              .destroy = destroy),
+    .extension = extension,
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

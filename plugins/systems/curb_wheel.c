@@ -108,27 +108,26 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nsdyn/nsdyn.h"
 
-enum { P_M, P_J, P_R, P_H, P_L, P_G, N_P };
-
 /* Defaults: Sec. 6.3. */
 static const nsdyn_param_decl params[] = {
-    [P_M] = NSDYN_REAL_F("m", "kg", 10.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                         "mass of the wheel (Sec. 6.3: 10 kg)"),
-    [P_J] = NSDYN_REAL_F("J", "kg m^2", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                         "moment of inertia of the wheel about its centre (Sec. 6.3: 0.05 kg m^2)"),
-    [P_R] = NSDYN_REAL_F("r", "m", 0.1, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                         "wheel radius; must exceed h (Sec. 6.3: 0.1 m)"),
-    [P_H] = NSDYN_REAL_F("h", "m", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                         "height of the step (curb) above the floor, < r (Sec. 6.3: 5 cm)"),
-    [P_L] = NSDYN_REAL_F(
+    NSDYN_REAL_F("m", "kg", 10.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "mass of the wheel (Sec. 6.3: 10 kg)"),
+    NSDYN_REAL_F("J", "kg m^2", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "moment of inertia of the wheel about its centre (Sec. 6.3: 0.05 kg m^2)"),
+    NSDYN_REAL_F("r", "m", 0.1, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "wheel radius; must exceed h (Sec. 6.3: 0.1 m)"),
+    NSDYN_REAL_F("h", "m", 0.05, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "height of the step (curb) above the floor, < r (Sec. 6.3: 5 cm)"),
+    NSDYN_REAL_F(
         "l", "m", 0.5, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
         "dimension l of Fig. 1: the curb edge is at X = l1 = l - r from the wall, (4b); > 2 r "
         "(Sec. 6.3: 0.5 m)"),
-    [P_G] = NSDYN_REAL("g", "m/s^2", 9.81, 0.0, HUGE_VAL,
-                       "gravitational acceleration, along -y (Sec. 6.3: 9.81 m/s^2)"),
+    NSDYN_REAL("g", "m/s^2", 9.81, 0.0, HUGE_VAL,
+               "gravitational acceleration, along -y (Sec. 6.3: 9.81 m/s^2)"),
 };
 
 typedef struct curb_wheel {
@@ -245,54 +244,59 @@ static void feature_at(const curb_wheel *w, int c, const double *q, feature *f) 
 
 /* ---- lifecycle ------------------------------------------------------------- */
 
-static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err, size_t len) {
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len);
+
+/* The parameters, filled by the host into a curb_wheel (plugin.h
+ * NSDYN_EXT_PARAM_FIELDS); create() derives l1 and a. */
+static const nsdyn_param_field fields[] = {NSDYN_FIELD(curb_wheel, m), NSDYN_FIELD(curb_wheel, J),
+                                           NSDYN_FIELD(curb_wheel, r), NSDYN_FIELD(curb_wheel, h),
+                                           NSDYN_FIELD(curb_wheel, l), NSDYN_FIELD(curb_wheel, g)};
+static const nsdyn_param_fields table = NSDYN_PARAM_FIELDS(curb_wheel, fields, create);
+NSDYN_FIELDS_EXTENSION(extension, table)
+
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    double p[N_P];
-    for (int i = 0; i < N_P; ++i) {
-        p[i] = values[i].num;
-        if (!isfinite(p[i])) {
-            snprintf(err, len, "parameter '%s' = %g: expected a finite number", params[i].name,
-                     p[i]);
+    const curb_wheel *p = params;
+    for (size_t i = 0; i < NSDYN_COUNT(fields); ++i) {
+        double x;
+        memcpy(&x, (const char *)params + fields[i].offset, sizeof x);
+        if (!isfinite(x)) {
+            snprintf(err, len, "parameter '%s' = %g: expected a finite number", fields[i].name, x);
             return NULL;
         }
     }
     /* The declared ranges again (tests and other hosts call create()
      * directly), then the paper's assumptions r > h and a step top that
      * holds the wheel (l1 = l - r > r, so that A lies left of the edge). */
-    if (!(p[P_M] > 0) || !(p[P_J] > 0) || !(p[P_G] >= 0)) {
+    if (!(p->m > 0) || !(p->J > 0) || !(p->g >= 0)) {
         snprintf(err, len,
                  "m = %g kg, J = %g kg m^2, g = %g m/s^2: the mass and moment of inertia "
                  "must be positive, gravity zero or positive",
-                 p[P_M], p[P_J], p[P_G]);
+                 p->m, p->J, p->g);
         return NULL;
     }
-    if (!(p[P_R] > 0) || !(p[P_H] > 0) || !(p[P_H] < p[P_R])) {
+    if (!(p->r > 0) || !(p->h > 0) || !(p->h < p->r)) {
         snprintf(err, len,
                  "r = %g m, h = %g m: the step height must be positive and smaller than "
                  "the wheel radius (the paper's r > h, Sec. 2: the wheel meets the curb "
                  "edge, never its vertical face)",
-                 p[P_R], p[P_H]);
+                 p->r, p->h);
         return NULL;
     }
-    if (!(p[P_L] > 2.0 * p[P_R])) {
+    if (!(p->l > 2.0 * p->r)) {
         snprintf(err, len,
                  "l = %g m with r = %g m: l must exceed 2 r, so that the step top "
                  "r < x <= l1 = l - r (segment II, (26b)) is not empty",
-                 p[P_L], p[P_R]);
+                 p->l, p->r);
         return NULL;
     }
-    curb_wheel *w = calloc(1, sizeof *w);
+    curb_wheel *w = malloc(sizeof *w);
     if (!w) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    w->m = p[P_M];
-    w->J = p[P_J];
-    w->r = p[P_R];
-    w->h = p[P_H];
-    w->l = p[P_L];
-    w->g = p[P_G];
-    w->l1 = w->l - w->r;                                      /* (4b) */
+    *w = *p;             /* the host's block lives only during create() */
+    w->l1 = w->l - w->r; /* (4b) */
     w->a = sqrt(w->r * w->r - (w->r - w->h) * (w->r - w->h)); /* (4b) */
     return w;
 }
@@ -474,7 +478,8 @@ static const nsdyn_system curb_wheel_system = {
                        "(Grzesikiewicz & Zbiciak 2020)",
             NSDYN_PARAMS(params),
             .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS | NSDYN_CAP_CONSERVATIVE,
-            .create = create, .destroy = destroy),
+            .destroy = destroy),
+    .extension = extension,
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

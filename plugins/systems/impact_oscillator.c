@@ -36,18 +36,14 @@
 #include "nsdyn/nsdyn.h"
 #include "forcing_phase.h"
 
-enum { P_M, P_K, P_C, P_F0, P_OMEGA, P_GAP, N_P };
-
 static const nsdyn_param_decl params[] = {
-    [P_M] = NSDYN_REAL_F("m", "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "mass"),
-    [P_K] =
-        NSDYN_REAL_F("k", "N/m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "spring stiffness"),
-    [P_C] = NSDYN_REAL("c", "N s/m", 0.0, 0.0, HUGE_VAL, "viscous damping coefficient"),
-    [P_F0] = NSDYN_REAL("F0", "N", 1.0, 0.0, HUGE_VAL, "forcing amplitude: F0 cos(theta)"),
-    [P_OMEGA] = NSDYN_REAL_F("omega", "rad/s", 2.8, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                             "forcing frequency: theta' = omega"),
-    [P_GAP] =
-        NSDYN_REAL("gap", "m", 0.1, -HUGE_VAL, HUGE_VAL, "position of the rigid stop: x <= gap"),
+    NSDYN_REAL_F("m", "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "mass"),
+    NSDYN_REAL_F("k", "N/m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "spring stiffness"),
+    NSDYN_REAL("c", "N s/m", 0.0, 0.0, HUGE_VAL, "viscous damping coefficient"),
+    NSDYN_REAL("F0", "N", 1.0, 0.0, HUGE_VAL, "forcing amplitude: F0 cos(theta)"),
+    NSDYN_REAL_F("omega", "rad/s", 2.8, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "forcing frequency: theta' = omega"),
+    NSDYN_REAL("gap", "m", 0.1, -HUGE_VAL, HUGE_VAL, "position of the rigid stop: x <= gap"),
 };
 
 typedef struct oscillator {
@@ -71,10 +67,9 @@ static const int switch_direction[] = {-1};
 static const char *const series[] = {"x", "v", "stop.N", NULL};
 static const char *const phases[] = {"x:v", NULL};
 
-static void *create(const nsdyn_value *val, const nsdyn_host *host, char *err, size_t len) {
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    oscillator o = {val[P_M].num,  val[P_K].num,     val[P_C].num,
-                    val[P_F0].num, val[P_OMEGA].num, val[P_GAP].num};
+    oscillator o = *(const oscillator *)params;
     if (!(o.m > 0 && isfinite(o.m)) || !(o.k > 0 && isfinite(o.k)) ||
         !(o.c >= 0 && isfinite(o.c)) || !(o.F0 >= 0 && isfinite(o.F0)) ||
         !(o.omega > 0 && isfinite(o.omega)) || !isfinite(o.gap)) {
@@ -92,6 +87,14 @@ static void *create(const nsdyn_value *val, const nsdyn_host *host, char *err, s
     *p = o;
     return p;
 }
+
+/* The parameters, filled by the host into a oscillator (plugin.h
+ * NSDYN_EXT_PARAM_FIELDS), in declaration order. */
+static const nsdyn_param_field fields[] = {
+    NSDYN_FIELD(oscillator, m),  NSDYN_FIELD(oscillator, k),     NSDYN_FIELD(oscillator, c),
+    NSDYN_FIELD(oscillator, F0), NSDYN_FIELD(oscillator, omega), NSDYN_FIELD(oscillator, gap)};
+static const nsdyn_param_fields table = NSDYN_PARAM_FIELDS(oscillator, fields, create);
+NSDYN_FIELDS_EXTENSION(extension, table)
 
 static void destroy(void *inst) { free(inst); }
 
@@ -193,7 +196,8 @@ static const nsdyn_system impact_oscillator = {
                                          "stop (Shaw & Holmes 1983; Nordmark 1991)",
                               NSDYN_PARAMS(params),
                               .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS,
-                              .create = create, .destroy = destroy),
+                              .destroy = destroy),
+    .extension = extension,
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

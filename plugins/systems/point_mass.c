@@ -31,15 +31,12 @@
 
 #include "nsdyn/nsdyn.h"
 
-enum { P_M, P_R, P_G, N_P };
-
 static const nsdyn_param_decl params[] = {
-    [P_M] =
-        NSDYN_REAL_F("m", "kg", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "mass of the ball"),
-    [P_R] = NSDYN_REAL_F("r", "m", 0.05, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                         "radius of the ball: the contact gap is y - r"),
-    [P_G] = NSDYN_REAL("g", "m/s^2", 9.81, 0, HUGE_VAL,
-                       "gravitational acceleration, towards the ground (0: no gravity)"),
+    NSDYN_REAL_F("m", "kg", 1.0, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "mass of the ball"),
+    NSDYN_REAL_F("r", "m", 0.05, 0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "radius of the ball: the contact gap is y - r"),
+    NSDYN_REAL("g", "m/s^2", 9.81, 0, HUGE_VAL,
+               "gravitational acceleration, towards the ground (0: no gravity)"),
 };
 
 typedef struct point_mass {
@@ -62,9 +59,10 @@ static const nsdyn_contact_decl contacts[] = {{"ground", NSDYN_CONTACT_UNILATERA
 static const char *const series[] = {"y", "vy", "ground.N", "energy", NULL};
 static const char *const phases[] = {"y:vy", NULL};
 
-static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err, size_t len) {
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    double m = values[P_M].num, r = values[P_R].num, g = values[P_G].num;
+    const point_mass *p = params;
+    double m = p->m, r = p->r, g = p->g;
     if (!(m > 0 && isfinite(m)) || !(r > 0 && isfinite(r)) || !(g >= 0 && isfinite(g))) {
         snprintf(err, len,
                  "m = %g kg, r = %g m, g = %g m/s^2: the mass and radius must be positive "
@@ -72,16 +70,21 @@ static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err
                  m, r, g);
         return NULL;
     }
-    point_mass *pm = calloc(1, sizeof *pm);
+    point_mass *pm = malloc(sizeof *pm);
     if (!pm) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    pm->m = m;
-    pm->r = r;
-    pm->g = g;
+    *pm = *p; /* the host's block lives only during create() */
     return pm;
 }
+
+/* The parameters, filled by the host into a point_mass (plugin.h
+ * NSDYN_EXT_PARAM_FIELDS), in declaration order. */
+static const nsdyn_param_field fields[] = {NSDYN_FIELD(point_mass, m), NSDYN_FIELD(point_mass, r),
+                                           NSDYN_FIELD(point_mass, g)};
+static const nsdyn_param_fields table = NSDYN_PARAM_FIELDS(point_mass, fields, create);
+NSDYN_FIELDS_EXTENSION(extension, table)
 
 static void destroy(void *inst) { free(inst); }
 
@@ -191,7 +194,8 @@ static const nsdyn_system point_mass_system = {
                               NSDYN_PARAMS(params),
                               .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS |
                                           NSDYN_CAP_CONSERVATIVE,
-                              .create = create, .destroy = destroy),
+                              .destroy = destroy),
+    .extension = extension,
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

@@ -45,21 +45,20 @@
 #define DEG (3.14159265358979323846 / 180.0)
 #define PI 3.14159265358979323846
 
-enum { P_L, P_MASS, P_G, P_GAMMA, P_SPOKES, P_TH0, P_W0, N_P };
-
 static const nsdyn_param_decl params[] = {
-    [P_L] = NSDYN_REAL_F("l", "m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "spoke length"),
-    [P_MASS] = NSDYN_REAL_F("m", "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "hub mass"),
-    [P_G] = NSDYN_REAL("g", "m/s^2", 9.81, 0.0, HUGE_VAL, "gravitational acceleration"),
-    [P_GAMMA] = NSDYN_REAL("gamma", "deg", 4.0, -45.0, 45.0, "ramp angle, positive downhill"),
-    [P_SPOKES] = NSDYN_INT("spokes", "1", 10, 3, 1000, "number of spokes n (2 alpha = 360/n deg)"),
-    [P_TH0] = NSDYN_REAL("theta0", "rad", 0.0, -PI, PI,
-                         "initial stance angle, within [-alpha, alpha] (0: mid-stance)"),
-    [P_W0] = NSDYN_REAL("omega0", "rad/s", 1.5, -HUGE_VAL, HUGE_VAL, "initial angular rate"),
+    NSDYN_REAL_F("l", "m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "spoke length"),
+    NSDYN_REAL_F("m", "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "hub mass"),
+    NSDYN_REAL("g", "m/s^2", 9.81, 0.0, HUGE_VAL, "gravitational acceleration"),
+    NSDYN_REAL("gamma", "deg", 4.0, -45.0, 45.0, "ramp angle, positive downhill"),
+    NSDYN_INT("spokes", "1", 10, 3, 1000, "number of spokes n (2 alpha = 360/n deg)"),
+    NSDYN_REAL("theta0", "rad", 0.0, -PI, PI,
+               "initial stance angle, within [-alpha, alpha] (0: mid-stance)"),
+    NSDYN_REAL("omega0", "rad/s", 1.5, -HUGE_VAL, HUGE_VAL, "initial angular rate"),
 };
 
 typedef struct wheel {
-    double l, m, g, gamma, alpha, th0, w0;
+    double l, m, g, gamma, alpha, th0, w0; /* gamma, alpha [rad] */
+    double gamma_deg, spokes;              /* as declared: gamma [deg], n */
     unsigned steps;
 } wheel;
 
@@ -76,16 +75,12 @@ static const char *const stops[] = {"rolls_back"};
 static const char *const series[] = {"theta", "omega", "energy", NULL};
 static const char *const phases[] = {"theta:omega", NULL};
 
-static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, size_t len) {
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    wheel w = {.l = v[P_L].num,
-               .m = v[P_MASS].num,
-               .g = v[P_G].num,
-               .gamma = v[P_GAMMA].num * DEG,
-               .alpha = PI / v[P_SPOKES].num,
-               .th0 = v[P_TH0].num,
-               .w0 = v[P_W0].num};
-    if (!(w.l > 0) || !(w.m > 0) || !(w.g >= 0) || !isfinite(w.w0) || !(v[P_SPOKES].num >= 3)) {
+    wheel w = *(const wheel *)params;
+    w.gamma = w.gamma_deg * DEG;
+    w.alpha = PI / w.spokes;
+    if (!(w.l > 0) || !(w.m > 0) || !(w.g >= 0) || !isfinite(w.w0) || !(w.spokes >= 3)) {
         snprintf(err, len, "l, m must be positive, g zero or positive, spokes >= 3, omega0 finite");
         return NULL;
     }
@@ -104,6 +99,18 @@ static void *create(const nsdyn_value *v, const nsdyn_host *host, char *err, siz
     *p = w;
     return p;
 }
+
+/* The parameters, filled by the host into a wheel (plugin.h
+ * NSDYN_EXT_PARAM_FIELDS); create() derives gamma and alpha in radians. */
+static const nsdyn_param_field fields[] = {NSDYN_FIELD(wheel, l),
+                                           NSDYN_FIELD(wheel, m),
+                                           NSDYN_FIELD(wheel, g),
+                                           NSDYN_FIELD_AS(wheel, gamma_deg, "gamma"),
+                                           NSDYN_FIELD(wheel, spokes),
+                                           NSDYN_FIELD_AS(wheel, th0, "theta0"),
+                                           NSDYN_FIELD_AS(wheel, w0, "omega0")};
+static const nsdyn_param_fields table = NSDYN_PARAM_FIELDS(wheel, fields, create);
+NSDYN_FIELDS_EXTENSION(extension, table)
 
 static void destroy(void *inst) { free(inst); }
 
@@ -213,7 +220,8 @@ static const nsdyn_system rimless_hub = {
                               .summary = "rimless wheel on a ramp: plastic spoke impacts, a "
                                          "closed-form gait (McGeer; Coleman et al. 1997)",
                               NSDYN_PARAMS(params), .provides = NSDYN_CAP_CONSERVATIVE,
-                              .create = create, .destroy = destroy, .reset = reset),
+                              .destroy = destroy, .reset = reset),
+    .extension = extension,
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

@@ -48,6 +48,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nsdyn/nsdyn.h"
 
@@ -55,28 +56,27 @@
 
 enum { MAX_SPOKES = 32 };
 
-enum { P_M, P_L, P_LAMBDA, P_N, P_BETA, P_GAMMA, P_G, P_OMEGA0, N_P };
-
 static const nsdyn_param_decl params[] = {
-    [P_M] = NSDYN_REAL_F("m", "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "wheel mass"),
-    [P_L] = NSDYN_REAL_F("L", "m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                         "spoke length (rocking block: distance from G to a corner)"),
-    [P_LAMBDA] = NSDYN_REAL_F("lambda", "1", 0.25, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
-                              "inertia ratio I_G / (m L^2) (rocking block: 1/3)"),
-    [P_N] = NSDYN_INT("spokes", "1", 8, 2, MAX_SPOKES,
-                      "number of spokes N (2 beta = 360/N deg); 2 = rod or rocking block"),
-    [P_BETA] = NSDYN_REAL("beta", "deg", 0.0, 0.0, 90.0,
-                          "half-angle between the two contact spokes; only with spokes = 2 "
-                          "(rocking block); 0 = 180/N"),
-    [P_GAMMA] = NSDYN_REAL("gamma", "deg", 0.0, -45.0, 45.0, "slope angle (downhill = +x)"),
-    [P_G] = NSDYN_REAL("g", "m/s^2", 9.81, 0.0, HUGE_VAL, "gravitational acceleration"),
-    [P_OMEGA0] = NSDYN_REAL("omega0", "rad/s", 1.0, -HUGE_VAL, HUGE_VAL,
-                            "default initial state: pivoting on spoke 0 at theta = 0 (both tips "
-                            "on the ground) with this clockwise angular speed"),
+    NSDYN_REAL_F("m", "kg", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE, "wheel mass"),
+    NSDYN_REAL_F("L", "m", 1.0, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "spoke length (rocking block: distance from G to a corner)"),
+    NSDYN_REAL_F("lambda", "1", 0.25, 0.0, HUGE_VAL, NSDYN_PARAM_MIN_EXCLUSIVE,
+                 "inertia ratio I_G / (m L^2) (rocking block: 1/3)"),
+    NSDYN_INT("spokes", "1", 8, 2, MAX_SPOKES,
+              "number of spokes N (2 beta = 360/N deg); 2 = rod or rocking block"),
+    NSDYN_REAL("beta", "deg", 0.0, 0.0, 90.0,
+               "half-angle between the two contact spokes; only with spokes = 2 "
+               "(rocking block); 0 = 180/N"),
+    NSDYN_REAL("gamma", "deg", 0.0, -45.0, 45.0, "slope angle (downhill = +x)"),
+    NSDYN_REAL("g", "m/s^2", 9.81, 0.0, HUGE_VAL, "gravitational acceleration"),
+    NSDYN_REAL("omega0", "rad/s", 1.0, -HUGE_VAL, HUGE_VAL,
+               "default initial state: pivoting on spoke 0 at theta = 0 (both tips "
+               "on the ground) with this clockwise angular speed"),
 };
 
 typedef struct rimless {
-    double m, L, lambda, beta, gamma, g, omega0, I;
+    double m, L, lambda, beta, gamma, g, omega0, I; /* beta, gamma [rad] */
+    double beta_deg, gamma_deg;                     /* as declared [deg] */
     int N;
     char names[MAX_SPOKES][12];
     nsdyn_contact_decl decl[MAX_SPOKES];
@@ -135,56 +135,68 @@ static void lowest_two(const rimless *w, double theta, int *f, int *b) {
     *b = one_ahead ? i2 : i1;
 }
 
-static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err, size_t len) {
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len);
+
+/* The parameters, filled by the host into a rimless (plugin.h
+ * NSDYN_EXT_PARAM_FIELDS); create() derives beta, gamma [rad], I and the
+ * contacts. */
+static const nsdyn_param_field fields[] = {NSDYN_FIELD(rimless, m),
+                                           NSDYN_FIELD(rimless, L),
+                                           NSDYN_FIELD(rimless, lambda),
+                                           NSDYN_FIELD_AS(rimless, N, "spokes"),
+                                           NSDYN_FIELD_AS(rimless, beta_deg, "beta"),
+                                           NSDYN_FIELD_AS(rimless, gamma_deg, "gamma"),
+                                           NSDYN_FIELD(rimless, g),
+                                           NSDYN_FIELD(rimless, omega0)};
+static const nsdyn_param_fields table = NSDYN_PARAM_FIELDS(rimless, fields, create);
+NSDYN_FIELDS_EXTENSION(extension, table)
+
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    double p[N_P];
-    for (int i = 0; i < N_P; ++i) {
-        p[i] = values[i].num;
-        if (!isfinite(p[i])) {
-            snprintf(err, len, "parameter '%s' = %g: expected a finite number", params[i].name,
-                     p[i]);
+    const rimless *p = params;
+    for (size_t i = 0; i < NSDYN_COUNT(fields); ++i) {
+        double x;
+        if (fields[i].type != NSDYN_FIELD_DOUBLE) continue; /* spokes: an int */
+        memcpy(&x, (const char *)params + fields[i].offset, sizeof x);
+        if (!isfinite(x)) {
+            snprintf(err, len, "parameter '%s' = %g: expected a finite number", fields[i].name, x);
             return NULL;
         }
     }
-    if (!(p[P_M] > 0) || !(p[P_L] > 0) || !(p[P_LAMBDA] > 0) || !(p[P_G] >= 0)) {
+    if (!(p->m > 0) || !(p->L > 0) || !(p->lambda > 0) || !(p->g >= 0)) {
         snprintf(err, len,
                  "m = %g kg, L = %g m, lambda = %g, g = %g m/s^2: mass, spoke length and "
                  "inertia ratio must be positive, gravity zero or positive",
-                 p[P_M], p[P_L], p[P_LAMBDA], p[P_G]);
+                 p->m, p->L, p->lambda, p->g);
         return NULL;
     }
-    int N = (int)p[P_N];
-    if ((double)N != p[P_N] || N < 2 || N > MAX_SPOKES) {
-        snprintf(err, len, "spokes = %g: expected an integer from 2 to %d", p[P_N], MAX_SPOKES);
+    int N = p->N;
+    if (N < 2 || N > MAX_SPOKES) {
+        snprintf(err, len, "spokes = %d: expected an integer from 2 to %d", N, MAX_SPOKES);
         return NULL;
     }
-    double beta = p[P_BETA] * PI / 180.0;
-    if (p[P_BETA] != 0.0 && N != 2) {
+    double beta = p->beta_deg * PI / 180.0;
+    if (p->beta_deg != 0.0 && N != 2) {
         snprintf(err, len,
                  "beta = %g deg with spokes = %d: beta is set by the spokes (180/N = %g deg); "
                  "give beta only for the rocking block (spokes = 2)",
-                 p[P_BETA], N, 180.0 / N);
+                 p->beta_deg, N, 180.0 / N);
         return NULL;
     }
-    if (p[P_BETA] == 0.0) beta = PI / N;
-    if (!(beta > 0.0 && beta <= 0.5 * PI) || !(fabs(p[P_GAMMA]) < 45.0)) {
+    if (p->beta_deg == 0.0) beta = PI / N;
+    if (!(beta > 0.0 && beta <= 0.5 * PI) || !(fabs(p->gamma_deg) < 45.0)) {
         snprintf(err, len, "beta = %g deg, gamma = %g deg: expected 0 < beta <= 90, |gamma| < 45",
-                 beta * 180.0 / PI, p[P_GAMMA]);
+                 beta * 180.0 / PI, p->gamma_deg);
         return NULL;
     }
-    rimless *w = calloc(1, sizeof *w);
+    rimless *w = malloc(sizeof *w);
     if (!w) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    w->m = p[P_M];
-    w->L = p[P_L];
-    w->lambda = p[P_LAMBDA];
-    w->N = N;
+    *w = *p; /* the host's block lives only during create() */
     w->beta = beta;
-    w->gamma = p[P_GAMMA] * PI / 180.0;
-    w->g = p[P_G];
-    w->omega0 = p[P_OMEGA0];
+    w->gamma = p->gamma_deg * PI / 180.0;
     w->I = w->lambda * w->m * w->L * w->L; /* (A.3) */
     for (int k = 0; k < N; ++k) {
         snprintf(w->names[k], sizeof w->names[k], "spoke%d", k);
@@ -380,7 +392,8 @@ static const nsdyn_system rimless_system = {
                           NSDYN_PARAMS(params),
                           .provides = NSDYN_CAP_UNILATERAL_CONTACTS | NSDYN_CAP_DRAWS |
                                       NSDYN_CAP_CONSERVATIVE,
-                          .create = create, .destroy = destroy),
+                          .destroy = destroy),
+    .extension = extension,
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

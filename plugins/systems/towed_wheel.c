@@ -78,16 +78,32 @@ static const char *const stops[] = {"jackknife"};
 static const char *const series[] = {"psi", "w", "Omega", "u1", "u2", "F_ratio", NULL};
 static const char *const phases[] = {"psi:Omega", "u1:u2", NULL};
 
-static void *create(const nsdyn_value *values, const nsdyn_host *host, char *err, size_t len) {
+static void *create(const void *params, const nsdyn_host *host, char *err, size_t len) {
     (void)host;
-    towed_wheel *tw = calloc(1, sizeof *tw);
+    towed_wheel *tw = malloc(sizeof *tw);
     if (!tw) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    for (int i = 0; i < N_P; ++i) tw->p[i] = values[i].num;
+    *tw = *(const towed_wheel *)params; /* the host's block lives only during create() */
     return tw;
 }
+
+/* The parameters, filled by the host into p[] (plugin.h NSDYN_EXT_PARAM_FIELDS). */
+static const nsdyn_param_field fields[] = {NSDYN_FIELD_AS(towed_wheel, p[P_M], "m"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_L], "L"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_K], "k"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_C], "C"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_V], "v"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_B1], "B1"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_B2], "B2"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_B3], "B3"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_B4], "B4"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_B5], "B5"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_PSI_MAX], "psi_max"),
+                                           NSDYN_FIELD_AS(towed_wheel, p[P_R], "R")};
+static const nsdyn_param_fields table = NSDYN_PARAM_FIELDS(towed_wheel, fields, create);
+NSDYN_FIELDS_EXTENSION(extension, table)
 
 static void destroy(void *inst) { free(inst); }
 
@@ -225,7 +241,8 @@ static const nsdyn_system towed_wheel_system = {
                 "towed wheel with spatial Coulomb friction (Antali & Stepan), rolling and slipping",
             NSDYN_PARAMS(params),
             .provides = NSDYN_CAP_PERSISTENT_CONTACTS | NSDYN_CAP_TANGENT_2D | NSDYN_CAP_DRAWS,
-            .needs = NSDYN_CAP_FRICTION_2D, .create = create, .destroy = destroy),
+            .needs = NSDYN_CAP_FRICTION_2D, .destroy = destroy),
+    .extension = extension,
     .layout = layout,
     .initial_state = initial_state,
     .derivatives = derivatives,

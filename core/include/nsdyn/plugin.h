@@ -431,8 +431,8 @@ static inline int nsdyn_ext_is(const char *name, const char *ext) {
 /* An extension() function fn_ that offers only the parameter struct
  * table table_ (an nsdyn_param_fields object):
  *   NSDYN_FIELDS_EXTENSION(extension, table)  ...  .extension = extension */
-#define NSDYN_FIELDS_EXTENSION(fn_, table_)                                               \
-    static const void *fn_(const char *name) {                                           \
+#define NSDYN_FIELDS_EXTENSION(fn_, table_)                                                 \
+    static const void *fn_(const char *name) {                                              \
         return nsdyn_ext_is(name, NSDYN_EXT_PARAM_FIELDS) ? (const void *)&(table_) : NULL; \
     }
 
@@ -443,30 +443,29 @@ static inline int nsdyn_ext_is(const char *name, const char *ext) {
  *   NSDYN_FIELD_ARRAY(my_params, q0, n_q0)       REAL_ARRAY and its count
  * and the table, with its create():
  *   NSDYN_PARAM_FIELDS(coulomb_params, fields, create_from_fields) */
-#define NSDYN_FIELD_TYPE_OF_(x)                                                       \
-    _Generic((x), double: NSDYN_FIELD_DOUBLE, int: NSDYN_FIELD_INT,                   \
-             _Bool: NSDYN_FIELD_BOOL, const char *: NSDYN_FIELD_TEXT,                 \
-             const double *: NSDYN_FIELD_ARRAY, default: NSDYN_FIELD_UNSUPPORTED)
-#define NSDYN_FIELD_AS(struct_, member_, name_)                                         \
-    {                                                                                   \
-        .name = (name_), .type = NSDYN_FIELD_TYPE_OF_(((struct_ *)0)->member_),         \
+#define NSDYN_FIELD_TYPE_OF_(x) \
+    _Generic((x), double: NSDYN_FIELD_DOUBLE, int: NSDYN_FIELD_INT, _Bool: NSDYN_FIELD_BOOL, \
+             const char *: NSDYN_FIELD_TEXT, const double *: NSDYN_FIELD_ARRAY,              \
+             default: NSDYN_FIELD_UNSUPPORTED)
+#define NSDYN_FIELD_AS(struct_, member_, name_)                                       \
+    {                                                                                 \
+        .name = (name_), .type = NSDYN_FIELD_TYPE_OF_(((struct_ *)0)->member_),       \
         .offset = offsetof(struct_, member_), .size = sizeof(((struct_ *)0)->member_) \
     }
 #define NSDYN_FIELD(struct_, member_) NSDYN_FIELD_AS(struct_, member_, #member_)
-#define NSDYN_FIELD_ARRAY_AS(struct_, member_, count_, name_)                           \
-    {                                                                                   \
-        .name = (name_), .type = NSDYN_FIELD_TYPE_OF_(((struct_ *)0)->member_),         \
-        .offset = offsetof(struct_, member_), .size = sizeof(((struct_ *)0)->member_), \
-        .count_offset = offsetof(struct_, count_),                                      \
-        .count_size = sizeof(((struct_ *)0)->count_)                                    \
+#define NSDYN_FIELD_ARRAY_AS(struct_, member_, count_, name_)                                   \
+    {                                                                                           \
+        .name = (name_), .type = NSDYN_FIELD_TYPE_OF_(((struct_ *)0)->member_),                 \
+        .offset = offsetof(struct_, member_), .size = sizeof(((struct_ *)0)->member_),          \
+        .count_offset = offsetof(struct_, count_), .count_size = sizeof(((struct_ *)0)->count_) \
     }
 #define NSDYN_FIELD_ARRAY(struct_, member_, count_) \
     NSDYN_FIELD_ARRAY_AS(struct_, member_, count_, #member_)
-#define NSDYN_PARAM_FIELDS(struct_, fields_, create_)                                        \
-    {                                                                                        \
-        .struct_size = sizeof(nsdyn_param_fields), .size = sizeof(struct_),                  \
+#define NSDYN_PARAM_FIELDS(struct_, fields_, create_)                              \
+    {                                                                              \
+        .struct_size = sizeof(nsdyn_param_fields), .size = sizeof(struct_),        \
         .align = _Alignof(struct_), .n = NSDYN_COUNT(fields_), .field = (fields_), \
-        .create = (create_)                                                                  \
+        .create = (create_)                                                        \
     }
 #endif
 

@@ -241,6 +241,10 @@ void *nsd_plugin_create(const nsdyn_plugin_info *info, const nsdyn_value *values
         snprintf(err, err_len, "plugin '%s' has no create()", info->id);
         return NULL;
     }
+    if (!values && info->n_params) { /* the guard each integrator kept before 2.6 */
+        snprintf(err, err_len, "plugin '%s': no parameter values given", info->id);
+        return NULL;
+    }
     /* checked at load too; again here for a caller that opened the
      * plugin itself (a test), so no table fills a struct it does not fit */
     char why[384];
