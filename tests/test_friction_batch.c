@@ -12,8 +12,10 @@
  *    cleared) at 200 random states of a persistent contact (towed wheel)
  *    and of compliant contacts that open and close (rimless wheel,
  *    bistiffness);
- *  - where the batch must not be used: a law with friction states
- *    (lugre), and stick held (run.hold_stick). */
+ *  - where the batch must not be used: stick held (run.hold_stick) with
+ *    coulomb_regularized, which offers it; and lugre (friction states;
+ *    it offers no batch, so this case holds the lookup, not the rule
+ *    m->nz == 0 of model_create.c choose_friction_batch). */
 #include <math.h>
 
 #include "test_util.h"
