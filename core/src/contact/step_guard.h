@@ -45,7 +45,7 @@ typedef struct nsd_step_guard {
     size_t nc, n;
     double t_a;
     double *f, *df;            /* levels x nc (step_guard.c) */
-    double *rate;              /* 2 nc: the scans' rate bounds [m/s] */
+    double *rate;              /* 2 nc: the two scans' bounds on |f''| [m/s^2] */
     unsigned char *wanted;     /* nc: the contact a root finder follows */
     unsigned char *cand;       /* nc: a bracket's contacts still to be located */
     unsigned char *some;       /* nc: the contacts a step's first split or a scan evaluates */
