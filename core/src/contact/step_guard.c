@@ -304,10 +304,10 @@ static int scan(guard_call *k, scan_levels *s, double tl, double tr, double *t_l
  * root finder converges to any of them; a later one than the first is an
  * impact missed (the sphere sank 6 cm into a valley's decline,
  * tumbleweed_case4 with backspin0). So the stretch before a root is
- * scanned (scan(): GUARD_SCAN samples, those a rate bound rules out
- * passed over), and where a sample is at or below zero the earlier
- * bracket is searched instead. A bracket with one crossing gives its
- * root. */
+ * scanned (scan(): GUARD_SCAN samples, those a bound on the gap's
+ * acceleration rules out passed over), and where a sample is at or below
+ * zero the earlier bracket is searched instead. A bracket with one
+ * crossing gives its root. */
 static int locate(guard_call *k, size_t c, double tl, size_t il, double tr, size_t ir, int later,
                   double *root) {
     nsd_step_guard *g = k->g;
@@ -321,7 +321,7 @@ static int locate(guard_call *k, size_t c, double tl, size_t il, double tr, size
         /* A bracket from the step's start, found by the search: the scan of
          * [t_a, hit] that follows (earliest_hit()) samples every contact
          * above its threshold at t_a, this one included, on the same grid
-         * (t_a + i (hit - t_a) / GUARD_SCAN) under the same rate bounds;
+         * (t_a + i (hit - t_a) / GUARD_SCAN) under the same bounds (from the same ends);
          * when another contact's hit comes first, this root is after it. */
         if (later && tl == g->t_a) return 0;
         double t_last, t_cur;
@@ -558,7 +558,7 @@ static int penetrating(const nsd_model *m, nsd_data *data, const double *f, cons
  * search at a leaf where the floor's crossing was bracketed and the
  * decline's earlier one was not. So the stretch before a hit is scanned
  * (scan(): GUARD_SCAN samples of every contact above its threshold at t_a,
- * those a rate bound rules out passed over); the first sample where a
+ * those an acceleration bound rules out passed over); the first sample where a
  * contact is at or below its threshold brackets an earlier crossing (with
  * the sample before it), which is located instead. Only steps with an
  * impact pay for it. */
