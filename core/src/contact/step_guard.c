@@ -8,6 +8,7 @@
 
 #include "contact_eval.h"
 #include "guard_hermite.h"
+#include "guard_scan.h"
 #include "modes.h"
 #include "modes_work.h"
 
@@ -245,147 +246,54 @@ static int illinois(guard_call *k, size_t c, double tl, double tr, double *root)
     return 0;
 }
 
-/* Samples of an interval checked for an earlier crossing. */
-#define GUARD_SCAN 64
-/* The acceleration bound of a scan: this many times the largest |f''|
- * seen in it (the changes of f' between its ends and samples, and those a
- * quadratic through a sample's f, f' and the next f implies). */
-#define GUARD_ACCEL_SAFETY 2.0
-/* After this many breaks of the bound in one scan, it takes every sample. */
-#define GUARD_BREAKS_MAX 4
-
 typedef struct scan_levels {
     size_t only;      /* one contact (SIZE_MAX: every contact above 0 at tl) */
     size_t l, r;      /* levels of the ends */
     size_t last, cur; /* levels of the last sample above 0 and the current one */
     double *acc;      /* per contact: the bound on |f''| [m/s^2] */
-    size_t *w, nw;    /* the watched contacts (scan() lists them in g->watched) */
 } scan_levels;
 
 static int watched(const scan_levels *s, const double *fl, size_t c) {
     return (s->only == SIZE_MAX || c == s->only) && fl[c] > 0.0 && isfinite(fl[c]);
 }
 
+typedef struct scan_call {
+    guard_call *k;
+    const scan_levels *s;
+} scan_call;
+
 /* One sample of a scan: the watched contacts' gaps (g->some, set by
  * earliest_hit(): those above their threshold at the step start; the
  * others are never read), or the one contact's. */
-static int scan_sample(guard_call *k, const scan_levels *s, double t) {
-    return s->only == SIZE_MAX ? gaps_some_at(k, t, k->g->some, s->cur)
-                               : gap_one(k, t, s->only, s->cur);
+static int scan_sample(void *ctx, double t) {
+    scan_call *sc = ctx;
+    return sc->s->only == SIZE_MAX ? gaps_some_at(sc->k, t, sc->k->g->some, sc->s->cur)
+                                   : gap_one(sc->k, t, sc->s->only, sc->s->cur);
 }
 
-/* The time [s] an f > 0 with rate f' needs to reach 0 when |f''| <= A:
- * the positive root of f - |f'| tau - A tau^2 / 2 (inf when nothing falls;
- * 0 when f' is not known). */
-static double reach_time(double f, double df, double A) {
-    double r = fabs(df);
-    if (!isfinite(r)) return 0.0;
-    if (!isfinite(f)) return INFINITY;
-    double q = r + sqrt(r * r + 2.0 * A * f);
-    return q > 0.0 ? 2.0 * f / q : INFINITY;
-}
-
-/* How many of the samples after the last one the bounds rule out: every
- * watched f stays above 0 there, as f(t) >= f - |f'| tau - A tau^2 / 2
- * from the last sample (f, f') when |f''| <= A. No cap: the bound, checked
- * at the next sample taken (bound_broken()), decides. */
-static int ruled_out(guard_call *k, const scan_levels *s, double h) {
-    const double *f = lf(k->g, s->last), *df = ldf(k->g, s->last);
-    double cells = GUARD_SCAN;
-    for (size_t j = 0; j < s->nw && cells > 0.0; ++j) {
-        size_t c = s->w[j];
-        cells = fmin(cells, ceil(reach_time(f[c], df[c], s->acc[c]) / h) - 1.0);
-    }
-    return cells > 0.0 ? (int)cells : 0;
-}
-
-/* The |f''| a stretch of dt from (fa, da) to (fb, db) shows: the change of
- * the rate, and the acceleration a quadratic from (fa, da) needs to reach
- * fb. */
-static double accel_seen(double fa, double da, double fb, double db, double dt) {
-    return fmax(fabs(db - da) / dt, 2.0 * fabs(fb - fa - da * dt) / (dt * dt));
-}
-
-/* Did the last stretch break the acceleration bound? The bound grows to
- * GUARD_ACCEL_SAFETY times what was seen either way. */
-static int bound_broken(guard_call *k, const scan_levels *s, double dt) {
-    nsd_step_guard *g = k->g;
-    const double *fa = lf(g, s->last), *fb = lf(g, s->cur);
-    const double *da = ldf(g, s->last), *db = ldf(g, s->cur);
-    int broken = 0;
-    for (size_t j = 0; j < s->nw; ++j) {
-        size_t c = s->w[j];
-        if (!isfinite(fb[c])) continue;
-        double seen = accel_seen(fa[c], da[c], fb[c], db[c], dt);
-        broken |= !(seen <= s->acc[c]);
-        s->acc[c] = fmax(s->acc[c], GUARD_ACCEL_SAFETY * seen);
-    }
-    return broken;
-}
-
-/* The samples tl + i (tr - tl) / GUARD_SCAN, i = 1 .. GUARD_SCAN - 1, in
- * order, up to the first where a watched contact is at or below 0: 1 with
- * that sample at *t_cur (level cur) and the sample before it at *t_last
- * (level last; tl if none), 0 if none, -1 on failure. A sample is taken
- * only where a bound on the watched gaps' rates does not rule out their
- * reaching 0 since the last sample (at most GUARD_SKIP_MAX - 1 passed over
- * in a row). The bound is GUARD_RATE_SAFETY times the largest |f'| or mean
- * rate seen in the scan; where a sample shows the bound was broken over
- * the stretch before it, the stretch is sampled again without skipping
- * (and the rest of the scan too): what a scan of every sample finds, it
- * finds, while a falling gap costs about log2(GUARD_SCAN) samples. */
+/* The scan (guard_scan.h) of [tl, tr] over the contacts s watches, on the
+ * guard's levels: 1 with the first sample at or below 0 at *t_cur (level
+ * cur) and the one before at *t_last (level last), 0 if none, -1 on
+ * failure. */
 static int scan(guard_call *k, scan_levels *s, double tl, double tr, double *t_last,
                 double *t_cur) {
     nsd_step_guard *g = k->g;
-    const double *fl = lf(g, s->l), *dl = ldf(g, s->l), *fr = lf(g, s->r), *dr = ldf(g, s->r);
-    double h = (tr - tl) / GUARD_SCAN;
-    s->w = g->watched;
-    s->nw = 0;
+    const double *fl = lf(g, s->l);
+    size_t nw = 0;
     for (size_t c = 0; c < g->nc; ++c)
-        if (watched(s, fl, c)) s->w[s->nw++] = c;
-    for (size_t j = 0; j < s->nw; ++j) {
-        size_t c = s->w[j];
-        double seen = isfinite(fr[c]) ? fmax(accel_seen(fl[c], dl[c], fr[c], dr[c], tr - tl),
-                                             accel_seen(fr[c], dr[c], fl[c], dl[c], tl - tr))
-                                      : 0.0;
-        s->acc[c] = GUARD_ACCEL_SAFETY * seen;
-        lf(g, s->last)[c] = fl[c];
-        ldf(g, s->last)[c] = dl[c];
-    }
-    int i_last = 0, every = 0, breaks = 0;
-    *t_last = tl;
-    for (int i = 1; i < GUARD_SCAN; ++i) {
-        if (!every) {
-            int next = i_last + 1 + ruled_out(k, s, h);
-            i = next > i ? next : i;
-        }
-        if (i >= GUARD_SCAN) break;
-        double t = tl + i * h;
-        if (!(t > *t_last && t < tr)) continue;
-        if (scan_sample(k, s, t) != 0) return -1;
-        if (bound_broken(k, s, t - *t_last) && !every && i > i_last + 1) {
-            /* passed over samples the bound did not cover: the stretch
-             * again under the grown bound, every sample after
-             * GUARD_BREAKS_MAX breaks */
-            every = ++breaks >= GUARD_BREAKS_MAX;
-            i = i_last;
-            continue;
-        }
-        const double *f = lf(g, s->cur);
-        for (size_t j = 0; j < s->nw; ++j)
-            if (f[s->w[j]] <= 0.0) {
-                *t_cur = t;
-                return 1;
-            }
-        for (size_t j = 0; j < s->nw; ++j) {
-            size_t c = s->w[j];
-            lf(g, s->last)[c] = f[c];
-            ldf(g, s->last)[c] = ldf(g, s->cur)[c];
-        }
-        *t_last = t;
-        i_last = i;
-    }
-    return 0;
+        if (watched(s, fl, c)) g->watched[nw++] = c;
+    scan_call sc = {k, s};
+    nsd_guard_scan S = {.w = g->watched,
+                        .nw = nw,
+                        .f_last = lf(g, s->last),
+                        .df_last = ldf(g, s->last),
+                        .f_cur = lf(g, s->cur),
+                        .df_cur = ldf(g, s->cur),
+                        .acc = s->acc,
+                        .sample = scan_sample,
+                        .ctx = &sc};
+    return nsd_guard_scan_run(&S, tl, tr, fl, ldf(g, s->l), lf(g, s->r), ldf(g, s->r), t_last,
+                              t_cur);
 }
 
 /* The first crossing of contact c in [tl, tr] (f(tl) > 0 >= f(tr), at
@@ -396,10 +304,10 @@ static int scan(guard_call *k, scan_levels *s, double tl, double tr, double *t_l
  * root finder converges to any of them; a later one than the first is an
  * impact missed (the sphere sank 6 cm into a valley's decline,
  * tumbleweed_case4 with backspin0). So the stretch before a root is
- * scanned (scan(): GUARD_SCAN samples, those a rate bound rules out
- * passed over), and where a sample is at or below zero the earlier
- * bracket is searched instead. A bracket with one crossing gives its
- * root. */
+ * scanned (scan(): GUARD_SCAN samples, those a bound on the gap's
+ * acceleration rules out passed over), and where a sample is at or below
+ * zero the earlier bracket is searched instead. A bracket with one
+ * crossing gives its root. */
 static int locate(guard_call *k, size_t c, double tl, size_t il, double tr, size_t ir, int later,
                   double *root) {
     nsd_step_guard *g = k->g;
@@ -407,13 +315,13 @@ static int locate(guard_call *k, size_t c, double tl, size_t il, double tr, size
     ldf(g, L1_L)[c] = ldf(g, il)[c];
     lf(g, L1_R)[c] = lf(g, ir)[c];
     ldf(g, L1_R)[c] = ldf(g, ir)[c];
-    scan_levels s = {c, L1_L, L1_R, L1_LAST, L1_CUR, g->rate + g->nc, NULL, 0};
+    scan_levels s = {c, L1_L, L1_R, L1_LAST, L1_CUR, g->rate + g->nc};
     for (int pass = 0; pass < 8; ++pass) {
         if (illinois(k, c, tl, tr, root) != 0) return -1;
         /* A bracket from the step's start, found by the search: the scan of
          * [t_a, hit] that follows (earliest_hit()) samples every contact
          * above its threshold at t_a, this one included, on the same grid
-         * (t_a + i (hit - t_a) / GUARD_SCAN) under the same rate bounds;
+         * (t_a + i (hit - t_a) / GUARD_SCAN) under the same bounds (from the same ends);
          * when another contact's hit comes first, this root is after it. */
         if (later && tl == g->t_a) return 0;
         double t_last, t_cur;
@@ -650,7 +558,7 @@ static int penetrating(const nsd_model *m, nsd_data *data, const double *f, cons
  * search at a leaf where the floor's crossing was bracketed and the
  * decline's earlier one was not. So the stretch before a hit is scanned
  * (scan(): GUARD_SCAN samples of every contact above its threshold at t_a,
- * those a rate bound rules out passed over); the first sample where a
+ * those an acceleration bound rules out passed over); the first sample where a
  * contact is at or below its threshold brackets an earlier crossing (with
  * the sample before it), which is located instead. Only steps with an
  * impact pay for it. */
@@ -661,7 +569,7 @@ static int earliest_hit(guard_call *k, double *t_hit, size_t *contact) {
     for (size_t c = 0; c < g->nc; ++c)
         g->some[c] = (unsigned char)(lf(g, 0)[c] > 0.0 && isfinite(lf(g, 0)[c]));
     if (gaps_some_at(k, t_end, g->some, L_END) != 0) return -1;
-    scan_levels s = {SIZE_MAX, 0, L_END, L_LAST, L_CUR, g->rate, NULL, 0};
+    scan_levels s = {SIZE_MAX, 0, L_END, L_LAST, L_CUR, g->rate};
     int r = scan(k, &s, g->t_a, t_end, &t_last, &t_cur);
     if (r < 0) return -1;
     /* Found: the contacts at or below 0 at t_cur crossed in [t_last,

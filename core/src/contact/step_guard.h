@@ -17,8 +17,11 @@
  * accurate than the whole step's) cannot fall from above -err to below
  * +err for any contact, nor start inside that band or rise into it (a
  * contact that has just bounced starts at its threshold: its rebound may
- * return within the step unseen by the interpolant); otherwise the half
- * is split again, where the interpolant says to look, down to depth
+ * return within the step unseen by the interpolant) unless the band shaped
+ * like the Hermite error (zero at the ends) proves the rebound leaves
+ * (guard_hermite.c); otherwise the half is split again, where the
+ * interpolant says to look (the midpoint of a half that already brackets
+ * a crossing), down to depth
  * NSD_GUARD_DEPTH, following into each half only the contacts that may
  * fall there (evaluated alone through the system's request.wanted, ABI
  * 2.3). At the depth limit, or where every contact a half follows crosses
@@ -29,7 +32,8 @@
  * end (f <= 0); the earliest over the contacts wins, the others asked at
  * the root found. The stretch before a hit, and before a located root, is
  * scanned for an earlier crossing (a gap with a kink or a jump), passing
- * over the samples a bound on the gaps' rates rules out.
+ * over the samples a bound on the gaps' acceleration rules out
+ * (guard_scan.c).
  * docs/event-driven.md has the argument and the measured cost. */
 #ifndef NSD_STEP_GUARD_H
 #define NSD_STEP_GUARD_H
@@ -45,7 +49,7 @@ typedef struct nsd_step_guard {
     size_t nc, n;
     double t_a;
     double *f, *df;            /* levels x nc (step_guard.c) */
-    double *rate;              /* 2 nc: the scans' rate bounds [m/s] */
+    double *rate;              /* 2 nc: the two scans' bounds on |f''| [m/s^2] */
     unsigned char *wanted;     /* nc: the contact a root finder follows */
     unsigned char *cand;       /* nc: a bracket's contacts still to be located */
     unsigned char *some;       /* nc: the contacts a step's first split or a scan evaluates */
