@@ -67,6 +67,7 @@ typedef struct nsd_scenario {
     const struct nsd_scenario *shared_from;
     nsd_config *model_cfg;
     int start_checked; /* created or set_params with no error at its start's checks */
+    int create_logged; /* a plugin said something at its create (set_params creates all anew) */
 } nsd_scenario;
 
 /* Read, override and resolve the config at path. Returns the number of
