@@ -78,16 +78,7 @@ static int sample_at(along_point *pt, const nsd_pc_along *a, double p, sample *o
     /* a->section names a real parameter (nsd_config_real_param) */
     nsd_overrides_set_real(&over, a->section, a->key, p, (nsd_where){"[pcmap]", 0, 0}, why,
                            why_len);
-    size_t errors;
-    if (pt->ready)
-        errors = nsd_scenario_set_params(d, &over, &diag);
-    else {
-        errors = nsd_scenario_override(d, pt->s, &over, &diag);
-        d->no_graphs = 1;
-        if (!errors) errors = nsd_scenario_create_on(d, pt->s, &diag);
-        pt->ready = !errors;
-        if (!pt->ready) nsd_scenario_destroy(d);
-    }
+    size_t errors = nsd_scenario_point(d, &pt->ready, pt->s, pt->s, &over, &diag);
     nsd_overrides_free(&over);
     nsd_pc_analysis an;
     if (errors) {

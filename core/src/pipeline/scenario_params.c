@@ -136,3 +136,14 @@ size_t nsd_scenario_set_params(nsd_scenario *s, const nsd_overrides *over, nsd_d
     s->created_mark = nsd_runlog_mark_now(&s->log);
     return errors;
 }
+
+size_t nsd_scenario_point(nsd_scenario *pt, int *ready, const nsd_scenario *from,
+                          const nsd_scenario *on, const nsd_overrides *over, nsd_diag *diag) {
+    if (*ready) return nsd_scenario_set_params(pt, over, diag);
+    size_t errors = nsd_scenario_override(pt, from, over, diag);
+    pt->no_graphs = 1;
+    if (!errors) errors = nsd_scenario_create_on(pt, on, diag);
+    *ready = !errors;
+    if (errors) nsd_scenario_destroy(pt);
+    return errors;
+}

@@ -72,19 +72,9 @@ static size_t derive_in(const nsd_sweep_worker_ctx *ctx, nsd_sweep_slot *slot, u
                         nsd_diag *diag) {
     nsd_overrides over;
     nsd_sweep_overrides(ctx->def, run, &over);
-    nsd_scenario *s = &slot->s;
-    size_t errors;
-    if (slot->ready)
-        errors = nsd_scenario_set_params(s, &over, diag);
-    else {
-        errors = nsd_scenario_override(s, ctx->base, &over, diag);
-        s->no_graphs = 1;
-        if (!errors) errors = nsd_scenario_create_on(s, ctx->shared, diag);
-        slot->ready =
-            !errors; /* refused at its first values: destroyed, the next run starts again */
-    }
+    size_t errors = nsd_scenario_point(&slot->s, &slot->ready, ctx->base, ctx->shared, &over, diag);
     nsd_overrides_free(&over);
-    if (!errors) s->app.cfg.settings.progress = 0;
+    if (!errors) slot->s.app.cfg.settings.progress = 0;
     return errors;
 }
 
