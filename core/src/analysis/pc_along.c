@@ -46,8 +46,7 @@ size_t nsd_pc_along_read(const nsd_scenario *s, nsd_pc_along *a, nsd_diag *diag)
     }
     if (errors) return errors;
     if (f->real == to->real) {
-        nsd_diag_at(diag, to, "[pcmap] key 'to': expected a value other than 'from' (%g)",
-                    f->real);
+        nsd_diag_at(diag, to, "[pcmap] key 'to': expected a value other than 'from' (%g)", f->real);
         return 1;
     }
     a->from = f->real;
@@ -60,33 +59,38 @@ typedef struct sample {
     double lambda, mu_dp, mu_c, mu_inf, mu_i;
 } sample;
 
+/* The scenario the samples run in: s's model, one data whose parameter
+ * is set for each sample (nsd_scenario_set_params), made at the first. */
+typedef struct along_point {
+    const nsd_scenario *s;
+    nsd_scenario d;
+    int ready;
+} along_point;
+
 /* The analysis of the config with the parameter at p. 0, or -1 with the
  * reason in why. */
-static int sample_at(const nsd_scenario *s, const nsd_pc_along *a, double p, sample *out, char *why,
+static int sample_at(along_point *pt, const nsd_pc_along *a, double p, sample *out, char *why,
                      size_t why_len) {
     nsd_overrides over = {0};
-    nsd_scenario d;
+    nsd_scenario *d = &pt->d;
     nsd_diag diag = {0};
     int rc = -1;
     /* a->section names a real parameter (nsd_config_real_param) */
     nsd_overrides_set_real(&over, a->section, a->key, p, (nsd_where){"[pcmap]", 0, 0}, why,
                            why_len);
-    size_t errors = nsd_scenario_override(&d, s, &over, &diag);
+    size_t errors = nsd_scenario_point(d, &pt->ready, pt->s, pt->s, &over, &diag);
     nsd_overrides_free(&over);
-    d.no_graphs = 1;
-    if (!errors) errors = nsd_scenario_create(&d, &diag);
     nsd_pc_analysis an;
     if (errors) {
         const char *msg = diag.n ? diag.lines[0] : "the config refuses this value";
         if (!strncmp(msg, "[pcmap]: ", 9)) msg += 9; /* the derived node's own "where" */
         snprintf(why, why_len, "%s", msg);
-    } else if (nsd_pc_analyse(&d.model, d.data, d.app.cfg.settings.t_start, d.model.y0, &an, why,
-                              why_len) == 0) {
+    } else if (nsd_pc_analyse(&d->model, d->data, d->app.cfg.settings.t_start, d->data->y0, &an,
+                              why, why_len) == 0) {
         *out = (sample){an.lambda_eff, an.mu_dp, an.mu_c, an.mu_inf, an.mu_i};
         rc = 0;
     }
     nsd_diag_free(&diag);
-    nsd_scenario_destroy(&d);
     return rc;
 }
 
@@ -96,15 +100,14 @@ static int mark_sign(const sample *x, int which) {
 }
 
 /* Bisect the change of mark_sign(which) between p0 and p1 and record it. */
-static void refine(const nsd_scenario *s, nsd_pc_along *a, double p0, double p1, sample x0,
-                   int which) {
+static void refine(along_point *pt, nsd_pc_along *a, double p0, double p1, sample x0, int which) {
     char why[512];
     const int s0 = mark_sign(&x0, which);
     double lo = p0, hi = p1, tol = 1e-12 * fabs(a->to - a->from);
     sample xm = x0;
     while (fabs(hi - lo) > tol) {
         double mid = 0.5 * (lo + hi);
-        if (sample_at(s, a, mid, &xm, why, sizeof why) != 0) return; /* a gap: no mark */
+        if (sample_at(pt, a, mid, &xm, why, sizeof why) != 0) return; /* a gap: no mark */
         if (mark_sign(&xm, which) == s0)
             lo = mid;
         else
@@ -114,7 +117,7 @@ static void refine(const nsd_scenario *s, nsd_pc_along *a, double p0, double p1,
     const char *what = which == 1 ? "mu_DP = mu_c" : s0 ? "mu_DP vanishes" : "mu_DP appears";
     sample at;
     double mu =
-        which == 1 && sample_at(s, a, 0.5 * (lo + hi), &at, why, sizeof why) == 0 ? at.mu_c : 0.0;
+        which == 1 && sample_at(pt, a, 0.5 * (lo + hi), &at, why, sizeof why) == 0 ? at.mu_c : 0.0;
     a->marks[a->n_marks].what = what;
     a->marks[a->n_marks].at = 0.5 * (lo + hi);
     a->marks[a->n_marks++].mu = mu;
@@ -131,25 +134,29 @@ size_t nsd_pc_along_compute(const nsd_scenario *s, nsd_pc_along *a, nsd_diag *di
     a->mu_inf = buf + 4 * n, a->mu_i = buf + 5 * n;
     sample prev = {0};
     char why[512];
-    for (size_t i = 0; i < n; ++i) {
+    along_point pt = {.s = s};
+    size_t errors = 0;
+    for (size_t i = 0; i < n && !errors; ++i) {
         double p = i + 1 == n ? a->to : a->from + (a->to - a->from) * (double)i / (double)(n - 1);
         sample x;
-        if (sample_at(s, a, p, &x, why, sizeof why) != 0) {
+        if (sample_at(&pt, a, p, &x, why, sizeof why) != 0) {
             const nsd_toml_node *t = nsd_toml_get(&s->app.cfg.root, "pcmap");
             nsd_diag_at(diag,
                         nsd_toml_get(t, i == 0       ? "from"
                                         : i + 1 == n ? "to"
                                                      : "along"),
                         "[pcmap]: %s.%s = %g: %s", a->section, a->key, p, why);
-            return 1;
+            errors = 1;
+            break;
         }
         a->par[i] = p, a->lambda[i] = x.lambda, a->mu_dp[i] = x.mu_dp, a->mu_c[i] = x.mu_c;
         a->mu_inf[i] = x.mu_inf, a->mu_i[i] = x.mu_i;
         for (int w = 0; i > 0 && w < 2; ++w)
-            if (mark_sign(&prev, w) != mark_sign(&x, w)) refine(s, a, a->par[i - 1], p, prev, w);
+            if (mark_sign(&prev, w) != mark_sign(&x, w)) refine(&pt, a, a->par[i - 1], p, prev, w);
         prev = x;
     }
-    return 0;
+    if (pt.ready) nsd_scenario_destroy(&pt.d);
+    return errors;
 }
 
 void nsd_pc_along_free(nsd_pc_along *a) {

@@ -71,9 +71,10 @@ void arc_ctx_free(arc_ctx *c) {
     free(c->sx), free(c->base), free(c->xt), free(c->ipiv);
 }
 
-/* A scenario with the parameter at p (derived from s, the config with
- * "SECTION.KEY = p" laid over it; kept for the last few values). NULL
- * with c->why when the config does not take p. */
+/* A scenario with the parameter at p (the config with "SECTION.KEY = p"
+ * on s's model, kept for the last few values; a slot not used lately
+ * takes the new value: nsd_scenario_point). NULL with c->why when the
+ * config does not take p. */
 nsd_scenario *arc_scenario_at(arc_ctx *c, double p) {
     int oldest = 0;
     for (int i = 0; i < ARC_CACHE; ++i) {
@@ -83,8 +84,6 @@ nsd_scenario *arc_scenario_at(arc_ctx *c, double p) {
         }
         if (c->cache_used[i] < c->cache_used[oldest]) oldest = i;
     }
-    if (c->cache_used[oldest]) nsd_scenario_destroy(&c->cache[oldest]);
-    c->cache_used[oldest] = 0;
     const nsd_periodic_config *pc = c->pc;
     nsd_overrides over = {0};
     /* the key names a real parameter (periodic_config.c) */
@@ -92,15 +91,15 @@ nsd_scenario *arc_scenario_at(arc_ctx *c, double p) {
                            (nsd_where){"[periodic.continuation]", 0, 0}, c->why, sizeof c->why);
     nsd_scenario *d = &c->cache[oldest];
     nsd_diag diag = {0};
-    size_t errors = nsd_scenario_override(d, c->s, &over, &diag);
+    int ready = c->cache_used[oldest] != 0;
+    size_t errors = nsd_scenario_point(d, &ready, c->s, c->s, &over, &diag);
     nsd_overrides_free(&over);
-    d->no_graphs = 1;
-    if (!errors) errors = nsd_scenario_create(d, &diag);
+    c->cache_p[oldest] = NAN;      /* no value of its own until it takes p */
+    c->cache_used[oldest] = ready; /* holds a scenario: the first to take the next value */
     if (errors) {
         snprintf(c->why, sizeof c->why, "%s.%s = %.10g: %s", pc->cont_section[0], pc->cont_key[0],
                  p, diag.n ? diag.lines[0] : "the config does not take this value");
         nsd_diag_free(&diag);
-        nsd_scenario_destroy(d);
         return NULL;
     }
     nsd_diag_free(&diag);

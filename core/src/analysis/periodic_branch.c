@@ -27,9 +27,14 @@ typedef struct branch_point {
 typedef struct branch {
     size_t n, k, np, nr; /* states, free states, points, report channels */
     branch_point *pt;
+    /* The scenario the points are solved in: the opened config's model,
+     * one data whose parameters each point sets (nsd_scenario_point). */
+    nsd_scenario at;
+    int at_ready;
 } branch;
 
 static void branch_free(branch *b) {
+    if (b->at_ready) nsd_scenario_destroy(&b->at);
     for (size_t i = 0; b->pt && i < b->np; ++i) {
         free(b->pt[i].y);
         free(b->pt[i].re);
@@ -95,30 +100,28 @@ static int collapsed(nsd_scenario *d, const nsd_periodic_spec *sp, const double 
     return 1;
 }
 
-/* The orbit at parameter value p from the guess: a scenario derived from
- * s with the parameter set, Newton. Returns 0 when converged. */
-static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, branch_point *bp,
+/* The orbit at parameter value p from the guess: the branch's scenario
+ * with the parameter set, Newton. Returns 0 when converged. */
+static int solve_at(nsd_scenario *s, branch *b, const nsd_periodic_config *pc, branch_point *bp,
                     const double *guess, size_t n, size_t k, char *why, size_t why_len) {
     nsd_overrides over = {0};
     /* the keys name real parameters (periodic_config.c) */
     for (size_t j = 0; j < pc->n_par; ++j)
         nsd_overrides_set_real(&over, pc->cont_section[j], pc->cont_key[j], bp->par[j],
                                (nsd_where){"[periodic.continuation]", 0, 0}, why, why_len);
-    nsd_scenario d;
+    nsd_scenario *d = &b->at;
     nsd_diag diag = {0};
     int rc = -1;
-    size_t errors = nsd_scenario_override(&d, s, &over, &diag);
+    size_t errors = nsd_scenario_point(d, &b->at_ready, s, s, &over, &diag);
     nsd_overrides_free(&over);
-    d.no_graphs = 1;
-    if (!errors) errors = nsd_scenario_create(&d, &diag);
     if (errors) {
         snprintf(why, why_len, "%s.%s = %g: %s", pc->cont_section[0], pc->cont_key[0], bp->p,
                  diag.n ? diag.lines[0] : "the config does not take this value");
     } else {
-        d.app.cfg.settings = s->app.cfg.settings; /* the shooting settings */
+        d->app.cfg.settings = s->app.cfg.settings; /* the shooting settings */
         nsd_periodic_result r;
         if (nsd_periodic_result_init(&r, n, k) == 0) {
-            rc = nsd_periodic_solve(&d, &pc->spec, guess, &r, NULL);
+            rc = nsd_periodic_solve(d, &pc->spec, guess, &r, NULL);
             bp->converged = rc == 0;
             bp->residual = r.residual;
             bp->period = r.period;
@@ -128,16 +131,15 @@ static int solve_at(nsd_scenario *s, const nsd_periodic_config *pc, branch_point
             memcpy(bp->re, r.mult_re, k * sizeof *bp->re);
             memcpy(bp->im, r.mult_im, k * sizeof *bp->im);
             if (rc != 0) snprintf(why, why_len, "%s", r.message);
-            if (rc == 0 && collapsed(&d, &pc->spec, r.y, why, why_len)) rc = 2;
-            if (rc == 0 && nsd_periodic_report(&d, &pc->spec, r.y, pc->report, pc->n_report,
-                                               bp->rep, why, why_len) != 0) {
+            if (rc == 0 && collapsed(d, &pc->spec, r.y, why, why_len)) rc = 2;
+            if (rc == 0 && nsd_periodic_report(d, &pc->spec, r.y, pc->report, pc->n_report, bp->rep,
+                                               why, why_len) != 0) {
                 for (size_t i = 0; i < pc->n_report; ++i) bp->rep[i] = NAN;
             }
             nsd_periodic_result_free(&r);
         }
     }
     nsd_diag_free(&diag);
-    nsd_scenario_destroy(&d);
     return rc;
 }
 
@@ -190,9 +192,8 @@ static size_t report_panels(const nsd_scenario *s, const nsd_periodic_config *pc
         for (size_t i = 0; i < np; ++i) R[j * np + i] = b->pt[i].converged ? b->pt[i].rep[j] : NAN;
         cv[j] = (nsd_curve){P, R + j * np, np, NULL, 1, 0, 2.0, 2, 0, 0};
         snprintf(yl[j], sizeof yl[j], "%s [%s]", ch->name, ch->unit);
-        panels[j] = (nsd_panel){ch->label, xl,  yl[j], &cv[j], 1, vl,   nv,   NAN, NAN,
-                                NAN,       NAN, 0,     0,      0, NULL, NULL, 0, NULL, NULL, 0, 0,
-                                NULL};
+        panels[j] = (nsd_panel){ch->label, xl, yl[j], &cv[j], 1,    vl, nv,   NAN,  NAN, NAN, NAN,
+                                0,         0,  0,     NULL,   NULL, 0,  NULL, NULL, 0,   0,   NULL};
     }
     return nr;
 }
@@ -242,16 +243,35 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
     nsd_plot_symbol(pc->cont_key[0], sym, sizeof sym); /* "gamma": γ */
     snprintf(xl, sizeof xl, "%s [%s]", sym,
              nsd_figures_key_unit(&s->app.cfg, pc->cont_section[0], pc->cont_key[0]));
-    snprintf(title, sizeof title,
-             "periodic orbits along %s.%s (grey lines: a multiplier crosses)",
+    snprintf(title, sizeof title, "periodic orbits along %s.%s (grey lines: a multiplier crosses)",
              pc->cont_section[0], pc->cont_key[0]);
     nsd_panel panels[3 + NR_PANELS] = {
-        {"Floquet multipliers |μ|", xl, "|μ| [1]", cv, k + 1, vl, nv, NAN, NAN, 0.0, NAN, 0, 0, 0,
-         NULL, NULL, 4, NULL, NULL, 0, 0, NULL},
-        {"real parts", xl, "Re μ [1]", cv + k + 1, k + 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
-         NULL, 5, NULL, NULL, 0, 0, NULL},
-        {"period", xl, "period [s]", cv + 2 * k + 2, 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0, NULL,
-         NULL, 0, NULL, NULL, 0, 0, NULL},
+        {"Floquet multipliers |μ|",
+         xl,
+         "|μ| [1]",
+         cv,
+         k + 1,
+         vl,
+         nv,
+         NAN,
+         NAN,
+         0.0,
+         NAN,
+         0,
+         0,
+         0,
+         NULL,
+         NULL,
+         4,
+         NULL,
+         NULL,
+         0,
+         0,
+         NULL},
+        {"real parts", xl,   "Re μ [1]", cv + k + 1, k + 1, vl, nv, NAN, NAN, NAN, NAN, 0, 0, 0,
+         NULL,         NULL, 5,          NULL,       NULL,  0,  0,  NULL},
+        {"period", xl, "period [s]", cv + 2 * k + 2, 1, vl,   nv,   NAN, NAN, NAN, NAN, 0,
+         0,        0,  NULL,         NULL,           0, NULL, NULL, 0,   0,   NULL},
     };
     char yl[NR_PANELS][96];
     size_t npanels = 3 + report_panels(s, pc, b, P, R, vl, nv, xl, cv + 2 * k + 3, panels + 3, yl);
@@ -358,7 +378,7 @@ static int solve_point(nsd_scenario *s, const nsd_periodic_config *pc, branch *b
             guess[j] = b->pt[j1].y[j] + f * (b->pt[j1].y[j] - b->pt[j2].y[j]);
     }
     bp->solved = 1;
-    return solve_at(s, pc, bp, guess, b->n, b->k, why, len);
+    return solve_at(s, b, pc, bp, guess, b->n, b->k, why, len);
 }
 
 void nsd_branch_summary_free(nsd_branch_summary *sum) {
@@ -383,8 +403,7 @@ void nsd_branch_summary_free(nsd_branch_summary *sum) {
 
 /* The columns of continuation.csv that the summary's first part leaves
  * out, into sum. 0 or -1 (out of memory). */
-static int summarize_rows(const branch *b, const nsd_periodic_config *pc,
-                          nsd_branch_summary *sum) {
+static int summarize_rows(const branch *b, const nsd_periodic_config *pc, nsd_branch_summary *sum) {
     size_t np = b->np, k = b->k;
     sum->n_par = pc->n_par;
     sum->k = k;

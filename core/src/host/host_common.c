@@ -78,21 +78,42 @@ void nsd_host_scenario_free(nsd_scenario *s) {
     free(s);
 }
 
-nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
-    if (d->ready) return NSDYN_HOST_OK;
+/* The data's scenario for its overrides: its values set in the scenario
+ * it has (nsd_scenario_set_params), or the first one derived and created
+ * on the model's shared model. The errors, in diag. */
+static size_t make_scenario(nsdyn_data *d, nsd_diag *diag) {
+    const nsdyn_model *m = d->model;
+    if (d->s) {
+        nsd_host_end_run(d); /* the run in progress is on these data */
+        /* a plugin that said something at its create says it again: the
+         * log starts with this create's messages */
+        if (d->create_log_len) d->s->create_logged = 1;
+        return nsd_scenario_set_params(d->s, &d->over, diag);
+    }
     nsd_scenario *s = calloc(1, sizeof *s);
-    if (!s) return nsd_host_fail(d, NSDYN_HOST_ERR_MEMORY, "out of memory");
-    nsd_diag diag = {0};
-    d->log_len = 0; /* the log starts with this create's messages */
-    if (d->log) d->log[0] = '\0';
-    size_t errors = nsd_scenario_override(s, &d->model->base, &d->over, &diag);
+    if (!s) abort();
+    size_t errors = nsd_scenario_override(s, &m->base, &d->over, diag);
     /* create checks the [plot] channel names as nsdyn run does (the API
      * draws nothing: nsdyn_data_write passes no graphs) */
     s->no_graphs = 0;
     s->app.host = (nsdyn_host){sizeof s->app.host, d, capture_log};
-    if (!errors) errors = nsd_scenario_create(s, &diag);
-    if (errors) {
+    if (!errors)
+        errors = m->has_shared ? nsd_scenario_create_on(s, &m->shared, diag)
+                               : nsd_scenario_create(s, diag);
+    if (errors)
         nsd_host_scenario_free(s);
+    else
+        d->s = s;
+    return errors;
+}
+
+nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
+    if (d->ready) return NSDYN_HOST_OK;
+    nsd_diag diag = {0};
+    d->log_len = 0; /* the log starts with this create's messages */
+    if (d->log) d->log[0] = '\0';
+    size_t errors = make_scenario(d, &diag);
+    if (errors) {
         if (out) { /* the messages to the caller, the first in d->err too */
             snprintf(d->err, sizeof d->err, "%s", diag.n ? diag.lines[0] : "refused");
             *out = diag;
@@ -101,11 +122,9 @@ nsdyn_host_status nsd_host_prepare(nsdyn_data *d, nsd_diag *out) {
         return nsd_host_fail_diag(d, &diag, NSDYN_HOST_ERR_CONFIG);
     }
     nsd_diag_free(&diag);
-    s->app.cfg.settings.progress = 0;
+    d->s->app.cfg.settings.progress = 0;
     d->create_log_len = d->log_len;
-    nsd_host_end_run(d); /* its scenario goes */
-    nsd_host_scenario_free(d->s);
-    d->s = s;
+    nsd_host_end_run(d);
     for (int k = 0; k < 2; ++k) {
         free(d->lists[k]);
         d->lists[k] = NULL;

@@ -21,13 +21,18 @@ struct nsdyn_errors {
 
 struct nsdyn_model {
     nsd_scenario base; /* opened, not created: the config and the plugins */
+    /* base's config created once: the model every data runs on (its own
+     * plugin instances, nsd_scenario_create_on); has_shared 0 when base's
+     * own values are refused (each data then makes a model of its own) */
+    nsd_scenario shared;
+    int has_shared;
 };
 
 struct nsdyn_data {
     const nsdyn_model *model;
     nsd_overrides over; /* the data's overrides (config/overrides.h) */
-    nsd_scenario *s;    /* derived from model->base with `over`, created (heap: its model
-                        * points into it), or NULL */
+    nsd_scenario *s;    /* derived from model->base with `over`, created on model->shared's
+                        * model (heap), or NULL; later values set in it */
     int ready;          /* s derived and created from the current `over` */
     int ran;            /* s.res holds a run */
     atomic_int stop;    /* nsdyn_data_request_stop: the signal number to report */

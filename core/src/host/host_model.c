@@ -73,6 +73,13 @@ static nsdyn_host_status model_open(const char *path, const char *text, const ch
         return NSDYN_HOST_ERR_CONFIG;
     }
     nsd_diag_free(&diag);
+    /* the model the data share (created once; their instances their own) */
+    nsd_overrides none = {0};
+    m->has_shared = nsd_scenario_override(&m->shared, &m->base, &none, &diag) == 0;
+    m->shared.no_graphs = 1;
+    m->has_shared = m->has_shared && nsd_scenario_create(&m->shared, &diag) == 0;
+    if (!m->has_shared) nsd_scenario_destroy(&m->shared);
+    nsd_diag_free(&diag);
     *out = m;
     return NSDYN_HOST_OK;
 }
@@ -91,6 +98,7 @@ nsdyn_host_status nsdyn_model_open_string(const char *toml, const char *name,
 
 void nsdyn_model_free(nsdyn_model *m) {
     if (!m) return;
+    if (m->has_shared) nsd_scenario_destroy(&m->shared);
     nsd_scenario_destroy(&m->base);
     free(m);
 }
@@ -249,7 +257,10 @@ static nsdyn_host_status set_override(nsdyn_data *d, const char *section, const 
     if (st != NSDYN_HOST_OK) {
         nsd_overrides_free(&d->over);
         d->over = before;
-        d->ready = d->s != NULL; /* the previous scenario is still there */
+        /* the previous values are set again before the next run (the
+         * scenario may hold the refused ones when the start's checks
+         * refused them) */
+        d->ready = 0;
     } else {
         nsd_overrides_free(&before);
     }

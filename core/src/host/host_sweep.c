@@ -103,11 +103,12 @@ static int run_pending(const nsd_sweep_def *def, const nsd_scenario *base, nsd_s
     nsd_scenario *shared = nsd_sweep_shared_model(def, base); /* one model when the axes allow */
     nsd_sweep_worker_ctx ctx = {def, base, NULL, NULL, shared};
     nsd_sweep_row *row = nsd_sweep_row_new(def);
+    nsd_sweep_slot slot = {0}; /* one scenario on the shared model, run to run */
     int rc = nsd_sweep_db_begin(db, err, len);
     double last_commit = now_s();
     for (uint64_t r = 0; rc == 0 && r < def->n_runs; ++r) {
         if (done && (done[r / 8] >> (r % 8) & 1)) continue;
-        nsd_sweep_run_one(&ctx, r, row);
+        nsd_sweep_run_in(&ctx, &slot, r, row);
         if (nsd_interrupt_signal()) { /* cut short: not a finished run */
             rc = 1;
             break;
@@ -120,6 +121,7 @@ static int run_pending(const nsd_sweep_def *def, const nsd_scenario *base, nsd_s
         }
     }
     nsd_sweep_row_free(row);
+    nsd_sweep_slot_free(&slot);
     if (shared) nsd_scenario_destroy(shared);
     free(shared);
     if (rc >= 0 && nsd_sweep_db_commit(db, err, len) != 0) rc = -1;

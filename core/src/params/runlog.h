@@ -64,6 +64,10 @@ void nsd_runlog_sink(void *ctx, nsdyn_log_level level, const char *message);
 nsdyn_host nsd_runlog_host(nsd_runlog *log);
 
 nsd_runlog_mark nsd_runlog_mark_now(const nsd_runlog *log);
+/* Nothing was added between two marks of one log. */
+static inline int nsd_runlog_same_mark(nsd_runlog_mark a, nsd_runlog_mark b) {
+    return a.len == b.len && a.n == b.n && a.n_warnings == b.n_warnings && a.dropped == b.dropped;
+}
 /* Forget what came after mark (a new run keeps its create's messages). */
 void nsd_runlog_rewind(nsd_runlog *log, nsd_runlog_mark mark);
 /* dst = src (deep); dst is overwritten, not freed first. */

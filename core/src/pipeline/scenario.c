@@ -62,6 +62,7 @@ size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag) {
     if (!s->app.host.log) s->app.host = nsd_runlog_host(&s->log);
     s->start_mark = nsd_runlog_mark_now(&s->log);
     nsd_scenario_config_notes(s);
+    nsd_runlog_mark noted = nsd_runlog_mark_now(&s->log);
     size_t errors = nsd_model_create(&s->model, &s->app.cfg, diag);
     if (s->model.regime && !errors) { /* the run's own plugin instances */
         char err[600] = "";
@@ -69,6 +70,7 @@ size_t nsd_scenario_create(nsd_scenario *s, nsd_diag *diag) {
         if (!s->data) nsd_diag_add(diag, "%s", err), errors++;
     }
     s->created_mark = nsd_runlog_mark_now(&s->log);
+    s->create_logged = !nsd_runlog_same_mark(noted, s->created_mark);
     s->created = 1; /* a model that failed half-way is destroyed too */
     s->start_checked = !errors;
     if (!errors && !s->no_graphs) errors = nsd_figures_check(&s->app.cfg, &s->model, diag);
@@ -94,6 +96,7 @@ size_t nsd_scenario_create_on(nsd_scenario *s, const nsd_scenario *shared, nsd_d
     }
     s->shares_model = 1;
     s->start_mark = before;
+    s->create_logged = !nsd_runlog_same_mark(before, nsd_runlog_mark_now(&s->log));
     nsd_scenario_config_notes(s);
     /* [initial] over the start: the model's own entries give the values it
      * has, an axis's its own (an initial state is the run's, not the model's) */

@@ -67,6 +67,7 @@ typedef struct nsd_scenario {
     const struct nsd_scenario *shared_from;
     nsd_config *model_cfg;
     int start_checked; /* created or set_params with no error at its start's checks */
+    int create_logged; /* a plugin said something at its create (set_params creates all anew) */
 } nsd_scenario;
 
 /* Read, override and resolve the config at path. Returns the number of
@@ -123,6 +124,16 @@ size_t nsd_scenario_create_on(nsd_scenario *s, const nsd_scenario *shared, nsd_d
  * diag, the text a config gives at that key); after an error in the
  * values s is as it was, ready for the next values. */
 size_t nsd_scenario_set_params(nsd_scenario *s, const nsd_overrides *over, nsd_diag *diag);
+
+/* A point of a study or an analysis at values `over` of the config of
+ * `from` (opened, or derived): the first time (*ready 0) derived from it
+ * and created on the model of `on` (created: `from` itself, or a scenario
+ * derived from it without overrides), no graphs; after that
+ * (*ready 1) the same scenario with its values changed
+ * (nsd_scenario_set_params). Returns the errors; *ready says whether pt
+ * holds a scenario to destroy. */
+size_t nsd_scenario_point(nsd_scenario *pt, int *ready, const nsd_scenario *from,
+                          const nsd_scenario *on, const nsd_overrides *over, nsd_diag *diag);
 
 /* The config's warnings (a parameter set by a former name) into s's log. */
 void nsd_scenario_config_notes(nsd_scenario *s);

@@ -99,8 +99,7 @@ size_t nsd_scenario_set_params(nsd_scenario *s, const nsd_overrides *over, nsd_d
     /* create's messages are the run's: a plugin that said something at
      * create says it again, so every part is created anew then (the log
      * kept, for values refused) */
-    nsd_runlog_mark a = s->start_mark, b = s->created_mark;
-    int quiet = a.n == b.n && a.dropped == b.dropped && a.n_warnings == b.n_warnings;
+    int quiet = !s->create_logged;
     nsd_runlog saved = {0};
     if (!quiet) nsd_runlog_copy(&saved, &s->log);
     nsd_runlog_rewind(&s->log, s->start_mark);
@@ -116,11 +115,15 @@ size_t nsd_scenario_set_params(nsd_scenario *s, const nsd_overrides *over, nsd_d
         nsd_runlog_free(&saved);
     if (rc == -2) return recreate(s, &cfg, diag);
     if (rc < 0) {
-        if (quiet) nsd_runlog_rewind(&s->log, s->created_mark);
+        if (quiet) { /* the log had only the config's notes: said again */
+            nsd_scenario_config_notes(s);
+            s->created_mark = nsd_runlog_mark_now(&s->log);
+        }
         errors = refused(s, over, err, diag);
         nsd_config_free(&cfg);
         return errors;
     }
+    s->create_logged = !nsd_runlog_same_mark(s->start_mark, nsd_runlog_mark_now(&s->log));
     take_config(s, &cfg);
     nsd_data_reset(&s->model, s->data); /* a kept instance as created, before the checks */
     nsd_scenario_config_notes(s);
@@ -131,5 +134,16 @@ size_t nsd_scenario_set_params(nsd_scenario *s, const nsd_overrides *over, nsd_d
         errors = nsd_model_check_start(&s->model, s->data, &s->app.cfg, diag);
     s->start_checked = !errors;
     s->created_mark = nsd_runlog_mark_now(&s->log);
+    return errors;
+}
+
+size_t nsd_scenario_point(nsd_scenario *pt, int *ready, const nsd_scenario *from,
+                          const nsd_scenario *on, const nsd_overrides *over, nsd_diag *diag) {
+    if (*ready) return nsd_scenario_set_params(pt, over, diag);
+    size_t errors = nsd_scenario_override(pt, from, over, diag);
+    pt->no_graphs = 1;
+    if (!errors) errors = nsd_scenario_create_on(pt, on, diag);
+    *ready = !errors;
+    if (errors) nsd_scenario_destroy(pt);
     return errors;
 }

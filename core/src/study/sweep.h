@@ -242,12 +242,27 @@ typedef struct nsd_sweep_worker_ctx {
 } nsd_sweep_worker_ctx;
 /* The scenario of base's config whose model the runs of def may share
  * (nsd_scenario_create_on), created into *out, when every axis sets a
- * parameter of the system, contact, friction or integrator (not a plugin
- * id, not [initial] or [run], which change the model itself); NULL when
+ * parameter of the system, contact, friction or integrator or an
+ * [initial] state (not a plugin id, not [run], which change the model
+ * itself); NULL when
  * they do not, or it could not be created (the runs then make their
  * own). Destroy and free it after the runs. */
 nsd_scenario *nsd_sweep_shared_model(const nsd_sweep_def *def, const nsd_scenario *base);
 void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_row *row);
+/* A worker's (a thread's, a process's) own scenario on the shared model,
+ * kept from run to run: a run changes its parameters
+ * (nsd_scenario_set_params), its plugins' instances reset, or created
+ * anew only where a plugin's values changed (issue 25). Zero it before
+ * the first run; free it after the last. */
+typedef struct nsd_sweep_slot {
+    nsd_scenario s;
+    int ready; /* s holds a created scenario */
+} nsd_sweep_slot;
+/* nsd_sweep_run_one in the worker's slot (NULL, or no shared model: a
+ * scenario of the run's own, as nsd_sweep_run_one). The same row. */
+void nsd_sweep_run_in(const nsd_sweep_worker_ctx *ctx, nsd_sweep_slot *slot, uint64_t run,
+                      nsd_sweep_row *row);
+void nsd_sweep_slot_free(nsd_sweep_slot *slot);
 /* A plugin with mutable global state gives a run a different result in a
  * worker (a process, or a thread: `worker`) that ran others before it, so
  * the rows depend on which worker ran what (-j N). The worker's first

@@ -147,19 +147,10 @@ void nsd_sweep_overrides(const nsd_sweep_def *def, uint64_t run, nsd_overrides *
     build_overrides(def, dims, (size_t)-1, (pos){0}, over);
 }
 
-/* Derive and create a scenario of base with the overrides; errors in diag. */
-static size_t try_variant(const nsd_scenario *base, const nsd_overrides *over, nsd_diag *diag) {
-    nsd_scenario s;
-    size_t errors = nsd_scenario_override(&s, base, over, diag);
-    s.no_graphs = 1;
-    if (!errors) errors = nsd_scenario_create(&s, diag);
-    nsd_scenario_destroy(&s);
-    return errors;
-}
-
-/* Values per axis checked by creating the model (the ends and evenly
- * spread ones between): a derive and create costs about 0.1 ms, so every
- * value of a 10^7-value axis would take minutes. */
+/* Values per axis checked by creating them (the ends and evenly spread
+ * ones between), in one scenario whose values each sets
+ * (nsd_scenario_point): a check costs about 0.1 ms, so every value of a
+ * 10^7-value axis would take minutes. */
 #define NSD_SWEEP_CHECK_CREATED 1000
 
 /* The declaration of an axis's key when it is a number of [run] or of a
@@ -242,28 +233,37 @@ static size_t check_ranges(const nsd_sweep_def *def, const nsd_scenario *base, s
     return 0;
 }
 
-size_t nsd_sweep_check_values(const nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *diag) {
-    pos dims[64];
-    run_positions(def, 0, dims);
+/* Every axis's values (its ranges, then by creating them), the other axes
+ * at dims. The errors, in diag. */
+static size_t check_axes(const nsd_sweep_def *def, const nsd_scenario *base, const pos *dims,
+                         nsd_diag *diag) {
+    nsd_scenario pt;
+    int ready = 0;
     size_t errors = 0;
     for (size_t a = 0; a < def->n_axes; ++a) {
         const nsd_sweep_axis *ax = &def->axes[a];
         int by_u = def->design != NSD_DESIGN_GRID && ax->is_range;
         size_t n = by_u ? 2 : ax->n;
         size_t e = check_ranges(def, base, a, dims, diag);
-        if (e && nsd_interrupt_signal()) return errors + e;
+        if (e && nsd_interrupt_signal()) {
+            errors += e;
+            break;
+        }
         errors += e;
         if (e) continue;
         /* by creating the model: every value, or the ends and evenly spread ones */
         size_t m = n > NSD_SWEEP_CHECK_CREATED ? NSD_SWEEP_CHECK_CREATED : n;
         for (size_t j = 0; j < m; ++j) {
-            if (nsd_interrupt_signal()) return errors + check_interrupted(ax, j, m, diag);
+            if (nsd_interrupt_signal()) {
+                e = check_interrupted(ax, j, m, diag);
+                break;
+            }
             size_t k = m == n ? j : (size_t)((double)j * (double)(n - 1) / (double)(m - 1) + 0.5);
             pos p = {by_u, k, (double)k};
             nsd_overrides over;
             build_overrides(def, dims, a, p, &over);
             size_t first = diag->n;
-            e = try_variant(base, &over, diag);
+            e = nsd_scenario_point(&pt, &ready, base, base, &over, diag);
             nsd_overrides_free(&over);
             if (!e) continue;
             double num;
@@ -274,10 +274,20 @@ size_t nsd_sweep_check_values(const nsd_sweep_def *def, const nsd_scenario *base
             else
                 snprintf(what, sizeof what, " (axis '%s', value %.12g)", ax->name, num);
             nsd_diag_suffix(diag, first, what);
-            errors += e;
             break; /* one value per axis is enough to say what is wrong */
         }
+        errors += e;
+        if (e && nsd_interrupt_signal()) break;
     }
+    if (ready) nsd_scenario_destroy(&pt);
+    return errors;
+}
+
+size_t nsd_sweep_check_values(const nsd_sweep_def *def, const nsd_scenario *base, nsd_diag *diag) {
+    pos dims[64];
+    run_positions(def, 0, dims);
+    size_t errors = check_axes(def, base, dims, diag);
+    if (errors && nsd_interrupt_signal()) return errors;
     if (def->n_runs == 0) {
         nsd_diag_at(diag, def->at, "[sweep]: the sweep has no runs");
         errors++;

@@ -65,6 +65,24 @@ static size_t derive(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_scenario
     return errors;
 }
 
+/* Run `run` in the worker's slot: its scenario on the shared model with
+ * the run's values (nsd_scenario_set_params), created on the first run.
+ * The errors (in diag); *s is the slot's scenario. */
+static size_t derive_in(const nsd_sweep_worker_ctx *ctx, nsd_sweep_slot *slot, uint64_t run,
+                        nsd_diag *diag) {
+    nsd_overrides over;
+    nsd_sweep_overrides(ctx->def, run, &over);
+    size_t errors = nsd_scenario_point(&slot->s, &slot->ready, ctx->base, ctx->shared, &over, diag);
+    nsd_overrides_free(&over);
+    if (!errors) slot->s.app.cfg.settings.progress = 0;
+    return errors;
+}
+
+void nsd_sweep_slot_free(nsd_sweep_slot *slot) {
+    if (slot->ready) nsd_scenario_destroy(&slot->s);
+    slot->ready = 0;
+}
+
 /* Does the keep setting name this row? */
 static int kept(const nsd_sweep_worker_ctx *ctx, const nsd_sweep_row *row) {
     nsd_sweep_keep k = ctx->keep_dir ? ctx->def->keep : NSD_KEEP_NONE;
@@ -126,7 +144,37 @@ int nsd_sweep_filter_holds(const nsd_sweep_filter *f, const nsd_sweep_row *row) 
     return 0;
 }
 
+/* The row of a run that ran (or was refused: errors, diag). */
+static void summarize_run(const nsd_sweep_worker_ctx *ctx, nsd_scenario *sp, size_t errors,
+                          const nsd_diag *diag, nsd_sweep_row *row) {
+    const nsd_sweep_def *def = ctx->def;
+    if (errors) {
+        row->status = NSD_SWEEP_REFUSED;
+        snprintf(row->message, sizeof row->message, "%s",
+                 diag->n ? diag->lines[0] : "the run's config was refused");
+    } else if (sp->res.outcome == NSD_RUN_FAILED) {
+        row->status = NSD_SWEEP_FAILED;
+        snprintf(row->message, sizeof row->message, "%.511s", sp->res.message);
+        for (size_t k = 0; k < def->n_sums; ++k)
+            if (def->sums[k].kind == NSD_SUM_STOP) snprintf(row->sum_text[k], 8, "failed");
+    } else if (nsd_sweep_summarize(def, sp, row) != 0) {
+        row->status = NSD_SWEEP_NO_SUMMARY;
+    } else if (sp->res.open_projections) { /* data, but say it (run.h) */
+        snprintf(row->message, sizeof row->message,
+                 "warning: %llu open contact%s found penetrating (deepest %.3g m) and projected "
+                 "out: a possible missed impact",
+                 (unsigned long long)sp->res.open_projections,
+                 sp->res.open_projections == 1 ? "" : "s", sp->res.deepest_open);
+    }
+    if (!errors) keep_outputs(ctx, sp, row);
+}
+
 void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_row *row) {
+    nsd_sweep_run_in(ctx, NULL, run, row);
+}
+
+void nsd_sweep_run_in(const nsd_sweep_worker_ctx *ctx, nsd_sweep_slot *slot, uint64_t run,
+                      nsd_sweep_row *row) {
     const nsd_sweep_def *def = ctx->def;
     double w0 = now_s();
     row->run = run;
@@ -143,55 +191,44 @@ void nsd_sweep_run_one(const nsd_sweep_worker_ctx *ctx, uint64_t run, nsd_sweep_
         row->sum_num[k] = NAN;
         row->sum_text[k][0] = '\0';
     }
-    nsd_scenario s;
+    nsd_scenario own, *sp = &own;
     nsd_diag diag = {0};
-    size_t errors = derive(ctx, run, &s, &diag);
+    int in_slot = slot && ctx->shared;
+    size_t errors;
+    if (in_slot)
+        errors = derive_in(ctx, slot, run, &diag), sp = &slot->s;
+    else
+        errors = derive(ctx, run, &own, &diag);
     if (!errors) {
         /* only what the summaries read (nsd_sweep_sampled_channels); a run
          * that keep = "failed" or a filter names runs again (keep_outputs) */
         unsigned char *want =
-            nsd_sweep_sampled_channels(def, &s.model, ctx->keep_dir && def->keep == NSD_KEEP_ALL);
-        s.app.cfg.settings.sample_channels = want;
-        errors = nsd_scenario_run(&s, NULL, &diag);
-        s.app.cfg.settings.sample_channels = NULL;
+            nsd_sweep_sampled_channels(def, &sp->model, ctx->keep_dir && def->keep == NSD_KEEP_ALL);
+        sp->app.cfg.settings.sample_channels = want;
+        errors = nsd_scenario_run(sp, NULL, &diag);
+        sp->app.cfg.settings.sample_channels = NULL;
         free(want);
-        row->sim_wall = s.res.wall_seconds;
+        row->sim_wall = sp->res.wall_seconds;
         /* the run's own log: threads never share one, nothing on stderr */
-        row->log_warnings = (uint32_t)s.res.log.n_warnings;
-        snprintf(row->log_first, sizeof row->log_first, "%s", s.res.log.first);
+        row->log_warnings = (uint32_t)sp->res.log.n_warnings;
+        snprintf(row->log_first, sizeof row->log_first, "%s", sp->res.log.first);
     }
-    if (errors) {
-        row->status = NSD_SWEEP_REFUSED;
-        snprintf(row->message, sizeof row->message, "%s",
-                 diag.n ? diag.lines[0] : "the run's config was refused");
-    } else if (s.res.outcome == NSD_RUN_FAILED) {
-        row->status = NSD_SWEEP_FAILED;
-        snprintf(row->message, sizeof row->message, "%.511s", s.res.message);
-        for (size_t k = 0; k < def->n_sums; ++k)
-            if (def->sums[k].kind == NSD_SUM_STOP) snprintf(row->sum_text[k], 8, "failed");
-    } else if (nsd_sweep_summarize(def, &s, row) != 0) {
-        row->status = NSD_SWEEP_NO_SUMMARY;
-    } else if (s.res.open_projections) { /* data, but say it (run.h) */
-        snprintf(row->message, sizeof row->message,
-                 "warning: %llu open contact%s found penetrating (deepest %.3g m) and projected "
-                 "out: a possible missed impact",
-                 (unsigned long long)s.res.open_projections, s.res.open_projections == 1 ? "" : "s",
-                 s.res.deepest_open);
-    }
-    if (!errors) keep_outputs(ctx, &s, row);
-    nsd_scenario_destroy(&s);
+    summarize_run(ctx, sp, errors, &diag, row);
+    if (!in_slot || !slot->ready) nsd_scenario_destroy(sp);
     nsd_diag_free(&diag);
     row->wall = now_s() - w0;
 }
 
 nsd_scenario *nsd_sweep_shared_model(const nsd_sweep_def *def, const nsd_scenario *base) {
-    static const char *const parts[] = {"system", "contact", "friction", "integrator"};
+    /* an initial state is the run's data, not the model's (create_on
+     * lays [initial] over the data's start) */
+    static const char *const parts[] = {"system", "contact", "friction", "integrator", "initial"};
     for (size_t a = 0; a < def->n_axes; ++a) {
         const nsd_sweep_axis *ax = &def->axes[a];
         int plugin_param = strcmp(ax->param, "id") != 0;
         size_t k = 0;
-        while (k < 4 && strcmp(ax->section, parts[k]) != 0) k++;
-        if (k == 4 || !plugin_param) return NULL;
+        while (k < 5 && strcmp(ax->section, parts[k]) != 0) k++;
+        if (k == 5 || !plugin_param) return NULL;
     }
     nsd_scenario *s = calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -370,6 +407,7 @@ typedef struct queue {
 typedef struct worker {
     queue *q;
     nsd_sweep_worker_ctx ctx;
+    nsd_sweep_slot slot; /* its scenario on the shared model, run to run */
     pthread_t th;
     nsd_stop_watch stop;
     uint64_t in_flight;
@@ -397,7 +435,7 @@ static void *worker_main(void *arg) {
         pthread_mutex_unlock(&q->mu);
         if (i == SIZE_MAX) break;
         nsd_sweep_row *row = nsd_sweep_row_new(w->ctx.def);
-        nsd_sweep_run_one(&w->ctx, q->pending[i], row);
+        nsd_sweep_run_in(&w->ctx, &w->slot, q->pending[i], row);
         if (!probed) nsd_sweep_probe_global_state(&w->ctx, q->pending[i], row, "worker thread");
         probed = 1;
         if (nsd_interrupt_signal()) { /* cut short: not a finished run */
@@ -412,6 +450,7 @@ static void *worker_main(void *arg) {
         pthread_mutex_unlock(&q->mu);
     }
     nsd_stop_watch_attach(NULL);
+    nsd_sweep_slot_free(&w->slot);
     pthread_mutex_lock(&q->mu);
     w->busy = 0;
     w->ended = 1;

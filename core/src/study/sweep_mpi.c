@@ -176,16 +176,18 @@ typedef struct chunk_job {
 static void *chunk_thread(void *arg) {
     chunk_job *j = arg;
     nsd_sweep_row *row = nsd_sweep_row_new(j->ctx->def);
+    nsd_sweep_slot slot = {0}; /* this thread's scenario, run to run */
     for (;;) {
         pthread_mutex_lock(&j->mu);
         int i = j->next < j->n && !nsd_interrupt_signal() ? j->next++ : -1;
         pthread_mutex_unlock(&j->mu);
         if (i < 0) break;
-        nsd_sweep_run_one(j->ctx, j->runs[i], row);
+        nsd_sweep_run_in(j->ctx, &slot, j->runs[i], row);
         if (nsd_interrupt_signal()) break; /* cut short: not finished */
         nsd_sweep_row_pack(j->ctx->def, row, j->slots + (size_t)i * j->row_size);
         j->finished[i] = 1;
     }
+    nsd_sweep_slot_free(&slot);
     nsd_sweep_row_free(row);
     return NULL;
 }

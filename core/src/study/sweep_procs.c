@@ -126,8 +126,9 @@ static void child_main(const nsd_sweep_worker_ctx *ctx, int task, int result, do
     nsd_sweep_worker_ctx own = *ctx;
     own.shared = nsd_sweep_shared_model(ctx->def, ctx->base);
     ctx = &own;
+    nsd_sweep_slot slot = {0}; /* its scenario, run to run (freed by the process's end) */
     while (!nsd_interrupt_signal() && read_all(task, &run, sizeof run) == 0) {
-        nsd_sweep_run_one(ctx, run, row);
+        nsd_sweep_run_in(ctx, &slot, run, row);
         if (!probed) nsd_sweep_probe_global_state(ctx, run, row, "worker process"), probed = 1;
         if (nsd_interrupt_signal() || send_row(result, ctx->def, row) != 0) break;
     }
