@@ -61,6 +61,9 @@ RUNS += [
                                             "--set", "plot.format=\"pdf\""]),
     # [plot] dpi written into every PNG (pHYs): a dpi other than the default 300
     ("run", "bouncing_ball_newton.toml", ["--set", "plot.dpi=150"]),
+    # a shared time axis with a ×10^k factor (1 ms: ×10^−3): once, under the lowest panel
+    ("run", "impact_oscillator.toml",
+     ["--set", "run.t_end=0.001", "--set", "run.output_dt=1e-5"]),
 ]
 # issue 26, round 6: PLplot's own svg driver ("svg-text": text as <text>, widths measured
 # with FreeType, core/src/plot/plot_ftext.c), each command's figures; the SVGs are rendered
@@ -194,7 +197,8 @@ STACKS = ("timeseries", "deviation", "continuation", "periodic_summary")
 def check_shared_x(fig, problems):
     """Stacked panels over one x axis (the stacks of STACKS) share it: in each column of
     panels an x label is written once, under the lowest panel that uses it, and the panels
-    above it have neither the label nor x tick labels of their own (issue 26)."""
+    above it have neither the label nor x tick labels nor their ×10^k factor of their own
+    (issue 26)."""
     name = os.path.basename(fig["file"])
     if not re.sub(r"\.\w+$", "", name) in STACKS:
         return
@@ -221,10 +225,12 @@ def check_shared_x(fig, problems):
                 if p in labelled or b["y0"] <= lowest["y0"] or abs(b["x1"] - lowest["x1"]) > 0.5:
                     continue
                 under = [t for t in boxes if t["kind"] == "text" and t["panel"] == p and
-                         is_tick(t) and t["y1"] <= b["y0"] + 0.1]
+                         (is_tick(t) or t["text"].startswith("×10")) and
+                         t["y1"] <= b["y0"] + 0.1]
                 if under:
-                    problems.append(f"{name}: panel {p} has x tick labels under it although "
-                                    f"its stack shares the x axis of panel {panels[0]}")
+                    problems.append(f"{name}: panel {p} has x tick labels or their ×10^k "
+                                    "factor under it although its stack shares the x axis of "
+                                    f"panel {panels[0]}")
 
 
 def read_png_ink(path, grey=False):

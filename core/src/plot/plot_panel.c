@@ -228,7 +228,7 @@ static void draw_frame(panel_ctx *pc, const panel_layout *pl, const metrics *m) 
     double vh_mm = (pl->vy1 - pl->vy0) * m->page_h_mm;
     double ch = m->ch;
     char fac[64];
-    if (!pl->ax.log && pl->ax.expo != 0) {
+    if (!pl->ax.log && pl->ax.expo != 0 && !pl->shared_x) { /* with its tick labels only */
         format_factor(pl->ax.expo, fac, sizeof fac);
         double pos = 1.0 + factor_offset(&pl->ax) * ch / vw_mm;
         plmtex("b", 1.5, pos, 0.0, fac);
