@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "sweep_map.h"
+#include "test_util.h"
 
 enum { MONOTONE, WIGGLY, DISK, DISKS, BAND, N_KINDS };
 static const char *const kind_name[] = {"monotone curve", "wiggly graph", "ellipse",
@@ -69,7 +70,7 @@ static int holds(const synth *s, double x, double y) {
     }
 }
 
-static int at(const synth *s, uint32_t i, uint32_t j) {
+static int target_at(const synth *s, uint32_t i, uint32_t j) {
     return holds(s, (double)i / s->len[0], (double)j / s->len[1]);
 }
 
@@ -83,7 +84,7 @@ static int eval(void *ctx, nsd_lattice_map *m) {
         size_t at_ij = (size_t)i * (s->len[1] + 1) + j;
         s->twice |= s->seen[at_ij]++ > 0;
         s->evaluated++;
-        q->holds = at(s, i, j);
+        q->holds = target_at(s, i, j);
         q->known = 1;
     }
     return 0;
@@ -150,16 +151,17 @@ START_TEST(boundary_followed_on_synthetic_maps) {
         for (size_t c = 0; c < nc; ++c) up[c] = c;
         for (uint32_t i = 0; i < s.len[0]; ++i)
             for (uint32_t j = 0; j < s.len[1]; ++j) {
-                int h = at(&s, i, j);
-                mixed[i * s.len[1] + j] =
-                    at(&s, i + 1, j) != h || at(&s, i, j + 1) != h || at(&s, i + 1, j + 1) != h;
+                int h = target_at(&s, i, j);
+                mixed[i * s.len[1] + j] = target_at(&s, i + 1, j) != h ||
+                                          target_at(&s, i, j + 1) != h ||
+                                          target_at(&s, i + 1, j + 1) != h;
             }
         for (uint32_t i = 0; i < s.len[0]; ++i) /* join across disagreeing edges */
             for (uint32_t j = 0; j < s.len[1]; ++j) {
                 size_t c = i * s.len[1] + j;
-                if (i + 1 < s.len[0] && at(&s, i + 1, j) != at(&s, i + 1, j + 1))
+                if (i + 1 < s.len[0] && target_at(&s, i + 1, j) != target_at(&s, i + 1, j + 1))
                     up[root(up, c)] = root(up, c + s.len[1]);
-                if (j + 1 < s.len[1] && at(&s, i, j + 1) != at(&s, i + 1, j + 1))
+                if (j + 1 < s.len[1] && target_at(&s, i, j + 1) != target_at(&s, i + 1, j + 1))
                     up[root(up, c)] = root(up, c + 1);
             }
         for (size_t k = 0; k < n_found; ++k) {
@@ -211,9 +213,5 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, boundary_followed_on_synthetic_maps);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run_suite(s);
 }

@@ -201,9 +201,5 @@ int main(void) {
     tcase_add_test(tc, summaries_from_the_sampled_channels);
     tcase_add_test(tc, force_free_declaration_that_lies_fails_by_name);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run_suite(s);
 }

@@ -53,7 +53,7 @@ static int cmp_u64(const void *a, const void *b) {
 
 /* Merge the keys asked for (none in m yet) into m's sorted points. */
 static void add_points(nsd_lattice_map *m, keys *r) {
-    qsort(r->k, r->n, sizeof *r->k, cmp_u64);
+    if (r->n) qsort(r->k, r->n, sizeof *r->k, cmp_u64);
     size_t n = 0;
     for (size_t a = 0; a < r->n; ++a)
         if (!n || r->k[n - 1] != r->k[a]) r->k[n++] = r->k[a];
@@ -181,7 +181,7 @@ size_t nsd_map_mixed(const nsd_lattice_map *m, uint32_t **cells) {
     keys r = {0};
     trace_ctx t = {m, &r};
     disagreeing_edges(m, collect_cell, &t);
-    qsort(r.k, r.n, sizeof *r.k, cmp_u64);
+    if (r.n) qsort(r.k, r.n, sizeof *r.k, cmp_u64); /* none: r.k is NULL */
     size_t n = 0;
     for (size_t a = 0; a < r.n; ++a)
         if (!n || r.k[n - 1] != r.k[a]) r.k[n++] = r.k[a];
