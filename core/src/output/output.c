@@ -307,7 +307,7 @@ static void write_plugin_provenance(FILE *f, const nsd_section *s) {
             s->plugin->info->abi_minor);
     char real[PATH_MAX], hash[65];
     /* the registry's realpath of the file: no readlink per path component */
-    const char *file = s->plugin->real && s->plugin->real[0] == '/' ? s->plugin->real
+    const char *file = s->plugin->real && s->plugin->real[0] == '/'         ? s->plugin->real
                        : s->plugin->path && realpath(s->plugin->path, real) ? real
                                                                             : s->plugin->path;
     nsd_toml_write_string(f, file);
