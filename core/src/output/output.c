@@ -306,8 +306,11 @@ static void write_plugin_provenance(FILE *f, const nsd_section *s) {
     fprintf(f, ", abi = \"%u.%u\", file = ", s->plugin->info->abi_major,
             s->plugin->info->abi_minor);
     char real[PATH_MAX], hash[65];
-    nsd_toml_write_string(f, s->plugin->path && realpath(s->plugin->path, real) ? real
-                                                                                : s->plugin->path);
+    /* the registry's realpath of the file: no readlink per path component */
+    const char *file = s->plugin->real && s->plugin->real[0] == '/'         ? s->plugin->real
+                       : s->plugin->path && realpath(s->plugin->path, real) ? real
+                                                                            : s->plugin->path;
+    nsd_toml_write_string(f, file);
     fprintf(f, ", sha256 = ");
     nsd_toml_write_string(f, s->plugin->path && nsd_sha256_file_cached(s->plugin->path, hash) == 0
                                  ? hash

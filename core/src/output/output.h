@@ -27,7 +27,10 @@ int nsd_write_run_record(const char *path, const nsd_config *cfg, const nsd_mode
 int nsd_make_dirs(const char *path, char *err, size_t err_len);
 /* Write a TOML basic string with escapes. */
 void nsd_toml_write_string(FILE *out, const char *s);
-/* Open path.tmp for writing; nsd_commit_file renames it into place. */
+/* Open path.tmp for writing; nsd_commit_file syncs it and renames it into
+ * place. Inside an output folder's temporary folder (staging.h) path itself
+ * is written and nsd_commit_file neither syncs nor renames: the folder is
+ * synced as a whole before it replaces anything (outdir.c). */
 FILE *nsd_open_tmp(const char *path, char *err, size_t err_len);
 int nsd_commit_file(FILE *f, const char *path, char *err, size_t err_len);
 /* How a run ended, in words: the one source of these texts. RECORD for

@@ -80,6 +80,7 @@ static nsd_plugin *add_plugin(nsd_registry *r, const nsdyn_plugin_info *info, si
     memset(p, 0, sizeof *p);
     p->info = info;
     p->path = r->files[file].path;
+    p->real = r->files[file].real;
     p->file = file;
     p->loaded = info != NULL;
     return p;

@@ -36,6 +36,7 @@ typedef struct nsd_plugin {
      * through it (loaded says which). */
     const nsdyn_plugin_info *info;
     const char *path; /* shared object it comes from */
+    const char *real; /* its realpath, as the registry found it (run.toml's provenance) */
     size_t file;      /* its entry in the registry's files */
     int loaded;       /* info is the plugin's own descriptor */
     char *problem;    /* why it cannot be used, once known; or NULL */

@@ -49,6 +49,32 @@ char *nsd_index_parse(const char *path, index_entry **out, size_t *n_out) {
     return nsd_index_read(path, out, n_out, NULL);
 }
 
+/* An index is a few hundred bytes: read whole, in one read(2), to be
+ * parsed from memory (fmemopen makes no system calls), instead of stdio's
+ * fcntl, fstat and the read that finds the end, for each of a folder's
+ * plugins at every start (bench/README.md, start-up). *text (NUL-ended,
+ * *got bytes before it), or NULL and why not. */
+static char *read_whole(int fd, const struct stat *st, char **text, size_t *got) {
+    if (st->st_size > (1 << 20))
+        return fmt("it is larger than 1 MiB (%lld bytes)", (long long)st->st_size);
+    size_t want = (size_t)st->st_size;
+    *text = xrealloc(NULL, want + 1);
+    *got = 0;
+    while (*got < want) {
+        ssize_t r = read(fd, *text + *got, want - *got);
+        if (r > 0)
+            *got += (size_t)r;
+        else if (r < 0 && errno == EINTR)
+            continue;
+        else if (r < 0)
+            return fmt("cannot read it: %s", strerror(errno));
+        else
+            break; /* it shrank meanwhile: what is there */
+    }
+    (*text)[*got] = '\0';
+    return NULL;
+}
+
 char *nsd_index_read(const char *path, index_entry **out, size_t *n_out, int *absent) {
     *out = NULL;
     *n_out = 0;
@@ -67,33 +93,13 @@ char *nsd_index_read(const char *path, index_entry **out, size_t *n_out, int *ab
         close(fd);
         return fmt("%s: not a regular file (a FIFO, device or folder): not opened", path);
     }
-    /* An index is a few hundred bytes: read whole, in one read(2), and
-     * parsed from memory (fmemopen makes no system calls), instead of
-     * stdio's fcntl, fstat and the read that finds the end, for each of a
-     * folder's plugins at every start (bench/README.md, start-up). */
-    if (st.st_size > (1 << 20)) {
-        close(fd);
-        return fmt("it is larger than 1 MiB (%lld bytes)", (long long)st.st_size);
-    }
-    size_t want = (size_t)st.st_size, got = 0;
-    char *text = xrealloc(NULL, want + 1);
-    int read_errno = 0;
-    while (got < want) {
-        ssize_t r = read(fd, text + got, want - got);
-        if (r > 0)
-            got += (size_t)r;
-        else if (r < 0 && errno == EINTR)
-            continue;
-        else {
-            read_errno = r < 0 ? errno : 0; /* 0: it shrank meanwhile; what is there */
-            break;
-        }
-    }
+    char *text = NULL;
+    size_t got = 0;
+    char *why = read_whole(fd, &st, &text, &got);
     close(fd);
-    text[got] = '\0'; /* an empty file: one NUL, read as an empty line */
-    FILE *f = read_errno ? NULL : fmemopen(text, got ? got : 1, "r");
+    FILE *f = why ? NULL : fmemopen(text, got ? got : 1, "r"); /* empty: one NUL, an empty line */
     if (!f) {
-        char *why = fmt("cannot read it: %s", strerror(read_errno ? read_errno : errno));
+        if (!why) why = fmt("cannot read it: %s", strerror(errno));
         free(text);
         return why;
     }
