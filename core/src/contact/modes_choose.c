@@ -484,15 +484,16 @@ int nsd_modes_slip_stalled(const nsd_model *m, nsd_data *data, double t, const d
         any = is_compliant(m, c) && data->ed.mode[c].closed && data->ed.mode[c].stick == 0 &&
               m->layout.contacts[c].tangent_dim == 1;
     if (!any) return 0;
-    /* the forces and accelerations of the current modes, every row */
-    if (nsd_modes_eval_contacts(m, data, t, y, 1) > NSDYN_WARNING ||
-        nsd_modes_solve_current(m, data, t, y, w->acc) > NSDYN_WARNING)
-        return -1;
+    /* every row of the contacts: the at-rest test reads their gaps and
+     * velocities, the solve below their Jacobians */
+    if (nsd_modes_eval_contacts(m, data, t, y, 1) > NSDYN_WARNING) return -1;
     /* only at rest: every penetrating contact slower than rest_velocity,
      * normally and tangentially (a body still rocking on its springs at
      * theta ~ 0 has tangent rows that nearly coincide, and the projection
      * onto a stick there moved the normal velocity 4000 times the slip it
-     * removed: the Section 5 wheels of tests/test_bistiffness_tips.c) */
+     * removed: the Section 5 wheels of tests/test_bistiffness_tips.c).
+     * Tested before the solve: a slipping contact not at rest (every step
+     * end of its slip) is ruled out without solving the current modes. */
     for (size_t c = 0; c < m->nc; ++c) {
         const nsdyn_contact_eval *e = &data->ce[c];
         if (is_compliant(m, c) && e->active && e->gap < 0.0 &&
@@ -500,6 +501,8 @@ int nsd_modes_slip_stalled(const nsd_model *m, nsd_data *data, double t, const d
               hypot(e->u[1], e->u[2]) <= m->ed.rest_velocity))
             return 0;
     }
+    /* the forces and accelerations of the current modes */
+    if (nsd_modes_solve_current(m, data, t, y, w->acc) > NSDYN_WARNING) return -1;
     size_t stalled = m->nc;
     for (size_t c = 0; c < m->nc && stalled == m->nc; ++c)
         if (is_compliant(m, c) && tangent_held(m, data, c) && data->ed.mode[c].stick == 0 &&
