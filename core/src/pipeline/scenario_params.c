@@ -82,6 +82,10 @@ static size_t refused(const nsd_scenario *s, const nsd_overrides *over, const ch
 }
 
 size_t nsd_scenario_set_params(nsd_scenario *s, const nsd_overrides *over, nsd_diag *diag) {
+    if (!s->base) { /* the values are laid over the config s was derived from */
+        nsd_diag_add(diag, "internal: parameters set on a scenario that was not derived");
+        return 1;
+    }
     const nsd_scenario *root = root_of(s->base);
     nsd_config cfg;
     nsd_config_derive(&cfg, &s->base->app.cfg, NULL, over);
