@@ -56,14 +56,9 @@ END_TEST
 
 /* `nsdyn check FILES` with stdout into out; returns the exit status. */
 static int check_cli(const char *files, char *out, size_t len) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' check %s 2>&1", NSDYN_TEST_BINARY, files);
-    FILE *p = popen(cmd, "r");
-    ck_assert(p);
-    size_t k = fread(out, 1, len - 1, p);
-    out[k] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    char args[4096];
+    snprintf(args, sizeof args, "check %s", files);
+    return test_nsdyn(args, out, len);
 }
 
 /* The CLI on the built-in plugins: all pass, and in a build without

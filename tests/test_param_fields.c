@@ -65,14 +65,9 @@ static const nsdyn_plugin_info *open_first(const char *file, void **handle) {
 /* ---- 1. the loader's refusals ---------------------------------------- */
 
 static int check_file(const char *file, char *out, size_t len) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' check --timeout 2 '%s' 2>&1", NSDYN_TEST_BINARY, file);
-    FILE *p = popen(cmd, "r");
-    ck_assert(p);
-    size_t k = fread(out, 1, len - 1, p);
-    out[k] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    char args[4096];
+    snprintf(args, sizeof args, "check --timeout 2 '%s'", file);
+    return test_nsdyn(args, out, len);
 }
 
 static const struct mistake {

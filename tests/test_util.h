@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -150,5 +151,20 @@ static inline int test_run_suite(Suite *s) {
     srunner_free(sr);
     return failed ? 1 : 0;
 }
+
+#ifdef NSDYN_TEST_BINARY
+/* `nsdyn ARGS` (ARGS quoted by the caller), stdout and stderr into out; the
+ * exit status, or 128 + the signal that ended it. */
+static inline int test_nsdyn(const char *args, char *out, size_t len) {
+    char cmd[8192]; /* the binary's path and a caller's 4096-byte ARGS */
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", NSDYN_TEST_BINARY, args);
+    FILE *p = popen(cmd, "r");
+    ck_assert(p);
+    size_t k = fread(out, 1, len - 1, p);
+    out[k] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+#endif
 
 #endif
