@@ -13,7 +13,7 @@ for c in $commands; do
     out=$("$nsdyn" "$c" --help) || fail "nsdyn $c --help exits $?"
     [[ $out == "usage: nsdyn $c"* ]] || fail "nsdyn $c --help: '$out'"
     [[ $("$nsdyn" help "$c") == "$out" ]] || fail "nsdyn help $c differs from nsdyn $c --help"
-    "$nsdyn" --help | grep -q "^  $c" || fail "the overview does not list $c"
+    "$nsdyn" --help | grep "^  $c" > /dev/null || fail "the overview does not list $c"
 done
 "$nsdyn" help nonsense > /dev/null 2>&1; [[ $? == 2 ]] || fail "nsdyn help nonsense: want exit 2"
 msg=$("$nsdyn" run --frobnicate x.toml 2>&1)
@@ -90,8 +90,8 @@ expect_error "No such file or directory" limits "$tmp/nothing.toml"
 expect_error "unexpected argument" run "$ball" "$ball"
 expect_error "usage: nsdyn describe ID" describe
 expect_error "is a directory, not a file" check "$tmp"
-"$nsdyn" run -h | grep -q "^usage: nsdyn run" || fail "run -h"
-"$nsdyn" sweep --help "$ball" | grep -q "^usage: nsdyn sweep" || fail "sweep --help"
+"$nsdyn" run -h | grep "^usage: nsdyn run" > /dev/null || fail "run -h"
+"$nsdyn" sweep --help "$ball" | grep "^usage: nsdyn sweep" > /dev/null || fail "sweep --help"
 "$nsdyn" run "$ball" --set initial.vx=-0.1 -o "$tmp/d" "${short[@]}" && [[ -d $tmp/d ]] \
     || fail "a --set value that starts with -"
 
@@ -99,7 +99,7 @@ expect_error "is a directory, not a file" check "$tmp"
 for cfg in "$configs"/*.toml; do
     "$nsdyn" keys "$cfg" > /dev/null || fail "nsdyn keys $cfg"
 done
-"$nsdyn" keys "$configs/towed_wheel_unstable.toml" --set system.B2=0.9 | grep -q '^B2 = 0.9  # set$' \
+"$nsdyn" keys "$configs/towed_wheel_unstable.toml" --set system.B2=0.9 | grep '^B2 = 0.9  # set$' > /dev/null \
     || fail "keys does not show a --set value"
 "$nsdyn" keys "$configs/towed_wheel_unstable.toml" --set system.nonsense=1 > /dev/null 2>&1
 [[ $? == 2 ]] || fail "keys with a bad --set: want exit 2"
@@ -108,7 +108,7 @@ for id in $("$nsdyn" plugins --ids); do
 done
 msg=$("$nsdyn" describe run 2>&1)
 [[ $msg == *"'run' is a command, not a plugin: nsdyn help run"* ]] || fail "describe run: $msg"
-"$nsdyn" describe towed_wheel | grep -q "^  psi  *\[rad\]" || fail "describe lists no states"
-"$nsdyn" describe lugre | grep -q "internal states" || fail "describe lists no friction states"
+"$nsdyn" describe towed_wheel | grep "^  psi  *\[rad\]" > /dev/null || fail "describe lists no states"
+"$nsdyn" describe lugre | grep "internal states" > /dev/null || fail "describe lists no friction states"
 echo "$fails failure(s)"
 [[ $fails == 0 ]]

@@ -32,10 +32,10 @@ test "$(realpath "$(pkg-config --variable=plugindir nsdyn)")" = "$(realpath "$wo
 
 # 3. The installed host finds its own plugins and the out-of-tree one.
 export NSDYN_PLUGIN_PATH="$work/plugin/build"
-"$work/prefix/bin/nsdyn" describe viscous | grep -q "N s/m"
-"$work/prefix/bin/nsdyn" plugins | grep -q "towed_wheel"
+"$work/prefix/bin/nsdyn" describe viscous | grep "N s/m" > /dev/null
+"$work/prefix/bin/nsdyn" plugins | grep "towed_wheel" > /dev/null
 "$work/prefix/bin/nsdyn" run "$work/plugin/viscous_wheel.toml" -o "$work/out" -q
-head -1 "$work/out/timeseries.csv" | grep -q "^t \[s\],psi \[rad\]"
+head -1 "$work/out/timeseries.csv" | grep "^t \[s\],psi \[rad\]" > /dev/null
 rows=$(wc -l < "$work/out/timeseries.csv")
 test "$rows" -gt 100
 grep -q 'friction = { id = "viscous"' "$work/out/run.toml"
@@ -45,7 +45,7 @@ grep -q 'friction = { id = "viscous"' "$work/out/run.toml"
 # E1 = E_w + e^2 (E0 - E_w), E0 = m g L (1 - cos 1) released at theta0 = -1,
 # E_w = m g L (1 - cos asin((d - r)/L)) the potential at the wall.
 test -f "$work/plugin/build/nsdyn_system_swing.so"
-"$work/prefix/bin/nsdyn" describe swing | grep -q "^  wall  *unilateral"
+"$work/prefix/bin/nsdyn" describe swing | grep "^  wall  *unilateral" > /dev/null
 "$work/prefix/bin/nsdyn" run "$work/plugin/swing_wall.toml" -o "$work/swing" -q
 awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i ~ /^energy /) col = i; next }
          NR == 2 { e0 = $col } $col < e0 - 1e-3 { e1 = $col; exit }
