@@ -38,39 +38,39 @@ step() {
 
 step run configs/towed_wheel_unstable.toml towed_wheel_unstable \
     "Towed wheel, A2 < 1: shimmy grows until friction saturates, then stick-slip" \
-    timeseries.png phase.png
+    timeseries.svg phase.svg
 step run configs/towed_wheel_stable.toml towed_wheel_stable \
-    "Towed wheel, A2 > 1: the shimmy decays (straight rolling is stable)" timeseries.png
+    "Towed wheel, A2 > 1: the shimmy decays (straight rolling is stable)" timeseries.svg
 step run configs/towed_wheel_rolling.toml towed_wheel_rolling \
-    "Towed wheel, rolling held exactly (run.hold_stick): the paper's (2)" timeseries.png
+    "Towed wheel, rolling held exactly (run.hold_stick): the paper's (2)" timeseries.svg
 step compare configs/towed_wheel_compare.toml towed_wheel_compare \
     "Integrators and regularization widths against a tight reference" \
-    timeseries.png deviation.png
+    timeseries.svg deviation.svg
 step limits configs/towed_wheel_limits_rolling.toml limits_rolling \
-    "Limit directions at a rolling point of the discontinuity set" limit_directions.png
+    "Limit directions at a rolling point of the discontinuity set" limit_directions.svg
 step limits configs/towed_wheel_limits_slipping.toml limits_slipping \
-    "Limit directions at a point where the wheel starts to slip" limit_directions.png
+    "Limit directions at a point where the wheel starts to slip" limit_directions.svg
 step run configs/walker2_gait.toml walker2_gait \
     "Passive walker (Hunt-Crossley feet, LuGre friction) settling onto its gait" \
-    snapshots.png timeseries.png
+    snapshots.svg timeseries.svg
 step compare configs/walker2_com_sweep.toml walker2_com_sweep \
     "The walker's gait against the CoM position (Table 8, the analogue of Figure 13)" \
-    summary.png
+    summary.svg
 step run configs/towed_wheel_exact.toml towed_wheel_exact \
-    "Towed wheel with exact (set-valued) Coulomb friction, event-driven" timeseries.png events.png
+    "Towed wheel with exact (set-valued) Coulomb friction, event-driven" timeseries.svg events.svg
 step run configs/bouncing_ball_newton.toml bouncing_ball_newton \
-    "Bouncing ball, Newton restitution: the accumulation of impacts ends at rest" timeseries.png
+    "Bouncing ball, Newton restitution: the accumulation of impacts ends at rest" timeseries.svg
 step run configs/curb_wheel_plastic_up.toml curb_wheel_plastic_up \
-    "Wheel climbing a curb, plastic impacts (Section 6.3)" snapshots.png
+    "Wheel climbing a curb, plastic impacts (Section 6.3)" snapshots.svg
 step run configs/curb_wheel_poisson_up.toml curb_wheel_poisson_up \
-    "Wheel climbing a curb, Poisson restitution beta = 0.3" snapshots.png
+    "Wheel climbing a curb, Poisson restitution beta = 0.3" snapshots.svg
 step compare configs/curb_wheel_tasks.toml curb_wheel_tasks \
-    "The curb tasks of Section 6.3 overlaid" timeseries.png
+    "The curb tasks of Section 6.3 overlaid" timeseries.svg
 step compare configs/bouncing_ball_moreau_vs_event.toml bouncing_ball_moreau_vs_event \
-    "Moreau-Jean time-stepping against event-driven integration" timeseries.png
+    "Moreau-Jean time-stepping against event-driven integration" timeseries.svg
 step run configs/rimless_wheel_walk.toml rimless_wheel_walk \
-    "Rimless wheel down a slope settling on McGeer's gait (plastic impacts)" snapshots.png \
-    timeseries.png
+    "Rimless wheel down a slope settling on McGeer's gait (plastic impacts)" snapshots.svg \
+    timeseries.svg
 say "Rimless wheel walking, as a video (nsdyn animate, through ffmpeg)"
 echo "   nsdyn animate out/rimless_wheel_walk --trails 2 -o out/rimless_wheel_walk/animation.gif"
 "$nsdyn" animate "$out/rimless_wheel_walk" --trails 2 -o "$out/rimless_wheel_walk/animation.gif" \
@@ -79,20 +79,20 @@ printf '\n## %s\n\n`nsdyn animate out/rimless_wheel_walk --trails 2 -o out/rimle
     "Rimless wheel walking, as a video" >> "$index"
 step pcmap configs/rimless_pcmap_fig23.toml rimless_pcmap_fig23 \
     "The Percussion-Centre half-plane of Barjau & Batlle's Fig. 23: domains, critical values" \
-    pcmap.png
+    pcmap.svg
 step pcmap configs/rimless_pcmap_fig24.toml rimless_pcmap_fig24 \
-    "The rocking block at beta_DP (Fig. 24) and its critical values against beta" pcmap.png
+    "The rocking block at beta_DP (Fig. 24) and its critical values against beta" pcmap.svg
 step compare configs/rimless_section5_limit_compare.toml rimless_section5_limit_compare \
     "Section 5's impact: bi-stiffness k = 1e6..1e8 against its rigid limit and the PC law" \
-    timeseries.png
+    timeseries.svg
 step run configs/tumbleweed_sec42_physical.toml tumbleweed_sec42_physical \
-    "The tumbleweed rover crossing the valley of the thesis's Sec. 4.2" snapshots.png
+    "The tumbleweed rover crossing the valley of the thesis's Sec. 4.2" snapshots.svg
 
 # Keep only the figures that exist (a config may draw fewer): report any missing.
 missing=0
 while read -r fig; do
     [[ -f "$out/$fig" ]] || { echo "warning: $fig was not drawn"; missing=1; }
 done < <(sed -n 's/^!\[[^]]*\](\(.*\))$/\1/p' "$index")
-say "done: $(find "$out" -name '*.png' | wc -l) graphs in out/"
+say "done: $(find "$out" -name '*.svg' | wc -l) graphs (SVG with editable text; [plot] format = "png" for PNG) in out/"
 echo "   out/index.md shows the key figures with a line each; out/<name>.log has each step's output"
 [[ $missing == 0 ]]

@@ -37,7 +37,7 @@ got=$(opened "$nsdyn" run "$ball" -o "$tmp/c" -q --set run.t_end=0.2)
 [[ $got == *libnsdyn_plot.so* && $got == *libplplot* ]] || fail "run with graphs opened: $got"
 [[ $got != *libsqlite3* && $got != *libmpi* && $got != *liblapack* ]] ||
     fail "run with graphs opened more than PLplot: $got"
-ls "$tmp/c"/*.png > /dev/null 2>&1 || fail "run with graphs wrote no PNG"
+ls "$tmp/c"/*.svg > /dev/null 2>&1 || fail "run with graphs wrote no SVG (the default format)"
 
 # The embedding library through the Python package: a model run maps no
 # module and nothing heavy (skipped, said so, without python3's numpy).

@@ -69,7 +69,7 @@ else
 fi
 st=$(cat "$tmp/status2")
 [[ $st == 4 ]] || fail "graphs on a full disk: exit $st, want 4: $(cat "$tmp/err2.txt")"
-grep -q "error: plot: incomplete output in '.*\.png\.tmp' (disk full?)" "$tmp/err2.txt" || fail "graph failure not named: $(cat "$tmp/err2.txt")"
+grep -q "error: plot: incomplete output in '.*\.svg\.tmp' (disk full?)" "$tmp/err2.txt" || fail "graph failure not named: $(cat "$tmp/err2.txt")"
 grep -q "the data and the record are kept in $tmp/full2/r.INCOMPLETE" "$tmp/err2.txt" || fail "graph failure message: $(cat "$tmp/err2.txt")"
 grep -qx "timeseries.INCOMPLETE.csv" "$tmp/left2" && grep -qx "run.toml" "$tmp/left2" ||
     fail "the data and record were not kept: $(cat "$tmp/left2")"

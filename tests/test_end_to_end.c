@@ -103,17 +103,25 @@ static void read_text(const char *path, char *buf, size_t len) {
 }
 
 /* A PNG graph: the signature and enough bytes to hold a real plot. */
-static void assert_png(const char *dir, const char *name) {
+/* A graph in the default format (svg-text, issue 26): a whole SVG document with its text
+ * as <text> elements (not glyph outlines), of some size. */
+static void assert_graph(const char *dir, const char *name) {
     char path[512];
     path_in(path, sizeof path, dir, name);
     FILE *f = fopen(path, "rb");
     ck_assert_msg(f, "missing graph %s", path);
-    unsigned char sig[8];
-    ck_assert_uint_eq(fread(sig, 1, 8, f), 8);
-    ck_assert_mem_eq(sig, "\x89PNG\r\n\x1a\n", 8);
     fseek(f, 0, SEEK_END);
-    ck_assert_int_gt(ftell(f), 20000);
+    long size = ftell(f);
+    rewind(f);
+    ck_assert_msg(size > 5000, "%s: %ld bytes", path, size);
+    char *text = malloc((size_t)size + 1);
+    ck_assert_ptr_nonnull(text);
+    size_t n = fread(text, 1, (size_t)size, f);
+    text[n] = '\0';
     fclose(f);
+    ck_assert_msg(strstr(text, "<svg") && strstr(text, "<text"), "%s: no <svg> with <text>", path);
+    ck_assert_msg(strstr(text, "</svg>"), "%s: cut short", path);
+    free(text);
 }
 
 /* Read a CSV of numbers: header into `header`, values row-major. */
@@ -245,9 +253,9 @@ START_TEST(run_writes_data_record_and_graphs) {
     ck_assert_ptr_nonnull(strstr(rec, "system = { id = \"towed_wheel\", version = \"1.0.0\""));
     ck_assert_ptr_nonnull(strstr(rec, "outcome = \"complete\""));
     ck_assert_ptr_nonnull(strstr(rec, "B2 = 0.8  # set"));
-    assert_png(out, "timeseries.png");
-    assert_png(out, "phase.png");
-    assert_png(out, "snapshots.png");
+    assert_graph(out, "timeseries.svg");
+    assert_graph(out, "phase.svg");
+    assert_graph(out, "snapshots.svg");
     ck_assert_ptr_nonnull(strstr(out_text, "complete: t = 20 s"));
 
     /* The record is itself a config that reproduces the run exactly. */
@@ -312,9 +320,9 @@ START_TEST(compare_tabulates_and_overlays) {
      * of each other: the regularization, not the integrator, sets the error. */
     ck_assert_double_lt(fabs(dev[1] - dev[2]), 1e-4);
     ck_assert_double_lt(fabs(dev[2] - dev[3]), 1e-4);
-    assert_png(out, "timeseries.png");
-    assert_png(out, "phase.png");
-    assert_png(out, "deviation.png");
+    assert_graph(out, "timeseries.svg");
+    assert_graph(out, "phase.svg");
+    assert_graph(out, "deviation.svg");
     /* The compact tables name every variant in full. */
     char md[16384], tex[16384];
     path_in(path, sizeof path, out, "metrics.md");
@@ -397,8 +405,8 @@ START_TEST(compare_summary_against_parameter) {
     ck_assert_double_eq_tol(L[3], 0.1661, 1e-4);
     ck_assert_double_eq_tol(T[3], 0.4907, 1e-4);
     ck_assert_double_eq_tol(V[3], 0.4282, 1e-4);
-    assert_png(out, "summary.png");
-    assert_png(out, "timeseries.png");
+    assert_graph(out, "summary.svg");
+    assert_graph(out, "timeseries.svg");
     path_in(path, sizeof path, out, "metrics.csv");
     ck_assert_msg(exists(path), "missing %s", path);
     path_in(path, sizeof path, out, "variant-06/run.toml");
@@ -513,7 +521,7 @@ START_TEST(failed_run_keeps_incomplete_data) {
     char rec[16384];
     read_text(path, rec, sizeof rec);
     ck_assert_ptr_nonnull(strstr(rec, "outcome = \"failed (data incomplete)\""));
-    assert_png(incomplete, "timeseries.png"); /* titled INCOMPLETE */
+    assert_graph(incomplete, "timeseries.svg"); /* titled INCOMPLETE */
 }
 END_TEST
 
@@ -870,7 +878,7 @@ START_TEST(limits_uses_the_output_folder_rules) {
     char path[700];
     snprintf(path, sizeof path, "%s/limit_functions.csv", out);
     ck_assert(exists(path));
-    assert_png(out, "limit_directions.png");
+    assert_graph(out, "limit_directions.svg");
     ck_assert_uint_eq(hidden_entries(dir, "ok"), 0); /* no temporary folder left */
 }
 END_TEST
@@ -925,7 +933,7 @@ START_TEST(planted_tmp_link_is_not_followed) {
     read_text(path, rec, sizeof rec);
     ck_assert_ptr_nonnull(strstr(rec, "towed wheel, stable"));
     path_in(path, sizeof path, out,
-            "timeseries.png"); /* the earlier run's graphs went with its folder */
+            "timeseries.svg"); /* the earlier run's graphs went with its folder */
     ck_assert(!exists(path));
     ck_assert_uint_eq(hidden_entries(tmp_root, "planted"), 0);
 }
@@ -955,6 +963,7 @@ START_TEST(full_disk_keeps_the_earlier_result) {
     const char *args2[] = {"run",   NSDYN_TEST_SOURCE_DIR "/configs/towed_wheel_unstable.toml",
                            "-o",    out,
                            "--set", "run.t_end=0.5",
+                           "--set", "plot.format=\"png\"", /* a graph larger than 64 kB */
                            NULL};
     status = nsdyn_finish(nsdyn_start(args2, CHILD_SMALL_FILES));
     ck_assert_msg(status == 4, "exit status %d; stderr: %s", status, err_text);

@@ -271,7 +271,7 @@ START_TEST(pcmap_command) {
     const double b = PI / 3, s = sin(b), c = cos(b);
     ck_assert_double_eq_tol(muc, s * c / (0.625 + c * c), 1e-10);
     ck_assert_double_eq_tol(mui, (0.625 + s * s) / (s * c), 1e-10);
-    snprintf(path, sizeof path, "%s/out/pcmap.png", dir);
+    snprintf(path, sizeof path, "%s/out/pcmap.svg", dir);
     ck_assert_int_eq(access(path, R_OK), 0);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);

@@ -645,7 +645,7 @@ START_TEST(test_degenerate_data) {
     p[2].ymin = 0;
     p[2].ymax = 10;
 
-    nsd_figure fig = {"degenerate #1", p, 10, 3, 900, 1000, 0, 0, 0};
+    nsd_figure fig = {"degenerate #1", p, 10, 3, 900, 1000, 0, 0, 0, 0};
     path_in_tmp(path, sizeof path, "degenerate.png");
     stderr_capture cap;
     capture_begin(&cap);
@@ -687,7 +687,7 @@ static void draw_nested(void *ctx, const nsdyn_canvas *cv) {
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
     p.curves = &c;
     p.n_curves = 1;
-    nsd_figure fig = {NULL, &p, 1, 1, 200, 200, 0, 0, 0};
+    nsd_figure fig = {NULL, &p, 1, 1, 200, 200, 0, 0, 0, 0};
     n->rc = nsd_plot_write(n->path, NSD_PLOT_PNG, &fig, n->err, sizeof n->err);
 }
 
@@ -700,7 +700,7 @@ START_TEST(test_not_reentrant) {
     p.xmin = 0, p.xmax = 1, p.ymin = 0, p.ymax = 1;
     p.draw = draw_nested;
     p.draw_ctx = &n;
-    nsd_figure fig = {NULL, &p, 1, 1, 300, 200, 0, 0, 0};
+    nsd_figure fig = {NULL, &p, 1, 1, 300, 200, 0, 0, 0, 0};
     char path[600], err[256];
     path_in_tmp(path, sizeof path, "outer.png");
     ck_assert_msg(nsd_plot_write(path, NSD_PLOT_PNG, &fig, err, sizeof err) == 0, "%s", err);
@@ -726,7 +726,7 @@ START_TEST(test_truncated_output) {
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
     p.curves = &c;
     p.n_curves = 1;
-    nsd_figure fig = {"truncated", &p, 1, 1, 800, 600, 0, 0, 0};
+    nsd_figure fig = {"truncated", &p, 1, 1, 800, 600, 0, 0, 0, 0};
 
     struct rlimit old;
     ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -758,7 +758,7 @@ START_TEST(test_many_figures) {
     p.xmin = p.xmax = p.ymin = p.ymax = NAN;
     p.curves = &c;
     p.n_curves = 1;
-    nsd_figure fig = {"many", &p, 1, 1, 160, 120, 0, 0, 0};
+    nsd_figure fig = {"many", &p, 1, 1, 160, 120, 0, 0, 0, 0};
     char path[600], err[256];
     path_in_tmp(path, sizeof path, "many.png");
     for (int i = 0; i < 110; ++i)

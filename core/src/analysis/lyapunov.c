@@ -263,7 +263,7 @@ int nsd_lyap_write(const nsd_scenario *s, const nsd_lyap_result *r, const char *
                        .ymax = NAN,
                        .log_x = 1,
                        .legend_position = 5}; /* best */
-    nsd_figure fig = {title, &panel, 1, 1, 1400, 700, 0, 0, 0};
+    nsd_figure fig = {title, &panel, 1, 1, 1400, 700, 0, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");
     snprintf(path, sizeof path, "%s/lyapunov.%s", dir, nsd_plot_format_ext(fmt));
     int rc = nsd_figure_write(&s->app.cfg, path, fmt, &fig, err, len);

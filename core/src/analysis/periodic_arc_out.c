@@ -209,7 +209,7 @@ int arc_write(arc_ctx *c, const char *dir, char *err, size_t len) {
                        .ymin = NAN,
                        .ymax = NAN,
                        .legend_position = 4}; /* outside right */
-    nsd_figure fig = {title, &panel, 1, 1, 1600, 900, 0, 0, 0};
+    nsd_figure fig = {title, &panel, 1, 1, 1600, 900, 0, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&c->s->app.cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/bifurcation.%s", dir, nsd_plot_format_ext(fmt));

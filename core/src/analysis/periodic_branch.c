@@ -275,7 +275,7 @@ static int write_graph(const char *dir, const nsd_scenario *s, const nsd_periodi
     };
     char yl[NR_PANELS][96];
     size_t npanels = 3 + report_panels(s, pc, b, P, R, vl, nv, xl, cv + 2 * k + 3, panels + 3, yl);
-    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, 1200, 0, 0, 0};
+    nsd_figure fig = {title, panels, npanels, npanels > 3 ? 2 : 1, 1600, 1200, 0, 0, 0, 0};
     /* one parameter axis per column: its ticks and label under the lowest panel only */
     for (size_t i = 0; i + fig.columns < npanels; ++i) panels[i].shared_x = 1;
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(&s->app.cfg, "format");

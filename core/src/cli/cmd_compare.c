@@ -100,7 +100,6 @@ static int write_deviation_figures(const char *dir, const nsd_config *cfg, const
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     nsd_figure fig = {.title = title, .panels = panels, .n_panels = np, .columns = 1,
                       .width_px = 1400, .height_px = np <= 6 ? (int)(330 * np + 120) : 0};
-    nsd_figures_style(cfg, &fig);
     snprintf(path, sizeof path, "%s/deviation.%s", dir, nsd_plot_format_ext(fmt));
     rc = drawn ? nsd_figure_write(cfg, path, fmt, &fig, err, err_len) : 0;
     if (drawn && rc == 0) rc = nsd_paths_push(written, n_written, path, err, err_len);

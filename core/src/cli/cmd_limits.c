@@ -336,7 +336,7 @@ static int write_figure(const char *dir, const nsd_config *cfg, const char *cnam
          1.6 * r, -1.6 * r, 1.6 * r, 1, 0, 0, NULL, NULL, 5, NULL, NULL, 0, 0, NULL},
     };
     snprintf(path, sizeof path, "%s/limit_directions.%s", dir, nsd_plot_format_ext(fmt));
-    nsd_figure fig = {title, panels, 2, 2, 1600, 700, 0, 0, 0};
+    nsd_figure fig = {title, panels, 2, 2, 1600, 700, 0, 0, 0, 0};
     return nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
 }
 

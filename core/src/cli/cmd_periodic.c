@@ -158,7 +158,7 @@ static int write_multiplier_graph(const char *dir, const nsd_config *cfg,
                        NULL,
                        NULL,
                        5, NULL, NULL, 0, 0, NULL};
-    nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0, 0};
+    nsd_figure fig = {title, &panel, 1, 1, 800, 800, 0, 0, 0, 0};
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/multipliers.%s", dir, nsd_plot_format_ext(fmt));
@@ -544,7 +544,7 @@ static int write_summary_graph(const char *dir, const nsd_config *cfg, pvariant 
     }
     char title[600], path[PATH_MAX + 64];
     snprintf(title, sizeof title, "%s: periodic orbits of %zu variants", cfg->title, nv);
-    nsd_figure fig = {title, panels, np, np > 2 ? 2 : 1, 1600, np > 2 ? 1200 : 600, 0, 0, 0};
+    nsd_figure fig = {title, panels, np, np > 2 ? 2 : 1, 1600, np > 2 ? 1200 : 600, 0, 0, 0, 0};
     /* one parameter axis per column: its ticks and label under the lowest panel only */
     for (size_t i = 0; i + fig.columns < np; ++i) panels[i].shared_x = 1;
     nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");

@@ -117,7 +117,9 @@ static int finish(const sweep_args *a, const nsd_sweep_def *def, const nsd_scena
         }
     }
     if (!a->no_graphs && def->n_graphs && !nsd_interrupt_signal() &&
-        nsd_sweep_graphs(def, base, db, dir, NSD_PLOT_PNG, a->opts.quiet) != 0)
+        nsd_sweep_graphs(def, base, db, dir,
+                         (nsd_plot_format)(int)nsd_plot_num(&base->app.cfg, "format"),
+                         a->opts.quiet) != 0)
         rc = -1;
     return rc;
 }

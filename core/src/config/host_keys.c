@@ -120,9 +120,12 @@ static const char *const animate_choices[] = {"none", "mp4", "gif", NULL};
 static const char *const size_choices[] = {"auto", "column", "double-column", NULL};
 const nsdyn_param_decl nsd_plot_decls[] = {
     {"enabled", NSDYN_PARAM_BOOL, "1", 1, 0, 1, 0, "write graphs", NULL, NULL, 0},
-    {"format", NSDYN_PARAM_CHOICE, "1", 0, -HUGE_VAL, HUGE_VAL, 0,
-     "graph file format; \"svg-text\": svg with editable <text> (PLplot's svg driver; "
-     "\"svg\" has glyph outlines)",
+    /* svg-text by default (issue 26, round 7): a vector figure with editable text, what a
+       journal takes as it is, and the one format cheap enough for a short run's graphs to
+       cost at most as much as the run (PNG's rasterizing and zlib: 17x; bench/README.md) */
+    {"format", NSDYN_PARAM_CHOICE, "1", 3, -HUGE_VAL, HUGE_VAL, 0,
+     "graph file format; \"svg-text\" (the default): svg with editable <text> (PLplot's svg "
+     "driver); \"svg\" has glyph outlines; \"png\" at [plot] dpi",
      formats, NULL, 0},
     {"snapshots", NSDYN_PARAM_INT, "1", 12, 0, 200, 0,
      "number of pictures of the system in the strobe graph (0 = none)", NULL, NULL, 0},

@@ -21,6 +21,32 @@ static void figure_name(const char *path, char *buf, size_t len) {
     if (dot && dot != buf) *dot = '\0';
 }
 
+/* The [plot] figure style (docs/figures.md) laid over f: width and height (the other in
+ * proportion when one is set), font_scale and line_width; svg and pdf figures default to
+ * a two-column journal width, 504 pt, with about 8 pt text. */
+static void apply_style(const nsd_config *cfg, nsd_plot_format fmt, nsd_figure *f) {
+    int vector = fmt != NSD_PLOT_PNG;
+    size_t cols = f->columns ? f->columns : 1;
+    if (cols > f->n_panels) cols = f->n_panels ? f->n_panels : 1;
+    size_t rows = f->n_panels ? (f->n_panels + cols - 1) / cols : 1;
+    double w0 = f->width_px ? f->width_px : 1200.0;
+    double h0 = f->height_px ? f->height_px : fmin(400.0 * (double)rows, 2400.0);
+    double w = nsd_plot_num(cfg, "width"), h = nsd_plot_num(cfg, "height");
+    if (!(w > 0) && vector) w = 504.0; /* 7 in: a two-column figure at 1:1 */
+    if (w > 0 && !(h > 0)) h = h0 * w / w0;
+    if (h > 0 && !(w > 0)) w = w0 * h / h0;
+    if (w > 0) {
+        f->width_px = (int)fmin(10000.0, fmax(100.0, round(w)));
+        f->height_px = (int)fmin(10000.0, fmax(100.0, round(h)));
+    }
+    int i_font = nsd_params_index(nsd_plot_decls, nsd_n_plot_decls, "font_scale");
+    double fs = nsd_plot_num(cfg, "font_scale");
+    /* at 504 pt the text of the automatic scale is 7.15 pt: 8 pt is what journals ask */
+    if (vector && !(nsd_plot_num(cfg, "width") > 0) && !cfg->plot.from[i_font]) fs = 1.12;
+    f->font_scale = fs;
+    f->line_scale = nsd_plot_num(cfg, "line_width");
+}
+
 /* size = "column" | "double-column": the width in pixels at `dpi` (points for svg and
  * pdf), the height in proportion to the figure's own, the text in points. */
 static void apply_preset(const nsd_config *cfg, nsd_plot_format fmt, nsd_figure *f) {
@@ -97,6 +123,7 @@ static void override_figure(const nsd_plot_figure *o, nsd_figure *f, nsd_panel *
         f->width_px = (int)fmin(10000.0, fmax(100.0, round(w)));
         f->height_px = (int)fmin(10000.0, fmax(100.0, round(h)));
     }
+    if (o->keys.from[ih]) f->fit_height = 0;
 }
 
 int nsd_figure_write(const nsd_config *cfg, const char *path, nsd_plot_format fmt,
@@ -113,7 +140,11 @@ int nsd_figure_write(const nsd_config *cfg, const char *path, nsd_plot_format fm
     f.panels = panels;
     char name[256];
     figure_name(path, name, sizeof name);
+    apply_style(cfg, fmt, &f);
     apply_preset(cfg, fmt, &f);
+    /* a height of its own choosing may grow to what the rows' text needs; one the user set
+       is kept (the margins shrink to fit it) */
+    f.fit_height = !(nsd_plot_num(cfg, "height") > 0);
     /* the whole figure first, then its panels' tables, in the config's order */
     for (int pass = 0; pass < 2; ++pass)
         for (size_t i = 0; i < cfg->n_figures; ++i) {

@@ -91,30 +91,6 @@ void nsd_figures_axis_label(const nsd_channel *c, char *buf, size_t len) {
     snprintf(buf, len, "%s [%s]", c->label[0] ? c->label : c->name, c->unit[0] ? c->unit : "1");
 }
 
-void nsd_figures_style(const nsd_config *cfg, nsd_figure *fig) {
-    nsd_plot_format fmt = (nsd_plot_format)(int)nsd_plot_num(cfg, "format");
-    int vector = fmt != NSD_PLOT_PNG;
-    size_t cols = fig->columns ? fig->columns : 1;
-    if (cols > fig->n_panels) cols = fig->n_panels ? fig->n_panels : 1;
-    size_t rows = fig->n_panels ? (fig->n_panels + cols - 1) / cols : 1;
-    double w0 = fig->width_px ? fig->width_px : 1200.0;
-    double h0 = fig->height_px ? fig->height_px : fmin(400.0 * (double)rows, 2400.0);
-    double w = nsd_plot_num(cfg, "width"), h = nsd_plot_num(cfg, "height");
-    if (!(w > 0) && vector) w = 504.0; /* 7 in: a two-column figure at 1:1 */
-    if (w > 0 && !(h > 0)) h = h0 * w / w0;
-    if (h > 0 && !(w > 0)) w = w0 * h / h0;
-    if (w > 0) {
-        fig->width_px = (int)fmin(10000.0, fmax(100.0, round(w)));
-        fig->height_px = (int)fmin(10000.0, fmax(100.0, round(h)));
-    }
-    int i_font = nsd_params_index(nsd_plot_decls, nsd_n_plot_decls, "font_scale");
-    double fs = nsd_plot_num(cfg, "font_scale");
-    /* at 504 pt the text of the automatic scale is 7.15 pt: 8 pt is what journals ask */
-    if (vector && !(nsd_plot_num(cfg, "width") > 0) && !cfg->plot.from[i_font]) fs = 1.12;
-    fig->font_scale = fs;
-    fig->line_scale = nsd_plot_num(cfg, "line_width");
-}
-
 int nsd_figures_legend(const nsd_config *cfg) {
     static const int pos[] = {5, 4, 6};
     int k = (int)nsd_plot_num(cfg, "legend");
@@ -273,7 +249,6 @@ static int timeseries(const char *path, nsd_plot_format fmt, const nsd_config *c
     int rc = 0;
     if (np) {
         nsd_figure fig = {.title = fig_title, .panels = panels, .n_panels = np, .columns = 1};
-        nsd_figures_style(cfg, &fig);
         rc = nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
     }
     for (size_t i = 0; i < ncol; ++i) free(cols[i]);
@@ -402,7 +377,6 @@ static int phase(const char *path, nsd_plot_format fmt, const nsd_config *cfg,
         snprintf(title, sizeof title, "%s: phase portraits", fig_title);
         nsd_figure fig = {
             .title = title, .panels = panels, .n_panels = np, .columns = np > 1 ? 2 : 1};
-        nsd_figures_style(cfg, &fig);
         rc = nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
     }
     for (size_t i = 0; i < B.ncol; ++i) free(B.cols[i]);
@@ -461,7 +435,6 @@ static int event_chart(const char *path, nsd_plot_format fmt, const nsd_config *
                       .columns = 1,
                       .width_px = 1400,
                       .height_px = 260 + 50 * (int)(m->nc < 30 ? m->nc : 30)};
-    nsd_figures_style(cfg, &fig);
     int rc = nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
     free(xs);
     free(ys);
@@ -512,7 +485,6 @@ static int snapshots(const char *path, nsd_plot_format fmt, const nsd_config *cf
                       .columns = 1,
                       .width_px = 1600,
                       .height_px = 600};
-    nsd_figures_style(cfg, &fig);
     return nsd_figure_write(cfg, path, fmt, &fig, err, err_len);
 }
 

@@ -33,11 +33,6 @@ size_t nsd_figures_check(const nsd_config *cfg, const nsd_model *m, nsd_diag *di
  * suggestion. */
 size_t nsd_figures_series(const nsd_config *cfg, const nsd_model *m, const char ***names);
 
-/* The [plot] figure style (docs/figures.md) laid over fig: width and height (the other in
- * proportion when one is set), font_scale and line_width; svg and pdf figures default to
- * a two-column journal width, 504 pt, with about 8 pt text. */
-void nsd_figures_style(const nsd_config *cfg, nsd_figure *fig);
-
 /* [plot] legend as an nsd_panel legend_position: best 5, outside 4, none 6. */
 int nsd_figures_legend(const nsd_config *cfg);
 

@@ -166,6 +166,11 @@ typedef struct nsd_figure {
        PDF (a journal's 8 pt at 300 dpi: 33.3 px); 0 = from the panel size. font_scale
        multiplies it. */
     double text_size;
+    /* Appended for issue 26, round 7: 1 when height_px is a minimum the module may grow
+       (an automatic height): a page too short for the rows' titles, legends and tick labels
+       is drawn again, as tall as they need (plot_figure.c, grid_margins); 0: exactly
+       height_px, the margins shrunk to fit (a height the user set). */
+    int fit_height;
 } nsd_figure;
 
 /* Write `fig` to `path` in `format`. Returns 0 on success; on failure returns -1 and writes

@@ -51,8 +51,10 @@ static int figure_metrics(metrics *m, const nsd_figure *fig, int width_px, int h
 typedef struct grid {
     size_t cols, rows;
     double title_h; /* band of the overall title */
-    double cell_w, cell_h, pad;
+    double cell_w, pad;
     double *colL, *colR, *rowT, *rowB;
+    double *rowH;   /* the height of each row's cells: its margins and the common plot height */
+    double need_mm; /* the page height at which the rows' margins need no shrinking */
 } grid;
 
 static void grid_free(grid *g) {
@@ -60,14 +62,26 @@ static void grid_free(grid *g) {
     free(g->colR);
     free(g->rowT);
     free(g->rowB);
+    free(g->rowH);
+}
+
+/* The top of row r, measured down from the bottom of the title band [mm]. */
+static double row_top(const grid *g, size_t r) {
+    double y = 0.0;
+    for (size_t k = 0; k < r; ++k) y += g->rowH[k];
+    return y;
 }
 
 /* Margins of each column and row: the largest its panels need, scaled down so at least
- * 35% of each cell is left for the plot area. */
-static void grid_margins(grid *g, const panel_layout *pl, size_t n) {
+ * 35% of each cell's width, and of the page's height below the title, is left for the plot
+ * areas. Rows then take their own margins and one common plot height: a row with a legend
+ * above its plots or a taller title is taller, and no plot is squeezed for it (issue 26: a
+ * two-row compare figure at 504 pt squeezed the first row until its title ran into the
+ * legend). */
+static void grid_margins(grid *g, const panel_layout *pl, size_t n, double page_h_mm) {
     size_t cols = g->cols, rows = g->rows;
     double *colL = g->colL, *colR = g->colR, *rowT = g->rowT, *rowB = g->rowB;
-    double cell_w = g->cell_w, cell_h = g->cell_h, pad = g->pad;
+    double cell_w = g->cell_w, pad = g->pad;
     for (size_t c = 0; c < cols; ++c) colL[c] = colR[c] = 0.0;
     for (size_t r = 0; r < rows; ++r) rowT[r] = rowB[r] = 0.0;
     for (size_t i = 0; i < n; ++i) {
@@ -85,24 +99,41 @@ static void grid_margins(grid *g, const panel_layout *pl, size_t n) {
             colR[c] *= avail / tot;
         }
     }
+    double body = page_h_mm - g->title_h - 2 * pad * (double)rows, tot = 0.0;
+    for (size_t r = 0; r < rows; ++r) tot += rowT[r] + rowB[r];
+    double avail = 0.65 * body, k = tot > avail && tot > 0.0 ? avail / tot : 1.0;
+    /* a page that may grow gives its plots at least half of the height below the title */
+    g->need_mm = g->title_h + 2 * pad * (double)rows + tot / 0.5;
     for (size_t r = 0; r < rows; ++r) {
-        double tot = rowT[r] + rowB[r], avail = 0.65 * (cell_h - 2 * pad);
-        if (tot > avail && tot > 0.0) {
-            rowT[r] *= avail / tot;
-            rowB[r] *= avail / tot;
-        }
+        rowT[r] *= k;
+        rowB[r] *= k;
     }
+    double plot_h = (body - k * tot) / (double)rows;
+    for (size_t r = 0; r < rows; ++r) g->rowH[r] = rowT[r] + rowB[r] + 2 * pad + plot_h;
+}
+
+/* The right end of the band a legend above panel i's plot may take [mm from the page's left
+ * edge]: over the free top margins of the panels to its right in the row, to the right edge
+ * of the page, but only up to the first of them with a legend above its own plot (known:
+ * its layout was done once before), whose band starts at its cell. */
+static double above_right_mm(const grid *g, const panel_layout *pl, size_t n, size_t i, int known,
+                             double page_w_mm) {
+    size_t c = i % g->cols;
+    for (size_t k = i + 1; known && k < n && k % g->cols > c; ++k)
+        if (pl[k].n_legend > 0 && pl[k].legend_pos == 7)
+            return (double)(k % g->cols) * g->cell_w - g->pad;
+    return page_w_mm - g->pad;
 }
 
 /* Axes and margins of every panel. Two passes: margins depend on tick labels, which depend
  * (equal aspect) on the viewport size, which depends on the margins. */
 static void layout_panels(const nsd_figure *fig, panel_layout *pl, const metrics *m, grid *g) {
     size_t n = fig->n_panels, cols = g->cols;
-    double cell_w = g->cell_w, cell_h = g->cell_h, pad = g->pad;
+    double cell_w = g->cell_w, pad = g->pad;
     for (int pass = 0; pass < 2; ++pass) {
         for (size_t i = 0; i < n; ++i) {
             size_t c = i % cols, r = i / cols;
-            double vw = cell_w - 2 * pad, vh = cell_h - 2 * pad;
+            double vw = cell_w - 2 * pad, vh = g->rowH[r] - 2 * pad;
             if (pass > 0) {
                 vw -= g->colL[c] + g->colR[c];
                 vh -= g->rowT[r] + g->rowB[r];
@@ -110,13 +141,11 @@ static void layout_panels(const nsd_figure *fig, panel_layout *pl, const metrics
                 vw *= 0.8;
                 vh *= 0.75;
             }
-            /* a legend above the plot may run on over the free top margin of the panels to
-               its right in the row, to the right edge of the page */
-            pl[i].above_w_mm =
-                m->page_w_mm - (double)c * cell_w - 2 * pad - (pass > 0 ? g->colL[c] : 0.0);
+            pl[i].above_w_mm = above_right_mm(g, pl, n, i, pass > 0, m->page_w_mm) -
+                               (double)c * cell_w - pad - (pass > 0 ? g->colL[c] : 0.0);
             panel_axes(&fig->panels[i], &pl[i], m, fmax(vw, 1.0), fmax(vh, 1.0));
         }
-        grid_margins(g, pl, n);
+        grid_margins(g, pl, n, m->page_h_mm);
     }
 }
 
@@ -148,10 +177,10 @@ static void share_x(const nsd_figure *fig, panel_layout *pl, size_t cols) {
 /* Viewport of panel i (normalized page coordinates) and its title line. */
 static void place_panel(const grid *g, const metrics *m, size_t i, panel_layout *pl) {
     size_t c = i % g->cols, r = i / g->cols;
-    double cell_w = g->cell_w, cell_h = g->cell_h, pad = g->pad, title_h = g->title_h;
+    double cell_w = g->cell_w, pad = g->pad, title_h = g->title_h;
     double cx0 = (double)c * cell_w + pad, cx1 = (double)(c + 1) * cell_w - pad;
-    double ctop = m->page_h_mm - title_h - (double)r * cell_h - pad;
-    double cbot = m->page_h_mm - title_h - (double)(r + 1) * cell_h + pad;
+    double ctop = m->page_h_mm - title_h - row_top(g, r) - pad;
+    double cbot = m->page_h_mm - title_h - row_top(g, r) - g->rowH[r] + pad;
     double vx0 = (cx0 + g->colL[c]) / m->page_w_mm, vx1 = (cx1 - g->colR[c]) / m->page_w_mm;
     double vy0 = (cbot + g->rowB[r]) / m->page_h_mm, vy1 = (ctop - g->rowT[r]) / m->page_h_mm;
     vx0 = clampd(vx0, 0.0, 0.99);
@@ -235,7 +264,7 @@ static void draw_title(const title_layout *t, const metrics *m, double title_h, 
 }
 
 int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px,
-                const char *path, FILE *report) {
+                const char *path, FILE *report, int *grow_px) {
     metrics m;
     if (figure_metrics(&m, fig, width_px, height_px, rows) != 0) return -1;
     m.report = report;
@@ -245,13 +274,14 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     plschr(m.ch, 1.0);
 
     size_t n = fig->n_panels;
-    grid g = {cols, rows, 0.0, 0.0, 0.0, 0.0, NULL, NULL, NULL, NULL};
+    grid g = {cols, rows, 0.0, 0.0, 0.0, NULL, NULL, NULL, NULL, NULL, 0.0};
     panel_layout *pl = calloc(n, sizeof *pl);
     g.colL = calloc(cols, sizeof(double));
     g.colR = calloc(cols, sizeof(double));
     g.rowT = calloc(rows, sizeof(double));
     g.rowB = calloc(rows, sizeof(double));
-    if (!pl || !g.colL || !g.colR || !g.rowT || !g.rowB) {
+    g.rowH = calloc(rows, sizeof(double));
+    if (!pl || !g.colL || !g.colR || !g.rowT || !g.rowB || !g.rowH) {
         free(pl);
         grid_free(&g);
         return -1;
@@ -261,8 +291,8 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     if (fig->title && fig->title[0]) title_layout_of(fig->title, &m, &tl);
     g.title_h = tl.n ? title_band(&tl, &m) : 0.6 * m.ch;
     g.cell_w = m.page_w_mm / (double)cols;
-    g.cell_h = (m.page_h_mm - g.title_h) / (double)rows;
     g.pad = 0.5 * m.ch;
+    for (size_t r = 0; r < rows; ++r) g.rowH[r] = (m.page_h_mm - g.title_h) / (double)rows;
 
     for (size_t i = 0; i < n; ++i) {
         panel_extents(&fig->panels[i], &pl[i]);
@@ -270,11 +300,20 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     }
     share_x(fig, pl, cols);
     layout_panels(fig, pl, &m, &g);
+    /* A page that may grow and is too short: nothing drawn, the height the rows need, at
+       least 2% more (the text scale follows the row height, mildly, see figure_metrics) */
+    if (grow_px && fig->fit_height && g.need_mm > 1.001 * m.page_h_mm) {
+        double h = fmax(g.need_mm / m.page_h_mm, 1.02) * (double)height_px;
+        *grow_px = (int)fmin(10000.0, ceil(h));
+        free(pl);
+        grid_free(&g);
+        return 0;
+    }
 
     double ylabel_scale = 1.0; /* every y label at the size the tightest one fits at */
     for (size_t i = 0; i < n; ++i) {
         place_panel(&g, &m, i, &pl[i]);
-        pl[i].above_w_mm = m.page_w_mm - pl[i].vx0 * m.page_w_mm - g.pad;
+        pl[i].above_w_mm = above_right_mm(&g, pl, n, i, 1, m.page_w_mm) - pl[i].vx0 * m.page_w_mm;
         /* final axes for the final viewport (equal aspect) */
         panel_axes(&fig->panels[i], &pl[i], &m, (pl[i].vx1 - pl[i].vx0) * m.page_w_mm,
                    (pl[i].vy1 - pl[i].vy0) * m.page_h_mm);

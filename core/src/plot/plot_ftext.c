@@ -104,6 +104,7 @@ double ftext_string_mm(const char *s) {
     double size_pt = SVG_FONT_SIZE_RATIO * ht * 72.0 / 25.4, scale = 1.0, w_pt = 0.0;
     int level = 0; /* of superscripts (> 0) or subscripts (< 0) */
     const unsigned char *p = (const unsigned char *)s;
+    FT_UInt prev = 0; /* the glyph before, for the face's kerning (librsvg/Pango apply it) */
     while (*p) {
         if (p[0] == '#' && (p[1] == 'u' || p[1] == 'd')) { /* plP_script_scale: away from the */
             int up = p[1] == 'u';                          /* base line smaller, back larger */
@@ -115,7 +116,14 @@ double ftext_string_mm(const char *s) {
         }
         if (p[0] == '#' && p[1] == '#') p++; /* a literal '#' */
         unsigned long c = next_code(&p);
-        w_pt += advance_em(f, c) * floor(size_pt * scale); /* the driver's (int) size */
+        double em_pt = floor(size_pt * scale); /* the driver's (int) size */
+        FT_UInt g = FT_Get_Char_Index(f, c);
+        FT_Vector k = {0, 0};
+        if (prev && g && FT_HAS_KERNING(f) &&
+            FT_Get_Kerning(f, prev, g, FT_KERNING_UNSCALED, &k) == 0)
+            w_pt += (double)k.x / (double)f->units_per_EM * em_pt;
+        prev = g;
+        w_pt += advance_em(f, c) * em_pt;
     }
     return w_pt * 25.4 / 72.0;
 }

@@ -329,9 +329,11 @@ void draw_colorbar(panel_ctx *pc, const panel_layout *pl);
 
 /* Load the colour map (background, structure, palette). */
 void set_colors(void);
-/* Everything drawn between plinit and plend1. Returns 0 or -1 (out of memory). */
+/* Everything drawn between plinit and plend1. Returns 0 or -1 (out of memory). With
+ * fig->fit_height and a page too short for the rows' margins, draws nothing, sets *grow_px
+ * to the height the page needs [px] and returns 0 (grow_px NULL: never). */
 int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, int height_px,
-                const char *path, FILE *report);
+                const char *path, FILE *report, int *grow_px);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -8,7 +8,7 @@
 #include "module.h"
 #include "plot.h"
 
-#define NSD_MODULE_ABI_PLOT 2u /* 2: write takes the PNG's dpi */
+#define NSD_MODULE_ABI_PLOT 3u /* 2: write takes the PNG's dpi; 3: nsd_figure.fit_height */
 
 typedef struct {
     nsd_module_head head; /* {"plot", NSD_MODULE_ABI_PLOT} */

@@ -288,7 +288,8 @@ static int open_stream(plot_guard *g, const char *tmp, const char *dev, char *er
 /* Draw the figure on the stream open_stream made, end the stream, restore the caller's and
  * release the handlers. Returns draw_figure's result (0 when nothing was drawn). */
 static int draw_on_stream(plot_guard *g, const char *dev, const nsd_figure *fig, size_t cols,
-                          size_t rows, int width_px, int height_px, const char *path) {
+                          size_t rows, int width_px, int height_px, const char *path,
+                          int *grow_px) {
     int draw_rc = 0;
     plsError(&g->pl_errcode, g->pl_errmsg);
     plsdev(dev);
@@ -304,7 +305,7 @@ static int draw_on_stream(plot_guard *g, const char *dev, const nsd_figure *fig,
     g->initialised = level > 0;
     if (g->initialised && !g->pixels) g->file_owned_by_plplot = 1;
     if (g->initialised && g->pl_errcode == 0)
-        draw_rc = draw_figure(fig, cols, rows, width_px, height_px, path, g->report);
+        draw_rc = draw_figure(fig, cols, rows, width_px, height_px, path, g->report, grow_px);
     if (!g->file_owned_by_plplot && !g->pixels) {
         plsfile(NULL);
         fclose(g->fp);
@@ -382,6 +383,20 @@ static void report_close(plot_guard *g, int ok) {
     g->report_buf = NULL;
 }
 
+/* The RGB picture memcairo draws a PNG into, white (COL_BG, which memcairo draws over);
+ * any earlier one freed. 0, or -1 with err set. */
+static int png_canvas(plot_guard *g, int width_px, int height_px, char *err, size_t err_len) {
+    free(g->pixels);
+    g->width_px = width_px, g->height_px = height_px;
+    g->pixels = malloc((size_t)width_px * (size_t)height_px * 3);
+    if (g->pixels == NULL) {
+        set_err(err, err_len, "plot: out of memory for a %d x %d PNG", width_px, height_px);
+        return -1;
+    }
+    memset(g->pixels, 0xFF, (size_t)width_px * (size_t)height_px * 3);
+    return 0;
+}
+
 int nsd_plot_write(const char *path, nsd_plot_format format, const nsd_figure *fig, char *err,
                    size_t err_len) {
     return nsd_plot_write_dpi(path, format, fig, 0.0, err, err_len);
@@ -413,16 +428,10 @@ int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figur
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp", 5);
     guard->old_strm = -1;
-    if (format == NSD_PLOT_PNG) { /* white, the background (COL_BG): memcairo draws over it */
-        guard->width_px = width_px, guard->height_px = height_px;
-        guard->pixels = malloc((size_t)width_px * (size_t)height_px * 3);
-        if (guard->pixels == NULL) {
-            free(tmp);
-            free(guard);
-            set_err(err, err_len, "plot: out of memory for a %d x %d PNG", width_px, height_px);
-            return -1;
-        }
-        memset(guard->pixels, 0xFF, (size_t)width_px * (size_t)height_px * 3);
+    if (format == NSD_PLOT_PNG && png_canvas(guard, width_px, height_px, err, err_len) != 0) {
+        free(tmp);
+        free(guard);
+        return -1;
     }
 
     active_guard = guard;
@@ -443,9 +452,31 @@ int nsd_plot_write_dpi(const char *path, nsd_plot_format format, const nsd_figur
         return -1;
     }
 
-    int rc = open_stream(guard, tmp, dev, err, err_len);
+    int rc = open_stream(guard, tmp, dev, err, err_len), drawn = 0, draw_rc = 0;
+    if (rc == 0 && fig->fit_height) { /* a page too short for its rows: once more, taller */
+        int grow_px = 0;
+        draw_rc = draw_on_stream(guard, dev, fig, cols, rows, width_px, height_px, path, &grow_px);
+        drawn = grow_px <= height_px;
+        if (!drawn) {
+            height_px = grow_px;
+            if (guard->fp) fclose(guard->fp); /* PNG: the first page is not written */
+            guard->fp = NULL;
+            report_close(guard, 0);
+            report_open(guard);
+            guard->initialised = guard->file_owned_by_plplot = 0;
+            rc = format == NSD_PLOT_PNG ? png_canvas(guard, width_px, height_px, err, err_len) : 0;
+            active_guard = guard;
+            plsexit(on_plplot_exit);
+            plsabort(on_plplot_abort);
+            if (rc == 0)
+                rc = open_stream(guard, tmp, dev, err, err_len);
+            else
+                release_handlers();
+        }
+    }
     if (rc == 0) {
-        int draw_rc = draw_on_stream(guard, dev, fig, cols, rows, width_px, height_px, path);
+        if (!drawn)
+            draw_rc = draw_on_stream(guard, dev, fig, cols, rows, width_px, height_px, path, NULL);
         rc = finish_output(guard, draw_rc, dev, tmp, path, format, dpi, err, err_len);
         if (guard->fp) fclose(guard->fp); /* PNG: not written after a PLplot error */
         if (rc != 0) remove(tmp);

@@ -382,7 +382,6 @@ static int write_summary_figure(const char *dir, const nsd_config *cfg, summary_
     size_t ns = P->ns;
     nsd_figure fig = {.title = cfg->title, .panels = P->panels, .n_panels = ns, .columns = 1,
                       .width_px = 1200, .height_px = ns <= 6 ? (int)(360 * ns + 60) : 0};
-    nsd_figures_style(cfg, &fig);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/summary.%s", dir, nsd_plot_format_ext(fmt));
     if (nsd_figure_write(cfg, path, fmt, &fig, err, err_len) != 0) return -1;
