@@ -11,8 +11,8 @@ A tiny run (impact oscillator, dopri5, t_end = 1 ms, [plot] off) is timed as
 a whole process, interleaved A B (C) A B (C) ...: A the build with its hash
 cache, B the same build with NSDYN_NO_HASH_CACHE=1 (every file hashed, the
 behaviour before the cache), C an older nsdyn if given, D (--graphs) the
-build on the same run with [plot] left to its defaults (every run graph,
-PNG before issue 26's round 6), E (--old and --graphs) the older nsdyn on that
+build on the same run with [plot] left to its defaults (every run graph;
+svg-text since issue 26's round 7, PNG before), E (--old and --graphs) the older nsdyn on that
 run, and per --format FMT (png, svg, pdf, svg-text) the build on that run with
 `[plot] format = FMT` (F: the graphs' options, each against A; G: the older nsdyn on
 it, with --old). Targets: A <= 5 ms
