@@ -159,11 +159,11 @@ START_TEST(study_threads_identical_and_resume) {
     /* the graphs and their aggregates */
     struct stat sb;
     char path[512];
-    snprintf(path, sizeof path, "%s/three/crossed_vs_e.png", tmp);
+    snprintf(path, sizeof path, "%s/three/crossed_vs_e.svg", tmp);
     ck_assert_int_eq(stat(path, &sb), 0);
     snprintf(path, sizeof path, "%s/three/height_vs_e.csv", tmp);
     ck_assert_int_eq(stat(path, &sb), 0);
-    snprintf(path, sizeof path, "%s/three/crossed_map.png", tmp);
+    snprintf(path, sizeof path, "%s/three/crossed_map.svg", tmp);
     ck_assert_int_eq(stat(path, &sb), 0);
     /* the map's table: one row per run with its value (crossed: 0 or 1) */
     char *map = slurp("three/crossed_map.csv");
@@ -293,9 +293,9 @@ START_TEST(maxima_are_the_apexes) {
     sqlite3_close(db);
     struct stat sb;
     char path[512];
-    snprintf(path, sizeof path, "%s/out/apex_vs_e.png", tmp);
+    snprintf(path, sizeof path, "%s/out/apex_vs_e.svg", tmp);
     ck_assert_int_eq(stat(path, &sb), 0);
-    snprintf(path, sizeof path, "%s/out/n_map_e_y0.png", tmp);
+    snprintf(path, sizeof path, "%s/out/n_map_e_y0.svg", tmp);
     ck_assert_int_eq(stat(path, &sb), 0);
     char *map = slurp("out/n_map_e_y0.csv");
     ck_assert_ptr_nonnull(strstr(map, "e,y0,value_or_category\n"));
