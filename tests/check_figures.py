@@ -259,13 +259,40 @@ def staged(path):
     return re.sub(r"(^|/)\.([^/]+)\.tmp-[^/]+/", r"\1\2/", path)
 
 
+SEAM_STEP = 6  # grey levels: a pixel lighter than both its neighbours 2 px away by more
+#               is a hairline (a seam between two fill polygons that only touch, which
+#               vector viewers antialias each on its own); viridis varies by about 1 level
+#               per pixel at most across a map drawn at 2 px per point
+
+
+def check_seams(name, grey, w, h, px, plot, inset, problems):
+    """Across every fifth row of the map's plot area (clear of the frame): the share of
+    pixels that stand out lighter than both neighbours. 0 with overlapping shades, about
+    10 % with the seams (plot_map.c, fill_overlapping); pixels near dark ink (a contour,
+    a marker) are skipped."""
+    x0, x1 = int((plot["x0"] + inset) * px), int((plot["x1"] - inset) * px)
+    y0, y1 = int(h - (plot["y1"] - inset) * px), int(h - (plot["y0"] + inset) * px)
+    seams = n = 0
+    for y in range(max(y0, 0), min(y1, h), 5):
+        row = grey[y * w:(y + 1) * w]
+        for x in range(max(x0, 2), min(x1, w - 2)):
+            a, b, c = row[x - 2], row[x], row[x + 2]
+            if min(a, b, c) < 40:
+                continue
+            n += 1
+            seams += b > a + SEAM_STEP and b > c + SEAM_STEP
+    if n and seams > 0.005 * n:
+        problems.append(f"{name}: {seams} of {n} map pixels are light hairlines (seams "
+                        f"between its shades)")
+
+
 def check_map(fig, problems):
     """A sweep map against its colour bar: the grid's node values (the plotted CSV) have
     the grey level of the bar at the same value (viridis is monotone in lightness), so the
     scale is neither reversed nor shifted. The map fills its plot (the grid's extent)."""
     path = staged(fig["file"])
     name = os.path.basename(path)
-    if not name.endswith("_map.png") or not os.path.exists(path):
+    if not name.endswith(("_map.png", "_map.svg")) or not os.path.exists(path):
         return
     sums = {}
     with open(path[:-4] + ".csv") as f:
@@ -292,6 +319,7 @@ def check_map(fig, problems):
         return v[len(v) // 2], v[0]
 
     inset = 4 / px  # clear of the frame
+    check_seams(name, grey, w, h, px, plot, inset, problems)
     zlo, zhi = min(zs), max(zs)
     for (x, y), z in node.items():
         fx = (x - min(xs)) / (max(xs) - min(xs))

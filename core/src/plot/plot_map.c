@@ -111,6 +111,56 @@ static void blank_cells(const nsd_map *mp, const double *xs, const double *ys) {
         }
 }
 
+/* plshades' fill for vector output: each shade's polygon offset outward by SEAM_PT (a
+ * mitred offset in millimetres on the page, the mitre capped at 4 SEAM_PT), so neighbouring
+ * polygons overlap. Vector viewers (librsvg, browsers, PDF readers) antialias each polygon's
+ * edge on its own, and two polygons that only touch leave a light hairline between them: the
+ * map showed its cells and shade bands as seams. The overlap lies under the neighbour (a
+ * colour 1/128 of the scale away) or, at the map's edge, under the frame (0.63 pt wide,
+ * centred on the edge). PNG (memcairo) has no seams. */
+#define SEAM_PT 0.25
+static void fill_overlapping(PLINT n, PLFLT_VECTOR x, PLFLT_VECTOR y) {
+    enum { MAXV = 64 };
+    PLFLT wx0, wx1, wy0, wy1, vx0, vx1, vy0, vy1, px0, px1, py0, py1;
+    plgvpw(&wx0, &wx1, &wy0, &wy1);                      /* world window */
+    plgvpd(&vx0, &vx1, &vy0, &vy1);                      /* its viewport, normalized */
+    plgspa(&px0, &px1, &py0, &py1);                      /* the page [mm] */
+    double sx = (vx1 - vx0) * (px1 - px0) / (wx1 - wx0); /* mm per world unit */
+    double sy = (vy1 - vy0) * (py1 - py0) / (wy1 - wy0);
+    if (n < 3 || n > MAXV || !(isfinite(sx) && isfinite(sy) && sx != 0.0 && sy != 0.0)) {
+        plfill(n, x, y);
+        return;
+    }
+    double area2 = 0.0; /* twice the signed area [mm^2]: its sign says which side is out */
+    for (PLINT k = 0; k < n; ++k) {
+        PLINT l = (k + 1) % n;
+        area2 += (x[k] * sx) * (y[l] * sy) - (x[l] * sx) * (y[k] * sy);
+    }
+    if (area2 == 0.0 || !isfinite(area2)) {
+        plfill(n, x, y);
+        return;
+    }
+    double orient = area2 > 0.0 ? 1.0 : -1.0, d = SEAM_PT * 25.4 / 72.0;
+    double nx[MAXV], ny[MAXV]; /* outward unit normal of edge k -> k+1; 0 if it has no length */
+    for (PLINT k = 0; k < n; ++k) {
+        PLINT l = (k + 1) % n;
+        double ex = (x[l] - x[k]) * sx, ey = (y[l] - y[k]) * sy, len = hypot(ex, ey);
+        nx[k] = len > 0.0 ? orient * ey / len : 0.0;
+        ny[k] = len > 0.0 ? -orient * ex / len : 0.0;
+    }
+    PLFLT ox[MAXV], oy[MAXV];
+    for (PLINT k = 0; k < n; ++k) {
+        PLINT p = (k + n - 1) % n; /* the edges into and out of vertex k */
+        double mx = nx[p] + nx[k], my = ny[p] + ny[k], dot = nx[p] * nx[k] + ny[p] * ny[k];
+        double f = 1.0 + dot > 0.25 ? d / (1.0 + dot) : 4.0 * d / fmax(hypot(mx, my), 1e-12);
+        if (nx[p] == 0.0 && ny[p] == 0.0) mx = nx[k], my = ny[k], f = d;
+        if (nx[k] == 0.0 && ny[k] == 0.0) mx = nx[p], my = ny[p], f = d;
+        ox[k] = x[k] + f * mx / sx;
+        oy[k] = y[k] + f * my / sy;
+    }
+    plfill(n, ox, oy);
+}
+
 /* The edges of the shades: N_SHADES equal steps over the colour scale, the outer edges a
  * hair outside it so the extremes are filled. The map and its colour bar use the same. */
 static void shade_levels(const axis_info *az, PLFLT clevel[N_SHADES + 1]) {
@@ -155,7 +205,8 @@ int draw_map(panel_ctx *pc, const panel_layout *pl) {
     PLcGrid cg = {.xg = xs, .yg = ys, .zg = NULL, .nx = (PLINT)nx, .ny = (PLINT)ny};
     set_cmap1();
     plshades((PLFLT_MATRIX)a, (PLINT)nx, (PLINT)ny, NULL, xs[0], xs[nx - 1], ys[0], ys[ny - 1],
-             clevel, N_SHADES + 1, 0.0, 0, 0.0, plfill, 1, pltr1, &cg);
+             clevel, N_SHADES + 1, 0.0, 0, 0.0, device_is_raster() ? plfill : fill_overlapping, 1,
+             pltr1, &cg);
     blank_cells(mp, xs, ys);
     plFree2dGrid(a, (PLINT)nx, (PLINT)ny);
     free(xs);
@@ -210,6 +261,17 @@ void draw_colorbar(panel_ctx *pc, const panel_layout *pl) {
     plschr(ch, 1.0);
     plsmaj(0.4 * ch, 1.0);
     plsmin(0.2 * ch, 1.0);
+    if (!device_is_raster()) { /* under its shades, the same shades overlapping (seams) */
+        plvpor(b.vp[0], b.vp[1], b.vp[2], b.vp[3]);
+        plwind(0.0, 1.0, values[0], values[N_SHADES]);
+        PLFLT col0[2] = {values[0], values[N_SHADES]}, col1[2] = {values[0], values[N_SHADES]};
+        PLFLT *z[2] = {col0, col1}, xg[2] = {0.0, 1.0}, yg[2] = {values[0], values[N_SHADES]};
+        PLcGrid g = {.xg = xg, .yg = yg, .zg = NULL, .nx = 2, .ny = 2};
+        plshades((PLFLT_MATRIX)z, 2, 2, NULL, 0.0, 1.0, values[0], values[N_SHADES], values,
+                 N_SHADES + 1, 0.0, 0, 0.0, fill_overlapping, 1, pltr1, &g);
+        plvpor(pl->vx0, pl->vx1, pl->vy0, pl->vy1); /* plcolorbar places itself from it */
+        plwind(pl->ax.lo, pl->ax.hi, pl->ay.lo, pl->ay.hi);
+    }
     plslabelfunc(bar_label_cb, &b);
     plcolorbar(&cw, &chh, PL_COLORBAR_SHADE | PL_COLORBAR_ORIENT_TOP,
                PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, BAR_GAP * ch / vw_mm,
