@@ -65,15 +65,20 @@ long legend_covered(const nsd_panel *p, const panel_layout *pl, double u0, doubl
     return hits;
 }
 
-/* The inside corner (0..3) where a legend of w x h (fractions of the viewport) covers
- * no data, or 4 (outside right) when every corner covers some. */
+/* What a legend of w x h (fractions of the viewport) in inside corner q (0..3), ox and oy
+ * in from the frame, covers; the first corner where it covers no data, or 4 (outside
+ * right) when every corner covers some. */
+static long corner_covered(const nsd_panel *p, const panel_layout *pl, int q, double w, double h,
+                           double ox, double oy) {
+    int right = q == 0 || q == 2, top = q == 0 || q == 1;
+    double u0 = right ? 1.0 - ox - w : ox, v0 = top ? 1.0 - oy - h : oy;
+    return legend_covered(p, pl, u0, u0 + w, v0, v0 + h);
+}
+
 static int best_position(const nsd_panel *p, const panel_layout *pl, double w, double h, double ox,
                          double oy) {
-    for (int q = 0; q < 4; ++q) {
-        int right = q == 0 || q == 2, top = q == 0 || q == 1;
-        double u0 = right ? 1.0 - ox - w : ox, v0 = top ? 1.0 - oy - h : oy;
-        if (legend_covered(p, pl, u0, u0 + w, v0, v0 + h) == 0) return q;
-    }
+    for (int q = 0; q < 4; ++q)
+        if (corner_covered(p, pl, q, w, h, ox, oy) == 0) return q;
     return 4;
 }
 
@@ -122,11 +127,19 @@ void legend_measure(const nsd_panel *p, panel_layout *pl, double ch, double vw_m
        width (plot_text.c) replaces 0.8 * estimate; rows of 2 ch. */
     pl->legend_w_mm = pl->n_legend ? 1.1 * (9.5 + 0.85 * maxw) * ch : 0.0;
     pl->legend_h_mm = pl->n_legend ? (2.0 * (double)pl->n_legend + 0.5) * ch : 0.0;
-    /* "best" is decided once, at the first layout pass, whose viewport is the smallest
-       (the legend covers the most): the margins are sized for that decision */
+    /* "best" is decided at the first layout pass and checked once more at the second, on
+       the viewport the margins of the first give: rows of different margins (a legend above
+       one) can leave a plot smaller than the first pass guessed, and an inside corner that
+       was free may then cover data. The margins after the second pass are sized for it. */
     if (!pl->legend_decided) {
         pl->legend_decided = 1;
         decide_position(p, pl, ch, vw_mm, vh_mm);
+    } else if (pl->legend_decided == 1) {
+        pl->legend_decided = 2;
+        if (p->legend_position == 5 && pl->legend_pos < 4 &&
+            corner_covered(p, pl, pl->legend_pos, pl->legend_w_mm / vw_mm, pl->legend_h_mm / vh_mm,
+                           0.8 * ch / vw_mm, 0.8 * ch / vh_mm))
+            decide_position(p, pl, ch, vw_mm, vh_mm);
     }
     /* above the plot: entries flow in rows across the viewport's width */
     pl->legend_rows = 0;
