@@ -856,6 +856,86 @@ START_TEST(test_best_legend) {
 }
 END_TEST
 
+/* A page that may grow (nsd_figure.fit_height, issue 26 round 7): two rows, the first with a
+ * six-entry legend above its plot and both with titles, on a page far too short for them
+ * (504 x 200 in each format's unit). Grown: taller than asked, one report line (the first,
+ * abandoned attempt leaves none), both plots of one height, together at least half of the
+ * page below the title band (0.40 of this page); kept (fit_height 0): exactly the height
+ * asked, the margins shrunk and the plots smaller than that. */
+START_TEST(test_fit_height) {
+    make_tmpdir();
+    enum { N = 50 };
+    static double x[N], y[N];
+    static char line[1 << 16], two[1 << 16];
+    for (int i = 0; i < N; ++i) x[i] = i, y[i] = sin(0.3 * i);
+    static const char *const names[6] = {"first entry",  "second entry", "third entry",
+                                         "fourth entry", "fifth entry",  "sixth entry"};
+    nsd_curve c[6];
+    for (int k = 0; k < 6; ++k) c[k] = (nsd_curve){.x = x, .y = y, .n = N, .legend = names[k]};
+    nsd_panel p[2];
+    for (int k = 0; k < 2; ++k)
+        p[k] = (nsd_panel){.title = k ? "(b) the second panel" : "(a) the first panel",
+                           .curves = c,
+                           .n_curves = k ? 1 : 6,
+                           .xmin = NAN,
+                           .xmax = NAN,
+                           .ymin = NAN,
+                           .ymax = NAN,
+                           .legend_position = k ? 6 : 7,
+                           .xlabel = "time t [s]",
+                           .ylabel = "height y [m]"};
+    const nsd_plot_format formats[2] = {NSD_PLOT_SVG_TEXT, NSD_PLOT_PNG};
+    for (int fi = 0; fi < 2; ++fi)
+        for (int fit = 1; fit >= 0; --fit) {
+            nsd_figure fig = {.title = "a title",
+                              .panels = p,
+                              .n_panels = 2,
+                              .columns = 1,
+                              .width_px = 504,
+                              .height_px = 200,
+                              .fit_height = fit};
+            char path[600], report[600], err[256];
+            path_in_tmp(path, sizeof path, fi ? "fit.png" : "fit.svg");
+            path_in_tmp(report, sizeof report, "layout.jsonl");
+            unlink(report);
+            setenv("NSDYN_PLOT_LAYOUT", report, 1);
+            int rc = nsd_plot_write(path, formats[fi], &fig, err, sizeof err);
+            unsetenv("NSDYN_PLOT_LAYOUT");
+            ck_assert_msg(rc == 0, "%s", err);
+            FILE *f = fopen(report, "r");
+            ck_assert_ptr_nonnull(f);
+            ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+            ck_assert_msg(fgets(two, sizeof two, f) == NULL, "two report lines for one figure");
+            fclose(f);
+            double page_w = 0.0, page_h = 0.0;
+            const char *pw = strstr(line, "\"page_w\":");
+            ck_assert_ptr_nonnull(pw);
+            ck_assert_int_eq(sscanf(pw, "\"page_w\":%lf,\"page_h\":%lf", &page_w, &page_h), 2);
+            double asked_h = page_w * 200.0 / 504.0; /* the page in mm, as asked */
+            rbox a, b;
+            const char *next = report_find(line, "plot", &a);
+            ck_assert_ptr_nonnull(next);
+            ck_assert_ptr_nonnull(report_find(next, "plot", &b));
+            double ha = a.y1 - a.y0, hb = b.y1 - b.y0;
+            if (fit) {
+                ck_assert_msg(page_h > 1.2 * asked_h, "not grown: %g mm, asked %g", page_h,
+                              asked_h);
+                ck_assert_msg(fabs(ha - hb) < 0.01, "plot heights %g and %g mm", ha, hb);
+                /* half of the height below the title band: 0.40 of this page */
+                ck_assert_msg(ha + hb >= 0.38 * page_h, "plots %g + %g mm of a %g mm page", ha, hb,
+                              page_h);
+            } else {
+                ck_assert_msg(fabs(page_h - asked_h) < 0.02 * asked_h, "%g mm, asked %g", page_h,
+                              asked_h);
+                ck_assert_msg(ha + hb < 0.38 * page_h, "not squeezed: plots %g + %g mm of %g", ha,
+                              hb, page_h); /* less than the grown page gives */
+            }
+            ck_assert(!tmp_exists(path));
+        }
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(test_category_axis) {
     /* Lanes named on the y axis, no numeric y tick labels; legend_position 8 is refused. */
     make_tmpdir();
@@ -918,6 +998,7 @@ static Suite *plot_suite(void) {
     tcase_add_test(tc, test_many_figures);
     tcase_add_test(tc, test_best_legend);
     tcase_add_test(tc, test_category_axis);
+    tcase_add_test(tc, test_fit_height);
     suite_add_tcase(s, tc);
     return s;
 }
