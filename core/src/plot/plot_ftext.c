@@ -5,8 +5,10 @@
  * for "sans-serif" on Debian (fonts-dejavu-core), which is the family the driver writes, at
  * the sizes the driver writes (drivers/svg.c: font-size = (int)(1.34 chrht 72 / 25.4) pt, a
  * superscript or subscript level (#u, #d) 0.75 of the size around it, also truncated), bold
- * when the stream's font is. Advances unhinted, as a browser or librsvg lays SVG text out;
- * no kerning (a percent or so on a label). libfreetype is already loaded with libplplot, so
+ * when the stream's font is. Advances unhinted, with the face's kerning pairs, as a browser
+ * or librsvg lays SVG text out (a bold title was 2 % wider than its ink without kerning).
+ * The glyph index and advance of the first 256 code points are kept per face (a run's
+ * figures measure a few hundred strings of them). libfreetype is already loaded with libplplot, so
  * this adds no library; the faces are opened on first use and kept for the next figures (a
  * run draws three or more: opened once, not each time), closed when the module is unloaded or
  * the process ends (ftext_release). A viewer without DejaVu Sans substitutes its sans-serif
@@ -28,9 +30,15 @@
 #define SVG_FONT_SIZE_RATIO 1.34 /* drivers/svg.c, FONT_SIZE_RATIO */
 #define SCRIPT_SCALE 0.75        /* src/plsym.c, plP_script_scale */
 
+typedef struct ftext_glyph {
+    FT_UInt index; /* in its face; 0: none */
+    double adv_em; /* advance [em]; < 0: not looked up yet */
+} ftext_glyph;
+
 typedef struct ftext_faces {
     FT_Library lib;
-    FT_Face face[2]; /* regular, bold; NULL: missing */
+    FT_Face face[2];           /* regular, bold; NULL: missing */
+    ftext_glyph latin[2][256]; /* code points 0..255 of each face, looked up once */
 } ftext_faces;
 
 /* The faces: opened by the first measurement (nsd_plot_write, which is not re-entrant, is
@@ -50,8 +58,10 @@ static int ftext_open(void) {
         faces_failed = 1;
         return -1;
     }
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < 2; ++i) {
         if (FT_New_Face(faces->lib, file[i], 0, &faces->face[i]) != 0) faces->face[i] = NULL;
+        for (int c = 0; c < 256; ++c) faces->latin[i][c] = (ftext_glyph){0, -1.0};
+    }
     if (faces->face[0] == NULL) {
         ftext_release();
         faces_failed = 1;
@@ -84,12 +94,16 @@ static unsigned long next_code(const unsigned char **p) {
     return c;
 }
 
-/* Advance of code point c in face f [em]. */
-static double advance_em(FT_Face f, unsigned long c) {
-    FT_UInt g = FT_Get_Char_Index(f, c);
+/* Glyph and advance of code point c in face k [em]. */
+static ftext_glyph glyph_of(int k, unsigned long c) {
+    if (c < 256 && faces->latin[k][c].adv_em >= 0.0) return faces->latin[k][c];
+    FT_Face f = faces->face[k];
+    ftext_glyph g = {FT_Get_Char_Index(f, c), 0.55}; /* an average glyph, if it has none */
     FT_Fixed adv = 0;
-    if (FT_Get_Advance(f, g, FT_LOAD_NO_SCALE, &adv) != 0) return 0.55; /* an average glyph */
-    return (double)adv / (double)f->units_per_EM;
+    if (FT_Get_Advance(f, g.index, FT_LOAD_NO_SCALE, &adv) == 0)
+        g.adv_em = (double)adv / (double)f->units_per_EM;
+    if (c < 256) faces->latin[k][c] = g;
+    return g;
 }
 
 double ftext_string_mm(const char *s) {
@@ -100,7 +114,8 @@ double ftext_string_mm(const char *s) {
     plgfci(&fci);
     /* the FCI's weight nibble (plplot.h: PL_FCI_WEIGHT, 1 = bold) */
     int bold = ((fci >> (4 * PL_FCI_WEIGHT)) & 0xF) == PL_FCI_BOLD;
-    FT_Face f = faces->face[bold && faces->face[1] ? 1 : 0];
+    int k = bold && faces->face[1] ? 1 : 0;
+    FT_Face f = faces->face[k];
     double size_pt = SVG_FONT_SIZE_RATIO * ht * 72.0 / 25.4, scale = 1.0, w_pt = 0.0;
     int level = 0; /* of superscripts (> 0) or subscripts (< 0) */
     const unsigned char *p = (const unsigned char *)s;
@@ -117,13 +132,13 @@ double ftext_string_mm(const char *s) {
         if (p[0] == '#' && p[1] == '#') p++; /* a literal '#' */
         unsigned long c = next_code(&p);
         double em_pt = floor(size_pt * scale); /* the driver's (int) size */
-        FT_UInt g = FT_Get_Char_Index(f, c);
-        FT_Vector k = {0, 0};
-        if (prev && g && FT_HAS_KERNING(f) &&
-            FT_Get_Kerning(f, prev, g, FT_KERNING_UNSCALED, &k) == 0)
-            w_pt += (double)k.x / (double)f->units_per_EM * em_pt;
-        prev = g;
-        w_pt += advance_em(f, c) * em_pt;
+        ftext_glyph g = glyph_of(k, c);
+        FT_Vector kern = {0, 0};
+        if (prev && g.index && FT_HAS_KERNING(f) &&
+            FT_Get_Kerning(f, prev, g.index, FT_KERNING_UNSCALED, &kern) == 0)
+            w_pt += (double)kern.x / (double)f->units_per_EM * em_pt;
+        prev = g.index;
+        w_pt += g.adv_em * em_pt;
     }
     return w_pt * 25.4 / 72.0;
 }
