@@ -325,6 +325,15 @@ int draw_map(panel_ctx *pc, const panel_layout *pl);
 /* Draw the colour bar and its label right of the plot (after the frame). */
 void draw_colorbar(panel_ctx *pc, const panel_layout *pl);
 
+/* ---- plot_frame.c: the frame, its ticks and the grid as one polyline a side -------- */
+
+/* The frame of panel pl with tick marks on the x sides (ticks_x) and the y sides (ticks_y),
+ * in the current colour and width; 0, or -1 (too many ticks, or no memory: nothing drawn,
+ * the caller uses plbox). */
+int draw_frame_lines(const panel_layout *pl, const metrics *m, int ticks_x, int ticks_y);
+/* Grid lines at the major ticks of x (grid_x) and y (grid_y); 0, or -1 as above. */
+int draw_grid_lines(const panel_layout *pl, int grid_x, int grid_y);
+
 /* ---- plot_figure.c: the figure ------------------------------------------------ */
 
 /* Load the colour map (background, structure, palette). */

@@ -161,11 +161,12 @@ static void draw_background(const nsd_panel *p, const panel_layout *pl, const me
     plwidth(lw(m, 0.7));
     pllsty(1);
     int lanes = p->n_y_categories > 0;
-    plbox(uses_pl_log(&pl->ax) ? "gl" : "g", pl->ax.step, pl->ax.nsub,
-          lanes                  ? ""
-          : uses_pl_log(&pl->ay) ? "gl"
-                                 : "g",
-          pl->ay.step, pl->ay.nsub);
+    if (draw_grid_lines(pl, 1, !lanes) != 0) /* plot_frame.c; plbox: a segment a line */
+        plbox(uses_pl_log(&pl->ax) ? "gl" : "g", pl->ax.step, pl->ax.nsub,
+              lanes                  ? ""
+              : uses_pl_log(&pl->ay) ? "gl"
+                                     : "g",
+              pl->ay.step, pl->ay.nsub);
     for (size_t k = 0; lanes && k + 1 < p->n_y_categories; ++k) {
         PLFLT lx[2] = {pl->ax.lo, pl->ax.hi}, ly[2] = {(double)k + 1.5, (double)k + 1.5};
         plline(2, lx, ly);
@@ -205,14 +206,20 @@ static void draw_frame(panel_ctx *pc, const panel_layout *pl, const metrics *m) 
     plwidth(lw(m, 1.0));
     plslabelfunc(label_cb, pc);
     int lanes = pc->panel->n_y_categories > 0;
-    const char *xopt = pl->shared_x           ? (uses_pl_log(&pl->ax) ? "bcstlo" : "bcsto")
+    /* the frame and ticks one polyline a side (plot_frame.c); plbox then writes only the
+       labels ("nt" without "b" and "c": labels at the major ticks, no line) */
+    int own = draw_frame_lines(pl, m, 1, !lanes) == 0;
+    const char *xopt = pl->shared_x           ? (own                    ? ""
+                                                 : uses_pl_log(&pl->ax) ? "bcstlo"
+                                                                        : "bcsto")
+                       : own                  ? (uses_pl_log(&pl->ax) ? "ntlo" : "nto")
                        : uses_pl_log(&pl->ax) ? "bcnstlo"
                                               : "bcnsto";
-    plbox(xopt, pl->ax.step, pl->ax.nsub,
-          lanes                  ? "bc"
-          : uses_pl_log(&pl->ay) ? "bcnstvlo"
-                                 : "bcnstvo",
-          pl->ay.step, pl->ay.nsub);
+    const char *yopt = lanes                  ? (own ? "" : "bc")
+                       : own                  ? (uses_pl_log(&pl->ay) ? "ntvlo" : "ntvo")
+                       : uses_pl_log(&pl->ay) ? "bcnstvlo"
+                                              : "bcnstvo";
+    if (xopt[0] || yopt[0]) plbox(xopt, pl->ax.step, pl->ax.nsub, yopt, pl->ay.step, pl->ay.nsub);
     plslabelfunc(NULL, NULL);
     /* the lanes' names, level with the lanes */
     for (size_t k = 0; lanes && k < pc->panel->n_y_categories; ++k) {
