@@ -30,6 +30,12 @@ static int axis_ticks(const axis_info *a, tick *t) {
                                    0.778151, 0.845098, 0.903090, 0.954243};
     int pl_log = uses_pl_log(a);
     double step = pl_log ? 1.0 : a->step, lo = fmin(a->lo, a->hi), hi = fmax(a->lo, a->hi);
+    /* plwind widens the window it keeps by 1e-5 of its span on each side (src/plwind.c), and
+       c_plaxes places ticks and labels in that window: a tick a hair outside the window
+       still gets its label, so it gets its tick here too */
+    double widen = 1e-5 * (hi - lo);
+    lo -= widen;
+    hi += widen;
     int nsub = a->nsub;
     if (!(step > 0.0) || !isfinite(lo) || !isfinite(hi) || (hi - lo) / step > MAX_TICKS) return -1;
     int n = 0;
