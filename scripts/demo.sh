@@ -93,6 +93,6 @@ missing=0
 while read -r fig; do
     [[ -f "$out/$fig" ]] || { echo "warning: $fig was not drawn"; missing=1; }
 done < <(sed -n 's/^!\[[^]]*\](\(.*\))$/\1/p' "$index")
-say "done: $(find "$out" -name '*.svg' | wc -l) graphs (SVG with editable text; [plot] format = "png" for PNG) in out/"
+say "done: $(find "$out" -name '*.svg' | wc -l) graphs (SVG with editable text; [plot] format = \"png\" for PNG) in out/"
 echo "   out/index.md shows the key figures with a line each; out/<name>.log has each step's output"
 [[ $missing == 0 ]]
