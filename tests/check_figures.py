@@ -447,6 +447,47 @@ def render(binary, source, runs, tmp, tag, problems):
         return [json.loads(line) for line in f]
 
 
+def check_ticks(fig, problems):
+    """svg-text: each x tick label of a plot has a tick mark under it. The frame and its ticks
+    are one polyline a side (core/src/plot/plot_frame.c, at the positions of PLplot's
+    c_plaxes) while plbox writes the labels: a tick off its label, or a label without a
+    tick, shows here. A vertex of a black polyline on the plot's bottom edge within 0.1 mm of
+    the label's centre, and one a tick's length above it."""
+    path = staged(fig["file"])
+    if not path.endswith(".svg") or not os.path.exists(path):
+        return
+    with open(path) as f:
+        svg = f.read()
+    if "<text" not in svg:  # cairo's svg: glyph outlines, no labels as text
+        return
+    mm = 25.4 / 72.0
+    verts = set()
+    for m in re.finditer(r'<polyline[^>]*?stroke="#000000"[^>]*?points="([^"]*)"', svg, re.S):
+        for p in m.group(1).split():
+            x, y = p.split(",")
+            verts.add((round(float(x) * mm, 1), float(y) * mm))
+    by_x = {}
+    for x, y in verts:
+        by_x.setdefault(x, []).append(y)
+    name = os.path.basename(fig["file"])
+    boxes = fig["boxes"][1:]
+    for b in boxes:
+        if b["kind"] != "plot":
+            continue
+        for t in boxes:
+            if t["kind"] != "text" or not is_tick(t) or t["panel"] != b["panel"]:
+                continue
+            cx = 0.5 * (t["x0"] + t["x1"])
+            if not (t["y1"] <= b["y0"] and b["x0"] - 1 <= cx <= b["x1"] + 1):
+                continue  # not an x tick label of this plot
+            ys = [y for k in (-0.1, 0.0, 0.1) for y in by_x.get(round(cx + k, 1), [])]
+            base = [y for y in ys if abs(y - b["y0"]) < 0.1]
+            up = [y for y in ys if 0.3 < y - b["y0"] < 5.0]
+            if not base or not up:
+                problems.append(f"{name}: x tick label {t['text']} at {cx:.1f} mm has no tick "
+                                f"mark on the frame under it")
+
+
 def check_all(fig, problems):
     """Every rule on one figure; the number of text boxes and of images checked."""
     n_texts = check_figure(fig, problems)
@@ -454,6 +495,7 @@ def check_all(fig, problems):
     check_shared_x(fig, problems)
     n_images = check_pixels(fig, problems)
     check_map(fig, problems)
+    check_ticks(fig, problems)
     return n_texts, n_images
 
 
