@@ -67,7 +67,7 @@ long legend_covered(const nsd_panel *p, const panel_layout *pl, double u0, doubl
 
 /* What a legend of w x h (fractions of the viewport) in inside corner q (0..3), ox and oy
  * in from the frame, covers; the first corner where it covers no data, or 4 (outside
- * right) when every corner covers some. */
+ * right) when every corner covers some or the legend does not fit inside at all. */
 static long corner_covered(const nsd_panel *p, const panel_layout *pl, int q, double w, double h,
                            double ox, double oy) {
     int right = q == 0 || q == 2, top = q == 0 || q == 1;
@@ -77,6 +77,7 @@ static long corner_covered(const nsd_panel *p, const panel_layout *pl, int q, do
 
 static int best_position(const nsd_panel *p, const panel_layout *pl, double w, double h, double ox,
                          double oy) {
+    if (w + 2.0 * ox > 1.0 || h + 2.0 * oy > 1.0) return 4; /* does not fit inside */
     for (int q = 0; q < 4; ++q)
         if (corner_covered(p, pl, q, w, h, ox, oy) == 0) return q;
     return 4;
@@ -136,9 +137,11 @@ void legend_measure(const nsd_panel *p, panel_layout *pl, double ch, double vw_m
         decide_position(p, pl, ch, vw_mm, vh_mm);
     } else if (pl->legend_decided == 1) {
         pl->legend_decided = 2;
+        double w = pl->legend_w_mm / vw_mm, h = pl->legend_h_mm / vh_mm;
+        double ox = 0.8 * ch / vw_mm, oy = 0.8 * ch / vh_mm;
         if (p->legend_position == 5 && pl->legend_pos < 4 &&
-            corner_covered(p, pl, pl->legend_pos, pl->legend_w_mm / vw_mm, pl->legend_h_mm / vh_mm,
-                           0.8 * ch / vw_mm, 0.8 * ch / vh_mm))
+            (w + 2.0 * ox > 1.0 || h + 2.0 * oy > 1.0 ||
+             corner_covered(p, pl, pl->legend_pos, w, h, ox, oy)))
             decide_position(p, pl, ch, vw_mm, vh_mm);
     }
     /* above the plot: entries flow in rows across the viewport's width */
