@@ -932,6 +932,34 @@ START_TEST(test_fit_height) {
             }
             ck_assert(!tmp_exists(path));
         }
+    /* A page already as tall as it may be (10000) and still too short: drawn as it is, not
+       left empty (its two plots are in the report) */
+    nsd_panel many[60];
+    for (int k = 0; k < 60; ++k) many[k] = p[0];
+    nsd_figure tall = {.panels = many,
+                       .n_panels = 60,
+                       .columns = 1,
+                       .width_px = 504,
+                       .height_px = 10000,
+                       .fit_height = 1};
+    char path[600], report[600], err[256];
+    path_in_tmp(path, sizeof path, "tall.svg");
+    path_in_tmp(report, sizeof report, "layout.jsonl");
+    unlink(report);
+    setenv("NSDYN_PLOT_LAYOUT", report, 1);
+    int rc = nsd_plot_write(path, NSD_PLOT_SVG_TEXT, &tall, err, sizeof err);
+    unsetenv("NSDYN_PLOT_LAYOUT");
+    ck_assert_msg(rc == 0, "%s", err);
+    FILE *f = fopen(report, "r");
+    ck_assert_ptr_nonnull(f);
+    static char big[1 << 22]; /* 60 panels' boxes on one line */
+    ck_assert_ptr_nonnull(fgets(big, sizeof big, f));
+    fclose(f);
+    rbox b;
+    const char *at = big;
+    int n_plots = 0;
+    while ((at = report_find(at, "plot", &b)) != NULL) n_plots++;
+    ck_assert_int_eq(n_plots, 60);
     remove_tmpdir();
 }
 END_TEST

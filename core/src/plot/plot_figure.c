@@ -301,10 +301,13 @@ int draw_figure(const nsd_figure *fig, size_t cols, size_t rows, int width_px, i
     share_x(fig, pl, cols);
     layout_panels(fig, pl, &m, &g);
     /* A page that may grow and is too short: nothing drawn, the height the rows need, at
-       least 2% more (the text scale follows the row height, mildly, see figure_metrics) */
-    if (grow_px && fig->fit_height && g.need_mm > 1.001 * m.page_h_mm) {
-        double h = fmax(g.need_mm / m.page_h_mm, 1.02) * (double)height_px;
-        *grow_px = (int)fmin(10000.0, ceil(h));
+       least 2% more (the text scale follows the row height, mildly, see figure_metrics).
+       A page already at the largest height (10000) is drawn as it is, margins shrunk. */
+    int grow = grow_px && fig->fit_height && g.need_mm > 1.001 * m.page_h_mm
+                   ? (int)fmin(10000.0, ceil(fmax(g.need_mm / m.page_h_mm, 1.02) * height_px))
+                   : 0;
+    if (grow > height_px) {
+        *grow_px = grow;
         free(pl);
         grid_free(&g);
         return 0;
